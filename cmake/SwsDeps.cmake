@@ -1,0 +1,16 @@
+# Finds libswapsim's dependencies as imported targets (Debian's packages ship
+# pkg-config files for all of them). Used by the build and by find_package(swapsim).
+find_package(PkgConfig REQUIRED)
+find_package(Threads REQUIRED)
+if(NOT TARGET PkgConfig::URCU)
+  pkg_check_modules(URCU REQUIRED IMPORTED_TARGET GLOBAL liburcu-memb)
+endif()
+if(NOT TARGET PkgConfig::LZ4)
+  pkg_check_modules(LZ4 REQUIRED IMPORTED_TARGET GLOBAL liblz4)
+endif()
+if(NOT TARGET PkgConfig::ZSTD)
+  pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET GLOBAL libzstd)
+endif()
+if(SWS_JEMALLOC AND NOT TARGET PkgConfig::JEMALLOC)
+  pkg_check_modules(JEMALLOC REQUIRED IMPORTED_TARGET GLOBAL jemalloc)
+endif()

@@ -1,0 +1,101 @@
+/*
+ * swapsim/device.h - swap devices (struct swap_info_struct).
+ *
+ * A device is a range of slots of PAGE_SIZE (4 KiB) each, split into clusters
+ * of 512 slots. Slot 0 holds the swap header and is never allocated; slots of
+ * the last cluster beyond the device's end are marked bad. Devices are used in
+ * priority order; devices of equal priority are used round robin (6.19+: every
+ * device swapped on without a priority gets -1).
+ *
+ * A device can be backed by nothing (metadata only), by memory, or by a real
+ * file: a sparse file of nr_slots pages, read and written with pread/pwrite at
+ * slot offsets; a discard of a freed cluster punches its 2 MiB out of the file.
+ */
+#ifndef SWAPSIM_DEVICE_H
+#define SWAPSIM_DEVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <swapsim/sim.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SWS_PAGE_SIZE 4096u
+#define SWS_CLUSTER_SLOTS 512u /* SWAPFILE_CLUSTER */
+#define SWS_NR_ORDERS 10       /* SWAP_NR_ORDERS: orders 0..9 */
+#define SWS_MAX_SWAPFILES 24   /* usable device types */
+#define SWS_DEVICE_MAX_SLOTS (1ull << 32) /* 16 TiB: far beyond any simulation */
+
+/* Device flags (the kernel's SWP_* subset a simulation needs). */
+enum sws_swp_flags {
+	SWS_SWP_SOLIDSTATE = 1u << 0,     /* non-rotational: per-CPU clusters */
+	SWS_SWP_SYNCHRONOUS_IO = 1u << 1, /* zram/pmem-like: synchronous reads */
+	SWS_SWP_PAGE_DISCARD = 1u << 2,   /* discard freed clusters */
+	SWS_SWAP_FLAG_PREFER = 1u << 15,  /* use sws_device_config.prio */
+};
+
+enum sws_backing {
+	SWS_BACKING_NONE = 0,   /* metadata only; page I/O returns SWS_ENOBACKING */
+	SWS_BACKING_MEMORY = 1, /* page contents in memory, 2 MiB per used cluster */
+	SWS_BACKING_FILE = 2,   /* a real sparse file at @path */
+};
+
+#define SWS_DEVICE_CONFIG_VERSION 1
+
+struct sws_device_config {
+	uint32_t version;        /* SWS_DEVICE_CONFIG_VERSION or 0 */
+	uint32_t flags;          /* enum sws_swp_flags */
+	uint64_t nr_slots;       /* size in slots including the header: 2..SWS_DEVICE_MAX_SLOTS */
+	int32_t prio;            /* 0..32767, used only with SWS_SWAP_FLAG_PREFER */
+	enum sws_backing backing;
+	const char *path;        /* SWS_BACKING_FILE: created or truncated */
+};
+
+/**
+ * Swap on a new device (swapon(2)).
+ * @return 0 and the device type in *type, or SWS_EINVAL (size, prio, flags,
+ *         missing path), SWS_EVERSION, SWS_ETOOMANY, SWS_EIO (file), SWS_ENOMEM.
+ */
+int sws_swapon(struct sws_sim *sim, const struct sws_device_config *cfg, int *type);
+
+/**
+ * Swap off a device. Only an empty device (no slot in use) can go.
+ * The caller must not run other operations on slots of this device meanwhile.
+ * @return 0, SWS_ENODEV or SWS_EBUSY (slots still in use; the device stays).
+ */
+int sws_swapoff(struct sws_sim *sim, int type);
+
+/* A device as seen by /proc/swaps and the cluster lists. */
+struct sws_device_info {
+	int type;
+	int prio;
+	uint32_t flags;
+	uint64_t max;         /* slots including header */
+	uint64_t pages;       /* usable slots */
+	uint64_t inuse_pages; /* allocated slots */
+	uint32_t nr_clusters;
+	uint32_t nr_free;     /* clusters on each list */
+	uint32_t nr_full;
+	uint32_t nr_discard;
+	uint32_t nr_nonfull[SWS_NR_ORDERS];
+	uint32_t nr_frag[SWS_NR_ORDERS];
+};
+
+/** @return 0 or SWS_ENODEV. */
+int sws_device_info(struct sws_sim *sim, int type, struct sws_device_info *info);
+
+/** Total and free slots over all devices (total_swap_pages, nr_swap_pages). */
+void sws_swap_totals(struct sws_sim *sim, uint64_t *total, uint64_t *free);
+
+/**
+ * Run deferred device work (discard of freed clusters) for at most @budget
+ * clusters. @return the work still pending (0 when idle).
+ */
+unsigned sws_swap_do_deferred_work(struct sws_sim *sim, unsigned budget);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

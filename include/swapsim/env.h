@@ -1,0 +1,50 @@
+/*
+ * swapsim/env.h - the environment a simulation runs in.
+ *
+ * libswapsim never calls malloc, time, rand or printf directly: the allocator,
+ * the clock, the random seed and the log sink come in through struct sws_env.
+ * A zero-filled sws_env means "all defaults" (jemalloc when the library was
+ * built with it, CLOCK_MONOTONIC, seed 0, no logging).
+ */
+#ifndef SWAPSIM_ENV_H
+#define SWAPSIM_ENV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SWS_ENV_VERSION 1
+
+/*
+ * Allocator hook. alloc() returns memory aligned to @align (a power of two,
+ * at most 4096) or NULL; free() receives the size that was asked for. Both
+ * must be thread safe. Returning NULL is always allowed: every caller turns it
+ * into SWS_ENOMEM and leaves state consistent (tests fail the Nth allocation).
+ */
+struct sws_allocator {
+	void *(*alloc)(void *ctx, size_t size, size_t align);
+	void (*free)(void *ctx, void *ptr, size_t size);
+	void *ctx;
+};
+
+struct sws_env {
+	uint32_t version;              /* SWS_ENV_VERSION, or 0 for the current one */
+	uint32_t reserved;             /* must be zero */
+	struct sws_allocator allocator; /* alloc == NULL: the default allocator */
+	uint64_t (*clock_ns)(void *ctx); /* NULL: CLOCK_MONOTONIC */
+	void *clock_ctx;
+	uint64_t seed;                 /* seed for any randomised decision */
+	void (*log)(void *ctx, int level, const char *msg); /* NULL: silent */
+	void *log_ctx;
+};
+
+/** @return the name of the default allocator ("jemalloc" or "libc"). */
+const char *sws_default_allocator_name(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

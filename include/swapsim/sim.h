@@ -1,0 +1,93 @@
+/*
+ * swapsim/sim.h - the simulation root object and its CPUs.
+ *
+ * struct sws_sim owns everything: swap devices, the swap cache backend, the
+ * counters and the memory accounting. Two simulations in one process never see
+ * each other.
+ *
+ * A "CPU" is a caller thread that attached itself with sws_cpu_attach(). It
+ * carries what the kernel keeps per CPU: the per-order cached cluster used by
+ * the slot allocator (percpu_swap_cluster), and private event counters. A CPU
+ * handle belongs to the thread that attached it and must only be used by that
+ * thread; attaching also registers the thread with RCU (liburcu, memb flavour),
+ * which swap-cache lookups need.
+ */
+#ifndef SWAPSIM_SIM_H
+#define SWAPSIM_SIM_H
+
+#include <stdint.h>
+#include <swapsim/env.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct sws_sim;
+struct sws_cpu;
+
+/* The swap-cache / per-slot metadata design a simulation uses. */
+enum sws_backend {
+	SWS_BACKEND_DEFAULT = 0,    /* SWS_BACKEND_SWAP_TABLE */
+	SWS_BACKEND_SWAP_TABLE = 1, /* per-cluster atomic swap table (phase IV, ~7.2) */
+	SWS_BACKEND_XARRAY = 2,     /* XArray swap cache + swap_map (6.17) */
+};
+#define SWS_NR_BACKENDS 3
+
+#define SWS_SIM_CONFIG_VERSION 1
+
+struct sws_sim_config {
+	uint32_t version;         /* SWS_SIM_CONFIG_VERSION or 0 */
+	enum sws_backend backend; /* 0: swap table */
+	uint32_t max_cpus;        /* CPUs that may be attached at once; 0: 256 */
+	uint32_t reserved;        /* must be zero */
+	const struct sws_env *env; /* NULL: all defaults */
+};
+
+/**
+ * Create a simulation. A NULL @cfg means all defaults.
+ * @return 0, SWS_EINVAL (bad backend, reserved field set), SWS_EVERSION or SWS_ENOMEM.
+ */
+int sws_sim_create(const struct sws_sim_config *cfg, struct sws_sim **out);
+
+/**
+ * Destroy a simulation: swaps off every device (whatever is still allocated is
+ * dropped), waits for RCU callbacks, frees everything. All CPUs must have been
+ * detached. NULL is a no-op.
+ */
+void sws_sim_destroy(struct sws_sim *sim);
+
+/**
+ * Wait until every deferred free (swap tables and XArray nodes released
+ * through RCU) has run, so memory figures are exact. Must not be called with
+ * the RCU read lock held (never from inside a libswapsim callback).
+ */
+void sws_sim_quiesce(struct sws_sim *sim);
+
+/** @return the backend a simulation runs. */
+enum sws_backend sws_sim_backend(const struct sws_sim *sim);
+
+/** @return "swap_table", "xarray", or "unknown". */
+const char *sws_backend_name(enum sws_backend backend);
+
+/**
+ * Parse a backend name ("table", "swap_table", "xarray").
+ * @return 0 or SWS_EINVAL.
+ */
+int sws_backend_parse(const char *name, enum sws_backend *out);
+
+/**
+ * Attach the calling thread as a CPU (registers it with RCU if it was not yet).
+ * @return 0, SWS_ENOCPU (max_cpus attached) or SWS_ENOMEM.
+ */
+int sws_cpu_attach(struct sws_sim *sim, struct sws_cpu **out);
+
+/** Detach a CPU from the thread that attached it; folds its counters into the sim. NULL: no-op. */
+void sws_cpu_detach(struct sws_cpu *cpu);
+
+/** @return the CPU's number (0..max_cpus-1), stable while attached. */
+unsigned sws_cpu_id(const struct sws_cpu *cpu);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

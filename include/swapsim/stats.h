@@ -1,0 +1,145 @@
+/*
+ * swapsim/stats.h - counters and memory accounting.
+ *
+ * Counters carry the kernel's names where the kernel has one (vmstat, the old
+ * swap_cache_info, mTHP stats); simulator-internal ones say what they count.
+ * Per-order counters are arrays indexed by folio order. A snapshot is an
+ * explicit, consistent-enough copy (per-CPU counters are summed without
+ * stopping the CPUs, like the kernel's vmstat).
+ *
+ * Memory accounting: every byte the library allocates goes through the
+ * environment's allocator and is charged to one structure class. "Static"
+ * classes are sized at swapon (the floor a design pays for an idle device);
+ * "dynamic" classes follow use.
+ */
+#ifndef SWAPSIM_STATS_H
+#define SWAPSIM_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <swapsim/device.h>
+#include <swapsim/sim.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* X(name, description) - scalar event counters. */
+#define SWS_COUNTER_LIST(X)                                                                     \
+	X(swap_cache_add_total, "folios added to the swap cache (alloc or swap-in)")              \
+	X(swap_cache_del_total, "folios deleted from the swap cache")                              \
+	X(swap_cache_find_total, "swap cache lookups")                                             \
+	X(swap_cache_find_success, "swap cache lookups that found a folio")                       \
+	X(swap_cache_replace_total, "swap cache folio replacements")                               \
+	X(swap_dup_total, "swap count increments (slots)")                                         \
+	X(swap_put_total, "swap count decrements (slots)")                                         \
+	X(swap_free_slots, "slots freed")                                                          \
+	X(swap_alloc_fastpath, "allocations served by the per-CPU cached cluster")                 \
+	X(swap_alloc_slowpath, "allocations that walked the device lists")                         \
+	X(swap_alloc_order0_steal, "order-0 allocations that stole from higher orders' clusters") \
+	X(cluster_free_to_frag, "clusters moved to a frag list after a failed scan")              \
+	X(swap_writepage, "pages written to a backing store")                                      \
+	X(swap_readpage, "pages read from a backing store")                                        \
+	X(swap_discard, "clusters discarded (hole punched / buffer dropped)")                      \
+	X(swap_table_alloc, "swap tables allocated (swap table backend)")                          \
+	X(swap_table_free, "swap tables freed through RCU (swap table backend)")                   \
+	X(swap_extend_table_alloc, "count extend tables allocated (swap table backend)")           \
+	X(swap_cont_alloc, "swap_map continuation pages allocated (XArray backend)")               \
+	X(xa_node_alloc, "XArray nodes allocated (XArray backend)")                                \
+	X(xa_node_free, "XArray nodes freed through RCU (XArray backend)")                         \
+	X(lock_cluster_contended, "cluster lock acquisitions that had to wait")                    \
+	X(lock_xa_contended, "XArray (64 MiB space) lock acquisitions that had to wait")          \
+	X(lock_device_contended, "device list lock acquisitions that had to wait")
+
+/* X(name, description) - counters kept per folio order 0..9. */
+#define SWS_ORDER_COUNTER_LIST(X)                                                 \
+	X(swap_alloc, "successful folio_alloc_swap calls")                           \
+	X(swap_alloc_fail, "folio_alloc_swap calls that found no cluster (ENOSPC)")
+
+enum sws_counter {
+#define SWS__CTR_ENUM(name, desc) SWS_CTR_##name,
+	SWS_COUNTER_LIST(SWS__CTR_ENUM)
+#undef SWS__CTR_ENUM
+	SWS_NR_COUNTERS
+};
+
+enum sws_order_counter {
+#define SWS__OCTR_ENUM(name, desc) SWS_OCTR_##name,
+	SWS_ORDER_COUNTER_LIST(SWS__OCTR_ENUM)
+#undef SWS__OCTR_ENUM
+	SWS_NR_ORDER_COUNTERS
+};
+
+/* X(name, static?, description) - memory structure classes. */
+#define SWS_MEM_CLASS_LIST(X)                                                           \
+	X(sim, 1, "simulation root, CPUs, device structs")                                 \
+	X(cluster_info, 1, "struct swap_cluster_info array (lock, count, flags, order, list)") \
+	X(cluster_tables, 1, "per-cluster table, extend and memcg pointers (swap table)")  \
+	X(swap_map, 1, "swap_map bytes (XArray baseline)")                                \
+	X(swap_cgroup, 1, "2-byte-per-slot memcg ids (XArray baseline)")                  \
+	X(zeromap, 1, "zero-page bitmap (XArray baseline)")                               \
+	X(xa_spaces, 1, "per-64MiB address spaces (XArray baseline)")                     \
+	X(swap_table, 0, "512-entry swap tables (swap table)")                            \
+	X(extend_table, 0, "overflowed swap counts (swap table)")                         \
+	X(memcg_table, 0, "per-cluster memcg tables (swap table)")                        \
+	X(swap_cont, 0, "swap count continuation pages (XArray baseline)")                \
+	X(xa_node, 0, "XArray nodes, 576 B each (XArray baseline)")                       \
+	X(backing, 0, "memory-backed device contents")
+
+enum sws_mem_class {
+#define SWS__MEM_ENUM(name, is_static, desc) SWS_MEM_##name,
+	SWS_MEM_CLASS_LIST(SWS__MEM_ENUM)
+#undef SWS__MEM_ENUM
+	SWS_NR_MEM_CLASSES
+};
+
+struct sws_stats {
+	uint64_t counters[SWS_NR_COUNTERS];
+	uint64_t order_counters[SWS_NR_ORDER_COUNTERS][SWS_NR_ORDERS];
+	uint64_t mem_bytes[SWS_NR_MEM_CLASSES]; /* current bytes per class */
+	uint64_t mem_peak[SWS_NR_MEM_CLASSES];  /* high-water mark per class */
+	uint64_t mem_static;    /* sum of static classes (sim excluded) */
+	uint64_t mem_dynamic;   /* sum of dynamic classes */
+	uint64_t total_swap_pages;
+	uint64_t nr_swap_pages; /* free slots */
+	uint64_t nr_swapcache;  /* slots holding a folio (NR_SWAPCACHE) */
+	uint64_t nr_devices;
+};
+
+/** Take a snapshot of counters and memory use. */
+void sws_stats_snapshot(struct sws_sim *sim, struct sws_stats *out);
+
+/** @return a counter's name, "" when out of range. */
+const char *sws_counter_name(enum sws_counter c);
+const char *sws_order_counter_name(enum sws_order_counter c);
+const char *sws_mem_class_name(enum sws_mem_class c);
+/** @return 1 when the class is static (sized at swapon), else 0. */
+int sws_mem_class_is_static(enum sws_mem_class c);
+
+/** Look a counter up by name (scalar counters, and "name[order]" for per-order ones). @return 0 or SWS_EINVAL. */
+int sws_stats_get(const struct sws_stats *st, const char *name, uint64_t *value);
+
+enum sws_print_format { SWS_PRINT_TABLE = 0, SWS_PRINT_JSON = 1 };
+
+/**
+ * Print a snapshot through @write (called with pieces of text), as an aligned
+ * table or as one JSON object {"counters":{...},"order_counters":{...},"memory":{...}}.
+ * @return 0 or the first non-zero value @write returned.
+ */
+int sws_stats_print(const struct sws_stats *st, enum sws_print_format fmt,
+		    int (*write)(void *ctx, const char *text, size_t len), void *ctx);
+
+/* Memory use of the swap metadata, split like the reference's section 7. */
+struct sws_memory_usage {
+	uint64_t static_bytes;  /* static classes: sized at swapon */
+	uint64_t dynamic_bytes; /* dynamic classes: follow use */
+	uint64_t bytes[SWS_NR_MEM_CLASSES];
+};
+
+/** sws_*_memory_usage(): the simulation's metadata memory. */
+void sws_sim_memory_usage(struct sws_sim *sim, struct sws_memory_usage *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

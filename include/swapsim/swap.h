@@ -1,0 +1,182 @@
+/*
+ * swapsim/swap.h - swap entries, slot allocation, swap counts, the swap cache.
+ *
+ * This is the per-slot interface both backends implement identically. Every
+ * slot moves through the states of the reference's section 9.1:
+ *
+ *   FREE --sws_folio_alloc_swap--> CACHED count 0 --sws_swap_dup--> CACHED count k
+ *   CACHED count k --sws_swap_cache_del(shadow)--> SHADOW count k
+ *   SHADOW count k --sws_swap_cache_add--> CACHED count k
+ *   SHADOW count 1 --sws_swap_put--> FREE
+ *   CACHED count 0 --sws_swap_cache_del--> FREE
+ *
+ * Folios are simulator objects identified by a page frame number (PFN, nonzero,
+ * below 2^40). The swap cache stores what the kernel stores: a folio reference
+ * or a workingset shadow value, never page contents.
+ *
+ * Multi-slot calls (@nr slots from @entry) must stay inside one cluster; every
+ * call checks all slots first and changes nothing when it fails.
+ *
+ * Threading: every call taking a struct sws_cpu must be made by the thread that
+ * attached it. Calls on different slots run in parallel; calls on the same slot
+ * are serialised by the cluster lock, as in the kernel.
+ */
+#ifndef SWAPSIM_SWAP_H
+#define SWAPSIM_SWAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <swapsim/device.h>
+#include <swapsim/sim.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* swp_entry_t: (type << 58) | offset. 0 is "no entry" (offset 0 is the header). */
+typedef uint64_t sws_entry_t;
+#define SWS_SWP_TYPE_SHIFT 58
+#define SWS_SWP_OFFSET_MASK ((1ull << SWS_SWP_TYPE_SHIFT) - 1)
+#define SWS_PFN_BITS 40     /* SWAP_CACHE_PFN_BITS */
+#define SWS_SHADOW_BITS 56  /* a shadow value must be below 2^56 */
+#define SWS_SWAP_COUNT_MAX ((1u << 24) - 1) /* counts beyond are refused with SWS_EOVERFLOW */
+
+static inline sws_entry_t sws_swp_entry(unsigned type, uint64_t offset)
+{
+	return ((uint64_t)type << SWS_SWP_TYPE_SHIFT) | (offset & SWS_SWP_OFFSET_MASK);
+}
+static inline unsigned sws_swp_type(sws_entry_t e) { return (unsigned)(e >> SWS_SWP_TYPE_SHIFT); }
+static inline uint64_t sws_swp_offset(sws_entry_t e) { return e & SWS_SWP_OFFSET_MASK; }
+
+/* ---- Allocation ------------------------------------------------------------ */
+
+/**
+ * folio_alloc_swap(): allocate 2^@order contiguous, naturally aligned slots in
+ * one cluster and add folio @pfn to the swap cache for all of them (phase II+
+ * semantics: the slots start CACHED with count 0). Tries the CPU's cached
+ * cluster, then the devices by priority (nonfull, free, frag lists; order 0
+ * also steals from higher orders).
+ * @return 0 and the first entry in *entry; SWS_ENOSPC when no cluster fits
+ *         (for order > 0 the caller splits the folio and retries at order 0);
+ *         SWS_EINVAL (order > 9, pfn 0 or too large); SWS_ENOMEM.
+ */
+int sws_folio_alloc_swap(struct sws_cpu *cpu, uint64_t pfn, unsigned order, sws_entry_t *entry);
+
+/* ---- Swap counts ----------------------------------------------------------- */
+
+/**
+ * folio_dup_swap()/swap_duplicate(): add one reference (a PTE now maps the
+ * entry) to each of @nr slots.
+ * @return 0; SWS_ENOENT (a slot is free); SWS_EBADENTRY; SWS_EOVERFLOW (count
+ *         would exceed SWS_SWAP_COUNT_MAX); SWS_ENOMEM (overflow table).
+ */
+int sws_swap_dup(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr);
+
+/**
+ * swap_put_entries(): drop one reference from each of @nr slots. A slot whose
+ * count reaches 0 and that holds no folio is freed (its shadow, zero flag and
+ * memcg go with it); one that holds a folio becomes cache-only.
+ * @return 0; SWS_EFREE (a slot is already free); SWS_ERANGE (a slot's count is
+ *         already 0: it is cache-only); SWS_EBADENTRY.
+ */
+int sws_swap_put(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr);
+
+/** @return 0 and the swap count of one slot; SWS_ENOENT if free; SWS_EBADENTRY. */
+int sws_swap_count(struct sws_cpu *cpu, sws_entry_t entry, uint32_t *count);
+
+/* ---- Swap cache ------------------------------------------------------------ */
+
+/**
+ * swap_cache_add_folio(): put folio @pfn in the swap cache for @nr allocated
+ * slots (swap-in). Every slot needs count >= 1 and no folio.
+ * @return 0 and the shadow the first slot held (0: none) in *shadow (may be
+ *         NULL); SWS_ENOENT (a slot is not allocated, or is allocated with count
+ *         0); SWS_EEXIST (a slot already has a folio); SWS_EBUSY (slots in
+ *         mixed states); SWS_EINVAL; SWS_EBADENTRY; SWS_ENOMEM.
+ */
+int sws_swap_cache_add(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, uint64_t pfn,
+		       uint64_t *shadow);
+
+/**
+ * swap_cache_get_folio(): lock-free lookup (RCU read lock plus atomic loads).
+ * @return the PFN cached for @entry, or 0 (no folio, free slot, bad entry).
+ */
+uint64_t sws_swap_cache_lookup(struct sws_cpu *cpu, sws_entry_t entry);
+
+/**
+ * swap_cache_get_shadow(): @return 0 and the shadow (0: none) in *shadow;
+ * SWS_ENOENT (slot free); SWS_EBADENTRY. A slot holding a folio reports 0.
+ */
+int sws_swap_cache_get_shadow(struct sws_cpu *cpu, sws_entry_t entry, uint64_t *shadow);
+
+/**
+ * swap_cache_del_folio(): remove folio @pfn from @nr slots, leaving @shadow
+ * (0: none; below 2^SWS_SHADOW_BITS) in each. Slots whose count is 0 are freed.
+ * @return 0; SWS_ENOTCACHED (a slot holds no folio); SWS_EMISMATCH (another
+ *         folio); SWS_EINVAL; SWS_EBADENTRY; SWS_ENOMEM (XArray backend only:
+ *         its 6.17 delete cannot fail, we never allocate on this path, so
+ *         never in practice).
+ */
+int sws_swap_cache_del(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, uint64_t pfn,
+		       uint64_t shadow);
+
+/**
+ * swap_cache_replace_folio(): migration/split: replace @old_pfn by @new_pfn in
+ * @nr slots. @return 0; SWS_ENOTCACHED; SWS_EMISMATCH; SWS_EINVAL; SWS_EBADENTRY.
+ */
+int sws_swap_cache_replace(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, uint64_t old_pfn,
+			   uint64_t new_pfn);
+
+/* ---- Zero flag and memcg --------------------------------------------------- */
+
+/** Set or clear the zero-page flag of @nr allocated slots. @return 0, SWS_ENOENT, SWS_EBADENTRY. */
+int sws_swap_set_zero(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, bool zero);
+
+/** Record memcg @id (0: none) for @nr allocated slots. @return 0, SWS_ENOENT, SWS_EBADENTRY, SWS_ENOMEM. */
+int sws_swap_set_memcg(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, uint16_t id);
+
+/* ---- Page I/O (swap_writepage / swap_read_folio) ----------------------------- */
+
+/**
+ * Write one page to an allocated slot of a device with a backing store.
+ * @return 0; SWS_ENOENT; SWS_EBADENTRY; SWS_ENOBACKING; SWS_EIO; SWS_ENOMEM.
+ */
+int sws_swap_writepage(struct sws_cpu *cpu, sws_entry_t entry, const void *page);
+
+/**
+ * Read one page from an allocated slot. A slot never written reads as zeros.
+ * @return 0; SWS_ENOENT; SWS_EBADENTRY; SWS_ENOBACKING; SWS_EIO.
+ */
+int sws_swap_readpage(struct sws_cpu *cpu, sws_entry_t entry, void *page);
+
+/* ---- Introspection --------------------------------------------------------- */
+
+struct sws_slot_state {
+	bool allocated; /* count > 0 or a folio is cached */
+	bool bad;       /* header or bad slot */
+	bool cached;    /* a folio is in the swap cache */
+	bool zero;      /* zero-page flag */
+	uint16_t memcg;
+	uint32_t count; /* swap count (references) */
+	uint64_t pfn;   /* cached folio, or 0 */
+	uint64_t shadow; /* shadow value, or 0 */
+};
+
+/** Read one slot's whole state (takes the cluster lock). @return 0, SWS_ENODEV, SWS_EBADENTRY. */
+int sws_swap_slot_state(struct sws_sim *sim, sws_entry_t entry, struct sws_slot_state *st);
+
+/** vm_swap_full(): more than half of all swap is in use. */
+bool sws_swap_full(struct sws_sim *sim);
+
+/**
+ * Check the invariants of section 9.2 on every device (cluster counts against
+ * slot states, list membership against flags, tables present iff not free,
+ * nr_swap_pages + inuse == total). Call it while no other thread works on the
+ * simulation. @return 0, or SWS_ECORRUPT with a description in @msg.
+ */
+int sws_swap_check(struct sws_sim *sim, char *msg, size_t msg_len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,30 @@
+/*
+ * swapsim/swapsim.h - libswapsim, a userspace simulator of the Linux swap
+ * subsystem. Include this umbrella header; the topic headers read as a manual:
+ *
+ *   error.h   error codes (negative SWS_E*), sws_strerror()
+ *   env.h     allocator, clock, seed and log injection
+ *   sim.h     the simulation root, backends, CPUs (caller threads)
+ *   device.h  swap devices, clusters, backing stores
+ *   swap.h    entries, slot allocation, swap counts, the swap cache, page I/O
+ *   stats.h   counters, memory accounting, printing
+ *
+ * Kernel versions modelled: the swap-table backend follows swap table phase IV
+ * (~7.2); the XArray backend follows 6.17 (XArray swap cache, swap_map bytes,
+ * swap_cgroup array, zeromap). See docs/design.md.
+ */
+#ifndef SWAPSIM_SWAPSIM_H
+#define SWAPSIM_SWAPSIM_H
+
+#include <swapsim/error.h>
+#include <swapsim/env.h>
+#include <swapsim/sim.h>
+#include <swapsim/device.h>
+#include <swapsim/swap.h>
+#include <swapsim/stats.h>
+
+#define SWS_VERSION_MAJOR 0
+#define SWS_VERSION_MINOR 1
+#define SWS_VERSION_PATCH 0
+
+#endif

@@ -1,0 +1,21 @@
+/* compiler.h - small helpers shared by every file of libswapsim. */
+#ifndef SWS_COMPILER_H
+#define SWS_COMPILER_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define sws_likely(x) __builtin_expect(!!(x), 1)
+#define sws_unlikely(x) __builtin_expect(!!(x), 0)
+#define SWS_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define sws_container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
+#define SWS_DIV_ROUND_UP(n, d) (((n) + (d)-1) / (d))
+#define SWS_CACHELINE 64
+
+#define sws_load_relaxed(p) atomic_load_explicit((p), memory_order_relaxed)
+#define sws_store_relaxed(p, v) atomic_store_explicit((p), (v), memory_order_relaxed)
+#define sws_load_acquire(p) atomic_load_explicit((p), memory_order_acquire)
+#define sws_store_release(p, v) atomic_store_explicit((p), (v), memory_order_release)
+
+#endif

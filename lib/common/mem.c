@@ -1,0 +1,87 @@
+/* mem.c - the default allocator and per-class memory accounting. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mem.h"
+
+#ifdef SWS_HAVE_JEMALLOC
+#include <jemalloc/jemalloc.h>
+
+static void *default_alloc(void *ctx, size_t size, size_t align)
+{
+	(void)ctx;
+	return mallocx(size ? size : 1, MALLOCX_ALIGN(align));
+}
+
+static void default_free(void *ctx, void *p, size_t size)
+{
+	(void)ctx;
+	sdallocx(p, size ? size : 1, 0);
+}
+
+const char *sws_default_allocator_name(void) { return "jemalloc"; }
+#else
+static void *default_alloc(void *ctx, size_t size, size_t align)
+{
+	(void)ctx;
+	size_t rounded = (size + align - 1) & ~(align - 1);
+	return aligned_alloc(align, rounded ? rounded : align);
+}
+
+static void default_free(void *ctx, void *p, size_t size)
+{
+	(void)ctx;
+	(void)size;
+	free(p);
+}
+
+const char *sws_default_allocator_name(void) { return "libc"; }
+#endif
+
+void sws__mem_init(struct sws_mem *m, const struct sws_allocator *a)
+{
+	if (a && a->alloc && a->free) {
+		m->a = *a;
+	} else {
+		m->a.alloc = default_alloc;
+		m->a.free = default_free;
+		m->a.ctx = NULL;
+	}
+	for (int i = 0; i < SWS_NR_MEM_CLASSES; i++) {
+		atomic_init(&m->bytes[i], 0);
+		atomic_init(&m->peak[i], 0);
+	}
+}
+
+void *sws__mem_alloc(struct sws_mem *m, enum sws_mem_class c, size_t size, size_t align)
+{
+	if (!align)
+		align = 16;
+	void *p = m->a.alloc(m->a.ctx, size, align);
+	if (!p)
+		return NULL;
+	int64_t now = atomic_fetch_add_explicit(&m->bytes[c], (int64_t)size, memory_order_relaxed) +
+		      (int64_t)size;
+	int64_t peak = sws_load_relaxed(&m->peak[c]);
+	while (now > peak &&
+	       !atomic_compare_exchange_weak_explicit(&m->peak[c], &peak, now, memory_order_relaxed,
+						      memory_order_relaxed))
+		;
+	return p;
+}
+
+void *sws__mem_zalloc(struct sws_mem *m, enum sws_mem_class c, size_t size, size_t align)
+{
+	void *p = sws__mem_alloc(m, c, size, align);
+	if (p)
+		memset(p, 0, size);
+	return p;
+}
+
+void sws__mem_free(struct sws_mem *m, enum sws_mem_class c, void *p, size_t size)
+{
+	if (!p)
+		return;
+	atomic_fetch_sub_explicit(&m->bytes[c], (int64_t)size, memory_order_relaxed);
+	m->a.free(m->a.ctx, p, size);
+}

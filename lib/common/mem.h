@@ -1,0 +1,29 @@
+/*
+ * mem.h - allocation through the injected allocator, charged to a structure
+ * class (enum sws_mem_class). Every byte libswapsim allocates goes through
+ * here, so memory figures are the library's own exact accounting.
+ */
+#ifndef SWS_MEM_H
+#define SWS_MEM_H
+
+#include <swapsim/env.h>
+#include <swapsim/stats.h>
+#include "compiler.h"
+
+struct sws_mem {
+	struct sws_allocator a;
+	_Atomic int64_t bytes[SWS_NR_MEM_CLASSES];
+	_Atomic int64_t peak[SWS_NR_MEM_CLASSES];
+};
+
+/* Fill in the default allocator where @a is empty. */
+void sws__mem_init(struct sws_mem *m, const struct sws_allocator *a);
+
+/* @return zeroed memory of @size bytes aligned to @align (0: 16), or NULL. */
+void *sws__mem_zalloc(struct sws_mem *m, enum sws_mem_class c, size_t size, size_t align);
+/* Like sws__mem_zalloc without the zeroing. */
+void *sws__mem_alloc(struct sws_mem *m, enum sws_mem_class c, size_t size, size_t align);
+/* Free memory from sws__mem_(z)alloc with the same class and size. NULL: no-op. */
+void sws__mem_free(struct sws_mem *m, enum sws_mem_class c, void *p, size_t size);
+
+#endif

@@ -1,0 +1,230 @@
+/*
+ * stats.c - counter snapshots (sim-level atomics plus every attached CPU's
+ * private counters, summed without stopping them, like vmstat), memory usage
+ * per structure class, and printing as a table or JSON through a callback.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../swap/swap_internal.h"
+
+static const char *const counter_names[] = {
+#define SWS__CTR_NAME(name, desc) #name,
+	SWS_COUNTER_LIST(SWS__CTR_NAME)
+#undef SWS__CTR_NAME
+};
+
+static const char *const order_counter_names[] = {
+#define SWS__OCTR_NAME(name, desc) #name,
+	SWS_ORDER_COUNTER_LIST(SWS__OCTR_NAME)
+#undef SWS__OCTR_NAME
+};
+
+static const char *const mem_class_names[] = {
+#define SWS__MEM_NAME(name, is_static, desc) #name,
+	SWS_MEM_CLASS_LIST(SWS__MEM_NAME)
+#undef SWS__MEM_NAME
+};
+
+static const unsigned char mem_class_static[] = {
+#define SWS__MEM_STATIC(name, is_static, desc) is_static,
+	SWS_MEM_CLASS_LIST(SWS__MEM_STATIC)
+#undef SWS__MEM_STATIC
+};
+
+const char *sws_counter_name(enum sws_counter c)
+{
+	return (unsigned)c < SWS_NR_COUNTERS ? counter_names[c] : "";
+}
+
+const char *sws_order_counter_name(enum sws_order_counter c)
+{
+	return (unsigned)c < SWS_NR_ORDER_COUNTERS ? order_counter_names[c] : "";
+}
+
+const char *sws_mem_class_name(enum sws_mem_class c)
+{
+	return (unsigned)c < SWS_NR_MEM_CLASSES ? mem_class_names[c] : "";
+}
+
+int sws_mem_class_is_static(enum sws_mem_class c)
+{
+	return (unsigned)c < SWS_NR_MEM_CLASSES ? mem_class_static[c] : 0;
+}
+
+void sws_sim_memory_usage(struct sws_sim *sim, struct sws_memory_usage *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (int c = 0; c < SWS_NR_MEM_CLASSES; c++) {
+		int64_t b = atomic_load(&sim->mem.bytes[c]);
+		out->bytes[c] = b > 0 ? (uint64_t)b : 0;
+		if (c == SWS_MEM_sim)
+			continue; /* bookkeeping of the simulator itself, not swap metadata */
+		if (mem_class_static[c])
+			out->static_bytes += out->bytes[c];
+		else
+			out->dynamic_bytes += out->bytes[c];
+	}
+}
+
+void sws_stats_snapshot(struct sws_sim *sim, struct sws_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	int64_t swapcache = atomic_load(&sim->nr_swapcache);
+	sws_spin_lock(&sim->cpu_lock);
+	for (int c = 0; c < SWS_NR_COUNTERS; c++)
+		st->counters[c] = atomic_load(&sim->ctr[c]);
+	for (int c = 0; c < SWS_NR_ORDER_COUNTERS; c++)
+		for (int o = 0; o < SWS_NR_ORDERS; o++)
+			st->order_counters[c][o] = atomic_load(&sim->octr[c][o]);
+	for (unsigned i = 0; i < sim->max_cpus; i++) {
+		struct sws_cpu *cpu = sim->cpus[i];
+		if (!cpu)
+			continue;
+		for (int c = 0; c < SWS_NR_COUNTERS; c++)
+			st->counters[c] += sws_load_relaxed(&cpu->ctr[c]);
+		for (int c = 0; c < SWS_NR_ORDER_COUNTERS; c++)
+			for (int o = 0; o < SWS_NR_ORDERS; o++)
+				st->order_counters[c][o] += sws_load_relaxed(&cpu->octr[c][o]);
+		swapcache += sws_load_relaxed(&cpu->nr_swapcache);
+	}
+	sws_spin_unlock(&sim->cpu_lock);
+
+	struct sws_memory_usage mu;
+	sws_sim_memory_usage(sim, &mu);
+	for (int c = 0; c < SWS_NR_MEM_CLASSES; c++) {
+		st->mem_bytes[c] = mu.bytes[c];
+		int64_t p = atomic_load(&sim->mem.peak[c]);
+		st->mem_peak[c] = p > 0 ? (uint64_t)p : 0;
+	}
+	st->mem_static = mu.static_bytes;
+	st->mem_dynamic = mu.dynamic_bytes;
+	sws_swap_totals(sim, &st->total_swap_pages, &st->nr_swap_pages);
+	st->nr_swapcache = swapcache > 0 ? (uint64_t)swapcache : 0;
+	for (unsigned t = 0; t < SWS_MAX_SWAPFILES; t++)
+		st->nr_devices += sws__device(sim, t) != NULL;
+}
+
+int sws_stats_get(const struct sws_stats *st, const char *name, uint64_t *value)
+{
+	if (!st || !name || !value)
+		return SWS_EINVAL;
+	for (int c = 0; c < SWS_NR_COUNTERS; c++) {
+		if (!strcmp(name, counter_names[c])) {
+			*value = st->counters[c];
+			return 0;
+		}
+	}
+	for (int c = 0; c < SWS_NR_ORDER_COUNTERS; c++) {
+		size_t n = strlen(order_counter_names[c]);
+		unsigned order;
+		char close;
+		if (!strncmp(name, order_counter_names[c], n) &&
+		    sscanf(name + n, "[%u%c", &order, &close) == 2 && close == ']' &&
+		    order < SWS_NR_ORDERS && name[n + 3 + (order > 9)] == 0) {
+			*value = st->order_counters[c][order];
+			return 0;
+		}
+	}
+	struct {
+		const char *name;
+		uint64_t v;
+	} gauges[] = {{"total_swap_pages", st->total_swap_pages},
+		      {"nr_swap_pages", st->nr_swap_pages},
+		      {"nr_swapcache", st->nr_swapcache}};
+	for (unsigned g = 0; g < SWS_ARRAY_SIZE(gauges); g++) {
+		if (!strcmp(name, gauges[g].name)) {
+			*value = gauges[g].v;
+			return 0;
+		}
+	}
+	return SWS_EINVAL;
+}
+
+/* ---- printing ----------------------------------------------------------------- */
+
+struct printer {
+	int (*write)(void *ctx, const char *text, size_t len);
+	void *ctx;
+	int rc;
+};
+
+static void out(struct printer *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void out(struct printer *p, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	if (p->rc)
+		return;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		p->rc = p->write(p->ctx, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+}
+
+static void print_json(struct printer *p, const struct sws_stats *st)
+{
+	out(p, "{\"counters\":{");
+	for (int c = 0; c < SWS_NR_COUNTERS; c++)
+		out(p, "%s\"%s\":%llu", c ? "," : "", counter_names[c],
+		    (unsigned long long)st->counters[c]);
+	out(p, ",\"total_swap_pages\":%llu,\"nr_swap_pages\":%llu,\"nr_swapcache\":%llu},",
+	    (unsigned long long)st->total_swap_pages, (unsigned long long)st->nr_swap_pages,
+	    (unsigned long long)st->nr_swapcache);
+	out(p, "\"order_counters\":{");
+	for (int c = 0; c < SWS_NR_ORDER_COUNTERS; c++) {
+		out(p, "%s\"%s\":[", c ? "," : "", order_counter_names[c]);
+		for (int o = 0; o < SWS_NR_ORDERS; o++)
+			out(p, "%s%llu", o ? "," : "", (unsigned long long)st->order_counters[c][o]);
+		out(p, "]");
+	}
+	out(p, "},\"memory\":{\"static_bytes\":%llu,\"dynamic_bytes\":%llu,\"classes\":{",
+	    (unsigned long long)st->mem_static, (unsigned long long)st->mem_dynamic);
+	for (int c = 0; c < SWS_NR_MEM_CLASSES; c++)
+		out(p, "%s\"%s\":{\"bytes\":%llu,\"peak\":%llu,\"static\":%s}", c ? "," : "",
+		    mem_class_names[c], (unsigned long long)st->mem_bytes[c],
+		    (unsigned long long)st->mem_peak[c], mem_class_static[c] ? "true" : "false");
+	out(p, "}}}\n");
+}
+
+static void print_table(struct printer *p, const struct sws_stats *st)
+{
+	out(p, "%-32s %20s\n", "counter", "value");
+	for (int c = 0; c < SWS_NR_COUNTERS; c++)
+		out(p, "%-32s %20llu\n", counter_names[c], (unsigned long long)st->counters[c]);
+	out(p, "%-32s %20llu\n", "total_swap_pages", (unsigned long long)st->total_swap_pages);
+	out(p, "%-32s %20llu\n", "nr_swap_pages", (unsigned long long)st->nr_swap_pages);
+	out(p, "%-32s %20llu\n", "nr_swapcache", (unsigned long long)st->nr_swapcache);
+	for (int c = 0; c < SWS_NR_ORDER_COUNTERS; c++)
+		for (int o = 0; o < SWS_NR_ORDERS; o++)
+			if (st->order_counters[c][o])
+				out(p, "%s[%d]%*s %20llu\n", order_counter_names[c], o,
+				    (int)(29 - strlen(order_counter_names[c])), "",
+				    (unsigned long long)st->order_counters[c][o]);
+	out(p, "%-32s %20s %20s\n", "memory class", "bytes", "peak");
+	for (int c = 0; c < SWS_NR_MEM_CLASSES; c++)
+		out(p, "%-25s %-6s %20llu %20llu\n", mem_class_names[c],
+		    mem_class_static[c] ? "static" : "dyn", (unsigned long long)st->mem_bytes[c],
+		    (unsigned long long)st->mem_peak[c]);
+	out(p, "%-32s %20llu\n%-32s %20llu\n", "static metadata bytes",
+	    (unsigned long long)st->mem_static, "dynamic metadata bytes",
+	    (unsigned long long)st->mem_dynamic);
+}
+
+int sws_stats_print(const struct sws_stats *st, enum sws_print_format fmt,
+		    int (*write)(void *ctx, const char *text, size_t len), void *ctx)
+{
+	if (!st || !write)
+		return SWS_EINVAL;
+	struct printer p = {write, ctx, 0};
+	if (fmt == SWS_PRINT_JSON)
+		print_json(&p, st);
+	else if (fmt == SWS_PRINT_TABLE)
+		print_table(&p, st);
+	else
+		return SWS_EINVAL;
+	return p.rc;
+}

@@ -1,0 +1,331 @@
+/*
+ * alloc.c - the slot allocator: folio_alloc_swap() for every order 0..9.
+ *
+ * HOW IT WORKS (6.15+ shape, unchanged in phases II-IV; reference 1.5)
+ *
+ * A folio of order k needs 2^k contiguous, naturally aligned free slots inside
+ * one 512-slot cluster. Each CPU caches, per order, the device and the next
+ * offset to try (percpu_swap_cluster). The fast path locks that cluster and, if
+ * it still serves this order, scans it from the cached offset. Rotational
+ * devices keep one device-wide next[order] instead, under global_cluster_lock,
+ * so their allocation stays sequential.
+ *
+ * The slow path walks the devices by priority (rotating equals: round robin)
+ * and for each one tries, in order:
+ *   discard devices: the free list first (to keep discard effective),
+ *   nonfull[k]: every cluster on it (k < 9),
+ *   free: one new cluster (its swap table is allocated here),
+ *   frag[k]: one cluster,
+ *   order 0 only: steal from frag[o] then nonfull[o] for o = 1..9, which keeps
+ *   free clusters free for large folios.
+ * A large order that finds nothing fails with SWS_ENOSPC; the caller splits the
+ * folio and retries at order 0 (swpout_fallback).
+ *
+ * Each scan takes the cluster off its list (isolate: flag NONE) under the
+ * device lock with a trylock of the cluster, scans under ci->lock, then
+ * relocate_cluster() files it by its new count: full, or frag[k] if partial.
+ *
+ * LIMITATIONS: cache-only slots are not reclaimed during the scan when swap is
+ * more than half full (that needs folios; the memory model adds it).
+ */
+#include "../cache/cache_ops.h"
+#include "swap_internal.h"
+
+/* cluster_is_usable(): may @ci (locked) serve an allocation of @order? */
+static bool cluster_is_usable(const struct sws_cluster *ci, unsigned order)
+{
+	if (ci->flags > SWS_CLUSTER_USABLE || ci->flags == SWS_CLUSTER_FREE ||
+	    ci->flags == SWS_CLUSTER_NONE)
+		return false; /* free clusters have no table: the slow path takes them */
+	return order == 0 || ci->order == order;
+}
+
+static void set_next(struct sws_cpu *cpu, struct sws_device *dev, unsigned order, uint64_t next)
+{
+	if (dev->flags & SWS_SWP_SOLIDSTATE) {
+		cpu->pcp[order].type = next ? dev->type : -1;
+		cpu->pcp[order].next = next;
+	} else {
+		dev->global_next[order] = next; /* global_cluster_lock held */
+	}
+}
+
+/*
+ * alloc_swap_scan_cluster(): scan locked @ci from @start for a free aligned
+ * run of 2^order slots and allocate it to @pfn. Relocates and unlocks @ci.
+ * @return the offset found, or 0.
+ */
+static uint64_t scan_cluster(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci,
+			     uint64_t start, unsigned order, uint64_t pfn)
+{
+	const struct sws_cache_ops *ops = dev->sim->ops;
+	const unsigned nr = 1u << order;
+	const uint64_t base = (uint64_t)sws__cluster_idx(dev, ci) * SWS_CLUSTER_SLOTS;
+	const uint64_t end = sws__cluster_end(dev, ci);
+	uint64_t found = 0;
+
+	if (!ci->count)
+		ci->order = (uint8_t)order;
+	if (start < base)
+		start = base;
+	start = (start + nr - 1) & ~(uint64_t)(nr - 1);
+	for (uint64_t off = start; off + nr <= end; off += nr) {
+		if (ops->range_free(dev, ci, off, nr)) {
+			found = off;
+			break;
+		}
+	}
+	if (found) {
+		ops->range_alloc(dev, ci, found, nr, pfn);
+		ci->count += nr;
+		sws__swap_range_alloc(dev, nr);
+		set_next(cpu, dev, order, found + nr < end ? found + nr : SWS_NO_OFFSET);
+	} else {
+		set_next(cpu, dev, order, SWS_NO_OFFSET);
+	}
+	sws__relocate_cluster(dev, ci);
+	sws__cluster_unlock(ci);
+	return found;
+}
+
+/*
+ * isolate_lock_cluster(): take the first cluster of @list that can be locked
+ * without waiting off the list, locked. A cluster from the free list gets its
+ * per-cluster tables here; on failure it goes back. @return it, or NULL.
+ */
+static struct sws_cluster *isolate_lock_cluster(struct sws_cpu *cpu, struct sws_device *dev,
+						struct sws_list *list, unsigned order, int *err)
+{
+	struct sws_cluster *found = NULL;
+	struct sws_list *pos;
+
+	if (sws_spin_lock(&dev->lock))
+		sws__count(cpu, SWS_CTR_lock_device_contended, 1);
+	sws_list_for_each(pos, list)
+	{
+		struct sws_cluster *ci = sws_list_entry(pos, struct sws_cluster, list);
+		if (!sws_spin_trylock(&ci->lock))
+			continue;
+		sws_list_del_init(&ci->list);
+		switch (ci->flags) {
+		case SWS_CLUSTER_FREE: dev->nr_free--; break;
+		case SWS_CLUSTER_NONFULL: dev->nr_nonfull[ci->order]--; break;
+		case SWS_CLUSTER_FRAG: dev->nr_frag[ci->order]--; break;
+		case SWS_CLUSTER_FULL: dev->nr_full--; break;
+		default: break;
+		}
+		ci->flags = SWS_CLUSTER_NONE;
+		found = ci;
+		break;
+	}
+	sws_spin_unlock(&dev->lock);
+
+	if (found && !found->count) {
+		int rc = dev->sim->ops->cluster_get(cpu, dev, found);
+		if (rc) {
+			*err = rc;
+			sws__cluster_move(dev, found, &dev->free_clusters, SWS_CLUSTER_FREE);
+			sws__cluster_unlock(found);
+			return NULL;
+		}
+	}
+	return found;
+}
+
+/* alloc_swap_scan_list(): scan clusters taken from @list (all, or one). */
+static uint64_t scan_list(struct sws_cpu *cpu, struct sws_device *dev, struct sws_list *list,
+			  uint32_t list_len, unsigned order, uint64_t pfn, bool scan_all, int *err)
+{
+	/* Bounded by the list's length when we started: relocated clusters go elsewhere. */
+	for (uint32_t tries = scan_all ? list_len : 1; tries; tries--) {
+		struct sws_cluster *ci = isolate_lock_cluster(cpu, dev, list, order, err);
+		if (!ci)
+			return 0;
+		uint64_t base = (uint64_t)sws__cluster_idx(dev, ci) * SWS_CLUSTER_SLOTS;
+		uint64_t found = scan_cluster(cpu, dev, ci, base, order, pfn);
+		if (found)
+			return found;
+	}
+	return 0;
+}
+
+static uint32_t list_len(struct sws_device *dev, const uint32_t *n)
+{
+	sws_spin_lock(&dev->lock);
+	uint32_t v = *n;
+	sws_spin_unlock(&dev->lock);
+	return v;
+}
+
+/* cluster_alloc_swap_entry(): the slow path on one device. */
+static uint64_t cluster_alloc_swap_entry(struct sws_cpu *cpu, struct sws_device *dev,
+					 unsigned order, uint64_t pfn, int *err)
+{
+	uint64_t found = 0;
+	bool rotational = !(dev->flags & SWS_SWP_SOLIDSTATE);
+
+	if (rotational) {
+		sws_spin_lock(&dev->global_cluster_lock);
+		uint64_t off = dev->global_next[order];
+		if (off && off < dev->max) {
+			struct sws_cluster *ci = sws__offset_cluster(dev, off);
+			sws__cluster_lock(cpu, ci);
+			if (cluster_is_usable(ci, order)) {
+				found = scan_cluster(cpu, dev, ci, off, order, pfn);
+				if (found)
+					goto done;
+			} else {
+				sws__cluster_unlock(ci);
+			}
+		}
+	}
+	if (dev->flags & SWS_SWP_PAGE_DISCARD) {
+		found = scan_list(cpu, dev, &dev->free_clusters, 1, order, pfn, false, err);
+		if (found)
+			goto done;
+	}
+	if (order < SWS_NR_ORDERS - 1) {
+		found = scan_list(cpu, dev, &dev->nonfull_clusters[order],
+				  list_len(dev, &dev->nr_nonfull[order]), order, pfn, true, err);
+		if (found)
+			goto done;
+	}
+	if (!(dev->flags & SWS_SWP_PAGE_DISCARD)) {
+		found = scan_list(cpu, dev, &dev->free_clusters, 1, order, pfn, false, err);
+		if (found)
+			goto done;
+	}
+	if (order < SWS_NR_ORDERS - 1) {
+		found = scan_list(cpu, dev, &dev->frag_clusters[order], 1, order, pfn, false, err);
+		if (found)
+			goto done;
+	}
+	if (order)
+		goto done;
+	for (unsigned o = 1; o < SWS_NR_ORDERS; o++) {
+		found = scan_list(cpu, dev, &dev->frag_clusters[o], list_len(dev, &dev->nr_frag[o]), 0,
+				  pfn, true, err);
+		if (!found)
+			found = scan_list(cpu, dev, &dev->nonfull_clusters[o],
+					  list_len(dev, &dev->nr_nonfull[o]), 0, pfn, true, err);
+		if (found) {
+			sws__count(cpu, SWS_CTR_swap_alloc_order0_steal, 1);
+			break;
+		}
+	}
+done:
+	if (rotational)
+		sws_spin_unlock(&dev->global_cluster_lock);
+	return found;
+}
+
+/* swap_alloc_fast(): the CPU's cached cluster for this order. */
+static bool swap_alloc_fast(struct sws_cpu *cpu, unsigned order, uint64_t pfn, sws_entry_t *entry)
+{
+	int type = cpu->pcp[order].type;
+	uint64_t off = cpu->pcp[order].next;
+	if (type < 0 || !off)
+		return false;
+	struct sws_device *dev = sws__device(cpu->sim, (unsigned)type);
+	if (!dev || off >= dev->max || !atomic_load_explicit(&dev->writeok, memory_order_relaxed) ||
+	    !(dev->flags & SWS_SWP_SOLIDSTATE)) {
+		cpu->pcp[order].type = -1;
+		return false;
+	}
+	struct sws_cluster *ci = sws__offset_cluster(dev, off);
+	sws__cluster_lock(cpu, ci);
+	if (!cluster_is_usable(ci, order)) {
+		sws__cluster_unlock(ci);
+		cpu->pcp[order].type = -1;
+		return false;
+	}
+	uint64_t found = scan_cluster(cpu, dev, ci, off, order, pfn);
+	if (!found)
+		return false;
+	*entry = sws_swp_entry((unsigned)type, found);
+	return true;
+}
+
+/* swap_alloc_slow(): walk the devices with free slots by priority. */
+static int swap_alloc_slow(struct sws_cpu *cpu, unsigned order, uint64_t pfn, sws_entry_t *entry)
+{
+	struct sws_sim *sim = cpu->sim;
+	struct sws_device *order_list[SWS_MAX_SWAPFILES];
+	unsigned n = 0;
+	int err = 0;
+
+	if (sws_spin_lock(&sim->avail_lock))
+		sws__count(cpu, SWS_CTR_lock_device_contended, 1);
+	struct sws_list *pos;
+	sws_list_for_each(pos, &sim->avail_head)
+		order_list[n++] = sws_list_entry(pos, struct sws_device, avail_node);
+	/* plist_requeue(): the first device goes behind its equal-priority peers. */
+	if (n > 1 && order_list[1]->prio == order_list[0]->prio) {
+		struct sws_device *first = order_list[0];
+		struct sws_list *after = &first->avail_node;
+		while (after->next != &sim->avail_head &&
+		       sws_list_entry(after->next, struct sws_device, avail_node)->prio == first->prio)
+			after = after->next;
+		sws_list_del_init(&first->avail_node);
+		sws_list_add(&first->avail_node, after);
+	}
+	sws_spin_unlock(&sim->avail_lock);
+
+	for (unsigned i = 0; i < n; i++) {
+		struct sws_device *dev = order_list[i];
+		if (!atomic_load(&dev->writeok))
+			continue;
+		uint64_t found = cluster_alloc_swap_entry(cpu, dev, order, pfn, &err);
+		if (found) {
+			*entry = sws_swp_entry((unsigned)dev->type, found);
+			return 0;
+		}
+	}
+	return err ? err : SWS_ENOSPC;
+}
+
+/* Run pending discards synchronously (swap_sync_discard). @return true if any ran. */
+static bool swap_sync_discard(struct sws_sim *sim)
+{
+	bool any = false;
+	for (unsigned t = 0; t < SWS_MAX_SWAPFILES; t++) {
+		struct sws_device *dev = sws__device(sim, t);
+		if (dev && list_len(dev, &dev->nr_discard)) {
+			sws__device_do_discard(dev, UINT32_MAX);
+			any = true;
+		}
+	}
+	return any;
+}
+
+int sws_folio_alloc_swap(struct sws_cpu *cpu, uint64_t pfn, unsigned order, sws_entry_t *entry)
+{
+	if (!cpu || !entry || order >= SWS_NR_ORDERS || !pfn || pfn >> SWS_PFN_BITS)
+		return SWS_EINVAL;
+	struct sws_sim *sim = cpu->sim;
+	int rc = 0;
+
+	sws_rcu_read_lock();
+	if (swap_alloc_fast(cpu, order, pfn, entry)) {
+		sws__count(cpu, SWS_CTR_swap_alloc_fastpath, 1);
+	} else {
+		sws__count(cpu, SWS_CTR_swap_alloc_slowpath, 1);
+		rc = swap_alloc_slow(cpu, order, pfn, entry);
+		if (rc == SWS_ENOSPC && swap_sync_discard(sim))
+			rc = swap_alloc_slow(cpu, order, pfn, entry);
+	}
+	if (!rc && sim->ops->alloc_finish) {
+		struct sws_device *dev = sws__device(sim, sws_swp_type(*entry));
+		rc = sim->ops->alloc_finish(cpu, dev, sws_swp_offset(*entry), 1u << order, pfn);
+	}
+	sws_rcu_read_unlock();
+
+	if (rc) {
+		sws__count_order(cpu, SWS_OCTR_swap_alloc_fail, order);
+		return rc;
+	}
+	sws__count_order(cpu, SWS_OCTR_swap_alloc, order);
+	sws__count(cpu, SWS_CTR_swap_cache_add_total, 1);
+	sws__swapcache_mod(cpu, (int64_t)1 << order);
+	return 0;
+}

@@ -1,0 +1,164 @@
+/*
+ * backing.c - where a device's page contents live: nowhere (metadata only), in
+ * memory (one 2 MiB buffer per cluster, allocated on first write and dropped
+ * by discard), or in a real sparse file (pread/pwrite of 4 KiB at
+ * slot * 4096; discard punches the cluster's 2 MiB out of the file).
+ * Page I/O is swap_writepage()/swap_read_folio() of mm/page_io.c.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "swap_internal.h"
+
+#define CLUSTER_BYTES ((size_t)SWS_CLUSTER_SLOTS * SWS_PAGE_SIZE)
+
+int sws__backing_open(struct sws_sim *sim, struct sws_device *dev, const struct sws_device_config *cfg)
+{
+	dev->backing.kind = cfg->backing;
+	dev->backing.fd = -1;
+	if (cfg->backing == SWS_BACKING_MEMORY) {
+		dev->backing.chunks = sws__mem_zalloc(&sim->mem, SWS_MEM_sim,
+						      sizeof(*dev->backing.chunks) * dev->nr_clusters, 0);
+		return dev->backing.chunks ? 0 : SWS_ENOMEM;
+	}
+	if (cfg->backing != SWS_BACKING_FILE)
+		return 0;
+	int fd = open(cfg->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return SWS_EIO;
+	if (ftruncate(fd, (off_t)(dev->max * SWS_PAGE_SIZE)) != 0) {
+		close(fd);
+		return SWS_EIO;
+	}
+	dev->backing.fd = fd;
+	return 0;
+}
+
+void sws__backing_close(struct sws_device *dev)
+{
+	struct sws_sim *sim = dev->sim;
+	if (dev->backing.chunks) {
+		for (uint32_t i = 0; i < dev->nr_clusters; i++)
+			sws__mem_free(&sim->mem, SWS_MEM_backing, atomic_load(&dev->backing.chunks[i]),
+				      CLUSTER_BYTES);
+		sws__mem_free(&sim->mem, SWS_MEM_sim, dev->backing.chunks,
+			      sizeof(*dev->backing.chunks) * dev->nr_clusters);
+		dev->backing.chunks = NULL;
+	}
+	if (dev->backing.fd >= 0)
+		close(dev->backing.fd);
+	dev->backing.fd = -1;
+}
+
+void sws__backing_discard(struct sws_device *dev, uint32_t idx)
+{
+	if (dev->backing.chunks) {
+		uint8_t *chunk = atomic_exchange(&dev->backing.chunks[idx], NULL);
+		sws__mem_free(&dev->sim->mem, SWS_MEM_backing, chunk, CLUSTER_BYTES);
+	} else if (dev->backing.fd >= 0) {
+		/* A failed punch only loses the discard's effect, never data. */
+		(void)fallocate(dev->backing.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				(off_t)idx * (off_t)CLUSTER_BYTES, (off_t)CLUSTER_BYTES);
+	}
+}
+
+/* Get (allocating on first use) the buffer of a memory-backed cluster. */
+static uint8_t *memory_chunk(struct sws_device *dev, uint32_t idx, bool create)
+{
+	uint8_t *chunk = atomic_load_explicit(&dev->backing.chunks[idx], memory_order_acquire);
+	if (chunk || !create)
+		return chunk;
+	uint8_t *fresh = sws__mem_zalloc(&dev->sim->mem, SWS_MEM_backing, CLUSTER_BYTES, 4096);
+	if (!fresh)
+		return NULL;
+	if (!atomic_compare_exchange_strong(&dev->backing.chunks[idx], &chunk, fresh)) {
+		sws__mem_free(&dev->sim->mem, SWS_MEM_backing, fresh, CLUSTER_BYTES);
+		return chunk;
+	}
+	return fresh;
+}
+
+static int full_pio(int fd, void *buf, uint64_t off, bool write)
+{
+	size_t done = 0;
+	while (done < SWS_PAGE_SIZE) {
+		ssize_t n = write ? pwrite(fd, (const char *)buf + done, SWS_PAGE_SIZE - done,
+					   (off_t)(off + done))
+				  : pread(fd, (char *)buf + done, SWS_PAGE_SIZE - done, (off_t)(off + done));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return SWS_EIO;
+		if (n == 0) { /* read past the end of a file someone truncated */
+			if (write)
+				return SWS_EIO;
+			memset((char *)buf + done, 0, SWS_PAGE_SIZE - done);
+			return 0;
+		}
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/* Resolve and check an entry for page I/O. Caller holds the RCU read lock. */
+static int io_target(struct sws_cpu *cpu, sws_entry_t entry, struct sws_device **devp)
+{
+	struct sws_device *dev = sws__device(cpu->sim, sws_swp_type(entry));
+	uint64_t off = sws_swp_offset(entry);
+	if (!dev || off == 0 || off >= dev->max)
+		return SWS_EBADENTRY;
+	if (dev->backing.kind == SWS_BACKING_NONE)
+		return SWS_ENOBACKING;
+	struct sws_slot_state st;
+	struct sws_cluster *ci = sws__offset_cluster(dev, off);
+	sws__cluster_lock(cpu, ci);
+	sws__slot_state_locked(dev, ci, off, &st);
+	sws__cluster_unlock(ci);
+	if (!st.allocated)
+		return SWS_ENOENT;
+	*devp = dev;
+	return 0;
+}
+
+static int page_io(struct sws_cpu *cpu, sws_entry_t entry, void *page, bool write)
+{
+	if (!cpu || !page)
+		return SWS_EINVAL;
+	struct sws_device *dev;
+	uint64_t off = sws_swp_offset(entry);
+	sws_rcu_read_lock();
+	int rc = io_target(cpu, entry, &dev);
+	if (rc)
+		goto out;
+	if (dev->backing.kind == SWS_BACKING_FILE) {
+		rc = full_pio(dev->backing.fd, page, off * SWS_PAGE_SIZE, write);
+	} else {
+		uint8_t *chunk = memory_chunk(dev, (uint32_t)(off / SWS_CLUSTER_SLOTS), write);
+		uint8_t *at = chunk ? chunk + (off % SWS_CLUSTER_SLOTS) * SWS_PAGE_SIZE : NULL;
+		if (write && !chunk)
+			rc = SWS_ENOMEM;
+		else if (write)
+			memcpy(at, page, SWS_PAGE_SIZE);
+		else if (at)
+			memcpy(page, at, SWS_PAGE_SIZE);
+		else
+			memset(page, 0, SWS_PAGE_SIZE);
+	}
+	if (!rc)
+		sws__count(cpu, write ? SWS_CTR_swap_writepage : SWS_CTR_swap_readpage, 1);
+out:
+	sws_rcu_read_unlock();
+	return rc;
+}
+
+int sws_swap_writepage(struct sws_cpu *cpu, sws_entry_t entry, const void *page)
+{
+	return page_io(cpu, entry, (void *)page, true);
+}
+
+int sws_swap_readpage(struct sws_cpu *cpu, sws_entry_t entry, void *page)
+{
+	return page_io(cpu, entry, page, false);
+}

@@ -1,0 +1,422 @@
+/*
+ * device.c - swap devices: swapon/swapoff, the cluster lists and their state
+ * machine, the list of devices with free slots, usage accounting and discard.
+ *
+ * Cluster lists (reference section 1.4). A cluster is on at most one list and
+ * its flag names the list:
+ *
+ *            alloc scan leaves it partial            free makes it partial
+ *   free ──────────────────────────────▶ frag[o] ◀──┐    ┌──────▶ nonfull[o]
+ *    ▲                                     │  alloc fills it │          │
+ *    │ last slot freed                      ▼               │          │
+ *    └──(discard list when PAGE_DISCARD)── full ───────────┘◀─────────┘
+ *
+ * While an allocator scans a cluster it takes it off its list (flag NONE,
+ * "isolated") holding ci->lock; relocate_cluster() files it again afterwards.
+ * Kernel version modelled: 6.15+ list shape (unchanged through phase IV), with
+ * 6.19's round robin among devices of equal priority.
+ */
+#include <string.h>
+
+#include "../cache/cache_ops.h"
+#include "swap_internal.h"
+
+/* ---- cluster lists ----------------------------------------------------------- */
+
+static uint32_t *list_counter(struct sws_device *dev, enum sws_cluster_flag flag, unsigned order)
+{
+	switch (flag) {
+	case SWS_CLUSTER_FREE:
+		return &dev->nr_free;
+	case SWS_CLUSTER_NONFULL:
+		return &dev->nr_nonfull[order];
+	case SWS_CLUSTER_FRAG:
+		return &dev->nr_frag[order];
+	case SWS_CLUSTER_FULL:
+		return &dev->nr_full;
+	case SWS_CLUSTER_DISCARD:
+		return &dev->nr_discard;
+	default:
+		return NULL;
+	}
+}
+
+/* dev->lock held: take @ci off its list. */
+static void cluster_unlist(struct sws_device *dev, struct sws_cluster *ci)
+{
+	uint32_t *n = list_counter(dev, ci->flags, ci->order);
+	if (n) {
+		(*n)--;
+		sws_list_del_init(&ci->list);
+	}
+	ci->flags = SWS_CLUSTER_NONE;
+}
+
+void sws__cluster_move(struct sws_device *dev, struct sws_cluster *ci, struct sws_list *list,
+		       enum sws_cluster_flag flag)
+{
+	if (sws_spin_lock(&dev->lock))
+		sws__count_sim(dev->sim, SWS_CTR_lock_device_contended, 1);
+	cluster_unlist(dev, ci);
+	sws_list_add_tail(&ci->list, list);
+	ci->flags = (uint8_t)flag;
+	(*list_counter(dev, flag, ci->order))++;
+	sws_spin_unlock(&dev->lock);
+}
+
+/* __ free_cluster(): an empty cluster goes to the free (or discard) list. */
+static void free_cluster(struct sws_device *dev, struct sws_cluster *ci)
+{
+	dev->sim->ops->cluster_put(dev, ci);
+	if (dev->flags & SWS_SWP_PAGE_DISCARD) {
+		/* The order is kept until the discard is done; nobody allocates here. */
+		sws__cluster_move(dev, ci, &dev->discard_clusters, SWS_CLUSTER_DISCARD);
+		return;
+	}
+	sws__cluster_move(dev, ci, &dev->free_clusters, SWS_CLUSTER_FREE);
+}
+
+void sws__relocate_cluster(struct sws_device *dev, struct sws_cluster *ci)
+{
+	if (ci->flags == SWS_CLUSTER_DISCARD)
+		return;
+	if (!ci->count) {
+		if (ci->flags != SWS_CLUSTER_FREE)
+			free_cluster(dev, ci);
+	} else if (ci->count != SWS_CLUSTER_SLOTS) {
+		if (ci->flags != SWS_CLUSTER_FRAG)
+			sws__cluster_move(dev, ci, &dev->frag_clusters[ci->order], SWS_CLUSTER_FRAG);
+	} else if (ci->flags != SWS_CLUSTER_FULL) {
+		sws__cluster_move(dev, ci, &dev->full_clusters, SWS_CLUSTER_FULL);
+	}
+}
+
+/* ---- usage accounting ---------------------------------------------------------- */
+
+void sws__swap_range_alloc(struct sws_device *dev, unsigned nr)
+{
+	uint64_t inuse = atomic_fetch_add(&dev->inuse_pages, nr) + nr;
+	atomic_fetch_sub_explicit(&dev->sim->nr_swap_pages, nr, memory_order_relaxed);
+	if (inuse == dev->pages)
+		sws__device_del_avail(dev);
+}
+
+void sws__swap_range_free(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci,
+			  uint64_t off, unsigned nr)
+{
+	(void)off;
+	ci->count -= nr;
+	uint64_t inuse = atomic_fetch_sub(&dev->inuse_pages, nr) - nr;
+	atomic_fetch_add_explicit(&dev->sim->nr_swap_pages, nr, memory_order_relaxed);
+	if (inuse & SWS_INUSE_OFFLIST)
+		sws__device_add_avail(dev);
+	if (cpu)
+		sws__count(cpu, SWS_CTR_swap_free_slots, nr);
+	else
+		sws__count_sim(dev->sim, SWS_CTR_swap_free_slots, nr);
+	if (!ci->count)
+		free_cluster(dev, ci);
+	else if (ci->flags != SWS_CLUSTER_NONFULL) /* partial_free_cluster() */
+		sws__cluster_move(dev, ci, &dev->nonfull_clusters[ci->order], SWS_CLUSTER_NONFULL);
+}
+
+/* ---- the avail list: devices with free slots, by priority ------------------------ */
+
+static void avail_insert(struct sws_sim *sim, struct sws_device *dev)
+{
+	struct sws_list *pos;
+	/* After every device of higher or equal priority: round robin among equals. */
+	sws_list_for_each(pos, &sim->avail_head)
+	{
+		struct sws_device *d = sws_list_entry(pos, struct sws_device, avail_node);
+		if (d->prio < dev->prio)
+			break;
+	}
+	sws_list_add_tail(&dev->avail_node, pos);
+	dev->on_avail = true;
+}
+
+void sws__device_add_avail(struct sws_device *dev)
+{
+	struct sws_sim *sim = dev->sim;
+	sws_spin_lock(&sim->avail_lock);
+	uint64_t v = atomic_load(&dev->inuse_pages);
+	while ((v & SWS_INUSE_OFFLIST) &&
+	       !atomic_compare_exchange_weak(&dev->inuse_pages, &v, v & ~SWS_INUSE_OFFLIST))
+		;
+	if ((v & SWS_INUSE_OFFLIST) && !dev->on_avail && atomic_load(&dev->writeok))
+		avail_insert(sim, dev);
+	sws_spin_unlock(&sim->avail_lock);
+}
+
+void sws__device_del_avail(struct sws_device *dev)
+{
+	struct sws_sim *sim = dev->sim;
+	sws_spin_lock(&sim->avail_lock);
+	uint64_t full = dev->pages;
+	/* Only a device still exactly full goes off the list; a racing free wins. */
+	if (atomic_compare_exchange_strong(&dev->inuse_pages, &full, full | SWS_INUSE_OFFLIST) &&
+	    dev->on_avail) {
+		sws_list_del_init(&dev->avail_node);
+		dev->on_avail = false;
+	}
+	sws_spin_unlock(&sim->avail_lock);
+}
+
+/* ---- discard --------------------------------------------------------------------- */
+
+unsigned sws__device_do_discard(struct sws_device *dev, unsigned budget)
+{
+	while (budget--) {
+		sws_spin_lock(&dev->lock);
+		if (sws_list_empty(&dev->discard_clusters)) {
+			sws_spin_unlock(&dev->lock);
+			return 0;
+		}
+		struct sws_cluster *ci =
+			sws_list_entry(dev->discard_clusters.next, struct sws_cluster, list);
+		cluster_unlist(dev, ci); /* isolated: DISCARD clusters are never allocated from */
+		sws_spin_unlock(&dev->lock);
+
+		sws__backing_discard(dev, sws__cluster_idx(dev, ci));
+		sws__count_sim(dev->sim, SWS_CTR_swap_discard, 1);
+
+		sws__cluster_lock(NULL, ci);
+		ci->order = 0;
+		sws__cluster_move(dev, ci, &dev->free_clusters, SWS_CLUSTER_FREE);
+		sws__cluster_unlock(ci);
+	}
+	sws_spin_lock(&dev->lock);
+	unsigned left = dev->nr_discard;
+	sws_spin_unlock(&dev->lock);
+	return left;
+}
+
+unsigned sws_swap_do_deferred_work(struct sws_sim *sim, unsigned budget)
+{
+	unsigned left = 0;
+	sws_rcu_read_lock();
+	for (unsigned t = 0; t < SWS_MAX_SWAPFILES; t++) {
+		struct sws_device *dev = sws__device(sim, t);
+		if (!dev)
+			continue;
+		left += sws__device_do_discard(dev, budget);
+	}
+	sws_rcu_read_unlock();
+	return left;
+}
+
+/* ---- swapon / swapoff ------------------------------------------------------------- */
+
+static int check_config(const struct sws_device_config *cfg)
+{
+	const uint32_t known = SWS_SWP_SOLIDSTATE | SWS_SWP_SYNCHRONOUS_IO | SWS_SWP_PAGE_DISCARD |
+			       SWS_SWAP_FLAG_PREFER;
+	if (!cfg)
+		return SWS_EINVAL;
+	if (cfg->version > SWS_DEVICE_CONFIG_VERSION)
+		return SWS_EVERSION;
+	if (cfg->nr_slots < 2 || cfg->nr_slots > SWS_DEVICE_MAX_SLOTS || (cfg->flags & ~known))
+		return SWS_EINVAL;
+	if ((cfg->flags & SWS_SWAP_FLAG_PREFER) && (cfg->prio < 0 || cfg->prio > 32767))
+		return SWS_EINVAL;
+	if (cfg->backing > SWS_BACKING_FILE || (cfg->backing == SWS_BACKING_FILE && !cfg->path))
+		return SWS_EINVAL;
+	return 0;
+}
+
+static void device_free(struct sws_sim *sim, struct sws_device *dev)
+{
+	sws__mem_free(&sim->mem, SWS_MEM_cluster_info, dev->cluster_info,
+		      sizeof(*dev->cluster_info) * dev->nr_clusters);
+	sws__mem_free(&sim->mem, SWS_MEM_sim, dev, sizeof(*dev));
+}
+
+/* setup_clusters(): mark the header and the tail bad, file every cluster. */
+static void setup_clusters(struct sws_device *dev)
+{
+	uint64_t span = (uint64_t)dev->nr_clusters * SWS_CLUSTER_SLOTS;
+	dev->cluster_info[0].count = 1; /* the header slot */
+	dev->cluster_info[dev->nr_clusters - 1].count += (uint16_t)(span - dev->max);
+	for (uint32_t i = 0; i < dev->nr_clusters; i++) {
+		struct sws_cluster *ci = &dev->cluster_info[i];
+		sws_spin_init(&ci->lock);
+		sws_list_init(&ci->list);
+		ci->flags = SWS_CLUSTER_NONE;
+		if (!ci->count)
+			sws__cluster_move(dev, ci, &dev->free_clusters, SWS_CLUSTER_FREE);
+		else if (ci->count == SWS_CLUSTER_SLOTS)
+			sws__cluster_move(dev, ci, &dev->full_clusters, SWS_CLUSTER_FULL);
+		else
+			sws__cluster_move(dev, ci, &dev->nonfull_clusters[0], SWS_CLUSTER_NONFULL);
+	}
+}
+
+int sws_swapon(struct sws_sim *sim, const struct sws_device_config *cfg, int *type_out)
+{
+	int rc = check_config(cfg);
+	if (rc)
+		return rc;
+	if (!sim || !type_out)
+		return SWS_EINVAL;
+
+	sws_spin_lock(&sim->swap_lock);
+	int type = -1;
+	for (int t = 0; t < SWS_MAX_SWAPFILES; t++) {
+		if (!sws__device(sim, (unsigned)t)) {
+			type = t;
+			break;
+		}
+	}
+	rc = SWS_ETOOMANY;
+	if (type < 0)
+		goto out_unlock;
+
+	rc = SWS_ENOMEM;
+	struct sws_device *dev = sws__mem_zalloc(&sim->mem, SWS_MEM_sim, sizeof(*dev), SWS_CACHELINE);
+	if (!dev)
+		goto out_unlock;
+	dev->sim = sim;
+	dev->type = type;
+	dev->flags = cfg->flags & ~SWS_SWAP_FLAG_PREFER;
+	/* 6.19+: every device swapped on without a priority gets -1: round robin. */
+	dev->prio = (cfg->flags & SWS_SWAP_FLAG_PREFER) ? cfg->prio : -1;
+	dev->max = cfg->nr_slots;
+	dev->pages = cfg->nr_slots - 1;
+	dev->nr_clusters = (uint32_t)SWS_DIV_ROUND_UP(dev->max, SWS_CLUSTER_SLOTS);
+	dev->backing.fd = -1;
+	sws_spin_init(&dev->lock);
+	sws_spin_init(&dev->global_cluster_lock);
+	sws_list_init(&dev->free_clusters);
+	sws_list_init(&dev->full_clusters);
+	sws_list_init(&dev->discard_clusters);
+	sws_list_init(&dev->avail_node);
+	for (int o = 0; o < SWS_NR_ORDERS; o++) {
+		sws_list_init(&dev->nonfull_clusters[o]);
+		sws_list_init(&dev->frag_clusters[o]);
+	}
+	dev->cluster_info = sws__mem_zalloc(&sim->mem, SWS_MEM_cluster_info,
+					    sizeof(*dev->cluster_info) * dev->nr_clusters, 0);
+	if (!dev->cluster_info) {
+		device_free(sim, dev);
+		goto out_unlock;
+	}
+	setup_clusters(dev);
+	rc = sim->ops->device_init(dev);
+	if (rc) {
+		device_free(sim, dev);
+		goto out_unlock;
+	}
+	rc = sws__backing_open(sim, dev, cfg);
+	if (rc) {
+		sim->ops->device_fini(dev);
+		device_free(sim, dev);
+		goto out_unlock;
+	}
+	atomic_store(&dev->writeok, true);
+	atomic_fetch_add(&sim->total_swap_pages, (int64_t)dev->pages);
+	atomic_fetch_add(&sim->nr_swap_pages, (int64_t)dev->pages);
+	atomic_store_explicit(&sim->devices[type], dev, memory_order_release);
+	sws_spin_lock(&sim->avail_lock);
+	avail_insert(sim, dev);
+	sws_spin_unlock(&sim->avail_lock);
+	*type_out = type;
+	rc = 0;
+out_unlock:
+	sws_spin_unlock(&sim->swap_lock);
+	return rc;
+}
+
+/* Tear a device down; no call may be using it any more. */
+static void device_destroy(struct sws_sim *sim, struct sws_device *dev)
+{
+	int64_t inuse = (int64_t)(atomic_load(&dev->inuse_pages) & ~SWS_INUSE_OFFLIST);
+	atomic_fetch_sub(&sim->total_swap_pages, (int64_t)dev->pages);
+	atomic_fetch_sub(&sim->nr_swap_pages, (int64_t)dev->pages - inuse);
+	sim->ops->device_fini(dev);
+	sws__backing_close(dev);
+	device_free(sim, dev);
+}
+
+int sws__device_remove(struct sws_sim *sim, int type, bool force)
+{
+	if (!sim || type < 0 || type >= SWS_MAX_SWAPFILES)
+		return SWS_ENODEV;
+	sws_spin_lock(&sim->swap_lock);
+	struct sws_device *dev = sws__device(sim, (unsigned)type);
+	if (!dev) {
+		sws_spin_unlock(&sim->swap_lock);
+		return SWS_ENODEV;
+	}
+	/* Stop new allocations, then wait for calls in flight (they hold RCU). */
+	atomic_store(&dev->writeok, false);
+	sws_spin_lock(&sim->avail_lock);
+	if (dev->on_avail) {
+		sws_list_del_init(&dev->avail_node);
+		dev->on_avail = false;
+	}
+	sws_spin_unlock(&sim->avail_lock);
+	sws_synchronize_rcu();
+	if (!force && (atomic_load(&dev->inuse_pages) & ~SWS_INUSE_OFFLIST)) {
+		atomic_store(&dev->writeok, true);
+		sws_spin_lock(&sim->avail_lock);
+		if (!(atomic_load(&dev->inuse_pages) & SWS_INUSE_OFFLIST) && !dev->on_avail)
+			avail_insert(sim, dev);
+		sws_spin_unlock(&sim->avail_lock);
+		sws_spin_unlock(&sim->swap_lock);
+		return SWS_EBUSY;
+	}
+	atomic_store_explicit(&sim->devices[type], NULL, memory_order_release);
+	sws_synchronize_rcu();
+	sws_rcu_barrier(); /* RCU callbacks of this device's tables and nodes have run */
+	device_destroy(sim, dev);
+	sws_spin_unlock(&sim->swap_lock);
+	return 0;
+}
+
+int sws_swapoff(struct sws_sim *sim, int type) { return sws__device_remove(sim, type, false); }
+
+/* ---- information ----------------------------------------------------------------- */
+
+int sws_device_info(struct sws_sim *sim, int type, struct sws_device_info *info)
+{
+	if (!sim || !info || type < 0)
+		return SWS_ENODEV;
+	sws_rcu_read_lock();
+	struct sws_device *dev = sws__device(sim, (unsigned)type);
+	if (!dev) {
+		sws_rcu_read_unlock();
+		return SWS_ENODEV;
+	}
+	memset(info, 0, sizeof(*info));
+	info->type = dev->type;
+	info->prio = dev->prio;
+	info->flags = dev->flags;
+	info->max = dev->max;
+	info->pages = dev->pages;
+	info->inuse_pages = atomic_load(&dev->inuse_pages) & ~SWS_INUSE_OFFLIST;
+	info->nr_clusters = dev->nr_clusters;
+	sws_spin_lock(&dev->lock);
+	info->nr_free = dev->nr_free;
+	info->nr_full = dev->nr_full;
+	info->nr_discard = dev->nr_discard;
+	memcpy(info->nr_nonfull, dev->nr_nonfull, sizeof(info->nr_nonfull));
+	memcpy(info->nr_frag, dev->nr_frag, sizeof(info->nr_frag));
+	sws_spin_unlock(&dev->lock);
+	sws_rcu_read_unlock();
+	return 0;
+}
+
+void sws_swap_totals(struct sws_sim *sim, uint64_t *total, uint64_t *free_slots)
+{
+	if (total)
+		*total = (uint64_t)atomic_load(&sim->total_swap_pages);
+	if (free_slots)
+		*free_slots = (uint64_t)atomic_load(&sim->nr_swap_pages);
+}
+
+bool sws_swap_full(struct sws_sim *sim)
+{
+	/* vm_swap_full(): free * 2 < total */
+	return atomic_load(&sim->nr_swap_pages) * 2 < atomic_load(&sim->total_swap_pages);
+}

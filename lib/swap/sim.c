@@ -1,0 +1,178 @@
+/*
+ * sim.c - the simulation root and its CPUs (attached caller threads).
+ *
+ * The one piece of per-thread state in lib/ lives here: a nesting count of
+ * this thread's liburcu registration, because liburcu's registration is itself
+ * per thread and process-wide (several simulations may share a thread).
+ */
+#include <string.h>
+
+#include "../cache/cache_ops.h"
+#include "swap_internal.h"
+
+static _Thread_local unsigned rcu_thread_depth;
+
+void sws__rcu_thread_get(void)
+{
+	if (rcu_thread_depth++ == 0)
+		urcu_memb_register_thread();
+}
+
+void sws__rcu_thread_put(void)
+{
+	if (rcu_thread_depth && --rcu_thread_depth == 0)
+		urcu_memb_unregister_thread();
+}
+
+const char *sws_backend_name(enum sws_backend backend)
+{
+	switch (backend) {
+	case SWS_BACKEND_DEFAULT:
+	case SWS_BACKEND_SWAP_TABLE:
+		return "swap_table";
+	case SWS_BACKEND_XARRAY:
+		return "xarray";
+	}
+	return "unknown";
+}
+
+int sws_backend_parse(const char *name, enum sws_backend *out)
+{
+	if (!name || !out)
+		return SWS_EINVAL;
+	if (!strcmp(name, "table") || !strcmp(name, "swap_table"))
+		*out = SWS_BACKEND_SWAP_TABLE;
+	else if (!strcmp(name, "xarray"))
+		*out = SWS_BACKEND_XARRAY;
+	else
+		return SWS_EINVAL;
+	return 0;
+}
+
+int sws_sim_create(const struct sws_sim_config *cfg, struct sws_sim **out)
+{
+	static const struct sws_sim_config defaults = {0};
+	if (!out)
+		return SWS_EINVAL;
+	*out = NULL;
+	if (!cfg)
+		cfg = &defaults;
+	if (cfg->version > SWS_SIM_CONFIG_VERSION || (cfg->env && cfg->env->version > SWS_ENV_VERSION))
+		return SWS_EVERSION;
+	if (cfg->reserved || (cfg->env && cfg->env->reserved) || cfg->max_cpus > 4096)
+		return SWS_EINVAL;
+	const struct sws_cache_ops *ops;
+	switch (cfg->backend) {
+	case SWS_BACKEND_DEFAULT:
+	case SWS_BACKEND_SWAP_TABLE:
+		ops = &sws__swap_table_ops;
+		break;
+	case SWS_BACKEND_XARRAY:
+		ops = &sws__xarray_ops;
+		break;
+	default:
+		return SWS_EINVAL;
+	}
+	if (ops->version != SWS_CACHE_OPS_VERSION)
+		return SWS_EVERSION;
+
+	struct sws_mem mem;
+	sws__mem_init(&mem, cfg->env ? &cfg->env->allocator : NULL);
+	struct sws_sim *sim = mem.a.alloc(mem.a.ctx, sizeof(*sim), SWS_CACHELINE);
+	if (!sim)
+		return SWS_ENOMEM;
+	memset(sim, 0, sizeof(*sim));
+	sws__mem_init(&sim->mem, &mem.a);
+	atomic_fetch_add(&sim->mem.bytes[SWS_MEM_sim], (int64_t)sizeof(*sim));
+	if (cfg->env)
+		sim->env = *cfg->env;
+	sim->ops = ops;
+	sim->backend = cfg->backend ? cfg->backend : SWS_BACKEND_SWAP_TABLE;
+	sim->max_cpus = cfg->max_cpus ? cfg->max_cpus : 256;
+	sws_spin_init(&sim->swap_lock);
+	sws_spin_init(&sim->avail_lock);
+	sws_spin_init(&sim->cpu_lock);
+	sws_list_init(&sim->avail_head);
+	sim->cpus = sws__mem_zalloc(&sim->mem, SWS_MEM_sim, sizeof(*sim->cpus) * sim->max_cpus, 0);
+	if (!sim->cpus) {
+		mem.a.free(mem.a.ctx, sim, sizeof(*sim));
+		return SWS_ENOMEM;
+	}
+	*out = sim;
+	return 0;
+}
+
+void sws_sim_destroy(struct sws_sim *sim)
+{
+	if (!sim)
+		return;
+	for (int t = 0; t < SWS_MAX_SWAPFILES; t++)
+		if (sws__device(sim, (unsigned)t))
+			sws__device_remove(sim, t, true);
+	sws_rcu_barrier();
+	for (unsigned i = 0; i < sim->max_cpus; i++)
+		if (sim->cpus[i])
+			sws__mem_free(&sim->mem, SWS_MEM_sim, sim->cpus[i], sizeof(struct sws_cpu));
+	sws__mem_free(&sim->mem, SWS_MEM_sim, sim->cpus, sizeof(*sim->cpus) * sim->max_cpus);
+	struct sws_allocator a = sim->mem.a;
+	a.free(a.ctx, sim, sizeof(*sim));
+}
+
+void sws_sim_quiesce(struct sws_sim *sim)
+{
+	(void)sim;
+	sws_rcu_barrier();
+}
+
+enum sws_backend sws_sim_backend(const struct sws_sim *sim) { return sim->backend; }
+
+int sws_cpu_attach(struct sws_sim *sim, struct sws_cpu **out)
+{
+	if (!sim || !out)
+		return SWS_EINVAL;
+	struct sws_cpu *cpu = sws__mem_zalloc(&sim->mem, SWS_MEM_sim, sizeof(*cpu), SWS_CACHELINE);
+	if (!cpu)
+		return SWS_ENOMEM;
+	cpu->sim = sim;
+	for (int o = 0; o < SWS_NR_ORDERS; o++)
+		cpu->pcp[o].type = -1;
+	sws_spin_lock(&sim->cpu_lock);
+	unsigned id = sim->max_cpus;
+	for (unsigned i = 0; i < sim->max_cpus; i++) {
+		if (!sim->cpus[i]) {
+			id = i;
+			break;
+		}
+	}
+	if (id == sim->max_cpus) {
+		sws_spin_unlock(&sim->cpu_lock);
+		sws__mem_free(&sim->mem, SWS_MEM_sim, cpu, sizeof(*cpu));
+		return SWS_ENOCPU;
+	}
+	cpu->id = id;
+	sim->cpus[id] = cpu;
+	sws_spin_unlock(&sim->cpu_lock);
+	sws__rcu_thread_get();
+	*out = cpu;
+	return 0;
+}
+
+void sws_cpu_detach(struct sws_cpu *cpu)
+{
+	if (!cpu)
+		return;
+	struct sws_sim *sim = cpu->sim;
+	sws_spin_lock(&sim->cpu_lock);
+	for (int c = 0; c < SWS_NR_COUNTERS; c++)
+		atomic_fetch_add(&sim->ctr[c], atomic_load(&cpu->ctr[c]));
+	for (int c = 0; c < SWS_NR_ORDER_COUNTERS; c++)
+		for (int o = 0; o < SWS_NR_ORDERS; o++)
+			atomic_fetch_add(&sim->octr[c][o], atomic_load(&cpu->octr[c][o]));
+	atomic_fetch_add(&sim->nr_swapcache, atomic_load(&cpu->nr_swapcache));
+	sim->cpus[cpu->id] = NULL;
+	sws_spin_unlock(&sim->cpu_lock);
+	sws__mem_free(&sim->mem, SWS_MEM_sim, cpu, sizeof(*cpu));
+	sws__rcu_thread_put();
+}
+
+unsigned sws_cpu_id(const struct sws_cpu *cpu) { return cpu->id; }

@@ -1,0 +1,231 @@
+/*
+ * swap_internal.h - the objects of the swap core: the simulation root, CPUs,
+ * devices (swap_info_struct) and clusters (swap_cluster_info).
+ *
+ * Ownership:   sws_sim ─┬─ devices[type] (RCU-published) ─┬─ cluster_info[]
+ *                       │                                  ├─ backend per-device data (dev->cache)
+ *                       │                                  └─ backing store
+ *                       ├─ cpus[] (one per attached thread, per-order cluster cache, counters)
+ *                       └─ the backend's ops table (const)
+ *
+ * Locks, in the order they nest (outer first):
+ *   sim->swap_lock      swapon/swapoff, the device table
+ *   ci->lock            one cluster: its count, order and every slot in it
+ *   xa space lock       XArray backend only, nests inside ci->lock
+ *   dev->lock           a device's cluster lists (taken inside ci->lock; the
+ *                       allocator walks lists with dev->lock and trylocks ci)
+ *   sim->avail_lock     the list of devices that have free slots
+ *   dev->global_cluster_lock  rotational devices' shared next[order]
+ * Readers of the device table and of swap-cache entries run under the RCU
+ * read lock; every public per-slot call holds it for its whole duration, so
+ * swapoff's synchronize_rcu() waits for calls in flight.
+ */
+#ifndef SWS_SWAP_INTERNAL_H
+#define SWS_SWAP_INTERNAL_H
+
+#include <stdbool.h>
+#include <swapsim/swapsim.h>
+
+#include "../common/compiler.h"
+#include "../common/list.h"
+#include "../common/mem.h"
+#include "../common/rcu.h"
+#include "../common/spinlock.h"
+
+struct sws_cache_ops;
+
+/* ci->flags: which list a cluster is on (kernel CLUSTER_FLAG_*). */
+enum sws_cluster_flag {
+	SWS_CLUSTER_NONE = 0, /* isolated: off every list, owned by a lock holder */
+	SWS_CLUSTER_FREE,
+	SWS_CLUSTER_NONFULL,
+	SWS_CLUSTER_FRAG,
+	SWS_CLUSTER_FULL,
+	SWS_CLUSTER_DISCARD,
+	SWS_CLUSTER_USABLE = SWS_CLUSTER_FRAG, /* flag <= USABLE: may be allocated from */
+};
+
+/* struct swap_cluster_info, 6.12-6.17 layout: 24 bytes. */
+struct sws_cluster {
+	sws_spinlock_t lock;
+	uint16_t count; /* allocated slots (bad slots included), 0..512 */
+	uint8_t flags;
+	uint8_t order;  /* the order this cluster serves */
+	struct sws_list list;
+};
+
+
+struct sws_backing_store {
+	enum sws_backing kind;
+	int fd;                /* SWS_BACKING_FILE */
+	_Atomic(uint8_t *) *chunks; /* SWS_BACKING_MEMORY: 2 MiB per cluster, on first write */
+};
+
+#define SWS_INUSE_OFFLIST (1ull << 62) /* SWAP_USAGE_OFFLIST_BIT */
+#define SWS_NO_OFFSET 0                /* "no cached offset": slot 0 is never allocatable */
+
+struct sws_device {
+	struct sws_sim *sim;
+	int type;
+	int prio;
+	uint32_t flags;
+	atomic_bool writeok;      /* SWP_WRITEOK */
+	uint64_t max;             /* slots including header */
+	uint64_t pages;           /* usable slots */
+	_Atomic uint64_t inuse_pages; /* allocated slots | SWS_INUSE_OFFLIST */
+	uint32_t nr_clusters;
+	struct sws_cluster *cluster_info;
+
+	sws_spinlock_t lock;      /* si->lock: the lists below */
+	struct sws_list free_clusters, full_clusters, discard_clusters;
+	struct sws_list nonfull_clusters[SWS_NR_ORDERS];
+	struct sws_list frag_clusters[SWS_NR_ORDERS];
+	uint32_t nr_free, nr_full, nr_discard;
+	uint32_t nr_nonfull[SWS_NR_ORDERS];
+	uint32_t nr_frag[SWS_NR_ORDERS]; /* frag_cluster_nr[] */
+
+	sws_spinlock_t global_cluster_lock; /* rotational devices */
+	uint64_t global_next[SWS_NR_ORDERS];
+
+	void *cache; /* the backend's per-device data */
+	struct sws_backing_store backing;
+	struct sws_list avail_node; /* on sim->avail_head while it has free slots */
+	bool on_avail;
+};
+
+/* A CPU: one attached caller thread. Only its thread writes it. */
+struct sws_cpu {
+	struct sws_sim *sim;
+	unsigned id;
+	struct {
+		int32_t type;  /* -1: none */
+		uint64_t next; /* next offset to try, SWS_NO_OFFSET: none */
+	} pcp[SWS_NR_ORDERS]; /* percpu_swap_cluster */
+	_Atomic uint64_t ctr[SWS_NR_COUNTERS];
+	_Atomic uint64_t octr[SWS_NR_ORDER_COUNTERS][SWS_NR_ORDERS];
+	_Atomic int64_t nr_swapcache; /* this CPU's share of NR_SWAPCACHE (may be negative) */
+};
+
+struct sws_sim {
+	struct sws_mem mem;
+	struct sws_env env;
+	const struct sws_cache_ops *ops;
+	enum sws_backend backend;
+	unsigned max_cpus;
+
+	_Atomic(struct sws_device *) devices[SWS_MAX_SWAPFILES];
+	sws_spinlock_t swap_lock;  /* swapon/swapoff */
+
+	sws_spinlock_t avail_lock; /* swap_avail_lock */
+	struct sws_list avail_head; /* devices with free slots, by priority, RR among equals */
+	int next_default_prio;
+
+	_Atomic int64_t nr_swap_pages; /* free slots, all devices */
+	_Atomic int64_t total_swap_pages;
+	_Atomic int64_t nr_swapcache;  /* NR_SWAPCACHE of detached CPUs */
+
+	sws_spinlock_t cpu_lock;
+	struct sws_cpu **cpus; /* [max_cpus], NULL where free */
+	/* Events counted outside a CPU, and the counters of detached CPUs. */
+	_Atomic uint64_t ctr[SWS_NR_COUNTERS];
+	_Atomic uint64_t octr[SWS_NR_ORDER_COUNTERS][SWS_NR_ORDERS];
+};
+
+/* ---- counters -------------------------------------------------------------- */
+
+/* Count on a CPU: single writer, so a relaxed load + store (no locked RMW). */
+static inline void sws__count(struct sws_cpu *cpu, enum sws_counter c, uint64_t n)
+{
+	sws_store_relaxed(&cpu->ctr[c], sws_load_relaxed(&cpu->ctr[c]) + n);
+}
+
+static inline void sws__count_order(struct sws_cpu *cpu, enum sws_order_counter c, unsigned order)
+{
+	sws_store_relaxed(&cpu->octr[c][order], sws_load_relaxed(&cpu->octr[c][order]) + 1);
+}
+
+/* NR_SWAPCACHE moves by @delta slots (vmstat-style per-CPU delta). */
+static inline void sws__swapcache_mod(struct sws_cpu *cpu, int64_t delta)
+{
+	sws_store_relaxed(&cpu->nr_swapcache, sws_load_relaxed(&cpu->nr_swapcache) + delta);
+}
+
+/* Count outside a CPU (RCU callbacks, swapon): shared atomic. */
+static inline void sws__count_sim(struct sws_sim *sim, enum sws_counter c, uint64_t n)
+{
+	atomic_fetch_add_explicit(&sim->ctr[c], n, memory_order_relaxed);
+}
+
+/* ---- devices and clusters ---------------------------------------------------- */
+
+static inline struct sws_device *sws__device(struct sws_sim *sim, unsigned type)
+{
+	if (type >= SWS_MAX_SWAPFILES)
+		return NULL;
+	return atomic_load_explicit(&sim->devices[type], memory_order_acquire);
+}
+
+static inline uint32_t sws__cluster_idx(const struct sws_device *dev, const struct sws_cluster *ci)
+{
+	return (uint32_t)(ci - dev->cluster_info);
+}
+
+static inline struct sws_cluster *sws__offset_cluster(struct sws_device *dev, uint64_t off)
+{
+	return &dev->cluster_info[off / SWS_CLUSTER_SLOTS];
+}
+
+/* Lock a cluster, counting contention on @cpu (may be NULL). */
+static inline void sws__cluster_lock(struct sws_cpu *cpu, struct sws_cluster *ci)
+{
+	if (sws_spin_lock(&ci->lock) && cpu)
+		sws__count(cpu, SWS_CTR_lock_cluster_contended, 1);
+}
+
+static inline void sws__cluster_unlock(struct sws_cluster *ci) { sws_spin_unlock(&ci->lock); }
+
+/* Slots of @ci that exist on the device: [first, end). */
+static inline uint64_t sws__cluster_end(const struct sws_device *dev, const struct sws_cluster *ci)
+{
+	uint64_t end = ((uint64_t)sws__cluster_idx(dev, ci) + 1) * SWS_CLUSTER_SLOTS;
+	return end < dev->max ? end : dev->max;
+}
+
+/*
+ * __swap_range_free(): @nr slots from @off in locked @ci became free (the
+ * backend already cleared their state). Updates the cluster count, the device
+ * usage and nr_swap_pages, and moves the cluster to the list it now belongs on.
+ */
+void sws__swap_range_free(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci,
+			  uint64_t off, unsigned nr);
+
+/* Usage accounting after slots were allocated in a locked cluster. */
+void sws__swap_range_alloc(struct sws_device *dev, unsigned nr);
+
+/* Move a locked cluster to @list with @flag (the device lock is taken inside). */
+void sws__cluster_move(struct sws_device *dev, struct sws_cluster *ci, struct sws_list *list,
+		       enum sws_cluster_flag flag);
+
+/* relocate_cluster(): after an allocation scan, file a locked cluster by its count. */
+void sws__relocate_cluster(struct sws_device *dev, struct sws_cluster *ci);
+
+/* Device lists and avail list (device.c). */
+void sws__device_add_avail(struct sws_device *dev);
+void sws__device_del_avail(struct sws_device *dev);
+
+/* Backing store (backing.c). */
+int sws__backing_open(struct sws_sim *sim, struct sws_device *dev, const struct sws_device_config *cfg);
+void sws__backing_close(struct sws_device *dev);
+void sws__backing_discard(struct sws_device *dev, uint32_t cluster_idx);
+
+/* __ One slot's state, header and tail slots reported bad. */
+void sws__slot_state_locked(struct sws_device *dev, struct sws_cluster *ci, uint64_t off,
+			    struct sws_slot_state *st);
+
+/* swapoff, or (force) tear down a device whatever it holds (sim destroy). */
+int sws__device_remove(struct sws_sim *sim, int type, bool force);
+
+/* Deferred discard (device.c). @return clusters still waiting. */
+unsigned sws__device_do_discard(struct sws_device *dev, unsigned budget);
+
+#endif

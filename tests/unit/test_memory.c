@@ -1,0 +1,141 @@
+/*
+ * test_memory.c - memory accounting by structure class: static sizes by the
+ * designs' formulas, dynamic memory that follows use (swap tables per cluster,
+ * extend tables, XArray nodes at 576 B each, exactly 261 nodes for a dense
+ * 64 MiB space) and comes back to the baseline once everything is freed.
+ */
+#include "testutil.h"
+
+static struct sws_memory_usage usage(struct sws_sim *sim)
+{
+	struct sws_memory_usage mu;
+	sws_sim_quiesce(sim);
+	sws_sim_memory_usage(sim, &mu);
+	return mu;
+}
+
+static void test_swap_table_memory(void **state)
+{
+	(void)state;
+	struct sws_fixture f;
+	const uint64_t nc = 64;
+	sws_fixture_open(&f, SWS_BACKEND_SWAP_TABLE, nc * SWS_CLUSTER_SLOTS, SWS_SWP_SOLIDSTATE);
+	struct sws_memory_usage mu = usage(f.sim);
+	assert_int_equal(mu.bytes[SWS_MEM_cluster_info], 24 * nc);
+	assert_int_equal(mu.bytes[SWS_MEM_cluster_tables], 24 * nc);
+	assert_int_equal(mu.static_bytes, 48 * nc); /* 0.094 B/slot */
+	assert_int_equal(mu.bytes[SWS_MEM_swap_map] + mu.bytes[SWS_MEM_swap_cgroup] + mu.bytes[SWS_MEM_zeromap], 0);
+	/* Cluster 0 holds the header: its table lives as long as the device. */
+	assert_int_equal(mu.bytes[SWS_MEM_swap_table], 4096);
+	assert_int_equal(mu.bytes[SWS_MEM_memcg_table], 1024);
+	const uint64_t base_dynamic = mu.dynamic_bytes;
+
+	/* Ten order-9 folios: ten clusters, each with a 4 KiB table and a 1 KiB memcg table. */
+	sws_entry_t e[10];
+	for (int i = 0; i < 10; i++)
+		assert_sws(0, sws_folio_alloc_swap(f.cpu, 1 + (uint64_t)i, 9, &e[i]));
+	mu = usage(f.sim);
+	assert_int_equal(mu.bytes[SWS_MEM_swap_table], 11 * 4096);
+	assert_int_equal(mu.bytes[SWS_MEM_memcg_table], 11 * 1024);
+	/* A count above 14 needs the cluster's extend table. */
+	for (int k = 0; k < 15; k++)
+		assert_sws(0, sws_swap_dup(f.cpu, e[0], 1));
+	mu = usage(f.sim);
+	assert_int_equal(mu.bytes[SWS_MEM_extend_table], 2048);
+	for (int k = 0; k < 15; k++)
+		assert_sws(0, sws_swap_put(f.cpu, e[0], 1));
+	for (int i = 0; i < 10; i++)
+		assert_sws(0, sws_swap_cache_del(f.cpu, e[i], 512, 1 + (uint64_t)i, 0));
+	mu = usage(f.sim);
+	assert_int_equal(mu.dynamic_bytes, base_dynamic);
+	struct sws_stats st;
+	sws_stats_snapshot(f.sim, &st);
+	assert_int_equal(st.counters[SWS_CTR_swap_table_free], 10);
+	assert_int_equal(st.mem_peak[SWS_MEM_swap_table], 11 * 4096);
+	sws_fixture_close(&f);
+}
+
+static void test_xarray_memory(void **state)
+{
+	(void)state;
+	struct sws_fixture f;
+	const uint64_t max = 16384 + 1000; /* one dense 64 MiB space, plus a second one */
+	sws_fixture_open(&f, SWS_BACKEND_XARRAY, max, SWS_SWP_SOLIDSTATE);
+	struct sws_memory_usage mu = usage(f.sim);
+	uint64_t nc = (max + 511) / 512;
+	assert_int_equal(mu.bytes[SWS_MEM_cluster_info], 24 * nc);
+	assert_int_equal(mu.bytes[SWS_MEM_swap_map], max);
+	assert_int_equal(mu.bytes[SWS_MEM_swap_cgroup], 2 * max);
+	assert_int_equal(mu.bytes[SWS_MEM_zeromap], (max + 63) / 64 * 8);
+	assert_true(mu.bytes[SWS_MEM_xa_spaces] > 0 && mu.bytes[SWS_MEM_xa_spaces] % 2 == 0);
+	assert_int_equal(mu.bytes[SWS_MEM_swap_table] + mu.bytes[SWS_MEM_cluster_tables], 0);
+	assert_int_equal(mu.bytes[SWS_MEM_xa_node], 0);
+
+	/* Fill the first space: slots 1..16383 (0 is the header), index = offset & 0x3fff. */
+	static sws_entry_t e[16383];
+	for (int i = 0; i < 16383; i++) {
+		assert_sws(0, sws_folio_alloc_swap(f.cpu, 1 + (uint64_t)i, 0, &e[i]));
+		assert_true(sws_swp_offset(e[i]) < 16384);
+	}
+	mu = usage(f.sim);
+	/* Root at shift 12 (4 used slots), 4 nodes at shift 6, 256 leaves: 261 x 576 B. */
+	assert_int_equal(mu.bytes[SWS_MEM_xa_node], 261 * 576);
+	/* Shadows keep the nodes; freeing the slots erases them and the nodes go. */
+	for (int i = 0; i < 16383; i++) {
+		assert_sws(0, sws_swap_dup(f.cpu, e[i], 1));
+		assert_sws(0, sws_swap_cache_del(f.cpu, e[i], 1, 1 + (uint64_t)i, 5));
+	}
+	assert_int_equal(usage(f.sim).bytes[SWS_MEM_xa_node], 261 * 576);
+	for (int i = 0; i < 16383; i++)
+		assert_sws(0, sws_swap_put(f.cpu, e[i], 1));
+	mu = usage(f.sim);
+	assert_int_equal(mu.bytes[SWS_MEM_xa_node], 0);
+	assert_int_equal(mu.dynamic_bytes, 0);
+	sws_fixture_close(&f);
+}
+
+/* The injected allocator sees every byte, and gets every byte back. */
+static void test_injected_allocator(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_test_alloc ta;
+	sws_test_alloc_init(&ta);
+	struct sws_env env = {.allocator = ta.a};
+	struct sws_sim_config cfg = {.backend = b, .env = &env};
+	struct sws_sim *sim;
+	struct sws_cpu *cpu;
+	int type;
+	assert_sws(0, sws_sim_create(&cfg, &sim));
+	assert_sws(0, sws_cpu_attach(sim, &cpu));
+	struct sws_device_config dc = {.nr_slots = 20000, .flags = SWS_SWP_SOLIDSTATE,
+				       .backing = SWS_BACKING_MEMORY};
+	assert_sws(0, sws_swapon(sim, &dc, &type));
+	sws_entry_t e;
+	static unsigned char page[SWS_PAGE_SIZE];
+	assert_sws(0, sws_folio_alloc_swap(cpu, 3, 4, &e));
+	assert_sws(0, sws_swap_writepage(cpu, e, page));
+	struct sws_memory_usage mu = usage(sim);
+	assert_int_equal(mu.bytes[SWS_MEM_backing], 2u << 20);
+	uint64_t accounted = 0;
+	for (int c = 0; c < SWS_NR_MEM_CLASSES; c++)
+		accounted += mu.bytes[c];
+	assert_int_equal((uint64_t)ta.live_bytes, accounted); /* every byte charged to a class */
+	sws_cpu_detach(cpu);
+	sws_sim_destroy(sim); /* destroy drops a device that still holds slots */
+	assert_int_equal(ta.live_bytes, 0);
+	assert_true(ta.calls > 5);
+}
+
+static enum sws_backend backend_table = SWS_BACKEND_SWAP_TABLE;
+static enum sws_backend backend_xarray = SWS_BACKEND_XARRAY;
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_swap_table_memory),
+		cmocka_unit_test(test_xarray_memory),
+		cmocka_unit_test_prestate(test_injected_allocator, &backend_table),
+		cmocka_unit_test_prestate(test_injected_allocator, &backend_xarray),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

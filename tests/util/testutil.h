@@ -1,0 +1,59 @@
+/* testutil.h - shared helpers for libswapsim's cmocka tests. */
+#ifndef SWS_TESTUTIL_H
+#define SWS_TESTUTIL_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <swapsim/swapsim.h>
+
+/* Assert an SWS call returned @want, printing names on failure. */
+#define assert_sws(want, call)                                                                \
+	do {                                                                                  \
+		int sws__got = (call);                                                        \
+		if (sws__got != (want))                                                       \
+			fail_msg("%s: got %s, want %s", #call, sws_error_name(sws__got),      \
+				 sws_error_name(want));                                       \
+	} while (0)
+
+/* Assert the invariants of reference 9.2 hold. */
+#define assert_consistent(sim)                                                  \
+	do {                                                                    \
+		char sws__msg[256];                                             \
+		if (sws_swap_check((sim), sws__msg, sizeof(sws__msg)))          \
+			fail_msg("invariant violated: %s", sws__msg);           \
+	} while (0)
+
+/* A simulation with one attached CPU and one device of @nr_slots (SSD). */
+struct sws_fixture {
+	struct sws_sim *sim;
+	struct sws_cpu *cpu;
+	int type;
+};
+void sws_fixture_open(struct sws_fixture *f, enum sws_backend backend, uint64_t nr_slots, uint32_t flags);
+void sws_fixture_close(struct sws_fixture *f);
+
+/* A counting allocator that can fail the Nth allocation (1-based; 0: never). */
+struct sws_test_alloc {
+	struct sws_allocator a;
+	uint64_t calls;
+	uint64_t fail_nth;
+	int64_t live_bytes;
+};
+void sws_test_alloc_init(struct sws_test_alloc *ta);
+
+/* Deterministic PRNG (splitmix64). */
+static inline uint64_t sws_test_rand(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* A path for a scratch file under the test directory. */
+const char *sws_test_path(char *buf, size_t len, const char *name);
+
+#endif
