@@ -113,9 +113,8 @@ int sws_swap_cache_get_shadow(struct sws_cpu *cpu, sws_entry_t entry, uint64_t *
  * swap_cache_del_folio(): remove folio @pfn from @nr slots, leaving @shadow
  * (0: none; below 2^SWS_SHADOW_BITS) in each. Slots whose count is 0 are freed.
  * @return 0; SWS_ENOTCACHED (a slot holds no folio); SWS_EMISMATCH (another
- *         folio); SWS_EINVAL; SWS_EBADENTRY; SWS_ENOMEM (XArray backend only:
- *         its 6.17 delete cannot fail, we never allocate on this path, so
- *         never in practice).
+ *         folio); SWS_EINVAL; SWS_EBADENTRY. Never SWS_ENOMEM: deleting never
+ *         allocates (the XArray baseline overwrites slots the add created).
  */
 int sws_swap_cache_del(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, uint64_t pfn,
 		       uint64_t shadow);

@@ -263,6 +263,16 @@ static void slot_clear(struct cluster_tables *ct, _Atomic uint64_t *t, unsigned 
 		ct->extend_table[i] = 0;
 }
 
+/* __ swap_extend_table_try_free(): drop the extend table once no count needs it. */
+static void extend_table_try_free(struct sws_sim *sim, struct cluster_tables *ct)
+{
+	for (unsigned i = 0; i < SWS_CLUSTER_SLOTS; i++)
+		if (ct->extend_table[i])
+			return;
+	sws__mem_free(&sim->mem, SWS_MEM_extend_table, ct->extend_table, EXTEND_BYTES);
+	ct->extend_table = NULL;
+}
+
 static int st_put(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr)
 {
 	struct sws_cluster *ci = sws__offset_cluster(dev, off);
@@ -278,9 +288,11 @@ static int st_put(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uns
 	for (unsigned i = i0; i < i0 + nr && !rc; i++)
 		if (!tb_count(ct, i, tb_get(t, i)))
 			rc = SWS_ERANGE;
+	bool left_extend = false;
 	for (unsigned i = i0; i < i0 + nr && !rc; i++) {
 		uint64_t tb = tb_get(t, i);
 		uint32_t c = tb_count(ct, i, tb) - 1;
+		left_extend |= c + 1 == SWP_TB_COUNT_MAX;
 		if (!c && swp_tb_is_shadow(tb)) {
 			slot_clear(ct, t, i);
 			freed++;
@@ -288,6 +300,8 @@ static int st_put(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uns
 			tb_set(t, i, tb_with_count(ct, i, tb, c));
 		}
 	}
+	if (left_extend)
+		extend_table_try_free(dev->sim, ct);
 	if (freed)
 		sws__swap_range_free(cpu, dev, ci, off, freed);
 	sws__cluster_unlock(ci);

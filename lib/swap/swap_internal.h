@@ -10,12 +10,15 @@
  *
  * Locks, in the order they nest (outer first):
  *   sim->swap_lock      swapon/swapoff, the device table
+ *   dev->global_cluster_lock  rotational devices' shared next[order] (held
+ *                       across the whole slow-path allocation on that device)
  *   ci->lock            one cluster: its count, order and every slot in it
  *   xa space lock       XArray backend only, nests inside ci->lock
+ *   dev cont_lock       XArray backend only (continuation pages), inside
+ *                       ci->lock; nothing is taken under it
  *   dev->lock           a device's cluster lists (taken inside ci->lock; the
  *                       allocator walks lists with dev->lock and trylocks ci)
  *   sim->avail_lock     the list of devices that have free slots
- *   dev->global_cluster_lock  rotational devices' shared next[order]
  * Readers of the device table and of swap-cache entries run under the RCU
  * read lock; every public per-slot call holds it for its whole duration, so
  * swapoff's synchronize_rcu() waits for calls in flight.

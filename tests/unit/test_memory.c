@@ -42,8 +42,12 @@ static void test_swap_table_memory(void **state)
 		assert_sws(0, sws_swap_dup(f.cpu, e[0], 1));
 	mu = usage(f.sim);
 	assert_int_equal(mu.bytes[SWS_MEM_extend_table], 2048);
+	assert_sws(0, sws_swap_dup(f.cpu, e[0] + 1, 1));
 	for (int k = 0; k < 15; k++)
 		assert_sws(0, sws_swap_put(f.cpu, e[0], 1));
+	/* swap_extend_table_try_free(): gone once no count in the cluster needs it. */
+	assert_int_equal(usage(f.sim).bytes[SWS_MEM_extend_table], 0);
+	assert_sws(0, sws_swap_put(f.cpu, e[0] + 1, 1));
 	for (int i = 0; i < 10; i++)
 		assert_sws(0, sws_swap_cache_del(f.cpu, e[i], 512, 1 + (uint64_t)i, 0));
 	mu = usage(f.sim);
@@ -59,7 +63,7 @@ static void test_xarray_memory(void **state)
 {
 	(void)state;
 	struct sws_fixture f;
-	const uint64_t max = 16384 + 1000; /* one dense 64 MiB space, plus a second one */
+	const uint64_t max = 16384 + 1024; /* one dense 64 MiB space, plus two clusters of a second */
 	sws_fixture_open(&f, SWS_BACKEND_XARRAY, max, SWS_SWP_SOLIDSTATE);
 	struct sws_memory_usage mu = usage(f.sim);
 	uint64_t nc = (max + 511) / 512;
