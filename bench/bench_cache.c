@@ -7,6 +7,9 @@
  * Ops (million operations per second, summed over threads):
  *   lookup_hit    random sws_swap_cache_lookup() of slots holding a folio
  *   lookup_miss   random lookups of slots holding a shadow (a refault's miss)
+ *   lookup_hit_chain  the same as lookup_hit, but each slot number depends on
+ *                 the previous lookup's result: latency (dependent loads), not
+ *                 throughput (instructions); the array has a chained row too
  *   add_del_o0/o4 swap-in add + delete of an order-0/4 folio on shadow slots
  *   alloc_free_o0 folio_alloc_swap() + delete of the oldest of 64 live slots
  *                 (count 0: the slot is freed): order-0 alloc+free, per-CPU path
@@ -14,6 +17,7 @@
  *                 shadow), then swap-in of an older page (lookup miss, add,
  *                 put, delete freeing the slot): 7 calls, counted as 1 cycle
  *   array/lookup  a relaxed atomic load from a u64 array of the same size
+ *   array/lookup_chain  the same loads, each index depending on the last value
  *
  * Usage: swapsim-bench-cache [--json] [--quick] [--threads N] [--slots N] [--ms MS] [--reps N]
  */
@@ -30,9 +34,19 @@
 
 #include <swapsim/swapsim.h>
 
-enum op { OP_LOOKUP_HIT, OP_LOOKUP_MISS, OP_ADD_DEL_O0, OP_ADD_DEL_O4, OP_ALLOC_FREE_O0, OP_MIXED, NR_OPS };
-static const char *const op_names[NR_OPS] = {"lookup_hit",    "lookup_miss", "add_del_o0",
-					     "add_del_o4",    "alloc_free_o0", "mixed"};
+enum op {
+	OP_LOOKUP_HIT,
+	OP_LOOKUP_MISS,
+	OP_LOOKUP_HIT_CHAIN,
+	OP_ADD_DEL_O0,
+	OP_ADD_DEL_O4,
+	OP_ALLOC_FREE_O0,
+	OP_MIXED,
+	NR_OPS
+};
+static const char *const op_names[NR_OPS] = {"lookup_hit", "lookup_miss",   "lookup_hit_chain",
+					     "add_del_o0", "add_del_o4",    "alloc_free_o0",
+					     "mixed"};
 
 struct options {
 	int json, quick;
@@ -103,6 +117,42 @@ struct worker {
 };
 
 #define BATCH 256
+
+/* The next slot of a dependent chain: a function of the last index and the
+ * value read, so the next load cannot start before the last one finished. */
+static inline uint64_t chain_next(uint64_t idx, uint64_t value, uint64_t n)
+{
+	uint64_t h = (idx * 0x9e3779b97f4a7c15ull + value + 1) * 0xbf58476d1ce4e5b9ull;
+	return (uint64_t)(((__uint128_t)h * n) >> 64);
+}
+
+static uint64_t run_array_chain(struct bench *b)
+{
+	uint64_t ops = 0, idx = 1;
+	while (!atomic_load_explicit(&b->stop, memory_order_relaxed)) {
+		for (int i = 0; i < BATCH; i++)
+			idx = chain_next(idx, atomic_load_explicit(&b->array[idx], memory_order_relaxed),
+					 b->slots - 1) + 1;
+		ops += BATCH;
+	}
+	if (idx == 0)
+		fputc(' ', stderr);
+	return ops;
+}
+
+static uint64_t run_lookup_chain(struct bench *b, struct sws_cpu *cpu, int type)
+{
+	uint64_t ops = 0, idx = 1;
+	while (!atomic_load_explicit(&b->stop, memory_order_relaxed)) {
+		for (int i = 0; i < BATCH; i++)
+			idx = chain_next(idx, sws_swap_cache_lookup(cpu, sws_swp_entry((unsigned)type, idx)),
+					 b->slots - 1) + 1;
+		ops += BATCH;
+	}
+	if (idx == 0)
+		fputc(' ', stderr);
+	return ops;
+}
 
 static uint64_t run_array(struct bench *b, uint64_t *seed)
 {
@@ -223,8 +273,12 @@ static void *worker_main(void *arg)
 	if (!b->array)
 		CHECK(sws_cpu_attach(b->sim, &cpu));
 	pthread_barrier_wait(&b->start);
-	if (b->array)
+	if (b->array && b->op == OP_LOOKUP_HIT_CHAIN)
+		ops = run_array_chain(b);
+	else if (b->array)
 		ops = run_array(b, &seed);
+	else if (b->op == OP_LOOKUP_HIT_CHAIN)
+		ops = run_lookup_chain(b, cpu, b->dev_hit);
 	else if (b->op == OP_LOOKUP_HIT)
 		ops = run_lookup(b, cpu, b->dev_hit, &seed);
 	else if (b->op == OP_LOOKUP_MISS)
@@ -340,7 +394,9 @@ static void print_results(const struct options *o)
 					continue;
 				if (!strcmp(rows[j].backend, "swap_table") && !strcmp(rows[j].op, r->op))
 					table = rows[j].mops;
-				if (!strcmp(rows[j].backend, "array"))
+				/* The floor of the same kind: chained or independent loads. */
+				if (!strcmp(rows[j].backend, "array") &&
+				    !strstr(rows[j].op, "chain") == !strstr(r->op, "chain"))
 					array = rows[j].mops;
 			}
 			printf("%s\n {\"backend\":\"%s\",\"op\":\"%s\",\"threads\":%u,\"mops\":%.3f,\"ns_per_op\":%.2f",
@@ -434,7 +490,10 @@ int main(int argc, char **argv)
 	}
 	for (unsigned t = 1; t <= o.max_threads; t = t * 2 > o.max_threads && t < o.max_threads ? o.max_threads : t * 2) {
 		struct bench ab = {.slots = o.slots, .array = array, .threads = t, .seconds = o.ms / 1000.0};
+		ab.op = OP_LOOKUP_HIT;
 		add_row("array", "lookup", t, run_median(&ab, o.reps));
+		ab.op = OP_LOOKUP_HIT_CHAIN;
+		add_row("array", "lookup_chain", t, run_median(&ab, o.reps));
 		for (int op = 0; op < NR_OPS; op++) {
 			/* Interleave the backends case by case so drift hits both alike. */
 			for (int k = 0; k < 2; k++) {

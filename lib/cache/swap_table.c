@@ -37,10 +37,17 @@
 #define EXTEND_BYTES (SWS_CLUSTER_SLOTS * sizeof(uint32_t))
 #define MEMCG_BYTES (SWS_CLUSTER_SLOTS * sizeof(uint16_t))
 
+/* The cold per-cluster pointers; the hot table pointers have their own array. */
 struct cluster_tables {
-	_Atomic(_Atomic uint64_t *) table;
 	uint32_t *extend_table;
 	uint16_t *memcg_table;
+};
+
+/* dev->cache: table pointers packed densely (8 B per cluster, the only thing a
+ * lookup touches before the entry), the rest beside them. */
+struct st_device {
+	_Atomic(_Atomic uint64_t *) *tables;
+	struct cluster_tables *cts;
 };
 
 /* Written over a released memcg table to free the swap table after a grace period. */
@@ -50,17 +57,25 @@ struct table_rcu {
 	_Atomic uint64_t *table;
 };
 static_assert(sizeof(struct table_rcu) <= MEMCG_BYTES, "RCU carrier must fit a memcg table");
-static_assert(sizeof(struct cluster_tables) == 24, "three pointers, as in phase IV");
+static_assert(sizeof(struct cluster_tables) + sizeof(void *) == 24, "three pointers, as in phase IV");
+
+static inline struct st_device *st_dev(struct sws_device *dev) { return dev->cache; }
 
 static inline struct cluster_tables *ct_of(struct sws_device *dev, uint64_t off)
 {
-	return &((struct cluster_tables *)dev->cache)[off / SWS_CLUSTER_SLOTS];
+	return &st_dev(dev)->cts[off / SWS_CLUSTER_SLOTS];
+}
+
+/* The table pointer of the cluster whose cold pointers are @ct. */
+static inline _Atomic(_Atomic uint64_t *) *tslot(struct sws_device *dev, struct cluster_tables *ct)
+{
+	return &st_dev(dev)->tables[ct - st_dev(dev)->cts];
 }
 
 /* __ The table of a locked, in-use cluster. */
-static inline _Atomic uint64_t *locked_table(struct cluster_tables *ct)
+static inline _Atomic uint64_t *locked_table(struct sws_device *dev, struct cluster_tables *ct)
 {
-	return atomic_load_explicit(&ct->table, memory_order_relaxed);
+	return atomic_load_explicit(tslot(dev, ct), memory_order_relaxed);
 }
 
 static inline uint64_t tb_get(_Atomic uint64_t *t, unsigned i)
@@ -96,8 +111,9 @@ static uint64_t tb_with_count(struct cluster_tables *ct, unsigned i, uint64_t tb
 
 /* ---- cluster lifecycle -------------------------------------------------------------- */
 
-static int tables_alloc(struct sws_sim *sim, struct cluster_tables *ct)
+static int tables_alloc(struct sws_device *dev, struct cluster_tables *ct)
 {
+	struct sws_sim *sim = dev->sim;
 	_Atomic uint64_t *t = sws__mem_zalloc(&sim->mem, SWS_MEM_swap_table, TABLE_BYTES, 4096);
 	uint16_t *memcg = sws__mem_zalloc(&sim->mem, SWS_MEM_memcg_table, MEMCG_BYTES, 64);
 	if (!t || !memcg) {
@@ -106,14 +122,14 @@ static int tables_alloc(struct sws_sim *sim, struct cluster_tables *ct)
 		return SWS_ENOMEM;
 	}
 	ct->memcg_table = memcg;
-	atomic_store_explicit(&ct->table, t, memory_order_release);
+	atomic_store_explicit(tslot(dev, ct), t, memory_order_release);
 	return 0;
 }
 
 static int st_cluster_get(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci)
 {
 	uint64_t base = (uint64_t)sws__cluster_idx(dev, ci) * SWS_CLUSTER_SLOTS;
-	int rc = tables_alloc(dev->sim, ct_of(dev, base));
+	int rc = tables_alloc(dev, ct_of(dev, base));
 	if (!rc)
 		sws__count(cpu, SWS_CTR_swap_table_alloc, 1);
 	return rc;
@@ -127,16 +143,17 @@ static void table_free_rcu(struct rcu_head *head)
 	sws__mem_free(&sim->mem, SWS_MEM_swap_table, r->table, TABLE_BYTES);
 	sws__mem_free(&sim->mem, SWS_MEM_memcg_table, r, MEMCG_BYTES);
 	sws__count_sim(sim, SWS_CTR_swap_table_free, 1);
+	sws_rcu_callback_end();
 }
 
 static void st_cluster_put(struct sws_device *dev, struct sws_cluster *ci)
 {
 	struct sws_sim *sim = dev->sim;
 	struct cluster_tables *ct = ct_of(dev, (uint64_t)sws__cluster_idx(dev, ci) * SWS_CLUSTER_SLOTS);
-	_Atomic uint64_t *t = locked_table(ct);
+	_Atomic uint64_t *t = locked_table(dev, ct);
 	if (!t)
 		return;
-	atomic_store_explicit(&ct->table, NULL, memory_order_release);
+	atomic_store_explicit(tslot(dev, ct), NULL, memory_order_release);
 	sws__mem_free(&sim->mem, SWS_MEM_extend_table, ct->extend_table, EXTEND_BYTES);
 	ct->extend_table = NULL;
 	struct table_rcu *r = (struct table_rcu *)(void *)ct->memcg_table;
@@ -146,52 +163,62 @@ static void st_cluster_put(struct sws_device *dev, struct sws_cluster *ci)
 	sws_call_rcu(&r->head, table_free_rcu);
 }
 
-static void tables_free_now(struct sws_sim *sim, struct cluster_tables *ct)
+static void tables_free_now(struct sws_device *dev, struct cluster_tables *ct)
 {
-	sws__mem_free(&sim->mem, SWS_MEM_swap_table, locked_table(ct), TABLE_BYTES);
+	struct sws_sim *sim = dev->sim;
+	sws__mem_free(&sim->mem, SWS_MEM_swap_table, locked_table(dev, ct), TABLE_BYTES);
 	sws__mem_free(&sim->mem, SWS_MEM_extend_table, ct->extend_table, EXTEND_BYTES);
 	sws__mem_free(&sim->mem, SWS_MEM_memcg_table, ct->memcg_table, MEMCG_BYTES);
-	atomic_store(&ct->table, NULL);
+	atomic_store(tslot(dev, ct), NULL);
 	ct->extend_table = NULL;
 	ct->memcg_table = NULL;
 }
 
 static void st_device_fini(struct sws_device *dev)
 {
-	struct cluster_tables *cts = dev->cache;
-	if (!cts)
+	struct st_device *st = dev->cache;
+	struct sws_mem *mem = &dev->sim->mem;
+	if (!st)
 		return;
-	for (uint32_t c = 0; c < dev->nr_clusters; c++)
-		tables_free_now(dev->sim, &cts[c]);
-	sws__mem_free(&dev->sim->mem, SWS_MEM_cluster_tables, cts, sizeof(*cts) * dev->nr_clusters);
+	for (uint32_t c = 0; st->tables && st->cts && c < dev->nr_clusters; c++)
+		tables_free_now(dev, &st->cts[c]);
+	sws__mem_free(mem, SWS_MEM_cluster_tables, st->tables, sizeof(*st->tables) * dev->nr_clusters);
+	sws__mem_free(mem, SWS_MEM_cluster_tables, st->cts, sizeof(*st->cts) * dev->nr_clusters);
+	sws__mem_free(mem, SWS_MEM_sim, st, sizeof(*st));
 	dev->cache = NULL;
 }
 
 /* swapon: clusters holding bad slots (header, tail) keep a table for life. */
 static int st_device_init(struct sws_device *dev)
 {
-	struct sws_sim *sim = dev->sim;
-	struct cluster_tables *cts =
-		sws__mem_zalloc(&sim->mem, SWS_MEM_cluster_tables, sizeof(*cts) * dev->nr_clusters, 0);
-	if (!cts)
+	struct sws_mem *mem = &dev->sim->mem;
+	struct st_device *st = sws__mem_zalloc(mem, SWS_MEM_sim, sizeof(*st), 0);
+	if (!st)
 		return SWS_ENOMEM;
-	dev->cache = cts;
+	dev->cache = st;
+	st->tables = sws__mem_zalloc(mem, SWS_MEM_cluster_tables, sizeof(*st->tables) * dev->nr_clusters, 64);
+	st->cts = sws__mem_zalloc(mem, SWS_MEM_cluster_tables, sizeof(*st->cts) * dev->nr_clusters, 0);
+	if (!st->tables || !st->cts) {
+		st_device_fini(dev);
+		return SWS_ENOMEM;
+	}
+	struct cluster_tables *cts = st->cts;
 	uint32_t last = dev->nr_clusters - 1;
 	uint32_t with_bad[2] = {0, last};
 	for (unsigned k = 0; k < 2; k++) {
 		uint32_t c = with_bad[k];
-		if (!dev->cluster_info[c].count || atomic_load(&cts[c].table))
+		if (!dev->cluster_info[c].count || atomic_load(tslot(dev, &cts[c])))
 			continue;
-		if (tables_alloc(sim, &cts[c])) {
+		if (tables_alloc(dev, &cts[c])) {
 			st_device_fini(dev);
 			return SWS_ENOMEM;
 		}
-		sws__count_sim(sim, SWS_CTR_swap_table_alloc, 1);
+		sws__count_sim(dev->sim, SWS_CTR_swap_table_alloc, 1);
 	}
-	tb_set(locked_table(&cts[0]), 0, SWP_TB_BAD);
+	tb_set(locked_table(dev, &cts[0]), 0, SWP_TB_BAD);
 	uint64_t base = (uint64_t)last * SWS_CLUSTER_SLOTS;
 	for (uint64_t off = dev->max; off < base + SWS_CLUSTER_SLOTS; off++)
-		tb_set(locked_table(&cts[last]), slot_idx(off), SWP_TB_BAD);
+		tb_set(locked_table(dev, &cts[last]), slot_idx(off), SWP_TB_BAD);
 	return 0;
 }
 
@@ -200,7 +227,7 @@ static int st_device_init(struct sws_device *dev)
 static bool st_range_free(struct sws_device *dev, struct sws_cluster *ci, uint64_t off, unsigned nr)
 {
 	(void)ci;
-	_Atomic uint64_t *t = locked_table(ct_of(dev, off));
+	_Atomic uint64_t *t = locked_table(dev, ct_of(dev, off));
 	for (unsigned i = slot_idx(off), e = i + nr; i < e; i++)
 		if (!swp_tb_is_null(tb_get(t, i)))
 			return false;
@@ -211,7 +238,7 @@ static void st_range_alloc(struct sws_device *dev, struct sws_cluster *ci, uint6
 			   uint64_t pfn)
 {
 	(void)ci;
-	_Atomic uint64_t *t = locked_table(ct_of(dev, off));
+	_Atomic uint64_t *t = locked_table(dev, ct_of(dev, off));
 	for (unsigned i = slot_idx(off), e = i + nr; i < e; i++)
 		tb_set(t, i, pfn_to_swp_tb(pfn, 0));
 }
@@ -227,7 +254,7 @@ static int st_dup(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uns
 	bool need_extend = false;
 
 	sws__cluster_lock(cpu, ci);
-	_Atomic uint64_t *t = locked_table(ct);
+	_Atomic uint64_t *t = locked_table(dev, ct);
 	for (unsigned i = i0; i < i0 + nr && !rc; i++) {
 		uint64_t tb = t ? tb_get(t, i) : SWP_TB_NULL;
 		if (swp_tb_is_null(tb))
@@ -281,7 +308,7 @@ static int st_put(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uns
 	int rc = 0;
 
 	sws__cluster_lock(cpu, ci);
-	_Atomic uint64_t *t = locked_table(ct);
+	_Atomic uint64_t *t = locked_table(dev, ct);
 	for (unsigned i = i0; i < i0 + nr && !rc; i++)
 		if (swp_tb_is_null(t ? tb_get(t, i) : SWP_TB_NULL))
 			rc = SWS_EFREE;
@@ -314,7 +341,7 @@ static int st_count(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, u
 	struct cluster_tables *ct = ct_of(dev, off);
 	int rc = 0;
 	sws__cluster_lock(cpu, ci);
-	_Atomic uint64_t *t = locked_table(ct);
+	_Atomic uint64_t *t = locked_table(dev, ct);
 	uint64_t tb = t ? tb_get(t, slot_idx(off)) : SWP_TB_NULL;
 	if (swp_tb_is_null(tb))
 		rc = SWS_ENOENT;
@@ -336,7 +363,7 @@ static int st_cache_add(struct sws_cpu *cpu, struct sws_device *dev, uint64_t of
 	int rc = 0;
 
 	sws__cluster_lock(cpu, ci);
-	_Atomic uint64_t *t = locked_table(ct);
+	_Atomic uint64_t *t = locked_table(dev, ct);
 	uint64_t first = t ? tb_get(t, i0) : SWP_TB_NULL;
 	for (unsigned i = i0; i < i0 + nr; i++) {
 		uint64_t tb = t ? tb_get(t, i) : SWP_TB_NULL;
@@ -363,7 +390,7 @@ static int st_cache_add(struct sws_cpu *cpu, struct sws_device *dev, uint64_t of
 
 static uint64_t st_cache_lookup(struct sws_device *dev, uint64_t off)
 {
-	_Atomic uint64_t *t = atomic_load_explicit(&ct_of(dev, off)->table, memory_order_acquire);
+	_Atomic uint64_t *t = atomic_load_explicit(tslot(dev, ct_of(dev, off)), memory_order_acquire);
 	if (!t)
 		return 0;
 	uint64_t tb = tb_get(t, slot_idx(off));
@@ -374,7 +401,7 @@ static int st_cache_get_shadow(struct sws_cpu *cpu, struct sws_device *dev, uint
 			       uint64_t *shadow)
 {
 	(void)cpu; /* lock-free, like swap_cache_get_shadow() */
-	_Atomic uint64_t *t = atomic_load_explicit(&ct_of(dev, off)->table, memory_order_acquire);
+	_Atomic uint64_t *t = atomic_load_explicit(tslot(dev, ct_of(dev, off)), memory_order_acquire);
 	uint64_t tb = t ? tb_get(t, slot_idx(off)) : SWP_TB_NULL;
 	if (swp_tb_is_null(tb))
 		return SWS_ENOENT;
@@ -402,7 +429,7 @@ static int st_cache_del(struct sws_cpu *cpu, struct sws_device *dev, uint64_t of
 	unsigned i0 = slot_idx(off), freed = 0;
 
 	sws__cluster_lock(cpu, ci);
-	_Atomic uint64_t *t = locked_table(ct);
+	_Atomic uint64_t *t = locked_table(dev, ct);
 	int rc = check_cached(t, i0, nr, pfn);
 	for (unsigned i = i0; i < i0 + nr && !rc; i++) {
 		uint64_t tb = tb_get(t, i);
@@ -426,7 +453,7 @@ static int st_cache_replace(struct sws_cpu *cpu, struct sws_device *dev, uint64_
 	unsigned i0 = slot_idx(off);
 
 	sws__cluster_lock(cpu, ci);
-	_Atomic uint64_t *t = locked_table(ct_of(dev, off));
+	_Atomic uint64_t *t = locked_table(dev, ct_of(dev, off));
 	int rc = check_cached(t, i0, nr, old_pfn);
 	for (unsigned i = i0; i < i0 + nr && !rc; i++)
 		tb_set(t, i, pfn_to_swp_tb(new_pfn, swp_tb_flags(tb_get(t, i))));
@@ -451,7 +478,7 @@ static int st_set_zero(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off
 	struct sws_cluster *ci = sws__offset_cluster(dev, off);
 	unsigned i0 = slot_idx(off);
 	sws__cluster_lock(cpu, ci);
-	_Atomic uint64_t *t = locked_table(ct_of(dev, off));
+	_Atomic uint64_t *t = locked_table(dev, ct_of(dev, off));
 	int rc = check_allocated(t, i0, nr);
 	for (unsigned i = i0; i < i0 + nr && !rc; i++) {
 		uint64_t tb = tb_get(t, i);
@@ -468,7 +495,7 @@ static int st_set_memcg(struct sws_cpu *cpu, struct sws_device *dev, uint64_t of
 	struct cluster_tables *ct = ct_of(dev, off);
 	unsigned i0 = slot_idx(off);
 	sws__cluster_lock(cpu, ci);
-	int rc = check_allocated(locked_table(ct), i0, nr);
+	int rc = check_allocated(locked_table(dev, ct), i0, nr);
 	for (unsigned i = i0; i < i0 + nr && !rc; i++)
 		ct->memcg_table[i] = id;
 	sws__cluster_unlock(ci);
@@ -482,7 +509,7 @@ static void st_slot_state(struct sws_device *dev, struct sws_cluster *ci, uint64
 {
 	(void)ci;
 	struct cluster_tables *ct = ct_of(dev, off);
-	_Atomic uint64_t *t = locked_table(ct);
+	_Atomic uint64_t *t = locked_table(dev, ct);
 	unsigned i = slot_idx(off);
 	uint64_t tb = t ? tb_get(t, i) : SWP_TB_NULL;
 	if (swp_tb_is_null(tb))
@@ -512,8 +539,8 @@ static void st_slot_state(struct sws_device *dev, struct sws_cluster *ci, uint64
 static int st_check_cluster(struct sws_device *dev, struct sws_cluster *ci, char *msg, size_t len)
 {
 	uint32_t idx = sws__cluster_idx(dev, ci);
-	struct cluster_tables *ct = &((struct cluster_tables *)dev->cache)[idx];
-	_Atomic uint64_t *t = locked_table(ct);
+	struct cluster_tables *ct = &st_dev(dev)->cts[idx];
+	_Atomic uint64_t *t = locked_table(dev, ct);
 	if (!ci->count) {
 		if (t || ct->extend_table || ct->memcg_table)
 			CORRUPT("cluster %u: free but still has tables", idx);

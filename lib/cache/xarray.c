@@ -151,6 +151,7 @@ static void node_rcu_free(struct rcu_head *head)
 	sws__mem_free(xa->mem, SWS_MEM_xa_node, n, sizeof(*n));
 	if (ctr)
 		atomic_fetch_add_explicit(ctr, 1, memory_order_relaxed);
+	sws_rcu_callback_end();
 }
 
 /* __ @n is unlinked: free it once every reader that may hold it is gone. */

@@ -60,7 +60,9 @@ typedef struct rcu_head sws_rcu_head;
 		sws_rcu_tsan_release();          \
 		urcu_memb_call_rcu((head), (fn)); \
 	} while (0)
-/* First statement of every RCU callback. */
+/* First and last statements of every RCU callback: what the callback did
+ * happens before the return of a later sws_rcu_barrier(). */
 #define sws_rcu_callback_begin() sws_rcu_tsan_acquire()
+#define sws_rcu_callback_end() sws_rcu_tsan_release()
 
 #endif

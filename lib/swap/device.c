@@ -175,13 +175,17 @@ unsigned sws__device_do_discard(struct sws_device *dev, unsigned budget)
 		}
 		struct sws_cluster *ci =
 			sws_list_entry(dev->discard_clusters.next, struct sws_cluster, list);
-		cluster_unlist(dev, ci); /* isolated: DISCARD clusters are never allocated from */
+		/* Off the list, but the flag stays DISCARD (it is only written under
+		 * ci->lock): nobody allocates from it or frees into it meanwhile. */
+		sws_list_del_init(&ci->list);
+		dev->nr_discard--;
 		sws_spin_unlock(&dev->lock);
 
 		sws__backing_discard(dev, sws__cluster_idx(dev, ci));
 		sws__count_sim(dev->sim, SWS_CTR_swap_discard, 1);
 
 		sws__cluster_lock(NULL, ci);
+		ci->flags = SWS_CLUSTER_NONE; /* already off every list */
 		ci->order = 0;
 		sws__cluster_move(dev, ci, &dev->free_clusters, SWS_CLUSTER_FREE);
 		sws__cluster_unlock(ci);
