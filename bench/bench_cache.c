@@ -11,8 +11,9 @@
  *                 the previous lookup's result: latency (dependent loads), not
  *                 throughput (instructions); the array has a chained row too
  *   add_del_o0/o4 swap-in add + delete of an order-0/4 folio on shadow slots
- *   alloc_free_o0 folio_alloc_swap() + delete of the oldest of 64 live slots
- *                 (count 0: the slot is freed): order-0 alloc+free, per-CPU path
+ *   alloc_free_o0 folio_alloc_swap() + delete of the oldest of --window live
+ *                 slots (count 0: the slot is freed): order-0 alloc+free on the
+ *                 per-CPU path
  *   mixed         one page's cycle: swap-out (alloc, dup, delete leaving a
  *                 shadow), then swap-in of an older page (lookup miss, add,
  *                 put, delete freeing the slot): 7 calls, counted as 1 cycle
@@ -20,6 +21,7 @@
  *   array/lookup_chain  the same loads, each index depending on the last value
  *
  * Usage: swapsim-bench-cache [--json] [--quick] [--threads N] [--slots N] [--ms MS] [--reps N]
+ *                            [--ops LIST] [--window N]
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -50,7 +52,9 @@ static const char *const op_names[NR_OPS] = {"lookup_hit", "lookup_miss",   "loo
 
 struct options {
 	int json, quick;
+	const char *ops; /* comma-separated op names to run; NULL: all */
 	unsigned reps;
+	unsigned window;
 	unsigned max_threads;
 	uint64_t slots;
 	unsigned ms;
@@ -102,6 +106,7 @@ struct bench {
 	int dev_hit, dev_shadow, dev_free;
 	uint64_t slots;
 	const _Atomic uint64_t *array; /* array floor (NULL: a backend case) */
+	unsigned window;               /* live slots in alloc_free_o0 */
 	enum op op;
 	unsigned threads;
 	double seconds;
@@ -200,13 +205,18 @@ static uint64_t run_add_del(struct bench *b, struct sws_cpu *cpu, unsigned id, u
 	return ops;
 }
 
-#define LIVE 64
+#define MAX_WINDOW 4096
 
-/* folio_alloc_swap() + free, keeping LIVE slots allocated (FIFO) so the per-CPU
- * cluster is not emptied, and its table released, on every operation. */
+/*
+ * folio_alloc_swap() + free of the oldest of b->window live slots (FIFO). A
+ * window of a cluster or more has swap-out run ahead of frees, as reclaim
+ * does; a small one interleaves them inside the per-CPU cluster, which then
+ * moves frag -> nonfull -> frag under the device lock on every pair.
+ */
 static uint64_t run_alloc_free(struct bench *b, struct sws_cpu *cpu, unsigned id)
 {
-	sws_entry_t live[LIVE];
+	static _Thread_local sws_entry_t live[MAX_WINDOW];
+	const unsigned LIVE = b->window;
 	uint64_t ops = 0, pfn = 1 + (uint64_t)id * (1ull << 32);
 	unsigned head = 0, n = 0;
 	while (!atomic_load_explicit(&b->stop, memory_order_relaxed)) {
@@ -417,15 +427,28 @@ static void print_results(const struct options *o)
 		       rows[i].mops, rows[i].mops > 0 ? 1e3 * rows[i].threads / rows[i].mops : 0.0);
 }
 
+/* Is @name in the --ops list (or is there no list)? */
+static int op_selected(const struct options *o, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = o->ops; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, name, n) && (p[n] == ',' || p[n] == 0))
+			return 1;
+	return o->ops == NULL;
+}
+
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: swapsim-bench-cache [--json] [--quick] [--threads N] [--slots N] [--ms MS] [--reps N]\n"
+	fprintf(f, "usage: swapsim-bench-cache [--json] [--quick] [--threads N] [--slots N] [--ms MS] [--reps N] [--ops LIST]\n"
+		   "                           [--window N]\n"
 		   "  --json       one JSON array of {backend, op, threads, mops, ns_per_op, vs_*}\n"
 		   "  --quick      a few seconds in all (smoke test; figures are not meaningful)\n"
 		   "  --threads N  largest thread count; runs 1, 2, 4, ... N (default: online CPUs)\n"
 		   "  --slots N    slots per device (default 1048576 = 4 GiB of swap)\n"
 		   "  --ms MS      duration of each case in milliseconds (default 200)\n"
-		   "  --reps N     runs of each case; the median is reported (default 3)\n");
+		   "  --reps N     runs of each case; the median is reported (default 3)\n"
+		   "  --ops LIST   only these ops (comma-separated names, see the top of bench_cache.c)\n"
+		   "  --window N   live slots kept by alloc_free_o0 (default 1024: two clusters)\n");
 }
 
 static uint64_t parse_num(const char *opt, const char *s, uint64_t lo, uint64_t hi)
@@ -443,7 +466,7 @@ static uint64_t parse_num(const char *opt, const char *s, uint64_t lo, uint64_t 
 int main(int argc, char **argv)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	struct options o = {0, 0, 3, ncpu > 0 ? (unsigned)ncpu : 1, 1u << 20, 200};
+	struct options o = {0, 0, NULL, 3, 1024, ncpu > 0 ? (unsigned)ncpu : 1, 1u << 20, 200};
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json"))
 			o.json = 1;
@@ -453,6 +476,10 @@ int main(int argc, char **argv)
 			o.max_threads = (unsigned)parse_num("--threads", argv[++i < argc ? i : 0], 1, 64);
 		else if (!strcmp(argv[i], "--slots"))
 			o.slots = parse_num("--slots", argv[++i < argc ? i : 0], 64 * SWS_CLUSTER_SLOTS, 1ull << 28);
+		else if (!strcmp(argv[i], "--ops") && i + 1 < argc)
+			o.ops = argv[++i];
+		else if (!strcmp(argv[i], "--window"))
+			o.window = (unsigned)parse_num("--window", argv[++i < argc ? i : 0], 1, MAX_WINDOW);
 		else if (!strcmp(argv[i], "--reps"))
 			o.reps = (unsigned)parse_num("--reps", argv[++i < argc ? i : 0], 1, 15);
 		else if (!strcmp(argv[i], "--ms"))
@@ -487,6 +514,7 @@ int main(int argc, char **argv)
 		memset(&b[k], 0, sizeof(b[k]));
 		prepare(backends[k], o.slots, &b[k]);
 		b[k].seconds = o.ms / 1000.0;
+		b[k].window = o.window;
 	}
 	for (unsigned t = 1; t <= o.max_threads; t = t * 2 > o.max_threads && t < o.max_threads ? o.max_threads : t * 2) {
 		struct bench ab = {.slots = o.slots, .array = array, .threads = t, .seconds = o.ms / 1000.0};
@@ -495,6 +523,8 @@ int main(int argc, char **argv)
 		ab.op = OP_LOOKUP_HIT_CHAIN;
 		add_row("array", "lookup_chain", t, run_median(&ab, o.reps));
 		for (int op = 0; op < NR_OPS; op++) {
+			if (!op_selected(&o, op_names[op]))
+				continue;
 			/* Interleave the backends case by case so drift hits both alike. */
 			for (int k = 0; k < 2; k++) {
 				b[k].op = (enum op)op;

@@ -37,19 +37,6 @@
 #define EXTEND_BYTES (SWS_CLUSTER_SLOTS * sizeof(uint32_t))
 #define MEMCG_BYTES (SWS_CLUSTER_SLOTS * sizeof(uint16_t))
 
-/* The cold per-cluster pointers; the hot table pointers have their own array. */
-struct cluster_tables {
-	uint32_t *extend_table;
-	uint16_t *memcg_table;
-};
-
-/* dev->cache: table pointers packed densely (8 B per cluster, the only thing a
- * lookup touches before the entry), the rest beside them. */
-struct st_device {
-	_Atomic(_Atomic uint64_t *) *tables;
-	struct cluster_tables *cts;
-};
-
 /* Written over a released memcg table to free the swap table after a grace period. */
 struct table_rcu {
 	sws_rcu_head head;
@@ -185,7 +172,7 @@ static void st_device_fini(struct sws_device *dev)
 	sws__mem_free(mem, SWS_MEM_cluster_tables, st->tables, sizeof(*st->tables) * dev->nr_clusters);
 	sws__mem_free(mem, SWS_MEM_cluster_tables, st->cts, sizeof(*st->cts) * dev->nr_clusters);
 	sws__mem_free(mem, SWS_MEM_sim, st, sizeof(*st));
-	dev->cache = NULL;
+	dev->cache = dev->cache_index = NULL;
 }
 
 /* swapon: clusters holding bad slots (header, tail) keep a table for life. */
@@ -202,6 +189,7 @@ static int st_device_init(struct sws_device *dev)
 		st_device_fini(dev);
 		return SWS_ENOMEM;
 	}
+	dev->cache_index = st->tables;
 	struct cluster_tables *cts = st->cts;
 	uint32_t last = dev->nr_clusters - 1;
 	uint32_t with_bad[2] = {0, last};
@@ -390,11 +378,7 @@ static int st_cache_add(struct sws_cpu *cpu, struct sws_device *dev, uint64_t of
 
 static uint64_t st_cache_lookup(struct sws_device *dev, uint64_t off)
 {
-	_Atomic uint64_t *t = atomic_load_explicit(tslot(dev, ct_of(dev, off)), memory_order_acquire);
-	if (!t)
-		return 0;
-	uint64_t tb = tb_get(t, slot_idx(off));
-	return swp_tb_is_pfn(tb) ? swp_tb_to_pfn(tb) : 0;
+	return sws__st_lookup(dev->cache_index, off);
 }
 
 static int st_cache_get_shadow(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off,

@@ -18,6 +18,7 @@
 #ifndef SWS_SWAP_TABLE_H
 #define SWS_SWAP_TABLE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -50,6 +51,35 @@ static inline bool swp_tb_zero(uint64_t tb) { return tb & SWP_TB_ZERO_BIT; }
 static inline uint64_t swp_tb_set_count_field(uint64_t tb, uint64_t field)
 {
 	return (tb & ~(0xfull << SWP_TB_COUNT_SHIFT)) | (field << SWP_TB_COUNT_SHIFT);
+}
+
+/* The cold per-cluster pointers; the hot table pointers have their own array. */
+struct cluster_tables {
+	uint32_t *extend_table;
+	uint16_t *memcg_table;
+};
+
+/* dev->cache of the swap table backend: table pointers packed densely (8 B per
+ * cluster, the only thing a lookup reads before the entry), the rest beside them. */
+struct st_device {
+	_Atomic(_Atomic uint64_t *) *tables;
+	struct cluster_tables *cts;
+};
+
+/*
+ * swap_cache lookup on a device's table pointers (dev->cache_index): RCU read
+ * lock held, no lock taken. An acquire load of the
+ * cluster's table pointer (NULL: the cluster is free) and a relaxed load of
+ * the entry. @return the PFN cached for slot @off, or 0. Inline: this is the
+ * hottest path of the simulator.
+ */
+static inline uint64_t sws__st_lookup(_Atomic(_Atomic uint64_t *) *tables, uint64_t off)
+{
+	_Atomic uint64_t *t = atomic_load_explicit(&tables[off / 512], memory_order_acquire);
+	if (!t)
+		return 0;
+	uint64_t tb = atomic_load_explicit(&t[off % 512], memory_order_relaxed);
+	return swp_tb_is_pfn(tb) ? swp_tb_to_pfn(tb) : 0;
 }
 
 #endif

@@ -33,11 +33,7 @@
 #define XA_SHIFT SWS_XA_CHUNK_SHIFT
 #define XA_MASK ((uint64_t)SWS_XA_CHUNK_MASK)
 
-/* Largest index relative to the node's base a node of @shift covers. */
-static inline uint64_t span_max(unsigned shift)
-{
-	return shift + XA_SHIFT >= 64 ? UINT64_MAX : ((uint64_t)SWS_XA_CHUNK_SIZE << shift) - 1;
-}
+#define span_max sws__xa_span_max
 
 /* Smallest root shift whose span holds @index. */
 static unsigned shift_for(uint64_t index)
@@ -86,22 +82,6 @@ void sws__xa_init(struct sws_xa *xa, struct sws_mem *mem, _Atomic uint64_t *nr_f
 
 /* ---- lookup ---------------------------------------------------------------------- */
 
-uintptr_t sws__xa_load(struct sws_xa *xa, uint64_t index)
-{
-	uintptr_t e = atomic_load_explicit(&xa->head, memory_order_acquire);
-	if (!xa_is_node(e))
-		return index ? 0 : e;
-	struct sws_xa_node *n = xa_to_node(e);
-	if (index > span_max(n->shift))
-		return 0;
-	for (;;) {
-		/* n->shift was written before n was published and never changes. */
-		e = atomic_load_explicit(&n->slots[(index >> n->shift) & XA_MASK], memory_order_acquire);
-		if (!xa_is_node(e))
-			return e;
-		n = xa_to_node(e);
-	}
-}
 
 /* The leaf that holds @index, or NULL when the path is missing. RCU or lock. */
 static struct sws_xa_node *leaf_of(struct sws_xa *xa, uint64_t index)

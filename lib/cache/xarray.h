@@ -110,11 +110,35 @@ static inline uintptr_t xa_mk_node(const struct sws_xa_node *n) { return (uintpt
  */
 void sws__xa_init(struct sws_xa *xa, struct sws_mem *mem, _Atomic uint64_t *nr_freed);
 
+/* The largest index a node of @shift can map. */
+static inline uint64_t sws__xa_span_max(unsigned shift)
+{
+	return shift + SWS_XA_CHUNK_SHIFT >= 64 ? UINT64_MAX
+						: ((uint64_t)SWS_XA_CHUNK_SIZE << shift) - 1;
+}
+
 /*
  * xa_load(): the entry at @index, or 0. Caller holds the RCU read lock (or
- * the tree's lock). Never blocks, never writes.
+ * the tree's lock). Never blocks, never writes. Inline: the swap-cache lookup
+ * of the XArray baseline is this walk.
  */
-uintptr_t sws__xa_load(struct sws_xa *xa, uint64_t index);
+static inline uintptr_t sws__xa_load(struct sws_xa *xa, uint64_t index)
+{
+	uintptr_t e = atomic_load_explicit(&xa->head, memory_order_acquire);
+	if (!xa_is_node(e))
+		return index ? 0 : e;
+	struct sws_xa_node *n = xa_to_node(e);
+	if (index > sws__xa_span_max(n->shift))
+		return 0;
+	for (;;) {
+		/* n->shift was written before n was published and never changes. */
+		e = atomic_load_explicit(&n->slots[(index >> n->shift) & SWS_XA_CHUNK_MASK],
+					 memory_order_acquire);
+		if (!xa_is_node(e))
+			return e;
+		n = xa_to_node(e);
+	}
+}
 
 /*
  * __ xas_create_range(): make sure every index of [@first, @first + @nr) has

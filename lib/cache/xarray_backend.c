@@ -35,7 +35,7 @@
 #include <string.h>
 
 #include "cache_ops.h"
-#include "xarray.h"
+#include "xarray_backend.h"
 
 #define SWAP_MAP_MAX 0x3Eu /* highest count the swap_map byte holds */
 #define SWAP_MAP_BAD 0x3Fu
@@ -46,33 +46,6 @@
 #define HEAD_BASE (SWAP_MAP_MAX + 1)
 #define DIGIT_BITS 7
 
-#define SWAP_ADDRESS_SPACE_SHIFT 14
-#define SWAP_ADDRESS_SPACE_MASK ((1u << SWAP_ADDRESS_SPACE_SHIFT) - 1)
-#define MAP_PAGE_SLOTS SWS_PAGE_SIZE /* swap_map bytes per page */
-
-/* One struct address_space, reduced to what the swap cache uses; one cache line. */
-struct xa_space {
-	_Alignas(SWS_CACHELINE) sws_spinlock_t lock; /* xa_lock */
-	struct sws_xa tree;                          /* i_pages */
-};
-
-/* A continuation page: one digit per slot of one swap_map page. */
-struct cont_page {
-	uint8_t digit[MAP_PAGE_SLOTS];
-	struct cont_page *next; /* the next, higher digit */
-};
-
-/* dev->cache */
-struct xa_dev {
-	struct xa_space *spaces;
-	uint32_t nr_spaces;
-	uint32_t nr_map_pages;
-	_Atomic uint8_t *swap_map;
-	uint16_t *memcg;            /* swap_cgroup; ci->lock */
-	_Atomic uint64_t *zeromap;
-	sws_spinlock_t cont_lock;   /* si->cont_lock: nests inside ci->lock */
-	struct cont_page **cont;    /* [nr_map_pages] first digit pages; NULL until needed */
-};
 
 static_assert(sizeof(_Atomic uint8_t) == 1, "swap_map is one byte per slot");
 static_assert(SWS_CLUSTER_SLOTS <= MAP_PAGE_SLOTS && MAP_PAGE_SLOTS % SWS_CLUSTER_SLOTS == 0,
@@ -318,7 +291,7 @@ static void xa_device_fini(struct sws_device *dev)
 	sws__mem_free(mem, SWS_MEM_zeromap, (void *)xd->zeromap,
 		      sizeof(*xd->zeromap) * SWS_DIV_ROUND_UP(dev->max, 64));
 	sws__mem_free(mem, SWS_MEM_sim, xd, sizeof(*xd));
-	dev->cache = NULL;
+	dev->cache = dev->cache_index = NULL;
 }
 
 /* swapon: kvcalloc the address spaces, vzalloc swap_map, swap_cgroup and zeromap. */
@@ -343,6 +316,7 @@ static int xa_device_init(struct sws_device *dev)
 		xa_device_fini(dev);
 		return SWS_ENOMEM;
 	}
+	dev->cache_index = xd->spaces;
 	for (uint32_t s = 0; s < xd->nr_spaces; s++) {
 		sws_spin_init(&xd->spaces[s].lock);
 		sws__xa_init(&xd->spaces[s].tree, mem, &sim->ctr[SWS_CTR_xa_node_free]);
@@ -577,12 +551,9 @@ static int xa_cache_add(struct sws_cpu *cpu, struct sws_device *dev, uint64_t of
 	return rc;
 }
 
-/* filemap_get_folio() on the swap address space: an RCU tree walk, no lock. */
 static uint64_t xa_cache_lookup(struct sws_device *dev, uint64_t off)
 {
-	struct xa_dev *xd = xd_of(dev);
-	uintptr_t e = sws__xa_load(&space_of(xd, off)->tree, xa_index(off));
-	return xa_is_pfn(e) ? xa_to_pfn(e) : 0;
+	return sws__xa_swap_lookup(dev->cache_index, off);
 }
 
 /* swap_cache_get_shadow(): lock-free; swap_map tells a free slot from "no shadow". */

@@ -90,7 +90,10 @@ struct sws_device {
 	sws_spinlock_t global_cluster_lock; /* rotational devices */
 	uint64_t global_next[SWS_NR_ORDERS];
 
-	void *cache; /* the backend's per-device data */
+	void *cache;       /* the backend's per-device data */
+	void *cache_index; /* what a swap-cache lookup indexes first (swap table: the
+			    * table pointers; XArray: the address spaces), so a lookup
+			    * is type -> device -> index -> ... as in the kernel */
 	struct sws_backing_store backing;
 	struct sws_list avail_node; /* on sim->avail_head while it has free slots */
 	bool on_avail;

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "../cache/cache_ops.h"
+#include "../cache/swap_table.h"
+#include "../cache/xarray_backend.h"
 #include "swap_internal.h"
 
 /* Resolve @entry + @nr to a device. RCU read lock held. */
@@ -76,6 +78,21 @@ int sws_swap_cache_add(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, uint
 		       sws__swapcache_mod(cpu, nr));
 }
 
+/*
+ * The backend's lookup, inlined for the two built-in backends (the kernel's
+ * INDIRECT_CALL_2() idea: compare the target, then call it directly), both
+ * alike so the comparison stays fair; any other backend by its ops table.
+ */
+static inline uint64_t cache_lookup(const struct sws_cache_ops *ops, struct sws_device *dev,
+				    uint64_t off)
+{
+	if (ops == &sws__swap_table_ops)
+		return sws__st_lookup(dev->cache_index, off);
+	if (ops == &sws__xarray_ops)
+		return sws__xa_swap_lookup(dev->cache_index, off);
+	return ops->cache_lookup(dev, off);
+}
+
 uint64_t sws_swap_cache_lookup(struct sws_cpu *cpu, sws_entry_t entry)
 {
 	uint64_t pfn = 0;
@@ -83,7 +100,7 @@ uint64_t sws_swap_cache_lookup(struct sws_cpu *cpu, sws_entry_t entry)
 	struct sws_device *dev = sws__device(cpu->sim, sws_swp_type(entry));
 	uint64_t off = sws_swp_offset(entry);
 	if (sws_likely(dev && off < dev->max))
-		pfn = cpu->sim->ops->cache_lookup(dev, off);
+		pfn = cache_lookup(cpu->sim->ops, dev, off);
 	sws_rcu_read_unlock();
 	sws__count(cpu, SWS_CTR_swap_cache_find_total, 1);
 	if (pfn)
