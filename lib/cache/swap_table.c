@@ -514,12 +514,6 @@ static void st_slot_state(struct sws_device *dev, struct sws_cluster *ci, uint64
 	}
 }
 
-#define CORRUPT(...)                                    \
-	do {                                            \
-		snprintf(msg, len, __VA_ARGS__);        \
-		return SWS_ECORRUPT;                    \
-	} while (0)
-
 static int st_check_cluster(struct sws_device *dev, struct sws_cluster *ci, char *msg, size_t len)
 {
 	uint32_t idx = sws__cluster_idx(dev, ci);
@@ -527,29 +521,29 @@ static int st_check_cluster(struct sws_device *dev, struct sws_cluster *ci, char
 	_Atomic uint64_t *t = locked_table(dev, ct);
 	if (!ci->count) {
 		if (t || ct->extend_table || ct->memcg_table)
-			CORRUPT("cluster %u: free but still has tables", idx);
+			SWS__CORRUPT(msg, len, "cluster %u: free but still has tables", idx);
 		return 0;
 	}
 	if (!t || !ct->memcg_table)
-		CORRUPT("cluster %u: %u slots in use but no swap/memcg table", idx, ci->count);
+		SWS__CORRUPT(msg, len, "cluster %u: %u slots in use but no swap/memcg table", idx, ci->count);
 	unsigned used = 0;
 	for (unsigned i = 0; i < SWS_CLUSTER_SLOTS; i++) {
 		uint64_t tb = tb_get(t, i);
 		used += !swp_tb_is_null(tb);
 		if (swp_tb_is_null(tb) && ct->memcg_table[i])
-			CORRUPT("cluster %u slot %u: free slot keeps memcg %u", idx, i, ct->memcg_table[i]);
+			SWS__CORRUPT(msg, len, "cluster %u slot %u: free slot keeps memcg %u", idx, i, ct->memcg_table[i]);
 		if (swp_tb_is_null(tb) || swp_tb_is_bad(tb))
 			continue;
 		unsigned f = swp_tb_count_field(tb);
 		if (f == SWP_TB_COUNT_MAX && (!ct->extend_table || ct->extend_table[i] < SWP_TB_COUNT_MAX))
-			CORRUPT("cluster %u slot %u: extended count without extend entry", idx, i);
+			SWS__CORRUPT(msg, len, "cluster %u slot %u: extended count without extend entry", idx, i);
 		if (f < SWP_TB_COUNT_MAX && ct->extend_table && ct->extend_table[i])
-			CORRUPT("cluster %u slot %u: stale extend entry", idx, i);
+			SWS__CORRUPT(msg, len, "cluster %u slot %u: stale extend entry", idx, i);
 		if (swp_tb_is_shadow(tb) && !tb_count(ct, i, tb))
-			CORRUPT("cluster %u slot %u: shadow with count 0", idx, i);
+			SWS__CORRUPT(msg, len, "cluster %u slot %u: shadow with count 0", idx, i);
 	}
 	if (used != ci->count)
-		CORRUPT("cluster %u: count %u but %u slots in use", idx, ci->count, used);
+		SWS__CORRUPT(msg, len, "cluster %u: count %u but %u slots in use", idx, ci->count, used);
 	return 0;
 }
 

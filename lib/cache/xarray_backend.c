@@ -716,12 +716,6 @@ static void xa_slot_state(struct sws_device *dev, struct sws_cluster *ci, uint64
 	}
 }
 
-#define CORRUPT(...)                                    \
-	do {                                            \
-		snprintf(msg, len, __VA_ARGS__);        \
-		return SWS_ECORRUPT;                    \
-	} while (0)
-
 /* __ The tree of a whole space: shape, and no entry beyond the device's end. */
 static int check_space(struct sws_device *dev, uint32_t s, char *msg, size_t len)
 {
@@ -731,9 +725,9 @@ static int check_space(struct sws_device *dev, uint32_t s, char *msg, size_t len
 	int rc = sws__xa_verify(&sp->tree, &entries, &max_index);
 	space_unlock(sp);
 	if (rc)
-		CORRUPT("space %u: XArray shape broken", s);
+		SWS__CORRUPT(msg, len, "space %u: XArray shape broken", s);
 	if (entries && base + max_index >= dev->max)
-		CORRUPT("space %u: entry at offset %llu beyond the device", s,
+		SWS__CORRUPT(msg, len, "space %u: entry at offset %llu beyond the device", s,
 			(unsigned long long)(base + max_index));
 	return 0;
 }
@@ -747,24 +741,24 @@ static int check_slot(struct sws_device *dev, uint64_t off, uintptr_t e, char *m
 
 	if (b == SWAP_MAP_BAD) {
 		if (off)
-			CORRUPT("slot %llu: SWAP_MAP_BAD outside the header", o);
+			SWS__CORRUPT(msg, len, "slot %llu: SWAP_MAP_BAD outside the header", o);
 		if (e)
-			CORRUPT("slot %llu: header slot has a swap cache entry", o);
+			SWS__CORRUPT(msg, len, "slot %llu: header slot has a swap cache entry", o);
 		return 0;
 	}
 	if (!b) {
 		if (e)
-			CORRUPT("slot %llu: free slot has a swap cache %s", o,
+			SWS__CORRUPT(msg, len, "slot %llu: free slot has a swap cache %s", o,
 				xa_is_pfn(e) ? "folio" : "shadow");
 		if (zero_get(xd, off) || xd->memcg[off])
-			CORRUPT("slot %llu: free slot keeps zero flag or memcg %u", o, xd->memcg[off]);
+			SWS__CORRUPT(msg, len, "slot %llu: free slot keeps zero flag or memcg %u", o, xd->memcg[off]);
 	}
 	if ((b & SWAP_COUNT_MASK) > SWAP_MAP_MAX)
-		CORRUPT("slot %llu: swap_map byte 0x%02x", o, b);
+		SWS__CORRUPT(msg, len, "slot %llu: swap_map byte 0x%02x", o, b);
 	if ((b & SWAP_HAS_CACHE) && !xa_is_pfn(e))
-		CORRUPT("slot %llu: SWAP_HAS_CACHE but no folio in the swap cache", o);
+		SWS__CORRUPT(msg, len, "slot %llu: SWAP_HAS_CACHE but no folio in the swap cache", o);
 	if (!(b & SWAP_HAS_CACHE) && xa_is_pfn(e))
-		CORRUPT("slot %llu: folio in the swap cache without SWAP_HAS_CACHE", o);
+		SWS__CORRUPT(msg, len, "slot %llu: folio in the swap cache without SWAP_HAS_CACHE", o);
 	uint64_t d = 0;
 	if (xd->cont) {
 		sws_spin_lock(&xd->cont_lock);
@@ -774,12 +768,12 @@ static int check_slot(struct sws_device *dev, uint64_t off, uintptr_t e, char *m
 			stale |= p->digit[off % MAP_PAGE_SLOTS] != 0;
 		sws_spin_unlock(&xd->cont_lock);
 		if (stale)
-			CORRUPT("slot %llu: continuation digits without COUNT_CONTINUED", o);
+			SWS__CORRUPT(msg, len, "slot %llu: continuation digits without COUNT_CONTINUED", o);
 	}
 	if ((b & COUNT_CONTINUED) && !d)
-		CORRUPT("slot %llu: COUNT_CONTINUED with a zero continuation", o);
+		SWS__CORRUPT(msg, len, "slot %llu: COUNT_CONTINUED with a zero continuation", o);
 	if (b && !(b & SWAP_HAS_CACHE) && !(b & (SWAP_COUNT_MASK | COUNT_CONTINUED)))
-		CORRUPT("slot %llu: allocated with no count and no cache", o);
+		SWS__CORRUPT(msg, len, "slot %llu: allocated with no count and no cache", o);
 	return 0;
 }
 
@@ -810,7 +804,7 @@ static int xa_check_cluster(struct sws_device *dev, struct sws_cluster *ci, char
 		used += map_get(xd, off) != 0;
 	}
 	if (used != ci->count)
-		CORRUPT("cluster %u: count %u but swap_map says %u slots in use", idx, ci->count, used);
+		SWS__CORRUPT(msg, len, "cluster %u: count %u but swap_map says %u slots in use", idx, ci->count, used);
 	return 0;
 }
 

@@ -7,12 +7,6 @@
 #include "../cache/cache_ops.h"
 #include "swap_internal.h"
 
-#define CORRUPT(...)                                    \
-	do {                                            \
-		snprintf(msg, len, __VA_ARGS__);        \
-		return SWS_ECORRUPT;                    \
-	} while (0)
-
 /* Flag and count class of every cluster on @list; @return its length or -1. */
 static int check_list(struct sws_device *dev, struct sws_list *list, enum sws_cluster_flag flag,
 		      int order, char *msg, size_t len, uint32_t *n)
@@ -24,16 +18,16 @@ static int check_list(struct sws_device *dev, struct sws_list *list, enum sws_cl
 		struct sws_cluster *ci = sws_list_entry(pos, struct sws_cluster, list);
 		uint32_t idx = sws__cluster_idx(dev, ci);
 		if (ci->flags != flag)
-			CORRUPT("device %d cluster %u: flag %u on list of flag %u", dev->type, idx,
+			SWS__CORRUPT(msg, len, "device %d cluster %u: flag %u on list of flag %u", dev->type, idx,
 				ci->flags, flag);
 		if (order >= 0 && ci->order != order)
-			CORRUPT("device %d cluster %u: order %u on the order-%d list", dev->type, idx,
+			SWS__CORRUPT(msg, len, "device %d cluster %u: order %u on the order-%d list", dev->type, idx,
 				ci->order, order);
 		bool ok = flag == SWS_CLUSTER_FREE || flag == SWS_CLUSTER_DISCARD ? ci->count == 0
 			  : flag == SWS_CLUSTER_FULL ? ci->count == SWS_CLUSTER_SLOTS
 						     : ci->count > 0 && ci->count < SWS_CLUSTER_SLOTS;
 		if (!ok)
-			CORRUPT("device %d cluster %u: count %u does not fit list flag %u", dev->type,
+			SWS__CORRUPT(msg, len, "device %d cluster %u: count %u does not fit list flag %u", dev->type,
 				idx, ci->count, flag);
 		(*n)++;
 	}
@@ -75,7 +69,7 @@ static int check_device(struct sws_device *dev, char *msg, size_t len)
 	if (rc)
 		return rc;
 	if (on_lists != dev->nr_clusters)
-		CORRUPT("device %d: %u of %u clusters on lists (some isolated while quiescent)",
+		SWS__CORRUPT(msg, len, "device %d: %u of %u clusters on lists (some isolated while quiescent)",
 			dev->type, on_lists, dev->nr_clusters);
 
 	uint64_t used = 0;
@@ -91,11 +85,11 @@ static int check_device(struct sws_device *dev, char *msg, size_t len)
 	uint64_t bad = 1 + (uint64_t)dev->nr_clusters * SWS_CLUSTER_SLOTS - dev->max;
 	uint64_t inuse = atomic_load(&dev->inuse_pages) & ~SWS_INUSE_OFFLIST;
 	if (used - bad != inuse)
-		CORRUPT("device %d: clusters count %llu slots in use, inuse_pages is %llu", dev->type,
+		SWS__CORRUPT(msg, len, "device %d: clusters count %llu slots in use, inuse_pages is %llu", dev->type,
 			(unsigned long long)(used - bad), (unsigned long long)inuse);
 	bool full = inuse == dev->pages;
 	if (dev->on_avail == full && atomic_load(&dev->writeok))
-		CORRUPT("device %d: %s but %s the avail list", dev->type, full ? "full" : "not full",
+		SWS__CORRUPT(msg, len, "device %d: %s but %s the avail list", dev->type, full ? "full" : "not full",
 			dev->on_avail ? "on" : "off");
 	return 0;
 }
@@ -123,7 +117,7 @@ int sws_swap_check(struct sws_sim *sim, char *msg, size_t len)
 		return rc;
 	int64_t free_slots = atomic_load(&sim->nr_swap_pages), total = atomic_load(&sim->total_swap_pages);
 	if (free_slots + inuse != total)
-		CORRUPT("nr_swap_pages %lld + inuse %lld != total_swap_pages %lld", (long long)free_slots,
+		SWS__CORRUPT(msg, len, "nr_swap_pages %lld + inuse %lld != total_swap_pages %lld", (long long)free_slots,
 			(long long)inuse, (long long)total);
 	return 0;
 }

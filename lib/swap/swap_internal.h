@@ -27,6 +27,7 @@
 #define SWS_SWAP_INTERNAL_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <swapsim/swapsim.h>
 
 #include "../common/compiler.h"
@@ -136,6 +137,13 @@ struct sws_sim {
 	_Atomic uint64_t ctr[SWS_NR_COUNTERS];
 	_Atomic uint64_t octr[SWS_NR_ORDER_COUNTERS][SWS_NR_ORDERS];
 };
+
+/* In an invariant checker: describe the violation in @msg and fail. */
+#define SWS__CORRUPT(msg, len, ...)                       \
+	do {                                              \
+		snprintf((msg), (len), __VA_ARGS__);      \
+		return SWS_ECORRUPT;                      \
+	} while (0)
 
 /* ---- counters -------------------------------------------------------------- */
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "swap/swap_internal.h" /* white box: to break an invariant on purpose */
 
 static void test_error_names(void **state)
 {
@@ -200,6 +201,37 @@ static void test_stats(void **state)
 	sws_fixture_close(&f);
 }
 
+/* sws_swap_check() notices a broken invariant, names it, and SWS_ECORRUPT comes back. */
+static void test_check_detects_corruption(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_fixture f;
+	sws_fixture_open(&f, b, 4 * SWS_CLUSTER_SLOTS, SWS_SWP_SOLIDSTATE);
+	sws_entry_t e;
+	assert_sws(0, sws_folio_alloc_swap(f.cpu, 5, 0, &e));
+	assert_consistent(f.sim);
+	struct sws_device *dev = sws__device(f.sim, (unsigned)f.type);
+	struct sws_cluster *ci = sws__offset_cluster(dev, sws_swp_offset(e));
+	char msg[256];
+	ci->count++; /* a cluster count that no slot backs */
+	assert_sws(SWS_ECORRUPT, sws_swap_check(f.sim, msg, sizeof(msg)));
+	assert_non_null(strstr(msg, "cluster"));
+	ci->count--;
+	uint8_t flags = ci->flags;
+	ci->flags = SWS_CLUSTER_FULL; /* a flag that does not match its list */
+	assert_sws(SWS_ECORRUPT, sws_swap_check(f.sim, msg, sizeof(msg)));
+	ci->flags = flags;
+	atomic_fetch_add(&f.sim->nr_swap_pages, 1); /* free + in use != total */
+	assert_sws(SWS_ECORRUPT, sws_swap_check(f.sim, msg, sizeof(msg)));
+	assert_non_null(strstr(msg, "nr_swap_pages"));
+	atomic_fetch_sub(&f.sim->nr_swap_pages, 1);
+	assert_sws(0, sws_swap_cache_del(f.cpu, e, 1, 5, 0));
+	sws_fixture_close(&f);
+}
+
+static enum sws_backend backend_table = SWS_BACKEND_SWAP_TABLE;
+static enum sws_backend backend_xarray = SWS_BACKEND_XARRAY;
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -207,6 +239,8 @@ int main(void)
 		cmocka_unit_test(test_sim_config),    cmocka_unit_test(test_cpus),
 		cmocka_unit_test(test_device_config), cmocka_unit_test(test_backend_names),
 		cmocka_unit_test(test_stats),
+		cmocka_unit_test_prestate(test_check_detects_corruption, &backend_table),
+		cmocka_unit_test_prestate(test_check_detects_corruption, &backend_xarray),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
