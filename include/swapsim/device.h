@@ -38,7 +38,8 @@ enum sws_swp_flags {
 
 enum sws_backing {
 	SWS_BACKING_NONE = 0,   /* metadata only; page I/O returns SWS_ENOBACKING */
-	SWS_BACKING_MEMORY = 1, /* page contents in memory, 2 MiB per used cluster */
+	SWS_BACKING_MEMORY = 1, /* page contents in memory, 2 MiB per written cluster,
+				 * dropped when the cluster becomes free */
 	SWS_BACKING_FILE = 2,   /* a real sparse file at @path */
 };
 
@@ -91,7 +92,7 @@ void sws_swap_totals(struct sws_sim *sim, uint64_t *total, uint64_t *free);
 
 /**
  * Run deferred device work (discard of freed clusters) for at most @budget
- * clusters. @return the work still pending (0 when idle).
+ * clusters over all devices. @return the work still pending (0 when idle).
  */
 unsigned sws_swap_do_deferred_work(struct sws_sim *sim, unsigned budget);
 

@@ -32,7 +32,8 @@ extern "C" {
 	X(ENOBACKING, 16, "device has no backing store for page I/O")                      \
 	X(ECORRUPT, 17, "internal invariant violated")                                     \
 	X(ENOCPU, 18, "too many attached CPUs")                                           \
-	X(EOVERFLOW, 19, "swap count would exceed SWS_SWAP_COUNT_MAX")
+	X(EOVERFLOW, 19, "swap count would exceed SWS_SWAP_COUNT_MAX")                     \
+	X(EFORMAT, 20, "malformed trace input")
 
 enum sws_error {
 	SWS_OK = 0,

@@ -45,7 +45,8 @@ struct sws_sim_config {
 
 /**
  * Create a simulation. A NULL @cfg means all defaults.
- * @return 0, SWS_EINVAL (bad backend, reserved field set), SWS_EVERSION or SWS_ENOMEM.
+ * @return 0, SWS_EINVAL (bad backend, reserved field set, max_cpus > 4096),
+ *         SWS_EVERSION or SWS_ENOMEM.
  */
 int sws_sim_create(const struct sws_sim_config *cfg, struct sws_sim **out);
 

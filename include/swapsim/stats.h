@@ -70,9 +70,11 @@ enum sws_order_counter {
 	SWS_NR_ORDER_COUNTERS
 };
 
-/* X(name, static?, description) - memory structure classes. */
+/* X(name, kind, description) - memory structure classes. kind: 1 static swap
+ * metadata (sized at swapon), 0 dynamic swap metadata (follows use), 2 the
+ * simulator's own bookkeeping (not part of any design's metadata). */
 #define SWS_MEM_CLASS_LIST(X)                                                           \
-	X(sim, 1, "simulation root, CPUs, device structs")                                 \
+	X(sim, 2, "simulation root, CPUs, device structs")                                 \
 	X(cluster_info, 1, "struct swap_cluster_info array (lock, count, flags, order, list)") \
 	X(cluster_tables, 1, "per-cluster table, extend and memcg pointers (swap table)")  \
 	X(swap_map, 1, "swap_map bytes (XArray baseline)")                                \
@@ -84,7 +86,9 @@ enum sws_order_counter {
 	X(memcg_table, 0, "per-cluster memcg tables (swap table)")                        \
 	X(swap_cont, 0, "swap count continuation pages (XArray baseline)")                \
 	X(xa_node, 0, "XArray nodes, 576 B each (XArray baseline)")                       \
-	X(backing, 0, "memory-backed device contents")
+	X(backing, 2, "memory-backed device contents")                                     \
+	X(mm, 2, "memory model: folio descriptors, memcgs, address spaces, slot seeds")     \
+	X(pgtable, 2, "page tables of the simulated address spaces")
 
 enum sws_mem_class {
 #define SWS__MEM_ENUM(name, is_static, desc) SWS_MEM_##name,
@@ -98,8 +102,8 @@ struct sws_stats {
 	uint64_t order_counters[SWS_NR_ORDER_COUNTERS][SWS_NR_ORDERS];
 	uint64_t mem_bytes[SWS_NR_MEM_CLASSES]; /* current bytes per class */
 	uint64_t mem_peak[SWS_NR_MEM_CLASSES];  /* high-water mark per class */
-	uint64_t mem_static;    /* sum of static classes (sim excluded) */
-	uint64_t mem_dynamic;   /* sum of dynamic classes */
+	uint64_t mem_static;    /* sum of static swap-metadata classes */
+	uint64_t mem_dynamic;   /* sum of dynamic swap-metadata classes */
 	uint64_t total_swap_pages;
 	uint64_t nr_swap_pages; /* free slots */
 	uint64_t nr_swapcache;  /* slots holding a folio (NR_SWAPCACHE) */
@@ -113,7 +117,7 @@ void sws_stats_snapshot(struct sws_sim *sim, struct sws_stats *out);
 const char *sws_counter_name(enum sws_counter c);
 const char *sws_order_counter_name(enum sws_order_counter c);
 const char *sws_mem_class_name(enum sws_mem_class c);
-/** @return 1 when the class is static (sized at swapon), else 0. */
+/** @return 1 when the class is static swap metadata (sized at swapon), else 0. */
 int sws_mem_class_is_static(enum sws_mem_class c);
 
 /** Look a counter up by name (scalar counters, and "name[order]" for per-order ones). @return 0 or SWS_EINVAL. */

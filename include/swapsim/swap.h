@@ -19,7 +19,9 @@
  *
  * Threading: every call taking a struct sws_cpu must be made by the thread that
  * attached it. Calls on different slots run in parallel; calls on the same slot
- * are serialised by the cluster lock, as in the kernel.
+ * are serialised by the design's locks, as in the kernel (the cluster lock; the
+ * XArray baseline's replace takes only its tree's lock, as folio migration
+ * does). Calls that take a struct sws_sim may come from any thread.
  */
 #ifndef SWAPSIM_SWAP_H
 #define SWAPSIM_SWAP_H
@@ -81,7 +83,8 @@ int sws_swap_dup(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr);
  */
 int sws_swap_put(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr);
 
-/** @return 0 and the swap count of one slot; SWS_ENOENT if free; SWS_EBADENTRY. */
+/** @return 0 and the swap count of one slot; SWS_ENOENT if free; SWS_EBADENTRY;
+ *  SWS_EINVAL (@count NULL). */
 int sws_swap_count(struct sws_cpu *cpu, sws_entry_t entry, uint32_t *count);
 
 /* ---- Swap cache ------------------------------------------------------------ */
@@ -90,9 +93,10 @@ int sws_swap_count(struct sws_cpu *cpu, sws_entry_t entry, uint32_t *count);
  * swap_cache_add_folio(): put folio @pfn in the swap cache for @nr allocated
  * slots (swap-in). Every slot needs count >= 1 and no folio.
  * @return 0 and the shadow the first slot held (0: none) in *shadow (may be
- *         NULL); SWS_ENOENT (a slot is not allocated, or is allocated with count
- *         0); SWS_EEXIST (a slot already has a folio); SWS_EBUSY (slots in
- *         mixed states); SWS_EINVAL; SWS_EBADENTRY; SWS_ENOMEM.
+ *         NULL); SWS_ENOENT (every slot is free); SWS_EEXIST (a slot already
+ *         has a folio: someone else is swapping it in); SWS_EBUSY (free and
+ *         shadow slots mixed, or shadows whose zero flags or memcgs differ);
+ *         SWS_EINVAL; SWS_EBADENTRY; SWS_ENOMEM.
  */
 int sws_swap_cache_add(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, uint64_t pfn,
 		       uint64_t *shadow);
@@ -143,7 +147,10 @@ int sws_swap_set_memcg(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, uint
 int sws_swap_writepage(struct sws_cpu *cpu, sws_entry_t entry, const void *page);
 
 /**
- * Read one page from an allocated slot. A slot never written reads as zeros.
+ * Read one page from an allocated slot: what was last written to it. A slot
+ * never written since its cluster was last free reads as zeros on a memory
+ * backing and on a fresh file; a file keeps a previous user's bytes unless
+ * the device discards (as a real disk does).
  * @return 0; SWS_ENOENT; SWS_EBADENTRY; SWS_ENOBACKING; SWS_EIO.
  */
 int sws_swap_readpage(struct sws_cpu *cpu, sws_entry_t entry, void *page);
@@ -161,7 +168,8 @@ struct sws_slot_state {
 	uint64_t shadow; /* shadow value, or 0 */
 };
 
-/** Read one slot's whole state (takes the cluster lock). @return 0, SWS_ENODEV, SWS_EBADENTRY. */
+/** Read one slot's whole state (takes the cluster lock). @return 0, SWS_ENODEV,
+ *  SWS_EBADENTRY, SWS_EINVAL (NULL arguments). */
 int sws_swap_slot_state(struct sws_sim *sim, sws_entry_t entry, struct sws_slot_state *st);
 
 /** vm_swap_full(): more than half of all swap is in use. */

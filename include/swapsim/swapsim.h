@@ -8,6 +8,8 @@
  *   device.h  swap devices, clusters, backing stores
  *   swap.h    entries, slot allocation, swap counts, the swap cache, page I/O
  *   stats.h   counters, memory accounting, printing
+ *   mm.h      the memory model: RAM, memcgs, address spaces, fault/reclaim/free paths
+ *   trace.h   trace records, the native trace format, importers (perf, lackey, DAMON, ...)
  *
  * Kernel versions modelled: the swap-table backend follows swap table phase IV
  * (~7.2); the XArray backend follows 6.17 (XArray swap cache, swap_map bytes,
@@ -22,6 +24,8 @@
 #include <swapsim/device.h>
 #include <swapsim/swap.h>
 #include <swapsim/stats.h>
+#include <swapsim/mm.h>
+#include <swapsim/trace.h>
 
 #define SWS_VERSION_MAJOR 0
 #define SWS_VERSION_MINOR 1

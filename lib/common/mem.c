@@ -16,7 +16,10 @@ static void *default_alloc(void *ctx, size_t size, size_t align)
 static void default_free(void *ctx, void *p, size_t size)
 {
 	(void)ctx;
-	sdallocx(p, size ? size : 1, 0);
+	/* Not sdallocx(): an aligned allocation may sit in a larger size class
+	 * than @size names. */
+	(void)size;
+	dallocx(p, 0);
 }
 
 const char *sws_default_allocator_name(void) { return "jemalloc"; }

@@ -14,7 +14,10 @@
 #define _LGPL_SOURCE 1
 #include <urcu/urcu-memb.h>
 
-/* Per-thread registration with a nesting count (several sims may share a thread). */
+/* Per-thread registration with a nesting count (several sims may share a thread).
+ * Calls that take a sim rather than a CPU hold a registration for their
+ * duration: a read lock on an unregistered thread is invisible to
+ * synchronize_rcu() in the memb flavour. */
 void sws__rcu_thread_get(void);
 void sws__rcu_thread_put(void);
 

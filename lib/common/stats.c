@@ -50,7 +50,7 @@ const char *sws_mem_class_name(enum sws_mem_class c)
 
 int sws_mem_class_is_static(enum sws_mem_class c)
 {
-	return (unsigned)c < SWS_NR_MEM_CLASSES ? mem_class_static[c] : 0;
+	return (unsigned)c < SWS_NR_MEM_CLASSES && mem_class_static[c] == 1;
 }
 
 void sws_sim_memory_usage(struct sws_sim *sim, struct sws_memory_usage *out)
@@ -59,7 +59,7 @@ void sws_sim_memory_usage(struct sws_sim *sim, struct sws_memory_usage *out)
 	for (int c = 0; c < SWS_NR_MEM_CLASSES; c++) {
 		int64_t b = atomic_load(&sim->mem.bytes[c]);
 		out->bytes[c] = b > 0 ? (uint64_t)b : 0;
-		if (c == SWS_MEM_sim)
+		if (mem_class_static[c] == 2)
 			continue; /* bookkeeping of the simulator itself, not swap metadata */
 		if (mem_class_static[c])
 			out->static_bytes += out->bytes[c];
@@ -165,6 +165,8 @@ static void out(struct printer *p, const char *fmt, ...)
 		p->rc = p->write(p->ctx, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
 
+static const char *const mem_kind[] = {"dynamic", "static", "sim"};
+
 static void print_json(struct printer *p, const struct sws_stats *st)
 {
 	out(p, "{\"counters\":{");
@@ -184,9 +186,9 @@ static void print_json(struct printer *p, const struct sws_stats *st)
 	out(p, "},\"memory\":{\"static_bytes\":%llu,\"dynamic_bytes\":%llu,\"classes\":{",
 	    (unsigned long long)st->mem_static, (unsigned long long)st->mem_dynamic);
 	for (int c = 0; c < SWS_NR_MEM_CLASSES; c++)
-		out(p, "%s\"%s\":{\"bytes\":%llu,\"peak\":%llu,\"static\":%s}", c ? "," : "",
+		out(p, "%s\"%s\":{\"bytes\":%llu,\"peak\":%llu,\"kind\":\"%s\"}", c ? "," : "",
 		    mem_class_names[c], (unsigned long long)st->mem_bytes[c],
-		    (unsigned long long)st->mem_peak[c], mem_class_static[c] ? "true" : "false");
+		    (unsigned long long)st->mem_peak[c], mem_kind[mem_class_static[c]]);
 	out(p, "}}}\n");
 }
 
@@ -206,8 +208,8 @@ static void print_table(struct printer *p, const struct sws_stats *st)
 				    (unsigned long long)st->order_counters[c][o]);
 	out(p, "%-32s %20s %20s\n", "memory class", "bytes", "peak");
 	for (int c = 0; c < SWS_NR_MEM_CLASSES; c++)
-		out(p, "%-25s %-6s %20llu %20llu\n", mem_class_names[c],
-		    mem_class_static[c] ? "static" : "dyn", (unsigned long long)st->mem_bytes[c],
+		out(p, "%-24s %-7s %20llu %20llu\n", mem_class_names[c], mem_kind[mem_class_static[c]],
+		    (unsigned long long)st->mem_bytes[c],
 		    (unsigned long long)st->mem_peak[c]);
 	out(p, "%-32s %20llu\n%-32s %20llu\n", "static metadata bytes",
 	    (unsigned long long)st->mem_static, "dynamic metadata bytes",

@@ -44,6 +44,7 @@ static void set_next(struct sws_cpu *cpu, struct sws_device *dev, unsigned order
 {
 	if (dev->flags & SWS_SWP_SOLIDSTATE) {
 		cpu->pcp[order].type = next ? dev->type : -1;
+		cpu->pcp[order].gen = dev->gen;
 		cpu->pcp[order].next = next;
 	} else {
 		dev->global_next[order] = next; /* global_cluster_lock held */
@@ -106,15 +107,7 @@ static struct sws_cluster *isolate_lock_cluster(struct sws_cpu *cpu, struct sws_
 		struct sws_cluster *ci = sws_list_entry(pos, struct sws_cluster, list);
 		if (!sws_spin_trylock(&ci->lock))
 			continue;
-		sws_list_del_init(&ci->list);
-		switch (ci->flags) {
-		case SWS_CLUSTER_FREE: dev->nr_free--; break;
-		case SWS_CLUSTER_NONFULL: dev->nr_nonfull[ci->order]--; break;
-		case SWS_CLUSTER_FRAG: dev->nr_frag[ci->order]--; break;
-		case SWS_CLUSTER_FULL: dev->nr_full--; break;
-		default: break;
-		}
-		ci->flags = SWS_CLUSTER_NONE;
+		sws__cluster_unlist(dev, ci);
 		found = ci;
 		break;
 	}
@@ -227,7 +220,8 @@ static bool swap_alloc_fast(struct sws_cpu *cpu, unsigned order, uint64_t pfn, s
 	if (type < 0 || !off)
 		return false;
 	struct sws_device *dev = sws__device(cpu->sim, (unsigned)type);
-	if (!dev || off >= dev->max || !atomic_load_explicit(&dev->writeok, memory_order_relaxed) ||
+	if (!dev || dev->gen != cpu->pcp[order].gen || off >= dev->max ||
+	    !atomic_load_explicit(&dev->writeok, memory_order_relaxed) ||
 	    !(dev->flags & SWS_SWP_SOLIDSTATE)) {
 		cpu->pcp[order].type = -1;
 		return false;

@@ -102,39 +102,35 @@ static int full_pio(int fd, void *buf, uint64_t off, bool write)
 	return 0;
 }
 
-/* Resolve and check an entry for page I/O. Caller holds the RCU read lock. */
-static int io_target(struct sws_cpu *cpu, sws_entry_t entry, struct sws_device **devp)
-{
-	struct sws_device *dev = sws__device(cpu->sim, sws_swp_type(entry));
-	uint64_t off = sws_swp_offset(entry);
-	if (!dev || off == 0 || off >= dev->max)
-		return SWS_EBADENTRY;
-	if (dev->backing.kind == SWS_BACKING_NONE)
-		return SWS_ENOBACKING;
-	struct sws_slot_state st;
-	struct sws_cluster *ci = sws__offset_cluster(dev, off);
-	sws__cluster_lock(cpu, ci);
-	sws__slot_state_locked(dev, ci, off, &st);
-	sws__cluster_unlock(ci);
-	if (!st.allocated)
-		return SWS_ENOENT;
-	*devp = dev;
-	return 0;
-}
-
+/*
+ * Page I/O on one allocated slot. The slot is checked under its cluster lock;
+ * memory copies happen under that lock too, so a racing free cannot drop the
+ * cluster's buffer mid-copy. File I/O runs unlocked (pread/pwrite of a slot
+ * being freed meanwhile touches only that slot's bytes).
+ */
 static int page_io(struct sws_cpu *cpu, sws_entry_t entry, void *page, bool write)
 {
 	if (!cpu || !page)
 		return SWS_EINVAL;
-	struct sws_device *dev;
 	uint64_t off = sws_swp_offset(entry);
+	int rc = 0;
 	sws_rcu_read_lock();
-	int rc = io_target(cpu, entry, &dev);
-	if (rc)
+	struct sws_device *dev = sws__device(cpu->sim, sws_swp_type(entry));
+	if (!dev || off == 0 || off >= dev->max) {
+		rc = SWS_EBADENTRY;
 		goto out;
-	if (dev->backing.kind == SWS_BACKING_FILE) {
-		rc = full_pio(dev->backing.fd, page, off * SWS_PAGE_SIZE, write);
-	} else {
+	}
+	if (dev->backing.kind == SWS_BACKING_NONE) {
+		rc = SWS_ENOBACKING;
+		goto out;
+	}
+	struct sws_slot_state st;
+	struct sws_cluster *ci = sws__offset_cluster(dev, off);
+	sws__cluster_lock(cpu, ci);
+	sws__slot_state_locked(dev, ci, off, &st);
+	if (!st.allocated) {
+		rc = SWS_ENOENT;
+	} else if (dev->backing.kind == SWS_BACKING_MEMORY) {
 		uint8_t *chunk = memory_chunk(dev, (uint32_t)(off / SWS_CLUSTER_SLOTS), write);
 		uint8_t *at = chunk ? chunk + (off % SWS_CLUSTER_SLOTS) * SWS_PAGE_SIZE : NULL;
 		if (write && !chunk)
@@ -146,6 +142,9 @@ static int page_io(struct sws_cpu *cpu, sws_entry_t entry, void *page, bool writ
 		else
 			memset(page, 0, SWS_PAGE_SIZE);
 	}
+	sws__cluster_unlock(ci);
+	if (!rc && dev->backing.kind == SWS_BACKING_FILE)
+		rc = full_pio(dev->backing.fd, page, off * SWS_PAGE_SIZE, write);
 	if (!rc)
 		sws__count(cpu, write ? SWS_CTR_swap_writepage : SWS_CTR_swap_readpage, 1);
 out:

@@ -102,8 +102,11 @@ int sws_swap_check(struct sws_sim *sim, char *msg, size_t len)
 		len = sizeof(dummy);
 	}
 	msg[0] = 0;
+	if (!sim)
+		return SWS_EINVAL;
 	int64_t inuse = 0;
 	int rc = 0;
+	sws__rcu_thread_get();
 	sws_rcu_read_lock();
 	for (unsigned t = 0; t < SWS_MAX_SWAPFILES && !rc; t++) {
 		struct sws_device *dev = sws__device(sim, t);
@@ -113,6 +116,7 @@ int sws_swap_check(struct sws_sim *sim, char *msg, size_t len)
 		inuse += (int64_t)(atomic_load(&dev->inuse_pages) & ~SWS_INUSE_OFFLIST);
 	}
 	sws_rcu_read_unlock();
+	sws__rcu_thread_put();
 	if (rc)
 		return rc;
 	int64_t free_slots = atomic_load(&sim->nr_swap_pages), total = atomic_load(&sim->total_swap_pages);

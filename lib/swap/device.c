@@ -16,6 +16,7 @@
  * Kernel version modelled: 6.15+ list shape (unchanged through phase IV), with
  * 6.19's round robin among devices of equal priority.
  */
+#include <assert.h>
 #include <string.h>
 
 #include "../cache/cache_ops.h"
@@ -41,8 +42,7 @@ static uint32_t *list_counter(struct sws_device *dev, enum sws_cluster_flag flag
 	}
 }
 
-/* dev->lock held: take @ci off its list. */
-static void cluster_unlist(struct sws_device *dev, struct sws_cluster *ci)
+void sws__cluster_unlist(struct sws_device *dev, struct sws_cluster *ci)
 {
 	uint32_t *n = list_counter(dev, ci->flags, ci->order);
 	if (n) {
@@ -55,9 +55,10 @@ static void cluster_unlist(struct sws_device *dev, struct sws_cluster *ci)
 void sws__cluster_move(struct sws_device *dev, struct sws_cluster *ci, struct sws_list *list,
 		       enum sws_cluster_flag flag)
 {
+	/* Callers hold ci->lock, except swapon, before the device is published. */
 	if (sws_spin_lock(&dev->lock))
 		sws__count_sim(dev->sim, SWS_CTR_lock_device_contended, 1);
-	cluster_unlist(dev, ci);
+	sws__cluster_unlist(dev, ci);
 	sws_list_add_tail(&ci->list, list);
 	ci->flags = (uint8_t)flag;
 	(*list_counter(dev, flag, ci->order))++;
@@ -68,16 +69,18 @@ void sws__cluster_move(struct sws_device *dev, struct sws_cluster *ci, struct sw
 static void free_cluster(struct sws_device *dev, struct sws_cluster *ci)
 {
 	dev->sim->ops->cluster_put(dev, ci);
-	if (dev->flags & SWS_SWP_PAGE_DISCARD) {
-		/* The order is kept until the discard is done; nobody allocates here. */
+	if (dev->backing.chunks) /* no slot of it holds data any more */
+		sws__backing_discard(dev, sws__cluster_idx(dev, ci));
+	if (dev->flags & SWS_SWP_PAGE_DISCARD)
 		sws__cluster_move(dev, ci, &dev->discard_clusters, SWS_CLUSTER_DISCARD);
-		return;
-	}
-	sws__cluster_move(dev, ci, &dev->free_clusters, SWS_CLUSTER_FREE);
+	else
+		sws__cluster_move(dev, ci, &dev->free_clusters, SWS_CLUSTER_FREE);
+	ci->order = 0; /* __free_cluster(); after the move, which unlisted by order */
 }
 
 void sws__relocate_cluster(struct sws_device *dev, struct sws_cluster *ci)
 {
+	assert(sws_spin_is_locked(&ci->lock));
 	if (ci->flags == SWS_CLUSTER_DISCARD)
 		return;
 	if (!ci->count) {
@@ -105,6 +108,7 @@ void sws__swap_range_free(struct sws_cpu *cpu, struct sws_device *dev, struct sw
 			  uint64_t off, unsigned nr)
 {
 	(void)off;
+	assert(sws_spin_is_locked(&ci->lock));
 	ci->count -= nr;
 	uint64_t inuse = atomic_fetch_sub(&dev->inuse_pages, nr) - nr;
 	atomic_fetch_add_explicit(&dev->sim->nr_swap_pages, nr, memory_order_relaxed);
@@ -199,14 +203,24 @@ unsigned sws__device_do_discard(struct sws_device *dev, unsigned budget)
 unsigned sws_swap_do_deferred_work(struct sws_sim *sim, unsigned budget)
 {
 	unsigned left = 0;
+	if (!sim)
+		return 0;
+	sws__rcu_thread_get();
 	sws_rcu_read_lock();
 	for (unsigned t = 0; t < SWS_MAX_SWAPFILES; t++) {
 		struct sws_device *dev = sws__device(sim, t);
 		if (!dev)
 			continue;
-		left += sws__device_do_discard(dev, budget);
+		/* The budget is shared by all devices. */
+		sws_spin_lock(&dev->lock);
+		unsigned pending = dev->nr_discard;
+		sws_spin_unlock(&dev->lock);
+		unsigned now = pending < budget ? pending : budget;
+		budget -= now;
+		left += sws__device_do_discard(dev, now) + (now ? 0 : pending);
 	}
 	sws_rcu_read_unlock();
+	sws__rcu_thread_put();
 	return left;
 }
 
@@ -282,6 +296,7 @@ int sws_swapon(struct sws_sim *sim, const struct sws_device_config *cfg, int *ty
 		goto out_unlock;
 	dev->sim = sim;
 	dev->type = type;
+	dev->gen = ++sim->next_gen;
 	dev->flags = cfg->flags & ~SWS_SWAP_FLAG_PREFER;
 	/* 6.19+: every device swapped on without a priority gets -1: round robin. */
 	dev->prio = (cfg->flags & SWS_SWAP_FLAG_PREFER) ? cfg->prio : -1;
@@ -386,10 +401,12 @@ int sws_device_info(struct sws_sim *sim, int type, struct sws_device_info *info)
 {
 	if (!sim || !info || type < 0)
 		return SWS_ENODEV;
+	sws__rcu_thread_get();
 	sws_rcu_read_lock();
 	struct sws_device *dev = sws__device(sim, (unsigned)type);
 	if (!dev) {
 		sws_rcu_read_unlock();
+		sws__rcu_thread_put();
 		return SWS_ENODEV;
 	}
 	memset(info, 0, sizeof(*info));
@@ -408,11 +425,19 @@ int sws_device_info(struct sws_sim *sim, int type, struct sws_device_info *info)
 	memcpy(info->nr_frag, dev->nr_frag, sizeof(info->nr_frag));
 	sws_spin_unlock(&dev->lock);
 	sws_rcu_read_unlock();
+	sws__rcu_thread_put();
 	return 0;
 }
 
 void sws_swap_totals(struct sws_sim *sim, uint64_t *total, uint64_t *free_slots)
 {
+	if (!sim) {
+		if (total)
+			*total = 0;
+		if (free_slots)
+			*free_slots = 0;
+		return;
+	}
 	if (total)
 		*total = (uint64_t)atomic_load(&sim->total_swap_pages);
 	if (free_slots)
@@ -422,5 +447,5 @@ void sws_swap_totals(struct sws_sim *sim, uint64_t *total, uint64_t *free_slots)
 bool sws_swap_full(struct sws_sim *sim)
 {
 	/* vm_swap_full(): free * 2 < total */
-	return atomic_load(&sim->nr_swap_pages) * 2 < atomic_load(&sim->total_swap_pages);
+	return sim && atomic_load(&sim->nr_swap_pages) * 2 < atomic_load(&sim->total_swap_pages);
 }

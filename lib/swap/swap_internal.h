@@ -72,6 +72,7 @@ struct sws_device {
 	struct sws_sim *sim;
 	int type;
 	int prio;
+	uint32_t gen; /* unique per swapon in this sim */
 	uint32_t flags;
 	atomic_bool writeok;      /* SWP_WRITEOK */
 	uint64_t max;             /* slots including header */
@@ -106,6 +107,7 @@ struct sws_cpu {
 	unsigned id;
 	struct {
 		int32_t type;  /* -1: none */
+		uint32_t gen;  /* the device's generation: a later device of the type is another */
 		uint64_t next; /* next offset to try, SWS_NO_OFFSET: none */
 	} pcp[SWS_NR_ORDERS]; /* percpu_swap_cluster */
 	_Atomic uint64_t ctr[SWS_NR_COUNTERS];
@@ -125,7 +127,7 @@ struct sws_sim {
 
 	sws_spinlock_t avail_lock; /* swap_avail_lock */
 	struct sws_list avail_head; /* devices with free slots, by priority, RR among equals */
-	int next_default_prio;
+	uint32_t next_gen; /* swap_lock */
 
 	_Atomic int64_t nr_swap_pages; /* free slots, all devices */
 	_Atomic int64_t total_swap_pages;
@@ -215,6 +217,9 @@ void sws__swap_range_free(struct sws_cpu *cpu, struct sws_device *dev, struct sw
 
 /* Usage accounting after slots were allocated in a locked cluster. */
 void sws__swap_range_alloc(struct sws_device *dev, unsigned nr);
+
+/* dev->lock held: take @ci off its list (flag NONE: isolated). */
+void sws__cluster_unlist(struct sws_device *dev, struct sws_cluster *ci);
 
 /* Move a locked cluster to @list with @flag (the device lock is taken inside). */
 void sws__cluster_move(struct sws_device *dev, struct sws_cluster *ci, struct sws_list *list,

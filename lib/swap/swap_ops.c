@@ -96,6 +96,8 @@ static inline uint64_t cache_lookup(const struct sws_cache_ops *ops, struct sws_
 uint64_t sws_swap_cache_lookup(struct sws_cpu *cpu, sws_entry_t entry)
 {
 	uint64_t pfn = 0;
+	if (sws_unlikely(!cpu))
+		return 0;
 	sws_rcu_read_lock();
 	struct sws_device *dev = sws__device(cpu->sim, sws_swp_type(entry));
 	uint64_t off = sws_swp_offset(entry);
@@ -160,6 +162,7 @@ int sws_swap_slot_state(struct sws_sim *sim, sws_entry_t entry, struct sws_slot_
 {
 	if (!sim || !st)
 		return SWS_EINVAL;
+	sws__rcu_thread_get();
 	sws_rcu_read_lock();
 	struct sws_device *dev = sws__device(sim, sws_swp_type(entry));
 	uint64_t off = sws_swp_offset(entry);
@@ -175,5 +178,6 @@ int sws_swap_slot_state(struct sws_sim *sim, sws_entry_t entry, struct sws_slot_
 		sws__cluster_unlock(ci);
 	}
 	sws_rcu_read_unlock();
+	sws__rcu_thread_put();
 	return rc;
 }

@@ -1,0 +1,182 @@
+/*
+ * swapsim/mm.h - the memory model: simulated RAM, memory cgroups, address
+ * spaces with page tables, reclaim, and the fault, swap-out, swap-in and free
+ * paths that drive the swap core the way mm/memory.c and mm/vmscan.c do.
+ *
+ * Objects: one struct sws_mm per simulation (created on a struct sws_sim with
+ * its devices already swapped on), memcgs (numbered, 0 is the root), address
+ * spaces (numbered "asids", one per traced process). Virtual addresses are
+ * bytes; everything is accounted in 4 KiB pages.
+ *
+ * Threading: calls that take a struct sws_cpu are made by the thread that
+ * attached it; calls on different address spaces run in parallel, calls on
+ * the same address space are serialised by its page-table lock; reclaim may
+ * unmap pages of any address space. With one CPU and a fixed seed every run
+ * is deterministic.
+ *
+ * Kernel version modelled: the fault/reclaim/free paths of 6.18+ with swap
+ * table phase II semantics (every swap-in goes through the swap cache; the
+ * folio is in the swap cache from slot allocation). Simplifications are
+ * listed in docs/memory-model.md.
+ */
+#ifndef SWAPSIM_MM_H
+#define SWAPSIM_MM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <swapsim/sim.h>
+#include <swapsim/swap.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct sws_mm;
+
+/* Reclaim policies. */
+enum sws_reclaim_policy {
+	SWS_RECLAIM_KERNEL = 0, /* active/inactive anon lists, referenced bits, promotion,
+				 * workingset refault activation (default) */
+	SWS_RECLAIM_LRU = 1,    /* exact LRU: evict the least recently accessed page; with
+				 * one thread, no readahead and a limit of M pages the faults
+				 * equal a textbook LRU cache's misses (validation) */
+	SWS_RECLAIM_CLOCK = 2,  /* second chance: one referenced bit, a rotating hand */
+};
+
+/* Page contents: each page's bytes follow from a seed and its write version. */
+enum sws_content {
+	SWS_CONTENT_ZERO = 0,   /* all zero (zero-page detection: swpout_zero) */
+	SWS_CONTENT_SAME = 1,   /* one repeated byte (memhog's 0xff) */
+	SWS_CONTENT_INDEX = 2,  /* usemem: each u64 word holds its own index */
+	SWS_CONTENT_TEXT = 3,   /* text-like bytes (compressible ~3x) */
+	SWS_CONTENT_RANDOM = 4, /* incompressible */
+	SWS_NR_CONTENT = 5
+};
+
+#define SWS_MM_CONFIG_VERSION 1
+
+struct sws_mm_config {
+	uint32_t version;              /* SWS_MM_CONFIG_VERSION or 0 */
+	enum sws_reclaim_policy policy;
+	uint64_t ram_pages;            /* simulated RAM, pages (required, >= 64) */
+	uint32_t page_cluster;         /* vm.page-cluster + 1; 0: default (3); 1: no readahead */
+	uint32_t flags;                /* SWS_MM_* below */
+	uint32_t content_weight[SWS_NR_CONTENT]; /* content mix; all 0: INDEX only */
+	uint64_t seed;                 /* content and random decisions */
+	uint64_t wmark_low, wmark_high; /* free pages that wake kswapd / let it sleep; 0: derived */
+};
+
+#define SWS_MM_VERIFY (1u << 0)     /* check every page read back against the content model */
+#define SWS_MM_NO_VMA_RA (1u << 1)  /* cluster readahead even on SSDs */
+
+/** Create the memory model on @sim. @return 0, SWS_EINVAL, SWS_EVERSION, SWS_ENOMEM. */
+int sws_mm_create(struct sws_sim *sim, const struct sws_mm_config *cfg, struct sws_mm **out);
+/** Free everything (address spaces are torn down, their swap entries put). NULL: no-op. */
+void sws_mm_destroy(struct sws_mm *mm);
+
+#define SWS_MM_MAX_MEMCGS 256
+
+/** A memcg with a limit in pages (0: unlimited). @return 0 and its id (>= 1); SWS_ENOMEM
+ *  when SWS_MM_MAX_MEMCGS exist. */
+int sws_mm_memcg_create(struct sws_mm *mm, uint64_t limit_pages, uint16_t *id);
+
+/** A new, empty address space charged to @memcg (0: root). @return 0, SWS_EINVAL, SWS_ENOMEM. */
+int sws_mm_space_create(struct sws_mm *mm, uint16_t memcg, uint32_t *asid);
+
+/** fork(): a copy of @parent's page tables; swap counts raised, present pages shared
+ *  copy-on-write. @return 0, SWS_EINVAL (no such asid), SWS_ENOMEM, SWS_EOVERFLOW. */
+int sws_mm_fork(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t parent, uint32_t *child);
+
+/** exit(): unmap everything, free the address space. @return 0, SWS_EINVAL. */
+int sws_mm_exit(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid);
+
+/* Region flags. */
+#define SWS_MM_MAP_ORDER(o) ((uint32_t)(o) & 0xf) /* largest folio order to use (mTHP); 0: 4 KiB */
+
+/** mmap(MAP_ANONYMOUS|MAP_PRIVATE) at @addr (page aligned) of @len bytes. Accesses outside
+ *  mapped regions map an implicit region on first touch (traces rarely carry mmaps).
+ *  @return 0, SWS_EINVAL (alignment, overlap), SWS_ENOMEM. */
+int sws_mm_mmap(struct sws_mm *mm, uint32_t asid, uint64_t addr, uint64_t len, uint32_t flags);
+
+/** munmap(): pages freed, swap entries put (batched per cluster). @return 0, SWS_EINVAL. */
+int sws_mm_munmap(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_t addr, uint64_t len);
+
+enum sws_madvise { SWS_MADV_DONTNEED = 1, SWS_MADV_PAGEOUT = 2 };
+/** madvise(): DONTNEED drops pages and swap entries; PAGEOUT reclaims the range now.
+ *  @return 0, SWS_EINVAL. */
+int sws_mm_madvise(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_t addr,
+		   uint64_t len, enum sws_madvise advice);
+
+/** One access of the page holding @addr: a hit, or a fault (first touch, swap-in, COW).
+ *  @return 0; SWS_EINVAL (no such asid); SWS_ENOMEM (nothing reclaimable: the access is
+ *  dropped and counted as oom); SWS_ECORRUPT (verify mode found different bytes). */
+int sws_mm_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_t addr, bool write);
+
+/** Reclaim up to @nr pages charged to @memcg (0: all memory), like memory.reclaim.
+ *  @return the pages reclaimed. */
+uint64_t sws_mm_reclaim(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr);
+
+/** kswapd as a deferred-work step: reclaim toward the high watermark, at most @budget
+ *  pages. @return the pages still wanted (0: above the high watermark). */
+uint64_t sws_mm_kswapd(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t budget);
+
+/* Counters of the memory model, named as in /proc/vmstat and memcg stats. */
+#define SWS_MM_COUNTER_LIST(X)                                                             \
+	X(pgfault, "page faults")                                                          \
+	X(pgmajfault, "faults that read from swap")                                        \
+	X(pswpin, "pages read from swap devices")                                          \
+	X(pswpout, "pages written to swap devices")                                        \
+	X(swpin_zero, "pages swapped in from the zero flag, no I/O")                       \
+	X(swpout_zero, "zero-filled pages swapped out with no I/O")                        \
+	X(swap_ra, "pages read ahead")                                                     \
+	X(swap_ra_hit, "read-ahead pages later used")                                      \
+	X(swapcache_hit, "faults served from the swap cache")                              \
+	X(pgsteal, "pages reclaimed")                                                      \
+	X(pgscan, "pages scanned by reclaim")                                              \
+	X(pgactivate, "pages moved to the active list")                                    \
+	X(pgdeactivate, "pages moved to the inactive list")                                \
+	X(workingset_refault, "swap-ins that found a shadow")                              \
+	X(workingset_activate, "refaults within the workingset distance: activated")       \
+	X(thp_swpout, "PMD-size folios swapped out whole")                                 \
+	X(thp_swpout_fallback, "PMD-size folios split to swap out")                        \
+	X(cow_fault, "copy-on-write faults")                                               \
+	X(first_touch, "faults that mapped a new page")                                    \
+	X(oom, "accesses dropped: nothing reclaimable")                                    \
+	X(verify_ok, "pages read back and found identical")                                \
+	X(verify_fail, "pages read back with different contents")                          \
+	X(free_slots_batched, "swap entries put by unmap/exit/DONTNEED")                   \
+	X(free_ns, "time spent in the free path (measured, ns)")                           \
+	X(modelled_io_ns, "device time from the latency model (ns)")
+
+enum sws_mm_counter {
+#define SWS__MMCTR(name, desc) SWS_MM_##name,
+	SWS_MM_COUNTER_LIST(SWS__MMCTR)
+#undef SWS__MMCTR
+	SWS_MM_NR_COUNTERS
+};
+
+struct sws_mm_stats {
+	uint64_t counters[SWS_MM_NR_COUNTERS];
+	uint64_t swpout[SWS_NR_ORDERS];          /* per-order (mTHP stats) */
+	uint64_t swpout_fallback[SWS_NR_ORDERS];
+	uint64_t ram_pages, free_pages, anon_pages, swapcache_pages;
+	uint64_t nr_spaces;
+};
+
+/** Snapshot the memory model's counters (sum over CPUs). */
+void sws_mm_stats(struct sws_mm *mm, struct sws_mm_stats *out);
+/** @return a counter's name ("" when out of range). */
+const char *sws_mm_counter_name(enum sws_mm_counter c);
+
+/** Device latency model: modelled ns per page read/written on swap device @type.
+ *  Defaults by device flags: SYNCHRONOUS_IO 2/3 us (zram-like), SOLIDSTATE 20/25 us
+ *  (NVMe), rotational 5 ms. @return 0, SWS_ENODEV. */
+int sws_mm_set_latency(struct sws_mm *mm, int type, uint64_t read_ns, uint64_t write_ns);
+
+/** Generate the 4 KiB contents the model gives (@seed, @version) (for tests and tools). */
+void sws_mm_page_content(const struct sws_mm *mm, uint64_t seed, uint64_t version, void *page);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

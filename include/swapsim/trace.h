@@ -1,0 +1,277 @@
+/*
+ * swapsim/trace.h - trace records, the native trace format and importers.
+ *
+ * A trace is a sequence of struct sws_trace_record: page accesses, fork, exit,
+ * mmap/munmap, MADV_PAGEOUT/MADV_DONTNEED and explicit reclaim events, each
+ * tagged with the task that did it, the CPU and a time. The replay driver
+ * (swapsim/replay.h) consumes records; this header only produces and stores
+ * them.
+ *
+ * Readers turn a file into records, one at a time, in bounded memory:
+ *
+ *   native   libswapsim's own format, text ("# swapsim-trace v1" header) or
+ *            binary ("SWSTRACE" magic), either one optionally zstd-compressed
+ *            (the whole file is then a zstd stream); told apart by header
+ *   perf     `perf script` text: the page-faults software event with -d
+ *            addresses, the exceptions:page_fault_user tracepoint, and the
+ *            vmscan:* reclaim events
+ *   lackey   valgrind --tool=lackey --trace-mem=yes output
+ *   damon    damon:damon_aggregated perf-script lines, expanded to page reads
+ *            as `damo replay` does
+ *   addr     a plain address list, one access per line
+ *
+ * Any of the text formats may also be zstd-compressed as a whole. The layout of
+ * each format and the exact import rules are in docs/trace-format.md.
+ *
+ * Safety on malicious input: every reader rejects malformed input with
+ * SWS_EFORMAT (or SWS_EVERSION for a native trace of another version) and a
+ * message naming the file and the line ("FILE:LINE: what is wrong") or, for
+ * binary input, the byte offset ("FILE: byte OFFSET: what is wrong"). Memory
+ * is bounded: lines longer than max_line are an error, a zstd window larger
+ * than 2^27 bytes is an error, and a DAMON snapshot holds at most
+ * SWS_TRACE_DAMON_MAX_REGIONS regions. Every call returns in time bounded by
+ * the input it reads (no call loops without consuming input or producing a
+ * record).
+ *
+ * Threading: a reader or a writer is used by one thread at a time; different
+ * readers and writers are independent.
+ */
+#ifndef SWAPSIM_TRACE_H
+#define SWAPSIM_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <swapsim/env.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ======================================================================
+ *  Records
+ * ====================================================================== */
+
+/* What a record does. Values are stable: they are stored in binary traces. */
+enum sws_trace_op {
+	SWS_TRACE_ACCESS = 1,     /* touch [addr, addr+len) (len 0: one byte/page) */
+	SWS_TRACE_FORK,           /* task forks: arg = child pid (child gets a copy of pid's address space) */
+	SWS_TRACE_EXIT,           /* pid exits: its address space goes */
+	SWS_TRACE_MMAP,           /* map [addr, addr+len) anonymous; flags may carry SWS_TRACE_F_THP */
+	SWS_TRACE_MUNMAP,         /* unmap [addr, addr+len) */
+	SWS_TRACE_MADV_PAGEOUT,   /* reclaim [addr, addr+len) now */
+	SWS_TRACE_MADV_DONTNEED,  /* drop [addr, addr+len) (pages and swap entries freed) */
+	SWS_TRACE_RECLAIM,        /* reclaim len pages of memcg arg (explicit reclaim event) */
+};
+#define SWS_TRACE_OP_MAX SWS_TRACE_RECLAIM /* the highest valid op */
+
+#define SWS_TRACE_F_WRITE (1u << 0)   /* ACCESS is a write */
+#define SWS_TRACE_F_IFETCH (1u << 1)  /* instruction fetch */
+#define SWS_TRACE_F_THP (1u << 2)     /* MMAP: the region may use large folios */
+
+/* cpu: the source does not say which CPU ran the task. */
+#define SWS_TRACE_CPU_ANY UINT32_MAX
+
+/* RECLAIM arg values with a fixed meaning (other values are memcg ids). */
+#define SWS_TRACE_MEMCG_ROOT 0u          /* global reclaim: the whole machine */
+#define SWS_TRACE_MEMCG_TASK UINT32_MAX  /* the memcg task pid is charged to */
+
+/*
+ * One trace event. 48 bytes, no padding. Field units:
+ *
+ *   time_ns  event time in nanoseconds on a monotonic clock (perf's
+ *            "secs.usecs:" converted), 0 when the source has no times
+ *   addr     virtual address in bytes (ACCESS, MMAP, MUNMAP, MADV_*); 0 otherwise
+ *   len      bytes for the ranges of ACCESS/MMAP/MUNMAP/MADV_*; an ACCESS
+ *            with len 0 touches the one page holding addr; pages for RECLAIM
+ *   op       enum sws_trace_op
+ *   flags    SWS_TRACE_F_* bits; unknown bits are carried through unchanged
+ *   pid      the address space (process); importers without one use the
+ *            reader's default_pid
+ *   tid      the task (thread) that ran it; equals pid for single-threaded
+ *            sources and for perf's tid-only output
+ *   cpu      the CPU that ran it, or SWS_TRACE_CPU_ANY
+ *   arg      FORK: the child's pid; RECLAIM: the memcg id
+ *            (SWS_TRACE_MEMCG_ROOT, SWS_TRACE_MEMCG_TASK or a memcg id); 0 otherwise
+ */
+struct sws_trace_record {
+	uint64_t time_ns;  /* event time, ns (monotonic; 0 when the source has none) */
+	uint64_t addr;     /* virtual address (bytes) */
+	uint64_t len;      /* bytes for ranges; pages for RECLAIM */
+	uint32_t op;       /* enum sws_trace_op */
+	uint32_t flags;    /* SWS_TRACE_F_* */
+	uint32_t pid;      /* address space (process) */
+	uint32_t tid;      /* task (thread); equals pid for single-threaded sources */
+	uint32_t cpu;      /* CPU that ran it, or SWS_TRACE_CPU_ANY */
+	uint32_t arg;      /* FORK: child pid; RECLAIM: memcg id */
+};
+
+/** @return the op's short name ("access", "fork", "exit", "mmap", "munmap",
+ *  "pageout", "dontneed", "reclaim"), or "?" for an unknown op. */
+const char *sws_trace_op_name(uint32_t op);
+
+/** Parse an op name as sws_trace_op_name() prints it. @return 0 or SWS_EINVAL. */
+int sws_trace_op_parse(const char *name, uint32_t *op);
+
+/* ======================================================================
+ *  Formats
+ * ====================================================================== */
+
+enum sws_trace_format {
+	SWS_TRACE_FORMAT_AUTO = 0,   /* detect from the first bytes and lines */
+	SWS_TRACE_FORMAT_NATIVE = 1, /* text or binary, with or without zstd: by header */
+	SWS_TRACE_FORMAT_PERF = 2,   /* perf script: page faults and vmscan reclaim */
+	SWS_TRACE_FORMAT_LACKEY = 3, /* valgrind lackey --trace-mem=yes */
+	SWS_TRACE_FORMAT_DAMON = 4,  /* damon:damon_aggregated perf-script lines */
+	SWS_TRACE_FORMAT_ADDR = 5,   /* plain address list */
+};
+#define SWS_TRACE_NR_FORMATS 6
+
+/** @return "auto", "native", "perf", "lackey", "damon", "addr", or "unknown". */
+const char *sws_trace_format_name(enum sws_trace_format fmt);
+
+/** Parse a format name as sws_trace_format_name() prints it. @return 0 or SWS_EINVAL. */
+int sws_trace_format_parse(const char *name, enum sws_trace_format *out);
+
+/* ======================================================================
+ *  Reading
+ * ====================================================================== */
+
+struct sws_trace_reader;
+
+#define SWS_TRACE_READER_CONFIG_VERSION 1
+
+#define SWS_TRACE_MAX_LINE_DEFAULT 65536u     /* bytes */
+#define SWS_TRACE_MAX_LINE_LIMIT (16u << 20)  /* the largest max_line accepted */
+#define SWS_TRACE_DAMON_MAX_REGIONS (1u << 20) /* regions in one DAMON snapshot */
+
+/* Reader flags (struct sws_trace_reader_config.flags). */
+#define SWS_TRACE_READ_ADDR_HEX (1u << 0)   /* addr: bare digits are hex, not decimal */
+#define SWS_TRACE_READ_NO_IFETCH (1u << 1)  /* drop ACCESS records flagged IFETCH */
+
+/*
+ * Reader configuration; a zero-filled struct (or NULL) means all defaults.
+ */
+struct sws_trace_reader_config {
+	uint32_t version;               /* SWS_TRACE_READER_CONFIG_VERSION or 0 */
+	enum sws_trace_format format;   /* 0: SWS_TRACE_FORMAT_AUTO */
+	uint32_t flags;                 /* SWS_TRACE_READ_* */
+	uint32_t max_line;              /* longest accepted line, bytes; 0: 65536; 256..16 MiB */
+	uint32_t default_pid;           /* pid and tid for records whose source names no
+	                                   task (lackey, addr lines without a task id); 0: 1 */
+	uint32_t damon_sample_us;       /* DAMON sampling interval, us; 0: 5000 (damo's default) */
+	uint32_t damon_aggr_us;         /* DAMON aggregation interval, us; 0: 100000 (damo's
+	                                   default); at least damon_sample_us */
+	uint32_t reserved;              /* must be zero */
+	const struct sws_env *env;      /* allocator; NULL: defaults */
+};
+
+/* What a reader has consumed so far. */
+struct sws_trace_reader_stats {
+	uint64_t lines;          /* text lines read (0 for binary input) */
+	uint64_t skipped_lines;  /* lines that carried no record: comments, blank lines,
+	                            `==` lines, events without a data address, unused events */
+	uint64_t records;        /* records returned by sws_trace_reader_next() */
+	uint64_t bytes;          /* bytes of (decompressed) input consumed */
+};
+
+/**
+ * Open a trace file for reading. With format AUTO the format is chosen from
+ * the first bytes: zstd magic (decompressed, then detected again inside),
+ * the native binary magic, "# swapsim-trace" (native text), then the first
+ * lines that carry data: lackey instruction/data lines or `==` banners, perf
+ * script lines (damon:damon_aggregated ones select damon), else an address.
+ * A native file of another version gives SWS_EVERSION.
+ *
+ * @param errbuf  optional: on failure a message ("FILE: ...") is written here
+ * @return 0, SWS_EINVAL (bad argument or config), SWS_EVERSION (config
+ *         version, or native trace version), SWS_EIO (cannot open or read),
+ *         SWS_EFORMAT (empty file, format not recognised, bad header) or SWS_ENOMEM.
+ *         On failure *out is NULL.
+ */
+int sws_trace_reader_open(const char *path, const struct sws_trace_reader_config *cfg,
+			  struct sws_trace_reader **out, char *errbuf, size_t errlen);
+
+/**
+ * Read the next record into @rec.
+ * @return 1 with a record, 0 at the end of the trace, or a negative error:
+ *         SWS_EFORMAT (malformed input), SWS_EIO (read error) or SWS_ENOMEM.
+ *         After an error every later call returns the same error;
+ *         sws_trace_reader_error() says what and where.
+ */
+int sws_trace_reader_next(struct sws_trace_reader *r, struct sws_trace_record *rec);
+
+/** @return the last error's message, "FILE:LINE: what" or "FILE: byte N: what";
+ *  "" when there was none. Valid until the reader is closed. */
+const char *sws_trace_reader_error(const struct sws_trace_reader *r);
+
+/** @return the format being read (never AUTO once open). */
+enum sws_trace_format sws_trace_reader_format(const struct sws_trace_reader *r);
+
+/** @return 1 when the input was native binary, 0 otherwise; *zstd (optional)
+ *  receives 1 when the file was zstd-compressed. */
+int sws_trace_reader_is_binary(const struct sws_trace_reader *r, int *zstd);
+
+/** Copy the reader's counters into @out. */
+void sws_trace_reader_stats(const struct sws_trace_reader *r, struct sws_trace_reader_stats *out);
+
+/** @return the bytes this reader holds (buffers, decompression state, DAMON regions). */
+size_t sws_trace_reader_memory_usage(const struct sws_trace_reader *r);
+
+/** Close a reader and free everything it holds. NULL is a no-op. */
+void sws_trace_reader_close(struct sws_trace_reader *r);
+
+/* ======================================================================
+ *  Writing the native format
+ * ====================================================================== */
+
+struct sws_trace_writer;
+
+#define SWS_TRACE_WRITER_CONFIG_VERSION 1
+
+enum sws_trace_encoding {
+	SWS_TRACE_TEXT = 0,   /* "# swapsim-trace v1", one record per line */
+	SWS_TRACE_BINARY = 1, /* "SWSTRACE" header, varint-delta records, end marker */
+};
+
+/* Writer flags (struct sws_trace_writer_config.flags). */
+#define SWS_TRACE_WRITE_ZSTD (1u << 0) /* compress the whole file as one zstd stream */
+
+/* Writer configuration; zero-filled (or NULL) means uncompressed text. */
+struct sws_trace_writer_config {
+	uint32_t version;                 /* SWS_TRACE_WRITER_CONFIG_VERSION or 0 */
+	enum sws_trace_encoding encoding; /* 0: text */
+	uint32_t flags;                   /* SWS_TRACE_WRITE_* */
+	int32_t zstd_level;               /* 0: 3; 1..19 */
+	const struct sws_env *env;        /* allocator; NULL: defaults */
+};
+
+/**
+ * Create (truncate) @path and write a native trace header to it.
+ * @param errbuf  optional: on failure a message ("FILE: ...") is written here
+ * @return 0, SWS_EINVAL, SWS_EVERSION, SWS_EIO or SWS_ENOMEM; on failure *out is NULL.
+ */
+int sws_trace_writer_open(const char *path, const struct sws_trace_writer_config *cfg,
+			  struct sws_trace_writer **out, char *errbuf, size_t errlen);
+
+/**
+ * Append one record. op must be 1..SWS_TRACE_OP_MAX; every other field may
+ * hold any value and is stored exactly.
+ * @return 0, SWS_EINVAL (bad op), SWS_EIO or SWS_ENOMEM (compression state).
+ */
+int sws_trace_writer_write(struct sws_trace_writer *w, const struct sws_trace_record *rec);
+
+/** @return the last error's message ("FILE: ..."), "" when none. */
+const char *sws_trace_writer_error(const struct sws_trace_writer *w);
+
+/**
+ * Finish the file (binary: end marker; zstd: end of frame), close it and free
+ * the writer, also after an earlier error. NULL is a no-op returning 0.
+ * @param errbuf  optional: on failure the message is copied here
+ * @return 0, the writer's earlier error, or SWS_EIO if the final writes fail.
+ */
+int sws_trace_writer_close(struct sws_trace_writer *w, char *errbuf, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,521 @@
+/*
+ * fault.c - the access and fault paths (mm/memory.c: do_anonymous_page,
+ * do_wp_page, do_swap_page; mm/swap_state.c: swapin_readahead).
+ *
+ * An access to a present, permitted PTE is a hit: the accessed bit (or, for
+ * the exact-LRU reference, a move to the young end) and, on a write, a new
+ * content version. Everything else is a fault (pgfault):
+ *  - none: a read maps the shared zero page, a write a new folio (of the
+ *    region's mTHP order when the aligned block is empty);
+ *  - write to a read-only page: reuse when exclusive, else copy (COW);
+ *  - swap PTE: swap-in. A swap-cache hit maps the folio (swap_ra_hit when it
+ *    was read ahead); a miss (pgmajfault) reads the page, after reading ahead
+ *    (cluster readahead, or VMA readahead when no rotational device is on)
+ *    except on SYNCHRONOUS_IO devices. The PTE's swap count is put; the slot
+ *    is freed at once on SYNCHRONOUS_IO devices, when swap is more than half
+ *    full, or on a write (should_try_to_free_swap), else the clean folio stays
+ *    in the swap cache and a later reclaim needs no write.
+ * Allocation may reclaim, so it happens with no ptl held; the PTE is checked
+ * again afterwards and the fault retried if it changed (pte_same).
+ */
+#include <string.h>
+
+#include "mm_internal.h"
+
+void sws__mm_lru_move_locked(struct sws_mm *mm, uint64_t pfn, unsigned which);
+int sws__mm_split_folio(struct sws_mm *mm, uint64_t pfn);
+
+/* ---- per-slot content seeds (the bytes a slot holds, by the content model) ---------- */
+
+static _Atomic uint64_t *seed_slot(struct sws_mm *mm, sws_entry_t e)
+{
+	unsigned type = sws_swp_type(e);
+	uint64_t off = sws_swp_offset(e);
+	if (type >= SWS_MAX_SWAPFILES || off >= mm->slot_seed_len[type] || !mm->slot_seed[type])
+		return NULL;
+	return &mm->slot_seed[type][off];
+}
+
+void sws__mm_slot_seed_set(struct sws_mm *mm, sws_entry_t e, uint64_t seed)
+{
+	_Atomic uint64_t *p = seed_slot(mm, e);
+	if (p)
+		sws_store_relaxed(p, seed);
+}
+
+uint64_t sws__mm_slot_seed_get(struct sws_mm *mm, sws_entry_t e)
+{
+	_Atomic uint64_t *p = seed_slot(mm, e);
+	return p ? sws_load_relaxed(p) : 0;
+}
+
+/* ---- reading a slot ------------------------------------------------------------------ */
+
+/* swap_read_folio() for one page into locked folio @f (its seed set from the slot). */
+static int swap_read(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f, sws_entry_t e)
+{
+	struct sws_slot_state st;
+	unsigned type = sws_swp_type(e);
+	f->seed = sws__mm_slot_seed_get(mm, e);
+	if (sws_swap_slot_state(mm->sim, e, &st) == 0 && st.zero) {
+		mm_count(mm, cpu, SWS_MM_swpin_zero, 1);
+		return 0;
+	}
+	mm_count(mm, cpu, SWS_MM_pswpin, 1);
+	mm_count(mm, cpu, SWS_MM_modelled_io_ns, mm->read_ns[type]);
+	struct sws_device *dev = sws__device(mm->sim, type);
+	if (!(mm->cfg.flags & SWS_MM_VERIFY) || !dev || dev->backing.kind == SWS_BACKING_NONE)
+		return 0;
+	uint8_t got[SWS_PAGE_SIZE], want[SWS_PAGE_SIZE];
+	if (sws_swap_readpage(cpu, e, got) != 0)
+		return SWS_EIO;
+	sws_mm_page_content(mm, f->seed, 0, want);
+	if (memcmp(got, want, SWS_PAGE_SIZE)) {
+		mm_count(mm, cpu, SWS_MM_verify_fail, 1);
+		return SWS_ECORRUPT;
+	}
+	mm_count(mm, cpu, SWS_MM_verify_ok, 1);
+	return 0;
+}
+
+/* A new folio for slot @e in the swap cache, read, on the LRU. @ra: read ahead.
+ * @return 0 and the locked folio's PFN; SWS_EEXIST (someone else has it);
+ * SWS_ENOENT (the slot was freed); SWS_ENOMEM; SWS_ECORRUPT. */
+static int swapin_new(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, sws_entry_t e, bool ra,
+		      uint64_t *pfnp)
+{
+	uint64_t pfn, shadow = 0;
+	int rc = sws__mm_folio_alloc(cpu, mm, memcg, 0, &pfn);
+	if (rc)
+		return rc;
+	struct sws_folio *f = mm_folio(mm, pfn); /* locked */
+	rc = sws_swap_cache_add(cpu, e, 1, pfn, &shadow);
+	if (rc) {
+		sws__mm_folio_free(mm, pfn);
+		return rc == SWS_EBUSY ? SWS_ENOENT : rc;
+	}
+	f->swap = e;
+	folio_set(f, PG_swapcache | (ra ? PG_readahead : 0));
+	rc = swap_read(cpu, mm, f, e);
+	bool activate = false;
+	if (shadow) {
+		/* workingset_refault(): would it have stayed with this much more memory? */
+		mm_count(mm, cpu, SWS_MM_workingset_refault, 1);
+		uint64_t age = atomic_load(&mm->nonresident_age) & ((1ull << 40) - 1);
+		uint64_t distance = (age - (shadow & ((1ull << 40) - 1))) & ((1ull << 40) - 1);
+		sws_spin_lock(&mm->lru_lock);
+		struct sws_lru *lru = &mm->memcgs[memcg].lru;
+		uint64_t ws = lru->nr[LRU_ACTIVE] + lru->nr[LRU_INACTIVE];
+		sws_spin_unlock(&mm->lru_lock);
+		if (mm->cfg.policy == SWS_RECLAIM_KERNEL && distance <= ws) {
+			activate = true;
+			folio_set(f, PG_workingset);
+			mm_count(mm, cpu, SWS_MM_workingset_activate, 1);
+		}
+	}
+	sws__mm_lru_add(mm, pfn, activate);
+	if (ra)
+		mm_count(mm, cpu, SWS_MM_swap_ra, 1);
+	*pfnp = pfn;
+	return rc;
+}
+
+/* ---- readahead ---------------------------------------------------------------------- */
+
+/* __swapin_nr_pages(): the adaptive window (global state under lru_lock). */
+static unsigned swapin_nr_pages(struct sws_mm *mm, uint64_t offset, unsigned max_pages,
+				uint32_t hits, uint64_t *prev_offset, uint32_t *prev_win)
+{
+	unsigned pages = hits + 2;
+	if (pages == 2) {
+		if (offset != *prev_offset + 1 && offset != *prev_offset - 1)
+			pages = 1;
+	} else {
+		unsigned roundup = 4;
+		while (roundup < pages)
+			roundup <<= 1;
+		pages = roundup;
+	}
+	if (pages > max_pages)
+		pages = max_pages;
+	if (pages < *prev_win / 2)
+		pages = *prev_win / 2; /* do not shrink the window too fast */
+	if (!hits)
+		*prev_offset = offset;
+	*prev_win = pages;
+	(void)mm;
+	return pages;
+}
+
+static void readahead_one(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, sws_entry_t e)
+{
+	uint64_t pfn = 0;
+	if (sws_swap_cache_lookup(cpu, e))
+		return;
+	swapin_new(cpu, mm, memcg, e, true, &pfn);
+	if (pfn) /* read (a verify failure is counted, the folio stays) */
+		folio_unlock(mm_folio(mm, pfn));
+}
+
+/* swap_cluster_readahead(): the aligned block of the window around the target. */
+static void cluster_readahead(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, sws_entry_t e)
+{
+	unsigned max_pages = 1u << mm->page_cluster;
+	if (max_pages <= 1)
+		return;
+	uint64_t off = sws_swp_offset(e);
+	sws_spin_lock(&mm->lru_lock);
+	unsigned win = swapin_nr_pages(mm, off, max_pages, atomic_exchange(&mm->ra_hits, 0),
+				       &mm->ra_prev_offset, &mm->ra_prev_win);
+	sws_spin_unlock(&mm->lru_lock);
+	if (win <= 1)
+		return;
+	struct sws_device *dev = sws__device(mm->sim, sws_swp_type(e));
+	uint64_t start = off & ~(uint64_t)(win - 1), end = start + win;
+	for (uint64_t o = start ? start : 1; dev && o < end && o < dev->max; o++)
+		if (o != off)
+			readahead_one(cpu, mm, memcg, sws_swp_entry(sws_swp_type(e), o));
+}
+
+/* swap_vma_readahead(): the swap PTEs of the window around the faulting address. */
+static void vma_readahead(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr)
+{
+	unsigned pc = mm->page_cluster < 5 ? mm->page_cluster : 5;
+	unsigned max_pages = 1u << pc;
+	if (max_pages <= 1)
+		return;
+	sws_entry_t found[32];
+	unsigned n = 0;
+	sws_spin_lock(&sp->ptl);
+	struct sws_region *r = sws__mm_region(sp, vaddr);
+	if (!r) {
+		sws_spin_unlock(&sp->ptl);
+		return;
+	}
+	uint64_t prev = r->ra_addr;
+	uint32_t prev_win = r->ra_win;
+	uint64_t vpn = vaddr / SWS_PAGE_SIZE, pvpn = prev / SWS_PAGE_SIZE;
+	unsigned win = swapin_nr_pages(mm, vpn, max_pages, r->ra_hits, &pvpn, &prev_win);
+	r->ra_hits = 0;
+	r->ra_addr = vaddr;
+	r->ra_win = win;
+	if (win > 1) {
+		uint64_t lo, pmd_lo = vaddr & ~((2ull << 20) - 1), pmd_hi = pmd_lo + (2ull << 20);
+		if (vpn == prev / SWS_PAGE_SIZE + 1)
+			lo = vaddr; /* moving forward: the window starts here */
+		else if (vpn + 1 == prev / SWS_PAGE_SIZE)
+			lo = vaddr - (uint64_t)(win - 1) * SWS_PAGE_SIZE; /* backward: ends here */
+		else
+			lo = vaddr - (uint64_t)(win / 2) * SWS_PAGE_SIZE;
+		for (uint64_t va = lo; va < lo + (uint64_t)win * SWS_PAGE_SIZE && n < 32; va += SWS_PAGE_SIZE) {
+			if (va == vaddr || va < r->start || va >= r->end || va < pmd_lo || va >= pmd_hi)
+				continue;
+			uint64_t *pte = sws__pte_lookup(sp, va);
+			if (pte && pte_is_swap(*pte))
+				found[n++] = pte_to_swp_entry(*pte);
+		}
+	}
+	uint16_t memcg = sp->memcg;
+	sws_spin_unlock(&sp->ptl);
+	for (unsigned i = 0; i < n; i++)
+		readahead_one(cpu, mm, memcg, found[i]);
+}
+
+static bool any_rotational(struct sws_mm *mm)
+{
+	for (unsigned t = 0; t < SWS_MAX_SWAPFILES; t++) {
+		struct sws_device *d = sws__device(mm->sim, t);
+		if (d && !(d->flags & SWS_SWP_SOLIDSTATE))
+			return true;
+	}
+	return false;
+}
+
+/* ---- the fault paths ------------------------------------------------------------------ */
+
+/* Get locked, up-to-date folio for @e: from the swap cache or read. */
+static int swapin(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr,
+		  sws_entry_t e, uint64_t *pfnp)
+{
+	struct sws_device *dev = sws__device(mm->sim, sws_swp_type(e));
+	bool sync = dev && (dev->flags & SWS_SWP_SYNCHRONOUS_IO);
+	for (int tries = 0;; tries++) {
+		uint64_t pfn = sws_swap_cache_lookup(cpu, e);
+		if (pfn) {
+			struct sws_folio *f = mm_folio(mm, pfn);
+			folio_lock(f);
+			if (!folio_test(f, PG_swapcache) || f->swap != e || f->order) {
+				folio_unlock(f);
+				if (tries > 1000)
+					return SWS_ENOENT;
+				continue;
+			}
+			if (folio_test_clear(f, PG_readahead)) {
+				mm_count(mm, cpu, SWS_MM_swap_ra_hit, 1);
+				atomic_fetch_add(&mm->ra_hits, 1);
+				sws_spin_lock(&sp->ptl);
+				struct sws_region *r = sws__mm_region(sp, vaddr);
+				if (r && r->ra_hits < 63)
+					r->ra_hits++;
+				if (r) /* swap_update_readahead(): the hit's address counts as the last */
+					r->ra_addr = vaddr;
+				sws_spin_unlock(&sp->ptl);
+			}
+			mm_count(mm, cpu, SWS_MM_swapcache_hit, 1);
+			*pfnp = pfn;
+			return 0;
+		}
+		if (!tries) {
+			mm_count(mm, cpu, SWS_MM_pgmajfault, 1);
+			if (!sync && mm->page_cluster) {
+				if (any_rotational(mm) || (mm->cfg.flags & SWS_MM_NO_VMA_RA))
+					cluster_readahead(cpu, mm, sp->memcg, e);
+				else
+					vma_readahead(cpu, mm, sp, vaddr);
+			}
+		}
+		int rc = swapin_new(cpu, mm, sp->memcg, e, false, pfnp);
+		if (rc != SWS_EEXIST)
+			return rc;
+		if (tries > 1000)
+			return SWS_ENOENT;
+	}
+}
+
+static uint64_t new_seed(struct sws_space *sp, uint64_t vaddr, uint64_t old)
+{
+	return mm_mix(sp->seed ^ mm_mix(vaddr ^ old));
+}
+
+/* The mTHP order to use for a first touch at @vaddr (ptl held). */
+static unsigned fault_order(struct sws_space *sp, struct sws_region *r, uint64_t vaddr)
+{
+	for (unsigned o = r ? r->order : 0; o > 0; o--) {
+		uint64_t span = (uint64_t)SWS_PAGE_SIZE << o, base = vaddr & ~(span - 1);
+		if (base < r->start || base + span > r->end)
+			continue;
+		bool empty = true;
+		for (uint64_t va = base; va < base + span && empty; va += SWS_PAGE_SIZE) {
+			uint64_t *pte = sws__pte_lookup(sp, va);
+			empty = !pte || !*pte || (*pte & PTE_ZEROPAGE);
+		}
+		if (empty)
+			return o;
+	}
+	return 0;
+}
+
+static int do_anonymous_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid,
+			     struct sws_space *sp, uint64_t vaddr, unsigned order)
+{
+	uint64_t span = (uint64_t)SWS_PAGE_SIZE << order, base = vaddr & ~(span - 1), pfn;
+	int rc = sws__mm_folio_alloc(cpu, mm, sp->memcg, order, &pfn);
+	if (rc)
+		return rc;
+	struct sws_folio *f = mm_folio(mm, pfn); /* locked */
+	folio_set(f, PG_dirty | PG_young);
+	f->seed = new_seed(sp, base, 0);
+	sws_spin_lock(&sp->ptl);
+	bool ok = true;
+	for (uint64_t va = base; va < base + span && ok; va += SWS_PAGE_SIZE) {
+		uint64_t *pte = sws__pte_lookup(sp, va);
+		ok = !pte || !*pte || (*pte & PTE_ZEROPAGE);
+	}
+	for (uint64_t va = base, i = 0; va < base + span && ok; va += SWS_PAGE_SIZE, i++) {
+		uint64_t *pte;
+		if (sws__pte_alloc(mm, sp, va, &pte)) {
+			/* undo what was mapped so far */
+			for (uint64_t v2 = base; v2 < va; v2 += SWS_PAGE_SIZE)
+				*sws__pte_lookup(sp, v2) = 0;
+			ok = false;
+			rc = SWS_ENOMEM;
+			break;
+		}
+		*pte = mk_pte(pfn, (unsigned)i, true);
+	}
+	if (ok && (rc = sws__mm_rmap_add(mm, f, asid, base)) != 0) {
+		for (uint64_t va = base; va < base + span; va += SWS_PAGE_SIZE)
+			*sws__pte_lookup(sp, va) = 0;
+		ok = false;
+	}
+	sws_spin_unlock(&sp->ptl);
+	if (!ok) {
+		sws__mm_folio_free(mm, pfn);
+		return rc ? rc : SWS_EAGAIN_INTERNAL;
+	}
+	sws__mm_lru_add(mm, pfn, false);
+	folio_unlock(f);
+	mm_count(mm, cpu, SWS_MM_first_touch, 1);
+	return 0;
+}
+
+/* do_wp_page(): write to a read-only present page. ptl held on entry, dropped. */
+static int do_wp_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp,
+		      uint64_t vaddr, uint64_t *pte)
+{
+	uint64_t old = *pte, pfn = pte_pfn(old);
+	struct sws_folio *f = mm_folio(mm, pfn);
+	uint32_t swapcount = 0;
+	bool exclusive = f->mapcount == 1 && !f->order &&
+			 (!folio_test(f, PG_swapcache) ||
+			  (sws_swap_count(cpu, f->swap, &swapcount) == 0 && !swapcount));
+	if (exclusive) {
+		*pte |= PTE_WRITE; /* reuse */
+		f->seed = new_seed(sp, vaddr, f->seed);
+		folio_set(f, PG_dirty | PG_young);
+		sws_spin_unlock(&sp->ptl);
+		return 0;
+	}
+	sws_spin_unlock(&sp->ptl);
+	if (f->order) { /* COW of one page of a large folio: split it first */
+		if (folio_trylock(f)) {
+			sws__mm_lru_del(mm, pfn);
+			if (sws__mm_split_folio(mm, pfn) != 0) {
+				sws__mm_lru_add(mm, pfn, false);
+				folio_unlock(f);
+			}
+		}
+		return SWS_EAGAIN_INTERNAL;
+	}
+	uint64_t npfn;
+	int rc = sws__mm_folio_alloc(cpu, mm, sp->memcg, 0, &npfn);
+	if (rc)
+		return rc;
+	struct sws_folio *n = mm_folio(mm, npfn); /* locked until it is on the LRU */
+	folio_set(n, PG_dirty | PG_young);
+	sws_spin_lock(&sp->ptl);
+	if (*pte != old) {
+		sws_spin_unlock(&sp->ptl);
+		sws__mm_folio_free(mm, npfn);
+		return SWS_EAGAIN_INTERNAL;
+	}
+	n->seed = new_seed(sp, vaddr, f->seed);
+	if (sws__mm_rmap_add(mm, n, asid, vaddr)) {
+		sws_spin_unlock(&sp->ptl);
+		sws__mm_folio_free(mm, npfn);
+		return SWS_ENOMEM;
+	}
+	*pte = mk_pte(npfn, 0, true);
+	sws__mm_rmap_del(mm, f, asid, vaddr);
+	sws_spin_unlock(&sp->ptl);
+	sws__mm_lru_add(mm, npfn, false);
+	folio_unlock(n);
+	mm_count(mm, cpu, SWS_MM_cow_fault, 1);
+	/* The old folio, if nobody maps it and no slot keeps it, goes now. */
+	if (!f->mapcount && !folio_test(f, PG_swapcache) && folio_trylock(f)) {
+		if (!f->mapcount && !folio_test(f, PG_free) && !folio_test(f, PG_swapcache)) {
+			sws__mm_lru_del(mm, pfn);
+			sws__mm_folio_free(mm, pfn);
+		} else {
+			folio_unlock(f);
+		}
+	}
+	return 0;
+}
+
+/* do_swap_page(): the PTE holds @e; ptl dropped by the caller. */
+static int do_swap_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp,
+			uint64_t vaddr, sws_entry_t e, bool write)
+{
+	uint64_t pfn;
+	int rc = swapin(cpu, mm, sp, vaddr, e, &pfn);
+	if (rc && rc != SWS_ECORRUPT)
+		return rc == SWS_ENOENT ? SWS_EAGAIN_INTERNAL : rc;
+	int read_rc = rc;
+	struct sws_folio *f = mm_folio(mm, pfn);
+	sws_spin_lock(&sp->ptl);
+	uint64_t *pte = sws__pte_lookup(sp, vaddr);
+	if (!pte || *pte != swp_entry_to_pte(e)) { /* !pte_same: someone else did it */
+		sws_spin_unlock(&sp->ptl);
+		folio_unlock(f);
+		return SWS_EAGAIN_INTERNAL;
+	}
+	if (sws__mm_rmap_add(mm, f, asid, vaddr)) {
+		sws_spin_unlock(&sp->ptl);
+		folio_unlock(f);
+		return SWS_ENOMEM;
+	}
+	sws_swap_put(cpu, e, 1); /* the PTE no longer holds the slot */
+	uint32_t count = 1;
+	sws_swap_count(cpu, e, &count);
+	struct sws_device *dev = sws__device(mm->sim, sws_swp_type(e));
+	bool free_swap = !count && (write || sws_swap_full(mm->sim) ||
+				    (dev && (dev->flags & SWS_SWP_SYNCHRONOUS_IO)));
+	*pte = mk_pte(pfn, 0, !count);
+	folio_set(f, PG_young);
+	if (free_swap && sws_swap_cache_del(cpu, e, 1, pfn, 0) == 0) {
+		folio_clear(f, PG_swapcache);
+		folio_set(f, PG_dirty); /* the only copy is in memory now */
+	}
+	sws_spin_unlock(&sp->ptl);
+	folio_unlock(f);
+	return read_rc;
+}
+
+int sws_mm_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_t addr, bool write)
+{
+	struct sws_space *sp = mm ? sws__mm_space(mm, asid) : NULL;
+	if (!cpu || !sp || !sp->alive || addr >> 48)
+		return SWS_EINVAL;
+	uint64_t vaddr = addr & ~(uint64_t)(SWS_PAGE_SIZE - 1);
+	bool faulted = false;
+	for (int tries = 0; tries < 1000; tries++) {
+		sws_spin_lock(&sp->ptl);
+		uint64_t *pte = sws__pte_lookup(sp, vaddr);
+		uint64_t v = pte ? *pte : 0;
+		if (pte_present(v) && (v & PTE_ZEROPAGE) && !write) {
+			sws_spin_unlock(&sp->ptl);
+			return 0; /* a read of the shared zero page */
+		}
+		if (pte_present(v) && !(v & PTE_ZEROPAGE) && (!write || (v & PTE_WRITE))) {
+			uint64_t pfn = pte_pfn(v);
+			struct sws_folio *f = mm_folio(mm, pfn);
+			if (write) {
+				f->seed = new_seed(sp, vaddr, f->seed); /* a new write version */
+				folio_set(f, PG_dirty);
+			}
+			sws__mm_mark_accessed(mm, pfn);
+			sws_spin_unlock(&sp->ptl);
+			return 0;
+		}
+		if (!faulted) {
+			mm_count(mm, cpu, SWS_MM_pgfault, 1);
+			faulted = true;
+		}
+		int rc;
+		if (pte_present(v) && !(v & PTE_ZEROPAGE)) {
+			rc = do_wp_page(cpu, mm, asid, sp, vaddr, pte); /* drops the ptl */
+		} else if (pte_is_swap(v)) {
+			sws_spin_unlock(&sp->ptl);
+			rc = do_swap_page(cpu, mm, asid, sp, vaddr, pte_to_swp_entry(v), write);
+			if (rc == 0 && write)
+				continue; /* mapped; the write itself is the next round */
+		} else if (!write) {
+			/* Read of a never-written page: map the shared zero page. */
+			rc = sws__pte_alloc(mm, sp, vaddr, &pte);
+			if (!rc) {
+				*pte = PTE_PRESENT | PTE_ZEROPAGE;
+				mm_count(mm, cpu, SWS_MM_first_touch, 1);
+			}
+			sws_spin_unlock(&sp->ptl);
+			return rc;
+		} else {
+			if (!sws__mm_region(sp, vaddr))
+				sws_mm_mmap_locked_implicit(mm, sp, vaddr);
+			unsigned order = fault_order(sp, sws__mm_region(sp, vaddr), vaddr);
+			sws_spin_unlock(&sp->ptl);
+			rc = do_anonymous_page(cpu, mm, asid, sp, vaddr, order);
+			if (rc == 0 && order == 0)
+				return 0;
+			if (rc == 0)
+				continue; /* large folio mapped: the write lands next round */
+		}
+		if (rc == SWS_EAGAIN_INTERNAL)
+			continue;
+		if (rc == SWS_ENOMEM)
+			mm_count(mm, cpu, SWS_MM_oom, 1);
+		if (rc)
+			return rc;
+	}
+	return SWS_EBUSY;
+}

@@ -1,0 +1,247 @@
+/*
+ * mm_internal.h - the memory model's objects. See docs/memory-model.md.
+ *
+ *   struct sws_mm ─┬─ folios[]   one descriptor per PFN (a folio of 2^order pages
+ *                  │             uses one PFN: PFNs are folio ids, RAM is counted in pages)
+ *                  ├─ memcgs[]   limit, usage, per-memcg LRU lists (inactive, active)
+ *                  ├─ spaces[]   address spaces: page table, regions, readahead state
+ *                  └─ slot_seed  per swap device, the content seed of each slot
+ *
+ * Locks, outer first: folio lock (PG_locked bit) -> space->ptl -> mm->lru_lock ->
+ * mm->pfn_lock. Reclaim never runs with a ptl held: the fault path drops it to
+ * allocate and re-checks the PTE afterwards (pte_same). The free path, which
+ * holds a ptl, only ever trylocks folios.
+ */
+#ifndef SWS_MM_INTERNAL_H
+#define SWS_MM_INTERNAL_H
+
+#include <swapsim/mm.h>
+
+#include "../swap/swap_internal.h"
+
+/* Folio flags (PG_*). */
+enum {
+	PG_locked = 1u << 0,
+	PG_lru = 1u << 1,       /* on an LRU list */
+	PG_active = 1u << 2,
+	PG_referenced = 1u << 3,
+	PG_young = 1u << 4,     /* the PTE accessed bit, gathered on the folio */
+	PG_dirty = 1u << 5,     /* contents differ from the swap copy (or there is none) */
+	PG_swapcache = 1u << 6,
+	PG_readahead = 1u << 7,
+	PG_workingset = 1u << 8,
+	PG_free = 1u << 9,      /* descriptor unused */
+};
+
+enum { LRU_NONE = 0, LRU_INACTIVE = 1, LRU_ACTIVE = 2 };
+
+struct sws_rmap {
+	uint32_t asid;
+	uint64_t vaddr; /* where the folio's first page is mapped */
+};
+
+struct sws_folio {
+	_Atomic uint32_t flags;
+	uint8_t order;
+	uint8_t lru;       /* which list (mm->lru_lock) */
+	uint16_t memcg;
+	uint32_t prev, next; /* LRU links: PFNs, 0 = none (mm->lru_lock) */
+	_Atomic uint32_t mapcount; /* mappings of the folio (lru_lock to change; read anywhere) */
+	uint32_t nr_rmap, cap_rmap;
+	struct sws_rmap rmap1;   /* the first mapping */
+	struct sws_rmap *rmaps;  /* more mappings (after fork), cap_rmap entries */
+	sws_entry_t swap;  /* folio->swap while PG_swapcache */
+	uint64_t seed;     /* content identity: the bytes are a function of it */
+	uint64_t stamp;    /* exact LRU: access stamp (for the list order, informational) */
+};
+
+struct sws_lru {
+	uint32_t head[3], tail[3]; /* [LRU_INACTIVE], [LRU_ACTIVE]; head = oldest */
+	uint64_t nr[3];            /* pages */
+};
+
+struct sws_memcg {
+	uint64_t limit;
+	_Atomic uint64_t usage; /* pages charged */
+	struct sws_lru lru;     /* mm->lru_lock */
+};
+
+/* Page table entries. */
+#define PTE_PRESENT 1ull
+#define PTE_WRITE 2ull
+#define PTE_ZEROPAGE 4ull /* present, read-only, maps the shared zero page */
+#define PTE_SUB_SHIFT 3   /* index of the page inside its folio: bits 3..11 */
+#define PTE_PFN_SHIFT 12
+static inline bool pte_present(uint64_t pte) { return pte & PTE_PRESENT; }
+static inline bool pte_is_swap(uint64_t pte) { return pte && !(pte & PTE_PRESENT); }
+static inline uint64_t pte_pfn(uint64_t pte) { return pte >> PTE_PFN_SHIFT; }
+static inline unsigned pte_sub(uint64_t pte) { return (unsigned)((pte >> PTE_SUB_SHIFT) & 511); }
+static inline uint64_t mk_pte(uint64_t pfn, unsigned sub, bool write)
+{
+	return (pfn << PTE_PFN_SHIFT) | ((uint64_t)sub << PTE_SUB_SHIFT) | PTE_PRESENT |
+	       (write ? PTE_WRITE : 0);
+}
+static inline uint64_t swp_entry_to_pte(sws_entry_t e) { return e << 1; }
+static inline sws_entry_t pte_to_swp_entry(uint64_t pte) { return pte >> 1; }
+
+struct sws_region {
+	uint64_t start, end; /* [start, end) bytes */
+	uint8_t order;       /* largest folio order (mTHP) */
+	/* VMA readahead state (vma->swap_readahead_info) */
+	uint64_t ra_addr;
+	uint32_t ra_win, ra_hits;
+};
+
+struct sws_space {
+	sws_spinlock_t ptl;
+	bool alive;
+	uint16_t memcg;
+	uint64_t seed;      /* content seeds of new pages derive from it */
+	uint64_t **pgd;     /* 4-level radix: 512 x 512 x 512 x 512 PTEs (48-bit VA) */
+	struct sws_region *regions; /* sorted, non-overlapping */
+	uint32_t nr_regions, cap_regions;
+	uint64_t nr_tables; /* page-table pages allocated */
+};
+
+/* Per-CPU state of the model: counters (single writer). */
+struct sws_mm_pcpu {
+	_Atomic uint64_t ctr[SWS_MM_NR_COUNTERS];
+	_Atomic uint64_t swpout[SWS_NR_ORDERS];
+	_Atomic uint64_t swpout_fallback[SWS_NR_ORDERS];
+} __attribute__((aligned(64)));
+
+struct sws_mm {
+	struct sws_sim *sim;
+	struct sws_mm_config cfg;
+	uint32_t page_cluster;   /* vm.page-cluster (cfg - 1, default 3) */
+	uint32_t content_total;
+	uint32_t content_weight[SWS_NR_CONTENT];
+
+	/* Folios and RAM */
+	struct sws_folio *folios; /* [nr_pfn] */
+	uint32_t nr_pfn;
+	sws_spinlock_t pfn_lock;
+	uint32_t *free_pfns;      /* stack of free PFNs */
+	uint32_t nr_free_pfns;
+	_Atomic int64_t free_pages; /* RAM pages not in a folio */
+
+	/* Memcgs and LRU */
+	sws_spinlock_t lru_lock;
+	struct sws_memcg *memcgs; /* [nr_memcgs]; 0 = root */
+	uint32_t nr_memcgs, cap_memcgs;
+	uint32_t reclaim_memcg_rr; /* round robin of global reclaim */
+	_Atomic uint64_t nonresident_age; /* workingset eviction clock */
+	_Atomic uint64_t lru_clock;       /* exact-LRU access stamps */
+
+	/* Address spaces */
+	sws_spinlock_t spaces_lock; /* the array itself */
+	struct sws_space **spaces;
+	uint32_t nr_spaces, cap_spaces;
+
+	/* Swap side tables, per device type */
+	_Atomic uint64_t *slot_seed[SWS_MAX_SWAPFILES]; /* content seed per slot */
+	uint64_t slot_seed_len[SWS_MAX_SWAPFILES];
+	uint64_t read_ns[SWS_MAX_SWAPFILES], write_ns[SWS_MAX_SWAPFILES];
+
+	/* Cluster readahead state (global, as the kernel's) */
+	_Atomic uint32_t ra_hits;
+	uint64_t ra_prev_offset;
+	uint32_t ra_prev_win;
+
+	struct sws_mm_pcpu *pcpu; /* [sim->max_cpus] */
+};
+
+/* Internal "retry the fault" code, never returned to callers. */
+#define SWS_EAGAIN_INTERNAL (-1000)
+
+/* ---- helpers ------------------------------------------------------------------- */
+
+static inline void mm_count(struct sws_mm *mm, struct sws_cpu *cpu, enum sws_mm_counter c, uint64_t n)
+{
+	_Atomic uint64_t *p = &mm->pcpu[sws_cpu_id(cpu)].ctr[c];
+	sws_store_relaxed(p, sws_load_relaxed(p) + n);
+}
+
+static inline struct sws_folio *mm_folio(struct sws_mm *mm, uint64_t pfn) { return &mm->folios[pfn]; }
+
+static inline uint64_t folio_nr(const struct sws_folio *f) { return 1ull << f->order; }
+
+static inline bool folio_trylock(struct sws_folio *f)
+{
+	return !(atomic_fetch_or_explicit(&f->flags, PG_locked, memory_order_acquire) & PG_locked);
+}
+static inline void folio_lock(struct sws_folio *f)
+{
+	while (!folio_trylock(f))
+		sched_yield();
+}
+static inline void folio_unlock(struct sws_folio *f)
+{
+	atomic_fetch_and_explicit(&f->flags, ~(uint32_t)PG_locked, memory_order_release);
+}
+static inline bool folio_test(struct sws_folio *f, uint32_t flag) { return sws_load_relaxed(&f->flags) & flag; }
+static inline void folio_set(struct sws_folio *f, uint32_t flag) { atomic_fetch_or(&f->flags, flag); }
+static inline void folio_clear(struct sws_folio *f, uint32_t flag) { atomic_fetch_and(&f->flags, ~flag); }
+static inline bool folio_test_clear(struct sws_folio *f, uint32_t flag)
+{
+	return atomic_fetch_and(&f->flags, ~flag) & flag;
+}
+
+/* splitmix64: seeds and content. */
+static inline uint64_t mm_mix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static inline uint32_t folio_mapcount(struct sws_folio *f) { return sws_load_relaxed(&f->mapcount); }
+
+/* folio.c */
+/* Claim free descriptor @pfn: take its lock first (a stale swap-cache lookup may
+ * hold it for a moment), then reset it. Returns it locked. */
+struct sws_folio *sws__mm_folio_claim(struct sws_mm *mm, uint64_t pfn, unsigned order, uint16_t memcg);
+/* A new folio, charged (reclaiming as needed), returned locked. */
+int sws__mm_folio_alloc(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, unsigned order,
+			uint64_t *pfn);
+void sws__mm_folio_free(struct sws_mm *mm, uint64_t pfn);
+void sws__mm_lru_add(struct sws_mm *mm, uint64_t pfn, bool active);
+void sws__mm_lru_del(struct sws_mm *mm, uint64_t pfn);
+void sws__mm_mark_accessed(struct sws_mm *mm, uint64_t pfn);
+int sws__mm_rmap_add(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uint64_t vaddr);
+void sws__mm_rmap_del(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uint64_t vaddr);
+
+/* pgtable.c (space->ptl held) */
+uint64_t *sws__pte_lookup(struct sws_space *sp, uint64_t vaddr);
+int sws__pte_alloc(struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr, uint64_t **ptep);
+void sws__pgtable_free(struct sws_mm *mm, struct sws_space *sp);
+/* Call @fn for every non-empty PTE in [start, end). */
+void sws__pte_walk(struct sws_space *sp, uint64_t start, uint64_t end,
+		   void (*fn)(void *ctx, uint64_t vaddr, uint64_t *pte), void *ctx);
+
+/* space.c */
+struct sws_space *sws__mm_space(struct sws_mm *mm, uint32_t asid);
+struct sws_region *sws__mm_region(struct sws_space *sp, uint64_t vaddr);
+/* A first touch outside every region: map the implicit region around it (ptl held). */
+void sws_mm_mmap_locked_implicit(struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr);
+
+/* reclaim.c */
+uint64_t sws__mm_shrink(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr,
+			bool memcg_only);
+int sws__mm_pageout_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn);
+uint64_t sws__mm_shadow_pack(struct sws_mm *mm, uint16_t memcg);
+
+/* fault.c */
+void sws__mm_slot_seed_set(struct sws_mm *mm, sws_entry_t e, uint64_t seed);
+uint64_t sws__mm_slot_seed_get(struct sws_mm *mm, sws_entry_t e);
+
+/* unmap.c: zap the PTEs of [start, end) (ptl held). */
+void sws__mm_zap_range(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp,
+		       uint64_t start, uint64_t end);
+
+/* content.c */
+enum sws_content sws__mm_content_class(const struct sws_mm *mm, uint64_t seed);
+bool sws__mm_content_is_zero(const struct sws_mm *mm, uint64_t seed);
+
+#endif

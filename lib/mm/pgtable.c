@@ -1,0 +1,89 @@
+/*
+ * pgtable.c - page tables of the simulated address spaces: a 4-level radix of
+ * 512-entry tables over 48-bit virtual addresses, like x86-64's (PGD, PUD, PMD,
+ * PTE). Tables are allocated on first use and freed when the space goes.
+ * Caller holds the space's ptl.
+ */
+#include "mm_internal.h"
+
+#define LEVEL_BITS 9
+#define LEVEL_MASK 511ull
+#define TABLE_BYTES (512 * sizeof(void *))
+
+static inline unsigned level_idx(uint64_t vaddr, int level) /* level 3 = PGD .. 0 = PTE */
+{
+	return (unsigned)((vaddr >> (12 + LEVEL_BITS * level)) & LEVEL_MASK);
+}
+
+uint64_t *sws__pte_lookup(struct sws_space *sp, uint64_t vaddr)
+{
+	void **t = (void **)sp->pgd;
+	for (int level = 3; level > 0; level--) {
+		if (!t)
+			return NULL;
+		t = (void **)t[level_idx(vaddr, level)];
+	}
+	return t ? &((uint64_t *)t)[level_idx(vaddr, 0)] : NULL;
+}
+
+int sws__pte_alloc(struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr, uint64_t **ptep)
+{
+	if (vaddr >> 48)
+		return SWS_EINVAL;
+	void ***slot = (void ***)&sp->pgd;
+	for (int level = 3; level >= 0; level--) {
+		if (!*slot) {
+			*slot = sws__mem_zalloc(&mm->sim->mem, SWS_MEM_pgtable, TABLE_BYTES, 4096);
+			if (!*slot)
+				return SWS_ENOMEM;
+			sp->nr_tables++;
+		}
+		if (level == 0)
+			break;
+		slot = (void ***)&(*slot)[level_idx(vaddr, level)];
+	}
+	*ptep = &((uint64_t *)*slot)[level_idx(vaddr, 0)];
+	return 0;
+}
+
+static void walk(void **t, int level, uint64_t base, uint64_t start, uint64_t end,
+		 void (*fn)(void *, uint64_t, uint64_t *), void *ctx)
+{
+	uint64_t span = 1ull << (12 + LEVEL_BITS * level);
+	for (unsigned i = 0; i < 512; i++) {
+		uint64_t lo = base + i * span, hi = lo + span;
+		if (hi <= start || lo >= end || !t[i])
+			continue;
+		if (level == 0) {
+			uint64_t *pte = &((uint64_t *)t)[i];
+			if (*pte)
+				fn(ctx, lo, pte);
+		} else {
+			walk((void **)t[i], level - 1, lo, start, end, fn, ctx);
+		}
+	}
+}
+
+void sws__pte_walk(struct sws_space *sp, uint64_t start, uint64_t end,
+		   void (*fn)(void *ctx, uint64_t vaddr, uint64_t *pte), void *ctx)
+{
+	if (sp->pgd)
+		walk((void **)sp->pgd, 3, 0, start, end, fn, ctx);
+}
+
+static void free_level(struct sws_mm *mm, void **t, int level)
+{
+	if (!t)
+		return;
+	if (level > 0)
+		for (unsigned i = 0; i < 512; i++)
+			free_level(mm, (void **)t[i], level - 1);
+	sws__mem_free(&mm->sim->mem, SWS_MEM_pgtable, t, TABLE_BYTES);
+}
+
+void sws__pgtable_free(struct sws_mm *mm, struct sws_space *sp)
+{
+	free_level(mm, (void **)sp->pgd, 3);
+	sp->pgd = NULL;
+	sp->nr_tables = 0;
+}

@@ -1,0 +1,334 @@
+/*
+ * reclaim.c - reclaim and the swap-out path (mm/vmscan.c shrink_folio_list,
+ * mm/page_io.c swap_writeout), and kswapd as a deferred-work step.
+ *
+ * HOW IT WORKS. Victims come from the memcg's inactive list, oldest first:
+ *  - lru:    the oldest page goes (accesses move pages to the young end);
+ *  - clock:  a page whose accessed bit is set loses it and goes round again;
+ *  - kernel: folio_check_references(): accessed once -> PG_referenced and
+ *            rotate; accessed again while referenced -> activate. The active
+ *            list is aged (deactivated) whenever it outgrows the inactive one.
+ * A victim is locked (trylock) and isolated, gets slots (folio_alloc_swap:
+ * slots and swap cache at once), is unmapped (each PTE becomes a swap PTE and
+ * takes a swap count), written (or flagged zero: no I/O), then deleted from
+ * the swap cache leaving a workingset shadow, and freed. A large folio that
+ * finds no slots of its order is split and its pages reclaimed one by one
+ * (swpout_fallback).
+ */
+#include "mm_internal.h"
+
+void sws__mm_lru_unlink_locked(struct sws_mm *mm, uint64_t pfn);
+void sws__mm_lru_move_locked(struct sws_mm *mm, uint64_t pfn, unsigned which);
+
+#define SHADOW_AGE_BITS 40
+
+uint64_t sws__mm_shadow_pack(struct sws_mm *mm, uint16_t memcg)
+{
+	uint64_t age = atomic_fetch_add(&mm->nonresident_age, 1) & ((1ull << SHADOW_AGE_BITS) - 1);
+	return ((uint64_t)memcg << SHADOW_AGE_BITS) | age | (1ull << 55); /* never 0 */
+}
+
+static uint64_t subpage_seed(const struct sws_folio *f, unsigned i)
+{
+	return f->order ? mm_mix(f->seed + i) : f->seed;
+}
+
+/* ---- unmap ------------------------------------------------------------------------ */
+
+/* try_to_unmap(): every mapping of locked @pfn becomes swap PTEs of @entry. */
+static bool try_to_unmap(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn, sws_entry_t entry)
+{
+	struct sws_folio *f = mm_folio(mm, pfn);
+	const unsigned nr = 1u << f->order;
+	for (;;) {
+		sws_spin_lock(&mm->lru_lock);
+		if (!f->nr_rmap) {
+			sws_spin_unlock(&mm->lru_lock);
+			return true;
+		}
+		struct sws_rmap r = f->rmap1;
+		sws_spin_unlock(&mm->lru_lock);
+
+		struct sws_space *sp = sws__mm_space(mm, r.asid);
+		sws_spin_lock(&sp->ptl);
+		bool ok = true;
+		for (unsigned i = 0; i < nr && ok; i++) {
+			uint64_t *pte = sws__pte_lookup(sp, r.vaddr + (uint64_t)i * SWS_PAGE_SIZE);
+			ok = pte && pte_present(*pte) && pte_pfn(*pte) == pfn && pte_sub(*pte) == i;
+		}
+		if (ok && sws_swap_dup(cpu, entry, nr) == 0) {
+			for (unsigned i = 0; i < nr; i++) {
+				uint64_t *pte = sws__pte_lookup(sp, r.vaddr + (uint64_t)i * SWS_PAGE_SIZE);
+				if (*pte & PTE_WRITE)
+					folio_set(f, PG_dirty); /* the PTE dirty bit */
+				*pte = swp_entry_to_pte(entry + i);
+			}
+		} else if (ok) {
+			sws_spin_unlock(&sp->ptl);
+			return false; /* no swap count to give (ENOMEM / overflow): keep it */
+		}
+		/* A stale rmap (the PTEs changed under us) is dropped as well. */
+		sws__mm_rmap_del(mm, f, r.asid, r.vaddr);
+		sws_spin_unlock(&sp->ptl);
+	}
+}
+
+/* ---- split ---------------------------------------------------------------------- */
+
+/* split_folio(): locked, isolated @pfn of order > 0 becomes order-0 folios on
+ * the inactive list (the RAM stays charged). @return 0 or SWS_ENOMEM. */
+int sws__mm_split_folio(struct sws_mm *mm, uint64_t pfn);
+int sws__mm_split_folio(struct sws_mm *mm, uint64_t pfn)
+{
+	struct sws_folio *f = mm_folio(mm, pfn);
+	const unsigned nr = 1u << f->order;
+	uint32_t news[512];
+	sws_spin_lock(&mm->pfn_lock);
+	if (mm->nr_free_pfns < nr) {
+		sws_spin_unlock(&mm->pfn_lock);
+		return SWS_ENOMEM;
+	}
+	for (unsigned i = 0; i < nr; i++)
+		news[i] = mm->free_pfns[--mm->nr_free_pfns];
+	sws_spin_unlock(&mm->pfn_lock);
+	uint32_t flags = sws_load_relaxed(&f->flags) & (PG_dirty | PG_young | PG_referenced);
+	for (unsigned i = 0; i < nr; i++) {
+		struct sws_folio *n = sws__mm_folio_claim(mm, news[i], 0, f->memcg);
+		folio_set(n, flags);
+		n->seed = subpage_seed(f, i);
+	}
+	/* Re-point every mapping, page by page. */
+	for (;;) {
+		sws_spin_lock(&mm->lru_lock);
+		if (!f->nr_rmap) {
+			sws_spin_unlock(&mm->lru_lock);
+			break;
+		}
+		struct sws_rmap r = f->rmap1;
+		sws_spin_unlock(&mm->lru_lock);
+		struct sws_space *sp = sws__mm_space(mm, r.asid);
+		sws_spin_lock(&sp->ptl);
+		for (unsigned i = 0; i < nr; i++) {
+			uint64_t va = r.vaddr + (uint64_t)i * SWS_PAGE_SIZE;
+			uint64_t *pte = sws__pte_lookup(sp, va);
+			if (!pte || !pte_present(*pte) || pte_pfn(*pte) != pfn)
+				continue;
+			*pte = mk_pte(news[i], 0, *pte & PTE_WRITE);
+			sws__mm_rmap_add(mm, mm_folio(mm, news[i]), r.asid, va);
+		}
+		sws__mm_rmap_del(mm, f, r.asid, r.vaddr);
+		sws_spin_unlock(&sp->ptl);
+	}
+	for (unsigned i = 0; i < nr; i++) {
+		sws__mm_lru_add(mm, news[i], false);
+		folio_unlock(mm_folio(mm, news[i]));
+	}
+	/* The old descriptor goes; its pages now belong to the new folios. */
+	atomic_store(&f->flags, PG_free);
+	sws_spin_lock(&mm->pfn_lock);
+	mm->free_pfns[mm->nr_free_pfns++] = (uint32_t)pfn;
+	sws_spin_unlock(&mm->pfn_lock);
+	return 0;
+}
+
+/* ---- pageout -------------------------------------------------------------------------- */
+
+static void count_order(struct sws_mm *mm, struct sws_cpu *cpu, _Atomic uint64_t *arr)
+{
+	(void)mm;
+	(void)cpu;
+	sws_store_relaxed(arr, sws_load_relaxed(arr) + 1);
+}
+
+/* Write the folio's pages (or flag them zero). */
+static void swap_writeout(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f, sws_entry_t entry)
+{
+	const unsigned nr = 1u << f->order;
+	unsigned type = sws_swp_type(entry);
+	struct sws_device *dev = sws__device(mm->sim, type);
+	bool zero = true;
+	for (unsigned i = 0; i < nr && zero; i++)
+		zero = sws__mm_content_is_zero(mm, subpage_seed(f, i));
+	for (unsigned i = 0; i < nr; i++)
+		sws__mm_slot_seed_set(mm, entry + i, subpage_seed(f, i));
+	sws_swap_set_zero(cpu, entry, nr, zero);
+	if (zero) {
+		mm_count(mm, cpu, SWS_MM_swpout_zero, nr);
+		return;
+	}
+	if (dev && dev->backing.kind != SWS_BACKING_NONE) {
+		uint8_t page[SWS_PAGE_SIZE];
+		for (unsigned i = 0; i < nr; i++) {
+			sws_mm_page_content(mm, subpage_seed(f, i), 0, page);
+			sws_swap_writepage(cpu, entry + i, page);
+		}
+	}
+	mm_count(mm, cpu, SWS_MM_pswpout, nr);
+	mm_count(mm, cpu, SWS_MM_modelled_io_ns, mm->write_ns[type] * nr);
+	count_order(mm, cpu, &mm->pcpu[sws_cpu_id(cpu)].swpout[f->order]);
+	if (f->order == SWS_NR_ORDERS - 1)
+		mm_count(mm, cpu, SWS_MM_thp_swpout, 1);
+}
+
+/*
+ * Swap out locked, isolated @pfn. @return 0 when it was freed; SWS_EAGAIN-like
+ * SWS_EBUSY when it was split (its pages are back on the LRU); an error when it
+ * stays (the caller puts it back).
+ */
+int sws__mm_pageout_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
+{
+	struct sws_folio *f = mm_folio(mm, pfn);
+	const unsigned nr = 1u << f->order;
+	if (!folio_test(f, PG_swapcache)) {
+		sws_entry_t entry;
+		int rc = sws_folio_alloc_swap(cpu, pfn, f->order, &entry);
+		if (rc == SWS_ENOSPC && f->order) {
+			count_order(mm, cpu, &mm->pcpu[sws_cpu_id(cpu)].swpout_fallback[f->order]);
+			if (f->order == SWS_NR_ORDERS - 1)
+				mm_count(mm, cpu, SWS_MM_thp_swpout_fallback, 1);
+			return sws__mm_split_folio(mm, pfn) ? SWS_ENOMEM : SWS_EBUSY;
+		}
+		if (rc)
+			return rc;
+		f->swap = entry;
+		folio_set(f, PG_swapcache | PG_dirty);
+		sws_swap_set_memcg(cpu, entry, nr, f->memcg);
+	}
+	if (!try_to_unmap(cpu, mm, pfn, f->swap))
+		return SWS_EBUSY;
+	if (folio_test_clear(f, PG_dirty))
+		swap_writeout(cpu, mm, f, f->swap);
+	uint64_t shadow = sws__mm_shadow_pack(mm, f->memcg);
+	int rc = sws_swap_cache_del(cpu, f->swap, nr, pfn, shadow);
+	if (rc)
+		return rc; /* cannot happen: the folio holds these slots */
+	folio_clear(f, PG_swapcache);
+	mm_count(mm, cpu, SWS_MM_pgsteal, nr);
+	sws__mm_folio_free(mm, pfn);
+	return 0;
+}
+
+/* ---- victim selection -------------------------------------------------------------- */
+
+/* Age the active list: deactivate its oldest folio (lru_lock held). */
+static void shrink_active(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_lru *lru)
+{
+	uint32_t pfn = lru->head[LRU_ACTIVE];
+	if (!pfn)
+		return;
+	folio_clear(mm_folio(mm, pfn), PG_young | PG_referenced);
+	sws__mm_lru_move_locked(mm, pfn, LRU_INACTIVE);
+	mm_count(mm, cpu, SWS_MM_pgdeactivate, 1);
+}
+
+/* Pick and isolate one victim of @memcg, locked. 0: none this time (@progress
+ * says whether a scan step was made). */
+static uint64_t isolate_victim(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, bool *progress)
+{
+	struct sws_lru *lru = &mm->memcgs[memcg].lru;
+	uint64_t victim = 0;
+	*progress = false;
+	sws_spin_lock(&mm->lru_lock);
+	if (mm->cfg.policy == SWS_RECLAIM_KERNEL && lru->nr[LRU_ACTIVE] > lru->nr[LRU_INACTIVE]) {
+		shrink_active(cpu, mm, lru);
+		*progress = true;
+	}
+	uint32_t pfn = lru->head[LRU_INACTIVE];
+	if (!pfn && mm->cfg.policy == SWS_RECLAIM_KERNEL && lru->head[LRU_ACTIVE]) {
+		shrink_active(cpu, mm, lru);
+		pfn = lru->head[LRU_INACTIVE];
+	}
+	if (pfn) {
+		struct sws_folio *f = mm_folio(mm, pfn);
+		*progress = true;
+		mm_count(mm, cpu, SWS_MM_pgscan, folio_nr(f));
+		bool young = mm->cfg.policy != SWS_RECLAIM_LRU && folio_test_clear(f, PG_young);
+		if (young && mm->cfg.policy == SWS_RECLAIM_KERNEL && folio_test_clear(f, PG_referenced)) {
+			sws__mm_lru_move_locked(mm, pfn, LRU_ACTIVE); /* used twice: activate */
+			mm_count(mm, cpu, SWS_MM_pgactivate, 1);
+			atomic_fetch_add(&mm->nonresident_age, 1);
+		} else if (young) {
+			if (mm->cfg.policy == SWS_RECLAIM_KERNEL)
+				folio_set(f, PG_referenced);
+			sws__mm_lru_move_locked(mm, pfn, LRU_INACTIVE); /* second chance */
+		} else if (folio_trylock(f)) {
+			sws__mm_lru_unlink_locked(mm, pfn);
+			victim = pfn;
+		} else {
+			sws__mm_lru_move_locked(mm, pfn, LRU_INACTIVE); /* busy: try others */
+		}
+	}
+	sws_spin_unlock(&mm->lru_lock);
+	return victim;
+}
+
+static uint64_t lru_pages(struct sws_mm *mm, uint16_t memcg)
+{
+	sws_spin_lock(&mm->lru_lock);
+	struct sws_lru *lru = &mm->memcgs[memcg].lru;
+	uint64_t n = lru->nr[LRU_INACTIVE] + lru->nr[LRU_ACTIVE];
+	sws_spin_unlock(&mm->lru_lock);
+	return n;
+}
+
+static uint64_t shrink_memcg(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr)
+{
+	uint64_t reclaimed = 0;
+	/* Every page may take a few rounds (second chance, activation); bound the scan. */
+	uint64_t budget = 4 * lru_pages(mm, memcg) + 64;
+	while (reclaimed < nr && budget--) {
+		bool progress;
+		uint64_t pfn = isolate_victim(cpu, mm, memcg, &progress);
+		if (!progress)
+			break;
+		if (!pfn)
+			continue;
+		struct sws_folio *f = mm_folio(mm, pfn);
+		uint64_t n = folio_nr(f);
+		int rc = sws__mm_pageout_folio(cpu, mm, pfn);
+		if (rc == 0) {
+			reclaimed += n;
+			continue;
+		}
+		if (rc == SWS_EBUSY && folio_test(f, PG_free))
+			continue; /* split: its pages are back on the list */
+		sws__mm_lru_add(mm, pfn, true); /* could not swap it: keep, activated */
+		folio_unlock(f);
+		if (rc == SWS_ENOSPC)
+			break; /* swap is full: scanning on will not help */
+	}
+	return reclaimed;
+}
+
+uint64_t sws__mm_shrink(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr,
+			bool memcg_only)
+{
+	if (memcg_only)
+		return shrink_memcg(cpu, mm, memcg, nr);
+	/* Global reclaim: memcgs in turn (round robin), until enough came back. */
+	uint64_t reclaimed = 0;
+	for (uint32_t tries = 0; tries < mm->nr_memcgs && reclaimed < nr; tries++) {
+		uint32_t m = atomic_fetch_add((_Atomic uint32_t *)&mm->reclaim_memcg_rr, 1) % mm->nr_memcgs;
+		reclaimed += shrink_memcg(cpu, mm, (uint16_t)m, nr - reclaimed);
+	}
+	return reclaimed;
+}
+
+uint64_t sws_mm_reclaim(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr)
+{
+	if (!cpu || !mm || memcg >= mm->nr_memcgs)
+		return 0;
+	return sws__mm_shrink(cpu, mm, memcg, nr, memcg != 0);
+}
+
+uint64_t sws_mm_kswapd(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t budget)
+{
+	if (!cpu || !mm || mm->cfg.policy == SWS_RECLAIM_LRU)
+		return 0; /* the exact-LRU reference reclaims on demand only */
+	int64_t free_pages = atomic_load(&mm->free_pages);
+	if (free_pages >= (int64_t)mm->cfg.wmark_low)
+		return 0;
+	uint64_t want = mm->cfg.wmark_high - (uint64_t)free_pages;
+	uint64_t got = sws__mm_shrink(cpu, mm, 0, want < budget ? want : budget, false);
+	return got >= want ? 0 : want - got;
+}

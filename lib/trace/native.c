@@ -1,0 +1,599 @@
+/*
+ * native.c - libswapsim's own trace format: reader and writer, text and binary.
+ *
+ * Text (docs/trace-format.md): a first line "# swapsim-trace v1", then one
+ * record per line, nine columns separated by blanks:
+ *
+ *     time_ns pid tid cpu op addr len flags arg
+ *     1000 42 42 0 access 0x7f0000001000 0 w 0
+ *
+ * cpu is "-" for SWS_TRACE_CPU_ANY; flags are "-", letters (w = write,
+ * x = instruction fetch, h = THP) or 0xHEX when other bits are set. '#'
+ * starts a comment anywhere; blank lines are ignored.
+ *
+ * Binary: a 16-byte header, then varint-delta records, then an end marker:
+ *
+ *     0  "SWSTRACE"         magic
+ *     8  u16 LE version     1
+ *     10 u16 LE reserved    0
+ *     12 u32 LE reserved    0
+ *     16 records: tag byte [ext byte] fields...
+ *        tag  bits 0-3 op (1..SWS_TRACE_OP_MAX; 0 = end marker)
+ *             0x10 time delta follows   (zigzag varint; absent: same time)
+ *             0x20 addr delta follows   (zigzag varint; absent: same addr)
+ *             0x40 len follows          (varint; absent: previous len)
+ *             0x80 ext byte follows:    0x01 flags, 0x02 pid, 0x04 tid,
+ *                                       0x08 cpu + 1, 0x10 arg (varints; absent:
+ *                                       previous value); other bits zero
+ *        end  0x00, varint record count; the file (or zstd stream) ends here
+ *
+ * "Previous" starts as all zero (cpu 0). Varints are LEB128, at most 10 bytes;
+ * 32-bit fields above 2^32-1 are errors. A zstd-compressed file is the same
+ * bytes as one or more zstd frames; the stream layer decompresses it.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "trace_internal.h"
+
+/* ---- op names ----------------------------------------------------------- */
+
+static const char *const op_names[] = {
+	[SWS_TRACE_ACCESS] = "access",	 [SWS_TRACE_FORK] = "fork",
+	[SWS_TRACE_EXIT] = "exit",	 [SWS_TRACE_MMAP] = "mmap",
+	[SWS_TRACE_MUNMAP] = "munmap",	 [SWS_TRACE_MADV_PAGEOUT] = "pageout",
+	[SWS_TRACE_MADV_DONTNEED] = "dontneed", [SWS_TRACE_RECLAIM] = "reclaim",
+};
+
+const char *sws_trace_op_name(uint32_t op)
+{
+	if (op >= 1 && op <= SWS_TRACE_OP_MAX)
+		return op_names[op];
+	return "?";
+}
+
+int sws_trace_op_parse(const char *name, uint32_t *op)
+{
+	if (!name || !op)
+		return SWS_EINVAL;
+	for (uint32_t i = 1; i <= SWS_TRACE_OP_MAX; i++)
+		if (!strcmp(name, op_names[i])) {
+			*op = i;
+			return 0;
+		}
+	return SWS_EINVAL;
+}
+
+/* ---- text reader ---------------------------------------------------------- */
+
+int sws__native_text_open(struct sws_trace_reader *r)
+{
+	char *line;
+	size_t len;
+	int rc = sws__stream_line(r, &line, &len);
+	if (rc < 0)
+		return rc;
+	if (rc == 0 || strncmp(line, SWS_TRACE_TEXT_HEADER, strlen(SWS_TRACE_TEXT_HEADER)))
+		return sws__trace_err_line(r, SWS_EFORMAT,
+					   "not a swapsim text trace (want \"%s%d\" as the first line)",
+					   SWS_TRACE_TEXT_HEADER, SWS_TRACE_TEXT_VERSION);
+	const char *v = line + strlen(SWS_TRACE_TEXT_HEADER);
+	size_t vn = strcspn(v, " \t");
+	uint32_t ver;
+	if (sws__parse_u32(v, vn, 0, &ver))
+		return sws__trace_err_line(r, SWS_EFORMAT, "bad version in the header");
+	if (ver != SWS_TRACE_TEXT_VERSION)
+		return sws__trace_err_line(r, SWS_EVERSION,
+					   "unsupported swapsim-trace version %u (this reader knows %d)",
+					   ver, SWS_TRACE_TEXT_VERSION);
+	r->st.skipped_lines++;
+	return 0;
+}
+
+int sws__native_text_next(struct sws_trace_reader *r, struct sws_trace_record *rec)
+{
+	static const char *const col[] = {"time_ns", "pid", "tid", "cpu", "op",
+					  "addr",    "len", "flags", "arg"};
+	for (;;) {
+		char *line;
+		size_t len;
+		int rc = sws__stream_line(r, &line, &len);
+		if (rc <= 0)
+			return rc;
+		char *hash = strchr(line, '#');
+		if (hash)
+			*hash = '\0';
+		char *p = line;
+		char *t[10];
+		int n = 0;
+		while (n < 10 && (t[n] = sws__token(&p)))
+			n++;
+		if (n == 0) {
+			r->st.skipped_lines++;
+			continue;
+		}
+		if (n != 9)
+			return sws__trace_err_line(r, SWS_EFORMAT,
+						   "%s columns: want 9 (%s)", n < 9 ? "too few" : "too many",
+						   "time_ns pid tid cpu op addr len flags arg");
+		struct sws_trace_record x;
+		int bad = -1;
+		if (sws__parse_u64(t[0], strlen(t[0]), 0, &x.time_ns))
+			bad = 0;
+		else if (sws__parse_u32(t[1], strlen(t[1]), 0, &x.pid))
+			bad = 1;
+		else if (sws__parse_u32(t[2], strlen(t[2]), 0, &x.tid))
+			bad = 2;
+		else if (strcmp(t[3], "-") ? sws__parse_u32(t[3], strlen(t[3]), 0, &x.cpu) != 0
+					   : (x.cpu = SWS_TRACE_CPU_ANY, 0))
+			bad = 3;
+		else if (sws_trace_op_parse(t[4], &x.op))
+			bad = 4;
+		else if (sws__parse_u64(t[5], strlen(t[5]), 0, &x.addr))
+			bad = 5;
+		else if (sws__parse_u64(t[6], strlen(t[6]), 0, &x.len))
+			bad = 6;
+		else if (sws__flags_parse(t[7], &x.flags))
+			bad = 7;
+		else if (sws__parse_u32(t[8], strlen(t[8]), 0, &x.arg))
+			bad = 8;
+		if (bad >= 0)
+			return sws__trace_err_line(r, SWS_EFORMAT, "bad %s \"%.40s\"", col[bad], t[bad]);
+		*rec = x;
+		return 1;
+	}
+}
+
+/* ---- binary reader --------------------------------------------------------- */
+
+static inline int get_byte(struct sws_trace_reader *r, uint8_t *b)
+{
+	struct sws_trace_stream *s = &r->s;
+	if (sws_unlikely(s->pos == s->len)) {
+		int rc = sws__stream_fill(r, 1);
+		if (rc)
+			return rc;
+		if (s->pos == s->len)
+			return sws__trace_err_byte(r, SWS_EFORMAT, sws__stream_off(s),
+						   "truncated: the file ends inside a record "
+						   "(no end marker)");
+	}
+	*b = s->buf[s->pos++];
+	return 0;
+}
+
+static int get_varint(struct sws_trace_reader *r, uint64_t *out)
+{
+	uint64_t v = 0;
+	uint64_t at = sws__stream_off(&r->s);
+	for (unsigned shift = 0;; shift += 7) {
+		uint8_t b = 0;
+		int rc = get_byte(r, &b);
+		if (rc)
+			return rc;
+		if (shift == 63 && b > 1)
+			return sws__trace_err_byte(r, SWS_EFORMAT, at, "varint overflows 64 bits");
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			break;
+		if (shift == 63)
+			return sws__trace_err_byte(r, SWS_EFORMAT, at, "varint longer than 10 bytes");
+	}
+	*out = v;
+	return 0;
+}
+
+static int get_u32(struct sws_trace_reader *r, uint32_t *out, const char *what)
+{
+	uint64_t at = sws__stream_off(&r->s);
+	uint64_t v;
+	int rc = get_varint(r, &v);
+	if (rc)
+		return rc;
+	if (v > UINT32_MAX)
+		return sws__trace_err_byte(r, SWS_EFORMAT, at, "%s does not fit in 32 bits", what);
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static inline uint64_t unzigzag(uint64_t v) { return (v >> 1) ^ (0 - (v & 1)); }
+static inline uint64_t zigzag(uint64_t d) { return (d << 1) ^ (0 - (d >> 63)); }
+
+int sws__native_bin_open(struct sws_trace_reader *r)
+{
+	struct sws_trace_stream *s = &r->s;
+	int rc = sws__stream_fill(r, SWS_TRACE_BIN_HEADER);
+	if (rc)
+		return rc;
+	if (s->len - s->pos < SWS_TRACE_BIN_HEADER)
+		return sws__trace_err_byte(r, SWS_EFORMAT, s->len - s->pos,
+					   "truncated header (%zu of %d bytes)", s->len - s->pos,
+					   SWS_TRACE_BIN_HEADER);
+	const uint8_t *h = s->buf + s->pos;
+	if (memcmp(h, SWS_TRACE_BIN_MAGIC, 8))
+		return sws__trace_err_byte(r, SWS_EFORMAT, 0, "bad magic (not a swapsim binary trace)");
+	unsigned ver = h[8] | (unsigned)h[9] << 8;
+	if (ver != SWS_TRACE_BIN_VERSION)
+		return sws__trace_err_byte(r, SWS_EVERSION, 8,
+					   "unsupported swapsim-trace binary version %u (this reader knows %d)",
+					   ver, SWS_TRACE_BIN_VERSION);
+	for (int i = 10; i < 16; i++)
+		if (h[i])
+			return sws__trace_err_byte(r, SWS_EFORMAT, (uint64_t)i,
+						   "reserved header bytes are not zero");
+	s->pos += SWS_TRACE_BIN_HEADER;
+	r->binary = 1;
+	memset(&r->prev, 0, sizeof(r->prev));
+	return 0;
+}
+
+int sws__native_bin_next(struct sws_trace_reader *r, struct sws_trace_record *rec)
+{
+	struct sws_trace_stream *s = &r->s;
+	uint64_t at = sws__stream_off(s);
+	uint8_t tag = 0, ext = 0;
+	int rc = get_byte(r, &tag);
+	if (rc)
+		return rc;
+	unsigned op = tag & SWS__TAG_OP;
+	if (op == 0) { /* end marker */
+		if (tag)
+			return sws__trace_err_byte(r, SWS_EFORMAT, at, "bad end marker 0x%02x", tag);
+		uint64_t count;
+		if ((rc = get_varint(r, &count)))
+			return rc;
+		if (count != r->nrec)
+			return sws__trace_err_byte(r, SWS_EFORMAT, at,
+						   "end marker counts %llu records, file holds %llu",
+						   (unsigned long long)count, (unsigned long long)r->nrec);
+		uint64_t end = sws__stream_off(s);
+		if ((rc = sws__stream_fill(r, 1)))
+			return rc;
+		if (s->pos != s->len)
+			return sws__trace_err_byte(r, SWS_EFORMAT, end, "data after the end marker");
+		return 0;
+	}
+	if (op > SWS_TRACE_OP_MAX)
+		return sws__trace_err_byte(r, SWS_EFORMAT, at, "unknown op %u", op);
+	if (tag & SWS__TAG_EXT) {
+		if ((rc = get_byte(r, &ext)))
+			return rc;
+		if (ext & ~SWS__EXT_ALL)
+			return sws__trace_err_byte(r, SWS_EFORMAT, at + 1,
+						   "unknown field bits 0x%02x", ext);
+	}
+	struct sws_trace_record x = r->prev;
+	uint64_t v;
+	x.op = op;
+	if (tag & SWS__TAG_TIME) {
+		if ((rc = get_varint(r, &v)))
+			return rc;
+		x.time_ns += unzigzag(v);
+	}
+	if (tag & SWS__TAG_ADDR) {
+		if ((rc = get_varint(r, &v)))
+			return rc;
+		x.addr += unzigzag(v);
+	}
+	if ((tag & SWS__TAG_LEN) && (rc = get_varint(r, &x.len)))
+		return rc;
+	if ((ext & SWS__EXT_FLAGS) && (rc = get_u32(r, &x.flags, "flags")))
+		return rc;
+	if ((ext & SWS__EXT_PID) && (rc = get_u32(r, &x.pid, "pid")))
+		return rc;
+	if ((ext & SWS__EXT_TID) && (rc = get_u32(r, &x.tid, "tid")))
+		return rc;
+	if (ext & SWS__EXT_CPU) {
+		uint32_t c = 0;
+		if ((rc = get_u32(r, &c, "cpu")))
+			return rc;
+		x.cpu = c - 1u;
+	}
+	if ((ext & SWS__EXT_ARG) && (rc = get_u32(r, &x.arg, "arg")))
+		return rc;
+	r->prev = x;
+	r->nrec++;
+	r->st.bytes = sws__stream_off(s);
+	*rec = x;
+	return 1;
+}
+
+/* ---- writer ---------------------------------------------------------------- */
+
+#define WBUF_SIZE (64u << 10)
+
+struct sws_trace_writer {
+	struct sws_mem mem;
+	struct sws_trace_writer_config cfg;
+	FILE *f;
+	ZSTD_CCtx *cctx;
+	uint8_t *buf; /* records before compression / writing */
+	size_t len;
+	uint8_t *zout;
+	size_t zout_size;
+	struct sws_trace_record prev;
+	uint64_t nrec;
+	int err;
+	char path[256];
+	char msg[512];
+};
+
+__attribute__((format(printf, 3, 4))) static int werr(struct sws_trace_writer *w, int code,
+						      const char *fmt, ...)
+{
+	if (w->err)
+		return w->err;
+	int n = snprintf(w->msg, sizeof(w->msg), "%s: ", w->path);
+	if (n < 0 || (size_t)n >= sizeof(w->msg))
+		n = 0;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(w->msg + n, sizeof(w->msg) - (size_t)n, fmt, ap);
+	va_end(ap);
+	w->err = code;
+	return code;
+}
+
+static int wflush(struct sws_trace_writer *w, int end)
+{
+	if (w->err)
+		return w->err;
+	if (!w->cctx) {
+		if (w->len && fwrite(w->buf, 1, w->len, w->f) != w->len)
+			return werr(w, SWS_EIO, "write error: %s", strerror(errno));
+		w->len = 0;
+		return 0;
+	}
+	ZSTD_inBuffer in = {w->buf, w->len, 0};
+	for (;;) {
+		ZSTD_outBuffer out = {w->zout, w->zout_size, 0};
+		size_t ret = ZSTD_compressStream2(w->cctx, &out, &in, end ? ZSTD_e_end : ZSTD_e_continue);
+		if (ZSTD_isError(ret))
+			return werr(w, SWS_ENOMEM, "zstd compression failed: %s", ZSTD_getErrorName(ret));
+		if (out.pos && fwrite(w->zout, 1, out.pos, w->f) != out.pos)
+			return werr(w, SWS_EIO, "write error: %s", strerror(errno));
+		if (end ? ret == 0 : in.pos == in.size)
+			break;
+	}
+	w->len = 0;
+	return 0;
+}
+
+static int wbytes(struct sws_trace_writer *w, const void *p, size_t n)
+{
+	if (w->len + n > WBUF_SIZE) {
+		int rc = wflush(w, 0);
+		if (rc)
+			return rc;
+	}
+	memcpy(w->buf + w->len, p, n);
+	w->len += n;
+	return 0;
+}
+
+static inline uint8_t *put_varint(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+int sws_trace_writer_open(const char *path, const struct sws_trace_writer_config *cfg,
+			  struct sws_trace_writer **out, char *errbuf, size_t errlen)
+{
+	static const struct sws_trace_writer_config defaults = {0};
+	if (out)
+		*out = NULL;
+	if (errbuf && errlen)
+		errbuf[0] = '\0';
+	if (!path || !out)
+		return SWS_EINVAL;
+	if (!cfg)
+		cfg = &defaults;
+	if (cfg->version > SWS_TRACE_WRITER_CONFIG_VERSION ||
+	    (cfg->env && cfg->env->version > SWS_ENV_VERSION)) {
+		if (errbuf && errlen)
+			snprintf(errbuf, errlen, "%s: unsupported config version", path);
+		return SWS_EVERSION;
+	}
+	if ((cfg->encoding != SWS_TRACE_TEXT && cfg->encoding != SWS_TRACE_BINARY) ||
+	    (cfg->flags & ~SWS_TRACE_WRITE_ZSTD) || cfg->zstd_level < 0 || cfg->zstd_level > 19 ||
+	    (cfg->env && cfg->env->reserved)) {
+		if (errbuf && errlen)
+			snprintf(errbuf, errlen, "%s: invalid writer configuration", path);
+		return SWS_EINVAL;
+	}
+	struct sws_mem mem;
+	sws__mem_init(&mem, cfg->env ? &cfg->env->allocator : NULL);
+	struct sws_trace_writer *w = sws__mem_zalloc(&mem, SWS__TRACE_MEM, sizeof(*w), 0);
+	if (!w) {
+		if (errbuf && errlen)
+			snprintf(errbuf, errlen, "%s: out of memory", path);
+		return SWS_ENOMEM;
+	}
+	w->mem = mem;
+	w->cfg = *cfg;
+	snprintf(w->path, sizeof(w->path), "%s", path);
+	int rc = 0;
+	w->buf = sws__mem_alloc(&w->mem, SWS__TRACE_MEM, WBUF_SIZE, 0);
+	if (!w->buf) {
+		rc = werr(w, SWS_ENOMEM, "out of memory");
+		goto fail;
+	}
+	if (cfg->flags & SWS_TRACE_WRITE_ZSTD) {
+		w->zout_size = ZSTD_CStreamOutSize();
+		w->zout = sws__mem_alloc(&w->mem, SWS__TRACE_MEM, w->zout_size, 0);
+		w->cctx = ZSTD_createCCtx_advanced(sws__trace_zstd_mem(&w->mem));
+		if (!w->zout || !w->cctx) {
+			rc = werr(w, SWS_ENOMEM, "out of memory for zstd compression");
+			goto fail;
+		}
+		ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel,
+				       cfg->zstd_level ? cfg->zstd_level : 3);
+		ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1);
+		/* Keep the window within what readers accept. */
+		ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_windowLog, 23);
+	}
+	w->f = fopen(path, "wb");
+	if (!w->f) {
+		rc = werr(w, SWS_EIO, "cannot create: %s", strerror(errno));
+		goto fail;
+	}
+	if (cfg->encoding == SWS_TRACE_BINARY) {
+		uint8_t h[SWS_TRACE_BIN_HEADER] = {0};
+		memcpy(h, SWS_TRACE_BIN_MAGIC, 8);
+		h[8] = SWS_TRACE_BIN_VERSION;
+		rc = wbytes(w, h, sizeof(h));
+	} else {
+		char h[160];
+		int n = snprintf(h, sizeof(h), "%s%d\n# time_ns pid tid cpu op addr len flags arg\n",
+				 SWS_TRACE_TEXT_HEADER, SWS_TRACE_TEXT_VERSION);
+		rc = wbytes(w, h, (size_t)n);
+	}
+	if (rc)
+		goto fail;
+	*out = w;
+	return 0;
+fail:
+	if (errbuf && errlen)
+		snprintf(errbuf, errlen, "%s", w->msg);
+	if (w->f) {
+		fclose(w->f);
+		w->f = NULL;
+	}
+	w->err = 0;
+	sws_trace_writer_close(w, NULL, 0);
+	return rc;
+}
+
+static int write_text(struct sws_trace_writer *w, const struct sws_trace_record *x)
+{
+	char line[256], cpu[16], flags[16];
+	if (x->cpu == SWS_TRACE_CPU_ANY)
+		strcpy(cpu, "-");
+	else
+		snprintf(cpu, sizeof(cpu), "%u", x->cpu);
+	if (!x->flags) {
+		strcpy(flags, "-");
+	} else if (x->flags & ~(SWS_TRACE_F_WRITE | SWS_TRACE_F_IFETCH | SWS_TRACE_F_THP)) {
+		snprintf(flags, sizeof(flags), "0x%x", x->flags);
+	} else {
+		char *p = flags;
+		if (x->flags & SWS_TRACE_F_WRITE)
+			*p++ = 'w';
+		if (x->flags & SWS_TRACE_F_IFETCH)
+			*p++ = 'x';
+		if (x->flags & SWS_TRACE_F_THP)
+			*p++ = 'h';
+		*p = '\0';
+	}
+	int n = snprintf(line, sizeof(line), "%llu %u %u %s %s 0x%llx %llu %s %u\n",
+			 (unsigned long long)x->time_ns, x->pid, x->tid, cpu, sws_trace_op_name(x->op),
+			 (unsigned long long)x->addr, (unsigned long long)x->len, flags, x->arg);
+	return wbytes(w, line, (size_t)n);
+}
+
+static int write_bin(struct sws_trace_writer *w, const struct sws_trace_record *x)
+{
+	uint8_t rec[2 + 3 * 10 + 5 * 5]; /* tag, ext, 3 64-bit and 5 32-bit varints */
+	uint8_t fields[3 * 10 + 5 * 5], *p = fields;
+	const struct sws_trace_record *pv = &w->prev;
+	uint8_t tag = (uint8_t)x->op, ext = 0;
+	if (x->time_ns != pv->time_ns) {
+		tag |= SWS__TAG_TIME;
+		p = put_varint(p, zigzag(x->time_ns - pv->time_ns));
+	}
+	if (x->addr != pv->addr) {
+		tag |= SWS__TAG_ADDR;
+		p = put_varint(p, zigzag(x->addr - pv->addr));
+	}
+	if (x->len != pv->len) {
+		tag |= SWS__TAG_LEN;
+		p = put_varint(p, x->len);
+	}
+	if (x->flags != pv->flags) {
+		ext |= SWS__EXT_FLAGS;
+		p = put_varint(p, x->flags);
+	}
+	if (x->pid != pv->pid) {
+		ext |= SWS__EXT_PID;
+		p = put_varint(p, x->pid);
+	}
+	if (x->tid != pv->tid) {
+		ext |= SWS__EXT_TID;
+		p = put_varint(p, x->tid);
+	}
+	if (x->cpu != pv->cpu) {
+		ext |= SWS__EXT_CPU;
+		p = put_varint(p, (uint32_t)(x->cpu + 1u));
+	}
+	if (x->arg != pv->arg) {
+		ext |= SWS__EXT_ARG;
+		p = put_varint(p, x->arg);
+	}
+	size_t n = 0;
+	rec[n++] = tag | (ext ? SWS__TAG_EXT : 0);
+	if (ext)
+		rec[n++] = ext;
+	memcpy(rec + n, fields, (size_t)(p - fields));
+	n += (size_t)(p - fields);
+	w->prev = *x;
+	return wbytes(w, rec, n);
+}
+
+int sws_trace_writer_write(struct sws_trace_writer *w, const struct sws_trace_record *rec)
+{
+	if (!w || !rec)
+		return SWS_EINVAL;
+	if (w->err)
+		return w->err;
+	if (rec->op < 1 || rec->op > SWS_TRACE_OP_MAX)
+		return SWS_EINVAL;
+	int rc = w->cfg.encoding == SWS_TRACE_BINARY ? write_bin(w, rec) : write_text(w, rec);
+	if (!rc)
+		w->nrec++;
+	return rc;
+}
+
+const char *sws_trace_writer_error(const struct sws_trace_writer *w)
+{
+	return w ? w->msg : "";
+}
+
+int sws_trace_writer_close(struct sws_trace_writer *w, char *errbuf, size_t errlen)
+{
+	if (errbuf && errlen)
+		errbuf[0] = '\0';
+	if (!w)
+		return 0;
+	int rc = w->err;
+	if (w->f && !rc) {
+		if (w->cfg.encoding == SWS_TRACE_BINARY) {
+			uint8_t end[11], *p = end;
+			*p++ = 0;
+			p = put_varint(p, w->nrec);
+			rc = wbytes(w, end, (size_t)(p - end));
+		}
+		if (!rc)
+			rc = wflush(w, 1);
+		if (!rc && fflush(w->f))
+			rc = werr(w, SWS_EIO, "write error: %s", strerror(errno));
+	}
+	if (w->f && fclose(w->f) && !rc)
+		rc = werr(w, SWS_EIO, "close: %s", strerror(errno));
+	if (rc && errbuf && errlen)
+		snprintf(errbuf, errlen, "%s", w->msg);
+	if (w->cctx)
+		ZSTD_freeCCtx(w->cctx);
+	if (w->zout)
+		sws__mem_free(&w->mem, SWS__TRACE_MEM, w->zout, w->zout_size);
+	if (w->buf)
+		sws__mem_free(&w->mem, SWS__TRACE_MEM, w->buf, WBUF_SIZE);
+	struct sws_mem mem = w->mem;
+	sws__mem_free(&mem, SWS__TRACE_MEM, w, sizeof(*w));
+	return rc;
+}

@@ -1,0 +1,378 @@
+/*
+ * swapsim-trace - convert and inspect traces for libswapsim.
+ *
+ *   swapsim-trace convert --in FILE [--format FMT] --out FILE [--binary] [--zstd]
+ *   swapsim-trace stats FILE [--format FMT]
+ *
+ * Any error (bad option, unreadable or malformed input) prints one message
+ * naming the file and the line or byte offset, and exits non-zero: 2 for
+ * usage errors, 1 for everything else. Uses the public API only.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <swapsim/swapsim.h>
+
+static const char usage[] =
+	"usage: swapsim-trace convert --in FILE [--format FMT] --out FILE [--binary] [--zstd]\n"
+	"                             [READER OPTIONS]\n"
+	"       swapsim-trace stats FILE [--format FMT] [READER OPTIONS]\n"
+	"       swapsim-trace --help\n"
+	"\n"
+	"Commands:\n"
+	"  convert   read a trace in any supported format and write it in the native\n"
+	"            format: text (default), --binary (varint-delta records), --zstd\n"
+	"            (zstd-compress the output, text or binary)\n"
+	"  stats     print record counts by op, tasks, address range, pages touched\n"
+	"\n"
+	"Formats (--format, default auto):\n"
+	"  auto      detect from the header and the first lines\n"
+	"  native    swapsim-trace text or binary, optionally zstd-compressed\n"
+	"  perf      perf script: page-faults with -d (-F comm,tid,time,event,addr,...),\n"
+	"            exceptions:page_fault_user, vmscan:*_reclaim_end (reclaim records)\n"
+	"  lackey    valgrind --tool=lackey --trace-mem=yes output\n"
+	"  damon     damon:damon_aggregated perf-script lines, expanded like damo replay\n"
+	"  addr      one access per line: ADDR [R|W] [TASK], '#' comments\n"
+	"\n"
+	"Reader options:\n"
+	"  --max-line N          longest accepted line in bytes (default 65536)\n"
+	"  --pid N               pid/tid for records without one (default 1)\n"
+	"  --damon-sample-us N   DAMON sampling interval (default 5000)\n"
+	"  --damon-aggr-us N     DAMON aggregation interval (default 100000)\n"
+	"  --addr-hex            addr format: bare digits are hex, not decimal\n"
+	"  --no-ifetch           drop instruction-fetch accesses\n"
+	"\n"
+	"Converter options:\n"
+	"  --zstd-level N        zstd level 1..19 (default 3)\n"
+	"\n"
+	"Trace formats are described in docs/trace-format.md.\n";
+
+static void die_usage(const char *msg)
+{
+	fprintf(stderr, "swapsim-trace: %s\n%s", msg, usage);
+	exit(2);
+}
+
+static uint32_t parse_u32_opt(const char *name, const char *v)
+{
+	char *end;
+	unsigned long long x = strtoull(v, &end, 0);
+	if (!*v || *end || x > UINT32_MAX) {
+		fprintf(stderr, "swapsim-trace: --%s: bad number \"%s\"\n", name, v);
+		exit(2);
+	}
+	return (uint32_t)x;
+}
+
+/* ---- a small open-addressing set of (a, b) pairs (stats) -------------- */
+
+struct set {
+	uint64_t (*keys)[2]; /* keys[i][0] == 0: empty; stores a + 1 */
+	size_t cap, n;
+};
+
+static size_t set_slot(uint64_t a, uint64_t b, size_t cap)
+{
+	uint64_t h = (a * 0x9e3779b97f4a7c15ull) ^ (b * 0xbf58476d1ce4e5b9ull);
+	h ^= h >> 29;
+	return (size_t)(h & (cap - 1));
+}
+
+static void set_add(struct set *s, uint64_t a, uint64_t b)
+{
+	a += 1; /* a is a pid (32 bits): a + 1 is never 0 */
+	if ((s->n + 1) * 2 > s->cap) {
+		size_t ncap = s->cap ? s->cap * 2 : 1024;
+		uint64_t(*nk)[2] = calloc(ncap, sizeof(*nk));
+		if (!nk) {
+			fprintf(stderr, "swapsim-trace: out of memory\n");
+			exit(1);
+		}
+		for (size_t i = 0; i < s->cap; i++) {
+			if (!s->keys[i][0])
+				continue;
+			size_t j = set_slot(s->keys[i][0], s->keys[i][1], ncap);
+			while (nk[j][0])
+				j = (j + 1) & (ncap - 1);
+			nk[j][0] = s->keys[i][0];
+			nk[j][1] = s->keys[i][1];
+		}
+		free(s->keys);
+		s->keys = nk;
+		s->cap = ncap;
+	}
+	size_t j = set_slot(a, b, s->cap);
+	while (s->keys[j][0]) {
+		if (s->keys[j][0] == a && s->keys[j][1] == b)
+			return;
+		j = (j + 1) & (s->cap - 1);
+	}
+	s->keys[j][0] = a;
+	s->keys[j][1] = b;
+	s->n++;
+}
+
+/* Pages counted per record at most (a bound on the work for huge ranges). */
+#define STATS_MAX_PAGES_PER_RECORD (1u << 20)
+
+/* ---- commands ------------------------------------------------------------ */
+
+static int open_reader(const char *path, const struct sws_trace_reader_config *cfg,
+		       struct sws_trace_reader **r)
+{
+	char err[600];
+	int rc = sws_trace_reader_open(path, cfg, r, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "swapsim-trace: %s (%s)\n", err[0] ? err : path, sws_error_name(rc));
+		return 1;
+	}
+	return 0;
+}
+
+static int read_error(struct sws_trace_reader *r, int rc)
+{
+	fprintf(stderr, "swapsim-trace: %s (%s)\n", sws_trace_reader_error(r), sws_error_name(rc));
+	sws_trace_reader_close(r);
+	return 1;
+}
+
+static int cmd_convert(const char *in, const char *out, const struct sws_trace_reader_config *rcfg,
+		       const struct sws_trace_writer_config *wcfg)
+{
+	struct sws_trace_reader *r;
+	struct sws_trace_writer *w;
+	char err[600];
+	if (open_reader(in, rcfg, &r))
+		return 1;
+	int rc = sws_trace_writer_open(out, wcfg, &w, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "swapsim-trace: %s (%s)\n", err, sws_error_name(rc));
+		sws_trace_reader_close(r);
+		return 1;
+	}
+	struct sws_trace_record rec;
+	while ((rc = sws_trace_reader_next(r, &rec)) == 1) {
+		if ((rc = sws_trace_writer_write(w, &rec))) {
+			fprintf(stderr, "swapsim-trace: %s (%s)\n",
+				sws_trace_writer_error(w)[0] ? sws_trace_writer_error(w) : out,
+				sws_error_name(rc));
+			sws_trace_writer_close(w, NULL, 0);
+			sws_trace_reader_close(r);
+			remove(out);
+			return 1;
+		}
+	}
+	if (rc < 0) {
+		sws_trace_writer_close(w, NULL, 0);
+		remove(out); /* do not leave a half trace that looks whole */
+		return read_error(r, rc);
+	}
+	struct sws_trace_reader_stats st;
+	sws_trace_reader_stats(r, &st);
+	sws_trace_reader_close(r);
+	if ((rc = sws_trace_writer_close(w, err, sizeof(err)))) {
+		fprintf(stderr, "swapsim-trace: %s (%s)\n", err, sws_error_name(rc));
+		return 1;
+	}
+	fprintf(stderr, "swapsim-trace: %" PRIu64 " records written to %s\n", st.records, out);
+	return 0;
+}
+
+static int cmd_stats(const char *in, const struct sws_trace_reader_config *rcfg)
+{
+	struct sws_trace_reader *r;
+	if (open_reader(in, rcfg, &r))
+		return 1;
+	uint64_t by_op[SWS_TRACE_OP_MAX + 1] = {0};
+	uint64_t reads = 0, writes = 0, ifetch = 0, reclaim_pages = 0;
+	uint64_t amin = UINT64_MAX, amax = 0, tmin = UINT64_MAX, tmax = 0;
+	struct set pids = {0}, tids = {0}, pages = {0};
+	struct sws_trace_record rec;
+	int rc;
+	while ((rc = sws_trace_reader_next(r, &rec)) == 1) {
+		by_op[rec.op <= SWS_TRACE_OP_MAX ? rec.op : 0]++;
+		set_add(&pids, rec.pid, 0);
+		set_add(&tids, rec.pid, rec.tid);
+		if (rec.time_ns < tmin)
+			tmin = rec.time_ns;
+		if (rec.time_ns > tmax)
+			tmax = rec.time_ns;
+		if (rec.op == SWS_TRACE_RECLAIM) {
+			reclaim_pages += rec.len;
+			continue;
+		}
+		if (rec.op == SWS_TRACE_FORK || rec.op == SWS_TRACE_EXIT)
+			continue;
+		uint64_t last = rec.len ? rec.addr + (rec.len - 1) : rec.addr;
+		if (last < rec.addr)
+			last = UINT64_MAX;
+		if (rec.addr < amin)
+			amin = rec.addr;
+		if (last > amax)
+			amax = last;
+		if (rec.op != SWS_TRACE_ACCESS)
+			continue;
+		if (rec.flags & SWS_TRACE_F_IFETCH)
+			ifetch++;
+		else if (rec.flags & SWS_TRACE_F_WRITE)
+			writes++;
+		else
+			reads++;
+		/* pages touched: distinct (pid, 4 KiB page) pairs */
+		uint64_t first_pg = rec.addr >> 12, last_pg = last >> 12;
+		if (last_pg - first_pg >= STATS_MAX_PAGES_PER_RECORD)
+			last_pg = first_pg + STATS_MAX_PAGES_PER_RECORD - 1;
+		for (uint64_t pg = first_pg; pg <= last_pg; pg++)
+			set_add(&pages, rec.pid, pg);
+	}
+	if (rc < 0) {
+		free(pids.keys);
+		free(tids.keys);
+		free(pages.keys);
+		return read_error(r, rc);
+	}
+	struct sws_trace_reader_stats st;
+	sws_trace_reader_stats(r, &st);
+	int zstd;
+	int bin = sws_trace_reader_is_binary(r, &zstd);
+	uint64_t total = 0;
+	for (unsigned i = 0; i <= SWS_TRACE_OP_MAX; i++)
+		total += by_op[i];
+	printf("file:            %s\n", in);
+	printf("format:          %s%s%s\n", sws_trace_format_name(sws_trace_reader_format(r)),
+	       sws_trace_reader_format(r) == SWS_TRACE_FORMAT_NATIVE ? (bin ? " binary" : " text") : "",
+	       zstd ? " (zstd)" : "");
+	printf("records:         %" PRIu64 "\n", total);
+	for (unsigned i = 1; i <= SWS_TRACE_OP_MAX; i++)
+		if (by_op[i])
+			printf("  %-14s %" PRIu64 "\n", sws_trace_op_name(i), by_op[i]);
+	if (by_op[SWS_TRACE_ACCESS])
+		printf("accesses:        reads %" PRIu64 ", writes %" PRIu64 ", ifetch %" PRIu64 "\n",
+		       reads, writes, ifetch);
+	if (by_op[SWS_TRACE_RECLAIM])
+		printf("reclaimed pages: %" PRIu64 "\n", reclaim_pages);
+	printf("tasks:           %zu pids, %zu tids\n", pids.n, tids.n);
+	if (amin <= amax)
+		printf("address range:   0x%" PRIx64 " - 0x%" PRIx64 "\n", amin, amax);
+	else
+		printf("address range:   none\n");
+	printf("pages touched:   %zu (distinct 4 KiB pages per pid)\n", pages.n);
+	if (total)
+		printf("time:            %" PRIu64 " - %" PRIu64 " ns\n", tmin, tmax);
+	printf("lines:           %" PRIu64 " (%" PRIu64 " without a record)\n", st.lines,
+	       st.skipped_lines);
+	free(pids.keys);
+	free(tids.keys);
+	free(pages.keys);
+	sws_trace_reader_close(r);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	enum {
+		O_IN = 256, O_OUT, O_FORMAT, O_BINARY, O_ZSTD, O_LEVEL, O_MAXLINE, O_PID, O_SAMPLE,
+		O_AGGR, O_ADDRHEX, O_NOIFETCH, O_HELP,
+	};
+	static const struct option opts[] = {
+		{"in", required_argument, 0, O_IN},
+		{"out", required_argument, 0, O_OUT},
+		{"format", required_argument, 0, O_FORMAT},
+		{"binary", no_argument, 0, O_BINARY},
+		{"zstd", no_argument, 0, O_ZSTD},
+		{"zstd-level", required_argument, 0, O_LEVEL},
+		{"max-line", required_argument, 0, O_MAXLINE},
+		{"pid", required_argument, 0, O_PID},
+		{"damon-sample-us", required_argument, 0, O_SAMPLE},
+		{"damon-aggr-us", required_argument, 0, O_AGGR},
+		{"addr-hex", no_argument, 0, O_ADDRHEX},
+		{"no-ifetch", no_argument, 0, O_NOIFETCH},
+		{"help", no_argument, 0, O_HELP},
+		{0, 0, 0, 0},
+	};
+	if (argc < 2)
+		die_usage("missing command");
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	const char *cmd = argv[1];
+	if (strcmp(cmd, "convert") && strcmp(cmd, "stats"))
+		die_usage("unknown command (want convert or stats)");
+	struct sws_trace_reader_config rcfg = {0};
+	struct sws_trace_writer_config wcfg = {0};
+	const char *in = NULL, *out = NULL;
+	optind = 2;
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case O_IN:
+			in = optarg;
+			break;
+		case O_OUT:
+			out = optarg;
+			break;
+		case O_FORMAT:
+			if (sws_trace_format_parse(optarg, &rcfg.format))
+				die_usage("--format: want auto, native, perf, lackey, damon or addr");
+			break;
+		case O_BINARY:
+			wcfg.encoding = SWS_TRACE_BINARY;
+			break;
+		case O_ZSTD:
+			wcfg.flags |= SWS_TRACE_WRITE_ZSTD;
+			break;
+		case O_LEVEL:
+			wcfg.zstd_level = (int32_t)parse_u32_opt("zstd-level", optarg);
+			if (wcfg.zstd_level < 1 || wcfg.zstd_level > 19)
+				die_usage("--zstd-level: want 1..19");
+			break;
+		case O_MAXLINE:
+			rcfg.max_line = parse_u32_opt("max-line", optarg);
+			if (rcfg.max_line < 256 || rcfg.max_line > SWS_TRACE_MAX_LINE_LIMIT)
+				die_usage("--max-line: want 256..16777216");
+			break;
+		case O_PID:
+			rcfg.default_pid = parse_u32_opt("pid", optarg);
+			break;
+		case O_SAMPLE:
+			rcfg.damon_sample_us = parse_u32_opt("damon-sample-us", optarg);
+			break;
+		case O_AGGR:
+			rcfg.damon_aggr_us = parse_u32_opt("damon-aggr-us", optarg);
+			break;
+		case O_ADDRHEX:
+			rcfg.flags |= SWS_TRACE_READ_ADDR_HEX;
+			break;
+		case O_NOIFETCH:
+			rcfg.flags |= SWS_TRACE_READ_NO_IFETCH;
+			break;
+		case O_HELP:
+			fputs(usage, stdout);
+			return 0;
+		default: {
+			char msg[128];
+			snprintf(msg, sizeof(msg), "bad option \"%s\"", argv[optind - 1]);
+			die_usage(msg);
+		}
+		}
+	}
+	if (!strcmp(cmd, "stats")) {
+		if (!in && optind < argc)
+			in = argv[optind++];
+		if (!in)
+			die_usage("stats: missing FILE");
+		if (optind < argc)
+			die_usage("stats: too many arguments");
+		return cmd_stats(in, &rcfg);
+	}
+	if (!in || !out)
+		die_usage("convert: --in FILE and --out FILE are required");
+	if (optind < argc)
+		die_usage("convert: too many arguments");
+	return cmd_convert(in, out, &rcfg, &wcfg);
+}

@@ -1,0 +1,404 @@
+/*
+ * test_mm.c - the memory model: the exact-LRU property against a textbook LRU
+ * cache, swap-out/swap-in round trips verified byte for byte, fork and COW
+ * swap counts, the free path, zero pages, readahead, mTHP and its fallback,
+ * memcg limits, determinism across runs and backends, errors, no leaks.
+ */
+#include <string.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+struct env {
+	struct sws_sim *sim;
+	struct sws_cpu *cpu;
+	struct sws_mm *mm;
+	int type;
+	uint64_t base_dynamic;
+};
+
+static void env_open(struct env *e, enum sws_backend b, uint64_t swap_slots, uint32_t dev_flags,
+		     enum sws_backing backing, const struct sws_mm_config *mc)
+{
+	struct sws_sim_config cfg = {.backend = b};
+	assert_sws(0, sws_sim_create(&cfg, &e->sim));
+	assert_sws(0, sws_cpu_attach(e->sim, &e->cpu));
+	struct sws_device_config dc = {.nr_slots = swap_slots, .flags = dev_flags, .backing = backing};
+	assert_sws(0, sws_swapon(e->sim, &dc, &e->type));
+	struct sws_memory_usage mu;
+	sws_sim_memory_usage(e->sim, &mu);
+	e->base_dynamic = mu.dynamic_bytes;
+	assert_sws(0, sws_mm_create(e->sim, mc, &e->mm));
+}
+
+/* Tear down and check nothing leaked: every slot free, metadata back to baseline. */
+static void env_close(struct env *e)
+{
+	assert_consistent(e->sim);
+	sws_mm_destroy(e->mm);
+	uint64_t total, freeslots;
+	sws_swap_totals(e->sim, &total, &freeslots);
+	assert_int_equal(total, freeslots);
+	struct sws_stats st;
+	sws_stats_snapshot(e->sim, &st);
+	assert_int_equal(st.nr_swapcache, 0);
+	sws_sim_quiesce(e->sim);
+	struct sws_memory_usage mu;
+	sws_sim_memory_usage(e->sim, &mu);
+	assert_int_equal(mu.bytes[SWS_MEM_mm], 0);
+	assert_int_equal(mu.bytes[SWS_MEM_pgtable], 0);
+	assert_consistent(e->sim);
+	sws_cpu_detach(e->cpu);
+	sws_sim_destroy(e->sim);
+}
+
+static struct sws_mm_stats stats(struct env *e)
+{
+	struct sws_mm_stats s;
+	sws_mm_stats(e->mm, &s);
+	return s;
+}
+
+#define PG(n) ((uint64_t)(n) * SWS_PAGE_SIZE + 0x10000000ull)
+
+/* With one thread, no readahead and M pages of RAM, faults == textbook LRU misses. */
+static void test_exact_lru_property(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	enum { M = 64, N = 160, ACCESSES = 20000 };
+	struct sws_mm_config mc = {.ram_pages = M, .policy = SWS_RECLAIM_LRU, .page_cluster = 1};
+	struct env e;
+	env_open(&e, b, 1024, SWS_SWP_SOLIDSTATE, SWS_BACKING_NONE, &mc);
+	uint32_t asid;
+	assert_sws(0, sws_mm_space_create(e.mm, 0, &asid));
+
+	/* The reference: an LRU cache of M pages, by access stamps. */
+	uint64_t stamp[N] = {0}, now = 0, misses = 0;
+	bool in[N] = {false};
+	unsigned resident = 0;
+	uint64_t seed = 42;
+	for (int i = 0; i < ACCESSES; i++) {
+		/* a skewed pattern: a hot set and a cold tail */
+		uint64_t r = sws_test_rand(&seed);
+		unsigned p = (r & 3) ? (unsigned)((r >> 8) % 40) : (unsigned)((r >> 8) % N);
+		if (!in[p]) {
+			misses++;
+			if (resident == M) {
+				unsigned victim = N;
+				for (unsigned q = 0; q < N; q++)
+					if (in[q] && (victim == N || stamp[q] < stamp[victim]))
+						victim = q;
+				in[victim] = false;
+				resident--;
+			}
+			in[p] = true;
+			resident++;
+		}
+		stamp[p] = ++now;
+		assert_sws(0, sws_mm_access(e.cpu, e.mm, asid, PG(p), true));
+	}
+	struct sws_mm_stats s = stats(&e);
+	assert_int_equal(s.counters[SWS_MM_pgfault], misses);
+	assert_true(s.counters[SWS_MM_pswpout] > 0 && s.counters[SWS_MM_pswpin] > 0);
+	assert_int_equal(s.counters[SWS_MM_swap_ra], 0);
+	env_close(&e);
+}
+
+/* Every page swapped out and back comes back byte-identical (memory and file). */
+static void roundtrip(enum sws_backend b, enum sws_backing backing, uint64_t *faults_out)
+{
+	struct sws_mm_config mc = {.ram_pages = 128, .flags = SWS_MM_VERIFY, .seed = 7,
+				   .content_weight = {1, 1, 3, 2, 2}};
+	struct env e;
+	char path[256];
+	struct sws_sim_config cfg = {.backend = b};
+	assert_sws(0, sws_sim_create(&cfg, &e.sim));
+	assert_sws(0, sws_cpu_attach(e.sim, &e.cpu));
+	struct sws_device_config dc = {.nr_slots = 4096, .flags = SWS_SWP_SOLIDSTATE, .backing = backing,
+				       .path = sws_test_path(path, sizeof(path), "mmswap")};
+	assert_sws(0, sws_swapon(e.sim, &dc, &e.type));
+	assert_sws(0, sws_mm_create(e.sim, &mc, &e.mm));
+	uint32_t asid;
+	assert_sws(0, sws_mm_space_create(e.mm, 0, &asid));
+	for (int pass = 0; pass < 3; pass++)
+		for (unsigned p = 0; p < 600; p++)
+			assert_sws(0, sws_mm_access(e.cpu, e.mm, asid, PG(p), pass != 1));
+	struct sws_mm_stats s = stats(&e);
+	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
+	assert_true(s.counters[SWS_MM_verify_ok] > 100);
+	assert_true(s.counters[SWS_MM_pswpout] > 100);
+	assert_true(s.counters[SWS_MM_swpout_zero] > 0); /* the mix has zero pages */
+	assert_true(s.counters[SWS_MM_swpin_zero] > 0);
+	*faults_out = s.counters[SWS_MM_pgfault];
+	env_close(&e);
+	if (backing == SWS_BACKING_FILE)
+		unlink(path);
+}
+
+static void test_roundtrip_verified(void **state)
+{
+	(void)state;
+	uint64_t f1, f2, f3;
+	roundtrip(SWS_BACKEND_SWAP_TABLE, SWS_BACKING_MEMORY, &f1);
+	roundtrip(SWS_BACKEND_XARRAY, SWS_BACKING_MEMORY, &f2);
+	roundtrip(SWS_BACKEND_SWAP_TABLE, SWS_BACKING_FILE, &f3);
+	/* The design decides the metadata, not which pages fault. */
+	assert_int_equal(f1, f2);
+	assert_int_equal(f1, f3);
+}
+
+static uint32_t slot_count_of(struct env *e, uint32_t asid, uint64_t addr)
+{
+	(void)asid;
+	(void)addr;
+	(void)e;
+	return 0;
+}
+
+/* fork shares swap entries (counts 2), COW copies on write, exits put everything back. */
+static void test_fork_cow(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_mm_config mc = {.ram_pages = 256, .seed = 3};
+	struct env e;
+	env_open(&e, b, 2048, SWS_SWP_SOLIDSTATE, SWS_BACKING_NONE, &mc);
+	uint32_t parent, child;
+	assert_sws(0, sws_mm_space_create(e.mm, 0, &parent));
+	for (unsigned p = 0; p < 100; p++)
+		assert_sws(0, sws_mm_access(e.cpu, e.mm, parent, PG(p), true));
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, parent, PG(0), 50 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	struct sws_mm_stats s = stats(&e);
+	assert_int_equal(s.counters[SWS_MM_pswpout], 50);
+	uint64_t total, free0, free1;
+	sws_swap_totals(e.sim, &total, &free0);
+	assert_int_equal(total - free0, 50);
+	assert_sws(0, sws_mm_fork(e.cpu, e.mm, parent, &child));
+	(void)slot_count_of;
+	/* Child reads a swapped page: swap-in; the slot stays for the parent. */
+	assert_sws(0, sws_mm_access(e.cpu, e.mm, child, PG(3), false));
+	sws_swap_totals(e.sim, &total, &free1);
+	assert_int_equal(total - free1, 50);
+	/* Writes on both sides of shared present pages copy. */
+	uint64_t cow0 = stats(&e).counters[SWS_MM_cow_fault];
+	assert_sws(0, sws_mm_access(e.cpu, e.mm, child, PG(70), true));
+	assert_sws(0, sws_mm_access(e.cpu, e.mm, parent, PG(71), true));
+	assert_int_equal(stats(&e).counters[SWS_MM_cow_fault], cow0 + 2);
+	/* The child writes its swapped-in page: it copies, the parent keeps the slot. */
+	assert_sws(0, sws_mm_access(e.cpu, e.mm, child, PG(3), true));
+	assert_sws(0, sws_mm_exit(e.cpu, e.mm, child));
+	sws_swap_totals(e.sim, &total, &free1);
+	assert_int_equal(total - free1, 50); /* the parent's swap entries */
+	assert_consistent(e.sim);
+	assert_sws(0, sws_mm_munmap(e.cpu, e.mm, parent, PG(0), 100 * SWS_PAGE_SIZE));
+	sws_swap_totals(e.sim, &total, &free1);
+	assert_int_equal(total, free1);
+	s = stats(&e);
+	assert_true(s.counters[SWS_MM_free_slots_batched] >= 50);
+	assert_int_equal(s.anon_pages, 0);
+	assert_sws(SWS_EINVAL, sws_mm_access(e.cpu, e.mm, child, PG(1), false));
+	env_close(&e);
+}
+
+/* Readahead on a sequential swap-in; none with page-cluster 0 or a SYNCHRONOUS_IO device. */
+static void ra_run(enum sws_backend b, uint32_t page_cluster, uint32_t dev_flags, uint32_t mmflags,
+		   struct sws_mm_stats *out)
+{
+	struct sws_mm_config mc = {.ram_pages = 512, .page_cluster = page_cluster, .flags = mmflags};
+	struct env e;
+	env_open(&e, b, 4096, dev_flags, SWS_BACKING_NONE, &mc);
+	uint32_t asid;
+	assert_sws(0, sws_mm_space_create(e.mm, 0, &asid));
+	for (unsigned p = 0; p < 256; p++)
+		assert_sws(0, sws_mm_access(e.cpu, e.mm, asid, PG(p), true));
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, asid, PG(0), 256 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	for (unsigned p = 0; p < 256; p++)
+		assert_sws(0, sws_mm_access(e.cpu, e.mm, asid, PG(p), false));
+	*out = stats(&e);
+	env_close(&e);
+}
+
+static void test_readahead(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_mm_stats vma, cluster, none, sync;
+	ra_run(b, 0, SWS_SWP_SOLIDSTATE, 0, &vma);
+	ra_run(b, 0, SWS_SWP_SOLIDSTATE, SWS_MM_NO_VMA_RA, &cluster);
+	ra_run(b, 1, SWS_SWP_SOLIDSTATE, 0, &none);
+	ra_run(b, 0, SWS_SWP_SOLIDSTATE | SWS_SWP_SYNCHRONOUS_IO, 0, &sync);
+	for (int k = 0; k < 2; k++) {
+		struct sws_mm_stats *s = k ? &cluster : &vma;
+		assert_true(s->counters[SWS_MM_swap_ra] > 100);
+		assert_true(s->counters[SWS_MM_swap_ra_hit] > 100);
+		assert_true(s->counters[SWS_MM_pgmajfault] < 100); /* most came read ahead */
+		assert_int_equal(s->counters[SWS_MM_pswpin], 256);
+	}
+	assert_int_equal(none.counters[SWS_MM_swap_ra], 0);
+	assert_int_equal(none.counters[SWS_MM_pgmajfault], 256);
+	assert_int_equal(sync.counters[SWS_MM_swap_ra], 0);
+	assert_int_equal(sync.counters[SWS_MM_pgmajfault], 256);
+}
+
+/* mTHP regions swap out whole folios; with no room for them, they are split. */
+static void test_mthp(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_mm_config mc = {.ram_pages = 1024};
+	struct env e;
+	env_open(&e, b, 4096, SWS_SWP_SOLIDSTATE, SWS_BACKING_NONE, &mc);
+	uint32_t asid;
+	assert_sws(0, sws_mm_space_create(e.mm, 0, &asid));
+	assert_sws(0, sws_mm_mmap(e.mm, asid, PG(0), 256 * SWS_PAGE_SIZE, SWS_MM_MAP_ORDER(4)));
+	for (unsigned p = 0; p < 256; p++)
+		assert_sws(0, sws_mm_access(e.cpu, e.mm, asid, PG(p), true));
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, asid, PG(0), 256 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	struct sws_mm_stats s = stats(&e);
+	assert_int_equal(s.swpout[4], 16);
+	assert_int_equal(s.counters[SWS_MM_pswpout], 256);
+	/* Read back, then fragment swap with single pages so order 4 finds nothing. */
+	for (unsigned p = 0; p < 256; p++)
+		assert_sws(0, sws_mm_access(e.cpu, e.mm, asid, PG(p), true));
+	assert_sws(0, sws_mm_munmap(e.cpu, e.mm, asid, PG(0), 256 * SWS_PAGE_SIZE));
+	uint32_t other;
+	assert_sws(0, sws_mm_space_create(e.mm, 0, &other));
+	for (unsigned p = 0; p < 4000; p++)
+		assert_sws(0, sws_mm_access(e.cpu, e.mm, other, PG(p), true));
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, other, PG(0), 4000 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	for (unsigned p = 0; p < 4000; p += 2)
+		assert_sws(0, sws_mm_madvise(e.cpu, e.mm, other, PG(p), SWS_PAGE_SIZE, SWS_MADV_DONTNEED));
+	assert_sws(0, sws_mm_mmap(e.mm, asid, PG(0), 64 * SWS_PAGE_SIZE, SWS_MM_MAP_ORDER(4)));
+	for (unsigned p = 0; p < 64; p++)
+		assert_sws(0, sws_mm_access(e.cpu, e.mm, asid, PG(p), true));
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, asid, PG(0), 64 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	s = stats(&e);
+	assert_true(s.swpout_fallback[4] >= 1);
+	assert_int_equal(s.swpout[4], 16); /* no new order-4 swap-out */
+	env_close(&e);
+}
+
+/* A memcg limit holds while the workload is four times larger. */
+static void test_memcg_limit(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_mm_config mc = {.ram_pages = 4096};
+	struct env e;
+	env_open(&e, b, 8192, SWS_SWP_SOLIDSTATE, SWS_BACKING_NONE, &mc);
+	uint16_t cg;
+	uint32_t asid;
+	assert_sws(0, sws_mm_memcg_create(e.mm, 256, &cg));
+	assert_sws(0, sws_mm_space_create(e.mm, cg, &asid));
+	for (unsigned p = 0; p < 1024; p++) {
+		assert_sws(0, sws_mm_access(e.cpu, e.mm, asid, PG(p), true));
+		struct sws_mm_stats s = stats(&e);
+		assert_true(s.anon_pages <= 256);
+	}
+	assert_true(stats(&e).counters[SWS_MM_pswpout] >= 1024 - 256);
+	assert_true(sws_mm_reclaim(e.cpu, e.mm, cg, 100) > 0);
+	env_close(&e);
+}
+
+/* The kernel policy activates re-used pages and refaults within the workingset. */
+static void test_kernel_policy_and_kswapd(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_mm_config mc = {.ram_pages = 512, .seed = 11};
+	struct env e;
+	env_open(&e, b, 4096, SWS_SWP_SOLIDSTATE, SWS_BACKING_NONE, &mc);
+	uint32_t asid;
+	assert_sws(0, sws_mm_space_create(e.mm, 0, &asid));
+	uint64_t seed = 5;
+	for (int i = 0; i < 20000; i++) {
+		uint64_t r = sws_test_rand(&seed);
+		unsigned p = (r & 1) ? (unsigned)((r >> 8) % 200) : (unsigned)((r >> 8) % 1200);
+		assert_sws(0, sws_mm_access(e.cpu, e.mm, asid, PG(p), (r >> 4) & 1));
+		if (i % 256 == 0)
+			sws_mm_kswapd(e.cpu, e.mm, 64);
+	}
+	struct sws_mm_stats s = stats(&e);
+	assert_true(s.counters[SWS_MM_pgactivate] > 0);
+	assert_true(s.counters[SWS_MM_workingset_refault] > 0);
+	assert_true(s.counters[SWS_MM_workingset_activate] > 0);
+	assert_true(s.counters[SWS_MM_pgsteal] > 0);
+	assert_int_equal(sws_mm_kswapd(e.cpu, e.mm, 1u << 20), 0);
+	assert_true(s.free_pages <= 512);
+	env_close(&e);
+}
+
+/* Same input, same seed, one thread: identical counters. */
+static void test_deterministic(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_mm_stats s[2];
+	for (int run = 0; run < 2; run++) {
+		struct sws_mm_config mc = {.ram_pages = 300, .seed = 99};
+		struct env e;
+		env_open(&e, b, 4096, SWS_SWP_SOLIDSTATE, SWS_BACKING_NONE, &mc);
+		uint32_t asid;
+		assert_sws(0, sws_mm_space_create(e.mm, 0, &asid));
+		uint64_t seed = 1;
+		for (int i = 0; i < 8000; i++) {
+			uint64_t r = sws_test_rand(&seed);
+			assert_sws(0, sws_mm_access(e.cpu, e.mm, asid, PG((r >> 8) % 900), r & 1));
+			if (i % 500 == 0)
+				sws_mm_kswapd(e.cpu, e.mm, 32);
+		}
+		s[run] = stats(&e);
+		s[run].counters[SWS_MM_free_ns] = 0; /* measured time differs */
+		env_close(&e);
+	}
+	assert_memory_equal(&s[0], &s[1], sizeof(s[0]));
+}
+
+static void test_errors(void **state)
+{
+	(void)state;
+	struct sws_sim *sim;
+	struct sws_mm *mm;
+	assert_sws(0, sws_sim_create(NULL, &sim));
+	struct sws_mm_config mc = {.ram_pages = 10};
+	assert_sws(SWS_EINVAL, sws_mm_create(sim, &mc, &mm));
+	mc = (struct sws_mm_config){.ram_pages = 100, .version = 9};
+	assert_sws(SWS_EVERSION, sws_mm_create(sim, &mc, &mm));
+	mc = (struct sws_mm_config){.ram_pages = 100, .policy = (enum sws_reclaim_policy)7};
+	assert_sws(SWS_EINVAL, sws_mm_create(sim, &mc, &mm));
+	mc = (struct sws_mm_config){.ram_pages = 100};
+	assert_sws(0, sws_mm_create(sim, &mc, &mm));
+	struct sws_cpu *cpu;
+	assert_sws(0, sws_cpu_attach(sim, &cpu));
+	uint32_t asid;
+	assert_sws(SWS_EINVAL, sws_mm_space_create(mm, 5, &asid)); /* no such memcg */
+	assert_sws(0, sws_mm_space_create(mm, 0, &asid));
+	assert_sws(SWS_EINVAL, sws_mm_access(cpu, mm, asid + 1, 0, false));
+	assert_sws(SWS_EINVAL, sws_mm_access(cpu, mm, asid, 1ull << 50, false));
+	assert_sws(SWS_EINVAL, sws_mm_mmap(mm, asid, 123, 4096, 0));
+	assert_sws(0, sws_mm_mmap(mm, asid, PG(0), 8 * SWS_PAGE_SIZE, 0));
+	assert_sws(SWS_EINVAL, sws_mm_mmap(mm, asid, PG(4), 8 * SWS_PAGE_SIZE, 0)); /* overlap */
+	assert_sws(SWS_EINVAL, sws_mm_madvise(cpu, mm, asid, PG(0), 4096, (enum sws_madvise)9));
+	/* No swap at all: a write beyond RAM is dropped and counted as oom. */
+	int rc = 0;
+	for (unsigned p = 0; p < 200 && !rc; p++)
+		rc = sws_mm_access(cpu, mm, asid, PG(p), true);
+	assert_sws(SWS_ENOMEM, rc);
+	struct sws_mm_stats s;
+	sws_mm_stats(mm, &s);
+	assert_int_equal(s.counters[SWS_MM_oom], 1);
+	assert_string_equal(sws_mm_counter_name(SWS_MM_pswpin), "pswpin");
+	sws_cpu_detach(cpu);
+	sws_mm_destroy(mm);
+	sws_sim_destroy(sim);
+}
+
+static enum sws_backend backend_table = SWS_BACKEND_SWAP_TABLE;
+static enum sws_backend backend_xarray = SWS_BACKEND_XARRAY;
+#define BOTH(fn) cmocka_unit_test_prestate(fn, &backend_table), cmocka_unit_test_prestate(fn, &backend_xarray)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		BOTH(test_exact_lru_property), cmocka_unit_test(test_roundtrip_verified),
+		BOTH(test_fork_cow),           BOTH(test_readahead),
+		BOTH(test_mthp),               BOTH(test_memcg_limit),
+		BOTH(test_kernel_policy_and_kswapd), BOTH(test_deterministic),
+		cmocka_unit_test(test_errors),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,1069 @@
+/*
+ * test_trace.c - trace readers and the native writer: every importer on the
+ * samples (tests/data, and ../shared/samples when present) with counts taken
+ * independently (grep/awk) and exact first and last records; native text,
+ * binary and zstd round trips of random records; format detection; and
+ * malformed input of every kind for every format, each giving the right code
+ * and a message naming the file and the line or byte offset. Also allocation
+ * failures (fail the Nth allocation) and no leaks.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "testutil.h"
+
+#define DATA SWS_TEST_DATA_DIR "/"
+
+struct recs {
+	struct sws_trace_record *v;
+	size_t n, cap;
+};
+
+static void recs_push(struct recs *r, const struct sws_trace_record *x)
+{
+	if (r->n == r->cap) {
+		r->cap = r->cap ? r->cap * 2 : 256;
+		r->v = realloc(r->v, r->cap * sizeof(*r->v));
+		assert_non_null(r->v);
+	}
+	r->v[r->n++] = *x;
+}
+
+/* Read a whole trace; @return the code that ended it (0 at a clean end). */
+static int read_all(const char *path, const struct sws_trace_reader_config *cfg, struct recs *out,
+		    char *msg, size_t msglen)
+{
+	struct sws_trace_reader *r;
+	int rc = sws_trace_reader_open(path, cfg, &r, msg, msglen);
+	if (rc) {
+		assert_null(r);
+		return rc;
+	}
+	struct sws_trace_record x;
+	while ((rc = sws_trace_reader_next(r, &x)) == 1)
+		if (out)
+			recs_push(out, &x);
+	if (rc < 0) {
+		snprintf(msg, msglen, "%s", sws_trace_reader_error(r));
+		struct sws_trace_record y;
+		assert_int_equal(sws_trace_reader_next(r, &y), rc); /* sticky */
+	}
+	sws_trace_reader_close(r);
+	return rc;
+}
+
+static struct recs load(const char *path, const struct sws_trace_reader_config *cfg)
+{
+	struct recs v = {0};
+	char msg[600] = "";
+	int rc = read_all(path, cfg, &v, msg, sizeof(msg));
+	if (rc)
+		fail_msg("%s: %s (%s)", path, msg, sws_error_name(rc));
+	return v;
+}
+
+static void rec_eq(const struct sws_trace_record *x, uint64_t time_ns, uint64_t addr, uint64_t len,
+		   uint32_t op, uint32_t flags, uint32_t pid, uint32_t tid, uint32_t cpu, uint32_t arg)
+{
+	assert_int_equal(x->time_ns, time_ns);
+	assert_int_equal(x->addr, addr);
+	assert_int_equal(x->len, len);
+	assert_int_equal(x->op, op);
+	assert_int_equal(x->flags, flags);
+	assert_int_equal(x->pid, pid);
+	assert_int_equal(x->tid, tid);
+	assert_int_equal(x->cpu, cpu);
+	assert_int_equal(x->arg, arg);
+}
+
+static size_t count_flag(const struct recs *v, uint32_t op, uint32_t mask, uint32_t want)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < v->n; i++)
+		if (v->v[i].op == op && (v->v[i].flags & mask) == want)
+			n++;
+	return n;
+}
+
+static const char *tmp_file(char *buf, size_t len, const char *name, const void *data, size_t n)
+{
+	sws_test_path(buf, len, name);
+	FILE *f = fopen(buf, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, n, f), n);
+	fclose(f);
+	return buf;
+}
+
+static const char *tmp_text(char *buf, size_t len, const char *name, const char *text)
+{
+	return tmp_file(buf, len, name, text, strlen(text));
+}
+
+/* The trace must fail with @code and a message holding the file name and @where. */
+static void expect_error(const char *path, const struct sws_trace_reader_config *cfg, int code,
+			 const char *where)
+{
+	char msg[600] = "";
+	int rc = read_all(path, cfg, NULL, msg, sizeof(msg));
+	if (rc != code)
+		fail_msg("%s: got %s, want %s (%s)", path, sws_error_name(rc), sws_error_name(code), msg);
+	if (!strstr(msg, path))
+		fail_msg("message \"%s\" does not name the file %s", msg, path);
+	if (where && !strstr(msg, where))
+		fail_msg("message \"%s\" does not say \"%s\"", msg, where);
+}
+
+static struct sws_trace_reader_config with_format(enum sws_trace_format f)
+{
+	struct sws_trace_reader_config c = {.format = f};
+	return c;
+}
+
+/* ---- names and configuration -------------------------------------------- */
+
+static void test_names(void **state)
+{
+	(void)state;
+	enum sws_trace_format f;
+	for (unsigned i = 0; i < SWS_TRACE_NR_FORMATS; i++) {
+		assert_sws(0, sws_trace_format_parse(sws_trace_format_name((enum sws_trace_format)i), &f));
+		assert_int_equal(f, i);
+	}
+	assert_string_equal(sws_trace_format_name(SWS_TRACE_FORMAT_DAMON), "damon");
+	assert_string_equal(sws_trace_format_name((enum sws_trace_format)77), "unknown");
+	assert_sws(SWS_EINVAL, sws_trace_format_parse("pin", &f));
+	uint32_t op;
+	for (uint32_t i = 1; i <= SWS_TRACE_OP_MAX; i++) {
+		assert_sws(0, sws_trace_op_parse(sws_trace_op_name(i), &op));
+		assert_int_equal(op, i);
+	}
+	assert_string_equal(sws_trace_op_name(SWS_TRACE_MADV_PAGEOUT), "pageout");
+	assert_string_equal(sws_trace_op_name(0), "?");
+	assert_string_equal(sws_trace_op_name(99), "?");
+	assert_sws(SWS_EINVAL, sws_trace_op_parse("read", &op));
+	assert_int_equal(sizeof(struct sws_trace_record), 48);
+	assert_string_equal(sws_error_name(SWS_EFORMAT), "SWS_EFORMAT");
+}
+
+static void test_config(void **state)
+{
+	(void)state;
+	struct sws_trace_reader *r = (void *)1;
+	char msg[600];
+	const char *p = DATA "lackey_head.txt";
+	assert_sws(SWS_EINVAL, sws_trace_reader_open(NULL, NULL, &r, msg, sizeof(msg)));
+	assert_sws(SWS_EINVAL, sws_trace_reader_open(p, NULL, NULL, msg, sizeof(msg)));
+	struct sws_trace_reader_config c = {.version = SWS_TRACE_READER_CONFIG_VERSION + 1};
+	assert_sws(SWS_EVERSION, sws_trace_reader_open(p, &c, &r, msg, sizeof(msg)));
+	assert_null(r);
+	c = (struct sws_trace_reader_config){.reserved = 1};
+	assert_sws(SWS_EINVAL, sws_trace_reader_open(p, &c, &r, msg, sizeof(msg)));
+	c = (struct sws_trace_reader_config){.format = (enum sws_trace_format)9};
+	assert_sws(SWS_EINVAL, sws_trace_reader_open(p, &c, &r, msg, sizeof(msg)));
+	c = (struct sws_trace_reader_config){.max_line = 10};
+	assert_sws(SWS_EINVAL, sws_trace_reader_open(p, &c, &r, msg, sizeof(msg)));
+	c = (struct sws_trace_reader_config){.flags = 1u << 7};
+	assert_sws(SWS_EINVAL, sws_trace_reader_open(p, &c, &r, msg, sizeof(msg)));
+	c = (struct sws_trace_reader_config){.damon_sample_us = 200000};
+	assert_sws(SWS_EINVAL, sws_trace_reader_open(p, &c, &r, msg, sizeof(msg)));
+	assert_non_null(strstr(msg, "lackey_head.txt"));
+	/* A file that does not exist: SWS_EIO, named. */
+	assert_sws(SWS_EIO, sws_trace_reader_open("/nonexistent/trace.txt", NULL, &r, msg, sizeof(msg)));
+	assert_non_null(strstr(msg, "/nonexistent/trace.txt"));
+	sws_trace_reader_close(NULL);
+
+	struct sws_trace_writer *w = (void *)1;
+	struct sws_trace_writer_config wc = {.encoding = (enum sws_trace_encoding)5};
+	char path[256];
+	sws_test_path(path, sizeof(path), "cfg.trace");
+	assert_sws(SWS_EINVAL, sws_trace_writer_open(path, &wc, &w, msg, sizeof(msg)));
+	assert_null(w);
+	wc = (struct sws_trace_writer_config){.zstd_level = 30};
+	assert_sws(SWS_EINVAL, sws_trace_writer_open(path, &wc, &w, msg, sizeof(msg)));
+	wc = (struct sws_trace_writer_config){.version = 9};
+	assert_sws(SWS_EVERSION, sws_trace_writer_open(path, &wc, &w, msg, sizeof(msg)));
+	assert_sws(SWS_EIO, sws_trace_writer_open("/nonexistent/x.trace", NULL, &w, msg, sizeof(msg)));
+	assert_non_null(strstr(msg, "/nonexistent/x.trace"));
+	assert_int_equal(sws_trace_writer_close(NULL, NULL, 0), 0);
+	/* A bad op is refused and nothing is written for it. */
+	assert_sws(0, sws_trace_writer_open(path, NULL, &w, msg, sizeof(msg)));
+	struct sws_trace_record x = {.op = 0};
+	assert_sws(SWS_EINVAL, sws_trace_writer_write(w, &x));
+	x.op = SWS_TRACE_OP_MAX + 1;
+	assert_sws(SWS_EINVAL, sws_trace_writer_write(w, &x));
+	assert_sws(0, sws_trace_writer_close(w, NULL, 0));
+	struct recs v = load(path, NULL);
+	assert_int_equal(v.n, 0);
+	free(v.v);
+	unlink(path);
+}
+
+/* ---- importers on the samples ---------------------------------------------- */
+
+/* perf -F comm,tid,time,event,addr,ip,sym of page-faults -d: 57 lines, 57 faults. */
+static void test_perf_pagefaults(void **state)
+{
+	(void)state;
+	struct sws_trace_reader_config c = with_format(SWS_TRACE_FORMAT_PERF);
+	struct recs v = load(DATA "perf_pagefaults_addr.txt", &c);
+	assert_int_equal(v.n, 57);
+	rec_eq(&v.v[0], 256808771000ull, 0x563d373c3020ull, 0, SWS_TRACE_ACCESS, 0, 5766, 5766,
+	       SWS_TRACE_CPU_ANY, 0);
+	rec_eq(&v.v[56], 256811809000ull, 0x7fe25e3245e0ull, 0, SWS_TRACE_ACCESS, 0, 5766, 5766,
+	       SWS_TRACE_CPU_ANY, 0);
+	free(v.v);
+}
+
+/* exceptions:page_fault_user: 56 faults; error_code 0x6/0x7 (13+14=27) writes,
+ * 0x14 (16) instruction fetches, 0x4 (13) reads; cpu from [000]. */
+static void test_perf_pfuser(void **state)
+{
+	(void)state;
+	struct sws_trace_reader_config c = with_format(SWS_TRACE_FORMAT_PERF);
+	struct recs v = load(DATA "perf_pfuser.txt", &c);
+	assert_int_equal(v.n, 56);
+	assert_int_equal(count_flag(&v, SWS_TRACE_ACCESS, SWS_TRACE_F_WRITE, SWS_TRACE_F_WRITE), 27);
+	assert_int_equal(count_flag(&v, SWS_TRACE_ACCESS, SWS_TRACE_F_IFETCH, SWS_TRACE_F_IFETCH), 16);
+	assert_int_equal(count_flag(&v, SWS_TRACE_ACCESS, ~0u, 0), 13);
+	rec_eq(&v.v[0], 260491440000ull, 0x7f1dc8e92b70ull, 0, SWS_TRACE_ACCESS, SWS_TRACE_F_IFETCH,
+	       5981, 5981, 0, 0);
+	rec_eq(&v.v[1], 260491471000ull, 0x7f1dc8eabe06ull, 0, SWS_TRACE_ACCESS, SWS_TRACE_F_WRITE,
+	       5981, 5981, 0, 0);
+	rec_eq(&v.v[55], 260494363000ull, 0x7f1dc8d555e0ull, 0, SWS_TRACE_ACCESS, SWS_TRACE_F_IFETCH,
+	       5981, 5981, 0, 0);
+	free(v.v);
+
+	/* NO_IFETCH drops the 16 instruction fetches. */
+	c.flags = SWS_TRACE_READ_NO_IFETCH;
+	v = load(DATA "perf_pfuser.txt", &c);
+	assert_int_equal(v.n, 40);
+	free(v.v);
+}
+
+/* The swapping run excerpt (lines 1-120, 2460-2540 and the last 10 of the
+ * sample): 159 page_fault_user lines, 3 memcg_reclaim_end (41 pages each);
+ * write_folio, shrink_inactive, reclaim_begin and major-faults lines carry no
+ * record (211 - 162 = 49 skipped). */
+static void test_perf_swap(void **state)
+{
+	(void)state;
+	struct sws_trace_reader *r;
+	char msg[600];
+	struct sws_trace_reader_config c = with_format(SWS_TRACE_FORMAT_PERF);
+	assert_sws(0, sws_trace_reader_open(DATA "perf_swap_excerpt.txt", &c, &r, msg, sizeof(msg)));
+	struct recs v = {0};
+	struct sws_trace_record x;
+	int rc;
+	while ((rc = sws_trace_reader_next(r, &x)) == 1)
+		recs_push(&v, &x);
+	assert_int_equal(rc, 0);
+	struct sws_trace_reader_stats st;
+	sws_trace_reader_stats(r, &st);
+	assert_int_equal(st.lines, 211);
+	assert_int_equal(st.records, 162);
+	assert_int_equal(st.skipped_lines, 49);
+	sws_trace_reader_close(r);
+
+	assert_int_equal(v.n, 162);
+	assert_int_equal(count_flag(&v, SWS_TRACE_ACCESS, 0, 0), 159);
+	assert_int_equal(count_flag(&v, SWS_TRACE_RECLAIM, 0, 0), 3);
+	rec_eq(&v.v[0], 480787805000ull, 0x7f4392794b70ull, 0, SWS_TRACE_ACCESS, SWS_TRACE_F_IFETCH,
+	       7766, 7766, 1, 0);
+	rec_eq(&v.v[161], 482574950000ull, 0x7f3b709e7000ull, 0, SWS_TRACE_ACCESS, 0, 7768, 7768, 0, 0);
+	size_t nrec = 0;
+	for (size_t i = 0; i < v.n; i++) {
+		if (v.v[i].op != SWS_TRACE_RECLAIM)
+			continue;
+		if (nrec++ == 0)
+			rec_eq(&v.v[i], 481145626000ull, 0, 41, SWS_TRACE_RECLAIM, 0, 7768, 7768, 0,
+			       SWS_TRACE_MEMCG_TASK);
+		assert_int_equal(v.v[i].len, 41);
+	}
+	free(v.v);
+}
+
+/* Other perf-script shapes: pid/tid, no cpu, :u modifiers, nanosecond times,
+ * direct reclaim and kswapd, default layout (period, no address), call chains. */
+static void test_perf_shapes(void **state)
+{
+	(void)state;
+	char p[256];
+	tmp_text(p, sizeof(p), "perf_shapes.txt",
+		 "# ========\n"
+		 "# captured on: today\n"
+		 "            prog   100/101 [003] 10.000000001: page-faults:u:  7f0000001000 [unknown] 401000 main\n"
+		 "\t    401000 main (/bin/prog)\n"
+		 "            prog   100/101 10.5: 1 major-faults:  401000 main+0x0 (/bin/prog)\n"
+		 "    Web Content  200 [001]    11.000002: vmscan:mm_vmscan_direct_reclaim_end: nr_reclaimed=32\n"
+		 "        kswapd0    77 [002]    12.000003: vmscan:mm_vmscan_lru_shrink_inactive: nid=0 nr_scanned=32 nr_reclaimed=30 priority=12 flags=RECLAIM_WB_ANON\n"
+		 "            prog   100 [000]    13.000004: vmscan:mm_vmscan_lru_shrink_inactive: nid=0 nr_scanned=32 nr_reclaimed=30 priority=12 flags=RECLAIM_WB_ANON\n"
+		 "            prog   100 [000]    14.000005: exceptions:page_fault_user: address=0x1000 ip=0x2000 error_code=0x7\n"
+		 "\n");
+	struct recs v = load(p, NULL); /* AUTO: perf */
+	assert_int_equal(v.n, 4);
+	rec_eq(&v.v[0], 10000000001ull, 0x7f0000001000ull, 0, SWS_TRACE_ACCESS, 0, 100, 101, 3, 0);
+	rec_eq(&v.v[1], 11000002000ull, 0, 32, SWS_TRACE_RECLAIM, 0, 200, 200, 1, SWS_TRACE_MEMCG_ROOT);
+	rec_eq(&v.v[2], 12000003000ull, 0, 30, SWS_TRACE_RECLAIM, 0, 77, 77, 2, SWS_TRACE_MEMCG_ROOT);
+	rec_eq(&v.v[3], 14000005000ull, 0x1000, 0, SWS_TRACE_ACCESS, SWS_TRACE_F_WRITE, 100, 100, 0, 0);
+	free(v.v);
+	unlink(p);
+}
+
+/* lackey: first 200 lines: 158 I, 27 S/M (26 S + 1 M) writes, 15 L reads. */
+static void test_lackey(void **state)
+{
+	(void)state;
+	struct sws_trace_reader_config c = with_format(SWS_TRACE_FORMAT_LACKEY);
+	struct recs v = load(DATA "lackey_head.txt", &c);
+	assert_int_equal(v.n, 200);
+	assert_int_equal(count_flag(&v, SWS_TRACE_ACCESS, SWS_TRACE_F_IFETCH, SWS_TRACE_F_IFETCH), 158);
+	assert_int_equal(count_flag(&v, SWS_TRACE_ACCESS, SWS_TRACE_F_WRITE, SWS_TRACE_F_WRITE), 27);
+	assert_int_equal(count_flag(&v, SWS_TRACE_ACCESS, ~0u, 0), 15);
+	rec_eq(&v.v[0], 0, 0x0401ab70, 3, SWS_TRACE_ACCESS, SWS_TRACE_F_IFETCH, 1, 1,
+	       SWS_TRACE_CPU_ANY, 0);
+	rec_eq(&v.v[2], 0, 0x1fff000608ull, 8, SWS_TRACE_ACCESS, SWS_TRACE_F_WRITE, 1, 1,
+	       SWS_TRACE_CPU_ANY, 0);
+	rec_eq(&v.v[199], 0, 0x0401b836, 4, SWS_TRACE_ACCESS, SWS_TRACE_F_IFETCH, 1, 1,
+	       SWS_TRACE_CPU_ANY, 0);
+	free(v.v);
+
+	/* `==` banners and blank lines are skipped; M is a write; default_pid applies. */
+	char p[256];
+	tmp_text(p, sizeof(p), "lackey_banner.txt",
+		 "==123== Lackey, an example Valgrind tool\n\n M 04a1c9f0,4\n L 10,8\n==123== \n");
+	c.default_pid = 9;
+	v = load(p, &c);
+	assert_int_equal(v.n, 2);
+	rec_eq(&v.v[0], 0, 0x04a1c9f0, 4, SWS_TRACE_ACCESS, SWS_TRACE_F_WRITE, 9, 9,
+	       SWS_TRACE_CPU_ANY, 0);
+	rec_eq(&v.v[1], 0, 0x10, 8, SWS_TRACE_ACCESS, 0, 9, 9, SWS_TRACE_CPU_ANY, 0);
+	free(v.v);
+	unlink(p);
+}
+
+/* An independent DAMON expansion, straight from the text with sscanf. */
+static size_t damon_expected(const char *path, uint32_t nslices, uint64_t *last_addr,
+			     uint32_t *last_slice)
+{
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	char line[512];
+	struct {
+		unsigned long long s, e;
+		unsigned k;
+	} reg[2048];
+	size_t nr = 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, "nr_regions=");
+		assert_non_null(p);
+		p = strchr(p, ' ');
+		assert_int_equal(sscanf(p, " %llu-%llu: %u", &reg[nr].s, &reg[nr].e, &reg[nr].k), 3);
+		if (reg[nr].k > nslices)
+			reg[nr].k = nslices;
+		nr++;
+	}
+	fclose(f);
+	size_t total = 0;
+	for (uint32_t s = 0; s < nslices; s++)
+		for (size_t i = 0; i < nr; i++)
+			if (reg[i].k > s) {
+				size_t pages = (size_t)((reg[i].e - reg[i].s + 4095) / 4096);
+				total += pages;
+				*last_addr = reg[i].s + (pages - 1) * 4096;
+				*last_slice = s;
+			}
+	return total;
+}
+
+/* damon_aggregated, first 200 lines (one partial snapshot): 2953 page reads
+ * (awk: sum of min(nr_accesses, 20) * pages); the first region touched is
+ * line 15 (nr_accesses 7); the last read is in slice 7 (max nr_accesses 8). */
+static void test_damon(void **state)
+{
+	(void)state;
+	const char *p = DATA "damon_head.txt";
+	struct sws_trace_reader_config c = with_format(SWS_TRACE_FORMAT_DAMON);
+	struct recs v = load(p, &c);
+	uint64_t last_addr = 0;
+	uint32_t last_slice = 0;
+	assert_int_equal(v.n, 2953);
+	assert_int_equal(damon_expected(p, 20, &last_addr, &last_slice), 2953);
+	uint64_t t0 = 615794406000ull - 100000000ull;
+	rec_eq(&v.v[0], t0, 4324544512ull, 0, SWS_TRACE_ACCESS, 0, 1, 1, SWS_TRACE_CPU_ANY, 0);
+	rec_eq(&v.v[v.n - 1], t0 + 7 * 5000000ull, 0x102173000ull, 0, SWS_TRACE_ACCESS, 0, 1, 1,
+	       SWS_TRACE_CPU_ANY, 0);
+	assert_int_equal(last_addr, 0x102173000ull);
+	assert_int_equal(last_slice, 7);
+	for (size_t i = 1; i < v.n; i++)
+		assert_true(v.v[i].time_ns >= v.v[i - 1].time_ns);
+	free(v.v);
+
+	/* Coarser sampling: 4 slices of 25 ms; nr_accesses clamp at 4. */
+	c.damon_sample_us = 25000;
+	v = load(p, &c);
+	assert_int_equal(v.n, damon_expected(p, 4, &last_addr, &last_slice));
+	assert_int_equal(v.v[v.n - 1].time_ns, t0 + last_slice * 25000000ull);
+	assert_int_equal(v.v[v.n - 1].addr, last_addr);
+	free(v.v);
+
+	/* Two snapshots of two targets, and damos lines that are not used. */
+	char q[256];
+	tmp_text(q, sizeof(q), "damon_two.txt",
+		 "kdamond.0 76 [000] 1.000000: damon:damon_aggregated: target_id=0 nr_regions=2 4096-12288: 2 1\n"
+		 "kdamond.0 76 [000] 1.000001: damon:damon_aggregated: target_id=0 nr_regions=2 12288-16384: 1 1\n"
+		 "kdamond.0 76 [000] 1.000002: damon:damos_before_apply: ctx_idx=0 scheme_idx=0 target_idx=0 nr_regions=1 4096-8192: 1 1\n"
+		 "kdamond.0 76 [000] 1.100000: damon:damon_aggregated: target_id=1 nr_regions=1 8192-8193: 3\n");
+	struct sws_trace_reader_config c2 = {0}; /* AUTO detects damon */
+	v = load(q, &c2);
+	/* target 0: slice 0: 4096, 8192, 12288; slice 1: 4096, 8192. target 1: 3 slices x 1 page */
+	assert_int_equal(v.n, 8);
+	uint64_t want[] = {4096, 8192, 12288, 4096, 8192, 8192, 8192, 8192};
+	for (size_t i = 0; i < 8; i++)
+		assert_int_equal(v.v[i].addr, want[i]);
+	assert_int_equal(v.v[3].time_ns, 900000000ull + 5000000ull);
+	assert_int_equal(v.v[5].pid, 2);
+	assert_int_equal(v.v[7].time_ns, 1000000000ull + 2 * 5000000ull);
+	free(v.v);
+	unlink(q);
+}
+
+static void test_addr(void **state)
+{
+	(void)state;
+	char p[256];
+	tmp_text(p, sizeof(p), "addr.txt",
+		 "# a teaching-simulator address list\n"
+		 "0x1000\n"
+		 "4096 W\n"
+		 "7fff0000 r 12   # hex letters: hex\n"
+		 "\n"
+		 "0X2a w 3\n"
+		 "100 5\n");
+	struct recs v = load(p, NULL); /* AUTO: addr */
+	assert_int_equal(v.n, 5);
+	rec_eq(&v.v[0], 0, 0x1000, 0, SWS_TRACE_ACCESS, 0, 1, 1, SWS_TRACE_CPU_ANY, 0);
+	rec_eq(&v.v[1], 0, 4096, 0, SWS_TRACE_ACCESS, SWS_TRACE_F_WRITE, 1, 1, SWS_TRACE_CPU_ANY, 0);
+	rec_eq(&v.v[2], 0, 0x7fff0000, 0, SWS_TRACE_ACCESS, 0, 12, 12, SWS_TRACE_CPU_ANY, 0);
+	rec_eq(&v.v[3], 0, 0x2a, 0, SWS_TRACE_ACCESS, SWS_TRACE_F_WRITE, 3, 3, SWS_TRACE_CPU_ANY, 0);
+	rec_eq(&v.v[4], 0, 100, 0, SWS_TRACE_ACCESS, 0, 5, 5, SWS_TRACE_CPU_ANY, 0);
+	free(v.v);
+	struct sws_trace_reader_config c = {.format = SWS_TRACE_FORMAT_ADDR,
+					    .flags = SWS_TRACE_READ_ADDR_HEX};
+	v = load(p, &c);
+	assert_int_equal(v.v[1].addr, 0x4096);
+	assert_int_equal(v.v[4].addr, 0x100);
+	free(v.v);
+	unlink(p);
+}
+
+/* The full samples in ../shared/samples, when the checkout has them. */
+static void test_shared_samples(void **state)
+{
+	(void)state;
+	struct stat sb;
+	if (stat(SWS_SAMPLES_DIR "/lackey_sample.txt", &sb)) {
+		skip();
+		return;
+	}
+	struct recs v = load(SWS_SAMPLES_DIR "/lackey_sample.txt", NULL);
+	assert_int_equal(v.n, 400);
+	assert_int_equal(count_flag(&v, SWS_TRACE_ACCESS, SWS_TRACE_F_IFETCH, SWS_TRACE_F_IFETCH), 309);
+	assert_int_equal(count_flag(&v, SWS_TRACE_ACCESS, SWS_TRACE_F_WRITE, SWS_TRACE_F_WRITE), 43);
+	rec_eq(&v.v[399], 0, 0x0401ba0e, 3, SWS_TRACE_ACCESS, SWS_TRACE_F_IFETCH, 1, 1,
+	       SWS_TRACE_CPU_ANY, 0);
+	free(v.v);
+
+	uint64_t la;
+	uint32_t ls;
+	const char *dp = SWS_SAMPLES_DIR "/perf_damon_aggregated_sample.txt";
+	v = load(dp, NULL);
+	assert_int_equal(v.n, 8029);
+	assert_int_equal(damon_expected(dp, 20, &la, &ls), 8029);
+	assert_int_equal(v.v[v.n - 1].addr, la);
+	free(v.v);
+
+	v = load(SWS_SAMPLES_DIR "/perf_pagefaults_addr_sample.txt", NULL);
+	assert_int_equal(v.n, 57);
+	free(v.v);
+	v = load(SWS_SAMPLES_DIR "/perf_tracepoint_pfuser_sample.txt", NULL);
+	assert_int_equal(v.n, 56);
+	free(v.v);
+
+	/* 3306 page_fault_user + 22 memcg_reclaim_end (902 pages in all). */
+	v = load(SWS_SAMPLES_DIR "/perf_script_swap_sample.txt", NULL);
+	assert_int_equal(v.n, 3328);
+	assert_int_equal(count_flag(&v, SWS_TRACE_RECLAIM, 0, 0), 22);
+	assert_int_equal(count_flag(&v, SWS_TRACE_ACCESS, SWS_TRACE_F_WRITE, SWS_TRACE_F_WRITE), 2575);
+	uint64_t pages = 0;
+	for (size_t i = 0; i < v.n; i++)
+		if (v.v[i].op == SWS_TRACE_RECLAIM)
+			pages += v.v[i].len;
+	assert_int_equal(pages, 902);
+	rec_eq(&v.v[v.n - 1], 482574950000ull, 0x7f3b709e7000ull, 0, SWS_TRACE_ACCESS, 0, 7768, 7768,
+	       0, 0);
+	free(v.v);
+}
+
+/* ---- native round trips ------------------------------------------------------ */
+
+static void random_records(struct recs *v, size_t n, uint64_t seed)
+{
+	uint64_t s = seed;
+	struct sws_trace_record x = {0};
+	for (size_t i = 0; i < n; i++) {
+		uint64_t r = sws_test_rand(&s);
+		x.op = 1 + (uint32_t)(r % SWS_TRACE_OP_MAX);
+		switch ((r >> 8) % 4) { /* mostly small deltas, sometimes anything */
+		case 0:
+			x.time_ns = sws_test_rand(&s);
+			x.addr = sws_test_rand(&s);
+			break;
+		case 1:
+			x.time_ns -= sws_test_rand(&s) % 1000;
+			x.addr -= 4096;
+			break;
+		default:
+			x.time_ns += sws_test_rand(&s) % 100000;
+			x.addr += 4096 * (sws_test_rand(&s) % 16);
+		}
+		if ((r >> 12) % 8 == 0)
+			x.len = sws_test_rand(&s) >> ((r >> 16) % 64);
+		if ((r >> 20) % 8 == 0)
+			x.flags = (uint32_t)sws_test_rand(&s) >> ((r >> 24) % 32);
+		if ((r >> 28) % 16 == 0)
+			x.pid = (uint32_t)sws_test_rand(&s);
+		if ((r >> 32) % 4 == 0)
+			x.tid = (r >> 36) % 3 ? x.pid : (uint32_t)sws_test_rand(&s);
+		if ((r >> 40) % 4 == 0)
+			x.cpu = (r >> 44) % 3 ? SWS_TRACE_CPU_ANY : (uint32_t)sws_test_rand(&s);
+		if ((r >> 48) % 8 == 0)
+			x.arg = (uint32_t)sws_test_rand(&s);
+		recs_push(v, &x);
+	}
+	/* the extremes */
+	x = (struct sws_trace_record){UINT64_MAX, UINT64_MAX, UINT64_MAX, SWS_TRACE_OP_MAX,
+				      UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX};
+	recs_push(v, &x);
+	x = (struct sws_trace_record){0, 0, 0, 1, 0, 0, 0, 0, 0};
+	recs_push(v, &x);
+}
+
+static void write_all(const char *path, const struct sws_trace_writer_config *wc,
+		      const struct recs *v)
+{
+	struct sws_trace_writer *w;
+	char msg[600];
+	assert_sws(0, sws_trace_writer_open(path, wc, &w, msg, sizeof(msg)));
+	for (size_t i = 0; i < v->n; i++)
+		assert_sws(0, sws_trace_writer_write(w, &v->v[i]));
+	assert_sws(0, sws_trace_writer_close(w, msg, sizeof(msg)));
+}
+
+static char *slurp(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	long len = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *b = malloc((size_t)len + 1);
+	assert_non_null(b);
+	assert_int_equal(fread(b, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	*n = (size_t)len;
+	return b;
+}
+
+static void roundtrip(enum sws_trace_encoding enc, uint32_t flags, size_t n)
+{
+	struct recs v = {0};
+	random_records(&v, n, 42 + enc * 2 + flags);
+	struct sws_trace_writer_config wc = {.encoding = enc, .flags = flags};
+	char p1[256], p2[256];
+	sws_test_path(p1, sizeof(p1), "rt1.trace");
+	sws_test_path(p2, sizeof(p2), "rt2.trace");
+	write_all(p1, &wc, &v);
+
+	struct sws_trace_reader *r;
+	char msg[600];
+	struct sws_trace_reader_config c = with_format(SWS_TRACE_FORMAT_NATIVE);
+	assert_sws(0, sws_trace_reader_open(p1, &c, &r, msg, sizeof(msg)));
+	int zstd;
+	assert_int_equal(sws_trace_reader_is_binary(r, &zstd), enc == SWS_TRACE_BINARY);
+	assert_int_equal(zstd, !!(flags & SWS_TRACE_WRITE_ZSTD));
+	assert_true(sws_trace_reader_memory_usage(r) > 0);
+	struct recs back = {0};
+	struct sws_trace_record x;
+	int rc;
+	while ((rc = sws_trace_reader_next(r, &x)) == 1)
+		recs_push(&back, &x);
+	if (rc)
+		fail_msg("%s", sws_trace_reader_error(r));
+	sws_trace_reader_close(r);
+	assert_int_equal(back.n, v.n);
+	assert_memory_equal(back.v, v.v, v.n * sizeof(*v.v));
+
+	/* Writing what was read gives the same bytes. */
+	write_all(p2, &wc, &back);
+	size_t n1, n2;
+	char *b1 = slurp(p1, &n1), *b2 = slurp(p2, &n2);
+	assert_int_equal(n1, n2);
+	assert_memory_equal(b1, b2, n1);
+	if (enc == SWS_TRACE_BINARY && !flags)
+		assert_true(n1 < v.n * sizeof(struct sws_trace_record) / 2); /* compact */
+	free(b1);
+	free(b2);
+	free(v.v);
+	free(back.v);
+	unlink(p1);
+	unlink(p2);
+}
+
+static void test_roundtrip_text(void **state)
+{
+	(void)state;
+	roundtrip(SWS_TRACE_TEXT, 0, 5000);
+	roundtrip(SWS_TRACE_TEXT, SWS_TRACE_WRITE_ZSTD, 5000);
+}
+
+static void test_roundtrip_binary(void **state)
+{
+	(void)state;
+	roundtrip(SWS_TRACE_BINARY, 0, 20000);
+	roundtrip(SWS_TRACE_BINARY, SWS_TRACE_WRITE_ZSTD, 200000); /* several zstd blocks */
+}
+
+/* The text form is the documented one, and hand edits read back. */
+static void test_text_layout(void **state)
+{
+	(void)state;
+	char p[256];
+	struct recs v = {0};
+	struct sws_trace_record x = {1000, 0x7f0000001000ull, 0, SWS_TRACE_ACCESS, SWS_TRACE_F_WRITE,
+				     42, 43, 0, 0};
+	recs_push(&v, &x);
+	x = (struct sws_trace_record){2000, 0, 64, SWS_TRACE_RECLAIM, 0, 42, 42, SWS_TRACE_CPU_ANY,
+				      SWS_TRACE_MEMCG_TASK};
+	recs_push(&v, &x);
+	x = (struct sws_trace_record){3000, 0x1000, 8192, SWS_TRACE_MMAP, SWS_TRACE_F_THP | 0x100,
+				      1, 1, 2, 0};
+	recs_push(&v, &x);
+	sws_test_path(p, sizeof(p), "layout.trace");
+	write_all(p, NULL, &v);
+	size_t n;
+	char *b = slurp(p, &n);
+	b[n] = '\0';
+	assert_string_equal(b, "# swapsim-trace v1\n"
+			       "# time_ns pid tid cpu op addr len flags arg\n"
+			       "1000 42 43 0 access 0x7f0000001000 0 w 0\n"
+			       "2000 42 42 - reclaim 0x0 64 - 4294967295\n"
+			       "3000 1 1 2 mmap 0x1000 8192 0x104 0\n");
+	free(b);
+	free(v.v);
+	tmp_text(p, sizeof(p), "edited.trace",
+		 "# swapsim-trace v1\n"
+		 "\n"
+		 "  5 7 7 - fork 0 0 - 8   # pid 7 forks pid 8\n"
+		 "6 8 8 1 dontneed 0x2000 4096 - 0\n"
+		 "7 8 9 1 access 8192 0 wx 0\n");
+	v = load(p, NULL);
+	assert_int_equal(v.n, 3);
+	rec_eq(&v.v[0], 5, 0, 0, SWS_TRACE_FORK, 0, 7, 7, SWS_TRACE_CPU_ANY, 8);
+	rec_eq(&v.v[1], 6, 0x2000, 4096, SWS_TRACE_MADV_DONTNEED, 0, 8, 8, 1, 0);
+	rec_eq(&v.v[2], 7, 8192, 0, SWS_TRACE_ACCESS, SWS_TRACE_F_WRITE | SWS_TRACE_F_IFETCH, 8, 9, 1, 0);
+	free(v.v);
+	unlink(p);
+}
+
+/* ---- detection ---------------------------------------------------------------- */
+
+static void detect_is(const char *path, enum sws_trace_format want, int binary)
+{
+	struct sws_trace_reader *r;
+	char msg[600];
+	assert_sws(0, sws_trace_reader_open(path, NULL, &r, msg, sizeof(msg)));
+	assert_int_equal(sws_trace_reader_format(r), want);
+	assert_int_equal(sws_trace_reader_is_binary(r, NULL), binary);
+	sws_trace_reader_close(r);
+}
+
+static void test_detect(void **state)
+{
+	(void)state;
+	detect_is(DATA "perf_pagefaults_addr.txt", SWS_TRACE_FORMAT_PERF, 0);
+	detect_is(DATA "perf_pfuser.txt", SWS_TRACE_FORMAT_PERF, 0);
+	detect_is(DATA "perf_swap_excerpt.txt", SWS_TRACE_FORMAT_PERF, 0);
+	detect_is(DATA "lackey_head.txt", SWS_TRACE_FORMAT_LACKEY, 0);
+	detect_is(DATA "damon_head.txt", SWS_TRACE_FORMAT_DAMON, 0);
+	char p[256];
+	struct recs v = {0};
+	random_records(&v, 100, 7);
+	sws_test_path(p, sizeof(p), "detect.trace");
+	struct sws_trace_writer_config wc = {0};
+	for (int i = 0; i < 4; i++) {
+		wc.encoding = i & 1 ? SWS_TRACE_BINARY : SWS_TRACE_TEXT;
+		wc.flags = i & 2 ? SWS_TRACE_WRITE_ZSTD : 0;
+		write_all(p, &wc, &v);
+		detect_is(p, SWS_TRACE_FORMAT_NATIVE, i & 1);
+	}
+	free(v.v);
+	tmp_text(p, sizeof(p), "detect_lackey.txt", "==1== Lackey\n==1== Copyright\nI  0401ab70,3\n");
+	detect_is(p, SWS_TRACE_FORMAT_LACKEY, 0);
+	tmp_text(p, sizeof(p), "detect_addr.txt", "# comment\n\n0x7f001000 W 3\n");
+	detect_is(p, SWS_TRACE_FORMAT_ADDR, 0);
+	/* Any text trace compressed with zstd (as `zstd` would) is detected inside. */
+	size_t n;
+	char *b = slurp(DATA "lackey_head.txt", &n);
+	size_t cap = ZSTD_compressBound(n);
+	char *z = malloc(cap);
+	assert_non_null(z);
+	size_t zn = ZSTD_compress(z, cap, b, n, 3);
+	assert_false(ZSTD_isError(zn));
+	tmp_file(p, sizeof(p), "lackey.txt.zst", z, zn);
+	detect_is(p, SWS_TRACE_FORMAT_LACKEY, 0);
+	struct recs lz = load(p, NULL);
+	assert_int_equal(lz.n, 200);
+	free(lz.v);
+	free(z);
+	free(b);
+	unlink(p);
+}
+
+/* ---- malformed input ------------------------------------------------------------ */
+
+static void test_malformed_text(void **state)
+{
+	(void)state;
+	char p[256];
+	struct sws_trace_reader_config perf = with_format(SWS_TRACE_FORMAT_PERF);
+	struct sws_trace_reader_config lackey = with_format(SWS_TRACE_FORMAT_LACKEY);
+	struct sws_trace_reader_config damon = with_format(SWS_TRACE_FORMAT_DAMON);
+	struct sws_trace_reader_config addr = with_format(SWS_TRACE_FORMAT_ADDR);
+	struct sws_trace_reader_config native = with_format(SWS_TRACE_FORMAT_NATIVE);
+	struct sws_trace_reader_config autodet = {0};
+
+	/* garbage */
+	expect_error(DATA "bad_perf.txt", &perf, SWS_EFORMAT, "bad_perf.txt:3:");
+	tmp_text(p, sizeof(p), "g.txt", "hello world, this is not a trace\n");
+	expect_error(p, &lackey, SWS_EFORMAT, ":1:");
+	expect_error(p, &damon, SWS_EFORMAT, ":1:");
+	expect_error(p, &addr, SWS_EFORMAT, ":1:");
+	expect_error(p, &native, SWS_EFORMAT, ":1:");
+	expect_error(p, &autodet, SWS_EFORMAT, ":1:");
+	/* binary garbage in a text format */
+	tmp_file(p, sizeof(p), "nul.txt", "0x1000\n0x20\0\0\n", 13);
+	expect_error(p, &addr, SWS_EFORMAT, ":2: NUL");
+	/* truncated lines */
+	tmp_text(p, sizeof(p), "t.txt",
+		 "touch  5766   256.808771: page-faults:     563d373c3020 x 1 y\n"
+		 "touch  5766   256.80");
+	expect_error(p, &perf, SWS_EFORMAT, ":2:");
+	tmp_text(p, sizeof(p), "t.txt", "touch  5766 [000]  260.491440: exceptions:page_fault_user: address=0x7f1dc8e92b70 ip=0x7f1dc8e92b70\n");
+	expect_error(p, &perf, SWS_EFORMAT, ":1: page_fault_user: bad or missing error_code");
+	tmp_text(p, sizeof(p), "t.txt", "touch  5766   256.808771: page-faults:\n");
+	expect_error(p, &perf, SWS_EFORMAT, ":1:");
+	tmp_text(p, sizeof(p), "t.txt", "I  0401ab70,3\n S 1fff0006");
+	expect_error(p, &lackey, SWS_EFORMAT, ":2:");
+	tmp_text(p, sizeof(p), "t.txt",
+		 "k 76 [000] 615.794406: damon:damon_aggregated: target_id=0 nr_regions=2 4096-8192: 1 5\n"
+		 "k 76 [000] 615.794406: damon:damon_aggregated: target_id=0 nr_regions=2 8192-\n");
+	expect_error(p, &damon, SWS_EFORMAT, ":2:");
+	tmp_text(p, sizeof(p), "t.txt", "# swapsim-trace v1\n1 2 3 - access 0x1000\n");
+	expect_error(p, &native, SWS_EFORMAT, ":2: too few columns");
+	/* bad numbers / hex */
+	tmp_text(p, sizeof(p), "h.txt", "touch 5766 [000] 260.49: exceptions:page_fault_user: address=0x7g ip=0x1 error_code=0x4\n");
+	expect_error(p, &perf, SWS_EFORMAT, ":1: page_fault_user: bad or missing address");
+	tmp_text(p, sizeof(p), "h.txt", "touch  5766   256.808771: page-faults:     563zz73c3020 x 1 y\n");
+	expect_error(p, &perf, SWS_EFORMAT, ":1:");
+	tmp_text(p, sizeof(p), "h.txt", "I  0401ab70,3\n L 04g1,8\n");
+	expect_error(p, &lackey, SWS_EFORMAT, ":2:");
+	tmp_text(p, sizeof(p), "h.txt", "0x1000\n0xfffffffffffffffff\n");
+	expect_error(p, &addr, SWS_EFORMAT, ":2: bad address");
+	tmp_text(p, sizeof(p), "h.txt", "0x1000 R 99999999999\n");
+	expect_error(p, &addr, SWS_EFORMAT, ":1: bad task id");
+	tmp_text(p, sizeof(p), "h.txt", "0x1000 Q\n");
+	expect_error(p, &addr, SWS_EFORMAT, ":1:");
+	tmp_text(p, sizeof(p), "h.txt", "# swapsim-trace v1\n1 2 3 - access 0xZZ 0 - 0\n");
+	expect_error(p, &native, SWS_EFORMAT, ":2: bad addr");
+	tmp_text(p, sizeof(p), "h.txt", "# swapsim-trace v1\n1 2 3 - read 0x10 0 - 0\n");
+	expect_error(p, &native, SWS_EFORMAT, ":2: bad op");
+	tmp_text(p, sizeof(p), "h.txt", "# swapsim-trace v1\n1 2 3 - access 0x10 0 wq 0\n");
+	expect_error(p, &native, SWS_EFORMAT, ":2: bad flags");
+	tmp_text(p, sizeof(p), "h.txt", "k 76 [000] 615.794406: damon:damon_aggregated: target_id=0 nr_regions=2 8192-4096: 1 5\n");
+	expect_error(p, &damon, SWS_EFORMAT, ":1: damon_aggregated: bad region");
+	tmp_text(p, sizeof(p), "h.txt", "k 76 [000] 615.794406: damon:damon_aggregated: target_id=0 nr_regions=99999999 0-4096: 1 5\n");
+	expect_error(p, &damon, SWS_EFORMAT, ":1: damon_aggregated: nr_regions=");
+	tmp_text(p, sizeof(p), "h.txt", "touch 5766 [0x] 260.49: exceptions:page_fault_user: address=0x1 ip=0x1 error_code=0x4\n");
+	expect_error(p, &perf, SWS_EFORMAT, ":1: not a perf script sample line: bad cpu");
+	tmp_text(p, sizeof(p), "h.txt", "touch 5766 260.1234567891: exceptions:page_fault_user: address=0x1 ip=0x1 error_code=0x4\n");
+	expect_error(p, &perf, SWS_EFORMAT, ":1: not a perf script sample line: bad time");
+
+	/* over-long lines, in every text format, also in the middle of a file */
+	size_t big = 70000;
+	char *buf = malloc(big + 64);
+	assert_non_null(buf);
+	strcpy(buf, "0x1000\n");
+	memset(buf + 7, '1', big);
+	strcpy(buf + 7 + big, "\n0x2000\n");
+	tmp_text(p, sizeof(p), "long.txt", buf);
+	expect_error(p, &addr, SWS_EFORMAT, ":2: line longer than 65536 bytes");
+	tmp_text(p, sizeof(p), "long.txt", buf + 7);
+	expect_error(p, &perf, SWS_EFORMAT, ":1: line longer than 65536 bytes");
+	expect_error(p, &lackey, SWS_EFORMAT, ":1: line longer than 65536 bytes");
+	expect_error(p, &damon, SWS_EFORMAT, ":1: line longer than 65536 bytes");
+	expect_error(p, &native, SWS_EFORMAT, ":1: line longer than 65536 bytes");
+	struct sws_trace_reader_config small = {.format = SWS_TRACE_FORMAT_ADDR, .max_line = 300};
+	memset(buf + 7, '1', 400);
+	strcpy(buf + 7 + 400, "\n");
+	tmp_text(p, sizeof(p), "long.txt", buf);
+	expect_error(p, &small, SWS_EFORMAT, ":2: line longer than 300 bytes");
+	/* over-long last line without a newline */
+	memset(buf, '2', big);
+	buf[big] = '\0';
+	tmp_text(p, sizeof(p), "long.txt", buf);
+	expect_error(p, &addr, SWS_EFORMAT, ":1: line longer than 65536 bytes");
+	free(buf);
+
+	/* empty file, every format */
+	tmp_text(p, sizeof(p), "empty.txt", "");
+	expect_error(p, &perf, SWS_EFORMAT, "empty file");
+	expect_error(p, &lackey, SWS_EFORMAT, "empty file");
+	expect_error(p, &damon, SWS_EFORMAT, "empty file");
+	expect_error(p, &addr, SWS_EFORMAT, "empty file");
+	expect_error(p, &native, SWS_EFORMAT, "empty file");
+	expect_error(p, &autodet, SWS_EFORMAT, "empty file");
+	/* only comments: nothing to detect; with a format, zero records */
+	tmp_text(p, sizeof(p), "comments.txt", "# nothing here\n\n");
+	expect_error(p, &autodet, SWS_EFORMAT, "cannot tell the trace format");
+	struct recs v = load(p, &addr);
+	assert_int_equal(v.n, 0);
+	free(v.v);
+
+	/* wrong version */
+	tmp_text(p, sizeof(p), "v2.txt", "# swapsim-trace v2\n1 2 3 - access 0x10 0 - 0\n");
+	expect_error(p, &native, SWS_EVERSION, ":1: unsupported swapsim-trace version 2");
+	expect_error(p, &autodet, SWS_EVERSION, ":1:");
+	tmp_text(p, sizeof(p), "v2.txt", "# swapsim-trace vX\n");
+	expect_error(p, &native, SWS_EFORMAT, ":1: bad version");
+	/* a binary trace given as text */
+	const uint8_t bin[] = {'S', 'W', 'S', 'T', 'R', 'A', 'C', 'E', 1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+	tmp_file(p, sizeof(p), "bin.txt", bin, sizeof(bin));
+	expect_error(p, &perf, SWS_EFORMAT, "byte 0: this is a swapsim binary trace");
+	unlink(p);
+}
+
+static void test_malformed_binary(void **state)
+{
+	(void)state;
+	char p[256], q[256];
+	struct recs v = {0};
+	random_records(&v, 300, 99);
+	struct sws_trace_writer_config wc = {.encoding = SWS_TRACE_BINARY};
+	sws_test_path(p, sizeof(p), "good.bin");
+	write_all(p, &wc, &v);
+	size_t n;
+	char *b = slurp(p, &n);
+
+	/* Every truncation of the file is an error naming a byte offset. */
+	for (size_t len = 0; len < n; len++) {
+		tmp_file(q, sizeof(q), "trunc.bin", b, len);
+		struct sws_trace_reader_config c = with_format(len % 2 ? SWS_TRACE_FORMAT_NATIVE
+									: SWS_TRACE_FORMAT_AUTO);
+		char msg[600];
+		int rc = read_all(q, &c, NULL, msg, sizeof(msg));
+		if (rc != SWS_EFORMAT || !strstr(msg, q) || (len && !strstr(msg, "byte ")))
+			fail_msg("truncated at %zu: %s %s", len, sws_error_name(rc), msg);
+	}
+	struct sws_trace_reader_config nat = with_format(SWS_TRACE_FORMAT_NATIVE);
+	/* the cut right after the last record: the end marker is missing */
+	tmp_file(q, sizeof(q), "trunc.bin", b, n - 3);
+	expect_error(q, &nat, SWS_EFORMAT, "no end marker");
+	/* Bad version, bad magic, reserved bytes. */
+	b[8] = 2;
+	tmp_file(q, sizeof(q), "v2.bin", b, n);
+	expect_error(q, &nat, SWS_EVERSION, "byte 8: unsupported swapsim-trace binary version 2");
+	b[8] = 1;
+	b[12] = 1;
+	tmp_file(q, sizeof(q), "res.bin", b, n);
+	expect_error(q, &nat, SWS_EFORMAT, "byte 12: reserved");
+	b[12] = 0;
+	b[0] = 'X';
+	tmp_file(q, sizeof(q), "magic.bin", b, n);
+	expect_error(q, &nat, SWS_EFORMAT, ":1:"); /* read as text: not a swapsim text trace */
+	b[0] = 'S';
+	/* A bad op, a bad ext bit, an overlong varint, data after the end, a wrong count. */
+	uint8_t rec1[] = {'S', 'W', 'S', 'T', 'R', 'A', 'C', 'E', 1, 0, 0, 0, 0, 0, 0, 0, 0x09};
+	tmp_file(q, sizeof(q), "op.bin", rec1, sizeof(rec1));
+	expect_error(q, &nat, SWS_EFORMAT, "byte 16: unknown op 9");
+	uint8_t rec2[] = {'S', 'W', 'S', 'T', 'R', 'A', 'C', 'E', 1, 0, 0, 0, 0, 0, 0, 0, 0x81, 0x40};
+	tmp_file(q, sizeof(q), "ext.bin", rec2, sizeof(rec2));
+	expect_error(q, &nat, SWS_EFORMAT, "byte 17: unknown field bits");
+	uint8_t rec3[] = {'S', 'W', 'S', 'T', 'R', 'A', 'C', 'E', 1, 0, 0, 0, 0, 0, 0, 0, 0x11,
+			  0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
+	tmp_file(q, sizeof(q), "varint.bin", rec3, sizeof(rec3));
+	expect_error(q, &nat, SWS_EFORMAT, "byte 17: varint");
+	uint8_t rec4[] = {'S', 'W', 'S', 'T', 'R', 'A', 'C', 'E', 1, 0, 0, 0, 0, 0, 0, 0, 0x01, 0x00, 0x01, 0x00};
+	tmp_file(q, sizeof(q), "after.bin", rec4, sizeof(rec4));
+	expect_error(q, &nat, SWS_EFORMAT, "byte 19: data after the end marker");
+	uint8_t rec5[] = {'S', 'W', 'S', 'T', 'R', 'A', 'C', 'E', 1, 0, 0, 0, 0, 0, 0, 0, 0x01, 0x00, 0x05};
+	tmp_file(q, sizeof(q), "count.bin", rec5, sizeof(rec5));
+	expect_error(q, &nat, SWS_EFORMAT, "byte 17: end marker counts 5 records, file holds 1");
+	uint8_t rec6[] = {'S', 'W', 'S', 'T', 'R', 'A', 'C', 'E', 1, 0, 0, 0, 0, 0, 0, 0, 0x81, 0x02,
+			  0x80, 0x80, 0x80, 0x80, 0x10};
+	tmp_file(q, sizeof(q), "pid.bin", rec6, sizeof(rec6));
+	expect_error(q, &nat, SWS_EFORMAT, "byte 18: pid does not fit in 32 bits");
+	free(b);
+
+	/* zstd: truncated frames and corrupted bytes. */
+	wc.flags = SWS_TRACE_WRITE_ZSTD;
+	write_all(p, &wc, &v);
+	b = slurp(p, &n);
+	for (size_t len = 4; len < n; len += 1 + len / 8) {
+		tmp_file(q, sizeof(q), "ztrunc.bin", b, len);
+		char msg[600];
+		int rc = read_all(q, NULL, NULL, msg, sizeof(msg));
+		if (rc != SWS_EFORMAT || !strstr(msg, q) || !strstr(msg, "byte "))
+			fail_msg("zstd truncated at %zu: %s %s", len, sws_error_name(rc), msg);
+	}
+	tmp_file(q, sizeof(q), "ztrunc.bin", b, n - 1);
+	expect_error(q, &nat, SWS_EFORMAT, "truncated zstd stream");
+	uint64_t seed = 5;
+	for (int i = 0; i < 200; i++) {
+		char *c = malloc(n);
+		memcpy(c, b, n);
+		size_t at = 4 + sws_test_rand(&seed) % (n - 4);
+		c[at] ^= (char)(1 + sws_test_rand(&seed) % 255);
+		tmp_file(q, sizeof(q), "zcorrupt.bin", c, n);
+		char msg[600];
+		int rc = read_all(q, &nat, NULL, msg, sizeof(msg));
+		/* The frame checksum catches what the format does not. */
+		if (rc != SWS_EFORMAT || !strstr(msg, q) || !strstr(msg, "byte "))
+			fail_msg("zstd corrupted at %zu: %s %s", at, sws_error_name(rc), msg);
+		free(c);
+	}
+	b[n / 2] ^= 0x55;
+	tmp_file(q, sizeof(q), "zcorrupt.bin", b, n);
+	expect_error(q, &nat, SWS_EFORMAT, "byte ");
+	/* zstd magic and nothing else */
+	tmp_file(q, sizeof(q), "zmagic.bin", b, 4);
+	expect_error(q, &nat, SWS_EFORMAT, "byte 4: truncated zstd stream");
+	free(b);
+	free(v.v);
+	unlink(p);
+	unlink(q);
+}
+
+/* Random bytes and mutated real traces never crash any reader, and always end. */
+static void test_fuzz_smoke(void **state)
+{
+	(void)state;
+	const char *srcs[] = {DATA "perf_swap_excerpt.txt", DATA "lackey_head.txt",
+			      DATA "damon_head.txt", DATA "perf_pagefaults_addr.txt"};
+	uint64_t seed = 11;
+	char q[256];
+	for (int i = 0; i < 120; i++) {
+		size_t n;
+		char *b = slurp(srcs[i % 4], &n);
+		for (int k = 0; k < 1 + i % 5; k++) {
+			size_t at = sws_test_rand(&seed) % n;
+			b[at] = (char)sws_test_rand(&seed);
+		}
+		if (i % 7 == 0)
+			n = sws_test_rand(&seed) % n;
+		tmp_file(q, sizeof(q), "fuzz.txt", b, n);
+		for (unsigned f = 0; f < SWS_TRACE_NR_FORMATS; f++) {
+			struct sws_trace_reader_config c = with_format((enum sws_trace_format)f);
+			char msg[600];
+			int rc = read_all(q, &c, NULL, msg, sizeof(msg));
+			assert_true(rc == 0 || rc == SWS_EFORMAT || rc == SWS_EVERSION);
+			if (rc)
+				assert_non_null(strstr(msg, q));
+		}
+		free(b);
+	}
+	unlink(q);
+}
+
+/* Allocation failures anywhere give SWS_ENOMEM and leak nothing. */
+static void test_fail_nth(void **state)
+{
+	(void)state;
+	char p[256];
+	struct recs v = {0};
+	random_records(&v, 1000, 3);
+	sws_test_path(p, sizeof(p), "failnth.bin");
+	struct sws_trace_writer_config wc = {.encoding = SWS_TRACE_BINARY, .flags = SWS_TRACE_WRITE_ZSTD};
+	write_all(p, &wc, &v);
+	const char *inputs[] = {p, DATA "damon_head.txt"};
+	for (int in = 0; in < 2; in++) {
+		int ok = 0;
+		for (uint64_t nth = 1; nth < 200 && !ok; nth++) {
+			struct sws_test_alloc ta;
+			sws_test_alloc_init(&ta);
+			ta.fail_nth = nth;
+			struct sws_env env = {.allocator = ta.a};
+			struct sws_trace_reader_config c = {.env = &env};
+			char msg[600];
+			int rc = read_all(inputs[in], &c, NULL, msg, sizeof(msg));
+			assert_true(rc == 0 || rc == SWS_ENOMEM);
+			assert_int_equal(ta.live_bytes, 0);
+			ok = rc == 0 && ta.calls < nth;
+		}
+		assert_true(ok);
+	}
+	/* The writer too. */
+	int ok = 0;
+	for (uint64_t nth = 1; nth < 100 && !ok; nth++) {
+		struct sws_test_alloc ta;
+		sws_test_alloc_init(&ta);
+		ta.fail_nth = nth;
+		struct sws_env env = {.allocator = ta.a};
+		wc.env = &env;
+		struct sws_trace_writer *w;
+		char msg[600];
+		int rc = sws_trace_writer_open(p, &wc, &w, msg, sizeof(msg));
+		if (!rc) {
+			for (size_t i = 0; i < v.n && !rc; i++)
+				rc = sws_trace_writer_write(w, &v.v[i]);
+			int rc2 = sws_trace_writer_close(w, msg, sizeof(msg));
+			if (!rc)
+				rc = rc2;
+		}
+		assert_true(rc == 0 || rc == SWS_ENOMEM);
+		assert_int_equal(ta.live_bytes, 0);
+		ok = rc == 0 && ta.calls < nth;
+	}
+	assert_true(ok);
+	free(v.v);
+	unlink(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_config),
+		cmocka_unit_test(test_perf_pagefaults),
+		cmocka_unit_test(test_perf_pfuser),
+		cmocka_unit_test(test_perf_swap),
+		cmocka_unit_test(test_perf_shapes),
+		cmocka_unit_test(test_lackey),
+		cmocka_unit_test(test_damon),
+		cmocka_unit_test(test_addr),
+		cmocka_unit_test(test_shared_samples),
+		cmocka_unit_test(test_roundtrip_text),
+		cmocka_unit_test(test_roundtrip_binary),
+		cmocka_unit_test(test_text_layout),
+		cmocka_unit_test(test_detect),
+		cmocka_unit_test(test_malformed_text),
+		cmocka_unit_test(test_malformed_binary),
+		cmocka_unit_test(test_fuzz_smoke),
+		cmocka_unit_test(test_fail_nth),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
