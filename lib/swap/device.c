@@ -217,7 +217,7 @@ unsigned sws_swap_do_deferred_work(struct sws_sim *sim, unsigned budget)
 		sws_spin_unlock(&dev->lock);
 		unsigned now = pending < budget ? pending : budget;
 		budget -= now;
-		left += sws__device_do_discard(dev, now) + (now ? 0 : pending);
+		left += now ? sws__device_do_discard(dev, now) : pending;
 	}
 	sws_rcu_read_unlock();
 	sws__rcu_thread_put();

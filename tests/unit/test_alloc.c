@@ -347,6 +347,73 @@ static void test_partial_last_cluster(void **state)
 	sws_fixture_close(&f);
 }
 
+/* The deferred-work budget is shared by all devices, not given to each. */
+static void test_deferred_budget(void **state)
+{
+	struct sws_sim_config cfg = {.backend = *(enum sws_backend *)*state};
+	struct sws_sim *sim;
+	struct sws_cpu *cpu;
+	assert_sws(0, sws_sim_create(&cfg, &sim));
+	assert_sws(0, sws_cpu_attach(sim, &cpu));
+	for (int d = 0; d < 3; d++) {
+		int type;
+		struct sws_device_config dc = {.nr_slots = 4 * SWS_CLUSTER_SLOTS,
+					       .flags = SWS_SWP_SOLIDSTATE | SWS_SWP_PAGE_DISCARD |
+							SWS_SWAP_FLAG_PREFER,
+					       .prio = 10 - d};
+		assert_sws(0, sws_swapon(sim, &dc, &type));
+		sws_entry_t e[3];
+		for (int i = 0; i < 3; i++)
+			assert_sws(0, sws_folio_alloc_swap(cpu, 1 + (uint64_t)i, 9, &e[i]));
+		for (int i = 0; i < 3; i++)
+			assert_sws(0, sws_swap_cache_del(cpu, e[i], 512, 1 + (uint64_t)i, 0));
+	}
+	assert_int_equal(sws_swap_do_deferred_work(sim, 1), 8);
+	assert_int_equal(counter(sim, "swap_discard"), 1);
+	assert_int_equal(sws_swap_do_deferred_work(sim, 100), 0);
+	assert_int_equal(counter(sim, "swap_discard"), 9);
+	assert_consistent(sim);
+	sws_cpu_detach(cpu);
+	sws_sim_destroy(sim);
+}
+
+/* A CPU's cached cluster of a device that was swapped off is not reused on a new
+ * device of the same type number: priorities decide again. */
+static void test_pcp_after_swapoff(void **state)
+{
+	struct sws_fixture f = open_fixture(state, 4 * SWS_CLUSTER_SLOTS, SWS_SWP_SOLIDSTATE);
+	sws_entry_t e;
+	assert_sws(0, sws_folio_alloc_swap(f.cpu, 1, 0, &e));
+	assert_sws(0, sws_swap_cache_del(f.cpu, e, 1, 1, 0));
+	assert_sws(0, sws_swapoff(f.sim, f.type));
+	struct sws_device_config lo = {.nr_slots = 4 * SWS_CLUSTER_SLOTS,
+				       .flags = SWS_SWP_SOLIDSTATE | SWS_SWAP_FLAG_PREFER, .prio = 1};
+	struct sws_device_config hi = lo;
+	hi.prio = 50;
+	int tlo, thi;
+	assert_sws(0, sws_swapon(f.sim, &lo, &tlo)); /* takes the old type number */
+	assert_int_equal(tlo, f.type);
+	assert_sws(0, sws_swapon(f.sim, &hi, &thi));
+	assert_sws(0, sws_folio_alloc_swap(f.cpu, 2, 0, &e));
+	assert_int_equal(sws_swp_type(e), (unsigned)thi);
+	assert_sws(0, sws_swap_cache_del(f.cpu, e, 1, 2, 0));
+	sws_fixture_close(&f);
+}
+
+/* Devices whose arrays are not a multiple of their alignment, created and freed
+ * again and again through the default allocator (jemalloc in release builds). */
+static void test_odd_sizes_default_allocator(void **state)
+{
+	for (int round = 0; round < 4; round++) {
+		struct sws_fixture f = open_fixture(state, 9 * SWS_CLUSTER_SLOTS + 3, SWS_SWP_SOLIDSTATE);
+		sws_entry_t e;
+		assert_sws(0, sws_folio_alloc_swap(f.cpu, 1, 0, &e));
+		assert_sws(0, sws_swap_cache_del(f.cpu, e, 1, 1, 0));
+		assert_sws(0, sws_swapoff(f.sim, f.type));
+		sws_fixture_close(&f);
+	}
+}
+
 #define BOTH(fn) cmocka_unit_test_prestate(fn, &backend_table), cmocka_unit_test_prestate(fn, &backend_xarray)
 
 int main(void)
@@ -356,6 +423,8 @@ int main(void)
 		BOTH(test_large_order_fallback), BOTH(test_order0_steals),  BOTH(test_rotational_sequential),
 		BOTH(test_priorities),         BOTH(test_discard),          BOTH(test_discard_sync),
 		BOTH(test_swapon_swapoff),     BOTH(test_partial_last_cluster),
+		BOTH(test_deferred_budget),    BOTH(test_pcp_after_swapoff),
+		BOTH(test_odd_sizes_default_allocator),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
