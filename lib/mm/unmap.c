@@ -10,7 +10,6 @@
  * measured (free_ns): users compare free latency across designs.
  */
 #include <string.h>
-#include <time.h>
 
 #include "mm_internal.h"
 
@@ -18,13 +17,6 @@ int sws__mm_space_new(struct sws_mm *mm, uint16_t memcg, uint32_t *asid, struct 
 int sws__mm_region_insert(struct sws_mm *mm, struct sws_space *sp, uint64_t start, uint64_t end,
 			  unsigned order);
 int sws__mm_split_folio(struct sws_mm *mm, uint64_t pfn);
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* Drop an unmapped folio from the swap cache when no slot needs it (trylock only). */
 static void try_to_reclaim_swap(struct sws_cpu *cpu, struct sws_mm *mm, sws_entry_t e)
@@ -160,7 +152,7 @@ int sws_mm_munmap(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_
 	struct sws_space *sp = mm ? sws__mm_space(mm, asid) : NULL;
 	if (!cpu || !range_ok(sp, addr, len))
 		return SWS_EINVAL;
-	uint64_t t0 = now_ns(), end = addr + len;
+	uint64_t t0 = sws__clock_ns(mm->sim), end = addr + len;
 	split_edges(mm, sp, addr, end);
 	sws_spin_lock(&sp->ptl);
 	sws__mm_zap_range(cpu, mm, asid, sp, addr, end);
@@ -185,7 +177,7 @@ int sws_mm_munmap(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_
 		}
 	}
 	sws_spin_unlock(&sp->ptl);
-	mm_count(mm, cpu, SWS_MM_free_ns, now_ns() - t0);
+	mm_count(mm, cpu, SWS_MM_free_ns, sws__clock_ns(mm->sim) - t0);
 	return 0;
 }
 
@@ -194,7 +186,7 @@ int sws_mm_exit(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid)
 	struct sws_space *sp = mm ? sws__mm_space(mm, asid) : NULL;
 	if (!cpu || !sp || !sp->alive)
 		return SWS_EINVAL;
-	uint64_t t0 = now_ns();
+	uint64_t t0 = sws__clock_ns(mm->sim);
 	sws_spin_lock(&sp->ptl);
 	sp->alive = false;
 	sws__mm_zap_range(cpu, mm, asid, sp, 0, 1ull << 48);
@@ -203,7 +195,7 @@ int sws_mm_exit(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid)
 	sp->regions = NULL;
 	sp->nr_regions = sp->cap_regions = 0;
 	sws_spin_unlock(&sp->ptl);
-	mm_count(mm, cpu, SWS_MM_free_ns, now_ns() - t0);
+	mm_count(mm, cpu, SWS_MM_free_ns, sws__clock_ns(mm->sim) - t0);
 	return 0;
 }
 
@@ -251,12 +243,12 @@ int sws_mm_madvise(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64
 		return madv_pageout(cpu, mm, sp, addr, addr + len);
 	if (advice != SWS_MADV_DONTNEED)
 		return SWS_EINVAL;
-	uint64_t t0 = now_ns();
+	uint64_t t0 = sws__clock_ns(mm->sim);
 	split_edges(mm, sp, addr, addr + len);
 	sws_spin_lock(&sp->ptl);
 	sws__mm_zap_range(cpu, mm, asid, sp, addr, addr + len);
 	sws_spin_unlock(&sp->ptl);
-	mm_count(mm, cpu, SWS_MM_free_ns, now_ns() - t0);
+	mm_count(mm, cpu, SWS_MM_free_ns, sws__clock_ns(mm->sim) - t0);
 	return 0;
 }
 

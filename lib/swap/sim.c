@@ -6,6 +6,7 @@
  * per thread and process-wide (several simulations may share a thread).
  */
 #include <string.h>
+#include <time.h>
 
 #include "../cache/cache_ops.h"
 #include "swap_internal.h"
@@ -22,6 +23,15 @@ void sws__rcu_thread_put(void)
 {
 	if (rcu_thread_depth && --rcu_thread_depth == 0)
 		urcu_memb_unregister_thread();
+}
+
+uint64_t sws__clock_ns(const struct sws_sim *sim)
+{
+	if (sim->env.clock_ns)
+		return sim->env.clock_ns(sim->env.clock_ctx);
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 const char *sws_backend_name(enum sws_backend backend)

@@ -147,6 +147,9 @@ struct sws_sim {
 		return SWS_ECORRUPT;                      \
 	} while (0)
 
+/* The environment's clock (sws_env.clock_ns), CLOCK_MONOTONIC by default. */
+uint64_t sws__clock_ns(const struct sws_sim *sim);
+
 /* ---- counters -------------------------------------------------------------- */
 
 /* Count on a CPU: single writer, so a relaxed load + store (no locked RMW). */
