@@ -10,6 +10,7 @@
  *   stats.h   counters, memory accounting, printing
  *   mm.h      the memory model: RAM, memcgs, address spaces, fault/reclaim/free paths
  *   trace.h   trace records, the native trace format, importers (perf, lackey, DAMON, ...)
+ *   replay.h  the replay driver: multi-threaded replay, synthetic workloads, reports
  *
  * Kernel versions modelled: the swap-table backend follows swap table phase IV
  * (~7.2); the XArray backend follows 6.17 (XArray swap cache, swap_map bytes,
@@ -26,6 +27,7 @@
 #include <swapsim/stats.h>
 #include <swapsim/mm.h>
 #include <swapsim/trace.h>
+#include <swapsim/replay.h>
 
 #define SWS_VERSION_MAJOR 0
 #define SWS_VERSION_MINOR 1

@@ -1,0 +1,386 @@
+/*
+ * swapsim/replay.h - the replay driver: trace records or a synthetic workload
+ * replayed across worker threads standing for CPUs, on a simulated machine
+ * (RAM, a memcg limit, swap devices, a swap-cache backend), with reports.
+ *
+ * A replay is a request in libuv's sense: create it from a configuration that
+ * describes the machine, run it once on a source of struct sws_trace_record,
+ * read its report, destroy it. The replay owns the struct sws_sim and struct
+ * sws_mm it builds (sws_replay_sim() / sws_replay_mm() lend them out).
+ *
+ * Dispatch (docs/replay.md has the whole story):
+ *
+ *   source --next()--> dispatcher (the caller of sws_replay_run)
+ *                        | per-access records: to worker (cpu % N), or for
+ *                        |   SWS_TRACE_CPU_ANY to worker (tid % N), through a
+ *                        |   bounded queue per worker (the dispatcher blocks
+ *                        |   when it is full)
+ *                        | structural records (FORK, EXIT, MMAP, MUNMAP, and
+ *                        |   the first record of an unknown pid): all queues
+ *                        |   drained, then run by the dispatcher itself
+ *                        v
+ *                      worker 0..N-1, each attached as its own struct sws_cpu:
+ *                        ACCESS -> sws_mm_access() per page, MADV_* and
+ *                        RECLAIM -> the mm calls, and every deferred_every
+ *                        records sws_mm_kswapd() + sws_swap_do_deferred_work()
+ *
+ * Each task's (tid's) records run in trace order: a task's records go to one
+ * worker's FIFO queue, and when a task moves to another worker (its records
+ * name another CPU) the dispatcher waits until the task's earlier records ran.
+ * With threads == 1 there are no worker threads: the caller runs every record
+ * itself, so a run with a given seed is fully deterministic (same counters and
+ * final state on every run; only the timing figures differ).
+ *
+ * Synthetic workloads (usemem, memhog, zipf, uniform, bgsave) are generators
+ * that produce the same record stream a trace reader does; see
+ * sws_workload_create().
+ *
+ * Printing: the library never prints. Reports, usemem's per-task lines and
+ * CSV rows are formatted through a write callback, like sws_stats_print().
+ */
+#ifndef SWAPSIM_REPLAY_H
+#define SWAPSIM_REPLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <swapsim/device.h>
+#include <swapsim/env.h>
+#include <swapsim/error.h>
+#include <swapsim/mm.h>
+#include <swapsim/sim.h>
+#include <swapsim/stats.h>
+#include <swapsim/trace.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ======================================================================
+ *  Sources
+ * ====================================================================== */
+
+/*
+ * A source of records. next() returns 1 with a record in @rec, 0 at the end,
+ * or a negative SWS_E* error; error() (optional) then says what went wrong.
+ * A trace reader becomes a source by wrapping sws_trace_reader_next() and
+ * sws_trace_reader_error(); a workload gives one with sws_workload_source().
+ */
+struct sws_replay_source {
+	int (*next)(void *ctx, struct sws_trace_record *rec);
+	const char *(*error)(void *ctx);
+	void *ctx;
+};
+
+/* ======================================================================
+ *  The machine a replay runs on
+ * ====================================================================== */
+
+/* Swap device kinds: flags and the latency model's defaults. */
+enum sws_replay_swap_kind {
+	SWS_REPLAY_SWAP_SSD = 0,  /* SOLIDSTATE|PAGE_DISCARD; mm default latency (NVMe-like) */
+	SWS_REPLAY_SWAP_HDD = 1,  /* rotational; mm default latency (5 ms) */
+	SWS_REPLAY_SWAP_ZRAM = 2, /* SOLIDSTATE|SYNCHRONOUS_IO; mm default (2/3 us) */
+	SWS_REPLAY_SWAP_PMEM = 3, /* SOLIDSTATE|SYNCHRONOUS_IO; 1 us read, 2 us write */
+};
+#define SWS_REPLAY_NR_SWAP_KINDS 4
+#define SWS_REPLAY_MAX_SWAP 8
+
+struct sws_replay_swap {
+	uint64_t pages;                 /* slots including the header; 0: 2x RAM */
+	enum sws_replay_swap_kind kind;
+	int32_t prio;                   /* 0..32767, or -1: no priority (round robin) */
+	const char *path;               /* backing file (SWS_BACKING_FILE), or NULL */
+	uint64_t read_ns, write_ns;     /* latency per page; 0: the kind's default */
+};
+
+/* Replay flags. */
+#define SWS_REPLAY_VERIFY (1u << 0) /* SWS_MM_VERIFY; devices without a file get
+				     * memory backing so pages can be read back */
+
+/* Latency histogram classes. */
+enum sws_replay_lat {
+	SWS_REPLAY_LAT_FAULT = 0,   /* around each sws_mm_access() (hits included) */
+	SWS_REPLAY_LAT_FREE = 1,    /* munmap, exit, MADV_DONTNEED */
+	SWS_REPLAY_LAT_SWAPOUT = 2, /* sws_mm_reclaim(), MADV_PAGEOUT, kswapd steps */
+	SWS_REPLAY_NR_LAT = 3
+};
+#define SWS_REPLAY_HIST_BUCKETS 48 /* bucket i: [2^i, 2^(i+1)) ns; 0 also holds 0 ns */
+
+struct sws_replay_hist {
+	uint64_t count, sum_ns, max_ns;
+	uint64_t bucket[SWS_REPLAY_HIST_BUCKETS];
+};
+
+/* A point of the time series (config.sample). */
+struct sws_replay_sample {
+	uint64_t events;     /* records dispatched so far */
+	uint64_t time_ns;    /* since the start of the run */
+	struct sws_mm_stats mm; /* (threads > 1: read while workers run, not a cut) */
+	uint64_t swap_used;  /* slots in use over all devices */
+};
+
+#define SWS_REPLAY_CONFIG_VERSION 1
+
+/*
+ * Replay configuration. Zero means the default everywhere.
+ */
+struct sws_replay_config {
+	uint32_t version;               /* SWS_REPLAY_CONFIG_VERSION or 0 */
+	uint32_t threads;               /* worker threads (CPUs); 0: 1; at most 128 */
+	enum sws_backend backend;       /* 0: swap table */
+	enum sws_reclaim_policy policy; /* 0: kernel */
+	uint64_t ram_pages;             /* simulated RAM; 0: 262144 (1 GiB); at least 64 */
+	uint64_t mem_limit_pages;       /* memcg limit of the workload; 0: no memcg (root) */
+	uint32_t page_cluster;          /* as sws_mm_config.page_cluster (0: default) */
+	uint32_t flags;                 /* SWS_REPLAY_* */
+	uint64_t seed;                  /* content model and random decisions */
+	uint32_t content_weight[SWS_NR_CONTENT]; /* content mix; all 0: INDEX only */
+	uint32_t nr_swap;               /* devices in swap[]; 0: one SSD of 2x RAM */
+	struct sws_replay_swap swap[SWS_REPLAY_MAX_SWAP];
+
+	uint32_t deferred_every;        /* records a worker runs between deferred-work
+					 * steps (kswapd + device work); 0: 1024 */
+	uint32_t kswapd_budget;         /* pages per kswapd step; 0: 1024 */
+	uint32_t queue_depth;           /* records per worker queue; 0: 4096; >= 64 */
+
+	uint64_t sample_every;          /* records between samples; 0: no samples */
+	void (*sample)(void *ctx, const struct sws_replay_sample *s);
+	uint64_t progress_every;        /* records between progress calls; 0: 65536 */
+	int (*progress)(void *ctx, uint64_t events); /* non-zero: stop the run cleanly */
+	/* Test hook, may be NULL: called by the thread that runs each record, just
+	 * before running it (worker 0..N-1; N for the dispatcher's structural ones). */
+	void (*on_record)(void *ctx, unsigned worker, const struct sws_trace_record *rec);
+	void *cb_ctx;                   /* passed to sample, progress, on_record */
+	const struct sws_env *env;      /* allocator, clock; NULL: defaults */
+};
+
+struct sws_replay;
+
+/**
+ * Build the machine: a simulation with @cfg->backend, the swap devices, the
+ * memory model and the memcg (when mem_limit_pages is set).
+ * @return 0, SWS_EINVAL (a bad field: threads, ram, queue depth, device
+ *         size/kind/prio, reserved values), SWS_EVERSION, SWS_ENOMEM, SWS_EIO
+ *         (backing file), or an error of sws_sim_create / sws_swapon /
+ *         sws_mm_create. On failure *out is NULL.
+ */
+int sws_replay_create(const struct sws_replay_config *cfg, struct sws_replay **out);
+
+/** Tear down the machine and free everything. NULL: no-op. */
+void sws_replay_destroy(struct sws_replay *r);
+
+/** @return the simulation and the memory model the replay built (owned by it). */
+struct sws_sim *sws_replay_sim(struct sws_replay *r);
+struct sws_mm *sws_replay_mm(struct sws_replay *r);
+
+/**
+ * Replay every record of @src (once per replay). Starts threads-1 extra worker
+ * threads (threads == 1: none) and attaches the calling thread as a CPU for the
+ * duration; the caller must not have a CPU of this simulation attached.
+ * Records the mm refuses (SWS_ENOMEM when nothing is reclaimable, SWS_EINVAL on
+ * an overlapping mmap, ...) are counted in the report's errors, not fatal.
+ * @return 0 (also when progress() stopped the run: report.interrupted), the
+ *         source's negative error (sws_replay_error() has its message),
+ *         SWS_EINVAL (second run, NULL source), SWS_ENOMEM, SWS_ENOCPU.
+ */
+int sws_replay_run(struct sws_replay *r, const struct sws_replay_source *src);
+
+/** @return the message of the last run error ("" when none). */
+const char *sws_replay_error(const struct sws_replay *r);
+
+/* What a run did: counters, time, latency, memory. */
+struct sws_replay_report {
+	enum sws_backend backend;
+	uint32_t threads;
+	uint64_t events;        /* records replayed */
+	uint64_t accesses;      /* page accesses (sws_mm_access calls) */
+	uint64_t errors;        /* records or pages the mm refused */
+	int first_error;        /* the first such error code, 0 when none */
+	uint64_t verify_failures; /* SWS_ECORRUPT from verify mode */
+	uint64_t wall_ns;       /* measured time of the run */
+	double events_per_sec;  /* events / wall time */
+	bool interrupted;       /* progress() stopped the run */
+	uint64_t nr_tasks;      /* address spaces (pids) seen */
+	struct sws_mm_stats mm;
+	struct sws_stats swap;
+	struct sws_memory_usage memory; /* after sws_sim_quiesce() */
+	struct sws_replay_hist latency[SWS_REPLAY_NR_LAT];
+};
+
+/** Fill @out (after a run; counters read after every worker stopped). @return 0, SWS_EINVAL. */
+int sws_replay_report(struct sws_replay *r, struct sws_replay_report *out);
+
+/* One traced process (pid), in order of first appearance. */
+struct sws_replay_task {
+	uint32_t pid;
+	uint32_t asid;
+	uint64_t accesses;   /* page accesses */
+	uint64_t access_ns;  /* measured time of its accesses */
+	uint64_t reads;      /* read page accesses (part of accesses) */
+	uint64_t read_ns;    /* measured time of its read accesses (part of access_ns) */
+	uint64_t init_ns;    /* measured time of its mmaps */
+	uint64_t free_ns;    /* measured time of its munmaps, DONTNEEDs and exit */
+	bool exited;
+};
+
+/** @return the number of tasks (pids, a pid reused after exit counts again). */
+uint32_t sws_replay_nr_tasks(const struct sws_replay *r);
+/** Copy task @i. @return 0 or SWS_EINVAL. */
+int sws_replay_task(const struct sws_replay *r, uint32_t i, struct sws_replay_task *out);
+
+/* ======================================================================
+ *  Reports
+ * ====================================================================== */
+
+/** @return a latency class's name: "fault", "free", "swapout" ("" out of range). */
+const char *sws_replay_lat_name(enum sws_replay_lat l);
+
+/** Approximate quantile @q (0..1) of a histogram: the upper bound of its bucket, ns. */
+uint64_t sws_replay_hist_quantile(const struct sws_replay_hist *h, double q);
+
+enum sws_replay_format {
+	SWS_REPLAY_REPORT_TABLE = 0, /* aligned text, one column per run */
+	SWS_REPLAY_REPORT_JSON = 1,  /* {"runs": [ {...}, ... ]} */
+};
+
+/**
+ * Print @n reports (one per backend run) side by side (table) or as one JSON
+ * object {"runs": [...]} through @write.
+ * @return 0, SWS_EINVAL, or the first non-zero value @write returned.
+ */
+int sws_replay_report_print(const struct sws_replay_report *const *runs, unsigned n,
+			    enum sws_replay_format fmt,
+			    int (*write)(void *ctx, const char *text, size_t len), void *ctx);
+
+/** The CSV time series: the header line, then one row per sample.
+ *  Columns: backend,events,time_s,pgfault,pgmajfault,pswpin,pswpout,pgsteal,
+ *  resident_pages,swap_used_pages. @return 0 or the writer's error. */
+int sws_replay_csv_header(int (*write)(void *ctx, const char *text, size_t len), void *ctx);
+int sws_replay_csv_row(enum sws_backend backend, const struct sws_replay_sample *s,
+		       int (*write)(void *ctx, const char *text, size_t len), void *ctx);
+
+/* ======================================================================
+ *  Synthetic workloads
+ * ====================================================================== */
+
+enum sws_workload_kind {
+	SWS_WORKLOAD_USEMEM = 1, /* vm-scalability usemem */
+	SWS_WORKLOAD_MEMHOG = 2, /* numactl memhog: sequential 0xff fill */
+	SWS_WORKLOAD_ZIPF = 3,   /* zipf-distributed random access over N pages */
+	SWS_WORKLOAD_UNIFORM = 4,/* uniform random access over N pages */
+	SWS_WORKLOAD_BGSAVE = 5, /* write, fork, child reads all while parent writes (COW) */
+};
+
+/* usemem option flags. */
+#define SWS_USEMEM_SYNC_RW (1u << 0)    /* -y: every task maps before any access */
+#define SWS_USEMEM_SYNC_FREE (1u << 1)  /* -x: every task finishes before any munmap */
+#define SWS_USEMEM_RANDOM (1u << 2)     /* -R: each pass touches pages in random order */
+#define SWS_USEMEM_READ_AGAIN (1u << 3) /* -Z: a read pass after the write passes */
+#define SWS_USEMEM_INIT_TIME (1u << 4)  /* --init-time: print the initialization line */
+#define SWS_USEMEM_READONLY (1u << 5)   /* -o: passes read instead of write */
+
+#define SWS_WORKLOAD_CONFIG_VERSION 1
+
+struct sws_workload_config {
+	uint32_t version;          /* SWS_WORKLOAD_CONFIG_VERSION or 0 */
+	enum sws_workload_kind kind;
+	uint64_t bytes;            /* per task: usemem size, memhog size, zipf/uniform
+				    * working set, bgsave data set (> 0, rounded up to pages) */
+	uint32_t nr_tasks;         /* usemem -n, zipf/uniform tasks; 0: 1 */
+	uint32_t repeat;           /* usemem -r / memhog -r passes; 0: 1 */
+	uint64_t step;             /* usemem -j bytes between touches; 0: 8 (every word) */
+	uint32_t flags;            /* SWS_USEMEM_* */
+	uint64_t seed;             /* --random-seed / --seed */
+	uint64_t nr_accesses;      /* zipf/uniform accesses (all tasks); bgsave parent
+				    * writes after fork; 0: 4 x pages (bgsave: pages) */
+	double zipf_s;             /* zipf exponent, > 0; 0: 0.99 */
+	uint32_t write_pct;        /* zipf/uniform: percent of accesses that write (0..100) */
+	uint32_t reserved;         /* must be zero */
+	const struct sws_env *env; /* allocator; NULL: defaults */
+};
+
+struct sws_workload;
+
+/**
+ * Create a generator. Records it produces: per task MMAP of its region, page
+ * ACCESS records (one per touched page per pass, len 0), MUNMAP and EXIT;
+ * bgsave adds a FORK. Pids are 1000 + task index (bgsave: 1000 parent, 1001
+ * child); tid = pid; cpu = SWS_TRACE_CPU_ANY.
+ * @return 0, SWS_EINVAL (kind, bytes 0, write_pct > 100, zipf_s < 0, step,
+ *         reserved), SWS_EVERSION, SWS_ENOMEM.
+ */
+int sws_workload_create(const struct sws_workload_config *cfg, struct sws_workload **out);
+void sws_workload_destroy(struct sws_workload *wl);
+
+/** @return a source reading @wl's records (valid while @wl lives). */
+struct sws_replay_source sws_workload_source(struct sws_workload *wl);
+
+/** @return the number of records the generator produces in all. */
+uint64_t sws_workload_total(const struct sws_workload *wl);
+
+/** The content mix a workload implies: usemem INDEX, memhog SAME; others: @return 0
+ *  and leave @weight alone (the caller's --content mix applies). @return 1 when set. */
+int sws_workload_content(const struct sws_workload *wl, uint32_t weight[SWS_NR_CONTENT]);
+
+/**
+ * Print the workload's own per-task output for a finished replay, as the real
+ * program does, from the replay's measured time of each task's work:
+ * usemem: "%lu bytes / %lu usecs = %lu KB/s" (bytes with usemem's size/8
+ * allocation credit per pass), "%lu usecs to free memory", and with
+ * --init-time "the initialization time is %lu secs %lu usecs"; other kinds
+ * print nothing. -Z adds usemem's "read again %lu bytes / %lu usecs = %lu KB/s"
+ * line, timed on the task's read accesses. @return 0 or the writer's error.
+ */
+int sws_workload_print_results(const struct sws_workload *wl, const struct sws_replay *r,
+			       int (*write)(void *ctx, const char *text, size_t len), void *ctx);
+
+/** @return "usemem", "memhog", "zipf", "uniform", "bgsave" or "unknown". */
+const char *sws_workload_name(enum sws_workload_kind kind);
+/** @return 0 or SWS_EINVAL. */
+int sws_workload_parse(const char *name, enum sws_workload_kind *out);
+
+/* ======================================================================
+ *  Parsing helpers (the command line's grammar, shared with tests)
+ * ====================================================================== */
+
+/**
+ * Parse a size: digits with an optional suffix K, M, G, T (binary, any case,
+ * an optional trailing B/iB), or a page count with a "p" suffix (x 4096).
+ * No suffix: bytes. @return 0, SWS_EINVAL (empty, junk, overflow).
+ */
+int sws_replay_parse_size(const char *s, uint64_t *bytes);
+
+/**
+ * Parse a swap device spec: comma-separated key=value pairs: size=SIZE,
+ * type=ssd|hdd|zram|pmem, prio=N (0..32767), file=PATH, rlat=NS, wlat=NS.
+ * @p path points into @s (the caller keeps @s alive). @return 0 or SWS_EINVAL
+ * with a message naming the bad key in @msg.
+ */
+int sws_replay_parse_swap(char *s, struct sws_replay_swap *out, char *msg, size_t msg_len);
+
+/**
+ * Parse a workload's own arguments (the words after "--workload NAME"):
+ *   usemem  [-n N] [-O] [-y] [-x] [-R] [--random-seed S] [-Z] [-o] [--init-time]
+ *           [-r N] [-j STEP] SIZE
+ *   memhog  [-r N] SIZE           (also -rN)
+ *   zipf    [-n TASKS] [-a ACCESSES] [-s EXPONENT] [-w WRITE_PCT] [--seed S] SIZE
+ *   uniform [-n TASKS] [-a ACCESSES] [-w WRITE_PCT] [--seed S] SIZE
+ *   bgsave  [-a PARENT_WRITES] [--seed S] SIZE
+ * @cfg->kind must be set; other fields are filled. @return 0 or SWS_EINVAL
+ * with a message naming the option in @msg.
+ */
+int sws_workload_parse_args(struct sws_workload_config *cfg, int argc, char *const *argv,
+			    char *msg, size_t msg_len);
+
+/**
+ * Parse a content mix: "index", or weights "zero=1,same=1,index=2,text=3,random=1".
+ * @return 0 or SWS_EINVAL (message in @msg).
+ */
+int sws_replay_parse_content(const char *s, uint32_t weight[SWS_NR_CONTENT], char *msg,
+			     size_t msg_len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

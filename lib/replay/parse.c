@@ -1,0 +1,267 @@
+/*
+ * parse.c - the replay command line's value grammar, in the library so that
+ * swapsim-replay, the benchmark and the tests share one implementation: sizes
+ * (K/M/G/T suffixes, or pages with "p"), swap device specs, content mixes and
+ * each synthetic workload's own options (usemem's vm-scalability flags).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "replay_internal.h"
+
+static int fail(char *msg, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int fail(char *msg, size_t len, const char *fmt, ...)
+{
+	if (msg && len) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(msg, len, fmt, ap);
+		va_end(ap);
+	}
+	return SWS_EINVAL;
+}
+
+/* Decimal digits only, no sign, no overflow. */
+static int parse_u64(const char *s, const char **end, uint64_t *out)
+{
+	uint64_t v = 0;
+	if (*s < '0' || *s > '9')
+		return SWS_EINVAL;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+			return SWS_EINVAL;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	*end = s;
+	*out = v;
+	return 0;
+}
+
+int sws_replay_parse_size(const char *s, uint64_t *bytes)
+{
+	const char *e;
+	uint64_t v, mul = 1;
+	if (!s || !bytes || parse_u64(s, &e, &v))
+		return SWS_EINVAL;
+	switch (*e) {
+	case 0: break;
+	case 'p': case 'P': mul = SWS_PAGE_SIZE; e++; break;
+	case 'k': case 'K': mul = 1ull << 10; e++; break;
+	case 'm': case 'M': mul = 1ull << 20; e++; break;
+	case 'g': case 'G': mul = 1ull << 30; e++; break;
+	case 't': case 'T': mul = 1ull << 40; e++; break;
+	default: return SWS_EINVAL;
+	}
+	if (mul > 1 && mul != SWS_PAGE_SIZE) { /* optional B or iB after a binary suffix */
+		if (!strcasecmp(e, "ib"))
+			e += 2;
+		else if (!strcasecmp(e, "b"))
+			e += 1;
+	}
+	if (*e || (v && mul > UINT64_MAX / v))
+		return SWS_EINVAL;
+	*bytes = v * mul;
+	return 0;
+}
+
+static const char *const kind_names[] = {"ssd", "hdd", "zram", "pmem"};
+
+int sws_replay_parse_swap(char *s, struct sws_replay_swap *out, char *msg, size_t msg_len)
+{
+	if (!s || !out)
+		return fail(msg, msg_len, "missing device spec");
+	memset(out, 0, sizeof(*out));
+	out->prio = -1;
+	char *save = NULL;
+	for (char *kv = strtok_r(s, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+		char *val = strchr(kv, '=');
+		uint64_t v;
+		const char *e;
+		if (!val)
+			return fail(msg, msg_len, "'%s': expected key=value", kv);
+		*val++ = 0;
+		if (!strcmp(kv, "size")) {
+			if (sws_replay_parse_size(val, &v) || v < 2 * SWS_PAGE_SIZE)
+				return fail(msg, msg_len, "size=%s: not a size of at least 2 pages", val);
+			out->pages = v / SWS_PAGE_SIZE;
+		} else if (!strcmp(kv, "type")) {
+			unsigned k;
+			for (k = 0; k < SWS_REPLAY_NR_SWAP_KINDS; k++)
+				if (!strcmp(val, kind_names[k]))
+					break;
+			if (k == SWS_REPLAY_NR_SWAP_KINDS)
+				return fail(msg, msg_len, "type=%s: expected ssd, hdd, zram or pmem", val);
+			out->kind = (enum sws_replay_swap_kind)k;
+		} else if (!strcmp(kv, "prio")) {
+			if (parse_u64(val, &e, &v) || *e || v > 32767)
+				return fail(msg, msg_len, "prio=%s: expected 0..32767", val);
+			out->prio = (int32_t)v;
+		} else if (!strcmp(kv, "file")) {
+			if (!*val)
+				return fail(msg, msg_len, "file=: empty path");
+			out->path = val;
+		} else if (!strcmp(kv, "rlat") || !strcmp(kv, "wlat")) {
+			if (parse_u64(val, &e, &v) || *e || !v)
+				return fail(msg, msg_len, "%s=%s: expected nanoseconds > 0", kv, val);
+			*(kv[0] == 'r' ? &out->read_ns : &out->write_ns) = v;
+		} else {
+			return fail(msg, msg_len, "unknown key '%s' (size, type, prio, file, rlat, wlat)",
+				    kv);
+		}
+	}
+	return 0;
+}
+
+static const char *const content_names[SWS_NR_CONTENT] = {"zero", "same", "index", "text",
+							   "random"};
+
+int sws_replay_parse_content(const char *s, uint32_t weight[SWS_NR_CONTENT], char *msg,
+			     size_t msg_len)
+{
+	uint32_t w[SWS_NR_CONTENT] = {0};
+	uint64_t sum = 0;
+	if (!s || !*s)
+		return fail(msg, msg_len, "empty content mix");
+	while (*s) {
+		size_t n = strcspn(s, "=,");
+		unsigned k;
+		for (k = 0; k < SWS_NR_CONTENT; k++)
+			if (strlen(content_names[k]) == n && !strncmp(s, content_names[k], n))
+				break;
+		if (k == SWS_NR_CONTENT)
+			return fail(msg, msg_len, "unknown content '%.*s' (zero, same, index, text, random)",
+				    (int)n, s);
+		s += n;
+		uint64_t v = 1;
+		if (*s == '=') {
+			const char *e;
+			if (parse_u64(s + 1, &e, &v) || v > 1000000)
+				return fail(msg, msg_len, "%s: weight must be 0..1000000",
+					    content_names[k]);
+			s = e;
+		}
+		w[k] = (uint32_t)v;
+		sum += v;
+		if (*s == ',')
+			s++;
+		else if (*s)
+			return fail(msg, msg_len, "junk '%s' in content mix", s);
+	}
+	if (!sum)
+		return fail(msg, msg_len, "content weights are all zero");
+	memcpy(weight, w, sizeof(w));
+	return 0;
+}
+
+/* Option value: "-rN" glued or the next word. */
+static const char *optval(int argc, char *const *argv, int *i, const char *opt, size_t optlen)
+{
+	const char *a = argv[*i];
+	if (a[optlen])
+		return a + optlen + (a[optlen] == '=');
+	if (*i + 1 >= argc)
+		return NULL;
+	(void)opt;
+	return argv[++*i];
+}
+
+int sws_workload_parse_args(struct sws_workload_config *cfg, int argc, char *const *argv,
+			    char *msg, size_t msg_len)
+{
+	enum sws_workload_kind kind = cfg->kind;
+	const char *name = sws_workload_name(kind);
+	bool have_size = false;
+	if (kind < SWS_WORKLOAD_USEMEM || kind > SWS_WORKLOAD_BGSAVE)
+		return fail(msg, msg_len, "unknown workload");
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->kind = kind;
+	if (kind == SWS_WORKLOAD_ZIPF || kind == SWS_WORKLOAD_UNIFORM)
+		cfg->write_pct = 30;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i], *v, *e;
+		uint64_t n;
+		bool um = kind == SWS_WORKLOAD_USEMEM;
+		bool rnd = kind == SWS_WORKLOAD_ZIPF || kind == SWS_WORKLOAD_UNIFORM;
+#define FLAG(s, l, f)                                            \
+	if (um && (!strcmp(a, s) || !strcmp(a, l))) {            \
+		cfg->flags |= (f);                               \
+		continue;                                        \
+	}
+		FLAG("-y", "--sync-rw", SWS_USEMEM_SYNC_RW)
+		FLAG("-x", "--sync-free", SWS_USEMEM_SYNC_FREE)
+		FLAG("-R", "--random", SWS_USEMEM_RANDOM)
+		FLAG("-Z", "--read-again", SWS_USEMEM_READ_AGAIN)
+		FLAG("-o", "--readonly", SWS_USEMEM_READONLY)
+		FLAG("--init-time", "--init-time", SWS_USEMEM_INIT_TIME)
+		FLAG("-O", "--anonymous", 0)
+#undef FLAG
+		if ((um || rnd) && !strncmp(a, "-n", 2) && (v = optval(argc, argv, &i, "-n", 2))) {
+			if (parse_u64(v, &e, &n) || *e || !n || n > 65536)
+				return fail(msg, msg_len, "%s -n %s: expected 1..65536 tasks", name, v);
+			cfg->nr_tasks = (uint32_t)n;
+		} else if (um && !strcmp(a, "--nproc") && (v = optval(argc, argv, &i, a, strlen(a)))) {
+			if (parse_u64(v, &e, &n) || *e || !n || n > 65536)
+				return fail(msg, msg_len, "%s --nproc %s: expected 1..65536 tasks", name, v);
+			cfg->nr_tasks = (uint32_t)n;
+		} else if ((um || kind == SWS_WORKLOAD_MEMHOG) &&
+			   (!strncmp(a, "-r", 2) || !strcmp(a, "--repeat")) &&
+			   (v = optval(argc, argv, &i, a, a[1] == '-' ? strlen(a) : 2))) {
+			if (parse_u64(v, &e, &n) || *e || !n || n > 1000000)
+				return fail(msg, msg_len, "%s -r %s: expected a repeat count >= 1", name, v);
+			cfg->repeat = (uint32_t)n;
+		} else if (um && (!strncmp(a, "-j", 2) || !strcmp(a, "--step")) &&
+			   (v = optval(argc, argv, &i, a, a[1] == '-' ? strlen(a) : 2))) {
+			if (sws_replay_parse_size(v, &n) || n < 8)
+				return fail(msg, msg_len, "%s -j %s: expected a step of at least 8 bytes",
+					    name, v);
+			cfg->step = n;
+		} else if ((um && !strcmp(a, "--random-seed")) ||
+			   (!um && kind != SWS_WORKLOAD_MEMHOG && !strcmp(a, "--seed"))) {
+			if (!(v = optval(argc, argv, &i, a, strlen(a))) || parse_u64(v, &e, &n) || *e)
+				return fail(msg, msg_len, "%s %s: expected a number", name, a);
+			cfg->seed = n;
+		} else if ((rnd || kind == SWS_WORKLOAD_BGSAVE) && !strncmp(a, "-a", 2) &&
+			   (v = optval(argc, argv, &i, a, 2))) {
+			if (parse_u64(v, &e, &n) || *e || !n)
+				return fail(msg, msg_len, "%s -a %s: expected a count >= 1", name, v);
+			cfg->nr_accesses = n;
+		} else if (rnd && !strncmp(a, "-w", 2) && (v = optval(argc, argv, &i, a, 2))) {
+			if (parse_u64(v, &e, &n) || *e || n > 100)
+				return fail(msg, msg_len, "%s -w %s: expected a percentage 0..100", name, v);
+			cfg->write_pct = (uint32_t)n;
+		} else if (kind == SWS_WORKLOAD_ZIPF && !strncmp(a, "-s", 2) &&
+			   (v = optval(argc, argv, &i, a, 2))) {
+			/* A decimal exponent: digits[.digits], parsed without strtod's locale. */
+			uint64_t ip, fp = 0, scale = 1;
+			if (parse_u64(v, &e, &ip))
+				return fail(msg, msg_len, "zipf -s %s: expected an exponent > 0", v);
+			if (*e == '.') {
+				const char *f = e + 1;
+				if (parse_u64(f, &e, &fp) || e - f > 12)
+					return fail(msg, msg_len, "zipf -s %s: expected an exponent > 0", v);
+				for (const char *c = f; c < e; c++)
+					scale *= 10;
+			}
+			double s = (double)ip + (double)fp / (double)scale;
+			if (*e || s <= 0 || s > 100)
+				return fail(msg, msg_len, "zipf -s %s: expected an exponent in (0, 100]", v);
+			cfg->zipf_s = s;
+		} else if (a[0] == '-' && a[1]) {
+			return fail(msg, msg_len, "%s: unknown option '%s'", name, a);
+		} else {
+			if (have_size)
+				return fail(msg, msg_len, "%s: unexpected argument '%s'", name, a);
+			if (sws_replay_parse_size(a, &n) || !n)
+				return fail(msg, msg_len, "%s: bad size '%s' (K/M/G suffix or pages with p)",
+					    name, a);
+			cfg->bytes = n;
+			have_size = true;
+		}
+	}
+	if (!have_size)
+		return fail(msg, msg_len, "%s: missing SIZE", name);
+	return 0;
+}

@@ -1,0 +1,548 @@
+/*
+ * workload.c - synthetic workloads as record generators: usemem, memhog,
+ * zipf, uniform and bgsave produce the same struct sws_trace_record stream a
+ * trace reader does, one record per next() call, in O(tasks) memory.
+ *
+ * usemem at page granularity. The real usemem walks every 8-byte word (512
+ * stores per 4 KiB page); only the first touch of a page in a pass can fault,
+ * so the generator emits one ACCESS per touched page per pass: with a step
+ * (-j) below 4 KiB every page, with a larger step the pages holding the
+ * touched words. A random pass (-R) in usemem makes bytes/8 random word
+ * accesses, which touch essentially every page; the generator emits every
+ * touched page once per pass in a random order (a seeded permutation), which
+ * is what the faults see. Tasks (-n) are separate processes (pids 1000+i)
+ * interleaved round robin, CHUNK pages per turn, as concurrent tasks would be.
+ * -y maps every task before any access; without it a task maps its region on
+ * its first turn. -x frees every region after every task finished; without it
+ * a task munmaps and exits right after its last pass. (In a replay a MMAP or
+ * MUNMAP drains every queue, so each is a barrier anyway.)
+ *
+ * Random numbers: splitmix64 from the seed; zipf samples by rejection-inversion
+ * (Hormann and Derflinger, as Apache Commons' ZipfRejectionInversionSampler),
+ * with the library's own log/exp so libswapsim needs no libm.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "replay_internal.h"
+
+#define CHUNK 32                   /* pages per round-robin turn */
+#define BASE_ADDR 0x7f0000000000ull /* every task maps its region here */
+#define PID0 1000u
+
+enum phase { PH_MAP, PH_ACCESS, PH_FREE, PH_DONE };
+
+struct task_state {
+	uint64_t k;     /* next page index of the pass */
+	uint32_t pass;
+	bool mapped, done;
+};
+
+struct sws_workload {
+	struct sws_mem mem;
+	struct sws_workload_config cfg;
+	uint64_t pages;       /* region of each task */
+	uint64_t touch_pages; /* pages touched per pass */
+	uint32_t ntasks, passes, write_passes;
+	struct task_state *ts;
+	enum phase phase;
+	uint32_t cur, chunk_left, ndone, map_idx, free_idx;
+	uint64_t rng, emitted, total, count; /* count: random accesses / bgsave progress */
+	uint64_t perm_mask, perm_key[3];
+	double zs, hx1, hn, ss; /* zipf constants */
+	struct sws_trace_record pend[8];
+	unsigned npend, pend_head;
+};
+
+/* ---- math without libm ------------------------------------------------------------- */
+
+#define LN2 0.6931471805599453
+
+static double wl_log(double x)
+{
+	union {
+		double d;
+		uint64_t u;
+	} v = {x};
+	int e = (int)((v.u >> 52) & 0x7ff) - 1023;
+	v.u = (v.u & ((1ull << 52) - 1)) | (1023ull << 52); /* mantissa in [1, 2) */
+	double m = v.d;
+	if (m > 1.4142135623730951) {
+		m *= 0.5;
+		e++;
+	}
+	/* log(m) = 2 atanh(z), z = (m-1)/(m+1), |z| < 0.172: the series converges fast. */
+	double z = (m - 1) / (m + 1), z2 = z * z, term = z, sum = 0;
+	for (int k = 1; k < 41; k += 2) {
+		sum += term / k;
+		term *= z2;
+	}
+	return 2 * sum + e * LN2;
+}
+
+static double wl_exp(double x)
+{
+	if (x < -700)
+		return 0;
+	if (x > 700)
+		x = 700;
+	double kf = x / LN2;
+	int k = (int)(kf < 0 ? kf - 0.5 : kf + 0.5);
+	double r = x - k * LN2, term = 1, sum = 1;
+	for (int i = 1; i < 24; i++) {
+		term *= r / i;
+		sum += term;
+	}
+	union {
+		double d;
+		uint64_t u;
+	} v;
+	v.u = (uint64_t)(k + 1023) << 52;
+	return sum * v.d;
+}
+
+static double helper1(double x) /* log1p(x)/x */
+{
+	if (x > 1e-8 || x < -1e-8)
+		return wl_log(1 + x) / x;
+	return 1 - x * (0.5 - x * (1.0 / 3 - 0.25 * x));
+}
+
+static double helper2(double x) /* expm1(x)/x */
+{
+	if (x > 1e-8 || x < -1e-8)
+		return (wl_exp(x) - 1) / x;
+	return 1 + x * 0.5 * (1 + x / 3 * (1 + 0.25 * x));
+}
+
+static double zh(const struct sws_workload *wl, double x) { return wl_exp(-wl->zs * wl_log(x)); }
+
+static double zH(const struct sws_workload *wl, double x)
+{
+	double lx = wl_log(x);
+	return helper2((1 - wl->zs) * lx) * lx;
+}
+
+static double zHinv(const struct sws_workload *wl, double x)
+{
+	double t = x * (1 - wl->zs);
+	if (t < -1)
+		t = -1;
+	return wl_exp(helper1(t) * x);
+}
+
+static double rand01(uint64_t *s) { return (double)(sws__rand(s) >> 11) * (1.0 / 9007199254740992.0); }
+
+/* A zipf rank in [1, pages]. */
+static uint64_t zipf_sample(struct sws_workload *wl)
+{
+	double n = (double)wl->pages;
+	for (;;) {
+		double u = wl->hn + rand01(&wl->rng) * (wl->hx1 - wl->hn);
+		double x = zHinv(wl, u);
+		double kd = x + 0.5;
+		uint64_t k = kd < 1 ? 1 : kd > n ? wl->pages : (uint64_t)kd;
+		if ((double)k - x <= wl->ss || u >= zH(wl, (double)k + 0.5) - zh(wl, (double)k))
+			return k;
+	}
+}
+
+/* ---- a seeded permutation of [0, n): a bijection on 2^b, cycle-walked ----------- */
+
+static uint64_t perm_round(const struct sws_workload *wl, uint64_t x, uint64_t key)
+{
+	uint64_t m = wl->perm_mask;
+	unsigned half = (unsigned)(64 - __builtin_clzll(m | 1)) / 2 + 1;
+	x = (x * (key | 1)) & m; /* odd multiplier: bijective mod 2^b */
+	x ^= x >> half;          /* xorshift: bijective */
+	return (x + (key >> 17)) & m;
+}
+
+static uint64_t permute(const struct sws_workload *wl, uint64_t x, uint64_t n, uint64_t salt)
+{
+	do {
+		for (unsigned i = 0; i < 3; i++)
+			x = perm_round(wl, x, wl->perm_key[i] ^ salt);
+	} while (x >= n);
+	return x;
+}
+
+/* ---- record emission -------------------------------------------------------------- */
+
+static void push(struct sws_workload *wl, uint32_t op, uint32_t task, uint64_t addr, uint64_t len,
+		 uint32_t flags, uint32_t arg)
+{
+	struct sws_trace_record *rec = &wl->pend[(wl->pend_head + wl->npend++) % 8];
+	memset(rec, 0, sizeof(*rec));
+	rec->op = op;
+	rec->pid = rec->tid = PID0 + task;
+	rec->cpu = SWS_TRACE_CPU_ANY;
+	rec->addr = addr;
+	rec->len = len;
+	rec->flags = flags;
+	rec->arg = arg;
+	rec->time_ns = wl->emitted + wl->npend;
+}
+
+static uint64_t region_len(const struct sws_workload *wl) { return wl->pages * SWS_PAGE_SIZE; }
+
+static void push_free(struct sws_workload *wl, uint32_t task)
+{
+	push(wl, SWS_TRACE_MUNMAP, task, BASE_ADDR, region_len(wl), 0, 0);
+	push(wl, SWS_TRACE_EXIT, task, 0, 0, 0, 0);
+}
+
+/* usemem and memhog: passes over each task's region, round robin. */
+static void gen_passes(struct sws_workload *wl)
+{
+	bool sync_rw = wl->cfg.flags & SWS_USEMEM_SYNC_RW;
+	switch (wl->phase) {
+	case PH_MAP:
+		if (sync_rw && wl->map_idx < wl->ntasks) {
+			wl->ts[wl->map_idx].mapped = true;
+			push(wl, SWS_TRACE_MMAP, wl->map_idx++, BASE_ADDR, region_len(wl), 0, 0);
+			return;
+		}
+		wl->phase = PH_ACCESS;
+		wl->chunk_left = CHUNK;
+		return;
+	case PH_ACCESS: {
+		if (wl->ndone == wl->ntasks) {
+			wl->phase = (wl->cfg.flags & SWS_USEMEM_SYNC_FREE) ? PH_FREE : PH_DONE;
+			return;
+		}
+		struct task_state *t = &wl->ts[wl->cur];
+		if (t->done || !wl->chunk_left) {
+			wl->cur = (wl->cur + 1) % wl->ntasks;
+			wl->chunk_left = CHUNK;
+			return;
+		}
+		if (!t->mapped) {
+			t->mapped = true;
+			push(wl, SWS_TRACE_MMAP, wl->cur, BASE_ADDR, region_len(wl), 0, 0);
+			return;
+		}
+		uint64_t idx = t->k;
+		if (wl->cfg.flags & SWS_USEMEM_RANDOM)
+			idx = permute(wl, idx, wl->touch_pages, ((uint64_t)wl->cur << 32) | t->pass);
+		uint64_t page = wl->cfg.step >= SWS_PAGE_SIZE ? idx * wl->cfg.step / SWS_PAGE_SIZE : idx;
+		bool write = t->pass < wl->write_passes;
+		push(wl, SWS_TRACE_ACCESS, wl->cur, BASE_ADDR + page * SWS_PAGE_SIZE, 0,
+		     write ? SWS_TRACE_F_WRITE : 0, 0);
+		wl->chunk_left--;
+		if (++t->k == wl->touch_pages) {
+			t->k = 0;
+			if (++t->pass == wl->passes) {
+				t->done = true;
+				wl->ndone++;
+				wl->chunk_left = 0;
+				if (!(wl->cfg.flags & SWS_USEMEM_SYNC_FREE))
+					push_free(wl, wl->cur);
+			}
+		}
+		return;
+	}
+	case PH_FREE:
+		if (wl->free_idx < wl->ntasks)
+			push_free(wl, wl->free_idx++);
+		else
+			wl->phase = PH_DONE;
+		return;
+	case PH_DONE:
+		return;
+	}
+}
+
+/* zipf and uniform: every task maps, random accesses round robin, every task frees. */
+static void gen_random(struct sws_workload *wl)
+{
+	switch (wl->phase) {
+	case PH_MAP:
+		if (wl->map_idx < wl->ntasks)
+			push(wl, SWS_TRACE_MMAP, wl->map_idx++, BASE_ADDR, region_len(wl), 0, 0);
+		else
+			wl->phase = PH_ACCESS;
+		return;
+	case PH_ACCESS: {
+		if (wl->count == wl->cfg.nr_accesses) {
+			wl->phase = PH_FREE;
+			return;
+		}
+		uint32_t task = (uint32_t)(wl->count++ % wl->ntasks);
+		uint64_t idx = wl->cfg.kind == SWS_WORKLOAD_ZIPF ? zipf_sample(wl) - 1
+								  : sws__rand(&wl->rng) % wl->pages;
+		/* Scatter ranks over the region: hot pages are not neighbours. */
+		uint64_t page = permute(wl, idx, wl->pages, 0);
+		bool write = sws__rand(&wl->rng) % 100 < wl->cfg.write_pct;
+		push(wl, SWS_TRACE_ACCESS, task, BASE_ADDR + page * SWS_PAGE_SIZE, 0,
+		     write ? SWS_TRACE_F_WRITE : 0, 0);
+		return;
+	}
+	case PH_FREE:
+		if (wl->free_idx < wl->ntasks)
+			push_free(wl, wl->free_idx++);
+		else
+			wl->phase = PH_DONE;
+		return;
+	case PH_DONE:
+		return;
+	}
+}
+
+/*
+ * bgsave: the parent (task 0) writes its data set, forks the child (task 1),
+ * then for each page the child reads (the snapshot), the parent writes its
+ * share of nr_accesses random pages (copy-on-write of still-shared pages).
+ */
+static void gen_bgsave(struct sws_workload *wl)
+{
+	uint64_t n = wl->pages, w = wl->cfg.nr_accesses;
+	switch (wl->phase) {
+	case PH_MAP:
+		push(wl, SWS_TRACE_MMAP, 0, BASE_ADDR, region_len(wl), 0, 0);
+		wl->phase = PH_ACCESS;
+		return;
+	case PH_ACCESS:
+		if (wl->count < n) { /* the parent fills its data set */
+			push(wl, SWS_TRACE_ACCESS, 0, BASE_ADDR + wl->count++ * SWS_PAGE_SIZE, 0,
+			     SWS_TRACE_F_WRITE, 0);
+			if (wl->count == n)
+				push(wl, SWS_TRACE_FORK, 0, 0, 0, 0, PID0 + 1);
+			return;
+		}
+		if (wl->count < 2 * n) {
+			uint64_t k = wl->count++ - n;
+			push(wl, SWS_TRACE_ACCESS, 1, BASE_ADDR + k * SWS_PAGE_SIZE, 0, 0, 0);
+			/* Parent writes spread evenly over the child's pass. */
+			uint64_t nw = (k + 1) * w / n - k * w / n;
+			for (uint64_t i = 0; i < nw && i < 6; i++)
+				push(wl, SWS_TRACE_ACCESS, 0,
+				     BASE_ADDR + (sws__rand(&wl->rng) % n) * SWS_PAGE_SIZE, 0,
+				     SWS_TRACE_F_WRITE, 0);
+			return;
+		}
+		push(wl, SWS_TRACE_EXIT, 1, 0, 0, 0, 0);
+		wl->phase = PH_FREE;
+		return;
+	case PH_FREE:
+		push_free(wl, 0);
+		wl->phase = PH_DONE;
+		return;
+	case PH_DONE:
+		return;
+	}
+}
+
+static int wl_next(void *ctx, struct sws_trace_record *rec)
+{
+	struct sws_workload *wl = ctx;
+	while (!wl->npend) {
+		if (wl->phase == PH_DONE)
+			return 0;
+		switch (wl->cfg.kind) {
+		case SWS_WORKLOAD_USEMEM:
+		case SWS_WORKLOAD_MEMHOG:
+			gen_passes(wl);
+			break;
+		case SWS_WORKLOAD_ZIPF:
+		case SWS_WORKLOAD_UNIFORM:
+			gen_random(wl);
+			break;
+		case SWS_WORKLOAD_BGSAVE:
+			gen_bgsave(wl);
+			break;
+		}
+	}
+	*rec = wl->pend[wl->pend_head];
+	wl->pend_head = (wl->pend_head + 1) % 8;
+	wl->npend--;
+	wl->emitted++;
+	return 1;
+}
+
+struct sws_replay_source sws_workload_source(struct sws_workload *wl)
+{
+	struct sws_replay_source s = {.next = wl_next, .error = NULL, .ctx = wl};
+	return s;
+}
+
+uint64_t sws_workload_total(const struct sws_workload *wl) { return wl ? wl->total : 0; }
+
+int sws_workload_create(const struct sws_workload_config *cfg, struct sws_workload **out)
+{
+	if (!cfg || !out)
+		return SWS_EINVAL;
+	*out = NULL;
+	if (cfg->version > SWS_WORKLOAD_CONFIG_VERSION)
+		return SWS_EVERSION;
+	if (cfg->kind < SWS_WORKLOAD_USEMEM || cfg->kind > SWS_WORKLOAD_BGSAVE || !cfg->bytes ||
+	    cfg->write_pct > 100 || cfg->zipf_s < 0 || cfg->reserved ||
+	    (cfg->step && cfg->step < 8) || cfg->bytes > (1ull << 50) ||
+	    (cfg->env && cfg->env->version > SWS_ENV_VERSION))
+		return SWS_EINVAL;
+	struct sws_mem tmp;
+	sws__mem_init(&tmp, cfg->env ? &cfg->env->allocator : NULL);
+	uint32_t ntasks = cfg->nr_tasks ? cfg->nr_tasks : 1;
+	if (cfg->kind == SWS_WORKLOAD_MEMHOG || cfg->kind == SWS_WORKLOAD_BGSAVE)
+		ntasks = cfg->kind == SWS_WORKLOAD_BGSAVE ? 2 : 1;
+	if (ntasks > 65536)
+		return SWS_EINVAL;
+	struct sws_workload *wl = sws__mem_zalloc(&tmp, SWS_MEM_sim, sizeof(*wl), 0);
+	if (!wl)
+		return SWS_ENOMEM;
+	wl->mem.a = tmp.a;
+	wl->ts = sws__mem_zalloc(&tmp, SWS_MEM_sim, ntasks * sizeof(*wl->ts), 0);
+	if (!wl->ts) {
+		sws__mem_free(&tmp, SWS_MEM_sim, wl, sizeof(*wl));
+		return SWS_ENOMEM;
+	}
+	wl->cfg = *cfg;
+	wl->cfg.env = NULL;
+	wl->ntasks = ntasks;
+	wl->pages = (cfg->bytes + SWS_PAGE_SIZE - 1) / SWS_PAGE_SIZE;
+	wl->rng = cfg->seed ^ 0x5eed5eed5eedull;
+	uint32_t repeat = cfg->repeat ? cfg->repeat : 1;
+	if (!wl->cfg.step)
+		wl->cfg.step = 8;
+	if (cfg->kind == SWS_WORKLOAD_MEMHOG)
+		wl->cfg.step = SWS_PAGE_SIZE, wl->cfg.flags = 0;
+	wl->touch_pages = wl->cfg.step >= SWS_PAGE_SIZE
+				  ? (wl->pages * SWS_PAGE_SIZE + wl->cfg.step - 1) / wl->cfg.step
+				  : wl->pages;
+	wl->write_passes = (wl->cfg.flags & SWS_USEMEM_READONLY) ? 0 : repeat;
+	wl->passes = repeat + ((wl->cfg.flags & SWS_USEMEM_READ_AGAIN) ? 1 : 0);
+	if (!wl->cfg.nr_accesses)
+		wl->cfg.nr_accesses = cfg->kind == SWS_WORKLOAD_BGSAVE ? wl->pages : 4 * wl->pages;
+	wl->perm_mask = 1;
+	while (wl->perm_mask < wl->pages)
+		wl->perm_mask = wl->perm_mask * 2 + 1;
+	uint64_t ks = cfg->seed ^ 0xa5a5a5a5deadbeefull;
+	for (unsigned i = 0; i < 3; i++)
+		wl->perm_key[i] = sws__rand(&ks);
+	switch (cfg->kind) {
+	case SWS_WORKLOAD_USEMEM:
+	case SWS_WORKLOAD_MEMHOG:
+		wl->total = (uint64_t)ntasks * (3 + wl->passes * wl->touch_pages);
+		break;
+	case SWS_WORKLOAD_ZIPF:
+	case SWS_WORKLOAD_UNIFORM:
+		wl->total = 3ull * ntasks + wl->cfg.nr_accesses;
+		break;
+	case SWS_WORKLOAD_BGSAVE: {
+		/* Parent writes per child read are capped at 6 (see gen_bgsave). */
+		uint64_t w = 0, n = wl->pages;
+		for (uint64_t k = 0; k < n; k++) {
+			uint64_t nw = (k + 1) * wl->cfg.nr_accesses / n - k * wl->cfg.nr_accesses / n;
+			w += nw < 6 ? nw : 6;
+		}
+		wl->total = 2 * n + w + 5;
+		break;
+	}
+	}
+	wl->zs = cfg->zipf_s > 0 ? cfg->zipf_s : 0.99;
+	if (cfg->kind == SWS_WORKLOAD_ZIPF) {
+		wl->hx1 = zH(wl, 1.5) - 1;
+		wl->hn = zH(wl, (double)wl->pages + 0.5);
+		wl->ss = 2 - zHinv(wl, zH(wl, 2.5) - zh(wl, 2));
+	}
+	*out = wl;
+	return 0;
+}
+
+void sws_workload_destroy(struct sws_workload *wl)
+{
+	if (!wl)
+		return;
+	struct sws_mem m = {.a = wl->mem.a};
+	sws__mem_free(&m, SWS_MEM_sim, wl->ts, wl->ntasks * sizeof(*wl->ts));
+	sws__mem_free(&m, SWS_MEM_sim, wl, sizeof(*wl));
+}
+
+int sws_workload_content(const struct sws_workload *wl, uint32_t weight[SWS_NR_CONTENT])
+{
+	if (!wl || (wl->cfg.kind != SWS_WORKLOAD_USEMEM && wl->cfg.kind != SWS_WORKLOAD_MEMHOG))
+		return 0;
+	memset(weight, 0, SWS_NR_CONTENT * sizeof(weight[0]));
+	weight[wl->cfg.kind == SWS_WORKLOAD_USEMEM ? SWS_CONTENT_INDEX : SWS_CONTENT_SAME] = 1;
+	return 1;
+}
+
+static int emit(int (*write)(void *, const char *, size_t), void *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int emit(int (*write)(void *, const char *, size_t), void *ctx, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return SWS_EINVAL;
+	return write(ctx, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+}
+
+/* usemem's output_statistics(): KB/s = ((bytes * 10^6) >> 10) / usecs. */
+static int throughput_line(int (*write)(void *, const char *, size_t), void *ctx,
+			   const char *intro, uint64_t bytes, uint64_t ns)
+{
+	unsigned long us = (unsigned long)(ns / 1000);
+	unsigned long kbs = (unsigned long)(((unsigned __int128)bytes * 1000000u >> 10) / (us ? us : 1));
+	return emit(write, ctx, "%s%lu bytes / %lu usecs = %lu KB/s\n", intro, (unsigned long)bytes, us,
+		    kbs);
+}
+
+int sws_workload_print_results(const struct sws_workload *wl, const struct sws_replay *r,
+			       int (*write)(void *ctx, const char *text, size_t len), void *ctx)
+{
+	if (!wl || !r || !write)
+		return SWS_EINVAL;
+	if (wl->cfg.kind != SWS_WORKLOAD_USEMEM)
+		return 0;
+	uint64_t size = wl->cfg.bytes;
+	bool again = wl->cfg.flags & SWS_USEMEM_READ_AGAIN;
+	bool init = wl->cfg.flags & SWS_USEMEM_INIT_TIME;
+	uint32_t main_passes = wl->passes - (again ? 1 : 0);
+	for (uint32_t i = 0; i < sws_replay_nr_tasks(r); i++) {
+		struct sws_replay_task t;
+		int err;
+		sws_replay_task(r, i, &t);
+		if (t.pid < PID0 || t.pid >= PID0 + wl->ntasks)
+			continue;
+		uint64_t again_ns = 0;
+		if (again) /* the read-again pass: the last touch_pages reads */
+			again_ns = t.reads ? t.read_ns * (wl->touch_pages < t.reads ? wl->touch_pages : t.reads) / t.reads : 0;
+		uint64_t main_ns = t.access_ns - again_ns + (init ? 0 : t.init_ns);
+		if (init && (err = emit(write, ctx, "the initialization time is %lu secs %lu usecs\n",
+					(unsigned long)(t.init_ns / 1000000000u),
+					(unsigned long)(t.init_ns / 1000 % 1000000))))
+			return err;
+		/* usemem credits size/8 per pass for the allocation (16M prints 18874368). */
+		if ((err = throughput_line(write, ctx, "", main_passes * (size + size / 8), main_ns)))
+			return err;
+		if (again && (err = throughput_line(write, ctx, "read again ", size, again_ns)))
+			return err;
+		if ((err = emit(write, ctx, "%lu usecs to free memory\n",
+				(unsigned long)(t.free_ns / 1000))))
+			return err;
+	}
+	return 0;
+}
+
+static const char *const wl_names[] = {"unknown", "usemem", "memhog", "zipf", "uniform", "bgsave"};
+
+const char *sws_workload_name(enum sws_workload_kind kind)
+{
+	return (unsigned)kind <= SWS_WORKLOAD_BGSAVE ? wl_names[kind] : "unknown";
+}
+
+int sws_workload_parse(const char *name, enum sws_workload_kind *out)
+{
+	for (unsigned i = SWS_WORKLOAD_USEMEM; name && i <= SWS_WORKLOAD_BGSAVE; i++)
+		if (!strcmp(name, wl_names[i])) {
+			*out = (enum sws_workload_kind)i;
+			return 0;
+		}
+	return SWS_EINVAL;
+}

@@ -1,0 +1,24 @@
+# swapsim-replay: the replay driver's command line (included from sim/CMakeLists.txt).
+add_executable(swapsim-replay ${CMAKE_CURRENT_LIST_DIR}/swapsim-replay.c)
+target_link_libraries(swapsim-replay PRIVATE swapsim_static sws_warnings sws_sanitize)
+
+if(SWS_BUILD_TESTS)
+  add_test(NAME replay_cli_help COMMAND swapsim-replay --help)
+  set_tests_properties(replay_cli_help PROPERTIES LABELS unit PASS_REGULAR_EXPRESSION "--compare")
+  # A bad option or value must exit with status 2 and name the option.
+  foreach(case "bad_option;--no-such-option" "bad_size;--ram;12Q;--workload;memhog;1M"
+                "bad_backend;--backend;btree;--workload;memhog;1M"
+                "bad_workload_arg;--workload;usemem;-n;0;1M")
+    list(GET case 0 name)
+    list(SUBLIST case 1 -1 args)
+    add_test(NAME replay_cli_${name} COMMAND sh -c
+      "\"$0\" \"$@\"; s=$?; [ $s -eq 2 ] || echo EXIT-STATUS-$s" $<TARGET_FILE:swapsim-replay> ${args})
+    set_tests_properties(replay_cli_${name} PROPERTIES LABELS unit
+      FAIL_REGULAR_EXPRESSION "EXIT-STATUS-" PASS_REGULAR_EXPRESSION "swapsim-replay: --")
+  endforeach()
+  # A small usemem run on both backends, JSON report.
+  add_test(NAME replay_cli_compare_json COMMAND swapsim-replay --ram 4M --mem-limit 2M
+    --compare table,xarray --report json --seed 7 --workload usemem -n 2 -y -x 3M)
+  set_tests_properties(replay_cli_compare_json PROPERTIES LABELS unit TIMEOUT 300
+    PASS_REGULAR_EXPRESSION "\\{\"runs\":\\[\\{\"backend\":\"swap_table\".*\\{\"backend\":\"xarray\"")
+endif()

@@ -1,0 +1,480 @@
+/*
+ * swapsim-replay - replay a page-access trace or a synthetic workload (usemem,
+ * memhog, zipf, uniform, bgsave) on a simulated machine, for one or several
+ * swap-cache backends, and report kernel-named counters, throughput, latency
+ * histograms and metadata memory (table, JSON or a CSV time series).
+ *
+ * A thin program over the public API (swapsim/replay.h): it parses the command
+ * line, builds one replay per backend, and prints. Exit status: 0 success,
+ * 1 a run failed (bad trace, verify mismatch), 2 bad usage, 130 interrupted.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <swapsim/swapsim.h>
+
+#define MAX_WL_ARGS 64
+
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static const char usage_text[] =
+	"usage: swapsim-replay [OPTIONS] --trace FILE [--format FMT]\n"
+	"       swapsim-replay [OPTIONS] --workload NAME [WORKLOAD ARGS...]\n"
+	"\n"
+	"Replay a page-access trace or a synthetic workload on a simulated machine and report\n"
+	"what the swap subsystem did (kernel-named counters, events/s, latency, metadata memory).\n"
+	"\n"
+	"Input (one of):\n"
+	"  --trace FILE            a trace file (optionally zstd-compressed)\n"
+	"  --format FMT            native|perf|lackey|damon|addr (default: detected)\n"
+	"  --workload NAME ARGS... a synthetic workload; every word after NAME is its own\n"
+	"                          argument, so --workload comes last:\n"
+	"      usemem  [-n N] [-O] [-y] [-x] [-R] [--random-seed S] [-Z] [-o] [--init-time]\n"
+	"              [-r N] [-j STEP] SIZE      vm-scalability usemem; prints its per-task lines\n"
+	"      memhog  [-r N] SIZE                sequential 0xff fill (numactl memhog)\n"
+	"      zipf    [-n TASKS] [-a ACCESSES] [-s EXPONENT] [-w WRITE_PCT] [--seed S] SIZE\n"
+	"      uniform [-n TASKS] [-a ACCESSES] [-w WRITE_PCT] [--seed S] SIZE\n"
+	"      bgsave  [-a PARENT_WRITES] [--seed S] SIZE   write, fork, child reads all, parent\n"
+	"                                                  keeps writing (copy-on-write)\n"
+	"  --workload-args \"NAME ARGS\"  the same as one string (may come anywhere)\n"
+	"\n"
+	"Machine:\n"
+	"  --ram SIZE              simulated RAM (default 1G)\n"
+	"  --mem-limit SIZE        memcg limit the workload runs in (default: none)\n"
+	"  --swap SPEC             a swap device, repeatable; SPEC is key=value pairs:\n"
+	"                          size=SIZE,type=ssd|hdd|zram|pmem,prio=N,file=PATH,rlat=NS,wlat=NS\n"
+	"                          (default: one SSD of 2x RAM)\n"
+	"  --backend B             table|xarray (default table)\n"
+	"  --compare B1,B2         run the same input on each backend, report side by side\n"
+	"  --policy P              kernel|lru|clock reclaim policy (default kernel)\n"
+	"  --page-cluster N        vm.page-cluster (readahead 2^N pages; default 3)\n"
+	"  --content MIX           page contents: zero=W,same=W,index=W,text=W,random=W\n"
+	"                          (usemem: index, memhog: same; others default index)\n"
+	"  --verify                check every page read back against the content model\n"
+	"\n"
+	"Run and report:\n"
+	"  --threads N             worker threads standing for CPUs (default 1: deterministic)\n"
+	"  --seed S                seed of the content model and random workloads (default 1)\n"
+	"  --report table|json|csv readable table (default), one JSON object {\"runs\": [...]},\n"
+	"                          or a CSV time series (one row every --interval records)\n"
+	"  --interval K            records between CSV rows (default 100000)\n"
+	"  --quiet                 no workload output lines, no progress bar\n"
+	"  --help                  this text\n"
+	"\n"
+	"Sizes take K, M, G, T suffixes (binary) or a page count with a p suffix (256p = 1M).\n"
+	"A progress bar goes to stderr when it is a terminal; Ctrl-C stops the run and prints a\n"
+	"summary of what ran. Exit: 0 ok, 1 run failed, 2 bad usage, 130 interrupted.\n";
+
+struct opts {
+	const char *trace;
+	enum sws_trace_format format;
+	bool have_workload;
+	struct sws_workload_config wl;
+	enum sws_backend backends[4];
+	unsigned nbackends;
+	uint32_t threads;
+	uint64_t seed;
+	bool seed_set;
+	uint64_t ram, mem_limit;
+	struct sws_replay_swap swap[SWS_REPLAY_MAX_SWAP];
+	unsigned nswap;
+	enum sws_reclaim_policy policy;
+	uint32_t page_cluster;
+	uint32_t content[SWS_NR_CONTENT];
+	bool content_set, verify, quiet;
+	int report; /* 0 table, 1 json, 2 csv */
+	uint64_t interval;
+	char *wl_args_copy;
+	char *swap_str[SWS_REPLAY_MAX_SWAP]; /* the specs' text (paths point into it) */
+};
+
+static int bad(const char *opt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int bad(const char *opt, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "swapsim-replay: %s: ", opt);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n(try --help)\n");
+	return 2;
+}
+
+static int parse_workload(struct opts *o, int argc, char **argv)
+{
+	char msg[256];
+	if (argc < 1)
+		return bad("--workload", "missing workload name (usemem, memhog, zipf, uniform, bgsave)");
+	if (sws_workload_parse(argv[0], &o->wl.kind))
+		return bad("--workload", "unknown workload '%s' (usemem, memhog, zipf, uniform, bgsave)",
+			   argv[0]);
+	if (sws_workload_parse_args(&o->wl, argc - 1, argv + 1, msg, sizeof(msg)))
+		return bad("--workload", "%s", msg);
+	o->have_workload = true;
+	return 0;
+}
+
+static int parse_u32(const char *opt, const char *v, uint32_t min, uint32_t max, uint32_t *out)
+{
+	char *e;
+	errno = 0;
+	unsigned long long n = strtoull(v, &e, 10);
+	if (!*v || *e || errno || v[0] == '-' || n < min || n > max)
+		return bad(opt, "'%s': expected a number in %u..%u", v, min, max);
+	*out = (uint32_t)n;
+	return 0;
+}
+
+static int parse_args(struct opts *o, int argc, char **argv)
+{
+	char msg[256];
+	o->interval = 100000;
+	o->seed = 1;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = NULL;
+		char name[64];
+		const char *eq = strchr(a, '=');
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			fputs(usage_text, stdout);
+			exit(0);
+		}
+		if (!strcmp(a, "--verify")) {
+			o->verify = true;
+			continue;
+		}
+		if (!strcmp(a, "--quiet")) {
+			o->quiet = true;
+			continue;
+		}
+		if (!strcmp(a, "--workload"))
+			return parse_workload(o, argc - i - 1, argv + i + 1);
+		if (strncmp(a, "--", 2))
+			return bad(a, "unexpected argument (options start with --; see --help)");
+		/* --name=value or --name value */
+		if (eq && (size_t)(eq - a) < sizeof(name)) {
+			memcpy(name, a, (size_t)(eq - a));
+			name[eq - a] = 0;
+			v = eq + 1;
+		} else {
+			snprintf(name, sizeof(name), "%s", a);
+			if (i + 1 >= argc)
+				return bad(name, "missing value");
+			v = argv[++i];
+		}
+		uint64_t sz;
+		if (!strcmp(name, "--trace")) {
+			o->trace = v;
+		} else if (!strcmp(name, "--format")) {
+			if (sws_trace_format_parse(v, &o->format) || o->format == SWS_TRACE_FORMAT_AUTO)
+				return bad(name, "'%s': expected native, perf, lackey, damon or addr", v);
+		} else if (!strcmp(name, "--workload-args")) {
+			char *words[MAX_WL_ARGS];
+			int n = 0;
+			free(o->wl_args_copy);
+			o->wl_args_copy = strdup(v);
+			for (char *s = strtok(o->wl_args_copy, " \t"); s; s = strtok(NULL, " \t")) {
+				if (n == MAX_WL_ARGS)
+					return bad(name, "too many words");
+				words[n++] = s;
+			}
+			int rc = parse_workload(o, n, words);
+			if (rc)
+				return rc;
+		} else if (!strcmp(name, "--threads")) {
+			if (parse_u32(name, v, 1, 128, &o->threads))
+				return 2;
+		} else if (!strcmp(name, "--seed")) {
+			char *e;
+			errno = 0;
+			o->seed = strtoull(v, &e, 0);
+			if (!*v || *e || errno || v[0] == '-')
+				return bad(name, "'%s': expected a number", v);
+			o->seed_set = true;
+		} else if (!strcmp(name, "--ram") || !strcmp(name, "--mem-limit")) {
+			if (sws_replay_parse_size(v, &sz) || sz < 64 * SWS_PAGE_SIZE)
+				return bad(name, "'%s': expected a size of at least 256K (K/M/G/T or p)", v);
+			*(name[2] == 'r' ? &o->ram : &o->mem_limit) = sz / SWS_PAGE_SIZE;
+		} else if (!strcmp(name, "--swap")) {
+			if (o->nswap == SWS_REPLAY_MAX_SWAP)
+				return bad(name, "at most %d devices", SWS_REPLAY_MAX_SWAP);
+			o->swap_str[o->nswap] = strdup(v);
+			if (sws_replay_parse_swap(o->swap_str[o->nswap], &o->swap[o->nswap], msg,
+						  sizeof(msg)))
+				return bad(name, "%s", msg);
+			o->nswap++;
+		} else if (!strcmp(name, "--backend") || !strcmp(name, "--compare")) {
+			char *copy = strdup(v), *save = NULL;
+			o->nbackends = 0;
+			for (char *s = strtok_r(copy, ",", &save); s; s = strtok_r(NULL, ",", &save)) {
+				if (o->nbackends == 4) {
+					free(copy);
+					return bad(name, "at most 4 runs");
+				}
+				if (sws_backend_parse(s, &o->backends[o->nbackends])) {
+					int rc = bad(name, "'%s': expected table or xarray", s);
+					free(copy);
+					return rc;
+				}
+				o->nbackends++;
+			}
+			free(copy);
+			if (!o->nbackends || (name[2] == 'b' && o->nbackends != 1))
+				return bad(name, "'%s': expected %s", v,
+					   name[2] == 'b' ? "one backend" : "a list like table,xarray");
+		} else if (!strcmp(name, "--policy")) {
+			if (!strcmp(v, "kernel"))
+				o->policy = SWS_RECLAIM_KERNEL;
+			else if (!strcmp(v, "lru"))
+				o->policy = SWS_RECLAIM_LRU;
+			else if (!strcmp(v, "clock"))
+				o->policy = SWS_RECLAIM_CLOCK;
+			else
+				return bad(name, "'%s': expected kernel, lru or clock", v);
+		} else if (!strcmp(name, "--page-cluster")) {
+			uint32_t pc;
+			if (parse_u32(name, v, 0, 10, &pc))
+				return 2;
+			o->page_cluster = pc + 1; /* sws_mm_config: page-cluster + 1 */
+		} else if (!strcmp(name, "--content")) {
+			if (sws_replay_parse_content(v, o->content, msg, sizeof(msg)))
+				return bad(name, "%s", msg);
+			o->content_set = true;
+		} else if (!strcmp(name, "--report")) {
+			if (!strcmp(v, "table"))
+				o->report = 0;
+			else if (!strcmp(v, "json"))
+				o->report = 1;
+			else if (!strcmp(v, "csv"))
+				o->report = 2;
+			else
+				return bad(name, "'%s': expected table, json or csv", v);
+		} else if (!strcmp(name, "--interval")) {
+			char *e;
+			errno = 0;
+			o->interval = strtoull(v, &e, 10);
+			if (!*v || *e || errno || v[0] == '-' || !o->interval)
+				return bad(name, "'%s': expected a record count >= 1", v);
+		} else {
+			return bad(name, "unknown option");
+		}
+	}
+	return 0;
+}
+
+/* ---- output ------------------------------------------------------------------------- */
+
+static int write_file(void *ctx, const char *text, size_t len)
+{
+	return fwrite(text, 1, len, ctx) == len ? 0 : -1;
+}
+
+struct run_ctx {
+	const struct opts *o;
+	enum sws_backend backend;
+	uint64_t total;        /* records expected (workload) or 0 */
+	uint64_t trace_size;   /* bytes of the trace file */
+	struct sws_trace_reader *reader;
+	bool bar;
+	int last_pct;
+};
+
+static void on_sample(void *ctx, const struct sws_replay_sample *s)
+{
+	struct run_ctx *rc = ctx;
+	sws_replay_csv_row(rc->backend, s, write_file, stdout);
+}
+
+static int on_progress(void *ctx, uint64_t events)
+{
+	struct run_ctx *rc = ctx;
+	if (rc->bar && !interrupted) {
+		double f = 0;
+		if (rc->total)
+			f = (double)events / (double)rc->total;
+		else if (rc->reader && rc->trace_size) {
+			struct sws_trace_reader_stats st;
+			sws_trace_reader_stats(rc->reader, &st);
+			f = (double)st.bytes / (double)rc->trace_size;
+		}
+		if (f > 0.99)
+			f = 0.99;
+		int pct = (int)(f * 100);
+		if (pct != rc->last_pct) {
+			char bar[41];
+			int fill = pct * 40 / 100;
+			memset(bar, '#', (size_t)fill);
+			memset(bar + fill, ' ', (size_t)(40 - fill));
+			bar[40] = 0;
+			fprintf(stderr, "\r%s [%s] %3d%% %llu records", sws_backend_name(rc->backend), bar,
+				pct, (unsigned long long)events);
+			rc->last_pct = pct;
+		}
+	}
+	return interrupted != 0;
+}
+
+static int trace_next(void *ctx, struct sws_trace_record *rec) { return sws_trace_reader_next(ctx, rec); }
+static const char *trace_error(void *ctx) { return sws_trace_reader_error(ctx); }
+
+/* One run of the input on @backend. @return exit status contribution (0 or 1). */
+static int run_one(const struct opts *o, enum sws_backend backend, struct sws_replay_report *rep,
+		   bool *have_rep)
+{
+	struct run_ctx rc = {.o = o, .backend = backend, .last_pct = -1};
+	struct sws_workload *wl = NULL;
+	struct sws_replay_source src;
+	struct sws_replay *r = NULL;
+	char err[512];
+	int status = 0, e;
+
+	*have_rep = false;
+	struct sws_replay_config cfg = {
+		.version = SWS_REPLAY_CONFIG_VERSION,
+		.threads = o->threads,
+		.backend = backend,
+		.policy = o->policy,
+		.ram_pages = o->ram,
+		.mem_limit_pages = o->mem_limit,
+		.page_cluster = o->page_cluster,
+		.flags = o->verify ? SWS_REPLAY_VERIFY : 0,
+		.seed = o->seed,
+		.nr_swap = o->nswap,
+		.progress = on_progress,
+		.progress_every = 16384,
+		.cb_ctx = &rc,
+	};
+	memcpy(cfg.swap, o->swap, sizeof(cfg.swap));
+	if (o->content_set)
+		memcpy(cfg.content_weight, o->content, sizeof(cfg.content_weight));
+	if (o->report == 2) {
+		cfg.sample = on_sample;
+		cfg.sample_every = o->interval;
+	}
+	if (o->have_workload) {
+		struct sws_workload_config wc = o->wl;
+		if (!wc.seed)
+			wc.seed = o->seed;
+		if ((e = sws_workload_create(&wc, &wl))) {
+			fprintf(stderr, "swapsim-replay: --workload: %s\n", sws_strerror(e));
+			return 2;
+		}
+		if (!o->content_set)
+			sws_workload_content(wl, cfg.content_weight);
+		src = sws_workload_source(wl);
+		rc.total = sws_workload_total(wl);
+	} else {
+		struct sws_trace_reader_config tc = {.format = o->format};
+		struct stat st;
+		if ((e = sws_trace_reader_open(o->trace, &tc, &rc.reader, err, sizeof(err)))) {
+			fprintf(stderr, "swapsim-replay: %s\n", *err ? err : sws_strerror(e));
+			return 1;
+		}
+		if (!stat(o->trace, &st))
+			rc.trace_size = (uint64_t)st.st_size;
+		src = (struct sws_replay_source){.next = trace_next, .error = trace_error, .ctx = rc.reader};
+	}
+	rc.bar = !o->quiet && isatty(STDERR_FILENO);
+	if ((e = sws_replay_create(&cfg, &r))) {
+		fprintf(stderr, "swapsim-replay: cannot build the machine (%s backend): %s\n",
+			sws_backend_name(backend), sws_strerror(e));
+		status = e == SWS_EINVAL ? 2 : 1;
+		goto out;
+	}
+	e = sws_replay_run(r, &src);
+	if (rc.bar)
+		fprintf(stderr, "\r%*s\r", 80, "");
+	if (e) {
+		fprintf(stderr, "swapsim-replay: %s\n", sws_replay_error(r));
+		status = 1;
+	}
+	sws_replay_report(r, rep);
+	*have_rep = true;
+	if (rep->verify_failures) {
+		fprintf(stderr, "swapsim-replay: %s: %llu pages read back different\n",
+			sws_backend_name(backend), (unsigned long long)rep->verify_failures);
+		status = 1;
+	}
+	if (wl && !o->quiet) {
+		/* JSON and CSV keep stdout machine-readable: the usemem lines go to stderr. */
+		FILE *f = o->report == 0 ? stdout : stderr;
+		if (o->nbackends > 1)
+			fprintf(f, "== %s\n", sws_backend_name(backend));
+		sws_workload_print_results(wl, r, write_file, f);
+	}
+out:
+	sws_replay_destroy(r);
+	sws_workload_destroy(wl);
+	sws_trace_reader_close(rc.reader);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	memset(&o, 0, sizeof(o));
+	int rc = parse_args(&o, argc, argv);
+	if (rc)
+		return rc;
+	if (!!o.trace == o.have_workload) {
+		fprintf(stderr, "swapsim-replay: give exactly one of --trace FILE or --workload NAME "
+				"(try --help)\n");
+		return 2;
+	}
+	if (!o.nbackends) {
+		o.backends[0] = SWS_BACKEND_SWAP_TABLE;
+		o.nbackends = 1;
+	}
+	if (o.mem_limit && o.ram && o.mem_limit > o.ram)
+		fprintf(stderr, "swapsim-replay: note: --mem-limit is above --ram\n");
+
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigint;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+
+	struct sws_replay_report reps[4];
+	const struct sws_replay_report *ptrs[4];
+	unsigned n = 0;
+	int status = 0;
+	if (o.report == 2)
+		sws_replay_csv_header(write_file, stdout);
+	for (unsigned i = 0; i < o.nbackends && !interrupted; i++) {
+		bool have;
+		int s = run_one(&o, o.backends[i], &reps[n], &have);
+		if (have) {
+			ptrs[n] = &reps[n];
+			n++;
+		}
+		if (s == 2)
+			return 2;
+		if (s)
+			status = 1;
+	}
+	if (interrupted)
+		fprintf(stderr, "swapsim-replay: interrupted; summary of what ran:\n");
+	if (n && o.report != 2)
+		sws_replay_report_print(ptrs, n, o.report == 1 ? SWS_REPLAY_REPORT_JSON
+							   : SWS_REPLAY_REPORT_TABLE,
+					write_file, stdout);
+	free(o.wl_args_copy);
+	for (unsigned i = 0; i < SWS_REPLAY_MAX_SWAP; i++)
+		free(o.swap_str[i]);
+	fflush(stdout);
+	return interrupted ? 130 : status;
+}
