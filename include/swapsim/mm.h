@@ -108,8 +108,9 @@ int sws_mm_madvise(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64
 		   uint64_t len, enum sws_madvise advice);
 
 /** One access of the page holding @addr: a hit, or a fault (first touch, swap-in, COW).
- *  @return 0; SWS_EINVAL (no such asid); SWS_ENOMEM (nothing reclaimable: the access is
- *  dropped and counted as oom); SWS_ECORRUPT (verify mode found different bytes). */
+ *  @return 0 for a hit, 1 for a fault (pgfault counted); SWS_EINVAL (no such asid);
+ *  SWS_ENOMEM (nothing reclaimable: the access is dropped and counted as oom);
+ *  SWS_ECORRUPT (verify mode found different bytes). */
 int sws_mm_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_t addr, bool write);
 
 /** Reclaim up to @nr pages charged to @memcg (0: all memory), like memory.reclaim.

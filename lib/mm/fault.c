@@ -458,14 +458,14 @@ int sws_mm_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_
 	if (!cpu || !sp || !sp->alive || addr >> 48)
 		return SWS_EINVAL;
 	uint64_t vaddr = addr & ~(uint64_t)(SWS_PAGE_SIZE - 1);
-	bool faulted = false;
+	int faulted = 0;
 	for (int tries = 0; tries < 1000; tries++) {
 		sws_spin_lock(&sp->ptl);
 		uint64_t *pte = sws__pte_lookup(sp, vaddr);
 		uint64_t v = pte ? *pte : 0;
 		if (pte_present(v) && (v & PTE_ZEROPAGE) && !write) {
 			sws_spin_unlock(&sp->ptl);
-			return 0; /* a read of the shared zero page */
+			return faulted; /* a read of the shared zero page */
 		}
 		if (pte_present(v) && !(v & PTE_ZEROPAGE) && (!write || (v & PTE_WRITE))) {
 			uint64_t pfn = pte_pfn(v);
@@ -476,11 +476,11 @@ int sws_mm_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_
 			}
 			sws__mm_mark_accessed(mm, pfn);
 			sws_spin_unlock(&sp->ptl);
-			return 0;
+			return faulted;
 		}
 		if (!faulted) {
 			mm_count(mm, cpu, SWS_MM_pgfault, 1);
-			faulted = true;
+			faulted = 1;
 		}
 		int rc;
 		if (pte_present(v) && !(v & PTE_ZEROPAGE)) {
@@ -498,7 +498,7 @@ int sws_mm_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_
 				mm_count(mm, cpu, SWS_MM_first_touch, 1);
 			}
 			sws_spin_unlock(&sp->ptl);
-			return rc;
+			return rc ? rc : 1;
 		} else {
 			if (!sws__mm_region(sp, vaddr))
 				sws_mm_mmap_locked_implicit(mm, sp, vaddr);
@@ -506,7 +506,7 @@ int sws_mm_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_
 			sws_spin_unlock(&sp->ptl);
 			rc = do_anonymous_page(cpu, mm, asid, sp, vaddr, order);
 			if (rc == 0 && order == 0)
-				return 0;
+				return 1;
 			if (rc == 0)
 				continue; /* large folio mapped: the write lands next round */
 		}
@@ -516,6 +516,7 @@ int sws_mm_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_
 			mm_count(mm, cpu, SWS_MM_oom, 1);
 		if (rc)
 			return rc;
+		return 1; /* a read fault done (swap-in, COW) */
 	}
 	return SWS_EBUSY;
 }

@@ -312,9 +312,10 @@ static void run_record(struct sws__worker *w, const struct sws__item *it)
 			t0 = sws__replay_now(r);
 			rc = sws_mm_access(w->cpu, r->mm, it->asid, pg << 12, write);
 			dt = sws__replay_now(r) - t0;
-			sws__hist_add(&w->lat[SWS_REPLAY_LAT_FAULT], dt);
+			if (rc == 1) /* only faults go to the fault-path histogram */
+				sws__hist_add(&w->lat[SWS_REPLAY_LAT_FAULT], dt);
 			sum += dt;
-			if (rc)
+			if (rc < 0)
 				note_error(w, rc);
 			if (pg == last)
 				break;

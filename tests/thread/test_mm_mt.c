@@ -70,8 +70,8 @@ static void *worker_main(void *arg)
 			break;
 		default:
 			w->rc = sws_mm_access(cpu, sh->mm, have_child && (r & 8) ? child : asid, PG(p), r & 16);
-			if (w->rc == SWS_ENOMEM)
-				w->rc = 0; /* everything pinned at this instant: an allowed oom */
+			if (w->rc == SWS_ENOMEM || w->rc == 1)
+				w->rc = 0; /* a fault, or an allowed oom: everything pinned at this instant */
 		}
 	}
 	if (have_child && !w->rc)

@@ -61,6 +61,14 @@ static struct sws_mm_stats stats(struct env *e)
 
 #define PG(n) ((uint64_t)(n) * SWS_PAGE_SIZE + 0x10000000ull)
 
+/* An access succeeded: 0 (hit) or 1 (fault). */
+#define assert_access(call)                                                        \
+	do {                                                                       \
+		int a__rc = (call);                                                \
+		if (a__rc != 0 && a__rc != 1)                                      \
+			fail_msg("%s: got %s", #call, sws_error_name(a__rc));      \
+	} while (0)
+
 /* With one thread, no readahead and M pages of RAM, faults == textbook LRU misses. */
 static void test_exact_lru_property(void **state)
 {
@@ -95,7 +103,7 @@ static void test_exact_lru_property(void **state)
 			resident++;
 		}
 		stamp[p] = ++now;
-		assert_sws(0, sws_mm_access(e.cpu, e.mm, asid, PG(p), true));
+		assert_access(sws_mm_access(e.cpu, e.mm, asid, PG(p), true));
 	}
 	struct sws_mm_stats s = stats(&e);
 	assert_int_equal(s.counters[SWS_MM_pgfault], misses);
@@ -122,7 +130,7 @@ static void roundtrip(enum sws_backend b, enum sws_backing backing, uint64_t *fa
 	assert_sws(0, sws_mm_space_create(e.mm, 0, &asid));
 	for (int pass = 0; pass < 3; pass++)
 		for (unsigned p = 0; p < 600; p++)
-			assert_sws(0, sws_mm_access(e.cpu, e.mm, asid, PG(p), pass != 1));
+			assert_access(sws_mm_access(e.cpu, e.mm, asid, PG(p), pass != 1));
 	struct sws_mm_stats s = stats(&e);
 	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
 	assert_true(s.counters[SWS_MM_verify_ok] > 100);
@@ -165,7 +173,7 @@ static void test_fork_cow(void **state)
 	uint32_t parent, child;
 	assert_sws(0, sws_mm_space_create(e.mm, 0, &parent));
 	for (unsigned p = 0; p < 100; p++)
-		assert_sws(0, sws_mm_access(e.cpu, e.mm, parent, PG(p), true));
+		assert_access(sws_mm_access(e.cpu, e.mm, parent, PG(p), true));
 	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, parent, PG(0), 50 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
 	struct sws_mm_stats s = stats(&e);
 	assert_int_equal(s.counters[SWS_MM_pswpout], 50);
@@ -175,16 +183,16 @@ static void test_fork_cow(void **state)
 	assert_sws(0, sws_mm_fork(e.cpu, e.mm, parent, &child));
 	(void)slot_count_of;
 	/* Child reads a swapped page: swap-in; the slot stays for the parent. */
-	assert_sws(0, sws_mm_access(e.cpu, e.mm, child, PG(3), false));
+	assert_access(sws_mm_access(e.cpu, e.mm, child, PG(3), false));
 	sws_swap_totals(e.sim, &total, &free1);
 	assert_int_equal(total - free1, 50);
 	/* Writes on both sides of shared present pages copy. */
 	uint64_t cow0 = stats(&e).counters[SWS_MM_cow_fault];
-	assert_sws(0, sws_mm_access(e.cpu, e.mm, child, PG(70), true));
-	assert_sws(0, sws_mm_access(e.cpu, e.mm, parent, PG(71), true));
+	assert_access(sws_mm_access(e.cpu, e.mm, child, PG(70), true));
+	assert_access(sws_mm_access(e.cpu, e.mm, parent, PG(71), true));
 	assert_int_equal(stats(&e).counters[SWS_MM_cow_fault], cow0 + 2);
 	/* The child writes its swapped-in page: it copies, the parent keeps the slot. */
-	assert_sws(0, sws_mm_access(e.cpu, e.mm, child, PG(3), true));
+	assert_access(sws_mm_access(e.cpu, e.mm, child, PG(3), true));
 	assert_sws(0, sws_mm_exit(e.cpu, e.mm, child));
 	sws_swap_totals(e.sim, &total, &free1);
 	assert_int_equal(total - free1, 50); /* the parent's swap entries */
@@ -209,10 +217,10 @@ static void ra_run(enum sws_backend b, uint32_t page_cluster, uint32_t dev_flags
 	uint32_t asid;
 	assert_sws(0, sws_mm_space_create(e.mm, 0, &asid));
 	for (unsigned p = 0; p < 256; p++)
-		assert_sws(0, sws_mm_access(e.cpu, e.mm, asid, PG(p), true));
+		assert_access(sws_mm_access(e.cpu, e.mm, asid, PG(p), true));
 	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, asid, PG(0), 256 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
 	for (unsigned p = 0; p < 256; p++)
-		assert_sws(0, sws_mm_access(e.cpu, e.mm, asid, PG(p), false));
+		assert_access(sws_mm_access(e.cpu, e.mm, asid, PG(p), false));
 	*out = stats(&e);
 	env_close(&e);
 }
@@ -249,25 +257,25 @@ static void test_mthp(void **state)
 	assert_sws(0, sws_mm_space_create(e.mm, 0, &asid));
 	assert_sws(0, sws_mm_mmap(e.mm, asid, PG(0), 256 * SWS_PAGE_SIZE, SWS_MM_MAP_ORDER(4)));
 	for (unsigned p = 0; p < 256; p++)
-		assert_sws(0, sws_mm_access(e.cpu, e.mm, asid, PG(p), true));
+		assert_access(sws_mm_access(e.cpu, e.mm, asid, PG(p), true));
 	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, asid, PG(0), 256 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
 	struct sws_mm_stats s = stats(&e);
 	assert_int_equal(s.swpout[4], 16);
 	assert_int_equal(s.counters[SWS_MM_pswpout], 256);
 	/* Read back, then fragment swap with single pages so order 4 finds nothing. */
 	for (unsigned p = 0; p < 256; p++)
-		assert_sws(0, sws_mm_access(e.cpu, e.mm, asid, PG(p), true));
+		assert_access(sws_mm_access(e.cpu, e.mm, asid, PG(p), true));
 	assert_sws(0, sws_mm_munmap(e.cpu, e.mm, asid, PG(0), 256 * SWS_PAGE_SIZE));
 	uint32_t other;
 	assert_sws(0, sws_mm_space_create(e.mm, 0, &other));
 	for (unsigned p = 0; p < 4000; p++)
-		assert_sws(0, sws_mm_access(e.cpu, e.mm, other, PG(p), true));
+		assert_access(sws_mm_access(e.cpu, e.mm, other, PG(p), true));
 	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, other, PG(0), 4000 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
 	for (unsigned p = 0; p < 4000; p += 2)
 		assert_sws(0, sws_mm_madvise(e.cpu, e.mm, other, PG(p), SWS_PAGE_SIZE, SWS_MADV_DONTNEED));
 	assert_sws(0, sws_mm_mmap(e.mm, asid, PG(0), 64 * SWS_PAGE_SIZE, SWS_MM_MAP_ORDER(4)));
 	for (unsigned p = 0; p < 64; p++)
-		assert_sws(0, sws_mm_access(e.cpu, e.mm, asid, PG(p), true));
+		assert_access(sws_mm_access(e.cpu, e.mm, asid, PG(p), true));
 	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, asid, PG(0), 64 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
 	s = stats(&e);
 	assert_true(s.swpout_fallback[4] >= 1);
@@ -287,7 +295,7 @@ static void test_memcg_limit(void **state)
 	assert_sws(0, sws_mm_memcg_create(e.mm, 256, &cg));
 	assert_sws(0, sws_mm_space_create(e.mm, cg, &asid));
 	for (unsigned p = 0; p < 1024; p++) {
-		assert_sws(0, sws_mm_access(e.cpu, e.mm, asid, PG(p), true));
+		assert_access(sws_mm_access(e.cpu, e.mm, asid, PG(p), true));
 		struct sws_mm_stats s = stats(&e);
 		assert_true(s.anon_pages <= 256);
 	}
@@ -309,7 +317,7 @@ static void test_kernel_policy_and_kswapd(void **state)
 	for (int i = 0; i < 20000; i++) {
 		uint64_t r = sws_test_rand(&seed);
 		unsigned p = (r & 1) ? (unsigned)((r >> 8) % 200) : (unsigned)((r >> 8) % 1200);
-		assert_sws(0, sws_mm_access(e.cpu, e.mm, asid, PG(p), (r >> 4) & 1));
+		assert_access(sws_mm_access(e.cpu, e.mm, asid, PG(p), (r >> 4) & 1));
 		if (i % 256 == 0)
 			sws_mm_kswapd(e.cpu, e.mm, 64);
 	}
@@ -337,7 +345,7 @@ static void test_deterministic(void **state)
 		uint64_t seed = 1;
 		for (int i = 0; i < 8000; i++) {
 			uint64_t r = sws_test_rand(&seed);
-			assert_sws(0, sws_mm_access(e.cpu, e.mm, asid, PG((r >> 8) % 900), r & 1));
+			assert_access(sws_mm_access(e.cpu, e.mm, asid, PG((r >> 8) % 900), r & 1));
 			if (i % 500 == 0)
 				sws_mm_kswapd(e.cpu, e.mm, 32);
 		}
@@ -375,9 +383,13 @@ static void test_errors(void **state)
 	assert_sws(SWS_EINVAL, sws_mm_madvise(cpu, mm, asid, PG(0), 4096, (enum sws_madvise)9));
 	/* No swap at all: a write beyond RAM is dropped and counted as oom. */
 	int rc = 0;
-	for (unsigned p = 0; p < 200 && !rc; p++)
+	for (unsigned p = 0; p < 200 && rc >= 0; p++)
 		rc = sws_mm_access(cpu, mm, asid, PG(p), true);
 	assert_sws(SWS_ENOMEM, rc);
+	/* hits and faults say which they were */
+	assert_int_equal(sws_mm_access(cpu, mm, asid, PG(0), true), 0);
+	assert_int_equal(sws_mm_access(cpu, mm, asid, PG(1000), false), 1); /* zero page */
+	assert_int_equal(sws_mm_access(cpu, mm, asid, PG(1000), false), 0);
 	struct sws_mm_stats s;
 	sws_mm_stats(mm, &s);
 	assert_int_equal(s.counters[SWS_MM_oom], 1);
