@@ -78,12 +78,13 @@ struct sws_replay_source {
 
 /* Swap device kinds: flags and the latency model's defaults. */
 enum sws_replay_swap_kind {
-	SWS_REPLAY_SWAP_SSD = 0,  /* SOLIDSTATE|PAGE_DISCARD; mm default latency (NVMe-like) */
+	SWS_REPLAY_SWAP_SSD = 0,  /* SOLIDSTATE|PAGE_DISCARD; NVMe: mm default latency (20/25 us) */
 	SWS_REPLAY_SWAP_HDD = 1,  /* rotational; mm default latency (5 ms) */
 	SWS_REPLAY_SWAP_ZRAM = 2, /* SOLIDSTATE|SYNCHRONOUS_IO; mm default (2/3 us) */
 	SWS_REPLAY_SWAP_PMEM = 3, /* SOLIDSTATE|SYNCHRONOUS_IO; 1 us read, 2 us write */
+	SWS_REPLAY_SWAP_SATA = 4, /* SOLIDSTATE|PAGE_DISCARD; SATA SSD: 100 us read, 60 us write */
 };
-#define SWS_REPLAY_NR_SWAP_KINDS 4
+#define SWS_REPLAY_NR_SWAP_KINDS 5
 #define SWS_REPLAY_MAX_SWAP 8
 
 struct sws_replay_swap {

@@ -67,7 +67,7 @@ int sws_replay_parse_size(const char *s, uint64_t *bytes)
 	return 0;
 }
 
-static const char *const kind_names[] = {"ssd", "hdd", "zram", "pmem"};
+static const char *const kind_names[] = {"ssd", "hdd", "zram", "pmem", "sata"};
 
 int sws_replay_parse_swap(char *s, struct sws_replay_swap *out, char *msg, size_t msg_len)
 {
@@ -92,8 +92,11 @@ int sws_replay_parse_swap(char *s, struct sws_replay_swap *out, char *msg, size_
 			for (k = 0; k < SWS_REPLAY_NR_SWAP_KINDS; k++)
 				if (!strcmp(val, kind_names[k]))
 					break;
+			if (!strcmp(val, "nvme"))
+				k = SWS_REPLAY_SWAP_SSD;
 			if (k == SWS_REPLAY_NR_SWAP_KINDS)
-				return fail(msg, msg_len, "type=%s: expected ssd, hdd, zram or pmem", val);
+				return fail(msg, msg_len, "type=%s: expected ssd (nvme), sata, hdd, zram or pmem",
+					    val);
 			out->kind = (enum sws_replay_swap_kind)k;
 		} else if (!strcmp(kv, "prio")) {
 			if (parse_u64(val, &e, &v) || *e || v > 32767)

@@ -689,12 +689,15 @@ static void set_latency(struct sws_replay *r, int type, const struct sws_replay_
 	if (sw->kind == SWS_REPLAY_SWAP_PMEM) {
 		rd = rd ? rd : 1000;
 		wr = wr ? wr : 2000;
+	} else if (sw->kind == SWS_REPLAY_SWAP_SATA) {
+		rd = rd ? rd : 100000;
+		wr = wr ? wr : 60000;
 	}
 	if (rd || wr) {
 		/* Only one of the two given: keep the kind's default for the other. */
 		if (!rd || !wr) {
 			static const uint64_t def[][2] = {{20000, 25000}, {5000000, 5000000},
-							  {2000, 3000}, {1000, 2000}};
+							  {2000, 3000}, {1000, 2000}, {100000, 60000}};
 			rd = rd ? rd : def[sw->kind][0];
 			wr = wr ? wr : def[sw->kind][1];
 		}
@@ -774,7 +777,8 @@ int sws_replay_create(const struct sws_replay_config *cfg, struct sws_replay **o
 		static const uint32_t kind_flags[] = {
 			SWS_SWP_SOLIDSTATE | SWS_SWP_PAGE_DISCARD, 0,
 			SWS_SWP_SOLIDSTATE | SWS_SWP_SYNCHRONOUS_IO,
-			SWS_SWP_SOLIDSTATE | SWS_SWP_SYNCHRONOUS_IO};
+			SWS_SWP_SOLIDSTATE | SWS_SWP_SYNCHRONOUS_IO,
+			SWS_SWP_SOLIDSTATE | SWS_SWP_PAGE_DISCARD};
 		struct sws_device_config dc = {
 			.version = SWS_DEVICE_CONFIG_VERSION,
 			.flags = kind_flags[sw->kind] | (sw->prio >= 0 ? SWS_SWAP_FLAG_PREFER : 0),

@@ -410,6 +410,96 @@ static void csv_sample(void *ctx, const struct sws_replay_sample *s)
 	assert_sws(0, sws_replay_csv_row(SWS_BACKEND_XARRAY, s, buf_write, &c->b));
 }
 
+/* ---- real traces, end to end ------------------------------------------------------ */
+
+struct reader_src {
+	struct sws_trace_reader *r;
+};
+
+static int reader_next(void *ctx, struct sws_trace_record *rec)
+{
+	return sws_trace_reader_next(((struct reader_src *)ctx)->r, rec);
+}
+
+static const char *reader_error(void *ctx)
+{
+	return sws_trace_reader_error(((struct reader_src *)ctx)->r);
+}
+
+/* Replay a real trace excerpt with pages verified, on both backends: same faults,
+ * nothing refused, every page read back identical, no slot left at exit. */
+static void replay_trace_file(const char *name, uint32_t threads)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/%s", SWS_TEST_DATA_DIR, name);
+	uint64_t faults[2];
+	for (int k = 0; k < 2; k++) {
+		struct sws_replay_config cfg = small_config(k ? SWS_BACKEND_XARRAY : SWS_BACKEND_SWAP_TABLE,
+							    threads);
+		cfg.ram_pages = 64; /* far below the traces' footprint: they swap */
+		cfg.mem_limit_pages = 0;
+		cfg.flags |= SWS_REPLAY_VERIFY;
+		cfg.content_weight[SWS_CONTENT_ZERO] = 1;
+		cfg.content_weight[SWS_CONTENT_TEXT] = 2;
+		cfg.content_weight[SWS_CONTENT_RANDOM] = 1;
+		struct sws_replay *r;
+		assert_sws(0, sws_replay_create(&cfg, &r));
+		struct reader_src rs;
+		char err[256];
+		assert_sws(0, sws_trace_reader_open(path, NULL, &rs.r, err, sizeof(err)));
+		struct sws_replay_source src = {.next = reader_next, .error = reader_error, .ctx = &rs};
+		assert_sws(0, sws_replay_run(r, &src));
+		struct sws_replay_report rep;
+		assert_sws(0, sws_replay_report(r, &rep));
+		assert_int_equal(rep.errors, 0);
+		assert_int_equal(rep.verify_failures, 0);
+		assert_true(rep.accesses > 0);
+		faults[k] = rep.mm.counters[SWS_MM_pgfault];
+		assert_consistent(sws_replay_sim(r));
+		sws_trace_reader_close(rs.r);
+		sws_replay_destroy(r);
+	}
+	if (threads == 1)
+		assert_int_equal(faults[0], faults[1]);
+}
+
+static void test_replay_traces(void **state)
+{
+	(void)state;
+	replay_trace_file("perf_swap_excerpt.txt", 1);
+	replay_trace_file("lackey_head.txt", 1);
+	replay_trace_file("damon_head.txt", 1);
+	replay_trace_file("perf_pagefaults_addr.txt", 2);
+}
+
+/* Device kinds and their latency defaults (the model's modelled time differs). */
+static void test_swap_kinds(void **state)
+{
+	(void)state;
+	char msg[128];
+	struct sws_replay_swap sw;
+	char a[] = "type=sata", b[] = "type=nvme,size=1G", c[] = "type=floppy";
+	assert_sws(0, sws_replay_parse_swap(a, &sw, msg, sizeof(msg)));
+	assert_int_equal(sw.kind, SWS_REPLAY_SWAP_SATA);
+	assert_sws(0, sws_replay_parse_swap(b, &sw, msg, sizeof(msg)));
+	assert_int_equal(sw.kind, SWS_REPLAY_SWAP_SSD);
+	assert_sws(SWS_EINVAL, sws_replay_parse_swap(c, &sw, msg, sizeof(msg)));
+	assert_non_null(strstr(msg, "sata"));
+	uint64_t ns[2];
+	for (int k = 0; k < 2; k++) {
+		struct sws_replay_config cfg = small_config(SWS_BACKEND_SWAP_TABLE, 1);
+		cfg.nr_swap = 1;
+		cfg.swap[0] = (struct sws_replay_swap){.kind = k ? SWS_REPLAY_SWAP_SATA : SWS_REPLAY_SWAP_SSD,
+						       .prio = -1};
+		struct sws_workload_config wc = {.kind = SWS_WORKLOAD_MEMHOG, .bytes = 4u << 20};
+		struct sws_replay_report rep;
+		run_workload(&cfg, &wc, &rep, NULL);
+		ns[k] = rep.mm.counters[SWS_MM_modelled_io_ns];
+		assert_true(rep.mm.counters[SWS_MM_pswpout] > 0);
+	}
+	assert_true(ns[1] > 2 * ns[0]); /* SATA is several times slower than NVMe per page */
+}
+
 static void test_csv(void **state)
 {
 	(void)state;
@@ -453,6 +543,8 @@ int main(void)
 		cmocka_unit_test(test_usemem_lines),
 		cmocka_unit_test(test_compare_json),
 		cmocka_unit_test(test_csv),
+		cmocka_unit_test(test_replay_traces),
+		cmocka_unit_test(test_swap_kinds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
