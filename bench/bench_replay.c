@@ -18,6 +18,10 @@
 
 #include <swapsim/swapsim.h>
 
+/* Runs alternate table, xarray for the same case: each xarray row is compared
+ * with the swap-table row just before it (same run, same input). */
+static double table_eps;
+
 static int run(enum sws_backend backend, const struct sws_workload_config *wc, unsigned threads,
 	       uint64_t ram_pages, uint64_t limit_pages, bool *first)
 {
@@ -40,13 +44,18 @@ static int run(enum sws_backend backend, const struct sws_workload_config *wc, u
 		sws_replay_report(r, &rep);
 		printf("%s\n  {\"backend\": \"%s\", \"workload\": \"%s\", \"threads\": %u, "
 		       "\"events\": %llu, \"events_per_sec\": %.0f, \"pgfault\": %llu, "
-		       "\"pswpin\": %llu, \"pswpout\": %llu, \"errors\": %llu, \"wall_ms\": %.1f}",
+		       "\"pswpin\": %llu, \"pswpout\": %llu, \"errors\": %llu, \"wall_ms\": %.1f, "
+		       "\"vs_swap_table\": %.3f}",
 		       *first ? "" : ",", sws_backend_name(backend), sws_workload_name(wc->kind),
 		       threads, (unsigned long long)rep.events, rep.events_per_sec,
 		       (unsigned long long)rep.mm.counters[SWS_MM_pgfault],
 		       (unsigned long long)rep.mm.counters[SWS_MM_pswpin],
 		       (unsigned long long)rep.mm.counters[SWS_MM_pswpout],
-		       (unsigned long long)rep.errors, (double)rep.wall_ns / 1e6);
+		       (unsigned long long)rep.errors, (double)rep.wall_ns / 1e6,
+		       backend == SWS_BACKEND_SWAP_TABLE || table_eps <= 0 ? 1.0
+								 : rep.events_per_sec / table_eps);
+		if (backend == SWS_BACKEND_SWAP_TABLE)
+			table_eps = rep.events_per_sec;
 		*first = false;
 	} else {
 		fprintf(stderr, "swapsim-bench-replay: %s\n", sws_replay_error(r));
