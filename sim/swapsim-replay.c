@@ -65,6 +65,18 @@ static const char usage_text[] =
 	"  --content MIX           page contents: zero=W,same=W,index=W,text=W,random=W\n"
 	"                          (usemem: index, memhog: same; others default index)\n"
 	"  --verify                check every page read back against the content model\n"
+	"  --read-fault data|zero  a first read finds data that existed before the trace\n"
+	"                          (default: most traces cannot tell reads from writes)\n"
+	"                          or maps the shared zero page (the kernel's semantics)\n"
+	"\n"
+	"zswap (any --zswap-* option turns it on):\n"
+	"  --zswap                 a compressed pool in front of the swap devices\n"
+	"  --zswap-compressor C    lz4 (default), zstd or zstd:LEVEL (1..19)\n"
+	"  --zswap-max-pool-percent P   pool limit, % of RAM (default 20)\n"
+	"  --zswap-accept-threshold P   refill after a full pool below P% of it (default 90)\n"
+	"  --zswap-shrinker on|off write back under memory pressure (default off)\n"
+	"  --zswap-scheme new|old  new: second chance + disk-swapin protection (default);\n"
+	"                          old: neither, to compare\n"
 	"\n"
 	"Run and report:\n"
 	"  --threads N             worker threads standing for CPUs (default 1: deterministic)\n"
@@ -96,6 +108,9 @@ struct opts {
 	uint32_t page_cluster;
 	uint32_t content[SWS_NR_CONTENT];
 	bool content_set, verify, quiet;
+	bool zswap, read_zero;
+	struct sws_zswap_config zc;
+	char zcomp[24];
 	int report; /* 0 table, 1 json, 2 csv */
 	uint64_t interval;
 	char *wl_args_copy;
@@ -156,6 +171,10 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		}
 		if (!strcmp(a, "--verify")) {
 			o->verify = true;
+			continue;
+		}
+		if (!strcmp(a, "--zswap")) {
+			o->zswap = true;
 			continue;
 		}
 		if (!strcmp(a, "--quiet")) {
@@ -251,6 +270,34 @@ static int parse_args(struct opts *o, int argc, char **argv)
 			if (parse_u32(name, v, 0, 10, &pc))
 				return 2;
 			o->page_cluster = pc + 1; /* sws_mm_config: page-cluster + 1 */
+		} else if (!strcmp(name, "--read-fault")) {
+			if (strcmp(v, "data") && strcmp(v, "zero"))
+				return bad(name, "'%s': expected data or zero", v);
+			o->read_zero = !strcmp(v, "zero");
+		} else if (!strcmp(name, "--zswap-compressor")) {
+			if (strlen(v) >= sizeof(o->zcomp))
+				return bad(name, "'%s': expected lz4, zstd or zstd:LEVEL", v);
+			snprintf(o->zcomp, sizeof(o->zcomp), "%s", v);
+			o->zc.compressor = o->zcomp;
+			o->zswap = true;
+		} else if (!strcmp(name, "--zswap-max-pool-percent")) {
+			if (parse_u32(name, v, 1, 100, &o->zc.max_pool_percent))
+				return 2;
+			o->zswap = true;
+		} else if (!strcmp(name, "--zswap-accept-threshold")) {
+			if (parse_u32(name, v, 1, 100, &o->zc.accept_threshold_percent))
+				return 2;
+			o->zswap = true;
+		} else if (!strcmp(name, "--zswap-shrinker")) {
+			if (strcmp(v, "on") && strcmp(v, "off"))
+				return bad(name, "'%s': expected on or off", v);
+			o->zc.flags = (o->zc.flags & ~SWS_ZSWAP_SHRINKER) | (!strcmp(v, "on") ? SWS_ZSWAP_SHRINKER : 0);
+			o->zswap = true;
+		} else if (!strcmp(name, "--zswap-scheme")) {
+			if (strcmp(v, "new") && strcmp(v, "old"))
+				return bad(name, "'%s': expected new or old", v);
+			o->zc.flags = (o->zc.flags & ~SWS_ZSWAP_OLD_SCHEME) | (!strcmp(v, "old") ? SWS_ZSWAP_OLD_SCHEME : 0);
+			o->zswap = true;
 		} else if (!strcmp(name, "--content")) {
 			if (sws_replay_parse_content(v, o->content, msg, sizeof(msg)))
 				return bad(name, "%s", msg);
@@ -352,7 +399,9 @@ static int run_one(const struct opts *o, enum sws_backend backend, struct sws_re
 		.ram_pages = o->ram,
 		.mem_limit_pages = o->mem_limit,
 		.page_cluster = o->page_cluster,
-		.flags = o->verify ? SWS_REPLAY_VERIFY : 0,
+		.flags = (o->verify ? SWS_REPLAY_VERIFY : 0) | (o->zswap ? SWS_REPLAY_ZSWAP : 0) |
+			 (o->read_zero ? 0 : SWS_REPLAY_READ_POPULATES),
+		.zswap = o->zc,
 		.seed = o->seed,
 		.nr_swap = o->nswap,
 		.progress = on_progress,

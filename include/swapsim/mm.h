@@ -68,6 +68,10 @@ struct sws_mm_config {
 
 #define SWS_MM_VERIFY (1u << 0)     /* check every page read back against the content model */
 #define SWS_MM_NO_VMA_RA (1u << 1)  /* cluster readahead even on SSDs */
+#define SWS_MM_READ_POPULATES (1u << 2) /* a first read of a page maps a new page holding data
+					 * (a page that existed before the trace began), not the
+					 * shared zero page: for traces that cannot tell reads
+					 * from writes */
 
 /** Create the memory model on @sim. @return 0, SWS_EINVAL, SWS_EVERSION, SWS_ENOMEM. */
 int sws_mm_create(struct sws_sim *sim, const struct sws_mm_config *cfg, struct sws_mm **out);
@@ -147,7 +151,19 @@ uint64_t sws_mm_kswapd(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t budget);
 	X(verify_fail, "pages read back with different contents")                          \
 	X(free_slots_batched, "swap entries put by unmap/exit/DONTNEED")                   \
 	X(free_ns, "time spent in the free path (measured, ns)")                           \
-	X(modelled_io_ns, "device time from the latency model (ns)")
+	X(modelled_io_ns, "device time from the latency model (ns)")                       \
+	X(zswpin, "pages loaded from zswap")                                               \
+	X(zswpout, "pages stored in zswap")                                                \
+	X(zswpwb, "zswap entries written back to the swap device")                         \
+	X(pool_limit_hit, "zswap stores refused: the pool reached its limit")              \
+	X(reject_reclaim_fail, "zswap stores refused: the memcg is at zswap.max")          \
+	X(reject_alloc_fail, "zswap stores refused: no pool memory (zsmalloc or tree)")    \
+	X(reject_kmemcache_fail, "zswap stores refused: no entry memory")                  \
+	X(reject_compress_fail, "zswap stores refused: the compressor failed")             \
+	X(reject_compress_poor, "zswap stores refused: did not compress, no writeback")    \
+	X(decompress_fail, "zswap loads that failed to decompress")                        \
+	X(written_back_pages, "pages zswap wrote back (debugfs name)")                     \
+	X(nr_disk_swapins, "swap-ins that missed zswap and read the device")
 
 enum sws_mm_counter {
 #define SWS__MMCTR(name, desc) SWS_MM_##name,
@@ -156,12 +172,23 @@ enum sws_mm_counter {
 	SWS_MM_NR_COUNTERS
 };
 
+#define SWS_MM_LAT_BUCKETS 48
+
 struct sws_mm_stats {
 	uint64_t counters[SWS_MM_NR_COUNTERS];
 	uint64_t swpout[SWS_NR_ORDERS];          /* per-order (mTHP stats) */
 	uint64_t swpout_fallback[SWS_NR_ORDERS];
+	uint64_t zswpout_order[SWS_NR_ORDERS];   /* per-order zswap stores (folios) */
+	/* Swap-out latency: each folio's pageout (alloc, unmap, write/zswap, delete), log2
+	 * buckets of ns (bucket i: [2^i, 2^(i+1))). */
+	uint64_t swapout_lat[SWS_MM_LAT_BUCKETS];
+	uint64_t swapout_count, swapout_sum_ns, swapout_max_ns;
 	uint64_t ram_pages, free_pages, anon_pages, swapcache_pages;
 	uint64_t nr_spaces;
+	/* zswap gauges (0 while zswap is off) */
+	uint64_t stored_pages, stored_incompressible_pages;
+	uint64_t pool_total_size; /* bytes of pool pages (zsmalloc backing) */
+	uint64_t pool_limit_pages;
 };
 
 /** Snapshot the memory model's counters (sum over CPUs). */

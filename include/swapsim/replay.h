@@ -48,6 +48,7 @@
 #include <swapsim/env.h>
 #include <swapsim/error.h>
 #include <swapsim/mm.h>
+#include <swapsim/zswap.h>
 #include <swapsim/sim.h>
 #include <swapsim/stats.h>
 #include <swapsim/trace.h>
@@ -98,12 +99,15 @@ struct sws_replay_swap {
 /* Replay flags. */
 #define SWS_REPLAY_VERIFY (1u << 0) /* SWS_MM_VERIFY; devices without a file get
 				     * memory backing so pages can be read back */
+#define SWS_REPLAY_ZSWAP (1u << 1)  /* enable zswap with sws_replay_config.zswap */
+#define SWS_REPLAY_READ_POPULATES (1u << 2) /* SWS_MM_READ_POPULATES: a first read finds data */
 
 /* Latency histogram classes. */
 enum sws_replay_lat {
-	SWS_REPLAY_LAT_FAULT = 0,   /* around each sws_mm_access() (hits included) */
+	SWS_REPLAY_LAT_FAULT = 0,   /* each sws_mm_access() that faulted (hits are not counted) */
 	SWS_REPLAY_LAT_FREE = 1,    /* munmap, exit, MADV_DONTNEED */
-	SWS_REPLAY_LAT_SWAPOUT = 2, /* sws_mm_reclaim(), MADV_PAGEOUT, kswapd steps */
+	SWS_REPLAY_LAT_SWAPOUT = 2, /* each folio the mm swapped out (direct reclaim, kswapd,
+				     * MADV_PAGEOUT, reclaim records), timed inside the mm */
 	SWS_REPLAY_NR_LAT = 3
 };
 #define SWS_REPLAY_HIST_BUCKETS 48 /* bucket i: [2^i, 2^(i+1)) ns; 0 also holds 0 ns */
@@ -139,6 +143,8 @@ struct sws_replay_config {
 	uint32_t content_weight[SWS_NR_CONTENT]; /* content mix; all 0: INDEX only */
 	uint32_t nr_swap;               /* devices in swap[]; 0: one SSD of 2x RAM */
 	struct sws_replay_swap swap[SWS_REPLAY_MAX_SWAP];
+
+	struct sws_zswap_config zswap;  /* with SWS_REPLAY_ZSWAP (zero: zswap's defaults) */
 
 	uint32_t deferred_every;        /* records a worker runs between deferred-work
 					 * steps (kswapd + device work); 0: 1024 */

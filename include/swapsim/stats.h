@@ -88,7 +88,12 @@ enum sws_order_counter {
 	X(xa_node, 0, "XArray nodes, 576 B each (XArray baseline)")                       \
 	X(backing, 2, "memory-backed device contents")                                     \
 	X(mm, 2, "memory model: folio descriptors, memcgs, address spaces, slot seeds")     \
-	X(pgtable, 2, "page tables of the simulated address spaces")
+	X(pgtable, 2, "page tables of the simulated address spaces")                         \
+	X(zspage, 0, "zsmalloc pages (compressed pool)")                                     \
+	X(zs_meta, 0, "zsmalloc handles and zspage descriptors")                             \
+	X(compressor, 0, "compressor contexts and buffers")                                   \
+	X(zswap, 0, "zswap entries (56 B each), pools")                                        \
+	X(zswap_tree, 0, "zswap trees (XArray nodes, one tree per 64 MiB)")
 
 enum sws_mem_class {
 #define SWS__MEM_ENUM(name, is_static, desc) SWS_MEM_##name,

@@ -9,6 +9,7 @@
  *   swap.h    entries, slot allocation, swap counts, the swap cache, page I/O
  *   stats.h   counters, memory accounting, printing
  *   mm.h      the memory model: RAM, memcgs, address spaces, fault/reclaim/free paths
+ *   zswap.h   zswap: the compressed pool (lz4/zstd), its shrinker and writeback
  *   trace.h   trace records, the native trace format, importers (perf, lackey, DAMON, ...)
  *   replay.h  the replay driver: multi-threaded replay, synthetic workloads, reports
  *
@@ -26,6 +27,7 @@
 #include <swapsim/swap.h>
 #include <swapsim/stats.h>
 #include <swapsim/mm.h>
+#include <swapsim/zswap.h>
 #include <swapsim/trace.h>
 #include <swapsim/replay.h>
 

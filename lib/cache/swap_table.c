@@ -310,6 +310,7 @@ static int st_put(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uns
 		left_extend |= c + 1 == SWP_TB_COUNT_MAX;
 		if (!c && swp_tb_is_shadow(tb)) {
 			slot_clear(ct, t, i);
+			sws__slot_free_notify(dev, off - i0 + i, 1);
 			freed++;
 		} else {
 			tb_set(t, i, tb_with_count(ct, i, tb, c));
@@ -419,6 +420,7 @@ static int st_cache_del(struct sws_cpu *cpu, struct sws_device *dev, uint64_t of
 		uint64_t tb = tb_get(t, i);
 		if (!tb_count(ct, i, tb)) {
 			slot_clear(ct, t, i);
+			sws__slot_free_notify(dev, off - i0 + i, 1);
 			freed++;
 		} else {
 			tb_set(t, i, shadow_to_swp_tb(shadow, swp_tb_flags(tb)));

@@ -75,6 +75,7 @@ void sws__xa_init(struct sws_xa *xa, struct sws_mem *mem, _Atomic uint64_t *nr_f
 	atomic_init(&xa->head, 0);
 	xa->mem = mem;
 	xa->nr_freed = nr_freed;
+	xa->mem_class = SWS_MEM_xa_node;
 	xa->nr_alloc = 0;
 	xa->nr_nodes = 0;
 	xa->nr_shadow_nodes = 0;
@@ -128,7 +129,7 @@ static void node_rcu_free(struct rcu_head *head)
 	struct sws_xa_node *n = sws_container_of(head, struct sws_xa_node, rcu);
 	struct sws_xa *xa = n->array;
 	_Atomic uint64_t *ctr = xa->nr_freed;
-	sws__mem_free(xa->mem, SWS_MEM_xa_node, n, sizeof(*n));
+	sws__mem_free(xa->mem, xa->mem_class, n, sizeof(*n));
 	if (ctr)
 		atomic_fetch_add_explicit(ctr, 1, memory_order_relaxed);
 	sws_rcu_callback_end();
@@ -155,7 +156,7 @@ static void preload_free(struct sws_xa *xa, struct preload *p)
 	while (p->list) {
 		struct sws_xa_node *n = p->list;
 		p->list = n->parent;
-		sws__mem_free(xa->mem, SWS_MEM_xa_node, n, sizeof(*n));
+		sws__mem_free(xa->mem, xa->mem_class, n, sizeof(*n));
 	}
 	p->nr = 0;
 }
@@ -163,7 +164,7 @@ static void preload_free(struct sws_xa *xa, struct preload *p)
 static int preload_fill(struct sws_xa *xa, struct preload *p, uint64_t want)
 {
 	while (p->nr < want) {
-		struct sws_xa_node *n = sws__mem_zalloc(xa->mem, SWS_MEM_xa_node, sizeof(*n), 64);
+		struct sws_xa_node *n = sws__mem_zalloc(xa->mem, xa->mem_class, sizeof(*n), 64);
 		if (!n) {
 			preload_free(xa, p);
 			return SWS_ENOMEM;
@@ -510,7 +511,7 @@ static void free_subtree(struct sws_xa *xa, struct sws_xa_node *n)
 				free_subtree(xa, xa_to_node(e));
 		}
 	}
-	sws__mem_free(xa->mem, SWS_MEM_xa_node, n, sizeof(*n));
+	sws__mem_free(xa->mem, xa->mem_class, n, sizeof(*n));
 }
 
 void sws__xa_destroy(struct sws_xa *xa)

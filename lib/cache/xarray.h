@@ -80,7 +80,8 @@ static_assert(sizeof(struct sws_xa_node) == SWS_XA_NODE_BYTES, "struct xa_node i
 
 struct sws_xa {
 	_Atomic uintptr_t head;     /* empty, the entry for index 0, or root node | 2 */
-	struct sws_mem *mem;        /* nodes: SWS_MEM_xa_node */
+	struct sws_mem *mem;        /* nodes are charged to mem_class */
+	enum sws_mem_class mem_class; /* SWS_MEM_xa_node unless the owner says otherwise */
 	_Atomic uint64_t *nr_freed; /* bumped by the RCU callback per node freed; may be NULL */
 	uint64_t nr_alloc;          /* nodes allocated so far: callers diff it to count events */
 	uint32_t nr_nodes;          /* nodes in the tree (not those waiting for RCU) */

@@ -240,6 +240,7 @@ static void release_freed(struct sws_cpu *cpu, struct sws_device *dev, struct sw
 			xd->memcg[off + i] = 0;
 		}
 		clear_shadow(cpu, xd, off + start, i - start);
+		sws__slot_free_notify(dev, off + start, i - start);
 	}
 	sws__swap_range_free(cpu, dev, ci, off, f->nr);
 }

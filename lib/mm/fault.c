@@ -20,6 +20,7 @@
  */
 #include <string.h>
 
+#include "../zswap/zswap_internal.h"
 #include "mm_internal.h"
 
 void sws__mm_lru_move_locked(struct sws_mm *mm, uint64_t pfn, unsigned which);
@@ -60,6 +61,26 @@ static int swap_read(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f
 	if (sws_swap_slot_state(mm->sim, e, &st) == 0 && st.zero) {
 		mm_count(mm, cpu, SWS_MM_swpin_zero, 1);
 		return 0;
+	}
+	if (mm->zswap) {
+		uint8_t page[SWS_PAGE_SIZE], want[SWS_PAGE_SIZE];
+		int rc = sws__zswap_load(mm->zswap, cpu, e, page);
+		if (rc == 0) {
+			/* Exclusive load: the folio owns the only copy now, it must be
+			 * written again should it be reclaimed. */
+			folio_set(f, PG_dirty);
+			if (!(mm->cfg.flags & SWS_MM_VERIFY))
+				return 0;
+			sws_mm_page_content(mm, f->seed, 0, want);
+			bool same = !memcmp(page, want, SWS_PAGE_SIZE);
+			mm_count(mm, cpu, same ? SWS_MM_verify_ok : SWS_MM_verify_fail, 1);
+			return same ? 0 : SWS_ECORRUPT;
+		}
+		if (rc != SWS_ENOENT)
+			return rc; /* the kernel fails the read: SIGBUS */
+		/* A miss that goes to the device: maybe zswap wrote back something hot. */
+		sws__zswap_disk_swapin(mm->zswap, f->memcg);
+		mm_count(mm, cpu, SWS_MM_nr_disk_swapins, 1);
 	}
 	mm_count(mm, cpu, SWS_MM_pswpin, 1);
 	mm_count(mm, cpu, SWS_MM_modelled_io_ns, mm->read_ns[type]);
@@ -206,7 +227,7 @@ static void vma_readahead(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_spa
 		else if (vpn + 1 == prev / SWS_PAGE_SIZE)
 			lo = vaddr - (uint64_t)(win - 1) * SWS_PAGE_SIZE; /* backward: ends here */
 		else
-			lo = vaddr - (uint64_t)(win / 2) * SWS_PAGE_SIZE;
+			lo = vaddr - (uint64_t)((win - 1) / 2) * SWS_PAGE_SIZE;
 		for (uint64_t va = lo; va < lo + (uint64_t)win * SWS_PAGE_SIZE && n < 32; va += SWS_PAGE_SIZE) {
 			if (va == vaddr || va < r->start || va >= r->end || va < pmd_lo || va >= pmd_hi)
 				continue;
@@ -266,7 +287,6 @@ static int swapin(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, 
 			return 0;
 		}
 		if (!tries) {
-			mm_count(mm, cpu, SWS_MM_pgmajfault, 1);
 			if (!sync && mm->page_cluster) {
 				if (any_rotational(mm) || (mm->cfg.flags & SWS_MM_NO_VMA_RA))
 					cluster_readahead(cpu, mm, sp->memcg, e);
@@ -275,6 +295,8 @@ static int swapin(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, 
 			}
 		}
 		int rc = swapin_new(cpu, mm, sp->memcg, e, false, pfnp);
+		if (rc == 0 || rc == SWS_ECORRUPT) /* read from the device or zswap: a major fault */
+			mm_count(mm, cpu, SWS_MM_pgmajfault, 1);
 		if (rc != SWS_EEXIST)
 			return rc;
 		if (tries > 1000)
@@ -490,7 +512,7 @@ int sws_mm_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_
 			rc = do_swap_page(cpu, mm, asid, sp, vaddr, pte_to_swp_entry(v), write);
 			if (rc == 0 && write)
 				continue; /* mapped; the write itself is the next round */
-		} else if (!write) {
+		} else if (!write && !(mm->cfg.flags & SWS_MM_READ_POPULATES)) {
 			/* Read of a never-written page: map the shared zero page. */
 			rc = sws__pte_alloc(mm, sp, vaddr, &pte);
 			if (!rc) {

@@ -11,7 +11,7 @@
 
 #include "mm_internal.h"
 
-/* Charge @nr pages to @memcg and RAM, reclaiming as needed. */
+/* Charge @nr pages to @memcg and RAM, reclaiming as needed (not when @cpu is NULL). */
 static int charge(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr)
 {
 	struct sws_memcg *mc = &mm->memcgs[memcg];
@@ -20,7 +20,7 @@ static int charge(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64
 		if (mc->limit) {
 			uint64_t u = atomic_load(&mc->usage);
 			if (u + nr > mc->limit) {
-				if (tries > 64 || !sws__mm_shrink(cpu, mm, memcg, batch, true))
+				if (!cpu || tries > 64 || !sws__mm_shrink(cpu, mm, memcg, batch, true))
 					return SWS_ENOMEM;
 				continue;
 			}
@@ -34,7 +34,7 @@ static int charge(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64
 			return 0;
 		atomic_fetch_add(&mm->free_pages, (int64_t)nr);
 		atomic_fetch_sub(&mc->usage, nr);
-		if (tries > 64 || !sws__mm_shrink(cpu, mm, 0, batch, false))
+		if (!cpu || tries > 64 || !sws__mm_shrink(cpu, mm, 0, batch, false))
 			return SWS_ENOMEM;
 	}
 }
@@ -71,6 +71,30 @@ int sws__mm_folio_alloc(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, 
 		return SWS_ENOMEM;
 	}
 	sws__mm_folio_claim(mm, p, order, memcg);
+	*pfn = p;
+	return 0;
+}
+
+#define MEMALLOC_RESERVE 64 /* pages reclaim itself may use beyond RAM (PF_MEMALLOC) */
+
+int sws__mm_folio_alloc_noreclaim(struct sws_mm *mm, uint16_t memcg, uint64_t *pfn)
+{
+	/* Reclaim's own short-lived folios (zswap writeback) dip into the reserves,
+	 * ignore the memcg limit and never reclaim. */
+	if (atomic_fetch_sub(&mm->free_pages, 1) - 1 < -MEMALLOC_RESERVE) {
+		atomic_fetch_add(&mm->free_pages, 1);
+		return SWS_ENOMEM;
+	}
+	atomic_fetch_add(&mm->memcgs[memcg].usage, 1);
+	sws_spin_lock(&mm->pfn_lock);
+	uint32_t p = mm->nr_free_pfns ? mm->free_pfns[--mm->nr_free_pfns] : 0;
+	sws_spin_unlock(&mm->pfn_lock);
+	if (!p) {
+		atomic_fetch_add(&mm->free_pages, 1);
+		atomic_fetch_sub(&mm->memcgs[memcg].usage, 1);
+		return SWS_ENOMEM;
+	}
+	sws__mm_folio_claim(mm, p, 0, memcg);
 	*pfn = p;
 	return 0;
 }

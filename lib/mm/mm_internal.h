@@ -108,6 +108,9 @@ struct sws_mm_pcpu {
 	_Atomic uint64_t ctr[SWS_MM_NR_COUNTERS];
 	_Atomic uint64_t swpout[SWS_NR_ORDERS];
 	_Atomic uint64_t swpout_fallback[SWS_NR_ORDERS];
+	_Atomic uint64_t zswpout_order[SWS_NR_ORDERS];
+	_Atomic uint64_t swapout_lat[SWS_MM_LAT_BUCKETS];
+	_Atomic uint64_t swapout_count, swapout_sum_ns, swapout_max_ns;
 } __attribute__((aligned(64)));
 
 struct sws_mm {
@@ -149,6 +152,8 @@ struct sws_mm {
 	uint32_t ra_prev_win;
 
 	struct sws_mm_pcpu *pcpu; /* [sim->max_cpus] */
+
+	struct sws_zswap *zswap;  /* NULL until sws_mm_zswap_enable() */
 };
 
 /* Internal "retry the fault" code, never returned to callers. */
@@ -205,6 +210,8 @@ struct sws_folio *sws__mm_folio_claim(struct sws_mm *mm, uint64_t pfn, unsigned 
 /* A new folio, charged (reclaiming as needed), returned locked. */
 int sws__mm_folio_alloc(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, unsigned order,
 			uint64_t *pfn);
+/* The same without reclaim (zswap writeback runs inside reclaim): SWS_ENOMEM instead. */
+int sws__mm_folio_alloc_noreclaim(struct sws_mm *mm, uint16_t memcg, uint64_t *pfn);
 void sws__mm_folio_free(struct sws_mm *mm, uint64_t pfn);
 void sws__mm_lru_add(struct sws_mm *mm, uint64_t pfn, bool active);
 void sws__mm_lru_del(struct sws_mm *mm, uint64_t pfn);
@@ -239,6 +246,12 @@ uint64_t sws__mm_slot_seed_get(struct sws_mm *mm, sws_entry_t e);
 /* unmap.c: zap the PTEs of [start, end) (ptl held). */
 void sws__mm_zap_range(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp,
 		       uint64_t start, uint64_t end);
+
+/* zswap_glue.c */
+void sws__mm_zswap_destroy(struct sws_mm *mm);
+/* A folio's pages into zswap, all or nothing. @return 0 stored, else refused. */
+int sws__mm_zswap_store_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f,
+			      sws_entry_t entry);
 
 /* content.c */
 enum sws_content sws__mm_content_class(const struct sws_mm *mm, uint64_t seed);

@@ -15,6 +15,7 @@
  * finds no slots of its order is split and its pages reclaimed one by one
  * (swpout_fallback).
  */
+#include "../zswap/zswap_internal.h"
 #include "mm_internal.h"
 
 void sws__mm_lru_unlink_locked(struct sws_mm *mm, uint64_t pfn);
@@ -140,8 +141,12 @@ static void count_order(struct sws_mm *mm, struct sws_cpu *cpu, _Atomic uint64_t
 	sws_store_relaxed(arr, sws_load_relaxed(arr) + 1);
 }
 
-/* Write the folio's pages (or flag them zero). */
-static void swap_writeout(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f, sws_entry_t entry)
+/*
+ * swap_writeout(): flag zero pages (no I/O), else zswap, else the device.
+ * @return 0, or SWS_EBUSY: zswap refused and this memcg may not write back,
+ * so the folio stays (in the swap cache, activated), as the kernel does.
+ */
+static int swap_writeout(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f, sws_entry_t entry)
 {
 	const unsigned nr = 1u << f->order;
 	unsigned type = sws_swp_type(entry);
@@ -154,7 +159,13 @@ static void swap_writeout(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_fol
 	sws_swap_set_zero(cpu, entry, nr, zero);
 	if (zero) {
 		mm_count(mm, cpu, SWS_MM_swpout_zero, nr);
-		return;
+		return 0;
+	}
+	if (mm->zswap) {
+		if (sws__mm_zswap_store_folio(cpu, mm, f, entry) == 0)
+			return 0;
+		if (!sws__zswap_writeback_allowed(mm->zswap, f->memcg))
+			return SWS_EBUSY;
 	}
 	if (dev && dev->backing.kind != SWS_BACKING_NONE) {
 		uint8_t page[SWS_PAGE_SIZE];
@@ -168,6 +179,7 @@ static void swap_writeout(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_fol
 	count_order(mm, cpu, &mm->pcpu[sws_cpu_id(cpu)].swpout[f->order]);
 	if (f->order == SWS_NR_ORDERS - 1)
 		mm_count(mm, cpu, SWS_MM_thp_swpout, 1);
+	return 0;
 }
 
 /*
@@ -175,7 +187,29 @@ static void swap_writeout(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_fol
  * SWS_EBUSY when it was split (its pages are back on the LRU); an error when it
  * stays (the caller puts it back).
  */
+static int pageout_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn);
+
+/* Time a folio's whole swap-out into the CPU's histogram (only the ones that left RAM). */
 int sws__mm_pageout_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
+{
+	uint64_t t0 = sws__clock_ns(mm->sim);
+	int rc = pageout_folio(cpu, mm, pfn);
+	if (rc)
+		return rc;
+	uint64_t ns = sws__clock_ns(mm->sim) - t0;
+	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
+	unsigned b = ns ? 63u - (unsigned)__builtin_clzll(ns) : 0;
+	if (b >= SWS_MM_LAT_BUCKETS)
+		b = SWS_MM_LAT_BUCKETS - 1;
+	sws_store_relaxed(&p->swapout_lat[b], sws_load_relaxed(&p->swapout_lat[b]) + 1);
+	sws_store_relaxed(&p->swapout_count, sws_load_relaxed(&p->swapout_count) + 1);
+	sws_store_relaxed(&p->swapout_sum_ns, sws_load_relaxed(&p->swapout_sum_ns) + ns);
+	if (ns > sws_load_relaxed(&p->swapout_max_ns))
+		sws_store_relaxed(&p->swapout_max_ns, ns);
+	return 0;
+}
+
+static int pageout_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 {
 	struct sws_folio *f = mm_folio(mm, pfn);
 	const unsigned nr = 1u << f->order;
@@ -196,8 +230,10 @@ int sws__mm_pageout_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 	}
 	if (!try_to_unmap(cpu, mm, pfn, f->swap))
 		return SWS_EBUSY;
-	if (folio_test_clear(f, PG_dirty))
-		swap_writeout(cpu, mm, f, f->swap);
+	if (folio_test_clear(f, PG_dirty) && swap_writeout(cpu, mm, f, f->swap)) {
+		folio_set(f, PG_dirty); /* re-dirtied: it stays in the swap cache */
+		return SWS_EBUSY;
+	}
 	uint64_t shadow = sws__mm_shadow_pack(mm, f->memcg);
 	int rc = sws_swap_cache_del(cpu, f->swap, nr, pfn, shadow);
 	if (rc)
@@ -300,16 +336,27 @@ static uint64_t shrink_memcg(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t me
 	return reclaimed;
 }
 
+/* shrink_slab()'s zswap shrinker, after the LRU pass (memory pressure). */
+static void shrink_zswap(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr)
+{
+	if (mm->zswap)
+		sws__zswap_shrinker_scan(mm->zswap, cpu, memcg, nr);
+}
+
 uint64_t sws__mm_shrink(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr,
 			bool memcg_only)
 {
-	if (memcg_only)
-		return shrink_memcg(cpu, mm, memcg, nr);
+	if (memcg_only) {
+		uint64_t got = shrink_memcg(cpu, mm, memcg, nr);
+		shrink_zswap(cpu, mm, memcg, nr);
+		return got;
+	}
 	/* Global reclaim: memcgs in turn (round robin), until enough came back. */
 	uint64_t reclaimed = 0;
 	for (uint32_t tries = 0; tries < mm->nr_memcgs && reclaimed < nr; tries++) {
 		uint32_t m = atomic_fetch_add((_Atomic uint32_t *)&mm->reclaim_memcg_rr, 1) % mm->nr_memcgs;
 		reclaimed += shrink_memcg(cpu, mm, (uint16_t)m, nr - reclaimed);
+		shrink_zswap(cpu, mm, (uint16_t)m, nr);
 	}
 	return reclaimed;
 }
@@ -323,7 +370,11 @@ uint64_t sws_mm_reclaim(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, 
 
 uint64_t sws_mm_kswapd(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t budget)
 {
-	if (!cpu || !mm || mm->cfg.policy == SWS_RECLAIM_LRU)
+	if (!cpu || !mm)
+		return 0;
+	if (mm->zswap) /* the zswap shrink worker is deferred work too */
+		sws__zswap_shrink_worker(mm->zswap, cpu, budget);
+	if (mm->cfg.policy == SWS_RECLAIM_LRU)
 		return 0; /* the exact-LRU reference reclaims on demand only */
 	int64_t free_pages = atomic_load(&mm->free_pages);
 	if (free_pages >= (int64_t)mm->cfg.wmark_low)

@@ -4,6 +4,7 @@
  */
 #include <string.h>
 
+#include "../zswap/zswap_internal.h"
 #include "mm_internal.h"
 
 #define IMPLICIT_REGION (2ull << 20) /* a first touch outside regions maps 2 MiB */
@@ -45,7 +46,8 @@ int sws_mm_create(struct sws_sim *sim, const struct sws_mm_config *cfg, struct s
 	if (cfg->version > SWS_MM_CONFIG_VERSION)
 		return SWS_EVERSION;
 	if (cfg->ram_pages < 64 || cfg->ram_pages > (1u << 30) || cfg->policy > SWS_RECLAIM_CLOCK ||
-	    cfg->page_cluster > 32 || (cfg->flags & ~(SWS_MM_VERIFY | SWS_MM_NO_VMA_RA)))
+	    cfg->page_cluster > 32 ||
+	    (cfg->flags & ~(SWS_MM_VERIFY | SWS_MM_NO_VMA_RA | SWS_MM_READ_POPULATES)))
 		return SWS_EINVAL;
 	struct sws_mem *mem = &sim->mem;
 	struct sws_mm *mm = sws__mem_zalloc(mem, SWS_MEM_mm, sizeof(*mm), 64);
@@ -62,7 +64,7 @@ int sws_mm_create(struct sws_sim *sim, const struct sws_mm_config *cfg, struct s
 		mm->cfg.wmark_low = cfg->ram_pages / 50 > 16 ? cfg->ram_pages / 50 : 16;
 	if (!mm->cfg.wmark_high || mm->cfg.wmark_high < mm->cfg.wmark_low)
 		mm->cfg.wmark_high = mm->cfg.wmark_low * 2;
-	mm->nr_pfn = (uint32_t)cfg->ram_pages + 1; /* PFN 0 is "none" */
+	mm->nr_pfn = (uint32_t)cfg->ram_pages + 65; /* PFN 0 is "none"; 64 for the reserves */
 	atomic_init(&mm->free_pages, (int64_t)cfg->ram_pages);
 	atomic_init(&mm->ra_hits, 4); /* the kernel starts with 4 readahead hits */
 	sws_spin_init(&mm->pfn_lock);
@@ -245,6 +247,21 @@ void sws_mm_stats(struct sws_mm *mm, struct sws_mm_stats *st)
 			st->swpout_fallback[o] += sws_load_relaxed(&p->swpout_fallback[o]);
 		}
 	}
+	for (unsigned c = 0; c < mm->sim->max_cpus; c++)
+		for (int o = 0; o < SWS_NR_ORDERS; o++)
+			st->zswpout_order[o] += sws_load_relaxed(&mm->pcpu[c].zswpout_order[o]);
+	for (unsigned c = 0; c < mm->sim->max_cpus; c++) {
+		struct sws_mm_pcpu *p = &mm->pcpu[c];
+		for (int b = 0; b < SWS_MM_LAT_BUCKETS; b++)
+			st->swapout_lat[b] += sws_load_relaxed(&p->swapout_lat[b]);
+		st->swapout_count += sws_load_relaxed(&p->swapout_count);
+		st->swapout_sum_ns += sws_load_relaxed(&p->swapout_sum_ns);
+		uint64_t mx = sws_load_relaxed(&p->swapout_max_ns);
+		if (mx > st->swapout_max_ns)
+			st->swapout_max_ns = mx;
+	}
+	if (mm->zswap)
+		sws__zswap_stats(mm->zswap, st);
 	st->ram_pages = mm->cfg.ram_pages;
 	int64_t fp = atomic_load(&mm->free_pages);
 	st->free_pages = fp > 0 ? (uint64_t)fp : 0;

@@ -333,6 +333,7 @@ void sws_mm_destroy(struct sws_mm *mm)
 		sws__mm_folio_free(mm, p);
 	}
 	sws_cpu_detach(cpu);
+	sws__mm_zswap_destroy(mm);
 	for (uint32_t a = 0; a < mm->nr_spaces; a++)
 		sws__mem_free(mem, SWS_MEM_mm, mm->spaces[a], sizeof(struct sws_space));
 	sws__mem_free(mem, SWS_MEM_mm, mm->spaces, sizeof(*mm->spaces) * mm->cap_spaces);

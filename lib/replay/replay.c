@@ -53,6 +53,7 @@
 #define DEFAULT_QUEUE 4096
 #define DEFAULT_PROGRESS 65536
 #define MAX_THREADS 128
+#define SWS__MAX_ACCESS_PAGES (1ull << 24) /* 64 GiB in one ACCESS record */
 
 /* ---- clock and histograms ---------------------------------------------------- */
 
@@ -276,7 +277,7 @@ static void deferred(struct sws__worker *w)
 	uint64_t t0 = sws__replay_now(r);
 	sws_mm_kswapd(w->cpu, r->mm, r->cfg.kswapd_budget);
 	sws_swap_do_deferred_work(r->sim, 64);
-	sws__hist_add(&w->lat[SWS_REPLAY_LAT_SWAPOUT], sws__replay_now(r) - t0);
+	(void)t0; /* swap-out latency comes from the mm: every folio it swapped out */
 	w->since_deferred = 0;
 }
 
@@ -302,8 +303,12 @@ static void run_record(struct sws__worker *w, const struct sws__item *it)
 		uint64_t first = rec->addr >> 12, last = first;
 		if (rec->len) {
 			uint64_t end = rec->addr + rec->len - 1;
-			if (end < rec->addr)
-				end = UINT64_MAX; /* clamp a range that wraps */
+			if (end < rec->addr || end >> 48 || (end >> 12) - first >= SWS__MAX_ACCESS_PAGES) {
+				/* beyond 48-bit addresses, or more than 64 GiB in one record: refuse it
+				 * whole rather than walk it page by page */
+				note_error(w, SWS_EINVAL);
+				break;
+			}
 			last = end >> 12;
 		}
 		bool write = rec->flags & SWS_TRACE_F_WRITE;
@@ -337,17 +342,16 @@ static void run_record(struct sws__worker *w, const struct sws__item *it)
 		rc = sws_mm_madvise(w->cpu, r->mm, it->asid, a, len,
 				    out ? SWS_MADV_PAGEOUT : SWS_MADV_DONTNEED);
 		dt = sws__replay_now(r) - t0;
-		sws__hist_add(&w->lat[out ? SWS_REPLAY_LAT_SWAPOUT : SWS_REPLAY_LAT_FREE], dt);
-		if (!out)
+		if (!out) {
+			sws__hist_add(&w->lat[SWS_REPLAY_LAT_FREE], dt);
 			atomic_fetch_add_explicit(&p->free_ns, dt, memory_order_relaxed);
+		}
 		if (rc)
 			note_error(w, rc);
 		break;
 	}
 	case SWS_TRACE_RECLAIM:
-		t0 = sws__replay_now(r);
 		sws_mm_reclaim(w->cpu, r->mm, reclaim_memcg(r, rec->arg), rec->len);
-		sws__hist_add(&w->lat[SWS_REPLAY_LAT_SWAPOUT], sws__replay_now(r) - t0);
 		break;
 	default:
 		note_error(w, SWS_EINVAL);
@@ -718,7 +722,7 @@ int sws_replay_create(const struct sws_replay_config *cfg, struct sws_replay **o
 		return SWS_EVERSION;
 	if (cfg->threads > MAX_THREADS || (cfg->ram_pages && cfg->ram_pages < 64) ||
 	    (cfg->queue_depth && cfg->queue_depth < 64) || cfg->nr_swap > SWS_REPLAY_MAX_SWAP ||
-	    (cfg->sample && !cfg->sample_every) || (cfg->flags & ~SWS_REPLAY_VERIFY))
+	    (cfg->sample && !cfg->sample_every) || (cfg->flags & ~(SWS_REPLAY_VERIFY | SWS_REPLAY_ZSWAP | SWS_REPLAY_READ_POPULATES)))
 		return SWS_EINVAL;
 	for (uint32_t i = 0; i < cfg->nr_swap; i++)
 		if ((unsigned)cfg->swap[i].kind >= SWS_REPLAY_NR_SWAP_KINDS ||
@@ -795,7 +799,8 @@ int sws_replay_create(const struct sws_replay_config *cfg, struct sws_replay **o
 				   .policy = cfg->policy,
 				   .ram_pages = r->cfg.ram_pages,
 				   .page_cluster = cfg->page_cluster,
-				   .flags = (cfg->flags & SWS_REPLAY_VERIFY) ? SWS_MM_VERIFY : 0,
+				   .flags = ((cfg->flags & SWS_REPLAY_VERIFY) ? SWS_MM_VERIFY : 0) |
+					    ((cfg->flags & SWS_REPLAY_READ_POPULATES) ? SWS_MM_READ_POPULATES : 0),
 				   .seed = cfg->seed};
 	memcpy(mc.content_weight, cfg->content_weight, sizeof(mc.content_weight));
 	if ((err = sws_mm_create(r->sim, &mc, &r->mm)))
@@ -803,6 +808,8 @@ int sws_replay_create(const struct sws_replay_config *cfg, struct sws_replay **o
 	for (uint32_t i = 0; i < r->cfg.nr_swap; i++)
 		set_latency(r, types[i], &r->cfg.swap[i]);
 	if (cfg->mem_limit_pages && (err = sws_mm_memcg_create(r->mm, cfg->mem_limit_pages, &r->memcg)))
+		goto fail;
+	if ((cfg->flags & SWS_REPLAY_ZSWAP) && (err = sws_mm_zswap_enable(r->mm, &cfg->zswap)))
 		goto fail;
 	*out = r;
 	return 0;
@@ -868,6 +875,14 @@ int sws_replay_report(struct sws_replay *r, struct sws_replay_report *out)
 			sws__hist_merge(&out->latency[l], &w->lat[l]);
 	}
 	sws_mm_stats(r->mm, &out->mm);
+	/* Swap-out latency: every folio the mm swapped out, direct reclaim and kswapd alike. */
+	struct sws_replay_hist *so = &out->latency[SWS_REPLAY_LAT_SWAPOUT];
+	memset(so, 0, sizeof(*so));
+	for (unsigned b = 0; b < SWS_REPLAY_HIST_BUCKETS && b < SWS_MM_LAT_BUCKETS; b++)
+		so->bucket[b] = out->mm.swapout_lat[b];
+	so->count = out->mm.swapout_count;
+	so->sum_ns = out->mm.swapout_sum_ns;
+	so->max_ns = out->mm.swapout_max_ns;
 	sws_sim_quiesce(r->sim);
 	sws_stats_snapshot(r->sim, &out->swap);
 	sws_sim_memory_usage(r->sim, &out->memory);

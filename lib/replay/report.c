@@ -121,6 +121,14 @@ static void print_table(struct out *o, const struct sws_replay_report *const *ru
 	STATE("total_swap_pages", runs[i]->swap.total_swap_pages);
 	STATE("swap_used_pages", runs[i]->swap.total_swap_pages - runs[i]->swap.nr_swap_pages);
 	STATE("modelled_io_ns", runs[i]->mm.counters[SWS_MM_modelled_io_ns]);
+	STATE("stored_pages", runs[i]->mm.stored_pages);
+	STATE("stored_incompressible_pages", runs[i]->mm.stored_incompressible_pages);
+	STATE("pool_total_size", runs[i]->mm.pool_total_size);
+	/* compression ratio x100: original bytes over pool bytes */
+	STATE("compression_ratio_x100", runs[i]->mm.pool_total_size
+						? runs[i]->mm.stored_pages * SWS_PAGE_SIZE * 100 /
+							  runs[i]->mm.pool_total_size
+						: 0);
 	pr(o, "-- latency (ns; p50/p99 are log2-bucket upper bounds)\n");
 	for (unsigned l = 0; l < SWS_REPLAY_NR_LAT; l++) {
 		const char *ln = sws_replay_lat_name((enum sws_replay_lat)l);
@@ -171,10 +179,11 @@ static void json_orders(struct out *o, const char *name, const uint64_t *v)
 static void print_json_run(struct out *o, const struct sws_replay_report *r)
 {
 	pr(o, "{\"backend\":\"%s\",\"threads\":%u,\"events\":%" PRIu64 ",\"accesses\":%" PRIu64
-	      ",\"errors\":%" PRIu64 ",\"first_error\":\"%s\",\"verify_failures\":%" PRIu64
+	      ",\"errors\":%" PRIu64 ",\"first_error\":%s%s%s,\"verify_failures\":%" PRIu64
 	      ",\"wall_ns\":%" PRIu64 ",\"events_per_sec\":%.1f,\"interrupted\":%s,\"tasks\":%" PRIu64,
 	   sws_backend_name(r->backend), r->threads, r->events, r->accesses, r->errors,
-	   r->first_error ? sws_error_name(r->first_error) : "", r->verify_failures, r->wall_ns,
+	   r->first_error ? "\"" : "", r->first_error ? sws_error_name(r->first_error) : "null",
+	   r->first_error ? "\"" : "", r->verify_failures, r->wall_ns,
 	   r->events_per_sec, r->interrupted ? "true" : "false", r->nr_tasks);
 	pr(o, ",\"counters\":{");
 	for (unsigned c = 0; c < SWS_MM_NR_COUNTERS; c++)
@@ -186,6 +195,8 @@ static void print_json_run(struct out *o, const struct sws_replay_report *r)
 	json_orders(o, "swpout", r->mm.swpout);
 	pr(o, ",");
 	json_orders(o, "swpout_fallback", r->mm.swpout_fallback);
+	pr(o, ",");
+	json_orders(o, "zswpout", r->mm.zswpout_order);
 	for (unsigned c = 0; c < SWS_NR_ORDER_COUNTERS; c++) {
 		pr(o, ",");
 		json_orders(o, sws_order_counter_name((enum sws_order_counter)c), r->swap.order_counters[c]);
@@ -196,6 +207,13 @@ static void print_json_run(struct out *o, const struct sws_replay_report *r)
 	   r->mm.ram_pages, r->mm.free_pages, r->mm.anon_pages, r->mm.swapcache_pages,
 	   r->swap.total_swap_pages, r->swap.total_swap_pages - r->swap.nr_swap_pages, r->mm.nr_spaces);
 	pr(o, ",\"modelled_io_ns\":%" PRIu64, r->mm.counters[SWS_MM_modelled_io_ns]);
+	pr(o, ",\"zswap\":{\"stored_pages\":%" PRIu64 ",\"stored_incompressible_pages\":%" PRIu64
+	      ",\"pool_total_size\":%" PRIu64 ",\"pool_limit_pages\":%" PRIu64
+	      ",\"compression_ratio\":%.3f}",
+	   r->mm.stored_pages, r->mm.stored_incompressible_pages, r->mm.pool_total_size,
+	   r->mm.pool_limit_pages,
+	   r->mm.pool_total_size ? (double)(r->mm.stored_pages * SWS_PAGE_SIZE) / (double)r->mm.pool_total_size
+				 : 0.0);
 	pr(o, ",\"memory\":{\"static_bytes\":%" PRIu64 ",\"dynamic_bytes\":%" PRIu64 ",\"classes\":{",
 	   r->memory.static_bytes, r->memory.dynamic_bytes);
 	for (unsigned c = 0; c < SWS_NR_MEM_CLASSES; c++)

@@ -135,6 +135,10 @@ struct sws_sim {
 
 	sws_spinlock_t cpu_lock;
 	struct sws_cpu **cpus; /* [max_cpus], NULL where free */
+
+	/* Told of every slot freed, under its cluster lock (zswap_invalidate). */
+	void (*slot_free_notify)(void *ctx, unsigned type, uint64_t off, unsigned nr);
+	void *slot_free_ctx;
 	/* Events counted outside a CPU, and the counters of detached CPUs. */
 	_Atomic uint64_t ctr[SWS_NR_COUNTERS];
 	_Atomic uint64_t octr[SWS_NR_ORDER_COUNTERS][SWS_NR_ORDERS];
@@ -149,6 +153,14 @@ struct sws_sim {
 
 /* The environment's clock (sws_env.clock_ns), CLOCK_MONOTONIC by default. */
 uint64_t sws__clock_ns(const struct sws_sim *sim);
+
+/* __ Slots [off, off + nr) of @dev were just freed (swap_range_free's hooks). */
+static inline void sws__slot_free_notify(struct sws_device *dev, uint64_t off, unsigned nr)
+{
+	struct sws_sim *sim = dev->sim;
+	if (sim->slot_free_notify)
+		sim->slot_free_notify(sim->slot_free_ctx, (unsigned)dev->type, off, nr);
+}
 
 /* ---- counters -------------------------------------------------------------- */
 

@@ -3,8 +3,9 @@
  * its own address space under a RAM size that forces reclaim, so threads
  * unmap and swap out each other's pages, swap them back in, fork, munmap and
  * pageout concurrently. Afterwards the swap invariants hold, verify mode saw
- * only identical pages, and tearing down leaks no slot or byte. Run under
- * TSan in CI.
+ * only identical pages, and tearing down leaks no slot or byte; the same with
+ * zswap in front of the device (stores, loads, writeback racing swap-ins).
+ * Run under TSan in CI.
  */
 #include <pthread.h>
 #include <string.h>
@@ -82,7 +83,7 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static void run(enum sws_backend b)
+static void run(enum sws_backend b, bool zswap)
 {
 	struct shared sh;
 	struct sws_sim_config cfg = {.backend = b};
@@ -94,6 +95,11 @@ static void run(enum sws_backend b)
 	struct sws_mm_config mc = {.ram_pages = 400, .flags = SWS_MM_VERIFY, .seed = 5,
 				   .content_weight = {1, 1, 2, 1, 1}};
 	assert_sws(0, sws_mm_create(sh.sim, &mc, &sh.mm));
+	if (zswap) { /* a small pool: stores, loads, limit hits, shrinker and worker writeback */
+		struct sws_zswap_config zc = {.max_pool_percent = 15, .flags = SWS_ZSWAP_SHRINKER,
+					      .compressor = "zstd:1"};
+		assert_sws(0, sws_mm_zswap_enable(sh.mm, &zc));
+	}
 	pthread_barrier_init(&sh.start, NULL, NTHREADS);
 	pthread_t t[NTHREADS];
 	struct worker w[NTHREADS];
@@ -112,6 +118,9 @@ static void run(enum sws_backend b)
 	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
 	assert_true(s.counters[SWS_MM_pswpout] > 0);
 	assert_true(s.counters[SWS_MM_pswpin] > 0);
+	if (zswap)
+		assert_true(s.counters[SWS_MM_zswpout] > 0 && s.counters[SWS_MM_zswpin] > 0 &&
+			    s.counters[SWS_MM_zswpwb] > 0);
 	assert_consistent(sh.sim);
 	sws_mm_destroy(sh.mm);
 	uint64_t total, freeslots;
@@ -128,17 +137,31 @@ static void run(enum sws_backend b)
 static void test_table(void **state)
 {
 	(void)state;
-	run(SWS_BACKEND_SWAP_TABLE);
+	run(SWS_BACKEND_SWAP_TABLE, false);
 }
 
 static void test_xarray(void **state)
 {
 	(void)state;
-	run(SWS_BACKEND_XARRAY);
+	run(SWS_BACKEND_XARRAY, false);
+}
+
+static void test_zswap_table(void **state)
+{
+	(void)state;
+	run(SWS_BACKEND_SWAP_TABLE, true);
+}
+
+static void test_zswap_xarray(void **state)
+{
+	(void)state;
+	run(SWS_BACKEND_XARRAY, true);
 }
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = {cmocka_unit_test(test_table), cmocka_unit_test(test_xarray)};
+	const struct CMUnitTest tests[] = {cmocka_unit_test(test_table), cmocka_unit_test(test_xarray),
+					   cmocka_unit_test(test_zswap_table),
+					   cmocka_unit_test(test_zswap_xarray)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

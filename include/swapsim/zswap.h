@@ -1,0 +1,77 @@
+/*
+ * swapsim/zswap.h - zswap: a compressed pool between swap-out and the swap
+ * device, where the kernel's zswap sits (mm/zswap.c, ~6.18-7.x).
+ *
+ * Once enabled on a memory model, every page the swap-out path writes (zero
+ * pages excepted: the swap layer flags those first) is compressed with a real
+ * compressor (lz4 or zstd) into a zsmalloc-like pool. A later swap-in loads it
+ * back (exclusive load: the entry goes), a freed slot drops its entry. When
+ * the pool is full, or under memory pressure with the shrinker on, entries are
+ * written back to the swap device, oldest first, with a second chance for
+ * entries used since their last pass and a shrinker count reduced by recent
+ * disk swap-ins (the 2024 protection scheme; SWS_ZSWAP_OLD_SCHEME turns both
+ * off to compare). Counters use the kernel's names and appear in
+ * struct sws_mm_stats.
+ */
+#ifndef SWAPSIM_ZSWAP_H
+#define SWAPSIM_ZSWAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <swapsim/mm.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SWS_ZSWAP_CONFIG_VERSION 1
+
+#define SWS_ZSWAP_SHRINKER (1u << 0)   /* shrinker_enabled: write back under memory pressure */
+#define SWS_ZSWAP_OLD_SCHEME (1u << 1) /* no second chance, no disk-swapin protection */
+
+struct sws_zswap_config {
+	uint32_t version;                  /* SWS_ZSWAP_CONFIG_VERSION or 0 */
+	uint32_t flags;                    /* SWS_ZSWAP_* */
+	const char *compressor;            /* "lz4" (NULL: default), "zstd", "zstd:LEVEL" (1..19) */
+	uint32_t max_pool_percent;         /* of simulated RAM; 0: 20; 1..100 */
+	uint32_t accept_threshold_percent; /* of the limit; 0: 90; 1..100 */
+};
+
+/**
+ * Enable zswap on @mm (the memory model's devices must be swapped on already).
+ * @return 0, SWS_EINVAL (bad percentages, unknown compressor), SWS_EVERSION,
+ *         SWS_EEXIST (already enabled), SWS_ENOMEM.
+ */
+int sws_mm_zswap_enable(struct sws_mm *mm, const struct sws_zswap_config *cfg);
+
+/**
+ * Switch the compressor at runtime: a new pool becomes current; entries of
+ * older pools stay readable until they are freed, then their pool goes.
+ * @return 0, SWS_EINVAL (unknown name), SWS_ENODEV (zswap not enabled), SWS_ENOMEM.
+ */
+int sws_mm_zswap_set_compressor(struct sws_mm *mm, const char *name);
+
+/**
+ * memory.zswap.max and memory.zswap.writeback of memcg @memcg: at most
+ * @max_bytes compressed bytes (0: no limit); @writeback false keeps its entries
+ * out of writeback, and its incompressible pages are rejected (they stay
+ * resident). @return 0, SWS_EINVAL, SWS_ENODEV.
+ */
+int sws_mm_zswap_memcg(struct sws_mm *mm, uint16_t memcg, uint64_t max_bytes, bool writeback);
+
+/** memcg stats: compressed bytes ("zswap") and pages stored ("zswapped"). @return 0, SWS_EINVAL. */
+int sws_mm_zswap_memcg_stats(struct sws_mm *mm, uint16_t memcg, uint64_t *zswap_bytes,
+			     uint64_t *zswapped_pages);
+
+/**
+ * The shrink worker as a deferred-work step: when a store found the pool
+ * full, write back (memcgs in turn) until the pool is under the accept
+ * threshold, at most @budget entries. sws_mm_kswapd() runs it too.
+ * @return the entries written back.
+ */
+uint64_t sws_mm_zswap_shrink(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t budget);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,148 @@
+/*
+ * zswap_glue.c - the memory model's side of zswap: enabling it, storing a
+ * folio page by page (all or nothing, mTHP stores), and the writeback
+ * callbacks zswap calls: pin the slot with a new swap-cache folio, write the
+ * page to the device, drop the folio (zswap_writeback_entry's mm half).
+ */
+#include "../zswap/zswap_internal.h"
+#include "mm_internal.h"
+
+static void count_cb(void *ctx, struct sws_cpu *cpu, enum sws_mm_counter c, uint64_t n)
+{
+	mm_count(ctx, cpu, c, n);
+}
+
+static void slot_free_cb(void *ctx, unsigned type, uint64_t off, unsigned nr)
+{
+	struct sws_mm *mm = ctx;
+	sws__zswap_invalidate(mm->zswap, type, off, nr);
+}
+
+/* Pin @e with a new folio in the swap cache (no reclaim: we are reclaim). */
+static int wb_begin(void *ctx, struct sws_cpu *cpu, sws_entry_t e, uint16_t memcg, uint64_t *token)
+{
+	struct sws_mm *mm = ctx;
+	uint64_t pfn;
+	int rc = sws__mm_folio_alloc_noreclaim(mm, memcg, &pfn);
+	if (rc)
+		return rc;
+	rc = sws_swap_cache_add(cpu, e, 1, pfn, NULL);
+	if (rc) {
+		sws__mm_folio_free(mm, pfn);
+		return rc;
+	}
+	struct sws_folio *f = mm_folio(mm, pfn);
+	f->swap = e;
+	f->seed = sws__mm_slot_seed_get(mm, e);
+	folio_set(f, PG_swapcache);
+	*token = pfn;
+	return 0;
+}
+
+/* Write the page out (or not: @page NULL) and let the folio go. */
+static void wb_end(void *ctx, struct sws_cpu *cpu, sws_entry_t e, uint64_t token, const void *page)
+{
+	struct sws_mm *mm = ctx;
+	struct sws_folio *f = mm_folio(mm, token);
+	unsigned type = sws_swp_type(e);
+	if (page) {
+		struct sws_device *dev = sws__device(mm->sim, type);
+		if (dev && dev->backing.kind != SWS_BACKING_NONE)
+			sws_swap_writepage(cpu, e, page);
+		mm_count(mm, cpu, SWS_MM_pswpout, 1);
+		mm_count(mm, cpu, SWS_MM_modelled_io_ns, mm->write_ns[type]);
+	}
+	sws_swap_cache_del(cpu, e, 1, token, page ? sws__mm_shadow_pack(mm, f->memcg) : 0);
+	folio_clear(f, PG_swapcache);
+	sws__mm_folio_free(mm, token);
+}
+
+int sws__mm_zswap_store_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f,
+			      sws_entry_t entry)
+{
+	const unsigned nr = 1u << f->order;
+	uint8_t page[SWS_PAGE_SIZE];
+	for (unsigned i = 0; i < nr; i++) {
+		uint64_t seed = f->order ? mm_mix(f->seed + i) : f->seed;
+		sws_mm_page_content(mm, seed, 0, page);
+		int rc = sws__zswap_store(mm->zswap, cpu, entry + i, f->memcg, page);
+		if (rc) { /* all or nothing: what was stored of this folio goes */
+			sws__zswap_invalidate(mm->zswap, sws_swp_type(entry), sws_swp_offset(entry), nr);
+			return rc;
+		}
+	}
+	_Atomic uint64_t *o = &mm->pcpu[sws_cpu_id(cpu)].zswpout_order[f->order];
+	sws_store_relaxed(o, sws_load_relaxed(o) + 1);
+	return 0;
+}
+
+int sws_mm_zswap_enable(struct sws_mm *mm, const struct sws_zswap_config *cfg)
+{
+	static const struct sws_zswap_config defaults = {0};
+	if (!mm)
+		return SWS_EINVAL;
+	if (!cfg)
+		cfg = &defaults;
+	if (cfg->version > SWS_ZSWAP_CONFIG_VERSION)
+		return SWS_EVERSION;
+	if (mm->zswap)
+		return SWS_EEXIST;
+	struct sws_zswap_wb_ops wb = {wb_begin, wb_end, mm};
+	int rc = sws__zswap_create(mm->sim, cfg, mm->cfg.ram_pages, &wb, count_cb, mm, &mm->zswap);
+	if (rc)
+		return rc;
+	sws_spin_lock(&mm->sim->swap_lock);
+	mm->sim->slot_free_ctx = mm;
+	mm->sim->slot_free_notify = slot_free_cb;
+	sws_spin_unlock(&mm->sim->swap_lock);
+	return 0;
+}
+
+void sws__mm_zswap_destroy(struct sws_mm *mm)
+{
+	if (!mm->zswap)
+		return;
+	sws_spin_lock(&mm->sim->swap_lock);
+	mm->sim->slot_free_notify = NULL;
+	mm->sim->slot_free_ctx = NULL;
+	sws_spin_unlock(&mm->sim->swap_lock);
+	sws_synchronize_rcu(); /* no slot free is still inside the hook */
+	sws__zswap_destroy(mm->zswap);
+	mm->zswap = NULL;
+}
+
+int sws_mm_zswap_set_compressor(struct sws_mm *mm, const char *name)
+{
+	if (!mm || !name)
+		return SWS_EINVAL;
+	return mm->zswap ? sws__zswap_set_compressor(mm->zswap, name) : SWS_ENODEV;
+}
+
+int sws_mm_zswap_memcg(struct sws_mm *mm, uint16_t memcg, uint64_t max_bytes, bool writeback)
+{
+	if (!mm || memcg >= mm->nr_memcgs)
+		return SWS_EINVAL;
+	return mm->zswap ? sws__zswap_memcg_set(mm->zswap, memcg, max_bytes, writeback) : SWS_ENODEV;
+}
+
+int sws_mm_zswap_memcg_stats(struct sws_mm *mm, uint16_t memcg, uint64_t *zswap_bytes,
+			     uint64_t *zswapped_pages)
+{
+	if (!mm || memcg >= mm->nr_memcgs)
+		return SWS_EINVAL;
+	if (!mm->zswap) {
+		if (zswap_bytes)
+			*zswap_bytes = 0;
+		if (zswapped_pages)
+			*zswapped_pages = 0;
+		return zswap_bytes && zswapped_pages ? 0 : SWS_EINVAL;
+	}
+	return sws__zswap_memcg_stats(mm->zswap, memcg, zswap_bytes, zswapped_pages);
+}
+
+uint64_t sws_mm_zswap_shrink(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t budget)
+{
+	if (!cpu || !mm || !mm->zswap)
+		return 0;
+	return sws__zswap_shrink_worker(mm->zswap, cpu, budget);
+}

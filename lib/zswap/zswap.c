@@ -1,0 +1,632 @@
+/*
+ * zswap.c - the compressed swap pool (mm/zswap.c): pools of a compressor and a
+ * zsmalloc-like allocator, one tree per 64 MiB of each device mapping slots to
+ * entries, per-memcg LRUs of entries, limits with hysteresis, the shrinker and
+ * the shrink worker, writeback through the memory model. See docs/zswap.md.
+ *
+ *   store:  zero pages never get here (the swap layer flags them first)
+ *           memcg at zswap.max? -> refuse (reject_reclaim_fail)
+ *           pool at its limit, or above the accept threshold since? -> refuse,
+ *             queue the shrink worker (pool_limit_hit)
+ *           compress (per-CPU context); incompressible: raw when the memcg may
+ *             write back, else refuse (reject_compress_poor)
+ *           zs_malloc + copy, tree store (an old entry there goes), charge,
+ *             entry->referenced = true, LRU tail                   (zswpout)
+ *   load:   tree erase (exclusive), decompress, free the entry     (zswpin)
+ *   LRU:    oldest first; a referenced entry loses the bit and goes round
+ *           again (second chance); the shrinker's count is what the LRU holds,
+ *           less the disk swap-ins seen since (protection), scaled by the
+ *           compression ratio. SWS_ZSWAP_OLD_SCHEME drops both.
+ *
+ * Locks: tree->lock and zs->lru_lock are leaves, never nested in each other;
+ * a store or invalidate may run under the swap core's cluster lock. Writeback
+ * copies the slot under the LRU lock, pins it with a swap-cache folio (the
+ * memory model's begin), and only then takes the entry out of the tree, so a
+ * racing free or swap-in can never free it under us.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "../cache/xarray.h"
+#include "compress.h"
+#include "zsmalloc.h"
+#include "zswap_internal.h"
+
+#define ZSWAP_TREE_SHIFT 14 /* one tree per 64 MiB of swap, as the kernel */
+#define SHRINK_BATCH 32
+#define MAX_RECLAIM_RETRIES 16
+
+struct zswap_pool {
+	struct sws_list node;
+	char name[24];
+	struct sws_zcomp_spec spec;
+	struct sws_zs_pool *zs;
+	_Atomic uint64_t nr_entries;
+	_Atomic(struct sws_zcomp_ctx *) *ctx; /* [max_cpus]: one per CPU, made on first use */
+};
+
+/* struct zswap_entry: 56 bytes, like the kernel's. */
+struct zswap_entry {
+	sws_entry_t swpentry;
+	uint32_t length;
+	bool referenced;
+	uint16_t memcg;
+	struct zswap_pool *pool;
+	uint64_t handle;
+	uint64_t objcg_unused; /* the kernel's objcg pointer: kept for the size */
+	struct sws_list lru;
+};
+static_assert(sizeof(struct zswap_entry) == 56, "struct zswap_entry is 56 bytes");
+
+struct zswap_tree {
+	sws_spinlock_t lock;
+	struct sws_xa xa;
+};
+
+struct zswap_memcg {
+	struct sws_list lru;  /* zs->lru_lock */
+	uint64_t nr_lru;
+	_Atomic uint64_t nr_disk_swapins;
+	uint64_t max_bytes;   /* memory.zswap.max; 0: none */
+	bool no_writeback;    /* memory.zswap.writeback = 0 */
+	_Atomic uint64_t bytes, pages;
+};
+
+struct sws_zswap {
+	struct sws_sim *sim;
+	struct sws_mem *mem;
+	uint32_t flags;
+	uint64_t max_pages, accept_pages;
+	struct sws_zswap_wb_ops wb;
+	sws_zswap_count_fn count;
+	void *count_ctx;
+
+	sws_spinlock_t pools_lock;
+	struct sws_list pools;
+	_Atomic(struct zswap_pool *) current;
+
+	struct zswap_tree *trees[SWS_MAX_SWAPFILES];
+	uint32_t nr_trees[SWS_MAX_SWAPFILES];
+
+	sws_spinlock_t lru_lock;
+	struct zswap_memcg memcgs[SWS_MM_MAX_MEMCGS];
+	uint32_t shrink_cursor;
+
+	atomic_bool reached_full;
+	atomic_bool shrink_queued;
+	_Atomic uint64_t stored_pages, stored_incompressible;
+};
+
+static inline void zcount(struct sws_zswap *zs, struct sws_cpu *cpu, enum sws_mm_counter c)
+{
+	zs->count(zs->count_ctx, cpu, c, 1);
+}
+
+static bool new_scheme(const struct sws_zswap *zs) { return !(zs->flags & SWS_ZSWAP_OLD_SCHEME); }
+
+static uint64_t total_pages(struct sws_zswap *zs)
+{
+	uint64_t n = 0;
+	sws_spin_lock(&zs->pools_lock);
+	struct sws_list *pos;
+	sws_list_for_each(pos, &zs->pools)
+		n += sws__zs_total_pages(sws_list_entry(pos, struct zswap_pool, node)->zs);
+	sws_spin_unlock(&zs->pools_lock);
+	return n;
+}
+
+/* ---- pools ---------------------------------------------------------------------------- */
+
+static void pool_destroy(struct sws_zswap *zs, struct zswap_pool *p)
+{
+	for (unsigned c = 0; p->ctx && c < zs->sim->max_cpus; c++)
+		sws__zcomp_ctx_destroy(atomic_load(&p->ctx[c]));
+	sws__mem_free(zs->mem, SWS_MEM_compressor, p->ctx, sizeof(*p->ctx) * zs->sim->max_cpus);
+	sws__zs_destroy(p->zs);
+	sws__mem_free(zs->mem, SWS_MEM_zswap, p, sizeof(*p));
+}
+
+static int pool_create(struct sws_zswap *zs, const char *name, struct zswap_pool **out)
+{
+	struct sws_zcomp_spec spec;
+	if (sws__zcomp_parse(name ? name : "lz4", &spec))
+		return SWS_EINVAL;
+	struct zswap_pool *p = sws__mem_zalloc(zs->mem, SWS_MEM_zswap, sizeof(*p), 64);
+	if (!p)
+		return SWS_ENOMEM;
+	p->spec = spec;
+	snprintf(p->name, sizeof(p->name), "%s", name ? name : "lz4");
+	p->ctx = sws__mem_zalloc(zs->mem, SWS_MEM_compressor, sizeof(*p->ctx) * zs->sim->max_cpus, 64);
+	if (!p->ctx || sws__zs_create(zs->mem, &p->zs)) {
+		pool_destroy(zs, p);
+		return SWS_ENOMEM;
+	}
+	sws_list_init(&p->node);
+	*out = p;
+	return 0;
+}
+
+/* The CPU's context of @p, made on its first use by that CPU. */
+static struct sws_zcomp_ctx *pool_ctx(struct sws_zswap *zs, struct zswap_pool *p, struct sws_cpu *cpu)
+{
+	_Atomic(struct sws_zcomp_ctx *) *slot = &p->ctx[sws_cpu_id(cpu)];
+	struct sws_zcomp_ctx *c = atomic_load_explicit(slot, memory_order_acquire);
+	if (c)
+		return c;
+	if (sws__zcomp_ctx_create(zs->mem, &p->spec, &c))
+		return NULL;
+	struct sws_zcomp_ctx *none = NULL;
+	if (!atomic_compare_exchange_strong(slot, &none, c)) { /* a detached CPU's id, reused */
+		sws__zcomp_ctx_destroy(c);
+		return none;
+	}
+	return c;
+}
+
+/* An old pool goes once its last entry is freed. */
+static void pool_put_entry(struct sws_zswap *zs, struct zswap_pool *p)
+{
+	if (atomic_fetch_sub(&p->nr_entries, 1) != 1 || atomic_load(&zs->current) == p)
+		return;
+	sws_spin_lock(&zs->pools_lock);
+	bool gone = !atomic_load(&p->nr_entries) && atomic_load(&zs->current) != p &&
+		    !sws_list_empty(&p->node);
+	if (gone)
+		sws_list_del_init(&p->node);
+	sws_spin_unlock(&zs->pools_lock);
+	if (gone)
+		pool_destroy(zs, p);
+}
+
+int sws__zswap_set_compressor(struct sws_zswap *zs, const char *name)
+{
+	struct zswap_pool *p, *old;
+	int rc = pool_create(zs, name, &p);
+	if (rc)
+		return rc;
+	sws_spin_lock(&zs->pools_lock);
+	sws_list_add(&p->node, &zs->pools);
+	old = atomic_exchange(&zs->current, p);
+	bool drop = old && !atomic_load(&old->nr_entries);
+	if (drop)
+		sws_list_del_init(&old->node);
+	sws_spin_unlock(&zs->pools_lock);
+	if (drop)
+		pool_destroy(zs, old);
+	return 0;
+}
+
+/* ---- trees ---------------------------------------------------------------------------- */
+
+static struct zswap_tree *tree_of(struct sws_zswap *zs, sws_entry_t e)
+{
+	unsigned type = sws_swp_type(e);
+	uint64_t idx = sws_swp_offset(e) >> ZSWAP_TREE_SHIFT;
+	if (type >= SWS_MAX_SWAPFILES || idx >= zs->nr_trees[type])
+		return NULL;
+	return &zs->trees[type][idx];
+}
+
+static void entry_free(struct sws_zswap *zs, struct zswap_entry *en)
+{
+	struct zswap_memcg *mc = &zs->memcgs[en->memcg];
+	sws_spin_lock(&zs->lru_lock);
+	if (!sws_list_empty(&en->lru)) {
+		sws_list_del_init(&en->lru);
+		mc->nr_lru--;
+	}
+	sws_spin_unlock(&zs->lru_lock);
+	atomic_fetch_sub(&mc->bytes, en->length);
+	atomic_fetch_sub(&mc->pages, 1);
+	if (en->length == SWS_PAGE_SIZE)
+		atomic_fetch_sub(&zs->stored_incompressible, 1);
+	atomic_fetch_sub(&zs->stored_pages, 1);
+	sws__zs_free(en->pool->zs, en->handle);
+	struct zswap_pool *p = en->pool;
+	sws__mem_free(zs->mem, SWS_MEM_zswap, en, sizeof(*en));
+	pool_put_entry(zs, p);
+}
+
+/* Take the entry of @e out of its tree. */
+static struct zswap_entry *tree_erase(struct sws_zswap *zs, sws_entry_t e)
+{
+	struct zswap_tree *t = tree_of(zs, e);
+	uintptr_t old = 0;
+	if (!t)
+		return NULL;
+	sws_spin_lock(&t->lock);
+	sws__xa_store(&t->xa, sws_swp_offset(e), 0, &old); /* erasing never allocates */
+	sws_spin_unlock(&t->lock);
+	return (struct zswap_entry *)old;
+}
+
+void sws__zswap_invalidate(struct sws_zswap *zs, unsigned type, uint64_t off, unsigned nr)
+{
+	for (unsigned i = 0; i < nr; i++) {
+		struct zswap_entry *en = tree_erase(zs, sws_swp_entry(type, off + i));
+		if (en)
+			entry_free(zs, en);
+	}
+}
+
+/* ---- limits ---------------------------------------------------------------------------- */
+
+/* zswap_check_limits(): may a store go ahead? (hysteresis through reached_full) */
+static bool check_limits(struct sws_zswap *zs)
+{
+	uint64_t cur = total_pages(zs);
+	if (cur >= zs->max_pages) {
+		atomic_store(&zs->reached_full, true);
+		return false;
+	}
+	if (atomic_load(&zs->reached_full)) {
+		if (cur > zs->accept_pages)
+			return false;
+		atomic_store(&zs->reached_full, false);
+	}
+	return true;
+}
+
+bool sws__zswap_writeback_allowed(struct sws_zswap *zs, uint16_t memcg)
+{
+	return memcg < SWS_MM_MAX_MEMCGS && !zs->memcgs[memcg].no_writeback;
+}
+
+/* ---- store / load ------------------------------------------------------------------------ */
+
+int sws__zswap_store(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e, uint16_t memcg,
+		     const void *page)
+{
+	struct zswap_memcg *mc = &zs->memcgs[memcg];
+	struct zswap_tree *t = tree_of(zs, e);
+	if (!t)
+		return SWS_EINVAL;
+	if (mc->max_bytes && atomic_load(&mc->bytes) >= mc->max_bytes) {
+		/* the kernel shrinks the memcg's zswap first; we write back a batch */
+		if (!sws__zswap_shrinker_scan(zs, cpu, memcg, SHRINK_BATCH) ||
+		    atomic_load(&mc->bytes) >= mc->max_bytes) {
+			zcount(zs, cpu, SWS_MM_reject_reclaim_fail);
+			return SWS_ENOSPC;
+		}
+	}
+	if (!check_limits(zs)) {
+		zcount(zs, cpu, SWS_MM_pool_limit_hit);
+		atomic_store(&zs->shrink_queued, true);
+		return SWS_ENOSPC;
+	}
+	struct zswap_pool *p = atomic_load(&zs->current);
+	struct zswap_entry *en = sws__mem_zalloc(zs->mem, SWS_MEM_zswap, sizeof(*en), 8);
+	if (!en) {
+		zcount(zs, cpu, SWS_MM_reject_kmemcache_fail);
+		return SWS_ENOMEM;
+	}
+	uint8_t buf[SWS_PAGE_SIZE];
+	size_t len = 0;
+	const void *src = buf;
+	struct sws_zcomp_ctx *ctx = pool_ctx(zs, p, cpu);
+	int rc = ctx ? sws__zcomp_compress(ctx, page, buf, sizeof(buf), &len) : SWS_ENOMEM;
+	if (rc || len >= SWS_PAGE_SIZE) {
+		if (!sws__zswap_writeback_allowed(zs, memcg)) {
+			zcount(zs, cpu, rc && rc != SWS_ENOSPC ? SWS_MM_reject_compress_fail
+							      : SWS_MM_reject_compress_poor);
+			sws__mem_free(zs->mem, SWS_MEM_zswap, en, sizeof(*en));
+			return rc && rc != SWS_ENOSPC ? SWS_EIO : SWS_EINVAL;
+		}
+		/* Kept uncompressed: it keeps its LRU age and can be written back later. */
+		src = page;
+		len = SWS_PAGE_SIZE;
+	}
+	if (sws__zs_alloc(p->zs, len, &en->handle)) {
+		zcount(zs, cpu, SWS_MM_reject_alloc_fail);
+		sws__mem_free(zs->mem, SWS_MEM_zswap, en, sizeof(*en));
+		return SWS_ENOMEM;
+	}
+	sws__zs_write(p->zs, en->handle, src, len);
+	en->swpentry = e;
+	en->length = (uint32_t)len;
+	en->memcg = memcg;
+	en->pool = p;
+	en->referenced = true;
+	sws_list_init(&en->lru);
+	atomic_fetch_add(&p->nr_entries, 1);
+	uintptr_t old = 0;
+	sws_spin_lock(&t->lock);
+	rc = sws__xa_store(&t->xa, sws_swp_offset(e), (uintptr_t)en, &old);
+	sws_spin_unlock(&t->lock);
+	if (rc) {
+		sws__zs_free(p->zs, en->handle);
+		sws__mem_free(zs->mem, SWS_MEM_zswap, en, sizeof(*en));
+		pool_put_entry(zs, p);
+		zcount(zs, cpu, SWS_MM_reject_alloc_fail);
+		return SWS_ENOMEM;
+	}
+	atomic_fetch_add(&mc->bytes, len);
+	atomic_fetch_add(&mc->pages, 1);
+	atomic_fetch_add(&zs->stored_pages, 1);
+	if (len == SWS_PAGE_SIZE)
+		atomic_fetch_add(&zs->stored_incompressible, 1);
+	sws_spin_lock(&zs->lru_lock);
+	sws_list_add_tail(&en->lru, &mc->lru);
+	mc->nr_lru++;
+	sws_spin_unlock(&zs->lru_lock);
+	if (old)
+		entry_free(zs, (struct zswap_entry *)old); /* a stale entry of the slot's earlier life */
+	zcount(zs, cpu, SWS_MM_zswpout);
+	return 0;
+}
+
+static int entry_decompress(struct sws_zswap *zs, struct sws_cpu *cpu, struct zswap_entry *en,
+			    void *page)
+{
+	if (en->length == SWS_PAGE_SIZE) {
+		sws__zs_read(en->pool->zs, en->handle, page);
+		return 0;
+	}
+	uint8_t buf[SWS_PAGE_SIZE];
+	sws__zs_read(en->pool->zs, en->handle, buf);
+	struct sws_zcomp_ctx *ctx = pool_ctx(zs, en->pool, cpu);
+	return ctx ? sws__zcomp_decompress(ctx, buf, en->length, page) : SWS_ENOMEM;
+}
+
+int sws__zswap_load(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e, void *page)
+{
+	struct zswap_entry *en = tree_erase(zs, e); /* exclusive load */
+	if (!en)
+		return SWS_ENOENT;
+	int rc = entry_decompress(zs, cpu, en, page);
+	entry_free(zs, en);
+	if (rc) {
+		zcount(zs, cpu, SWS_MM_decompress_fail);
+		return SWS_EIO;
+	}
+	zcount(zs, cpu, SWS_MM_zswpin);
+	return 0;
+}
+
+void sws__zswap_disk_swapin(struct sws_zswap *zs, uint16_t memcg)
+{
+	if (memcg < SWS_MM_MAX_MEMCGS)
+		atomic_fetch_add(&zs->memcgs[memcg].nr_disk_swapins, 1);
+}
+
+/* ---- writeback, shrinker, shrink worker ----------------------------------------------------- */
+
+/*
+ * Write back the oldest entry of @memcg. @return 1 written back, 0 skipped
+ * (second chance or raced), -1 nothing to do / failed.
+ */
+static int writeback_one(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t memcg)
+{
+	struct zswap_memcg *mc = &zs->memcgs[memcg];
+	sws_spin_lock(&zs->lru_lock);
+	if (sws_list_empty(&mc->lru) || mc->no_writeback) {
+		sws_spin_unlock(&zs->lru_lock);
+		return -1;
+	}
+	struct zswap_entry *en = sws_list_entry(mc->lru.next, struct zswap_entry, lru);
+	/* Rotate it either way: if the writeback fails it is tried last next time. */
+	sws_list_del_init(&en->lru);
+	sws_list_add_tail(&en->lru, &mc->lru);
+	if (en->referenced && new_scheme(zs)) {
+		en->referenced = false; /* second chance */
+		sws_spin_unlock(&zs->lru_lock);
+		return 0;
+	}
+	sws_entry_t e = en->swpentry;
+	sws_spin_unlock(&zs->lru_lock);
+
+	uint64_t token;
+	if (zs->wb.begin(zs->wb.ctx, cpu, e, memcg, &token))
+		return -1; /* being swapped in (EEXIST), freed, or no memory */
+	en = tree_erase(zs, e); /* the slot is pinned now: whatever the tree has is ours */
+	if (!en) {
+		zs->wb.end(zs->wb.ctx, cpu, e, token, NULL);
+		return 0;
+	}
+	uint8_t page[SWS_PAGE_SIZE];
+	int rc = entry_decompress(zs, cpu, en, page);
+	entry_free(zs, en);
+	if (rc) {
+		zcount(zs, cpu, SWS_MM_decompress_fail);
+		zs->wb.end(zs->wb.ctx, cpu, e, token, NULL);
+		return -1;
+	}
+	zs->wb.end(zs->wb.ctx, cpu, e, token, page);
+	zcount(zs, cpu, SWS_MM_zswpwb);
+	zcount(zs, cpu, SWS_MM_written_back_pages);
+	return 1;
+}
+
+/* zswap_shrinker_count(): what the shrinker may write back for @memcg. */
+static uint64_t shrinker_count(struct sws_zswap *zs, uint16_t memcg)
+{
+	struct zswap_memcg *mc = &zs->memcgs[memcg];
+	if (mc->no_writeback)
+		return 0;
+	sws_spin_lock(&zs->lru_lock);
+	uint64_t freeable = mc->nr_lru;
+	sws_spin_unlock(&zs->lru_lock);
+	if (!new_scheme(zs))
+		return freeable;
+	/* Disk swap-ins since the last count mean we wrote back something hot: back off. */
+	uint64_t swapins = atomic_load(&mc->nr_disk_swapins);
+	while (swapins) {
+		uint64_t take = swapins < freeable ? swapins : freeable;
+		if (atomic_compare_exchange_weak(&mc->nr_disk_swapins, &swapins, swapins - take)) {
+			freeable -= take;
+			break;
+		}
+	}
+	if (!freeable)
+		return 0;
+	uint64_t stored = atomic_load(&zs->stored_pages), backing = total_pages(zs);
+	return stored ? (freeable * backing + stored - 1) / stored : freeable; /* by compression */
+}
+
+uint64_t sws__zswap_shrinker_scan(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t memcg, uint64_t nr)
+{
+	if (!(zs->flags & SWS_ZSWAP_SHRINKER) && !zs->memcgs[memcg].max_bytes)
+		return 0;
+	uint64_t allowed = shrinker_count(zs, memcg), done = 0;
+	if (allowed < nr)
+		nr = allowed;
+	/* Each entry may need a second round (second chance): scan up to twice. */
+	for (uint64_t scanned = 0; done < nr && scanned < 2 * nr + 2; scanned++) {
+		int r = writeback_one(zs, cpu, memcg);
+		if (r < 0)
+			break;
+		done += (uint64_t)r;
+	}
+	return done;
+}
+
+uint64_t sws__zswap_shrink_worker(struct sws_zswap *zs, struct sws_cpu *cpu, uint64_t budget)
+{
+	if (!atomic_load(&zs->shrink_queued))
+		return 0;
+	uint64_t done = 0;
+	unsigned failures = 0;
+	for (unsigned idle = 0; done < budget && total_pages(zs) > zs->accept_pages &&
+				failures < MAX_RECLAIM_RETRIES && idle < SWS_MM_MAX_MEMCGS;) {
+		uint16_t m = (uint16_t)(zs->shrink_cursor++ % SWS_MM_MAX_MEMCGS);
+		sws_spin_lock(&zs->lru_lock);
+		uint64_t on_lru = zs->memcgs[m].nr_lru;
+		sws_spin_unlock(&zs->lru_lock);
+		if (!on_lru) {
+			idle++; /* memcgs with nothing stored are not failures */
+			continue;
+		}
+		idle = 0;
+		/* A pass may have to go round once: second chances are not failures either. */
+		uint64_t got = 0;
+		for (uint64_t scanned = 0; got < SHRINK_BATCH && done + got < budget &&
+					   scanned < on_lru + SHRINK_BATCH;
+		     scanned++) {
+			int r = writeback_one(zs, cpu, m);
+			if (r < 0)
+				break;
+			got += (uint64_t)r;
+		}
+		done += got;
+		failures = got ? 0 : failures + 1;
+	}
+	if (total_pages(zs) <= zs->accept_pages || failures >= MAX_RECLAIM_RETRIES)
+		atomic_store(&zs->shrink_queued, false);
+	return done;
+}
+
+/* ---- setup ------------------------------------------------------------------------------ */
+
+int sws__zswap_memcg_set(struct sws_zswap *zs, uint16_t memcg, uint64_t max_bytes, bool writeback)
+{
+	if (memcg >= SWS_MM_MAX_MEMCGS)
+		return SWS_EINVAL;
+	zs->memcgs[memcg].max_bytes = max_bytes;
+	zs->memcgs[memcg].no_writeback = !writeback;
+	return 0;
+}
+
+int sws__zswap_memcg_stats(struct sws_zswap *zs, uint16_t memcg, uint64_t *bytes, uint64_t *pages)
+{
+	if (memcg >= SWS_MM_MAX_MEMCGS || !bytes || !pages)
+		return SWS_EINVAL;
+	*bytes = atomic_load(&zs->memcgs[memcg].bytes);
+	*pages = atomic_load(&zs->memcgs[memcg].pages);
+	return 0;
+}
+
+void sws__zswap_stats(struct sws_zswap *zs, struct sws_mm_stats *st)
+{
+	st->stored_pages = atomic_load(&zs->stored_pages);
+	st->stored_incompressible_pages = atomic_load(&zs->stored_incompressible);
+	st->pool_total_size = total_pages(zs) * SWS_PAGE_SIZE;
+	st->pool_limit_pages = zs->max_pages;
+}
+
+int sws__zswap_create(struct sws_sim *sim, const struct sws_zswap_config *cfg, uint64_t ram_pages,
+		      const struct sws_zswap_wb_ops *wb, sws_zswap_count_fn count, void *count_ctx,
+		      struct sws_zswap **out)
+{
+	uint32_t maxp = cfg->max_pool_percent ? cfg->max_pool_percent : 20;
+	uint32_t acc = cfg->accept_threshold_percent ? cfg->accept_threshold_percent : 90;
+	if (maxp > 100 || acc > 100 || (cfg->flags & ~(SWS_ZSWAP_SHRINKER | SWS_ZSWAP_OLD_SCHEME)))
+		return SWS_EINVAL;
+	struct sws_zcomp_spec spec;
+	if (sws__zcomp_parse(cfg->compressor ? cfg->compressor : "lz4", &spec))
+		return SWS_EINVAL;
+	struct sws_zswap *zs = sws__mem_zalloc(&sim->mem, SWS_MEM_zswap, sizeof(*zs), 64);
+	if (!zs)
+		return SWS_ENOMEM;
+	zs->sim = sim;
+	zs->mem = &sim->mem;
+	zs->flags = cfg->flags;
+	zs->max_pages = ram_pages * maxp / 100;
+	zs->accept_pages = zs->max_pages * acc / 100;
+	zs->wb = *wb;
+	zs->count = count;
+	zs->count_ctx = count_ctx;
+	sws_spin_init(&zs->pools_lock);
+	sws_spin_init(&zs->lru_lock);
+	sws_list_init(&zs->pools);
+	for (unsigned m = 0; m < SWS_MM_MAX_MEMCGS; m++)
+		sws_list_init(&zs->memcgs[m].lru);
+	int rc = 0;
+	for (unsigned t = 0; t < SWS_MAX_SWAPFILES && !rc; t++) {
+		struct sws_device *d = sws__device(sim, t);
+		if (!d)
+			continue;
+		uint32_t n = (uint32_t)SWS_DIV_ROUND_UP(d->max, 1ull << ZSWAP_TREE_SHIFT);
+		zs->trees[t] = sws__mem_zalloc(zs->mem, SWS_MEM_zswap_tree, sizeof(struct zswap_tree) * n, 64);
+		if (!zs->trees[t]) {
+			rc = SWS_ENOMEM;
+			break;
+		}
+		zs->nr_trees[t] = n;
+		for (uint32_t i = 0; i < n; i++) {
+			sws_spin_init(&zs->trees[t][i].lock);
+			sws__xa_init(&zs->trees[t][i].xa, zs->mem, NULL);
+			zs->trees[t][i].xa.mem_class = SWS_MEM_zswap_tree;
+		}
+	}
+	if (!rc)
+		rc = sws__zswap_set_compressor(zs, cfg->compressor);
+	if (rc) {
+		sws__zswap_destroy(zs);
+		return rc;
+	}
+	*out = zs;
+	return 0;
+}
+
+void sws__zswap_destroy(struct sws_zswap *zs)
+{
+	if (!zs)
+		return;
+	/* Entries left (slots still allocated) go with their pools. */
+	for (unsigned t = 0; t < SWS_MAX_SWAPFILES; t++) {
+		for (uint32_t i = 0; zs->trees[t] && i < zs->nr_trees[t]; i++) {
+			uint64_t base = (uint64_t)i << ZSWAP_TREE_SHIFT;
+			for (uint64_t o = 0; o < (1ull << ZSWAP_TREE_SHIFT); o++) {
+				if (!sws__xa_load(&zs->trees[t][i].xa, base + o))
+					continue;
+				struct zswap_entry *en = tree_erase(zs, sws_swp_entry(t, base + o));
+				if (en)
+					entry_free(zs, en);
+			}
+		}
+	}
+	sws_rcu_barrier(); /* tree nodes freed through RCU reach their trees */
+	for (unsigned t = 0; t < SWS_MAX_SWAPFILES; t++) {
+		for (uint32_t i = 0; zs->trees[t] && i < zs->nr_trees[t]; i++)
+			sws__xa_destroy(&zs->trees[t][i].xa);
+		sws__mem_free(zs->mem, SWS_MEM_zswap_tree, zs->trees[t],
+			      sizeof(struct zswap_tree) * zs->nr_trees[t]);
+	}
+	struct sws_list *pos = zs->pools.next;
+	while (pos != &zs->pools) {
+		struct zswap_pool *p = sws_list_entry(pos, struct zswap_pool, node);
+		pos = pos->next;
+		pool_destroy(zs, p);
+	}
+	sws__mem_free(zs->mem, SWS_MEM_zswap, zs, sizeof(*zs));
+}

@@ -1,0 +1,59 @@
+/*
+ * zswap_internal.h - the zswap pool manager, below the memory model.
+ * See lib/zswap/zswap.c and docs/zswap.md.
+ */
+#ifndef SWS_ZSWAP_INTERNAL_H
+#define SWS_ZSWAP_INTERNAL_H
+
+#include <swapsim/zswap.h>
+
+#include "../swap/swap_internal.h"
+
+struct sws_zswap;
+
+/*
+ * How zswap writes an entry back: the memory model pins the slot with a new
+ * folio in the swap cache (begin; SWS_EEXIST when the page is being swapped
+ * in, SWS_ENOENT when the slot was freed, SWS_ENOMEM), then writes the page to
+ * the device and drops the folio (end with the bytes), or just drops it
+ * (end with NULL: the entry went meanwhile).
+ */
+struct sws_zswap_wb_ops {
+	int (*begin)(void *ctx, struct sws_cpu *cpu, sws_entry_t e, uint16_t memcg, uint64_t *token);
+	void (*end)(void *ctx, struct sws_cpu *cpu, sws_entry_t e, uint64_t token, const void *page);
+	void *ctx;
+};
+
+/* Counters zswap bumps on the calling CPU, by the memory model's enum. */
+typedef void (*sws_zswap_count_fn)(void *ctx, struct sws_cpu *cpu, enum sws_mm_counter c, uint64_t n);
+
+int sws__zswap_create(struct sws_sim *sim, const struct sws_zswap_config *cfg, uint64_t ram_pages,
+		      const struct sws_zswap_wb_ops *wb, sws_zswap_count_fn count, void *count_ctx,
+		      struct sws_zswap **out);
+void sws__zswap_destroy(struct sws_zswap *zs);
+
+/* zswap_store() of one page. @return 0 (stored), or a refusal: SWS_ENOSPC
+ * (pool full or memcg at zswap.max), SWS_ENOMEM, SWS_EINVAL (incompressible
+ * and writeback not allowed), SWS_EIO (compressor failed). */
+int sws__zswap_store(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e, uint16_t memcg,
+		     const void *page);
+/* zswap_load(): @return 0 and the page (the entry is gone: exclusive load),
+ * SWS_ENOENT (not in zswap), SWS_EIO (decompression failed). */
+int sws__zswap_load(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e, void *page);
+/* zswap_invalidate() of @nr slots from @off of device @type (slot free). */
+void sws__zswap_invalidate(struct sws_zswap *zs, unsigned type, uint64_t off, unsigned nr);
+/* A read that missed zswap went to the device (nr_disk_swapins). */
+void sws__zswap_disk_swapin(struct sws_zswap *zs, uint16_t memcg);
+/* The memory-pressure shrinker for @memcg (0: all): write back up to what
+ * zswap_shrinker_count() allows, at most @nr. @return entries written back. */
+uint64_t sws__zswap_shrinker_scan(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t memcg, uint64_t nr);
+uint64_t sws__zswap_shrink_worker(struct sws_zswap *zs, struct sws_cpu *cpu, uint64_t budget);
+void sws__zswap_stats(struct sws_zswap *zs, struct sws_mm_stats *st);
+bool sws__zswap_writeback_allowed(struct sws_zswap *zs, uint16_t memcg);
+
+
+
+int sws__zswap_set_compressor(struct sws_zswap *zs, const char *name);
+int sws__zswap_memcg_set(struct sws_zswap *zs, uint16_t memcg, uint64_t max_bytes, bool writeback);
+int sws__zswap_memcg_stats(struct sws_zswap *zs, uint16_t memcg, uint64_t *bytes, uint64_t *pages);
+#endif

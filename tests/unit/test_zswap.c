@@ -1,0 +1,300 @@
+/*
+ * test_zswap.c - zswap through the memory model: verified store/load round
+ * trips, zero pages kept out, incompressible pages stored raw (or refused
+ * without writeback, staying resident), the pool limit and its hysteresis,
+ * the shrink worker's writeback, invalidation on free, mTHP stores, the
+ * compressor switch, memcg zswap.max, and the old/new shrinker schemes: the
+ * new one must cut disk swap-ins. Both backends; nothing leaks.
+ */
+#include <string.h>
+
+#include "testutil.h"
+
+struct env {
+	struct sws_sim *sim;
+	struct sws_cpu *cpu;
+	struct sws_mm *mm;
+	uint32_t asid;
+};
+
+#define PG(n) ((uint64_t)(n) * SWS_PAGE_SIZE + 0x20000000ull)
+
+#define assert_access(call)                                                   \
+	do {                                                                  \
+		int a__rc = (call);                                           \
+		if (a__rc < 0)                                                \
+			fail_msg("%s: got %s", #call, sws_error_name(a__rc)); \
+	} while (0)
+
+static void env_open(struct env *e, enum sws_backend b, uint64_t ram, const uint32_t weight[SWS_NR_CONTENT],
+		     const struct sws_zswap_config *zc, uint32_t mmflags)
+{
+	struct sws_sim_config cfg = {.backend = b};
+	assert_sws(0, sws_sim_create(&cfg, &e->sim));
+	assert_sws(0, sws_cpu_attach(e->sim, &e->cpu));
+	int type;
+	struct sws_device_config dc = {.nr_slots = 32768, .flags = SWS_SWP_SOLIDSTATE,
+				       .backing = SWS_BACKING_MEMORY};
+	assert_sws(0, sws_swapon(e->sim, &dc, &type));
+	struct sws_mm_config mc = {.ram_pages = ram, .seed = 9, .flags = SWS_MM_VERIFY | mmflags};
+	if (weight)
+		memcpy(mc.content_weight, weight, sizeof(mc.content_weight));
+	assert_sws(0, sws_mm_create(e->sim, &mc, &e->mm));
+	assert_sws(0, sws_mm_zswap_enable(e->mm, zc));
+	assert_sws(0, sws_mm_space_create(e->mm, 0, &e->asid));
+}
+
+static void env_close(struct env *e)
+{
+	struct sws_mm_stats s;
+	sws_mm_stats(e->mm, &s);
+	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
+	assert_consistent(e->sim);
+	sws_mm_destroy(e->mm);
+	sws_sim_quiesce(e->sim);
+	struct sws_memory_usage mu;
+	sws_sim_memory_usage(e->sim, &mu);
+	assert_int_equal(mu.bytes[SWS_MEM_zswap] + mu.bytes[SWS_MEM_zswap_tree] + mu.bytes[SWS_MEM_zspage] +
+				 mu.bytes[SWS_MEM_zs_meta] + mu.bytes[SWS_MEM_compressor],
+			 0);
+	uint64_t total, freeslots;
+	sws_swap_totals(e->sim, &total, &freeslots);
+	assert_int_equal(total, freeslots);
+	sws_cpu_detach(e->cpu);
+	sws_sim_destroy(e->sim);
+}
+
+static struct sws_mm_stats stats(struct env *e)
+{
+	struct sws_mm_stats s;
+	sws_mm_stats(e->mm, &s);
+	return s;
+}
+
+static void touch(struct env *e, unsigned from, unsigned to, bool write)
+{
+	for (unsigned p = from; p < to; p++)
+		assert_access(sws_mm_access(e->cpu, e->mm, e->asid, PG(p), write));
+}
+
+static const uint32_t text_mix[SWS_NR_CONTENT] = {0, 0, 1, 2, 0};
+
+/* Everything swapped goes through zswap and comes back identical. */
+static void test_roundtrip(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_zswap_config zc = {.max_pool_percent = 100};
+	struct env e;
+	env_open(&e, b, 256, text_mix, &zc, 0);
+	touch(&e, 0, 600, true);
+	touch(&e, 0, 600, false);
+	struct sws_mm_stats s = stats(&e);
+	assert_true(s.counters[SWS_MM_zswpout] > 300);
+	assert_true(s.counters[SWS_MM_zswpin] > 300);
+	assert_int_equal(s.counters[SWS_MM_pswpout], 0); /* all fit the pool */
+	assert_int_equal(s.counters[SWS_MM_pswpin], 0);
+	assert_true(s.counters[SWS_MM_verify_ok] >= s.counters[SWS_MM_zswpin]);
+	assert_true(s.stored_pages > 0 && s.pool_total_size > 0);
+	/* compressed: lz4 gets about 1.7-1.8x on these text and index pages */
+	assert_true(s.pool_total_size * 3 < s.stored_pages * SWS_PAGE_SIZE * 2);
+	uint64_t bytes, pages;
+	assert_sws(0, sws_mm_zswap_memcg_stats(e.mm, 0, &bytes, &pages));
+	assert_int_equal(pages, s.stored_pages);
+	assert_true(bytes > 0 && bytes < pages * SWS_PAGE_SIZE);
+	/* freeing the slots invalidates their entries */
+	assert_sws(0, sws_mm_munmap(e.cpu, e.mm, e.asid, PG(0), 600 * SWS_PAGE_SIZE));
+	s = stats(&e);
+	assert_int_equal(s.stored_pages, 0);
+	assert_int_equal(s.pool_total_size, 0);
+	env_close(&e);
+}
+
+/* Zero pages never reach zswap; random pages are stored raw, or refused without writeback. */
+static void test_zero_and_incompressible(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	static const uint32_t zero_mix[SWS_NR_CONTENT] = {1, 0, 0, 0, 0};
+	static const uint32_t random_mix[SWS_NR_CONTENT] = {0, 0, 0, 0, 1};
+	struct sws_zswap_config zc = {.max_pool_percent = 100};
+	struct env e;
+	env_open(&e, b, 128, zero_mix, &zc, 0);
+	touch(&e, 0, 512, true);
+	touch(&e, 0, 512, false);
+	struct sws_mm_stats s = stats(&e);
+	assert_int_equal(s.counters[SWS_MM_zswpout], 0);
+	assert_true(s.counters[SWS_MM_swpout_zero] > 300);
+	assert_true(s.counters[SWS_MM_swpin_zero] > 300);
+	env_close(&e);
+
+	env_open(&e, b, 128, random_mix, &zc, 0);
+	touch(&e, 0, 512, true);
+	s = stats(&e);
+	assert_true(s.stored_incompressible_pages >= 100); /* raw pages fill the 128-page pool fast */
+	assert_int_equal(s.stored_incompressible_pages, s.stored_pages);
+	touch(&e, 0, 512, false);
+	env_close(&e);
+
+	/* memory.zswap.writeback = 0: incompressible pages are refused and stay resident. */
+	env_open(&e, b, 128, random_mix, &zc, 0);
+	assert_sws(0, sws_mm_zswap_memcg(e.mm, 0, 0, false));
+	int rc = 0;
+	for (unsigned p = 0; p < 512 && rc >= 0; p++)
+		rc = sws_mm_access(e.cpu, e.mm, e.asid, PG(p), true);
+	assert_sws(SWS_ENOMEM, rc); /* nothing can leave RAM */
+	s = stats(&e);
+	assert_true(s.counters[SWS_MM_reject_compress_poor] > 0);
+	assert_int_equal(s.counters[SWS_MM_pswpout], 0);
+	assert_int_equal(s.stored_pages, 0);
+	env_close(&e);
+}
+
+/* The pool limit, its accept threshold, and the shrink worker's writeback. */
+static void test_limit_and_writeback(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_zswap_config zc = {.max_pool_percent = 10, .accept_threshold_percent = 50};
+	struct env e;
+	env_open(&e, b, 512, text_mix, &zc, 0);
+	touch(&e, 0, 4096, true);
+	struct sws_mm_stats s = stats(&e);
+	assert_true(s.counters[SWS_MM_pool_limit_hit] > 0);
+	assert_true(s.pool_total_size <= s.pool_limit_pages * SWS_PAGE_SIZE);
+	assert_true(s.counters[SWS_MM_pswpout] > 0); /* refused stores went to the device */
+	uint64_t wb = sws_mm_zswap_shrink(e.cpu, e.mm, 1u << 20);
+	s = stats(&e);
+	assert_true(wb > 0);
+	assert_int_equal(s.counters[SWS_MM_zswpwb], wb);
+	assert_int_equal(s.counters[SWS_MM_written_back_pages], wb);
+	assert_true(s.pool_total_size <= s.pool_limit_pages * SWS_PAGE_SIZE / 2 + 8 * SWS_PAGE_SIZE);
+	/* Everything reads back right, from zswap or from the device. */
+	touch(&e, 0, 4096, false);
+	s = stats(&e);
+	assert_true(s.counters[SWS_MM_zswpin] > 0 && s.counters[SWS_MM_pswpin] > 0);
+	assert_true(s.counters[SWS_MM_nr_disk_swapins] > 0);
+	env_close(&e);
+}
+
+/* A large folio goes in whole: per-order zswpout; the compressor can change under way. */
+static void test_mthp_and_compressor_switch(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_zswap_config zc = {.max_pool_percent = 100, .compressor = "lz4"};
+	struct env e;
+	env_open(&e, b, 1024, text_mix, &zc, 0);
+	assert_sws(0, sws_mm_mmap(e.mm, e.asid, PG(0), 256 * SWS_PAGE_SIZE, SWS_MM_MAP_ORDER(4)));
+	touch(&e, 0, 256, true);
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, e.asid, PG(0), 128 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	struct sws_mm_stats s = stats(&e);
+	assert_int_equal(s.zswpout_order[4], 8);
+	assert_int_equal(s.counters[SWS_MM_zswpout], 128);
+	assert_sws(SWS_EINVAL, sws_mm_zswap_set_compressor(e.mm, "lzma"));
+	assert_sws(0, sws_mm_zswap_set_compressor(e.mm, "zstd:3"));
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, e.asid, PG(128), 128 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	s = stats(&e);
+	assert_int_equal(s.counters[SWS_MM_zswpout], 256);
+	touch(&e, 0, 256, false); /* the lz4 pool's entries still load */
+	s = stats(&e);
+	assert_int_equal(s.counters[SWS_MM_zswpin], 256);
+	assert_int_equal(s.stored_pages, 0);
+	env_close(&e);
+}
+
+/* memory.zswap.max holds. */
+static void test_memcg_zswap_max(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_zswap_config zc = {.max_pool_percent = 100};
+	struct env e;
+	env_open(&e, b, 256, text_mix, &zc, 0);
+	uint16_t cg;
+	uint32_t asid;
+	assert_sws(0, sws_mm_memcg_create(e.mm, 0, &cg));
+	assert_sws(0, sws_mm_space_create(e.mm, cg, &asid));
+	assert_sws(0, sws_mm_zswap_memcg(e.mm, cg, 64 * 1024, true));
+	for (unsigned p = 0; p < 2048; p++)
+		assert_access(sws_mm_access(e.cpu, e.mm, asid, PG(p), true));
+	uint64_t bytes, pages;
+	assert_sws(0, sws_mm_zswap_memcg_stats(e.mm, cg, &bytes, &pages));
+	assert_true(bytes <= 64 * 1024 + SWS_PAGE_SIZE);
+	struct sws_mm_stats s = stats(&e);
+	assert_true(s.counters[SWS_MM_reject_reclaim_fail] + s.counters[SWS_MM_zswpwb] > 0);
+	assert_sws(SWS_EINVAL, sws_mm_zswap_memcg(e.mm, 200, 0, true));
+	assert_sws(0, sws_mm_exit(e.cpu, e.mm, asid));
+	env_close(&e);
+}
+
+/*
+ * The experiment: a hot set that does not fit in RAM, visited again and again,
+ * and a stream of cold pages; a small pool that must write back. The second
+ * chance keeps recently stored (hot) entries in the pool, and the disk-swapin
+ * feedback throttles writeback: the new scheme must cut disk swap-ins.
+ */
+static uint64_t experiment(enum sws_backend b, bool old_scheme)
+{
+	struct sws_zswap_config zc = {.max_pool_percent = 25, .accept_threshold_percent = 80,
+				      .flags = SWS_ZSWAP_SHRINKER | (old_scheme ? SWS_ZSWAP_OLD_SCHEME : 0)};
+	struct env e;
+	env_open(&e, b, 512, text_mix, &zc, 0);
+	uint64_t seed = 77;
+	unsigned cold = 2000;
+	for (int round = 0; round < 40; round++) {
+		for (int i = 0; i < 600; i++) { /* hot: 700 pages, RAM 512 */
+			uint64_t r = sws_test_rand(&seed);
+			assert_access(sws_mm_access(e.cpu, e.mm, e.asid, PG(r % 700), r & 1));
+		}
+		for (int i = 0; i < 100; i++) /* cold: touched once */
+			assert_access(sws_mm_access(e.cpu, e.mm, e.asid, PG(cold++), true));
+		sws_mm_kswapd(e.cpu, e.mm, 256);
+	}
+	struct sws_mm_stats s = stats(&e);
+	uint64_t pswpin = s.counters[SWS_MM_pswpin];
+	assert_true(s.counters[SWS_MM_zswpwb] > 0);
+	env_close(&e);
+	return pswpin;
+}
+
+static void test_shrinker_schemes(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	uint64_t old_in = experiment(b, true), new_in = experiment(b, false);
+	print_message("disk swap-ins: old scheme %llu, new scheme %llu\n", (unsigned long long)old_in,
+		      (unsigned long long)new_in);
+	assert_true(new_in < old_in);
+}
+
+static void test_errors(void **state)
+{
+	(void)state;
+	struct sws_sim *sim;
+	struct sws_mm *mm;
+	assert_sws(0, sws_sim_create(NULL, &sim));
+	struct sws_mm_config mc = {.ram_pages = 128};
+	assert_sws(0, sws_mm_create(sim, &mc, &mm));
+	assert_sws(SWS_ENODEV, sws_mm_zswap_set_compressor(mm, "lz4"));
+	assert_sws(SWS_ENODEV, sws_mm_zswap_memcg(mm, 0, 0, true));
+	struct sws_zswap_config bad = {.max_pool_percent = 101};
+	assert_sws(SWS_EINVAL, sws_mm_zswap_enable(mm, &bad));
+	bad = (struct sws_zswap_config){.compressor = "zstd:99"};
+	assert_sws(SWS_EINVAL, sws_mm_zswap_enable(mm, &bad));
+	bad = (struct sws_zswap_config){.version = 7};
+	assert_sws(SWS_EVERSION, sws_mm_zswap_enable(mm, &bad));
+	assert_sws(0, sws_mm_zswap_enable(mm, NULL));
+	assert_sws(SWS_EEXIST, sws_mm_zswap_enable(mm, NULL));
+	sws_mm_destroy(mm);
+	sws_sim_destroy(sim);
+}
+
+static enum sws_backend backend_table = SWS_BACKEND_SWAP_TABLE;
+static enum sws_backend backend_xarray = SWS_BACKEND_XARRAY;
+#define BOTH(fn) cmocka_unit_test_prestate(fn, &backend_table), cmocka_unit_test_prestate(fn, &backend_xarray)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		BOTH(test_roundtrip),           BOTH(test_zero_and_incompressible),
+		BOTH(test_limit_and_writeback), BOTH(test_mthp_and_compressor_switch),
+		BOTH(test_memcg_zswap_max),     BOTH(test_shrinker_schemes),
+		cmocka_unit_test(test_errors),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
