@@ -75,7 +75,9 @@ struct sws_mm_config {
 
 /** Create the memory model on @sim. @return 0, SWS_EINVAL, SWS_EVERSION, SWS_ENOMEM. */
 int sws_mm_create(struct sws_sim *sim, const struct sws_mm_config *cfg, struct sws_mm **out);
-/** Free everything (address spaces are torn down, their swap entries put). NULL: no-op. */
+/** Free everything (address spaces are torn down, their swap entries put). Needs one free
+ *  CPU slot of the sim (it attaches a CPU whose memory it reserved at create, so it never
+ *  fails on memory). NULL: no-op. */
 void sws_mm_destroy(struct sws_mm *mm);
 
 #define SWS_MM_MAX_MEMCGS 256

@@ -71,8 +71,9 @@ enum sws_order_counter {
 };
 
 /* X(name, kind, description) - memory structure classes. kind: 1 static swap
- * metadata (sized at swapon), 0 dynamic swap metadata (follows use), 2 the
- * simulator's own bookkeeping (not part of any design's metadata). */
+ * metadata (sized at swapon), 0 dynamic swap metadata (follows use), 2 other
+ * memory: the simulator's own bookkeeping and the zswap pool, reported per
+ * class but not part of any swap-cache design's metadata sums. */
 #define SWS_MEM_CLASS_LIST(X)                                                           \
 	X(sim, 2, "simulation root, CPUs, device structs")                                 \
 	X(cluster_info, 1, "struct swap_cluster_info array (lock, count, flags, order, list)") \
@@ -89,11 +90,11 @@ enum sws_order_counter {
 	X(backing, 2, "memory-backed device contents")                                     \
 	X(mm, 2, "memory model: folio descriptors, memcgs, address spaces, slot seeds")     \
 	X(pgtable, 2, "page tables of the simulated address spaces")                         \
-	X(zspage, 0, "zsmalloc pages (compressed pool)")                                     \
-	X(zs_meta, 0, "zsmalloc handles and zspage descriptors")                             \
-	X(compressor, 0, "compressor contexts and buffers")                                   \
-	X(zswap, 0, "zswap entries (56 B each), pools")                                        \
-	X(zswap_tree, 0, "zswap trees (XArray nodes, one tree per 64 MiB)")
+	X(zspage, 2, "zsmalloc pages (compressed pool)")                                     \
+	X(zs_meta, 2, "zsmalloc handles and zspage descriptors")                             \
+	X(compressor, 2, "compressor contexts and buffers")                                   \
+	X(zswap, 2, "zswap entries (56 B each), pools")                                        \
+	X(zswap_tree, 2, "zswap trees (XArray nodes, one tree per 64 MiB)")
 
 enum sws_mem_class {
 #define SWS__MEM_ENUM(name, is_static, desc) SWS_MEM_##name,

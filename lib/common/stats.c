@@ -165,7 +165,7 @@ static void out(struct printer *p, const char *fmt, ...)
 		p->rc = p->write(p->ctx, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
 
-static const char *const mem_kind[] = {"dynamic", "static", "sim"};
+static const char *const mem_kind[] = {"dynamic", "static", "other"};
 
 static void print_json(struct printer *p, const struct sws_stats *st)
 {

@@ -154,6 +154,7 @@ struct sws_mm {
 	struct sws_mm_pcpu *pcpu; /* [sim->max_cpus] */
 
 	struct sws_zswap *zswap;  /* NULL until sws_mm_zswap_enable() */
+	struct sws_cpu *spare_cpu; /* memory for the CPU sws_mm_destroy() attaches */
 };
 
 /* Internal "retry the fault" code, never returned to callers. */

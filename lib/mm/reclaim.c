@@ -171,7 +171,8 @@ static int swap_writeout(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_foli
 		uint8_t page[SWS_PAGE_SIZE];
 		for (unsigned i = 0; i < nr; i++) {
 			sws_mm_page_content(mm, subpage_seed(f, i), 0, page);
-			sws_swap_writepage(cpu, entry + i, page);
+			if (sws_swap_writepage(cpu, entry + i, page))
+				return SWS_EBUSY; /* the write failed: keep the page (re-dirtied) */
 		}
 	}
 	mm_count(mm, cpu, SWS_MM_pswpout, nr);

@@ -75,7 +75,8 @@ int sws_mm_create(struct sws_sim *sim, const struct sws_mm_config *cfg, struct s
 	mm->cap_memcgs = SWS_MM_MAX_MEMCGS;
 	mm->memcgs = sws__mem_zalloc(mem, SWS_MEM_mm, sizeof(*mm->memcgs) * mm->cap_memcgs, 64);
 	mm->pcpu = sws__mem_zalloc(mem, SWS_MEM_mm, sizeof(*mm->pcpu) * sim->max_cpus, 64);
-	int rc = mm->folios && mm->free_pfns && mm->memcgs && mm->pcpu ? 0 : SWS_ENOMEM;
+	mm->spare_cpu = sws__cpu_alloc(sim); /* teardown must not depend on an allocation */
+	int rc = mm->folios && mm->free_pfns && mm->memcgs && mm->pcpu && mm->spare_cpu ? 0 : SWS_ENOMEM;
 	for (unsigned t = 0; t < SWS_MAX_SWAPFILES && !rc; t++) {
 		struct sws_device *d = sws__device(sim, t);
 		if (!d)

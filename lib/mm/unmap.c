@@ -315,10 +315,8 @@ void sws_mm_destroy(struct sws_mm *mm)
 		return;
 	struct sws_mem *mem = &mm->sim->mem;
 	struct sws_cpu *cpu = NULL;
-	if (mm->nr_spaces || mm->folios) {
-		if (sws_cpu_attach(mm->sim, &cpu))
-			cpu = NULL;
-	}
+	if (mm->spare_cpu && sws__cpu_attach_mem(mm->sim, mm->spare_cpu, &cpu) != 0)
+		cpu = NULL; /* every CPU slot taken (the memory went with the refusal) */
 	for (uint32_t a = 0; cpu && a < mm->nr_spaces; a++)
 		if (mm->spaces[a]->alive)
 			sws_mm_exit(cpu, mm, a);

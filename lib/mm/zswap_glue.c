@@ -40,21 +40,28 @@ static int wb_begin(void *ctx, struct sws_cpu *cpu, sws_entry_t e, uint16_t memc
 }
 
 /* Write the page out (or not: @page NULL) and let the folio go. */
-static void wb_end(void *ctx, struct sws_cpu *cpu, sws_entry_t e, uint64_t token, const void *page)
+static bool wb_end(void *ctx, struct sws_cpu *cpu, sws_entry_t e, uint64_t token, const void *page)
 {
 	struct sws_mm *mm = ctx;
 	struct sws_folio *f = mm_folio(mm, token);
 	unsigned type = sws_swp_type(e);
 	if (page) {
 		struct sws_device *dev = sws__device(mm->sim, type);
-		if (dev && dev->backing.kind != SWS_BACKING_NONE)
-			sws_swap_writepage(cpu, e, page);
+		if (dev && dev->backing.kind != SWS_BACKING_NONE && sws_swap_writepage(cpu, e, page)) {
+			/* The write failed: the folio keeps the only copy. It stays in the swap
+			 * cache, dirty, on the LRU, for reclaim to write again later. */
+			folio_set(f, PG_dirty);
+			sws__mm_lru_add(mm, token, false);
+			folio_unlock(f);
+			return false;
+		}
 		mm_count(mm, cpu, SWS_MM_pswpout, 1);
 		mm_count(mm, cpu, SWS_MM_modelled_io_ns, mm->write_ns[type]);
 	}
 	sws_swap_cache_del(cpu, e, 1, token, page ? sws__mm_shadow_pack(mm, f->memcg) : 0);
 	folio_clear(f, PG_swapcache);
 	sws__mm_folio_free(mm, token);
+	return page != NULL;
 }
 
 int sws__mm_zswap_store_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f,

@@ -140,9 +140,20 @@ int sws_cpu_attach(struct sws_sim *sim, struct sws_cpu **out)
 {
 	if (!sim || !out)
 		return SWS_EINVAL;
-	struct sws_cpu *cpu = sws__mem_zalloc(&sim->mem, SWS_MEM_sim, sizeof(*cpu), SWS_CACHELINE);
+	struct sws_cpu *cpu = sws__cpu_alloc(sim);
 	if (!cpu)
 		return SWS_ENOMEM;
+	return sws__cpu_attach_mem(sim, cpu, out);
+}
+
+struct sws_cpu *sws__cpu_alloc(struct sws_sim *sim)
+{
+	return sws__mem_alloc(&sim->mem, SWS_MEM_sim, sizeof(struct sws_cpu), SWS_CACHELINE);
+}
+
+int sws__cpu_attach_mem(struct sws_sim *sim, struct sws_cpu *cpu, struct sws_cpu **out)
+{
+	memset(cpu, 0, sizeof(*cpu));
 	cpu->sim = sim;
 	for (int o = 0; o < SWS_NR_ORDERS; o++)
 		cpu->pcp[o].type = -1;

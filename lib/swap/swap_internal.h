@@ -151,6 +151,13 @@ struct sws_sim {
 		return SWS_ECORRUPT;                      \
 	} while (0)
 
+/* sws_cpu_attach() in two steps, so a caller can reserve a CPU's memory early
+ * and attach without allocating later (teardown). The memory goes with
+ * sws_cpu_detach(), with a refused attach (SWS_ENOCPU), or with
+ * sws__mem_free(SWS_MEM_sim) if never attached. */
+struct sws_cpu *sws__cpu_alloc(struct sws_sim *sim);
+int sws__cpu_attach_mem(struct sws_sim *sim, struct sws_cpu *cpu, struct sws_cpu **out);
+
 /* The environment's clock (sws_env.clock_ns), CLOCK_MONOTONIC by default. */
 uint64_t sws__clock_ns(const struct sws_sim *sim);
 

@@ -300,11 +300,11 @@ int sws__zswap_store(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e, u
 		zcount(zs, cpu, SWS_MM_reject_kmemcache_fail);
 		return SWS_ENOMEM;
 	}
-	uint8_t buf[SWS_PAGE_SIZE];
 	size_t len = 0;
-	const void *src = buf;
 	struct sws_zcomp_ctx *ctx = pool_ctx(zs, p, cpu);
-	int rc = ctx ? sws__zcomp_compress(ctx, page, buf, sizeof(buf), &len) : SWS_ENOMEM;
+	void *buf = ctx ? sws__zcomp_ctx_buffer(ctx) : NULL; /* the per-CPU buffer */
+	const void *src = buf;
+	int rc = ctx ? sws__zcomp_compress(ctx, page, buf, SWS_PAGE_SIZE, &len) : SWS_ENOMEM;
 	if (rc || len >= SWS_PAGE_SIZE) {
 		if (!sws__zswap_writeback_allowed(zs, memcg)) {
 			zcount(zs, cpu, rc && rc != SWS_ENOSPC ? SWS_MM_reject_compress_fail
@@ -362,10 +362,10 @@ static int entry_decompress(struct sws_zswap *zs, struct sws_cpu *cpu, struct zs
 		sws__zs_read(en->pool->zs, en->handle, page);
 		return 0;
 	}
-	uint8_t buf[SWS_PAGE_SIZE];
-	sws__zs_read(en->pool->zs, en->handle, buf);
+	size_t len;
+	const void *obj = sws__zs_map(en->pool->zs, en->handle, &len); /* in place, no copy */
 	struct sws_zcomp_ctx *ctx = pool_ctx(zs, en->pool, cpu);
-	return ctx ? sws__zcomp_decompress(ctx, buf, en->length, page) : SWS_ENOMEM;
+	return ctx ? sws__zcomp_decompress(ctx, obj, en->length, page) : SWS_ENOMEM;
 }
 
 int sws__zswap_load(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e, void *page)
@@ -431,7 +431,8 @@ static int writeback_one(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t mem
 		zs->wb.end(zs->wb.ctx, cpu, e, token, NULL);
 		return -1;
 	}
-	zs->wb.end(zs->wb.ctx, cpu, e, token, page);
+	if (!zs->wb.end(zs->wb.ctx, cpu, e, token, page))
+		return 0; /* not written: the memory model keeps the page in a folio */
 	zcount(zs, cpu, SWS_MM_zswpwb);
 	zcount(zs, cpu, SWS_MM_written_back_pages);
 	return 1;

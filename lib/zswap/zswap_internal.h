@@ -20,7 +20,9 @@ struct sws_zswap;
  */
 struct sws_zswap_wb_ops {
 	int (*begin)(void *ctx, struct sws_cpu *cpu, sws_entry_t e, uint16_t memcg, uint64_t *token);
-	void (*end)(void *ctx, struct sws_cpu *cpu, sws_entry_t e, uint64_t token, const void *page);
+	/* @return true when the page was written (false: the write failed and the
+	 * folio keeps the page; or @page was NULL) */
+	bool (*end)(void *ctx, struct sws_cpu *cpu, sws_entry_t e, uint64_t token, const void *page);
 	void *ctx;
 };
 

@@ -262,6 +262,65 @@ static void test_shrinker_schemes(void **state)
 	assert_true(new_in < old_in);
 }
 
+/*
+ * Fail the Nth allocation through a zswap scenario (stores, limit, writeback,
+ * loads), for N along the whole run: every failure is absorbed (the page goes
+ * to the device or stays resident, or the access reports SWS_ENOMEM), what is
+ * read back is always identical, and nothing leaks.
+ */
+static uint64_t failnth_run(enum sws_backend b, uint64_t fail_nth, struct sws_test_alloc *ta)
+{
+	sws_test_alloc_init(ta);
+	struct sws_env env = {.allocator = ta->a};
+	struct sws_sim_config cfg = {.backend = b, .env = &env};
+	struct sws_sim *sim;
+	struct sws_cpu *cpu;
+	struct sws_mm *mm;
+	int type;
+	assert_sws(0, sws_sim_create(&cfg, &sim));
+	assert_sws(0, sws_cpu_attach(sim, &cpu));
+	struct sws_device_config dc = {.nr_slots = 4096, .flags = SWS_SWP_SOLIDSTATE,
+				       .backing = SWS_BACKING_MEMORY};
+	assert_sws(0, sws_swapon(sim, &dc, &type));
+	struct sws_mm_config mc = {.ram_pages = 96, .seed = 2, .flags = SWS_MM_VERIFY,
+				   .content_weight = {1, 0, 2, 2, 1}};
+	assert_sws(0, sws_mm_create(sim, &mc, &mm));
+	struct sws_zswap_config zc = {.max_pool_percent = 20, .flags = SWS_ZSWAP_SHRINKER};
+	assert_sws(0, sws_mm_zswap_enable(mm, &zc));
+	uint32_t asid;
+	assert_sws(0, sws_mm_space_create(mm, 0, &asid));
+	ta->fail_nth = fail_nth ? ta->calls + fail_nth : 0; /* count from here */
+	for (int pass = 0; pass < 2; pass++) {
+		for (unsigned p = 0; p < 300; p++) {
+			int rc = sws_mm_access(cpu, mm, asid, PG(p), pass == 0);
+			if (rc < 0 && rc != SWS_ENOMEM)
+				fail_msg("access: %s (fail_nth %llu)", sws_error_name(rc),
+					 (unsigned long long)fail_nth);
+		}
+		sws_mm_zswap_shrink(cpu, mm, 64);
+	}
+	uint64_t calls = ta->calls;
+	struct sws_mm_stats s;
+	sws_mm_stats(mm, &s);
+	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
+	assert_consistent(sim);
+	sws_mm_destroy(mm);
+	sws_cpu_detach(cpu);
+	sws_sim_destroy(sim);
+	assert_int_equal(ta->live_bytes, 0);
+	return calls;
+}
+
+static void test_failnth(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_test_alloc ta;
+	uint64_t total = failnth_run(b, 0, &ta);
+	uint64_t stride = total / 150 ? total / 150 : 1; /* about 150 runs */
+	for (uint64_t n = 1; n <= total; n += stride)
+		failnth_run(b, n, &ta);
+}
+
 static void test_errors(void **state)
 {
 	(void)state;
@@ -294,6 +353,7 @@ int main(void)
 		BOTH(test_roundtrip),           BOTH(test_zero_and_incompressible),
 		BOTH(test_limit_and_writeback), BOTH(test_mthp_and_compressor_switch),
 		BOTH(test_memcg_zswap_max),     BOTH(test_shrinker_schemes),
+		BOTH(test_failnth),
 		cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
