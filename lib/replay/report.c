@@ -191,6 +191,11 @@ static void print_json_run(struct out *o, const struct sws_replay_report *r)
 		   r->mm.counters[c]);
 	for (unsigned c = 0; c < SWS_NR_COUNTERS; c++)
 		pr(o, ",\"%s\":%" PRIu64, sws_counter_name((enum sws_counter)c), r->swap.counters[c]);
+	/* zswap's debugfs gauges and memcg stats under their kernel names, in the same object */
+	pr(o, ",\"stored_pages\":%" PRIu64 ",\"stored_incompressible_pages\":%" PRIu64
+	      ",\"pool_total_size\":%" PRIu64 ",\"zswap\":%" PRIu64 ",\"zswapped\":%" PRIu64,
+	   r->mm.stored_pages, r->mm.stored_incompressible_pages, r->mm.pool_total_size,
+	   r->memcg_zswap_bytes, r->memcg_zswapped_pages);
 	pr(o, "},\"order_counters\":{");
 	json_orders(o, "swpout", r->mm.swpout);
 	pr(o, ",");

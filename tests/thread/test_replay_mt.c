@@ -10,8 +10,8 @@
 #include "testutil.h"
 #include <swapsim/replay.h>
 
-static void run(enum sws_backend backend, const struct sws_workload_config *wc,
-		struct sws_replay_report *rep)
+static void run_flags(enum sws_backend backend, const struct sws_workload_config *wc,
+		      struct sws_replay_report *rep, uint32_t flags)
 {
 	struct sws_replay_config cfg = {
 		.threads = 4,
@@ -19,7 +19,8 @@ static void run(enum sws_backend backend, const struct sws_workload_config *wc,
 		.ram_pages = 2048,
 		.mem_limit_pages = 768,
 		.seed = 3,
-		.flags = SWS_REPLAY_VERIFY,
+		.flags = SWS_REPLAY_VERIFY | flags,
+		.zswap = {.max_pool_percent = 10, .flags = SWS_ZSWAP_SHRINKER},
 		.deferred_every = 128,
 		.queue_depth = 256,
 	};
@@ -37,6 +38,25 @@ static void run(enum sws_backend backend, const struct sws_workload_config *wc,
 	assert_consistent(sws_replay_sim(r));
 	sws_replay_destroy(r);
 	sws_workload_destroy(wl);
+}
+
+static void run(enum sws_backend backend, const struct sws_workload_config *wc,
+		struct sws_replay_report *rep)
+{
+	run_flags(backend, wc, rep, 0);
+}
+
+/* zswap in front of the device: stores, loads, writeback, all verified, on 4 threads. */
+static void test_mt_zswap(void **state)
+{
+	(void)state;
+	struct sws_workload_config wc = {.kind = SWS_WORKLOAD_ZIPF, .bytes = 4 << 20, .nr_tasks = 6,
+					 .nr_accesses = 30000, .write_pct = 50, .seed = 5};
+	struct sws_replay_report rep;
+	run_flags(SWS_BACKEND_SWAP_TABLE, &wc, &rep, SWS_REPLAY_ZSWAP);
+	assert_true(rep.mm.counters[SWS_MM_zswpout] > 0 && rep.mm.counters[SWS_MM_zswpin] > 0);
+	run_flags(SWS_BACKEND_XARRAY, &wc, &rep, SWS_REPLAY_ZSWAP);
+	assert_true(rep.mm.counters[SWS_MM_zswpout] > 0 && rep.mm.counters[SWS_MM_zswpin] > 0);
 }
 
 static void test_mt_zipf(void **state)
@@ -75,6 +95,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mt_zipf),
 		cmocka_unit_test(test_mt_usemem_bgsave),
+		cmocka_unit_test(test_mt_zswap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
