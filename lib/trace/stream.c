@@ -19,35 +19,41 @@
 
 /* ---- errors ---------------------------------------------------------- */
 
-int sws__trace_err_line(struct sws_trace_reader *r, int code, const char *fmt, ...)
+/* Record the first error of @r: "@prefix: " then the formatted message. Sticky. */
+static int trace_verr(struct sws_trace_reader *r, int code, const char *prefix, const char *fmt,
+		      va_list ap)
 {
 	if (r->err)
 		return r->err;
-	int n = snprintf(r->msg, sizeof(r->msg), "%s:%llu: ", r->path, (unsigned long long)r->line);
+	int n = snprintf(r->msg, sizeof(r->msg), "%s: ", prefix);
 	if (n < 0 || (size_t)n >= sizeof(r->msg))
 		n = 0;
-	va_list ap;
-	va_start(ap, fmt);
 	vsnprintf(r->msg + n, sizeof(r->msg) - (size_t)n, fmt, ap);
-	va_end(ap);
 	r->err = code;
 	return code;
 }
 
-int sws__trace_err_byte(struct sws_trace_reader *r, int code, uint64_t off, const char *fmt, ...)
+int sws__trace_err_line(struct sws_trace_reader *r, int code, const char *fmt, ...)
 {
-	if (r->err)
-		return r->err;
-	int n = snprintf(r->msg, sizeof(r->msg), "%s: byte %llu%s: ", r->path,
-			 (unsigned long long)off, r->s.zstd ? " (decompressed)" : "");
-	if (n < 0 || (size_t)n >= sizeof(r->msg))
-		n = 0;
+	char where[512];
+	snprintf(where, sizeof(where), "%s:%llu", r->path, (unsigned long long)r->line);
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(r->msg + n, sizeof(r->msg) - (size_t)n, fmt, ap);
+	int rc = trace_verr(r, code, where, fmt, ap);
 	va_end(ap);
-	r->err = code;
-	return code;
+	return rc;
+}
+
+int sws__trace_err_byte(struct sws_trace_reader *r, int code, uint64_t off, const char *fmt, ...)
+{
+	char where[512];
+	snprintf(where, sizeof(where), "%s: byte %llu%s", r->path, (unsigned long long)off,
+		 r->s.zstd ? " (decompressed)" : "");
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = trace_verr(r, code, where, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 /* An error about the compressed file itself: its offset is in the file. */
