@@ -170,7 +170,7 @@ static uint64_t experiment(bool old_scheme, unsigned rounds)
 	struct sws_mm_config mc = {.ram_pages = 2048, .seed = 3, .content_weight = {0, 0, 1, 2, 0}};
 	if ((rc = sws_mm_create(sim, &mc, &mm)))
 		die("mm", rc);
-	struct sws_zswap_config zc = {.max_pool_percent = 25, .accept_threshold_percent = 80,
+	struct sws_zswap_config zc = {.max_pool_percent = 50, .accept_threshold_percent = 80,
 				      .flags = SWS_ZSWAP_SHRINKER | (old_scheme ? SWS_ZSWAP_OLD_SCHEME : 0)};
 	uint32_t asid;
 	if ((rc = sws_mm_zswap_enable(mm, &zc)) || (rc = sws_mm_space_create(mm, 0, &asid)))

@@ -213,7 +213,7 @@ struct sws_replay_report {
 	struct sws_stats swap;
 	struct sws_memory_usage memory; /* after sws_sim_quiesce() */
 	struct sws_replay_hist latency[SWS_REPLAY_NR_LAT];
-	uint64_t memcg_zswap_bytes, memcg_zswapped_pages; /* the workload memcg's zswap stats */
+	uint64_t memcg_zswap_bytes, memcg_zswapped_bytes; /* the workload memcg's zswap stats */
 };
 
 /** Fill @out (after a run; counters read after every worker stopped). @return 0, SWS_EINVAL. */

@@ -59,9 +59,10 @@ int sws_mm_zswap_set_compressor(struct sws_mm *mm, const char *name);
  */
 int sws_mm_zswap_memcg(struct sws_mm *mm, uint16_t memcg, uint64_t max_bytes, bool writeback);
 
-/** memcg stats: compressed bytes ("zswap") and pages stored ("zswapped"). @return 0, SWS_EINVAL. */
+/** memcg stats: compressed bytes ("zswap") and the original bytes of the pages stored
+ *  ("zswapped"), as memory.stat. @return 0, SWS_EINVAL. */
 int sws_mm_zswap_memcg_stats(struct sws_mm *mm, uint16_t memcg, uint64_t *zswap_bytes,
-			     uint64_t *zswapped_pages);
+			     uint64_t *zswapped_bytes);
 
 /**
  * The shrink worker as a deferred-work step: when a store found the pool

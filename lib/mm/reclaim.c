@@ -308,16 +308,20 @@ static uint64_t lru_pages(struct sws_mm *mm, uint16_t memcg)
 	return n;
 }
 
-static uint64_t shrink_memcg(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr)
+static uint64_t shrink_memcg(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr,
+			     uint64_t *scanned, uint64_t *eligible)
 {
 	uint64_t reclaimed = 0;
+	*eligible = lru_pages(mm, memcg);
+	*scanned = 0;
 	/* Every page may take a few rounds (second chance, activation); bound the scan. */
-	uint64_t budget = 4 * lru_pages(mm, memcg) + 64;
+	uint64_t budget = 4 * *eligible + 64;
 	while (reclaimed < nr && budget--) {
 		bool progress;
 		uint64_t pfn = isolate_victim(cpu, mm, memcg, &progress);
 		if (!progress)
 			break;
+		(*scanned)++;
 		if (!pfn)
 			continue;
 		struct sws_folio *f = mm_folio(mm, pfn);
@@ -337,27 +341,26 @@ static uint64_t shrink_memcg(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t me
 	return reclaimed;
 }
 
-/* shrink_slab()'s zswap shrinker, after the LRU pass (memory pressure). */
-static void shrink_zswap(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr)
+/* One LRU pass over @memcg, then shrink_slab()'s zswap shrinker in proportion. */
+static uint64_t shrink_node_memcg(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr)
 {
+	uint64_t scanned, eligible;
+	uint64_t got = shrink_memcg(cpu, mm, memcg, nr, &scanned, &eligible);
 	if (mm->zswap)
-		sws__zswap_shrinker_scan(mm->zswap, cpu, memcg, nr);
+		sws__zswap_shrinker_scan(mm->zswap, cpu, memcg, scanned, eligible);
+	return got;
 }
 
 uint64_t sws__mm_shrink(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr,
 			bool memcg_only)
 {
-	if (memcg_only) {
-		uint64_t got = shrink_memcg(cpu, mm, memcg, nr);
-		shrink_zswap(cpu, mm, memcg, nr);
-		return got;
-	}
+	if (memcg_only)
+		return shrink_node_memcg(cpu, mm, memcg, nr);
 	/* Global reclaim: memcgs in turn (round robin), until enough came back. */
 	uint64_t reclaimed = 0;
 	for (uint32_t tries = 0; tries < mm->nr_memcgs && reclaimed < nr; tries++) {
 		uint32_t m = atomic_fetch_add((_Atomic uint32_t *)&mm->reclaim_memcg_rr, 1) % mm->nr_memcgs;
-		reclaimed += shrink_memcg(cpu, mm, (uint16_t)m, nr - reclaimed);
-		shrink_zswap(cpu, mm, (uint16_t)m, nr);
+		reclaimed += shrink_node_memcg(cpu, mm, (uint16_t)m, nr - reclaimed);
 	}
 	return reclaimed;
 }

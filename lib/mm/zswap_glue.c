@@ -78,6 +78,7 @@ int sws__mm_zswap_store_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws
 			return rc;
 		}
 	}
+	mm_count(mm, cpu, SWS_MM_zswpout, nr); /* counted once the whole folio is in */
 	_Atomic uint64_t *o = &mm->pcpu[sws_cpu_id(cpu)].zswpout_order[f->order];
 	sws_store_relaxed(o, sws_load_relaxed(o) + 1);
 	return 0;
@@ -133,18 +134,18 @@ int sws_mm_zswap_memcg(struct sws_mm *mm, uint16_t memcg, uint64_t max_bytes, bo
 }
 
 int sws_mm_zswap_memcg_stats(struct sws_mm *mm, uint16_t memcg, uint64_t *zswap_bytes,
-			     uint64_t *zswapped_pages)
+			     uint64_t *zswapped_bytes)
 {
 	if (!mm || memcg >= mm->nr_memcgs)
 		return SWS_EINVAL;
 	if (!mm->zswap) {
 		if (zswap_bytes)
 			*zswap_bytes = 0;
-		if (zswapped_pages)
-			*zswapped_pages = 0;
-		return zswap_bytes && zswapped_pages ? 0 : SWS_EINVAL;
+		if (zswapped_bytes)
+			*zswapped_bytes = 0;
+		return zswap_bytes && zswapped_bytes ? 0 : SWS_EINVAL;
 	}
-	return sws__zswap_memcg_stats(mm->zswap, memcg, zswap_bytes, zswapped_pages);
+	return sws__zswap_memcg_stats(mm->zswap, memcg, zswap_bytes, zswapped_bytes);
 }
 
 uint64_t sws_mm_zswap_shrink(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t budget)

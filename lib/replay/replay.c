@@ -875,7 +875,7 @@ int sws_replay_report(struct sws_replay *r, struct sws_replay_report *out)
 			sws__hist_merge(&out->latency[l], &w->lat[l]);
 	}
 	sws_mm_stats(r->mm, &out->mm);
-	sws_mm_zswap_memcg_stats(r->mm, r->memcg, &out->memcg_zswap_bytes, &out->memcg_zswapped_pages);
+	sws_mm_zswap_memcg_stats(r->mm, r->memcg, &out->memcg_zswap_bytes, &out->memcg_zswapped_bytes);
 	/* Swap-out latency: every folio the mm swapped out, direct reclaim and kswapd alike. */
 	struct sws_replay_hist *so = &out->latency[SWS_REPLAY_LAT_SWAPOUT];
 	memset(so, 0, sizeof(*so));

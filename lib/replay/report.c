@@ -195,7 +195,7 @@ static void print_json_run(struct out *o, const struct sws_replay_report *r)
 	pr(o, ",\"stored_pages\":%" PRIu64 ",\"stored_incompressible_pages\":%" PRIu64
 	      ",\"pool_total_size\":%" PRIu64 ",\"zswap\":%" PRIu64 ",\"zswapped\":%" PRIu64,
 	   r->mm.stored_pages, r->mm.stored_incompressible_pages, r->mm.pool_total_size,
-	   r->memcg_zswap_bytes, r->memcg_zswapped_pages);
+	   r->memcg_zswap_bytes, r->memcg_zswapped_bytes);
 	pr(o, "},\"order_counters\":{");
 	json_orders(o, "swpout", r->mm.swpout);
 	pr(o, ",");

@@ -67,8 +67,8 @@ struct zswap_memcg {
 	struct sws_list lru;  /* zs->lru_lock */
 	uint64_t nr_lru;
 	_Atomic uint64_t nr_disk_swapins;
-	uint64_t max_bytes;   /* memory.zswap.max; 0: none */
-	bool no_writeback;    /* memory.zswap.writeback = 0 */
+	_Atomic uint64_t max_bytes; /* memory.zswap.max; 0: none */
+	atomic_bool no_writeback;   /* memory.zswap.writeback = 0 */
 	_Atomic uint64_t bytes, pages;
 };
 
@@ -94,6 +94,7 @@ struct sws_zswap {
 
 	atomic_bool reached_full;
 	atomic_bool shrink_queued;
+	atomic_bool shrink_running; /* one shrink worker at a time, as one work item */
 	_Atomic uint64_t stored_pages, stored_incompressible;
 };
 
@@ -101,6 +102,8 @@ static inline void zcount(struct sws_zswap *zs, struct sws_cpu *cpu, enum sws_mm
 {
 	zs->count(zs->count_ctx, cpu, c, 1);
 }
+
+static uint64_t memcg_writeback(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t memcg, uint64_t nr);
 
 static bool new_scheme(const struct sws_zswap *zs) { return !(zs->flags & SWS_ZSWAP_OLD_SCHEME); }
 
@@ -251,12 +254,14 @@ void sws__zswap_invalidate(struct sws_zswap *zs, unsigned type, uint64_t off, un
 
 /* ---- limits ---------------------------------------------------------------------------- */
 
-/* zswap_check_limits(): may a store go ahead? (hysteresis through reached_full) */
-static bool check_limits(struct sws_zswap *zs)
+/* zswap_check_limits(): may a store go ahead? (hysteresis through reached_full)
+ * pool_limit_hit counts only stores that found the pool at its limit. */
+static bool check_limits(struct sws_zswap *zs, struct sws_cpu *cpu)
 {
 	uint64_t cur = total_pages(zs);
 	if (cur >= zs->max_pages) {
 		atomic_store(&zs->reached_full, true);
+		zcount(zs, cpu, SWS_MM_pool_limit_hit);
 		return false;
 	}
 	if (atomic_load(&zs->reached_full)) {
@@ -281,23 +286,27 @@ int sws__zswap_store(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e, u
 	struct zswap_tree *t = tree_of(zs, e);
 	if (!t)
 		return SWS_EINVAL;
-	if (mc->max_bytes && atomic_load(&mc->bytes) >= mc->max_bytes) {
-		/* the kernel shrinks the memcg's zswap first; we write back a batch */
-		if (!sws__zswap_shrinker_scan(zs, cpu, memcg, SHRINK_BATCH) ||
-		    atomic_load(&mc->bytes) >= mc->max_bytes) {
-			zcount(zs, cpu, SWS_MM_reject_reclaim_fail);
+	uint64_t max_bytes = atomic_load_explicit(&mc->max_bytes, memory_order_relaxed);
+	if (max_bytes && atomic_load(&mc->bytes) >= max_bytes) {
+		/* shrink_memcg(): write back a batch of this memcg, then refuse if still over */
+		memcg_writeback(zs, cpu, memcg, SHRINK_BATCH);
+		if (atomic_load(&mc->bytes) >= max_bytes)
 			return SWS_ENOSPC;
-		}
 	}
-	if (!check_limits(zs)) {
-		zcount(zs, cpu, SWS_MM_pool_limit_hit);
+	if (!check_limits(zs, cpu)) {
 		atomic_store(&zs->shrink_queued, true);
 		return SWS_ENOSPC;
 	}
+	/* zswap_pool_current_get(): the entry count is the pool's reference; taking it
+	 * under pools_lock keeps a compressor switch from freeing the pool under us. */
+	sws_spin_lock(&zs->pools_lock);
 	struct zswap_pool *p = atomic_load(&zs->current);
+	atomic_fetch_add(&p->nr_entries, 1);
+	sws_spin_unlock(&zs->pools_lock);
 	struct zswap_entry *en = sws__mem_zalloc(zs->mem, SWS_MEM_zswap, sizeof(*en), 8);
 	if (!en) {
 		zcount(zs, cpu, SWS_MM_reject_kmemcache_fail);
+		pool_put_entry(zs, p);
 		return SWS_ENOMEM;
 	}
 	size_t len = 0;
@@ -310,6 +319,7 @@ int sws__zswap_store(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e, u
 			zcount(zs, cpu, rc && rc != SWS_ENOSPC ? SWS_MM_reject_compress_fail
 							      : SWS_MM_reject_compress_poor);
 			sws__mem_free(zs->mem, SWS_MEM_zswap, en, sizeof(*en));
+			pool_put_entry(zs, p);
 			return rc && rc != SWS_ENOSPC ? SWS_EIO : SWS_EINVAL;
 		}
 		/* Kept uncompressed: it keeps its LRU age and can be written back later. */
@@ -319,6 +329,7 @@ int sws__zswap_store(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e, u
 	if (sws__zs_alloc(p->zs, len, &en->handle)) {
 		zcount(zs, cpu, SWS_MM_reject_alloc_fail);
 		sws__mem_free(zs->mem, SWS_MEM_zswap, en, sizeof(*en));
+		pool_put_entry(zs, p);
 		return SWS_ENOMEM;
 	}
 	sws__zs_write(p->zs, en->handle, src, len);
@@ -328,7 +339,6 @@ int sws__zswap_store(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e, u
 	en->pool = p;
 	en->referenced = true;
 	sws_list_init(&en->lru);
-	atomic_fetch_add(&p->nr_entries, 1);
 	uintptr_t old = 0;
 	sws_spin_lock(&t->lock);
 	rc = sws__xa_store(&t->xa, sws_swp_offset(e), (uintptr_t)en, &old);
@@ -351,8 +361,7 @@ int sws__zswap_store(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e, u
 	sws_spin_unlock(&zs->lru_lock);
 	if (old)
 		entry_free(zs, (struct zswap_entry *)old); /* a stale entry of the slot's earlier life */
-	zcount(zs, cpu, SWS_MM_zswpout);
-	return 0;
+	return 0; /* zswpout is counted for the whole folio by the caller */
 }
 
 static int entry_decompress(struct sws_zswap *zs, struct sws_cpu *cpu, struct zswap_entry *en,
@@ -370,15 +379,23 @@ static int entry_decompress(struct sws_zswap *zs, struct sws_cpu *cpu, struct zs
 
 int sws__zswap_load(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e, void *page)
 {
-	struct zswap_entry *en = tree_erase(zs, e); /* exclusive load */
+	/* The slot is pinned by the caller's swap-cache folio: nobody else loads,
+	 * writes back or frees it meanwhile, so look, decompress, then erase. */
+	struct zswap_tree *t = tree_of(zs, e);
+	if (!t)
+		return SWS_ENOENT;
+	sws_spin_lock(&t->lock);
+	struct zswap_entry *en = (struct zswap_entry *)sws__xa_load(&t->xa, sws_swp_offset(e));
+	sws_spin_unlock(&t->lock);
 	if (!en)
 		return SWS_ENOENT;
-	int rc = entry_decompress(zs, cpu, en, page);
-	entry_free(zs, en);
-	if (rc) {
+	if (entry_decompress(zs, cpu, en, page)) {
 		zcount(zs, cpu, SWS_MM_decompress_fail);
-		return SWS_EIO;
+		return SWS_EIO; /* the entry stays: the data is not lost */
 	}
+	en = tree_erase(zs, e); /* exclusive load */
+	if (en)
+		entry_free(zs, en);
 	zcount(zs, cpu, SWS_MM_zswpin);
 	return 0;
 }
@@ -416,8 +433,10 @@ static int writeback_one(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t mem
 	sws_spin_unlock(&zs->lru_lock);
 
 	uint64_t token;
-	if (zs->wb.begin(zs->wb.ctx, cpu, e, memcg, &token))
+	if (zs->wb.begin(zs->wb.ctx, cpu, e, memcg, &token)) {
+		zcount(zs, cpu, SWS_MM_reject_reclaim_fail); /* as shrink_memcg_cb() counts it */
 		return -1; /* being swapped in (EEXIST), freed, or no memory */
+	}
 	en = tree_erase(zs, e); /* the slot is pinned now: whatever the tree has is ours */
 	if (!en) {
 		zs->wb.end(zs->wb.ctx, cpu, e, token, NULL);
@@ -438,6 +457,19 @@ static int writeback_one(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t mem
 	return 1;
 }
 
+/* shrink_memcg(): write back up to @nr entries of @memcg (second chance applies). */
+static uint64_t memcg_writeback(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t memcg, uint64_t nr)
+{
+	uint64_t done = 0;
+	for (uint64_t scanned = 0; done < nr && scanned < 2 * nr + 2; scanned++) {
+		int r = writeback_one(zs, cpu, memcg);
+		if (r < 0)
+			break;
+		done += (uint64_t)r;
+	}
+	return done;
+}
+
 /* zswap_shrinker_count(): what the shrinker may write back for @memcg. */
 static uint64_t shrinker_count(struct sws_zswap *zs, uint16_t memcg)
 {
@@ -447,10 +479,9 @@ static uint64_t shrinker_count(struct sws_zswap *zs, uint16_t memcg)
 	sws_spin_lock(&zs->lru_lock);
 	uint64_t freeable = mc->nr_lru;
 	sws_spin_unlock(&zs->lru_lock);
-	if (!new_scheme(zs))
-		return freeable;
-	/* Disk swap-ins since the last count mean we wrote back something hot: back off. */
-	uint64_t swapins = atomic_load(&mc->nr_disk_swapins);
+	/* Disk swap-ins since the last count mean we wrote back something hot: back off
+	 * (the new scheme only). */
+	uint64_t swapins = new_scheme(zs) ? atomic_load(&mc->nr_disk_swapins) : 0;
 	while (swapins) {
 		uint64_t take = swapins < freeable ? swapins : freeable;
 		if (atomic_compare_exchange_weak(&mc->nr_disk_swapins, &swapins, swapins - take)) {
@@ -464,27 +495,24 @@ static uint64_t shrinker_count(struct sws_zswap *zs, uint16_t memcg)
 	return stored ? (freeable * backing + stored - 1) / stored : freeable; /* by compression */
 }
 
-uint64_t sws__zswap_shrinker_scan(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t memcg, uint64_t nr)
+uint64_t sws__zswap_shrinker_scan(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t memcg,
+				  uint64_t scanned, uint64_t eligible)
 {
-	if (!(zs->flags & SWS_ZSWAP_SHRINKER) && !zs->memcgs[memcg].max_bytes)
+	if (!(zs->flags & SWS_ZSWAP_SHRINKER))
 		return 0;
-	uint64_t allowed = shrinker_count(zs, memcg), done = 0;
-	if (allowed < nr)
-		nr = allowed;
-	/* Each entry may need a second round (second chance): scan up to twice. */
-	for (uint64_t scanned = 0; done < nr && scanned < 2 * nr + 2; scanned++) {
-		int r = writeback_one(zs, cpu, memcg);
-		if (r < 0)
-			break;
-		done += (uint64_t)r;
-	}
-	return done;
+	/* shrink_slab()'s proportion (DEFAULT_SEEKS = 2): the shrinker scans its
+	 * objects in the ratio the LRU pass scanned its pages. */
+	uint64_t count = shrinker_count(zs, memcg);
+	uint64_t nr = eligible ? 2 * scanned * count / (eligible + 1) : count;
+	if (nr > count)
+		nr = count;
+	return memcg_writeback(zs, cpu, memcg, nr);
 }
 
 uint64_t sws__zswap_shrink_worker(struct sws_zswap *zs, struct sws_cpu *cpu, uint64_t budget)
 {
-	if (!atomic_load(&zs->shrink_queued))
-		return 0;
+	if (!atomic_load(&zs->shrink_queued) || atomic_exchange(&zs->shrink_running, true))
+		return 0; /* nothing queued, or another CPU runs it */
 	uint64_t done = 0;
 	unsigned failures = 0;
 	for (unsigned idle = 0; done < budget && total_pages(zs) > zs->accept_pages &&
@@ -513,6 +541,7 @@ uint64_t sws__zswap_shrink_worker(struct sws_zswap *zs, struct sws_cpu *cpu, uin
 	}
 	if (total_pages(zs) <= zs->accept_pages || failures >= MAX_RECLAIM_RETRIES)
 		atomic_store(&zs->shrink_queued, false);
+	atomic_store(&zs->shrink_running, false);
 	return done;
 }
 
@@ -522,17 +551,17 @@ int sws__zswap_memcg_set(struct sws_zswap *zs, uint16_t memcg, uint64_t max_byte
 {
 	if (memcg >= SWS_MM_MAX_MEMCGS)
 		return SWS_EINVAL;
-	zs->memcgs[memcg].max_bytes = max_bytes;
-	zs->memcgs[memcg].no_writeback = !writeback;
+	atomic_store(&zs->memcgs[memcg].max_bytes, max_bytes);
+	atomic_store(&zs->memcgs[memcg].no_writeback, !writeback);
 	return 0;
 }
 
-int sws__zswap_memcg_stats(struct sws_zswap *zs, uint16_t memcg, uint64_t *bytes, uint64_t *pages)
+int sws__zswap_memcg_stats(struct sws_zswap *zs, uint16_t memcg, uint64_t *bytes, uint64_t *orig_bytes)
 {
-	if (memcg >= SWS_MM_MAX_MEMCGS || !bytes || !pages)
+	if (memcg >= SWS_MM_MAX_MEMCGS || !bytes || !orig_bytes)
 		return SWS_EINVAL;
 	*bytes = atomic_load(&zs->memcgs[memcg].bytes);
-	*pages = atomic_load(&zs->memcgs[memcg].pages);
+	*orig_bytes = atomic_load(&zs->memcgs[memcg].pages) * SWS_PAGE_SIZE; /* zswapped */
 	return 0;
 }
 

@@ -46,9 +46,11 @@ int sws__zswap_load(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e, vo
 void sws__zswap_invalidate(struct sws_zswap *zs, unsigned type, uint64_t off, unsigned nr);
 /* A read that missed zswap went to the device (nr_disk_swapins). */
 void sws__zswap_disk_swapin(struct sws_zswap *zs, uint16_t memcg);
-/* The memory-pressure shrinker for @memcg (0: all): write back up to what
- * zswap_shrinker_count() allows, at most @nr. @return entries written back. */
-uint64_t sws__zswap_shrinker_scan(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t memcg, uint64_t nr);
+/* The memory-pressure shrinker for @memcg after an LRU pass that scanned
+ * @scanned of @eligible pages: write back zswap_shrinker_count() scaled by that
+ * proportion (shrink_slab). @return entries written back. */
+uint64_t sws__zswap_shrinker_scan(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t memcg,
+				  uint64_t scanned, uint64_t eligible);
 uint64_t sws__zswap_shrink_worker(struct sws_zswap *zs, struct sws_cpu *cpu, uint64_t budget);
 void sws__zswap_stats(struct sws_zswap *zs, struct sws_mm_stats *st);
 bool sws__zswap_writeback_allowed(struct sws_zswap *zs, uint16_t memcg);
@@ -57,5 +59,5 @@ bool sws__zswap_writeback_allowed(struct sws_zswap *zs, uint16_t memcg);
 
 int sws__zswap_set_compressor(struct sws_zswap *zs, const char *name);
 int sws__zswap_memcg_set(struct sws_zswap *zs, uint16_t memcg, uint64_t max_bytes, bool writeback);
-int sws__zswap_memcg_stats(struct sws_zswap *zs, uint16_t memcg, uint64_t *bytes, uint64_t *pages);
+int sws__zswap_memcg_stats(struct sws_zswap *zs, uint16_t memcg, uint64_t *bytes, uint64_t *orig_bytes);
 #endif
