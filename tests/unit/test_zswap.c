@@ -199,6 +199,32 @@ static void test_mthp_and_compressor_switch(void **state)
 	env_close(&e);
 }
 
+/* A large folio that does not fit the pool: nothing of it stays in zswap, zswpout does not
+ * count its pages, the whole folio goes to the device, and it reads back identical. */
+static void test_mthp_all_or_nothing(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	static const uint32_t random_mix[SWS_NR_CONTENT] = {0, 0, 0, 0, 1};
+	struct sws_zswap_config zc = {.max_pool_percent = 5}; /* 12 pages of pool for 16 raw pages */
+	struct env e;
+	env_open(&e, b, 256, random_mix, &zc, 0);
+	assert_sws(0, sws_mm_mmap(e.mm, e.asid, PG(0), 16 * SWS_PAGE_SIZE, SWS_MM_MAP_ORDER(4)));
+	touch(&e, 0, 16, true);
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, e.asid, PG(0), 16 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	struct sws_mm_stats s = stats(&e);
+	assert_int_equal(s.stored_pages, 0);
+	assert_int_equal(s.counters[SWS_MM_zswpout], 0);
+	assert_int_equal(s.zswpout_order[4], 0);
+	assert_int_equal(s.swpout[4], 1);
+	assert_int_equal(s.counters[SWS_MM_pswpout], 16);
+	assert_true(s.counters[SWS_MM_pool_limit_hit] >= 1);
+	touch(&e, 0, 16, false);
+	s = stats(&e);
+	assert_int_equal(s.counters[SWS_MM_pswpin], 16);
+	assert_int_equal(s.counters[SWS_MM_verify_ok], 16);
+	env_close(&e);
+}
+
 /* memory.zswap.max holds. */
 static void test_memcg_zswap_max(void **state)
 {
@@ -354,7 +380,7 @@ int main(void)
 		BOTH(test_roundtrip),           BOTH(test_zero_and_incompressible),
 		BOTH(test_limit_and_writeback), BOTH(test_mthp_and_compressor_switch),
 		BOTH(test_memcg_zswap_max),     BOTH(test_shrinker_schemes),
-		BOTH(test_failnth),
+		BOTH(test_failnth),             BOTH(test_mthp_all_or_nothing),
 		cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
