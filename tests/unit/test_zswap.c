@@ -1,10 +1,11 @@
 /*
  * test_zswap.c - zswap through the memory model: verified store/load round
  * trips, zero pages kept out, incompressible pages stored raw (or refused
- * without writeback, staying resident), the pool limit and its hysteresis,
- * the shrink worker's writeback, invalidation on free, mTHP stores, the
- * compressor switch, memcg zswap.max, and the old/new shrinker schemes: the
- * new one must cut disk swap-ins. Both backends; nothing leaks.
+ * without writeback, staying resident), the pool limit and its accept-
+ * threshold hysteresis, second chance alone, the shrink worker's writeback,
+ * invalidation on free, mTHP stores, the compressor switch, memcg
+ * zswap.max, and the old/new shrinker schemes: the new one must cut disk
+ * swap-ins. Both backends; nothing leaks.
  */
 #include <string.h>
 
@@ -172,6 +173,107 @@ static void test_limit_and_writeback(void **state)
 	assert_true(s.counters[SWS_MM_zswpin] > 0 && s.counters[SWS_MM_pswpin] > 0);
 	assert_true(s.counters[SWS_MM_nr_disk_swapins] > 0);
 	env_close(&e);
+}
+
+static void pageout(struct env *e, uint32_t asid, unsigned p)
+{
+	assert_sws(0, sws_mm_madvise(e->cpu, e->mm, asid, PG(p), SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+}
+
+static void unmap(struct env *e, unsigned p)
+{
+	assert_sws(0, sws_mm_munmap(e->cpu, e->mm, e->asid, PG(p), SWS_PAGE_SIZE));
+}
+
+/*
+ * The accept-threshold hysteresis alone (no shrink worker runs): once the pool
+ * hit its limit, stores stay refused while it is between the accept threshold
+ * and the limit, and those refusals are not pool_limit_hit; below the
+ * threshold stores are taken again.
+ */
+static void test_accept_hysteresis(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_zswap_config zc = {.max_pool_percent = 4, .accept_threshold_percent = 50};
+	struct env e;
+	env_open(&e, b, 1024, text_mix, &zc, 0);
+	touch(&e, 0, 400, true);
+	unsigned next = 0;
+	while (stats(&e).counters[SWS_MM_pool_limit_hit] == 0 && next < 400)
+		pageout(&e, e.asid, next++);
+	struct sws_mm_stats s = stats(&e);
+	assert_int_equal(s.counters[SWS_MM_pool_limit_hit], 1);
+	assert_int_equal(s.counters[SWS_MM_pswpout], 1); /* the refused page went to the device */
+	uint64_t limit = s.pool_limit_pages * SWS_PAGE_SIZE, accept = limit / 2;
+	assert_true(s.pool_total_size >= limit);
+	/* Free stored pages, oldest first, until the pool is just below its limit. */
+	unsigned freed = 0;
+	while (stats(&e).pool_total_size >= limit && freed < next - 1)
+		unmap(&e, freed++);
+	s = stats(&e);
+	assert_true(s.pool_total_size < limit && s.pool_total_size > accept);
+	uint64_t zswpout = s.counters[SWS_MM_zswpout], pswpout = s.counters[SWS_MM_pswpout];
+	pageout(&e, e.asid, next++); /* in the band: still refused, not a limit hit */
+	s = stats(&e);
+	assert_int_equal(s.counters[SWS_MM_zswpout], zswpout);
+	assert_int_equal(s.counters[SWS_MM_pswpout], pswpout + 1);
+	assert_int_equal(s.counters[SWS_MM_pool_limit_hit], 1);
+	/* Below the accept threshold the pool takes stores again. */
+	while (stats(&e).pool_total_size > accept && freed < next - 2)
+		unmap(&e, freed++);
+	assert_true(stats(&e).pool_total_size <= accept);
+	pageout(&e, e.asid, next++);
+	s = stats(&e);
+	assert_int_equal(s.counters[SWS_MM_zswpout], zswpout + 1);
+	touch(&e, freed, 400, false); /* the rest reads back identical */
+	env_close(&e);
+}
+
+/*
+ * Second chance alone: the memcg at zswap.max writes back a batch before it
+ * stores. Every entry on the LRU is freshly stored (referenced), so the new
+ * scheme's first pass only clears the bits and writes back nothing; the old
+ * scheme writes back the oldest entries at once.
+ */
+static void second_chance_run(enum sws_backend b, bool old_scheme)
+{
+	struct sws_zswap_config zc = {.max_pool_percent = 100,
+				      .flags = old_scheme ? SWS_ZSWAP_OLD_SCHEME : 0};
+	struct env e;
+	env_open(&e, b, 1024, text_mix, &zc, 0);
+	uint16_t cg;
+	uint32_t asid;
+	assert_sws(0, sws_mm_memcg_create(e.mm, 0, &cg));
+	assert_sws(0, sws_mm_space_create(e.mm, cg, &asid));
+	assert_sws(0, sws_mm_zswap_memcg(e.mm, cg, 400 * 1024, true)); /* ~160 entries */
+	for (unsigned p = 0; p < 600; p++)
+		assert_access(sws_mm_access(e.cpu, e.mm, asid, PG(p), true));
+	unsigned next = 0;
+	struct sws_mm_stats s = stats(&e);
+	while (s.counters[SWS_MM_zswpwb] == 0 && s.counters[SWS_MM_pswpout] == 0 && next < 600) {
+		pageout(&e, asid, next++);
+		s = stats(&e);
+	}
+	assert_true(next > 100 && next < 600); /* the LRU is longer than one writeback pass */
+	if (old_scheme) {
+		assert_true(s.counters[SWS_MM_zswpwb] > 0);
+		assert_int_equal(s.counters[SWS_MM_zswpout], next); /* room made: the page went in */
+	} else {
+		assert_int_equal(s.counters[SWS_MM_zswpwb], 0);
+		assert_int_equal(s.counters[SWS_MM_pswpout], 1); /* refused: to the device */
+		assert_int_equal(s.counters[SWS_MM_zswpout], next - 1);
+	}
+	for (unsigned p = 0; p < 600; p++)
+		assert_access(sws_mm_access(e.cpu, e.mm, asid, PG(p), false));
+	assert_sws(0, sws_mm_exit(e.cpu, e.mm, asid));
+	env_close(&e);
+}
+
+static void test_second_chance(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	second_chance_run(b, false);
+	second_chance_run(b, true);
 }
 
 /* A large folio goes in whole: per-order zswpout; the compressor can change under way. */
@@ -381,6 +483,7 @@ int main(void)
 		BOTH(test_limit_and_writeback), BOTH(test_mthp_and_compressor_switch),
 		BOTH(test_memcg_zswap_max),     BOTH(test_shrinker_schemes),
 		BOTH(test_failnth),             BOTH(test_mthp_all_or_nothing),
+		BOTH(test_accept_hysteresis),       BOTH(test_second_chance),
 		cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
