@@ -378,9 +378,18 @@ static int do_wp_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, str
 	uint64_t old = *pte, pfn = pte_pfn(old);
 	struct sws_folio *f = mm_folio(mm, pfn);
 	uint32_t swapcount = 0;
-	bool exclusive = f->mapcount == 1 && !f->order &&
-			 (!folio_test(f, PG_swapcache) ||
-			  (sws_swap_count(cpu, f->swap, &swapcount) == 0 && !swapcount));
+	bool exclusive = f->mapcount == 1 && !f->order;
+	if (exclusive && folio_test(f, PG_swapcache)) {
+		/* wp_can_reuse_anon_folio(): f->swap is stable only under the folio lock
+		 * (reclaim may drop the folio from the swap cache and add it again
+		 * with another entry); if someone holds the lock, copy instead. */
+		exclusive = folio_trylock(f);
+		if (exclusive) {
+			exclusive = !folio_test(f, PG_swapcache) ||
+				    (sws_swap_count(cpu, f->swap, &swapcount) == 0 && !swapcount);
+			folio_unlock(f);
+		}
+	}
 	if (exclusive) {
 		*pte |= PTE_WRITE; /* reuse */
 		f->seed = new_seed(sp, vaddr, f->seed);
