@@ -33,7 +33,8 @@ extern "C" {
 	X(ECORRUPT, 17, "internal invariant violated")                                     \
 	X(ENOCPU, 18, "too many attached CPUs")                                           \
 	X(EOVERFLOW, 19, "swap count would exceed SWS_SWAP_COUNT_MAX")                     \
-	X(EFORMAT, 20, "malformed trace input")
+	X(EFORMAT, 20, "malformed trace input")                                            \
+	X(EOPNOTSUPP, 21, "not supported in this configuration (xswap needs zswap and the swap table)")
 
 enum sws_error {
 	SWS_OK = 0,

@@ -165,7 +165,8 @@ uint64_t sws_mm_kswapd(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t budget);
 	X(reject_compress_poor, "zswap stores refused: did not compress, no writeback")    \
 	X(decompress_fail, "zswap loads that failed to decompress")                        \
 	X(written_back_pages, "pages zswap wrote back (debugfs name)")                     \
-	X(nr_disk_swapins, "swap-ins that missed zswap and read the device")
+	X(nr_disk_swapins, "swap-ins that missed zswap and read the device")               \
+	X(xswap_reject_activate, "pages kept in RAM: zswap refused them on an xswap slot")
 
 enum sws_mm_counter {
 #define SWS__MMCTR(name, desc) SWS_MM_##name,

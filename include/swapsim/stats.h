@@ -49,7 +49,9 @@ extern "C" {
 	X(xa_node_free, "XArray nodes freed through RCU (XArray backend)")                         \
 	X(lock_cluster_contended, "cluster lock acquisitions that had to wait")                    \
 	X(lock_xa_contended, "XArray (64 MiB space) lock acquisitions that had to wait")          \
-	X(lock_device_contended, "device list lock acquisitions that had to wait")
+	X(lock_device_contended, "device list lock acquisitions that had to wait")                 \
+	X(xswap_grow, "xswap chunks mapped by the allocator (85 clusters each)")                   \
+	X(xswap_shrink, "xswap shrinks that gave clusters back")
 
 /* X(name, description) - counters kept per folio order 0..9. */
 #define SWS_ORDER_COUNTER_LIST(X)                                                 \

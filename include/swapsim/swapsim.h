@@ -28,6 +28,7 @@
 #include <swapsim/stats.h>
 #include <swapsim/mm.h>
 #include <swapsim/zswap.h>
+#include <swapsim/xswap.h>
 #include <swapsim/trace.h>
 #include <swapsim/replay.h>
 

@@ -43,6 +43,9 @@
 struct sws_cache_ops {
 	uint32_t version; /* SWS_CACHE_OPS_VERSION */
 	const char *name;
+	/* Can serve xswap devices: every per-cluster array comes from
+	 * sws__cluster_array_create() and no per-slot array is static. */
+	bool xswap;
 
 	/* swapon: build static per-device structures and mark slot 0 and the
 	 * tail of the last cluster bad. swapoff: free everything. */

@@ -167,10 +167,10 @@ static void st_device_fini(struct sws_device *dev)
 	struct sws_mem *mem = &dev->sim->mem;
 	if (!st)
 		return;
-	for (uint32_t c = 0; st->tables && st->cts && c < dev->nr_clusters; c++)
+	for (uint32_t c = 0, n = sws__nr_clusters_mapped(dev); st->tables && st->cts && c < n; c++)
 		tables_free_now(dev, &st->cts[c]);
-	sws__mem_free(mem, SWS_MEM_cluster_tables, st->tables, sizeof(*st->tables) * dev->nr_clusters);
-	sws__mem_free(mem, SWS_MEM_cluster_tables, st->cts, sizeof(*st->cts) * dev->nr_clusters);
+	sws__cluster_array_destroy(dev, &st->tables_array);
+	sws__cluster_array_destroy(dev, &st->cts_array);
 	sws__mem_free(mem, SWS_MEM_sim, st, sizeof(*st));
 	dev->cache = dev->cache_index = NULL;
 }
@@ -183,8 +183,9 @@ static int st_device_init(struct sws_device *dev)
 	if (!st)
 		return SWS_ENOMEM;
 	dev->cache = st;
-	st->tables = sws__mem_zalloc(mem, SWS_MEM_cluster_tables, sizeof(*st->tables) * dev->nr_clusters, 64);
-	st->cts = sws__mem_zalloc(mem, SWS_MEM_cluster_tables, sizeof(*st->cts) * dev->nr_clusters, 0);
+	st->tables = sws__cluster_array_create(dev, &st->tables_array, sizeof(*st->tables),
+					       SWS_MEM_cluster_tables, 64);
+	st->cts = sws__cluster_array_create(dev, &st->cts_array, sizeof(*st->cts), SWS_MEM_cluster_tables, 0);
 	if (!st->tables || !st->cts) {
 		st_device_fini(dev);
 		return SWS_ENOMEM;
@@ -193,7 +194,9 @@ static int st_device_init(struct sws_device *dev)
 	struct cluster_tables *cts = st->cts;
 	uint32_t last = dev->nr_clusters - 1;
 	uint32_t with_bad[2] = {0, last};
-	for (unsigned k = 0; k < 2; k++) {
+	/* The last cluster has bad slots only when the device ends inside it
+	 * (never on xswap, whose last cluster may not be mapped). */
+	for (unsigned k = 0; k < (dev->max % SWS_CLUSTER_SLOTS ? 2u : 1u); k++) {
 		uint32_t c = with_bad[k];
 		if (!dev->cluster_info[c].count || atomic_load(tslot(dev, &cts[c])))
 			continue;
@@ -552,6 +555,7 @@ static int st_check_cluster(struct sws_device *dev, struct sws_cluster *ci, char
 const struct sws_cache_ops sws__swap_table_ops = {
 	.version = SWS_CACHE_OPS_VERSION,
 	.name = "swap_table",
+	.xswap = true,
 	.device_init = st_device_init,
 	.device_fini = st_device_fini,
 	.cluster_get = st_cluster_get,

@@ -22,6 +22,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../swap/xswap.h"
+
 #define SWP_TB_NULL 0ull
 #define SWP_TB_BAD (~0ull << 3)
 #define SWP_TB_COUNT_SHIFT 60
@@ -64,6 +66,8 @@ struct cluster_tables {
 struct st_device {
 	_Atomic(_Atomic uint64_t *) *tables;
 	struct cluster_tables *cts;
+	/* Where the two arrays live (arenas on an xswap device). */
+	struct sws_cluster_array tables_array, cts_array;
 };
 
 /*

@@ -61,16 +61,19 @@ void *sws__mem_alloc(struct sws_mem *m, enum sws_mem_class c, size_t size, size_
 	if (!align)
 		align = 16;
 	void *p = m->a.alloc(m->a.ctx, size, align);
-	if (!p)
-		return NULL;
-	int64_t now = atomic_fetch_add_explicit(&m->bytes[c], (int64_t)size, memory_order_relaxed) +
-		      (int64_t)size;
+	if (p)
+		sws__mem_charge(m, c, (int64_t)size);
+	return p;
+}
+
+void sws__mem_charge(struct sws_mem *m, enum sws_mem_class c, int64_t delta)
+{
+	int64_t now = atomic_fetch_add_explicit(&m->bytes[c], delta, memory_order_relaxed) + delta;
 	int64_t peak = sws_load_relaxed(&m->peak[c]);
 	while (now > peak &&
 	       !atomic_compare_exchange_weak_explicit(&m->peak[c], &peak, now, memory_order_relaxed,
 						      memory_order_relaxed))
 		;
-	return p;
 }
 
 void *sws__mem_zalloc(struct sws_mem *m, enum sws_mem_class c, size_t size, size_t align)

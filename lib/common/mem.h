@@ -23,6 +23,8 @@ void sws__mem_init(struct sws_mem *m, const struct sws_allocator *a);
 void *sws__mem_zalloc(struct sws_mem *m, enum sws_mem_class c, size_t size, size_t align);
 /* Like sws__mem_zalloc without the zeroing. */
 void *sws__mem_alloc(struct sws_mem *m, enum sws_mem_class c, size_t size, size_t align);
+/* Charge @delta bytes the library maps itself (sparse arenas) to class @c. */
+void sws__mem_charge(struct sws_mem *m, enum sws_mem_class c, int64_t delta);
 /* Free memory from sws__mem_(z)alloc with the same class and size. NULL: no-op. */
 void sws__mem_free(struct sws_mem *m, enum sws_mem_class c, void *p, size_t size);
 

@@ -171,6 +171,9 @@ static unsigned swapin_nr_pages(struct sws_mm *mm, uint64_t offset, unsigned max
 static void readahead_one(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, sws_entry_t e)
 {
 	uint64_t pfn = 0;
+	struct sws_device *dev = sws__device(mm->sim, sws_swp_type(e));
+	if (dev && (dev->flags & SWS_SWP_XSWAP))
+		return; /* never read ahead from xswap (VMA readahead meets any device's entries) */
 	if (sws_swap_cache_lookup(cpu, e))
 		return;
 	swapin_new(cpu, mm, memcg, e, true, &pfn);
@@ -287,7 +290,9 @@ static int swapin(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, 
 			return 0;
 		}
 		if (!tries) {
-			if (!sync && mm->page_cluster) {
+			/* No readahead on SYNCHRONOUS_IO devices, nor on xswap (each
+			 * page is its own zswap entry: a read of it costs the same later). */
+			if (!sync && mm->page_cluster && !(dev && (dev->flags & SWS_SWP_XSWAP))) {
 				if (any_rotational(mm) || (mm->cfg.flags & SWS_MM_NO_VMA_RA))
 					cluster_readahead(cpu, mm, sp->memcg, e);
 				else

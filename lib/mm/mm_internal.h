@@ -242,6 +242,8 @@ uint64_t sws__mm_shadow_pack(struct sws_mm *mm, uint16_t memcg);
 
 /* fault.c */
 void sws__mm_slot_seed_set(struct sws_mm *mm, sws_entry_t e, uint64_t seed);
+/* A device's modelled I/O latency from its kind (space.c). */
+void sws__mm_default_latency(struct sws_mm *mm, unsigned type, const struct sws_device *d);
 uint64_t sws__mm_slot_seed_get(struct sws_mm *mm, sws_entry_t e);
 
 /* unmap.c: zap the PTEs of [start, end) (ptl held). */

@@ -167,6 +167,12 @@ static int swap_writeout(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_foli
 		if (!sws__zswap_writeback_allowed(mm->zswap, f->memcg))
 			return SWS_EBUSY;
 	}
+	if (dev && (dev->flags & SWS_SWP_XSWAP)) {
+		/* xswap: zswap refused it and there is nowhere else to write, so
+		 * swap_writeout() says "activate": the folio stays in RAM. */
+		mm_count(mm, cpu, SWS_MM_xswap_reject_activate, nr);
+		return SWS_EBUSY;
+	}
 	if (dev && dev->backing.kind != SWS_BACKING_NONE) {
 		uint8_t page[SWS_PAGE_SIZE];
 		for (unsigned i = 0; i < nr; i++) {

@@ -19,9 +19,11 @@ const char *sws_mm_counter_name(enum sws_mm_counter c)
 	return (unsigned)c < SWS_MM_NR_COUNTERS ? names[c] : "";
 }
 
-static void default_latency(struct sws_mm *mm, unsigned type, const struct sws_device *d)
+void sws__mm_default_latency(struct sws_mm *mm, unsigned type, const struct sws_device *d)
 {
-	if (d->flags & SWS_SWP_SYNCHRONOUS_IO) {
+	if (d->flags & SWS_SWP_XSWAP) {
+		mm->read_ns[type] = 0, mm->write_ns[type] = 0; /* no device I/O: pages live in zswap */
+	} else if (d->flags & SWS_SWP_SYNCHRONOUS_IO) {
 		mm->read_ns[type] = 2000, mm->write_ns[type] = 3000; /* zram/pmem-like */
 	} else if (d->flags & SWS_SWP_SOLIDSTATE) {
 		mm->read_ns[type] = 20000, mm->write_ns[type] = 25000; /* NVMe */
@@ -81,7 +83,7 @@ int sws_mm_create(struct sws_sim *sim, const struct sws_mm_config *cfg, struct s
 		struct sws_device *d = sws__device(sim, t);
 		if (!d)
 			continue;
-		default_latency(mm, t, d);
+		sws__mm_default_latency(mm, t, d);
 		mm->slot_seed_len[t] = d->max;
 		mm->slot_seed[t] = sws__mem_zalloc(mem, SWS_MEM_mm, sizeof(uint64_t) * d->max, 64);
 		if (!mm->slot_seed[t])

@@ -30,6 +30,7 @@
  */
 #include "../cache/cache_ops.h"
 #include "swap_internal.h"
+#include "xswap.h"
 
 /* cluster_is_usable(): may @ci (locked) serve an allocation of @order? */
 static bool cluster_is_usable(const struct sws_cluster *ci, unsigned order)
@@ -76,10 +77,11 @@ static uint64_t scan_cluster(struct sws_cpu *cpu, struct sws_device *dev, struct
 			break;
 		}
 	}
+	if (found && !sws__swap_range_alloc(dev, nr))
+		found = 0; /* an xswap device at its (lowered) limit */
 	if (found) {
 		ops->range_alloc(dev, ci, found, nr, pfn);
 		ci->count += nr;
-		sws__swap_range_alloc(dev, nr);
 		set_next(cpu, dev, order, found + nr < end ? found + nr : SWS_NO_OFFSET);
 	} else {
 		set_next(cpu, dev, order, SWS_NO_OFFSET);
@@ -151,8 +153,29 @@ static uint32_t list_len(struct sws_device *dev, const uint32_t *n)
 }
 
 /* cluster_alloc_swap_entry(): the slow path on one device. */
+static uint64_t scan_device(struct sws_cpu *cpu, struct sws_device *dev, unsigned order, uint64_t pfn,
+			    int *err);
+
 static uint64_t cluster_alloc_swap_entry(struct sws_cpu *cpu, struct sws_device *dev,
 					 unsigned order, uint64_t pfn, int *err)
+{
+	uint64_t found = scan_device(cpu, dev, order, pfn, err);
+	/* Every list failed: an xswap device below its limit maps one more chunk
+	 * and tries again (a few times: other CPUs may take the new clusters). */
+	for (int tries = 0; !found && sws_unlikely(dev->xswap != NULL) && tries < 4; tries++) {
+		int rc = sws__xswap_grow(cpu, dev, 1u << order);
+		if (rc) {
+			if (rc != SWS_ENOSPC)
+				*err = rc;
+			break;
+		}
+		found = scan_device(cpu, dev, order, pfn, err);
+	}
+	return found;
+}
+
+static uint64_t scan_device(struct sws_cpu *cpu, struct sws_device *dev, unsigned order, uint64_t pfn,
+			    int *err)
 {
 	uint64_t found = 0;
 	bool rotational = !(dev->flags & SWS_SWP_SOLIDSTATE);
@@ -160,7 +183,7 @@ static uint64_t cluster_alloc_swap_entry(struct sws_cpu *cpu, struct sws_device 
 	if (rotational) {
 		sws_spin_lock(&dev->global_cluster_lock);
 		uint64_t off = dev->global_next[order];
-		if (off && off < dev->max) {
+		if (off && sws__offset_mapped(dev, off)) {
 			struct sws_cluster *ci = sws__offset_cluster(dev, off);
 			sws__cluster_lock(cpu, ci);
 			if (cluster_is_usable(ci, order)) {
@@ -220,7 +243,7 @@ static bool swap_alloc_fast(struct sws_cpu *cpu, unsigned order, uint64_t pfn, s
 	if (type < 0 || !off)
 		return false;
 	struct sws_device *dev = sws__device(cpu->sim, (unsigned)type);
-	if (!dev || dev->gen != cpu->pcp[order].gen || off >= dev->max ||
+	if (!dev || dev->gen != cpu->pcp[order].gen || !sws__offset_mapped(dev, off) ||
 	    !atomic_load_explicit(&dev->writeok, memory_order_relaxed) ||
 	    !(dev->flags & SWS_SWP_SOLIDSTATE)) {
 		cpu->pcp[order].type = -1;

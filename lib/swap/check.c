@@ -68,12 +68,13 @@ static int check_device(struct sws_device *dev, char *msg, size_t len)
 	sws_spin_unlock(&dev->lock);
 	if (rc)
 		return rc;
-	if (on_lists != dev->nr_clusters)
+	uint32_t mapped = sws__nr_clusters_mapped(dev);
+	if (on_lists != mapped)
 		SWS__CORRUPT(msg, len, "device %d: %u of %u clusters on lists (some isolated while quiescent)",
-			dev->type, on_lists, dev->nr_clusters);
+			dev->type, on_lists, mapped);
 
 	uint64_t used = 0;
-	for (uint32_t c = 0; c < dev->nr_clusters && !rc; c++) {
+	for (uint32_t c = 0; c < mapped && !rc; c++) {
 		struct sws_cluster *ci = &dev->cluster_info[c];
 		sws__cluster_lock(NULL, ci);
 		used += ci->count;
@@ -87,6 +88,9 @@ static int check_device(struct sws_device *dev, char *msg, size_t len)
 	if (used - bad != inuse)
 		SWS__CORRUPT(msg, len, "device %d: clusters count %llu slots in use, inuse_pages is %llu", dev->type,
 			(unsigned long long)(used - bad), (unsigned long long)inuse);
+	if (inuse > dev->pages)
+		SWS__CORRUPT(msg, len, "device %d: %llu slots in use, more than its %llu pages", dev->type,
+			(unsigned long long)inuse, (unsigned long long)dev->pages);
 	bool full = inuse == dev->pages;
 	if (dev->on_avail == full && atomic_load(&dev->writeok))
 		SWS__CORRUPT(msg, len, "device %d: %s but %s the avail list", dev->type, full ? "full" : "not full",

@@ -21,6 +21,7 @@
 
 #include "../cache/cache_ops.h"
 #include "swap_internal.h"
+#include "xswap.h"
 
 /* ---- cluster lists ----------------------------------------------------------- */
 
@@ -76,6 +77,8 @@ static void free_cluster(struct sws_device *dev, struct sws_cluster *ci)
 	else
 		sws__cluster_move(dev, ci, &dev->free_clusters, SWS_CLUSTER_FREE);
 	ci->order = 0; /* __free_cluster(); after the move, which unlisted by order */
+	if (sws_unlikely(dev->xswap != NULL))
+		sws__xswap_shrink_kick(dev); /* the shrink work looks at the free tail later */
 }
 
 void sws__relocate_cluster(struct sws_device *dev, struct sws_cluster *ci)
@@ -96,12 +99,23 @@ void sws__relocate_cluster(struct sws_device *dev, struct sws_cluster *ci)
 
 /* ---- usage accounting ---------------------------------------------------------- */
 
-void sws__swap_range_alloc(struct sws_device *dev, unsigned nr)
+bool sws__swap_range_alloc(struct sws_device *dev, unsigned nr)
 {
 	uint64_t inuse = atomic_fetch_add(&dev->inuse_pages, nr) + nr;
+	/* Rare: the device is now full (or marked off the avail list). */
+	if (sws_unlikely(inuse >= dev->pages)) {
+		uint64_t pages = dev->pages;
+		if ((inuse & ~SWS_INUSE_OFFLIST) > pages) {
+			/* Only an xswap device whose limit went below its mapped space
+			 * can get here: the limit holds, the allocation fails. */
+			atomic_fetch_sub(&dev->inuse_pages, nr);
+			return false;
+		}
+		if ((inuse & ~SWS_INUSE_OFFLIST) == pages)
+			sws__device_del_avail(dev);
+	}
 	atomic_fetch_sub_explicit(&dev->sim->nr_swap_pages, nr, memory_order_relaxed);
-	if (inuse == dev->pages)
-		sws__device_del_avail(dev);
+	return true;
 }
 
 void sws__swap_range_free(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci,
@@ -157,10 +171,13 @@ void sws__device_del_avail(struct sws_device *dev)
 {
 	struct sws_sim *sim = dev->sim;
 	sws_spin_lock(&sim->avail_lock);
-	uint64_t full = dev->pages;
-	/* Only a device still exactly full goes off the list; a racing free wins. */
-	if (atomic_compare_exchange_strong(&dev->inuse_pages, &full, full | SWS_INUSE_OFFLIST) &&
-	    dev->on_avail) {
+	/* Only a device still full goes off the list; a racing free wins. "Full"
+	 * is >=: an xswap device whose limit was lowered to its use is full. */
+	uint64_t v = atomic_load(&dev->inuse_pages);
+	bool marked = false;
+	while (!(v & SWS_INUSE_OFFLIST) && v >= dev->pages && !marked)
+		marked = atomic_compare_exchange_weak(&dev->inuse_pages, &v, v | SWS_INUSE_OFFLIST);
+	if (marked && dev->on_avail) {
 		sws_list_del_init(&dev->avail_node);
 		dev->on_avail = false;
 	}
@@ -220,16 +237,18 @@ unsigned sws_swap_do_deferred_work(struct sws_sim *sim, unsigned budget)
 		left += now ? sws__device_do_discard(dev, now) : pending;
 	}
 	sws_rcu_read_unlock();
+	/* xswap shrink work waits for a grace period: outside the read lock. */
+	left += sws__xswap_do_shrink_work(sim);
 	sws__rcu_thread_put();
 	return left;
 }
 
 /* ---- swapon / swapoff ------------------------------------------------------------- */
 
-static int check_config(const struct sws_device_config *cfg)
+static int check_config(const struct sws_device_config *cfg, bool xswap)
 {
 	const uint32_t known = SWS_SWP_SOLIDSTATE | SWS_SWP_SYNCHRONOUS_IO | SWS_SWP_PAGE_DISCARD |
-			       SWS_SWAP_FLAG_PREFER;
+			       SWS_SWAP_FLAG_PREFER | (xswap ? SWS_SWP_XSWAP : 0);
 	if (!cfg)
 		return SWS_EINVAL;
 	if (cfg->version > SWS_DEVICE_CONFIG_VERSION)
@@ -245,18 +264,23 @@ static int check_config(const struct sws_device_config *cfg)
 
 static void device_free(struct sws_sim *sim, struct sws_device *dev)
 {
-	sws__mem_free(&sim->mem, SWS_MEM_cluster_info, dev->cluster_info,
-		      sizeof(*dev->cluster_info) * dev->nr_clusters);
+	if (dev->xswap)
+		sws__xswap_free(dev);
+	else
+		sws__mem_free(&sim->mem, SWS_MEM_cluster_info, dev->cluster_info,
+			      sizeof(*dev->cluster_info) * dev->nr_clusters);
 	sws__mem_free(&sim->mem, SWS_MEM_sim, dev, sizeof(*dev));
 }
 
-/* setup_clusters(): mark the header and the tail bad, file every cluster. */
-static void setup_clusters(struct sws_device *dev)
+/* setup_clusters(): mark the header and the tail bad, file clusters [first, end). */
+void sws__setup_clusters(struct sws_device *dev, uint32_t first, uint32_t end)
 {
 	uint64_t span = (uint64_t)dev->nr_clusters * SWS_CLUSTER_SLOTS;
-	dev->cluster_info[0].count = 1; /* the header slot */
-	dev->cluster_info[dev->nr_clusters - 1].count += (uint16_t)(span - dev->max);
-	for (uint32_t i = 0; i < dev->nr_clusters; i++) {
+	if (first == 0)
+		dev->cluster_info[0].count = 1; /* the header slot */
+	if (end == dev->nr_clusters)
+		dev->cluster_info[dev->nr_clusters - 1].count += (uint16_t)(span - dev->max);
+	for (uint32_t i = first; i < end; i++) {
 		struct sws_cluster *ci = &dev->cluster_info[i];
 		sws_spin_init(&ci->lock);
 		sws_list_init(&ci->list);
@@ -270,9 +294,16 @@ static void setup_clusters(struct sws_device *dev)
 	}
 }
 
-int sws_swapon(struct sws_sim *sim, const struct sws_device_config *cfg, int *type_out)
+/*
+ * Build a device of type @type_out, published in the device table; @enable:
+ * also make it usable (writeok, totals, avail list), else sws__device_enable()
+ * does that later (xswap: after the memory model set up its side).
+ * @xswap_ram_pages: 0 for a regular device, else the RAM an xswap device is sized by.
+ */
+int sws__device_add(struct sws_sim *sim, const struct sws_device_config *cfg, uint64_t xswap_ram_pages,
+		    bool enable, int *type_out)
 {
-	int rc = check_config(cfg);
+	int rc = check_config(cfg, xswap_ram_pages != 0);
 	if (rc)
 		return rc;
 	if (!sim || !type_out)
@@ -302,7 +333,9 @@ int sws_swapon(struct sws_sim *sim, const struct sws_device_config *cfg, int *ty
 	dev->prio = (cfg->flags & SWS_SWAP_FLAG_PREFER) ? cfg->prio : -1;
 	dev->max = cfg->nr_slots;
 	dev->pages = cfg->nr_slots - 1;
+	dev->slots_mapped = dev->max;
 	dev->nr_clusters = (uint32_t)SWS_DIV_ROUND_UP(dev->max, SWS_CLUSTER_SLOTS);
+	dev->nr_clusters_mapped = dev->nr_clusters;
 	dev->backing.fd = -1;
 	sws_spin_init(&dev->lock);
 	sws_spin_init(&dev->global_cluster_lock);
@@ -314,13 +347,21 @@ int sws_swapon(struct sws_sim *sim, const struct sws_device_config *cfg, int *ty
 		sws_list_init(&dev->nonfull_clusters[o]);
 		sws_list_init(&dev->frag_clusters[o]);
 	}
-	dev->cluster_info = sws__mem_zalloc(&sim->mem, SWS_MEM_cluster_info,
-					    sizeof(*dev->cluster_info) * dev->nr_clusters, 0);
-	if (!dev->cluster_info) {
-		device_free(sim, dev);
-		goto out_unlock;
+	if (xswap_ram_pages) {
+		rc = sws__xswap_setup(dev, xswap_ram_pages); /* cluster_info in an arena */
+		if (rc) {
+			device_free(sim, dev);
+			goto out_unlock;
+		}
+	} else {
+		dev->cluster_info = sws__mem_zalloc(&sim->mem, SWS_MEM_cluster_info,
+						    sizeof(*dev->cluster_info) * dev->nr_clusters, 0);
+		if (!dev->cluster_info) {
+			device_free(sim, dev);
+			goto out_unlock;
+		}
 	}
-	setup_clusters(dev);
+	sws__setup_clusters(dev, 0, sws__nr_clusters_mapped(dev));
 	rc = sim->ops->device_init(dev);
 	if (rc) {
 		device_free(sim, dev);
@@ -332,13 +373,11 @@ int sws_swapon(struct sws_sim *sim, const struct sws_device_config *cfg, int *ty
 		device_free(sim, dev);
 		goto out_unlock;
 	}
-	atomic_store(&dev->writeok, true);
-	atomic_fetch_add(&sim->total_swap_pages, (int64_t)dev->pages);
-	atomic_fetch_add(&sim->nr_swap_pages, (int64_t)dev->pages);
+	if (!dev->xswap)
+		atomic_fetch_add(&sim->nr_real_swapfiles, 1);
 	atomic_store_explicit(&sim->devices[type], dev, memory_order_release);
-	sws_spin_lock(&sim->avail_lock);
-	avail_insert(sim, dev);
-	sws_spin_unlock(&sim->avail_lock);
+	if (enable)
+		sws__device_enable(dev);
 	*type_out = type;
 	rc = 0;
 out_unlock:
@@ -346,21 +385,54 @@ out_unlock:
 	return rc;
 }
 
+void sws__device_enable(struct sws_device *dev)
+{
+	struct sws_sim *sim = dev->sim;
+	dev->enabled = true;
+	atomic_store(&dev->writeok, true);
+	atomic_fetch_add(&sim->total_swap_pages, (int64_t)dev->pages);
+	atomic_fetch_add(&sim->nr_swap_pages, (int64_t)dev->pages);
+	sws_spin_lock(&sim->avail_lock);
+	avail_insert(sim, dev);
+	sws_spin_unlock(&sim->avail_lock);
+}
+
+int sws_swapon(struct sws_sim *sim, const struct sws_device_config *cfg, int *type_out)
+{
+	return sws__device_add(sim, cfg, 0, true, type_out);
+}
+
 /* Tear a device down; no call may be using it any more. */
-static void device_destroy(struct sws_sim *sim, struct sws_device *dev)
+static void device_destroy(struct sws_sim *sim, struct sws_device *dev, bool enabled)
 {
 	int64_t inuse = (int64_t)(atomic_load(&dev->inuse_pages) & ~SWS_INUSE_OFFLIST);
-	atomic_fetch_sub(&sim->total_swap_pages, (int64_t)dev->pages);
-	atomic_fetch_sub(&sim->nr_swap_pages, (int64_t)dev->pages - inuse);
+	if (enabled) {
+		atomic_fetch_sub(&sim->nr_swap_pages, (int64_t)dev->pages - inuse);
+		atomic_fetch_sub(&sim->total_swap_pages, (int64_t)dev->pages);
+	}
+	if (!dev->xswap)
+		atomic_fetch_sub(&sim->nr_real_swapfiles, 1);
+	else
+		atomic_fetch_sub(&sim->nr_xswap, 1);
 	sim->ops->device_fini(dev);
 	sws__backing_close(dev);
 	device_free(sim, dev);
 }
 
+static int remove_locked(struct sws_sim *sim, int type, bool force);
+
 int sws__device_remove(struct sws_sim *sim, int type, bool force)
 {
 	if (!sim || type < 0 || type >= SWS_MAX_SWAPFILES)
 		return SWS_ENODEV;
+	pthread_mutex_lock(&sim->xswap_mutex); /* no xswap shrink works on it meanwhile */
+	int rc = remove_locked(sim, type, force);
+	pthread_mutex_unlock(&sim->xswap_mutex);
+	return rc;
+}
+
+static int remove_locked(struct sws_sim *sim, int type, bool force)
+{
 	sws_spin_lock(&sim->swap_lock);
 	struct sws_device *dev = sws__device(sim, (unsigned)type);
 	if (!dev) {
@@ -377,7 +449,7 @@ int sws__device_remove(struct sws_sim *sim, int type, bool force)
 	sws_spin_unlock(&sim->avail_lock);
 	sws_synchronize_rcu();
 	if (!force && (atomic_load(&dev->inuse_pages) & ~SWS_INUSE_OFFLIST)) {
-		atomic_store(&dev->writeok, true);
+		atomic_store(&dev->writeok, dev->enabled);
 		sws_spin_lock(&sim->avail_lock);
 		if (!(atomic_load(&dev->inuse_pages) & SWS_INUSE_OFFLIST) && !dev->on_avail)
 			avail_insert(sim, dev);
@@ -388,7 +460,7 @@ int sws__device_remove(struct sws_sim *sim, int type, bool force)
 	atomic_store_explicit(&sim->devices[type], NULL, memory_order_release);
 	sws_synchronize_rcu();
 	sws_rcu_barrier(); /* RCU callbacks of this device's tables and nodes have run */
-	device_destroy(sim, dev);
+	device_destroy(sim, dev, dev->enabled);
 	sws_spin_unlock(&sim->swap_lock);
 	return 0;
 }
@@ -416,7 +488,7 @@ int sws_device_info(struct sws_sim *sim, int type, struct sws_device_info *info)
 	info->max = dev->max;
 	info->pages = dev->pages;
 	info->inuse_pages = atomic_load(&dev->inuse_pages) & ~SWS_INUSE_OFFLIST;
-	info->nr_clusters = dev->nr_clusters;
+	info->nr_clusters = sws__nr_clusters_mapped(dev);
 	sws_spin_lock(&dev->lock);
 	info->nr_free = dev->nr_free;
 	info->nr_full = dev->nr_full;

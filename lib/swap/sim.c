@@ -102,6 +102,7 @@ int sws_sim_create(const struct sws_sim_config *cfg, struct sws_sim **out)
 	sws_spin_init(&sim->swap_lock);
 	sws_spin_init(&sim->avail_lock);
 	sws_spin_init(&sim->cpu_lock);
+	pthread_mutex_init(&sim->xswap_mutex, NULL);
 	sws_list_init(&sim->avail_head);
 	sim->cpus = sws__mem_zalloc(&sim->mem, SWS_MEM_sim, sizeof(*sim->cpus) * sim->max_cpus, 0);
 	if (!sim->cpus) {
@@ -124,6 +125,7 @@ void sws_sim_destroy(struct sws_sim *sim)
 		if (sim->cpus[i])
 			sws__mem_free(&sim->mem, SWS_MEM_sim, sim->cpus[i], sizeof(struct sws_cpu));
 	sws__mem_free(&sim->mem, SWS_MEM_sim, sim->cpus, sizeof(*sim->cpus) * sim->max_cpus);
+	pthread_mutex_destroy(&sim->xswap_mutex);
 	struct sws_allocator a = sim->mem.a;
 	a.free(a.ctx, sim, sizeof(*sim));
 }

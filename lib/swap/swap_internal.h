@@ -26,6 +26,7 @@
 #ifndef SWS_SWAP_INTERNAL_H
 #define SWS_SWAP_INTERNAL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <swapsim/swapsim.h>
@@ -75,11 +76,18 @@ struct sws_device {
 	uint32_t gen; /* unique per swapon in this sim */
 	uint32_t flags;
 	atomic_bool writeok;      /* SWP_WRITEOK */
-	uint64_t max;             /* slots including header */
-	uint64_t pages;           /* usable slots */
+	bool enabled;             /* counted in the totals (swap_lock) */
+	uint64_t max;             /* slots including header (xswap: the reservation) */
+	_Atomic uint64_t pages;   /* usable slots (xswap: under the limit) */
 	_Atomic uint64_t inuse_pages; /* allocated slots | SWS_INUSE_OFFLIST */
-	uint32_t nr_clusters;
+	/* Slots [0, slots_mapped) have cluster metadata: max on a regular device;
+	 * on an xswap device it moves with grow and shrink. Every offset check
+	 * uses it, so an offset in an unmapped cluster is refused, not followed. */
+	_Atomic uint64_t slots_mapped;
+	uint32_t nr_clusters;     /* xswap: clusters reserved */
+	_Atomic uint32_t nr_clusters_mapped; /* nr_clusters on a regular device */
 	struct sws_cluster *cluster_info;
+	struct sws_xswap *xswap;  /* NULL unless an xswap device (xswap.h) */
 
 	sws_spinlock_t lock;      /* si->lock: the lists below */
 	struct sws_list free_clusters, full_clusters, discard_clusters;
@@ -132,6 +140,9 @@ struct sws_sim {
 	_Atomic int64_t nr_swap_pages; /* free slots, all devices */
 	_Atomic int64_t total_swap_pages;
 	_Atomic int64_t nr_swapcache;  /* NR_SWAPCACHE of detached CPUs */
+	_Atomic int nr_real_swapfiles; /* devices with backing (not xswap): zswap may write back */
+	_Atomic int nr_xswap;          /* xswap devices */
+	pthread_mutex_t xswap_mutex;   /* xswap create/destroy/limit/shrink (outside RCU readers) */
 
 	sws_spinlock_t cpu_lock;
 	struct sws_cpu **cpus; /* [max_cpus], NULL where free */
@@ -196,6 +207,18 @@ static inline void sws__count_sim(struct sws_sim *sim, enum sws_counter c, uint6
 
 /* ---- devices and clusters ---------------------------------------------------- */
 
+/* Clusters with metadata: all of them, or what an xswap device has mapped. */
+static inline uint32_t sws__nr_clusters_mapped(const struct sws_device *dev)
+{
+	return atomic_load_explicit(&dev->nr_clusters_mapped, memory_order_acquire);
+}
+
+/* Is @off a slot with cluster metadata (an offset an entry may carry)? */
+static inline bool sws__offset_mapped(const struct sws_device *dev, uint64_t off)
+{
+	return off < atomic_load_explicit(&dev->slots_mapped, memory_order_acquire);
+}
+
 static inline struct sws_device *sws__device(struct sws_sim *sim, unsigned type)
 {
 	if (type >= SWS_MAX_SWAPFILES)
@@ -237,8 +260,10 @@ static inline uint64_t sws__cluster_end(const struct sws_device *dev, const stru
 void sws__swap_range_free(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci,
 			  uint64_t off, unsigned nr);
 
-/* Usage accounting after slots were allocated in a locked cluster. */
-void sws__swap_range_alloc(struct sws_device *dev, unsigned nr);
+/* Usage accounting before @nr slots are allocated in a locked cluster.
+ * @return false (nothing counted) when that would pass the device's pages:
+ * only an xswap device whose limit was lowered below its mapped space. */
+bool sws__swap_range_alloc(struct sws_device *dev, unsigned nr);
 
 /* dev->lock held: take @ci off its list (flag NONE: isolated). */
 void sws__cluster_unlist(struct sws_device *dev, struct sws_cluster *ci);
@@ -265,6 +290,14 @@ void sws__slot_state_locked(struct sws_device *dev, struct sws_cluster *ci, uint
 
 /* swapoff, or (force) tear down a device whatever it holds (sim destroy). */
 int sws__device_remove(struct sws_sim *sim, int type, bool force);
+
+/* file every cluster in [first, end) on the list its count says (swapon, xswap grow). */
+void sws__setup_clusters(struct sws_device *dev, uint32_t first, uint32_t end);
+
+/* Build (and with @enable, enable) a device; see device.c. */
+int sws__device_add(struct sws_sim *sim, const struct sws_device_config *cfg, uint64_t xswap_ram_pages,
+		    bool enable, int *type_out);
+void sws__device_enable(struct sws_device *dev);
 
 /* Deferred discard (device.c). @return clusters still waiting. */
 unsigned sws__device_do_discard(struct sws_device *dev, unsigned budget);

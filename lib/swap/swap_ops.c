@@ -20,7 +20,7 @@ static int resolve(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, struct s
 	uint64_t off = sws_swp_offset(entry);
 	if (!dev)
 		return SWS_EBADENTRY;
-	if (off == 0 || off >= dev->max || off + nr > dev->max)
+	if (off == 0 || !sws__offset_mapped(dev, off) || !sws__offset_mapped(dev, off + nr - 1))
 		return SWS_EBADENTRY;
 	if (off / SWS_CLUSTER_SLOTS != (off + nr - 1) / SWS_CLUSTER_SLOTS)
 		return SWS_EINVAL; /* a multi-slot call never crosses a cluster */
@@ -101,7 +101,7 @@ uint64_t sws_swap_cache_lookup(struct sws_cpu *cpu, sws_entry_t entry)
 	sws_rcu_read_lock();
 	struct sws_device *dev = sws__device(cpu->sim, sws_swp_type(entry));
 	uint64_t off = sws_swp_offset(entry);
-	if (sws_likely(dev && off < dev->max))
+	if (sws_likely(dev && sws__offset_mapped(dev, off)))
 		pfn = cache_lookup(cpu->sim->ops, dev, off);
 	sws_rcu_read_unlock();
 	sws__count(cpu, SWS_CTR_swap_cache_find_total, 1);
@@ -169,7 +169,7 @@ int sws_swap_slot_state(struct sws_sim *sim, sws_entry_t entry, struct sws_slot_
 	int rc = 0;
 	if (!dev)
 		rc = SWS_ENODEV;
-	else if (off >= dev->max)
+	else if (!sws__offset_mapped(dev, off))
 		rc = SWS_EBADENTRY;
 	if (!rc) {
 		struct sws_cluster *ci = sws__offset_cluster(dev, off);

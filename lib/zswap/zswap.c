@@ -432,6 +432,14 @@ static int writeback_one(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t mem
 	sws_entry_t e = en->swpentry;
 	sws_spin_unlock(&zs->lru_lock);
 
+	sws_rcu_read_lock();
+	struct sws_device *dev = sws__device(zs->sim, sws_swp_type(e));
+	bool xswap = dev && (dev->flags & SWS_SWP_XSWAP);
+	sws_rcu_read_unlock();
+	if (xswap) { /* zswap_writeback_entry(): -EINVAL, an xswap slot has nowhere to go */
+		zcount(zs, cpu, SWS_MM_reject_reclaim_fail);
+		return 0;
+	}
 	uint64_t token;
 	if (zs->wb.begin(zs->wb.ctx, cpu, e, memcg, &token)) {
 		zcount(zs, cpu, SWS_MM_reject_reclaim_fail); /* as shrink_memcg_cb() counts it */
@@ -461,6 +469,8 @@ static int writeback_one(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t mem
 static uint64_t memcg_writeback(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t memcg, uint64_t nr)
 {
 	uint64_t done = 0;
+	if (!atomic_load_explicit(&zs->sim->nr_real_swapfiles, memory_order_relaxed))
+		return 0; /* only xswap devices: nothing can be written back */
 	for (uint64_t scanned = 0; done < nr && scanned < 2 * nr + 2; scanned++) {
 		int r = writeback_one(zs, cpu, memcg);
 		if (r < 0)
@@ -513,6 +523,11 @@ uint64_t sws__zswap_shrink_worker(struct sws_zswap *zs, struct sws_cpu *cpu, uin
 {
 	if (!atomic_load(&zs->shrink_queued) || atomic_exchange(&zs->shrink_running, true))
 		return 0; /* nothing queued, or another CPU runs it */
+	if (!atomic_load_explicit(&zs->sim->nr_real_swapfiles, memory_order_relaxed)) {
+		atomic_store(&zs->shrink_queued, false); /* only xswap: no writeback */
+		atomic_store(&zs->shrink_running, false);
+		return 0;
+	}
 	uint64_t done = 0;
 	unsigned failures = 0;
 	for (unsigned idle = 0; done < budget && total_pages(zs) > zs->accept_pages &&
@@ -603,20 +618,8 @@ int sws__zswap_create(struct sws_sim *sim, const struct sws_zswap_config *cfg, u
 	int rc = 0;
 	for (unsigned t = 0; t < SWS_MAX_SWAPFILES && !rc; t++) {
 		struct sws_device *d = sws__device(sim, t);
-		if (!d)
-			continue;
-		uint32_t n = (uint32_t)SWS_DIV_ROUND_UP(d->max, 1ull << ZSWAP_TREE_SHIFT);
-		zs->trees[t] = sws__mem_zalloc(zs->mem, SWS_MEM_zswap_tree, sizeof(struct zswap_tree) * n, 64);
-		if (!zs->trees[t]) {
-			rc = SWS_ENOMEM;
-			break;
-		}
-		zs->nr_trees[t] = n;
-		for (uint32_t i = 0; i < n; i++) {
-			sws_spin_init(&zs->trees[t][i].lock);
-			sws__xa_init(&zs->trees[t][i].xa, zs->mem, NULL);
-			zs->trees[t][i].xa.mem_class = SWS_MEM_zswap_tree;
-		}
+		if (d)
+			rc = sws__zswap_swapon(zs, t, d->max);
 	}
 	if (!rc)
 		rc = sws__zswap_set_compressor(zs, cfg->compressor);
@@ -626,6 +629,35 @@ int sws__zswap_create(struct sws_sim *sim, const struct sws_zswap_config *cfg, u
 	}
 	*out = zs;
 	return 0;
+}
+
+int sws__zswap_swapon(struct sws_zswap *zs, unsigned type, uint64_t max)
+{
+	uint32_t n = (uint32_t)SWS_DIV_ROUND_UP(max, 1ull << ZSWAP_TREE_SHIFT);
+	struct zswap_tree *trees = sws__mem_zalloc(zs->mem, SWS_MEM_zswap_tree, sizeof(*trees) * n, 64);
+	if (!trees)
+		return SWS_ENOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		sws_spin_init(&trees[i].lock);
+		sws__xa_init(&trees[i].xa, zs->mem, NULL);
+		trees[i].xa.mem_class = SWS_MEM_zswap_tree;
+	}
+	sws__zswap_swapoff(zs, type); /* trees of an earlier device of this type */
+	zs->nr_trees[type] = n;
+	zs->trees[type] = trees;
+	return 0;
+}
+
+void sws__zswap_swapoff(struct sws_zswap *zs, unsigned type)
+{
+	if (!zs->trees[type])
+		return;
+	sws_rcu_barrier(); /* tree nodes freed through RCU reach their trees */
+	for (uint32_t i = 0; i < zs->nr_trees[type]; i++)
+		sws__xa_destroy(&zs->trees[type][i].xa);
+	sws__mem_free(zs->mem, SWS_MEM_zswap_tree, zs->trees[type], sizeof(struct zswap_tree) * zs->nr_trees[type]);
+	zs->trees[type] = NULL;
+	zs->nr_trees[type] = 0;
 }
 
 void sws__zswap_destroy(struct sws_zswap *zs)

@@ -33,6 +33,10 @@ int sws__zswap_create(struct sws_sim *sim, const struct sws_zswap_config *cfg, u
 		      const struct sws_zswap_wb_ops *wb, sws_zswap_count_fn count, void *count_ctx,
 		      struct sws_zswap **out);
 void sws__zswap_destroy(struct sws_zswap *zs);
+/* A device of @type and @max slots appeared (trees for it) / went (an empty
+ * device: its trees go; the caller makes sure no call uses them). */
+int sws__zswap_swapon(struct sws_zswap *zs, unsigned type, uint64_t max);
+void sws__zswap_swapoff(struct sws_zswap *zs, unsigned type);
 
 /* zswap_store() of one page. @return 0 (stored), or a refusal: SWS_ENOSPC
  * (pool full or memcg at zswap.max), SWS_ENOMEM, SWS_EINVAL (incompressible
