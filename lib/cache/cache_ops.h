@@ -46,6 +46,8 @@ struct sws_cache_ops {
 	/* Can serve xswap devices: every per-cluster array comes from
 	 * sws__cluster_array_create() and no per-slot array is static. */
 	bool xswap;
+	/* RCU callbacks touch per-device data: swapoff waits for them (rcu_barrier). */
+	bool swapoff_barrier;
 
 	/* swapon: build static per-device structures and mark slot 0 and the
 	 * tail of the last cluster bad. swapoff: free everything. */

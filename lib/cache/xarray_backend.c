@@ -812,6 +812,7 @@ static int xa_check_cluster(struct sws_device *dev, struct sws_cluster *ci, char
 const struct sws_cache_ops sws__xarray_ops = {
 	.version = SWS_CACHE_OPS_VERSION,
 	.name = "xarray",
+	.swapoff_barrier = true, /* node frees reach their tree */
 	.device_init = xa_device_init,
 	.device_fini = xa_device_fini,
 	.cluster_get = xa_cluster_get,

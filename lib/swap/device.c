@@ -459,7 +459,8 @@ static int remove_locked(struct sws_sim *sim, int type, bool force)
 	}
 	atomic_store_explicit(&sim->devices[type], NULL, memory_order_release);
 	sws_synchronize_rcu();
-	sws_rcu_barrier(); /* RCU callbacks of this device's tables and nodes have run */
+	if (sim->ops->swapoff_barrier) /* RCU callbacks that use this device have run */
+		sws_rcu_barrier();
 	device_destroy(sim, dev, dev->enabled);
 	sws_spin_unlock(&sim->swap_lock);
 	return 0;
@@ -510,10 +511,19 @@ void sws_swap_totals(struct sws_sim *sim, uint64_t *total, uint64_t *free_slots)
 			*free_slots = 0;
 		return;
 	}
+	/* Each is exact once quiet; while an xswap limit write moves both, a
+	 * reader of the two may see one step of it: free is kept in [0, total]. */
+	int64_t f = atomic_load(&sim->nr_swap_pages), t = atomic_load(&sim->total_swap_pages);
+	if (t < 0)
+		t = 0;
+	if (f > t)
+		f = t;
+	if (f < 0)
+		f = 0;
 	if (total)
-		*total = (uint64_t)atomic_load(&sim->total_swap_pages);
+		*total = (uint64_t)t;
 	if (free_slots)
-		*free_slots = (uint64_t)atomic_load(&sim->nr_swap_pages);
+		*free_slots = (uint64_t)f;
 }
 
 bool sws_swap_full(struct sws_sim *sim)

@@ -60,6 +60,7 @@ static_assert(sizeof(struct zswap_entry) == 56, "struct zswap_entry is 56 bytes"
 
 struct zswap_tree {
 	sws_spinlock_t lock;
+	bool used; /* ever held an entry (so its nodes may be in RCU callbacks) */
 	struct sws_xa xa;
 };
 
@@ -341,6 +342,7 @@ int sws__zswap_store(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e, u
 	sws_list_init(&en->lru);
 	uintptr_t old = 0;
 	sws_spin_lock(&t->lock);
+	t->used = true;
 	rc = sws__xa_store(&t->xa, sws_swp_offset(e), (uintptr_t)en, &old);
 	sws_spin_unlock(&t->lock);
 	if (rc) {
@@ -652,7 +654,11 @@ void sws__zswap_swapoff(struct sws_zswap *zs, unsigned type)
 {
 	if (!zs->trees[type])
 		return;
-	sws_rcu_barrier(); /* tree nodes freed through RCU reach their trees */
+	bool used = false;
+	for (uint32_t i = 0; i < zs->nr_trees[type]; i++)
+		used |= zs->trees[type][i].used;
+	if (used) /* tree nodes freed through RCU reach their trees */
+		sws_rcu_barrier();
 	for (uint32_t i = 0; i < zs->nr_trees[type]; i++)
 		sws__xa_destroy(&zs->trees[type][i].xa);
 	sws__mem_free(zs->mem, SWS_MEM_zswap_tree, zs->trees[type], sizeof(struct zswap_tree) * zs->nr_trees[type]);
