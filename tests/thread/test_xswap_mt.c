@@ -1,0 +1,232 @@
+/*
+ * test_xswap_mt.c - an xswap device growing and shrinking under concurrent
+ * use, for ThreadSanitizer.
+ *
+ * NALLOC threads, each its own CPU, fill the device with order-9 and order-0
+ * folios in waves (hold up to a wave's worth, then free them all), so the
+ * allocator maps chunk after chunk; every entry is checked (its cluster is
+ * mapped, the swap cache holds our PFN) before it is freed. A control thread
+ * meanwhile runs the deferred shrink, moves the limit up and down (below use:
+ * clamped) and reads the device's figures; a reader looks up random offsets,
+ * in mapped and unmapped clusters alike, which must give 0 or a PFN some
+ * thread used, never a crash. At the end: the invariants hold, the totals
+ * match the device, the shrink gives everything back down to one chunk of
+ * slack, and the device can be destroyed with nothing left over.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "swap/xswap_policy.h"
+#include "testutil.h"
+
+#define NALLOC 3
+#define WAVE 160   /* order-9 folios a thread holds at most: 3 x 160 clusters > 5 chunks */
+#define WAVES 60
+#define RAM (262144ull)
+
+#define PFN_OF(tid, seq) (((uint64_t)(tid) + 1) << 32 | (seq))
+
+struct shared {
+	struct sws_sim *sim;
+	struct sws_mm *mm;
+	int type;
+	pthread_barrier_t start;
+	atomic_int allocators_left;
+	atomic_int failed;
+	char msg[256];
+	_Atomic uint64_t grows_seen, shrinks_seen, limit_writes, lookups, hits;
+};
+
+struct worker {
+	struct shared *sh;
+	int tid;
+	uint64_t seed;
+};
+
+static void note_failure(struct shared *sh, const char *what, int rc)
+{
+	if (!atomic_exchange(&sh->failed, 1))
+		snprintf(sh->msg, sizeof(sh->msg), "%s: %s", what, sws_error_name(rc));
+}
+
+static void *allocator(void *arg)
+{
+	struct worker *w = arg;
+	struct shared *sh = w->sh;
+	struct sws_cpu *cpu;
+	int rc = sws_cpu_attach(sh->sim, &cpu);
+	pthread_barrier_wait(&sh->start);
+	if (rc) {
+		note_failure(sh, "attach", rc);
+		atomic_fetch_sub(&sh->allocators_left, 1);
+		return NULL;
+	}
+	static _Thread_local sws_entry_t held[WAVE];
+	static _Thread_local uint64_t pfns[WAVE];
+	static _Thread_local unsigned orders[WAVE];
+	uint64_t seq = 1;
+	for (int wave = 0; wave < WAVES && !atomic_load(&sh->failed); wave++) {
+		unsigned n = 0;
+		for (unsigned i = 0; i < WAVE; i++) {
+			unsigned order = sws_test_rand(&w->seed) % 4 ? 9 : 0;
+			uint64_t pfn = PFN_OF(w->tid, seq++);
+			sws_entry_t e;
+			rc = sws_folio_alloc_swap(cpu, pfn, order, &e);
+			if (rc == SWS_ENOSPC)
+				continue; /* at the (moving) limit */
+			if (rc) {
+				note_failure(sh, "alloc", rc);
+				break;
+			}
+			held[n] = e, pfns[n] = pfn, orders[n] = order, n++;
+		}
+		for (unsigned i = 0; i < n; i++) {
+			uint64_t got = sws_swap_cache_lookup(cpu, held[i]);
+			if (got != pfns[i])
+				note_failure(sh, "own entry lost", SWS_ECORRUPT);
+			rc = sws_swap_cache_del(cpu, held[i], 1u << orders[i], pfns[i], 0);
+			if (rc)
+				note_failure(sh, "free", rc);
+		}
+	}
+	sws_cpu_detach(cpu);
+	atomic_fetch_sub(&sh->allocators_left, 1);
+	return NULL;
+}
+
+/* Deferred shrink, limit writes and figures while the allocators run. */
+static void *control(void *arg)
+{
+	struct worker *w = arg;
+	struct shared *sh = w->sh;
+	pthread_barrier_wait(&sh->start);
+	while (atomic_load(&sh->allocators_left) > 0) {
+		sws_swap_do_deferred_work(sh->sim, 64);
+		uint64_t r = sws_test_rand(&w->seed);
+		if (r % 8 == 0) {
+			uint64_t v = r % 3 == 0 ? 0 : (r >> 8) % (2 * RAM + 1);
+			int rc = sws_xswap_limit_set(sh->sim, sh->type, v);
+			if (rc)
+				note_failure(sh, "limit", rc);
+			atomic_fetch_add(&sh->limit_writes, 1);
+		}
+		struct sws_xswap_info xi;
+		int rc = sws_xswap_info(sh->sim, sh->type, &xi);
+		if (rc)
+			note_failure(sh, "info", rc);
+		/* An allocation counts its slots before it checks them against the
+		 * limit (and takes them back if over): in flight, use may pass
+		 * pages by what the allocators hold between the two steps. */
+		else if (xi.nr_clusters_mapped > xi.nr_clusters_max || xi.inuse_pages > xi.pages + NALLOC * 512)
+			note_failure(sh, "figures out of range", SWS_ECORRUPT);
+		atomic_store(&sh->grows_seen, xi.grows);
+		atomic_store(&sh->shrinks_seen, xi.shrinks);
+		uint64_t total, freeslots;
+		sws_swap_totals(sh->sim, &total, &freeslots);
+		if (freeslots > total)
+			note_failure(sh, "free > total", SWS_ECORRUPT);
+	}
+	/* Let the device grow back for the last waves' end state checks. */
+	sws_xswap_limit_set(sh->sim, sh->type, RAM);
+	return NULL;
+}
+
+/* Lookups anywhere in the reservation: 0, or a PFN an allocator used. */
+static void *reader(void *arg)
+{
+	struct worker *w = arg;
+	struct shared *sh = w->sh;
+	struct sws_cpu *cpu;
+	int rc = sws_cpu_attach(sh->sim, &cpu);
+	pthread_barrier_wait(&sh->start);
+	if (rc) {
+		note_failure(sh, "attach", rc);
+		return NULL;
+	}
+	while (atomic_load(&sh->allocators_left) > 0) {
+		uint64_t off = 1 + sws_test_rand(&w->seed) % (2 * RAM - 1);
+		uint64_t pfn = sws_swap_cache_lookup(cpu, sws_swp_entry((unsigned)sh->type, off));
+		atomic_fetch_add(&sh->lookups, 1);
+		if (pfn) {
+			uint64_t tid = (pfn >> 32) - 1;
+			if (tid >= NALLOC)
+				note_failure(sh, "lookup found a PFN nobody used", SWS_ECORRUPT);
+			atomic_fetch_add(&sh->hits, 1);
+		}
+		uint32_t count;
+		rc = sws_swap_count(cpu, sws_swp_entry((unsigned)sh->type, off), &count);
+		if (rc && rc != SWS_ENOENT && rc != SWS_EBADENTRY)
+			note_failure(sh, "count", rc);
+	}
+	sws_cpu_detach(cpu);
+	return NULL;
+}
+
+static void test_grow_shrink_concurrently(void **state)
+{
+	(void)state;
+	struct shared sh;
+	memset(&sh, 0, sizeof(sh));
+	struct sws_sim_config cfg = {.backend = SWS_BACKEND_SWAP_TABLE};
+	assert_sws(0, sws_sim_create(&cfg, &sh.sim));
+	struct sws_mm_config mc = {.ram_pages = RAM, .seed = 3};
+	assert_sws(0, sws_mm_create(sh.sim, &mc, &sh.mm));
+	assert_sws(0, sws_mm_zswap_enable(sh.mm, NULL));
+	assert_sws(0, sws_mm_xswap_create(sh.mm, -1, &sh.type));
+	struct sws_memory_usage base;
+	sws_sim_memory_usage(sh.sim, &base);
+
+	enum { NT = NALLOC + 2 };
+	pthread_t th[NT];
+	struct worker w[NT];
+	pthread_barrier_init(&sh.start, NULL, NT);
+	atomic_store(&sh.allocators_left, NALLOC);
+	for (int i = 0; i < NT; i++) {
+		w[i] = (struct worker){&sh, i, 0x5eed + (uint64_t)i};
+		void *(*fn)(void *) = i < NALLOC ? allocator : i == NALLOC ? control : reader;
+		assert_int_equal(pthread_create(&th[i], NULL, fn, &w[i]), 0);
+	}
+	for (int i = 0; i < NT; i++)
+		pthread_join(th[i], NULL);
+	pthread_barrier_destroy(&sh.start);
+	if (atomic_load(&sh.failed))
+		fail_msg("%s", sh.msg);
+	print_message("grows %llu, shrinks %llu, limit writes %llu, lookups %llu (hits %llu)\n",
+		      (unsigned long long)sh.grows_seen, (unsigned long long)sh.shrinks_seen,
+		      (unsigned long long)sh.limit_writes, (unsigned long long)sh.lookups,
+		      (unsigned long long)sh.hits);
+
+	assert_consistent(sh.sim);
+	struct sws_xswap_info xi;
+	assert_sws(0, sws_xswap_info(sh.sim, sh.type, &xi));
+	assert_true(xi.grows > 0);
+	assert_int_equal(xi.inuse_pages, 0);
+	uint64_t total, freeslots;
+	sws_swap_totals(sh.sim, &total, &freeslots);
+	assert_int_equal(total, xi.pages);
+	assert_int_equal(freeslots, xi.pages);
+	/* Empty: the shrink keeps at most one chunk of slack above cluster 0
+	 * plus what is under five chunks of free tail. */
+	sws_swap_do_deferred_work(sh.sim, 64);
+	assert_sws(0, sws_xswap_info(sh.sim, sh.type, &xi));
+	assert_true(xi.nr_clusters_mapped < 1 + SWS_XSWAP_SHRINK_SLACK + SWS_XSWAP_SHRINK_MIN);
+	assert_sws(0, sws_mm_xswap_destroy(sh.mm, sh.type));
+	sws_sim_quiesce(sh.sim);
+	struct sws_memory_usage mu;
+	sws_sim_memory_usage(sh.sim, &mu);
+	assert_int_equal(mu.bytes[SWS_MEM_cluster_info] + mu.bytes[SWS_MEM_cluster_tables] +
+				 mu.bytes[SWS_MEM_swap_table] + mu.bytes[SWS_MEM_memcg_table],
+			 0);
+	sws_mm_destroy(sh.mm);
+	sws_sim_destroy(sh.sim);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_grow_shrink_concurrently),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
