@@ -51,15 +51,24 @@ static void note_failure(struct shared *sh, const char *what, int rc)
 		snprintf(sh->msg, sizeof(sh->msg), "%s: %s", what, sws_error_name(rc));
 }
 
+/* Attach this thread as a CPU and wait for the others. @return it, or NULL. */
+static struct sws_cpu *attach_and_start(struct shared *sh)
+{
+	struct sws_cpu *cpu;
+	int rc = sws_cpu_attach(sh->sim, &cpu);
+	pthread_barrier_wait(&sh->start);
+	if (rc)
+		note_failure(sh, "attach", rc);
+	return rc ? NULL : cpu;
+}
+
 static void *allocator(void *arg)
 {
 	struct worker *w = arg;
 	struct shared *sh = w->sh;
-	struct sws_cpu *cpu;
-	int rc = sws_cpu_attach(sh->sim, &cpu);
-	pthread_barrier_wait(&sh->start);
-	if (rc) {
-		note_failure(sh, "attach", rc);
+	struct sws_cpu *cpu = attach_and_start(sh);
+	int rc;
+	if (!cpu) {
 		atomic_fetch_sub(&sh->allocators_left, 1);
 		return NULL;
 	}
@@ -138,13 +147,9 @@ static void *reader(void *arg)
 {
 	struct worker *w = arg;
 	struct shared *sh = w->sh;
-	struct sws_cpu *cpu;
-	int rc = sws_cpu_attach(sh->sim, &cpu);
-	pthread_barrier_wait(&sh->start);
-	if (rc) {
-		note_failure(sh, "attach", rc);
+	struct sws_cpu *cpu = attach_and_start(sh);
+	if (!cpu)
 		return NULL;
-	}
 	while (atomic_load(&sh->allocators_left) > 0) {
 		uint64_t off = 1 + sws_test_rand(&w->seed) % (2 * RAM - 1);
 		uint64_t pfn = sws_swap_cache_lookup(cpu, sws_swp_entry((unsigned)sh->type, off));
@@ -156,7 +161,7 @@ static void *reader(void *arg)
 			atomic_fetch_add(&sh->hits, 1);
 		}
 		uint32_t count;
-		rc = sws_swap_count(cpu, sws_swp_entry((unsigned)sh->type, off), &count);
+		int rc = sws_swap_count(cpu, sws_swp_entry((unsigned)sh->type, off), &count);
 		if (rc && rc != SWS_ENOENT && rc != SWS_EBADENTRY)
 			note_failure(sh, "count", rc);
 	}
