@@ -57,6 +57,8 @@ static const char usage_text[] =
 	"  --swap SPEC             a swap device, repeatable; SPEC is key=value pairs:\n"
 	"                          size=SIZE,type=ssd|nvme|sata|hdd|zram|pmem,prio=N,file=PATH,\n"
 	"                          rlat=NS,wlat=NS\n"
+	"                          or an xswap device (needs --zswap and the table backend):\n"
+	"                          type=xswap[,prio=N][,limit=PAGES]\n"
 	"                          (default: one SSD of 2x RAM)\n"
 	"  --backend B             table|xarray (default table)\n"
 	"  --compare B1,B2         run the same input on each backend, report side by side\n"
@@ -488,6 +490,22 @@ int main(int argc, char **argv)
 	if (!o.nbackends) {
 		o.backends[0] = SWS_BACKEND_SWAP_TABLE;
 		o.nbackends = 1;
+	}
+	for (unsigned i = 0; i < o.nswap; i++) {
+		if (o.swap[i].kind != SWS_REPLAY_SWAP_XSWAP)
+			continue;
+		if (!o.zswap) {
+			fprintf(stderr, "swapsim-replay: --swap type=xswap: needs --zswap (its pages live "
+					"in zswap) (try --help)\n");
+			return 2;
+		}
+		for (unsigned b = 0; b < o.nbackends; b++) {
+			if (o.backends[b] != SWS_BACKEND_SWAP_TABLE) {
+				fprintf(stderr, "swapsim-replay: --swap type=xswap: needs the table backend "
+						"(the XArray baseline's per-slot arrays are static)\n");
+				return 2;
+			}
+		}
 	}
 	if (o.mem_limit && o.ram && o.mem_limit > o.ram)
 		fprintf(stderr, "swapsim-replay: note: --mem-limit is above --ram\n");

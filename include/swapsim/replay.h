@@ -49,6 +49,7 @@
 #include <swapsim/error.h>
 #include <swapsim/mm.h>
 #include <swapsim/zswap.h>
+#include <swapsim/xswap.h>
 #include <swapsim/sim.h>
 #include <swapsim/stats.h>
 #include <swapsim/trace.h>
@@ -84,8 +85,11 @@ enum sws_replay_swap_kind {
 	SWS_REPLAY_SWAP_ZRAM = 2, /* SOLIDSTATE|SYNCHRONOUS_IO; mm default (2/3 us) */
 	SWS_REPLAY_SWAP_PMEM = 3, /* SOLIDSTATE|SYNCHRONOUS_IO; 1 us read, 2 us write */
 	SWS_REPLAY_SWAP_SATA = 4, /* SOLIDSTATE|PAGE_DISCARD; SATA SSD: 100 us read, 60 us write */
+	SWS_REPLAY_SWAP_XSWAP = 5, /* an xswap device (swapsim/xswap.h): needs SWS_REPLAY_ZSWAP and
+				    * the swap table; sized by RAM, so pages, path and latencies
+				    * must be 0 */
 };
-#define SWS_REPLAY_NR_SWAP_KINDS 5
+#define SWS_REPLAY_NR_SWAP_KINDS 6
 #define SWS_REPLAY_MAX_SWAP 8
 
 struct sws_replay_swap {
@@ -94,6 +98,7 @@ struct sws_replay_swap {
 	int32_t prio;                   /* 0..32767, or -1: no priority (round robin) */
 	const char *path;               /* backing file (SWS_BACKING_FILE), or NULL */
 	uint64_t read_ns, write_ns;     /* latency per page; 0: the kind's default */
+	uint64_t limit_pages;           /* xswap: its limit (sws_xswap_limit_set); 0: one RAM */
 };
 
 /* Replay flags. */
@@ -123,6 +128,10 @@ struct sws_replay_sample {
 	uint64_t time_ns;    /* since the start of the run */
 	struct sws_mm_stats mm; /* (threads > 1: read while workers run, not a cut) */
 	uint64_t swap_used;  /* slots in use over all devices */
+	/* xswap devices, summed: pages in use, clusters mapped, and their
+	 * per-cluster arenas' mapped and resident (mincore) bytes. */
+	uint64_t xswap_inuse_pages, xswap_mapped_clusters;
+	uint64_t arena_mapped_bytes, arena_resident_bytes;
 };
 
 #define SWS_REPLAY_CONFIG_VERSION 1

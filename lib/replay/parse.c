@@ -67,7 +67,7 @@ int sws_replay_parse_size(const char *s, uint64_t *bytes)
 	return 0;
 }
 
-static const char *const kind_names[] = {"ssd", "hdd", "zram", "pmem", "sata"};
+static const char *const kind_names[] = {"ssd", "hdd", "zram", "pmem", "sata", "xswap"};
 
 int sws_replay_parse_swap(char *s, struct sws_replay_swap *out, char *msg, size_t msg_len)
 {
@@ -95,8 +95,8 @@ int sws_replay_parse_swap(char *s, struct sws_replay_swap *out, char *msg, size_
 			if (!strcmp(val, "nvme"))
 				k = SWS_REPLAY_SWAP_SSD;
 			if (k == SWS_REPLAY_NR_SWAP_KINDS)
-				return fail(msg, msg_len, "type=%s: expected ssd (nvme), sata, hdd, zram or pmem",
-					    val);
+				return fail(msg, msg_len,
+					    "type=%s: expected ssd (nvme), sata, hdd, zram, pmem or xswap", val);
 			out->kind = (enum sws_replay_swap_kind)k;
 		} else if (!strcmp(kv, "prio")) {
 			if (parse_u64(val, &e, &v) || *e || v > 32767)
@@ -110,11 +110,21 @@ int sws_replay_parse_swap(char *s, struct sws_replay_swap *out, char *msg, size_
 			if (parse_u64(val, &e, &v) || *e || !v)
 				return fail(msg, msg_len, "%s=%s: expected nanoseconds > 0", kv, val);
 			*(kv[0] == 'r' ? &out->read_ns : &out->write_ns) = v;
+		} else if (!strcmp(kv, "limit")) {
+			if (parse_u64(val, &e, &v) || *e || !v)
+				return fail(msg, msg_len, "limit=%s: expected pages > 0", val);
+			out->limit_pages = v;
 		} else {
-			return fail(msg, msg_len, "unknown key '%s' (size, type, prio, file, rlat, wlat)",
-				    kv);
+			return fail(msg, msg_len,
+				    "unknown key '%s' (size, type, prio, file, rlat, wlat, limit)", kv);
 		}
 	}
+	bool xswap = out->kind == SWS_REPLAY_SWAP_XSWAP;
+	if (xswap && (out->pages || out->path || out->read_ns || out->write_ns))
+		return fail(msg, msg_len, "type=xswap is sized by RAM and has no storage: "
+					  "no size, file, rlat or wlat (limit=PAGES sets its limit)");
+	if (!xswap && out->limit_pages)
+		return fail(msg, msg_len, "limit= is for type=xswap devices (use size= for others)");
 	return 0;
 }
 

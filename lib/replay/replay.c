@@ -573,6 +573,16 @@ static void take_sample(struct sws_replay *r)
 	sws_mm_stats(r->mm, &s.mm);
 	sws_swap_totals(r->sim, &total, &free);
 	s.swap_used = total - free;
+	for (uint32_t i = 0; i < r->cfg.nr_swap; i++) {
+		struct sws_xswap_info xi;
+		if (r->cfg.swap[i].kind != SWS_REPLAY_SWAP_XSWAP ||
+		    sws_xswap_info(r->sim, r->types[i], &xi))
+			continue;
+		s.xswap_inuse_pages += xi.inuse_pages;
+		s.xswap_mapped_clusters += xi.nr_clusters_mapped;
+		s.arena_mapped_bytes += xi.arena_mapped_bytes;
+		s.arena_resident_bytes += xi.arena_resident_bytes;
+	}
 	r->cfg.sample(r->cfg.cb_ctx, &s);
 }
 
@@ -727,7 +737,10 @@ int sws_replay_create(const struct sws_replay_config *cfg, struct sws_replay **o
 	for (uint32_t i = 0; i < cfg->nr_swap; i++)
 		if ((unsigned)cfg->swap[i].kind >= SWS_REPLAY_NR_SWAP_KINDS ||
 		    cfg->swap[i].prio < -1 || cfg->swap[i].prio > 32767 ||
-		    cfg->swap[i].pages == 1)
+		    cfg->swap[i].pages == 1 ||
+		    (cfg->swap[i].kind == SWS_REPLAY_SWAP_XSWAP
+			     ? cfg->swap[i].pages || cfg->swap[i].path || cfg->swap[i].read_ns || cfg->swap[i].write_ns
+			     : cfg->swap[i].limit_pages != 0))
 			return SWS_EINVAL;
 	if (cfg->env && cfg->env->version > SWS_ENV_VERSION)
 		return SWS_EVERSION;
@@ -775,9 +788,11 @@ int sws_replay_create(const struct sws_replay_config *cfg, struct sws_replay **o
 				      .env = cfg->env};
 	if ((err = sws_sim_create(&scfg, &r->sim)))
 		goto fail;
-	int types[SWS_REPLAY_MAX_SWAP];
+	int *types = r->types;
 	for (uint32_t i = 0; i < r->cfg.nr_swap; i++) {
 		const struct sws_replay_swap *sw = &r->cfg.swap[i];
+		if (sw->kind == SWS_REPLAY_SWAP_XSWAP)
+			continue; /* after zswap, below */
 		static const uint32_t kind_flags[] = {
 			SWS_SWP_SOLIDSTATE | SWS_SWP_PAGE_DISCARD, 0,
 			SWS_SWP_SOLIDSTATE | SWS_SWP_SYNCHRONOUS_IO,
@@ -806,11 +821,21 @@ int sws_replay_create(const struct sws_replay_config *cfg, struct sws_replay **o
 	if ((err = sws_mm_create(r->sim, &mc, &r->mm)))
 		goto fail;
 	for (uint32_t i = 0; i < r->cfg.nr_swap; i++)
-		set_latency(r, types[i], &r->cfg.swap[i]);
+		if (r->cfg.swap[i].kind != SWS_REPLAY_SWAP_XSWAP)
+			set_latency(r, types[i], &r->cfg.swap[i]);
 	if (cfg->mem_limit_pages && (err = sws_mm_memcg_create(r->mm, cfg->mem_limit_pages, &r->memcg)))
 		goto fail;
 	if ((cfg->flags & SWS_REPLAY_ZSWAP) && (err = sws_mm_zswap_enable(r->mm, &cfg->zswap)))
 		goto fail;
+	for (uint32_t i = 0; i < r->cfg.nr_swap; i++) { /* xswap devices live in zswap */
+		const struct sws_replay_swap *sw = &r->cfg.swap[i];
+		if (sw->kind != SWS_REPLAY_SWAP_XSWAP)
+			continue;
+		if ((err = sws_mm_xswap_create(r->mm, sw->prio, &types[i])))
+			goto fail;
+		if (sw->limit_pages && (err = sws_xswap_limit_set(r->sim, types[i], sw->limit_pages)))
+			goto fail;
+	}
 	*out = r;
 	return 0;
 fail:

@@ -85,6 +85,7 @@ struct sws_replay {
 	struct sws_env env;
 	bool has_env;
 	struct sws_sim *sim;
+	int types[SWS_REPLAY_MAX_SWAP]; /* device type of each cfg.swap[] */
 	struct sws_mm *mm;
 	uint16_t memcg;
 	unsigned nthreads;

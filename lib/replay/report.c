@@ -266,7 +266,8 @@ int sws_replay_csv_header(int (*write)(void *ctx, const char *text, size_t len),
 {
 	struct out o = {write, ctx, 0};
 	pr(&o, "backend,events,time_s,pgfault,pgmajfault,pswpin,pswpout,pgsteal,resident_pages,"
-	       "swap_used_pages\n");
+	       "swap_used_pages,zswpout,zswpin,xswap_inuse_pages,xswap_mapped_clusters,"
+	       "arena_mapped_bytes,arena_resident_bytes\n");
 	return o.err;
 }
 
@@ -277,10 +278,13 @@ int sws_replay_csv_row(enum sws_backend backend, const struct sws_replay_sample 
 	if (!s || !write)
 		return SWS_EINVAL;
 	pr(&o, "%s,%" PRIu64 ",%.6f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-	       ",%" PRIu64 ",%" PRIu64 "\n",
+	       ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+	       ",%" PRIu64 "\n",
 	   sws_backend_name(backend), s->events, (double)s->time_ns / 1e9,
 	   s->mm.counters[SWS_MM_pgfault], s->mm.counters[SWS_MM_pgmajfault],
 	   s->mm.counters[SWS_MM_pswpin], s->mm.counters[SWS_MM_pswpout],
-	   s->mm.counters[SWS_MM_pgsteal], s->mm.anon_pages, s->swap_used);
+	   s->mm.counters[SWS_MM_pgsteal], s->mm.anon_pages, s->swap_used,
+	   s->mm.counters[SWS_MM_zswpout], s->mm.counters[SWS_MM_zswpin], s->xswap_inuse_pages,
+	   s->xswap_mapped_clusters, s->arena_mapped_bytes, s->arena_resident_bytes);
 	return o.err;
 }

@@ -539,6 +539,82 @@ static void test_csv(void **state)
 	free(c.b.p);
 }
 
+/* xswap through the replay: the spec, its errors, and the CSV series showing
+ * the arena following the device up, one chunk at a time. */
+struct xswap_series {
+	unsigned rows;
+	uint64_t max_clusters, max_mapped_bytes, max_inuse;
+	struct sws_replay_sample last;
+};
+
+static void xswap_sample(void *ctx, const struct sws_replay_sample *s)
+{
+	struct xswap_series *x = ctx;
+	struct buf b = {0};
+	assert_sws(0, sws_replay_csv_row(SWS_BACKEND_SWAP_TABLE, s, buf_write, &b));
+	free(b.p);
+	x->rows++;
+	if (s->xswap_mapped_clusters > x->max_clusters)
+		x->max_clusters = s->xswap_mapped_clusters;
+	if (s->arena_mapped_bytes > x->max_mapped_bytes)
+		x->max_mapped_bytes = s->arena_mapped_bytes;
+	if (s->xswap_inuse_pages > x->max_inuse)
+		x->max_inuse = s->xswap_inuse_pages;
+	assert_true(s->arena_resident_bytes <= s->arena_mapped_bytes);
+	x->last = *s;
+}
+
+static void test_xswap_replay(void **state)
+{
+	(void)state;
+	char msg[256];
+	struct sws_replay_swap sw;
+	char a[] = "type=xswap,prio=3,limit=131072", b[] = "type=xswap,size=1G", c[] = "size=1G,limit=5",
+	     d[] = "limit=0,type=xswap";
+	assert_sws(0, sws_replay_parse_swap(a, &sw, msg, sizeof(msg)));
+	assert_int_equal(sw.kind, SWS_REPLAY_SWAP_XSWAP);
+	assert_int_equal(sw.prio, 3);
+	assert_int_equal(sw.limit_pages, 131072);
+	assert_sws(SWS_EINVAL, sws_replay_parse_swap(b, &sw, msg, sizeof(msg)));
+	assert_non_null(strstr(msg, "type=xswap"));
+	assert_sws(SWS_EINVAL, sws_replay_parse_swap(c, &sw, msg, sizeof(msg)));
+	assert_non_null(strstr(msg, "limit="));
+	assert_sws(SWS_EINVAL, sws_replay_parse_swap(d, &sw, msg, sizeof(msg)));
+
+	struct sws_replay_config cfg = small_config(SWS_BACKEND_SWAP_TABLE, 1);
+	cfg.ram_pages = 65536; /* 256 MiB: one chunk (85 clusters) is less than the device */
+	cfg.mem_limit_pages = 0;
+	cfg.nr_swap = 1;
+	cfg.swap[0] = (struct sws_replay_swap){.kind = SWS_REPLAY_SWAP_XSWAP, .prio = -1, .limit_pages = 131072};
+	struct sws_replay *r;
+	assert_sws(SWS_EOPNOTSUPP, sws_replay_create(&cfg, &r)); /* no zswap */
+	cfg.flags = SWS_REPLAY_ZSWAP;
+	cfg.backend = SWS_BACKEND_XARRAY;
+	assert_sws(SWS_EOPNOTSUPP, sws_replay_create(&cfg, &r));
+	cfg.backend = SWS_BACKEND_SWAP_TABLE;
+	cfg.swap[0].path = "x";
+	assert_sws(SWS_EINVAL, sws_replay_create(&cfg, &r));
+	cfg.swap[0].path = NULL;
+
+	struct xswap_series x = {0};
+	cfg.zswap.max_pool_percent = 50;
+	cfg.sample = xswap_sample;
+	cfg.sample_every = 4096;
+	cfg.cb_ctx = &x;
+	struct sws_workload_config wc = {.kind = SWS_WORKLOAD_MEMHOG, .bytes = 720ull << 20};
+	struct sws_replay_report rep;
+	run_workload(&cfg, &wc, &rep, NULL);
+	assert_true(rep.mm.counters[SWS_MM_zswpout] > 40000);
+	assert_int_equal(rep.mm.counters[SWS_MM_pswpout], 0);
+	assert_true(x.rows > 10);
+	assert_true(x.max_inuse > 2 * 43520);    /* more than two chunks hold */
+	assert_true(x.max_clusters > 85);        /* so it grew ... */
+	assert_true(x.max_mapped_bytes > 12288); /* ... and its arenas with it (past 170 clusters) */
+	assert_int_equal(x.last.xswap_inuse_pages, 0); /* the workload exited */
+	/* A free tail under five chunks stays mapped (test_xswap shows the shrink). */
+	assert_int_equal(x.last.xswap_mapped_clusters, x.max_clusters);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -552,6 +628,7 @@ int main(void)
 		cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_replay_traces),
 		cmocka_unit_test(test_swap_kinds),
+		cmocka_unit_test(test_xswap_replay),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
