@@ -162,7 +162,7 @@ static uint64_t cluster_alloc_swap_entry(struct sws_cpu *cpu, struct sws_device 
 	uint64_t found = scan_device(cpu, dev, order, pfn, err);
 	/* Every list failed: an xswap device below its limit maps one more chunk
 	 * and tries again (a few times: other CPUs may take the new clusters). */
-	for (int tries = 0; !found && sws_unlikely(dev->xswap != NULL) && tries < 4; tries++) {
+	for (int tries = 0; !found && sws_unlikely(sws__is_xswap(dev)) && tries < 4; tries++) {
 		int rc = sws__xswap_grow(cpu, dev, 1u << order);
 		if (rc) {
 			if (rc != SWS_ENOSPC)

@@ -77,7 +77,7 @@ static void free_cluster(struct sws_device *dev, struct sws_cluster *ci)
 	else
 		sws__cluster_move(dev, ci, &dev->free_clusters, SWS_CLUSTER_FREE);
 	ci->order = 0; /* __free_cluster(); after the move, which unlisted by order */
-	if (sws_unlikely(dev->xswap != NULL))
+	if (sws_unlikely(sws__is_xswap(dev)))
 		sws__xswap_shrink_kick(dev); /* the shrink work looks at the free tail later */
 }
 
@@ -102,8 +102,9 @@ void sws__relocate_cluster(struct sws_device *dev, struct sws_cluster *ci)
 bool sws__swap_range_alloc(struct sws_device *dev, unsigned nr)
 {
 	uint64_t inuse = atomic_fetch_add(&dev->inuse_pages, nr) + nr;
-	/* Rare: the device is now full (or marked off the avail list). */
-	if (sws_unlikely(inuse >= dev->pages)) {
+	/* Rare: the device is now full (or marked off the avail list). Without
+	 * xswap support, "full" is the exact count, as before xswap. */
+	if (sws_unlikely(SWS_CONFIG_XSWAP ? inuse >= dev->pages : inuse == dev->pages)) {
 		uint64_t pages = dev->pages;
 		if ((inuse & ~SWS_INUSE_OFFLIST) > pages) {
 			/* Only an xswap device whose limit went below its mapped space

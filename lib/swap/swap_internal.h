@@ -207,16 +207,39 @@ static inline void sws__count_sim(struct sws_sim *sim, enum sws_counter c, uint6
 
 /* ---- devices and clusters ---------------------------------------------------- */
 
+/*
+ * CONFIG_XSWAP: 0 compiles xswap support out, as the kernel's CONFIG_XSWAP=n
+ * does. Only bench/ builds it that way, to show what the support costs the
+ * allocation path of a simulation with no xswap device.
+ */
+#ifndef SWS_CONFIG_XSWAP
+#define SWS_CONFIG_XSWAP 1
+#endif
+
+static inline bool sws__is_xswap(const struct sws_device *dev)
+{
+	return SWS_CONFIG_XSWAP && dev->xswap != NULL;
+}
+
 /* Clusters with metadata: all of them, or what an xswap device has mapped. */
 static inline uint32_t sws__nr_clusters_mapped(const struct sws_device *dev)
 {
 	return atomic_load_explicit(&dev->nr_clusters_mapped, memory_order_acquire);
 }
 
-/* Is @off a slot with cluster metadata (an offset an entry may carry)? */
+/* Slots [0, this) have cluster metadata: offsets an entry may carry. */
+static inline uint64_t sws__slots_mapped(const struct sws_device *dev)
+{
+#if SWS_CONFIG_XSWAP
+	return atomic_load_explicit(&dev->slots_mapped, memory_order_acquire);
+#else
+	return dev->max;
+#endif
+}
+
 static inline bool sws__offset_mapped(const struct sws_device *dev, uint64_t off)
 {
-	return off < atomic_load_explicit(&dev->slots_mapped, memory_order_acquire);
+	return off < sws__slots_mapped(dev);
 }
 
 static inline struct sws_device *sws__device(struct sws_sim *sim, unsigned type)

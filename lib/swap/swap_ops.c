@@ -20,7 +20,8 @@ static int resolve(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, struct s
 	uint64_t off = sws_swp_offset(entry);
 	if (!dev)
 		return SWS_EBADENTRY;
-	if (off == 0 || !sws__offset_mapped(dev, off) || !sws__offset_mapped(dev, off + nr - 1))
+	uint64_t end = sws__slots_mapped(dev);
+	if (off == 0 || off >= end || off + nr > end)
 		return SWS_EBADENTRY;
 	if (off / SWS_CLUSTER_SLOTS != (off + nr - 1) / SWS_CLUSTER_SLOTS)
 		return SWS_EINVAL; /* a multi-slot call never crosses a cluster */

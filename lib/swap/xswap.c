@@ -131,8 +131,8 @@ int sws__xswap_create(struct sws_sim *sim, int prio, uint64_t ram_pages, int *ty
 {
 	if (!sim || !type || prio < -1 || prio > 32767)
 		return SWS_EINVAL;
-	if (!sim->ops->xswap)
-		return SWS_EOPNOTSUPP; /* the backend keeps static per-slot arrays */
+	if (!SWS_CONFIG_XSWAP || !sim->ops->xswap)
+		return SWS_EOPNOTSUPP; /* built without xswap, or a backend with static per-slot arrays */
 	uint32_t max = sws__xswap_max_clusters(ram_pages);
 	if (!max)
 		return SWS_EINVAL; /* under one cluster of RAM */
