@@ -8,7 +8,11 @@ if(SWS_BUILD_TESTS)
   # A bad option or value must exit with status 2 and name the option.
   foreach(case "bad_option;--no-such-option" "bad_size;--ram;12Q;--workload;memhog;1M"
                 "bad_backend;--backend;btree;--workload;memhog;1M"
-                "bad_workload_arg;--workload;usemem;-n;0;1M")
+                "bad_workload_arg;--workload;usemem;-n;0;1M"
+                "xswap_without_zswap;--swap;type=xswap;--workload;memhog;1M"
+                "xswap_on_xarray;--zswap;--backend;xarray;--swap;type=xswap;--workload;memhog;1M"
+                "xswap_with_size;--zswap;--swap;type=xswap,size=1G;--workload;memhog;1M"
+                "limit_without_xswap;--zswap;--swap;type=ssd,limit=9;--workload;memhog;1M")
     list(GET case 0 name)
     list(SUBLIST case 1 -1 args)
     add_test(NAME replay_cli_${name} COMMAND sh -c
@@ -16,6 +20,11 @@ if(SWS_BUILD_TESTS)
     set_tests_properties(replay_cli_${name} PROPERTIES LABELS unit
       FAIL_REGULAR_EXPRESSION "EXIT-STATUS-" PASS_REGULAR_EXPRESSION "swapsim-replay: --")
   endforeach()
+  # An xswap device in the CSV series: the arena columns are there and non-zero.
+  add_test(NAME replay_cli_xswap_csv COMMAND swapsim-replay --ram 64M --zswap --swap type=xswap,prio=5
+    --report csv --interval 10000 --quiet --workload memhog 96M)
+  set_tests_properties(replay_cli_xswap_csv PROPERTIES LABELS unit TIMEOUT 300
+    PASS_REGULAR_EXPRESSION "arena_mapped_bytes,arena_resident_bytes\n.*swap_table,[0-9,.]*,[1-9][0-9]*,[1-9][0-9]*\n")
   # A small usemem run on both backends, JSON report.
   add_test(NAME replay_cli_compare_json COMMAND swapsim-replay --ram 4M --mem-limit 2M
     --compare table,xarray --report json --seed 7 --workload usemem -n 2 -y -x 3M)
