@@ -2,7 +2,7 @@
  * test_xswap_mt.c - an xswap device growing and shrinking under concurrent
  * use, for ThreadSanitizer.
  *
- * NALLOC threads, each its own CPU, fill the device with order-9 and order-0
+ * Three threads (SWS_XSWAP_MT_THREADS: up to 32), each its own CPU, fill the device with order-9 and order-0
  * folios in waves (hold up to a wave's worth, then free them all), so the
  * allocator maps chunk after chunk; every entry is checked (its cluster is
  * mapped, the swap cache holds our PFN) before it is freed. A control thread
@@ -16,12 +16,15 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "swap/xswap_policy.h"
 #include "testutil.h"
 
-#define NALLOC 3
+#define MAX_ALLOC 32
+/* Allocating threads: 3, or SWS_XSWAP_MT_THREADS (1..32) for a stress run on more cores. */
+static unsigned nalloc = 3;
 #define WAVE 160   /* order-9 folios a thread holds at most: 3 x 160 clusters > 5 chunks */
 #define WAVES 60
 #define RAM (262144ull)
@@ -128,7 +131,7 @@ static void *control(void *arg)
 		/* An allocation counts its slots before it checks them against the
 		 * limit (and takes them back if over): in flight, use may pass
 		 * pages by what the allocators hold between the two steps. */
-		else if (xi.nr_clusters_mapped > xi.nr_clusters_max || xi.inuse_pages > xi.pages + NALLOC * 512)
+		else if (xi.nr_clusters_mapped > xi.nr_clusters_max || xi.inuse_pages > xi.pages + nalloc * 512)
 			note_failure(sh, "figures out of range", SWS_ECORRUPT);
 		atomic_store(&sh->grows_seen, xi.grows);
 		atomic_store(&sh->shrinks_seen, xi.shrinks);
@@ -156,7 +159,7 @@ static void *reader(void *arg)
 		atomic_fetch_add(&sh->lookups, 1);
 		if (pfn) {
 			uint64_t tid = (pfn >> 32) - 1;
-			if (tid >= NALLOC)
+			if (tid >= nalloc)
 				note_failure(sh, "lookup found a PFN nobody used", SWS_ECORRUPT);
 			atomic_fetch_add(&sh->hits, 1);
 		}
@@ -183,17 +186,20 @@ static void test_grow_shrink_concurrently(void **state)
 	struct sws_memory_usage base;
 	sws_sim_memory_usage(sh.sim, &base);
 
-	enum { NT = NALLOC + 2 };
-	pthread_t th[NT];
-	struct worker w[NT];
+	const char *env = getenv("SWS_XSWAP_MT_THREADS");
+	if (env && atoi(env) >= 1 && atoi(env) <= MAX_ALLOC)
+		nalloc = (unsigned)atoi(env);
+	const unsigned NT = nalloc + 2;
+	pthread_t th[MAX_ALLOC + 2];
+	struct worker w[MAX_ALLOC + 2];
 	pthread_barrier_init(&sh.start, NULL, NT);
-	atomic_store(&sh.allocators_left, NALLOC);
-	for (int i = 0; i < NT; i++) {
-		w[i] = (struct worker){&sh, i, 0x5eed + (uint64_t)i};
-		void *(*fn)(void *) = i < NALLOC ? allocator : i == NALLOC ? control : reader;
+	atomic_store(&sh.allocators_left, (int)nalloc);
+	for (unsigned i = 0; i < NT; i++) {
+		w[i] = (struct worker){&sh, (int)i, 0x5eed + (uint64_t)i};
+		void *(*fn)(void *) = i < nalloc ? allocator : i == nalloc ? control : reader;
 		assert_int_equal(pthread_create(&th[i], NULL, fn, &w[i]), 0);
 	}
-	for (int i = 0; i < NT; i++)
+	for (unsigned i = 0; i < NT; i++)
 		pthread_join(th[i], NULL);
 	pthread_barrier_destroy(&sh.start);
 	if (atomic_load(&sh.failed))
