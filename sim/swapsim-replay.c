@@ -475,37 +475,57 @@ out:
 	return status;
 }
 
+static void free_opts(struct opts *o)
+{
+	free(o->wl_args_copy);
+	for (unsigned i = 0; i < SWS_REPLAY_MAX_SWAP; i++)
+		free(o->swap_str[i]);
+}
+
+/* xswap devices need zswap and the table backend: say so, or @return true. */
+static bool xswap_usable(const struct opts *o)
+{
+	for (unsigned i = 0; i < o->nswap; i++) {
+		if (o->swap[i].kind != SWS_REPLAY_SWAP_XSWAP)
+			continue;
+		if (!o->zswap) {
+			fprintf(stderr, "swapsim-replay: --swap type=xswap: needs --zswap (its pages live "
+					"in zswap) (try --help)\n");
+			return false;
+		}
+		for (unsigned b = 0; b < o->nbackends; b++) {
+			if (o->backends[b] != SWS_BACKEND_SWAP_TABLE) {
+				fprintf(stderr, "swapsim-replay: --swap type=xswap: needs the table backend "
+						"(the XArray baseline's per-slot arrays are static)\n");
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o;
 	memset(&o, 0, sizeof(o));
 	int rc = parse_args(&o, argc, argv);
-	if (rc)
+	if (rc) {
+		free_opts(&o);
 		return rc;
+	}
 	if (!!o.trace == o.have_workload) {
 		fprintf(stderr, "swapsim-replay: give exactly one of --trace FILE or --workload NAME "
 				"(try --help)\n");
+		free_opts(&o);
 		return 2;
 	}
 	if (!o.nbackends) {
 		o.backends[0] = SWS_BACKEND_SWAP_TABLE;
 		o.nbackends = 1;
 	}
-	for (unsigned i = 0; i < o.nswap; i++) {
-		if (o.swap[i].kind != SWS_REPLAY_SWAP_XSWAP)
-			continue;
-		if (!o.zswap) {
-			fprintf(stderr, "swapsim-replay: --swap type=xswap: needs --zswap (its pages live "
-					"in zswap) (try --help)\n");
-			return 2;
-		}
-		for (unsigned b = 0; b < o.nbackends; b++) {
-			if (o.backends[b] != SWS_BACKEND_SWAP_TABLE) {
-				fprintf(stderr, "swapsim-replay: --swap type=xswap: needs the table backend "
-						"(the XArray baseline's per-slot arrays are static)\n");
-				return 2;
-			}
-		}
+	if (!xswap_usable(&o)) {
+		free_opts(&o);
+		return 2;
 	}
 	if (o.mem_limit && o.ram && o.mem_limit > o.ram)
 		fprintf(stderr, "swapsim-replay: note: --mem-limit is above --ram\n");
@@ -540,9 +560,7 @@ int main(int argc, char **argv)
 		sws_replay_report_print(ptrs, n, o.report == 1 ? SWS_REPLAY_REPORT_JSON
 							   : SWS_REPLAY_REPORT_TABLE,
 					write_file, stdout);
-	free(o.wl_args_copy);
-	for (unsigned i = 0; i < SWS_REPLAY_MAX_SWAP; i++)
-		free(o.swap_str[i]);
+	free_opts(&o);
 	fflush(stdout);
 	return interrupted ? 130 : status;
 }

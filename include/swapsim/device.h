@@ -65,7 +65,8 @@ int sws_swapon(struct sws_sim *sim, const struct sws_device_config *cfg, int *ty
 /**
  * Swap off a device. Only an empty device (no slot in use) can go.
  * The caller must not run other operations on slots of this device meanwhile.
- * @return 0, SWS_ENODEV or SWS_EBUSY (slots still in use; the device stays).
+ * @return 0, SWS_ENODEV, SWS_EBUSY (slots still in use; the device stays) or
+ *         SWS_EINVAL (an xswap device: sws_mm_xswap_destroy() removes those).
  */
 int sws_swapoff(struct sws_sim *sim, int type);
 

@@ -17,6 +17,7 @@
 
 #include <swapsim/mm.h>
 
+#include "../swap/arena.h"
 #include "../swap/swap_internal.h"
 
 /* Folio flags (PG_*). */
@@ -143,6 +144,8 @@ struct sws_mm {
 
 	/* Swap side tables, per device type */
 	_Atomic uint64_t *slot_seed[SWS_MAX_SWAPFILES]; /* content seed per slot */
+	/* xswap devices' seeds: a sparse arena, resident only where slots were used */
+	struct sws_arena seed_arena[SWS_MAX_SWAPFILES];
 	uint64_t slot_seed_len[SWS_MAX_SWAPFILES];
 	uint64_t read_ns[SWS_MAX_SWAPFILES], write_ns[SWS_MAX_SWAPFILES];
 
@@ -242,6 +245,8 @@ uint64_t sws__mm_shadow_pack(struct sws_mm *mm, uint16_t memcg);
 
 /* fault.c */
 void sws__mm_slot_seed_set(struct sws_mm *mm, sws_entry_t e, uint64_t seed);
+/* Free the slot seeds of device @type (xswap_glue.c: an arena, or allocator memory). */
+void sws__mm_seeds_release(struct sws_mm *mm, unsigned type);
 /* A device's modelled I/O latency from its kind (space.c). */
 void sws__mm_default_latency(struct sws_mm *mm, unsigned type, const struct sws_device *d);
 uint64_t sws__mm_slot_seed_get(struct sws_mm *mm, sws_entry_t e);

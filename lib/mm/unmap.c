@@ -343,6 +343,6 @@ void sws_mm_destroy(struct sws_mm *mm)
 	sws__mem_free(mem, SWS_MEM_mm, mm->memcgs, sizeof(*mm->memcgs) * mm->cap_memcgs);
 	sws__mem_free(mem, SWS_MEM_mm, mm->pcpu, sizeof(*mm->pcpu) * mm->sim->max_cpus);
 	for (unsigned t = 0; t < SWS_MAX_SWAPFILES; t++)
-		sws__mem_free(mem, SWS_MEM_mm, mm->slot_seed[t], sizeof(uint64_t) * mm->slot_seed_len[t]);
+		sws__mm_seeds_release(mm, t);
 	sws__mem_free(mem, SWS_MEM_mm, mm, sizeof(*mm));
 }

@@ -420,20 +420,20 @@ static void device_destroy(struct sws_sim *sim, struct sws_device *dev, bool ena
 	device_free(sim, dev);
 }
 
-static int remove_locked(struct sws_sim *sim, int type, bool force);
-
 int sws__device_remove(struct sws_sim *sim, int type, bool force)
 {
 	if (!sim || type < 0 || type >= SWS_MAX_SWAPFILES)
 		return SWS_ENODEV;
 	pthread_mutex_lock(&sim->xswap_mutex); /* no xswap shrink works on it meanwhile */
-	int rc = remove_locked(sim, type, force);
+	int rc = sws__device_remove_locked(sim, type, force);
 	pthread_mutex_unlock(&sim->xswap_mutex);
 	return rc;
 }
 
-static int remove_locked(struct sws_sim *sim, int type, bool force)
+int sws__device_remove_locked(struct sws_sim *sim, int type, bool force)
 {
+	if (!sim || type < 0 || type >= SWS_MAX_SWAPFILES)
+		return SWS_ENODEV;
 	sws_spin_lock(&sim->swap_lock);
 	struct sws_device *dev = sws__device(sim, (unsigned)type);
 	if (!dev) {
@@ -467,7 +467,18 @@ static int remove_locked(struct sws_sim *sim, int type, bool force)
 	return 0;
 }
 
-int sws_swapoff(struct sws_sim *sim, int type) { return sws__device_remove(sim, type, false); }
+int sws_swapoff(struct sws_sim *sim, int type)
+{
+	if (!sim || type < 0 || type >= SWS_MAX_SWAPFILES)
+		return SWS_ENODEV;
+	pthread_mutex_lock(&sim->xswap_mutex);
+	struct sws_device *dev = sws__device(sim, (unsigned)type);
+	/* xswap devices go with sws_mm_xswap_destroy(), which also gives back
+	 * the memory model's and zswap's state for them. */
+	int rc = dev && dev->xswap ? SWS_EINVAL : sws__device_remove_locked(sim, type, false);
+	pthread_mutex_unlock(&sim->xswap_mutex);
+	return rc;
+}
 
 /* ---- information ----------------------------------------------------------------- */
 

@@ -311,8 +311,10 @@ void sws__backing_discard(struct sws_device *dev, uint32_t cluster_idx);
 void sws__slot_state_locked(struct sws_device *dev, struct sws_cluster *ci, uint64_t off,
 			    struct sws_slot_state *st);
 
-/* swapoff, or (force) tear down a device whatever it holds (sim destroy). */
+/* swapoff, or (force) tear down a device whatever it holds (sim destroy);
+ * _locked: the caller holds sim->xswap_mutex. */
 int sws__device_remove(struct sws_sim *sim, int type, bool force);
+int sws__device_remove_locked(struct sws_sim *sim, int type, bool force);
 
 /* file every cluster in [first, end) on the list its count says (swapon, xswap grow). */
 void sws__setup_clusters(struct sws_device *dev, uint32_t first, uint32_t end);

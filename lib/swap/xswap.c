@@ -142,11 +142,9 @@ int sws__xswap_create(struct sws_sim *sim, int prio, uint64_t ram_pages, int *ty
 		.prio = prio >= 0 ? prio : 0,
 		.backing = SWS_BACKING_NONE,
 	};
-	pthread_mutex_lock(&sim->xswap_mutex);
 	int rc = sws__device_add(sim, &cfg, ram_pages, false, type);
 	if (!rc)
 		atomic_fetch_add(&sim->nr_xswap, 1);
-	pthread_mutex_unlock(&sim->xswap_mutex);
 	return rc;
 }
 
@@ -180,13 +178,21 @@ int sws__xswap_grow(struct sws_cpu *cpu, struct sws_device *dev, unsigned nr)
 	for (unsigned i = 0; i < xs->nr_arrays; i++)
 		if (array_map(dev, xs->arrays[i], to))
 			goto fail; /* what did map stays mapped beyond the bound: harmless */
-	for (unsigned i = 0; i < xs->nr_arrays; i++) /* a range whose unmap was cancelled */
-		memset((char *)xs->arrays[i]->arena.base + xs->arrays[i]->elem * mapped, 0,
-		       xs->arrays[i]->elem * step);
 	/* Publish the bound before the clusters can be allocated from: an entry
 	 * in them must pass every offset check. */
 	publish_mapped(dev, to);
-	sws__setup_clusters(dev, mapped, to);
+	/* Clusters a shrink isolated and has not given back yet (it waits for a
+	 * grace period) are initialised, and a reader that saw the old bound may
+	 * hold one's lock: take them back through their locks. The rest is fresh
+	 * memory (zero): set it up. */
+	uint32_t pending_end = xs->isolated_end < to ? xs->isolated_end : to;
+	for (uint32_t c = mapped; c < pending_end; c++) {
+		struct sws_cluster *ci = &dev->cluster_info[c];
+		sws__cluster_lock(cpu, ci);
+		sws__cluster_move(dev, ci, &dev->free_clusters, SWS_CLUSTER_FREE);
+		sws__cluster_unlock(ci);
+	}
+	sws__setup_clusters(dev, pending_end > mapped ? pending_end : mapped, to);
 	atomic_fetch_add(&xs->grows, 1);
 	sws__count(cpu, SWS_CTR_xswap_grow, 1);
 	rc = 0;
@@ -210,6 +216,24 @@ static uint32_t free_tail(struct sws_device *dev, uint32_t mapped)
 	return n;
 }
 
+/* __ (xs->lock, dev->lock) Lock @n free clusters below @mapped, all or none
+ * (the kernel restores its victims on contention). @return true with them locked. */
+static bool lock_victims(struct sws_device *dev, uint32_t mapped, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		struct sws_cluster *ci = &dev->cluster_info[mapped - 1 - i];
+		if (sws_spin_trylock(&ci->lock)) {
+			if (ci->flags == SWS_CLUSTER_FREE)
+				continue;
+			sws_spin_unlock(&ci->lock);
+		}
+		while (i--) /* busy (an allocator has it) or taken meanwhile: undo */
+			sws_spin_unlock(&dev->cluster_info[mapped - 1 - i].lock);
+		return false;
+	}
+	return true;
+}
+
 /* sim->xswap_mutex held, no RCU read lock. @return clusters given back. */
 static uint32_t xswap_shrink(struct sws_device *dev)
 {
@@ -222,53 +246,76 @@ static uint32_t xswap_shrink(struct sws_device *dev)
 	uint32_t n = sws__xswap_shrink_count(mapped, atomic_load(&xs->limit), inuse, tail);
 	if (n > tail)
 		n = tail; /* a lowered limit: only free clusters can go */
-	/* Isolate the victims; one that is busy (an allocator holds it) ends the run. */
-	uint32_t got = 0;
-	while (got < n) {
-		struct sws_cluster *ci = &dev->cluster_info[mapped - 1 - got];
-		if (!sws_spin_trylock(&ci->lock))
-			break;
-		if (ci->flags != SWS_CLUSTER_FREE) {
-			sws_spin_unlock(&ci->lock);
-			break;
-		}
-		sws__cluster_unlist(dev, ci);
+	bool locked = n && lock_victims(dev, mapped, n);
+	for (uint32_t i = 0; locked && i < n; i++) {
+		struct sws_cluster *ci = &dev->cluster_info[mapped - 1 - i];
+		sws__cluster_unlist(dev, ci); /* isolated: nobody allocates from it */
 		sws_spin_unlock(&ci->lock);
-		got++;
 	}
 	sws_spin_unlock(&dev->lock);
-	if (got)
-		publish_mapped(dev, mapped - got);
+	if (n && !locked)
+		atomic_store(&xs->shrink_pending, true); /* try again next time */
+	if (locked) {
+		xs->isolated_end = mapped;
+		publish_mapped(dev, mapped - n);
+	}
 	pthread_mutex_unlock(&xs->lock);
-	if (!got)
+	if (!locked)
 		return 0;
 
 	/* Whoever saw the old bound is inside an RCU read section: wait them out. */
 	sws_synchronize_rcu();
 
 	pthread_mutex_lock(&xs->lock);
-	uint32_t now = sws__nr_clusters_mapped(dev); /* >= mapped - got: a grow may have come */
+	uint32_t now = sws__nr_clusters_mapped(dev); /* >= mapped - n: a grow may have come */
 	for (unsigned i = 0; i < xs->nr_arrays; i++)
 		array_unmap(dev, xs->arrays[i], now);
-	atomic_fetch_add(&xs->shrinks, 1);
-	atomic_fetch_add(&xs->clusters_unmapped, got);
-	sws__count_sim(dev->sim, SWS_CTR_xswap_shrink, 1);
+	xs->isolated_end = 0;
+	uint32_t gone = now < mapped ? mapped - now : 0;
+	if (gone) {
+		atomic_fetch_add(&xs->shrinks, 1);
+		atomic_fetch_add(&xs->clusters_unmapped, gone);
+		sws__count_sim(dev->sim, SWS_CTR_xswap_shrink, 1);
+	}
 	pthread_mutex_unlock(&xs->lock);
-	return got;
+	return gone;
+}
+
+static void set_pages(struct sws_device *dev, uint64_t pages);
+
+/*
+ * An allocation that raced a lowering limit write may have left dev->pages
+ * above what the limit gives (set_pages() covers the use it saw, which can
+ * include an allocation that then backed out): bring it down when quiet.
+ */
+static void trim_pages(struct sws_device *dev)
+{
+	struct sws_xswap *xs = dev->xswap;
+	pthread_mutex_lock(&xs->lock);
+	uint64_t inuse = atomic_load(&dev->inuse_pages) & ~SWS_INUSE_OFFLIST;
+	uint64_t want = sws__xswap_pages(atomic_load(&xs->limit), dev->nr_clusters, inuse);
+	if (dev->enabled && dev->pages > want)
+		set_pages(dev, want);
+	pthread_mutex_unlock(&xs->lock);
 }
 
 unsigned sws__xswap_do_shrink_work(struct sws_sim *sim)
 {
 	if (!atomic_load_explicit(&sim->nr_xswap, memory_order_relaxed))
 		return 0;
+	unsigned pending = 0;
 	pthread_mutex_lock(&sim->xswap_mutex);
 	for (unsigned t = 0; t < SWS_MAX_SWAPFILES; t++) {
 		struct sws_device *dev = sws__device(sim, t); /* stable under xswap_mutex */
-		if (dev && dev->xswap && atomic_exchange(&dev->xswap->shrink_pending, false))
+		if (!dev || !dev->xswap)
+			continue;
+		trim_pages(dev);
+		if (atomic_exchange(&dev->xswap->shrink_pending, false))
 			xswap_shrink(dev);
+		pending += atomic_load(&dev->xswap->shrink_pending);
 	}
 	pthread_mutex_unlock(&sim->xswap_mutex);
-	return 0;
+	return pending;
 }
 
 /* ---- the control interface ---------------------------------------------------------- */
@@ -362,8 +409,7 @@ int sws_xswap_limit_set(struct sws_sim *sim, int type, uint64_t pages)
 		if (dev->enabled)
 			set_pages(dev, sws__xswap_pages(limit, dev->nr_clusters, inuse));
 		pthread_mutex_unlock(&xs->lock);
-		if (limit < sws__nr_clusters_mapped(dev))
-			xswap_shrink(dev); /* a lowered limit is enforced at once */
+		xswap_shrink(dev); /* after any limit write; a lowered one is enforced at once */
 	}
 	pthread_mutex_unlock(&sim->xswap_mutex);
 	sws__rcu_thread_put();

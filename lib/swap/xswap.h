@@ -39,6 +39,10 @@ struct sws_xswap {
 	pthread_mutex_t lock;    /* xswap_lock */
 	uint64_t ram_pages;
 	_Atomic uint32_t limit;  /* the ceiling, in clusters */
+	/* A shrink in its grace period isolated [nr_clusters_mapped, isolated_end):
+	 * still mapped and initialised, maybe locked by a reader that saw the old
+	 * bound. 0: none. (xs->lock) */
+	uint32_t isolated_end;
 	atomic_bool shrink_pending;
 	struct sws_cluster_array ci; /* cluster_info */
 	struct sws_cluster_array *arrays[SWS_XSWAP_MAX_ARRAYS];
@@ -58,7 +62,8 @@ int sws__xswap_setup(struct sws_device *dev, uint64_t ram_pages);
 void sws__xswap_free(struct sws_device *dev);
 
 /* Create a disabled xswap device (the caller enables it with
- * sws__device_enable() once its own per-device state exists). */
+ * sws__device_enable() once its own per-device state exists). The caller
+ * holds sim->xswap_mutex from here until the device is enabled. */
 int sws__xswap_create(struct sws_sim *sim, int prio, uint64_t ram_pages, int *type);
 
 /* The allocator found no cluster: map one more chunk if the limit allows.
@@ -74,7 +79,7 @@ static inline void sws__xswap_shrink_kick(struct sws_device *dev)
 }
 
 /* Run pending shrink work of every xswap device (no RCU read lock held).
- * @return devices still waiting (0). */
+ * @return devices whose shrink must be tried again (a victim was busy). */
 unsigned sws__xswap_do_shrink_work(struct sws_sim *sim);
 
 /* Fault injection: the @nth grow from now of device @type fails to map. */

@@ -561,6 +561,7 @@ static void xswap_sample(void *ctx, const struct sws_replay_sample *s)
 	if (s->xswap_inuse_pages > x->max_inuse)
 		x->max_inuse = s->xswap_inuse_pages;
 	assert_true(s->arena_resident_bytes <= s->arena_mapped_bytes);
+	assert_true(s->arena_resident_bytes >= 3 * 4096); /* each array's first page is in use */
 	x->last = *s;
 }
 

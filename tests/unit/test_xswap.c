@@ -15,6 +15,7 @@
 
 #include "swap/xswap.h"
 #include "swap/xswap_policy.h"
+#include "mm/mm_internal.h"
 #include "testutil.h"
 
 #define RAM_1G (262144ull) /* pages */
@@ -79,6 +80,22 @@ static void release(struct xenv *e, sws_entry_t en, unsigned order)
 	uint64_t pfn = sws_swap_cache_lookup(e->cpu, en);
 	assert_true(pfn != 0);
 	assert_sws(0, sws_swap_cache_del(e->cpu, en, 1u << order, pfn, 0));
+}
+
+/* Order-9 folios in clusters 1..509, so six chunks are mapped. @return how many. */
+static unsigned fill_six_chunks(struct xenv *e, sws_entry_t *en)
+{
+	unsigned n = 6 * CHUNK - 1;
+	for (unsigned i = 0; i < n; i++)
+		assert_sws(0, alloc(e, 9, &en[i]));
+	assert_int_equal(xinfo(e).nr_clusters_mapped, 6 * CHUNK);
+	return n;
+}
+
+static void release_all(struct xenv *e, const sws_entry_t *en, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		release(e, en[i], 9);
 }
 
 static void deferred(struct xenv *e) { sws_swap_do_deferred_work(e->sim, 1024); }
@@ -235,16 +252,12 @@ static void test_shrink_gives_memory_back(void **state)
 	struct xenv e;
 	xenv_open(&e, RAM_1G);
 	sws_entry_t en[512];
-	unsigned n = 6 * CHUNK - 1; /* clusters 1..509: six chunks mapped */
-	for (unsigned i = 0; i < n; i++)
-		assert_sws(0, alloc(&e, 9, &en[i]));
+	unsigned n = fill_six_chunks(&e, en);
 	struct sws_xswap_info big = xinfo(&e);
-	assert_int_equal(big.nr_clusters_mapped, 6 * CHUNK);
 	deferred(&e); /* over half in use: nothing to give back */
 	assert_int_equal(xinfo(&e).nr_clusters_mapped, 6 * CHUNK);
 
-	for (unsigned i = 0; i < n; i++)
-		release(&e, en[i], 9);
+	release_all(&e, en, n);
 	deferred(&e);
 	/* A free tail of 509 clusters: all but one chunk of slack, in whole chunks. */
 	struct sws_xswap_info small = xinfo(&e);
@@ -259,11 +272,8 @@ static void test_shrink_gives_memory_back(void **state)
 	assert_totals(&e);
 
 	/* It grows again over the given-back range, which reads as new. */
-	for (unsigned i = 0; i < n; i++)
-		assert_sws(0, alloc(&e, 9, &en[i]));
-	assert_int_equal(xinfo(&e).nr_clusters_mapped, 6 * CHUNK);
-	for (unsigned i = 0; i < n; i++)
-		release(&e, en[i], 9);
+	fill_six_chunks(&e, en);
+	release_all(&e, en, n);
 	deferred(&e);
 	assert_int_equal(xinfo(&e).nr_clusters_mapped, 2 * CHUNK);
 	xenv_close(&e);
@@ -275,9 +285,7 @@ static void test_shrink_with_live_entries_then_destroy(void **state)
 	struct xenv e;
 	xenv_open(&e, RAM_1G);
 	sws_entry_t en[512];
-	unsigned n = 6 * CHUNK - 1;
-	for (unsigned i = 0; i < n; i++)
-		assert_sws(0, alloc(&e, 9, &en[i]));
+	unsigned n = fill_six_chunks(&e, en);
 	/* Clusters 1..10 and 200 keep swapped-out entries (count 1, a shadow). */
 	for (unsigned i = 0; i < n; i++) {
 		bool live = i < 10 || i == 199;
@@ -318,8 +326,11 @@ static void test_shrink_with_live_entries_then_destroy(void **state)
 	assert_sws(SWS_EBADENTRY, sws_swap_count(e.cpu, sws_swp_entry(e.type, 300 * 512 + 5), &c));
 	assert_int_equal(sws_swap_cache_lookup(e.cpu, sws_swp_entry(e.type, 400 * 512)), 0);
 	assert_totals(&e);
-	/* Destroy refuses a device with pages in use, and leaves it as it was. */
+	/* Destroy refuses a device with pages in use, and leaves it as it was;
+	 * a plain swapoff refuses an xswap device (it would leave the memory
+	 * model's and zswap's state for it behind). */
 	assert_sws(SWS_EBUSY, sws_mm_xswap_destroy(e.mm, e.type));
+	assert_sws(SWS_EINVAL, sws_swapoff(e.sim, e.type));
 	assert_int_equal(xinfo(&e).inuse_pages, 10 * 512);
 	assert_sws(0, alloc(&e, 0, &en[500]));
 	release(&e, en[500], 0);
@@ -362,7 +373,11 @@ static void test_limit_clamps_and_raises(void **state)
 	assert_sws(SWS_ENOSPC, alloc(&e, 0, &en));
 	assert_totals(&e);
 
-	/* Raised past the reservation: clamped to 2 x RAM; usage passes one RAM. */
+	/* Raised past the reservation: clamped to 2 x RAM ("no limit" too); usage
+	 * passes one RAM. */
+	assert_sws(0, sws_xswap_limit_set(e.sim, e.type, UINT64_MAX));
+	assert_sws(0, sws_xswap_limit_get(e.sim, e.type, &limit));
+	assert_int_equal(limit, 2 * RAM_1G);
 	assert_sws(0, sws_xswap_limit_set(e.sim, e.type, 100 * RAM_1G));
 	assert_sws(0, sws_xswap_limit_get(e.sim, e.type, &limit));
 	assert_int_equal(limit, 2 * RAM_1G);
@@ -412,6 +427,49 @@ static void test_limit_below_mapped_in_use(void **state)
 	xenv_close(&e);
 }
 
+/* A victim an allocator holds makes the shrink give up whole (as the kernel
+ * restores its victims) and try again later, never leave part of a chunk. */
+static void test_shrink_all_or_nothing(void **state)
+{
+	(void)state;
+	struct xenv e;
+	xenv_open(&e, RAM_1G);
+	sws_entry_t en[512];
+	release_all(&e, en, fill_six_chunks(&e, en));
+	struct sws_device *dev = sws__device(e.sim, (unsigned)e.type);
+	struct sws_cluster *busy = &dev->cluster_info[300]; /* one of the would-be victims */
+	sws_spin_lock(&busy->lock);
+	assert_int_equal(sws_swap_do_deferred_work(e.sim, 64), 1); /* still to do */
+	sws_spin_unlock(&busy->lock);
+	assert_int_equal(xinfo(&e).nr_clusters_mapped, 6 * CHUNK);
+	assert_int_equal(xinfo(&e).shrinks, 0);
+	assert_consistent(e.sim);
+	assert_int_equal(sws_swap_do_deferred_work(e.sim, 64), 0); /* retried */
+	assert_int_equal(xinfo(&e).nr_clusters_mapped, 2 * CHUNK);
+	xenv_close(&e);
+}
+
+/* A device's pages left above its limit (an allocation raced a lowering
+ * write and backed out) come down to the limit in the deferred work. */
+static void test_pages_trimmed_to_limit(void **state)
+{
+	(void)state;
+	struct xenv e;
+	xenv_open(&e, RAM_1G);
+	assert_sws(0, sws_xswap_limit_set(e.sim, e.type, 10 * 512));
+	struct sws_device *dev = sws__device(e.sim, (unsigned)e.type);
+	struct sws_xswap_info xi = xinfo(&e);
+	assert_int_equal(xi.pages, 10 * 512 - 1);
+	/* what set_pages() leaves when the use it saw included such an allocation */
+	atomic_fetch_add(&e.sim->total_swap_pages, 7);
+	dev->pages += 7;
+	atomic_fetch_add(&e.sim->nr_swap_pages, 7);
+	deferred(&e);
+	assert_int_equal(xinfo(&e).pages, 10 * 512 - 1);
+	assert_totals(&e);
+	xenv_close(&e);
+}
+
 /* ---- through the memory model ------------------------------------------------------------- */
 
 #define PG(n) ((uint64_t)(n) * SWS_PAGE_SIZE + 0x40000000ull)
@@ -424,7 +482,7 @@ static void test_cap_holds_when_memcg_fills(void **state)
 {
 	(void)state;
 	struct xenv e;
-	struct sws_zswap_config zc = {.max_pool_percent = 10};
+	struct sws_zswap_config zc = {.max_pool_percent = 10, .flags = SWS_ZSWAP_SHRINKER};
 	xenv_open_cfg(&e, 16384, &zc, NULL, 0, -1);
 	uint16_t mc;
 	assert_sws(0, sws_mm_memcg_create(e.mm, 4096, &mc));
@@ -444,6 +502,13 @@ static void test_cap_holds_when_memcg_fills(void **state)
 	assert_true(s.counters[SWS_MM_pool_limit_hit] > 0);
 	assert_true(s.counters[SWS_MM_xswap_reject_activate] > 0);
 	assert_int_equal(s.counters[SWS_MM_pswpout], 0);
+	assert_int_equal(s.counters[SWS_MM_zswpwb], 0);
+	/* With no device that has storage, the shrinker and the shrink worker do
+	 * not even try to write back (nr_real_swapfiles == 0). */
+	sws_mm_kswapd(e.cpu, e.mm, 10000);
+	sws_mm_zswap_shrink(e.cpu, e.mm, 10000);
+	sws_mm_stats(e.mm, &s);
+	assert_int_equal(s.counters[SWS_MM_reject_reclaim_fail], 0);
 	assert_int_equal(s.counters[SWS_MM_zswpwb], 0);
 	/* Once the workload lets go of its last pages, the early ones come back
 	 * from zswap, verified. */
@@ -494,6 +559,67 @@ static void test_no_readahead_from_xswap(void **state)
 	assert_sws(0, sws_mm_zswap_enable(e.mm, NULL));
 	assert_sws(0, sws_mm_space_create(e.mm, 0, &e.asid));
 	assert_true(readahead_pages(&e, 2048) > 0);
+	xenv_close(&e);
+}
+
+/* The device type a page's PTE points to, or -1 (present or none). */
+static int pte_type(struct xenv *e, unsigned page)
+{
+	uint64_t *pte = sws__pte_lookup(sws__mm_space(e->mm, e->asid), PG(page));
+	return pte && pte_is_swap(*pte) ? (int)sws_swp_type(pte_to_swp_entry(*pte)) : -1;
+}
+
+/* VMA readahead around a fault on a regular device's entry meets xswap
+ * entries in its window and leaves them alone (readahead_one's guard; the
+ * swap-in path's own guard only covers faults on xswap entries). */
+static void test_vma_readahead_skips_xswap(void **state)
+{
+	(void)state;
+	struct xenv e;
+	struct sws_device_config dc = {.nr_slots = 65536, .flags = SWS_SWP_SOLIDSTATE | SWS_SWAP_FLAG_PREFER,
+				       .prio = 0};
+	struct sws_zswap_config zc = {.max_pool_percent = 100}; /* no refusals: those stay cached */
+	xenv_open_cfg(&e, 4096, &zc, &dc, 0, 10); /* xswap first (priority 10) */
+	const unsigned n = 2048;
+	assert_sws(0, sws_mm_mmap(e.mm, e.asid, PG(0), (uint64_t)n * SWS_PAGE_SIZE, 0));
+	for (unsigned p = 0; p < n; p++)
+		assert_true(sws_mm_access(e.cpu, e.mm, e.asid, PG(p), true) >= 0);
+	/* Every other group of 4 pages goes to xswap, the rest to the SSD (the
+	 * xswap limit is clamped to its use in between). */
+	for (unsigned g = 0; g < n / 4; g++) {
+		if (g % 2 == 0)
+			continue;
+		assert_sws(0, sws_mm_madvise(e.cpu, e.mm, e.asid, PG(4 * g), 4 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	}
+	assert_sws(0, sws_xswap_limit_set(e.sim, e.type, 0));
+	for (unsigned g = 0; g < n / 4; g += 2)
+		assert_sws(0, sws_mm_madvise(e.cpu, e.mm, e.asid, PG(4 * g), 4 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	unsigned on_xswap = 0, on_ssd = 0;
+	for (unsigned p = 0; p < n; p++) {
+		int t = pte_type(&e, p);
+		on_xswap += t == e.type;
+		on_ssd += t >= 0 && t != e.type;
+	}
+	assert_true(on_xswap > n / 4 && on_ssd > n / 4);
+	/* Fault only the SSD pages: each window also covers xswap neighbours. */
+	for (unsigned p = 0; p < n; p++)
+		if (pte_type(&e, p) >= 0 && pte_type(&e, p) != e.type)
+			assert_true(sws_mm_access(e.cpu, e.mm, e.asid, PG(p), false) >= 0);
+	struct sws_mm_stats s;
+	sws_mm_stats(e.mm, &s);
+	assert_true(s.counters[SWS_MM_swap_ra] > 0); /* VMA readahead ran (SSD neighbours) */
+	assert_int_equal(s.counters[SWS_MM_xswap_reject_activate], 0);
+	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
+	/* No xswap page was read: none is in the swap cache, all still swapped. */
+	unsigned still = 0;
+	for (unsigned p = 0; p < n; p++)
+		still += pte_type(&e, p) == e.type;
+	assert_int_equal(still, on_xswap);
+	for (uint64_t off = 1; off < xinfo(&e).nr_clusters_mapped * 512ull; off++) {
+		struct sws_slot_state st;
+		assert_sws(0, sws_swap_slot_state(e.sim, sws_swp_entry((unsigned)e.type, off), &st));
+		assert_false(st.cached);
+	}
 	xenv_close(&e);
 }
 
@@ -639,8 +765,11 @@ int main(void)
 		cmocka_unit_test(test_shrink_with_live_entries_then_destroy),
 		cmocka_unit_test(test_limit_clamps_and_raises),
 		cmocka_unit_test(test_limit_below_mapped_in_use),
+		cmocka_unit_test(test_shrink_all_or_nothing),
+		cmocka_unit_test(test_pages_trimmed_to_limit),
 		cmocka_unit_test(test_cap_holds_when_memcg_fills),
 		cmocka_unit_test(test_no_readahead_from_xswap),
+		cmocka_unit_test(test_vma_readahead_skips_xswap),
 		cmocka_unit_test(test_no_writeback_from_xswap),
 		cmocka_unit_test(test_grow_mapping_failure),
 		cmocka_unit_test(test_create_destroy_cycles),

@@ -30,6 +30,8 @@ static void test_limit_write(void **state)
 	assert_int_equal(sws__xswap_limit_clusters(512 * 600, 0, 1024), 600);
 	assert_int_equal(sws__xswap_limit_clusters(512 * 600 + 1, 0, 1024), 601); /* rounded up */
 	assert_int_equal(sws__xswap_limit_clusters(1ull << 40, 0, 1024), 1024);   /* the reservation */
+	assert_int_equal(sws__xswap_limit_clusters(UINT64_MAX, 0, 1024), 1024);   /* no overflow */
+	assert_int_equal(sws__xswap_limit_clusters(UINT64_MAX - 100, 7, 1024), 1024);
 	assert_int_equal(sws__xswap_limit_clusters(1000, 5000, 1024), 10);        /* covers 5000 + 1 */
 	assert_int_equal(sws__xswap_limit_clusters(0, 511, 1024), 1);
 	assert_int_equal(sws__xswap_limit_clusters(0, 512, 1024), 2); /* 512 in use + the header */
