@@ -549,8 +549,10 @@ int main(int argc, char **argv)
 			ptrs[n] = &reps[n];
 			n++;
 		}
-		if (s == 2)
+		if (s == 2) {
+			free_opts(&o);
 			return 2;
+		}
 		if (s)
 			status = 1;
 	}

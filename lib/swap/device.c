@@ -159,11 +159,13 @@ void sws__device_add_avail(struct sws_device *dev)
 {
 	struct sws_sim *sim = dev->sim;
 	sws_spin_lock(&sim->avail_lock);
+	/* Back on the list only if there is room now: an allocation on another
+	 * CPU's cached cluster may have filled the device again since the free. */
 	uint64_t v = atomic_load(&dev->inuse_pages);
-	while ((v & SWS_INUSE_OFFLIST) &&
-	       !atomic_compare_exchange_weak(&dev->inuse_pages, &v, v & ~SWS_INUSE_OFFLIST))
-		;
-	if ((v & SWS_INUSE_OFFLIST) && !dev->on_avail && atomic_load(&dev->writeok))
+	bool cleared = false;
+	while ((v & SWS_INUSE_OFFLIST) && (v & ~SWS_INUSE_OFFLIST) < dev->pages && !cleared)
+		cleared = atomic_compare_exchange_weak(&dev->inuse_pages, &v, v & ~SWS_INUSE_OFFLIST);
+	if (cleared && !dev->on_avail && atomic_load(&dev->writeok))
 		avail_insert(sim, dev);
 	sws_spin_unlock(&sim->avail_lock);
 }
@@ -273,15 +275,16 @@ static void device_free(struct sws_sim *sim, struct sws_device *dev)
 	sws__mem_free(&sim->mem, SWS_MEM_sim, dev, sizeof(*dev));
 }
 
-/* setup_clusters(): mark the header and the tail bad, file clusters [first, end). */
-void sws__setup_clusters(struct sws_device *dev, uint32_t first, uint32_t end)
+/* setup_clusters(): mark the header and the tail bad, file the clusters
+ * with metadata (xswap: the first chunk; its grows file their own). */
+static void setup_clusters(struct sws_device *dev)
 {
 	uint64_t span = (uint64_t)dev->nr_clusters * SWS_CLUSTER_SLOTS;
-	if (first == 0)
-		dev->cluster_info[0].count = 1; /* the header slot */
+	uint32_t end = sws__nr_clusters_mapped(dev);
+	dev->cluster_info[0].count = 1; /* the header slot */
 	if (end == dev->nr_clusters)
 		dev->cluster_info[dev->nr_clusters - 1].count += (uint16_t)(span - dev->max);
-	for (uint32_t i = first; i < end; i++) {
+	for (uint32_t i = 0; i < end; i++) {
 		struct sws_cluster *ci = &dev->cluster_info[i];
 		sws_spin_init(&ci->lock);
 		sws_list_init(&ci->list);
@@ -362,7 +365,7 @@ int sws__device_add(struct sws_sim *sim, const struct sws_device_config *cfg, ui
 			goto out_unlock;
 		}
 	}
-	sws__setup_clusters(dev, 0, sws__nr_clusters_mapped(dev));
+	setup_clusters(dev);
 	rc = sim->ops->device_init(dev);
 	if (rc) {
 		device_free(sim, dev);

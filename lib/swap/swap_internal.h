@@ -316,9 +316,6 @@ void sws__slot_state_locked(struct sws_device *dev, struct sws_cluster *ci, uint
 int sws__device_remove(struct sws_sim *sim, int type, bool force);
 int sws__device_remove_locked(struct sws_sim *sim, int type, bool force);
 
-/* file every cluster in [first, end) on the list its count says (swapon, xswap grow). */
-void sws__setup_clusters(struct sws_device *dev, uint32_t first, uint32_t end);
-
 /* Build (and with @enable, enable) a device; see device.c. */
 int sws__device_add(struct sws_sim *sim, const struct sws_device_config *cfg, uint64_t xswap_ram_pages,
 		    bool enable, int *type_out);

@@ -178,21 +178,26 @@ int sws__xswap_grow(struct sws_cpu *cpu, struct sws_device *dev, unsigned nr)
 	for (unsigned i = 0; i < xs->nr_arrays; i++)
 		if (array_map(dev, xs->arrays[i], to))
 			goto fail; /* what did map stays mapped beyond the bound: harmless */
-	/* Publish the bound before the clusters can be allocated from: an entry
-	 * in them must pass every offset check. */
+	/* Fresh clusters (zero memory) are set up while nobody can see them.
+	 * Clusters a shrink isolated and has not given back yet (it waits for a
+	 * grace period, isolated_end) are set up already, and a reader that saw
+	 * the old bound may hold one's lock: leave them as they are. */
+	for (uint32_t c = mapped > xs->isolated_end ? mapped : xs->isolated_end; c < to; c++) {
+		struct sws_cluster *ci = &dev->cluster_info[c];
+		sws_spin_init(&ci->lock);
+		sws_list_init(&ci->list);
+		ci->flags = SWS_CLUSTER_NONE;
+	}
+	/* Publish the bound before the clusters can be allocated from (an entry
+	 * in them must pass every offset check); from here a reader may lock
+	 * any of them, so each is filed under its lock. */
 	publish_mapped(dev, to);
-	/* Clusters a shrink isolated and has not given back yet (it waits for a
-	 * grace period) are initialised, and a reader that saw the old bound may
-	 * hold one's lock: take them back through their locks. The rest is fresh
-	 * memory (zero): set it up. */
-	uint32_t pending_end = xs->isolated_end < to ? xs->isolated_end : to;
-	for (uint32_t c = mapped; c < pending_end; c++) {
+	for (uint32_t c = mapped; c < to; c++) {
 		struct sws_cluster *ci = &dev->cluster_info[c];
 		sws__cluster_lock(cpu, ci);
 		sws__cluster_move(dev, ci, &dev->free_clusters, SWS_CLUSTER_FREE);
 		sws__cluster_unlock(ci);
 	}
-	sws__setup_clusters(dev, pending_end > mapped ? pending_end : mapped, to);
 	atomic_fetch_add(&xs->grows, 1);
 	sws__count(cpu, SWS_CTR_xswap_grow, 1);
 	rc = 0;

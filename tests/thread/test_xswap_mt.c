@@ -271,7 +271,7 @@ static void *hold_victim(void *arg)
 	struct sws_cluster *ci = &o->dev->cluster_info[HELD_CLUSTER];
 	sws_spin_lock(&ci->lock); /* as sws_swap_count() and the fast path would */
 	atomic_store(&o->stage, 3);
-	struct timespec ts = {0, 100 * 1000 * 1000};
+	struct timespec ts = {0, 300 * 1000 * 1000}; /* far longer than the allocations take */
 	nanosleep(&ts, NULL);
 	atomic_store(&o->released, true);
 	sws_spin_unlock(&ci->lock);
@@ -339,6 +339,83 @@ static void test_grow_waits_for_old_reader(void **state)
 	sws_mm_destroy(mm);
 	sws_sim_destroy(o.sim);
 	(void)n;
+}
+
+/*
+ * The same for fresh clusters: a reader may lock one as soon as the grow
+ * publishes the larger bound, so the grow files it under its lock too and
+ * never re-initialises it after publishing. The reader holds the lock a
+ * while and watches the lock word: it must never read "unlocked". (If the
+ * reader only gets there after the grow, the test proves less, but cannot
+ * fail wrongly.)
+ */
+struct fresh_reader {
+	struct sws_sim *sim;
+	struct sws_device *dev;
+	uint32_t target;
+	atomic_bool ready, holding, released, saw_unlocked;
+};
+
+static void *hold_when_mapped(void *arg)
+{
+	struct fresh_reader *o = arg;
+	struct sws_cpu *cpu;
+	if (sws_cpu_attach(o->sim, &cpu))
+		return NULL;
+	sws_rcu_read_lock();
+	atomic_store(&o->ready, true);
+	while (!sws__offset_mapped(o->dev, o->target * 512ull + 1))
+		; /* as sws_swap_count() on a random entry: bound check, then lock */
+	struct sws_cluster *ci = &o->dev->cluster_info[o->target];
+	sws_spin_lock(&ci->lock);
+	atomic_store(&o->holding, true);
+	for (int i = 0; i < 300; i++) {
+		if (!sws_spin_is_locked(&ci->lock))
+			atomic_store(&o->saw_unlocked, true);
+		struct timespec ts = {0, 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	atomic_store(&o->released, true);
+	sws_spin_unlock(&ci->lock);
+	sws_rcu_read_unlock();
+	sws_cpu_detach(cpu);
+	return NULL;
+}
+
+static void test_grow_files_fresh_clusters_locked(void **state)
+{
+	(void)state;
+	struct fresh_reader o = {0};
+	struct sws_sim_config cfg = {.backend = SWS_BACKEND_SWAP_TABLE};
+	struct sws_mm *mm;
+	struct sws_cpu *cpu;
+	int type;
+	assert_sws(0, sws_sim_create(&cfg, &o.sim));
+	assert_sws(0, sws_cpu_attach(o.sim, &cpu));
+	struct sws_mm_config mc = {.ram_pages = RAM, .seed = 3};
+	assert_sws(0, sws_mm_create(o.sim, &mc, &mm));
+	assert_sws(0, sws_mm_zswap_enable(mm, NULL));
+	assert_sws(0, sws_mm_xswap_create(mm, -1, &type));
+	o.dev = sws__device(o.sim, (unsigned)type);
+	o.target = 2 * SWS_XSWAP_CHUNK_CLUSTERS - 1; /* the next chunk's last cluster */
+	sws_entry_t e;
+	uint64_t pfn = 1;
+	for (unsigned i = 0; i < SWS_XSWAP_CHUNK_CLUSTERS - 1; i++) /* clusters 1..84 */
+		assert_sws(0, sws_folio_alloc_swap(cpu, pfn++, 9, &e));
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, hold_when_mapped, &o), 0);
+	while (!atomic_load(&o.ready))
+		sched_yield();
+	assert_sws(0, sws_folio_alloc_swap(cpu, pfn++, 9, &e)); /* grows: publishes, then files */
+	struct sws_cluster *ci = &o.dev->cluster_info[o.target];
+	if (atomic_load(&o.holding) && !atomic_load(&o.released))
+		assert_false(sws_spin_trylock(&ci->lock)); /* one holder at a time */
+	pthread_join(th, NULL);
+	assert_false(atomic_load(&o.saw_unlocked));
+	assert_consistent(o.sim);
+	sws_cpu_detach(cpu);
+	sws_mm_destroy(mm);
+	sws_sim_destroy(o.sim);
 }
 
 /* ---- create and destroy against the control interface ---------------------------------- */
@@ -421,6 +498,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_grow_shrink_concurrently),
 		cmocka_unit_test(test_grow_waits_for_old_reader),
+		cmocka_unit_test(test_grow_files_fresh_clusters_locked),
 		cmocka_unit_test(test_create_destroy_concurrently),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

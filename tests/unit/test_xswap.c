@@ -271,6 +271,12 @@ static void test_shrink_gives_memory_back(void **state)
 	assert_int_equal(xinfo(&e).nr_clusters_mapped, 2 * CHUNK);
 	assert_totals(&e);
 
+	/* Any limit write runs the shrink check, a raising one too. */
+	fill_six_chunks(&e, en);
+	release_all(&e, en, n);
+	assert_sws(0, sws_xswap_limit_set(e.sim, e.type, 2 * RAM_1G));
+	assert_int_equal(xinfo(&e).nr_clusters_mapped, 2 * CHUNK);
+
 	/* It grows again over the given-back range, which reads as new. */
 	fill_six_chunks(&e, en);
 	release_all(&e, en, n);
