@@ -5,12 +5,13 @@
  * this file carries them out.
  *
  * Grow (allocation path, RCU read lock held): under xs->lock, map the next
- * chunk of every per-cluster array, publish the larger nr_clusters_mapped and
- * slots_mapped, then put the new clusters on the free list.
+ * chunk of every per-cluster array, set the fresh clusters up, publish the
+ * larger nr_clusters_mapped and slots_mapped, then file each new cluster on
+ * the free list under its own lock (a reader may lock it once published).
  *
  * Shrink (deferred work or a limit write, sim->xswap_mutex held, no RCU read
- * lock): under xs->lock, isolate the free clusters at the tail (trylock each,
- * unlist, flag NONE) and publish the smaller bound; drop xs->lock and wait for
+ * lock): under xs->lock, isolate the free clusters at the tail (trylock all of
+ * them or none, unlist, flag NONE) and publish the smaller bound; drop xs->lock and wait for
  * a grace period, so no reader that saw the old bound is left (the per-CPU
  * cached cluster needs no flush: the fast path checks offsets against
  * slots_mapped and finds an isolated cluster unusable); then under xs->lock
