@@ -237,6 +237,35 @@ static void test_grow_shrink_concurrently(void **state)
 
 /* ---- a grow during a shrink's grace period ------------------------------------------ */
 
+/* A simulation with a memory model, zswap and one xswap device; the calling
+ * thread is attached as @cpu. */
+struct machine {
+	struct sws_sim *sim;
+	struct sws_mm *mm;
+	struct sws_cpu *cpu;
+	int type;
+	struct sws_device *dev;
+};
+
+static void machine_open(struct machine *m)
+{
+	struct sws_sim_config cfg = {.backend = SWS_BACKEND_SWAP_TABLE};
+	assert_sws(0, sws_sim_create(&cfg, &m->sim));
+	assert_sws(0, sws_cpu_attach(m->sim, &m->cpu));
+	struct sws_mm_config mc = {.ram_pages = RAM, .seed = 3};
+	assert_sws(0, sws_mm_create(m->sim, &mc, &m->mm));
+	assert_sws(0, sws_mm_zswap_enable(m->mm, NULL));
+	assert_sws(0, sws_mm_xswap_create(m->mm, -1, &m->type));
+	m->dev = sws__device(m->sim, (unsigned)m->type);
+}
+
+static void machine_close(struct machine *m)
+{
+	sws_cpu_detach(m->cpu);
+	sws_mm_destroy(m->mm);
+	sws_sim_destroy(m->sim);
+}
+
 /*
  * A reader that saw the old bound may hold an isolated victim's lock while
  * the shrink waits for its grace period; if allocations meanwhile grow the
@@ -291,17 +320,12 @@ static void test_grow_waits_for_old_reader(void **state)
 {
 	(void)state;
 	struct old_reader o = {0};
-	struct sws_sim_config cfg = {.backend = SWS_BACKEND_SWAP_TABLE};
-	struct sws_mm *mm;
-	struct sws_cpu *cpu;
-	int type;
-	assert_sws(0, sws_sim_create(&cfg, &o.sim));
-	assert_sws(0, sws_cpu_attach(o.sim, &cpu));
-	struct sws_mm_config mc = {.ram_pages = RAM, .seed = 3};
-	assert_sws(0, sws_mm_create(o.sim, &mc, &mm));
-	assert_sws(0, sws_mm_zswap_enable(mm, NULL));
-	assert_sws(0, sws_mm_xswap_create(mm, -1, &type));
-	o.dev = sws__device(o.sim, (unsigned)type);
+	struct machine m;
+	machine_open(&m);
+	struct sws_cpu *cpu = m.cpu;
+	int type = m.type;
+	o.sim = m.sim;
+	o.dev = m.dev;
 	static sws_entry_t en[512];
 	uint64_t pfn = 1;
 	for (unsigned i = 0; i < 509; i++) /* six chunks mapped ... */
@@ -335,9 +359,7 @@ static void test_grow_waits_for_old_reader(void **state)
 	struct sws_xswap_info xi;
 	assert_sws(0, sws_xswap_info(o.sim, type, &xi));
 	assert_true(xi.nr_clusters_mapped >= 255); /* the regrown range stayed mapped */
-	sws_cpu_detach(cpu);
-	sws_mm_destroy(mm);
-	sws_sim_destroy(o.sim);
+	machine_close(&m);
 	(void)n;
 }
 
@@ -386,17 +408,11 @@ static void test_grow_files_fresh_clusters_locked(void **state)
 {
 	(void)state;
 	struct fresh_reader o = {0};
-	struct sws_sim_config cfg = {.backend = SWS_BACKEND_SWAP_TABLE};
-	struct sws_mm *mm;
-	struct sws_cpu *cpu;
-	int type;
-	assert_sws(0, sws_sim_create(&cfg, &o.sim));
-	assert_sws(0, sws_cpu_attach(o.sim, &cpu));
-	struct sws_mm_config mc = {.ram_pages = RAM, .seed = 3};
-	assert_sws(0, sws_mm_create(o.sim, &mc, &mm));
-	assert_sws(0, sws_mm_zswap_enable(mm, NULL));
-	assert_sws(0, sws_mm_xswap_create(mm, -1, &type));
-	o.dev = sws__device(o.sim, (unsigned)type);
+	struct machine m;
+	machine_open(&m);
+	struct sws_cpu *cpu = m.cpu;
+	o.sim = m.sim;
+	o.dev = m.dev;
 	o.target = 2 * SWS_XSWAP_CHUNK_CLUSTERS - 1; /* the next chunk's last cluster */
 	sws_entry_t e;
 	uint64_t pfn = 1;
@@ -413,9 +429,7 @@ static void test_grow_files_fresh_clusters_locked(void **state)
 	pthread_join(th, NULL);
 	assert_false(atomic_load(&o.saw_unlocked));
 	assert_consistent(o.sim);
-	sws_cpu_detach(cpu);
-	sws_mm_destroy(mm);
-	sws_sim_destroy(o.sim);
+	machine_close(&m);
 }
 
 /* ---- create and destroy against the control interface ---------------------------------- */

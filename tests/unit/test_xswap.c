@@ -82,6 +82,16 @@ static void release(struct xenv *e, sws_entry_t en, unsigned order)
 	assert_sws(0, sws_swap_cache_del(e->cpu, en, 1u << order, pfn, 0));
 }
 
+/* Order-9 folios in clusters 1..84 (order 9 needs a whole cluster; cluster 0
+ * holds the header): the first chunk is full, the next allocation grows. */
+static void fill_first_chunk(struct xenv *e)
+{
+	sws_entry_t en;
+	for (unsigned i = 0; i < CHUNK - 1; i++)
+		assert_sws(0, alloc(e, 9, &en));
+	assert_int_equal(xinfo(e).nr_clusters_mapped, CHUNK);
+}
+
 /* Order-9 folios in clusters 1..509, so six chunks are mapped. @return how many. */
 static unsigned fill_six_chunks(struct xenv *e, sws_entry_t *en)
 {
@@ -215,10 +225,7 @@ static void test_grow_one_chunk_at_a_time(void **state)
 	struct xenv e;
 	xenv_open(&e, RAM_1G);
 	sws_entry_t en;
-	/* Order 9 needs a whole cluster: clusters 1..84 of the first chunk. */
-	for (unsigned i = 0; i < CHUNK - 1; i++)
-		assert_sws(0, alloc(&e, 9, &en));
-	assert_int_equal(xinfo(&e).nr_clusters_mapped, CHUNK);
+	fill_first_chunk(&e);
 	assert_int_equal(xinfo(&e).grows, 0);
 	assert_sws(0, alloc(&e, 9, &en)); /* no free cluster: one more chunk */
 	assert_int_equal(sws_swp_offset(en) / SWS_CLUSTER_SLOTS, CHUNK);
@@ -663,8 +670,7 @@ static void test_grow_mapping_failure(void **state)
 	struct xenv e;
 	xenv_open(&e, RAM_1G);
 	sws_entry_t en;
-	for (unsigned i = 0; i < CHUNK - 1; i++)
-		assert_sws(0, alloc(&e, 9, &en));
+	fill_first_chunk(&e);
 	/* The grow itself fails ... */
 	assert_sws(0, sws__xswap_fail_grow(e.sim, e.type, 1));
 	assert_sws(SWS_ENOMEM, alloc(&e, 9, &en));
