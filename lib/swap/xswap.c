@@ -106,7 +106,6 @@ int sws__xswap_setup(struct sws_device *dev, uint64_t ram_pages)
 	if (!xs)
 		return SWS_ENOMEM;
 	pthread_mutex_init(&xs->lock, NULL);
-	xs->ram_pages = ram_pages;
 	dev->xswap = xs;
 	uint32_t limit = sws__xswap_initial_clusters(ram_pages);
 	atomic_init(&xs->limit, limit);

@@ -37,7 +37,6 @@ struct sws_cluster_array {
 
 struct sws_xswap {
 	pthread_mutex_t lock;    /* xswap_lock */
-	uint64_t ram_pages;
 	_Atomic uint32_t limit;  /* the ceiling, in clusters */
 	/* A shrink in its grace period isolated [nr_clusters_mapped, isolated_end):
 	 * still mapped and initialised, maybe locked by a reader that saw the old
