@@ -25,6 +25,11 @@ if(SWS_BUILD_TESTS)
     --report csv --interval 10000 --quiet --workload memhog 96M)
   set_tests_properties(replay_cli_xswap_csv PROPERTIES LABELS unit TIMEOUT 300
     PASS_REGULAR_EXPRESSION "arena_mapped_bytes,arena_resident_bytes\n.*swap_table,[0-9,.]*,[1-9][0-9]*,[1-9][0-9]*\n")
+  # A file-backed device on a full file system: the run ends and says so (exit 1).
+  add_test(NAME replay_cli_full_disk COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/full_disk.sh
+    $<TARGET_FILE:swapsim-replay>)
+  set_tests_properties(replay_cli_full_disk PROPERTIES LABELS unit TIMEOUT 300 SKIP_RETURN_CODE 77
+    PASS_REGULAR_EXPRESSION "exit status 1\n.*/sw\\): [0-9]+ page writes failed: No space left on device")
   # A small usemem run on both backends, JSON report.
   add_test(NAME replay_cli_compare_json COMMAND swapsim-replay --ram 4M --mem-limit 2M
     --compare table,xarray --report json --seed 7 --workload usemem -n 2 -y -x 3M)

@@ -56,7 +56,9 @@ static const char usage_text[] =
 	"  --mem-limit SIZE        memcg limit the workload runs in (default: none)\n"
 	"  --swap SPEC             a swap device, repeatable; SPEC is key=value pairs:\n"
 	"                          size=SIZE,type=ssd|nvme|sata|hdd|zram|pmem,prio=N,file=PATH,\n"
-	"                          rlat=NS,wlat=NS\n"
+	"                          rlat=NS,wlat=NS; a file=PATH is created new: add the words\n"
+	"                          reuse (overwrite an existing file) and follow (PATH may be\n"
+	"                          a symbolic link) to allow those\n"
 	"                          or an xswap device (needs --zswap and the table backend):\n"
 	"                          type=xswap[,prio=N][,limit=PAGES]\n"
 	"                          (default: one SSD of 2x RAM)\n"
@@ -389,7 +391,7 @@ static int run_one(const struct opts *o, enum sws_backend backend, struct sws_re
 	struct sws_workload *wl = NULL;
 	struct sws_replay_source src;
 	struct sws_replay *r = NULL;
-	char err[512];
+	char err[512], cerr[512];
 	int status = 0, e;
 
 	*have_rep = false;
@@ -409,6 +411,8 @@ static int run_one(const struct opts *o, enum sws_backend backend, struct sws_re
 		.progress = on_progress,
 		.progress_every = 16384,
 		.cb_ctx = &rc,
+		.errbuf = cerr,
+		.errlen = sizeof(cerr),
 	};
 	memcpy(cfg.swap, o->swap, sizeof(cfg.swap));
 	if (o->content_set)
@@ -443,7 +447,7 @@ static int run_one(const struct opts *o, enum sws_backend backend, struct sws_re
 	rc.bar = !o->quiet && isatty(STDERR_FILENO);
 	if ((e = sws_replay_create(&cfg, &r))) {
 		fprintf(stderr, "swapsim-replay: cannot build the machine (%s backend): %s\n",
-			sws_backend_name(backend), sws_strerror(e));
+			sws_backend_name(backend), *cerr ? cerr : sws_strerror(e));
 		status = e == SWS_EINVAL ? 2 : 1;
 		goto out;
 	}
@@ -456,6 +460,16 @@ static int run_one(const struct opts *o, enum sws_backend backend, struct sws_re
 	}
 	sws_replay_report(r, rep);
 	*have_rep = true;
+	for (uint32_t d = 0; d < rep->nr_devices; d++) {
+		const struct sws_replay_device *dv = &rep->devices[d];
+		if (!dv->write_errors)
+			continue;
+		fprintf(stderr, "swapsim-replay: swap device %u (%s): %llu page writes failed: %s%s\n", d + 1,
+			o->swap[d].path ? o->swap[d].path : "no file", (unsigned long long)dv->write_errors,
+			strerror(dv->write_errno),
+			dv->write_failed ? "; the device took no new slots after that" : "");
+		status = 1;
+	}
 	if (rep->verify_failures) {
 		fprintf(stderr, "swapsim-replay: %s: %llu pages read back different\n",
 			sws_backend_name(backend), (unsigned long long)rep->verify_failures);

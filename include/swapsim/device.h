@@ -10,10 +10,25 @@
  * A device can be backed by nothing (metadata only), by memory, or by a real
  * file: a sparse file of nr_slots pages, read and written with pread/pwrite at
  * slot offsets; a discard of a freed cluster punches its 2 MiB out of the file.
+ *
+ * A backing file is created new: swapon refuses a path that exists
+ * (SWS_EFILEEXIST) unless SWS_BACKING_REUSE allows reusing an existing
+ * regular file (its contents are then discarded), and never opens a path
+ * that is a symbolic link unless SWS_BACKING_FOLLOW says so. What swapon
+ * created it leaves in place at swapoff.
+ *
+ * A failed page write (the file system full, an I/O error) is the kernel's
+ * end_swap_bio_write() error: the page stays dirty in the swap cache, the
+ * error is recorded on the device (write_errors, write_errno) and counted
+ * (swap_writepage_error). After SWS_DEVICE_WRITE_FAIL_LIMIT writes in a row
+ * have failed, the device takes no new slots (SWP_WRITEOK cleared,
+ * write_failed set): what a simulation cannot write it does not retry for
+ * ever.
  */
 #ifndef SWAPSIM_DEVICE_H
 #define SWAPSIM_DEVICE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <swapsim/sim.h>
@@ -44,6 +59,13 @@ enum sws_backing {
 	SWS_BACKING_FILE = 2,   /* a real sparse file at @path */
 };
 
+/* Backing-file flags (struct sws_device_config.backing_flags). */
+#define SWS_BACKING_REUSE (1u << 0)  /* an existing regular file may be reused (truncated) */
+#define SWS_BACKING_FOLLOW (1u << 1) /* the path may be a symbolic link */
+
+/* Consecutive failed page writes after which a device takes no new slots. */
+#define SWS_DEVICE_WRITE_FAIL_LIMIT 16
+
 #define SWS_DEVICE_CONFIG_VERSION 1
 
 struct sws_device_config {
@@ -52,13 +74,19 @@ struct sws_device_config {
 	uint64_t nr_slots;       /* size in slots including the header: 2..SWS_DEVICE_MAX_SLOTS */
 	int32_t prio;            /* 0..32767, used only with SWS_SWAP_FLAG_PREFER */
 	enum sws_backing backing;
-	const char *path;        /* SWS_BACKING_FILE: created or truncated */
+	const char *path;        /* SWS_BACKING_FILE: created (see backing_flags) */
+	uint32_t backing_flags;  /* SWS_BACKING_REUSE, SWS_BACKING_FOLLOW; 0: create new, no link */
+	uint32_t reserved;       /* must be zero */
 };
 
 /**
  * Swap on a new device (swapon(2)).
  * @return 0 and the device type in *type, or SWS_EINVAL (size, prio, flags,
- *         missing path), SWS_EVERSION, SWS_ETOOMANY, SWS_EIO (file), SWS_ENOMEM.
+ *         missing path, a path that is not a regular file), SWS_EVERSION,
+ *         SWS_ETOOMANY, SWS_EFILEEXIST (the file exists and SWS_BACKING_REUSE
+ *         is not set), SWS_EIO (the file cannot be created, opened or sized;
+ *         a symbolic link without SWS_BACKING_FOLLOW), SWS_ENOMEM. On failure
+ *         sws_sim_error() names the path and the errno.
  */
 int sws_swapon(struct sws_sim *sim, const struct sws_device_config *cfg, int *type);
 
@@ -84,6 +112,9 @@ struct sws_device_info {
 	uint32_t nr_discard;
 	uint32_t nr_nonfull[SWS_NR_ORDERS];
 	uint32_t nr_frag[SWS_NR_ORDERS];
+	uint64_t write_errors;  /* page writes to the backing store that failed */
+	int write_errno;        /* errno of the last failed write (0: none) */
+	bool write_failed;      /* SWS_DEVICE_WRITE_FAIL_LIMIT failures in a row: no new slots */
 };
 
 /** @return 0 or SWS_ENODEV. */

@@ -90,7 +90,8 @@ int sws_mm_memcg_create(struct sws_mm *mm, uint64_t limit_pages, uint16_t *id);
 int sws_mm_space_create(struct sws_mm *mm, uint16_t memcg, uint32_t *asid);
 
 /** fork(): a copy of @parent's page tables; swap counts raised, present pages shared
- *  copy-on-write. @return 0, SWS_EINVAL (no such asid), SWS_ENOMEM, SWS_EOVERFLOW. */
+ *  copy-on-write. @return 0, SWS_EINVAL (no such asid), SWS_ENOMEM, SWS_EOVERFLOW,
+ *  SWS_EKILLED (the parent was OOM-killed). */
 int sws_mm_fork(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t parent, uint32_t *child);
 
 /** exit(): unmap everything, free the address space. @return 0, SWS_EINVAL. */
@@ -114,8 +115,14 @@ int sws_mm_madvise(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64
 		   uint64_t len, enum sws_madvise advice);
 
 /** One access of the page holding @addr: a hit, or a fault (first touch, swap-in, COW).
+ *  A fault that finds no memory reclaims; when reclaim makes no progress 16 times
+ *  (MAX_RECLAIM_RETRIES) the OOM killer kills the task with the largest footprint in
+ *  the memcg over its limit, or in the machine (resident + swapped pages + page tables),
+ *  and reaps its memory at once; the killed task's accesses and forks then fail with
+ *  SWS_EKILLED until it exits (sws_mm_exit).
  *  @return 0 for a hit, 1 for a fault (pgfault counted); SWS_EINVAL (no such asid);
- *  SWS_ENOMEM (nothing reclaimable: the access is dropped and counted as oom);
+ *  SWS_EKILLED (this task was OOM-killed, now or before: the access is dropped and
+ *  counted as oom); SWS_ENOMEM (no memory and nothing left to kill);
  *  SWS_ECORRUPT (verify mode found different bytes). */
 int sws_mm_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_t addr, bool write);
 
@@ -148,7 +155,8 @@ uint64_t sws_mm_kswapd(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t budget);
 	X(thp_swpout_fallback, "PMD-size folios split to swap out")                        \
 	X(cow_fault, "copy-on-write faults")                                               \
 	X(first_touch, "faults that mapped a new page")                                    \
-	X(oom, "accesses dropped: nothing reclaimable")                                    \
+	X(oom, "faults that failed for want of memory (OOM-killed, or nothing to kill)")   \
+	X(oom_kill, "tasks the OOM killer killed (their memory reaped at once)")           \
 	X(verify_ok, "pages read back and found identical")                                \
 	X(verify_fail, "pages read back with different contents")                          \
 	X(free_slots_batched, "swap entries put by unmap/exit/DONTNEED")                   \

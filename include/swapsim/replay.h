@@ -99,6 +99,8 @@ struct sws_replay_swap {
 	const char *path;               /* backing file (SWS_BACKING_FILE), or NULL */
 	uint64_t read_ns, write_ns;     /* latency per page; 0: the kind's default */
 	uint64_t limit_pages;           /* xswap: its limit (sws_xswap_limit_set); 0: one RAM */
+	uint32_t file_flags;            /* with path: SWS_BACKING_REUSE, SWS_BACKING_FOLLOW */
+	uint32_t reserved;              /* must be zero */
 };
 
 /* Replay flags. */
@@ -169,6 +171,9 @@ struct sws_replay_config {
 	void (*on_record)(void *ctx, unsigned worker, const struct sws_trace_record *rec);
 	void *cb_ctx;                   /* passed to sample, progress, on_record */
 	const struct sws_env *env;      /* allocator, clock; NULL: defaults */
+	char *errbuf;                   /* optional: why sws_replay_create() failed (the
+					 * device and its file with the errno, ...) */
+	size_t errlen;
 };
 
 struct sws_replay;
@@ -179,7 +184,8 @@ struct sws_replay;
  * @return 0, SWS_EINVAL (a bad field: threads, ram, queue depth, device
  *         size/kind/prio, reserved values), SWS_EVERSION, SWS_ENOMEM, SWS_EIO
  *         (backing file), or an error of sws_sim_create / sws_swapon /
- *         sws_mm_create. On failure *out is NULL.
+ *         sws_mm_create. On failure *out is NULL and cfg->errbuf (when given)
+ *         says what failed.
  */
 int sws_replay_create(const struct sws_replay_config *cfg, struct sws_replay **out);
 
@@ -205,6 +211,16 @@ int sws_replay_run(struct sws_replay *r, const struct sws_replay_source *src);
 /** @return the message of the last run error ("" when none). */
 const char *sws_replay_error(const struct sws_replay *r);
 
+/* One swap device of the machine at the end of a run (/proc/swaps). */
+struct sws_replay_device {
+	int type;                       /* the device type (swap_info index) */
+	enum sws_replay_swap_kind kind;
+	uint64_t pages, inuse_pages;    /* usable slots, slots in use */
+	uint64_t write_errors;          /* page writes that failed */
+	int write_errno;                /* errno of the last one (0: none) */
+	bool write_failed;              /* writes kept failing: the device took no new slots */
+};
+
 /* What a run did: counters, time, latency, memory. */
 struct sws_replay_report {
 	enum sws_backend backend;
@@ -223,6 +239,8 @@ struct sws_replay_report {
 	struct sws_memory_usage memory; /* after sws_sim_quiesce() */
 	struct sws_replay_hist latency[SWS_REPLAY_NR_LAT];
 	uint64_t memcg_zswap_bytes, memcg_zswapped_bytes; /* the workload memcg's zswap stats */
+	uint32_t nr_devices;            /* config.swap[] in order */
+	struct sws_replay_device devices[SWS_REPLAY_MAX_SWAP];
 };
 
 /** Fill @out (after a run; counters read after every worker stopped). @return 0, SWS_EINVAL. */
@@ -370,7 +388,9 @@ int sws_replay_parse_size(const char *s, uint64_t *bytes);
 
 /**
  * Parse a swap device spec: comma-separated key=value pairs: size=SIZE,
- * type=ssd|hdd|zram|pmem, prio=N (0..32767), file=PATH, rlat=NS, wlat=NS.
+ * type=ssd|hdd|zram|pmem, prio=N (0..32767), file=PATH, rlat=NS, wlat=NS,
+ * and the bare words reuse (an existing file=PATH may be reused: its
+ * contents are lost) and follow (file=PATH may be a symbolic link).
  * @p path points into @s (the caller keeps @s alive). @return 0 or SWS_EINVAL
  * with a message naming the bad key in @msg.
  */

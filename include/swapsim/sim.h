@@ -64,6 +64,13 @@ void sws_sim_destroy(struct sws_sim *sim);
  */
 void sws_sim_quiesce(struct sws_sim *sim);
 
+/**
+ * @return the message of the last failed configuration call on @sim (a
+ * swapon naming its file and errno, ...), "" when there was none. Valid until
+ * the next such call.
+ */
+const char *sws_sim_error(const struct sws_sim *sim);
+
 /** @return the backend a simulation runs. */
 enum sws_backend sws_sim_backend(const struct sws_sim *sim);
 

@@ -39,6 +39,7 @@ extern "C" {
 	X(swap_alloc_order0_steal, "order-0 allocations that stole from higher orders' clusters") \
 	X(cluster_free_to_frag, "clusters moved to a frag list after a failed scan")              \
 	X(swap_writepage, "pages written to a backing store")                                      \
+	X(swap_writepage_error, "page writes to a backing store that failed (Write-error on swap-device)") \
 	X(swap_readpage, "pages read from a backing store")                                        \
 	X(swap_discard, "clusters discarded (hole punched / buffer dropped)")                      \
 	X(swap_table_alloc, "swap tables allocated (swap table backend)")                          \

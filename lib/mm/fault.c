@@ -343,7 +343,9 @@ static int do_anonymous_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t as
 	folio_set(f, PG_dirty | PG_young);
 	f->seed = new_seed(sp, base, 0);
 	sws_spin_lock(&sp->ptl);
-	bool ok = true;
+	bool ok = !atomic_load(&sp->oom_killed); /* reaped meanwhile: map nothing more */
+	if (!ok)
+		rc = SWS_EKILLED;
 	for (uint64_t va = base; va < base + span && ok; va += SWS_PAGE_SIZE) {
 		uint64_t *pte = sws__pte_lookup(sp, va);
 		ok = !pte || !*pte || (*pte & PTE_ZEROPAGE);
@@ -488,15 +490,18 @@ static int do_swap_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, s
 	return read_rc;
 }
 
-int sws_mm_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_t addr, bool write)
+/* handle_mm_fault() and the hit path, for the page at @vaddr. */
+static int do_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp,
+		     uint64_t vaddr, bool write)
 {
-	struct sws_space *sp = mm ? sws__mm_space(mm, asid) : NULL;
-	if (!cpu || !sp || !sp->alive || addr >> 48)
-		return SWS_EINVAL;
-	uint64_t vaddr = addr & ~(uint64_t)(SWS_PAGE_SIZE - 1);
 	int faulted = 0;
 	for (int tries = 0; tries < 1000; tries++) {
 		sws_spin_lock(&sp->ptl);
+		if (sws_unlikely(atomic_load_explicit(&sp->oom_killed, memory_order_relaxed))) {
+			sws_spin_unlock(&sp->ptl);
+			mm_count(mm, cpu, SWS_MM_oom, 1);
+			return SWS_EKILLED;
+		}
 		uint64_t *pte = sws__pte_lookup(sp, vaddr);
 		uint64_t v = pte ? *pte : 0;
 		if (pte_present(v) && (v & PTE_ZEROPAGE) && !write) {
@@ -548,11 +553,24 @@ int sws_mm_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_
 		}
 		if (rc == SWS_EAGAIN_INTERNAL)
 			continue;
-		if (rc == SWS_ENOMEM)
+		if (rc == SWS_ENOMEM || rc == SWS_EKILLED)
 			mm_count(mm, cpu, SWS_MM_oom, 1);
 		if (rc)
 			return rc;
 		return 1; /* a read fault done (swap-in, COW) */
 	}
 	return SWS_EBUSY;
+}
+
+int sws_mm_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_t addr, bool write)
+{
+	struct sws_space *sp = mm ? sws__mm_space(mm, asid) : NULL;
+	if (!cpu || !sp || !sp->alive || addr >> 48)
+		return SWS_EINVAL;
+	uint64_t vaddr = addr & ~(uint64_t)(SWS_PAGE_SIZE - 1);
+	uint32_t *current = &mm->pcpu[sws_cpu_id(cpu)].current;
+	*current = asid;
+	int rc = do_access(cpu, mm, asid, sp, vaddr, write);
+	*current = SWS__MM_NO_ASID;
+	return rc;
 }

@@ -11,32 +11,61 @@
 
 #include "mm_internal.h"
 
-/* Charge @nr pages to @memcg and RAM, reclaiming as needed (not when @cpu is NULL). */
+#define MAX_RECLAIM_RETRIES 16
+#define MAX_CHARGE_ROUNDS 4096 /* a bound on the loop whatever other CPUs do */
+
+/* Take @nr pages of @memcg's limit, or report that it is full. */
+static bool memcg_try_charge(struct sws_memcg *mc, uint64_t nr)
+{
+	if (!mc->limit) {
+		atomic_fetch_add(&mc->usage, nr);
+		return true;
+	}
+	uint64_t u = atomic_load(&mc->usage);
+	while (u + nr <= mc->limit)
+		if (atomic_compare_exchange_weak(&mc->usage, &u, u + nr))
+			return true;
+	return false;
+}
+
+/*
+ * try_charge_memcg() and the page allocator's slow path, reduced: charge @nr
+ * pages to @memcg and to RAM. Over either limit, reclaim from that memcg (or,
+ * for RAM, from all memcgs); a round that reclaimed something retries at
+ * once, MAX_RECLAIM_RETRIES rounds that reclaimed nothing invoke the OOM
+ * killer (oom_kill.c), after which the charge retries with the memory the kill
+ * returned. A task that was killed takes no more memory (SWS_EKILLED).
+ */
 static int charge(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr)
 {
 	struct sws_memcg *mc = &mm->memcgs[memcg];
 	const uint64_t batch = mm->cfg.policy == SWS_RECLAIM_LRU ? nr : (nr > 32 ? nr : 32);
-	for (int tries = 0;; tries++) {
-		if (mc->limit) {
-			uint64_t u = atomic_load(&mc->usage);
-			if (u + nr > mc->limit) {
-				if (!cpu || tries > 64 || !sws__mm_shrink(cpu, mm, memcg, batch, true))
-					return SWS_ENOMEM;
-				continue;
-			}
-			if (!atomic_compare_exchange_weak(&mc->usage, &u, u + nr))
-				continue;
-		} else {
-			atomic_fetch_add(&mc->usage, nr);
+	uint32_t cur = cpu ? sws__mm_current(mm, cpu) : SWS__MM_NO_ASID;
+	struct sws_space *cur_sp = cur != SWS__MM_NO_ASID ? sws__mm_space(mm, cur) : NULL;
+	unsigned retries = MAX_RECLAIM_RETRIES;
+	for (unsigned round = 0; round < MAX_CHARGE_ROUNDS; round++) {
+		if (cur_sp && atomic_load_explicit(&cur_sp->oom_killed, memory_order_relaxed))
+			return SWS_EKILLED; /* a dying task gets no more memory */
+		bool memcg_full = !memcg_try_charge(mc, nr);
+		if (!memcg_full) {
+			if (atomic_fetch_sub(&mm->free_pages, (int64_t)nr) - (int64_t)nr >= 0)
+				return 0;
+			atomic_fetch_add(&mm->free_pages, (int64_t)nr);
+			atomic_fetch_sub(&mc->usage, nr);
 		}
-		int64_t left = atomic_fetch_sub(&mm->free_pages, (int64_t)nr) - (int64_t)nr;
-		if (left >= 0)
-			return 0;
-		atomic_fetch_add(&mm->free_pages, (int64_t)nr);
-		atomic_fetch_sub(&mc->usage, nr);
-		if (!cpu || tries > 64 || !sws__mm_shrink(cpu, mm, 0, batch, false))
+		if (!cpu)
 			return SWS_ENOMEM;
+		uint16_t target = memcg_full ? memcg : 0;
+		if (sws__mm_shrink(cpu, mm, target, batch, memcg_full))
+			continue;
+		if (retries--)
+			continue;
+		int rc = sws__mm_out_of_memory(cpu, mm, target);
+		if (rc)
+			return rc;
+		retries = MAX_RECLAIM_RETRIES;
 	}
+	return SWS_ENOMEM;
 }
 
 struct sws_folio *sws__mm_folio_claim(struct sws_mm *mm, uint64_t pfn, unsigned order, uint16_t memcg)

@@ -96,6 +96,7 @@ struct sws_region {
 struct sws_space {
 	sws_spinlock_t ptl;
 	bool alive;
+	atomic_bool oom_killed; /* the OOM killer reaped it: accesses fail with SWS_EKILLED */
 	uint16_t memcg;
 	uint64_t seed;      /* content seeds of new pages derive from it */
 	uint64_t **pgd;     /* 4-level radix: 512 x 512 x 512 x 512 PTEs (48-bit VA) */
@@ -112,7 +113,10 @@ struct sws_mm_pcpu {
 	_Atomic uint64_t zswpout_order[SWS_NR_ORDERS];
 	_Atomic uint64_t swapout_lat[SWS_MM_LAT_BUCKETS];
 	_Atomic uint64_t swapout_count, swapout_sum_ns, swapout_max_ns;
+	uint32_t current; /* the address space this CPU's access runs for (current->mm) */
 } __attribute__((aligned(64)));
+
+#define SWS__MM_NO_ASID UINT32_MAX
 
 struct sws_mm {
 	struct sws_sim *sim;
@@ -169,6 +173,12 @@ static inline void mm_count(struct sws_mm *mm, struct sws_cpu *cpu, enum sws_mm_
 {
 	_Atomic uint64_t *p = &mm->pcpu[sws_cpu_id(cpu)].ctr[c];
 	sws_store_relaxed(p, sws_load_relaxed(p) + n);
+}
+
+/* current->mm: the space the CPU's access runs for, SWS__MM_NO_ASID outside one. */
+static inline uint32_t sws__mm_current(const struct sws_mm *mm, const struct sws_cpu *cpu)
+{
+	return mm->pcpu[sws_cpu_id(cpu)].current;
 }
 
 static inline struct sws_folio *mm_folio(struct sws_mm *mm, uint64_t pfn) { return &mm->folios[pfn]; }
@@ -260,6 +270,11 @@ void sws__mm_zswap_destroy(struct sws_mm *mm);
 /* A folio's pages into zswap, all or nothing. @return 0 stored, else refused. */
 int sws__mm_zswap_store_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f,
 			      sws_entry_t entry);
+
+/* oom_kill.c: out_of_memory() for @memcg (0: the whole machine). @return 0 (a
+ * task was killed, or is dying: retry), SWS_EKILLED (the killed task is the
+ * current one), SWS_ENOMEM (nothing to kill). No lock held. */
+int sws__mm_out_of_memory(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg);
 
 /* content.c */
 enum sws_content sws__mm_content_class(const struct sws_mm *mm, uint64_t seed);

@@ -93,6 +93,8 @@ int sws_mm_create(struct sws_sim *sim, const struct sws_mm_config *cfg, struct s
 		sws_mm_destroy(mm);
 		return rc;
 	}
+	for (unsigned c = 0; c < sim->max_cpus; c++)
+		mm->pcpu[c].current = SWS__MM_NO_ASID;
 	for (uint32_t p = mm->nr_pfn - 1; p >= 1; p--) {
 		mm->folios[p].flags = PG_free;
 		mm->free_pfns[mm->nr_free_pfns++] = p; /* PFN 1 is handed out first */

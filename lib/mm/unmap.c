@@ -289,6 +289,8 @@ int sws_mm_fork(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t parent, uint32_
 	struct sws_space *sp = mm ? sws__mm_space(mm, parent) : NULL, *cp;
 	if (!cpu || !sp || !sp->alive || !child)
 		return SWS_EINVAL;
+	if (atomic_load(&sp->oom_killed))
+		return SWS_EKILLED; /* a dying task does not fork */
 	int rc = sws__mm_space_new(mm, sp->memcg, child, &cp);
 	if (rc)
 		return rc;

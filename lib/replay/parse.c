@@ -80,8 +80,12 @@ int sws_replay_parse_swap(char *s, struct sws_replay_swap *out, char *msg, size_
 		char *val = strchr(kv, '=');
 		uint64_t v;
 		const char *e;
+		if (!val && (!strcmp(kv, "reuse") || !strcmp(kv, "follow"))) {
+			out->file_flags |= kv[0] == 'r' ? SWS_BACKING_REUSE : SWS_BACKING_FOLLOW;
+			continue;
+		}
 		if (!val)
-			return fail(msg, msg_len, "'%s': expected key=value", kv);
+			return fail(msg, msg_len, "'%s': expected key=value (or reuse, follow)", kv);
 		*val++ = 0;
 		if (!strcmp(kv, "size")) {
 			if (sws_replay_parse_size(val, &v) || v < 2 * SWS_PAGE_SIZE)
@@ -116,7 +120,8 @@ int sws_replay_parse_swap(char *s, struct sws_replay_swap *out, char *msg, size_
 			out->limit_pages = v;
 		} else {
 			return fail(msg, msg_len,
-				    "unknown key '%s' (size, type, prio, file, rlat, wlat, limit)", kv);
+				    "unknown key '%s' (size, type, prio, file, rlat, wlat, limit, reuse, follow)",
+				    kv);
 		}
 	}
 	bool xswap = out->kind == SWS_REPLAY_SWAP_XSWAP;
@@ -125,6 +130,8 @@ int sws_replay_parse_swap(char *s, struct sws_replay_swap *out, char *msg, size_
 					  "no size, file, rlat or wlat (limit=PAGES sets its limit)");
 	if (!xswap && out->limit_pages)
 		return fail(msg, msg_len, "limit= is for type=xswap devices (use size= for others)");
+	if (out->file_flags && !out->path)
+		return fail(msg, msg_len, "reuse and follow are about file=PATH, which is missing");
 	return 0;
 }
 

@@ -41,6 +41,7 @@
  * workers schedule, never a timer.
  */
 #include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -719,6 +720,19 @@ static void set_latency(struct sws_replay *r, int type, const struct sws_replay_
 	}
 }
 
+static void create_error(const struct sws_replay_config *cfg, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void create_error(const struct sws_replay_config *cfg, const char *fmt, ...)
+{
+	if (!cfg->errbuf || !cfg->errlen)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cfg->errbuf, cfg->errlen, fmt, ap);
+	va_end(ap);
+}
+
 int sws_replay_create(const struct sws_replay_config *cfg, struct sws_replay **out)
 {
 	struct sws_mem tmp;
@@ -735,7 +749,8 @@ int sws_replay_create(const struct sws_replay_config *cfg, struct sws_replay **o
 	    (cfg->sample && !cfg->sample_every) || (cfg->flags & ~(SWS_REPLAY_VERIFY | SWS_REPLAY_ZSWAP | SWS_REPLAY_READ_POPULATES)))
 		return SWS_EINVAL;
 	for (uint32_t i = 0; i < cfg->nr_swap; i++)
-		if ((unsigned)cfg->swap[i].kind >= SWS_REPLAY_NR_SWAP_KINDS ||
+		if ((unsigned)cfg->swap[i].kind >= SWS_REPLAY_NR_SWAP_KINDS || cfg->swap[i].reserved ||
+		    (cfg->swap[i].file_flags & ~(SWS_BACKING_REUSE | SWS_BACKING_FOLLOW)) ||
 		    cfg->swap[i].prio < -1 || cfg->swap[i].prio > 32767 ||
 		    cfg->swap[i].pages == 1 ||
 		    (cfg->swap[i].kind == SWS_REPLAY_SWAP_XSWAP
@@ -744,6 +759,8 @@ int sws_replay_create(const struct sws_replay_config *cfg, struct sws_replay **o
 			return SWS_EINVAL;
 	if (cfg->env && cfg->env->version > SWS_ENV_VERSION)
 		return SWS_EVERSION;
+	if (cfg->errbuf && cfg->errlen)
+		cfg->errbuf[0] = 0;
 
 	sws__mem_init(&tmp, cfg->env ? &cfg->env->allocator : NULL);
 	r = sws__mem_zalloc(&tmp, SWS_MEM_sim, sizeof(*r), 64);
@@ -806,9 +823,12 @@ int sws_replay_create(const struct sws_replay_config *cfg, struct sws_replay **o
 			.backing = sw->path ? SWS_BACKING_FILE
 					    : (cfg->flags & SWS_REPLAY_VERIFY) ? SWS_BACKING_MEMORY
 									       : SWS_BACKING_NONE,
-			.path = sw->path};
-		if ((err = sws_swapon(r->sim, &dc, &types[i])))
+			.path = sw->path,
+			.backing_flags = sw->file_flags};
+		if ((err = sws_swapon(r->sim, &dc, &types[i]))) {
+			create_error(cfg, "swap device %u: %s", i + 1, sws_sim_error(r->sim));
 			goto fail;
+		}
 	}
 	struct sws_mm_config mc = {.version = SWS_MM_CONFIG_VERSION,
 				   .policy = cfg->policy,
@@ -909,6 +929,19 @@ int sws_replay_report(struct sws_replay *r, struct sws_replay_report *out)
 	so->count = out->mm.swapout_count;
 	so->sum_ns = out->mm.swapout_sum_ns;
 	so->max_ns = out->mm.swapout_max_ns;
+	for (uint32_t i = 0; i < r->cfg.nr_swap; i++) {
+		struct sws_device_info di;
+		struct sws_replay_device *d = &out->devices[out->nr_devices++];
+		d->type = r->types[i];
+		d->kind = r->cfg.swap[i].kind;
+		if (sws_device_info(r->sim, r->types[i], &di))
+			continue;
+		d->pages = di.pages;
+		d->inuse_pages = di.inuse_pages;
+		d->write_errors = di.write_errors;
+		d->write_errno = di.write_errno;
+		d->write_failed = di.write_failed;
+	}
 	sws_sim_quiesce(r->sim);
 	sws_stats_snapshot(r->sim, &out->swap);
 	sws_sim_memory_usage(r->sim, &out->memory);

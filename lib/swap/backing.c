@@ -8,11 +8,70 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "swap_internal.h"
 
 #define CLUSTER_BYTES ((size_t)SWS_CLUSTER_SLOTS * SWS_PAGE_SIZE)
+
+/*
+ * Open (create) the backing file. New by default: O_CREAT | O_EXCL never
+ * follows a symbolic link and never touches an existing file. With
+ * SWS_BACKING_REUSE an existing regular file is opened instead and emptied
+ * (O_NOFOLLOW unless SWS_BACKING_FOLLOW). A file swapon created is removed
+ * again if swapon fails after creating it.
+ */
+static int open_file(struct sws_sim *sim, struct sws_device *dev, const struct sws_device_config *cfg)
+{
+	const char *path = cfg->path;
+	bool reuse = cfg->backing_flags & SWS_BACKING_REUSE;
+	int flags = O_RDWR | O_CLOEXEC | ((cfg->backing_flags & SWS_BACKING_FOLLOW) ? 0 : O_NOFOLLOW);
+	bool created = true;
+	int fd = open(path, flags | O_CREAT | O_EXCL, 0600);
+	if (fd < 0 && errno == EEXIST && reuse) {
+		created = false;
+		fd = open(path, flags);
+	}
+	if (fd < 0) {
+		int e = errno;
+		if (e == EEXIST) {
+			sws__sim_set_error(sim, "%s: the file exists (reuse it only when asked: SWS_BACKING_REUSE, "
+				      "',reuse' in a --swap spec); it was left as it is", path);
+			return SWS_EFILEEXIST;
+		}
+		if (e == ELOOP) {
+			sws__sim_set_error(sim, "%s: is a symbolic link, not followed unless asked "
+				      "(SWS_BACKING_FOLLOW, ',follow')", path);
+			return SWS_EIO;
+		}
+		sws__sim_set_error(sim, "%s: cannot %s the backing file: %s (errno %d)", path,
+			      created ? "create" : "open", strerror(e), e);
+		return SWS_EIO;
+	}
+	struct stat st;
+	int rc = 0;
+	if (fstat(fd, &st) != 0) {
+		sws__sim_set_error(sim, "%s: fstat: %s (errno %d)", path, strerror(errno), errno);
+		rc = SWS_EIO;
+	} else if (!S_ISREG(st.st_mode)) {
+		sws__sim_set_error(sim, "%s: not a regular file: a backing file must be one", path);
+		rc = SWS_EINVAL;
+	} else if ((!created && ftruncate(fd, 0) != 0) ||
+		   ftruncate(fd, (off_t)(dev->max * SWS_PAGE_SIZE)) != 0) {
+		sws__sim_set_error(sim, "%s: cannot size the backing file to %llu bytes: %s (errno %d)", path,
+			      (unsigned long long)(dev->max * SWS_PAGE_SIZE), strerror(errno), errno);
+		rc = SWS_EIO;
+	}
+	if (rc) {
+		close(fd);
+		if (created)
+			unlink(path);
+		return rc;
+	}
+	dev->backing.fd = fd;
+	return 0;
+}
 
 int sws__backing_open(struct sws_sim *sim, struct sws_device *dev, const struct sws_device_config *cfg)
 {
@@ -25,15 +84,7 @@ int sws__backing_open(struct sws_sim *sim, struct sws_device *dev, const struct 
 	}
 	if (cfg->backing != SWS_BACKING_FILE)
 		return 0;
-	int fd = open(cfg->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return SWS_EIO;
-	if (ftruncate(fd, (off_t)(dev->max * SWS_PAGE_SIZE)) != 0) {
-		close(fd);
-		return SWS_EIO;
-	}
-	dev->backing.fd = fd;
-	return 0;
+	return open_file(sim, dev, cfg);
 }
 
 void sws__backing_close(struct sws_device *dev)
@@ -80,7 +131,8 @@ static uint8_t *memory_chunk(struct sws_device *dev, uint32_t idx, bool create)
 	return fresh;
 }
 
-static int full_pio(int fd, void *buf, uint64_t off, bool write)
+/* One page at byte @off; @return 0 or SWS_EIO with the errno in *err. */
+static int full_pio(int fd, void *buf, uint64_t off, bool write, int *err)
 {
 	size_t done = 0;
 	while (done < SWS_PAGE_SIZE) {
@@ -89,9 +141,12 @@ static int full_pio(int fd, void *buf, uint64_t off, bool write)
 				  : pread(fd, (char *)buf + done, SWS_PAGE_SIZE - done, (off_t)(off + done));
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
+		if (n < 0) {
+			*err = errno;
 			return SWS_EIO;
+		}
 		if (n == 0) { /* read past the end of a file someone truncated */
+			*err = ENOSPC; /* a write that makes no progress: the file system is full */
 			if (write)
 				return SWS_EIO;
 			memset((char *)buf + done, 0, SWS_PAGE_SIZE - done);
@@ -100,6 +155,27 @@ static int full_pio(int fd, void *buf, uint64_t off, bool write)
 		done += (size_t)n;
 	}
 	return 0;
+}
+
+/*
+ * end_swap_bio_write()'s bookkeeping: a failed write is recorded on the
+ * device; after SWS_DEVICE_WRITE_FAIL_LIMIT in a row the device takes no new
+ * slots. A write that works ends the streak.
+ */
+static void write_done(struct sws_cpu *cpu, struct sws_device *dev, int err)
+{
+	struct sws_backing_store *b = &dev->backing;
+	if (!err) {
+		if (sws_load_relaxed(&b->fail_streak))
+			sws_store_relaxed(&b->fail_streak, 0);
+		return;
+	}
+	sws__count(cpu, SWS_CTR_swap_writepage_error, 1);
+	atomic_fetch_add(&b->write_errors, 1);
+	atomic_store(&b->write_errno, err);
+	if (atomic_fetch_add(&b->fail_streak, 1) + 1 >= SWS_DEVICE_WRITE_FAIL_LIMIT &&
+	    !atomic_exchange(&b->write_failed, true))
+		sws__device_stop_writes(dev);
 }
 
 /*
@@ -124,6 +200,10 @@ static int page_io(struct sws_cpu *cpu, sws_entry_t entry, void *page, bool writ
 		rc = SWS_ENOBACKING;
 		goto out;
 	}
+	if (write && atomic_load_explicit(&dev->backing.write_failed, memory_order_relaxed)) {
+		rc = SWS_EIO; /* the device gave up: no more I/O to it */
+		goto out;
+	}
 	struct sws_slot_state st;
 	struct sws_cluster *ci = sws__offset_cluster(dev, off);
 	sws__cluster_lock(cpu, ci);
@@ -143,10 +223,13 @@ static int page_io(struct sws_cpu *cpu, sws_entry_t entry, void *page, bool writ
 			memset(page, 0, SWS_PAGE_SIZE);
 	}
 	sws__cluster_unlock(ci);
+	int err = 0;
 	if (!rc && dev->backing.kind == SWS_BACKING_FILE)
-		rc = full_pio(dev->backing.fd, page, off * SWS_PAGE_SIZE, write);
+		rc = full_pio(dev->backing.fd, page, off * SWS_PAGE_SIZE, write, &err);
 	if (!rc)
 		sws__count(cpu, write ? SWS_CTR_swap_writepage : SWS_CTR_swap_readpage, 1);
+	if (write && dev->backing.kind == SWS_BACKING_FILE)
+		write_done(cpu, dev, rc ? err : 0);
 out:
 	sws_rcu_read_unlock();
 	return rc;

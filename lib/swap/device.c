@@ -187,6 +187,19 @@ void sws__device_del_avail(struct sws_device *dev)
 	sws_spin_unlock(&sim->avail_lock);
 }
 
+/* SWP_WRITEOK off and off the avail list: no new slots (swapoff, failing writes). */
+void sws__device_stop_writes(struct sws_device *dev)
+{
+	struct sws_sim *sim = dev->sim;
+	atomic_store(&dev->writeok, false);
+	sws_spin_lock(&sim->avail_lock);
+	if (dev->on_avail) {
+		sws_list_del_init(&dev->avail_node);
+		dev->on_avail = false;
+	}
+	sws_spin_unlock(&sim->avail_lock);
+}
+
 /* ---- discard --------------------------------------------------------------------- */
 
 unsigned sws__device_do_discard(struct sws_device *dev, unsigned budget)
@@ -262,6 +275,8 @@ static int check_config(const struct sws_device_config *cfg, bool xswap)
 		return SWS_EINVAL;
 	if (cfg->backing > SWS_BACKING_FILE || (cfg->backing == SWS_BACKING_FILE && !cfg->path))
 		return SWS_EINVAL;
+	if (cfg->reserved || (cfg->backing_flags & ~(SWS_BACKING_REUSE | SWS_BACKING_FOLLOW)))
+		return SWS_EINVAL;
 	return 0;
 }
 
@@ -307,11 +322,14 @@ static void setup_clusters(struct sws_device *dev)
 int sws__device_add(struct sws_sim *sim, const struct sws_device_config *cfg, uint64_t xswap_ram_pages,
 		    bool enable, int *type_out)
 {
-	int rc = check_config(cfg, xswap_ram_pages != 0);
-	if (rc)
-		return rc;
 	if (!sim || !type_out)
 		return SWS_EINVAL;
+	int rc = check_config(cfg, xswap_ram_pages != 0);
+	if (rc) {
+		sws__sim_set_error(sim, "swapon: %s (size, flags, priority, backing or reserved field)",
+				   sws_strerror(rc));
+		return rc;
+	}
 
 	sws_spin_lock(&sim->swap_lock);
 	int type = -1;
@@ -322,8 +340,10 @@ int sws__device_add(struct sws_sim *sim, const struct sws_device_config *cfg, ui
 		}
 	}
 	rc = SWS_ETOOMANY;
-	if (type < 0)
+	if (type < 0) {
+		sws__sim_set_error(sim, "swapon: already %d devices (MAX_SWAPFILES)", SWS_MAX_SWAPFILES);
 		goto out_unlock;
+	}
 
 	rc = SWS_ENOMEM;
 	struct sws_device *dev = sws__mem_zalloc(&sim->mem, SWS_MEM_sim, sizeof(*dev), SWS_CACHELINE);
@@ -444,18 +464,13 @@ int sws__device_remove_locked(struct sws_sim *sim, int type, bool force)
 		return SWS_ENODEV;
 	}
 	/* Stop new allocations, then wait for calls in flight (they hold RCU). */
-	atomic_store(&dev->writeok, false);
-	sws_spin_lock(&sim->avail_lock);
-	if (dev->on_avail) {
-		sws_list_del_init(&dev->avail_node);
-		dev->on_avail = false;
-	}
-	sws_spin_unlock(&sim->avail_lock);
+	sws__device_stop_writes(dev);
 	sws_synchronize_rcu();
 	if (!force && (atomic_load(&dev->inuse_pages) & ~SWS_INUSE_OFFLIST)) {
-		atomic_store(&dev->writeok, dev->enabled);
+		atomic_store(&dev->writeok, dev->enabled && !atomic_load(&dev->backing.write_failed));
 		sws_spin_lock(&sim->avail_lock);
-		if (!(atomic_load(&dev->inuse_pages) & SWS_INUSE_OFFLIST) && !dev->on_avail)
+		if (!(atomic_load(&dev->inuse_pages) & SWS_INUSE_OFFLIST) && !dev->on_avail &&
+		    atomic_load(&dev->writeok))
 			avail_insert(sim, dev);
 		sws_spin_unlock(&sim->avail_lock);
 		sws_spin_unlock(&sim->swap_lock);
@@ -512,6 +527,9 @@ int sws_device_info(struct sws_sim *sim, int type, struct sws_device_info *info)
 	memcpy(info->nr_nonfull, dev->nr_nonfull, sizeof(info->nr_nonfull));
 	memcpy(info->nr_frag, dev->nr_frag, sizeof(info->nr_frag));
 	sws_spin_unlock(&dev->lock);
+	info->write_errors = atomic_load(&dev->backing.write_errors);
+	info->write_errno = atomic_load(&dev->backing.write_errno);
+	info->write_failed = atomic_load(&dev->backing.write_failed);
 	sws_rcu_read_unlock();
 	sws__rcu_thread_put();
 	return 0;

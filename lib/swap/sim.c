@@ -5,6 +5,8 @@
  * this thread's liburcu registration, because liburcu's registration is itself
  * per thread and process-wide (several simulations may share a thread).
  */
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -137,6 +139,16 @@ void sws_sim_quiesce(struct sws_sim *sim)
 }
 
 enum sws_backend sws_sim_backend(const struct sws_sim *sim) { return sim->backend; }
+
+void sws__sim_set_error(struct sws_sim *sim, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(sim->errmsg, sizeof(sim->errmsg), fmt, ap);
+	va_end(ap);
+}
+
+const char *sws_sim_error(const struct sws_sim *sim) { return sim ? sim->errmsg : ""; }
 
 int sws_cpu_attach(struct sws_sim *sim, struct sws_cpu **out)
 {

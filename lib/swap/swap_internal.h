@@ -64,6 +64,10 @@ struct sws_backing_store {
 	enum sws_backing kind;
 	int fd;                /* SWS_BACKING_FILE */
 	_Atomic(uint8_t *) *chunks; /* SWS_BACKING_MEMORY: 2 MiB per cluster, on first write */
+	_Atomic uint64_t write_errors; /* failed page writes */
+	_Atomic int write_errno;       /* errno of the last one */
+	_Atomic uint32_t fail_streak;  /* failed writes since the last one that worked */
+	atomic_bool write_failed;      /* SWS_DEVICE_WRITE_FAIL_LIMIT in a row: no new slots */
 };
 
 #define SWS_INUSE_OFFLIST (1ull << 62) /* SWAP_USAGE_OFFLIST_BIT */
@@ -153,7 +157,11 @@ struct sws_sim {
 	/* Events counted outside a CPU, and the counters of detached CPUs. */
 	_Atomic uint64_t ctr[SWS_NR_COUNTERS];
 	_Atomic uint64_t octr[SWS_NR_ORDER_COUNTERS][SWS_NR_ORDERS];
+	char errmsg[256]; /* the last failed configuration call (swap_lock) */
 };
+
+/* Describe why a configuration call on @sim failed (sws_sim_error()). */
+void sws__sim_set_error(struct sws_sim *sim, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* In an invariant checker: describe the violation in @msg and fail. */
 #define SWS__CORRUPT(msg, len, ...)                       \
@@ -301,6 +309,8 @@ void sws__relocate_cluster(struct sws_device *dev, struct sws_cluster *ci);
 /* Device lists and avail list (device.c). */
 void sws__device_add_avail(struct sws_device *dev);
 void sws__device_del_avail(struct sws_device *dev);
+/* SWP_WRITEOK off, off the avail list: no new slots (swapoff; writes that keep failing). */
+void sws__device_stop_writes(struct sws_device *dev);
 
 /* Backing store (backing.c). */
 int sws__backing_open(struct sws_sim *sim, struct sws_device *dev, const struct sws_device_config *cfg);

@@ -74,6 +74,10 @@ static void *worker_main(void *arg)
 			if (w->rc == SWS_ENOMEM || w->rc == 1)
 				w->rc = 0; /* a fault, or an allowed oom: everything pinned at this instant */
 		}
+		if (w->rc == SWS_EKILLED) { /* the OOM killer chose this task: it exits */
+			w->rc = 0;
+			break;
+		}
 	}
 	if (have_child && !w->rc)
 		w->rc = sws_mm_exit(cpu, sh->mm, child);

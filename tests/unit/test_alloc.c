@@ -255,6 +255,7 @@ static void test_discard(void **state)
 				       .flags = SWS_SWP_SOLIDSTATE | SWS_SWP_PAGE_DISCARD,
 				       .backing = SWS_BACKING_FILE,
 				       .path = sws_test_path(path, sizeof(path), "discard")};
+	unlink(path); /* swapon creates its file new */
 	assert_sws(0, sws_swapon(f.sim, &dc, &f.type));
 	static unsigned char page[SWS_PAGE_SIZE];
 	memset(page, 0x5a, sizeof(page));

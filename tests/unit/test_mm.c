@@ -124,6 +124,7 @@ static void roundtrip(enum sws_backend b, enum sws_backing backing, uint64_t *fa
 	assert_sws(0, sws_cpu_attach(e.sim, &e.cpu));
 	struct sws_device_config dc = {.nr_slots = 4096, .flags = SWS_SWP_SOLIDSTATE, .backing = backing,
 				       .path = sws_test_path(path, sizeof(path), "mmswap")};
+	unlink(path); /* swapon creates its file new */
 	assert_sws(0, sws_swapon(e.sim, &dc, &e.type));
 	assert_sws(0, sws_mm_create(e.sim, &mc, &e.mm));
 	uint32_t asid;
@@ -383,18 +384,43 @@ static void test_errors(void **state)
 	assert_sws(0, sws_mm_mmap(mm, asid, PG(0), 8 * SWS_PAGE_SIZE, 0));
 	assert_sws(SWS_EINVAL, sws_mm_mmap(mm, asid, PG(4), 8 * SWS_PAGE_SIZE, 0)); /* overlap */
 	assert_sws(SWS_EINVAL, sws_mm_madvise(cpu, mm, asid, PG(0), 4096, (enum sws_madvise)9));
-	/* No swap at all: a write beyond RAM is dropped and counted as oom. */
+	/* No swap at all: a write beyond RAM finds nothing to reclaim, the OOM killer
+	 * kills the task (the only one: the largest) and reaps its memory; its
+	 * accesses fail from then on, counted as oom, and it can still exit. */
 	int rc = 0;
-	for (unsigned p = 0; p < 200 && rc >= 0; p++)
+	unsigned p;
+	for (p = 0; p < 200 && rc >= 0; p++)
 		rc = sws_mm_access(cpu, mm, asid, PG(p), true);
-	assert_sws(SWS_ENOMEM, rc);
+	assert_sws(SWS_EKILLED, rc);
+	assert_true(p > 64 && p < 200);
+	assert_sws(SWS_EKILLED, sws_mm_access(cpu, mm, asid, PG(0), false));
+	uint32_t child;
+	assert_sws(SWS_EKILLED, sws_mm_fork(cpu, mm, asid, &child));
+	struct sws_mm_stats s;
+	sws_mm_stats(mm, &s);
+	assert_int_equal(s.counters[SWS_MM_oom_kill], 1);
+	assert_int_equal(s.counters[SWS_MM_oom], 2);
+	assert_int_equal(s.free_pages, s.ram_pages); /* reaped: every page back */
+	assert_sws(0, sws_mm_exit(cpu, mm, asid));
+	/* Two tasks: the larger one is killed, the smaller one goes on. */
+	uint32_t small, big;
+	assert_sws(0, sws_mm_space_create(mm, 0, &small));
+	assert_sws(0, sws_mm_space_create(mm, 0, &big));
+	for (p = 0; p < 20; p++)
+		assert_int_equal(sws_mm_access(cpu, mm, small, PG(p), true), 1);
+	rc = 0;
+	for (p = 0; p < 200 && rc >= 0; p++)
+		rc = sws_mm_access(cpu, mm, big, PG(p), true);
+	assert_sws(SWS_EKILLED, rc);
+	assert_int_equal(sws_mm_access(cpu, mm, small, PG(0), true), 0); /* still mapped */
+	assert_sws(0, sws_mm_exit(cpu, mm, big));
+	asid = small;
 	/* hits and faults say which they were */
 	assert_int_equal(sws_mm_access(cpu, mm, asid, PG(0), true), 0);
 	assert_int_equal(sws_mm_access(cpu, mm, asid, PG(1000), false), 1); /* zero page */
 	assert_int_equal(sws_mm_access(cpu, mm, asid, PG(1000), false), 0);
-	struct sws_mm_stats s;
 	sws_mm_stats(mm, &s);
-	assert_int_equal(s.counters[SWS_MM_oom], 1);
+	assert_int_equal(s.counters[SWS_MM_oom_kill], 2);
 	assert_string_equal(sws_mm_counter_name(SWS_MM_pswpin), "pswpin");
 	sws_cpu_detach(cpu);
 	sws_mm_destroy(mm);

@@ -119,6 +119,14 @@ static void test_parse_swap_and_content(void **state)
 	assert_sws(SWS_EINVAL, sws_replay_parse_swap(s5, &sw, msg, sizeof(msg)));
 	char s6[] = "size";
 	assert_sws(SWS_EINVAL, sws_replay_parse_swap(s6, &sw, msg, sizeof(msg)));
+	/* A file is created new unless reuse (and, for a symbolic link, follow) is said. */
+	assert_int_equal(sw.file_flags, 0);
+	char s7[] = "file=/tmp/x,reuse,follow";
+	assert_sws(0, sws_replay_parse_swap(s7, &sw, msg, sizeof(msg)));
+	assert_int_equal(sw.file_flags, SWS_BACKING_REUSE | SWS_BACKING_FOLLOW);
+	char s8[] = "size=8M,reuse";
+	assert_sws(SWS_EINVAL, sws_replay_parse_swap(s8, &sw, msg, sizeof(msg)));
+	assert_non_null(strstr(msg, "file=PATH"));
 
 	uint32_t w[SWS_NR_CONTENT];
 	assert_sws(0, sws_replay_parse_content("zero=1,index=3,random", w, msg, sizeof(msg)));
@@ -426,6 +434,23 @@ static const char *reader_error(void *ctx)
 	return sws_trace_reader_error(((struct reader_src *)ctx)->r);
 }
 
+/* Replay trace file @path on @cfg's machine; the invariants hold at the end. */
+static void replay_file(const struct sws_replay_config *cfg, const char *path,
+			struct sws_replay_report *rep)
+{
+	struct sws_replay *r;
+	assert_sws(0, sws_replay_create(cfg, &r));
+	struct reader_src rs;
+	char err[256];
+	assert_sws(0, sws_trace_reader_open(path, NULL, &rs.r, err, sizeof(err)));
+	struct sws_replay_source src = {.next = reader_next, .error = reader_error, .ctx = &rs};
+	assert_sws(0, sws_replay_run(r, &src));
+	assert_sws(0, sws_replay_report(r, rep));
+	assert_consistent(sws_replay_sim(r));
+	sws_trace_reader_close(rs.r);
+	sws_replay_destroy(r);
+}
+
 /* Replay a real trace excerpt with pages verified, on both backends: same faults,
  * nothing refused, every page read back identical, no slot left at exit. */
 static void replay_trace_file(const char *name, uint32_t threads, bool must_swap)
@@ -444,15 +469,8 @@ static void replay_trace_file(const char *name, uint32_t threads, bool must_swap
 		cfg.content_weight[SWS_CONTENT_ZERO] = 1;
 		cfg.content_weight[SWS_CONTENT_TEXT] = 2;
 		cfg.content_weight[SWS_CONTENT_RANDOM] = 1;
-		struct sws_replay *r;
-		assert_sws(0, sws_replay_create(&cfg, &r));
-		struct reader_src rs;
-		char err[256];
-		assert_sws(0, sws_trace_reader_open(path, NULL, &rs.r, err, sizeof(err)));
-		struct sws_replay_source src = {.next = reader_next, .error = reader_error, .ctx = &rs};
-		assert_sws(0, sws_replay_run(r, &src));
 		struct sws_replay_report rep;
-		assert_sws(0, sws_replay_report(r, &rep));
+		replay_file(&cfg, path, &rep);
 		assert_int_equal(rep.errors, 0);
 		assert_int_equal(rep.verify_failures, 0);
 		assert_true(rep.accesses > 0);
@@ -462,9 +480,6 @@ static void replay_trace_file(const char *name, uint32_t threads, bool must_swap
 			assert_true(rep.mm.counters[SWS_MM_verify_ok] > 0);
 		}
 		faults[k] = rep.mm.counters[SWS_MM_pgfault];
-		assert_consistent(sws_replay_sim(r));
-		sws_trace_reader_close(rs.r);
-		sws_replay_destroy(r);
 	}
 	if (threads == 1)
 		assert_int_equal(faults[0], faults[1]);
@@ -616,6 +631,36 @@ static void test_xswap_replay(void **state)
 	assert_int_equal(x.last.xswap_mapped_clusters, x.max_clusters);
 }
 
+/*
+ * A workload that does not fit: a memcg limit, an xswap device whose zswap
+ * pool is full, so nothing can leave RAM (pool_limit_hit on every scanned
+ * page). Each fault used to rescan the whole LRU in vain (the repro took 135 M
+ * scans, 8,000 per page access, 30 s); now MAX_RECLAIM_RETRIES fruitless
+ * rounds end in the OOM killer, which reaps the largest task, so the scans per
+ * access stay bounded whatever the trace's length.
+ */
+static void test_oom_bounds_reclaim(void **state)
+{
+	(void)state;
+	char path[512];
+	snprintf(path, sizeof(path), "%s/repro/slow_replay.swt", SWS_TEST_DATA_DIR);
+	struct sws_replay_config cfg = small_config(SWS_BACKEND_SWAP_TABLE, 1);
+	cfg.ram_pages = 4096;       /* 16 MiB */
+	cfg.mem_limit_pages = 2048; /* 8 MiB memcg */
+	cfg.flags = SWS_REPLAY_ZSWAP;
+	cfg.zswap.max_pool_percent = 10;
+	cfg.nr_swap = 1;
+	cfg.swap[0] = (struct sws_replay_swap){.kind = SWS_REPLAY_SWAP_XSWAP, .prio = -1};
+	struct sws_replay_report rep;
+	replay_file(&cfg, path, &rep);
+	assert_true(rep.accesses > 10000);
+	assert_true(rep.mm.counters[SWS_MM_pool_limit_hit] > 0);
+	assert_true(rep.mm.counters[SWS_MM_oom_kill] > 0);
+	assert_true(rep.errors > 0);
+	assert_int_equal(rep.first_error, SWS_EINVAL); /* the trace also has accesses beyond 48 bits */
+	assert_true(rep.mm.counters[SWS_MM_pgscan] < 200 * rep.accesses);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -630,6 +675,7 @@ int main(void)
 		cmocka_unit_test(test_replay_traces),
 		cmocka_unit_test(test_swap_kinds),
 		cmocka_unit_test(test_xswap_replay),
+		cmocka_unit_test(test_oom_bounds_reclaim),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

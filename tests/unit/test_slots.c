@@ -272,6 +272,7 @@ static void io_roundtrip(enum sws_backend b, enum sws_backing backing)
 	assert_sws(0, sws_cpu_attach(f.sim, &f.cpu));
 	struct sws_device_config dc = {.nr_slots = 3 * 512 + 7, .flags = SWS_SWP_SOLIDSTATE,
 				       .backing = backing, .path = sws_test_path(path, sizeof(path), "io")};
+	unlink(path); /* swapon creates its file new */
 	assert_sws(0, sws_swapon(f.sim, &dc, &f.type));
 
 	enum { N = 600 };

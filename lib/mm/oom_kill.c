@@ -1,0 +1,94 @@
+/*
+ * oom_kill.c - the OOM killer (mm/oom_kill.c): when a charge finds no memory
+ * and reclaim made no progress MAX_RECLAIM_RETRIES times (folio.c), the task
+ * with the largest footprint in the memcg that is over its limit (or in the
+ * whole machine, for a RAM shortage) is killed and its memory reaped at once.
+ *
+ * oom_badness(): resident pages + swap entries + page-table pages, as the
+ * kernel's get_mm_rss() + MM_SWAPENTS + mm_pgtables_bytes() / PAGE_SIZE; ties
+ * go to the lowest address-space number (the kernel keeps the first task it
+ * sees with the highest score). Tasks already killed are skipped.
+ *
+ * Killing is the oom_reaper's work done synchronously: every PTE of the
+ * victim is zapped (its folios and swap slots freed through the ordinary free
+ * path) and its page tables freed; the space itself stays until its owner
+ * exits (sws_mm_exit), and every later access or fork of it fails with
+ * SWS_EKILLED. A victim that is the allocating task sees SWS_EKILLED from the
+ * charge; any other task's charge retries with the memory the kill returned.
+ * This bounds the work of a workload that does not fit: without the kill,
+ * every further fault would rescan the whole LRU in vain.
+ *
+ * Callers hold no lock (charges happen with the ptl dropped); the victim's
+ * ptl is taken here, one space at a time.
+ */
+#include "mm_internal.h"
+
+struct badness {
+	uint64_t points;
+};
+
+static void count_pte(void *ctx, uint64_t vaddr, uint64_t *pte)
+{
+	(void)vaddr;
+	struct badness *b = ctx;
+	if (!(*pte & PTE_ZEROPAGE))
+		b->points++; /* a resident page, or a swap entry */
+}
+
+/* oom_badness() of a live space (its ptl taken here). */
+static uint64_t oom_badness(struct sws_space *sp)
+{
+	struct badness b = {0};
+	sws_spin_lock(&sp->ptl);
+	if (sp->alive && !atomic_load(&sp->oom_killed)) {
+		sws__pte_walk(sp, 0, 1ull << 48, count_pte, &b);
+		b.points += sp->nr_tables;
+	}
+	sws_spin_unlock(&sp->ptl);
+	return b.points;
+}
+
+/* select_bad_process(): @return the victim's asid, or SWS__MM_NO_ASID. */
+static uint32_t select_bad_process(struct sws_mm *mm, uint16_t memcg)
+{
+	uint32_t victim = SWS__MM_NO_ASID;
+	uint64_t best = 0;
+	sws_spin_lock(&mm->spaces_lock);
+	uint32_t n = mm->nr_spaces;
+	sws_spin_unlock(&mm->spaces_lock);
+	for (uint32_t a = 0; a < n; a++) {
+		struct sws_space *sp = sws__mm_space(mm, a);
+		if (!sp || (memcg && sp->memcg != memcg))
+			continue;
+		uint64_t points = oom_badness(sp);
+		if (points > best) {
+			best = points;
+			victim = a;
+		}
+	}
+	return victim;
+}
+
+/* oom_reap_task_mm(): free everything the victim maps, now. @return false
+ * when another CPU killed it, or it exited, since it was chosen. */
+static bool oom_reap(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp)
+{
+	sws_spin_lock(&sp->ptl);
+	bool reap = sp->alive && !atomic_exchange(&sp->oom_killed, true);
+	if (reap) {
+		sws__mm_zap_range(cpu, mm, asid, sp, 0, 1ull << 48);
+		sws__pgtable_free(mm, sp);
+	}
+	sws_spin_unlock(&sp->ptl);
+	return reap;
+}
+
+int sws__mm_out_of_memory(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg)
+{
+	uint32_t victim = select_bad_process(mm, memcg);
+	if (victim == SWS__MM_NO_ASID)
+		return SWS_ENOMEM; /* nothing killable: the charge fails */
+	if (oom_reap(cpu, mm, victim, sws__mm_space(mm, victim)))
+		mm_count(mm, cpu, SWS_MM_oom_kill, 1);
+	return victim == sws__mm_current(mm, cpu) ? SWS_EKILLED : 0; /* else: retry the charge */
+}
