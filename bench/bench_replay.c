@@ -8,13 +8,23 @@
  * pswpin, pswpout, wall_ms}.
  *
  * Usage: swapsim-bench-replay [--quick] [--threads N] [--accesses N]
+ *        swapsim-bench-replay --timing-cost [--accesses N] [--reps N]
+ *        swapsim-bench-replay --timing-run real|stub [--accesses N]
  *   --quick      tiny sizes, threads 1 and 2 (a smoke test: no timing claims)
  *   --threads N  the largest thread count (1, 2, 4, ... up to N; default 4)
  *   --accesses N zipf accesses (default 4000000)
+ *   --timing-cost  what the simulated-time accounting costs a single-thread zipf
+ *                replay: runs it with the host clock and with a stub clock (no
+ *                clock read), interleaved --reps times (default 5), and prints
+ *                {clock_reads_per_event, events_per_sec_clock, events_per_sec_stub,
+ *                overhead_pct} from the medians (one JSON object)
+ *   --timing-run real|stub  one such run (for bench/timing_cost.sh, which counts
+ *                instructions under callgrind)
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <swapsim/swapsim.h>
 
@@ -65,13 +75,106 @@ static int run(enum sws_backend backend, const struct sws_workload_config *wc, u
 	return err;
 }
 
+/* ---- the cost of simulated time ----------------------------------------------- */
+
+static uint64_t stub_reads;
+
+/* A clock that reads nothing: the accounting's own cost without the host clock's. */
+static uint64_t stub_clock(void *ctx)
+{
+	(void)ctx;
+	return 1000 * ++stub_reads;
+}
+
+static uint64_t host_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* The zipf replay of the speed comparison, 1 thread; @return events/s (host time). */
+static double timing_run(bool stub, uint64_t accesses, uint64_t *events)
+{
+	struct sws_env env = {.clock_ns = stub ? stub_clock : NULL};
+	struct sws_replay_config cfg = {.ram_pages = 65536, .mem_limit_pages = 16384, .seed = 1, .env = &env};
+	struct sws_workload_config wc = {.kind = SWS_WORKLOAD_ZIPF, .bytes = 256ull << 20,
+					 .nr_accesses = accesses, .write_pct = 30, .seed = 1};
+	struct sws_workload *wl;
+	struct sws_replay *r;
+	struct sws_replay_report rep;
+	if (sws_workload_create(&wc, &wl) || sws_replay_create(&cfg, &r)) {
+		fprintf(stderr, "swapsim-bench-replay: cannot set the timing run up\n");
+		exit(1);
+	}
+	struct sws_replay_source src = sws_workload_source(wl);
+	uint64_t t0 = host_ns();
+	if (sws_replay_run(r, &src)) {
+		fprintf(stderr, "swapsim-bench-replay: %s\n", sws_replay_error(r));
+		exit(1);
+	}
+	uint64_t dt = host_ns() - t0;
+	sws_replay_report(r, &rep);
+	*events = rep.events;
+	sws_replay_destroy(r);
+	sws_workload_destroy(wl);
+	return (double)rep.events * 1e9 / (double)dt;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static int timing_cost(uint64_t accesses, unsigned reps)
+{
+	double real[64], stub[64];
+	uint64_t events = 0, reads = 0;
+	for (unsigned k = 0; k < reps; k++) { /* interleaved: noise falls on both alike */
+		real[k] = timing_run(false, accesses, &events);
+		uint64_t before = stub_reads;
+		stub[k] = timing_run(true, accesses, &events);
+		reads = stub_reads - before;
+	}
+	qsort(real, reps, sizeof(real[0]), cmp_double);
+	qsort(stub, reps, sizeof(stub[0]), cmp_double);
+	double r = real[reps / 2], st = stub[reps / 2];
+	/* The host clock's own price, to derive the overhead without the runs' noise. */
+	enum { N = 10000000 };
+	uint64_t sink = 0, c0 = host_ns();
+	for (unsigned i = 0; i < N; i++)
+		sink += host_ns();
+	double read_ns = (double)(host_ns() - c0) / N;
+	double per_event = (double)reads / (double)events;
+	printf("{\"bench\":\"timing_cost\",\"events\":%llu,\"clock_reads_per_event\":%.3f,"
+	       "\"clock_read_ns\":%.1f,\"events_per_sec_clock\":%.0f,\"events_per_sec_stub\":%.0f,"
+	       "\"overhead_pct\":%.2f,\"derived_overhead_pct\":%.2f}\n",
+	       (unsigned long long)events, per_event, read_ns, r, st, 100 * (st / r - 1),
+	       100 * per_event * read_ns * r / 1e9 + 0 * (double)(sink & 1));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	bool quick = false;
-	unsigned max_threads = 4;
+	unsigned max_threads = 4, reps = 5;
 	uint64_t accesses = 4000000;
+	const char *timing = NULL;
+	bool cost = false;
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--quick")) {
+		if (!strcmp(argv[i], "--timing-cost")) {
+			cost = true;
+		} else if (!strcmp(argv[i], "--timing-run") && i + 1 < argc &&
+			   (!strcmp(argv[i + 1], "real") || !strcmp(argv[i + 1], "stub"))) {
+			timing = argv[++i];
+		} else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
+			reps = (unsigned)strtoul(argv[++i], NULL, 10);
+			if (!reps || reps > 64) {
+				fprintf(stderr, "swapsim-bench-replay: --reps: expected 1..64\n");
+				return 2;
+			}
+		} else if (!strcmp(argv[i], "--quick")) {
 			quick = true;
 		} else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
 			max_threads = (unsigned)strtoul(argv[++i], NULL, 10);
@@ -86,13 +189,24 @@ int main(int argc, char **argv)
 				return 2;
 			}
 		} else {
-			fprintf(stderr, "usage: swapsim-bench-replay [--quick] [--threads N] [--accesses N]\n");
+			fprintf(stderr, "usage: swapsim-bench-replay [--quick] [--threads N] [--accesses N]\n"
+					"       swapsim-bench-replay --timing-cost | --timing-run real|stub "
+					"[--accesses N] [--reps N]\n");
 			return 2;
 		}
 	}
 	if (quick) {
 		max_threads = max_threads < 2 ? max_threads : 2;
 		accesses = 20000;
+	}
+	if (cost)
+		return timing_cost(accesses, reps);
+	if (timing) {
+		uint64_t events;
+		double eps = timing_run(!strcmp(timing, "stub"), accesses, &events);
+		printf("{\"bench\":\"timing_run\",\"clock\":\"%s\",\"events\":%llu,\"events_per_sec\":%.0f}\n",
+		       timing, (unsigned long long)events, eps);
+		return 0;
 	}
 	/* zipf: 4 tasks x 64 MiB (quick: 4 MiB) in a memcg of half of that. */
 	uint64_t ws = quick ? 4ull << 20 : 64ull << 20;

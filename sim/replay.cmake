@@ -1,5 +1,5 @@
 # swapsim-replay: the replay driver's command line (included from sim/CMakeLists.txt).
-add_executable(swapsim-replay ${CMAKE_CURRENT_LIST_DIR}/swapsim-replay.c)
+add_executable(swapsim-replay ${CMAKE_CURRENT_LIST_DIR}/swapsim-replay.c ${CMAKE_CURRENT_LIST_DIR}/cli_parse.c)
 target_link_libraries(swapsim-replay PRIVATE swapsim_static sws_warnings sws_sanitize)
 
 if(SWS_BUILD_TESTS)
@@ -30,6 +30,23 @@ if(SWS_BUILD_TESTS)
     $<TARGET_FILE:swapsim-replay>)
   set_tests_properties(replay_cli_full_disk PROPERTIES LABELS unit TIMEOUT 300 SKIP_RETURN_CODE 77
     PASS_REGULAR_EXPRESSION "exit status 1\n.*/sw\\): [0-9]+ page writes failed: No space left on device")
+  # Accesses the model refused (the OOM killer took the task): exit status 3
+  # with the first error in the table, unless --allow-errors.
+  add_test(NAME replay_cli_oom_exit COMMAND sh -c
+    "\"$0\" \"$@\"; echo EXIT-STATUS-$?" $<TARGET_FILE:swapsim-replay>
+    --ram 16M --swap size=4M --quiet --workload usemem -n 1 64M)
+  set_tests_properties(replay_cli_oom_exit PROPERTIES LABELS unit
+    PASS_REGULAR_EXPRESSION "first_error +SWS_EKILLED.*oom_kill +1\n.*EXIT-STATUS-3")
+  add_test(NAME replay_cli_allow_errors COMMAND sh -c
+    "\"$0\" \"$@\" >/dev/null; echo EXIT-STATUS-$?" $<TARGET_FILE:swapsim-replay>
+    --ram 16M --swap size=4M --quiet --allow-errors --workload usemem -n 1 64M)
+  set_tests_properties(replay_cli_allow_errors PROPERTIES LABELS unit
+    PASS_REGULAR_EXPRESSION "allowed \\(--allow-errors\\)\nEXIT-STATUS-0")
+  # Repeats interleaved: the JSON keeps each under "repeats", statistics under "summary".
+  add_test(NAME replay_cli_repeat_json COMMAND swapsim-replay --ram 4M --mem-limit 2M --repeat 2
+    --compare table,xarray --report json --workload usemem -n 2 -y -x 3M)
+  set_tests_properties(replay_cli_repeat_json PROPERTIES LABELS unit TIMEOUT 300
+    PASS_REGULAR_EXPRESSION "\"nr_repeats\":2,\"counters_identical\":true.*\"summary\":\\{\"elapsed_ns\":\\{\"mean\":.*\"repeats\":\\[")
   # A small usemem run on both backends, JSON report.
   add_test(NAME replay_cli_compare_json COMMAND swapsim-replay --ram 4M --mem-limit 2M
     --compare table,xarray --report json --seed 7 --workload usemem -n 2 -y -x 3M)

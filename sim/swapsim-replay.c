@@ -5,8 +5,10 @@
  * histograms and metadata memory (table, JSON or a CSV time series).
  *
  * A thin program over the public API (swapsim/replay.h): it parses the command
- * line, builds one replay per backend, and prints. Exit status: 0 success,
- * 1 a run failed (bad trace, verify mismatch), 2 bad usage, 130 interrupted.
+ * line, builds one replay per compared configuration and repeat (interleaved:
+ * A B A B ...), and prints. Exit status: 0 success, 1 a run failed (bad
+ * trace, verify mismatch, failing device), 2 bad usage, 3 the model refused
+ * accesses (OOM: see --allow-errors), 130 interrupted.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -15,12 +17,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <swapsim/swapsim.h>
 
+#include "cli_parse.h"
+
 #define MAX_WL_ARGS 64
+#define MAX_REPEAT 1000
+#define EXIT_ERRORS 3
 
 static volatile sig_atomic_t interrupted;
 
@@ -84,6 +91,11 @@ static const char usage_text[] =
 	"\n"
 	"Run and report:\n"
 	"  --threads N             worker threads standing for CPUs (default 1: deterministic)\n"
+	"  --repeat N              run every compared configuration N times, interleaved\n"
+	"                          (A B A B ...); times are reported as mean and spread\n"
+	"  --user-bandwidth SIZE   the user-time model: bytes per second a task touches memory\n"
+	"                          at (each page access costs 4 KiB of it; default 16G)\n"
+	"  --allow-errors          exit 0 even when the model refused accesses (OOM kills)\n"
 	"  --seed S                seed of the content model and random workloads (default 1)\n"
 	"  --report table|json|csv readable table (default), one JSON object {\"runs\": [...]},\n"
 	"                          or a CSV time series (one row every --interval records)\n"
@@ -93,7 +105,10 @@ static const char usage_text[] =
 	"\n"
 	"Sizes take K, M, G, T suffixes (binary) or a page count with a p suffix (256p = 1M).\n"
 	"A progress bar goes to stderr when it is a terminal; Ctrl-C stops the run and prints a\n"
-	"summary of what ran. Exit: 0 ok, 1 run failed, 2 bad usage, 130 interrupted.\n";
+	"summary of what ran.\n"
+	"Exit: 0 ok, 1 run failed (unreadable trace, verify mismatch, a device's writes failed),\n"
+	"2 bad usage, 3 the model refused accesses (errors > 0: the OOM killer, ...; --allow-errors\n"
+	"makes that 0), 130 interrupted.\n";
 
 struct opts {
 	const char *trace;
@@ -102,8 +117,9 @@ struct opts {
 	struct sws_workload_config wl;
 	enum sws_backend backends[4];
 	unsigned nbackends;
-	uint32_t threads;
-	uint64_t seed;
+	uint32_t threads, repeat;
+	uint64_t seed, user_bandwidth;
+	bool allow_errors;
 	bool seed_set;
 	uint64_t ram, mem_limit;
 	struct sws_replay_swap swap[SWS_REPLAY_MAX_SWAP];
@@ -142,7 +158,7 @@ static int parse_workload(struct opts *o, int argc, char **argv)
 	if (sws_workload_parse(argv[0], &o->wl.kind))
 		return bad("--workload", "unknown workload '%s' (usemem, memhog, zipf, uniform, bgsave)",
 			   argv[0]);
-	if (sws_workload_parse_args(&o->wl, argc - 1, argv + 1, msg, sizeof(msg)))
+	if (cli_parse_workload_args(&o->wl, argc - 1, argv + 1, msg, sizeof(msg)))
 		return bad("--workload", "%s", msg);
 	o->have_workload = true;
 	return 0;
@@ -185,6 +201,10 @@ static int parse_args(struct opts *o, int argc, char **argv)
 			o->quiet = true;
 			continue;
 		}
+		if (!strcmp(a, "--allow-errors")) {
+			o->allow_errors = true;
+			continue;
+		}
 		if (!strcmp(a, "--workload"))
 			return parse_workload(o, argc - i - 1, argv + i + 1);
 		if (strncmp(a, "--", 2))
@@ -222,6 +242,12 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		} else if (!strcmp(name, "--threads")) {
 			if (parse_u32(name, v, 1, 128, &o->threads))
 				return 2;
+		} else if (!strcmp(name, "--repeat")) {
+			if (parse_u32(name, v, 1, MAX_REPEAT, &o->repeat))
+				return 2;
+		} else if (!strcmp(name, "--user-bandwidth")) {
+			if (cli_parse_size(v, &o->user_bandwidth) || o->user_bandwidth < SWS_PAGE_SIZE)
+				return bad(name, "'%s': expected bytes per second, at least 4K (K/M/G/T)", v);
 		} else if (!strcmp(name, "--seed")) {
 			char *e;
 			errno = 0;
@@ -230,14 +256,14 @@ static int parse_args(struct opts *o, int argc, char **argv)
 				return bad(name, "'%s': expected a number", v);
 			o->seed_set = true;
 		} else if (!strcmp(name, "--ram") || !strcmp(name, "--mem-limit")) {
-			if (sws_replay_parse_size(v, &sz) || sz < 64 * SWS_PAGE_SIZE)
+			if (cli_parse_size(v, &sz) || sz < 64 * SWS_PAGE_SIZE)
 				return bad(name, "'%s': expected a size of at least 256K (K/M/G/T or p)", v);
 			*(name[2] == 'r' ? &o->ram : &o->mem_limit) = sz / SWS_PAGE_SIZE;
 		} else if (!strcmp(name, "--swap")) {
 			if (o->nswap == SWS_REPLAY_MAX_SWAP)
 				return bad(name, "at most %d devices", SWS_REPLAY_MAX_SWAP);
 			o->swap_str[o->nswap] = strdup(v);
-			if (sws_replay_parse_swap(o->swap_str[o->nswap], &o->swap[o->nswap], msg,
+			if (cli_parse_swap(o->swap_str[o->nswap], &o->swap[o->nswap], msg,
 						  sizeof(msg)))
 				return bad(name, "%s", msg);
 			o->nswap++;
@@ -303,7 +329,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
 			o->zc.flags = (o->zc.flags & ~SWS_ZSWAP_OLD_SCHEME) | (!strcmp(v, "old") ? SWS_ZSWAP_OLD_SCHEME : 0);
 			o->zswap = true;
 		} else if (!strcmp(name, "--content")) {
-			if (sws_replay_parse_content(v, o->content, msg, sizeof(msg)))
+			if (cli_parse_content(v, o->content, msg, sizeof(msg)))
 				return bad(name, "%s", msg);
 			o->content_set = true;
 		} else if (!strcmp(name, "--report")) {
@@ -383,9 +409,10 @@ static int on_progress(void *ctx, uint64_t events)
 static int trace_next(void *ctx, struct sws_trace_record *rec) { return sws_trace_reader_next(ctx, rec); }
 static const char *trace_error(void *ctx) { return sws_trace_reader_error(ctx); }
 
-/* One run of the input on @backend. @return exit status contribution (0 or 1). */
+/* One run of the input on @backend; @lines: print the workload's own lines.
+ * @return exit status contribution (0 or 1; 2 for a configuration error). */
 static int run_one(const struct opts *o, enum sws_backend backend, struct sws_replay_report *rep,
-		   bool *have_rep)
+		   bool *have_rep, bool lines)
 {
 	struct run_ctx rc = {.o = o, .backend = backend, .last_pct = -1};
 	struct sws_workload *wl = NULL;
@@ -398,6 +425,7 @@ static int run_one(const struct opts *o, enum sws_backend backend, struct sws_re
 	struct sws_replay_config cfg = {
 		.version = SWS_REPLAY_CONFIG_VERSION,
 		.threads = o->threads,
+		.user_bandwidth = o->user_bandwidth,
 		.backend = backend,
 		.policy = o->policy,
 		.ram_pages = o->ram,
@@ -459,6 +487,8 @@ static int run_one(const struct opts *o, enum sws_backend backend, struct sws_re
 		status = 1;
 	}
 	sws_replay_report(r, rep);
+	if (wl)
+		sws_workload_figures(wl, r, rep);
 	*have_rep = true;
 	for (uint32_t d = 0; d < rep->nr_devices; d++) {
 		const struct sws_replay_device *dv = &rep->devices[d];
@@ -475,11 +505,12 @@ static int run_one(const struct opts *o, enum sws_backend backend, struct sws_re
 			sws_backend_name(backend), (unsigned long long)rep->verify_failures);
 		status = 1;
 	}
-	if (wl && !o->quiet) {
+	if (wl && !o->quiet && lines) {
 		/* JSON and CSV keep stdout machine-readable: the usemem lines go to stderr. */
 		FILE *f = o->report == 0 ? stdout : stderr;
-		if (o->nbackends > 1)
-			fprintf(f, "== %s\n", sws_backend_name(backend));
+		if (o->nbackends > 1 || o->repeat > 1)
+			fprintf(f, "== %s%s\n", sws_backend_name(backend),
+				o->repeat > 1 ? " (first repeat)" : "");
 		sws_workload_print_results(wl, r, write_file, f);
 	}
 out:
@@ -518,6 +549,20 @@ static bool xswap_usable(const struct opts *o)
 	return true;
 }
 
+/* The host decides the result when simulated CPUs outnumber real ones: say so. */
+static void warn_cpus(const struct opts *o)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return;
+	unsigned cpus = (unsigned)CPU_COUNT(&set), threads = o->threads ? o->threads : 1;
+	if (threads > cpus)
+		fprintf(stderr,
+			"swapsim-replay: warning: --threads %u exceeds the %u CPUs this process may run on:\n"
+			"  the host's scheduler, not the simulated design, decides the measured times\n",
+			threads, cpus);
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o;
@@ -550,32 +595,65 @@ int main(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 
-	struct sws_replay_report reps[4];
-	const struct sws_replay_report *ptrs[4];
-	unsigned n = 0;
+	warn_cpus(&o);
+	bool made[SWS_REPLAY_MAX_SWAP];
+	for (unsigned d = 0; d < o.nswap; d++) /* files a run creates are scratch: removed after it */
+		made[d] = o.swap[d].path && access(o.swap[d].path, F_OK) != 0;
+
+	/* Every configuration once per round, rounds repeated: A B A B ... */
+	unsigned nrep = o.repeat ? o.repeat : 1, ran = 0;
+	struct sws_replay_report *reps = calloc((size_t)nrep * o.nbackends, sizeof(*reps));
+	const struct sws_replay_report **ptrs = calloc((size_t)nrep * o.nbackends, sizeof(*ptrs));
+	if (!reps || !ptrs) {
+		fprintf(stderr, "swapsim-replay: out of memory for %u reports\n", nrep * o.nbackends);
+		return 1;
+	}
 	int status = 0;
+	uint64_t errors = 0;
 	if (o.report == 2)
 		sws_replay_csv_header(write_file, stdout);
-	for (unsigned i = 0; i < o.nbackends && !interrupted; i++) {
-		bool have;
-		int s = run_one(&o, o.backends[i], &reps[n], &have);
-		if (have) {
-			ptrs[n] = &reps[n];
-			n++;
+	for (unsigned k = 0; k < nrep && !interrupted; k++) {
+		for (unsigned i = 0; i < o.nbackends && !interrupted; i++) {
+			bool have;
+			struct sws_replay_report *rep = &reps[(size_t)i * nrep + k];
+			int s = run_one(&o, o.backends[i], rep, &have, k == 0);
+			for (unsigned d = 0; d < o.nswap; d++)
+				if (made[d])
+					unlink(o.swap[d].path);
+			if (s == 2) {
+				status = 2;
+				goto done;
+			}
+			if (s)
+				status = 1;
+			if (!have) /* a run that did not start: report nothing of that round */
+				goto report;
+			ptrs[(size_t)i * nrep + k] = rep;
+			errors += rep->errors;
 		}
-		if (s == 2) {
-			free_opts(&o);
-			return 2;
-		}
-		if (s)
-			status = 1;
+		ran = k + 1;
 	}
+report:
 	if (interrupted)
 		fprintf(stderr, "swapsim-replay: interrupted; summary of what ran:\n");
-	if (n && o.report != 2)
-		sws_replay_report_print(ptrs, n, o.report == 1 ? SWS_REPLAY_REPORT_JSON
-							   : SWS_REPLAY_REPORT_TABLE,
+	if (ran && o.report != 2) {
+		struct sws_replay_series series[4];
+		for (unsigned i = 0; i < o.nbackends; i++)
+			series[i] = (struct sws_replay_series){.repeats = &ptrs[(size_t)i * nrep], .nr_repeats = ran};
+		sws_replay_series_print(series, o.nbackends,
+					o.report == 1 ? SWS_REPLAY_REPORT_JSON : SWS_REPLAY_REPORT_TABLE,
 					write_file, stdout);
+	}
+	if (errors && !status) {
+		fprintf(stderr, "swapsim-replay: the model refused %llu accesses or records (first error: see "
+				"first_error; OOM kills: oom_kill)%s\n",
+			(unsigned long long)errors, o.allow_errors ? "; allowed (--allow-errors)" : "");
+		if (!o.allow_errors)
+			status = EXIT_ERRORS;
+	}
+done:
+	free(reps);
+	free(ptrs);
 	free_opts(&o);
 	fflush(stdout);
 	return interrupted ? 130 : status;

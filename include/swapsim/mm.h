@@ -160,8 +160,7 @@ uint64_t sws_mm_kswapd(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t budget);
 	X(verify_ok, "pages read back and found identical")                                \
 	X(verify_fail, "pages read back with different contents")                          \
 	X(free_slots_batched, "swap entries put by unmap/exit/DONTNEED")                   \
-	X(free_ns, "time spent in the free path (measured, ns)")                           \
-	X(modelled_io_ns, "device time from the latency model (ns)")                       \
+	X(modelled_io_ns, "device time from the latency model (ns), all devices")          \
 	X(zswpin, "pages loaded from zswap")                                               \
 	X(zswpout, "pages stored in zswap")                                                \
 	X(zswpwb, "zswap entries written back to the swap device")                         \
@@ -185,15 +184,33 @@ enum sws_mm_counter {
 
 #define SWS_MM_LAT_BUCKETS 48
 
+/*
+ * Simulated time a CPU charged to whatever it ran (see sws_mm_cpu_time()):
+ *   sys_ns     CPU time inside the simulated kernel: measured (one clock read
+ *              at each entry to and exit from the model's kernel paths: a
+ *              fault, munmap, exit, madvise, fork, reclaim, kswapd; a hit is
+ *              no kernel entry), plus the modelled device time of
+ *              SYNCHRONOUS_IO devices (zram, pmem: the CPU does that work);
+ *   sys_modelled_ns  that modelled part of sys_ns;
+ *   iowait_ns  modelled device time the task waits for: the read of the page
+ *              a fault needs (read-ahead pages are asynchronous), and the
+ *              writes that the reclaim it runs issues (writeback throttling:
+ *              reclaim frees memory no faster than the device writes it).
+ */
+struct sws_mm_cpu_time {
+	uint64_t sys_ns, sys_modelled_ns, iowait_ns;
+};
+
 struct sws_mm_stats {
 	uint64_t counters[SWS_MM_NR_COUNTERS];
 	uint64_t swpout[SWS_NR_ORDERS];          /* per-order (mTHP stats) */
 	uint64_t swpout_fallback[SWS_NR_ORDERS];
 	uint64_t zswpout_order[SWS_NR_ORDERS];   /* per-order zswap stores (folios) */
-	/* Swap-out latency: each folio's pageout (alloc, unmap, write/zswap, delete), log2
-	 * buckets of ns (bucket i: [2^i, 2^(i+1))). */
-	uint64_t swapout_lat[SWS_MM_LAT_BUCKETS];
-	uint64_t swapout_count, swapout_sum_ns, swapout_max_ns;
+	/* Direct reclaim latency: each reclaim round a charge ran (sys + iowait of the
+	 * round, simulated ns), log2 buckets (bucket i: [2^i, 2^(i+1))). */
+	uint64_t reclaim_lat[SWS_MM_LAT_BUCKETS];
+	uint64_t reclaim_count, reclaim_sum_ns, reclaim_max_ns;
+	struct sws_mm_cpu_time time;             /* summed over CPUs */
 	uint64_t ram_pages, free_pages, anon_pages, swapcache_pages;
 	uint64_t nr_spaces;
 	/* zswap gauges (0 while zswap is off) */
@@ -204,12 +221,18 @@ struct sws_mm_stats {
 
 /** Snapshot the memory model's counters (sum over CPUs). */
 void sws_mm_stats(struct sws_mm *mm, struct sws_mm_stats *out);
+
+/** The simulated time @cpu has charged so far (monotonic; callers take
+ *  differences around what they run to charge it to a task). Reads only
+ *  memory: no clock. */
+void sws_mm_cpu_time(const struct sws_mm *mm, const struct sws_cpu *cpu, struct sws_mm_cpu_time *out);
 /** @return a counter's name ("" when out of range). */
 const char *sws_mm_counter_name(enum sws_mm_counter c);
 
 /** Device latency model: modelled ns per page read/written on swap device @type.
  *  Defaults by device flags: SYNCHRONOUS_IO 2/3 us (zram-like), SOLIDSTATE 20/25 us
- *  (NVMe), rotational 5 ms. @return 0, SWS_ENODEV. */
+ *  (NVMe), rotational 5 ms. The time is charged to the task as iowait, or as sys on
+ *  SYNCHRONOUS_IO devices (struct sws_mm_cpu_time). @return 0, SWS_ENODEV. */
 int sws_mm_set_latency(struct sws_mm *mm, int type, uint64_t read_ns, uint64_t write_ns);
 
 /** Generate the 4 KiB contents the model gives (@seed, @version) (for tests and tools). */

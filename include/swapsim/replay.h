@@ -90,6 +90,11 @@ enum sws_replay_swap_kind {
 				    * must be 0 */
 };
 #define SWS_REPLAY_NR_SWAP_KINDS 6
+
+/** @return a kind's name: "ssd", "hdd", "zram", "pmem", "sata", "xswap" ("" out of range). */
+const char *sws_replay_swap_kind_name(enum sws_replay_swap_kind kind);
+/** Parse a kind's name (also "nvme" for ssd). @return 0 or SWS_EINVAL. */
+int sws_replay_swap_kind_parse(const char *name, enum sws_replay_swap_kind *out);
 #define SWS_REPLAY_MAX_SWAP 8
 
 struct sws_replay_swap {
@@ -109,12 +114,11 @@ struct sws_replay_swap {
 #define SWS_REPLAY_ZSWAP (1u << 1)  /* enable zswap with sws_replay_config.zswap */
 #define SWS_REPLAY_READ_POPULATES (1u << 2) /* SWS_MM_READ_POPULATES: a first read finds data */
 
-/* Latency histogram classes. */
+/* Latency histogram classes, in simulated time (sys + iowait; see "Time" below). */
 enum sws_replay_lat {
 	SWS_REPLAY_LAT_FAULT = 0,   /* each sws_mm_access() that faulted (hits are not counted) */
 	SWS_REPLAY_LAT_FREE = 1,    /* munmap, exit, MADV_DONTNEED */
-	SWS_REPLAY_LAT_SWAPOUT = 2, /* each folio the mm swapped out (direct reclaim, kswapd,
-				     * MADV_PAGEOUT, reclaim records), timed inside the mm */
+	SWS_REPLAY_LAT_RECLAIM = 2, /* each round of direct reclaim a charge ran, inside the mm */
 	SWS_REPLAY_NR_LAT = 3
 };
 #define SWS_REPLAY_HIST_BUCKETS 48 /* bucket i: [2^i, 2^(i+1)) ns; 0 also holds 0 ns */
@@ -137,6 +141,9 @@ struct sws_replay_sample {
 };
 
 #define SWS_REPLAY_CONFIG_VERSION 1
+
+/* Default user bandwidth: 16 GB/s, 256 ns per 4 KiB page access (docs/replay.md). */
+#define SWS_REPLAY_USER_BANDWIDTH 16000000000ull
 
 /*
  * Replay configuration. Zero means the default everywhere.
@@ -161,6 +168,9 @@ struct sws_replay_config {
 					 * steps (kswapd + device work); 0: 1024 */
 	uint32_t kswapd_budget;         /* pages per kswapd step; 0: 1024 */
 	uint32_t queue_depth;           /* records per worker queue; 0: 4096; >= 64 */
+	uint64_t user_bandwidth;        /* the user-time model: bytes per second a task touches
+					 * memory at; each page access costs 4 KiB of it;
+					 * 0: SWS_REPLAY_USER_BANDWIDTH */
 
 	uint64_t sample_every;          /* records between samples; 0: no samples */
 	void (*sample)(void *ctx, const struct sws_replay_sample *s);
@@ -221,6 +231,37 @@ struct sws_replay_device {
 	bool write_failed;              /* writes kept failing: the device took no new slots */
 };
 
+/*
+ * Time. Each task (pid) keeps a simulated clock: the sys and iowait its
+ * records charged (struct sws_mm_cpu_time: measured CPU time in the model's
+ * kernel paths, modelled device time) plus user time (each page access costs
+ * 4 KiB at user_bandwidth). A task's elapsed time is the sum of the three;
+ * the run's elapsed time is the longest task's, or the CPU time of all tasks
+ * and of background reclaim over the CPUs (threads) when that is longer.
+ */
+struct sws_replay_times {
+	uint64_t elapsed_ns;   /* simulated */
+	uint64_t sys_ns, user_ns, iowait_ns; /* summed over tasks */
+	uint64_t sys_modelled_ns;            /* the part of sys_ns that is modelled device time */
+	uint64_t kswapd_ns;    /* background reclaim (kswapd, zswap's shrink worker): no task's */
+};
+
+/* Figures of a workload with a size (usemem), set by sws_workload_figures(). */
+struct sws_replay_workload_figures {
+	bool valid;
+	uint32_t tasks;
+	double throughput_kbs;      /* Sum Throughput: sum of the tasks' KB/s lines */
+	double task_throughput_kbs; /* their mean (single process throughput) */
+	double free_latency_us;     /* mean of "usecs to free memory" */
+};
+
+/* Peaks, sampled at every deferred-work step and at the end of the run. */
+struct sws_replay_peaks {
+	uint64_t swap_used_pages;
+	uint64_t pool_total_size;        /* zswap pool bytes at its peak */
+	uint64_t pool_stored_pages;      /* pages stored at that moment (ratio at the peak) */
+};
+
 /* What a run did: counters, time, latency, memory. */
 struct sws_replay_report {
 	enum sws_backend backend;
@@ -230,8 +271,11 @@ struct sws_replay_report {
 	uint64_t errors;        /* records or pages the mm refused */
 	int first_error;        /* the first such error code, 0 when none */
 	uint64_t verify_failures; /* SWS_ECORRUPT from verify mode */
-	uint64_t wall_ns;       /* measured time of the run */
+	uint64_t wall_ns;       /* measured (host) time of the run */
 	double events_per_sec;  /* events / wall time */
+	struct sws_replay_times time; /* simulated */
+	struct sws_replay_workload_figures workload;
+	struct sws_replay_peaks peaks;
 	bool interrupted;       /* progress() stopped the run */
 	uint64_t nr_tasks;      /* address spaces (pids) seen */
 	struct sws_mm_stats mm;
@@ -246,16 +290,18 @@ struct sws_replay_report {
 /** Fill @out (after a run; counters read after every worker stopped). @return 0, SWS_EINVAL. */
 int sws_replay_report(struct sws_replay *r, struct sws_replay_report *out);
 
-/* One traced process (pid), in order of first appearance. */
+/* One traced process (pid), in order of first appearance; times are simulated
+ * (sys + user + iowait, see struct sws_replay_times). */
 struct sws_replay_task {
 	uint32_t pid;
 	uint32_t asid;
 	uint64_t accesses;   /* page accesses */
-	uint64_t access_ns;  /* measured time of its accesses */
+	uint64_t access_ns;  /* time of its accesses */
 	uint64_t reads;      /* read page accesses (part of accesses) */
-	uint64_t read_ns;    /* measured time of its read accesses (part of access_ns) */
-	uint64_t init_ns;    /* measured time of its mmaps */
-	uint64_t free_ns;    /* measured time of its munmaps, DONTNEEDs and exit */
+	uint64_t read_ns;    /* time of its read accesses (part of access_ns) */
+	uint64_t init_ns;    /* time of its mmaps */
+	uint64_t free_ns;    /* time of its munmaps, DONTNEEDs and exit */
+	uint64_t sys_ns, user_ns, iowait_ns; /* every record of the task */
 	bool exited;
 };
 
@@ -268,7 +314,7 @@ int sws_replay_task(const struct sws_replay *r, uint32_t i, struct sws_replay_ta
  *  Reports
  * ====================================================================== */
 
-/** @return a latency class's name: "fault", "free", "swapout" ("" out of range). */
+/** @return a latency class's name: "fault", "free", "reclaim" ("" out of range). */
 const char *sws_replay_lat_name(enum sws_replay_lat l);
 
 /** Approximate quantile @q (0..1) of a histogram: the upper bound of its bucket, ns. */
@@ -279,14 +325,40 @@ enum sws_replay_format {
 	SWS_REPLAY_REPORT_JSON = 1,  /* {"runs": [ {...}, ... ]} */
 };
 
+/* One compared configuration and its repeated runs. */
+struct sws_replay_series {
+	const char *label;                          /* the column's name (the backend's if NULL) */
+	const struct sws_replay_report *const *repeats;
+	unsigned nr_repeats;                        /* >= 1 */
+};
+
+#define SWS_REPLAY_MAX_SERIES 8
+
 /**
- * Print @n reports (one per backend run) side by side (table) or as one JSON
- * object {"runs": [...]} through @write.
+ * Print @n configurations side by side, each with its repeats: the table
+ * reads like a kernel cover letter (one row per figure, one column per
+ * configuration, timing figures as mean ± standard deviation and each
+ * configuration's difference from the first in percent with its spread, then
+ * the deterministic work per swapped page, the counters, peaks and memory);
+ * JSON is one object {"runs": [{"backend", ..., "repeats": [{"counters", ...
+ * timing figures}], "summary": {FIGURE: {"mean", "stdev", "min", "max"}},
+ * "counters_identical", "work", ...}]}. docs/replay.md, "Reading the
+ * report", names every row and key.
  * @return 0, SWS_EINVAL, or the first non-zero value @write returned.
  */
+int sws_replay_series_print(const struct sws_replay_series *series, unsigned n,
+			    enum sws_replay_format fmt,
+			    int (*write)(void *ctx, const char *text, size_t len), void *ctx);
+
+/** Print @n reports (one run each) side by side: sws_replay_series_print()
+ *  with one repeat per configuration. */
 int sws_replay_report_print(const struct sws_replay_report *const *runs, unsigned n,
 			    enum sws_replay_format fmt,
 			    int (*write)(void *ctx, const char *text, size_t len), void *ctx);
+
+/** @return true when the deterministic counters of @a and @b (everything but
+ *  times and histograms) are identical. */
+bool sws_replay_counters_equal(const struct sws_replay_report *a, const struct sws_replay_report *b);
 
 /** The CSV time series: the header line, then one row per sample.
  *  Columns: backend,events,time_s,pgfault,pgmajfault,pswpin,pswpout,pgsteal,
@@ -360,7 +432,7 @@ int sws_workload_content(const struct sws_workload *wl, uint32_t weight[SWS_NR_C
 
 /**
  * Print the workload's own per-task output for a finished replay, as the real
- * program does, from the replay's measured time of each task's work:
+ * program does, from each task's simulated time (struct sws_replay_task):
  * usemem: "%lu bytes / %lu usecs = %lu KB/s" (bytes with usemem's size/8
  * allocation credit per pass), "%lu usecs to free memory", and with
  * --init-time "the initialization time is %lu secs %lu usecs"; other kinds
@@ -370,52 +442,19 @@ int sws_workload_content(const struct sws_workload *wl, uint32_t weight[SWS_NR_C
 int sws_workload_print_results(const struct sws_workload *wl, const struct sws_replay *r,
 			       int (*write)(void *ctx, const char *text, size_t len), void *ctx);
 
+/**
+ * Fill @rep->workload from a finished replay of @wl (usemem: the sum and mean
+ * of the tasks' throughput lines and their mean free latency, in simulated
+ * time, as sws_workload_print_results() prints them; other kinds: not valid).
+ * @return 0 or SWS_EINVAL.
+ */
+int sws_workload_figures(const struct sws_workload *wl, const struct sws_replay *r,
+			 struct sws_replay_report *rep);
+
 /** @return "usemem", "memhog", "zipf", "uniform", "bgsave" or "unknown". */
 const char *sws_workload_name(enum sws_workload_kind kind);
 /** @return 0 or SWS_EINVAL. */
 int sws_workload_parse(const char *name, enum sws_workload_kind *out);
-
-/* ======================================================================
- *  Parsing helpers (the command line's grammar, shared with tests)
- * ====================================================================== */
-
-/**
- * Parse a size: digits with an optional suffix K, M, G, T (binary, any case,
- * an optional trailing B/iB), or a page count with a "p" suffix (x 4096).
- * No suffix: bytes. @return 0, SWS_EINVAL (empty, junk, overflow).
- */
-int sws_replay_parse_size(const char *s, uint64_t *bytes);
-
-/**
- * Parse a swap device spec: comma-separated key=value pairs: size=SIZE,
- * type=ssd|hdd|zram|pmem, prio=N (0..32767), file=PATH, rlat=NS, wlat=NS,
- * and the bare words reuse (an existing file=PATH may be reused: its
- * contents are lost) and follow (file=PATH may be a symbolic link).
- * @p path points into @s (the caller keeps @s alive). @return 0 or SWS_EINVAL
- * with a message naming the bad key in @msg.
- */
-int sws_replay_parse_swap(char *s, struct sws_replay_swap *out, char *msg, size_t msg_len);
-
-/**
- * Parse a workload's own arguments (the words after "--workload NAME"):
- *   usemem  [-n N] [-O] [-y] [-x] [-R] [--random-seed S] [-Z] [-o] [--init-time]
- *           [-r N] [-j STEP] SIZE
- *   memhog  [-r N] SIZE           (also -rN)
- *   zipf    [-n TASKS] [-a ACCESSES] [-s EXPONENT] [-w WRITE_PCT] [--seed S] SIZE
- *   uniform [-n TASKS] [-a ACCESSES] [-w WRITE_PCT] [--seed S] SIZE
- *   bgsave  [-a PARENT_WRITES] [--seed S] SIZE
- * @cfg->kind must be set; other fields are filled. @return 0 or SWS_EINVAL
- * with a message naming the option in @msg.
- */
-int sws_workload_parse_args(struct sws_workload_config *cfg, int argc, char *const *argv,
-			    char *msg, size_t msg_len);
-
-/**
- * Parse a content mix: "index", or weights "zero=1,same=1,index=2,text=3,random=1".
- * @return 0 or SWS_EINVAL (message in @msg).
- */
-int sws_replay_parse_content(const char *s, uint32_t weight[SWS_NR_CONTENT], char *msg,
-			     size_t msg_len);
 
 #ifdef __cplusplus
 }

@@ -59,6 +59,44 @@ extern "C" {
 	X(swap_alloc, "successful folio_alloc_swap calls")                           \
 	X(swap_alloc_fail, "folio_alloc_swap calls that found no cluster (ENOSPC)")
 
+/*
+ * X(name, description) - the deterministic work report: what the swap
+ * subsystem did, counted per operation context (below), exact with one CPU and
+ * identical from run to run whatever the machine's noise. Lock acquisitions by
+ * class, atomic read-modify-writes on shared swap state, per-slot metadata
+ * allocations and frees, and swap-cache lookups with their dependent metadata
+ * loads (docs/replay.md, "Reading the report").
+ */
+#define SWS_WORK_LIST(X)                                                                      \
+	X(lock_cluster, "cluster lock (ci->lock) acquisitions")                               \
+	X(lock_device, "device list lock (si->lock) acquisitions")                            \
+	X(lock_avail, "avail list lock (swap_avail_lock) acquisitions")                       \
+	X(lock_global_cluster, "rotational devices' global_cluster_lock acquisitions")        \
+	X(lock_xa, "XArray address-space lock (xa_lock) acquisitions")                        \
+	X(lock_cont, "swap_map continuation lock (cont_lock) acquisitions")                   \
+	X(atomic_rmw, "atomic read-modify-writes of shared swap state")                       \
+	X(meta_alloc, "per-slot metadata allocated (swap tables, XArray nodes, count pages)") \
+	X(meta_free, "per-slot metadata released (freed, or queued for RCU)")                 \
+	X(lookup, "swap-cache lookups")                                                       \
+	X(lookup_loads, "dependent metadata loads of those lookups (table words, tree levels)")
+
+/* X(name) - the contexts work is counted in (set by the memory model). */
+#define SWS_WORK_CTX_LIST(X) X(other) X(swapout) X(swapin) X(free)
+
+enum sws_work {
+#define SWS__WORK_ENUM(name, desc) SWS_WORK_##name,
+	SWS_WORK_LIST(SWS__WORK_ENUM)
+#undef SWS__WORK_ENUM
+	SWS_NR_WORK
+};
+
+enum sws_work_ctx {
+#define SWS__WCTX_ENUM(name) SWS_WCTX_##name,
+	SWS_WORK_CTX_LIST(SWS__WCTX_ENUM)
+#undef SWS__WCTX_ENUM
+	SWS_NR_WORK_CTX
+};
+
 enum sws_counter {
 #define SWS__CTR_ENUM(name, desc) SWS_CTR_##name,
 	SWS_COUNTER_LIST(SWS__CTR_ENUM)
@@ -108,6 +146,7 @@ enum sws_mem_class {
 
 struct sws_stats {
 	uint64_t counters[SWS_NR_COUNTERS];
+	uint64_t work[SWS_NR_WORK_CTX][SWS_NR_WORK]; /* the work report, by context */
 	uint64_t order_counters[SWS_NR_ORDER_COUNTERS][SWS_NR_ORDERS];
 	uint64_t mem_bytes[SWS_NR_MEM_CLASSES]; /* current bytes per class */
 	uint64_t mem_peak[SWS_NR_MEM_CLASSES];  /* high-water mark per class */
@@ -124,6 +163,9 @@ void sws_stats_snapshot(struct sws_sim *sim, struct sws_stats *out);
 
 /** @return a counter's name, "" when out of range. */
 const char *sws_counter_name(enum sws_counter c);
+/** @return a work counter's name ("lock_cluster", ...) or a context's ("swapout", ...). */
+const char *sws_work_name(enum sws_work w);
+const char *sws_work_ctx_name(enum sws_work_ctx c);
 const char *sws_order_counter_name(enum sws_order_counter c);
 const char *sws_mem_class_name(enum sws_mem_class c);
 /** @return 1 when the class is static swap metadata (sized at swapon), else 0. */

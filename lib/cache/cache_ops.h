@@ -57,8 +57,9 @@ struct sws_cache_ops {
 	/* __ A free cluster is about to serve allocations (may allocate its
 	 * per-cluster tables: SWS_ENOMEM leaves nothing behind). */
 	int (*cluster_get)(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci);
-	/* __ A cluster became empty: release per-cluster tables (through RCU). */
-	void (*cluster_put)(struct sws_device *dev, struct sws_cluster *ci);
+	/* __ A cluster became empty: release per-cluster tables (through RCU).
+	 * @cpu (may be NULL) counts the work. */
+	void (*cluster_put)(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci);
 
 	/* __ Are all @nr slots from @off free? */
 	bool (*range_free)(struct sws_device *dev, struct sws_cluster *ci, uint64_t off, unsigned nr);
@@ -76,8 +77,9 @@ struct sws_cache_ops {
 	int (*count)(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uint32_t *count);
 	int (*cache_add)(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr,
 			 uint64_t pfn, uint64_t *shadow);
-	/* RCU read lock held; no lock taken. @return PFN or 0. */
-	uint64_t (*cache_lookup)(struct sws_device *dev, uint64_t off);
+	/* RCU read lock held; no lock taken. @return PFN or 0, and in *loads the
+	 * dependent metadata loads made (the work report's lookup_loads). */
+	uint64_t (*cache_lookup)(struct sws_device *dev, uint64_t off, unsigned *loads);
 	int (*cache_get_shadow)(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off,
 				uint64_t *shadow);
 	int (*cache_del)(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr,

@@ -117,8 +117,10 @@ static int st_cluster_get(struct sws_cpu *cpu, struct sws_device *dev, struct sw
 {
 	uint64_t base = (uint64_t)sws__cluster_idx(dev, ci) * SWS_CLUSTER_SLOTS;
 	int rc = tables_alloc(dev, ct_of(dev, base));
-	if (!rc)
+	if (!rc) {
 		sws__count(cpu, SWS_CTR_swap_table_alloc, 1);
+		sws__work(cpu, SWS_WORK_meta_alloc, 2); /* the table and the memcg table */
+	}
 	return rc;
 }
 
@@ -133,7 +135,7 @@ static void table_free_rcu(struct rcu_head *head)
 	sws_rcu_callback_end();
 }
 
-static void st_cluster_put(struct sws_device *dev, struct sws_cluster *ci)
+static void st_cluster_put(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci)
 {
 	struct sws_sim *sim = dev->sim;
 	struct cluster_tables *ct = ct_of(dev, (uint64_t)sws__cluster_idx(dev, ci) * SWS_CLUSTER_SLOTS);
@@ -141,6 +143,7 @@ static void st_cluster_put(struct sws_device *dev, struct sws_cluster *ci)
 	if (!t)
 		return;
 	atomic_store_explicit(tslot(dev, ct), NULL, memory_order_release);
+	sws__work_maybe(cpu, SWS_WORK_meta_free, 2 + (ct->extend_table != NULL));
 	sws__mem_free(&sim->mem, SWS_MEM_extend_table, ct->extend_table, EXTEND_BYTES);
 	ct->extend_table = NULL;
 	struct table_rcu *r = (struct table_rcu *)(void *)ct->memcg_table;
@@ -262,7 +265,7 @@ static int st_dup(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uns
 		if (!ct->extend_table)
 			rc = SWS_ENOMEM;
 		else
-			sws__count(cpu, SWS_CTR_swap_extend_table_alloc, 1);
+			sws__count(cpu, SWS_CTR_swap_extend_table_alloc, 1), sws__work(cpu, SWS_WORK_meta_alloc, 1);
 	}
 	for (unsigned i = i0; i < i0 + nr && !rc; i++) {
 		uint64_t tb = tb_get(t, i);
@@ -282,11 +285,12 @@ static void slot_clear(struct cluster_tables *ct, _Atomic uint64_t *t, unsigned 
 }
 
 /* __ swap_extend_table_try_free(): drop the extend table once no count needs it. */
-static void extend_table_try_free(struct sws_sim *sim, struct cluster_tables *ct)
+static void extend_table_try_free(struct sws_cpu *cpu, struct sws_sim *sim, struct cluster_tables *ct)
 {
 	for (unsigned i = 0; i < SWS_CLUSTER_SLOTS; i++)
 		if (ct->extend_table[i])
 			return;
+	sws__work(cpu, SWS_WORK_meta_free, 1);
 	sws__mem_free(&sim->mem, SWS_MEM_extend_table, ct->extend_table, EXTEND_BYTES);
 	ct->extend_table = NULL;
 }
@@ -320,7 +324,7 @@ static int st_put(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uns
 		}
 	}
 	if (left_extend)
-		extend_table_try_free(dev->sim, ct);
+		extend_table_try_free(cpu, dev->sim, ct);
 	if (freed)
 		sws__swap_range_free(cpu, dev, ci, off, freed);
 	sws__cluster_unlock(ci);
@@ -380,9 +384,9 @@ static int st_cache_add(struct sws_cpu *cpu, struct sws_device *dev, uint64_t of
 	return rc;
 }
 
-static uint64_t st_cache_lookup(struct sws_device *dev, uint64_t off)
+static uint64_t st_cache_lookup(struct sws_device *dev, uint64_t off, unsigned *loads)
 {
-	return sws__st_lookup(dev->cache_index, off);
+	return sws__st_lookup(dev->cache_index, off, loads);
 }
 
 static int st_cache_get_shadow(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off,

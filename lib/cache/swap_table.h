@@ -72,14 +72,15 @@ struct st_device {
 
 /*
  * swap_cache lookup on a device's table pointers (dev->cache_index): RCU read
- * lock held, no lock taken. An acquire load of the
+ * lock held, no lock taken; *loads gets the dependent loads made. An acquire load of the
  * cluster's table pointer (NULL: the cluster is free) and a relaxed load of
  * the entry. @return the PFN cached for slot @off, or 0. Inline: this is the
  * hottest path of the simulator.
  */
-static inline uint64_t sws__st_lookup(_Atomic(_Atomic uint64_t *) *tables, uint64_t off)
+static inline uint64_t sws__st_lookup(_Atomic(_Atomic uint64_t *) *tables, uint64_t off, unsigned *loads)
 {
 	_Atomic uint64_t *t = atomic_load_explicit(&tables[off / 512], memory_order_acquire);
+	*loads = t ? 2 : 1; /* the table pointer, then the entry */
 	if (!t)
 		return 0;
 	uint64_t tb = atomic_load_explicit(&t[off % 512], memory_order_relaxed);

@@ -77,6 +77,7 @@ void sws__xa_init(struct sws_xa *xa, struct sws_mem *mem, _Atomic uint64_t *nr_f
 	xa->nr_freed = nr_freed;
 	xa->mem_class = SWS_MEM_xa_node;
 	xa->nr_alloc = 0;
+	xa->nr_retired = 0;
 	xa->nr_nodes = 0;
 	xa->nr_shadow_nodes = 0;
 }
@@ -141,6 +142,7 @@ static void node_retire(struct sws_xa *xa, struct sws_xa_node *n)
 	if (is_shadow_node(n))
 		xa->nr_shadow_nodes--;
 	xa->nr_nodes--;
+	xa->nr_retired++;
 	n->array = xa;
 	sws_call_rcu(&n->rcu, node_rcu_free);
 }

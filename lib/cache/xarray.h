@@ -84,6 +84,7 @@ struct sws_xa {
 	enum sws_mem_class mem_class; /* SWS_MEM_xa_node unless the owner says otherwise */
 	_Atomic uint64_t *nr_freed; /* bumped by the RCU callback per node freed; may be NULL */
 	uint64_t nr_alloc;          /* nodes allocated so far: callers diff it to count events */
+	uint64_t nr_retired;        /* nodes unlinked and queued for RCU so far (likewise) */
 	uint32_t nr_nodes;          /* nodes in the tree (not those waiting for RCU) */
 	uint32_t nr_shadow_nodes;   /* nodes whose entries are all values (count == nr_values) */
 };
@@ -119,26 +120,37 @@ static inline uint64_t sws__xa_span_max(unsigned shift)
 }
 
 /*
- * xa_load(): the entry at @index, or 0. Caller holds the RCU read lock (or
- * the tree's lock). Never blocks, never writes. Inline: the swap-cache lookup
- * of the XArray baseline is this walk.
+ * xa_load() that also reports the dependent loads it made: the head and one
+ * slot per level walked (the work report's lookup_loads).
  */
-static inline uintptr_t sws__xa_load(struct sws_xa *xa, uint64_t index)
+static inline uintptr_t sws__xa_load_counted(struct sws_xa *xa, uint64_t index, unsigned *loads)
 {
 	uintptr_t e = atomic_load_explicit(&xa->head, memory_order_acquire);
+	*loads = 1;
 	if (!xa_is_node(e))
 		return index ? 0 : e;
 	struct sws_xa_node *n = xa_to_node(e);
 	if (index > sws__xa_span_max(n->shift))
 		return 0;
 	for (;;) {
-		/* n->shift was written before n was published and never changes. */
 		e = atomic_load_explicit(&n->slots[(index >> n->shift) & SWS_XA_CHUNK_MASK],
 					 memory_order_acquire);
+		++*loads;
 		if (!xa_is_node(e))
 			return e;
 		n = xa_to_node(e);
 	}
+}
+
+/*
+ * xa_load(): the entry at @index, or 0. Caller holds the RCU read lock (or
+ * the tree's lock). Never blocks, never writes. Inline: the swap-cache lookup
+ * of the XArray baseline is this walk.
+ */
+static inline uintptr_t sws__xa_load(struct sws_xa *xa, uint64_t index)
+{
+	unsigned loads; /* the compiler drops the count */
+	return sws__xa_load_counted(xa, index, &loads);
 }
 
 /*

@@ -78,8 +78,9 @@ static inline bool zero_get(struct xa_dev *xd, uint64_t off)
 	return (sws_load_relaxed(&xd->zeromap[off / 64]) >> (off % 64)) & 1;
 }
 
-static inline void zero_set(struct xa_dev *xd, uint64_t off, bool on)
+static inline void zero_set(struct sws_cpu *cpu, struct xa_dev *xd, uint64_t off, bool on)
 {
+	sws__work(cpu, SWS_WORK_atomic_rmw, 1); /* the zeromap is a lock-free bitmap */
 	uint64_t bit = 1ull << (off % 64);
 	if (on)
 		atomic_fetch_or_explicit(&xd->zeromap[off / 64], bit, memory_order_relaxed);
@@ -89,11 +90,29 @@ static inline void zero_set(struct xa_dev *xd, uint64_t off, bool on)
 
 static void space_lock(struct sws_cpu *cpu, struct xa_space *sp)
 {
-	if (sws_spin_lock(&sp->lock) && cpu)
-		sws__count(cpu, SWS_CTR_lock_xa_contended, 1);
+	sws__lock_counted(cpu, &sp->lock, SWS_WORK_lock_xa, SWS_CTR_lock_xa_contended);
 }
 
-static inline void space_unlock(struct xa_space *sp) { sws_spin_unlock(&sp->lock); }
+/* Unlock, counting the nodes the tree allocated and retired under the lock
+ * (every writer has a CPU; lock holders without one change nothing). */
+static void space_unlock(struct sws_cpu *cpu, struct xa_space *sp)
+{
+	uint64_t allocs = sp->tree.nr_alloc - sp->alloc_seen, retired = sp->tree.nr_retired - sp->retired_seen;
+	if (allocs | retired) {
+		sp->alloc_seen = sp->tree.nr_alloc;
+		sp->retired_seen = sp->tree.nr_retired;
+		sws__count(cpu, SWS_CTR_xa_node_alloc, allocs);
+		sws__work(cpu, SWS_WORK_meta_alloc, allocs);
+		sws__work(cpu, SWS_WORK_meta_free, retired);
+	}
+	sws_spin_unlock(&sp->lock);
+}
+
+/* si->cont_lock, counted. */
+static void cont_lock(struct sws_cpu *cpu, struct xa_dev *xd)
+{
+	sws__lock_counted(cpu, &xd->cont_lock, SWS_WORK_lock_cont, SWS_CTR_lock_device_contended);
+}
 
 /* ---- counts and continuation pages --------------------------------------------------- */
 
@@ -154,6 +173,7 @@ static int cont_ensure(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off
 		if (!*pp)
 			return SWS_ENOMEM;
 		sws__count(cpu, SWS_CTR_swap_cont_alloc, 1);
+		sws__work(cpu, SWS_WORK_meta_alloc, 1);
 	}
 	return 0;
 }
@@ -215,7 +235,7 @@ static void clear_shadow(struct sws_cpu *cpu, struct xa_dev *xd, uint64_t off, u
 	struct xa_space *sp = space_of(xd, off);
 	space_lock(cpu, sp);
 	sws__xa_erase_values(&sp->tree, xa_index(off), nr);
-	space_unlock(sp);
+	space_unlock(cpu, sp);
 }
 
 /*
@@ -236,7 +256,7 @@ static void release_freed(struct sws_cpu *cpu, struct sws_device *dev, struct sw
 		}
 		unsigned start = i;
 		for (; i < nr && freed_has(f, i); i++) {
-			zero_set(xd, off + i, false);
+			zero_set(cpu, xd, off + i, false);
 			xd->memcg[off + i] = 0;
 		}
 		clear_shadow(cpu, xd, off + start, i - start);
@@ -337,8 +357,9 @@ static int xa_cluster_get(struct sws_cpu *cpu, struct sws_device *dev, struct sw
 	return 0;
 }
 
-static void xa_cluster_put(struct sws_device *dev, struct sws_cluster *ci)
+static void xa_cluster_put(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci)
 {
+	(void)cpu;
 	(void)dev;
 	(void)ci;
 }
@@ -373,10 +394,10 @@ static void xa_range_alloc(struct sws_device *dev, struct sws_cluster *ci, uint6
 static int tree_insert(struct sws_cpu *cpu, struct xa_space *sp, uint64_t off, unsigned nr,
 		       uint64_t pfn, uint64_t *shadow)
 {
-	uint64_t idx = xa_index(off), allocs = sp->tree.nr_alloc;
+	(void)cpu; /* node allocations are counted at space_unlock() */
+	uint64_t idx = xa_index(off);
 	uintptr_t old = sws__xa_load(&sp->tree, idx);
 	int rc = sws__xa_store_range(&sp->tree, idx, nr, xa_mk_pfn(pfn));
-	sws__count(cpu, SWS_CTR_xa_node_alloc, sp->tree.nr_alloc - allocs);
 	if (!rc)
 		*shadow = xa_is_value(old) ? xa_to_value(old) : 0;
 	return rc;
@@ -392,7 +413,7 @@ static int xa_alloc_finish(struct sws_cpu *cpu, struct sws_device *dev, uint64_t
 
 	space_lock(cpu, sp);
 	int rc = tree_insert(cpu, sp, off, nr, pfn, &shadow); /* free slots hold no shadow */
-	space_unlock(sp);
+	space_unlock(cpu, sp);
 	if (rc) {
 		/* put_swap_folio(): the slots were never used, give them back. */
 		struct sws_cluster *ci = sws__offset_cluster(dev, off);
@@ -425,7 +446,7 @@ static int xa_dup(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uns
 	if (rc)
 		goto out;
 	if (cont)
-		sws_spin_lock(&xd->cont_lock);
+		cont_lock(cpu, xd);
 	for (unsigned i = 0; i < nr && !rc; i++) {
 		uint32_t c = slot_count(xd, off + i);
 		if (c + 1 > SWS_SWAP_COUNT_MAX)
@@ -462,7 +483,7 @@ static int xa_put(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uns
 		goto out;
 	bool cont = range_continued(xd, off, nr);
 	if (cont)
-		sws_spin_lock(&xd->cont_lock);
+		cont_lock(cpu, xd);
 	for (unsigned i = 0; i < nr && !rc; i++)
 		if (!slot_count(xd, off + i))
 			rc = SWS_ERANGE; /* cache-only: no reference to drop */
@@ -491,7 +512,7 @@ static int xa_count(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, u
 	if (!b || b == SWAP_MAP_BAD) {
 		rc = SWS_ENOENT;
 	} else if (b & COUNT_CONTINUED) {
-		sws_spin_lock(&xd->cont_lock);
+		cont_lock(cpu, xd);
 		*count = slot_count(xd, off);
 		sws_spin_unlock(&xd->cont_lock);
 	} else {
@@ -543,7 +564,7 @@ static int xa_cache_add(struct sws_cpu *cpu, struct sws_device *dev, uint64_t of
 	struct xa_space *sp = space_of(xd, off);
 	space_lock(cpu, sp);
 	rc = tree_insert(cpu, sp, off, nr, pfn, shadow);
-	space_unlock(sp);
+	space_unlock(cpu, sp);
 	if (rc) {
 		sws__cluster_lock(cpu, ci);
 		drop_cache_flag(cpu, dev, ci, off, nr); /* a racing put may have left nothing */
@@ -552,9 +573,9 @@ static int xa_cache_add(struct sws_cpu *cpu, struct sws_device *dev, uint64_t of
 	return rc;
 }
 
-static uint64_t xa_cache_lookup(struct sws_device *dev, uint64_t off)
+static uint64_t xa_cache_lookup(struct sws_device *dev, uint64_t off, unsigned *loads)
 {
-	return sws__xa_swap_lookup(dev->cache_index, off);
+	return sws__xa_swap_lookup(dev->cache_index, off, loads);
 }
 
 /* swap_cache_get_shadow(): lock-free; swap_map tells a free slot from "no shadow". */
@@ -617,7 +638,7 @@ static int xa_cache_del(struct sws_cpu *cpu, struct sws_device *dev, uint64_t of
 	rc = tree_check_folio(sp, off, nr, pfn);
 	if (!rc) /* overwrites existing slots or erases: allocates nothing, cannot fail */
 		sws__xa_store_range(&sp->tree, idx, nr, shadow ? xa_mk_value(shadow) : 0);
-	space_unlock(sp);
+	space_unlock(cpu, sp);
 	if (!rc)
 		drop_cache_flag(cpu, dev, ci, off, nr);
 out:
@@ -637,7 +658,7 @@ static int xa_cache_replace(struct sws_cpu *cpu, struct sws_device *dev, uint64_
 	int rc = tree_check_folio(sp, off, nr, old_pfn);
 	if (!rc) /* the slots exist: cannot fail */
 		sws__xa_store_range(&sp->tree, idx, nr, xa_mk_pfn(new_pfn));
-	space_unlock(sp);
+	space_unlock(cpu, sp);
 	return rc;
 }
 
@@ -662,7 +683,7 @@ static int xa_set_zero(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off
 	sws__cluster_lock(cpu, ci);
 	int rc = check_allocated(xd, off, nr);
 	for (unsigned i = 0; i < nr && !rc; i++)
-		zero_set(xd, off + i, zero);
+		zero_set(cpu, xd, off + i, zero);
 	sws__cluster_unlock(ci);
 	return rc;
 }
@@ -697,7 +718,7 @@ static void xa_slot_state(struct sws_device *dev, struct sws_cluster *ci, uint64
 		return;
 	}
 	if (b & COUNT_CONTINUED) {
-		sws_spin_lock(&xd->cont_lock);
+		cont_lock(NULL, xd);
 		st->count = slot_count(xd, off);
 		sws_spin_unlock(&xd->cont_lock);
 	} else {
@@ -708,7 +729,7 @@ static void xa_slot_state(struct sws_device *dev, struct sws_cluster *ci, uint64
 	struct xa_space *sp = space_of(xd, off);
 	space_lock(NULL, sp);
 	uintptr_t e = sws__xa_load(&sp->tree, xa_index(off));
-	space_unlock(sp);
+	sws_spin_unlock(&sp->lock); /* checks change nothing */
 	if (xa_is_pfn(e)) {
 		st->cached = true;
 		st->pfn = xa_to_pfn(e);
@@ -724,7 +745,7 @@ static int check_space(struct sws_device *dev, uint32_t s, char *msg, size_t len
 	uint64_t base = (uint64_t)s << SWAP_ADDRESS_SPACE_SHIFT, entries, max_index;
 	space_lock(NULL, sp);
 	int rc = sws__xa_verify(&sp->tree, &entries, &max_index);
-	space_unlock(sp);
+	sws_spin_unlock(&sp->lock); /* checks change nothing */
 	if (rc)
 		SWS__CORRUPT(msg, len, "space %u: XArray shape broken", s);
 	if (entries && base + max_index >= dev->max)
@@ -762,7 +783,7 @@ static int check_slot(struct sws_device *dev, uint64_t off, uintptr_t e, char *m
 		SWS__CORRUPT(msg, len, "slot %llu: folio in the swap cache without SWAP_HAS_CACHE", o);
 	uint64_t d = 0;
 	if (xd->cont) {
-		sws_spin_lock(&xd->cont_lock);
+		cont_lock(NULL, xd);
 		bool stale = false;
 		d = (b & COUNT_CONTINUED) ? cont_read(xd, off) : 0;
 		for (struct cont_page *p = xd->cont[off / MAP_PAGE_SLOTS]; p && !(b & COUNT_CONTINUED); p = p->next)
@@ -794,7 +815,7 @@ static int xa_check_cluster(struct sws_device *dev, struct sws_cluster *ci, char
 	uintptr_t e[SWS_CLUSTER_SLOTS];
 	space_lock(NULL, sp);
 	sws__xa_load_range(&sp->tree, xa_index(base), end - base, e);
-	space_unlock(sp);
+	sws_spin_unlock(&sp->lock); /* checks change nothing */
 	for (uint64_t off = base; off < end; off++) {
 		int rc = check_slot(dev, off, e[off - base], msg, len);
 		if (rc) {

@@ -17,6 +17,7 @@
 struct xa_space {
 	_Alignas(SWS_CACHELINE) sws_spinlock_t lock; /* xa_lock */
 	struct sws_xa tree;                          /* i_pages */
+	uint64_t alloc_seen, retired_seen;           /* tree counters already counted (xa_lock) */
 };
 
 /* A continuation page: one digit per slot of one swap_map page. */
@@ -43,10 +44,10 @@ struct xa_dev {
  * address spaces (dev->cache_index). RCU read lock held.
  * @return the PFN cached for slot @off, or 0.
  */
-static inline uint64_t sws__xa_swap_lookup(struct xa_space *spaces, uint64_t off)
+static inline uint64_t sws__xa_swap_lookup(struct xa_space *spaces, uint64_t off, unsigned *loads)
 {
-	uintptr_t e = sws__xa_load(&spaces[off >> SWAP_ADDRESS_SPACE_SHIFT].tree,
-				   off & SWAP_ADDRESS_SPACE_MASK);
+	uintptr_t e = sws__xa_load_counted(&spaces[off >> SWAP_ADDRESS_SPACE_SHIFT].tree,
+					   off & SWAP_ADDRESS_SPACE_MASK, loads);
 	return xa_is_pfn(e) ? xa_to_pfn(e) : 0;
 }
 

@@ -33,6 +33,25 @@ static const unsigned char mem_class_static[] = {
 #undef SWS__MEM_STATIC
 };
 
+static const char *const work_names[] = {
+#define SWS__WORK_NAME(name, desc) #name,
+	SWS_WORK_LIST(SWS__WORK_NAME)
+#undef SWS__WORK_NAME
+};
+
+static const char *const work_ctx_names[] = {
+#define SWS__WCTX_NAME(name) #name,
+	SWS_WORK_CTX_LIST(SWS__WCTX_NAME)
+#undef SWS__WCTX_NAME
+};
+
+const char *sws_work_name(enum sws_work w) { return (unsigned)w < SWS_NR_WORK ? work_names[w] : ""; }
+
+const char *sws_work_ctx_name(enum sws_work_ctx c)
+{
+	return (unsigned)c < SWS_NR_WORK_CTX ? work_ctx_names[c] : "";
+}
+
 const char *sws_counter_name(enum sws_counter c)
 {
 	return (unsigned)c < SWS_NR_COUNTERS ? counter_names[c] : "";
@@ -78,6 +97,9 @@ void sws_stats_snapshot(struct sws_sim *sim, struct sws_stats *st)
 	for (int c = 0; c < SWS_NR_ORDER_COUNTERS; c++)
 		for (int o = 0; o < SWS_NR_ORDERS; o++)
 			st->order_counters[c][o] = atomic_load(&sim->octr[c][o]);
+	for (int x = 0; x < SWS_NR_WORK_CTX; x++)
+		for (int w = 0; w < SWS_NR_WORK; w++)
+			st->work[x][w] = atomic_load(&sim->work[x][w]);
 	for (unsigned i = 0; i < sim->max_cpus; i++) {
 		struct sws_cpu *cpu = sim->cpus[i];
 		if (!cpu)
@@ -87,6 +109,9 @@ void sws_stats_snapshot(struct sws_sim *sim, struct sws_stats *st)
 		for (int c = 0; c < SWS_NR_ORDER_COUNTERS; c++)
 			for (int o = 0; o < SWS_NR_ORDERS; o++)
 				st->order_counters[c][o] += sws_load_relaxed(&cpu->octr[c][o]);
+		for (int x = 0; x < SWS_NR_WORK_CTX; x++)
+			for (int w = 0; w < SWS_NR_WORK; w++)
+				st->work[x][w] += sws_load_relaxed(&cpu->work[x][w]);
 		swapcache += sws_load_relaxed(&cpu->nr_swapcache);
 	}
 	sws_spin_unlock(&sim->cpu_lock);

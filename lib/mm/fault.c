@@ -52,8 +52,10 @@ uint64_t sws__mm_slot_seed_get(struct sws_mm *mm, sws_entry_t e)
 
 /* ---- reading a slot ------------------------------------------------------------------ */
 
-/* swap_read_folio() for one page into locked folio @f (its seed set from the slot). */
-static int swap_read(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f, sws_entry_t e)
+/* swap_read_folio() for one page into locked folio @f (its seed set from the slot).
+ * @sync: the fault waits for this read (a read-ahead one is asynchronous). */
+static int swap_read(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f, sws_entry_t e,
+		     bool sync)
 {
 	struct sws_slot_state st;
 	unsigned type = sws_swp_type(e);
@@ -83,7 +85,7 @@ static int swap_read(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f
 		mm_count(mm, cpu, SWS_MM_nr_disk_swapins, 1);
 	}
 	mm_count(mm, cpu, SWS_MM_pswpin, 1);
-	mm_count(mm, cpu, SWS_MM_modelled_io_ns, mm->read_ns[type]);
+	mm_io(mm, cpu, type, mm->read_ns[type], sync);
 	struct sws_device *dev = sws__device(mm->sim, type);
 	if (!(mm->cfg.flags & SWS_MM_VERIFY) || !dev || dev->backing.kind == SWS_BACKING_NONE)
 		return 0;
@@ -117,7 +119,7 @@ static int swapin_new(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, sw
 	}
 	f->swap = e;
 	folio_set(f, PG_swapcache | (ra ? PG_readahead : 0));
-	rc = swap_read(cpu, mm, f, e);
+	rc = swap_read(cpu, mm, f, e, !ra);
 	bool activate = false;
 	if (shadow) {
 		/* workingset_refault(): would it have stayed with this much more memory? */
@@ -492,7 +494,7 @@ static int do_swap_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, s
 
 /* handle_mm_fault() and the hit path, for the page at @vaddr. */
 static int do_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp,
-		     uint64_t vaddr, bool write)
+		     uint64_t vaddr, bool write, uint64_t *t0)
 {
 	int faulted = 0;
 	for (int tries = 0; tries < 1000; tries++) {
@@ -522,13 +524,16 @@ static int do_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, stru
 		if (!faulted) {
 			mm_count(mm, cpu, SWS_MM_pgfault, 1);
 			faulted = 1;
+			*t0 = mm_kernel_enter(mm, cpu); /* the fault enters the kernel; a hit does not */
 		}
 		int rc;
 		if (pte_present(v) && !(v & PTE_ZEROPAGE)) {
 			rc = do_wp_page(cpu, mm, asid, sp, vaddr, pte); /* drops the ptl */
 		} else if (pte_is_swap(v)) {
 			sws_spin_unlock(&sp->ptl);
+			enum sws_work_ctx wc = sws__work_enter(cpu, SWS_WCTX_swapin);
 			rc = do_swap_page(cpu, mm, asid, sp, vaddr, pte_to_swp_entry(v), write);
+			sws__work_enter(cpu, wc);
 			if (rc == 0 && write)
 				continue; /* mapped; the write itself is the next round */
 		} else if (!write && !(mm->cfg.flags & SWS_MM_READ_POPULATES)) {
@@ -569,8 +574,11 @@ int sws_mm_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_
 		return SWS_EINVAL;
 	uint64_t vaddr = addr & ~(uint64_t)(SWS_PAGE_SIZE - 1);
 	uint32_t *current = &mm->pcpu[sws_cpu_id(cpu)].current;
+	uint64_t t0 = UINT64_MAX;
 	*current = asid;
-	int rc = do_access(cpu, mm, asid, sp, vaddr, write);
+	int rc = do_access(cpu, mm, asid, sp, vaddr, write, &t0);
 	*current = SWS__MM_NO_ASID;
+	if (t0 != UINT64_MAX)
+		mm_kernel_exit(mm, cpu, t0);
 	return rc;
 }

@@ -28,6 +28,26 @@ static bool memcg_try_charge(struct sws_memcg *mc, uint64_t nr)
 	return false;
 }
 
+/* One round of direct reclaim, into the CPU's reclaim latency histogram
+ * (sys measured around it plus the modelled time it charged). */
+static uint64_t reclaim_round(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr,
+			      bool memcg_only)
+{
+	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
+	uint64_t t0 = sws__clock_ns(mm->sim), m0 = p->sys_modelled_ns + p->iowait_ns;
+	uint64_t got = sws__mm_shrink(cpu, mm, memcg, nr, memcg_only);
+	uint64_t ns = sws__clock_ns(mm->sim) - t0 + p->sys_modelled_ns + p->iowait_ns - m0;
+	unsigned b = ns ? 63u - (unsigned)__builtin_clzll(ns) : 0;
+	if (b >= SWS_MM_LAT_BUCKETS)
+		b = SWS_MM_LAT_BUCKETS - 1;
+	mm_time_add(&p->reclaim_lat[b], 1);
+	mm_time_add(&p->reclaim_count, 1);
+	mm_time_add(&p->reclaim_sum_ns, ns);
+	if (ns > sws_load_relaxed(&p->reclaim_max_ns))
+		sws_store_relaxed(&p->reclaim_max_ns, ns);
+	return got;
+}
+
 /*
  * try_charge_memcg() and the page allocator's slow path, reduced: charge @nr
  * pages to @memcg and to RAM. Over either limit, reclaim from that memcg (or,
@@ -56,7 +76,7 @@ static int charge(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64
 		if (!cpu)
 			return SWS_ENOMEM;
 		uint16_t target = memcg_full ? memcg : 0;
-		if (sws__mm_shrink(cpu, mm, target, batch, memcg_full))
+		if (reclaim_round(cpu, mm, target, batch, memcg_full))
 			continue;
 		if (retries--)
 			continue;

@@ -111,8 +111,11 @@ struct sws_mm_pcpu {
 	_Atomic uint64_t swpout[SWS_NR_ORDERS];
 	_Atomic uint64_t swpout_fallback[SWS_NR_ORDERS];
 	_Atomic uint64_t zswpout_order[SWS_NR_ORDERS];
-	_Atomic uint64_t swapout_lat[SWS_MM_LAT_BUCKETS];
-	_Atomic uint64_t swapout_count, swapout_sum_ns, swapout_max_ns;
+	_Atomic uint64_t reclaim_lat[SWS_MM_LAT_BUCKETS];
+	_Atomic uint64_t reclaim_count, reclaim_sum_ns, reclaim_max_ns;
+	/* simulated time (struct sws_mm_cpu_time), single writer */
+	_Atomic uint64_t sys_ns, sys_modelled_ns, iowait_ns;
+	unsigned depth;   /* nesting of timed kernel entries: only the outermost reads the clock */
 	uint32_t current; /* the address space this CPU's access runs for (current->mm) */
 } __attribute__((aligned(64)));
 
@@ -152,6 +155,7 @@ struct sws_mm {
 	struct sws_arena seed_arena[SWS_MAX_SWAPFILES];
 	uint64_t slot_seed_len[SWS_MAX_SWAPFILES];
 	uint64_t read_ns[SWS_MAX_SWAPFILES], write_ns[SWS_MAX_SWAPFILES];
+	bool io_is_cpu[SWS_MAX_SWAPFILES]; /* SYNCHRONOUS_IO: the latency is CPU work (sys) */
 
 	/* Cluster readahead state (global, as the kernel's) */
 	_Atomic uint32_t ra_hits;
@@ -179,6 +183,48 @@ static inline void mm_count(struct sws_mm *mm, struct sws_cpu *cpu, enum sws_mm_
 static inline uint32_t sws__mm_current(const struct sws_mm *mm, const struct sws_cpu *cpu)
 {
 	return mm->pcpu[sws_cpu_id(cpu)].current;
+}
+
+/* ---- simulated time ------------------------------------------------------------- */
+
+static inline void mm_time_add(_Atomic uint64_t *p, uint64_t ns)
+{
+	sws_store_relaxed(p, sws_load_relaxed(p) + ns);
+}
+
+/* Entering the model's kernel (a syscall, a fault, kswapd): @return the clock,
+ * read by the outermost entry only (0 when nested). */
+static inline uint64_t mm_kernel_enter(struct sws_mm *mm, struct sws_cpu *cpu)
+{
+	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
+	return p->depth++ ? 0 : sws__clock_ns(mm->sim);
+}
+
+/* Leaving it: the measured time goes to sys. */
+static inline void mm_kernel_exit(struct sws_mm *mm, struct sws_cpu *cpu, uint64_t t0)
+{
+	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
+	if (--p->depth == 0)
+		mm_time_add(&p->sys_ns, sws__clock_ns(mm->sim) - t0);
+}
+
+/*
+ * @ns of device @type's modelled time: the device is busy (modelled_io_ns);
+ * with @wait the running task waits for it: iowait, or CPU time on a
+ * SYNCHRONOUS_IO device (zram, pmem compress and copy on the CPU).
+ */
+static inline void mm_io(struct sws_mm *mm, struct sws_cpu *cpu, unsigned type, uint64_t ns, bool wait)
+{
+	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
+	mm_time_add(&p->ctr[SWS_MM_modelled_io_ns], ns);
+	if (!wait)
+		return;
+	if (mm->io_is_cpu[type]) {
+		mm_time_add(&p->sys_ns, ns);
+		mm_time_add(&p->sys_modelled_ns, ns);
+	} else {
+		mm_time_add(&p->iowait_ns, ns);
+	}
 }
 
 static inline struct sws_folio *mm_folio(struct sws_mm *mm, uint64_t pfn) { return &mm->folios[pfn]; }

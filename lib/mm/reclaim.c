@@ -182,7 +182,7 @@ static int swap_writeout(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_foli
 		}
 	}
 	mm_count(mm, cpu, SWS_MM_pswpout, nr);
-	mm_count(mm, cpu, SWS_MM_modelled_io_ns, mm->write_ns[type] * nr);
+	mm_io(mm, cpu, type, mm->write_ns[type] * nr, true); /* reclaim waits for its writeback */
 	count_order(mm, cpu, &mm->pcpu[sws_cpu_id(cpu)].swpout[f->order]);
 	if (f->order == SWS_NR_ORDERS - 1)
 		mm_count(mm, cpu, SWS_MM_thp_swpout, 1);
@@ -196,24 +196,13 @@ static int swap_writeout(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_foli
  */
 static int pageout_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn);
 
-/* Time a folio's whole swap-out into the CPU's histogram (only the ones that left RAM). */
+/* The swap-out of one folio, its work counted in the swapout context. */
 int sws__mm_pageout_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 {
-	uint64_t t0 = sws__clock_ns(mm->sim);
+	enum sws_work_ctx wc = sws__work_enter(cpu, SWS_WCTX_swapout);
 	int rc = pageout_folio(cpu, mm, pfn);
-	if (rc)
-		return rc;
-	uint64_t ns = sws__clock_ns(mm->sim) - t0;
-	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
-	unsigned b = ns ? 63u - (unsigned)__builtin_clzll(ns) : 0;
-	if (b >= SWS_MM_LAT_BUCKETS)
-		b = SWS_MM_LAT_BUCKETS - 1;
-	sws_store_relaxed(&p->swapout_lat[b], sws_load_relaxed(&p->swapout_lat[b]) + 1);
-	sws_store_relaxed(&p->swapout_count, sws_load_relaxed(&p->swapout_count) + 1);
-	sws_store_relaxed(&p->swapout_sum_ns, sws_load_relaxed(&p->swapout_sum_ns) + ns);
-	if (ns > sws_load_relaxed(&p->swapout_max_ns))
-		sws_store_relaxed(&p->swapout_max_ns, ns);
-	return 0;
+	sws__work_enter(cpu, wc);
+	return rc;
 }
 
 static int pageout_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
@@ -375,13 +364,14 @@ uint64_t sws_mm_reclaim(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, 
 {
 	if (!cpu || !mm || memcg >= mm->nr_memcgs)
 		return 0;
-	return sws__mm_shrink(cpu, mm, memcg, nr, memcg != 0);
+	uint64_t t0 = mm_kernel_enter(mm, cpu);
+	uint64_t got = sws__mm_shrink(cpu, mm, memcg, nr, memcg != 0);
+	mm_kernel_exit(mm, cpu, t0);
+	return got;
 }
 
-uint64_t sws_mm_kswapd(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t budget)
+static uint64_t kswapd(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t budget)
 {
-	if (!cpu || !mm)
-		return 0;
 	if (mm->zswap) /* the zswap shrink worker is deferred work too */
 		sws__zswap_shrink_worker(mm->zswap, cpu, budget);
 	if (mm->cfg.policy == SWS_RECLAIM_LRU)
@@ -392,4 +382,18 @@ uint64_t sws_mm_kswapd(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t budget)
 	uint64_t want = mm->cfg.wmark_high - (uint64_t)free_pages;
 	uint64_t got = sws__mm_shrink(cpu, mm, 0, want < budget ? want : budget, false);
 	return got >= want ? 0 : want - got;
+}
+
+uint64_t sws_mm_kswapd(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t budget)
+{
+	if (!cpu || !mm)
+		return 0;
+	/* Cheap when idle: no clock read unless there is work. */
+	if (!(mm->zswap && sws__zswap_shrink_queued(mm->zswap)) &&
+	    (mm->cfg.policy == SWS_RECLAIM_LRU || atomic_load(&mm->free_pages) >= (int64_t)mm->cfg.wmark_low))
+		return 0;
+	uint64_t t0 = mm_kernel_enter(mm, cpu);
+	uint64_t left = kswapd(cpu, mm, budget);
+	mm_kernel_exit(mm, cpu, t0);
+	return left;
 }

@@ -21,6 +21,7 @@ const char *sws_mm_counter_name(enum sws_mm_counter c)
 
 void sws__mm_default_latency(struct sws_mm *mm, unsigned type, const struct sws_device *d)
 {
+	mm->io_is_cpu[type] = d->flags & SWS_SWP_SYNCHRONOUS_IO;
 	if (d->flags & SWS_SWP_XSWAP) {
 		mm->read_ns[type] = 0, mm->write_ns[type] = 0; /* no device I/O: pages live in zswap */
 	} else if (d->flags & SWS_SWP_SYNCHRONOUS_IO) {
@@ -240,6 +241,14 @@ int sws_mm_mmap(struct sws_mm *mm, uint32_t asid, uint64_t addr, uint64_t len, u
 
 /* ---- stats ------------------------------------------------------------------------------ */
 
+void sws_mm_cpu_time(const struct sws_mm *mm, const struct sws_cpu *cpu, struct sws_mm_cpu_time *out)
+{
+	const struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
+	out->sys_ns = sws_load_relaxed(&p->sys_ns);
+	out->sys_modelled_ns = sws_load_relaxed(&p->sys_modelled_ns);
+	out->iowait_ns = sws_load_relaxed(&p->iowait_ns);
+}
+
 void sws_mm_stats(struct sws_mm *mm, struct sws_mm_stats *st)
 {
 	memset(st, 0, sizeof(*st));
@@ -258,12 +267,15 @@ void sws_mm_stats(struct sws_mm *mm, struct sws_mm_stats *st)
 	for (unsigned c = 0; c < mm->sim->max_cpus; c++) {
 		struct sws_mm_pcpu *p = &mm->pcpu[c];
 		for (int b = 0; b < SWS_MM_LAT_BUCKETS; b++)
-			st->swapout_lat[b] += sws_load_relaxed(&p->swapout_lat[b]);
-		st->swapout_count += sws_load_relaxed(&p->swapout_count);
-		st->swapout_sum_ns += sws_load_relaxed(&p->swapout_sum_ns);
-		uint64_t mx = sws_load_relaxed(&p->swapout_max_ns);
-		if (mx > st->swapout_max_ns)
-			st->swapout_max_ns = mx;
+			st->reclaim_lat[b] += sws_load_relaxed(&p->reclaim_lat[b]);
+		st->reclaim_count += sws_load_relaxed(&p->reclaim_count);
+		st->reclaim_sum_ns += sws_load_relaxed(&p->reclaim_sum_ns);
+		uint64_t mx = sws_load_relaxed(&p->reclaim_max_ns);
+		if (mx > st->reclaim_max_ns)
+			st->reclaim_max_ns = mx;
+		st->time.sys_ns += sws_load_relaxed(&p->sys_ns);
+		st->time.sys_modelled_ns += sws_load_relaxed(&p->sys_modelled_ns);
+		st->time.iowait_ns += sws_load_relaxed(&p->iowait_ns);
 	}
 	if (mm->zswap)
 		sws__zswap_stats(mm->zswap, st);

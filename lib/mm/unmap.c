@@ -6,8 +6,9 @@
  * a slot still needs it in the swap cache) and puts swap entries in runs that
  * stay inside one cluster (swap_put_entries_direct: one cluster lock per run).
  * A slot left cache-only with an unmapped folio has the folio dropped at once
- * (__try_to_reclaim_swap, trylock only: the ptl is held). The time spent is
- * measured (free_ns): users compare free latency across designs.
+ * (__try_to_reclaim_swap, trylock only: the ptl is held). Each of these
+ * calls is a kernel entry (sys time, struct sws_mm_cpu_time) and counts its
+ * work in the free context: users compare free latency across designs.
  */
 #include <string.h>
 
@@ -152,7 +153,8 @@ int sws_mm_munmap(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_
 	struct sws_space *sp = mm ? sws__mm_space(mm, asid) : NULL;
 	if (!cpu || !range_ok(sp, addr, len))
 		return SWS_EINVAL;
-	uint64_t t0 = sws__clock_ns(mm->sim), end = addr + len;
+	uint64_t t0 = mm_kernel_enter(mm, cpu), end = addr + len;
+	enum sws_work_ctx wc = sws__work_enter(cpu, SWS_WCTX_free);
 	split_edges(mm, sp, addr, end);
 	sws_spin_lock(&sp->ptl);
 	sws__mm_zap_range(cpu, mm, asid, sp, addr, end);
@@ -177,7 +179,8 @@ int sws_mm_munmap(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_
 		}
 	}
 	sws_spin_unlock(&sp->ptl);
-	mm_count(mm, cpu, SWS_MM_free_ns, sws__clock_ns(mm->sim) - t0);
+	sws__work_enter(cpu, wc);
+	mm_kernel_exit(mm, cpu, t0);
 	return 0;
 }
 
@@ -186,7 +189,8 @@ int sws_mm_exit(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid)
 	struct sws_space *sp = mm ? sws__mm_space(mm, asid) : NULL;
 	if (!cpu || !sp || !sp->alive)
 		return SWS_EINVAL;
-	uint64_t t0 = sws__clock_ns(mm->sim);
+	uint64_t t0 = mm_kernel_enter(mm, cpu);
+	enum sws_work_ctx wc = sws__work_enter(cpu, SWS_WCTX_free);
 	sws_spin_lock(&sp->ptl);
 	sp->alive = false;
 	sws__mm_zap_range(cpu, mm, asid, sp, 0, 1ull << 48);
@@ -195,7 +199,8 @@ int sws_mm_exit(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid)
 	sp->regions = NULL;
 	sp->nr_regions = sp->cap_regions = 0;
 	sws_spin_unlock(&sp->ptl);
-	mm_count(mm, cpu, SWS_MM_free_ns, sws__clock_ns(mm->sim) - t0);
+	sws__work_enter(cpu, wc);
+	mm_kernel_exit(mm, cpu, t0);
 	return 0;
 }
 
@@ -239,16 +244,20 @@ int sws_mm_madvise(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64
 	struct sws_space *sp = mm ? sws__mm_space(mm, asid) : NULL;
 	if (!cpu || !range_ok(sp, addr, len))
 		return SWS_EINVAL;
-	if (advice == SWS_MADV_PAGEOUT)
-		return madv_pageout(cpu, mm, sp, addr, addr + len);
-	if (advice != SWS_MADV_DONTNEED)
+	if (advice != SWS_MADV_PAGEOUT && advice != SWS_MADV_DONTNEED)
 		return SWS_EINVAL;
-	uint64_t t0 = sws__clock_ns(mm->sim);
-	split_edges(mm, sp, addr, addr + len);
-	sws_spin_lock(&sp->ptl);
-	sws__mm_zap_range(cpu, mm, asid, sp, addr, addr + len);
-	sws_spin_unlock(&sp->ptl);
-	mm_count(mm, cpu, SWS_MM_free_ns, sws__clock_ns(mm->sim) - t0);
+	uint64_t t0 = mm_kernel_enter(mm, cpu);
+	if (advice == SWS_MADV_PAGEOUT) {
+		madv_pageout(cpu, mm, sp, addr, addr + len);
+	} else {
+		enum sws_work_ctx wc = sws__work_enter(cpu, SWS_WCTX_free);
+		split_edges(mm, sp, addr, addr + len);
+		sws_spin_lock(&sp->ptl);
+		sws__mm_zap_range(cpu, mm, asid, sp, addr, addr + len);
+		sws_spin_unlock(&sp->ptl);
+		sws__work_enter(cpu, wc);
+	}
+	mm_kernel_exit(mm, cpu, t0);
 	return 0;
 }
 
@@ -284,13 +293,10 @@ static void copy_pte(void *ctx, uint64_t vaddr, uint64_t *pte)
 		*cpte = 0;
 }
 
-int sws_mm_fork(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t parent, uint32_t *child)
+/* dup_mmap(): the child's regions and page tables (copy_page_range). */
+static int dup_mmap(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint32_t *child)
 {
-	struct sws_space *sp = mm ? sws__mm_space(mm, parent) : NULL, *cp;
-	if (!cpu || !sp || !sp->alive || !child)
-		return SWS_EINVAL;
-	if (atomic_load(&sp->oom_killed))
-		return SWS_EKILLED; /* a dying task does not fork */
+	struct sws_space *cp;
 	int rc = sws__mm_space_new(mm, sp->memcg, child, &cp);
 	if (rc)
 		return rc;
@@ -307,6 +313,19 @@ int sws_mm_fork(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t parent, uint32_
 		return c.rc;
 	}
 	return 0;
+}
+
+int sws_mm_fork(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t parent, uint32_t *child)
+{
+	struct sws_space *sp = mm ? sws__mm_space(mm, parent) : NULL;
+	if (!cpu || !sp || !sp->alive || !child)
+		return SWS_EINVAL;
+	if (atomic_load(&sp->oom_killed))
+		return SWS_EKILLED; /* a dying task does not fork */
+	uint64_t t0 = mm_kernel_enter(mm, cpu);
+	int rc = dup_mmap(cpu, mm, sp, child);
+	mm_kernel_exit(mm, cpu, t0);
+	return rc;
 }
 
 /* ---- teardown --------------------------------------------------------------------------- */

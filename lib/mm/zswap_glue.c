@@ -56,7 +56,7 @@ static bool wb_end(void *ctx, struct sws_cpu *cpu, sws_entry_t e, uint64_t token
 			return false;
 		}
 		mm_count(mm, cpu, SWS_MM_pswpout, 1);
-		mm_count(mm, cpu, SWS_MM_modelled_io_ns, mm->write_ns[type]);
+		mm_io(mm, cpu, type, mm->write_ns[type], true); /* writeback waits for the write */
 	}
 	sws_swap_cache_del(cpu, e, 1, token, page ? sws__mm_shadow_pack(mm, f->memcg) : 0);
 	folio_clear(f, PG_swapcache);
@@ -152,5 +152,8 @@ uint64_t sws_mm_zswap_shrink(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t bu
 {
 	if (!cpu || !mm || !mm->zswap)
 		return 0;
-	return sws__zswap_shrink_worker(mm->zswap, cpu, budget);
+	uint64_t t0 = mm_kernel_enter(mm, cpu);
+	uint64_t done = sws__zswap_shrink_worker(mm->zswap, cpu, budget);
+	mm_kernel_exit(mm, cpu, t0);
+	return done;
 }

@@ -1,15 +1,21 @@
 /*
- * replay_internal.h - the replay engine's private structures: the per-worker
- * bounded queues, the pid and tid tables, histograms and the clock.
+ * replay_internal.h - the replay engine's private structures and the
+ * prototypes its files share, in sections by the file that defines them.
  *
  * Layout of one replay:
  *
  *   struct sws_replay
- *    ├─ sim, mm, memcg           the machine (owned)
- *    ├─ procs[]                  one per pid incarnation, in order of first sight
+ *    ├─ sim, mm, memcg           the machine (machine.c builds and tears it down)
+ *    ├─ procs[]                  one per pid incarnation, in order of first sight (task.c)
  *    │   pidmap (open hash)      pid -> index in procs[] of the live incarnation
  *    ├─ tids (open hash)         tid -> {worker, enqueued, done}: per-task ordering
- *    └─ workers[N]               queue ring + staging batch + histograms
+ *    └─ workers[N]               queue ring + staging batch + histograms (dispatch.c)
+ *
+ * Files: machine.c (the machine from the configuration: one table describes
+ * every device kind), dispatch.c (workers, queues, the run loop), task.c (pid
+ * and tid tables, the simulated time charged to each task), record.c (what
+ * each record does to the memory model), collect.c (the report of a run),
+ * report.c (printing reports), workload.c (synthetic workloads).
  *
  * Locking: procs[], pidmap and tids are written by the dispatcher only, and
  * only while every worker is idle with an empty queue (after drain()), or
@@ -29,10 +35,18 @@
 
 #define SWS__NO_ASID UINT32_MAX
 
+/* A task's clocks (ns): by phase (sys + user + iowait) and by kind. */
+enum sws__clock {
+	SWS__C_INIT, SWS__C_ACCESS, SWS__C_READ, SWS__C_FREE, /* phases (a read is an access too) */
+	SWS__C_SYS, SWS__C_SYS_MODELLED, SWS__C_USER, SWS__C_IOWAIT,
+	SWS__NR_CLOCKS
+};
+
 struct sws__proc {
 	uint32_t pid;
 	uint32_t asid; /* SWS__NO_ASID once exited */
-	_Atomic uint64_t accesses, access_ns, reads, read_ns, init_ns, free_ns;
+	_Atomic uint64_t accesses, reads;
+	_Atomic uint64_t clock[SWS__NR_CLOCKS];
 };
 
 struct sws__tid {
@@ -76,7 +90,22 @@ struct sws__worker {
 	uint64_t accesses, errors, verify_failures;
 	int first_error;
 	struct sws_replay_hist lat[SWS_REPLAY_NR_LAT];
+	struct sws_mm_cpu_time kswapd; /* deferred work this worker ran: no task's time */
+	/* The CPU's simulated clock as last read: only this worker's own kernel
+	 * entries move it, so a record that entered no kernel path (all hits)
+	 * needs no read. */
+	struct sws_mm_cpu_time seen;
+	/* Time charged to one task, added to its atomics when the task changes
+	 * (runs of records of one task are the common case). */
+	uint32_t pend_proc; /* UINT32_MAX: nothing pending */
+	uint64_t pend[SWS__NR_CLOCKS];
 	int attach_err;
+};
+
+/* Peaks sampled at every deferred-work step and at the end (collect.c). */
+struct sws__peaks {
+	_Atomic uint64_t swap_used, pool_bytes, pool_stored; /* pool: bytes and pages at its peak */
+	pthread_mutex_t lock;                                /* pool_bytes and pool_stored together */
 };
 
 struct sws_replay {
@@ -90,6 +119,7 @@ struct sws_replay {
 	uint16_t memcg;
 	unsigned nthreads;
 	bool ran, interrupted;
+	uint64_t user_ns_per_page; /* the user-time model: one page's accesses */
 
 	struct sws__proc *procs;
 	uint32_t nprocs, procs_cap;
@@ -102,14 +132,62 @@ struct sws_replay {
 
 	struct sws__worker *workers; /* [nthreads] (threads == 1: one, run inline) */
 	struct sws__worker disp;     /* the dispatcher's own CPU, counters, histograms */
+	struct sws__peaks peaks;
 
 	uint64_t events, start_ns, wall_ns;
 	char errmsg[256];
 };
 
+/* ---- machine.c ------------------------------------------------------------------ */
+
 uint64_t sws__replay_now(const struct sws_replay *r);
+
+/* ---- task.c --------------------------------------------------------------------- */
+
+/* @return the index of pid's live process, or -1. */
+int64_t sws__proc_find(const struct sws_replay *r, uint32_t pid);
+/* A new process entry for @pid with address space @asid (workers drained). */
+int sws__proc_add(struct sws_replay *r, uint32_t pid, uint32_t asid, uint32_t *idx);
+/* The tid's slot, created on first sight (may drain to grow the table). */
+int sws__tid_slot(struct sws_replay *r, uint32_t tid, uint32_t *idx);
+void sws__tasks_free(struct sws_replay *r);
+
+/* Simulated-time phases a record's time is charged to. */
+enum sws__phase { SWS__PH_INIT, SWS__PH_ACCESS, SWS__PH_READ, SWS__PH_FREE, SWS__PH_OTHER };
+
+/* Read the worker's CPU clock afresh (after it attached). */
+void sws__clock_sync(struct sws_replay *r, struct sws__worker *w);
+/* Charge task @proc what the CPU's clock moved since it was last seen (@now:
+ * its new value, NULL when the record entered no kernel path), plus @user_ns
+ * and @extra_sys_ns (time measured outside the model's clock: mmap). */
+void sws__charge(struct sws__worker *w, uint32_t proc, const struct sws_mm_cpu_time *now,
+		 uint64_t user_ns, uint64_t extra_sys_ns, enum sws__phase ph);
+/* Add what @w has pending to its task (before the task changes, and at the end). */
+void sws__charge_flush(struct sws__worker *w);
+
+/* ---- record.c ------------------------------------------------------------------- */
+
+void sws__note_error(struct sws__worker *w, int rc);
+/* Run a per-task record on worker @w (its thread, or the dispatcher inline). */
+void sws__run_record(struct sws__worker *w, const struct sws__item *it);
+/* Run a structural record on the dispatcher's CPU, every worker idle. */
+void sws__run_structural(struct sws_replay *r, struct sws__worker *w, const struct sws_trace_record *rec,
+			 uint32_t pidx);
+/* kswapd and the devices' deferred work, charged to no task. */
+void sws__deferred(struct sws__worker *w);
+
+/* ---- dispatch.c ----------------------------------------------------------------- */
+
+/* Wait until every worker is idle with an empty ring. */
+void sws__drain(struct sws_replay *r);
+void sws__stop_workers(struct sws_replay *r);
+
+/* ---- collect.c ------------------------------------------------------------------ */
+
 void sws__hist_add(struct sws_replay_hist *h, uint64_t ns);
 void sws__hist_merge(struct sws_replay_hist *dst, const struct sws_replay_hist *src);
+/* Sample the peaks (any thread; cheap: a few loads and maxima). */
+void sws__sample_peaks(struct sws_replay *r);
 
 /* Deterministic PRNG (splitmix64) and a bijection on [0, n) for permutations. */
 static inline uint64_t sws__rand(uint64_t *s)

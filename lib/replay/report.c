@@ -1,9 +1,13 @@
 /*
- * report.c - printing replay reports through a write callback: an aligned
- * table with one column per run (--compare prints backends side by side), one
- * JSON object {"runs": [...]}, and CSV time-series rows. Counter names are the
- * kernel's (/proc/vmstat, mTHP stats) as the memory model and the swap core
- * define them; nothing here knows a counter by hand except the CSV columns.
+ * report.c - printing replay reports through a write callback: configurations
+ * side by side, each with its repeated runs, as an aligned table that reads
+ * like a kernel cover letter (timing figures as mean ± standard deviation,
+ * differences from the first configuration in percent with their spread, the
+ * deterministic work per swapped page, counters, peaks, memory), one JSON
+ * object {"runs": [...]} (repeats and summary statistics per configuration),
+ * and CSV time-series rows. Counter names are the kernel's as the memory
+ * model and the swap core define them; docs/replay.md ("Reading the report")
+ * explains every row.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -22,7 +26,7 @@ static void pr(struct out *o, const char *fmt, ...) __attribute__((format(printf
 
 static void pr(struct out *o, const char *fmt, ...)
 {
-	char buf[512];
+	char buf[1024];
 	va_list ap;
 	if (o->err)
 		return;
@@ -34,54 +38,239 @@ static void pr(struct out *o, const char *fmt, ...)
 	o->err = o->write(o->ctx, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
 
-/* ---- table -------------------------------------------------------------------------- */
+/* ---- figures: what is compared, with its statistics over the repeats ------------------- */
 
-#define NAMEW 28
-#define COLW 18
+typedef double (*getter)(const struct sws_replay_report *r);
 
-static void row_u64(struct out *o, const char *name, const struct sws_replay_report *const *runs,
-		    unsigned n, size_t off)
+/* Without libm (libswapsim links none): |x|, x squared, and Newton's square root. */
+static double absd(double x) { return x < 0 ? -x : x; }
+static double sqd(double x) { return x * x; }
+static double rootd(double x)
 {
-	pr(o, "%-*s", NAMEW, name);
-	for (unsigned i = 0; i < n; i++)
-		pr(o, " %*" PRIu64, COLW, *(const uint64_t *)((const char *)runs[i] + off));
-	pr(o, "\n");
+	if (x <= 0)
+		return 0;
+	double r = x > 1 ? x : 1;
+	for (int i = 0; i < 64; i++) {
+		double next = 0.5 * (r + x / r);
+		if (next == r)
+			break;
+		r = next;
+	}
+	return r;
 }
+
+static double hist_mean(const struct sws_replay_hist *h) { return h->count ? (double)h->sum_ns / (double)h->count : 0; }
+
+static double g_elapsed(const struct sws_replay_report *r) { return (double)r->time.elapsed_ns; }
+static double g_sys(const struct sws_replay_report *r) { return (double)r->time.sys_ns; }
+static double g_user(const struct sws_replay_report *r) { return (double)r->time.user_ns; }
+static double g_iowait(const struct sws_replay_report *r) { return (double)r->time.iowait_ns; }
+static double g_kswapd(const struct sws_replay_report *r) { return (double)r->time.kswapd_ns; }
+static double g_tput(const struct sws_replay_report *r) { return r->workload.throughput_kbs; }
+static double g_task_tput(const struct sws_replay_report *r) { return r->workload.task_throughput_kbs; }
+static double g_free_lat(const struct sws_replay_report *r) { return r->workload.free_latency_us; }
+static double g_fault(const struct sws_replay_report *r) { return hist_mean(&r->latency[SWS_REPLAY_LAT_FAULT]); }
+static double g_fault_p99(const struct sws_replay_report *r)
+{
+	return (double)sws_replay_hist_quantile(&r->latency[SWS_REPLAY_LAT_FAULT], 0.99);
+}
+static double g_free(const struct sws_replay_report *r) { return hist_mean(&r->latency[SWS_REPLAY_LAT_FREE]); }
+static double g_reclaim(const struct sws_replay_report *r) { return hist_mean(&r->latency[SWS_REPLAY_LAT_RECLAIM]); }
+static double g_wall(const struct sws_replay_report *r) { return (double)r->wall_ns; }
+static double g_eps(const struct sws_replay_report *r) { return r->events_per_sec; }
+
+enum { F_ALWAYS, F_WORKLOAD };
+
+static const struct figure {
+	const char *key;   /* JSON summary key (unit in the name) */
+	const char *label; /* table row */
+	double scale;      /* table value = value / scale */
+	const char *fmt;   /* table format of the mean */
+	int when;
+	getter get;
+} figures[] = {
+	{"elapsed_ns", "Elapsed time (simulated, s)", 1e9, "%.4f", F_ALWAYS, g_elapsed},
+	{"sys_ns", "System time (s)", 1e9, "%.4f", F_ALWAYS, g_sys},
+	{"user_ns", "User time (s)", 1e9, "%.4f", F_ALWAYS, g_user},
+	{"iowait_ns", "I/O wait (s)", 1e9, "%.4f", F_ALWAYS, g_iowait},
+	{"kswapd_ns", "Background reclaim (kswapd, s)", 1e9, "%.4f", F_ALWAYS, g_kswapd},
+	{"throughput_kbs", "Sum Throughput (MB/s)", 1024, "%.2f", F_WORKLOAD, g_tput},
+	{"task_throughput_kbs", "Single process Throughput (MB/s)", 1024, "%.2f", F_WORKLOAD, g_task_tput},
+	{"free_latency_us", "Free latency (us)", 1, "%.2f", F_WORKLOAD, g_free_lat},
+	{"fault_mean_ns", "Fault latency, mean (us)", 1e3, "%.3f", F_ALWAYS, g_fault},
+	{"fault_p99_ns", "Fault latency, p99 bucket (us)", 1e3, "%.3f", F_ALWAYS, g_fault_p99},
+	{"free_mean_ns", "munmap/exit/DONTNEED, mean (us)", 1e3, "%.3f", F_ALWAYS, g_free},
+	{"reclaim_mean_ns", "Direct reclaim round, mean (us)", 1e3, "%.3f", F_ALWAYS, g_reclaim},
+	{"wall_ns", "Host wall time (s)", 1e9, "%.4f", F_ALWAYS, g_wall},
+	{"events_per_sec", "Host events/s (M)", 1e6, "%.3f", F_ALWAYS, g_eps},
+};
+#define NR_FIGURES (sizeof(figures) / sizeof(figures[0]))
+
+struct stat {
+	double mean, stdev, min, max;
+};
+
+static struct stat stat_of(const struct sws_replay_series *s, getter get)
+{
+	struct stat st = {0, 0, 0, 0};
+	double sum = 0, sq = 0;
+	for (unsigned k = 0; k < s->nr_repeats; k++) {
+		double v = get(s->repeats[k]);
+		sum += v;
+		if (!k || v < st.min)
+			st.min = v;
+		if (!k || v > st.max)
+			st.max = v;
+	}
+	st.mean = sum / s->nr_repeats;
+	for (unsigned k = 0; k < s->nr_repeats; k++) {
+		double d = get(s->repeats[k]) - st.mean;
+		sq += d * d;
+	}
+	st.stdev = s->nr_repeats > 1 ? rootd(sq / (s->nr_repeats - 1)) : 0; /* sample standard deviation */
+	return st;
+}
+
+static bool figure_shown(const struct figure *f, const struct sws_replay_series *s, unsigned n)
+{
+	if (f->when == F_ALWAYS)
+		return true;
+	for (unsigned i = 0; i < n; i++)
+		if (!s[i].repeats[0]->workload.valid)
+			return false;
+	return true;
+}
+
+/* Are the deterministic counters of every repeat of @s the same? */
+static bool counters_identical(const struct sws_replay_series *s)
+{
+	for (unsigned k = 1; k < s->nr_repeats; k++)
+		if (!sws_replay_counters_equal(s->repeats[0], s->repeats[k]))
+			return false;
+	return true;
+}
+
+static const char *label_of(const struct sws_replay_series *s)
+{
+	return s->label ? s->label : sws_backend_name(s->repeats[0]->backend);
+}
+
+/* ---- the work report ---------------------------------------------------------------------- */
+
+/* Pages that left RAM by swap-out, came back by swap-in, swap entries freed. */
+static double work_base(const struct sws_replay_report *r, enum sws_work_ctx c)
+{
+	const uint64_t *m = r->mm.counters;
+	switch (c) {
+	case SWS_WCTX_swapout:
+		return (double)(m[SWS_MM_pswpout] + m[SWS_MM_zswpout] + m[SWS_MM_swpout_zero]);
+	case SWS_WCTX_swapin:
+		return (double)(m[SWS_MM_pswpin] + m[SWS_MM_zswpin] + m[SWS_MM_swpin_zero]);
+	case SWS_WCTX_free:
+		return (double)m[SWS_MM_free_slots_batched];
+	default:
+		return 0;
+	}
+}
+
+static const char *const work_base_name[SWS_NR_WORK_CTX] = {
+	[SWS_WCTX_swapout] = "swapped-out page", [SWS_WCTX_swapin] = "swapped-in page",
+	[SWS_WCTX_free] = "freed swap entry"};
+
+/* Mean over the repeats of work @w per base unit in context @c. */
+static double work_per(const struct sws_replay_series *s, enum sws_work_ctx c, enum sws_work w)
+{
+	double sum = 0;
+	for (unsigned k = 0; k < s->nr_repeats; k++) {
+		double base = work_base(s->repeats[k], c);
+		sum += base ? (double)s->repeats[k]->swap.work[c][w] / base : 0;
+	}
+	return sum / s->nr_repeats;
+}
+
+/* ---- table ------------------------------------------------------------------------------- */
+
+#define NAMEW 36
+#define COLW 30
+
+static void cell(struct out *o, const char *text) { pr(o, " %*s", COLW, text); }
 
 static void row_vals(struct out *o, const char *name, const uint64_t *v, unsigned n)
 {
+	char c[64];
 	pr(o, "%-*s", NAMEW, name);
-	for (unsigned i = 0; i < n; i++)
-		pr(o, " %*" PRIu64, COLW, v[i]);
+	for (unsigned i = 0; i < n; i++) {
+		snprintf(c, sizeof(c), "%" PRIu64, v[i]);
+		cell(o, c);
+	}
 	pr(o, "\n");
 }
 
-#define MAXRUNS 8
-
-static void print_table(struct out *o, const struct sws_replay_report *const *runs, unsigned n)
+/* One figure: mean ±relative stdev, and for the others the difference from the first. */
+static void print_figure(struct out *o, const struct figure *f, const struct sws_replay_series *s,
+			 unsigned n)
 {
-	uint64_t v[MAXRUNS];
-	char name[64];
+	struct stat base = stat_of(&s[0], f->get);
+	pr(o, "%-*s", NAMEW, f->label);
+	for (unsigned i = 0; i < n; i++) {
+		struct stat st = i ? stat_of(&s[i], f->get) : base;
+		char c[96], v[40];
+		snprintf(v, sizeof(v), f->fmt, st.mean / f->scale);
+		int len = snprintf(c, sizeof(c), "%s", v);
+		if (s[i].nr_repeats > 1 && st.mean)
+			len += snprintf(c + len, sizeof(c) - (size_t)len, " ±%.1f%%", 100 * st.stdev / absd(st.mean));
+		if (i && base.mean) {
+			double ratio = st.mean / base.mean;
+			double spread = absd(ratio) * rootd(sqd(base.stdev / base.mean) +
+							    (st.mean ? sqd(st.stdev / st.mean) : 0));
+			len += snprintf(c + len, sizeof(c) - (size_t)len, " (%+.2f%%", 100 * (ratio - 1));
+			if (s[i].nr_repeats > 1 || s[0].nr_repeats > 1)
+				len += snprintf(c + len, sizeof(c) - (size_t)len, " ±%.2f", 100 * spread);
+			snprintf(c + len, sizeof(c) - (size_t)len, ")");
+		}
+		cell(o, c);
+	}
+	pr(o, "\n");
+}
 
-	pr(o, "%-*s", NAMEW, "backend");
-	for (unsigned i = 0; i < n; i++)
-		pr(o, " %*s", COLW, sws_backend_name(runs[i]->backend));
-	pr(o, "\n");
-#define ROW(label, field) row_u64(o, label, runs, n, offsetof(struct sws_replay_report, field))
-	for (unsigned i = 0; i < n; i++)
-		v[i] = runs[i]->threads;
-	row_vals(o, "threads", v, n);
-	ROW("events", events);
-	ROW("accesses", accesses);
-	ROW("errors", errors);
-	ROW("wall_ns", wall_ns);
-	pr(o, "%-*s", NAMEW, "events_per_sec");
-	for (unsigned i = 0; i < n; i++)
-		pr(o, " %*.0f", COLW, runs[i]->events_per_sec);
-	pr(o, "\n");
-	ROW("tasks", nr_tasks);
-#undef ROW
-	pr(o, "-- counters\n");
+static void print_work(struct out *o, const struct sws_replay_series *s, unsigned n)
+{
+	char name[80], c[40];
+	for (unsigned ctx = SWS_WCTX_swapout; ctx < SWS_NR_WORK_CTX; ctx++) {
+		bool any = false;
+		for (unsigned i = 0; i < n; i++)
+			any |= work_base(s[i].repeats[0], ctx) > 0;
+		if (!any)
+			continue;
+		pr(o, "-- work per %s (deterministic; mean of the repeats)\n", work_base_name[ctx]);
+		for (unsigned w = 0; w < SWS_NR_WORK; w++) {
+			bool nonzero = false;
+			for (unsigned i = 0; i < n; i++)
+				nonzero |= work_per(&s[i], ctx, w) != 0;
+			if (!nonzero)
+				continue;
+			snprintf(name, sizeof(name), "%s", sws_work_name((enum sws_work)w));
+			pr(o, "%-*s", NAMEW, name);
+			for (unsigned i = 0; i < n; i++) {
+				snprintf(c, sizeof(c), "%.3f", work_per(&s[i], ctx, w));
+				cell(o, c);
+			}
+			pr(o, "\n");
+		}
+	}
+}
+
+static bool any_backing(const struct sws_replay_report *r)
+{
+	return r->swap.counters[SWS_CTR_swap_writepage] || r->swap.counters[SWS_CTR_swap_readpage] ||
+	       r->swap.counters[SWS_CTR_swap_writepage_error];
+}
+
+static void print_counters(struct out *o, const struct sws_replay_report *const *runs, unsigned n)
+{
+	uint64_t v[SWS_REPLAY_MAX_SERIES];
+	char name[64];
+	pr(o, "-- counters (first repeat)\n");
 	for (unsigned c = 0; c < SWS_MM_NR_COUNTERS; c++) {
 		for (unsigned i = 0; i < n; i++)
 			v[i] = runs[i]->mm.counters[c];
@@ -102,56 +291,125 @@ static void print_table(struct out *o, const struct sws_replay_report *const *ru
 		snprintf(name, sizeof(name), "swpout_fallback[%u]", ord);
 		row_vals(o, name, v, n);
 	}
+	bool backing = false;
+	for (unsigned i = 0; i < n; i++)
+		backing |= any_backing(runs[i]);
 	for (unsigned c = 0; c < SWS_NR_COUNTERS; c++) {
+		if (!backing && (c == SWS_CTR_swap_writepage || c == SWS_CTR_swap_readpage ||
+				 c == SWS_CTR_swap_writepage_error || c == SWS_CTR_swap_discard))
+			continue; /* said below */
 		for (unsigned i = 0; i < n; i++)
 			v[i] = runs[i]->swap.counters[c];
 		row_vals(o, sws_counter_name((enum sws_counter)c), v, n);
 	}
-	pr(o, "-- state\n");
+	if (!backing)
+		pr(o, "(no device has a backing store here: pages are not stored, only their I/O time is\n"
+		      " modelled, so swap_writepage, swap_readpage and swap_discard count nothing; --verify\n"
+		      " or file= give devices a store)\n");
+}
+
 #define STATE(label, expr)                                \
 	do {                                              \
 		for (unsigned i = 0; i < n; i++)          \
 			v[i] = (expr);                    \
 		row_vals(o, label, v, n);                 \
 	} while (0)
-	STATE("ram_pages", runs[i]->mm.ram_pages);
-	STATE("free_pages", runs[i]->mm.free_pages);
-	STATE("anon_pages", runs[i]->mm.anon_pages);
-	STATE("swapcache_pages", runs[i]->mm.swapcache_pages);
+
+static uint64_t ratio_x100(uint64_t stored_pages, uint64_t bytes)
+{
+	return bytes ? stored_pages * SWS_PAGE_SIZE * 100 / bytes : 0;
+}
+
+static void print_state(struct out *o, const struct sws_replay_report *const *runs, unsigned n)
+{
+	uint64_t v[SWS_REPLAY_MAX_SERIES];
+	char name[64];
+	pr(o, "-- peaks (sampled every deferred-work step) and end of run\n");
+	STATE("swap_used_pages.peak", runs[i]->peaks.swap_used_pages);
+	STATE("swap_used_pages.end", runs[i]->swap.total_swap_pages - runs[i]->swap.nr_swap_pages);
 	STATE("total_swap_pages", runs[i]->swap.total_swap_pages);
-	STATE("swap_used_pages", runs[i]->swap.total_swap_pages - runs[i]->swap.nr_swap_pages);
-	STATE("modelled_io_ns", runs[i]->mm.counters[SWS_MM_modelled_io_ns]);
-	STATE("stored_pages", runs[i]->mm.stored_pages);
-	STATE("stored_incompressible_pages", runs[i]->mm.stored_incompressible_pages);
-	STATE("pool_total_size", runs[i]->mm.pool_total_size);
-	/* compression ratio x100: original bytes over pool bytes */
-	STATE("compression_ratio_x100", runs[i]->mm.pool_total_size
-						? runs[i]->mm.stored_pages * SWS_PAGE_SIZE * 100 /
-							  runs[i]->mm.pool_total_size
-						: 0);
-	pr(o, "-- latency (ns; p50/p99 are log2-bucket upper bounds)\n");
+	STATE("pool_total_size.peak", runs[i]->peaks.pool_total_size);
+	STATE("compression_ratio_x100.peak",
+	      ratio_x100(runs[i]->peaks.pool_stored_pages, runs[i]->peaks.pool_total_size));
+	STATE("pool_total_size.end", runs[i]->mm.pool_total_size);
+	STATE("stored_pages.end", runs[i]->mm.stored_pages);
+	STATE("stored_incompressible_pages.end", runs[i]->mm.stored_incompressible_pages);
+	STATE("ram_pages", runs[i]->mm.ram_pages);
+	STATE("free_pages.end", runs[i]->mm.free_pages);
+	STATE("anon_pages.end", runs[i]->mm.anon_pages);
+	STATE("swapcache_pages.end", runs[i]->mm.swapcache_pages);
+	pr(o, "-- latency (simulated ns; p50/p99 are log2-bucket upper bounds)\n");
 	for (unsigned l = 0; l < SWS_REPLAY_NR_LAT; l++) {
 		const char *ln = sws_replay_lat_name((enum sws_replay_lat)l);
 		snprintf(name, sizeof(name), "%s.count", ln);
 		STATE(name, runs[i]->latency[l].count);
-		snprintf(name, sizeof(name), "%s.mean", ln);
-		STATE(name, runs[i]->latency[l].count ? runs[i]->latency[l].sum_ns / runs[i]->latency[l].count : 0);
 		snprintf(name, sizeof(name), "%s.p50", ln);
 		STATE(name, sws_replay_hist_quantile(&runs[i]->latency[l], 0.5));
-		snprintf(name, sizeof(name), "%s.p99", ln);
-		STATE(name, sws_replay_hist_quantile(&runs[i]->latency[l], 0.99));
 		snprintf(name, sizeof(name), "%s.max", ln);
 		STATE(name, runs[i]->latency[l].max_ns);
 	}
-	pr(o, "-- metadata memory (bytes)\n");
+	pr(o, "-- metadata memory (bytes at the end / at the peak)\n");
 	STATE("static", runs[i]->memory.static_bytes);
 	STATE("dynamic", runs[i]->memory.dynamic_bytes);
-	for (unsigned c = 0; c < SWS_NR_MEM_CLASSES; c++)
-		STATE(sws_mem_class_name((enum sws_mem_class)c), runs[i]->memory.bytes[c]);
-#undef STATE
+	for (unsigned c = 0; c < SWS_NR_MEM_CLASSES; c++) {
+		bool any = false;
+		for (unsigned i = 0; i < n; i++)
+			any |= runs[i]->swap.mem_peak[c] != 0;
+		if (!any)
+			continue;
+		snprintf(name, sizeof(name), "%s.end", sws_mem_class_name((enum sws_mem_class)c));
+		STATE(name, runs[i]->memory.bytes[c]);
+		snprintf(name, sizeof(name), "%s.peak", sws_mem_class_name((enum sws_mem_class)c));
+		STATE(name, runs[i]->swap.mem_peak[c]);
+	}
+	for (unsigned i = 0; i < n; i++)
+		for (uint32_t d = 0; d < runs[i]->nr_devices; d++)
+			if (runs[i]->devices[d].write_errors)
+				pr(o, "%s: swap device %u: %" PRIu64 " page writes failed (errno %d)%s\n",
+				   sws_backend_name(runs[i]->backend), d + 1, runs[i]->devices[d].write_errors,
+				   runs[i]->devices[d].write_errno,
+				   runs[i]->devices[d].write_failed ? "; it took no new slots after that" : "");
 }
 
-/* ---- JSON ----------------------------------------------------------------------------- */
+static void print_table(struct out *o, const struct sws_replay_series *s, unsigned n)
+{
+	const struct sws_replay_report *first[SWS_REPLAY_MAX_SERIES];
+	uint64_t v[SWS_REPLAY_MAX_SERIES];
+	unsigned repeats = s[0].nr_repeats;
+	bool same = true, identical = true;
+	for (unsigned i = 0; i < n; i++) {
+		first[i] = s[i].repeats[0];
+		same &= s[i].nr_repeats == repeats;
+		identical &= counters_identical(&s[i]);
+	}
+	if (repeats > 1 || !same)
+		pr(o, "%u configuration%s, %u repeat%s each (interleaved); counters identical across repeats: %s\n",
+		   n, n == 1 ? "" : "s", repeats, repeats == 1 ? "" : "s",
+		   identical ? "yes" : first[0]->threads > 1 ? "no (expected with several threads)" : "NO");
+	pr(o, "%-*s", NAMEW, "");
+	for (unsigned i = 0; i < n; i++)
+		cell(o, label_of(&s[i]));
+	pr(o, "\n");
+	STATE("threads", first[i]->threads);
+	STATE("tasks", first[i]->nr_tasks);
+	STATE("events", first[i]->events);
+	STATE("accesses", first[i]->accesses);
+	STATE("errors", first[i]->errors);
+	pr(o, "%-*s", NAMEW, "first_error");
+	for (unsigned i = 0; i < n; i++)
+		cell(o, first[i]->first_error ? sws_error_name(first[i]->first_error) : "-");
+	pr(o, "\n");
+	pr(o, "-- time (mean%s; in parentheses the difference from %s)\n",
+	   repeats > 1 ? " ±relative standard deviation" : "", label_of(&s[0]));
+	for (unsigned f = 0; f < NR_FIGURES; f++)
+		if (figure_shown(&figures[f], s, n))
+			print_figure(o, &figures[f], s, n);
+	print_work(o, s, n);
+	print_counters(o, first, n);
+	print_state(o, first, n);
+}
+
+/* ---- JSON --------------------------------------------------------------------------------- */
 
 static void json_hist(struct out *o, const struct sws_replay_hist *h)
 {
@@ -176,27 +434,32 @@ static void json_orders(struct out *o, const char *name, const uint64_t *v)
 	pr(o, "]");
 }
 
-static void print_json_run(struct out *o, const struct sws_replay_report *r)
+static void json_counters(struct out *o, const struct sws_replay_report *r)
 {
-	pr(o, "{\"backend\":\"%s\",\"threads\":%u,\"events\":%" PRIu64 ",\"accesses\":%" PRIu64
-	      ",\"errors\":%" PRIu64 ",\"first_error\":%s%s%s,\"verify_failures\":%" PRIu64
-	      ",\"wall_ns\":%" PRIu64 ",\"events_per_sec\":%.1f,\"interrupted\":%s,\"tasks\":%" PRIu64,
-	   sws_backend_name(r->backend), r->threads, r->events, r->accesses, r->errors,
-	   r->first_error ? "\"" : "", r->first_error ? sws_error_name(r->first_error) : "null",
-	   r->first_error ? "\"" : "", r->verify_failures, r->wall_ns,
-	   r->events_per_sec, r->interrupted ? "true" : "false", r->nr_tasks);
-	pr(o, ",\"counters\":{");
+	pr(o, "\"counters\":{");
 	for (unsigned c = 0; c < SWS_MM_NR_COUNTERS; c++)
 		pr(o, "%s\"%s\":%" PRIu64, c ? "," : "", sws_mm_counter_name((enum sws_mm_counter)c),
 		   r->mm.counters[c]);
 	for (unsigned c = 0; c < SWS_NR_COUNTERS; c++)
 		pr(o, ",\"%s\":%" PRIu64, sws_counter_name((enum sws_counter)c), r->swap.counters[c]);
-	/* zswap's debugfs gauges and memcg stats under their kernel names, in the same object */
-	pr(o, ",\"stored_pages\":%" PRIu64 ",\"stored_incompressible_pages\":%" PRIu64
-	      ",\"pool_total_size\":%" PRIu64 ",\"zswap\":%" PRIu64 ",\"zswapped\":%" PRIu64,
-	   r->mm.stored_pages, r->mm.stored_incompressible_pages, r->mm.pool_total_size,
-	   r->memcg_zswap_bytes, r->memcg_zswapped_bytes);
-	pr(o, "},\"order_counters\":{");
+	/* the workload memcg's stats under their memory.stat names */
+	pr(o, ",\"zswap\":%" PRIu64 ",\"zswapped\":%" PRIu64 "}", r->memcg_zswap_bytes, r->memcg_zswapped_bytes);
+}
+
+/* One run: everything it measured and counted. */
+static void json_run(struct out *o, const struct sws_replay_report *r)
+{
+	pr(o, "{\"events\":%" PRIu64 ",\"accesses\":%" PRIu64 ",\"errors\":%" PRIu64
+	      ",\"first_error\":%s%s%s,\"verify_failures\":%" PRIu64 ",\"interrupted\":%s,\"tasks\":%" PRIu64 ",",
+	   r->events, r->accesses, r->errors, r->first_error ? "\"" : "",
+	   r->first_error ? sws_error_name(r->first_error) : "null", r->first_error ? "\"" : "",
+	   r->verify_failures, r->interrupted ? "true" : "false", r->nr_tasks);
+	for (unsigned f = 0; f < NR_FIGURES; f++)
+		if (figures[f].when == F_ALWAYS || r->workload.valid)
+			pr(o, "\"%s\":%.6g,", figures[f].key, figures[f].get(r));
+	pr(o, "\"sys_modelled_ns\":%" PRIu64 ",", r->time.sys_modelled_ns);
+	json_counters(o, r);
+	pr(o, ",\"order_counters\":{");
 	json_orders(o, "swpout", r->mm.swpout);
 	pr(o, ",");
 	json_orders(o, "swpout_fallback", r->mm.swpout_fallback);
@@ -206,12 +469,23 @@ static void print_json_run(struct out *o, const struct sws_replay_report *r)
 		pr(o, ",");
 		json_orders(o, sws_order_counter_name((enum sws_order_counter)c), r->swap.order_counters[c]);
 	}
+	pr(o, "},\"work\":{");
+	for (unsigned c = 0; c < SWS_NR_WORK_CTX; c++) {
+		pr(o, "%s\"%s\":{", c ? "," : "", sws_work_ctx_name((enum sws_work_ctx)c));
+		for (unsigned w = 0; w < SWS_NR_WORK; w++)
+			pr(o, "%s\"%s\":%" PRIu64, w ? "," : "", sws_work_name((enum sws_work)w), r->swap.work[c][w]);
+		pr(o, "}");
+	}
 	pr(o, "},\"state\":{\"ram_pages\":%" PRIu64 ",\"free_pages\":%" PRIu64 ",\"anon_pages\":%" PRIu64
 	      ",\"swapcache_pages\":%" PRIu64 ",\"total_swap_pages\":%" PRIu64
 	      ",\"swap_used_pages\":%" PRIu64 ",\"nr_spaces\":%" PRIu64 "}",
 	   r->mm.ram_pages, r->mm.free_pages, r->mm.anon_pages, r->mm.swapcache_pages,
 	   r->swap.total_swap_pages, r->swap.total_swap_pages - r->swap.nr_swap_pages, r->mm.nr_spaces);
-	pr(o, ",\"modelled_io_ns\":%" PRIu64, r->mm.counters[SWS_MM_modelled_io_ns]);
+	pr(o, ",\"peaks\":{\"swap_used_pages\":%" PRIu64 ",\"pool_total_size\":%" PRIu64
+	      ",\"compression_ratio\":%.3f}",
+	   r->peaks.swap_used_pages, r->peaks.pool_total_size,
+	   r->peaks.pool_total_size ? (double)(r->peaks.pool_stored_pages * SWS_PAGE_SIZE) / (double)r->peaks.pool_total_size
+				    : 0.0);
 	pr(o, ",\"zswap\":{\"stored_pages\":%" PRIu64 ",\"stored_incompressible_pages\":%" PRIu64
 	      ",\"pool_total_size\":%" PRIu64 ",\"pool_limit_pages\":%" PRIu64
 	      ",\"compression_ratio\":%.3f}",
@@ -228,7 +502,15 @@ static void print_json_run(struct out *o, const struct sws_replay_report *r)
 	for (unsigned c = 0; c < SWS_NR_MEM_CLASSES; c++)
 		pr(o, "%s\"%s\":%" PRIu64, c ? "," : "", sws_mem_class_name((enum sws_mem_class)c),
 		   r->swap.mem_peak[c]);
-	pr(o, "}},\"latency\":{");
+	pr(o, "}},\"devices\":[");
+	for (uint32_t d = 0; d < r->nr_devices; d++) {
+		const struct sws_replay_device *dv = &r->devices[d];
+		pr(o, "%s{\"type\":%d,\"kind\":\"%s\",\"pages\":%" PRIu64 ",\"inuse_pages\":%" PRIu64
+		      ",\"write_errors\":%" PRIu64 ",\"write_errno\":%d,\"write_failed\":%s}",
+		   d ? "," : "", dv->type, sws_replay_swap_kind_name(dv->kind), dv->pages, dv->inuse_pages,
+		   dv->write_errors, dv->write_errno, dv->write_failed ? "true" : "false");
+	}
+	pr(o, "],\"latency\":{");
 	for (unsigned l = 0; l < SWS_REPLAY_NR_LAT; l++) {
 		pr(o, "%s\"%s\":", l ? "," : "", sws_replay_lat_name((enum sws_replay_lat)l));
 		json_hist(o, &r->latency[l]);
@@ -236,30 +518,85 @@ static void print_json_run(struct out *o, const struct sws_replay_report *r)
 	pr(o, "}}");
 }
 
-int sws_replay_report_print(const struct sws_replay_report *const *runs, unsigned n,
+static void json_series(struct out *o, const struct sws_replay_series *s)
+{
+	const struct sws_replay_report *r = s->repeats[0];
+	pr(o, "{\"backend\":\"%s\",\"label\":\"%s\",\"threads\":%u,\"nr_repeats\":%u,"
+	      "\"counters_identical\":%s,",
+	   sws_backend_name(r->backend), label_of(s), r->threads, s->nr_repeats,
+	   counters_identical(s) ? "true" : "false");
+	json_counters(o, r); /* the first repeat's */
+	pr(o, ",\"work_per_page\":{");
+	bool first = true;
+	for (unsigned c = SWS_WCTX_swapout; c < SWS_NR_WORK_CTX; c++) {
+		pr(o, "%s\"%s\":{\"pages\":%.0f", first ? "" : ",", sws_work_ctx_name((enum sws_work_ctx)c),
+		   work_base(r, c));
+		for (unsigned w = 0; w < SWS_NR_WORK; w++)
+			pr(o, ",\"%s\":%.6g", sws_work_name((enum sws_work)w), work_per(s, c, w));
+		pr(o, "}");
+		first = false;
+	}
+	pr(o, "},\"summary\":{");
+	first = true;
+	for (unsigned f = 0; f < NR_FIGURES; f++) {
+		if (figures[f].when != F_ALWAYS && !r->workload.valid)
+			continue;
+		struct stat st = stat_of(s, figures[f].get);
+		pr(o, "%s\"%s\":{\"mean\":%.6g,\"stdev\":%.6g,\"min\":%.6g,\"max\":%.6g}", first ? "" : ",",
+		   figures[f].key, st.mean, st.stdev, st.min, st.max);
+		first = false;
+	}
+	pr(o, "},\"repeats\":[");
+	for (unsigned k = 0; k < s->nr_repeats; k++) {
+		if (k)
+			pr(o, ",");
+		json_run(o, s->repeats[k]);
+	}
+	pr(o, "]}");
+}
+
+/* ---- entry points ---------------------------------------------------------------------- */
+
+int sws_replay_series_print(const struct sws_replay_series *series, unsigned n,
 			    enum sws_replay_format fmt,
 			    int (*write)(void *ctx, const char *text, size_t len), void *ctx)
 {
 	struct out o = {write, ctx, 0};
-	if (!runs || !write || n > MAXRUNS)
+	if (!series || !write || !n || n > SWS_REPLAY_MAX_SERIES)
 		return SWS_EINVAL;
-	for (unsigned i = 0; i < n; i++)
-		if (!runs[i])
+	for (unsigned i = 0; i < n; i++) {
+		if (!series[i].repeats || !series[i].nr_repeats)
 			return SWS_EINVAL;
+		for (unsigned k = 0; k < series[i].nr_repeats; k++)
+			if (!series[i].repeats[k])
+				return SWS_EINVAL;
+	}
 	if (fmt == SWS_REPLAY_REPORT_TABLE) {
-		print_table(&o, runs, n);
+		print_table(&o, series, n);
 	} else if (fmt == SWS_REPLAY_REPORT_JSON) {
 		pr(&o, "{\"runs\":[");
 		for (unsigned i = 0; i < n; i++) {
 			if (i)
 				pr(&o, ",");
-			print_json_run(&o, runs[i]);
+			json_series(&o, &series[i]);
 		}
 		pr(&o, "]}\n");
 	} else {
 		return SWS_EINVAL;
 	}
 	return o.err;
+}
+
+int sws_replay_report_print(const struct sws_replay_report *const *runs, unsigned n,
+			    enum sws_replay_format fmt,
+			    int (*write)(void *ctx, const char *text, size_t len), void *ctx)
+{
+	struct sws_replay_series s[SWS_REPLAY_MAX_SERIES];
+	if (!runs || n > SWS_REPLAY_MAX_SERIES)
+		return SWS_EINVAL;
+	for (unsigned i = 0; i < n; i++)
+		s[i] = (struct sws_replay_series){.repeats = &runs[i], .nr_repeats = 1};
+	return sws_replay_series_print(s, n, fmt, write, ctx);
 }
 
 int sws_replay_csv_header(int (*write)(void *ctx, const char *text, size_t len), void *ctx)

@@ -483,14 +483,48 @@ static int emit(int (*write)(void *, const char *, size_t), void *ctx, const cha
 	return write(ctx, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
 
+/* One usemem task's figures, in simulated time, as usemem computes them. */
+struct usemem_task {
+	uint64_t bytes, main_ns;      /* the write (or read-only) passes */
+	uint64_t again_bytes, again_ns;
+	uint64_t init_ns, free_ns;
+};
+
+/* @return false when task @t is not one of @wl's usemem tasks. */
+static bool usemem_task(const struct sws_workload *wl, const struct sws_replay_task *t, struct usemem_task *u)
+{
+	if (t->pid < PID0 || t->pid >= PID0 + wl->ntasks)
+		return false;
+	bool again = wl->cfg.flags & SWS_USEMEM_READ_AGAIN;
+	bool init = wl->cfg.flags & SWS_USEMEM_INIT_TIME;
+	uint64_t size = wl->cfg.bytes;
+	uint32_t main_passes = wl->passes - (again ? 1 : 0);
+	uint64_t again_ns = 0;
+	if (again) /* the read-again pass: the last touch_pages reads */
+		again_ns = t->reads ? t->read_ns * (wl->touch_pages < t->reads ? wl->touch_pages : t->reads) / t->reads
+				    : 0;
+	/* usemem credits size/8 per pass for the allocation (16M prints 18874368). */
+	u->bytes = main_passes * (size + size / 8);
+	u->main_ns = t->access_ns - again_ns + (init ? 0 : t->init_ns);
+	u->again_bytes = again ? size : 0;
+	u->again_ns = again_ns;
+	u->init_ns = t->init_ns;
+	u->free_ns = t->free_ns;
+	return true;
+}
+
 /* usemem's output_statistics(): KB/s = ((bytes * 10^6) >> 10) / usecs. */
+static unsigned long kb_per_s(uint64_t bytes, uint64_t ns)
+{
+	unsigned long us = (unsigned long)(ns / 1000);
+	return (unsigned long)(((unsigned __int128)bytes * 1000000u >> 10) / (us ? us : 1));
+}
+
 static int throughput_line(int (*write)(void *, const char *, size_t), void *ctx,
 			   const char *intro, uint64_t bytes, uint64_t ns)
 {
-	unsigned long us = (unsigned long)(ns / 1000);
-	unsigned long kbs = (unsigned long)(((unsigned __int128)bytes * 1000000u >> 10) / (us ? us : 1));
-	return emit(write, ctx, "%s%lu bytes / %lu usecs = %lu KB/s\n", intro, (unsigned long)bytes, us,
-		    kbs);
+	return emit(write, ctx, "%s%lu bytes / %lu usecs = %lu KB/s\n", intro, (unsigned long)bytes,
+		    (unsigned long)(ns / 1000), kb_per_s(bytes, ns));
 }
 
 int sws_workload_print_results(const struct sws_workload *wl, const struct sws_replay *r,
@@ -500,33 +534,53 @@ int sws_workload_print_results(const struct sws_workload *wl, const struct sws_r
 		return SWS_EINVAL;
 	if (wl->cfg.kind != SWS_WORKLOAD_USEMEM)
 		return 0;
-	uint64_t size = wl->cfg.bytes;
-	bool again = wl->cfg.flags & SWS_USEMEM_READ_AGAIN;
-	bool init = wl->cfg.flags & SWS_USEMEM_INIT_TIME;
-	uint32_t main_passes = wl->passes - (again ? 1 : 0);
 	for (uint32_t i = 0; i < sws_replay_nr_tasks(r); i++) {
 		struct sws_replay_task t;
+		struct usemem_task u;
 		int err;
 		sws_replay_task(r, i, &t);
-		if (t.pid < PID0 || t.pid >= PID0 + wl->ntasks)
+		if (!usemem_task(wl, &t, &u))
 			continue;
-		uint64_t again_ns = 0;
-		if (again) /* the read-again pass: the last touch_pages reads */
-			again_ns = t.reads ? t.read_ns * (wl->touch_pages < t.reads ? wl->touch_pages : t.reads) / t.reads : 0;
-		uint64_t main_ns = t.access_ns - again_ns + (init ? 0 : t.init_ns);
-		if (init && (err = emit(write, ctx, "the initialization time is %lu secs %lu usecs\n",
-					(unsigned long)(t.init_ns / 1000000000u),
-					(unsigned long)(t.init_ns / 1000 % 1000000))))
+		if ((wl->cfg.flags & SWS_USEMEM_INIT_TIME) &&
+		    (err = emit(write, ctx, "the initialization time is %lu secs %lu usecs\n",
+				(unsigned long)(u.init_ns / 1000000000u),
+				(unsigned long)(u.init_ns / 1000 % 1000000))))
 			return err;
-		/* usemem credits size/8 per pass for the allocation (16M prints 18874368). */
-		if ((err = throughput_line(write, ctx, "", main_passes * (size + size / 8), main_ns)))
+		if ((err = throughput_line(write, ctx, "", u.bytes, u.main_ns)))
 			return err;
-		if (again && (err = throughput_line(write, ctx, "read again ", size, again_ns)))
+		if (u.again_bytes && (err = throughput_line(write, ctx, "read again ", u.again_bytes, u.again_ns)))
 			return err;
-		if ((err = emit(write, ctx, "%lu usecs to free memory\n",
-				(unsigned long)(t.free_ns / 1000))))
+		if ((err = emit(write, ctx, "%lu usecs to free memory\n", (unsigned long)(u.free_ns / 1000))))
 			return err;
 	}
+	return 0;
+}
+
+int sws_workload_figures(const struct sws_workload *wl, const struct sws_replay *r,
+			 struct sws_replay_report *rep)
+{
+	if (!wl || !r || !rep)
+		return SWS_EINVAL;
+	memset(&rep->workload, 0, sizeof(rep->workload));
+	if (wl->cfg.kind != SWS_WORKLOAD_USEMEM)
+		return 0;
+	double sum = 0, free_us = 0;
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < sws_replay_nr_tasks(r); i++) {
+		struct sws_replay_task t;
+		struct usemem_task u;
+		sws_replay_task(r, i, &t);
+		if (!usemem_task(wl, &t, &u))
+			continue;
+		sum += (double)kb_per_s(u.bytes, u.main_ns);
+		free_us += (double)(u.free_ns / 1000);
+		n++;
+	}
+	if (!n)
+		return 0;
+	rep->workload = (struct sws_replay_workload_figures){
+		.valid = true, .tasks = n, .throughput_kbs = sum, .task_throughput_kbs = sum / n,
+		.free_latency_us = free_us / n};
 	return 0;
 }
 

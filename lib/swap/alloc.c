@@ -77,7 +77,7 @@ static uint64_t scan_cluster(struct sws_cpu *cpu, struct sws_device *dev, struct
 			break;
 		}
 	}
-	if (found && !sws__swap_range_alloc(dev, nr))
+	if (found && !sws__swap_range_alloc(cpu, dev, nr))
 		found = 0; /* an xswap device at its (lowered) limit */
 	if (found) {
 		ops->range_alloc(dev, ci, found, nr, pfn);
@@ -86,7 +86,7 @@ static uint64_t scan_cluster(struct sws_cpu *cpu, struct sws_device *dev, struct
 	} else {
 		set_next(cpu, dev, order, SWS_NO_OFFSET);
 	}
-	sws__relocate_cluster(dev, ci);
+	sws__relocate_cluster(cpu, dev, ci);
 	sws__cluster_unlock(ci);
 	return found;
 }
@@ -102,8 +102,7 @@ static struct sws_cluster *isolate_lock_cluster(struct sws_cpu *cpu, struct sws_
 	struct sws_cluster *found = NULL;
 	struct sws_list *pos;
 
-	if (sws_spin_lock(&dev->lock))
-		sws__count(cpu, SWS_CTR_lock_device_contended, 1);
+	sws__dev_lock(cpu, dev);
 	sws_list_for_each(pos, list)
 	{
 		struct sws_cluster *ci = sws_list_entry(pos, struct sws_cluster, list);
@@ -119,7 +118,7 @@ static struct sws_cluster *isolate_lock_cluster(struct sws_cpu *cpu, struct sws_
 		int rc = dev->sim->ops->cluster_get(cpu, dev, found);
 		if (rc) {
 			*err = rc;
-			sws__cluster_move(dev, found, &dev->free_clusters, SWS_CLUSTER_FREE);
+			sws__cluster_move(cpu, dev, found, &dev->free_clusters, SWS_CLUSTER_FREE);
 			sws__cluster_unlock(found);
 			return NULL;
 		}
@@ -144,9 +143,9 @@ static uint64_t scan_list(struct sws_cpu *cpu, struct sws_device *dev, struct sw
 	return 0;
 }
 
-static uint32_t list_len(struct sws_device *dev, const uint32_t *n)
+static uint32_t list_len(struct sws_cpu *cpu, struct sws_device *dev, const uint32_t *n)
 {
-	sws_spin_lock(&dev->lock);
+	sws__dev_lock(cpu, dev);
 	uint32_t v = *n;
 	sws_spin_unlock(&dev->lock);
 	return v;
@@ -181,7 +180,8 @@ static uint64_t scan_device(struct sws_cpu *cpu, struct sws_device *dev, unsigne
 	bool rotational = !(dev->flags & SWS_SWP_SOLIDSTATE);
 
 	if (rotational) {
-		sws_spin_lock(&dev->global_cluster_lock);
+		sws__lock_counted(cpu, &dev->global_cluster_lock, SWS_WORK_lock_global_cluster,
+				  SWS_CTR_lock_device_contended);
 		uint64_t off = dev->global_next[order];
 		if (off && sws__offset_mapped(dev, off)) {
 			struct sws_cluster *ci = sws__offset_cluster(dev, off);
@@ -202,7 +202,7 @@ static uint64_t scan_device(struct sws_cpu *cpu, struct sws_device *dev, unsigne
 	}
 	if (order < SWS_NR_ORDERS - 1) {
 		found = scan_list(cpu, dev, &dev->nonfull_clusters[order],
-				  list_len(dev, &dev->nr_nonfull[order]), order, pfn, true, err);
+				  list_len(cpu, dev, &dev->nr_nonfull[order]), order, pfn, true, err);
 		if (found)
 			goto done;
 	}
@@ -219,11 +219,11 @@ static uint64_t scan_device(struct sws_cpu *cpu, struct sws_device *dev, unsigne
 	if (order)
 		goto done;
 	for (unsigned o = 1; o < SWS_NR_ORDERS; o++) {
-		found = scan_list(cpu, dev, &dev->frag_clusters[o], list_len(dev, &dev->nr_frag[o]), 0,
+		found = scan_list(cpu, dev, &dev->frag_clusters[o], list_len(cpu, dev, &dev->nr_frag[o]), 0,
 				  pfn, true, err);
 		if (!found)
 			found = scan_list(cpu, dev, &dev->nonfull_clusters[o],
-					  list_len(dev, &dev->nr_nonfull[o]), 0, pfn, true, err);
+					  list_len(cpu, dev, &dev->nr_nonfull[o]), 0, pfn, true, err);
 		if (found) {
 			sws__count(cpu, SWS_CTR_swap_alloc_order0_steal, 1);
 			break;
@@ -271,8 +271,7 @@ static int swap_alloc_slow(struct sws_cpu *cpu, unsigned order, uint64_t pfn, sw
 	unsigned n = 0;
 	int err = 0;
 
-	if (sws_spin_lock(&sim->avail_lock))
-		sws__count(cpu, SWS_CTR_lock_device_contended, 1);
+	sws__lock_counted(cpu, &sim->avail_lock, SWS_WORK_lock_avail, SWS_CTR_lock_device_contended);
 	struct sws_list *pos;
 	sws_list_for_each(pos, &sim->avail_head)
 		order_list[n++] = sws_list_entry(pos, struct sws_device, avail_node);
@@ -302,12 +301,12 @@ static int swap_alloc_slow(struct sws_cpu *cpu, unsigned order, uint64_t pfn, sw
 }
 
 /* Run pending discards synchronously (swap_sync_discard). @return true if any ran. */
-static bool swap_sync_discard(struct sws_sim *sim)
+static bool swap_sync_discard(struct sws_cpu *cpu, struct sws_sim *sim)
 {
 	bool any = false;
 	for (unsigned t = 0; t < SWS_MAX_SWAPFILES; t++) {
 		struct sws_device *dev = sws__device(sim, t);
-		if (dev && list_len(dev, &dev->nr_discard)) {
+		if (dev && list_len(cpu, dev, &dev->nr_discard)) {
 			sws__device_do_discard(dev, UINT32_MAX);
 			any = true;
 		}
@@ -328,7 +327,7 @@ int sws_folio_alloc_swap(struct sws_cpu *cpu, uint64_t pfn, unsigned order, sws_
 	} else {
 		sws__count(cpu, SWS_CTR_swap_alloc_slowpath, 1);
 		rc = swap_alloc_slow(cpu, order, pfn, entry);
-		if (rc == SWS_ENOSPC && swap_sync_discard(sim))
+		if (rc == SWS_ENOSPC && swap_sync_discard(cpu, sim))
 			rc = swap_alloc_slow(cpu, order, pfn, entry);
 	}
 	if (!rc && sim->ops->alloc_finish) {

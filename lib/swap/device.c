@@ -53,11 +53,13 @@ void sws__cluster_unlist(struct sws_device *dev, struct sws_cluster *ci)
 	ci->flags = SWS_CLUSTER_NONE;
 }
 
-void sws__cluster_move(struct sws_device *dev, struct sws_cluster *ci, struct sws_list *list,
-		       enum sws_cluster_flag flag)
+void sws__cluster_move(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci,
+		       struct sws_list *list, enum sws_cluster_flag flag)
 {
 	/* Callers hold ci->lock, except swapon, before the device is published. */
-	if (sws_spin_lock(&dev->lock))
+	if (cpu)
+		sws__dev_lock(cpu, dev);
+	else if (sws_spin_lock(&dev->lock))
 		sws__count_sim(dev->sim, SWS_CTR_lock_device_contended, 1);
 	sws__cluster_unlist(dev, ci);
 	sws_list_add_tail(&ci->list, list);
@@ -67,41 +69,42 @@ void sws__cluster_move(struct sws_device *dev, struct sws_cluster *ci, struct sw
 }
 
 /* __ free_cluster(): an empty cluster goes to the free (or discard) list. */
-static void free_cluster(struct sws_device *dev, struct sws_cluster *ci)
+static void free_cluster(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci)
 {
-	dev->sim->ops->cluster_put(dev, ci);
+	dev->sim->ops->cluster_put(cpu, dev, ci);
 	if (dev->backing.chunks) /* no slot of it holds data any more */
 		sws__backing_discard(dev, sws__cluster_idx(dev, ci));
 	if (dev->flags & SWS_SWP_PAGE_DISCARD)
-		sws__cluster_move(dev, ci, &dev->discard_clusters, SWS_CLUSTER_DISCARD);
+		sws__cluster_move(cpu, dev, ci, &dev->discard_clusters, SWS_CLUSTER_DISCARD);
 	else
-		sws__cluster_move(dev, ci, &dev->free_clusters, SWS_CLUSTER_FREE);
+		sws__cluster_move(cpu, dev, ci, &dev->free_clusters, SWS_CLUSTER_FREE);
 	ci->order = 0; /* __free_cluster(); after the move, which unlisted by order */
 	if (sws_unlikely(sws__is_xswap(dev)))
 		sws__xswap_shrink_kick(dev); /* the shrink work looks at the free tail later */
 }
 
-void sws__relocate_cluster(struct sws_device *dev, struct sws_cluster *ci)
+void sws__relocate_cluster(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci)
 {
 	assert(sws_spin_is_locked(&ci->lock));
 	if (ci->flags == SWS_CLUSTER_DISCARD)
 		return;
 	if (!ci->count) {
 		if (ci->flags != SWS_CLUSTER_FREE)
-			free_cluster(dev, ci);
+			free_cluster(cpu, dev, ci);
 	} else if (ci->count != SWS_CLUSTER_SLOTS) {
 		if (ci->flags != SWS_CLUSTER_FRAG)
-			sws__cluster_move(dev, ci, &dev->frag_clusters[ci->order], SWS_CLUSTER_FRAG);
+			sws__cluster_move(cpu, dev, ci, &dev->frag_clusters[ci->order], SWS_CLUSTER_FRAG);
 	} else if (ci->flags != SWS_CLUSTER_FULL) {
-		sws__cluster_move(dev, ci, &dev->full_clusters, SWS_CLUSTER_FULL);
+		sws__cluster_move(cpu, dev, ci, &dev->full_clusters, SWS_CLUSTER_FULL);
 	}
 }
 
 /* ---- usage accounting ---------------------------------------------------------- */
 
-bool sws__swap_range_alloc(struct sws_device *dev, unsigned nr)
+bool sws__swap_range_alloc(struct sws_cpu *cpu, struct sws_device *dev, unsigned nr)
 {
 	uint64_t inuse = atomic_fetch_add(&dev->inuse_pages, nr) + nr;
+	sws__work(cpu, SWS_WORK_atomic_rmw, 1);
 	/* Rare: the device is now full (or marked off the avail list). Without
 	 * xswap support, "full" is the exact count, as before xswap. */
 	if (sws_unlikely(SWS_CONFIG_XSWAP ? inuse >= dev->pages : inuse == dev->pages)) {
@@ -113,9 +116,10 @@ bool sws__swap_range_alloc(struct sws_device *dev, unsigned nr)
 			return false;
 		}
 		if ((inuse & ~SWS_INUSE_OFFLIST) == pages)
-			sws__device_del_avail(dev);
+			sws__device_del_avail(cpu, dev);
 	}
 	atomic_fetch_sub_explicit(&dev->sim->nr_swap_pages, nr, memory_order_relaxed);
+	sws__work(cpu, SWS_WORK_atomic_rmw, 1);
 	return true;
 }
 
@@ -127,16 +131,17 @@ void sws__swap_range_free(struct sws_cpu *cpu, struct sws_device *dev, struct sw
 	ci->count -= nr;
 	uint64_t inuse = atomic_fetch_sub(&dev->inuse_pages, nr) - nr;
 	atomic_fetch_add_explicit(&dev->sim->nr_swap_pages, nr, memory_order_relaxed);
+	sws__work_maybe(cpu, SWS_WORK_atomic_rmw, 2);
 	if (inuse & SWS_INUSE_OFFLIST)
-		sws__device_add_avail(dev);
+		sws__device_add_avail(cpu, dev);
 	if (cpu)
 		sws__count(cpu, SWS_CTR_swap_free_slots, nr);
 	else
 		sws__count_sim(dev->sim, SWS_CTR_swap_free_slots, nr);
 	if (!ci->count)
-		free_cluster(dev, ci);
+		free_cluster(cpu, dev, ci);
 	else if (ci->flags != SWS_CLUSTER_NONFULL) /* partial_free_cluster() */
-		sws__cluster_move(dev, ci, &dev->nonfull_clusters[ci->order], SWS_CLUSTER_NONFULL);
+		sws__cluster_move(cpu, dev, ci, &dev->nonfull_clusters[ci->order], SWS_CLUSTER_NONFULL);
 }
 
 /* ---- the avail list: devices with free slots, by priority ------------------------ */
@@ -155,10 +160,16 @@ static void avail_insert(struct sws_sim *sim, struct sws_device *dev)
 	dev->on_avail = true;
 }
 
-void sws__device_add_avail(struct sws_device *dev)
+/* The avail list's lock, counted on @cpu (may be NULL). */
+static void avail_lock(struct sws_cpu *cpu, struct sws_sim *sim)
+{
+	sws__lock_counted(cpu, &sim->avail_lock, SWS_WORK_lock_avail, SWS_CTR_lock_device_contended);
+}
+
+void sws__device_add_avail(struct sws_cpu *cpu, struct sws_device *dev)
 {
 	struct sws_sim *sim = dev->sim;
-	sws_spin_lock(&sim->avail_lock);
+	avail_lock(cpu, sim);
 	/* Back on the list only if there is room now: an allocation on another
 	 * CPU's cached cluster may have filled the device again since the free. */
 	uint64_t v = atomic_load(&dev->inuse_pages);
@@ -170,10 +181,10 @@ void sws__device_add_avail(struct sws_device *dev)
 	sws_spin_unlock(&sim->avail_lock);
 }
 
-void sws__device_del_avail(struct sws_device *dev)
+void sws__device_del_avail(struct sws_cpu *cpu, struct sws_device *dev)
 {
 	struct sws_sim *sim = dev->sim;
-	sws_spin_lock(&sim->avail_lock);
+	avail_lock(cpu, sim);
 	/* Only a device still full goes off the list; a racing free wins. "Full"
 	 * is >=: an xswap device whose limit was lowered to its use is full. */
 	uint64_t v = atomic_load(&dev->inuse_pages);
@@ -224,7 +235,7 @@ unsigned sws__device_do_discard(struct sws_device *dev, unsigned budget)
 		sws__cluster_lock(NULL, ci);
 		ci->flags = SWS_CLUSTER_NONE; /* already off every list */
 		ci->order = 0;
-		sws__cluster_move(dev, ci, &dev->free_clusters, SWS_CLUSTER_FREE);
+		sws__cluster_move(NULL, dev, ci, &dev->free_clusters, SWS_CLUSTER_FREE);
 		sws__cluster_unlock(ci);
 	}
 	sws_spin_lock(&dev->lock);
@@ -305,11 +316,11 @@ static void setup_clusters(struct sws_device *dev)
 		sws_list_init(&ci->list);
 		ci->flags = SWS_CLUSTER_NONE;
 		if (!ci->count)
-			sws__cluster_move(dev, ci, &dev->free_clusters, SWS_CLUSTER_FREE);
+			sws__cluster_move(NULL, dev, ci, &dev->free_clusters, SWS_CLUSTER_FREE);
 		else if (ci->count == SWS_CLUSTER_SLOTS)
-			sws__cluster_move(dev, ci, &dev->full_clusters, SWS_CLUSTER_FULL);
+			sws__cluster_move(NULL, dev, ci, &dev->full_clusters, SWS_CLUSTER_FULL);
 		else
-			sws__cluster_move(dev, ci, &dev->nonfull_clusters[0], SWS_CLUSTER_NONFULL);
+			sws__cluster_move(NULL, dev, ci, &dev->nonfull_clusters[0], SWS_CLUSTER_NONFULL);
 	}
 }
 

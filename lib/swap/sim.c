@@ -203,6 +203,9 @@ void sws_cpu_detach(struct sws_cpu *cpu)
 	for (int c = 0; c < SWS_NR_ORDER_COUNTERS; c++)
 		for (int o = 0; o < SWS_NR_ORDERS; o++)
 			atomic_fetch_add(&sim->octr[c][o], atomic_load(&cpu->octr[c][o]));
+	for (int x = 0; x < SWS_NR_WORK_CTX; x++)
+		for (int w = 0; w < SWS_NR_WORK; w++)
+			atomic_fetch_add(&sim->work[x][w], atomic_load(&cpu->work[x][w]));
 	atomic_fetch_add(&sim->nr_swapcache, atomic_load(&cpu->nr_swapcache));
 	sim->cpus[cpu->id] = NULL;
 	sws_spin_unlock(&sim->cpu_lock);

@@ -125,6 +125,8 @@ struct sws_cpu {
 	_Atomic uint64_t ctr[SWS_NR_COUNTERS];
 	_Atomic uint64_t octr[SWS_NR_ORDER_COUNTERS][SWS_NR_ORDERS];
 	_Atomic int64_t nr_swapcache; /* this CPU's share of NR_SWAPCACHE (may be negative) */
+	enum sws_work_ctx work_ctx;   /* what this CPU does now (the memory model sets it) */
+	_Atomic uint64_t work[SWS_NR_WORK_CTX][SWS_NR_WORK];
 };
 
 struct sws_sim {
@@ -157,6 +159,7 @@ struct sws_sim {
 	/* Events counted outside a CPU, and the counters of detached CPUs. */
 	_Atomic uint64_t ctr[SWS_NR_COUNTERS];
 	_Atomic uint64_t octr[SWS_NR_ORDER_COUNTERS][SWS_NR_ORDERS];
+	_Atomic uint64_t work[SWS_NR_WORK_CTX][SWS_NR_WORK]; /* of detached CPUs */
 	char errmsg[256]; /* the last failed configuration call (swap_lock) */
 };
 
@@ -199,6 +202,40 @@ static inline void sws__count(struct sws_cpu *cpu, enum sws_counter c, uint64_t 
 static inline void sws__count_order(struct sws_cpu *cpu, enum sws_order_counter c, unsigned order)
 {
 	sws_store_relaxed(&cpu->octr[c][order], sws_load_relaxed(&cpu->octr[c][order]) + 1);
+}
+
+/* Count @n of work @w in the CPU's current context. */
+static inline void sws__work(struct sws_cpu *cpu, enum sws_work w, uint64_t n)
+{
+	_Atomic uint64_t *p = &cpu->work[cpu->work_ctx][w];
+	sws_store_relaxed(p, sws_load_relaxed(p) + n);
+}
+
+/* The same where there may be no CPU (work done outside one is not counted). */
+static inline void sws__work_maybe(struct sws_cpu *cpu, enum sws_work w, uint64_t n)
+{
+	if (cpu)
+		sws__work(cpu, w, n);
+}
+
+/* Enter work context @ctx; @return the previous one (restore it with this too). */
+static inline enum sws_work_ctx sws__work_enter(struct sws_cpu *cpu, enum sws_work_ctx ctx)
+{
+	enum sws_work_ctx old = cpu->work_ctx;
+	cpu->work_ctx = ctx;
+	return old;
+}
+
+/* Take a lock of work class @w, counting the acquisition and its contention. */
+static inline void sws__lock_counted(struct sws_cpu *cpu, sws_spinlock_t *l, enum sws_work w,
+				     enum sws_counter contended)
+{
+	bool waited = sws_spin_lock(l);
+	if (cpu) {
+		sws__work(cpu, w, 1);
+		if (waited)
+			sws__count(cpu, contended, 1);
+	}
 }
 
 /* NR_SWAPCACHE moves by @delta slots (vmstat-style per-CPU delta). */
@@ -267,11 +304,16 @@ static inline struct sws_cluster *sws__offset_cluster(struct sws_device *dev, ui
 	return &dev->cluster_info[off / SWS_CLUSTER_SLOTS];
 }
 
-/* Lock a cluster, counting contention on @cpu (may be NULL). */
+/* Lock a cluster, counting it and its contention on @cpu (may be NULL). */
 static inline void sws__cluster_lock(struct sws_cpu *cpu, struct sws_cluster *ci)
 {
-	if (sws_spin_lock(&ci->lock) && cpu)
-		sws__count(cpu, SWS_CTR_lock_cluster_contended, 1);
+	sws__lock_counted(cpu, &ci->lock, SWS_WORK_lock_cluster, SWS_CTR_lock_cluster_contended);
+}
+
+/* The device's list lock (si->lock), counted. */
+static inline void sws__dev_lock(struct sws_cpu *cpu, struct sws_device *dev)
+{
+	sws__lock_counted(cpu, &dev->lock, SWS_WORK_lock_device, SWS_CTR_lock_device_contended);
 }
 
 static inline void sws__cluster_unlock(struct sws_cluster *ci) { sws_spin_unlock(&ci->lock); }
@@ -294,21 +336,22 @@ void sws__swap_range_free(struct sws_cpu *cpu, struct sws_device *dev, struct sw
 /* Usage accounting before @nr slots are allocated in a locked cluster.
  * @return false (nothing counted) when that would pass the device's pages:
  * only an xswap device whose limit was lowered below its mapped space. */
-bool sws__swap_range_alloc(struct sws_device *dev, unsigned nr);
+bool sws__swap_range_alloc(struct sws_cpu *cpu, struct sws_device *dev, unsigned nr);
 
 /* dev->lock held: take @ci off its list (flag NONE: isolated). */
 void sws__cluster_unlist(struct sws_device *dev, struct sws_cluster *ci);
 
-/* Move a locked cluster to @list with @flag (the device lock is taken inside). */
-void sws__cluster_move(struct sws_device *dev, struct sws_cluster *ci, struct sws_list *list,
-		       enum sws_cluster_flag flag);
+/* Move a locked cluster to @list with @flag (the device lock is taken inside;
+ * @cpu, which may be NULL, counts it). */
+void sws__cluster_move(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci,
+		       struct sws_list *list, enum sws_cluster_flag flag);
 
 /* relocate_cluster(): after an allocation scan, file a locked cluster by its count. */
-void sws__relocate_cluster(struct sws_device *dev, struct sws_cluster *ci);
+void sws__relocate_cluster(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci);
 
-/* Device lists and avail list (device.c). */
-void sws__device_add_avail(struct sws_device *dev);
-void sws__device_del_avail(struct sws_device *dev);
+/* Device lists and avail list (device.c); @cpu may be NULL. */
+void sws__device_add_avail(struct sws_cpu *cpu, struct sws_device *dev);
+void sws__device_del_avail(struct sws_cpu *cpu, struct sws_device *dev);
 /* SWP_WRITEOK off, off the avail list: no new slots (swapoff; writes that keep failing). */
 void sws__device_stop_writes(struct sws_device *dev);
 

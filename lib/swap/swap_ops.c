@@ -85,27 +85,30 @@ int sws_swap_cache_add(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, uint
  * alike so the comparison stays fair; any other backend by its ops table.
  */
 static inline uint64_t cache_lookup(const struct sws_cache_ops *ops, struct sws_device *dev,
-				    uint64_t off)
+				    uint64_t off, unsigned *loads)
 {
 	if (ops == &sws__swap_table_ops)
-		return sws__st_lookup(dev->cache_index, off);
+		return sws__st_lookup(dev->cache_index, off, loads);
 	if (ops == &sws__xarray_ops)
-		return sws__xa_swap_lookup(dev->cache_index, off);
-	return ops->cache_lookup(dev, off);
+		return sws__xa_swap_lookup(dev->cache_index, off, loads);
+	return ops->cache_lookup(dev, off, loads);
 }
 
 uint64_t sws_swap_cache_lookup(struct sws_cpu *cpu, sws_entry_t entry)
 {
 	uint64_t pfn = 0;
+	unsigned loads = 0;
 	if (sws_unlikely(!cpu))
 		return 0;
 	sws_rcu_read_lock();
 	struct sws_device *dev = sws__device(cpu->sim, sws_swp_type(entry));
 	uint64_t off = sws_swp_offset(entry);
 	if (sws_likely(dev && sws__offset_mapped(dev, off)))
-		pfn = cache_lookup(cpu->sim->ops, dev, off);
+		pfn = cache_lookup(cpu->sim->ops, dev, off, &loads);
 	sws_rcu_read_unlock();
 	sws__count(cpu, SWS_CTR_swap_cache_find_total, 1);
+	sws__work(cpu, SWS_WORK_lookup, 1);
+	sws__work(cpu, SWS_WORK_lookup_loads, loads);
 	if (pfn)
 		sws__count(cpu, SWS_CTR_swap_cache_find_success, 1);
 	return pfn;

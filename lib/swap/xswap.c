@@ -195,7 +195,7 @@ int sws__xswap_grow(struct sws_cpu *cpu, struct sws_device *dev, unsigned nr)
 	for (uint32_t c = mapped; c < to; c++) {
 		struct sws_cluster *ci = &dev->cluster_info[c];
 		sws__cluster_lock(cpu, ci);
-		sws__cluster_move(dev, ci, &dev->free_clusters, SWS_CLUSTER_FREE);
+		sws__cluster_move(cpu, dev, ci, &dev->free_clusters, SWS_CLUSTER_FREE);
 		sws__cluster_unlock(ci);
 	}
 	atomic_fetch_add(&xs->grows, 1);
@@ -392,9 +392,9 @@ static void set_pages(struct sws_device *dev, uint64_t pages)
 	}
 	uint64_t v = atomic_load(&dev->inuse_pages);
 	if ((v & SWS_INUSE_OFFLIST) && (v & ~SWS_INUSE_OFFLIST) < dev->pages)
-		sws__device_add_avail(dev); /* room again */
+		sws__device_add_avail(NULL, dev); /* room again */
 	else if (!(v & SWS_INUSE_OFFLIST) && v >= dev->pages)
-		sws__device_del_avail(dev); /* full under the new limit */
+		sws__device_del_avail(NULL, dev); /* full under the new limit */
 }
 
 int sws_xswap_limit_set(struct sws_sim *sim, int type, uint64_t pages)

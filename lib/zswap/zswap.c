@@ -521,6 +521,8 @@ uint64_t sws__zswap_shrinker_scan(struct sws_zswap *zs, struct sws_cpu *cpu, uin
 	return memcg_writeback(zs, cpu, memcg, nr);
 }
 
+bool sws__zswap_shrink_queued(struct sws_zswap *zs) { return atomic_load(&zs->shrink_queued); }
+
 uint64_t sws__zswap_shrink_worker(struct sws_zswap *zs, struct sws_cpu *cpu, uint64_t budget)
 {
 	if (!atomic_load(&zs->shrink_queued) || atomic_exchange(&zs->shrink_running, true))

@@ -56,6 +56,8 @@ void sws__zswap_disk_swapin(struct sws_zswap *zs, uint16_t memcg);
 uint64_t sws__zswap_shrinker_scan(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t memcg,
 				  uint64_t scanned, uint64_t eligible);
 uint64_t sws__zswap_shrink_worker(struct sws_zswap *zs, struct sws_cpu *cpu, uint64_t budget);
+/* Is the shrink worker queued (a store found the pool full)? */
+bool sws__zswap_shrink_queued(struct sws_zswap *zs);
 void sws__zswap_stats(struct sws_zswap *zs, struct sws_mm_stats *st);
 bool sws__zswap_writeback_allowed(struct sws_zswap *zs, uint16_t memcg);
 

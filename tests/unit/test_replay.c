@@ -1,6 +1,5 @@
 /*
- * test_replay.c - the replay driver: value parsing (sizes, swap specs, content
- * mixes, workload options), per-task ordering across worker threads,
+ * test_replay.c - the replay driver: per-task ordering across worker threads,
  * determinism with one thread, usemem's output lines, --compare fault counts,
  * the JSON report's shape and the CSV time series.
  */
@@ -60,146 +59,13 @@ static void run_workload(const struct sws_replay_config *cfg, const struct sws_w
 	assert_sws(0, sws_replay_run(r, &src));
 	assert_sws(SWS_EINVAL, sws_replay_run(r, &src)); /* once per replay */
 	assert_sws(0, sws_replay_report(r, rep));
+	assert_sws(0, sws_workload_figures(wl, r, rep));
 	assert_int_equal(rep->events, sws_workload_total(wl));
 	assert_consistent(sws_replay_sim(r));
 	if (lines)
 		assert_sws(0, sws_workload_print_results(wl, r, buf_write, lines));
 	sws_replay_destroy(r);
 	sws_workload_destroy(wl);
-}
-
-/* ---- parsing ----------------------------------------------------------------------- */
-
-static void test_parse_size(void **state)
-{
-	(void)state;
-	uint64_t v;
-	static const struct {
-		const char *s;
-		uint64_t want;
-	} ok[] = {{"0", 0},          {"10", 10},          {"4K", 4096},       {"4k", 4096},
-		  {"1M", 1u << 20},   {"2G", 2ull << 30},  {"1T", 1ull << 40}, {"3p", 3 * 4096},
-		  {"256p", 1u << 20}, {"1GiB", 1ull << 30}, {"16MB", 16u << 20}};
-	for (unsigned i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
-		assert_sws(0, sws_replay_parse_size(ok[i].s, &v));
-		assert_int_equal(v, ok[i].want);
-	}
-	static const char *const bad[] = {"", "12Q", "-1", "1.5G", "G", "p", "4K4",
-					  "99999999999999999999", "17179869184G", " 1M", "1pB"};
-	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		assert_sws(SWS_EINVAL, sws_replay_parse_size(bad[i], &v));
-	assert_sws(SWS_EINVAL, sws_replay_parse_size(NULL, &v));
-}
-
-static void test_parse_swap_and_content(void **state)
-{
-	(void)state;
-	struct sws_replay_swap sw;
-	char msg[128];
-	char s1[] = "size=1G,type=zram,prio=5,file=/tmp/x.swap,rlat=100,wlat=200";
-	assert_sws(0, sws_replay_parse_swap(s1, &sw, msg, sizeof(msg)));
-	assert_int_equal(sw.pages, (1ull << 30) / 4096);
-	assert_int_equal(sw.kind, SWS_REPLAY_SWAP_ZRAM);
-	assert_int_equal(sw.prio, 5);
-	assert_string_equal(sw.path, "/tmp/x.swap");
-	assert_int_equal(sw.read_ns, 100);
-	assert_int_equal(sw.write_ns, 200);
-	char s2[] = "size=512p";
-	assert_sws(0, sws_replay_parse_swap(s2, &sw, msg, sizeof(msg)));
-	assert_int_equal(sw.pages, 512);
-	assert_int_equal(sw.prio, -1);
-	assert_int_equal(sw.kind, SWS_REPLAY_SWAP_SSD);
-	char s3[] = "type=floppy";
-	assert_sws(SWS_EINVAL, sws_replay_parse_swap(s3, &sw, msg, sizeof(msg)));
-	assert_non_null(strstr(msg, "type=floppy"));
-	char s4[] = "colour=blue";
-	assert_sws(SWS_EINVAL, sws_replay_parse_swap(s4, &sw, msg, sizeof(msg)));
-	assert_non_null(strstr(msg, "colour"));
-	char s5[] = "prio=40000";
-	assert_sws(SWS_EINVAL, sws_replay_parse_swap(s5, &sw, msg, sizeof(msg)));
-	char s6[] = "size";
-	assert_sws(SWS_EINVAL, sws_replay_parse_swap(s6, &sw, msg, sizeof(msg)));
-	/* A file is created new unless reuse (and, for a symbolic link, follow) is said. */
-	assert_int_equal(sw.file_flags, 0);
-	char s7[] = "file=/tmp/x,reuse,follow";
-	assert_sws(0, sws_replay_parse_swap(s7, &sw, msg, sizeof(msg)));
-	assert_int_equal(sw.file_flags, SWS_BACKING_REUSE | SWS_BACKING_FOLLOW);
-	char s8[] = "size=8M,reuse";
-	assert_sws(SWS_EINVAL, sws_replay_parse_swap(s8, &sw, msg, sizeof(msg)));
-	assert_non_null(strstr(msg, "file=PATH"));
-
-	uint32_t w[SWS_NR_CONTENT];
-	assert_sws(0, sws_replay_parse_content("zero=1,index=3,random", w, msg, sizeof(msg)));
-	assert_int_equal(w[SWS_CONTENT_ZERO], 1);
-	assert_int_equal(w[SWS_CONTENT_INDEX], 3);
-	assert_int_equal(w[SWS_CONTENT_RANDOM], 1);
-	assert_int_equal(w[SWS_CONTENT_SAME], 0);
-	assert_sws(SWS_EINVAL, sws_replay_parse_content("gold=1", w, msg, sizeof(msg)));
-	assert_sws(SWS_EINVAL, sws_replay_parse_content("zero=0", w, msg, sizeof(msg)));
-	assert_sws(SWS_EINVAL, sws_replay_parse_content("", w, msg, sizeof(msg)));
-}
-
-static void test_parse_workload_args(void **state)
-{
-	(void)state;
-	struct sws_workload_config c = {.kind = SWS_WORKLOAD_USEMEM};
-	char msg[128];
-	char *argv1[] = {"--init-time", "-O", "-y", "-x", "-R", "--random-seed", "3", "-Z",
-			 "-n", "31", "-r2", "-j", "4096", "1G"};
-	assert_sws(0, sws_workload_parse_args(&c, 14, argv1, msg, sizeof(msg)));
-	assert_int_equal(c.kind, SWS_WORKLOAD_USEMEM);
-	assert_int_equal(c.bytes, 1ull << 30);
-	assert_int_equal(c.nr_tasks, 31);
-	assert_int_equal(c.repeat, 2);
-	assert_int_equal(c.step, 4096);
-	assert_int_equal(c.seed, 3);
-	assert_int_equal(c.flags, SWS_USEMEM_INIT_TIME | SWS_USEMEM_SYNC_RW | SWS_USEMEM_SYNC_FREE |
-					  SWS_USEMEM_RANDOM | SWS_USEMEM_READ_AGAIN);
-	char *argv2[] = {"-n", "0", "1M"};
-	assert_sws(SWS_EINVAL, sws_workload_parse_args(&c, 3, argv2, msg, sizeof(msg)));
-	assert_non_null(strstr(msg, "-n"));
-	c.kind = SWS_WORKLOAD_USEMEM;
-	char *argv3[] = {"-y"};
-	assert_sws(SWS_EINVAL, sws_workload_parse_args(&c, 1, argv3, msg, sizeof(msg)));
-	assert_non_null(strstr(msg, "SIZE"));
-	c.kind = SWS_WORKLOAD_USEMEM;
-	char *argv4[] = {"--bogus", "1M"};
-	assert_sws(SWS_EINVAL, sws_workload_parse_args(&c, 2, argv4, msg, sizeof(msg)));
-	c.kind = SWS_WORKLOAD_MEMHOG;
-	char *argv5[] = {"-r3", "64p"};
-	assert_sws(0, sws_workload_parse_args(&c, 2, argv5, msg, sizeof(msg)));
-	assert_int_equal(c.repeat, 3);
-	assert_int_equal(c.bytes, 64 * 4096);
-	c.kind = SWS_WORKLOAD_ZIPF;
-	char *argv6[] = {"-s", "1.2", "-w", "50", "-a", "1000", "--seed", "9", "8M"};
-	assert_sws(0, sws_workload_parse_args(&c, 9, argv6, msg, sizeof(msg)));
-	assert_true(c.zipf_s > 1.19 && c.zipf_s < 1.21);
-	assert_int_equal(c.write_pct, 50);
-	assert_int_equal(c.nr_accesses, 1000);
-	c.kind = SWS_WORKLOAD_ZIPF;
-	char *argv7[] = {"-w", "101", "8M"};
-	assert_sws(SWS_EINVAL, sws_workload_parse_args(&c, 3, argv7, msg, sizeof(msg)));
-	enum sws_workload_kind k;
-	assert_sws(0, sws_workload_parse("bgsave", &k));
-	assert_int_equal(k, SWS_WORKLOAD_BGSAVE);
-	assert_sws(SWS_EINVAL, sws_workload_parse("stream", &k));
-
-	/* Configuration validation. */
-	struct sws_workload *wl = NULL;
-	struct sws_workload_config bad = {.kind = SWS_WORKLOAD_ZIPF};
-	assert_sws(SWS_EINVAL, sws_workload_create(&bad, &wl)); /* bytes 0 */
-	bad = (struct sws_workload_config){.kind = SWS_WORKLOAD_ZIPF, .bytes = 4096, .write_pct = 200};
-	assert_sws(SWS_EINVAL, sws_workload_create(&bad, &wl));
-	bad = (struct sws_workload_config){.version = 9, .kind = SWS_WORKLOAD_ZIPF, .bytes = 4096};
-	assert_sws(SWS_EVERSION, sws_workload_create(&bad, &wl));
-	struct sws_replay *r = NULL;
-	struct sws_replay_config rc = {.threads = 1000};
-	assert_sws(SWS_EINVAL, sws_replay_create(&rc, &r));
-	rc = (struct sws_replay_config){.ram_pages = 10};
-	assert_sws(SWS_EINVAL, sws_replay_create(&rc, &r));
-	rc = (struct sws_replay_config){.version = 99};
-	assert_sws(SWS_EVERSION, sws_replay_create(&rc, &r));
-	assert_null(r);
 }
 
 /* ---- ordering across workers -------------------------------------------------------- */
@@ -287,8 +153,15 @@ static void test_determinism(void **state)
 	run_workload(&cfg, &wc, &a, NULL);
 	run_workload(&cfg, &wc, &b, NULL);
 	for (unsigned c = 0; c < SWS_MM_NR_COUNTERS; c++)
-		if (c != SWS_MM_free_ns) /* measured time */
-			assert_int_equal(a.mm.counters[c], b.mm.counters[c]);
+		assert_int_equal(a.mm.counters[c], b.mm.counters[c]);
+	assert_true(sws_replay_counters_equal(&a, &b));
+	/* The work report is exact: identical too, and not empty. */
+	assert_memory_equal(a.swap.work, b.swap.work, sizeof(a.swap.work));
+	assert_true(a.swap.work[SWS_WCTX_swapout][SWS_WORK_lock_cluster] > 0);
+	/* Modelled times are exact as well; measured ones are not. */
+	assert_int_equal(a.time.iowait_ns, b.time.iowait_ns);
+	assert_int_equal(a.time.user_ns, b.time.user_ns);
+	assert_true(a.time.iowait_ns > 0 && a.time.sys_ns > 0);
 	assert_true(a.mm.counters[SWS_MM_pswpout] > 0);
 	assert_memory_equal(a.mm.swpout, b.mm.swpout, sizeof(a.mm.swpout));
 	assert_memory_equal(a.swap.counters, b.swap.counters, sizeof(a.swap.counters));
@@ -498,15 +371,13 @@ static void test_replay_traces(void **state)
 static void test_swap_kinds(void **state)
 {
 	(void)state;
-	char msg[128];
-	struct sws_replay_swap sw;
-	char a[] = "type=sata", b[] = "type=nvme,size=1G", c[] = "type=floppy";
-	assert_sws(0, sws_replay_parse_swap(a, &sw, msg, sizeof(msg)));
-	assert_int_equal(sw.kind, SWS_REPLAY_SWAP_SATA);
-	assert_sws(0, sws_replay_parse_swap(b, &sw, msg, sizeof(msg)));
-	assert_int_equal(sw.kind, SWS_REPLAY_SWAP_SSD);
-	assert_sws(SWS_EINVAL, sws_replay_parse_swap(c, &sw, msg, sizeof(msg)));
-	assert_non_null(strstr(msg, "sata"));
+	enum sws_replay_swap_kind kind;
+	assert_sws(0, sws_replay_swap_kind_parse("sata", &kind));
+	assert_int_equal(kind, SWS_REPLAY_SWAP_SATA);
+	assert_sws(0, sws_replay_swap_kind_parse("nvme", &kind));
+	assert_int_equal(kind, SWS_REPLAY_SWAP_SSD);
+	assert_sws(SWS_EINVAL, sws_replay_swap_kind_parse("floppy", &kind));
+	assert_string_equal(sws_replay_swap_kind_name(SWS_REPLAY_SWAP_PMEM), "pmem");
 	uint64_t ns[2];
 	for (int k = 0; k < 2; k++) {
 		struct sws_replay_config cfg = small_config(SWS_BACKEND_SWAP_TABLE, 1);
@@ -583,19 +454,6 @@ static void xswap_sample(void *ctx, const struct sws_replay_sample *s)
 static void test_xswap_replay(void **state)
 {
 	(void)state;
-	char msg[256];
-	struct sws_replay_swap sw;
-	char a[] = "type=xswap,prio=3,limit=131072", b[] = "type=xswap,size=1G", c[] = "size=1G,limit=5",
-	     d[] = "limit=0,type=xswap";
-	assert_sws(0, sws_replay_parse_swap(a, &sw, msg, sizeof(msg)));
-	assert_int_equal(sw.kind, SWS_REPLAY_SWAP_XSWAP);
-	assert_int_equal(sw.prio, 3);
-	assert_int_equal(sw.limit_pages, 131072);
-	assert_sws(SWS_EINVAL, sws_replay_parse_swap(b, &sw, msg, sizeof(msg)));
-	assert_non_null(strstr(msg, "type=xswap"));
-	assert_sws(SWS_EINVAL, sws_replay_parse_swap(c, &sw, msg, sizeof(msg)));
-	assert_non_null(strstr(msg, "limit="));
-	assert_sws(SWS_EINVAL, sws_replay_parse_swap(d, &sw, msg, sizeof(msg)));
 
 	struct sws_replay_config cfg = small_config(SWS_BACKEND_SWAP_TABLE, 1);
 	cfg.ram_pages = 65536; /* 256 MiB: one chunk (85 clusters) is less than the device */
@@ -661,12 +519,84 @@ static void test_oom_bounds_reclaim(void **state)
 	assert_true(rep.mm.counters[SWS_MM_pgscan] < 200 * rep.accesses);
 }
 
+/*
+ * Simulated time: the same usemem input on an HDD and on an NVMe device. The
+ * writes reclaim waits for and the reads faults wait for are modelled device
+ * time (iowait); on pmem, a SYNCHRONOUS_IO device, the same modelled time is
+ * the CPU's work (sys) and nobody waits. usemem's throughput follows: the HDD
+ * run is slower by about the ratio of the latencies (5 ms vs 20-25 us).
+ */
+static void test_simulated_time(void **state)
+{
+	(void)state;
+	enum sws_replay_swap_kind kinds[3] = {SWS_REPLAY_SWAP_SSD, SWS_REPLAY_SWAP_HDD, SWS_REPLAY_SWAP_PMEM};
+	struct sws_replay_report rep[3];
+	struct sws_workload_config wc = {.kind = SWS_WORKLOAD_USEMEM, .bytes = 4 << 20,
+					 .flags = SWS_USEMEM_READ_AGAIN};
+	for (int k = 0; k < 3; k++) {
+		struct sws_replay_config cfg = small_config(SWS_BACKEND_SWAP_TABLE, 1);
+		cfg.nr_swap = 1;
+		cfg.swap[0] = (struct sws_replay_swap){.pages = 8192, .kind = kinds[k], .prio = -1};
+		run_workload(&cfg, &wc, &rep[k], NULL);
+		assert_true(rep[k].workload.valid);
+		assert_int_equal(rep[k].workload.tasks, 1);
+		/* a task's clock is its sys + user + iowait; one task: the run's elapsed time */
+		assert_int_equal(rep[k].time.elapsed_ns,
+				 rep[k].time.sys_ns + rep[k].time.user_ns + rep[k].time.iowait_ns);
+		assert_int_equal(rep[k].time.user_ns, 2048 * (SWS_PAGE_SIZE * 1000000000ull / SWS_REPLAY_USER_BANDWIDTH));
+	}
+	/* about the same I/O (rotational devices read ahead by cluster, SSDs by VMA) */
+	uint64_t out0 = rep[0].mm.counters[SWS_MM_pswpout], out1 = rep[1].mm.counters[SWS_MM_pswpout];
+	assert_true(out0 > 500 && out1 * 20 > out0 * 19 && out1 * 19 < out0 * 20);
+	assert_true(rep[1].time.iowait_ns > 100 * rep[0].time.iowait_ns);
+	double ratio = rep[0].workload.throughput_kbs / rep[1].workload.throughput_kbs;
+	assert_true(ratio > 50 && ratio < 400);
+	/* pmem: no wait, the modelled time is CPU time */
+	assert_int_equal(rep[2].time.iowait_ns, 0);
+	assert_true(rep[2].time.sys_modelled_ns > 0);
+	assert_true(rep[2].time.sys_ns >= rep[2].time.sys_modelled_ns);
+	assert_true(rep[2].workload.throughput_kbs > rep[0].workload.throughput_kbs);
+}
+
+/* Repeats: the JSON keeps them under "repeats", the statistics under "summary". */
+static void test_repeats_json(void **state)
+{
+	(void)state;
+	struct sws_workload_config wc = {.kind = SWS_WORKLOAD_USEMEM, .bytes = 3 << 20, .nr_tasks = 2};
+	struct sws_replay_report reps[3];
+	const struct sws_replay_report *ptrs[3] = {&reps[0], &reps[1], &reps[2]};
+	for (int k = 0; k < 3; k++) {
+		struct sws_replay_config cfg = small_config(SWS_BACKEND_SWAP_TABLE, 1);
+		run_workload(&cfg, &wc, &reps[k], NULL);
+	}
+	assert_true(sws_replay_counters_equal(&reps[0], &reps[1]));
+	assert_true(sws_replay_counters_equal(&reps[0], &reps[2]));
+	struct sws_replay_series s = {.repeats = ptrs, .nr_repeats = 3};
+	struct buf js = {0}, tb = {0};
+	assert_sws(0, sws_replay_series_print(&s, 1, SWS_REPLAY_REPORT_JSON, buf_write, &js));
+	static const char *const keys[] = {"\"repeats\":[{", "\"summary\":{", "\"counters_identical\":true",
+					   "\"elapsed_ns\":{\"mean\":", "\"free_latency_us\":{\"mean\":",
+					   "\"throughput_kbs\":{\"mean\":", "\"stdev\":", "\"min\":", "\"max\":",
+					   "\"work_per_page\":{\"swapout\":{", "\"lock_cluster\":"};
+	for (unsigned i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!strstr(js.p, keys[i]))
+			fail_msg("key %s missing from the JSON report", keys[i]);
+	/* three repeat objects, each with its own counters */
+	unsigned n = 0;
+	for (const char *p = strstr(js.p, "\"repeats\":["); (p = strstr(p + 1, "{\"events\":"));)
+		n++;
+	assert_int_equal(n, 3);
+	assert_sws(0, sws_replay_series_print(&s, 1, SWS_REPLAY_REPORT_TABLE, buf_write, &tb));
+	assert_non_null(strstr(tb.p, "3 repeats each (interleaved); counters identical across repeats: yes"));
+	assert_non_null(strstr(tb.p, "Free latency (us)"));
+	assert_non_null(strstr(tb.p, "-- work per swapped-out page"));
+	free(js.p);
+	free(tb.p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_size),
-		cmocka_unit_test(test_parse_swap_and_content),
-		cmocka_unit_test(test_parse_workload_args),
 		cmocka_unit_test(test_task_order),
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_usemem_lines),
@@ -676,6 +606,8 @@ int main(void)
 		cmocka_unit_test(test_swap_kinds),
 		cmocka_unit_test(test_xswap_replay),
 		cmocka_unit_test(test_oom_bounds_reclaim),
+		cmocka_unit_test(test_simulated_time),
+		cmocka_unit_test(test_repeats_json),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,15 +1,15 @@
 /*
- * parse.c - the replay command line's value grammar, in the library so that
- * swapsim-replay, the benchmark and the tests share one implementation: sizes
- * (K/M/G/T suffixes, or pages with "p"), swap device specs, content mixes and
- * each synthetic workload's own options (usemem's vm-scalability flags).
+ * cli_parse.c - the command line's value grammar, shared by the programs in
+ * sim/ and their tests: sizes (K/M/G/T suffixes, or pages with "p"), swap
+ * device specs, content mixes and each synthetic workload's own options
+ * (usemem's vm-scalability flags). Public API only (swapsim/replay.h).
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
-#include "replay_internal.h"
+#include "cli_parse.h"
 
 static int fail(char *msg, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
@@ -40,7 +40,7 @@ static int parse_u64(const char *s, const char **end, uint64_t *out)
 	return 0;
 }
 
-int sws_replay_parse_size(const char *s, uint64_t *bytes)
+int cli_parse_size(const char *s, uint64_t *bytes)
 {
 	const char *e;
 	uint64_t v, mul = 1;
@@ -67,9 +67,7 @@ int sws_replay_parse_size(const char *s, uint64_t *bytes)
 	return 0;
 }
 
-static const char *const kind_names[] = {"ssd", "hdd", "zram", "pmem", "sata", "xswap"};
-
-int sws_replay_parse_swap(char *s, struct sws_replay_swap *out, char *msg, size_t msg_len)
+int cli_parse_swap(char *s, struct sws_replay_swap *out, char *msg, size_t msg_len)
 {
 	if (!s || !out)
 		return fail(msg, msg_len, "missing device spec");
@@ -88,20 +86,13 @@ int sws_replay_parse_swap(char *s, struct sws_replay_swap *out, char *msg, size_
 			return fail(msg, msg_len, "'%s': expected key=value (or reuse, follow)", kv);
 		*val++ = 0;
 		if (!strcmp(kv, "size")) {
-			if (sws_replay_parse_size(val, &v) || v < 2 * SWS_PAGE_SIZE)
+			if (cli_parse_size(val, &v) || v < 2 * SWS_PAGE_SIZE)
 				return fail(msg, msg_len, "size=%s: not a size of at least 2 pages", val);
 			out->pages = v / SWS_PAGE_SIZE;
 		} else if (!strcmp(kv, "type")) {
-			unsigned k;
-			for (k = 0; k < SWS_REPLAY_NR_SWAP_KINDS; k++)
-				if (!strcmp(val, kind_names[k]))
-					break;
-			if (!strcmp(val, "nvme"))
-				k = SWS_REPLAY_SWAP_SSD;
-			if (k == SWS_REPLAY_NR_SWAP_KINDS)
+			if (sws_replay_swap_kind_parse(val, &out->kind))
 				return fail(msg, msg_len,
 					    "type=%s: expected ssd (nvme), sata, hdd, zram, pmem or xswap", val);
-			out->kind = (enum sws_replay_swap_kind)k;
 		} else if (!strcmp(kv, "prio")) {
 			if (parse_u64(val, &e, &v) || *e || v > 32767)
 				return fail(msg, msg_len, "prio=%s: expected 0..32767", val);
@@ -138,7 +129,7 @@ int sws_replay_parse_swap(char *s, struct sws_replay_swap *out, char *msg, size_
 static const char *const content_names[SWS_NR_CONTENT] = {"zero", "same", "index", "text",
 							   "random"};
 
-int sws_replay_parse_content(const char *s, uint32_t weight[SWS_NR_CONTENT], char *msg,
+int cli_parse_content(const char *s, uint32_t weight[SWS_NR_CONTENT], char *msg,
 			     size_t msg_len)
 {
 	uint32_t w[SWS_NR_CONTENT] = {0};
@@ -188,7 +179,7 @@ static const char *optval(int argc, char *const *argv, int *i, const char *opt, 
 	return argv[++*i];
 }
 
-int sws_workload_parse_args(struct sws_workload_config *cfg, int argc, char *const *argv,
+int cli_parse_workload_args(struct sws_workload_config *cfg, int argc, char *const *argv,
 			    char *msg, size_t msg_len)
 {
 	enum sws_workload_kind kind = cfg->kind;
@@ -234,7 +225,7 @@ int sws_workload_parse_args(struct sws_workload_config *cfg, int argc, char *con
 			cfg->repeat = (uint32_t)n;
 		} else if (um && (!strncmp(a, "-j", 2) || !strcmp(a, "--step")) &&
 			   (v = optval(argc, argv, &i, a, a[1] == '-' ? strlen(a) : 2))) {
-			if (sws_replay_parse_size(v, &n) || n < 8)
+			if (cli_parse_size(v, &n) || n < 8)
 				return fail(msg, msg_len, "%s -j %s: expected a step of at least 8 bytes",
 					    name, v);
 			cfg->step = n;
@@ -274,7 +265,7 @@ int sws_workload_parse_args(struct sws_workload_config *cfg, int argc, char *con
 		} else {
 			if (have_size)
 				return fail(msg, msg_len, "%s: unexpected argument '%s'", name, a);
-			if (sws_replay_parse_size(a, &n) || !n)
+			if (cli_parse_size(a, &n) || !n)
 				return fail(msg, msg_len, "%s: bad size '%s' (K/M/G suffix or pages with p)",
 					    name, a);
 			cfg->bytes = n;

@@ -1,0 +1,333 @@
+/*
+ * dispatch.c - the run loop: the caller's thread reads the source and
+ * dispatches records to worker threads standing for CPUs.
+ *
+ * HOW IT WORKS
+ *
+ * The caller's thread is the dispatcher. It reads the source one record at a
+ * time and sorts records in two kinds:
+ *
+ *  - per-task records (ACCESS, MADV_PAGEOUT, MADV_DONTNEED, RECLAIM) touch one
+ *    address space (or reclaim, which the mm serialises itself). They go to
+ *    worker (cpu % N), or (tid % N) when the record has no CPU, through a
+ *    bounded FIFO ring per worker. The dispatcher stages SWS__STAGE records per
+ *    worker before taking the ring's lock once, and blocks when a ring is full,
+ *    so memory stays bounded whatever the trace length.
+ *
+ *  - structural records (FORK, EXIT, MMAP, MUNMAP) change which address spaces
+ *    exist or what is mapped, and a later record of *another* task may depend
+ *    on them (a fork creates the child's address space; a thread of the same
+ *    process may touch what another thread mapped). The dispatcher drains every
+ *    queue (each worker idle with an empty ring) and runs the record itself, on
+ *    its own CPU. The first record of a pid never seen is handled the same way:
+ *    drain, create its address space, then dispatch it.
+ *
+ * Ordering: a tid's records keep trace order because they go to one FIFO ring
+ * and one worker runs a ring in order. When a task's records start naming
+ * another CPU, the dispatcher flushes the old worker's staging batch and waits
+ * until the tid's done count (bumped by workers with release order) equals what
+ * it enqueued, then sends the record to the new worker. Structural records are
+ * totally ordered with everything by the drain.
+ *
+ * Determinism: with threads == 1 no thread is started: the dispatcher runs each
+ * record inline on its only CPU, so the order of every mm call is the trace
+ * order and nothing depends on timing (deferred work runs every K records, not
+ * every K microseconds).
+ */
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "replay_internal.h"
+
+/* ---- queues ----------------------------------------------------------------------- */
+
+/* Hand the staged records of @w to its ring (blocks while the ring is full). */
+static void flush(struct sws__worker *w)
+{
+	uint32_t i = 0;
+	if (!w->nstage)
+		return;
+	pthread_mutex_lock(&w->lock);
+	while (i < w->nstage) {
+		while (w->count == w->cap)
+			pthread_cond_wait(&w->not_full, &w->lock);
+		while (i < w->nstage && w->count < w->cap) {
+			w->ring[(w->head + w->count) % w->cap] = w->stage[i++];
+			w->count++;
+		}
+		pthread_cond_signal(&w->not_empty);
+	}
+	pthread_mutex_unlock(&w->lock);
+	w->nstage = 0;
+}
+
+/* Wait until every worker is idle with an empty ring. */
+void sws__drain(struct sws_replay *r)
+{
+	if (r->nthreads == 1)
+		return;
+	for (unsigned i = 0; i < r->nthreads; i++)
+		flush(&r->workers[i]);
+	for (unsigned i = 0; i < r->nthreads; i++) {
+		struct sws__worker *w = &r->workers[i];
+		pthread_mutex_lock(&w->lock);
+		while (w->count || w->busy)
+			pthread_cond_wait(&w->idle, &w->lock);
+		pthread_mutex_unlock(&w->lock);
+	}
+}
+
+/* ---- workers ------------------------------------------------------------------------ */
+
+static void *worker_main(void *arg)
+{
+	struct sws__worker *w = arg;
+	struct sws_replay *r = w->r;
+	struct sws__item buf[SWS__TAKE];
+	int err = sws_cpu_attach(r->sim, &w->cpu);
+	if (!err)
+		sws__clock_sync(r, w);
+
+	pthread_mutex_lock(&w->lock);
+	w->attach_err = err;
+	w->busy = false;
+	pthread_cond_broadcast(&w->idle);
+	pthread_mutex_unlock(&w->lock);
+	if (err)
+		return NULL;
+	for (;;) {
+		pthread_mutex_lock(&w->lock);
+		while (!w->count && !w->stop) {
+			if (w->busy) {
+				w->busy = false;
+				pthread_cond_broadcast(&w->idle);
+			}
+			pthread_cond_wait(&w->not_empty, &w->lock);
+		}
+		if (!w->count) { /* stopped and empty */
+			w->busy = false;
+			pthread_mutex_unlock(&w->lock);
+			break;
+		}
+		uint32_t k = w->count < SWS__TAKE ? w->count : SWS__TAKE;
+		for (uint32_t i = 0; i < k; i++)
+			buf[i] = w->ring[(w->head + i) % w->cap];
+		w->head = (w->head + k) % w->cap;
+		w->count -= k;
+		w->busy = true;
+		pthread_cond_signal(&w->not_full);
+		pthread_mutex_unlock(&w->lock);
+		for (uint32_t i = 0; i < k; i++) {
+			sws__run_record(w, &buf[i]);
+			atomic_fetch_add_explicit(&r->tids[buf[i].tid].done, 1, memory_order_release);
+		}
+	}
+	sws__deferred(w);
+	sws_cpu_detach(w->cpu);
+	w->cpu = NULL;
+	return NULL;
+}
+
+/* ---- dispatch ----------------------------------------------------------------------- */
+
+static bool is_structural(uint32_t op)
+{
+	return op == SWS_TRACE_FORK || op == SWS_TRACE_EXIT || op == SWS_TRACE_MMAP ||
+	       op == SWS_TRACE_MUNMAP;
+}
+
+/* The worker that runs structural records and counts dispatcher-side errors. */
+static struct sws__worker *struct_worker(struct sws_replay *r)
+{
+	return r->nthreads == 1 ? &r->workers[0] : &r->disp;
+}
+
+static int dispatch(struct sws_replay *r, const struct sws_trace_record *rec)
+{
+	struct sws__worker *sw = struct_worker(r);
+	if (rec->op < SWS_TRACE_ACCESS || rec->op > SWS_TRACE_OP_MAX) {
+		sws__note_error(sw, SWS_EINVAL);
+		return 0;
+	}
+	int64_t pidx = sws__proc_find(r, rec->pid);
+	if (pidx < 0 || is_structural(rec->op)) {
+		sws__drain(r);
+		if (pidx < 0) {
+			uint32_t asid, idx;
+			int err = sws_mm_space_create(r->mm, r->memcg, &asid);
+			if (err) {
+				sws__note_error(sw, err);
+				return err == SWS_ENOMEM ? err : 0;
+			}
+			err = sws__proc_add(r, rec->pid, asid, &idx);
+			if (err) {
+				sws_mm_exit(sw->cpu, r->mm, asid);
+				return err;
+			}
+			pidx = idx;
+		}
+		if (is_structural(rec->op)) {
+			sws__run_structural(r, sw, rec, (uint32_t)pidx);
+			return 0;
+		}
+	}
+	struct sws__item it = {.rec = *rec, .asid = r->procs[pidx].asid, .proc = (uint32_t)pidx};
+	if (r->nthreads == 1) {
+		sws__run_record(&r->workers[0], &it);
+		return 0;
+	}
+	uint32_t tidx;
+	int err = sws__tid_slot(r, rec->tid, &tidx);
+	if (err)
+		return err;
+	it.tid = tidx;
+	unsigned wi = (rec->cpu == SWS_TRACE_CPU_ANY ? rec->tid : rec->cpu) % r->nthreads;
+	struct sws__tid *t = &r->tids[tidx];
+	if (t->enqueued && t->worker != wi) {
+		/* The task moved CPU: its earlier records must run first. */
+		flush(&r->workers[t->worker]);
+		while (atomic_load_explicit(&t->done, memory_order_acquire) != t->enqueued)
+			sched_yield();
+	}
+	t->worker = wi;
+	t->enqueued++;
+	struct sws__worker *w = &r->workers[wi];
+	w->stage[w->nstage++] = it;
+	if (w->nstage == SWS__STAGE)
+		flush(w);
+	return 0;
+}
+
+static void take_sample(struct sws_replay *r)
+{
+	struct sws_replay_sample s;
+	uint64_t total, free;
+	memset(&s, 0, sizeof(s));
+	s.events = r->events;
+	s.time_ns = sws__replay_now(r) - r->start_ns;
+	sws_mm_stats(r->mm, &s.mm);
+	sws_swap_totals(r->sim, &total, &free);
+	s.swap_used = total - free;
+	for (uint32_t i = 0; i < r->cfg.nr_swap; i++) {
+		struct sws_xswap_info xi;
+		if (r->cfg.swap[i].kind != SWS_REPLAY_SWAP_XSWAP ||
+		    sws_xswap_info(r->sim, r->types[i], &xi))
+			continue;
+		s.xswap_inuse_pages += xi.inuse_pages;
+		s.xswap_mapped_clusters += xi.nr_clusters_mapped;
+		s.arena_mapped_bytes += xi.arena_mapped_bytes;
+		s.arena_resident_bytes += xi.arena_resident_bytes;
+	}
+	r->cfg.sample(r->cfg.cb_ctx, &s);
+}
+
+/* ---- the run ------------------------------------------------------------------------ */
+
+static int start_workers(struct sws_replay *r)
+{
+	for (unsigned i = 0; i < r->nthreads; i++) {
+		struct sws__worker *w = &r->workers[i];
+		w->cap = r->cfg.queue_depth;
+		w->ring = sws__mem_alloc(&r->mem, SWS_MEM_sim, w->cap * sizeof(*w->ring), 64);
+		if (!w->ring)
+			return SWS_ENOMEM;
+		pthread_mutex_init(&w->lock, NULL);
+		pthread_cond_init(&w->not_empty, NULL);
+		pthread_cond_init(&w->not_full, NULL);
+		pthread_cond_init(&w->idle, NULL);
+		w->busy = true; /* until attached */
+		if (pthread_create(&w->thread, NULL, worker_main, w))
+			return SWS_ENOMEM;
+		w->started = true;
+	}
+	sws__drain(r); /* waits for every attach */
+	for (unsigned i = 0; i < r->nthreads; i++)
+		if (r->workers[i].attach_err)
+			return r->workers[i].attach_err;
+	return 0;
+}
+
+void sws__stop_workers(struct sws_replay *r)
+{
+	for (unsigned i = 0; i < r->nthreads; i++) {
+		struct sws__worker *w = &r->workers[i];
+		if (!w->started)
+			continue;
+		flush(w);
+		pthread_mutex_lock(&w->lock);
+		w->stop = true;
+		pthread_cond_signal(&w->not_empty);
+		pthread_mutex_unlock(&w->lock);
+	}
+	for (unsigned i = 0; i < r->nthreads; i++) {
+		struct sws__worker *w = &r->workers[i];
+		if (!w->started)
+			continue;
+		pthread_join(w->thread, NULL);
+		w->started = false;
+	}
+}
+
+int sws_replay_run(struct sws_replay *r, const struct sws_replay_source *src)
+{
+	int err = 0;
+	if (!r || !src || !src->next || r->ran)
+		return SWS_EINVAL;
+	r->ran = true;
+	r->errmsg[0] = 0;
+	err = sws_cpu_attach(r->sim, &r->disp.cpu);
+	if (err)
+		return err;
+	sws__clock_sync(r, &r->disp);
+	if (r->nthreads == 1) {
+		r->workers[0].cpu = r->disp.cpu;
+		sws__clock_sync(r, &r->workers[0]);
+	} else if ((err = start_workers(r))) {
+		snprintf(r->errmsg, sizeof(r->errmsg), "cannot start worker threads: %s",
+			 sws_strerror(err));
+		goto out;
+	}
+	r->start_ns = sws__replay_now(r);
+	for (;;) {
+		struct sws_trace_record rec;
+		int rc = src->next(src->ctx, &rec);
+		if (rc == 0)
+			break;
+		if (rc < 0) {
+			const char *m = src->error ? src->error(src->ctx) : NULL;
+			snprintf(r->errmsg, sizeof(r->errmsg), "%s", m && *m ? m : sws_strerror(rc));
+			err = rc;
+			break;
+		}
+		if ((err = dispatch(r, &rec))) {
+			snprintf(r->errmsg, sizeof(r->errmsg), "replay: %s", sws_strerror(err));
+			break;
+		}
+		r->events++;
+		if (r->cfg.sample && r->events % r->cfg.sample_every == 0)
+			take_sample(r);
+		if (r->cfg.progress && r->events % r->cfg.progress_every == 0 &&
+		    r->cfg.progress(r->cfg.cb_ctx, r->events)) {
+			r->interrupted = true;
+			break;
+		}
+	}
+	sws__drain(r);
+	if (r->nthreads == 1)
+		sws__deferred(&r->workers[0]);
+	if (r->cfg.sample && (r->events % r->cfg.sample_every != 0 || !r->events))
+		take_sample(r);
+out:
+	sws__stop_workers(r);
+	for (unsigned i = 0; i < r->nthreads; i++)
+		sws__charge_flush(&r->workers[i]);
+	sws__charge_flush(&r->disp);
+	r->wall_ns = sws__replay_now(r) - r->start_ns;
+	sws_cpu_detach(r->disp.cpu);
+	r->disp.cpu = NULL;
+	if (r->nthreads == 1)
+		r->workers[0].cpu = NULL;
+	return err;
+}
+

@@ -1,0 +1,291 @@
+/*
+ * machine.c - the machine a replay runs on, built from its configuration: a
+ * simulation with the chosen backend, the swap devices (one table below
+ * describes every device kind: its flags and latency), the memory model, the
+ * workload's memcg, zswap and xswap devices; and its teardown.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "replay_internal.h"
+
+#define DEFAULT_RAM_PAGES (1ull << 18)
+#define DEFAULT_DEFERRED 1024
+#define DEFAULT_KSWAPD 1024
+#define DEFAULT_QUEUE 4096
+#define DEFAULT_PROGRESS 65536
+#define MAX_THREADS 128
+
+/* Device kinds: name, the kernel flags they swap on with, latency per page. */
+static const struct swap_kind {
+	const char *name;
+	uint32_t flags;
+	uint64_t read_ns, write_ns;
+} kinds[SWS_REPLAY_NR_SWAP_KINDS] = {
+	[SWS_REPLAY_SWAP_SSD] = {"ssd", SWS_SWP_SOLIDSTATE | SWS_SWP_PAGE_DISCARD, 20000, 25000},
+	[SWS_REPLAY_SWAP_HDD] = {"hdd", 0, 5000000, 5000000},
+	[SWS_REPLAY_SWAP_ZRAM] = {"zram", SWS_SWP_SOLIDSTATE | SWS_SWP_SYNCHRONOUS_IO, 2000, 3000},
+	[SWS_REPLAY_SWAP_PMEM] = {"pmem", SWS_SWP_SOLIDSTATE | SWS_SWP_SYNCHRONOUS_IO, 1000, 2000},
+	[SWS_REPLAY_SWAP_SATA] = {"sata", SWS_SWP_SOLIDSTATE | SWS_SWP_PAGE_DISCARD, 100000, 60000},
+	[SWS_REPLAY_SWAP_XSWAP] = {"xswap", 0, 0, 0}, /* sws_mm_xswap_create(): no storage */
+};
+
+const char *sws_replay_swap_kind_name(enum sws_replay_swap_kind kind)
+{
+	return (unsigned)kind < SWS_REPLAY_NR_SWAP_KINDS ? kinds[kind].name : "";
+}
+
+int sws_replay_swap_kind_parse(const char *name, enum sws_replay_swap_kind *out)
+{
+	if (!name || !out)
+		return SWS_EINVAL;
+	if (!strcmp(name, "nvme")) {
+		*out = SWS_REPLAY_SWAP_SSD;
+		return 0;
+	}
+	for (unsigned k = 0; k < SWS_REPLAY_NR_SWAP_KINDS; k++) {
+		if (!strcmp(name, kinds[k].name)) {
+			*out = (enum sws_replay_swap_kind)k;
+			return 0;
+		}
+	}
+	return SWS_EINVAL;
+}
+
+uint64_t sws__replay_now(const struct sws_replay *r)
+{
+	if (r->has_env && r->env.clock_ns)
+		return r->env.clock_ns(r->env.clock_ctx);
+	/* The documented default of struct sws_env: CLOCK_MONOTONIC. */
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void create_error(const struct sws_replay_config *cfg, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void create_error(const struct sws_replay_config *cfg, const char *fmt, ...)
+{
+	if (!cfg->errbuf || !cfg->errlen)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cfg->errbuf, cfg->errlen, fmt, ap);
+	va_end(ap);
+}
+
+static bool swap_ok(const struct sws_replay_swap *sw)
+{
+	if ((unsigned)sw->kind >= SWS_REPLAY_NR_SWAP_KINDS || sw->reserved ||
+	    (sw->file_flags & ~(SWS_BACKING_REUSE | SWS_BACKING_FOLLOW)) || sw->prio < -1 ||
+	    sw->prio > 32767 || sw->pages == 1)
+		return false;
+	if (sw->kind == SWS_REPLAY_SWAP_XSWAP) /* sized by RAM, no storage */
+		return !sw->pages && !sw->path && !sw->read_ns && !sw->write_ns;
+	return !sw->limit_pages;
+}
+
+static int check_config(const struct sws_replay_config *cfg)
+{
+	const uint32_t flags = SWS_REPLAY_VERIFY | SWS_REPLAY_ZSWAP | SWS_REPLAY_READ_POPULATES;
+	if (cfg->version > SWS_REPLAY_CONFIG_VERSION ||
+	    (cfg->env && cfg->env->version > SWS_ENV_VERSION))
+		return SWS_EVERSION;
+	if (cfg->threads > MAX_THREADS || (cfg->ram_pages && cfg->ram_pages < 64) ||
+	    (cfg->queue_depth && cfg->queue_depth < 64) || cfg->nr_swap > SWS_REPLAY_MAX_SWAP ||
+	    (cfg->sample && !cfg->sample_every) || (cfg->flags & ~flags))
+		return SWS_EINVAL;
+	for (uint32_t i = 0; i < cfg->nr_swap; i++)
+		if (!swap_ok(&cfg->swap[i]))
+			return SWS_EINVAL;
+	return 0;
+}
+
+/* Swap on device @i of the configuration (not xswap: it comes after zswap). */
+static int swapon_one(struct sws_replay *r, uint32_t i)
+{
+	const struct sws_replay_swap *sw = &r->cfg.swap[i];
+	const struct swap_kind *k = &kinds[sw->kind];
+	struct sws_device_config dc = {
+		.version = SWS_DEVICE_CONFIG_VERSION,
+		.flags = k->flags | (sw->prio >= 0 ? SWS_SWAP_FLAG_PREFER : 0),
+		.nr_slots = sw->pages ? sw->pages : 2 * r->cfg.ram_pages,
+		.prio = sw->prio >= 0 ? sw->prio : 0,
+		.backing = sw->path ? SWS_BACKING_FILE
+				    : (r->cfg.flags & SWS_REPLAY_VERIFY) ? SWS_BACKING_MEMORY : SWS_BACKING_NONE,
+		.path = sw->path,
+		.backing_flags = sw->file_flags};
+	int err = sws_swapon(r->sim, &dc, &r->types[i]);
+	if (err)
+		create_error(&r->cfg, "swap device %u: %s", i + 1,
+			     *sws_sim_error(r->sim) ? sws_sim_error(r->sim) : sws_strerror(err));
+	return err;
+}
+
+static void set_latency(struct sws_replay *r, uint32_t i)
+{
+	const struct sws_replay_swap *sw = &r->cfg.swap[i];
+	const struct swap_kind *k = &kinds[sw->kind];
+	sws_mm_set_latency(r->mm, r->types[i], sw->read_ns ? sw->read_ns : k->read_ns,
+			   sw->write_ns ? sw->write_ns : k->write_ns);
+}
+
+static int xswap_one(struct sws_replay *r, uint32_t i)
+{
+	const struct sws_replay_swap *sw = &r->cfg.swap[i];
+	int err = sws_mm_xswap_create(r->mm, sw->prio, &r->types[i]);
+	if (!err && sw->limit_pages)
+		err = sws_xswap_limit_set(r->sim, r->types[i], sw->limit_pages);
+	if (err)
+		create_error(&r->cfg, "swap device %u (xswap): %s", i + 1, sws_strerror(err));
+	return err;
+}
+
+static void worker_init(struct sws_replay *r, struct sws__worker *w, unsigned idx)
+{
+	memset(w, 0, sizeof(*w));
+	w->r = r;
+	w->idx = idx;
+}
+
+/* The configuration with every default filled in. */
+static void set_defaults(struct sws_replay *r)
+{
+	struct sws_replay_config *c = &r->cfg;
+	r->nthreads = c->threads ? c->threads : 1;
+	if (!c->ram_pages)
+		c->ram_pages = DEFAULT_RAM_PAGES;
+	if (!c->deferred_every)
+		c->deferred_every = DEFAULT_DEFERRED;
+	if (!c->kswapd_budget)
+		c->kswapd_budget = DEFAULT_KSWAPD;
+	if (!c->queue_depth)
+		c->queue_depth = DEFAULT_QUEUE;
+	if (!c->progress_every)
+		c->progress_every = DEFAULT_PROGRESS;
+	if (!c->user_bandwidth)
+		c->user_bandwidth = SWS_REPLAY_USER_BANDWIDTH;
+	r->user_ns_per_page = (uint64_t)SWS_PAGE_SIZE * 1000000000ull / c->user_bandwidth;
+	if (!c->nr_swap) {
+		c->nr_swap = 1;
+		c->swap[0] = (struct sws_replay_swap){.kind = SWS_REPLAY_SWAP_SSD, .prio = -1};
+	}
+}
+
+/* Everything after the simulation exists: devices, the memory model, memcg, zswap, xswap. */
+static int build(struct sws_replay *r)
+{
+	const struct sws_replay_config *cfg = &r->cfg;
+	int err;
+	for (uint32_t i = 0; i < cfg->nr_swap; i++)
+		if (cfg->swap[i].kind != SWS_REPLAY_SWAP_XSWAP && (err = swapon_one(r, i)))
+			return err;
+	struct sws_mm_config mc = {.version = SWS_MM_CONFIG_VERSION,
+				   .policy = cfg->policy,
+				   .ram_pages = cfg->ram_pages,
+				   .page_cluster = cfg->page_cluster,
+				   .flags = ((cfg->flags & SWS_REPLAY_VERIFY) ? SWS_MM_VERIFY : 0) |
+					    ((cfg->flags & SWS_REPLAY_READ_POPULATES) ? SWS_MM_READ_POPULATES : 0),
+				   .seed = cfg->seed};
+	memcpy(mc.content_weight, cfg->content_weight, sizeof(mc.content_weight));
+	if ((err = sws_mm_create(r->sim, &mc, &r->mm))) {
+		create_error(&r->cfg, "memory model: %s", sws_strerror(err));
+		return err;
+	}
+	for (uint32_t i = 0; i < cfg->nr_swap; i++)
+		if (cfg->swap[i].kind != SWS_REPLAY_SWAP_XSWAP)
+			set_latency(r, i);
+	if (cfg->mem_limit_pages && (err = sws_mm_memcg_create(r->mm, cfg->mem_limit_pages, &r->memcg)))
+		return err;
+	if ((cfg->flags & SWS_REPLAY_ZSWAP) && (err = sws_mm_zswap_enable(r->mm, &cfg->zswap))) {
+		create_error(&r->cfg, "zswap: %s", sws_strerror(err));
+		return err;
+	}
+	for (uint32_t i = 0; i < cfg->nr_swap; i++) /* xswap devices live in zswap */
+		if (cfg->swap[i].kind == SWS_REPLAY_SWAP_XSWAP && (err = xswap_one(r, i)))
+			return err;
+	return 0;
+}
+
+int sws_replay_create(const struct sws_replay_config *cfg, struct sws_replay **out)
+{
+	struct sws_mem tmp;
+	struct sws_replay *r;
+	int err;
+
+	if (!cfg || !out)
+		return SWS_EINVAL;
+	*out = NULL;
+	if (cfg->errbuf && cfg->errlen)
+		cfg->errbuf[0] = 0;
+	if ((err = check_config(cfg))) {
+		create_error(cfg, "invalid replay configuration (threads, RAM, queue, devices or flags)");
+		return err;
+	}
+	sws__mem_init(&tmp, cfg->env ? &cfg->env->allocator : NULL);
+	r = sws__mem_zalloc(&tmp, SWS_MEM_sim, sizeof(*r), 64);
+	if (!r)
+		return SWS_ENOMEM;
+	sws__mem_init(&r->mem, cfg->env ? &cfg->env->allocator : NULL);
+	atomic_store(&r->mem.bytes[SWS_MEM_sim], (int64_t)sizeof(*r));
+	r->cfg = *cfg;
+	if (cfg->env) {
+		r->env = *cfg->env;
+		r->cfg.env = &r->env;
+		r->has_env = true;
+	}
+	pthread_mutex_init(&r->peaks.lock, NULL);
+	set_defaults(r);
+	r->workers = sws__mem_zalloc(&r->mem, SWS_MEM_sim, r->nthreads * sizeof(*r->workers), 64);
+	if (!r->workers) {
+		err = SWS_ENOMEM;
+		goto fail;
+	}
+	for (unsigned i = 0; i < r->nthreads; i++)
+		worker_init(r, &r->workers[i], i);
+	worker_init(r, &r->disp, r->nthreads);
+	struct sws_sim_config scfg = {.version = SWS_SIM_CONFIG_VERSION,
+				      .backend = cfg->backend,
+				      .max_cpus = r->nthreads + 2,
+				      .env = cfg->env};
+	if ((err = sws_sim_create(&scfg, &r->sim)) || (err = build(r)))
+		goto fail;
+	*out = r;
+	return 0;
+fail:
+	sws_replay_destroy(r);
+	return err;
+}
+
+void sws_replay_destroy(struct sws_replay *r)
+{
+	if (!r)
+		return;
+	sws__stop_workers(r);
+	sws_mm_destroy(r->mm);
+	sws_sim_destroy(r->sim);
+	if (r->workers) {
+		for (unsigned i = 0; i < r->nthreads; i++) {
+			struct sws__worker *w = &r->workers[i];
+			if (w->ring) {
+				sws__mem_free(&r->mem, SWS_MEM_sim, w->ring, w->cap * sizeof(*w->ring));
+				pthread_mutex_destroy(&w->lock);
+				pthread_cond_destroy(&w->not_empty);
+				pthread_cond_destroy(&w->not_full);
+				pthread_cond_destroy(&w->idle);
+			}
+		}
+		sws__mem_free(&r->mem, SWS_MEM_sim, r->workers, r->nthreads * sizeof(*r->workers));
+	}
+	sws__tasks_free(r);
+	pthread_mutex_destroy(&r->peaks.lock);
+	struct sws_mem m = {.a = r->mem.a};
+	sws__mem_free(&m, SWS_MEM_sim, r, sizeof(*r));
+}
+
+struct sws_sim *sws_replay_sim(struct sws_replay *r) { return r ? r->sim : NULL; }
+struct sws_mm *sws_replay_mm(struct sws_replay *r) { return r ? r->mm : NULL; }
+const char *sws_replay_error(const struct sws_replay *r) { return r ? r->errmsg : ""; }

@@ -1,0 +1,205 @@
+/*
+ * record.c - what each trace record does to the memory model, and the time
+ * it costs its task:
+ *
+ *   ACCESS [addr, addr+len)        sws_mm_access() per page; user time per page
+ *   MADV_PAGEOUT / MADV_DONTNEED   sws_mm_madvise()
+ *   RECLAIM (len pages, arg memcg) sws_mm_reclaim()
+ *   FORK / EXIT                    sws_mm_fork() / sws_mm_exit()  (structural)
+ *   MMAP / MUNMAP                  sws_mm_mmap() / sws_mm_munmap() (structural)
+ *
+ * Each record's simulated time is the difference of its CPU's clock
+ * (sws_mm_cpu_time) before and after it, charged to the record's task; the
+ * kernel paths read the host clock once at entry and once at exit, and a hit
+ * reads none. Deferred work (kswapd, discards) runs every deferred_every
+ * records on the worker's CPU and is charged to no task.
+ */
+#include <string.h>
+
+#include "replay_internal.h"
+
+#define SWS__MAX_ACCESS_PAGES (1ull << 24) /* 64 GiB in one ACCESS record */
+
+void sws__note_error(struct sws__worker *w, int rc)
+{
+	w->errors++;
+	if (rc == SWS_ECORRUPT)
+		w->verify_failures++;
+	if (!w->first_error)
+		w->first_error = rc;
+}
+
+void sws__deferred(struct sws__worker *w)
+{
+	struct sws_replay *r = w->r;
+	struct sws_mm_cpu_time t1;
+	sws_mm_kswapd(w->cpu, r->mm, r->cfg.kswapd_budget);
+	sws_swap_do_deferred_work(r->sim, 64);
+	sws_mm_cpu_time(r->mm, w->cpu, &t1);
+	w->kswapd.sys_ns += t1.sys_ns - w->seen.sys_ns;
+	w->kswapd.sys_modelled_ns += t1.sys_modelled_ns - w->seen.sys_modelled_ns;
+	w->kswapd.iowait_ns += t1.iowait_ns - w->seen.iowait_ns;
+	w->seen = t1;
+	sws__charge_flush(w);
+	sws__sample_peaks(r);
+	w->since_deferred = 0;
+}
+
+static uint16_t reclaim_memcg(const struct sws_replay *r, uint32_t arg)
+{
+	/* One memcg holds every workload task: a named memcg or the task's one is it. */
+	return arg == SWS_TRACE_MEMCG_ROOT ? 0 : r->memcg;
+}
+
+static uint64_t fault_ns(const struct sws_mm_cpu_time *a, const struct sws_mm_cpu_time *b)
+{
+	return (b->sys_ns - a->sys_ns) + (b->iowait_ns - a->iowait_ns);
+}
+
+/* The pages of an ACCESS record, one sws_mm_access() each; a hit reads no clock. */
+static void run_access(struct sws__worker *w, const struct sws__item *it, struct sws__proc *p)
+{
+	struct sws_replay *r = w->r;
+	const struct sws_trace_record *rec = &it->rec;
+	uint64_t first = rec->addr >> 12, last = first;
+	if (rec->len) {
+		uint64_t end = rec->addr + rec->len - 1;
+		if (end < rec->addr || end >> 48 || (end >> 12) - first >= SWS__MAX_ACCESS_PAGES) {
+			/* beyond 48-bit addresses, or more than 64 GiB in one record: refuse it
+			 * whole rather than walk it page by page */
+			sws__note_error(w, SWS_EINVAL);
+			return;
+		}
+		last = end >> 12;
+	}
+	bool write = rec->flags & SWS_TRACE_F_WRITE, kernel = false;
+	struct sws_mm_cpu_time before = w->seen, after;
+	for (uint64_t pg = first;; pg++) {
+		int rc = sws_mm_access(w->cpu, r->mm, it->asid, pg << 12, write);
+		if (rc) { /* a hit charges nothing: only faults go to the fault-path histogram */
+			sws_mm_cpu_time(r->mm, w->cpu, &after);
+			if (rc == 1)
+				sws__hist_add(&w->lat[SWS_REPLAY_LAT_FAULT], fault_ns(&before, &after));
+			else
+				sws__note_error(w, rc);
+			before = after;
+			kernel = true;
+		}
+		if (pg == last)
+			break;
+	}
+	uint64_t pages = last - first + 1;
+	w->accesses += pages;
+	atomic_fetch_add_explicit(&p->accesses, pages, memory_order_relaxed);
+	if (!write)
+		atomic_fetch_add_explicit(&p->reads, pages, memory_order_relaxed);
+	sws__charge(w, it->proc, kernel ? &before : NULL, pages * r->user_ns_per_page, 0,
+		    write ? SWS__PH_ACCESS : SWS__PH_READ);
+}
+
+void sws__run_record(struct sws__worker *w, const struct sws__item *it)
+{
+	struct sws_replay *r = w->r;
+	const struct sws_trace_record *rec = &it->rec;
+	struct sws__proc *p = &r->procs[it->proc];
+	struct sws_mm_cpu_time t1;
+	int rc;
+
+	if (r->cfg.on_record)
+		r->cfg.on_record(r->cfg.cb_ctx, w->idx, rec);
+	switch (rec->op) {
+	case SWS_TRACE_ACCESS:
+		run_access(w, it, p);
+		break;
+	case SWS_TRACE_MADV_PAGEOUT:
+	case SWS_TRACE_MADV_DONTNEED: {
+		bool out = rec->op == SWS_TRACE_MADV_PAGEOUT;
+		uint64_t a = rec->addr & ~4095ull, len = (rec->len + (rec->addr & 4095) + 4095) & ~4095ull;
+		rc = sws_mm_madvise(w->cpu, r->mm, it->asid, a, len,
+				    out ? SWS_MADV_PAGEOUT : SWS_MADV_DONTNEED);
+		sws_mm_cpu_time(r->mm, w->cpu, &t1);
+		if (!out)
+			sws__hist_add(&w->lat[SWS_REPLAY_LAT_FREE], fault_ns(&w->seen, &t1));
+		sws__charge(w, it->proc, &t1, 0, 0, out ? SWS__PH_OTHER : SWS__PH_FREE);
+		if (rc)
+			sws__note_error(w, rc);
+		break;
+	}
+	case SWS_TRACE_RECLAIM:
+		sws_mm_reclaim(w->cpu, r->mm, reclaim_memcg(r, rec->arg), rec->len);
+		sws_mm_cpu_time(r->mm, w->cpu, &t1);
+		sws__charge(w, it->proc, &t1, 0, 0, SWS__PH_OTHER);
+		break;
+	default:
+		sws__note_error(w, SWS_EINVAL);
+		break;
+	}
+	if (++w->since_deferred >= r->cfg.deferred_every)
+		sws__deferred(w);
+}
+
+/* A free-path call's time: the histogram and the task's free phase. */
+static void charge_free(struct sws_replay *r, struct sws__worker *w, uint32_t proc)
+{
+	struct sws_mm_cpu_time t1;
+	sws_mm_cpu_time(r->mm, w->cpu, &t1);
+	sws__hist_add(&w->lat[SWS_REPLAY_LAT_FREE], fault_ns(&w->seen, &t1));
+	sws__charge(w, proc, &t1, 0, 0, SWS__PH_FREE);
+}
+
+void sws__run_structural(struct sws_replay *r, struct sws__worker *w, const struct sws_trace_record *rec,
+			 uint32_t pidx)
+{
+	struct sws__proc *p = &r->procs[pidx];
+	uint32_t asid = p->asid;
+	struct sws_mm_cpu_time t1;
+	int rc = 0;
+
+	if (r->cfg.on_record)
+		r->cfg.on_record(r->cfg.cb_ctx, r->nthreads, rec);
+	sws__charge_flush(w); /* procs[] may grow below */
+	switch (rec->op) {
+	case SWS_TRACE_FORK: {
+		int64_t old = sws__proc_find(r, rec->arg);
+		if (old >= 0 && (uint32_t)old != pidx) { /* the child pid had a life already */
+			rc = sws_mm_exit(w->cpu, r->mm, r->procs[old].asid);
+			r->procs[old].asid = SWS__NO_ASID;
+			if (rc)
+				sws__note_error(w, rc);
+		}
+		uint32_t child, cidx;
+		rc = sws_mm_fork(w->cpu, r->mm, asid, &child);
+		if (!rc) {
+			rc = sws__proc_add(r, rec->arg, child, &cidx);
+			if (rc)
+				sws_mm_exit(w->cpu, r->mm, child);
+		}
+		sws_mm_cpu_time(r->mm, w->cpu, &t1);
+		sws__charge(w, pidx, &t1, 0, 0, SWS__PH_OTHER);
+		break;
+	}
+	case SWS_TRACE_EXIT:
+		rc = sws_mm_exit(w->cpu, r->mm, asid);
+		charge_free(r, w, pidx);
+		p->asid = SWS__NO_ASID;
+		break;
+	case SWS_TRACE_MMAP:
+	case SWS_TRACE_MUNMAP: {
+		uint64_t a = rec->addr & ~4095ull, len = (rec->len + (rec->addr & 4095) + 4095) & ~4095ull;
+		if (rec->op == SWS_TRACE_MMAP) {
+			uint32_t fl = (rec->flags & SWS_TRACE_F_THP) ? SWS_MM_MAP_ORDER(9) : 0;
+			uint64_t c0 = sws__replay_now(r);
+			rc = sws_mm_mmap(r->mm, asid, a, len, fl); /* no CPU: timed here */
+			sws__charge(w, pidx, NULL, 0, sws__replay_now(r) - c0, SWS__PH_INIT);
+		} else {
+			rc = sws_mm_munmap(w->cpu, r->mm, asid, a, len);
+			charge_free(r, w, pidx);
+		}
+		break;
+	}
+	default:
+		break;
+	}
+	if (rc)
+		sws__note_error(w, rc);
+}

@@ -1,0 +1,51 @@
+/*
+ * cli_parse.h - the value grammar of the command-line programs in sim/
+ * (swapsim-replay and its tests): sizes, swap device specs, content mixes,
+ * workload options. Not part of the library: a program's grammar is its own.
+ */
+#ifndef SWAPSIM_CLI_PARSE_H
+#define SWAPSIM_CLI_PARSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <swapsim/swapsim.h>
+
+/**
+ * Parse a size: digits with an optional suffix K, M, G, T (binary, any case,
+ * an optional trailing B/iB), or a page count with a "p" suffix (x 4096).
+ * No suffix: bytes. @return 0, SWS_EINVAL (empty, junk, overflow).
+ */
+int cli_parse_size(const char *s, uint64_t *bytes);
+
+/**
+ * Parse a swap device spec: comma-separated key=value pairs: size=SIZE,
+ * type=ssd|nvme|sata|hdd|zram|pmem|xswap, prio=N (0..32767), file=PATH,
+ * rlat=NS, wlat=NS, limit=PAGES (xswap), and the bare words reuse (an
+ * existing file=PATH may be reused: its contents are lost) and follow
+ * (file=PATH may be a symbolic link). @p path points into @s (the caller
+ * keeps @s alive). @return 0 or SWS_EINVAL with a message naming the bad key
+ * in @msg.
+ */
+int cli_parse_swap(char *s, struct sws_replay_swap *out, char *msg, size_t msg_len);
+
+/**
+ * Parse a workload's own arguments (the words after "--workload NAME"):
+ *   usemem  [-n N] [-O] [-y] [-x] [-R] [--random-seed S] [-Z] [-o] [--init-time]
+ *           [-r N] [-j STEP] SIZE
+ *   memhog  [-r N] SIZE           (also -rN)
+ *   zipf    [-n TASKS] [-a ACCESSES] [-s EXPONENT] [-w WRITE_PCT] [--seed S] SIZE
+ *   uniform [-n TASKS] [-a ACCESSES] [-w WRITE_PCT] [--seed S] SIZE
+ *   bgsave  [-a PARENT_WRITES] [--seed S] SIZE
+ * @cfg->kind must be set; other fields are filled. @return 0 or SWS_EINVAL
+ * with a message naming the option in @msg.
+ */
+int cli_parse_workload_args(struct sws_workload_config *cfg, int argc, char *const *argv, char *msg,
+			    size_t msg_len);
+
+/**
+ * Parse a content mix: "index", or weights "zero=1,same=1,index=2,text=3,random=1".
+ * @return 0 or SWS_EINVAL (message in @msg).
+ */
+int cli_parse_content(const char *s, uint32_t weight[SWS_NR_CONTENT], char *msg, size_t msg_len);
+
+#endif

@@ -1,0 +1,172 @@
+/*
+ * test_cli.c - the command line's value grammar (sim/cli_parse.c): sizes, swap
+ * device specs (xswap ones too), content mixes, workload options; each error
+ * names the option.
+ */
+#include <string.h>
+
+#include "testutil.h"
+#include "cli_parse.h"
+
+/* ---- parsing ----------------------------------------------------------------------- */
+
+static void test_parse_size(void **state)
+{
+	(void)state;
+	uint64_t v;
+	static const struct {
+		const char *s;
+		uint64_t want;
+	} ok[] = {{"0", 0},          {"10", 10},          {"4K", 4096},       {"4k", 4096},
+		  {"1M", 1u << 20},   {"2G", 2ull << 30},  {"1T", 1ull << 40}, {"3p", 3 * 4096},
+		  {"256p", 1u << 20}, {"1GiB", 1ull << 30}, {"16MB", 16u << 20}};
+	for (unsigned i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		assert_sws(0, cli_parse_size(ok[i].s, &v));
+		assert_int_equal(v, ok[i].want);
+	}
+	static const char *const bad[] = {"", "12Q", "-1", "1.5G", "G", "p", "4K4",
+					  "99999999999999999999", "17179869184G", " 1M", "1pB"};
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_sws(SWS_EINVAL, cli_parse_size(bad[i], &v));
+	assert_sws(SWS_EINVAL, cli_parse_size(NULL, &v));
+}
+
+static void test_parse_swap_and_content(void **state)
+{
+	(void)state;
+	struct sws_replay_swap sw;
+	char msg[128];
+	char s1[] = "size=1G,type=zram,prio=5,file=/tmp/x.swap,rlat=100,wlat=200";
+	assert_sws(0, cli_parse_swap(s1, &sw, msg, sizeof(msg)));
+	assert_int_equal(sw.pages, (1ull << 30) / 4096);
+	assert_int_equal(sw.kind, SWS_REPLAY_SWAP_ZRAM);
+	assert_int_equal(sw.prio, 5);
+	assert_string_equal(sw.path, "/tmp/x.swap");
+	assert_int_equal(sw.read_ns, 100);
+	assert_int_equal(sw.write_ns, 200);
+	char s2[] = "size=512p";
+	assert_sws(0, cli_parse_swap(s2, &sw, msg, sizeof(msg)));
+	assert_int_equal(sw.pages, 512);
+	assert_int_equal(sw.prio, -1);
+	assert_int_equal(sw.kind, SWS_REPLAY_SWAP_SSD);
+	char s3[] = "type=floppy";
+	assert_sws(SWS_EINVAL, cli_parse_swap(s3, &sw, msg, sizeof(msg)));
+	assert_non_null(strstr(msg, "type=floppy"));
+	char s4[] = "colour=blue";
+	assert_sws(SWS_EINVAL, cli_parse_swap(s4, &sw, msg, sizeof(msg)));
+	assert_non_null(strstr(msg, "colour"));
+	char s5[] = "prio=40000";
+	assert_sws(SWS_EINVAL, cli_parse_swap(s5, &sw, msg, sizeof(msg)));
+	char s6[] = "size";
+	assert_sws(SWS_EINVAL, cli_parse_swap(s6, &sw, msg, sizeof(msg)));
+	/* A file is created new unless reuse (and, for a symbolic link, follow) is said. */
+	assert_int_equal(sw.file_flags, 0);
+	char s7[] = "file=/tmp/x,reuse,follow";
+	assert_sws(0, cli_parse_swap(s7, &sw, msg, sizeof(msg)));
+	assert_int_equal(sw.file_flags, SWS_BACKING_REUSE | SWS_BACKING_FOLLOW);
+	char s8[] = "size=8M,reuse";
+	assert_sws(SWS_EINVAL, cli_parse_swap(s8, &sw, msg, sizeof(msg)));
+	assert_non_null(strstr(msg, "file=PATH"));
+
+	uint32_t w[SWS_NR_CONTENT];
+	assert_sws(0, cli_parse_content("zero=1,index=3,random", w, msg, sizeof(msg)));
+	assert_int_equal(w[SWS_CONTENT_ZERO], 1);
+	assert_int_equal(w[SWS_CONTENT_INDEX], 3);
+	assert_int_equal(w[SWS_CONTENT_RANDOM], 1);
+	assert_int_equal(w[SWS_CONTENT_SAME], 0);
+	assert_sws(SWS_EINVAL, cli_parse_content("gold=1", w, msg, sizeof(msg)));
+	assert_sws(SWS_EINVAL, cli_parse_content("zero=0", w, msg, sizeof(msg)));
+	assert_sws(SWS_EINVAL, cli_parse_content("", w, msg, sizeof(msg)));
+}
+
+static void test_parse_workload_args(void **state)
+{
+	(void)state;
+	struct sws_workload_config c = {.kind = SWS_WORKLOAD_USEMEM};
+	char msg[128];
+	char *argv1[] = {"--init-time", "-O", "-y", "-x", "-R", "--random-seed", "3", "-Z",
+			 "-n", "31", "-r2", "-j", "4096", "1G"};
+	assert_sws(0, cli_parse_workload_args(&c, 14, argv1, msg, sizeof(msg)));
+	assert_int_equal(c.kind, SWS_WORKLOAD_USEMEM);
+	assert_int_equal(c.bytes, 1ull << 30);
+	assert_int_equal(c.nr_tasks, 31);
+	assert_int_equal(c.repeat, 2);
+	assert_int_equal(c.step, 4096);
+	assert_int_equal(c.seed, 3);
+	assert_int_equal(c.flags, SWS_USEMEM_INIT_TIME | SWS_USEMEM_SYNC_RW | SWS_USEMEM_SYNC_FREE |
+					  SWS_USEMEM_RANDOM | SWS_USEMEM_READ_AGAIN);
+	char *argv2[] = {"-n", "0", "1M"};
+	assert_sws(SWS_EINVAL, cli_parse_workload_args(&c, 3, argv2, msg, sizeof(msg)));
+	assert_non_null(strstr(msg, "-n"));
+	c.kind = SWS_WORKLOAD_USEMEM;
+	char *argv3[] = {"-y"};
+	assert_sws(SWS_EINVAL, cli_parse_workload_args(&c, 1, argv3, msg, sizeof(msg)));
+	assert_non_null(strstr(msg, "SIZE"));
+	c.kind = SWS_WORKLOAD_USEMEM;
+	char *argv4[] = {"--bogus", "1M"};
+	assert_sws(SWS_EINVAL, cli_parse_workload_args(&c, 2, argv4, msg, sizeof(msg)));
+	c.kind = SWS_WORKLOAD_MEMHOG;
+	char *argv5[] = {"-r3", "64p"};
+	assert_sws(0, cli_parse_workload_args(&c, 2, argv5, msg, sizeof(msg)));
+	assert_int_equal(c.repeat, 3);
+	assert_int_equal(c.bytes, 64 * 4096);
+	c.kind = SWS_WORKLOAD_ZIPF;
+	char *argv6[] = {"-s", "1.2", "-w", "50", "-a", "1000", "--seed", "9", "8M"};
+	assert_sws(0, cli_parse_workload_args(&c, 9, argv6, msg, sizeof(msg)));
+	assert_true(c.zipf_s > 1.19 && c.zipf_s < 1.21);
+	assert_int_equal(c.write_pct, 50);
+	assert_int_equal(c.nr_accesses, 1000);
+	c.kind = SWS_WORKLOAD_ZIPF;
+	char *argv7[] = {"-w", "101", "8M"};
+	assert_sws(SWS_EINVAL, cli_parse_workload_args(&c, 3, argv7, msg, sizeof(msg)));
+	enum sws_workload_kind k;
+	assert_sws(0, sws_workload_parse("bgsave", &k));
+	assert_int_equal(k, SWS_WORKLOAD_BGSAVE);
+	assert_sws(SWS_EINVAL, sws_workload_parse("stream", &k));
+
+	/* Configuration validation. */
+	struct sws_workload *wl = NULL;
+	struct sws_workload_config bad = {.kind = SWS_WORKLOAD_ZIPF};
+	assert_sws(SWS_EINVAL, sws_workload_create(&bad, &wl)); /* bytes 0 */
+	bad = (struct sws_workload_config){.kind = SWS_WORKLOAD_ZIPF, .bytes = 4096, .write_pct = 200};
+	assert_sws(SWS_EINVAL, sws_workload_create(&bad, &wl));
+	bad = (struct sws_workload_config){.version = 9, .kind = SWS_WORKLOAD_ZIPF, .bytes = 4096};
+	assert_sws(SWS_EVERSION, sws_workload_create(&bad, &wl));
+	struct sws_replay *r = NULL;
+	struct sws_replay_config rc = {.threads = 1000};
+	assert_sws(SWS_EINVAL, sws_replay_create(&rc, &r));
+	rc = (struct sws_replay_config){.ram_pages = 10};
+	assert_sws(SWS_EINVAL, sws_replay_create(&rc, &r));
+	rc = (struct sws_replay_config){.version = 99};
+	assert_sws(SWS_EVERSION, sws_replay_create(&rc, &r));
+	assert_null(r);
+}
+
+static void test_parse_xswap_spec(void **state)
+{
+	(void)state;
+	char msg[256];
+	struct sws_replay_swap sw;
+	char a[] = "type=xswap,prio=3,limit=131072", b[] = "type=xswap,size=1G", c[] = "size=1G,limit=5",
+	     d[] = "limit=0,type=xswap";
+	assert_sws(0, cli_parse_swap(a, &sw, msg, sizeof(msg)));
+	assert_int_equal(sw.kind, SWS_REPLAY_SWAP_XSWAP);
+	assert_int_equal(sw.prio, 3);
+	assert_int_equal(sw.limit_pages, 131072);
+	assert_sws(SWS_EINVAL, cli_parse_swap(b, &sw, msg, sizeof(msg)));
+	assert_non_null(strstr(msg, "type=xswap"));
+	assert_sws(SWS_EINVAL, cli_parse_swap(c, &sw, msg, sizeof(msg)));
+	assert_non_null(strstr(msg, "limit="));
+	assert_sws(SWS_EINVAL, cli_parse_swap(d, &sw, msg, sizeof(msg)));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_size),
+		cmocka_unit_test(test_parse_swap_and_content),
+		cmocka_unit_test(test_parse_workload_args),
+		cmocka_unit_test(test_parse_xswap_spec),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
