@@ -266,41 +266,64 @@ static bool any_backing(const struct sws_replay_report *r)
 	       r->swap.counters[SWS_CTR_swap_writepage_error];
 }
 
-static void print_counters(struct out *o, const struct sws_replay_report *const *runs, unsigned n)
+/* Counter @get of every configuration: the first repeat's value when the repeats
+ * agree, else their mean with the relative spread (several threads). */
+static void row_counter(struct out *o, const char *name, const struct sws_replay_series *s, unsigned n,
+			const uint64_t *(*get)(const struct sws_replay_report *r, unsigned idx), unsigned idx)
 {
-	uint64_t v[SWS_REPLAY_MAX_SERIES];
-	char name[64];
-	pr(o, "-- counters (first repeat)\n");
-	for (unsigned c = 0; c < SWS_MM_NR_COUNTERS; c++) {
-		for (unsigned i = 0; i < n; i++)
-			v[i] = runs[i]->mm.counters[c];
-		row_vals(o, sws_mm_counter_name((enum sws_mm_counter)c), v, n);
+	char c[64];
+	pr(o, "%-*s", NAMEW, name);
+	for (unsigned i = 0; i < n; i++) {
+		double sum = 0, sq = 0, first = (double)*get(s[i].repeats[0], idx);
+		bool same = true;
+		for (unsigned k = 0; k < s[i].nr_repeats; k++) {
+			double v = (double)*get(s[i].repeats[k], idx);
+			sum += v;
+			same &= v == first;
+		}
+		double mean = sum / s[i].nr_repeats;
+		for (unsigned k = 0; k < s[i].nr_repeats; k++)
+			sq += sqd((double)*get(s[i].repeats[k], idx) - mean);
+		if (same)
+			snprintf(c, sizeof(c), "%" PRIu64, *get(s[i].repeats[0], idx));
+		else
+			snprintf(c, sizeof(c), "%.0f ±%.2f%%", mean,
+				 mean ? 100 * rootd(sq / (s[i].nr_repeats - 1)) / mean : 0);
+		cell(o, c);
 	}
+	pr(o, "\n");
+}
+
+static const uint64_t *mm_ctr(const struct sws_replay_report *r, unsigned c) { return &r->mm.counters[c]; }
+static const uint64_t *swap_ctr(const struct sws_replay_report *r, unsigned c) { return &r->swap.counters[c]; }
+static const uint64_t *swpout(const struct sws_replay_report *r, unsigned o) { return &r->mm.swpout[o]; }
+static const uint64_t *swpout_fb(const struct sws_replay_report *r, unsigned o) { return &r->mm.swpout_fallback[o]; }
+
+static void print_counters(struct out *o, const struct sws_replay_series *s, unsigned n)
+{
+	char name[64];
+	pr(o, "-- counters (the repeats' value; mean ±relative spread where they differ)\n");
+	for (unsigned c = 0; c < SWS_MM_NR_COUNTERS; c++)
+		row_counter(o, sws_mm_counter_name((enum sws_mm_counter)c), s, n, mm_ctr, c);
 	for (unsigned ord = 0; ord < SWS_NR_ORDERS; ord++) {
 		bool any = false;
 		for (unsigned i = 0; i < n; i++)
-			any |= runs[i]->mm.swpout[ord] || runs[i]->mm.swpout_fallback[ord];
+			any |= s[i].repeats[0]->mm.swpout[ord] || s[i].repeats[0]->mm.swpout_fallback[ord];
 		if (!any && ord)
 			continue;
-		for (unsigned i = 0; i < n; i++)
-			v[i] = runs[i]->mm.swpout[ord];
 		snprintf(name, sizeof(name), "swpout[%u]", ord);
-		row_vals(o, name, v, n);
-		for (unsigned i = 0; i < n; i++)
-			v[i] = runs[i]->mm.swpout_fallback[ord];
+		row_counter(o, name, s, n, swpout, ord);
 		snprintf(name, sizeof(name), "swpout_fallback[%u]", ord);
-		row_vals(o, name, v, n);
+		row_counter(o, name, s, n, swpout_fb, ord);
 	}
 	bool backing = false;
 	for (unsigned i = 0; i < n; i++)
-		backing |= any_backing(runs[i]);
+		backing |= any_backing(s[i].repeats[0]);
 	for (unsigned c = 0; c < SWS_NR_COUNTERS; c++) {
 		if (!backing && (c == SWS_CTR_swap_writepage || c == SWS_CTR_swap_readpage ||
 				 c == SWS_CTR_swap_writepage_error || c == SWS_CTR_swap_discard))
 			continue; /* said below */
-		for (unsigned i = 0; i < n; i++)
-			v[i] = runs[i]->swap.counters[c];
-		row_vals(o, sws_counter_name((enum sws_counter)c), v, n);
+		row_counter(o, sws_counter_name((enum sws_counter)c), s, n, swap_ctr, c);
 	}
 	if (!backing)
 		pr(o, "(no device has a backing store here: pages are not stored, only their I/O time is\n"
@@ -405,7 +428,7 @@ static void print_table(struct out *o, const struct sws_replay_series *s, unsign
 		if (figure_shown(&figures[f], s, n))
 			print_figure(o, &figures[f], s, n);
 	print_work(o, s, n);
-	print_counters(o, first, n);
+	print_counters(o, s, n);
 	print_state(o, first, n);
 }
 
