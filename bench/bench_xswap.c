@@ -19,7 +19,7 @@
 #include <time.h>
 
 #include "swap/swap_internal.h"
-#include "swap/xswap.h"
+#include "xswap/xswap.h"
 
 #ifndef SWS_CONFIG_XSWAP
 #define SWS_CONFIG_XSWAP 1
@@ -124,10 +124,10 @@ static int run_resident(bool quick)
 	check(sws_sim_create(&cfg, &sim), "sim");
 	check(sws_cpu_attach(sim, &cpu), "cpu");
 	/* The swap core's half of sws_mm_xswap_create(): no memory model needed. */
-	pthread_mutex_lock(&sim->xswap_mutex);
+	pthread_mutex_lock(&sim->ext_mutex);
 	check(sws__xswap_create(sim, -1, ram, &type), "xswap create");
 	sws__device_enable(sws__device(sim, (unsigned)type));
-	pthread_mutex_unlock(&sim->xswap_mutex);
+	pthread_mutex_unlock(&sim->ext_mutex);
 	check(sws_xswap_limit_set(sim, type, 2 * ram), "limit");
 	struct sws_xswap_info xi;
 	check(sws_xswap_info(sim, type, &xi), "info");

@@ -3,11 +3,12 @@
 # comparison a kernel developer runs first. The swap table phase I cover
 # letter's usemem (--init-time -O -y -x, PMEM swap, inside a memcg), scaled
 # down: 4 tasks x 1 GiB in a 2 GiB memcg on 4 GiB of RAM with 8 GiB of
-# pmem-like swap, on the swap table and on the XArray baseline, each run 5
-# times interleaved; the report gives means, spreads and differences, the
-# deterministic work per swapped page, and every counter. One thread:
-# counters identical across repeats and designs, so the time differences are
-# the designs'. Extra arguments replace the default replay's options.
+# pmem-like swap, on every per-slot design (6.17's XArray, swap table phases
+# I to IV, vswap), each run 5 times interleaved; the report gives means,
+# spreads and differences, the deterministic work per swapped page, and every
+# counter. One thread: counters identical across repeats, and across designs
+# where their kernels behave alike (docs/designs.md), so the time differences
+# are the designs'. Extra arguments replace the default replay's options.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
@@ -17,5 +18,5 @@ if [ $# -gt 0 ]; then
   exec ./build/sim/swapsim-replay "$@"
 fi
 exec ./build/sim/swapsim-replay --ram 4G --mem-limit 2G --swap size=8G,type=pmem \
-  --compare table,xarray --repeat 5 --quiet \
+  --compare xarray,st-p1,st-p2,st-p3,st-p4,vswap --repeat 5 --quiet \
   --workload usemem --init-time -O -y -x -n 4 1G

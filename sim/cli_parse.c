@@ -276,3 +276,14 @@ int cli_parse_workload_args(struct sws_workload_config *cfg, int argc, char *con
 		return fail(msg, msg_len, "%s: missing SIZE", name);
 	return 0;
 }
+
+int cli_bad(const char *prog, const char *opt, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s: %s: ", prog, opt);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n(try --help)\n");
+	return 2;
+}

@@ -11,6 +11,15 @@
 #include <swapsim/swapsim.h>
 
 /**
+ * Report a bad option of program @prog on stderr ("PROG: OPT: message" and a
+ * pointer to --help). @return 2, the exit status of bad usage.
+ */
+int cli_bad(const char *prog, const char *opt, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Configurations one --compare may list (every design, and room for repeats of one). */
+#define CLI_MAX_RUNS 8
+
+/**
  * Parse a size: digits with an optional suffix K, M, G, T (binary, any case,
  * an optional trailing B/iB), or a page count with a "p" suffix (x 4096).
  * No suffix: bytes. @return 0, SWS_EINVAL (empty, junk, overflow).

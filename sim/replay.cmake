@@ -24,7 +24,7 @@ if(SWS_BUILD_TESTS)
   add_test(NAME replay_cli_xswap_csv COMMAND swapsim-replay --ram 64M --zswap --swap type=xswap,prio=5
     --report csv --interval 10000 --quiet --workload memhog 96M)
   set_tests_properties(replay_cli_xswap_csv PROPERTIES LABELS unit TIMEOUT 300
-    PASS_REGULAR_EXPRESSION "arena_mapped_bytes,arena_resident_bytes\n.*swap_table,[0-9,.]*,[1-9][0-9]*,[1-9][0-9]*\n")
+    PASS_REGULAR_EXPRESSION "arena_mapped_bytes,arena_resident_bytes\n.*st-p4,[0-9,.]*,[1-9][0-9]*,[1-9][0-9]*\n")
   # A file-backed device on a full file system: the run ends and says so (exit 1).
   add_test(NAME replay_cli_full_disk COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/full_disk.sh
     $<TARGET_FILE:swapsim-replay>)
@@ -51,5 +51,5 @@ if(SWS_BUILD_TESTS)
   add_test(NAME replay_cli_compare_json COMMAND swapsim-replay --ram 4M --mem-limit 2M
     --compare table,xarray --report json --seed 7 --workload usemem -n 2 -y -x 3M)
   set_tests_properties(replay_cli_compare_json PROPERTIES LABELS unit TIMEOUT 300
-    PASS_REGULAR_EXPRESSION "\\{\"runs\":\\[\\{\"backend\":\"swap_table\".*\\{\"backend\":\"xarray\"")
+    PASS_REGULAR_EXPRESSION "\\{\"runs\":\\[\\{\"backend\":\"st-p4\".*\\{\"backend\":\"xarray\"")
 endif()

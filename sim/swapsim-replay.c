@@ -26,6 +26,7 @@
 #include "cli_parse.h"
 
 #define MAX_WL_ARGS 64
+_Static_assert(CLI_MAX_RUNS <= SWS_REPLAY_MAX_SERIES, "every run is a series of the report");
 #define MAX_REPEAT 1000
 #define EXIT_ERRORS 3
 
@@ -66,11 +67,13 @@ static const char usage_text[] =
 	"                          rlat=NS,wlat=NS; a file=PATH is created new: add the words\n"
 	"                          reuse (overwrite an existing file) and follow (PATH may be\n"
 	"                          a symbolic link) to allow those\n"
-	"                          or an xswap device (needs --zswap and the table backend):\n"
+	"                          or an xswap device (needs --zswap and the st-p4 design):\n"
 	"                          type=xswap[,prio=N][,limit=PAGES]\n"
 	"                          (default: one SSD of 2x RAM)\n"
-	"  --backend B             table|xarray (default table)\n"
-	"  --compare B1,B2         run the same input on each backend, report side by side\n"
+	"  --backend D             the per-slot design: xarray (6.17), st-p1 (6.18), st-p2\n"
+	"                          (7.0), st-p3 (~7.1), st-p4 (~7.2; alias table), vswap\n"
+	"                          (default st-p4; docs/designs.md)\n"
+	"  --compare D1,D2,...     run the same input on each design, report side by side\n"
 	"  --policy P              kernel|lru|clock reclaim policy (default kernel)\n"
 	"  --page-cluster N        vm.page-cluster (readahead 2^N pages; default 3)\n"
 	"  --content MIX           page contents: zero=W,same=W,index=W,text=W,random=W\n"
@@ -115,7 +118,7 @@ struct opts {
 	enum sws_trace_format format;
 	bool have_workload;
 	struct sws_workload_config wl;
-	enum sws_backend backends[4];
+	enum sws_backend backends[CLI_MAX_RUNS];
 	unsigned nbackends;
 	uint32_t threads, repeat;
 	uint64_t seed, user_bandwidth;
@@ -137,18 +140,7 @@ struct opts {
 	char *swap_str[SWS_REPLAY_MAX_SWAP]; /* the specs' text (paths point into it) */
 };
 
-static int bad(const char *opt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int bad(const char *opt, const char *fmt, ...)
-{
-	va_list ap;
-	fprintf(stderr, "swapsim-replay: %s: ", opt);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n(try --help)\n");
-	return 2;
-}
+#define bad(...) cli_bad("swapsim-replay", __VA_ARGS__)
 
 static int parse_workload(struct opts *o, int argc, char **argv)
 {
@@ -271,12 +263,12 @@ static int parse_args(struct opts *o, int argc, char **argv)
 			char *copy = strdup(v), *save = NULL;
 			o->nbackends = 0;
 			for (char *s = strtok_r(copy, ",", &save); s; s = strtok_r(NULL, ",", &save)) {
-				if (o->nbackends == 4) {
+				if (o->nbackends == CLI_MAX_RUNS) {
 					free(copy);
-					return bad(name, "at most 4 runs");
+					return bad(name, "at most %d runs", CLI_MAX_RUNS);
 				}
 				if (sws_backend_parse(s, &o->backends[o->nbackends])) {
-					int rc = bad(name, "'%s': expected table or xarray", s);
+					int rc = bad(name, "'%s': expected xarray, st-p1, st-p2, st-p3, st-p4 (table) or vswap", s);
 					free(copy);
 					return rc;
 				}
@@ -285,7 +277,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
 			free(copy);
 			if (!o->nbackends || (name[2] == 'b' && o->nbackends != 1))
 				return bad(name, "'%s': expected %s", v,
-					   name[2] == 'b' ? "one backend" : "a list like table,xarray");
+					   name[2] == 'b' ? "one design" : "a list like xarray,st-p4,vswap");
 		} else if (!strcmp(name, "--policy")) {
 			if (!strcmp(v, "kernel"))
 				o->policy = SWS_RECLAIM_KERNEL;
@@ -527,7 +519,7 @@ static void free_opts(struct opts *o)
 		free(o->swap_str[i]);
 }
 
-/* xswap devices need zswap and the table backend: say so, or @return true. */
+/* xswap devices need zswap and swap table phase IV: say so, or @return true. */
 static bool xswap_usable(const struct opts *o)
 {
 	for (unsigned i = 0; i < o->nswap; i++) {
@@ -539,9 +531,9 @@ static bool xswap_usable(const struct opts *o)
 			return false;
 		}
 		for (unsigned b = 0; b < o->nbackends; b++) {
-			if (o->backends[b] != SWS_BACKEND_SWAP_TABLE) {
-				fprintf(stderr, "swapsim-replay: --swap type=xswap: needs the table backend "
-						"(the XArray baseline's per-slot arrays are static)\n");
+			if (o->backends[b] != SWS_BACKEND_ST_P4) {
+				fprintf(stderr, "swapsim-replay: --swap type=xswap: needs the st-p4 design, not %s "
+						"(its per-slot arrays are static)\n", sws_backend_name(o->backends[b]));
 				return false;
 			}
 		}
@@ -637,7 +629,7 @@ report:
 	if (interrupted)
 		fprintf(stderr, "swapsim-replay: interrupted; summary of what ran:\n");
 	if (ran && o.report != 2) {
-		struct sws_replay_series series[4];
+		struct sws_replay_series series[CLI_MAX_RUNS];
 		for (unsigned i = 0; i < o.nbackends; i++)
 			series[i] = (struct sws_replay_series){.repeats = &ptrs[(size_t)i * nrep], .nr_repeats = ran};
 		sws_replay_series_print(series, o.nbackends,

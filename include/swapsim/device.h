@@ -48,6 +48,7 @@ enum sws_swp_flags {
 	SWS_SWP_SOLIDSTATE = 1u << 0,     /* non-rotational: per-CPU clusters */
 	SWS_SWP_SYNCHRONOUS_IO = 1u << 1, /* zram/pmem-like: synchronous reads */
 	SWS_SWP_PAGE_DISCARD = 1u << 2,   /* discard freed clusters */
+	SWS_SWP_VIRTUAL = 1u << 13,       /* vswap's virtual device (made by the design); not for sws_swapon */
 	SWS_SWP_XSWAP = 1u << 14,         /* an xswap device (swapsim/xswap.h); not for sws_swapon */
 	SWS_SWAP_FLAG_PREFER = 1u << 15,  /* use sws_device_config.prio */
 };

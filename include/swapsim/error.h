@@ -34,9 +34,10 @@ extern "C" {
 	X(ENOCPU, 18, "too many attached CPUs")                                           \
 	X(EOVERFLOW, 19, "swap count would exceed SWS_SWAP_COUNT_MAX")                     \
 	X(EFORMAT, 20, "malformed trace input")                                            \
-	X(EOPNOTSUPP, 21, "not supported in this configuration (xswap needs zswap and the swap table)") \
+	X(EOPNOTSUPP, 21, "not supported in this configuration (xswap needs zswap and swap table phase IV)") \
 	X(EFILEEXIST, 22, "the backing file exists and reusing it was not asked for")            \
-	X(EKILLED, 23, "the task was killed by the OOM killer")
+	X(EKILLED, 23, "the task was killed by the OOM killer")                                  \
+	X(EAGAIN, 24, "not now: the slot's state asks for the other path")
 
 enum sws_error {
 	SWS_OK = 0,

@@ -25,13 +25,23 @@ extern "C" {
 struct sws_sim;
 struct sws_cpu;
 
-/* The swap-cache / per-slot metadata design a simulation uses. */
+/*
+ * The per-slot metadata design a simulation uses: each one the kernel of the
+ * debate had or proposed (docs/designs.md; one page each). Designs that do
+ * not change behaviour give identical counters on the same input; the
+ * exceptions are in docs/designs.md.
+ */
 enum sws_backend {
-	SWS_BACKEND_DEFAULT = 0,    /* SWS_BACKEND_SWAP_TABLE */
-	SWS_BACKEND_SWAP_TABLE = 1, /* per-cluster atomic swap table (phase IV, ~7.2) */
-	SWS_BACKEND_XARRAY = 2,     /* XArray swap cache + swap_map (6.17) */
+	SWS_BACKEND_DEFAULT = 0,    /* SWS_BACKEND_ST_P4 */
+	SWS_BACKEND_SWAP_TABLE = 1, /* "st-p4" (~7.2): swap table phase IV, everything per cluster */
+	SWS_BACKEND_XARRAY = 2,     /* "xarray" (6.17): XArray swap cache + swap_map */
+	SWS_BACKEND_ST_P1 = 3,      /* "st-p1" (6.18): the swap table as the swap cache */
+	SWS_BACKEND_ST_P2 = 4,      /* "st-p2" (7.0): no SWAP_HAS_CACHE, folio cached at allocation */
+	SWS_BACKEND_ST_P3 = 5,      /* "st-p3" (~7.1): the count in the table, no swap_map */
+	SWS_BACKEND_VSWAP = 6,      /* "vswap" (v3+): virtual swap entries and descriptors */
 };
-#define SWS_NR_BACKENDS 3
+#define SWS_BACKEND_ST_P4 SWS_BACKEND_SWAP_TABLE
+#define SWS_NR_BACKENDS 7
 
 #define SWS_SIM_CONFIG_VERSION 1
 
@@ -74,12 +84,13 @@ const char *sws_sim_error(const struct sws_sim *sim);
 /** @return the backend a simulation runs. */
 enum sws_backend sws_sim_backend(const struct sws_sim *sim);
 
-/** @return "swap_table", "xarray", or "unknown". */
+/** @return the design's name: "xarray", "st-p1", "st-p2", "st-p3", "st-p4", "vswap",
+ *  or "unknown". */
 const char *sws_backend_name(enum sws_backend backend);
 
 /**
- * Parse a backend name ("table", "swap_table", "xarray").
- * @return 0 or SWS_EINVAL.
+ * Parse a design name as sws_backend_name() prints it, or the aliases "table"
+ * and "swap_table" (st-p4). @return 0 or SWS_EINVAL.
  */
 int sws_backend_parse(const char *name, enum sws_backend *out);
 

@@ -42,17 +42,23 @@ extern "C" {
 	X(swap_writepage_error, "page writes to a backing store that failed (Write-error on swap-device)") \
 	X(swap_readpage, "pages read from a backing store")                                        \
 	X(swap_discard, "clusters discarded (hole punched / buffer dropped)")                      \
-	X(swap_table_alloc, "swap tables allocated (swap table backend)")                          \
-	X(swap_table_free, "swap tables freed through RCU (swap table backend)")                   \
-	X(swap_extend_table_alloc, "count extend tables allocated (swap table backend)")           \
-	X(swap_cont_alloc, "swap_map continuation pages allocated (XArray backend)")               \
-	X(xa_node_alloc, "XArray nodes allocated (XArray backend)")                                \
-	X(xa_node_free, "XArray nodes freed through RCU (XArray backend)")                         \
+	X(swap_table_alloc, "swap tables allocated (swap table phases)")                           \
+	X(swap_table_free, "swap tables freed through RCU (swap table phases)")                    \
+	X(swap_extend_table_alloc, "count extend tables allocated (swap table phases III, IV)")    \
+	X(swap_cont_alloc, "swap_map continuation pages allocated (6.17 to phase II)")             \
+	X(xa_node_alloc, "swap-cache XArray nodes allocated (6.17)")                               \
+	X(xa_node_free, "XArray nodes freed through RCU (6.17 swap cache, vswap cluster map)")    \
+	X(swap_cache_bypass, "swap-ins that skipped the swap cache (SYNCHRONOUS_IO, count 1; to 6.18)") \
+	X(swap_free_fallback, "frees done one entry at a time: mixed counts in a batch (to 6.18)") \
+	X(vswap_cluster_alloc, "vswap clusters allocated (descriptor arrays)")                     \
+	X(vswap_cluster_free, "vswap clusters freed through RCU")                                  \
+	X(vswap_phys_alloc, "physical slots given to virtual slots for a write (vswap)")           \
+	X(vswap_phys_free, "physical slots released by virtual slots (vswap)")                     \
 	X(lock_cluster_contended, "cluster lock acquisitions that had to wait")                    \
 	X(lock_xa_contended, "XArray (64 MiB space) lock acquisitions that had to wait")          \
 	X(lock_device_contended, "device list lock acquisitions that had to wait")                 \
-	X(xswap_grow, "xswap chunks mapped by the allocator (85 clusters each)")                   \
-	X(xswap_shrink, "xswap shrinks that gave clusters back")
+	X(ext_grow, "extendable devices (xswap, vswap's virtual device): grows by the allocator")  \
+	X(ext_shrink, "extendable devices: shrinks that gave clusters back")
 
 /* X(name, description) - counters kept per folio order 0..9. */
 #define SWS_ORDER_COUNTER_LIST(X)                                                 \
@@ -78,7 +84,8 @@ extern "C" {
 	X(meta_alloc, "per-slot metadata allocated (swap tables, XArray nodes, count pages)") \
 	X(meta_free, "per-slot metadata released (freed, or queued for RCU)")                 \
 	X(lookup, "swap-cache lookups")                                                       \
-	X(lookup_loads, "dependent metadata loads of those lookups (table words, tree levels)")
+	X(lookup_loads, "dependent metadata loads of those lookups (table words, tree levels)")   \
+	X(meta_walk, "dependent loads finding a slot's metadata for other calls (vswap's cluster map)")
 
 /* X(name) - the contexts work is counted in (set by the memory model). */
 #define SWS_WORK_CTX_LIST(X) X(other) X(swapout) X(swapin) X(free)
@@ -115,27 +122,32 @@ enum sws_order_counter {
  * metadata (sized at swapon), 0 dynamic swap metadata (follows use), 2 other
  * memory: the simulator's own bookkeeping and the zswap pool, reported per
  * class but not part of any swap-cache design's metadata sums. */
-#define SWS_MEM_CLASS_LIST(X)                                                           \
-	X(sim, 2, "simulation root, CPUs, device structs")                                 \
-	X(cluster_info, 1, "struct swap_cluster_info array (lock, count, flags, order, list)") \
-	X(cluster_tables, 1, "per-cluster table, extend and memcg pointers (swap table)")  \
-	X(swap_map, 1, "swap_map bytes (XArray baseline)")                                \
-	X(swap_cgroup, 1, "2-byte-per-slot memcg ids (XArray baseline)")                  \
-	X(zeromap, 1, "zero-page bitmap (XArray baseline)")                               \
-	X(xa_spaces, 1, "per-64MiB address spaces (XArray baseline)")                     \
-	X(swap_table, 0, "512-entry swap tables (swap table)")                            \
-	X(extend_table, 0, "overflowed swap counts (swap table)")                         \
-	X(memcg_table, 0, "per-cluster memcg tables (swap table)")                        \
-	X(swap_cont, 0, "swap count continuation pages (XArray baseline)")                \
-	X(xa_node, 0, "XArray nodes, 576 B each (XArray baseline)")                       \
-	X(backing, 2, "memory-backed device contents")                                     \
-	X(mm, 2, "memory model: folio descriptors, memcgs, address spaces, slot seeds")     \
-	X(pgtable, 2, "page tables of the simulated address spaces")                         \
-	X(zspage, 2, "zsmalloc pages (compressed pool)")                                     \
-	X(zs_meta, 2, "zsmalloc handles and zspage descriptors")                             \
-	X(compressor, 2, "compressor contexts and buffers")                                   \
-	X(zswap, 2, "zswap entries (56 B each), pools")                                        \
-	X(zswap_tree, 2, "zswap trees (XArray nodes, one tree per 64 MiB)")
+#define SWS_MEM_CLASS_LIST(X)                                                                     \
+	X(sim, 2, "simulation root, CPUs, device structs")                                           \
+	X(cluster_info, 1, "struct swap_cluster_info array (lock, count, flags, order, list)")       \
+	X(cluster_tables, 1, "per-cluster table pointers (swap table phases; vswap's physical rmap)") \
+	X(swap_map, 1, "swap_map bytes (6.17 to swap table phase II)")                              \
+	X(swap_cgroup, 1, "2-byte-per-slot memcg ids (6.17 to swap table phase III)")               \
+	X(zeromap, 1, "zero-page bitmap (6.17 to swap table phase III)")                            \
+	X(xa_spaces, 1, "per-64MiB swap-cache address spaces (6.17)")                                \
+	X(swap_bitmap, 1, "physical slot allocation bitmaps (vswap)")                                \
+	X(zswap_trees, 1, "zswap tree roots, one per 64 MiB of a device (every design but vswap)")   \
+	X(swap_table, 0, "512-entry swap tables (swap table phases)")                                \
+	X(extend_table, 0, "overflowed swap counts (swap table phases III, IV)")                     \
+	X(memcg_table, 0, "per-cluster memcg tables (swap table phase IV)")                          \
+	X(swap_cont, 0, "swap count continuation pages (6.17 to swap table phase II)")              \
+	X(xa_node, 0, "swap-cache XArray nodes, 576 B each (6.17)")                                  \
+	X(vswap_desc, 0, "vswap descriptors, 24 B per virtual slot, 512 per vswap cluster")          \
+	X(vswap_cluster, 0, "vswap cluster headers and the cluster map's XArray nodes")              \
+	X(swap_rmap, 0, "physical-slot reverse maps, 8 B per slot of a used cluster (vswap)")        \
+	X(zswap_tree, 0, "zswap tree XArray nodes (every design but vswap)")                         \
+	X(backing, 2, "memory-backed device contents")                                               \
+	X(mm, 2, "memory model: folio descriptors, memcgs, address spaces, slot seeds")               \
+	X(pgtable, 2, "page tables of the simulated address spaces")                                 \
+	X(zspage, 2, "zsmalloc pages (compressed pool)")                                             \
+	X(zs_meta, 2, "zsmalloc handles and zspage descriptors")                                     \
+	X(compressor, 2, "compressor contexts and buffers")                                          \
+	X(zswap, 2, "zswap entries (56 B each), pools")
 
 enum sws_mem_class {
 #define SWS__MEM_ENUM(name, is_static, desc) SWS_MEM_##name,
@@ -170,6 +182,16 @@ const char *sws_order_counter_name(enum sws_order_counter c);
 const char *sws_mem_class_name(enum sws_mem_class c);
 /** @return 1 when the class is static swap metadata (sized at swapon), else 0. */
 int sws_mem_class_is_static(enum sws_mem_class c);
+
+/* The kind of a memory class (the middle column of SWS_MEM_CLASS_LIST). */
+enum sws_mem_kind {
+	SWS_MEM_KIND_DYNAMIC = 0, /* swap metadata that follows use */
+	SWS_MEM_KIND_STATIC = 1,  /* swap metadata sized at swapon */
+	SWS_MEM_KIND_OTHER = 2,   /* the simulator's own, the zswap pool, page contents */
+};
+
+/** @return the class's kind; SWS_MEM_KIND_OTHER when out of range. */
+enum sws_mem_kind sws_mem_class_kind(enum sws_mem_class c);
 
 /** Look a counter up by name (scalar counters, and "name[order]" for per-order ones). @return 0 or SWS_EINVAL. */
 int sws_stats_get(const struct sws_stats *st, const char *name, uint64_t *value);

@@ -138,6 +138,34 @@ int sws_swap_set_zero(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, bool 
 /** Record memcg @id (0: none) for @nr allocated slots. @return 0, SWS_ENOENT, SWS_EBADENTRY, SWS_ENOMEM. */
 int sws_swap_set_memcg(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, uint16_t id);
 
+/**
+ * swap_read_folio()'s zero test (the zeromap bit, or phase IV's Z bit): one
+ * lock-free read. @return the zero flag of an allocated slot; false for a
+ * bad entry or a free slot.
+ */
+bool sws_swap_test_zero(struct sws_cpu *cpu, sws_entry_t entry);
+
+/* ---- The SWP_SYNCHRONOUS_IO swap-cache bypass (designs up to 6.18, vswap) --- */
+
+/**
+ * do_swap_page()'s bypass on a SYNCHRONOUS_IO device: when each of @nr slots
+ * has swap count 1 (the __swap_count() test), pin them without a folio in
+ * the swap cache (swapcache_prepare(): SWAP_HAS_CACHE alone) so a racing
+ * swap-in waits; the caller reads the page into a folio of its own, maps it,
+ * puts the references (sws_swap_put) and unpins (sws_swapin_bypass_done),
+ * which frees slots left with no count.
+ * @return 0 and the shadow the first slot held (0: none) in *shadow (may be
+ *         NULL); SWS_EOPNOTSUPP (the design has no bypass, or the device is
+ *         not SYNCHRONOUS_IO, or a vswap slot not on a device): take the
+ *         swap cache; SWS_EAGAIN (a count is not 1): take the swap cache;
+ *         as sws_swap_cache_add otherwise (SWS_EEXIST: someone else is
+ *         swapping it in).
+ */
+int sws_swapin_bypass_start(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, uint64_t *shadow);
+
+/** swapcache_clear(): end a bypassed swap-in. @return 0, SWS_ENOTCACHED (not pinned), SWS_EOPNOTSUPP. */
+int sws_swapin_bypass_done(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr);
+
 /* ---- Page I/O (swap_writepage / swap_read_folio) ----------------------------- */
 
 /**
@@ -154,6 +182,26 @@ int sws_swap_writepage(struct sws_cpu *cpu, sws_entry_t entry, const void *page)
  * @return 0; SWS_ENOENT; SWS_EBADENTRY; SWS_ENOBACKING; SWS_EIO.
  */
 int sws_swap_readpage(struct sws_cpu *cpu, sws_entry_t entry, void *page);
+
+/* ---- Virtual entries (vswap) ------------------------------------------------- */
+
+/**
+ * The slots page I/O of @nr slots from @entry goes to. Under every design but
+ * vswap an entry is its own slot (*target = @entry). Under vswap an entry is
+ * virtual: the target is the physical run backing it, allocated by a @write
+ * that finds none (swap_writeout()'s vswap_alloc_swap_slot()).
+ * @return 0 and the first target entry; SWS_ENOENT (vswap: no physical slot,
+ *         the page is zero, in zswap or only in memory); SWS_ENOSPC (no
+ *         physical room for a write); SWS_EBUSY (backed by a mixed run);
+ *         SWS_EBADENTRY; SWS_EINVAL.
+ */
+int sws_swap_io_target(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, bool write, sws_entry_t *target);
+
+/**
+ * The reverse map: the entry a physical slot @phys holds the data of (vswap:
+ * its virtual entry; 0 when it backs none). Every other design: @phys.
+ */
+sws_entry_t sws_swap_rmap(struct sws_cpu *cpu, sws_entry_t phys);
 
 /* ---- Introspection --------------------------------------------------------- */
 

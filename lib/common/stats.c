@@ -1,13 +1,15 @@
 /*
- * stats.c - counter snapshots (sim-level atomics plus every attached CPU's
- * private counters, summed without stopping them, like vmstat), memory usage
- * per structure class, and printing as a table or JSON through a callback.
+ * stats.c - the names of counters, work items and memory classes, and the
+ * printing of a snapshot as a table or JSON through a callback. Taking a
+ * snapshot is the swap core's (swap/stats.c).
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "../swap/swap_internal.h"
+#include <swapsim/error.h>
+
+#include "mem.h"
 
 static const char *const counter_names[] = {
 #define SWS__CTR_NAME(name, desc) #name,
@@ -72,63 +74,9 @@ int sws_mem_class_is_static(enum sws_mem_class c)
 	return (unsigned)c < SWS_NR_MEM_CLASSES && mem_class_static[c] == 1;
 }
 
-void sws_sim_memory_usage(struct sws_sim *sim, struct sws_memory_usage *out)
+enum sws_mem_kind sws_mem_class_kind(enum sws_mem_class c)
 {
-	memset(out, 0, sizeof(*out));
-	for (int c = 0; c < SWS_NR_MEM_CLASSES; c++) {
-		int64_t b = atomic_load(&sim->mem.bytes[c]);
-		out->bytes[c] = b > 0 ? (uint64_t)b : 0;
-		if (mem_class_static[c] == 2)
-			continue; /* bookkeeping of the simulator itself, not swap metadata */
-		if (mem_class_static[c])
-			out->static_bytes += out->bytes[c];
-		else
-			out->dynamic_bytes += out->bytes[c];
-	}
-}
-
-void sws_stats_snapshot(struct sws_sim *sim, struct sws_stats *st)
-{
-	memset(st, 0, sizeof(*st));
-	int64_t swapcache = atomic_load(&sim->nr_swapcache);
-	sws_spin_lock(&sim->cpu_lock);
-	for (int c = 0; c < SWS_NR_COUNTERS; c++)
-		st->counters[c] = atomic_load(&sim->ctr[c]);
-	for (int c = 0; c < SWS_NR_ORDER_COUNTERS; c++)
-		for (int o = 0; o < SWS_NR_ORDERS; o++)
-			st->order_counters[c][o] = atomic_load(&sim->octr[c][o]);
-	for (int x = 0; x < SWS_NR_WORK_CTX; x++)
-		for (int w = 0; w < SWS_NR_WORK; w++)
-			st->work[x][w] = atomic_load(&sim->work[x][w]);
-	for (unsigned i = 0; i < sim->max_cpus; i++) {
-		struct sws_cpu *cpu = sim->cpus[i];
-		if (!cpu)
-			continue;
-		for (int c = 0; c < SWS_NR_COUNTERS; c++)
-			st->counters[c] += sws_load_relaxed(&cpu->ctr[c]);
-		for (int c = 0; c < SWS_NR_ORDER_COUNTERS; c++)
-			for (int o = 0; o < SWS_NR_ORDERS; o++)
-				st->order_counters[c][o] += sws_load_relaxed(&cpu->octr[c][o]);
-		for (int x = 0; x < SWS_NR_WORK_CTX; x++)
-			for (int w = 0; w < SWS_NR_WORK; w++)
-				st->work[x][w] += sws_load_relaxed(&cpu->work[x][w]);
-		swapcache += sws_load_relaxed(&cpu->nr_swapcache);
-	}
-	sws_spin_unlock(&sim->cpu_lock);
-
-	struct sws_memory_usage mu;
-	sws_sim_memory_usage(sim, &mu);
-	for (int c = 0; c < SWS_NR_MEM_CLASSES; c++) {
-		st->mem_bytes[c] = mu.bytes[c];
-		int64_t p = atomic_load(&sim->mem.peak[c]);
-		st->mem_peak[c] = p > 0 ? (uint64_t)p : 0;
-	}
-	st->mem_static = mu.static_bytes;
-	st->mem_dynamic = mu.dynamic_bytes;
-	sws_swap_totals(sim, &st->total_swap_pages, &st->nr_swap_pages);
-	st->nr_swapcache = swapcache > 0 ? (uint64_t)swapcache : 0;
-	for (unsigned t = 0; t < SWS_MAX_SWAPFILES; t++)
-		st->nr_devices += sws__device(sim, t) != NULL;
+	return (unsigned)c < SWS_NR_MEM_CLASSES ? (enum sws_mem_kind)mem_class_static[c] : SWS_MEM_KIND_OTHER;
 }
 
 int sws_stats_get(const struct sws_stats *st, const char *name, uint64_t *value)

@@ -57,10 +57,9 @@ uint64_t sws__mm_slot_seed_get(struct sws_mm *mm, sws_entry_t e)
 static int swap_read(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f, sws_entry_t e,
 		     bool sync)
 {
-	struct sws_slot_state st;
 	unsigned type = sws_swp_type(e);
 	f->seed = sws__mm_slot_seed_get(mm, e);
-	if (sws_swap_slot_state(mm->sim, e, &st) == 0 && st.zero) {
+	if (sws_swap_test_zero(cpu, e)) {
 		mm_count(mm, cpu, SWS_MM_swpin_zero, 1);
 		return 0;
 	}
@@ -84,13 +83,17 @@ static int swap_read(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f
 		sws__zswap_disk_swapin(mm->zswap, f->memcg);
 		mm_count(mm, cpu, SWS_MM_nr_disk_swapins, 1);
 	}
+	sws_entry_t t; /* vswap: the physical slot behind the virtual entry */
+	if (mm_io_target(cpu, mm, e, 1, false, &t))
+		return SWS_EIO; /* no copy anywhere: the kernel's swap_read_folio() fails it */
+	type = sws_swp_type(t);
 	mm_count(mm, cpu, SWS_MM_pswpin, 1);
 	mm_io(mm, cpu, type, mm->read_ns[type], sync);
 	struct sws_device *dev = sws__device(mm->sim, type);
 	if (!(mm->cfg.flags & SWS_MM_VERIFY) || !dev || dev->backing.kind == SWS_BACKING_NONE)
 		return 0;
 	uint8_t got[SWS_PAGE_SIZE], want[SWS_PAGE_SIZE];
-	if (sws_swap_readpage(cpu, e, got) != 0)
+	if (sws_swap_readpage(cpu, t, got) != 0)
 		return SWS_EIO;
 	sws_mm_page_content(mm, f->seed, 0, want);
 	if (memcmp(got, want, SWS_PAGE_SIZE)) {
@@ -99,6 +102,25 @@ static int swap_read(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f
 	}
 	mm_count(mm, cpu, SWS_MM_verify_ok, 1);
 	return 0;
+}
+
+/* workingset_refault(): would the folio have stayed with this much more
+ * memory? @return true when it goes on the active list. */
+static bool workingset_refault(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f, uint16_t memcg,
+			       uint64_t shadow)
+{
+	mm_count(mm, cpu, SWS_MM_workingset_refault, 1);
+	uint64_t age = atomic_load(&mm->nonresident_age) & ((1ull << 40) - 1);
+	uint64_t distance = (age - (shadow & ((1ull << 40) - 1))) & ((1ull << 40) - 1);
+	sws_spin_lock(&mm->lru_lock);
+	struct sws_lru *lru = &mm->memcgs[memcg].lru;
+	uint64_t ws = lru->nr[LRU_ACTIVE] + lru->nr[LRU_INACTIVE];
+	sws_spin_unlock(&mm->lru_lock);
+	if (mm->cfg.policy != SWS_RECLAIM_KERNEL || distance > ws)
+		return false;
+	folio_set(f, PG_workingset);
+	mm_count(mm, cpu, SWS_MM_workingset_activate, 1);
+	return true;
 }
 
 /* A new folio for slot @e in the swap cache, read, on the LRU. @ra: read ahead.
@@ -120,25 +142,37 @@ static int swapin_new(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, sw
 	f->swap = e;
 	folio_set(f, PG_swapcache | (ra ? PG_readahead : 0));
 	rc = swap_read(cpu, mm, f, e, !ra);
-	bool activate = false;
-	if (shadow) {
-		/* workingset_refault(): would it have stayed with this much more memory? */
-		mm_count(mm, cpu, SWS_MM_workingset_refault, 1);
-		uint64_t age = atomic_load(&mm->nonresident_age) & ((1ull << 40) - 1);
-		uint64_t distance = (age - (shadow & ((1ull << 40) - 1))) & ((1ull << 40) - 1);
-		sws_spin_lock(&mm->lru_lock);
-		struct sws_lru *lru = &mm->memcgs[memcg].lru;
-		uint64_t ws = lru->nr[LRU_ACTIVE] + lru->nr[LRU_INACTIVE];
-		sws_spin_unlock(&mm->lru_lock);
-		if (mm->cfg.policy == SWS_RECLAIM_KERNEL && distance <= ws) {
-			activate = true;
-			folio_set(f, PG_workingset);
-			mm_count(mm, cpu, SWS_MM_workingset_activate, 1);
-		}
-	}
-	sws__mm_lru_add(mm, pfn, activate);
+	sws__mm_lru_add(mm, pfn, shadow && workingset_refault(cpu, mm, f, memcg, shadow));
 	if (ra)
 		mm_count(mm, cpu, SWS_MM_swap_ra, 1);
+	*pfnp = pfn;
+	return rc;
+}
+
+/*
+ * do_swap_page()'s SWP_SYNCHRONOUS_IO bypass (designs up to 6.18, and vswap
+ * for device-backed entries): a count-1 slot is read into a private folio
+ * that never enters the swap cache; the slot is pinned meanwhile
+ * (swapcache_prepare()) and freed when the caller unpins it. @return 0 and
+ * the locked folio (not in the swap cache, dirty: its slot goes); SWS_EAGAIN
+ * or SWS_EOPNOTSUPP (take the swap cache); SWS_EEXIST (someone else is
+ * swapping it in); SWS_ENOMEM; SWS_ECORRUPT.
+ */
+static int swapin_bypass(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, sws_entry_t e, uint64_t *pfnp)
+{
+	uint64_t pfn, shadow = 0;
+	int rc = sws__mm_folio_alloc(cpu, mm, memcg, 0, &pfn);
+	if (rc)
+		return rc;
+	rc = sws_swapin_bypass_start(cpu, e, 1, &shadow);
+	if (rc) {
+		sws__mm_folio_free(mm, pfn);
+		return rc;
+	}
+	struct sws_folio *f = mm_folio(mm, pfn); /* locked */
+	rc = swap_read(cpu, mm, f, e, true);
+	folio_set(f, PG_dirty);
+	sws__mm_lru_add(mm, pfn, shadow && workingset_refault(cpu, mm, f, memcg, shadow));
 	*pfnp = pfn;
 	return rc;
 }
@@ -198,9 +232,15 @@ static void cluster_readahead(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t m
 		return;
 	struct sws_device *dev = sws__device(mm->sim, sws_swp_type(e));
 	uint64_t start = off & ~(uint64_t)(win - 1), end = start + win;
-	for (uint64_t o = start ? start : 1; dev && o < end && o < dev->max; o++)
-		if (o != off)
-			readahead_one(cpu, mm, memcg, sws_swp_entry(sws_swp_type(e), o));
+	for (uint64_t o = start ? start : 1; dev && o < end && o < dev->max; o++) {
+		if (o == off)
+			continue;
+		/* vswap reads ahead in the physical space: the neighbours' virtual
+		 * entries come from the reverse map (0: the slot backs nothing). */
+		sws_entry_t n = sws_swap_rmap(cpu, sws_swp_entry(sws_swp_type(e), o));
+		if (n)
+			readahead_one(cpu, mm, memcg, n);
+	}
 }
 
 /* swap_vma_readahead(): the swap PTEs of the window around the faulting address. */
@@ -261,10 +301,15 @@ static bool any_rotational(struct sws_mm *mm)
 
 /* Get locked, up-to-date folio for @e: from the swap cache or read. */
 static int swapin(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr,
-		  sws_entry_t e, uint64_t *pfnp)
+		  sws_entry_t e, uint64_t *pfnp, bool *bypassed)
 {
-	struct sws_device *dev = sws__device(mm->sim, sws_swp_type(e));
+	/* The device the page would be read from (vswap: the physical one; none
+	 * when the page is zero or in zswap: then nothing is read ahead). */
+	sws_entry_t t = e;
+	bool on_device = !mm_io_target(cpu, mm, e, 1, false, &t);
+	struct sws_device *dev = sws__device(mm->sim, sws_swp_type(t));
 	bool sync = dev && (dev->flags & SWS_SWP_SYNCHRONOUS_IO);
+	*bypassed = false;
 	for (int tries = 0;; tries++) {
 		uint64_t pfn = sws_swap_cache_lookup(cpu, e);
 		if (pfn) {
@@ -291,14 +336,32 @@ static int swapin(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, 
 			*pfnp = pfn;
 			return 0;
 		}
+		if (sync && (mm->sim->design_flags & SWS_DESIGN_SYNC_BYPASS)) {
+			int rc = swapin_bypass(cpu, mm, sp->memcg, e, pfnp);
+			if (rc == 0 || rc == SWS_ECORRUPT) {
+				*bypassed = true;
+				mm_count(mm, cpu, SWS_MM_pgmajfault, 1);
+				return rc;
+			}
+			if (rc == SWS_EEXIST) { /* the kernel waits a tick and faults again */
+				if (tries > 1000)
+					return SWS_ENOENT;
+				continue;
+			}
+			if (rc != SWS_EAGAIN && rc != SWS_EOPNOTSUPP)
+				return rc == SWS_EBUSY ? SWS_ENOENT : rc;
+		}
 		if (!tries) {
 			/* No readahead on SYNCHRONOUS_IO devices, nor on xswap (each
-			 * page is its own zswap entry: a read of it costs the same later). */
+			 * page is its own zswap entry: a read of it costs the same later),
+			 * nor (cluster readahead) for a vswap page on no device. */
 			if (!sync && mm->page_cluster && !(dev && (dev->flags & SWS_SWP_XSWAP))) {
-				if (any_rotational(mm) || (mm->cfg.flags & SWS_MM_NO_VMA_RA))
-					cluster_readahead(cpu, mm, sp->memcg, e);
-				else
+				if (any_rotational(mm) || (mm->cfg.flags & SWS_MM_NO_VMA_RA)) {
+					if (on_device)
+						cluster_readahead(cpu, mm, sp->memcg, t);
+				} else {
 					vma_readahead(cpu, mm, sp, vaddr);
+				}
 			}
 		}
 		int rc = swapin_new(cpu, mm, sp->memcg, e, false, pfnp);
@@ -457,29 +520,46 @@ static int do_wp_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, str
 static int do_swap_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp,
 			uint64_t vaddr, sws_entry_t e, bool write)
 {
-	uint64_t pfn;
-	int rc = swapin(cpu, mm, sp, vaddr, e, &pfn);
+	uint64_t pfn = 0;
+	bool bypassed;
+	int rc = swapin(cpu, mm, sp, vaddr, e, &pfn, &bypassed);
 	if (rc && rc != SWS_ECORRUPT)
 		return rc == SWS_ENOENT ? SWS_EAGAIN_INTERNAL : rc;
 	int read_rc = rc;
 	struct sws_folio *f = mm_folio(mm, pfn);
 	sws_spin_lock(&sp->ptl);
 	uint64_t *pte = sws__pte_lookup(sp, vaddr);
-	if (!pte || *pte != swp_entry_to_pte(e)) { /* !pte_same: someone else did it */
+	if (!pte || *pte != swp_entry_to_pte(e) || sws__mm_rmap_add(mm, f, asid, vaddr)) {
+		/* !pte_same: someone else did it (or no memory for the rmap) */
+		bool nomem = pte && *pte == swp_entry_to_pte(e);
 		sws_spin_unlock(&sp->ptl);
-		folio_unlock(f);
-		return SWS_EAGAIN_INTERNAL;
-	}
-	if (sws__mm_rmap_add(mm, f, asid, vaddr)) {
-		sws_spin_unlock(&sp->ptl);
-		folio_unlock(f);
-		return SWS_ENOMEM;
+		if (bypassed) { /* the private folio goes, the pin too */
+			sws__mm_lru_del(mm, pfn);
+			sws__mm_folio_free(mm, pfn);
+			sws_swapin_bypass_done(cpu, e, 1);
+		} else {
+			folio_unlock(f);
+		}
+		return nomem ? SWS_ENOMEM : SWS_EAGAIN_INTERNAL;
 	}
 	sws_swap_put(cpu, e, 1); /* the PTE no longer holds the slot */
+	if (bypassed) {
+		/* A private folio: the slot (count 0 now) goes with the pin. */
+		*pte = mk_pte(pfn, 0, true);
+		folio_set(f, PG_young);
+		sws_spin_unlock(&sp->ptl);
+		sws_swapin_bypass_done(cpu, e, 1);
+		folio_unlock(f);
+		return read_rc;
+	}
 	uint32_t count = 1;
 	sws_swap_count(cpu, e, &count);
-	struct sws_device *dev = sws__device(mm->sim, sws_swp_type(e));
-	bool free_swap = !count && (write || sws_swap_full(mm->sim) ||
+	/* should_try_to_free_swap(); vswap adds: a page on no device (zero, zswap,
+	 * memory) has no slot worth keeping for a later swap-out. */
+	sws_entry_t t;
+	bool on_device = !mm_io_target(cpu, mm, e, 1, false, &t);
+	struct sws_device *dev = on_device ? sws__device(mm->sim, sws_swp_type(t)) : NULL;
+	bool free_swap = !count && (write || sws_swap_full(mm->sim) || !on_device ||
 				    (dev && (dev->flags & SWS_SWP_SYNCHRONOUS_IO)));
 	*pte = mk_pte(pfn, 0, !count);
 	folio_set(f, PG_young);

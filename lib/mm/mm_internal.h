@@ -17,7 +17,6 @@
 
 #include <swapsim/mm.h>
 
-#include "../swap/arena.h"
 #include "../swap/swap_internal.h"
 
 /* Folio flags (PG_*). */
@@ -151,8 +150,9 @@ struct sws_mm {
 
 	/* Swap side tables, per device type */
 	_Atomic uint64_t *slot_seed[SWS_MAX_SWAPFILES]; /* content seed per slot */
-	/* xswap devices' seeds: a sparse arena, resident only where slots were used */
-	struct sws_arena seed_arena[SWS_MAX_SWAPFILES];
+	/* ... a per-cluster array of the device: on an extendable device mapped
+	 * as far as its clusters are, like the device's own metadata */
+	struct sws_cluster_array seed_array[SWS_MAX_SWAPFILES];
 	uint64_t slot_seed_len[SWS_MAX_SWAPFILES];
 	uint64_t read_ns[SWS_MAX_SWAPFILES], write_ns[SWS_MAX_SWAPFILES];
 	bool io_is_cpu[SWS_MAX_SWAPFILES]; /* SYNCHRONOUS_IO: the latency is CPU work (sys) */
@@ -206,6 +206,21 @@ static inline void mm_kernel_exit(struct sws_mm *mm, struct sws_cpu *cpu, uint64
 	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
 	if (--p->depth == 0)
 		mm_time_add(&p->sys_ns, sws__clock_ns(mm->sim) - t0);
+}
+
+/*
+ * Where page I/O of @nr slots from @e goes: @e itself, or under vswap the
+ * physical run behind the virtual entries (@write gives them one). @return
+ * as sws_swap_io_target().
+ */
+static inline int mm_io_target(struct sws_cpu *cpu, struct sws_mm *mm, sws_entry_t e, unsigned nr, bool write,
+			       sws_entry_t *t)
+{
+	if (sws_likely(!(mm->sim->design_flags & SWS_DESIGN_VIRTUAL))) {
+		*t = e;
+		return 0;
+	}
+	return sws_swap_io_target(cpu, e, nr, write, t);
 }
 
 /*
@@ -301,8 +316,10 @@ uint64_t sws__mm_shadow_pack(struct sws_mm *mm, uint16_t memcg);
 
 /* fault.c */
 void sws__mm_slot_seed_set(struct sws_mm *mm, sws_entry_t e, uint64_t seed);
-/* Free the slot seeds of device @type (xswap_glue.c: an arena, or allocator memory). */
-void sws__mm_seeds_release(struct sws_mm *mm, unsigned type);
+/* The memory model's per-device state (space.c), as sim->device_added and
+ * device_removed: slot seeds, the latency model, zswap's trees. */
+int sws__mm_device_added(void *mm, struct sws_device *dev);
+void sws__mm_device_removed(void *mm, struct sws_device *dev);
 /* A device's modelled I/O latency from its kind (space.c). */
 void sws__mm_default_latency(struct sws_mm *mm, unsigned type, const struct sws_device *d);
 uint64_t sws__mm_slot_seed_get(struct sws_mm *mm, sws_entry_t e);

@@ -149,8 +149,6 @@ static void count_order(struct sws_mm *mm, struct sws_cpu *cpu, _Atomic uint64_t
 static int swap_writeout(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f, sws_entry_t entry)
 {
 	const unsigned nr = 1u << f->order;
-	unsigned type = sws_swp_type(entry);
-	struct sws_device *dev = sws__device(mm->sim, type);
 	bool zero = true;
 	for (unsigned i = 0; i < nr && zero; i++)
 		zero = sws__mm_content_is_zero(mm, subpage_seed(f, i));
@@ -167,6 +165,13 @@ static int swap_writeout(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_foli
 		if (!sws__zswap_writeback_allowed(mm->zswap, f->memcg))
 			return SWS_EBUSY;
 	}
+	/* vswap: the virtual entry gets a physical run now (vswap_alloc_swap_slot());
+	 * with none free, swap_writeout() says "activate": the folio stays in RAM. */
+	sws_entry_t target;
+	if (mm_io_target(cpu, mm, entry, nr, true, &target))
+		return SWS_EBUSY;
+	unsigned type = sws_swp_type(target);
+	struct sws_device *dev = sws__device(mm->sim, type);
 	if (dev && (dev->flags & SWS_SWP_XSWAP)) {
 		/* xswap: zswap refused it and there is nowhere else to write, so
 		 * swap_writeout() says "activate": the folio stays in RAM. */
@@ -177,7 +182,7 @@ static int swap_writeout(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_foli
 		uint8_t page[SWS_PAGE_SIZE];
 		for (unsigned i = 0; i < nr; i++) {
 			sws_mm_page_content(mm, subpage_seed(f, i), 0, page);
-			if (sws_swap_writepage(cpu, entry + i, page))
+			if (sws_swap_writepage(cpu, target + i, page))
 				return SWS_EBUSY; /* the write failed: keep the page (re-dirtied) */
 		}
 	}

@@ -4,6 +4,7 @@
  */
 #include <string.h>
 
+#include "../xswap/xswap.h"
 #include "../zswap/zswap_internal.h"
 #include "mm_internal.h"
 
@@ -31,6 +32,33 @@ void sws__mm_default_latency(struct sws_mm *mm, unsigned type, const struct sws_
 	} else {
 		mm->read_ns[type] = 5000000, mm->write_ns[type] = 5000000; /* HDD */
 	}
+}
+
+int sws__mm_device_added(void *ctx, struct sws_device *dev)
+{
+	struct sws_mm *mm = ctx;
+	unsigned t = (unsigned)dev->type;
+	sws__mm_default_latency(mm, t, dev);
+	mm->slot_seed[t] = sws__cluster_array_create(dev, &mm->seed_array[t], sizeof(uint64_t) * SWS_CLUSTER_SLOTS,
+						     SWS_MEM_mm, 64);
+	if (!mm->slot_seed[t])
+		return SWS_ENOMEM;
+	mm->slot_seed_len[t] = dev->max;
+	int rc = mm->zswap ? sws__zswap_swapon(mm->zswap, t, dev->max) : 0;
+	if (rc)
+		sws__mm_device_removed(mm, dev);
+	return rc;
+}
+
+void sws__mm_device_removed(void *ctx, struct sws_device *dev)
+{
+	struct sws_mm *mm = ctx;
+	unsigned t = (unsigned)dev->type;
+	if (mm->zswap)
+		sws__zswap_swapoff(mm->zswap, t);
+	sws__cluster_array_destroy(dev, &mm->seed_array[t]);
+	mm->slot_seed[t] = NULL;
+	mm->slot_seed_len[t] = 0;
 }
 
 int sws_mm_set_latency(struct sws_mm *mm, int type, uint64_t read_ns, uint64_t write_ns)
@@ -80,16 +108,21 @@ int sws_mm_create(struct sws_sim *sim, const struct sws_mm_config *cfg, struct s
 	mm->pcpu = sws__mem_zalloc(mem, SWS_MEM_mm, sizeof(*mm->pcpu) * sim->max_cpus, 64);
 	mm->spare_cpu = sws__cpu_alloc(sim); /* teardown must not depend on an allocation */
 	int rc = mm->folios && mm->free_pfns && mm->memcgs && mm->pcpu && mm->spare_cpu ? 0 : SWS_ENOMEM;
+	/* Our state for every device there is and every one to come. */
+	sws_spin_lock(&sim->swap_lock);
+	if (!rc && sim->device_added)
+		rc = SWS_EBUSY; /* one memory model per simulation */
 	for (unsigned t = 0; t < SWS_MAX_SWAPFILES && !rc; t++) {
 		struct sws_device *d = sws__device(sim, t);
-		if (!d)
-			continue;
-		sws__mm_default_latency(mm, t, d);
-		mm->slot_seed_len[t] = d->max;
-		mm->slot_seed[t] = sws__mem_zalloc(mem, SWS_MEM_mm, sizeof(uint64_t) * d->max, 64);
-		if (!mm->slot_seed[t])
-			rc = SWS_ENOMEM;
+		if (d)
+			rc = sws__mm_device_added(mm, d);
 	}
+	if (!rc) {
+		sim->device_ctx = mm;
+		sim->device_added = sws__mm_device_added;
+		sim->device_removed = sws__mm_device_removed;
+	}
+	sws_spin_unlock(&sim->swap_lock);
 	if (rc) {
 		sws_mm_destroy(mm);
 		return rc;
@@ -287,4 +320,38 @@ void sws_mm_stats(struct sws_mm *mm, struct sws_mm_stats *st)
 	sws_stats_snapshot(mm->sim, &ss);
 	st->swapcache_pages = ss.nr_swapcache;
 	st->nr_spaces = mm->nr_spaces;
+}
+
+/* ---- xswap devices (swapsim/xswap.h) -------------------------------------------------- */
+
+/* Pages on an xswap device live in zswap: it needs zswap on this memory
+ * model. Our per-device state comes with the device (sws__mm_device_added());
+ * both calls run under sim->ext_mutex, so they exclude each other, limit
+ * writes and the shrink. */
+int sws_mm_xswap_create(struct sws_mm *mm, int prio, int *type)
+{
+	if (!mm || !type)
+		return SWS_EINVAL;
+	if (!mm->zswap)
+		return SWS_EOPNOTSUPP;
+	struct sws_sim *sim = mm->sim;
+	int t;
+	pthread_mutex_lock(&sim->ext_mutex);
+	int rc = sws__xswap_create(sim, prio, mm->cfg.ram_pages, &t);
+	if (!rc) {
+		sws__device_enable(sws__device(sim, (unsigned)t));
+		*type = t;
+	}
+	pthread_mutex_unlock(&sim->ext_mutex);
+	return rc;
+}
+
+int sws_mm_xswap_destroy(struct sws_mm *mm, int type)
+{
+	if (!mm)
+		return SWS_EINVAL;
+	pthread_mutex_lock(&mm->sim->ext_mutex);
+	int rc = sws__xswap_destroy(mm->sim, type);
+	pthread_mutex_unlock(&mm->sim->ext_mutex);
+	return rc;
 }

@@ -363,7 +363,18 @@ void sws_mm_destroy(struct sws_mm *mm)
 	sws__mem_free(mem, SWS_MEM_mm, mm->free_pfns, sizeof(*mm->free_pfns) * mm->nr_pfn);
 	sws__mem_free(mem, SWS_MEM_mm, mm->memcgs, sizeof(*mm->memcgs) * mm->cap_memcgs);
 	sws__mem_free(mem, SWS_MEM_mm, mm->pcpu, sizeof(*mm->pcpu) * mm->sim->max_cpus);
-	for (unsigned t = 0; t < SWS_MAX_SWAPFILES; t++)
-		sws__mm_seeds_release(mm, t);
+	struct sws_sim *sim = mm->sim;
+	sws_spin_lock(&sim->swap_lock); /* no device comes or goes meanwhile */
+	if (sim->device_ctx == mm) {
+		sim->device_added = NULL;
+		sim->device_removed = NULL;
+		sim->device_ctx = NULL;
+	}
+	for (unsigned t = 0; t < SWS_MAX_SWAPFILES; t++) {
+		struct sws_device *d = sws__device(sim, t);
+		if (d && mm->slot_seed[t])
+			sws__mm_device_removed(mm, d);
+	}
+	sws_spin_unlock(&sim->swap_lock);
 	sws__mem_free(mem, SWS_MEM_mm, mm, sizeof(*mm));
 }

@@ -18,6 +18,12 @@ static void slot_free_cb(void *ctx, unsigned type, uint64_t off, unsigned nr)
 	sws__zswap_invalidate(mm->zswap, type, off, nr);
 }
 
+static void zswap_release_cb(void *ctx, void *entry)
+{
+	struct sws_mm *mm = ctx;
+	sws__zswap_entry_release(mm->zswap, entry);
+}
+
 /* Pin @e with a new folio in the swap cache (no reclaim: we are reclaim). */
 static int wb_begin(void *ctx, struct sws_cpu *cpu, sws_entry_t e, uint16_t memcg, uint64_t *token)
 {
@@ -44,10 +50,18 @@ static bool wb_end(void *ctx, struct sws_cpu *cpu, sws_entry_t e, uint64_t token
 {
 	struct sws_mm *mm = ctx;
 	struct sws_folio *f = mm_folio(mm, token);
-	unsigned type = sws_swp_type(e);
+	sws_entry_t t = e;
+	if (page && mm_io_target(cpu, mm, e, 1, true, &t)) {
+		/* vswap: no physical slot for it; the folio keeps the page, dirty */
+		folio_set(f, PG_dirty);
+		sws__mm_lru_add(mm, token, false);
+		folio_unlock(f);
+		return false;
+	}
+	unsigned type = sws_swp_type(t);
 	if (page) {
 		struct sws_device *dev = sws__device(mm->sim, type);
-		if (dev && dev->backing.kind != SWS_BACKING_NONE && sws_swap_writepage(cpu, e, page)) {
+		if (dev && dev->backing.kind != SWS_BACKING_NONE && sws_swap_writepage(cpu, t, page)) {
 			/* The write failed: the folio keeps the only copy. It stays in the swap
 			 * cache, dirty, on the LRU, for reclaim to write again later. */
 			folio_set(f, PG_dirty);
@@ -102,6 +116,7 @@ int sws_mm_zswap_enable(struct sws_mm *mm, const struct sws_zswap_config *cfg)
 	sws_spin_lock(&mm->sim->swap_lock);
 	mm->sim->slot_free_ctx = mm;
 	mm->sim->slot_free_notify = slot_free_cb;
+	mm->sim->zswap_release = zswap_release_cb;
 	sws_spin_unlock(&mm->sim->swap_lock);
 	return 0;
 }
@@ -112,6 +127,7 @@ void sws__mm_zswap_destroy(struct sws_mm *mm)
 		return;
 	sws_spin_lock(&mm->sim->swap_lock);
 	mm->sim->slot_free_notify = NULL;
+	mm->sim->zswap_release = NULL;
 	mm->sim->slot_free_ctx = NULL;
 	sws_spin_unlock(&mm->sim->swap_lock);
 	sws_synchronize_rcu(); /* no slot free is still inside the hook */

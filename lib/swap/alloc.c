@@ -25,12 +25,17 @@
  * device lock with a trylock of the cluster, scans under ci->lock, then
  * relocate_cluster() files it by its new count: full, or frag[k] if partial.
  *
+ * Devices belong to an allocation space: every design allocates entries from
+ * SWS_SPACE_ENTRY; vswap puts its virtual device there and its physical
+ * devices in SWS_SPACE_PHYS, which it allocates from itself for the pages it
+ * writes (sws__swap_alloc()). Each space has its avail list and per-CPU
+ * cached clusters.
+ *
  * LIMITATIONS: cache-only slots are not reclaimed during the scan when swap is
  * more than half full (that needs folios; the memory model adds it).
  */
-#include "../cache/cache_ops.h"
+#include "design.h"
 #include "swap_internal.h"
-#include "xswap.h"
 
 /* cluster_is_usable(): may @ci (locked) serve an allocation of @order? */
 static bool cluster_is_usable(const struct sws_cluster *ci, unsigned order)
@@ -44,9 +49,10 @@ static bool cluster_is_usable(const struct sws_cluster *ci, unsigned order)
 static void set_next(struct sws_cpu *cpu, struct sws_device *dev, unsigned order, uint64_t next)
 {
 	if (dev->flags & SWS_SWP_SOLIDSTATE) {
-		cpu->pcp[order].type = next ? dev->type : -1;
-		cpu->pcp[order].gen = dev->gen;
-		cpu->pcp[order].next = next;
+		struct sws_pcp *pcp = &cpu->pcp[dev->space][order];
+		pcp->type = next ? dev->type : -1;
+		pcp->gen = dev->gen;
+		pcp->next = next;
 	} else {
 		dev->global_next[order] = next; /* global_cluster_lock held */
 	}
@@ -60,7 +66,7 @@ static void set_next(struct sws_cpu *cpu, struct sws_device *dev, unsigned order
 static uint64_t scan_cluster(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci,
 			     uint64_t start, unsigned order, uint64_t pfn)
 {
-	const struct sws_cache_ops *ops = dev->sim->ops;
+	const struct sws_design_ops *ops = dev->sim->ops;
 	const unsigned nr = 1u << order;
 	const uint64_t base = (uint64_t)sws__cluster_idx(dev, ci) * SWS_CLUSTER_SLOTS;
 	const uint64_t end = sws__cluster_end(dev, ci);
@@ -80,7 +86,7 @@ static uint64_t scan_cluster(struct sws_cpu *cpu, struct sws_device *dev, struct
 	if (found && !sws__swap_range_alloc(cpu, dev, nr))
 		found = 0; /* an xswap device at its (lowered) limit */
 	if (found) {
-		ops->range_alloc(dev, ci, found, nr, pfn);
+		ops->range_alloc(cpu, dev, ci, found, nr, pfn);
 		ci->count += nr;
 		set_next(cpu, dev, order, found + nr < end ? found + nr : SWS_NO_OFFSET);
 	} else {
@@ -114,7 +120,7 @@ static struct sws_cluster *isolate_lock_cluster(struct sws_cpu *cpu, struct sws_
 	}
 	sws_spin_unlock(&dev->lock);
 
-	if (found && !found->count) {
+	if (found && !found->count && dev->sim->ops->cluster_get) {
 		int rc = dev->sim->ops->cluster_get(cpu, dev, found);
 		if (rc) {
 			*err = rc;
@@ -159,10 +165,10 @@ static uint64_t cluster_alloc_swap_entry(struct sws_cpu *cpu, struct sws_device 
 					 unsigned order, uint64_t pfn, int *err)
 {
 	uint64_t found = scan_device(cpu, dev, order, pfn, err);
-	/* Every list failed: an xswap device below its limit maps one more chunk
-	 * and tries again (a few times: other CPUs may take the new clusters). */
-	for (int tries = 0; !found && sws_unlikely(sws__is_xswap(dev)) && tries < 4; tries++) {
-		int rc = sws__xswap_grow(cpu, dev, 1u << order);
+	/* Every list failed: an extendable device below its limit maps more
+	 * clusters and tries again (a few times: other CPUs may take them). */
+	for (int tries = 0; !found && sws_unlikely(sws__is_ext(dev)) && tries < 4; tries++) {
+		int rc = sws__ext_grow(cpu, dev, 1u << order);
 		if (rc) {
 			if (rc != SWS_ENOSPC)
 				*err = rc;
@@ -236,24 +242,26 @@ done:
 }
 
 /* swap_alloc_fast(): the CPU's cached cluster for this order. */
-static bool swap_alloc_fast(struct sws_cpu *cpu, unsigned order, uint64_t pfn, sws_entry_t *entry)
+static bool swap_alloc_fast(struct sws_cpu *cpu, unsigned space, unsigned order, uint64_t pfn,
+			    sws_entry_t *entry)
 {
-	int type = cpu->pcp[order].type;
-	uint64_t off = cpu->pcp[order].next;
+	struct sws_pcp *pcp = &cpu->pcp[space][order];
+	int type = pcp->type;
+	uint64_t off = pcp->next;
 	if (type < 0 || !off)
 		return false;
 	struct sws_device *dev = sws__device(cpu->sim, (unsigned)type);
-	if (!dev || dev->gen != cpu->pcp[order].gen || !sws__offset_mapped(dev, off) ||
+	if (!dev || dev->gen != pcp->gen || !sws__offset_mapped(dev, off) ||
 	    !atomic_load_explicit(&dev->writeok, memory_order_relaxed) ||
 	    !(dev->flags & SWS_SWP_SOLIDSTATE)) {
-		cpu->pcp[order].type = -1;
+		pcp->type = -1;
 		return false;
 	}
 	struct sws_cluster *ci = sws__offset_cluster(dev, off);
 	sws__cluster_lock(cpu, ci);
 	if (!cluster_is_usable(ci, order)) {
 		sws__cluster_unlock(ci);
-		cpu->pcp[order].type = -1;
+		pcp->type = -1;
 		return false;
 	}
 	uint64_t found = scan_cluster(cpu, dev, ci, off, order, pfn);
@@ -263,23 +271,25 @@ static bool swap_alloc_fast(struct sws_cpu *cpu, unsigned order, uint64_t pfn, s
 	return true;
 }
 
-/* swap_alloc_slow(): walk the devices with free slots by priority. */
-static int swap_alloc_slow(struct sws_cpu *cpu, unsigned order, uint64_t pfn, sws_entry_t *entry)
+/* swap_alloc_slow(): walk the devices of @space with free slots by priority. */
+static int swap_alloc_slow(struct sws_cpu *cpu, unsigned space, unsigned order, uint64_t pfn,
+			   sws_entry_t *entry)
 {
 	struct sws_sim *sim = cpu->sim;
+	struct sws_list *head = &sim->avail_head[space];
 	struct sws_device *order_list[SWS_MAX_SWAPFILES];
 	unsigned n = 0;
 	int err = 0;
 
 	sws__lock_counted(cpu, &sim->avail_lock, SWS_WORK_lock_avail, SWS_CTR_lock_device_contended);
 	struct sws_list *pos;
-	sws_list_for_each(pos, &sim->avail_head)
+	sws_list_for_each(pos, head)
 		order_list[n++] = sws_list_entry(pos, struct sws_device, avail_node);
 	/* plist_requeue(): the first device goes behind its equal-priority peers. */
 	if (n > 1 && order_list[1]->prio == order_list[0]->prio) {
 		struct sws_device *first = order_list[0];
 		struct sws_list *after = &first->avail_node;
-		while (after->next != &sim->avail_head &&
+		while (after->next != head &&
 		       sws_list_entry(after->next, struct sws_device, avail_node)->prio == first->prio)
 			after = after->next;
 		sws_list_del_init(&first->avail_node);
@@ -314,22 +324,28 @@ static bool swap_sync_discard(struct sws_cpu *cpu, struct sws_sim *sim)
 	return any;
 }
 
+int sws__swap_alloc(struct sws_cpu *cpu, unsigned space, unsigned order, uint64_t owner, sws_entry_t *entry,
+		    bool *fast)
+{
+	*fast = swap_alloc_fast(cpu, space, order, owner, entry);
+	if (*fast)
+		return 0;
+	int rc = swap_alloc_slow(cpu, space, order, owner, entry);
+	if (rc == SWS_ENOSPC && swap_sync_discard(cpu, cpu->sim))
+		rc = swap_alloc_slow(cpu, space, order, owner, entry);
+	return rc;
+}
+
 int sws_folio_alloc_swap(struct sws_cpu *cpu, uint64_t pfn, unsigned order, sws_entry_t *entry)
 {
 	if (!cpu || !entry || order >= SWS_NR_ORDERS || !pfn || pfn >> SWS_PFN_BITS)
 		return SWS_EINVAL;
 	struct sws_sim *sim = cpu->sim;
-	int rc = 0;
+	bool fast;
 
 	sws_rcu_read_lock();
-	if (swap_alloc_fast(cpu, order, pfn, entry)) {
-		sws__count(cpu, SWS_CTR_swap_alloc_fastpath, 1);
-	} else {
-		sws__count(cpu, SWS_CTR_swap_alloc_slowpath, 1);
-		rc = swap_alloc_slow(cpu, order, pfn, entry);
-		if (rc == SWS_ENOSPC && swap_sync_discard(cpu, sim))
-			rc = swap_alloc_slow(cpu, order, pfn, entry);
-	}
+	int rc = sws__swap_alloc(cpu, SWS_SPACE_ENTRY, order, pfn, entry, &fast);
+	sws__count(cpu, fast ? SWS_CTR_swap_alloc_fastpath : SWS_CTR_swap_alloc_slowpath, 1);
 	if (!rc && sim->ops->alloc_finish) {
 		struct sws_device *dev = sws__device(sim, sws_swp_type(*entry));
 		rc = sim->ops->alloc_finish(cpu, dev, sws_swp_offset(*entry), 1u << order, pfn);

@@ -4,7 +4,7 @@
  */
 #include <stdio.h>
 
-#include "../cache/cache_ops.h"
+#include "design.h"
 #include "swap_internal.h"
 
 /* Flag and count class of every cluster on @list; @return its length or -1. */
@@ -117,7 +117,8 @@ int sws_swap_check(struct sws_sim *sim, char *msg, size_t len)
 		if (!dev)
 			continue;
 		rc = check_device(dev, msg, len);
-		inuse += (int64_t)(atomic_load(&dev->inuse_pages) & ~SWS_INUSE_OFFLIST);
+		if (sws__in_totals(dev))
+			inuse += (int64_t)(atomic_load(&dev->inuse_pages) & ~SWS_INUSE_OFFLIST);
 	}
 	sws_rcu_read_unlock();
 	sws__rcu_thread_put();

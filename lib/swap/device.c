@@ -19,9 +19,8 @@
 #include <assert.h>
 #include <string.h>
 
-#include "../cache/cache_ops.h"
+#include "design.h"
 #include "swap_internal.h"
-#include "xswap.h"
 
 /* ---- cluster lists ----------------------------------------------------------- */
 
@@ -71,7 +70,8 @@ void sws__cluster_move(struct sws_cpu *cpu, struct sws_device *dev, struct sws_c
 /* __ free_cluster(): an empty cluster goes to the free (or discard) list. */
 static void free_cluster(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci)
 {
-	dev->sim->ops->cluster_put(cpu, dev, ci);
+	if (dev->sim->ops->cluster_put)
+		dev->sim->ops->cluster_put(cpu, dev, ci);
 	if (dev->backing.chunks) /* no slot of it holds data any more */
 		sws__backing_discard(dev, sws__cluster_idx(dev, ci));
 	if (dev->flags & SWS_SWP_PAGE_DISCARD)
@@ -79,8 +79,8 @@ static void free_cluster(struct sws_cpu *cpu, struct sws_device *dev, struct sws
 	else
 		sws__cluster_move(cpu, dev, ci, &dev->free_clusters, SWS_CLUSTER_FREE);
 	ci->order = 0; /* __free_cluster(); after the move, which unlisted by order */
-	if (sws_unlikely(sws__is_xswap(dev)))
-		sws__xswap_shrink_kick(dev); /* the shrink work looks at the free tail later */
+	if (sws_unlikely(sws__is_ext(dev)))
+		sws__ext_cluster_freed(dev); /* the deferred shrink looks at the free tail later */
 }
 
 void sws__relocate_cluster(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci)
@@ -106,7 +106,7 @@ bool sws__swap_range_alloc(struct sws_cpu *cpu, struct sws_device *dev, unsigned
 	uint64_t inuse = atomic_fetch_add(&dev->inuse_pages, nr) + nr;
 	sws__work(cpu, SWS_WORK_atomic_rmw, 1);
 	/* Rare: the device is now full (or marked off the avail list). Without
-	 * xswap support, "full" is the exact count, as before xswap. */
+	 * xswap support, "full" is the exact count (no limit can be lowered). */
 	if (sws_unlikely(SWS_CONFIG_XSWAP ? inuse >= dev->pages : inuse == dev->pages)) {
 		uint64_t pages = dev->pages;
 		if ((inuse & ~SWS_INUSE_OFFLIST) > pages) {
@@ -118,8 +118,10 @@ bool sws__swap_range_alloc(struct sws_cpu *cpu, struct sws_device *dev, unsigned
 		if ((inuse & ~SWS_INUSE_OFFLIST) == pages)
 			sws__device_del_avail(cpu, dev);
 	}
-	atomic_fetch_sub_explicit(&dev->sim->nr_swap_pages, nr, memory_order_relaxed);
-	sws__work(cpu, SWS_WORK_atomic_rmw, 1);
+	if (sws_likely(sws__in_totals(dev))) {
+		atomic_fetch_sub_explicit(&dev->sim->nr_swap_pages, nr, memory_order_relaxed);
+		sws__work(cpu, SWS_WORK_atomic_rmw, 1);
+	}
 	return true;
 }
 
@@ -130,14 +132,20 @@ void sws__swap_range_free(struct sws_cpu *cpu, struct sws_device *dev, struct sw
 	assert(sws_spin_is_locked(&ci->lock));
 	ci->count -= nr;
 	uint64_t inuse = atomic_fetch_sub(&dev->inuse_pages, nr) - nr;
-	atomic_fetch_add_explicit(&dev->sim->nr_swap_pages, nr, memory_order_relaxed);
-	sws__work_maybe(cpu, SWS_WORK_atomic_rmw, 2);
+	sws__work_maybe(cpu, SWS_WORK_atomic_rmw, 1);
+	if (sws_likely(sws__in_totals(dev))) {
+		atomic_fetch_add_explicit(&dev->sim->nr_swap_pages, nr, memory_order_relaxed);
+		sws__work_maybe(cpu, SWS_WORK_atomic_rmw, 1);
+	}
 	if (inuse & SWS_INUSE_OFFLIST)
 		sws__device_add_avail(cpu, dev);
+	/* swap_free_slots counts entries: under vswap, virtual slots (the
+	 * physical ones count as vswap_phys_free) */
+	enum sws_counter c = dev->space == SWS_SPACE_ENTRY ? SWS_CTR_swap_free_slots : SWS_CTR_vswap_phys_free;
 	if (cpu)
-		sws__count(cpu, SWS_CTR_swap_free_slots, nr);
+		sws__count(cpu, c, nr);
 	else
-		sws__count_sim(dev->sim, SWS_CTR_swap_free_slots, nr);
+		sws__count_sim(dev->sim, c, nr);
 	if (!ci->count)
 		free_cluster(cpu, dev, ci);
 	else if (ci->flags != SWS_CLUSTER_NONFULL) /* partial_free_cluster() */
@@ -150,7 +158,8 @@ static void avail_insert(struct sws_sim *sim, struct sws_device *dev)
 {
 	struct sws_list *pos;
 	/* After every device of higher or equal priority: round robin among equals. */
-	sws_list_for_each(pos, &sim->avail_head)
+	struct sws_list *head = &sim->avail_head[dev->space];
+	sws_list_for_each(pos, head)
 	{
 		struct sws_device *d = sws_list_entry(pos, struct sws_device, avail_node);
 		if (d->prio < dev->prio)
@@ -244,6 +253,26 @@ unsigned sws__device_do_discard(struct sws_device *dev, unsigned budget)
 	return left;
 }
 
+/* The owners' deferred work and the shrink of every extendable device.
+ * @return devices whose shrink must be tried again (a victim was busy). */
+static unsigned ext_deferred_work(struct sws_sim *sim)
+{
+	unsigned pending = 0;
+	pthread_mutex_lock(&sim->ext_mutex);
+	for (unsigned t = 0; t < SWS_MAX_SWAPFILES; t++) {
+		struct sws_device *dev = sws__device(sim, t); /* stable under ext_mutex */
+		if (!dev || !dev->ext)
+			continue;
+		if (dev->ext->ops->work)
+			dev->ext->ops->work(dev);
+		if (atomic_exchange(&dev->ext->shrink_pending, false))
+			sws__ext_shrink(dev);
+		pending += atomic_load(&dev->ext->shrink_pending);
+	}
+	pthread_mutex_unlock(&sim->ext_mutex);
+	return pending;
+}
+
 unsigned sws_swap_do_deferred_work(struct sws_sim *sim, unsigned budget)
 {
 	unsigned left = 0;
@@ -264,18 +293,19 @@ unsigned sws_swap_do_deferred_work(struct sws_sim *sim, unsigned budget)
 		left += now ? sws__device_do_discard(dev, now) : pending;
 	}
 	sws_rcu_read_unlock();
-	/* xswap shrink work waits for a grace period: outside the read lock. */
-	left += sws__xswap_do_shrink_work(sim);
+	/* Extendable devices' shrink waits for a grace period: outside the read lock. */
+	if (atomic_load_explicit(&sim->nr_ext, memory_order_relaxed))
+		left += ext_deferred_work(sim);
 	sws__rcu_thread_put();
 	return left;
 }
 
 /* ---- swapon / swapoff ------------------------------------------------------------- */
 
-static int check_config(const struct sws_device_config *cfg, bool xswap)
+static int check_config(const struct sws_device_config *cfg, bool ext)
 {
 	const uint32_t known = SWS_SWP_SOLIDSTATE | SWS_SWP_SYNCHRONOUS_IO | SWS_SWP_PAGE_DISCARD |
-			       SWS_SWAP_FLAG_PREFER | (xswap ? SWS_SWP_XSWAP : 0);
+			       SWS_SWAP_FLAG_PREFER | (ext ? SWS_SWP_XSWAP | SWS_SWP_VIRTUAL : 0);
 	if (!cfg)
 		return SWS_EINVAL;
 	if (cfg->version > SWS_DEVICE_CONFIG_VERSION)
@@ -293,11 +323,8 @@ static int check_config(const struct sws_device_config *cfg, bool xswap)
 
 static void device_free(struct sws_sim *sim, struct sws_device *dev)
 {
-	if (dev->xswap)
-		sws__xswap_free(dev);
-	else
-		sws__mem_free(&sim->mem, SWS_MEM_cluster_info, dev->cluster_info,
-			      sizeof(*dev->cluster_info) * dev->nr_clusters);
+	sws__cluster_array_destroy(dev, &dev->cluster_array);
+	sws__ext_free(dev);
 	sws__mem_free(&sim->mem, SWS_MEM_sim, dev, sizeof(*dev));
 }
 
@@ -327,15 +354,16 @@ static void setup_clusters(struct sws_device *dev)
 /*
  * Build a device of type @type_out, published in the device table; @enable:
  * also make it usable (writeok, totals, avail list), else sws__device_enable()
- * does that later (xswap: after the memory model set up its side).
- * @xswap_ram_pages: 0 for a regular device, else the RAM an xswap device is sized by.
+ * does that later. An extendable device (@ext: xswap, vswap's virtual
+ * device) reserves cfg->nr_slots and starts with what @ext says. The memory
+ * model (sim->device_added) sets up its side before the device is published.
  */
-int sws__device_add(struct sws_sim *sim, const struct sws_device_config *cfg, uint64_t xswap_ram_pages,
+int sws__device_add(struct sws_sim *sim, const struct sws_device_config *cfg, const struct sws_ext_setup *ext,
 		    bool enable, int *type_out)
 {
 	if (!sim || !type_out)
 		return SWS_EINVAL;
-	int rc = check_config(cfg, xswap_ram_pages != 0);
+	int rc = check_config(cfg, ext != NULL);
 	if (rc) {
 		sws__sim_set_error(sim, "swapon: %s (size, flags, priority, backing or reserved field)",
 				   sws_strerror(rc));
@@ -382,19 +410,15 @@ int sws__device_add(struct sws_sim *sim, const struct sws_device_config *cfg, ui
 		sws_list_init(&dev->nonfull_clusters[o]);
 		sws_list_init(&dev->frag_clusters[o]);
 	}
-	if (xswap_ram_pages) {
-		rc = sws__xswap_setup(dev, xswap_ram_pages); /* cluster_info in an arena */
-		if (rc) {
-			device_free(sim, dev);
-			goto out_unlock;
-		}
-	} else {
-		dev->cluster_info = sws__mem_zalloc(&sim->mem, SWS_MEM_cluster_info,
-						    sizeof(*dev->cluster_info) * dev->nr_clusters, 0);
-		if (!dev->cluster_info) {
-			device_free(sim, dev);
-			goto out_unlock;
-		}
+	rc = ext ? sws__ext_init(dev, ext) : 0; /* before any per-cluster array */
+	if (!rc) {
+		dev->cluster_info = sws__cluster_array_create(dev, &dev->cluster_array, sizeof(*dev->cluster_info),
+							      ext ? ext->cluster_info_class : SWS_MEM_cluster_info, 0);
+		rc = dev->cluster_info ? 0 : SWS_ENOMEM;
+	}
+	if (rc) {
+		device_free(sim, dev);
+		goto out_unlock;
 	}
 	setup_clusters(dev);
 	rc = sim->ops->device_init(dev);
@@ -403,12 +427,16 @@ int sws__device_add(struct sws_sim *sim, const struct sws_device_config *cfg, ui
 		goto out_unlock;
 	}
 	rc = sws__backing_open(sim, dev, cfg);
+	if (!rc && sim->device_added && (rc = sim->device_added(sim->device_ctx, dev)) != 0)
+		sws__backing_close(dev);
 	if (rc) {
 		sim->ops->device_fini(dev);
 		device_free(sim, dev);
 		goto out_unlock;
 	}
-	if (!dev->xswap)
+	if (ext)
+		atomic_fetch_add(&sim->nr_ext, 1);
+	else
 		atomic_fetch_add(&sim->nr_real_swapfiles, 1);
 	atomic_store_explicit(&sim->devices[type], dev, memory_order_release);
 	if (enable)
@@ -425,8 +453,10 @@ void sws__device_enable(struct sws_device *dev)
 	struct sws_sim *sim = dev->sim;
 	dev->enabled = true;
 	atomic_store(&dev->writeok, true);
-	atomic_fetch_add(&sim->total_swap_pages, (int64_t)dev->pages);
-	atomic_fetch_add(&sim->nr_swap_pages, (int64_t)dev->pages);
+	if (sws__in_totals(dev)) {
+		atomic_fetch_add(&sim->total_swap_pages, (int64_t)dev->pages);
+		atomic_fetch_add(&sim->nr_swap_pages, (int64_t)dev->pages);
+	}
 	sws_spin_lock(&sim->avail_lock);
 	avail_insert(sim, dev);
 	sws_spin_unlock(&sim->avail_lock);
@@ -434,23 +464,27 @@ void sws__device_enable(struct sws_device *dev)
 
 int sws_swapon(struct sws_sim *sim, const struct sws_device_config *cfg, int *type_out)
 {
-	return sws__device_add(sim, cfg, 0, true, type_out);
+	return sws__device_add(sim, cfg, NULL, true, type_out);
 }
 
 /* Tear a device down; no call may be using it any more. */
 static void device_destroy(struct sws_sim *sim, struct sws_device *dev, bool enabled)
 {
 	int64_t inuse = (int64_t)(atomic_load(&dev->inuse_pages) & ~SWS_INUSE_OFFLIST);
-	if (enabled) {
+	if (enabled && sws__in_totals(dev)) {
 		atomic_fetch_sub(&sim->nr_swap_pages, (int64_t)dev->pages - inuse);
 		atomic_fetch_sub(&sim->total_swap_pages, (int64_t)dev->pages);
 	}
-	if (!dev->xswap)
+	if (!dev->ext)
 		atomic_fetch_sub(&sim->nr_real_swapfiles, 1);
 	else
-		atomic_fetch_sub(&sim->nr_xswap, 1);
+		atomic_fetch_sub(&sim->nr_ext, 1);
+	if (sim->device_removed)
+		sim->device_removed(sim->device_ctx, dev);
 	sim->ops->device_fini(dev);
 	sws__backing_close(dev);
+	if (dev->ext && dev->ext->ops->teardown) /* its owner's data */
+		dev->ext->ops->teardown(dev);
 	device_free(sim, dev);
 }
 
@@ -458,9 +492,9 @@ int sws__device_remove(struct sws_sim *sim, int type, bool force)
 {
 	if (!sim || type < 0 || type >= SWS_MAX_SWAPFILES)
 		return SWS_ENODEV;
-	pthread_mutex_lock(&sim->xswap_mutex); /* no xswap shrink works on it meanwhile */
+	pthread_mutex_lock(&sim->ext_mutex); /* no xswap shrink works on it meanwhile */
 	int rc = sws__device_remove_locked(sim, type, force);
-	pthread_mutex_unlock(&sim->xswap_mutex);
+	pthread_mutex_unlock(&sim->ext_mutex);
 	return rc;
 }
 
@@ -489,7 +523,7 @@ int sws__device_remove_locked(struct sws_sim *sim, int type, bool force)
 	}
 	atomic_store_explicit(&sim->devices[type], NULL, memory_order_release);
 	sws_synchronize_rcu();
-	if (sim->ops->swapoff_barrier) /* RCU callbacks that use this device have run */
+	if (sim->ops->flags & SWS_DESIGN_RCU_BARRIER) /* RCU callbacks that use this device have run */
 		sws_rcu_barrier();
 	device_destroy(sim, dev, dev->enabled);
 	sws_spin_unlock(&sim->swap_lock);
@@ -500,12 +534,11 @@ int sws_swapoff(struct sws_sim *sim, int type)
 {
 	if (!sim || type < 0 || type >= SWS_MAX_SWAPFILES)
 		return SWS_ENODEV;
-	pthread_mutex_lock(&sim->xswap_mutex);
+	pthread_mutex_lock(&sim->ext_mutex);
 	struct sws_device *dev = sws__device(sim, (unsigned)type);
-	/* xswap devices go with sws_mm_xswap_destroy(), which also gives back
-	 * the memory model's and zswap's state for them. */
-	int rc = dev && dev->xswap ? SWS_EINVAL : sws__device_remove_locked(sim, type, false);
-	pthread_mutex_unlock(&sim->xswap_mutex);
+	/* Extendable devices go through their owner (sws_mm_xswap_destroy()). */
+	int rc = dev && dev->ext ? SWS_EINVAL : sws__device_remove_locked(sim, type, false);
+	pthread_mutex_unlock(&sim->ext_mutex);
 	return rc;
 }
 

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../cache/cache_ops.h"
+#include "design.h"
 #include "swap_internal.h"
 
 static _Thread_local unsigned rcu_thread_depth;
@@ -36,56 +36,16 @@ uint64_t sws__clock_ns(const struct sws_sim *sim)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-const char *sws_backend_name(enum sws_backend backend)
+int sws__sim_create(const struct sws_sim_config *cfg, const struct sws_design_ops *ops, struct sws_sim **out)
 {
-	switch (backend) {
-	case SWS_BACKEND_DEFAULT:
-	case SWS_BACKEND_SWAP_TABLE:
-		return "swap_table";
-	case SWS_BACKEND_XARRAY:
-		return "xarray";
-	}
-	return "unknown";
-}
-
-int sws_backend_parse(const char *name, enum sws_backend *out)
-{
-	if (!name || !out)
-		return SWS_EINVAL;
-	if (!strcmp(name, "table") || !strcmp(name, "swap_table"))
-		*out = SWS_BACKEND_SWAP_TABLE;
-	else if (!strcmp(name, "xarray"))
-		*out = SWS_BACKEND_XARRAY;
-	else
-		return SWS_EINVAL;
-	return 0;
-}
-
-int sws_sim_create(const struct sws_sim_config *cfg, struct sws_sim **out)
-{
-	static const struct sws_sim_config defaults = {0};
-	if (!out)
+	if (!out || !cfg || !ops)
 		return SWS_EINVAL;
 	*out = NULL;
-	if (!cfg)
-		cfg = &defaults;
 	if (cfg->version > SWS_SIM_CONFIG_VERSION || (cfg->env && cfg->env->version > SWS_ENV_VERSION))
 		return SWS_EVERSION;
 	if (cfg->reserved || (cfg->env && cfg->env->reserved) || cfg->max_cpus > 4096)
 		return SWS_EINVAL;
-	const struct sws_cache_ops *ops;
-	switch (cfg->backend) {
-	case SWS_BACKEND_DEFAULT:
-	case SWS_BACKEND_SWAP_TABLE:
-		ops = &sws__swap_table_ops;
-		break;
-	case SWS_BACKEND_XARRAY:
-		ops = &sws__xarray_ops;
-		break;
-	default:
-		return SWS_EINVAL;
-	}
-	if (ops->version != SWS_CACHE_OPS_VERSION)
+	if (ops->version != SWS_DESIGN_OPS_VERSION)
 		return SWS_EVERSION;
 
 	struct sws_mem mem;
@@ -99,17 +59,24 @@ int sws_sim_create(const struct sws_sim_config *cfg, struct sws_sim **out)
 	if (cfg->env)
 		sim->env = *cfg->env;
 	sim->ops = ops;
-	sim->backend = cfg->backend ? cfg->backend : SWS_BACKEND_SWAP_TABLE;
+	sim->design_flags = ops->flags;
+	sim->backend = cfg->backend ? cfg->backend : SWS_BACKEND_ST_P4;
 	sim->max_cpus = cfg->max_cpus ? cfg->max_cpus : 256;
 	sws_spin_init(&sim->swap_lock);
 	sws_spin_init(&sim->avail_lock);
 	sws_spin_init(&sim->cpu_lock);
-	pthread_mutex_init(&sim->xswap_mutex, NULL);
-	sws_list_init(&sim->avail_head);
+	pthread_mutex_init(&sim->ext_mutex, NULL);
+	for (unsigned sp = 0; sp < SWS_NR_SPACES; sp++)
+		sws_list_init(&sim->avail_head[sp]);
 	sim->cpus = sws__mem_zalloc(&sim->mem, SWS_MEM_sim, sizeof(*sim->cpus) * sim->max_cpus, 0);
 	if (!sim->cpus) {
 		mem.a.free(mem.a.ctx, sim, sizeof(*sim));
 		return SWS_ENOMEM;
+	}
+	int rc = ops->sim_init ? ops->sim_init(sim) : 0;
+	if (rc) {
+		sws_sim_destroy(sim);
+		return rc;
 	}
 	*out = sim;
 	return 0;
@@ -119,6 +86,8 @@ void sws_sim_destroy(struct sws_sim *sim)
 {
 	if (!sim)
 		return;
+	if (sim->ops->sim_fini)
+		sim->ops->sim_fini(sim);
 	for (int t = 0; t < SWS_MAX_SWAPFILES; t++)
 		if (sws__device(sim, (unsigned)t))
 			sws__device_remove(sim, t, true);
@@ -127,7 +96,7 @@ void sws_sim_destroy(struct sws_sim *sim)
 		if (sim->cpus[i])
 			sws__mem_free(&sim->mem, SWS_MEM_sim, sim->cpus[i], sizeof(struct sws_cpu));
 	sws__mem_free(&sim->mem, SWS_MEM_sim, sim->cpus, sizeof(*sim->cpus) * sim->max_cpus);
-	pthread_mutex_destroy(&sim->xswap_mutex);
+	pthread_mutex_destroy(&sim->ext_mutex);
 	struct sws_allocator a = sim->mem.a;
 	a.free(a.ctx, sim, sizeof(*sim));
 }
@@ -169,8 +138,9 @@ int sws__cpu_attach_mem(struct sws_sim *sim, struct sws_cpu *cpu, struct sws_cpu
 {
 	memset(cpu, 0, sizeof(*cpu));
 	cpu->sim = sim;
-	for (int o = 0; o < SWS_NR_ORDERS; o++)
-		cpu->pcp[o].type = -1;
+	for (unsigned sp = 0; sp < SWS_NR_SPACES; sp++)
+		for (int o = 0; o < SWS_NR_ORDERS; o++)
+			cpu->pcp[sp][o].type = -1;
 	sws_spin_lock(&sim->cpu_lock);
 	unsigned id = sim->max_cpus;
 	for (unsigned i = 0; i < sim->max_cpus; i++) {

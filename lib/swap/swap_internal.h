@@ -3,19 +3,20 @@
  * devices (swap_info_struct) and clusters (swap_cluster_info).
  *
  * Ownership:   sws_sim ─┬─ devices[type] (RCU-published) ─┬─ cluster_info[]
- *                       │                                  ├─ backend per-device data (dev->cache)
+ *                       │                                  ├─ the design's per-device data (dev->design)
+ *                       │                                  ├─ extendable devices: dev->ext
  *                       │                                  └─ backing store
  *                       ├─ cpus[] (one per attached thread, per-order cluster cache, counters)
- *                       └─ the backend's ops table (const)
+ *                       └─ the design's ops table (const, design.h)
  *
  * Locks, in the order they nest (outer first):
  *   sim->swap_lock      swapon/swapoff, the device table
  *   dev->global_cluster_lock  rotational devices' shared next[order] (held
  *                       across the whole slow-path allocation on that device)
  *   ci->lock            one cluster: its count, order and every slot in it
- *   xa space lock       XArray backend only, nests inside ci->lock
- *   dev cont_lock       XArray backend only (continuation pages), inside
- *                       ci->lock; nothing is taken under it
+ *   design locks        a design's own locks nest inside ci->lock (the 6.17
+ *                       XArray's space lock, swap_map's cont_lock; see each
+ *                       design's file)
  *   dev->lock           a device's cluster lists (taken inside ci->lock; the
  *                       allocator walks lists with dev->lock and trylocks ci)
  *   sim->avail_lock     the list of devices that have free slots
@@ -37,7 +38,86 @@
 #include "../common/rcu.h"
 #include "../common/spinlock.h"
 
-struct sws_cache_ops;
+struct sws_design_ops;
+struct sws_device;
+
+/* What a design (design.h) changes beyond its metadata: the behaviour of its
+ * kernel version, which the core and the memory model follow. */
+#define SWS_DESIGN_EXT_DEVICES (1u << 0) /* can serve extendable (xswap) devices: every
+					  * per-cluster array comes from
+					  * sws__cluster_array_create(), none is static */
+#define SWS_DESIGN_RCU_BARRIER (1u << 1) /* RCU callbacks touch per-device data: swapoff
+					  * waits for them (rcu_barrier) */
+#define SWS_DESIGN_SYNC_BYPASS (1u << 2) /* a swap-in of a count-1 slot on a
+					  * SYNCHRONOUS_IO device skips the swap cache
+					  * (to 6.18; vswap) */
+#define SWS_DESIGN_VIRTUAL (1u << 3)     /* vswap: entries are virtual; physical slots are
+					  * allocated for the pages that need storage */
+struct sws_arena;
+struct sws_sim;
+
+/*
+ * A per-cluster array of a device (cluster_info, a design's per-cluster
+ * pointers, the memory model's slot seeds): plain allocator memory on a
+ * regular device; on an extendable device a sparse arena reserved for every
+ * cluster the device could have and mapped as far as the clusters it has
+ * (cluster_array.c), so indexing is a plain array access either way.
+ */
+struct sws_cluster_array {
+	void *base;
+	size_t elem;            /* bytes per cluster */
+	enum sws_mem_class cls; /* charged with what is allocated (or mapped) */
+	size_t charged;
+	struct sws_arena *arena; /* extendable devices */
+};
+
+/*
+ * What makes an extendable device (xswap; vswap's virtual device) grow and
+ * shrink: the policy its owner supplies. The mechanism (mapping every
+ * per-cluster array, publishing the bound, the deferred shrink's isolation
+ * and grace period) is the core's (cluster_array.c).
+ */
+struct sws_ext_ops {
+	/* ext->lock held; the allocator found no cluster for @nr slots with
+	 * @mapped clusters mapped: @return the clusters to map (> @mapped), or
+	 * 0 when the device may not grow (SWS_ENOSPC). */
+	uint32_t (*grow_to)(struct sws_device *dev, uint32_t mapped, unsigned nr);
+	/* ext->lock held, deferred work: of the @tail free clusters at the end
+	 * of the mapped range, @return how many to give back. */
+	uint32_t (*shrink_count)(struct sws_device *dev, uint32_t mapped, uint32_t tail);
+	/* Optional, deferred work before any shrink (sim->ext_mutex held). */
+	void (*work)(struct sws_device *dev);
+	/* The device goes (not called when sws__device_add() fails: the data
+	 * then stays the creator's): free the owner's data. */
+	void (*teardown)(struct sws_device *dev);
+};
+
+#define SWS_EXT_MAX_ARRAYS 6
+
+/* The core's state of an extendable device (dev->ext). */
+struct sws_ext {
+	const struct sws_ext_ops *ops;
+	void *data;            /* the owner's (xswap's limit, ...) */
+	pthread_mutex_t lock;  /* grow and the two short steps of a shrink */
+	/* A shrink in its grace period isolated [nr_clusters_mapped, isolated_end):
+	 * still mapped and initialised, maybe locked by a reader that saw the old
+	 * bound. 0: none. (lock) */
+	uint32_t isolated_end;
+	atomic_bool shrink_pending;
+	struct sws_cluster_array *arrays[SWS_EXT_MAX_ARRAYS];
+	unsigned nr_arrays;
+	uint64_t grow_fail_nth; /* fault injection: the Nth grow from now fails to map */
+	_Atomic uint64_t grows, grow_fails, shrinks, clusters_unmapped;
+};
+
+/* How sws__device_add() makes a device extendable. */
+struct sws_ext_setup {
+	const struct sws_ext_ops *ops;
+	void *data;
+	uint64_t pages;           /* usable slots at first */
+	uint32_t clusters_mapped; /* clusters mapped at first */
+	enum sws_mem_class cluster_info_class; /* what its cluster_info is charged to */
+};
 
 /* ci->flags: which list a cluster is on (kernel CLUSTER_FLAG_*). */
 enum sws_cluster_flag {
@@ -91,7 +171,8 @@ struct sws_device {
 	uint32_t nr_clusters;     /* xswap: clusters reserved */
 	_Atomic uint32_t nr_clusters_mapped; /* nr_clusters on a regular device */
 	struct sws_cluster *cluster_info;
-	struct sws_xswap *xswap;  /* NULL unless an xswap device (xswap.h) */
+	struct sws_cluster_array cluster_array; /* where cluster_info lives */
+	struct sws_ext *ext;      /* NULL unless an extendable device */
 
 	sws_spinlock_t lock;      /* si->lock: the lists below */
 	struct sws_list free_clusters, full_clusters, discard_clusters;
@@ -104,24 +185,31 @@ struct sws_device {
 	sws_spinlock_t global_cluster_lock; /* rotational devices */
 	uint64_t global_next[SWS_NR_ORDERS];
 
-	void *cache;       /* the backend's per-device data */
-	void *cache_index; /* what a swap-cache lookup indexes first (swap table: the
-			    * table pointers; XArray: the address spaces), so a lookup
-			    * is type -> device -> index -> ... as in the kernel */
+	void *design;       /* the design's per-device data */
+	void *design_index; /* what a swap-cache lookup indexes first (swap table: the
+			     * table pointers; XArray: the address spaces), so a lookup
+			     * is type -> device -> index -> ... as in the kernel */
 	struct sws_backing_store backing;
-	struct sws_list avail_node; /* on sim->avail_head while it has free slots */
+	struct sws_list avail_node; /* on sim->avail_head[space] while it has free slots */
 	bool on_avail;
+	uint8_t space;              /* enum sws_alloc_space */
+};
+
+/* Allocation spaces (alloc.c): where entries come from, and vswap's physical devices. */
+enum sws_alloc_space { SWS_SPACE_ENTRY = 0, SWS_SPACE_PHYS = 1, SWS_NR_SPACES };
+
+/* percpu_swap_cluster, one order of one space. */
+struct sws_pcp {
+	int32_t type;  /* -1: none */
+	uint32_t gen;  /* the device's generation: a later device of the type is another */
+	uint64_t next; /* next offset to try, SWS_NO_OFFSET: none */
 };
 
 /* A CPU: one attached caller thread. Only its thread writes it. */
 struct sws_cpu {
 	struct sws_sim *sim;
 	unsigned id;
-	struct {
-		int32_t type;  /* -1: none */
-		uint32_t gen;  /* the device's generation: a later device of the type is another */
-		uint64_t next; /* next offset to try, SWS_NO_OFFSET: none */
-	} pcp[SWS_NR_ORDERS]; /* percpu_swap_cluster */
+	struct sws_pcp pcp[SWS_NR_SPACES][SWS_NR_ORDERS];
 	_Atomic uint64_t ctr[SWS_NR_COUNTERS];
 	_Atomic uint64_t octr[SWS_NR_ORDER_COUNTERS][SWS_NR_ORDERS];
 	_Atomic int64_t nr_swapcache; /* this CPU's share of NR_SWAPCACHE (may be negative) */
@@ -132,7 +220,8 @@ struct sws_cpu {
 struct sws_sim {
 	struct sws_mem mem;
 	struct sws_env env;
-	const struct sws_cache_ops *ops;
+	const struct sws_design_ops *ops;
+	uint32_t design_flags; /* ops->flags: SWS_DESIGN_* */
 	enum sws_backend backend;
 	unsigned max_cpus;
 
@@ -140,21 +229,34 @@ struct sws_sim {
 	sws_spinlock_t swap_lock;  /* swapon/swapoff */
 
 	sws_spinlock_t avail_lock; /* swap_avail_lock */
-	struct sws_list avail_head; /* devices with free slots, by priority, RR among equals */
+	/* Devices with free slots, by priority, round robin among equals; one
+	 * list per allocation space. */
+	struct sws_list avail_head[SWS_NR_SPACES];
 	uint32_t next_gen; /* swap_lock */
 
 	_Atomic int64_t nr_swap_pages; /* free slots, all devices */
 	_Atomic int64_t total_swap_pages;
 	_Atomic int64_t nr_swapcache;  /* NR_SWAPCACHE of detached CPUs */
-	_Atomic int nr_real_swapfiles; /* devices with backing (not xswap): zswap may write back */
-	_Atomic int nr_xswap;          /* xswap devices */
-	pthread_mutex_t xswap_mutex;   /* xswap create/destroy/limit/shrink (outside RCU readers) */
+	_Atomic int nr_real_swapfiles; /* devices with storage (not extendable): zswap may write back */
+	_Atomic int nr_ext;            /* extendable devices */
+	/* Extendable devices' create, destroy, limit and shrink (outside RCU readers). */
+	pthread_mutex_t ext_mutex;
+
+	/* Told of every device that appears (before it is enabled: @return 0 or an
+	 * error that makes swapon fail) and goes (unpublished, before it is freed):
+	 * the memory model's per-device state. */
+	int (*device_added)(void *ctx, struct sws_device *dev);
+	void (*device_removed)(void *ctx, struct sws_device *dev);
+	void *device_ctx;
 
 	sws_spinlock_t cpu_lock;
 	struct sws_cpu **cpus; /* [max_cpus], NULL where free */
 
 	/* Told of every slot freed, under its cluster lock (zswap_invalidate). */
 	void (*slot_free_notify)(void *ctx, unsigned type, uint64_t off, unsigned nr);
+	/* A design that keeps zswap's entries itself (vswap) hands the entry of
+	 * a freed slot here, under its cluster lock (zswap_entry_free()). */
+	void (*zswap_release)(void *ctx, void *entry);
 	void *slot_free_ctx;
 	/* Events counted outside a CPU, and the counters of detached CPUs. */
 	_Atomic uint64_t ctr[SWS_NR_COUNTERS];
@@ -190,6 +292,22 @@ static inline void sws__slot_free_notify(struct sws_device *dev, uint64_t off, u
 	if (sim->slot_free_notify)
 		sim->slot_free_notify(sim->slot_free_ctx, (unsigned)dev->type, off, nr);
 }
+
+/* __ A design that keeps zswap's entries (vswap) freed a slot holding @entry. */
+static inline void sws__zswap_release(struct sws_sim *sim, void *entry)
+{
+	if (sim->zswap_release)
+		sim->zswap_release(sim->slot_free_ctx, entry);
+}
+
+/* zswap's entries kept by the design (SWS_DESIGN_VIRTUAL), by virtual entry
+ * (swap_ops.c): store (the replaced one in *old), load, erase; drain hands
+ * every one left to @fn and forgets it (zswap going away). */
+bool sws__zswap_in_design(const struct sws_sim *sim);
+int sws__swap_zswap_store(struct sws_cpu *cpu, sws_entry_t e, void *entry, void **old);
+void *sws__swap_zswap_load(struct sws_cpu *cpu, sws_entry_t e);
+void *sws__swap_zswap_erase(struct sws_cpu *cpu, sws_entry_t e);
+void sws__swap_zswap_drain(struct sws_sim *sim, void (*fn)(void *ctx, void *entry), void *ctx);
 
 /* ---- counters -------------------------------------------------------------- */
 
@@ -261,10 +379,15 @@ static inline void sws__count_sim(struct sws_sim *sim, enum sws_counter c, uint6
 #define SWS_CONFIG_XSWAP 1
 #endif
 
-static inline bool sws__is_xswap(const struct sws_device *dev)
+/* An extendable device (xswap): the core calls its ext hooks. */
+static inline bool sws__is_ext(const struct sws_device *dev)
 {
-	return SWS_CONFIG_XSWAP && dev->xswap != NULL;
+	return SWS_CONFIG_XSWAP && dev->ext != NULL;
 }
+
+/* Counted in nr_swap_pages and total_swap_pages, the physical swap space:
+ * every device but vswap's virtual one. */
+static inline bool sws__in_totals(const struct sws_device *dev) { return !(dev->flags & SWS_SWP_VIRTUAL); }
 
 /* Clusters with metadata: all of them, or what an xswap device has mapped. */
 static inline uint32_t sws__nr_clusters_mapped(const struct sws_device *dev)
@@ -327,11 +450,18 @@ static inline uint64_t sws__cluster_end(const struct sws_device *dev, const stru
 
 /*
  * __swap_range_free(): @nr slots from @off in locked @ci became free (the
- * backend already cleared their state). Updates the cluster count, the device
+ * design already cleared their state). Updates the cluster count, the device
  * usage and nr_swap_pages, and moves the cluster to the list it now belongs on.
  */
 void sws__swap_range_free(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci,
 			  uint64_t off, unsigned nr);
+
+/* Allocate 2^@order slots from @space for @owner (folio_alloc_swap()'s
+ * search: the CPU's cached cluster, then the devices). RCU read lock held.
+ * *fast: the cached cluster served it. @return 0 and the entry, SWS_ENOSPC,
+ * SWS_ENOMEM. */
+int sws__swap_alloc(struct sws_cpu *cpu, unsigned space, unsigned order, uint64_t owner, sws_entry_t *entry,
+		    bool *fast);
 
 /* Usage accounting before @nr slots are allocated in a locked cluster.
  * @return false (nothing counted) when that would pass the device's pages:
@@ -365,14 +495,39 @@ void sws__slot_state_locked(struct sws_device *dev, struct sws_cluster *ci, uint
 			    struct sws_slot_state *st);
 
 /* swapoff, or (force) tear down a device whatever it holds (sim destroy);
- * _locked: the caller holds sim->xswap_mutex. */
+ * _locked: the caller holds sim->ext_mutex. */
 int sws__device_remove(struct sws_sim *sim, int type, bool force);
 int sws__device_remove_locked(struct sws_sim *sim, int type, bool force);
 
-/* Build (and with @enable, enable) a device; see device.c. */
-int sws__device_add(struct sws_sim *sim, const struct sws_device_config *cfg, uint64_t xswap_ram_pages,
+/* Build (and with @enable, enable) a device, extendable when @ext is set;
+ * see device.c. */
+int sws__device_add(struct sws_sim *sim, const struct sws_device_config *cfg, const struct sws_ext_setup *ext,
 		    bool enable, int *type_out);
 void sws__device_enable(struct sws_device *dev);
+
+/* Per-cluster arrays (cluster_array.c): @return the array (zeroed) or NULL. */
+void *sws__cluster_array_create(struct sws_device *dev, struct sws_cluster_array *ca, size_t elem,
+				enum sws_mem_class cls, size_t align);
+void sws__cluster_array_destroy(struct sws_device *dev, struct sws_cluster_array *ca);
+
+/* Extendable devices (cluster_array.c). */
+int sws__ext_init(struct sws_device *dev, const struct sws_ext_setup *setup);
+void sws__ext_free(struct sws_device *dev);
+/* The allocator found no cluster: map more if the policy allows. @return 0
+ * (retry: clusters are on the free list), SWS_ENOSPC (the policy says no) or
+ * SWS_ENOMEM (mapping failed; the device is unchanged). RCU read lock held. */
+int sws__ext_grow(struct sws_cpu *cpu, struct sws_device *dev, unsigned nr);
+/* sim->ext_mutex held, no RCU read lock: give back the free tail clusters
+ * the policy lets go. @return clusters given back. */
+uint32_t sws__ext_shrink(struct sws_device *dev);
+/* __ A cluster of @dev became free: the deferred shrink should look. */
+static inline void sws__ext_cluster_freed(struct sws_device *dev)
+{
+	if (atomic_load_explicit(&dev->writeok, memory_order_relaxed))
+		atomic_store_explicit(&dev->ext->shrink_pending, true, memory_order_relaxed);
+}
+/* Mapped, reserved and resident bytes of every per-cluster array of @dev. */
+void sws__ext_arena_bytes(struct sws_device *dev, uint64_t *reserved, uint64_t *mapped, uint64_t *resident);
 
 /* Deferred discard (device.c). @return clusters still waiting. */
 unsigned sws__device_do_discard(struct sws_device *dev, unsigned budget);

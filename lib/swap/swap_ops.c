@@ -1,13 +1,12 @@
 /*
  * swap_ops.c - the public per-slot calls: check the entry and the range, hold
  * the RCU read lock for the call (swapoff waits for it), dispatch to the
- * backend, count the event on the calling CPU.
+ * design through its ops table (design.h), count the event on the calling
+ * CPU. Nothing here knows a design by name.
  */
 #include <string.h>
 
-#include "../cache/cache_ops.h"
-#include "../cache/swap_table.h"
-#include "../cache/xarray_backend.h"
+#include "design.h"
 #include "swap_internal.h"
 
 /* Resolve @entry + @nr to a device. RCU read lock held. */
@@ -79,21 +78,6 @@ int sws_swap_cache_add(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, uint
 		       sws__swapcache_mod(cpu, nr));
 }
 
-/*
- * The backend's lookup, inlined for the two built-in backends (the kernel's
- * INDIRECT_CALL_2() idea: compare the target, then call it directly), both
- * alike so the comparison stays fair; any other backend by its ops table.
- */
-static inline uint64_t cache_lookup(const struct sws_cache_ops *ops, struct sws_device *dev,
-				    uint64_t off, unsigned *loads)
-{
-	if (ops == &sws__swap_table_ops)
-		return sws__st_lookup(dev->cache_index, off, loads);
-	if (ops == &sws__xarray_ops)
-		return sws__xa_swap_lookup(dev->cache_index, off, loads);
-	return ops->cache_lookup(dev, off, loads);
-}
-
 uint64_t sws_swap_cache_lookup(struct sws_cpu *cpu, sws_entry_t entry)
 {
 	uint64_t pfn = 0;
@@ -104,7 +88,7 @@ uint64_t sws_swap_cache_lookup(struct sws_cpu *cpu, sws_entry_t entry)
 	struct sws_device *dev = sws__device(cpu->sim, sws_swp_type(entry));
 	uint64_t off = sws_swp_offset(entry);
 	if (sws_likely(dev && sws__offset_mapped(dev, off)))
-		pfn = cache_lookup(cpu->sim->ops, dev, off, &loads);
+		pfn = cpu->sim->ops->cache_lookup(cpu, dev, off, &loads);
 	sws_rcu_read_unlock();
 	sws__count(cpu, SWS_CTR_swap_cache_find_total, 1);
 	sws__work(cpu, SWS_WORK_lookup, 1);
@@ -146,6 +130,66 @@ int sws_swap_set_zero(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, bool 
 	SWS__SLOT_CALL(cpu, entry, nr, cpu->sim->ops->set_zero(cpu, dev, off, nr, zero), (void)0);
 }
 
+bool sws_swap_test_zero(struct sws_cpu *cpu, sws_entry_t entry)
+{
+	bool zero = false;
+	if (sws_unlikely(!cpu))
+		return false;
+	sws_rcu_read_lock();
+	struct sws_device *dev = sws__device(cpu->sim, sws_swp_type(entry));
+	uint64_t off = sws_swp_offset(entry);
+	if (sws_likely(dev && off && sws__offset_mapped(dev, off)))
+		zero = cpu->sim->ops->zero_test(cpu, dev, off);
+	sws_rcu_read_unlock();
+	return zero;
+}
+
+int sws_swapin_bypass_start(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, uint64_t *shadow)
+{
+	uint64_t ignored;
+	if (cpu && !(cpu->sim->ops->flags & SWS_DESIGN_SYNC_BYPASS))
+		return SWS_EOPNOTSUPP;
+	SWS__SLOT_CALL(cpu, entry, nr, cpu->sim->ops->pin(cpu, dev, off, nr, shadow ? shadow : &ignored),
+		       sws__count(cpu, SWS_CTR_swap_cache_bypass, 1));
+}
+
+int sws_swapin_bypass_done(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr)
+{
+	if (cpu && !(cpu->sim->ops->flags & SWS_DESIGN_SYNC_BYPASS))
+		return SWS_EOPNOTSUPP;
+	SWS__SLOT_CALL(cpu, entry, nr, cpu->sim->ops->unpin(cpu, dev, off, nr), (void)0);
+}
+
+int sws_swap_io_target(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, bool write, sws_entry_t *target)
+{
+	if (!target)
+		return SWS_EINVAL;
+	if (cpu && !(cpu->sim->ops->flags & SWS_DESIGN_VIRTUAL)) {
+		*target = entry; /* the entry is its own physical slot */
+		return 0;
+	}
+	SWS__SLOT_CALL(cpu, entry, nr,
+		       (dev->flags & SWS_SWP_VIRTUAL) ? cpu->sim->ops->io_slot(cpu, dev, off, nr, write, target)
+						    : SWS_EBADENTRY,
+		       (void)0);
+}
+
+sws_entry_t sws_swap_rmap(struct sws_cpu *cpu, sws_entry_t phys)
+{
+	if (sws_unlikely(!cpu))
+		return 0;
+	if (!(cpu->sim->ops->flags & SWS_DESIGN_VIRTUAL))
+		return phys;
+	sws_entry_t v = 0;
+	sws_rcu_read_lock();
+	struct sws_device *dev = sws__device(cpu->sim, sws_swp_type(phys));
+	uint64_t off = sws_swp_offset(phys);
+	if (dev && !(dev->flags & SWS_SWP_VIRTUAL) && off && sws__offset_mapped(dev, off))
+		v = cpu->sim->ops->rmap(cpu, dev, off);
+	sws_rcu_read_unlock();
+	return v;
+}
+
 int sws_swap_set_memcg(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, uint16_t id)
 {
 	SWS__SLOT_CALL(cpu, entry, nr, cpu->sim->ops->set_memcg(cpu, dev, off, nr, id), (void)0);
@@ -184,4 +228,54 @@ int sws_swap_slot_state(struct sws_sim *sim, sws_entry_t entry, struct sws_slot_
 	sws_rcu_read_unlock();
 	sws__rcu_thread_put();
 	return rc;
+}
+
+/* ---- zswap's entries in the design (vswap) ---------------------------------------------- */
+
+bool sws__zswap_in_design(const struct sws_sim *sim) { return sim->ops->flags & SWS_DESIGN_VIRTUAL; }
+
+/* RCU read lock held: the virtual device of @e, or NULL. */
+static struct sws_device *virtual_dev(struct sws_cpu *cpu, sws_entry_t e)
+{
+	struct sws_device *dev = sws__device(cpu->sim, sws_swp_type(e));
+	uint64_t off = sws_swp_offset(e);
+	return dev && (dev->flags & SWS_SWP_VIRTUAL) && off && sws__offset_mapped(dev, off) ? dev : NULL;
+}
+
+int sws__swap_zswap_store(struct sws_cpu *cpu, sws_entry_t e, void *entry, void **old)
+{
+	sws_rcu_read_lock();
+	struct sws_device *dev = virtual_dev(cpu, e);
+	int rc = dev ? cpu->sim->ops->zswap_store(cpu, dev, sws_swp_offset(e), entry, old) : SWS_EBADENTRY;
+	sws_rcu_read_unlock();
+	return rc;
+}
+
+void *sws__swap_zswap_load(struct sws_cpu *cpu, sws_entry_t e)
+{
+	sws_rcu_read_lock();
+	struct sws_device *dev = virtual_dev(cpu, e);
+	void *en = dev ? cpu->sim->ops->zswap_load(cpu, dev, sws_swp_offset(e)) : NULL;
+	sws_rcu_read_unlock();
+	return en;
+}
+
+void *sws__swap_zswap_erase(struct sws_cpu *cpu, sws_entry_t e)
+{
+	sws_rcu_read_lock();
+	struct sws_device *dev = virtual_dev(cpu, e);
+	void *en = dev ? cpu->sim->ops->zswap_erase(cpu, dev, sws_swp_offset(e)) : NULL;
+	sws_rcu_read_unlock();
+	return en;
+}
+
+void sws__swap_zswap_drain(struct sws_sim *sim, void (*fn)(void *ctx, void *entry), void *ctx)
+{
+	sws_rcu_read_lock();
+	for (unsigned t = 0; t < SWS_MAX_SWAPFILES; t++) {
+		struct sws_device *dev = sws__device(sim, t);
+		if (dev && (dev->flags & SWS_SWP_VIRTUAL))
+			sim->ops->zswap_drain(dev, fn, ctx);
+	}
+	sws_rcu_read_unlock();
 }

@@ -27,7 +27,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../cache/xarray.h"
+#include "../common/xarray.h"
 #include "compress.h"
 #include "zsmalloc.h"
 #include "zswap_internal.h"
@@ -88,6 +88,8 @@ struct sws_zswap {
 
 	struct zswap_tree *trees[SWS_MAX_SWAPFILES];
 	uint32_t nr_trees[SWS_MAX_SWAPFILES];
+	/* The design keeps the entries in its descriptors (vswap): no trees. */
+	bool in_design;
 
 	sws_spinlock_t lru_lock;
 	struct zswap_memcg memcgs[SWS_MM_MAX_MEMCGS];
@@ -231,9 +233,11 @@ static void entry_free(struct sws_zswap *zs, struct zswap_entry *en)
 	pool_put_entry(zs, p);
 }
 
-/* Take the entry of @e out of its tree. */
-static struct zswap_entry *tree_erase(struct sws_zswap *zs, sws_entry_t e)
+/* Take the entry of @e out of its tree (or the design's descriptor). */
+static struct zswap_entry *tree_erase(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e)
 {
+	if (zs->in_design)
+		return sws__swap_zswap_erase(cpu, e);
 	struct zswap_tree *t = tree_of(zs, e);
 	uintptr_t old = 0;
 	if (!t)
@@ -244,10 +248,44 @@ static struct zswap_entry *tree_erase(struct sws_zswap *zs, sws_entry_t e)
 	return (struct zswap_entry *)old;
 }
 
+/* The entry of @e, or NULL. */
+static struct zswap_entry *tree_load(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e)
+{
+	if (zs->in_design)
+		return sws__swap_zswap_load(cpu, e);
+	struct zswap_tree *t = tree_of(zs, e);
+	if (!t)
+		return NULL;
+	sws_spin_lock(&t->lock);
+	struct zswap_entry *en = (struct zswap_entry *)sws__xa_load(&t->xa, sws_swp_offset(e));
+	sws_spin_unlock(&t->lock);
+	return en;
+}
+
+/* Store @en for @e; *old gets the entry it replaced. */
+static int tree_store(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e, struct zswap_entry *en,
+		      struct zswap_entry **old)
+{
+	if (zs->in_design)
+		return sws__swap_zswap_store(cpu, e, en, (void **)old);
+	struct zswap_tree *t = tree_of(zs, e);
+	uintptr_t o = 0;
+	sws_spin_lock(&t->lock);
+	t->used = true;
+	int rc = sws__xa_store(&t->xa, sws_swp_offset(e), (uintptr_t)en, &o);
+	sws_spin_unlock(&t->lock);
+	*old = (struct zswap_entry *)o;
+	return rc;
+}
+
+void sws__zswap_entry_release(struct sws_zswap *zs, void *entry) { entry_free(zs, entry); }
+
 void sws__zswap_invalidate(struct sws_zswap *zs, unsigned type, uint64_t off, unsigned nr)
 {
+	if (zs->in_design)
+		return; /* the design hands a freed slot's entry to sws__zswap_release() */
 	for (unsigned i = 0; i < nr; i++) {
-		struct zswap_entry *en = tree_erase(zs, sws_swp_entry(type, off + i));
+		struct zswap_entry *en = tree_erase(zs, NULL, sws_swp_entry(type, off + i));
 		if (en)
 			entry_free(zs, en);
 	}
@@ -284,8 +322,7 @@ int sws__zswap_store(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e, u
 		     const void *page)
 {
 	struct zswap_memcg *mc = &zs->memcgs[memcg];
-	struct zswap_tree *t = tree_of(zs, e);
-	if (!t)
+	if (!zs->in_design && !tree_of(zs, e))
 		return SWS_EINVAL;
 	uint64_t max_bytes = atomic_load_explicit(&mc->max_bytes, memory_order_relaxed);
 	if (max_bytes && atomic_load(&mc->bytes) >= max_bytes) {
@@ -340,11 +377,8 @@ int sws__zswap_store(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e, u
 	en->pool = p;
 	en->referenced = true;
 	sws_list_init(&en->lru);
-	uintptr_t old = 0;
-	sws_spin_lock(&t->lock);
-	t->used = true;
-	rc = sws__xa_store(&t->xa, sws_swp_offset(e), (uintptr_t)en, &old);
-	sws_spin_unlock(&t->lock);
+	struct zswap_entry *old = NULL;
+	rc = tree_store(zs, cpu, e, en, &old);
 	if (rc) {
 		sws__zs_free(p->zs, en->handle);
 		sws__mem_free(zs->mem, SWS_MEM_zswap, en, sizeof(*en));
@@ -362,7 +396,7 @@ int sws__zswap_store(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e, u
 	mc->nr_lru++;
 	sws_spin_unlock(&zs->lru_lock);
 	if (old)
-		entry_free(zs, (struct zswap_entry *)old); /* a stale entry of the slot's earlier life */
+		entry_free(zs, old); /* a stale entry of the slot's earlier life */
 	return 0; /* zswpout is counted for the whole folio by the caller */
 }
 
@@ -383,19 +417,14 @@ int sws__zswap_load(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e, vo
 {
 	/* The slot is pinned by the caller's swap-cache folio: nobody else loads,
 	 * writes back or frees it meanwhile, so look, decompress, then erase. */
-	struct zswap_tree *t = tree_of(zs, e);
-	if (!t)
-		return SWS_ENOENT;
-	sws_spin_lock(&t->lock);
-	struct zswap_entry *en = (struct zswap_entry *)sws__xa_load(&t->xa, sws_swp_offset(e));
-	sws_spin_unlock(&t->lock);
+	struct zswap_entry *en = tree_load(zs, cpu, e);
 	if (!en)
 		return SWS_ENOENT;
 	if (entry_decompress(zs, cpu, en, page)) {
 		zcount(zs, cpu, SWS_MM_decompress_fail);
 		return SWS_EIO; /* the entry stays: the data is not lost */
 	}
-	en = tree_erase(zs, e); /* exclusive load */
+	en = tree_erase(zs, cpu, e); /* exclusive load */
 	if (en)
 		entry_free(zs, en);
 	zcount(zs, cpu, SWS_MM_zswpin);
@@ -447,7 +476,7 @@ static int writeback_one(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t mem
 		zcount(zs, cpu, SWS_MM_reject_reclaim_fail); /* as shrink_memcg_cb() counts it */
 		return -1; /* being swapped in (EEXIST), freed, or no memory */
 	}
-	en = tree_erase(zs, e); /* the slot is pinned now: whatever the tree has is ours */
+	en = tree_erase(zs, cpu, e); /* the slot is pinned now: whatever the tree has is ours */
 	if (!en) {
 		zs->wb.end(zs->wb.ctx, cpu, e, token, NULL);
 		return 0;
@@ -609,6 +638,7 @@ int sws__zswap_create(struct sws_sim *sim, const struct sws_zswap_config *cfg, u
 	zs->sim = sim;
 	zs->mem = &sim->mem;
 	zs->flags = cfg->flags;
+	zs->in_design = sws__zswap_in_design(sim);
 	zs->max_pages = ram_pages * maxp / 100;
 	zs->accept_pages = zs->max_pages * acc / 100;
 	zs->wb = *wb;
@@ -637,8 +667,10 @@ int sws__zswap_create(struct sws_sim *sim, const struct sws_zswap_config *cfg, u
 
 int sws__zswap_swapon(struct sws_zswap *zs, unsigned type, uint64_t max)
 {
+	if (zs->in_design)
+		return 0; /* vswap: the entries live in the descriptors */
 	uint32_t n = (uint32_t)SWS_DIV_ROUND_UP(max, 1ull << ZSWAP_TREE_SHIFT);
-	struct zswap_tree *trees = sws__mem_zalloc(zs->mem, SWS_MEM_zswap_tree, sizeof(*trees) * n, 64);
+	struct zswap_tree *trees = sws__mem_zalloc(zs->mem, SWS_MEM_zswap_trees, sizeof(*trees) * n, 64);
 	if (!trees)
 		return SWS_ENOMEM;
 	for (uint32_t i = 0; i < n; i++) {
@@ -663,10 +695,12 @@ void sws__zswap_swapoff(struct sws_zswap *zs, unsigned type)
 		sws_rcu_barrier();
 	for (uint32_t i = 0; i < zs->nr_trees[type]; i++)
 		sws__xa_destroy(&zs->trees[type][i].xa);
-	sws__mem_free(zs->mem, SWS_MEM_zswap_tree, zs->trees[type], sizeof(struct zswap_tree) * zs->nr_trees[type]);
+	sws__mem_free(zs->mem, SWS_MEM_zswap_trees, zs->trees[type], sizeof(struct zswap_tree) * zs->nr_trees[type]);
 	zs->trees[type] = NULL;
 	zs->nr_trees[type] = 0;
 }
+
+static void drain_one(void *ctx, void *entry) { entry_free(ctx, entry); }
 
 void sws__zswap_destroy(struct sws_zswap *zs)
 {
@@ -679,17 +713,19 @@ void sws__zswap_destroy(struct sws_zswap *zs)
 			for (uint64_t o = 0; o < (1ull << ZSWAP_TREE_SHIFT); o++) {
 				if (!sws__xa_load(&zs->trees[t][i].xa, base + o))
 					continue;
-				struct zswap_entry *en = tree_erase(zs, sws_swp_entry(t, base + o));
+				struct zswap_entry *en = tree_erase(zs, NULL, sws_swp_entry(t, base + o));
 				if (en)
 					entry_free(zs, en);
 			}
 		}
 	}
+	if (zs->in_design) /* the descriptors' entries go with their pools */
+		sws__swap_zswap_drain(zs->sim, drain_one, zs);
 	sws_rcu_barrier(); /* tree nodes freed through RCU reach their trees */
 	for (unsigned t = 0; t < SWS_MAX_SWAPFILES; t++) {
 		for (uint32_t i = 0; zs->trees[t] && i < zs->nr_trees[t]; i++)
 			sws__xa_destroy(&zs->trees[t][i].xa);
-		sws__mem_free(zs->mem, SWS_MEM_zswap_tree, zs->trees[t],
+		sws__mem_free(zs->mem, SWS_MEM_zswap_trees, zs->trees[t],
 			      sizeof(struct zswap_tree) * zs->nr_trees[t]);
 	}
 	struct sws_list *pos = zs->pools.next;

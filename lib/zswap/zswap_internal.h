@@ -46,6 +46,8 @@ int sws__zswap_store(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e, u
 /* zswap_load(): @return 0 and the page (the entry is gone: exclusive load),
  * SWS_ENOENT (not in zswap), SWS_EIO (decompression failed). */
 int sws__zswap_load(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e, void *page);
+/* zswap_entry_free() of an entry the design kept (vswap freed its slot; sws__zswap_release()). */
+void sws__zswap_entry_release(struct sws_zswap *zs, void *entry);
 /* zswap_invalidate() of @nr slots from @off of device @type (slot free). */
 void sws__zswap_invalidate(struct sws_zswap *zs, unsigned type, uint64_t off, unsigned nr);
 /* A read that missed zswap went to the device (nr_disk_swapins). */

@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "swap/xswap.h"
-#include "swap/xswap_policy.h"
+#include "xswap/xswap.h"
+#include "xswap/xswap_policy.h"
 #include "testutil.h"
 
 #define MAX_ALLOC 32

@@ -127,10 +127,13 @@ static void test_backend_names(void **state)
 	assert_sws(0, sws_backend_parse("swap_table", &b));
 	assert_sws(0, sws_backend_parse("xarray", &b));
 	assert_int_equal(b, SWS_BACKEND_XARRAY);
-	assert_sws(SWS_EINVAL, sws_backend_parse("vswap", &b));
+	assert_sws(SWS_EINVAL, sws_backend_parse("st-p5", &b));
 	assert_sws(SWS_EINVAL, sws_backend_parse(NULL, &b));
 	assert_string_equal(sws_backend_name(SWS_BACKEND_XARRAY), "xarray");
-	assert_string_equal(sws_backend_name(SWS_BACKEND_DEFAULT), "swap_table");
+	assert_string_equal(sws_backend_name(SWS_BACKEND_DEFAULT), "st-p4");
+	assert_string_equal(sws_backend_name(SWS_BACKEND_SWAP_TABLE), "st-p4");
+	assert_sws(0, sws_backend_parse("st-p4", &b));
+	assert_int_equal(b, SWS_BACKEND_ST_P4);
 	assert_string_equal(sws_backend_name((enum sws_backend)42), "unknown");
 	assert_true(!strcmp(sws_default_allocator_name(), "jemalloc") ||
 		    !strcmp(sws_default_allocator_name(), "libc"));

@@ -236,7 +236,7 @@ static void test_compare_json(void **state)
 
 	struct buf js = {0};
 	assert_sws(0, sws_replay_report_print(ptrs, 2, SWS_REPLAY_REPORT_JSON, buf_write, &js));
-	assert_true(!strncmp(js.p, "{\"runs\":[{\"backend\":\"swap_table\"", 32));
+	assert_true(!strncmp(js.p, "{\"runs\":[{\"backend\":\"st-p4\"", 27));
 	int depth = 0, max_depth = 0, objects_at_1 = 0;
 	bool in_str = false;
 	for (const char *p = js.p; *p; p++) {

@@ -13,8 +13,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "swap/xswap.h"
-#include "swap/xswap_policy.h"
+#include "swap/arena.h"
+#include "xswap/xswap.h"
+#include "xswap/xswap_policy.h"
 #include "mm/mm_internal.h"
 #include "testutil.h"
 
@@ -29,6 +30,9 @@ struct xenv {
 	int type;
 	uint64_t next_pfn;
 };
+
+/* The memory model's slot seeds: 8 B per slot, a per-cluster array of the device. */
+#define SEEDS(clusters) ((uint64_t)(clusters) * SWS_CLUSTER_SLOTS * 8)
 
 static void xenv_open_cfg(struct xenv *e, uint64_t ram, const struct sws_zswap_config *zc,
 			  const struct sws_device_config *also, uint32_t weight_random, int prio)
@@ -185,9 +189,10 @@ static void test_sizes_and_destroy(void **state)
 	assert_int_equal(xi.nr_clusters_mapped, CHUNK);
 	assert_int_equal(xi.inuse_pages, 0);
 	/* cluster_info (24 B), table pointers (8 B), cold pointers (16 B) per cluster:
-	 * 85 clusters fit one page of each; the reservation is 1024 clusters' worth */
-	assert_int_equal(xi.arena_mapped_bytes, 3 * 4096);
-	assert_int_equal(xi.arena_reserved_bytes, 1024 * (24 + 8 + 16));
+	 * 85 clusters fit one page of each; the memory model's slot seeds take
+	 * 4 KiB per cluster (SEEDS); the reservation is 1024 clusters' worth */
+	assert_int_equal(xi.arena_mapped_bytes, 3 * 4096 + SEEDS(CHUNK));
+	assert_int_equal(xi.arena_reserved_bytes, 1024 * (24 + 8 + 16) + SEEDS(1024));
 	assert_true(xi.arena_resident_bytes <= xi.arena_mapped_bytes);
 	struct sws_memory_usage mu;
 	sws_sim_memory_usage(e.sim, &mu);
@@ -242,7 +247,7 @@ static void test_grow_one_chunk_at_a_time(void **state)
 	assert_int_equal(n, 511);
 	assert_int_equal(xi.nr_clusters_mapped, 512);
 	assert_int_equal(xi.grows, 6);
-	assert_int_equal(xi.arena_mapped_bytes, 3 * 4096 + 4096 + 2 * 4096);
+	assert_int_equal(xi.arena_mapped_bytes, 3 * 4096 + 4096 + 2 * 4096 + SEEDS(512));
 	assert_true(xi.arena_resident_bytes > 0 && xi.arena_resident_bytes <= xi.arena_mapped_bytes);
 	/* Cluster 0's 511 slots, then the device is full at its pages. */
 	for (unsigned i = 0; i < 511; i++)
@@ -273,7 +278,8 @@ static void test_shrink_gives_memory_back(void **state)
 	assert_int_equal(small.clusters_unmapped, 4 * CHUNK);
 	assert_true(small.arena_mapped_bytes < big.arena_mapped_bytes);
 	assert_true(small.arena_resident_bytes < big.arena_resident_bytes);
-	assert_int_equal(small.arena_mapped_bytes, 3 * 4096); /* 170 x 24, 8, 16 B: a page each */
+	/* 170 x 24, 8, 16 B: a page each; the seeds of 170 clusters */
+	assert_int_equal(small.arena_mapped_bytes, 3 * 4096 + SEEDS(2 * CHUNK));
 	deferred(&e); /* 169 free: below five chunks, stays */
 	assert_int_equal(xinfo(&e).nr_clusters_mapped, 2 * CHUNK);
 	assert_totals(&e);
@@ -706,8 +712,8 @@ static void test_grow_mapping_failure(void **state)
 	} while (di.nr_clusters < 6 * CHUNK || di.nr_free);
 	assert_int_equal(xinfo(&e).nr_clusters_mapped, 6 * CHUNK);
 	struct sws_device *dev = sws__device(e.sim, (unsigned)e.type);
-	assert_int_equal(dev->xswap->nr_arrays, 3);
-	dev->xswap->arrays[2]->arena.grow_fail_nth = 1;
+	assert_int_equal(dev->ext->nr_arrays, 4); /* and the memory model's slot seeds */
+	dev->ext->arrays[2]->arena->grow_fail_nth = 1;
 	assert_sws(SWS_ENOMEM, alloc(&e, 9, &en));
 	xi = xinfo(&e);
 	assert_int_equal(xi.grow_fails, 2);

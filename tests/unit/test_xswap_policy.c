@@ -5,7 +5,7 @@
  * the shrink decision (lowered limit; half in use; five chunks of free tail,
  * one kept as slack, whole chunks given back).
  */
-#include "swap/xswap_policy.h"
+#include "xswap/xswap_policy.h"
 #include "testutil.h"
 
 #define GIB_PAGES (262144ull) /* 1 GiB of 4 KiB pages */

@@ -2,7 +2,7 @@
  * xarray.h - a radix tree shaped like the kernel's XArray (lib/xarray.c,
  * include/linux/xarray.h), written for libswapsim: the swap cache of the
  * XArray baseline backend (kernel <= 6.17) keeps one such tree per 64 MiB
- * address space. See docs/xarray-baseline.md.
+ * address space. See docs/design-xarray.md.
  *
  * Entries are tagged words, like the kernel's:
  *
@@ -46,9 +46,9 @@
 
 #include <swapsim/error.h>
 
-#include "../common/list.h"
-#include "../common/mem.h"
-#include "../common/rcu.h"
+#include "list.h"
+#include "mem.h"
+#include "rcu.h"
 
 #define SWS_XA_CHUNK_SHIFT 6
 #define SWS_XA_CHUNK_SIZE (1u << SWS_XA_CHUNK_SHIFT)

@@ -1,0 +1,230 @@
+/*
+ * swap_map.c - swap_map bytes and count continuation (see swap_map.h).
+ */
+#include <stdio.h>
+
+#include "swap_map.h"
+
+#define HEAD_BASE (SWAP_MAP_MAX + 1)
+#define DIGIT_BITS 7
+
+static_assert(sizeof(_Atomic uint8_t) == 1, "swap_map is one byte per slot");
+static_assert(SWS_CLUSTER_SLOTS <= MAP_PAGE_SLOTS && MAP_PAGE_SLOTS % SWS_CLUSTER_SLOTS == 0,
+	      "a cluster lies within one swap_map page");
+
+int sws__swap_map_init(struct swap_map *m, struct sws_mem *mem, uint64_t max)
+{
+	m->mem = mem;
+	m->max = max;
+	m->nr_map_pages = (uint32_t)SWS_DIV_ROUND_UP(max, MAP_PAGE_SLOTS);
+	m->cont = NULL;
+	sws_spin_init(&m->cont_lock);
+	m->map = sws__mem_zalloc(mem, SWS_MEM_swap_map, max, 0);
+	if (!m->map)
+		return SWS_ENOMEM;
+	swap_map_set(m, 0, SWAP_MAP_BAD); /* the header */
+	return 0;
+}
+
+void sws__swap_map_fini(struct swap_map *m)
+{
+	if (m->cont) {
+		for (uint32_t pg = 0; pg < m->nr_map_pages; pg++) {
+			struct cont_page *p = m->cont[pg];
+			while (p) {
+				struct cont_page *next = p->next;
+				sws__mem_free(m->mem, SWS_MEM_swap_cont, p, sizeof(*p));
+				p = next;
+			}
+		}
+		sws__mem_free(m->mem, SWS_MEM_swap_cont, m->cont, sizeof(*m->cont) * m->nr_map_pages);
+	}
+	sws__mem_free(m->mem, SWS_MEM_swap_map, (void *)m->map, m->max);
+	m->map = NULL;
+	m->cont = NULL;
+}
+
+bool sws__swap_map_continued(const struct swap_map *m, uint64_t off, unsigned nr)
+{
+	for (unsigned i = 0; i < nr; i++)
+		if (swap_map_get(m, off + i) & COUNT_CONTINUED)
+			return true;
+	return false;
+}
+
+/* __ cont_lock held: D of a continued slot, read digit by digit. */
+static uint64_t cont_read(const struct swap_map *m, uint64_t off)
+{
+	uint64_t d = 0;
+	unsigned k = 0;
+	struct cont_page *p = m->cont ? m->cont[off / MAP_PAGE_SLOTS] : NULL;
+	for (; p; p = p->next, k++) {
+		uint8_t b = p->digit[off % MAP_PAGE_SLOTS];
+		d |= (uint64_t)(b & SWAP_CONT_MAX) << (DIGIT_BITS * k);
+		if (!(b & COUNT_CONTINUED))
+			break;
+	}
+	return d;
+}
+
+uint32_t sws__swap_map_count(const struct swap_map *m, uint64_t off)
+{
+	uint8_t b = swap_map_get(m, off);
+	uint64_t n = b & SWAP_COUNT_MASK;
+	if (b & COUNT_CONTINUED)
+		n += HEAD_BASE * cont_read(m, off);
+	return (uint32_t)n;
+}
+
+unsigned sws__swap_map_levels(uint32_t n)
+{
+	unsigned levels = 0;
+	for (uint32_t d = n / HEAD_BASE; d; d >>= DIGIT_BITS)
+		levels++;
+	return levels;
+}
+
+int sws__swap_map_ensure(struct sws_cpu *cpu, struct swap_map *m, uint64_t off, unsigned levels)
+{
+	if (!levels)
+		return 0;
+	if (!m->cont) {
+		m->cont = sws__mem_zalloc(m->mem, SWS_MEM_swap_cont, sizeof(*m->cont) * m->nr_map_pages, 0);
+		if (!m->cont)
+			return SWS_ENOMEM;
+	}
+	struct cont_page **pp = &m->cont[off / MAP_PAGE_SLOTS];
+	for (unsigned k = 0; k < levels; k++, pp = &(*pp)->next) {
+		if (*pp)
+			continue;
+		*pp = sws__mem_zalloc(m->mem, SWS_MEM_swap_cont, sizeof(struct cont_page), 64);
+		if (!*pp)
+			return SWS_ENOMEM;
+		sws__count(cpu, SWS_CTR_swap_cont_alloc, 1);
+		sws__work(cpu, SWS_WORK_meta_alloc, 1);
+	}
+	return 0;
+}
+
+/* Every existing digit page is rewritten, so digits above D read as 0. */
+void sws__swap_map_set_count(struct swap_map *m, uint64_t off, uint32_t n)
+{
+	uint8_t b = swap_map_get(m, off);
+	uint64_t d = n / HEAD_BASE;
+	if (d || (b & COUNT_CONTINUED)) {
+		struct cont_page *p = m->cont[off / MAP_PAGE_SLOTS];
+		for (uint64_t rest = d; p; p = p->next, rest >>= DIGIT_BITS) {
+			uint8_t digit = rest & SWAP_CONT_MAX;
+			p->digit[off % MAP_PAGE_SLOTS] =
+				(uint8_t)(digit | ((rest >> DIGIT_BITS) ? COUNT_CONTINUED : 0));
+		}
+	}
+	swap_map_set(m, off, (uint8_t)((b & SWAP_HAS_CACHE) | (n % HEAD_BASE) | (d ? COUNT_CONTINUED : 0)));
+}
+
+int sws__swap_map_check_slot(struct swap_map *m, uint64_t off, char *msg, size_t len)
+{
+	uint8_t b = swap_map_get(m, off);
+	unsigned long long o = (unsigned long long)off;
+	if (b == SWAP_MAP_BAD) {
+		if (off)
+			SWS__CORRUPT(msg, len, "slot %llu: SWAP_MAP_BAD outside the header", o);
+		return 0;
+	}
+	if ((b & SWAP_COUNT_MASK) > SWAP_MAP_MAX)
+		SWS__CORRUPT(msg, len, "slot %llu: swap_map byte 0x%02x", o, b);
+	uint64_t d = 0;
+	if (m->cont) {
+		sws_spin_lock(&m->cont_lock);
+		bool stale = false;
+		d = (b & COUNT_CONTINUED) ? cont_read(m, off) : 0;
+		for (struct cont_page *p = m->cont[off / MAP_PAGE_SLOTS]; p && !(b & COUNT_CONTINUED); p = p->next)
+			stale |= p->digit[off % MAP_PAGE_SLOTS] != 0;
+		sws_spin_unlock(&m->cont_lock);
+		if (stale)
+			SWS__CORRUPT(msg, len, "slot %llu: continuation digits without COUNT_CONTINUED", o);
+	}
+	if ((b & COUNT_CONTINUED) && !d)
+		SWS__CORRUPT(msg, len, "slot %llu: COUNT_CONTINUED with a zero continuation", o);
+	return 0;
+}
+
+int sws__swap_map_dup(struct sws_cpu *cpu, struct swap_map *m, uint64_t off, unsigned nr)
+{
+	bool cont = false;
+	for (unsigned i = 0; i < nr; i++) {
+		uint8_t b = swap_map_get(m, off + i);
+		/* A head at SWAP_MAP_MAX carries into the continuation digits. */
+		cont |= (b & COUNT_CONTINUED) || (b & SWAP_COUNT_MASK) == SWAP_MAP_MAX;
+	}
+	if (cont)
+		swap_map_cont_lock(cpu, m);
+	unsigned levels = 0;
+	int rc = 0;
+	for (unsigned i = 0; i < nr && !rc; i++) {
+		uint32_t c = sws__swap_map_count(m, off + i);
+		if (c + 1 > SWS_SWAP_COUNT_MAX)
+			rc = SWS_EOVERFLOW;
+		unsigned l = sws__swap_map_levels(c + 1);
+		levels = l > levels ? l : levels;
+	}
+	if (!rc)
+		rc = sws__swap_map_ensure(cpu, m, off, levels);
+	for (unsigned i = 0; i < nr && !rc; i++)
+		sws__swap_map_set_count(m, off + i, sws__swap_map_count(m, off + i) + 1);
+	if (cont)
+		swap_map_cont_unlock(m);
+	return rc;
+}
+
+int sws__swap_map_put_begin(struct sws_cpu *cpu, struct swap_map *m, uint64_t off, unsigned nr, bool *cont)
+{
+	*cont = sws__swap_map_continued(m, off, nr);
+	if (*cont)
+		swap_map_cont_lock(cpu, m);
+	for (unsigned i = 0; i < nr; i++) {
+		if (!sws__swap_map_count(m, off + i)) {
+			sws__swap_map_put_end(m, *cont);
+			*cont = false;
+			return SWS_ERANGE;
+		}
+	}
+	return 0;
+}
+
+bool sws__swap_map_is_last(const struct swap_map *m, uint64_t off, unsigned nr)
+{
+	uint8_t first = swap_map_get(m, off);
+	if (nr < 2 || (first & ~SWAP_HAS_CACHE) != 1)
+		return false;
+	for (unsigned i = 1; i < nr; i++)
+		if (swap_map_get(m, off + i) != first)
+			return false;
+	return true;
+}
+
+bool sws__swap_map_only_cache(const struct swap_map *m, uint64_t off, unsigned nr)
+{
+	for (unsigned i = 0; i < nr; i++)
+		if (swap_map_get(m, off + i) != SWAP_HAS_CACHE)
+			return false;
+	return true;
+}
+
+bool sws__swap_map_single(const struct swap_map *m, uint64_t off, unsigned nr)
+{
+	for (unsigned i = 0; i < nr; i++) {
+		uint8_t b = swap_map_get(m, off + i);
+		if (!swap_map_unused(b) && !(b & SWAP_HAS_CACHE) && b != 1)
+			return false;
+	}
+	return true;
+}
+
+bool sws__swap_map_all_cached(const struct swap_map *m, uint64_t off, unsigned nr)
+{
+	for (unsigned i = 0; i < nr; i++)
+		if (!(swap_map_get(m, off + i) & SWAP_HAS_CACHE))
+			return false;
+	return true;
+}

@@ -1,0 +1,463 @@
+/*
+ * phase34.c - swap table phases III (~7.1, "st-p3") and IV (~7.2, "st-p4"):
+ * the count lives in the table word (swap_table.h), overflowed counts in a
+ * per-cluster extend table, folios as PFNs; swap_map and its continuation
+ * pages are gone. Phase III keeps the static swap_cgroup and zeromap (updated
+ * lock-free, as 6.17's); phase IV folds the zero flag into the word (the Z
+ * bit) and moves memcg ids into a per-cluster memcg table allocated with the
+ * table, so its only static metadata is cluster_info and the table pointers.
+ *
+ * Every writer holds ci->lock (the zero flag and memcg of phase III excepted:
+ * atomic operations on the static maps). See docs/design-swap-table.md.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "swap_table.h"
+
+#define EXTEND_BYTES (SWS_CLUSTER_SLOTS * sizeof(uint32_t))
+
+static inline struct cluster_tables *ct_of(struct sws_device *dev, uint64_t off)
+{
+	return st_cold(st_dev(dev), (uint32_t)(off / SWS_CLUSTER_SLOTS));
+}
+
+static inline bool phase4(struct sws_device *dev) { return st_dev(dev)->phase == 4; }
+
+/* __ swp_tb_get_count() */
+static uint32_t tb_count(const struct cluster_tables *ct, unsigned i, uint64_t tb)
+{
+	unsigned f = swp_tb_count_field(tb);
+	return f == SWP_TB_COUNT_MAX ? ct->extend_table[i] : f;
+}
+
+/* __ Store @count for slot @i (extend table present when count >= 15). */
+static uint64_t tb_with_count(struct cluster_tables *ct, unsigned i, uint64_t tb, uint32_t count)
+{
+	if (count >= SWP_TB_COUNT_MAX) {
+		ct->extend_table[i] = count;
+		return swp_tb_set_count_field(tb, SWP_TB_COUNT_MAX);
+	}
+	if (ct->extend_table)
+		ct->extend_table[i] = 0;
+	return swp_tb_set_count_field(tb, count);
+}
+
+/* The zero flag and memcg id of an allocated slot, wherever the phase keeps them. */
+static bool slot_zero(struct sws_device *dev, uint64_t off, uint64_t tb)
+{
+	return phase4(dev) ? swp_tb_zero(tb) : zeromap_test(&st_dev(dev)->zeromap, off);
+}
+
+static uint16_t slot_memcg(struct sws_device *dev, struct cluster_tables *ct, uint64_t off)
+{
+	return phase4(dev) ? ct->memcg_table[st_slot(off)] : swap_cgroup_get(&st_dev(dev)->cgroup, off);
+}
+
+/* ---- allocation ------------------------------------------------------------------------ */
+
+static bool st_range_free(struct sws_device *dev, struct sws_cluster *ci, uint64_t off, unsigned nr)
+{
+	(void)ci;
+	_Atomic uint64_t *t = st_locked_table(dev, off);
+	for (unsigned i = st_slot(off), e = i + nr; i < e; i++)
+		if (!swp_tb_is_null(tb_get(t, i)))
+			return false;
+	return true;
+}
+
+/* Phase II+: the folio enters the swap cache with the allocation. */
+static void st_range_alloc(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci, uint64_t off,
+			   unsigned nr, uint64_t pfn)
+{
+	(void)cpu;
+	(void)ci;
+	_Atomic uint64_t *t = st_locked_table(dev, off);
+	for (unsigned i = st_slot(off), e = i + nr; i < e; i++)
+		tb_set(t, i, pfn_to_swp_tb(pfn, 0));
+}
+
+/* ---- counts ------------------------------------------------------------------------------ */
+
+static int st_dup(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr)
+{
+	struct sws_cluster *ci = sws__offset_cluster(dev, off);
+	struct cluster_tables *ct = ct_of(dev, off);
+	unsigned i0 = st_slot(off);
+	int rc = 0;
+	bool need_extend = false;
+
+	sws__cluster_lock(cpu, ci);
+	_Atomic uint64_t *t = st_locked_table(dev, off);
+	for (unsigned i = i0; i < i0 + nr && !rc; i++) {
+		uint64_t tb = t ? tb_get(t, i) : SWP_TB_NULL;
+		if (swp_tb_is_null(tb))
+			rc = SWS_ENOENT;
+	}
+	for (unsigned i = i0; i < i0 + nr && !rc; i++) {
+		uint32_t c = tb_count(ct, i, tb_get(t, i));
+		if (c + 1 > SWS_SWAP_COUNT_MAX)
+			rc = SWS_EOVERFLOW;
+		need_extend |= c + 1 >= SWP_TB_COUNT_MAX;
+	}
+	if (!rc && need_extend && !ct->extend_table) {
+		ct->extend_table = sws__mem_zalloc(&dev->sim->mem, SWS_MEM_extend_table, EXTEND_BYTES, 64);
+		if (!ct->extend_table) {
+			rc = SWS_ENOMEM;
+		} else {
+			sws__count(cpu, SWS_CTR_swap_extend_table_alloc, 1);
+			sws__work(cpu, SWS_WORK_meta_alloc, 1);
+		}
+	}
+	for (unsigned i = i0; i < i0 + nr && !rc; i++) {
+		uint64_t tb = tb_get(t, i);
+		tb_set(t, i, tb_with_count(ct, i, tb, tb_count(ct, i, tb) + 1));
+	}
+	sws__cluster_unlock(ci);
+	return rc;
+}
+
+/* __ A slot's last reference is gone and no folio holds it: it becomes free
+ * (its zero flag and memcg id go with it). */
+static void slot_clear(struct sws_cpu *cpu, struct sws_device *dev, struct cluster_tables *ct,
+		       _Atomic uint64_t *t, uint64_t off)
+{
+	unsigned i = st_slot(off);
+	tb_set(t, i, SWP_TB_NULL);
+	if (ct->extend_table)
+		ct->extend_table[i] = 0;
+	if (phase4(dev)) {
+		ct->memcg_table[i] = 0;
+	} else {
+		struct st_device *st = st_dev(dev);
+		if (zeromap_test(&st->zeromap, off))
+			zeromap_set(cpu, &st->zeromap, off, false);
+		swap_cgroup_set(cpu, &st->cgroup, off, 0);
+	}
+	sws__slot_free_notify(dev, off, 1);
+}
+
+/* __ swap_extend_table_try_free(): drop the extend table once no count needs it. */
+static void extend_table_try_free(struct sws_cpu *cpu, struct sws_sim *sim, struct cluster_tables *ct)
+{
+	for (unsigned i = 0; i < SWS_CLUSTER_SLOTS; i++)
+		if (ct->extend_table[i])
+			return;
+	sws__work(cpu, SWS_WORK_meta_free, 1);
+	sws__mem_free(&sim->mem, SWS_MEM_extend_table, ct->extend_table, EXTEND_BYTES);
+	ct->extend_table = NULL;
+}
+
+static int st_put(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr)
+{
+	struct sws_cluster *ci = sws__offset_cluster(dev, off);
+	struct cluster_tables *ct = ct_of(dev, off);
+	unsigned i0 = st_slot(off), freed = 0;
+	int rc = 0;
+
+	sws__cluster_lock(cpu, ci);
+	_Atomic uint64_t *t = st_locked_table(dev, off);
+	for (unsigned i = i0; i < i0 + nr && !rc; i++)
+		if (swp_tb_is_null(t ? tb_get(t, i) : SWP_TB_NULL))
+			rc = SWS_EFREE;
+	for (unsigned i = i0; i < i0 + nr && !rc; i++)
+		if (!tb_count(ct, i, tb_get(t, i)))
+			rc = SWS_ERANGE;
+	bool left_extend = false;
+	for (unsigned i = i0; i < i0 + nr && !rc; i++) {
+		uint64_t tb = tb_get(t, i);
+		uint32_t c = tb_count(ct, i, tb) - 1;
+		left_extend |= c + 1 == SWP_TB_COUNT_MAX;
+		if (!c && swp_tb_is_shadow(tb)) {
+			slot_clear(cpu, dev, ct, t, off - i0 + i);
+			freed++;
+		} else {
+			tb_set(t, i, tb_with_count(ct, i, tb, c));
+		}
+	}
+	if (left_extend)
+		extend_table_try_free(cpu, dev->sim, ct);
+	if (freed)
+		sws__swap_range_free(cpu, dev, ci, off, freed);
+	sws__cluster_unlock(ci);
+	return rc;
+}
+
+static int st_count(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uint32_t *count)
+{
+	struct sws_cluster *ci = sws__offset_cluster(dev, off);
+	int rc = 0;
+	sws__cluster_lock(cpu, ci);
+	_Atomic uint64_t *t = st_locked_table(dev, off);
+	uint64_t tb = t ? tb_get(t, st_slot(off)) : SWP_TB_NULL;
+	if (swp_tb_is_null(tb))
+		rc = SWS_ENOENT;
+	else
+		*count = tb_count(ct_of(dev, off), st_slot(off), tb);
+	sws__cluster_unlock(ci);
+	return rc;
+}
+
+/* ---- swap cache ---------------------------------------------------------------------------- */
+
+static int st_cache_add(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr,
+			uint64_t pfn, uint64_t *shadow)
+{
+	struct sws_cluster *ci = sws__offset_cluster(dev, off);
+	struct cluster_tables *ct = ct_of(dev, off);
+	unsigned i0 = st_slot(off), nnull = 0, npfn = 0;
+	bool differ = false;
+	int rc = 0;
+
+	sws__cluster_lock(cpu, ci);
+	_Atomic uint64_t *t = st_locked_table(dev, off);
+	uint64_t first = t ? tb_get(t, i0) : SWP_TB_NULL;
+	for (unsigned i = i0; i < i0 + nr; i++) {
+		uint64_t tb = t ? tb_get(t, i) : SWP_TB_NULL;
+		uint64_t o = off - i0 + i;
+		nnull += swp_tb_is_null(tb);
+		npfn += swp_tb_is_pfn(tb);
+		if (swp_tb_is_shadow(tb) && swp_tb_is_shadow(first))
+			differ |= slot_zero(dev, o, tb) != slot_zero(dev, off, first) ||
+				  slot_memcg(dev, ct, o) != slot_memcg(dev, ct, off);
+	}
+	if (nnull == nr)
+		rc = SWS_ENOENT;
+	else if (npfn)
+		rc = SWS_EEXIST;
+	else if (nnull || differ)
+		rc = SWS_EBUSY;
+	if (!rc) {
+		*shadow = swp_tb_to_shadow(first);
+		for (unsigned i = i0; i < i0 + nr; i++)
+			tb_set(t, i, pfn_to_swp_tb(pfn, swp_tb_flags(tb_get(t, i))));
+	}
+	sws__cluster_unlock(ci);
+	return rc;
+}
+
+static int st_cache_get_shadow(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off,
+			       uint64_t *shadow)
+{
+	(void)cpu; /* lock-free, like swap_cache_get_shadow() */
+	_Atomic uint64_t *t = st_rcu_table(dev, off);
+	uint64_t tb = t ? tb_get(t, st_slot(off)) : SWP_TB_NULL;
+	if (swp_tb_is_null(tb))
+		return SWS_ENOENT;
+	*shadow = swp_tb_is_shadow(tb) ? swp_tb_to_shadow(tb) : 0;
+	return 0;
+}
+
+/* __ Every slot holds folio @pfn? ENOTCACHED beats EMISMATCH over the range. */
+static int check_cached(_Atomic uint64_t *t, unsigned i0, unsigned nr, uint64_t pfn)
+{
+	for (unsigned i = i0; i < i0 + nr; i++)
+		if (!t || !swp_tb_is_pfn(tb_get(t, i)))
+			return SWS_ENOTCACHED;
+	for (unsigned i = i0; i < i0 + nr; i++)
+		if (swp_tb_to_pfn(tb_get(t, i)) != pfn)
+			return SWS_EMISMATCH;
+	return 0;
+}
+
+static int st_cache_del(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr,
+			uint64_t pfn, uint64_t shadow)
+{
+	struct sws_cluster *ci = sws__offset_cluster(dev, off);
+	struct cluster_tables *ct = ct_of(dev, off);
+	unsigned i0 = st_slot(off), freed = 0;
+
+	sws__cluster_lock(cpu, ci);
+	_Atomic uint64_t *t = st_locked_table(dev, off);
+	int rc = check_cached(t, i0, nr, pfn);
+	for (unsigned i = i0; i < i0 + nr && !rc; i++) {
+		uint64_t tb = tb_get(t, i);
+		if (!tb_count(ct, i, tb)) {
+			slot_clear(cpu, dev, ct, t, off - i0 + i);
+			freed++;
+		} else {
+			tb_set(t, i, shadow_to_swp_tb(shadow, swp_tb_flags(tb)));
+		}
+	}
+	if (freed)
+		sws__swap_range_free(cpu, dev, ci, off, freed);
+	sws__cluster_unlock(ci);
+	return rc;
+}
+
+static int st_cache_replace(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr,
+			    uint64_t old_pfn, uint64_t new_pfn)
+{
+	struct sws_cluster *ci = sws__offset_cluster(dev, off);
+	unsigned i0 = st_slot(off);
+
+	sws__cluster_lock(cpu, ci);
+	_Atomic uint64_t *t = st_locked_table(dev, off);
+	int rc = check_cached(t, i0, nr, old_pfn);
+	for (unsigned i = i0; i < i0 + nr && !rc; i++)
+		tb_set(t, i, pfn_to_swp_tb(new_pfn, swp_tb_flags(tb_get(t, i))));
+	sws__cluster_unlock(ci);
+	return rc;
+}
+
+/* ---- zero flag, memcg ------------------------------------------------------------------------ */
+
+/* __ Every slot allocated? (Phase III's lock-free callers peek without the lock.) */
+static int check_allocated(_Atomic uint64_t *t, unsigned i0, unsigned nr)
+{
+	for (unsigned i = i0; i < i0 + nr; i++)
+		if (!t || swp_tb_is_null(tb_get(t, i)))
+			return SWS_ENOENT;
+	return 0;
+}
+
+/* Phase IV: the Z bit, under ci->lock. Phase III: set_bit()/clear_bit(). */
+static int st_set_zero(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, bool zero)
+{
+	unsigned i0 = st_slot(off);
+	if (!phase4(dev)) {
+		int rc = check_allocated(st_rcu_table(dev, off), i0, nr);
+		for (unsigned i = 0; i < nr && !rc; i++)
+			zeromap_set(cpu, &st_dev(dev)->zeromap, off + i, zero);
+		return rc;
+	}
+	struct sws_cluster *ci = sws__offset_cluster(dev, off);
+	sws__cluster_lock(cpu, ci);
+	_Atomic uint64_t *t = st_locked_table(dev, off);
+	int rc = check_allocated(t, i0, nr);
+	for (unsigned i = i0; i < i0 + nr && !rc; i++) {
+		uint64_t tb = tb_get(t, i);
+		tb_set(t, i, zero ? tb | SWP_TB_ZERO_BIT : tb & ~SWP_TB_ZERO_BIT);
+	}
+	sws__cluster_unlock(ci);
+	return rc;
+}
+
+/* swap_read_folio()'s zero test: one load of the word (IV) or the bit (III), no lock. */
+static bool st_zero_test(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off)
+{
+	(void)cpu;
+	if (!phase4(dev))
+		return zeromap_test(&st_dev(dev)->zeromap, off);
+	_Atomic uint64_t *t = st_rcu_table(dev, off);
+	return t && swp_tb_zero(tb_get(t, st_slot(off)));
+}
+
+/* Phase IV: the memcg table, under ci->lock. Phase III: swap_cgroup_record(). */
+static int st_set_memcg(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, uint16_t id)
+{
+	unsigned i0 = st_slot(off);
+	if (!phase4(dev)) {
+		int rc = check_allocated(st_rcu_table(dev, off), i0, nr);
+		for (unsigned i = 0; i < nr && !rc; i++)
+			swap_cgroup_set(cpu, &st_dev(dev)->cgroup, off + i, id);
+		return rc;
+	}
+	struct sws_cluster *ci = sws__offset_cluster(dev, off);
+	struct cluster_tables *ct = ct_of(dev, off);
+	sws__cluster_lock(cpu, ci);
+	int rc = check_allocated(st_locked_table(dev, off), i0, nr);
+	for (unsigned i = i0; i < i0 + nr && !rc; i++)
+		ct->memcg_table[i] = id;
+	sws__cluster_unlock(ci);
+	return rc;
+}
+
+/* ---- introspection ------------------------------------------------------------------------- */
+
+static void st_slot_state(struct sws_device *dev, struct sws_cluster *ci, uint64_t off,
+			  struct sws_slot_state *st)
+{
+	(void)ci;
+	struct cluster_tables *ct = ct_of(dev, off);
+	_Atomic uint64_t *t = st_locked_table(dev, off);
+	unsigned i = st_slot(off);
+	uint64_t tb = t ? tb_get(t, i) : SWP_TB_NULL;
+	if (swp_tb_is_null(tb))
+		return;
+	st->allocated = true;
+	if (swp_tb_is_bad(tb)) {
+		st->bad = true;
+		return;
+	}
+	st->count = tb_count(ct, i, tb);
+	st->zero = slot_zero(dev, off, tb);
+	st->memcg = slot_memcg(dev, ct, off);
+	if (swp_tb_is_pfn(tb)) {
+		st->cached = true;
+		st->pfn = swp_tb_to_pfn(tb);
+	} else {
+		st->shadow = swp_tb_to_shadow(tb);
+	}
+}
+
+static int st_check_cluster(struct sws_device *dev, struct sws_cluster *ci, char *msg, size_t len)
+{
+	int rc = sws__st_check_tables(dev, ci, msg, len);
+	if (rc || !ci->count)
+		return rc;
+	uint32_t idx = sws__cluster_idx(dev, ci);
+	uint64_t base = (uint64_t)idx * SWS_CLUSTER_SLOTS;
+	struct cluster_tables *ct = ct_of(dev, base);
+	_Atomic uint64_t *t = st_locked_table(dev, base);
+	unsigned used = 0;
+	for (unsigned i = 0; i < SWS_CLUSTER_SLOTS; i++) {
+		uint64_t tb = tb_get(t, i);
+		uint64_t off = base + i;
+		used += !swp_tb_is_null(tb);
+		if (swp_tb_is_null(tb) && off < dev->max && (slot_memcg(dev, ct, off) || slot_zero(dev, off, tb)))
+			SWS__CORRUPT(msg, len, "cluster %u slot %u: free slot keeps zero flag or memcg %u", idx, i,
+				     slot_memcg(dev, ct, off));
+		if (swp_tb_is_null(tb) || swp_tb_is_bad(tb))
+			continue;
+		unsigned f = swp_tb_count_field(tb);
+		if (f == SWP_TB_COUNT_MAX && (!ct->extend_table || ct->extend_table[i] < SWP_TB_COUNT_MAX))
+			SWS__CORRUPT(msg, len, "cluster %u slot %u: extended count without extend entry", idx, i);
+		if (f < SWP_TB_COUNT_MAX && ct->extend_table && ct->extend_table[i])
+			SWS__CORRUPT(msg, len, "cluster %u slot %u: stale extend entry", idx, i);
+		if (swp_tb_is_shadow(tb) && !tb_count(ct, i, tb))
+			SWS__CORRUPT(msg, len, "cluster %u slot %u: shadow with count 0", idx, i);
+		if (!phase4(dev) && swp_tb_zero(tb))
+			SWS__CORRUPT(msg, len, "cluster %u slot %u: Z bit set in phase III", idx, i);
+	}
+	if (used != ci->count)
+		SWS__CORRUPT(msg, len, "cluster %u: count %u but %u slots in use", idx, ci->count, used);
+	return 0;
+}
+
+static int st_p3_device_init(struct sws_device *dev) { return sws__st_device_init(dev, 3); }
+static int st_p4_device_init(struct sws_device *dev) { return sws__st_device_init(dev, 4); }
+
+#define ST34_OPS                                      \
+	.version = SWS_DESIGN_OPS_VERSION,            \
+	.device_fini = sws__st_device_fini,           \
+	.cluster_get = sws__st_cluster_get,           \
+	.cluster_put = sws__st_cluster_put,           \
+	.range_free = st_range_free,                  \
+	.range_alloc = st_range_alloc,                \
+	.dup = st_dup,                                \
+	.put = st_put,                                \
+	.count = st_count,                            \
+	.cache_add = st_cache_add,                    \
+	.cache_lookup = sws__st34_lookup,             \
+	.cache_get_shadow = st_cache_get_shadow,      \
+	.cache_del = st_cache_del,                    \
+	.cache_replace = st_cache_replace,            \
+	.set_zero = st_set_zero,                      \
+	.zero_test = st_zero_test,                    \
+	.set_memcg = st_set_memcg,                    \
+	.slot_state = st_slot_state,                  \
+	.check_cluster = st_check_cluster
+
+const struct sws_design_ops sws__st_p3_ops = {
+	ST34_OPS,
+	.name = "st-p3",
+	.device_init = st_p3_device_init,
+};
+
+const struct sws_design_ops sws__st_p4_ops = {
+	ST34_OPS,
+	.name = "st-p4",
+	.flags = SWS_DESIGN_EXT_DEVICES, /* no static per-slot array: xswap can use it */
+	.device_init = st_p4_device_init,
+};

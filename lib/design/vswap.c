@@ -1,0 +1,1055 @@
+/*
+ * vswap.c - virtual swap space (Nhat Pham's "Virtual Swap Space", v3 to v5,
+ * 2026, with v4's batched free; docs/design-vswap.md): page tables hold
+ * virtual entries, and a 24-byte descriptor per virtual slot says where the
+ * page is: on a physical swap device, in zswap, a zero page, or only in a
+ * folio. zswap and zero pages need no physical slot; the descriptor holds
+ * the swap cache, the count and the memcg id, so there is no swap_map,
+ * swap_cgroup, zeromap, swap-cache XArray nor zswap tree.
+ *
+ *   virtual entry (type = the virtual device)        physical device (swapon)
+ *   ┌───────────────┐  xa_load(cluster map, off>>9)  ┌───────────────────────┐
+ *   │ off >> 9 = id ├─────────▶ struct vswap_cluster │ allocated, bad bitmaps│ static,
+ *   └───────────────┘           bitmap[512 bits]    │ 2 bits per slot       │
+ *                               desc ─▶ swp_desc[512]│ rmap[c] ─▶ u64[512]   │ per used
+ *                                   (12 KiB, 24 B    │  (the virtual entry   │ cluster:
+ *                                    each)           │   of each slot)       │ 4 KiB
+ *
+ *   struct swp_desc (24 B): backend  8  physical slot | zswap entry (by type)
+ *                           cache    8  folio (pfn << 1) | shadow (v << 1 | 1)
+ *                           count    4  swap count (no continuation)
+ *                           memcgid  2
+ *                           flags    1  in_swapcache:1, type:2 (SWAPFILE, ZERO, ZSWAP, FOLIO)
+ *
+ * The virtual space is a device of the swap core, extendable (its clusters
+ * and the memory model's per-cluster arrays map as it grows), in the entry
+ * allocation space: folio_alloc_swap() takes virtual slots from the core's
+ * per-CPU, per-order cluster allocator as for any device, and a cluster that
+ * starts serving gets its struct vswap_cluster and descriptors, inserted in
+ * the global cluster map (an XArray keyed by cluster id) and erased and freed
+ * through RCU when the cluster becomes free. The physical devices are in the
+ * physical allocation space: a page is given a physical run only when it must
+ * be written to one (sws_swap_io_target(), swap_writeout()'s
+ * vswap_alloc_swap_slot(): zswap refused it, or zswap writes it back).
+ * Physical devices are not in the virtual space's totals: nr_swap_pages and
+ * total_swap_pages are physical, as in the series.
+ *
+ * Every call by entry (dup, put, swap cache, zero flag, memcg, zswap) finds
+ * its cluster through the map (counted as meta_walk, lookups as
+ * lookup_loads) and takes the cluster's lock (the core's ci->lock of the
+ * virtual cluster): the swap-cache lookup is not lock-free under vswap.
+ *
+ * Locking, outer first: virtual ci->lock -> physical ci->lock (freeing a
+ * physical slot under the descriptor's lock) -> dev->lock; the cluster map's
+ * lock nests inside a virtual ci->lock (insert at cluster_get, erase at
+ * cluster_put) and is taken alone by nothing else.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "../swap/design.h"
+#include "locked_xa.h"
+
+enum vswap_type { VSWAP_SWAPFILE = 0, VSWAP_ZERO = 1, VSWAP_ZSWAP = 2, VSWAP_FOLIO = 3 };
+
+struct swp_desc {
+	union {
+		sws_entry_t slot; /* VSWAP_SWAPFILE (0: none yet) */
+		void *zswap_entry; /* VSWAP_ZSWAP */
+	};
+	uint64_t cache; /* folio: pfn << 1; shadow: value << 1 | 1; 0: none */
+	uint32_t swap_count;
+	uint16_t memcgid;
+	uint8_t in_swapcache : 1, type : 2;
+	uint8_t pad;
+};
+static_assert(sizeof(struct swp_desc) == 24, "struct swp_desc is 24 bytes (v3+)");
+
+#define DESC_BYTES (SWS_CLUSTER_SLOTS * sizeof(struct swp_desc))
+
+struct vswap_cluster {
+	sws_rcu_head rcu;
+	struct sws_sim *sim;
+	uint64_t id;
+	uint64_t bitmap[SWS_CLUSTER_SLOTS / 64]; /* allocated slots */
+	struct swp_desc *desc;
+};
+
+/* dev->design of the virtual device. */
+struct vswap_vdev {
+	struct locked_xa map; /* vswap_cluster_map: id -> struct vswap_cluster, under its xa_lock */
+	/* The allocator's own pointer to each cluster (it has the cluster in
+	 * hand, as the kernel's per-CPU and partial lists do). */
+	struct vswap_cluster **clusters;
+	struct sws_cluster_array clusters_array;
+};
+
+/* dev->design of a physical device: two bitmaps and the reverse map. */
+struct vswap_pdev {
+	_Atomic uint64_t *allocated;
+	uint64_t *bad;
+	uint64_t words;
+	_Atomic(_Atomic uint64_t *) *rmap; /* per cluster: the virtual entry of each slot */
+	struct sws_cluster_array rmap_array;
+};
+
+#define RMAP_BYTES (SWS_CLUSTER_SLOTS * sizeof(uint64_t))
+/* The virtual space grows and shrinks 64 clusters (64 MiB of entries' worth
+ * of metadata pages) at a time: the series allocates clusters one by one;
+ * the chunk only sizes how the core maps its per-cluster arrays. */
+#define VSWAP_CHUNK 64u
+
+static inline bool is_virtual(const struct sws_device *dev) { return dev->flags & SWS_SWP_VIRTUAL; }
+static inline struct vswap_vdev *vd_of(struct sws_device *dev) { return dev->design; }
+static inline struct vswap_pdev *pd_of(struct sws_device *dev) { return dev->design; }
+static inline unsigned idx_of(uint64_t off) { return (unsigned)(off % SWS_CLUSTER_SLOTS); }
+
+static inline bool cache_is_folio(uint64_t c) { return c && !(c & 1); }
+static inline uint64_t cache_folio(uint64_t pfn) { return pfn << 1; }
+static inline uint64_t cache_shadow(uint64_t v) { return v ? (v << 1) | 1 : 0; }
+static inline uint64_t cache_to_shadow(uint64_t c) { return (c & 1) ? c >> 1 : 0; }
+
+static inline bool bit_test(const uint64_t *b, unsigned i) { return (b[i / 64] >> (i % 64)) & 1; }
+static inline void bit_set(uint64_t *b, unsigned i) { b[i / 64] |= 1ull << (i % 64); }
+static inline void bit_clear(uint64_t *b, unsigned i) { b[i / 64] &= ~(1ull << (i % 64)); }
+
+/* ---- the cluster map ---------------------------------------------------------------- */
+
+/*
+ * vswap_iter(): RCU read lock held: find @off's cluster through the map and
+ * lock it; NULL (nothing locked) when the cluster is free. @loads gets the
+ * map walk plus the cluster's descriptor pointer.
+ */
+static struct vswap_cluster *cluster_lock(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off,
+					  unsigned *loads)
+{
+	struct vswap_vdev *vd = vd_of(dev);
+	unsigned n = 0;
+	struct vswap_cluster *cl = (struct vswap_cluster *)sws__xa_load_counted(&vd->map.xa, off / SWS_CLUSTER_SLOTS, &n);
+	*loads = n + (cl != NULL);
+	if (!cl)
+		return NULL;
+	struct sws_cluster *ci = sws__offset_cluster(dev, off);
+	sws__cluster_lock(cpu, ci);
+	if (vd->clusters[off / SWS_CLUSTER_SLOTS] != cl) { /* freed (and maybe reused) meanwhile */
+		sws__cluster_unlock(ci);
+		return NULL;
+	}
+	return cl;
+}
+
+/* cluster_lock() for a call that is not a swap-cache lookup: count the walk as meta_walk. */
+static struct vswap_cluster *desc_lock(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off)
+{
+	unsigned loads;
+	struct vswap_cluster *cl = cluster_lock(cpu, dev, off, &loads);
+	sws__work_maybe(cpu, SWS_WORK_meta_walk, loads);
+	return cl;
+}
+
+static inline void desc_unlock(struct sws_device *dev, uint64_t off)
+{
+	sws__cluster_unlock(sws__offset_cluster(dev, off));
+}
+
+static inline bool allocated(const struct vswap_cluster *cl, uint64_t off)
+{
+	return cl && bit_test(cl->bitmap, idx_of(off));
+}
+
+static inline struct swp_desc *desc_of(struct vswap_cluster *cl, uint64_t off) { return &cl->desc[idx_of(off)]; }
+
+/* ---- physical slots ------------------------------------------------------------------- */
+
+/*
+ * swap_slot_free_nr(): give @nr physical slots from @phys back (their
+ * descriptor's lock held: virtual ci->lock -> physical ci->lock).
+ */
+static void phys_free(struct sws_cpu *cpu, struct sws_sim *sim, sws_entry_t phys, unsigned nr)
+{
+	struct sws_device *pdev = sws__device(sim, sws_swp_type(phys));
+	uint64_t off = sws_swp_offset(phys);
+	struct vswap_pdev *pd = pd_of(pdev);
+	struct sws_cluster *ci = sws__offset_cluster(pdev, off);
+	sws__cluster_lock(cpu, ci);
+	_Atomic uint64_t *rm = atomic_load_explicit(&pd->rmap[off / SWS_CLUSTER_SLOTS], memory_order_relaxed);
+	for (unsigned i = 0; i < nr; i++) {
+		uint64_t o = off + i;
+		atomic_fetch_and_explicit(&pd->allocated[o / 64], ~(1ull << (o % 64)), memory_order_relaxed);
+		atomic_store_explicit(&rm[idx_of(o)], 0, memory_order_relaxed);
+	}
+	sws__swap_range_free(cpu, pdev, ci, off, nr);
+	sws__cluster_unlock(ci);
+}
+
+/*
+ * __ release_backing(): what backs @nr descriptors from @off goes: a zswap
+ * entry to zswap, physical slots in contiguous runs. The descriptors keep
+ * their type; the caller sets the new one.
+ */
+static void release_backing(struct sws_cpu *cpu, struct sws_device *dev, struct vswap_cluster *cl, uint64_t off,
+			    unsigned nr)
+{
+	sws_entry_t run = 0;
+	unsigned run_n = 0;
+	for (unsigned i = 0; i < nr; i++) {
+		struct swp_desc *d = desc_of(cl, off + i);
+		sws_entry_t p = d->type == VSWAP_SWAPFILE ? d->slot : 0;
+		if (d->type == VSWAP_ZSWAP && d->zswap_entry) {
+			sws__zswap_release(dev->sim, d->zswap_entry);
+			d->zswap_entry = NULL;
+		}
+		if (run_n && p == run + run_n && sws_swp_offset(p) % SWS_CLUSTER_SLOTS) {
+			run_n++;
+		} else {
+			if (run_n)
+				phys_free(cpu, dev->sim, run, run_n);
+			run = p;
+			run_n = p ? 1 : 0;
+		}
+		if (p)
+			d->slot = 0;
+	}
+	if (run_n)
+		phys_free(cpu, dev->sim, run, run_n);
+}
+
+/* __ vswap_free_nr(): @nr slots from @off have no count and are not cached:
+ * release their backends and give them back (one batch, as since v4). */
+static void slots_free(struct sws_cpu *cpu, struct sws_device *dev, struct vswap_cluster *cl, uint64_t off,
+		       unsigned nr)
+{
+	release_backing(cpu, dev, cl, off, nr);
+	for (unsigned i = 0; i < nr; i++) {
+		memset(desc_of(cl, off + i), 0, sizeof(struct swp_desc));
+		bit_clear(cl->bitmap, idx_of(off + i));
+	}
+	sws__swap_range_free(cpu, dev, sws__offset_cluster(dev, off), off, nr);
+}
+
+/* __ Free every slot of the @nr from @off left with no count and not
+ * cached, run by run (vswap_free_nr(): one batch per run, since v4). */
+static void free_unused(struct sws_cpu *cpu, struct sws_device *dev, struct vswap_cluster *cl, uint64_t off,
+			unsigned nr)
+{
+	unsigned run = 0;
+	for (unsigned i = 0; i <= nr; i++) {
+		struct swp_desc *d = i < nr ? desc_of(cl, off + i) : NULL;
+		if (d && !d->swap_count && !d->in_swapcache && allocated(cl, off + i)) {
+			run++;
+			continue;
+		}
+		if (run)
+			slots_free(cpu, dev, cl, off + i - run, run);
+		run = 0;
+	}
+}
+
+/* ---- device lifecycle --------------------------------------------------------------------- */
+
+static struct vswap_cluster *vcluster_alloc(struct sws_mem *mem, uint64_t id)
+{
+	struct vswap_cluster *cl = sws__mem_zalloc(mem, SWS_MEM_vswap_cluster, sizeof(*cl), 64);
+	struct swp_desc *desc = sws__mem_zalloc(mem, SWS_MEM_vswap_desc, DESC_BYTES, 64);
+	if (!cl || !desc) {
+		sws__mem_free(mem, SWS_MEM_vswap_cluster, cl, sizeof(*cl));
+		sws__mem_free(mem, SWS_MEM_vswap_desc, desc, DESC_BYTES);
+		return NULL;
+	}
+	cl->id = id;
+	cl->desc = desc;
+	return cl;
+}
+
+static void vcluster_free_now(struct sws_mem *mem, struct vswap_cluster *cl)
+{
+	sws__mem_free(mem, SWS_MEM_vswap_desc, cl->desc, DESC_BYTES);
+	sws__mem_free(mem, SWS_MEM_vswap_cluster, cl, sizeof(*cl));
+}
+
+static void vcluster_free_rcu(struct rcu_head *head)
+{
+	sws_rcu_callback_begin();
+	struct vswap_cluster *cl = sws_container_of(head, struct vswap_cluster, rcu);
+	struct sws_sim *sim = cl->sim;
+	vcluster_free_now(&sim->mem, cl);
+	sws__count_sim(sim, SWS_CTR_vswap_cluster_free, 1);
+	sws_rcu_callback_end();
+}
+
+/* __ A virtual cluster starts serving: its cluster and descriptors, in the map. */
+static int vcluster_get(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci)
+{
+	struct vswap_vdev *vd = vd_of(dev);
+	uint32_t c = sws__cluster_idx(dev, ci);
+	struct vswap_cluster *cl = vcluster_alloc(&dev->sim->mem, c);
+	if (!cl)
+		return SWS_ENOMEM;
+	locked_xa_lock(cpu, &vd->map);
+	uintptr_t old;
+	int rc = sws__xa_store(&vd->map.xa, c, (uintptr_t)cl, &old);
+	locked_xa_unlock(cpu, &vd->map, SWS_NR_COUNTERS);
+	if (rc) {
+		vcluster_free_now(&dev->sim->mem, cl);
+		return rc;
+	}
+	vd->clusters[c] = cl;
+	sws__work_maybe(cpu, SWS_WORK_meta_alloc, 2); /* the cluster and its descriptors */
+	if (cpu)
+		sws__count(cpu, SWS_CTR_vswap_cluster_alloc, 1);
+	else
+		sws__count_sim(dev->sim, SWS_CTR_vswap_cluster_alloc, 1);
+	return 0;
+}
+
+static void vcluster_put(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci)
+{
+	struct vswap_vdev *vd = vd_of(dev);
+	uint32_t c = sws__cluster_idx(dev, ci);
+	struct vswap_cluster *cl = vd->clusters[c];
+	if (!cl)
+		return;
+	locked_xa_lock(cpu, &vd->map);
+	uintptr_t old;
+	sws__xa_store(&vd->map.xa, c, 0, &old); /* erasing never allocates */
+	locked_xa_unlock(cpu, &vd->map, SWS_NR_COUNTERS);
+	vd->clusters[c] = NULL;
+	sws__work_maybe(cpu, SWS_WORK_meta_free, 2);
+	cl->sim = dev->sim;
+	sws_call_rcu(&cl->rcu, vcluster_free_rcu); /* lock-free map walkers may hold it */
+}
+
+static int pcluster_get(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci)
+{
+	struct vswap_pdev *pd = pd_of(dev);
+	_Atomic uint64_t *rm = sws__mem_zalloc(&dev->sim->mem, SWS_MEM_swap_rmap, RMAP_BYTES, 64);
+	if (!rm)
+		return SWS_ENOMEM;
+	atomic_store_explicit(&pd->rmap[sws__cluster_idx(dev, ci)], rm, memory_order_release);
+	sws__work_maybe(cpu, SWS_WORK_meta_alloc, 1);
+	return 0;
+}
+
+static void pcluster_put(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci)
+{
+	struct vswap_pdev *pd = pd_of(dev);
+	uint32_t c = sws__cluster_idx(dev, ci);
+	_Atomic uint64_t *rm = atomic_load_explicit(&pd->rmap[c], memory_order_relaxed);
+	if (!rm)
+		return;
+	atomic_store_explicit(&pd->rmap[c], NULL, memory_order_relaxed);
+	sws__mem_free(&dev->sim->mem, SWS_MEM_swap_rmap, (void *)rm, RMAP_BYTES); /* read under ci->lock only */
+	sws__work_maybe(cpu, SWS_WORK_meta_free, 1);
+}
+
+static int vs_cluster_get(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci)
+{
+	return is_virtual(dev) ? vcluster_get(cpu, dev, ci) : pcluster_get(cpu, dev, ci);
+}
+
+static void vs_cluster_put(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci)
+{
+	if (is_virtual(dev))
+		vcluster_put(cpu, dev, ci);
+	else
+		pcluster_put(cpu, dev, ci);
+}
+
+static void vs_device_fini(struct sws_device *dev)
+{
+	struct sws_mem *mem = &dev->sim->mem;
+	if (!dev->design)
+		return;
+	if (is_virtual(dev)) {
+		struct vswap_vdev *vd = vd_of(dev);
+		for (uint32_t c = 0, n = sws__nr_clusters_mapped(dev); vd->clusters && c < n; c++)
+			if (vd->clusters[c])
+				vcluster_free_now(mem, vd->clusters[c]);
+		sws__xa_destroy(&vd->map.xa);
+		sws__cluster_array_destroy(dev, &vd->clusters_array);
+		sws__mem_free(mem, SWS_MEM_sim, vd, sizeof(*vd));
+	} else {
+		struct vswap_pdev *pd = pd_of(dev);
+		for (uint32_t c = 0; pd->rmap && c < dev->nr_clusters; c++)
+			sws__mem_free(mem, SWS_MEM_swap_rmap, (void *)pd->rmap[c], pd->rmap[c] ? RMAP_BYTES : 0);
+		sws__cluster_array_destroy(dev, &pd->rmap_array);
+		sws__mem_free(mem, SWS_MEM_swap_bitmap, (void *)pd->allocated, pd->words * 8);
+		sws__mem_free(mem, SWS_MEM_swap_bitmap, pd->bad, pd->words * 8);
+		sws__mem_free(mem, SWS_MEM_sim, pd, sizeof(*pd));
+	}
+	dev->design = dev->design_index = NULL;
+}
+
+static int vs_device_init(struct sws_device *dev)
+{
+	struct sws_mem *mem = &dev->sim->mem;
+	if (is_virtual(dev)) {
+		struct vswap_vdev *vd = sws__mem_zalloc(mem, SWS_MEM_sim, sizeof(*vd), 0);
+		if (!vd)
+			return SWS_ENOMEM;
+		dev->design = vd;
+		dev->space = SWS_SPACE_ENTRY;
+		sws_spin_init(&vd->map.lock);
+		sws__xa_init(&vd->map.xa, mem, &dev->sim->ctr[SWS_CTR_xa_node_free]);
+		vd->map.xa.mem_class = SWS_MEM_vswap_cluster;
+		vd->clusters = sws__cluster_array_create(dev, &vd->clusters_array, sizeof(*vd->clusters),
+							 SWS_MEM_vswap_cluster, 0);
+		/* Cluster 0 holds the header slot (entry value 0 is never handed out). */
+		int rc = vd->clusters ? vcluster_get(NULL, dev, &dev->cluster_info[0]) : SWS_ENOMEM;
+		if (rc) {
+			vs_device_fini(dev);
+			return rc;
+		}
+		bit_set(vd->clusters[0]->bitmap, 0);
+		dev->design_index = &vd->map;
+		return 0;
+	}
+	struct vswap_pdev *pd = sws__mem_zalloc(mem, SWS_MEM_sim, sizeof(*pd), 0);
+	if (!pd)
+		return SWS_ENOMEM;
+	dev->design = pd;
+	dev->space = SWS_SPACE_PHYS;
+	pd->words = SWS_DIV_ROUND_UP(dev->max, 64);
+	pd->allocated = sws__mem_zalloc(mem, SWS_MEM_swap_bitmap, pd->words * 8, 0);
+	pd->bad = sws__mem_zalloc(mem, SWS_MEM_swap_bitmap, pd->words * 8, 0);
+	pd->rmap = sws__cluster_array_create(dev, &pd->rmap_array, sizeof(*pd->rmap), SWS_MEM_cluster_tables, 64);
+	if (!pd->allocated || !pd->bad || !pd->rmap) {
+		vs_device_fini(dev);
+		return SWS_ENOMEM;
+	}
+	bit_set(pd->bad, 0); /* the header */
+	/* Clusters holding bad slots (the header, a partial tail) keep their reverse map for life. */
+	uint32_t with_bad[2] = {0, dev->nr_clusters - 1};
+	for (unsigned k = 0; k < 2; k++) {
+		struct sws_cluster *ci = &dev->cluster_info[with_bad[k]];
+		if (ci->count && !pd->rmap[with_bad[k]] && pcluster_get(NULL, dev, ci)) {
+			vs_device_fini(dev);
+			return SWS_ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* The virtual device: reserved at the core's largest device, grown and shrunk by chunks. */
+static uint32_t vspace_grow_to(struct sws_device *dev, uint32_t mapped, unsigned nr)
+{
+	(void)dev;
+	(void)nr;
+	return mapped + VSWAP_CHUNK;
+}
+
+static uint32_t vspace_shrink_count(struct sws_device *dev, uint32_t mapped, uint32_t tail)
+{
+	(void)dev;
+	if (tail <= VSWAP_CHUNK || mapped - tail < VSWAP_CHUNK)
+		return 0;
+	return (tail - VSWAP_CHUNK) / VSWAP_CHUNK * VSWAP_CHUNK; /* one chunk of slack stays */
+}
+
+static const struct sws_ext_ops vspace_ext_ops = {
+	.grow_to = vspace_grow_to,
+	.shrink_count = vspace_shrink_count,
+};
+
+/* The virtual device comes with the simulation. */
+static int vs_sim_init(struct sws_sim *sim)
+{
+	struct sws_device_config cfg = {
+		.flags = SWS_SWP_SOLIDSTATE | SWS_SWP_VIRTUAL,
+		.nr_slots = SWS_DEVICE_MAX_SLOTS,
+		.backing = SWS_BACKING_NONE,
+	};
+	struct sws_ext_setup ext = {
+		.ops = &vspace_ext_ops,
+		.pages = SWS_DEVICE_MAX_SLOTS - 1,
+		.clusters_mapped = VSWAP_CHUNK,
+		/* A virtual cluster's lock, count, order and list are part of the
+		 * series' struct vswap_cluster: dynamic, as the rest of it. */
+		.cluster_info_class = SWS_MEM_vswap_cluster,
+	};
+	int type;
+	return sws__device_add(sim, &cfg, &ext, true, &type);
+}
+
+/* ---- allocation ------------------------------------------------------------------------ */
+
+static bool vs_range_free(struct sws_device *dev, struct sws_cluster *ci, uint64_t off, unsigned nr)
+{
+	uint32_t c = sws__cluster_idx(dev, ci);
+	if (is_virtual(dev)) {
+		struct vswap_cluster *cl = vd_of(dev)->clusters[c];
+		for (unsigned i = 0; i < nr; i++)
+			if (bit_test(cl->bitmap, idx_of(off + i)))
+				return false;
+		return true;
+	}
+	struct vswap_pdev *pd = pd_of(dev);
+	for (unsigned i = 0; i < nr; i++) {
+		uint64_t o = off + i;
+		if (bit_test(pd->bad, (unsigned)o))
+			return false;
+		if ((atomic_load_explicit(&pd->allocated[o / 64], memory_order_relaxed) >> (o % 64)) & 1)
+			return false;
+	}
+	return true;
+}
+
+/* Virtual slots: each descriptor takes the folio (FOLIO-backed, in the swap
+ * cache, count 0). Physical slots: @owner is the virtual entry they back. */
+static void vs_range_alloc(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci, uint64_t off,
+			   unsigned nr, uint64_t owner)
+{
+	(void)cpu;
+	uint32_t c = sws__cluster_idx(dev, ci);
+	if (is_virtual(dev)) {
+		struct vswap_cluster *cl = vd_of(dev)->clusters[c];
+		for (unsigned i = 0; i < nr; i++) {
+			struct swp_desc *d = desc_of(cl, off + i);
+			*d = (struct swp_desc){.cache = cache_folio(owner), .in_swapcache = 1, .type = VSWAP_FOLIO};
+			bit_set(cl->bitmap, idx_of(off + i));
+		}
+		return;
+	}
+	struct vswap_pdev *pd = pd_of(dev);
+	_Atomic uint64_t *rm = atomic_load_explicit(&pd->rmap[c], memory_order_relaxed);
+	for (unsigned i = 0; i < nr; i++) {
+		uint64_t o = off + i;
+		atomic_fetch_or_explicit(&pd->allocated[o / 64], 1ull << (o % 64), memory_order_relaxed);
+		atomic_store_explicit(&rm[idx_of(o)], owner + i, memory_order_relaxed);
+	}
+}
+
+/* ---- counts ------------------------------------------------------------------------------ */
+
+static int vs_dup(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr)
+{
+	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
+	int rc = 0;
+	for (unsigned i = 0; i < nr && !rc; i++)
+		if (!allocated(cl, off + i) || (off + i) == 0)
+			rc = SWS_ENOENT;
+	for (unsigned i = 0; i < nr && !rc; i++)
+		if (desc_of(cl, off + i)->swap_count + 1 > SWS_SWAP_COUNT_MAX)
+			rc = SWS_EOVERFLOW;
+	for (unsigned i = 0; i < nr && !rc; i++)
+		desc_of(cl, off + i)->swap_count++;
+	if (cl)
+		desc_unlock(dev, off);
+	return rc;
+}
+
+/* vswap_free_nr_any_cache_only(): drop one reference per slot; runs of slots
+ * left with nothing are freed together. */
+static int vs_put(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr)
+{
+	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
+	int rc = 0;
+	for (unsigned i = 0; i < nr && !rc; i++)
+		if (!allocated(cl, off + i) || (off + i) == 0)
+			rc = SWS_EFREE;
+	for (unsigned i = 0; i < nr && !rc; i++)
+		if (!desc_of(cl, off + i)->swap_count)
+			rc = SWS_ERANGE;
+	for (unsigned i = 0; i < nr && !rc; i++)
+		desc_of(cl, off + i)->swap_count--;
+	if (!rc)
+		free_unused(cpu, dev, cl, off, nr);
+	if (cl)
+		desc_unlock(dev, off);
+	return rc;
+}
+
+static int vs_count(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uint32_t *count)
+{
+	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
+	int rc = allocated(cl, off) && off ? 0 : SWS_ENOENT;
+	if (!rc)
+		*count = desc_of(cl, off)->swap_count;
+	if (cl)
+		desc_unlock(dev, off);
+	return rc;
+}
+
+/* ---- swap cache ---------------------------------------------------------------------------- */
+
+/* __ The checks of a swap-in's add (design.h): FREE, already cached or
+ * pinned, mixed, or differing zero state or memcg. */
+static int cache_check(struct vswap_cluster *cl, uint64_t off, unsigned nr)
+{
+	unsigned nfree = 0, ncached = 0;
+	bool differ = false;
+	struct swp_desc *d0 = allocated(cl, off) ? desc_of(cl, off) : NULL;
+	for (unsigned i = 0; i < nr; i++) {
+		uint64_t o = off + i;
+		bool is_free = !allocated(cl, o) || o == 0;
+		struct swp_desc *d = is_free ? NULL : desc_of(cl, o);
+		nfree += is_free;
+		ncached += d && d->in_swapcache;
+		if (d && !d->in_swapcache && d0 && !d0->in_swapcache)
+			differ |= (d->type == VSWAP_ZERO) != (d0->type == VSWAP_ZERO) || d->memcgid != d0->memcgid;
+	}
+	if (nfree == nr)
+		return SWS_ENOENT;
+	if (ncached)
+		return SWS_EEXIST;
+	if (nfree || differ)
+		return SWS_EBUSY;
+	return 0;
+}
+
+/* swap_cache_add_folio(): under the cluster lock, the folio into each descriptor. */
+static int vs_cache_add(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, uint64_t pfn,
+			uint64_t *shadow)
+{
+	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
+	int rc = cache_check(cl, off, nr);
+	if (!rc) {
+		*shadow = cache_to_shadow(desc_of(cl, off)->cache);
+		for (unsigned i = 0; i < nr; i++) {
+			struct swp_desc *d = desc_of(cl, off + i);
+			d->cache = cache_folio(pfn);
+			d->in_swapcache = 1;
+		}
+	}
+	if (cl)
+		desc_unlock(dev, off);
+	return rc;
+}
+
+/* vswap_get_swap_cache(): the map walk, the cluster lock, the descriptor. */
+static uint64_t vs_cache_lookup(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned *loads)
+{
+	struct vswap_cluster *cl = cluster_lock(cpu, dev, off, loads);
+	if (!cl)
+		return 0;
+	uint64_t pfn = 0;
+	if (allocated(cl, off)) {
+		struct swp_desc *d = desc_of(cl, off);
+		(*loads)++;
+		if (d->in_swapcache && cache_is_folio(d->cache))
+			pfn = d->cache >> 1;
+	}
+	desc_unlock(dev, off);
+	return pfn;
+}
+
+static int vs_cache_get_shadow(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uint64_t *shadow)
+{
+	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
+	int rc = allocated(cl, off) && off ? 0 : SWS_ENOENT;
+	if (!rc) {
+		struct swp_desc *d = desc_of(cl, off);
+		*shadow = d->in_swapcache ? 0 : cache_to_shadow(d->cache);
+	}
+	if (cl)
+		desc_unlock(dev, off);
+	return rc;
+}
+
+/* __ Every slot holds folio @pfn (ENOTCACHED, then EMISMATCH). */
+static int check_cached(struct vswap_cluster *cl, uint64_t off, unsigned nr, uint64_t pfn)
+{
+	for (unsigned i = 0; i < nr; i++) {
+		if (!allocated(cl, off + i) || !off)
+			return SWS_ENOTCACHED;
+		struct swp_desc *d = desc_of(cl, off + i);
+		if (!d->in_swapcache || !cache_is_folio(d->cache))
+			return SWS_ENOTCACHED;
+	}
+	for (unsigned i = 0; i < nr; i++)
+		if (desc_of(cl, off + i)->cache != cache_folio(pfn))
+			return SWS_EMISMATCH;
+	return 0;
+}
+
+/* __vswap_remove_mapping(): the shadow in, the pin off; slots with no count
+ * left are freed in the same hold. */
+static int vs_cache_del(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, uint64_t pfn,
+			uint64_t shadow)
+{
+	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
+	int rc = check_cached(cl, off, nr, pfn);
+	for (unsigned i = 0; i < nr && !rc; i++) {
+		struct swp_desc *d = desc_of(cl, off + i);
+		d->in_swapcache = 0;
+		d->cache = cache_shadow(shadow);
+	}
+	if (!rc)
+		free_unused(cpu, dev, cl, off, nr);
+	if (cl)
+		desc_unlock(dev, off);
+	return rc;
+}
+
+static int vs_cache_replace(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr,
+			    uint64_t old_pfn, uint64_t new_pfn)
+{
+	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
+	int rc = check_cached(cl, off, nr, old_pfn);
+	for (unsigned i = 0; i < nr && !rc; i++)
+		desc_of(cl, off + i)->cache = cache_folio(new_pfn);
+	if (cl)
+		desc_unlock(dev, off);
+	return rc;
+}
+
+/* do_swap_page()'s bypass, kept by the series (it is based on 6.19) for
+ * entries backed by a SYNCHRONOUS_IO device: count 1, then in_swapcache set
+ * without a folio (swapcache_prepare()). */
+static int vs_pin(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, uint64_t *shadow)
+{
+	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
+	int rc = cache_check(cl, off, nr);
+	for (unsigned i = 0; i < nr && !rc; i++) {
+		struct swp_desc *d = desc_of(cl, off + i);
+		struct sws_device *pdev = d->type == VSWAP_SWAPFILE && d->slot
+						  ? sws__device(dev->sim, sws_swp_type(d->slot))
+						  : NULL;
+		if (!pdev || !(pdev->flags & SWS_SWP_SYNCHRONOUS_IO))
+			rc = SWS_EOPNOTSUPP; /* tryget_swap_entry(): not on a device */
+		else if (d->swap_count != 1)
+			rc = SWS_EAGAIN;
+	}
+	if (!rc) {
+		*shadow = cache_to_shadow(desc_of(cl, off)->cache);
+		for (unsigned i = 0; i < nr; i++)
+			desc_of(cl, off + i)->in_swapcache = 1;
+	}
+	if (cl)
+		desc_unlock(dev, off);
+	return rc;
+}
+
+static int vs_unpin(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr)
+{
+	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
+	int rc = 0;
+	for (unsigned i = 0; i < nr && !rc; i++)
+		if (!allocated(cl, off + i) || !desc_of(cl, off + i)->in_swapcache ||
+		    cache_is_folio(desc_of(cl, off + i)->cache))
+			rc = SWS_ENOTCACHED;
+	for (unsigned i = 0; i < nr && !rc; i++)
+		desc_of(cl, off + i)->in_swapcache = 0;
+	if (!rc)
+		free_unused(cpu, dev, cl, off, nr);
+	if (cl)
+		desc_unlock(dev, off);
+	return rc;
+}
+
+/* ---- zero flag, memcg -------------------------------------------------------------------- */
+
+static int all_allocated(struct vswap_cluster *cl, uint64_t off, unsigned nr)
+{
+	for (unsigned i = 0; i < nr; i++)
+		if (!allocated(cl, off + i) || off + i == 0)
+			return SWS_ENOENT;
+	return 0;
+}
+
+/* swap_zeromap_folio_set(): the old backend goes, the type is ZERO; clearing
+ * makes a zero descriptor FOLIO-backed again (vswap_prepare_writeout()). */
+static int vs_set_zero(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, bool zero)
+{
+	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
+	int rc = all_allocated(cl, off, nr);
+	if (!rc && zero) {
+		release_backing(cpu, dev, cl, off, nr);
+		for (unsigned i = 0; i < nr; i++)
+			desc_of(cl, off + i)->type = VSWAP_ZERO;
+	}
+	for (unsigned i = 0; i < nr && !rc && !zero; i++)
+		if (desc_of(cl, off + i)->type == VSWAP_ZERO)
+			desc_of(cl, off + i)->type = VSWAP_FOLIO;
+	if (cl)
+		desc_unlock(dev, off);
+	return rc;
+}
+
+/* swap_zeromap_batch() walks descriptors under their cluster lock. */
+static bool vs_zero_test(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off)
+{
+	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
+	bool zero = allocated(cl, off) && desc_of(cl, off)->type == VSWAP_ZERO;
+	if (cl)
+		desc_unlock(dev, off);
+	return zero;
+}
+
+static int vs_set_memcg(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, uint16_t id)
+{
+	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
+	int rc = all_allocated(cl, off, nr);
+	for (unsigned i = 0; i < nr && !rc; i++)
+		desc_of(cl, off + i)->memcgid = id;
+	if (cl)
+		desc_unlock(dev, off);
+	return rc;
+}
+
+/* ---- physical slots and zswap -------------------------------------------------------------- */
+
+/* __ Are @nr descriptors from @off backed by one physical run? @return its
+ * first entry, 0 when none is, SWS_EBUSY-worthy ~0 when mixed. */
+static sws_entry_t backing_run(struct vswap_cluster *cl, uint64_t off, unsigned nr)
+{
+	sws_entry_t first = desc_of(cl, off)->type == VSWAP_SWAPFILE ? desc_of(cl, off)->slot : 0;
+	for (unsigned i = 0; i < nr; i++) {
+		struct swp_desc *d = desc_of(cl, off + i);
+		sws_entry_t p = d->type == VSWAP_SWAPFILE ? d->slot : 0;
+		if ((first != 0) != (p != 0) || (first && p != first + i))
+			return ~0ull;
+	}
+	return first;
+}
+
+static unsigned order_of(unsigned nr)
+{
+	unsigned o = 0;
+	while ((1u << o) < nr)
+		o++;
+	return o;
+}
+
+/* vswap_alloc_swap_slot() for a write, or the slot a read goes to. */
+static int vs_io_slot(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, bool write,
+		      sws_entry_t *phys)
+{
+	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
+	int rc = all_allocated(cl, off, nr);
+	sws_entry_t run = rc ? 0 : backing_run(cl, off, nr);
+	if (cl)
+		desc_unlock(dev, off);
+	if (rc)
+		return rc;
+	if (run == ~0ull)
+		return SWS_EBUSY;
+	if (run) {
+		*phys = run;
+		return 0;
+	}
+	if (!write)
+		return SWS_ENOENT;
+	if ((nr & (nr - 1)) || off % nr)
+		return SWS_EINVAL; /* a folio's run: a power of two, aligned */
+	sws_entry_t p;
+	bool fast;
+	rc = sws__swap_alloc(cpu, SWS_SPACE_PHYS, order_of(nr), sws_swp_entry((unsigned)dev->type, off), &p, &fast);
+	if (rc)
+		return rc;
+	cl = desc_lock(cpu, dev, off);
+	rc = all_allocated(cl, off, nr);
+	run = rc ? 0 : backing_run(cl, off, nr);
+	if (!rc && !run) {
+		release_backing(cpu, dev, cl, off, nr); /* zswap's copy, if any */
+		for (unsigned i = 0; i < nr; i++) {
+			struct swp_desc *d = desc_of(cl, off + i);
+			d->type = VSWAP_SWAPFILE;
+			d->slot = p + i;
+		}
+		sws__count(cpu, SWS_CTR_vswap_phys_alloc, nr);
+		*phys = p;
+	}
+	if (rc || run) { /* freed, or another writer gave it a run meanwhile */
+		phys_free(cpu, dev->sim, p, nr);
+		if (!rc && run != ~0ull)
+			*phys = run;
+		else if (!rc)
+			rc = SWS_EBUSY;
+	}
+	if (cl)
+		desc_unlock(dev, off);
+	return rc;
+}
+
+static sws_entry_t vs_rmap(struct sws_cpu *cpu, struct sws_device *pdev, uint64_t poff)
+{
+	struct vswap_pdev *pd = pd_of(pdev);
+	struct sws_cluster *ci = sws__offset_cluster(pdev, poff);
+	sws__cluster_lock(cpu, ci);
+	_Atomic uint64_t *rm = atomic_load_explicit(&pd->rmap[poff / SWS_CLUSTER_SLOTS], memory_order_relaxed);
+	sws_entry_t v = rm ? atomic_load_explicit(&rm[idx_of(poff)], memory_order_relaxed) : 0;
+	sws__cluster_unlock(ci);
+	return v;
+}
+
+/* zswap_entry_store(): the entry becomes the backend, the previous one goes. */
+static int vs_zswap_store(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, void *entry, void **old)
+{
+	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
+	int rc = all_allocated(cl, off, 1);
+	*old = NULL;
+	if (!rc) {
+		struct swp_desc *d = desc_of(cl, off);
+		if (d->type == VSWAP_ZSWAP) {
+			*old = d->zswap_entry;
+			d->zswap_entry = NULL;
+		} else {
+			release_backing(cpu, dev, cl, off, 1);
+		}
+		d->type = VSWAP_ZSWAP;
+		d->zswap_entry = entry;
+	}
+	if (cl)
+		desc_unlock(dev, off);
+	return rc;
+}
+
+static void *vs_zswap_load(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off)
+{
+	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
+	void *en = allocated(cl, off) && desc_of(cl, off)->type == VSWAP_ZSWAP ? desc_of(cl, off)->zswap_entry : NULL;
+	if (cl)
+		desc_unlock(dev, off);
+	return en;
+}
+
+/* vswap_store_folio() after a load, or a writeback taking the entry: the
+ * folio in the swap cache is the backend now. */
+static void *vs_zswap_erase(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off)
+{
+	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
+	void *en = NULL;
+	if (allocated(cl, off) && desc_of(cl, off)->type == VSWAP_ZSWAP) {
+		struct swp_desc *d = desc_of(cl, off);
+		en = d->zswap_entry;
+		d->zswap_entry = NULL;
+		d->type = VSWAP_FOLIO;
+	}
+	if (cl)
+		desc_unlock(dev, off);
+	return en;
+}
+
+static void vs_zswap_drain(struct sws_device *dev, void (*fn)(void *ctx, void *entry), void *ctx)
+{
+	struct vswap_vdev *vd = vd_of(dev);
+	for (uint32_t c = 0, n = sws__nr_clusters_mapped(dev); c < n; c++) {
+		struct sws_cluster *ci = &dev->cluster_info[c];
+		sws__cluster_lock(NULL, ci);
+		struct vswap_cluster *cl = vd->clusters[c];
+		for (unsigned i = 0; cl && i < SWS_CLUSTER_SLOTS; i++) {
+			struct swp_desc *d = &cl->desc[i];
+			if (bit_test(cl->bitmap, i) && d->type == VSWAP_ZSWAP && d->zswap_entry) {
+				fn(ctx, d->zswap_entry);
+				d->zswap_entry = NULL;
+				d->type = VSWAP_FOLIO;
+			}
+		}
+		sws__cluster_unlock(ci);
+	}
+}
+
+/* ---- introspection ------------------------------------------------------------------------- */
+
+static void vs_slot_state(struct sws_device *dev, struct sws_cluster *ci, uint64_t off, struct sws_slot_state *st)
+{
+	uint32_t c = sws__cluster_idx(dev, ci);
+	if (!is_virtual(dev)) {
+		struct vswap_pdev *pd = pd_of(dev);
+		st->allocated = (atomic_load_explicit(&pd->allocated[off / 64], memory_order_relaxed) >> (off % 64)) & 1;
+		return;
+	}
+	struct vswap_cluster *cl = vd_of(dev)->clusters[c];
+	if (!cl || !bit_test(cl->bitmap, idx_of(off)))
+		return;
+	struct swp_desc *d = desc_of(cl, off);
+	st->allocated = true;
+	st->count = d->swap_count;
+	st->zero = d->type == VSWAP_ZERO;
+	st->memcg = d->memcgid;
+	if (d->in_swapcache && cache_is_folio(d->cache)) {
+		st->cached = true;
+		st->pfn = d->cache >> 1;
+	} else if (!d->in_swapcache) {
+		st->shadow = cache_to_shadow(d->cache);
+	}
+}
+
+static int vs_check_cluster(struct sws_device *dev, struct sws_cluster *ci, char *msg, size_t len)
+{
+	uint32_t c = sws__cluster_idx(dev, ci);
+	uint64_t base = (uint64_t)c * SWS_CLUSTER_SLOTS, end = sws__cluster_end(dev, ci);
+	unsigned used = (unsigned)(base + SWS_CLUSTER_SLOTS - end);
+	if (!is_virtual(dev)) {
+		struct vswap_pdev *pd = pd_of(dev);
+		_Atomic uint64_t *rm = atomic_load_explicit(&pd->rmap[c], memory_order_relaxed);
+		if (!!rm != !!ci->count)
+			SWS__CORRUPT(msg, len, "device %d cluster %u: count %u but %s reverse map", dev->type, c, ci->count,
+				     rm ? "a" : "no");
+		for (uint64_t off = base; off < end; off++) {
+			bool a = (atomic_load_explicit(&pd->allocated[off / 64], memory_order_relaxed) >> (off % 64)) & 1;
+			uint64_t v = rm ? atomic_load_explicit(&rm[idx_of(off)], memory_order_relaxed) : 0;
+			used += a || off == 0;
+			if (a != (v != 0))
+				SWS__CORRUPT(msg, len, "device %d slot %llu: allocated %d but reverse map %llu", dev->type,
+					     (unsigned long long)off, a, (unsigned long long)v);
+		}
+		if (used != ci->count)
+			SWS__CORRUPT(msg, len, "device %d cluster %u: count %u but %u slots allocated", dev->type, c,
+				     ci->count, used);
+		return 0;
+	}
+	struct vswap_vdev *vd = vd_of(dev);
+	struct vswap_cluster *cl = vd->clusters[c];
+	uintptr_t mapped = sws__xa_load(&vd->map.xa, c);
+	if ((uintptr_t)cl != mapped)
+		SWS__CORRUPT(msg, len, "vswap cluster %u: not the one the cluster map has", c);
+	if (!!cl != !!ci->count)
+		SWS__CORRUPT(msg, len, "vswap cluster %u: count %u but %s descriptors", c, ci->count, cl ? "has" : "no");
+	for (unsigned i = 0; cl && i < SWS_CLUSTER_SLOTS; i++) {
+		struct swp_desc *d = &cl->desc[i];
+		bool a = bit_test(cl->bitmap, i);
+		used += a;
+		if (!a && (d->swap_count || d->cache || d->in_swapcache || d->slot || d->memcgid || d->type))
+			SWS__CORRUPT(msg, len, "vswap slot %llu: free but its descriptor is not empty",
+				     (unsigned long long)(base + i));
+		if (a && base + i && !d->swap_count && !d->in_swapcache)
+			SWS__CORRUPT(msg, len, "vswap slot %llu: allocated with no count and not cached",
+				     (unsigned long long)(base + i));
+		if (a && d->type == VSWAP_SWAPFILE && d->slot) {
+			struct sws_device *pdev = sws__device(dev->sim, sws_swp_type(d->slot));
+			uint64_t po = sws_swp_offset(d->slot);
+			if (!pdev || is_virtual(pdev) || po >= pdev->max)
+				SWS__CORRUPT(msg, len, "vswap slot %llu: physical slot %llx does not exist",
+					     (unsigned long long)(base + i), (unsigned long long)d->slot);
+		}
+	}
+	if (used != ci->count)
+		SWS__CORRUPT(msg, len, "vswap cluster %u: count %u but %u slots allocated", c, ci->count, used);
+	return 0;
+}
+
+const struct sws_design_ops sws__vswap_ops = {
+	.version = SWS_DESIGN_OPS_VERSION,
+	.name = "vswap",
+	.flags = SWS_DESIGN_VIRTUAL | SWS_DESIGN_SYNC_BYPASS | SWS_DESIGN_RCU_BARRIER,
+	.sim_init = vs_sim_init,
+	.device_init = vs_device_init,
+	.device_fini = vs_device_fini,
+	.cluster_get = vs_cluster_get,
+	.cluster_put = vs_cluster_put,
+	.range_free = vs_range_free,
+	.range_alloc = vs_range_alloc,
+	.dup = vs_dup,
+	.put = vs_put,
+	.count = vs_count,
+	.cache_add = vs_cache_add,
+	.cache_lookup = vs_cache_lookup,
+	.cache_get_shadow = vs_cache_get_shadow,
+	.cache_del = vs_cache_del,
+	.cache_replace = vs_cache_replace,
+	.pin = vs_pin,
+	.unpin = vs_unpin,
+	.set_zero = vs_set_zero,
+	.zero_test = vs_zero_test,
+	.set_memcg = vs_set_memcg,
+	.slot_state = vs_slot_state,
+	.check_cluster = vs_check_cluster,
+	.io_slot = vs_io_slot,
+	.rmap = vs_rmap,
+	.zswap_store = vs_zswap_store,
+	.zswap_load = vs_zswap_load,
+	.zswap_erase = vs_zswap_erase,
+	.zswap_drain = vs_zswap_drain,
+};

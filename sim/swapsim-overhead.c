@@ -1,0 +1,414 @@
+/*
+ * swapsim-overhead - the swap metadata every per-slot design needs for one
+ * device at given usage points, measured from what the model allocated
+ * (sws_sim_memory_usage(): every byte the library allocates is charged to a
+ * class), never from a formula. docs/designs.md, "Memory".
+ *
+ * For each design: swap on one device of --size (metadata only), then fill
+ * it to each usage point with swapped-out pages, and snapshot the metadata
+ * classes after every deferred free has run (sws_sim_quiesce()):
+ *
+ *   dense   pages are allocated in order: clusters fill one after another;
+ *           the points are reached by filling further
+ *   random  the device is filled, then pages are freed in a random order
+ *           (seeded): every cluster keeps some pages; the points are
+ *           reached by freeing further
+ *
+ * A swapped-out page is what reclaim leaves: a slot with swap count 1 (one
+ * PTE), no folio, a workingset shadow; under vswap the page was written to
+ * the device, so its virtual slot has a physical one (sws_swap_io_target).
+ * With --store zswap the pages go through the memory model into zswap
+ * instead, so the designs that keep zswap's tree pay for it and vswap, which
+ * keeps zswap's entries in its descriptors, does not.
+ *
+ * A thin program over the public API. Exit status: 0, 1 a run failed, 2 bad usage.
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <swapsim/swapsim.h>
+
+#include "cli_parse.h"
+
+#define MAX_POINTS 16
+#define MAX_ROWS (CLI_MAX_RUNS * MAX_POINTS)
+
+static const char usage_text[] =
+	"usage: swapsim-overhead --size SIZE [--usage P1,P2,...] [--placement dense|random]\n"
+	"                        [--report table|json] [--designs D1,D2,...] [--store disk|zswap]\n"
+	"                        [--seed N]\n"
+	"\n"
+	"Print the swap metadata (static and dynamic bytes, by class) of every per-slot design\n"
+	"for one swap device of SIZE filled to each usage point, measured from what the\n"
+	"simulation allocated.\n"
+	"\n"
+	"  --size SIZE             the device (K, M, G, T suffixes, binary), e.g. 32G\n"
+	"  --usage P1,P2,...       usage points in percent of the device (default 0,25,50,75,100)\n"
+	"  --placement dense|random  pages in allocation order, or freed at random from a full\n"
+	"                          device (default dense)\n"
+	"  --report table|json     output (default table); JSON is\n"
+	"                          {\"rows\":[{\"design\",\"usage_pct\",\"static_bytes\",\n"
+	"                          \"dynamic_bytes\",\"by_class\":{...}, ...}]}\n"
+	"  --designs D1,D2,...     designs (default xarray,st-p1,st-p2,st-p3,st-p4,vswap)\n"
+	"  --store disk|zswap      where the pages are: on the device (default), or in zswap\n"
+	"                          through the memory model (includes zswap's trees; slower)\n"
+	"  --seed N                the random placement's seed (default 1)\n";
+
+struct opts {
+	uint64_t size;
+	unsigned usage[MAX_POINTS], nusage;
+	bool random, json, zswap;
+	enum sws_backend designs[CLI_MAX_RUNS];
+	unsigned ndesigns;
+	uint64_t seed;
+};
+
+struct row {
+	enum sws_backend design;
+	unsigned usage;
+	uint64_t inuse;
+	struct sws_memory_usage mu;
+};
+
+#define bad(...) cli_bad("swapsim-overhead", __VA_ARGS__)
+
+static int fail(enum sws_backend d, const char *what, int rc)
+{
+	fprintf(stderr, "swapsim-overhead: %s: %s: %s\n", sws_backend_name(d), what, sws_strerror(rc));
+	return 1;
+}
+
+static int parse_args(struct opts *o, int argc, char **argv)
+{
+	static const enum sws_backend all[] = {SWS_BACKEND_XARRAY, SWS_BACKEND_ST_P1, SWS_BACKEND_ST_P2,
+					      SWS_BACKEND_ST_P3, SWS_BACKEND_ST_P4, SWS_BACKEND_VSWAP};
+	static const unsigned points[] = {0, 25, 50, 75, 100};
+	memset(o, 0, sizeof(*o));
+	o->seed = 1;
+	for (int i = 1; i < argc; i++) {
+		const char *name = argv[i];
+		if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
+			fputs(usage_text, stdout);
+			exit(0);
+		}
+		if (i + 1 >= argc)
+			return bad(name, strncmp(name, "--", 2) ? "unknown argument" : "needs a value");
+		char *v = argv[++i];
+		if (!strcmp(name, "--size")) {
+			if (cli_parse_size(v, &o->size) || o->size < 2 * SWS_PAGE_SIZE ||
+			    o->size / SWS_PAGE_SIZE > SWS_DEVICE_MAX_SLOTS)
+				return bad(name, "'%s': expected a size from 8K to 16T, like 32G", v);
+		} else if (!strcmp(name, "--usage")) {
+			o->nusage = 0;
+			for (char *save = NULL, *s = strtok_r(v, ",", &save); s; s = strtok_r(NULL, ",", &save)) {
+				char *end;
+				unsigned long p = strtoul(s, &end, 10);
+				if (*end || end == s || p > 100)
+					return bad(name, "'%s': expected percentages 0..100, like 0,25,50,75,100", s);
+				if (o->nusage == MAX_POINTS)
+					return bad(name, "at most %d points", MAX_POINTS);
+				o->usage[o->nusage++] = (unsigned)p;
+			}
+			if (!o->nusage)
+				return bad(name, "no usage point");
+		} else if (!strcmp(name, "--placement")) {
+			if (strcmp(v, "dense") && strcmp(v, "random"))
+				return bad(name, "'%s': expected dense or random", v);
+			o->random = !strcmp(v, "random");
+		} else if (!strcmp(name, "--report")) {
+			if (strcmp(v, "table") && strcmp(v, "json"))
+				return bad(name, "'%s': expected table or json", v);
+			o->json = !strcmp(v, "json");
+		} else if (!strcmp(name, "--store")) {
+			if (strcmp(v, "disk") && strcmp(v, "zswap"))
+				return bad(name, "'%s': expected disk or zswap", v);
+			o->zswap = !strcmp(v, "zswap");
+		} else if (!strcmp(name, "--designs")) {
+			o->ndesigns = 0;
+			for (char *save = NULL, *s = strtok_r(v, ",", &save); s; s = strtok_r(NULL, ",", &save)) {
+				if (o->ndesigns == CLI_MAX_RUNS)
+					return bad(name, "at most %d designs", CLI_MAX_RUNS);
+				if (sws_backend_parse(s, &o->designs[o->ndesigns]))
+					return bad(name, "'%s': expected xarray, st-p1, st-p2, st-p3, st-p4 or vswap", s);
+				o->ndesigns++;
+			}
+			if (!o->ndesigns)
+				return bad(name, "no design");
+		} else if (!strcmp(name, "--seed")) {
+			char *end;
+			o->seed = strtoull(v, &end, 0);
+			if (*end || end == v)
+				return bad(name, "'%s': expected a number", v);
+		} else {
+			return bad(name, "unknown option");
+		}
+	}
+	if (!o->size)
+		return bad("--size", "is required (e.g. --size 32G)");
+	if (!o->nusage) {
+		memcpy(o->usage, points, sizeof(points));
+		o->nusage = sizeof(points) / sizeof(points[0]);
+	}
+	if (!o->ndesigns) {
+		memcpy(o->designs, all, sizeof(all));
+		o->ndesigns = sizeof(all) / sizeof(all[0]);
+	}
+	return 0;
+}
+
+static uint64_t rng_next(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* One swapped-out page: allocate, map once (count 1), write (vswap: a
+ * physical slot), evict with a shadow. */
+static int swap_out(struct sws_cpu *cpu, uint64_t pfn, sws_entry_t *e)
+{
+	int rc = sws_folio_alloc_swap(cpu, pfn, 0, e);
+	if (!rc)
+		rc = sws_swap_dup(cpu, *e, 1);
+	sws_entry_t target;
+	if (!rc)
+		rc = sws_swap_io_target(cpu, *e, 1, true, &target);
+	if (!rc)
+		rc = sws_swap_cache_del(cpu, *e, 1, pfn, (pfn & 0xffffff) + 1);
+	return rc;
+}
+
+static void snapshot(struct sws_sim *sim, int type, enum sws_backend d, unsigned usage, struct row *r)
+{
+	sws_sim_quiesce(sim);
+	struct sws_device_info di;
+	r->design = d;
+	r->usage = usage;
+	r->inuse = sws_device_info(sim, type, &di) ? 0 : di.inuse_pages;
+	sws_sim_memory_usage(sim, &r->mu);
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static int cmp_asc(const void *a, const void *b) { return -cmp_desc(a, b); }
+
+/* The swap-level fill: the pages on the device. */
+static int run_disk(const struct opts *o, enum sws_backend d, struct row *rows)
+{
+	struct sws_sim_config sc = {.backend = d, .max_cpus = 1};
+	struct sws_sim *sim;
+	struct sws_cpu *cpu;
+	int type, rc = sws_sim_create(&sc, &sim);
+	if (rc)
+		return fail(d, "sws_sim_create", rc);
+	if ((rc = sws_cpu_attach(sim, &cpu)) != 0) {
+		sws_sim_destroy(sim);
+		return fail(d, "sws_cpu_attach", rc);
+	}
+	struct sws_device_config dc = {.flags = SWS_SWP_SOLIDSTATE, .nr_slots = o->size / SWS_PAGE_SIZE};
+	uint64_t pages = dc.nr_slots - 1;
+	sws_entry_t *held = malloc(sizeof(*held) * pages);
+	rc = held ? sws_swapon(sim, &dc, &type) : SWS_ENOMEM;
+	unsigned pts[MAX_POINTS];
+	memcpy(pts, o->usage, sizeof(pts));
+	qsort(pts, o->nusage, sizeof(pts[0]), o->random ? cmp_desc : cmp_asc);
+	uint64_t n = 0, rng = o->seed;
+	if (!rc && o->random) { /* full, then freed in a random order */
+		for (; n < pages && !rc; n++)
+			rc = swap_out(cpu, n + 1, &held[n]);
+		for (uint64_t i = pages; i > 1 && !rc; i--) {
+			uint64_t j = rng_next(&rng) % i;
+			sws_entry_t t = held[i - 1];
+			held[i - 1] = held[j];
+			held[j] = t;
+		}
+	}
+	for (unsigned k = 0; k < o->nusage && !rc; k++) {
+		uint64_t want = pages * pts[k] / 100;
+		for (; n < want && !rc; n++)
+			rc = swap_out(cpu, n + 1, &held[n]);
+		for (; n > want && !rc; n--)
+			rc = sws_swap_put(cpu, held[n - 1], 1);
+		if (!rc)
+			snapshot(sim, type, d, pts[k], &rows[k]);
+	}
+	if (rc)
+		fail(d, "filling the device", rc);
+	for (; n > 0 && !rc; n--) /* empty again: swapoff frees what swapon made */
+		rc = sws_swap_put(cpu, held[n - 1], 1);
+	free(held);
+	sws_cpu_detach(cpu);
+	sws_sim_destroy(sim);
+	return rc ? 1 : 0;
+}
+
+/* The memory-model fill: pages written by a task, reclaimed into zswap. */
+static int run_zswap(const struct opts *o, enum sws_backend d, struct row *rows)
+{
+	struct sws_sim_config sc = {.backend = d, .max_cpus = 1};
+	struct sws_sim *sim;
+	struct sws_cpu *cpu;
+	struct sws_mm *mm = NULL;
+	int type;
+	int rc = sws_sim_create(&sc, &sim);
+	if (rc)
+		return fail(d, "sws_sim_create", rc);
+	rc = sws_cpu_attach(sim, &cpu);
+	struct sws_device_config dc = {.flags = SWS_SWP_SOLIDSTATE, .nr_slots = o->size / SWS_PAGE_SIZE};
+	uint64_t pages = dc.nr_slots - 1;
+	if (!rc)
+		rc = sws_swapon(sim, &dc, &type);
+	/* RAM for the pool: same-filled pages compress to a few bytes each. */
+	struct sws_mm_config mc = {.ram_pages = 1u << 18, .seed = o->seed};
+	mc.content_weight[SWS_CONTENT_SAME] = 1;
+	if (!rc)
+		rc = sws_mm_create(sim, &mc, &mm);
+	struct sws_zswap_config zc = {.max_pool_percent = 100};
+	if (!rc)
+		rc = sws_mm_zswap_enable(mm, &zc);
+	uint32_t asid = 0;
+	bool have_space = false;
+	if (!rc)
+		rc = sws_mm_space_create(mm, 0, &asid);
+	have_space = !rc;
+	if (!rc)
+		rc = sws_mm_mmap(mm, asid, 0, pages * SWS_PAGE_SIZE, 0);
+	unsigned pts[MAX_POINTS];
+	memcpy(pts, o->usage, sizeof(pts));
+	qsort(pts, o->nusage, sizeof(pts[0]), o->random ? cmp_desc : cmp_asc);
+	uint64_t *order = o->random ? malloc(sizeof(*order) * pages) : NULL;
+	uint64_t n = 0, rng = o->seed;
+	if (o->random && !order)
+		rc = SWS_ENOMEM;
+	/* Write a page, then reclaim what is resident beyond a small working set. */
+	for (uint64_t i = 0; !rc && i < (o->random ? pages : 0); i++)
+		order[i] = i;
+	for (uint64_t i = pages; o->random && !rc && i > 1; i--) {
+		uint64_t j = rng_next(&rng) % i, t = order[i - 1];
+		order[i - 1] = order[j];
+		order[j] = t;
+	}
+	for (unsigned k = 0; k < o->nusage && !rc; k++) {
+		uint64_t want = o->random ? pages : pages * pts[k] / 100;
+		for (; n < want && !rc; n++) {
+			rc = sws_mm_access(cpu, mm, asid, n * SWS_PAGE_SIZE, true);
+			if (rc > 0)
+				rc = 0;
+			if (!rc && n % 256 == 255)
+				sws_mm_reclaim(cpu, mm, 0, 256);
+		}
+		if (!rc)
+			sws_mm_reclaim(cpu, mm, 0, UINT64_MAX);
+		if (o->random) { /* free pages at random down to the point */
+			static uint64_t done;
+			if (k == 0)
+				done = 0;
+			uint64_t keep = pages * pts[k] / 100;
+			for (; !rc && pages - done > keep; done++)
+				rc = sws_mm_madvise(cpu, mm, asid, order[done] * SWS_PAGE_SIZE, SWS_PAGE_SIZE,
+						    SWS_MADV_DONTNEED);
+		}
+		if (!rc)
+			snapshot(sim, type, d, pts[k], &rows[k]);
+	}
+	if (rc)
+		fail(d, "filling zswap", rc);
+	free(order);
+	if (have_space)
+		sws_mm_exit(cpu, mm, asid);
+	if (mm)
+		sws_mm_destroy(mm);
+	sws_cpu_detach(cpu);
+	sws_sim_destroy(sim);
+	return rc ? 1 : 0;
+}
+
+static bool metadata_class(enum sws_mem_class c)
+{
+	return sws_mem_class_kind(c) != SWS_MEM_KIND_OTHER;
+}
+
+static void print_json(const struct opts *o, const struct row *rows, unsigned n)
+{
+	printf("{\"size_bytes\":%llu,\"placement\":\"%s\",\"store\":\"%s\",\"rows\":[",
+	       (unsigned long long)o->size, o->random ? "random" : "dense", o->zswap ? "zswap" : "disk");
+	for (unsigned i = 0; i < n; i++) {
+		const struct row *r = &rows[i];
+		printf("%s{\"design\":\"%s\",\"usage_pct\":%u,\"inuse_pages\":%llu,\"static_bytes\":%llu,"
+		       "\"dynamic_bytes\":%llu,\"by_class\":{",
+		       i ? "," : "", sws_backend_name(r->design), r->usage, (unsigned long long)r->inuse,
+		       (unsigned long long)r->mu.static_bytes, (unsigned long long)r->mu.dynamic_bytes);
+		bool first = true;
+		for (int c = 0; c < SWS_NR_MEM_CLASSES; c++) {
+			if (!metadata_class((enum sws_mem_class)c))
+				continue;
+			printf("%s\"%s\":%llu", first ? "" : ",", sws_mem_class_name((enum sws_mem_class)c),
+			       (unsigned long long)r->mu.bytes[c]);
+			first = false;
+		}
+		printf("}}");
+	}
+	printf("]}\n");
+}
+
+static void print_table(const struct opts *o, const struct row *rows, unsigned n)
+{
+	uint64_t slots = o->size / SWS_PAGE_SIZE;
+	printf("device %llu MiB (%llu slots), %s placement, pages %s\n",
+	       (unsigned long long)(o->size >> 20), (unsigned long long)slots, o->random ? "random" : "dense",
+	       o->zswap ? "in zswap" : "on the device");
+	printf("%-8s %6s %14s %14s %14s %10s  %s\n", "design", "usage", "static", "dynamic", "total", "B/slot",
+	       "largest classes");
+	for (unsigned i = 0; i < n; i++) {
+		const struct row *r = &rows[i];
+		uint64_t total = r->mu.static_bytes + r->mu.dynamic_bytes;
+		printf("%-8s %5u%% %14llu %14llu %14llu %10.3f  ", sws_backend_name(r->design), r->usage,
+		       (unsigned long long)r->mu.static_bytes, (unsigned long long)r->mu.dynamic_bytes,
+		       (unsigned long long)total, (double)total / (double)slots);
+		/* the three biggest classes */
+		int shown[3] = {-1, -1, -1};
+		for (int k = 0; k < 3; k++) {
+			uint64_t best = 0;
+			for (int c = 0; c < SWS_NR_MEM_CLASSES; c++) {
+				if (!metadata_class((enum sws_mem_class)c) || c == shown[0] || c == shown[1] ||
+				    r->mu.bytes[c] <= best)
+					continue;
+				best = r->mu.bytes[c];
+				shown[k] = c;
+			}
+			if (shown[k] >= 0)
+				printf("%s%s %llu", k ? ", " : "", sws_mem_class_name((enum sws_mem_class)shown[k]),
+				       (unsigned long long)best);
+		}
+		printf("\n");
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	int rc = parse_args(&o, argc, argv);
+	if (rc)
+		return rc;
+	static struct row rows[MAX_ROWS];
+	unsigned n = 0;
+	for (unsigned i = 0; i < o.ndesigns; i++) {
+		rc = o.zswap ? run_zswap(&o, o.designs[i], rows + n) : run_disk(&o, o.designs[i], rows + n);
+		if (rc)
+			return rc;
+		n += o.nusage;
+	}
+	if (o.json)
+		print_json(&o, rows, n);
+	else
+		print_table(&o, rows, n);
+	return 0;
+}

@@ -1,0 +1,203 @@
+/*
+ * test_designs.c - where the designs differ in behaviour, through the memory
+ * model (docs/designs.md, "Behaviour that differs between designs"):
+ *
+ *  - the SWP_SYNCHRONOUS_IO swap-cache bypass: on a pmem-like device a
+ *    swap-in of a count-1 slot skips the swap cache on xarray and st-p1 (and
+ *    vswap, whose pages are on that device), and not on st-p2..st-p4; the
+ *    data and every other counter are the same;
+ *  - vswap's physical slots: only pages written to a device get one; zswap
+ *    keeps no tree; zero pages take no slot anywhere;
+ *  - the same input gives the same counters on every design without the
+ *    bypass (one thread), so designs can be compared on the same trace.
+ */
+#include <string.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#define PG(n) ((uint64_t)(n) * SWS_PAGE_SIZE)
+
+static const enum sws_backend all[] = {SWS_BACKEND_XARRAY, SWS_BACKEND_ST_P1, SWS_BACKEND_ST_P2,
+				       SWS_BACKEND_ST_P3, SWS_BACKEND_ST_P4, SWS_BACKEND_VSWAP};
+#define NDESIGNS (sizeof(all) / sizeof(all[0]))
+
+struct result {
+	struct sws_mm_stats mm;
+	struct sws_stats st;
+	struct sws_device_info di;
+};
+
+struct run_cfg {
+	uint32_t dev_flags;
+	bool zswap;
+	uint32_t weights[SWS_NR_CONTENT];
+};
+
+/*
+ * 600 pages written on 128 pages of RAM, read back twice (verified against
+ * the content model: page contents survive every design), then freed.
+ */
+static void run(enum sws_backend b, const struct run_cfg *rc, struct result *r)
+{
+	struct sws_sim_config sc = {.backend = b};
+	struct sws_sim *sim;
+	struct sws_cpu *cpu;
+	struct sws_mm *mm;
+	int type;
+	assert_sws(0, sws_sim_create(&sc, &sim));
+	assert_sws(0, sws_cpu_attach(sim, &cpu));
+	struct sws_device_config dc = {.nr_slots = 4096, .flags = rc->dev_flags, .backing = SWS_BACKING_MEMORY};
+	assert_sws(0, sws_swapon(sim, &dc, &type));
+	struct sws_mm_config mc = {.ram_pages = 128, .flags = SWS_MM_VERIFY, .seed = 11};
+	memcpy(mc.content_weight, rc->weights, sizeof(mc.content_weight));
+	assert_sws(0, sws_mm_create(sim, &mc, &mm));
+	if (rc->zswap) {
+		struct sws_zswap_config zc = {.max_pool_percent = 50};
+		assert_sws(0, sws_mm_zswap_enable(mm, &zc));
+	}
+	uint32_t asid;
+	assert_sws(0, sws_mm_space_create(mm, 0, &asid));
+	for (int pass = 0; pass < 3; pass++)
+		for (unsigned p = 0; p < 600; p++) {
+			int a = sws_mm_access(cpu, mm, asid, PG(p), pass == 0);
+			if (a < 0)
+				fail_msg("%s: access: %s", sws_backend_name(b), sws_error_name(a));
+		}
+	assert_consistent(sim);
+	sws_mm_stats(mm, &r->mm);
+	sws_sim_quiesce(sim);
+	sws_stats_snapshot(sim, &r->st);
+	assert_sws(0, sws_device_info(sim, type, &r->di));
+	assert_sws(0, sws_mm_exit(cpu, mm, asid));
+	assert_consistent(sim);
+	sws_mm_destroy(mm);
+	sws_cpu_detach(cpu);
+	sws_sim_destroy(sim);
+}
+
+static bool bypasses(enum sws_backend b)
+{
+	return b == SWS_BACKEND_XARRAY || b == SWS_BACKEND_ST_P1 || b == SWS_BACKEND_VSWAP;
+}
+
+static uint64_t mmc(const struct result *r, enum sws_mm_counter c) { return r->mm.counters[c]; }
+static uint64_t swc(const struct result *r, enum sws_counter c) { return r->st.counters[c]; }
+
+/* The bypass on a SYNCHRONOUS_IO device: fewer swap-cache adds, same faults and data. */
+static void test_sync_io_bypass(void **state)
+{
+	(void)state;
+	struct run_cfg rc = {.dev_flags = SWS_SWP_SOLIDSTATE | SWS_SWP_SYNCHRONOUS_IO, .weights = {1, 1, 3, 2, 2}};
+	struct result r[NDESIGNS];
+	for (unsigned i = 0; i < NDESIGNS; i++)
+		run(all[i], &rc, &r[i]);
+	const struct result *p4 = &r[4];
+	assert_int_equal(swc(p4, SWS_CTR_swap_cache_bypass), 0);
+	assert_true(mmc(p4, SWS_MM_pswpin) > 100);
+	for (unsigned i = 0; i < NDESIGNS; i++) {
+		const struct result *x = &r[i];
+		const char *n = sws_backend_name(all[i]);
+		assert_int_equal(mmc(x, SWS_MM_verify_fail), 0);
+		assert_int_equal(mmc(x, SWS_MM_verify_ok), mmc(x, SWS_MM_pswpin)); /* every read checked */
+		if (all[i] == SWS_BACKEND_VSWAP) {
+			/* A zero page is on no device under vswap: its swap-in does not
+			 * bypass and reads ahead (the "readahead of zero pages" of the
+			 * series' discussion), so faults differ; device pages bypass. */
+			assert_true(swc(x, SWS_CTR_swap_cache_bypass) > 0);
+			assert_true(mmc(x, SWS_MM_swap_ra) > 0);
+			assert_int_equal(mmc(p4, SWS_MM_swap_ra), 0);
+			continue;
+		}
+		/* The same pages fault, are read and verified, whatever the design. */
+		static const enum sws_mm_counter same[] = {SWS_MM_pgfault, SWS_MM_pgmajfault, SWS_MM_pswpin,
+							   SWS_MM_pswpout, SWS_MM_swpin_zero, SWS_MM_swpout_zero,
+							   SWS_MM_verify_ok, SWS_MM_pgsteal};
+		for (unsigned k = 0; k < sizeof(same) / sizeof(same[0]); k++)
+			if (mmc(x, same[k]) != mmc(p4, same[k]))
+				fail_msg("%s: %s %llu, st-p4 %llu", n, sws_mm_counter_name(same[k]),
+					 (unsigned long long)mmc(x, same[k]), (unsigned long long)mmc(p4, same[k]));
+		assert_int_equal(swc(x, SWS_CTR_swap_free_slots), swc(p4, SWS_CTR_swap_free_slots));
+		uint64_t bypassed = swc(x, SWS_CTR_swap_cache_bypass);
+		if (!bypasses(all[i])) {
+			assert_int_equal(bypassed, 0);
+			assert_int_equal(swc(x, SWS_CTR_swap_cache_add_total), swc(p4, SWS_CTR_swap_cache_add_total));
+			continue;
+		}
+		/* Every swap-in from the device is a count-1 slot here: each one
+		 * bypasses (zero pages are not read from it but bypass too). */
+		if (bypassed < mmc(x, SWS_MM_pswpin))
+			fail_msg("%s: %llu bypassed swap-ins, %llu reads", n, (unsigned long long)bypassed,
+				 (unsigned long long)mmc(x, SWS_MM_pswpin));
+		assert_int_equal(swc(x, SWS_CTR_swap_cache_add_total) + bypassed,
+				 swc(p4, SWS_CTR_swap_cache_add_total));
+	}
+}
+
+/* On an SSD nothing bypasses, and every design gives the same counters. */
+static void test_same_input_same_counters(void **state)
+{
+	(void)state;
+	struct run_cfg rc = {.dev_flags = SWS_SWP_SOLIDSTATE, .weights = {1, 1, 3, 2, 2}};
+	struct result r[NDESIGNS];
+	for (unsigned i = 0; i < NDESIGNS; i++)
+		run(all[i], &rc, &r[i]);
+	for (unsigned i = 0; i < NDESIGNS; i++) {
+		for (int c = 0; c < SWS_MM_NR_COUNTERS; c++)
+			if (r[i].mm.counters[c] != r[4].mm.counters[c] && c != SWS_MM_swap_ra &&
+			    c != SWS_MM_swap_ra_hit && c != SWS_MM_swapcache_hit)
+				fail_msg("%s: %s %llu, st-p4 %llu", sws_backend_name(all[i]),
+					 sws_mm_counter_name((enum sws_mm_counter)c),
+					 (unsigned long long)r[i].mm.counters[c], (unsigned long long)r[4].mm.counters[c]);
+		assert_int_equal(swc(&r[i], SWS_CTR_swap_cache_bypass), 0);
+		if (all[i] == SWS_BACKEND_VSWAP)
+			continue; /* vswap reads ahead in the physical space: checked below */
+		for (int c = 0; c < SWS_MM_NR_COUNTERS; c++)
+			assert_int_equal(r[i].mm.counters[c], r[4].mm.counters[c]);
+	}
+	/* Under vswap a page gets a physical slot when it is first written to
+	 * the device and keeps it after a swap-in from it (a clean folio is
+	 * written again to the same slot): never more slots than writes. */
+	const struct result *v = &r[5];
+	assert_true(swc(v, SWS_CTR_vswap_phys_alloc) > 0);
+	assert_true(swc(v, SWS_CTR_vswap_phys_alloc) <= mmc(v, SWS_MM_pswpout));
+	assert_int_equal(swc(v, SWS_CTR_vswap_phys_free), swc(v, SWS_CTR_vswap_phys_alloc) - v->di.inuse_pages);
+	assert_int_equal(swc(&r[4], SWS_CTR_vswap_phys_alloc), 0);
+}
+
+/* With zswap, vswap gives physical slots only to what zswap wrote back or
+ * refused; the others hold a slot for every page zswap holds. zswap keeps no
+ * tree under vswap. */
+static void test_vswap_zswap_without_slots(void **state)
+{
+	(void)state;
+	struct run_cfg rc = {.dev_flags = SWS_SWP_SOLIDSTATE, .zswap = true, .weights = {1, 1, 3, 2, 2}};
+	struct result r4, v;
+	run(SWS_BACKEND_ST_P4, &rc, &r4);
+	run(SWS_BACKEND_VSWAP, &rc, &v);
+	assert_true(mmc(&v, SWS_MM_zswpout) > 100);
+	assert_int_equal(mmc(&v, SWS_MM_zswpout), mmc(&r4, SWS_MM_zswpout));
+	assert_int_equal(mmc(&v, SWS_MM_pswpout), mmc(&r4, SWS_MM_pswpout));
+	/* Physical slots only for pages written to the device (refused by zswap
+	 * or written back), none for pages only in zswap or zero: fewer than
+	 * the virtual slots, which every swapped-out page takes. */
+	assert_true(swc(&v, SWS_CTR_vswap_phys_alloc) <= mmc(&v, SWS_MM_pswpout));
+	assert_true(swc(&v, SWS_CTR_swap_alloc_fastpath) + swc(&v, SWS_CTR_swap_alloc_slowpath) >
+		    swc(&v, SWS_CTR_vswap_phys_alloc) + mmc(&v, SWS_MM_zswpout) / 2);
+	/* zswap's trees: st-p4 has them (one per 64 MiB, nodes while in use); vswap none. */
+	assert_true(r4.st.mem_peak[SWS_MEM_zswap_trees] > 0);
+	assert_true(r4.st.mem_peak[SWS_MEM_zswap_tree] > 0);
+	assert_int_equal(v.st.mem_peak[SWS_MEM_zswap_trees], 0);
+	assert_int_equal(v.st.mem_peak[SWS_MEM_zswap_tree], 0);
+	assert_true(v.st.mem_peak[SWS_MEM_vswap_desc] > 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sync_io_bypass),
+		cmocka_unit_test(test_same_input_same_counters),
+		cmocka_unit_test(test_vswap_zswap_without_slots),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
