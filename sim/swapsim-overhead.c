@@ -24,6 +24,7 @@
  * A thin program over the public API. Exit status: 0, 1 a run failed, 2 bad usage.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,12 +56,14 @@ static const char usage_text[] =
 	"  --designs D1,D2,...     designs (default xarray,st-p1,st-p2,st-p3,st-p4,vswap)\n"
 	"  --store disk|zswap      where the pages are: on the device (default), or in zswap\n"
 	"                          through the memory model (includes zswap's trees; slower)\n"
-	"  --seed N                the random placement's seed (default 1)\n";
+	"  --seed N                the random placement's seed (default 1)\n"
+	"  --json-out FILE         also write the JSON report to FILE\n";
 
 struct opts {
 	uint64_t size;
 	unsigned usage[MAX_POINTS], nusage;
 	bool random, json, zswap;
+	const char *json_out;
 	enum sws_backend designs[CLI_MAX_RUNS];
 	unsigned ndesigns;
 	uint64_t seed;
@@ -137,6 +140,8 @@ static int parse_args(struct opts *o, int argc, char **argv)
 			}
 			if (!o->ndesigns)
 				return bad(name, "no design");
+		} else if (!strcmp(name, "--json-out")) {
+			o->json_out = v;
 		} else if (!strcmp(name, "--seed")) {
 			char *end;
 			o->seed = strtoull(v, &end, 0);
@@ -336,13 +341,13 @@ static bool metadata_class(enum sws_mem_class c)
 	return sws_mem_class_kind(c) != SWS_MEM_KIND_OTHER;
 }
 
-static void print_json(const struct opts *o, const struct row *rows, unsigned n)
+static void print_json(FILE *f, const struct opts *o, const struct row *rows, unsigned n)
 {
-	printf("{\"size_bytes\":%llu,\"placement\":\"%s\",\"store\":\"%s\",\"rows\":[",
+	fprintf(f, "{\"size_bytes\":%llu,\"placement\":\"%s\",\"store\":\"%s\",\"rows\":[",
 	       (unsigned long long)o->size, o->random ? "random" : "dense", o->zswap ? "zswap" : "disk");
 	for (unsigned i = 0; i < n; i++) {
 		const struct row *r = &rows[i];
-		printf("%s{\"design\":\"%s\",\"usage_pct\":%u,\"inuse_pages\":%llu,\"static_bytes\":%llu,"
+		fprintf(f, "%s{\"design\":\"%s\",\"usage_pct\":%u,\"inuse_pages\":%llu,\"static_bytes\":%llu,"
 		       "\"dynamic_bytes\":%llu,\"by_class\":{",
 		       i ? "," : "", sws_backend_name(r->design), r->usage, (unsigned long long)r->inuse,
 		       (unsigned long long)r->mu.static_bytes, (unsigned long long)r->mu.dynamic_bytes);
@@ -350,13 +355,13 @@ static void print_json(const struct opts *o, const struct row *rows, unsigned n)
 		for (int c = 0; c < SWS_NR_MEM_CLASSES; c++) {
 			if (!metadata_class((enum sws_mem_class)c))
 				continue;
-			printf("%s\"%s\":%llu", first ? "" : ",", sws_mem_class_name((enum sws_mem_class)c),
+			fprintf(f, "%s\"%s\":%llu", first ? "" : ",", sws_mem_class_name((enum sws_mem_class)c),
 			       (unsigned long long)r->mu.bytes[c]);
 			first = false;
 		}
-		printf("}}");
+		fprintf(f, "}}");
 	}
-	printf("]}\n");
+	fprintf(f, "]}\n");
 }
 
 static void print_table(const struct opts *o, const struct row *rows, unsigned n)
@@ -407,8 +412,17 @@ int main(int argc, char **argv)
 		n += o.nusage;
 	}
 	if (o.json)
-		print_json(&o, rows, n);
+		print_json(stdout, &o, rows, n);
 	else
 		print_table(&o, rows, n);
+	if (o.json_out) {
+		FILE *f = fopen(o.json_out, "w");
+		if (f)
+			print_json(f, &o, rows, n);
+		if (!f || fclose(f)) {
+			fprintf(stderr, "swapsim-overhead: --json-out %s: %s\n", o.json_out, strerror(errno));
+			return 1;
+		}
+	}
 	return 0;
 }

@@ -102,6 +102,7 @@ static const char usage_text[] =
 	"  --seed S                seed of the content model and random workloads (default 1)\n"
 	"  --report table|json|csv readable table (default), one JSON object {\"runs\": [...]},\n"
 	"                          or a CSV time series (one row every --interval records)\n"
+	"  --json-out FILE         also write the JSON report to FILE (table or json runs)\n"
 	"  --interval K            records between CSV rows (default 100000)\n"
 	"  --quiet                 no workload output lines, no progress bar\n"
 	"  --help                  this text\n"
@@ -134,7 +135,8 @@ struct opts {
 	bool zswap, read_zero;
 	struct sws_zswap_config zc;
 	char zcomp[24];
-	int report; /* 0 table, 1 json, 2 csv */
+	int report;
+	const char *json_out; /* --json-out: the JSON report written here too */ /* 0 table, 1 json, 2 csv */
 	uint64_t interval;
 	char *wl_args_copy;
 	char *swap_str[SWS_REPLAY_MAX_SWAP]; /* the specs' text (paths point into it) */
@@ -324,6 +326,8 @@ static int parse_args(struct opts *o, int argc, char **argv)
 			if (cli_parse_content(v, o->content, msg, sizeof(msg)))
 				return bad(name, "%s", msg);
 			o->content_set = true;
+		} else if (!strcmp(name, "--json-out")) {
+			o->json_out = v;
 		} else if (!strcmp(name, "--report")) {
 			if (!strcmp(v, "table"))
 				o->report = 0;
@@ -635,6 +639,18 @@ report:
 		sws_replay_series_print(series, o.nbackends,
 					o.report == 1 ? SWS_REPLAY_REPORT_JSON : SWS_REPLAY_REPORT_TABLE,
 					write_file, stdout);
+		if (o.json_out) {
+			FILE *jf = fopen(o.json_out, "w");
+			int jrc = jf ? sws_replay_series_print(series, o.nbackends, SWS_REPLAY_REPORT_JSON,
+								 write_file, jf)
+				     : -1;
+			if (jf && fclose(jf))
+				jrc = -1;
+			if (jrc) {
+				fprintf(stderr, "swapsim-replay: --json-out %s: %s\n", o.json_out, strerror(errno));
+				status = status ? status : 1;
+			}
+		}
 	}
 	if (errors && !status) {
 		fprintf(stderr, "swapsim-replay: the model refused %llu accesses or records (first error: see "

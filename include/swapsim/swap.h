@@ -15,7 +15,10 @@
  * or a workingset shadow value, never page contents.
  *
  * Multi-slot calls (@nr slots from @entry) must stay inside one cluster; every
- * call checks all slots first and changes nothing when it fails.
+ * call checks all slots first and changes nothing when it fails. Under vswap
+ * entries are virtual: an entry of a physical device is refused
+ * (SWS_EBADENTRY) by every per-slot call; only sws_swap_rmap() and
+ * sws_swap_slot_state() take one.
  *
  * Threading: every call taking a struct sws_cpu must be made by the thread that
  * attached it. Calls on different slots run in parallel; calls on the same slot

@@ -441,9 +441,10 @@ static uint32_t vspace_grow_to(struct sws_device *dev, uint32_t mapped, unsigned
 static uint32_t vspace_shrink_count(struct sws_device *dev, uint32_t mapped, uint32_t tail)
 {
 	(void)dev;
-	if (tail <= VSWAP_CHUNK || mapped - tail < VSWAP_CHUNK)
+	if (tail <= VSWAP_CHUNK)
 		return 0;
-	return (tail - VSWAP_CHUNK) / VSWAP_CHUNK * VSWAP_CHUNK; /* one chunk of slack stays */
+	uint32_t n = (tail - VSWAP_CHUNK) / VSWAP_CHUNK * VSWAP_CHUNK; /* one chunk of slack stays */
+	return mapped - n >= VSWAP_CHUNK ? n : mapped - VSWAP_CHUNK;  /* and one chunk at least */
 }
 
 static const struct sws_ext_ops vspace_ext_ops = {

@@ -22,6 +22,8 @@ static int resolve(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, struct s
 	uint64_t end = sws__slots_mapped(dev);
 	if (off == 0 || off >= end || off + nr > end)
 		return SWS_EBADENTRY;
+	if (sws_unlikely(dev->space != SWS_SPACE_ENTRY))
+		return SWS_EBADENTRY; /* vswap's physical slots: entries are virtual */
 	if (off / SWS_CLUSTER_SLOTS != (off + nr - 1) / SWS_CLUSTER_SLOTS)
 		return SWS_EINVAL; /* a multi-slot call never crosses a cluster */
 	*devp = dev;
@@ -87,7 +89,7 @@ uint64_t sws_swap_cache_lookup(struct sws_cpu *cpu, sws_entry_t entry)
 	sws_rcu_read_lock();
 	struct sws_device *dev = sws__device(cpu->sim, sws_swp_type(entry));
 	uint64_t off = sws_swp_offset(entry);
-	if (sws_likely(dev && sws__offset_mapped(dev, off)))
+	if (sws_likely(dev && sws__offset_mapped(dev, off) && dev->space == SWS_SPACE_ENTRY))
 		pfn = cpu->sim->ops->cache_lookup(cpu, dev, off, &loads);
 	sws_rcu_read_unlock();
 	sws__count(cpu, SWS_CTR_swap_cache_find_total, 1);
@@ -138,7 +140,7 @@ bool sws_swap_test_zero(struct sws_cpu *cpu, sws_entry_t entry)
 	sws_rcu_read_lock();
 	struct sws_device *dev = sws__device(cpu->sim, sws_swp_type(entry));
 	uint64_t off = sws_swp_offset(entry);
-	if (sws_likely(dev && off && sws__offset_mapped(dev, off)))
+	if (sws_likely(dev && off && sws__offset_mapped(dev, off) && dev->space == SWS_SPACE_ENTRY))
 		zero = cpu->sim->ops->zero_test(cpu, dev, off);
 	sws_rcu_read_unlock();
 	return zero;

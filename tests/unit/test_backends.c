@@ -1,14 +1,36 @@
 /*
- * test_backends.c - randomized differential test of the two per-slot backends.
+ * test_backends.c - randomized differential test of the per-slot designs.
  *
- * One seeded sequence of operations runs on two simulations with identical
- * devices, one on the swap table backend and one on the XArray backend. The
- * slot allocator is shared and, with one CPU, deterministic, so both must
- * hand out the same entries; every per-slot call must return the same code
- * and the same outputs on both. The test also keeps its own model of every
- * slot (reference 9.1: FREE, CACHED with a count, SHADOW with a count) and of
- * every live folio, predicts each result from the contract in
- * lib/cache/cache_ops.h, and compares.
+ * Every seed runs twice, once per group of designs (groups[] below).
+ *
+ * The lockstep group (lockstep_designs[]: st-p4, xarray, st-p1, st-p2,
+ * st-p3): one seeded sequence of operations runs in lockstep on one
+ * simulation per design, all with identical devices. The slot allocator is
+ * shared and, with one CPU, deterministic, so all must hand out the same
+ * entries; every per-slot call must return the same code and the same
+ * outputs on every design as on simulation 0.
+ *
+ * The vswap group (vswap alone; lib/design/vswap.c): vswap hands out the
+ * entries of its own virtual device (made at sws_sim_create: extendable,
+ * 2^32 slots reserved, mapped chunk by chunk), not of the devices
+ * swapped on, so it cannot run in lockstep with the others: it runs its own
+ * sequence (same seed) against the model alone. The devices swapped on are
+ * physical there: one of their slots holds data only once a virtual range
+ * was written (sws_swap_io_target(write), swap_writeout()'s physical
+ * allocation) and until the virtual slot is freed or becomes a zero page.
+ * The model has the virtual device's slots (an array per 512-slot cluster,
+ * made on first touch) and, for each physical slot, the virtual slot it
+ * backs (the reverse map); totals and nr_swap_pages are physical. About one
+ * operation in ten is page I/O (a folio written out, a range read, a written
+ * folio found zero-filled), and one surge of large folios maps the virtual
+ * device well beyond its first chunk and fills the physical devices (the
+ * chunks are unmapped again once all is free). Per-slot calls on a physical
+ * entry are refused (SWS_EBADENTRY): entries are virtual.
+ *
+ * In both groups the test keeps its own model of every slot (reference
+ * 9.1: FREE, CACHED with a count, SHADOW with a count) and of every live
+ * folio, predicts each result from the contract in lib/swap/design.h, and
+ * compares. A failure names the designs that disagree.
  *
  * Most operations are plausible (a folio is allocated, unmapped, evicted,
  * swapped in, migrated or split, its references dropped); about one in eight
@@ -16,12 +38,20 @@
  * delete with the wrong folio, ranges crossing a cluster or the device end,
  * the header slot, unknown types, bad PFNs and shadows.
  *
- * Every CHECK_EVERY operations and at the end: every slot's state on both
- * simulations against each other and the model, the device lists, the
- * counters, sws_swap_check() (reference 9.2), and invariant 3 (a folio's slots
- * lie in one cluster, aligned, all holding its PFN) from the model. At the
- * end everything is freed and the dynamic memory must be back to the figure
- * taken right after swapon; after swapoff of every device it must be 0.
+ * Every CHECK_EVERY operations and at the end: every slot's state on every
+ * simulation against simulation 0 and the model, the device lists, the
+ * counters (those every design shares across simulations; the design's own
+ * ones, such as swap_free_fallback, against what the design must show),
+ * sws_swap_check() (reference 9.2), and invariant 3 (a folio's slots lie in
+ * one cluster, aligned, all holding its PFN) from the model. Every
+ * QUIESCE_EVERY operations: each design's memory classes against its layout
+ * (check_table_memory()). At the end everything is freed and each design's
+ * dynamic memory must be back to the figure taken right after swapon
+ * (swap_map continuation pages excepted: they stay until swapoff); after
+ * swapoff of every device it must be what sws_sim_create left (nothing but
+ * the simulation itself; vswap: its virtual device, see run_seed()), and
+ * after sws_sim_destroy nothing allocated through the simulation's
+ * allocator may be live.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -30,19 +60,83 @@
 
 #include "testutil.h"
 
-/* The backend compared against the swap table (a build may pass another to test the test). */
-#ifndef SWS_DIFF_OTHER_BACKEND
-#define SWS_DIFF_OTHER_BACKEND SWS_BACKEND_XARRAY
+/*
+ * The lockstep designs; simulation 0 is the reference the others are
+ * compared with (a build may pass another list to test the test; vswap
+ * cannot be in it: its entries differ). Each needs an entry in traits_of().
+ */
+#ifndef SWS_DIFF_DESIGNS
+#define SWS_DIFF_DESIGNS SWS_BACKEND_ST_P4, SWS_BACKEND_XARRAY, SWS_BACKEND_ST_P1, SWS_BACKEND_ST_P2, SWS_BACKEND_ST_P3
 #endif
 
-#define NSIM 2
+static const enum sws_backend lockstep_designs[] = {SWS_DIFF_DESIGNS};
+static const enum sws_backend vswap_designs[] = {SWS_BACKEND_VSWAP};
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#define MAX_SIM 8 /* simulations in one group */
+_Static_assert(ARRAY_LEN(lockstep_designs) <= MAX_SIM, "more lockstep designs than MAX_SIM");
+
+/* Designs that run one seed in lockstep (the run's parameter). */
+struct group {
+	const char *name;
+	const enum sws_backend *designs;
+	int n;
+};
+
+static const struct group groups[] = {
+	{"lockstep", lockstep_designs, (int)ARRAY_LEN(lockstep_designs)},
+	{"vswap", vswap_designs, (int)ARRAY_LEN(vswap_designs)},
+};
+
 #define NDEV 3
 #define OPS_PER_SEED 20000
 #define CHECK_EVERY 1000
-#define QUIESCE_EVERY 5000 /* memory figures of the swap table (needs an RCU barrier) */
+#define QUIESCE_EVERY 5000 /* memory figures of every design (needs an RCU barrier) */
 #define LOG_LINES 48
 #define SHADOW_MASK ((1ull << SWS_SHADOW_BITS) - 1)
-#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#define TABLE_BYTES 4096u  /* a swap table: 512 8-byte words */
+#define MEMCG_BYTES 1024u  /* a phase IV memcg table: 512 2-byte ids */
+#define EXTEND_BYTES 2048u /* an extend table: 512 4-byte counts */
+#define EXTEND_MIN 15u     /* phases III, IV: counts from 15 up live in the extend table */
+#define DESC_BYTES (SWS_CLUSTER_SLOTS * 24u) /* vswap: a virtual cluster's descriptors, 24 B each */
+#define RMAP_BYTES (SWS_CLUSTER_SLOTS * 8u)  /* vswap: a used physical cluster's reverse map */
+#define RMAP_PTR_BYTES 8u                    /* vswap: a physical device's reverse-map pointer per cluster */
+#define IO_PERMILLE 100                      /* vswap: operations that are page I/O, per mille */
+#define SURGE_CHUNKS 3 /* vswap: the surge maps the virtual device to 3 times its first clusters */
+#define P_ALLOC 1      /* p_io(): a write that allocates a physical run (0 or SWS_ENOSPC) */
+
+/* What a design's memory layout and free path are (swap_table.h, xarray.c). */
+struct traits {
+	bool swap_map;    /* swap_map bytes, continuation pages kept until swapoff: xarray, st-p1, st-p2 */
+	bool static_maps; /* static swap_cgroup and zeromap: every design before st-p4 */
+	bool swap_table;  /* per-cluster swap tables, present iff the cluster is in use: st-p1..st-p4 */
+	bool memcg_table; /* per-cluster memcg tables beside them: st-p4 */
+	bool extend;      /* counts in the table word, overflow in extend tables: st-p3, st-p4 */
+	bool xarray;      /* the XArray swap cache: address spaces and tree nodes */
+	bool fallback;    /* a multi-slot put that is not a uniform count-1 run counts swap_free_fallback */
+	bool vswap;       /* virtual entries; descriptors, physical bitmaps and reverse maps: vswap */
+};
+
+static struct traits traits_of(enum sws_backend b)
+{
+	switch (b) {
+	case SWS_BACKEND_XARRAY:
+		return (struct traits){.swap_map = true, .static_maps = true, .xarray = true, .fallback = true};
+	case SWS_BACKEND_ST_P1:
+		return (struct traits){.swap_map = true, .static_maps = true, .swap_table = true, .fallback = true};
+	case SWS_BACKEND_ST_P2:
+		return (struct traits){.swap_map = true, .static_maps = true, .swap_table = true};
+	case SWS_BACKEND_ST_P3:
+		return (struct traits){.static_maps = true, .swap_table = true, .extend = true};
+	case SWS_BACKEND_ST_P4:
+		return (struct traits){.swap_table = true, .memcg_table = true, .extend = true};
+	case SWS_BACKEND_VSWAP:
+		return (struct traits){.vswap = true};
+	default:
+		fail_msg("test_backends: no traits for design %s (%d)", sws_backend_name(b), (int)b);
+		return (struct traits){0};
+	}
+}
 
 enum mstate { M_FREE = 0, M_CACHED, M_SHADOW };
 
@@ -55,13 +149,25 @@ struct mslot {
 	uint64_t shadow; /* M_SHADOW */
 	int32_t aidx;    /* allocation record holding this slot, -1 when free */
 	int32_t fidx;    /* folio record, -1 unless cached */
+	sws_entry_t phys; /* vswap: the physical slot backing it, 0: none */
 };
 
+/*
+ * A device of the model. A regular one has a slot array. Under vswap the
+ * virtual device (virt) has one array per 512-slot cluster, made on first
+ * touch, and max is the bound its mapped clusters give (it grows and
+ * shrinks: vmap_refresh()); a physical one (phys) has no entries, only the
+ * virtual slot each of its slots backs.
+ */
 struct mdev {
 	int type;
+	bool virt, phys;
 	uint64_t max;
-	uint64_t inuse;
-	struct mslot *slots; /* [max] */
+	uint64_t inuse;      /* physical: slots backing a virtual one */
+	struct mslot *slots; /* [max]: regular */
+	struct mslot **cl;   /* [ncl]: virtual */
+	uint32_t ncl;
+	sws_entry_t *owner;  /* [max]: physical, the virtual slot each backs (0: none) */
 };
 
 /* An allocation (2^k slots handed out at once) or a folio in the swap cache. */
@@ -80,26 +186,49 @@ struct vec {
 /* Counters the model predicts. */
 struct mctr {
 	uint64_t add, del, find, find_ok, replace, dup, put, freed;
+	uint64_t fallback; /* swap_free_fallback on the designs that have the fallback */
+	uint64_t phys_alloc, phys_free; /* vswap: physical slots given to and taken from virtual ones */
 	uint64_t alloc[SWS_NR_ORDERS], alloc_fail[SWS_NR_ORDERS];
 };
 
 struct diff {
 	uint64_t seed, rng;
 	unsigned op;
-	enum sws_backend backend[NSIM];
-	struct sws_sim *sim[NSIM];
-	struct sws_cpu *cpu[NSIM];
-	struct mdev dev[NDEV];
+	const struct group *g;
+	int nsim;
+	bool vswap; /* the vswap group: virtual entries, the devices swapped on are physical */
+	enum sws_backend backend[MAX_SIM];
+	struct traits tr[MAX_SIM];
+	struct sws_sim *sim[MAX_SIM];
+	struct sws_cpu *cpu[MAX_SIM];
+	struct sws_test_alloc ta[MAX_SIM]; /* each simulation's allocator */
+	struct mdev dev[NDEV];             /* the devices swapped on (physical under vswap) */
+	struct mdev vdev;                  /* vswap: the virtual device */
+	struct mdev *edev[NDEV];           /* the devices entries come from: dev[], or vdev */
+	int nedev;
+	struct mdev *all[NDEV + 1]; /* every device of the simulations */
+	int nall;
 	struct mdev *by_type[SWS_MAX_SWAPFILES];
+	unsigned no_dev_type; /* the lowest type with no device */
+	uint32_t vmap0;       /* vswap: clusters the virtual device mapped at first */
 	struct vec allocs, folios;
 	uint64_t next_pfn;
-	uint64_t total, cached; /* model: usable slots, slots holding a folio */
+	uint64_t total, cached; /* model: usable slots (physical), slots holding a folio */
 	struct mctr m;
-	uint64_t base_dynamic[NSIM], base_static[NSIM];
+	uint64_t base_dynamic[MAX_SIM], base_static[MAX_SIM];
+	uint64_t base[MAX_SIM][SWS_NR_MEM_CLASSES]; /* memory right after swapon */
+	uint64_t created[MAX_SIM][SWS_NR_MEM_CLASSES]; /* memory right after sws_sim_create */
+	uint64_t created_dynamic[MAX_SIM], created_static[MAX_SIM];
 	unsigned enospc0_with_free; /* order-0 ENOSPC while the model had free slots */
 	struct {
 		unsigned calls, errors, alloc_large, enospc, add, del, replace, split;
 		uint32_t max_count;
+		/* vswap: writes and reads (io_target), runs allocated, physical ENOSPC (of one
+		 * slot with physical slots free), EBUSY (mixed backing), runs released by a zero
+		 * page, mapped clusters */
+		unsigned writes, reads, runs, busy, phys_enospc, phys_enospc0_with_free, zero_release;
+		uint32_t max_vclusters;
+		uint64_t max_phys; /* vswap: physical slots in use at most */
 	} cov; /* what a seed exercised, printed at its end */
 	char log[LOG_LINES][160];
 	unsigned nlog;
@@ -123,10 +252,17 @@ static void oplog(struct diff *d, const char *fmt, ...)
 	va_end(ap);
 }
 
+static const char *dname(const struct diff *d, int s) { return sws_backend_name(d->backend[s]); }
+
 static void dump_log(struct diff *d)
 {
-	print_error("seed %llu, op %u (%s vs %s); last operations:\n", (unsigned long long)d->seed, d->op,
-		    sws_backend_name(d->backend[0]), sws_backend_name(d->backend[1]));
+	char names[128];
+	int n = 0;
+	names[0] = 0;
+	for (int s = 0; s < d->nsim && n >= 0 && (size_t)n < sizeof(names); s++)
+		n += snprintf(names + n, sizeof(names) - (size_t)n, "%s%s", s ? ", " : "", dname(d, s));
+	print_error("seed %llu, op %u (%s group: designs %s); last operations:\n", (unsigned long long)d->seed,
+		    d->op, d->g->name, names);
 	unsigned first = d->nlog > LOG_LINES ? d->nlog - LOG_LINES : 0;
 	for (unsigned i = first; i < d->nlog; i++)
 		print_error("  %s\n", d->log[i % LOG_LINES]);
@@ -138,28 +274,103 @@ static void dump_log(struct diff *d)
 		fail_msg(__VA_ARGS__);  \
 	} while (0)
 
-/* Run @call on both simulations: cpu_ and s_ name the CPU and the index. */
-#define ON_BOTH(d, r, call)                                      \
+/* Run @call on every simulation (there is at least one): cpu_ and s_ name the CPU and the index. */
+#define ON_ALL(d, r, call)                                       \
 	do {                                                     \
-		for (int s_ = 0; s_ < NSIM; s_++) {              \
+		int s_ = 0;                                      \
+		do {                                             \
 			struct sws_cpu *cpu_ = (d)->cpu[s_];     \
 			(void)cpu_;                              \
 			(r)[s_] = (call);                        \
-		}                                                \
+		} while (++s_ < (d)->nsim);                      \
 	} while (0)
+
+/*
+ * Per-design values for a failure message: "st-p4 X, xarray X, st-p1 Y
+ * [st-p1 differs from st-p4]". @fmt prints value @s into a buffer.
+ */
+typedef void (*fmt_fn)(const void *vals, int s, char *buf, size_t len);
+
+static const char *fmt_all(const struct diff *d, const void *vals, const bool *differs, fmt_fn fmt, char *out,
+			   size_t len)
+{
+	size_t n = 0;
+	out[0] = 0;
+	for (int s = 0; s < d->nsim && n < len; s++) {
+		char v[64];
+		fmt(vals, s, v, sizeof(v));
+		n += (size_t)snprintf(out + n, len - n, "%s%s %s", s ? ", " : "", dname(d, s), v);
+	}
+	bool any = false;
+	for (int s = 1; s < d->nsim && n < len; s++) {
+		if (!differs[s])
+			continue;
+		n += (size_t)snprintf(out + n, len - n, "%s%s", any ? ", " : " [", dname(d, s));
+		any = true;
+	}
+	if (any && n < len)
+		snprintf(out + n, len - n, " differ from %s]", dname(d, 0));
+	return out;
+}
+
+static void fmt_rc(const void *vals, int s, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", sws_error_name(((const int *)vals)[s]));
+}
+
+static void fmt_u64(const void *vals, int s, char *buf, size_t len)
+{
+	snprintf(buf, len, "%llu", (unsigned long long)((const uint64_t *)vals)[s]);
+}
+
+static void fmt_u32(const void *vals, int s, char *buf, size_t len)
+{
+	snprintf(buf, len, "%u", ((const uint32_t *)vals)[s]);
+}
+
+static void fmt_ent(const void *vals, int s, char *buf, size_t len)
+{
+	sws_entry_t e = ((const sws_entry_t *)vals)[s];
+	snprintf(buf, len, "%u:%llu", sws_swp_type(e), (unsigned long long)sws_swp_offset(e));
+}
+
+/* Do all simulations agree with simulation 0? @differs[s] says which do not. */
+static bool same_rc(const int *v, int n, bool *differs)
+{
+	bool same = true;
+	for (int s = 0; s < n; s++)
+		same &= !(differs[s] = v[s] != v[0]);
+	return same;
+}
+
+static bool same_u64(const uint64_t *v, int n, bool *differs)
+{
+	bool same = true;
+	for (int s = 0; s < n; s++)
+		same &= !(differs[s] = v[s] != v[0]);
+	return same;
+}
+
+static bool same_u32(const uint32_t *v, int n, bool *differs)
+{
+	bool same = true;
+	for (int s = 0; s < n; s++)
+		same &= !(differs[s] = v[s] != v[0]);
+	return same;
+}
 
 static void check_rc(struct diff *d, const char *what, sws_entry_t e, unsigned nr, const int *r, int want)
 {
-	char b[40];
+	char b[40], all[512];
+	bool differs[MAX_SIM];
 	oplog(d, "%s %s nr %u -> %s", what, ent(e, b, sizeof(b)), nr, sws_error_name(r[0]));
 	d->cov.calls++;
 	d->cov.errors += r[0] != 0;
-	if (r[0] != r[1])
-		DFAIL(d, "%s(%s, nr %u): %s returned %s, %s returned %s", what, b, nr,
-		      sws_backend_name(d->backend[0]), sws_error_name(r[0]), sws_backend_name(d->backend[1]),
-		      sws_error_name(r[1]));
+	if (!same_rc(r, d->nsim, differs))
+		DFAIL(d, "%s(%s, nr %u): designs disagree: %s", what, b, nr,
+		      fmt_all(d, r, differs, fmt_rc, all, sizeof(all)));
 	if (r[0] != want)
-		DFAIL(d, "%s(%s, nr %u): both returned %s, the contract says %s", what, b, nr,
+		DFAIL(d, "%s(%s, nr %u): every design returned %s, the contract says %s", what, b, nr,
 		      sws_error_name(r[0]), sws_error_name(want));
 }
 
@@ -177,7 +388,90 @@ static void vec_push(struct vec *v, struct range r)
 	v->v[v->n++] = r;
 }
 
-static struct mslot *ms(struct diff *d, sws_entry_t e) { return &d->by_type[sws_swp_type(e)]->slots[sws_swp_offset(e)]; }
+/* The model's slots of virtual cluster @c, made (all FREE) on first touch. */
+static struct mslot *vcluster(struct mdev *md, uint64_t c)
+{
+	if (c >= md->ncl) {
+		uint32_t n = md->ncl ? md->ncl : 64;
+		while (n <= c)
+			n *= 2;
+		md->cl = realloc(md->cl, n * sizeof(*md->cl));
+		assert_non_null(md->cl);
+		memset(md->cl + md->ncl, 0, (n - md->ncl) * sizeof(*md->cl));
+		md->ncl = n;
+	}
+	if (!md->cl[c]) {
+		struct mslot *a = calloc(SWS_CLUSTER_SLOTS, sizeof(*a));
+		assert_non_null(a);
+		for (unsigned i = 0; i < SWS_CLUSTER_SLOTS; i++)
+			a[i].aidx = a[i].fidx = -1;
+		md->cl[c] = a;
+	}
+	return md->cl[c];
+}
+
+/* Slot @off of a device with entries, or NULL for a virtual slot never touched (FREE). */
+static const struct mslot *ms_peek(const struct mdev *md, uint64_t off)
+{
+	if (!md->virt)
+		return &md->slots[off];
+	uint64_t c = off / SWS_CLUSTER_SLOTS;
+	return c < md->ncl && md->cl[c] ? &md->cl[c][off % SWS_CLUSTER_SLOTS] : NULL;
+}
+
+static struct mslot *ms(struct diff *d, sws_entry_t e)
+{
+	struct mdev *md = d->by_type[sws_swp_type(e)];
+	uint64_t off = sws_swp_offset(e);
+	if (md->virt)
+		return &vcluster(md, off / SWS_CLUSTER_SLOTS)[off % SWS_CLUSTER_SLOTS];
+	if (md->phys)
+		DFAIL(d, "test bug: the model of physical entry %u:%llu", sws_swp_type(e), (unsigned long long)off);
+	return &md->slots[off];
+}
+
+/* Slots in use on the devices entries come from, and on the devices in the totals. */
+static uint64_t entry_inuse(const struct diff *d)
+{
+	uint64_t n = 0;
+	for (int i = 0; i < d->nedev; i++)
+		n += d->edev[i]->inuse;
+	return n;
+}
+
+static uint64_t phys_inuse(const struct diff *d)
+{
+	uint64_t n = 0;
+	for (int i = 0; i < NDEV; i++)
+		n += d->dev[i].inuse;
+	return n;
+}
+
+/*
+ * vswap: the virtual device's bound is what its mapped clusters cover now
+ * (the allocator maps more when it needs them, the deferred work unmaps a
+ * free tail): it is the model's geometry, read from the simulation after
+ * every call that may move it. Only free clusters may go.
+ */
+static void vmap_refresh(struct diff *d)
+{
+	struct mdev *md = &d->vdev;
+	struct sws_device_info di;
+	if (!d->vswap)
+		return;
+	assert_sws(0, sws_device_info(d->sim[0], md->type, &di));
+	uint64_t mapped = (uint64_t)di.nr_clusters * SWS_CLUSTER_SLOTS;
+	if (mapped > di.max)
+		mapped = di.max;
+	for (uint64_t c = mapped / SWS_CLUSTER_SLOTS; c < md->ncl && c * SWS_CLUSTER_SLOTS < md->max; c++)
+		for (unsigned i = 0; md->cl[c] && i < SWS_CLUSTER_SLOTS; i++)
+			if (md->cl[c][i].state != M_FREE)
+				DFAIL(d, "the virtual device maps %u clusters now, but slot %llu is in use",
+				      di.nr_clusters, (unsigned long long)(c * SWS_CLUSTER_SLOTS + i));
+	md->max = mapped;
+	if (di.nr_clusters > d->cov.max_vclusters)
+		d->cov.max_vclusters = di.nr_clusters;
+}
 
 /* resolve() of swap_ops.c: which entries and ranges reach a backend at all. */
 static int m_resolve(struct diff *d, sws_entry_t e, unsigned nr)
@@ -211,10 +505,39 @@ static void vec_remove(struct diff *d, struct vec *v, unsigned i, bool folio)
 	}
 }
 
+/*
+ * vswap: virtual slot @e (model @m) gives its physical slot back. The call
+ * that did it has returned: the physical slot must be free and back nothing
+ * at once (the device's use is checked with the others).
+ */
+static void m_phys_release(struct diff *d, sws_entry_t e, struct mslot *m)
+{
+	sws_entry_t p = m->phys;
+	char b[40], pb[40], vb[40];
+	if (!p)
+		return;
+	struct mdev *pd = d->by_type[sws_swp_type(p)];
+	uint64_t po = sws_swp_offset(p);
+	if (pd->owner[po] != e)
+		DFAIL(d, "test bug: physical slot %s does not back %s", ent(p, pb, sizeof(pb)), ent(e, b, sizeof(b)));
+	pd->owner[po] = 0;
+	pd->inuse--;
+	d->m.phys_free++;
+	m->phys = 0;
+	struct sws_slot_state st;
+	int rc = sws_swap_slot_state(d->sim[0], p, &st);
+	sws_entry_t v = sws_swap_rmap(d->cpu[0], p);
+	if (rc || st.allocated || v)
+		DFAIL(d, "%s gave physical slot %s back: slot_state %s allocated %d, rmap %s (want free, 0)",
+		      ent(e, b, sizeof(b)), ent(p, pb, sizeof(pb)), sws_error_name(rc), st.allocated,
+		      ent(v, vb, sizeof(vb)));
+}
+
 static void m_slot_free(struct diff *d, sws_entry_t e)
 {
 	struct mslot *m = ms(d, e);
 	int32_t a = m->aidx;
+	m_phys_release(d, e, m); /* vswap: the physical slot goes with it */
 	if (m->state == M_CACHED)
 		d->cached--;
 	*m = (struct mslot){.state = M_FREE, .aidx = -1, .fidx = -1};
@@ -249,7 +572,7 @@ static bool folio_shaped(sws_entry_t e, unsigned nr)
 	return nr && !(nr & (nr - 1)) && sws_swp_offset(e) % nr == 0;
 }
 
-/* ---- predictions (the contract of lib/cache/cache_ops.h) ----------------------------- */
+/* ---- predictions (the contract of lib/swap/design.h) ----------------------------- */
 
 static int p_dup(struct diff *d, sws_entry_t e, unsigned nr)
 {
@@ -352,28 +675,79 @@ static int p_one(struct diff *d, sws_entry_t e)
 	return ms(d, e)->state == M_FREE ? SWS_ENOENT : 0;
 }
 
-/* ---- operations on both simulations ------------------------------------------------- */
+/*
+ * vswap's io_target (design.h: io_slot): only virtual entries; any FREE ->
+ * ENOENT; backed by anything but one run (some backed, some not, or
+ * physical slots not in a row) -> EBUSY; one run -> it, for a read or a
+ * write; none: a read -> ENOENT, a write of a range that is not folio
+ * shaped -> EINVAL, else a new run (P_ALLOC: 0, or ENOSPC when the physical
+ * devices have no room for it). *run gets the run.
+ */
+static int p_io(struct diff *d, sws_entry_t e, unsigned nr, bool write, sws_entry_t *run)
+{
+	int rc = m_resolve(d, e, nr);
+	*run = 0;
+	if (rc)
+		return rc;
+	if (!d->by_type[sws_swp_type(e)]->virt)
+		return SWS_EBADENTRY; /* a physical entry is not an entry */
+	for (unsigned k = 0; k < nr; k++)
+		if (ms(d, e + k)->state == M_FREE)
+			return SWS_ENOENT;
+	sws_entry_t first = ms(d, e)->phys;
+	for (unsigned k = 0; k < nr; k++) {
+		sws_entry_t p = ms(d, e + k)->phys;
+		if ((first != 0) != (p != 0) || (first && p != first + k))
+			return SWS_EBUSY;
+	}
+	*run = first;
+	if (first)
+		return 0;
+	if (!write)
+		return SWS_ENOENT;
+	return folio_shaped(e, nr) ? P_ALLOC : SWS_EINVAL;
+}
+
+/* ---- operations on every simulation ------------------------------------------------ */
+
+/* An output every design returned for @e: all equal to simulation 0's, and to the model's @exp. */
+static void check_u64s(struct diff *d, const char *what, sws_entry_t e, const uint64_t *v, uint64_t exp)
+{
+	char b[40], all[512];
+	bool differs[MAX_SIM];
+	if (!same_u64(v, d->nsim, differs))
+		DFAIL(d, "%s %s: designs disagree: %s (the model says %llu)", what, ent(e, b, sizeof(b)),
+		      fmt_all(d, v, differs, fmt_u64, all, sizeof(all)), (unsigned long long)exp);
+	if (v[0] != exp)
+		DFAIL(d, "%s %s: every design says %llu, the model says %llu", what, ent(e, b, sizeof(b)),
+		      (unsigned long long)v[0], (unsigned long long)exp);
+}
 
 static void op_alloc(struct diff *d, uint64_t pfn, unsigned order)
 {
-	sws_entry_t e[NSIM] = {0, 0};
-	int r[NSIM];
-	char b[40], b2[40];
-	ON_BOTH(d, r, sws_folio_alloc_swap(cpu_, pfn, order, &e[s_]));
+	sws_entry_t e[MAX_SIM] = {0};
+	int r[MAX_SIM];
+	char b[40], all[512];
+	bool differs[MAX_SIM];
+	ON_ALL(d, r, sws_folio_alloc_swap(cpu_, pfn, order, &e[s_]));
 	oplog(d, "alloc pfn %llu order %u -> %s %s", (unsigned long long)pfn, order, sws_error_name(r[0]),
 	      r[0] ? "" : ent(e[0], b, sizeof(b)));
-	if (r[0] != r[1])
-		DFAIL(d, "alloc order %u: %s vs %s", order, sws_error_name(r[0]), sws_error_name(r[1]));
+	if (!same_rc(r, d->nsim, differs))
+		DFAIL(d, "alloc pfn %llu order %u: designs disagree: %s", (unsigned long long)pfn, order,
+		      fmt_all(d, r, differs, fmt_rc, all, sizeof(all)));
 	if (order >= SWS_NR_ORDERS || !pfn_ok(pfn)) {
 		if (r[0] != SWS_EINVAL)
 			DFAIL(d, "alloc order %u pfn %llu: %s, want SWS_EINVAL", order, (unsigned long long)pfn,
 			      sws_error_name(r[0]));
 		return;
 	}
+	if (r[0] == SWS_ENOSPC && d->vswap)
+		DFAIL(d, "alloc order %u: SWS_ENOSPC from a virtual device of 2^32 slots with %llu in use", order,
+		      (unsigned long long)entry_inuse(d));
 	if (r[0] == SWS_ENOSPC) {
 		d->m.alloc_fail[order]++;
 		d->cov.enospc++;
-		if (!order && d->total - (d->dev[0].inuse + d->dev[1].inuse + d->dev[2].inuse))
+		if (!order && d->total - entry_inuse(d))
 			d->enospc0_with_free++;
 		if (order) /* the kernel splits the folio and swaps out its pages one by one */
 			op_alloc(d, pfn, 0);
@@ -381,10 +755,15 @@ static void op_alloc(struct diff *d, uint64_t pfn, unsigned order)
 	}
 	if (r[0])
 		DFAIL(d, "alloc order %u: unexpected %s", order, sws_error_name(r[0]));
-	if (e[0] != e[1])
-		DFAIL(d, "alloc order %u: %s got %s, %s got %s", order, sws_backend_name(d->backend[0]),
-		      ent(e[0], b, sizeof(b)), sws_backend_name(d->backend[1]), ent(e[1], b2, sizeof(b2)));
+	if (!same_u64(e, d->nsim, differs))
+		DFAIL(d, "alloc pfn %llu order %u: designs got different entries: %s", (unsigned long long)pfn, order,
+		      fmt_all(d, e, differs, fmt_ent, all, sizeof(all)));
 	unsigned nr = 1u << order;
+	vmap_refresh(d); /* vswap: the allocation may have mapped more of the virtual device */
+	unsigned t = sws_swp_type(e[0]);
+	if (t >= SWS_MAX_SWAPFILES || !d->by_type[t] || d->by_type[t]->phys)
+		DFAIL(d, "alloc order %u returned %s: not an entry of a device entries come from", order,
+		      ent(e[0], b, sizeof(b)));
 	/* Invariant 3 at birth: in range, aligned, inside one cluster, every slot free before. */
 	if (m_resolve(d, e[0], nr) || sws_swp_offset(e[0]) % nr)
 		DFAIL(d, "alloc order %u returned %s: not an aligned range of one cluster", order,
@@ -406,8 +785,8 @@ static void op_alloc(struct diff *d, uint64_t pfn, unsigned order)
 
 static int op_dup(struct diff *d, sws_entry_t e, unsigned nr)
 {
-	int want = p_dup(d, e, nr), r[NSIM];
-	ON_BOTH(d, r, sws_swap_dup(cpu_, e, nr));
+	int want = p_dup(d, e, nr), r[MAX_SIM];
+	ON_ALL(d, r, sws_swap_dup(cpu_, e, nr));
 	check_rc(d, "dup", e, nr, r, want);
 	if (!want) {
 		for (unsigned k = 0; k < nr; k++)
@@ -420,9 +799,17 @@ static int op_dup(struct diff *d, sws_entry_t e, unsigned nr)
 
 static int op_put(struct diff *d, sws_entry_t e, unsigned nr)
 {
-	int want = p_put(d, e, nr), r[NSIM];
-	ON_BOTH(d, r, sws_swap_put(cpu_, e, nr));
+	int want = p_put(d, e, nr), r[MAX_SIM];
+	ON_ALL(d, r, sws_swap_put(cpu_, e, nr));
 	check_rc(d, "put", e, nr, r, want);
+	if (!want && nr > 1) {
+		/* swap_is_last_map(): a batch only when every slot has count 1 and the
+		 * same SWAP_HAS_CACHE (cached or not); else one entry at a time. */
+		bool uniform = true;
+		for (unsigned k = 0; k < nr && uniform; k++)
+			uniform = ms(d, e + k)->count == 1 && ms(d, e + k)->state == ms(d, e)->state;
+		d->m.fallback += !uniform;
+	}
 	if (!want) {
 		for (unsigned k = 0; k < nr; k++) {
 			struct mslot *m = ms(d, e + k);
@@ -436,58 +823,64 @@ static int op_put(struct diff *d, sws_entry_t e, unsigned nr)
 
 static void op_count(struct diff *d, sws_entry_t e)
 {
-	int want = p_one(d, e), r[NSIM];
-	uint32_t c[NSIM] = {0, 0};
-	ON_BOTH(d, r, sws_swap_count(cpu_, e, &c[s_]));
+	int want = p_one(d, e), r[MAX_SIM];
+	uint32_t c[MAX_SIM] = {0};
+	char b[40], all[512];
+	bool differs[MAX_SIM];
+	ON_ALL(d, r, sws_swap_count(cpu_, e, &c[s_]));
 	check_rc(d, "count", e, 1, r, want);
-	if (!want && (c[0] != ms(d, e)->count || c[1] != c[0]))
-		DFAIL(d, "count: %u and %u, the model says %u", c[0], c[1], ms(d, e)->count);
+	if (want)
+		return;
+	if (!same_u32(c, d->nsim, differs))
+		DFAIL(d, "count %s: designs disagree: %s (the model says %u)", ent(e, b, sizeof(b)),
+		      fmt_all(d, c, differs, fmt_u32, all, sizeof(all)), ms(d, e)->count);
+	if (c[0] != ms(d, e)->count)
+		DFAIL(d, "count %s: every design says %u, the model says %u", ent(e, b, sizeof(b)), c[0],
+		      ms(d, e)->count);
 }
 
 static void op_get_shadow(struct diff *d, sws_entry_t e)
 {
-	int want = p_one(d, e), r[NSIM];
-	uint64_t sh[NSIM] = {0, 0};
-	ON_BOTH(d, r, sws_swap_cache_get_shadow(cpu_, e, &sh[s_]));
+	int want = p_one(d, e), r[MAX_SIM];
+	uint64_t sh[MAX_SIM] = {0};
+	ON_ALL(d, r, sws_swap_cache_get_shadow(cpu_, e, &sh[s_]));
 	check_rc(d, "get_shadow", e, 1, r, want);
-	if (!want) {
-		uint64_t exp = ms(d, e)->state == M_SHADOW ? ms(d, e)->shadow : 0;
-		if (sh[0] != exp || sh[1] != exp)
-			DFAIL(d, "get_shadow: %llu and %llu, the model says %llu", (unsigned long long)sh[0],
-			      (unsigned long long)sh[1], (unsigned long long)exp);
-	}
+	if (!want)
+		check_u64s(d, "get_shadow", e, sh, ms(d, e)->state == M_SHADOW ? ms(d, e)->shadow : 0);
 }
 
 static void op_lookup(struct diff *d, sws_entry_t e)
 {
-	uint64_t p[NSIM];
+	uint64_t p[MAX_SIM];
 	char b[40];
-	ON_BOTH(d, p, sws_swap_cache_lookup(cpu_, e));
+	ON_ALL(d, p, sws_swap_cache_lookup(cpu_, e));
 	uint64_t exp = 0;
 	unsigned t = sws_swp_type(e);
-	if (t < SWS_MAX_SWAPFILES && d->by_type[t] && sws_swp_offset(e) < d->by_type[t]->max &&
-	    sws_swp_offset(e) && ms(d, e)->state == M_CACHED)
-		exp = ms(d, e)->pfn;
+	const struct mdev *md = t < SWS_MAX_SWAPFILES ? d->by_type[t] : NULL;
+	uint64_t off = sws_swp_offset(e);
+	if (md && md->phys)
+		DFAIL(d, "test bug: lookup of physical entry %s", ent(e, b, sizeof(b)));
+	const struct mslot *m = md && off && off < md->max ? ms_peek(md, off) : NULL;
+	if (m && m->state == M_CACHED)
+		exp = m->pfn;
 	oplog(d, "lookup %s -> %llu", ent(e, b, sizeof(b)), (unsigned long long)p[0]);
-	if (p[0] != exp || p[1] != exp)
-		DFAIL(d, "lookup %s: %llu and %llu, the model says %llu", b, (unsigned long long)p[0],
-		      (unsigned long long)p[1], (unsigned long long)exp);
+	check_u64s(d, "lookup", e, p, exp);
 	d->m.find++;
 	d->m.find_ok += exp != 0;
 }
 
 static int op_add(struct diff *d, sws_entry_t e, unsigned nr, uint64_t pfn)
 {
-	int want = p_add(d, e, nr, pfn), r[NSIM];
-	uint64_t sh[NSIM] = {~0ull, ~0ull};
+	int want = p_add(d, e, nr, pfn), r[MAX_SIM];
+	uint64_t sh[MAX_SIM];
 	uint64_t exp = !want ? ms(d, e)->shadow : 0;
-	ON_BOTH(d, r, sws_swap_cache_add(cpu_, e, nr, pfn, &sh[s_]));
+	for (int s = 0; s < d->nsim; s++)
+		sh[s] = ~0ull;
+	ON_ALL(d, r, sws_swap_cache_add(cpu_, e, nr, pfn, &sh[s_]));
 	check_rc(d, "cache_add", e, nr, r, want);
 	if (want)
 		return want;
-	if (sh[0] != exp || sh[1] != exp)
-		DFAIL(d, "cache_add: shadows %llu and %llu, the model says %llu", (unsigned long long)sh[0],
-		      (unsigned long long)sh[1], (unsigned long long)exp);
+	check_u64s(d, "cache_add's shadow", e, sh, exp);
 	if (!folio_shaped(e, nr))
 		DFAIL(d, "test bug: cache_add of a range that is not folio shaped succeeded");
 	for (unsigned k = 0; k < nr; k++) {
@@ -505,8 +898,8 @@ static int op_add(struct diff *d, sws_entry_t e, unsigned nr, uint64_t pfn)
 
 static int op_del(struct diff *d, sws_entry_t e, unsigned nr, uint64_t pfn, uint64_t shadow)
 {
-	int want = p_del(d, e, nr, pfn, shadow), r[NSIM];
-	ON_BOTH(d, r, sws_swap_cache_del(cpu_, e, nr, pfn, shadow));
+	int want = p_del(d, e, nr, pfn, shadow), r[MAX_SIM];
+	ON_ALL(d, r, sws_swap_cache_del(cpu_, e, nr, pfn, shadow));
 	check_rc(d, "cache_del", e, nr, r, want);
 	if (want)
 		return want;
@@ -533,8 +926,8 @@ static int op_del(struct diff *d, sws_entry_t e, unsigned nr, uint64_t pfn, uint
 
 static int op_replace(struct diff *d, sws_entry_t e, unsigned nr, uint64_t old_pfn, uint64_t new_pfn)
 {
-	int want = p_replace(d, e, nr, old_pfn, new_pfn), r[NSIM];
-	ON_BOTH(d, r, sws_swap_cache_replace(cpu_, e, nr, old_pfn, new_pfn));
+	int want = p_replace(d, e, nr, old_pfn, new_pfn), r[MAX_SIM];
+	ON_ALL(d, r, sws_swap_cache_replace(cpu_, e, nr, old_pfn, new_pfn));
 	check_rc(d, "replace", e, nr, r, want);
 	if (want)
 		return want;
@@ -549,20 +942,127 @@ static int op_replace(struct diff *d, sws_entry_t e, unsigned nr, uint64_t old_p
 	return 0;
 }
 
+/*
+ * vswap: page I/O of @nr virtual slots from @e (sws_swap_io_target). A write
+ * that gives the range a new physical run must find @nr free physical slots,
+ * aligned, in one cluster; afterwards the reverse map names the virtual slots
+ * and the run is the target of a second write and of a read. A new run also
+ * clears the zero flag (the descriptor is backed by the device now: a page
+ * written out is no zero page).
+ */
+static int op_io(struct diff *d, sws_entry_t e, unsigned nr, bool write)
+{
+	sws_entry_t run, p = 0;
+	int want = p_io(d, e, nr, write, &run);
+	int r = sws_swap_io_target(d->cpu[0], e, nr, write, &p);
+	const char *what = write ? "io_target(write)" : "io_target(read)";
+	char b[40], pb[40], rb[40];
+	oplog(d, "%s %s nr %u -> %s %s", what, ent(e, b, sizeof(b)), nr, sws_error_name(r),
+	      r ? "" : ent(p, pb, sizeof(pb)));
+	d->cov.calls++;
+	d->cov.errors += r != 0;
+	if (write)
+		d->cov.writes++;
+	else
+		d->cov.reads++;
+	if (want != P_ALLOC) {
+		if (r != want)
+			DFAIL(d, "%s(%s, nr %u): %s, the model says %s", what, b, nr, sws_error_name(r),
+			      sws_error_name(want));
+		if (!r && p != run)
+			DFAIL(d, "%s(%s, nr %u): run %s, the model has %s", what, b, nr, ent(p, pb, sizeof(pb)),
+			      ent(run, rb, sizeof(rb)));
+		d->cov.busy += r == SWS_EBUSY;
+		return r;
+	}
+	if (r == SWS_ENOSPC) {
+		d->cov.phys_enospc++;
+		d->cov.phys_enospc0_with_free += nr == 1 && d->total > phys_inuse(d);
+		return r;
+	}
+	if (r)
+		DFAIL(d, "%s(%s, nr %u): %s, the model says a new physical run or SWS_ENOSPC", what, b, nr,
+		      sws_error_name(r));
+	unsigned pt = sws_swp_type(p);
+	struct mdev *pd = pt < SWS_MAX_SWAPFILES ? d->by_type[pt] : NULL;
+	uint64_t po = sws_swp_offset(p);
+	if (!pd || !pd->phys || !po || po + nr > pd->max || po % nr ||
+	    po / SWS_CLUSTER_SLOTS != (po + nr - 1) / SWS_CLUSTER_SLOTS)
+		DFAIL(d, "%s(%s, nr %u) gave run %s: not an aligned run of one physical cluster", what, b, nr,
+		      ent(p, pb, sizeof(pb)));
+	for (unsigned k = 0; k < nr; k++)
+		if (pd->owner[po + k])
+			DFAIL(d, "%s(%s, nr %u) gave run %s: its slot +%u backs %s already", what, b, nr,
+			      ent(p, pb, sizeof(pb)), k, ent(pd->owner[po + k], rb, sizeof(rb)));
+	for (unsigned k = 0; k < nr; k++) {
+		struct mslot *m = ms(d, e + k);
+		m->phys = p + k;
+		m->zero = false;
+		pd->owner[po + k] = e + k;
+	}
+	pd->inuse += nr;
+	d->m.phys_alloc += nr;
+	d->cov.runs++;
+	if (phys_inuse(d) > d->cov.max_phys)
+		d->cov.max_phys = phys_inuse(d);
+	for (unsigned k = 0; k < nr; k++) {
+		struct sws_slot_state st;
+		sws_entry_t v = sws_swap_rmap(d->cpu[0], p + k);
+		int rc = sws_swap_slot_state(d->sim[0], p + k, &st);
+		if (v != e + k || rc || !st.allocated)
+			DFAIL(d, "%s(%s, nr %u) gave run %s: slot +%u maps back to %s, slot_state %s allocated %d",
+			      what, b, nr, ent(p, pb, sizeof(pb)), k, ent(v, rb, sizeof(rb)), sws_error_name(rc),
+			      st.allocated);
+	}
+	sws_entry_t again = 0;
+	int r2 = sws_swap_io_target(d->cpu[0], e, nr, true, &again);
+	if (r2 || again != p)
+		DFAIL(d, "a second write of %s nr %u: %s %s, the first gave %s", b, nr, sws_error_name(r2),
+		      ent(again, rb, sizeof(rb)), ent(p, pb, sizeof(pb)));
+	r2 = sws_swap_io_target(d->cpu[0], e, nr, false, &again);
+	if (r2 || again != p)
+		DFAIL(d, "a read of %s nr %u after its write: %s %s, the write gave %s", b, nr, sws_error_name(r2),
+		      ent(again, rb, sizeof(rb)), ent(p, pb, sizeof(pb)));
+	return 0;
+}
+
+/* vswap: the reverse map of any entry: the virtual slot a physical one backs, else 0. */
+static void op_rmap(struct diff *d, sws_entry_t p)
+{
+	unsigned t = sws_swp_type(p);
+	const struct mdev *pd = t < SWS_MAX_SWAPFILES ? d->by_type[t] : NULL;
+	uint64_t off = sws_swp_offset(p);
+	sws_entry_t exp = pd && pd->phys && off && off < pd->max ? pd->owner[off] : 0;
+	sws_entry_t v = sws_swap_rmap(d->cpu[0], p);
+	char b[40], vb[40], xb[40];
+	oplog(d, "rmap %s -> %s", ent(p, b, sizeof(b)), ent(v, vb, sizeof(vb)));
+	d->cov.calls++;
+	if (v != exp)
+		DFAIL(d, "rmap %s: %s, the model says %s", b, vb, ent(exp, xb, sizeof(xb)));
+}
+
+/* vswap: a zero page needs no physical slot: setting the flag gives the run back. */
 static int op_set_zero(struct diff *d, sws_entry_t e, unsigned nr, bool zero)
 {
-	int want = p_allocated(d, e, nr), r[NSIM];
-	ON_BOTH(d, r, sws_swap_set_zero(cpu_, e, nr, zero));
+	int want = p_allocated(d, e, nr), r[MAX_SIM];
+	ON_ALL(d, r, sws_swap_set_zero(cpu_, e, nr, zero));
 	check_rc(d, zero ? "set_zero(1)" : "set_zero(0)", e, nr, r, want);
-	for (unsigned k = 0; k < nr && !want; k++)
-		ms(d, e + k)->zero = zero;
+	for (unsigned k = 0; k < nr && !want; k++) {
+		struct mslot *m = ms(d, e + k);
+		m->zero = zero;
+		if (zero && m->phys) {
+			m_phys_release(d, e + k, m);
+			d->cov.zero_release++;
+			op_io(d, e + k, 1, false); /* SWS_ENOENT now */
+		}
+	}
 	return want;
 }
 
 static int op_set_memcg(struct diff *d, sws_entry_t e, unsigned nr, uint16_t id)
 {
-	int want = p_allocated(d, e, nr), r[NSIM];
-	ON_BOTH(d, r, sws_swap_set_memcg(cpu_, e, nr, id));
+	int want = p_allocated(d, e, nr), r[MAX_SIM];
+	ON_ALL(d, r, sws_swap_set_memcg(cpu_, e, nr, id));
 	check_rc(d, "set_memcg", e, nr, r, want);
 	for (unsigned k = 0; k < nr && !want; k++)
 		ms(d, e + k)->memcg = id;
@@ -571,12 +1071,16 @@ static int op_set_memcg(struct diff *d, sws_entry_t e, unsigned nr, uint16_t id)
 
 static void op_deferred(struct diff *d, unsigned budget)
 {
-	unsigned left[NSIM];
-	for (int s = 0; s < NSIM; s++)
+	uint32_t left[MAX_SIM];
+	for (int s = 0; s < d->nsim; s++)
 		left[s] = sws_swap_do_deferred_work(d->sim[s], budget);
+	char all[512];
+	bool differs[MAX_SIM];
 	oplog(d, "deferred work budget %u -> %u left", budget, left[0]);
-	if (left[0] != left[1])
-		DFAIL(d, "deferred work left %u vs %u", left[0], left[1]);
+	if (!same_u32(left, d->nsim, differs))
+		DFAIL(d, "deferred work (budget %u): designs disagree on what is left: %s", budget,
+		      fmt_all(d, left, differs, fmt_u32, all, sizeof(all)));
+	vmap_refresh(d); /* vswap: it may have unmapped a free tail of the virtual device */
 }
 
 /* ---- picking targets ---------------------------------------------------------------- */
@@ -617,7 +1121,7 @@ static struct range *pick_folio(struct diff *d)
 	return d->folios.n ? &d->folios.v[rnd(d, d->folios.n)] : NULL;
 }
 
-static struct mdev *pick_dev(struct diff *d) { return &d->dev[rnd(d, NDEV)]; }
+static struct mdev *pick_dev(struct diff *d) { return d->edev[rnd(d, (uint64_t)d->nedev)]; }
 
 /* A slot of a live allocation, or (one time in four) any offset of any device, header included. */
 static sws_entry_t pick_slot(struct diff *d)
@@ -636,7 +1140,8 @@ static sws_entry_t pick_free_slot(struct diff *d)
 	for (int tries = 0; tries < 16; tries++) {
 		struct mdev *md = pick_dev(d);
 		uint64_t off = 1 + rnd(d, md->max - 1);
-		if (md->slots[off].state == M_FREE)
+		const struct mslot *m = ms_peek(md, off);
+		if (!m || m->state == M_FREE)
 			return sws_swp_entry((unsigned)md->type, off);
 	}
 	return 0;
@@ -746,11 +1251,8 @@ static void do_burst(struct diff *d)
 }
 
 /* Drop a whole allocation: evict every folio on it, then drop every reference. */
-static void do_free_allocation(struct diff *d)
+static void free_allocation(struct diff *d, struct range a)
 {
-	if (!d->allocs.n)
-		return;
-	struct range a = d->allocs.v[rnd(d, d->allocs.n)];
 	for (unsigned k = 0; k < a.nr; k++) {
 		struct mslot *m = ms(d, a.e + k);
 		if (m->state == M_CACHED) {
@@ -765,6 +1267,90 @@ static void do_free_allocation(struct diff *d)
 			op_put(d, a.e + k, 1);
 }
 
+static void do_free_allocation(struct diff *d)
+{
+	if (d->allocs.n)
+		free_allocation(d, d->allocs.v[rnd(d, d->allocs.n)]);
+}
+
+/*
+ * vswap: page I/O. Reclaim writes a cached folio out (swap_writeout(): its
+ * first write gives it a physical run); a read finds the run of part of an
+ * allocation, or none, or a mixed one; parts of an allocation are written on
+ * their own, or a folio's two halves one after the other (runs that need not
+ * join: the whole is then backed but by no single run); a folio written out
+ * and then found zero-filled gives its run back.
+ */
+static void do_io(struct diff *d)
+{
+	struct range *f = pick_folio(d);
+	sws_entry_t e;
+	unsigned nr;
+	switch (rnd(d, 9)) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+		if (f)
+			op_io(d, f->e, f->nr, true);
+		break;
+	case 7:
+		if (f && f->nr > 1) {
+			sws_entry_t fe = f->e;
+			unsigned half = f->nr / 2;
+			op_io(d, fe, half, true);
+			op_io(d, fe + half, half, true);
+			op_io(d, fe, 2 * half, rnd(d, 2) != 0);
+		}
+		break;
+	case 4:
+		if (pick_alloc_range(d, &e, &nr))
+			op_io(d, e, nr, false);
+		break;
+	case 5:
+		if (pick_alloc_range(d, &e, &nr))
+			op_io(d, e, nr, true);
+		break;
+	case 6:
+		if (f) {
+			sws_entry_t fe = f->e;
+			unsigned fnr = f->nr, sub = 1u << rnd(d, (unsigned)__builtin_ctz(f->nr) + 1);
+			if (!op_io(d, fe, fnr, true))
+				op_set_zero(d, fe + sub * rnd(d, fnr / sub), sub, true);
+		}
+		break;
+	default:
+		op_io(d, pick_slot(d), 1, false);
+		break;
+	}
+}
+
+/*
+ * vswap: a surge of order-9 folios maps the virtual device to SURGE_CHUNKS
+ * times the clusters it had at first (the allocator grows it), and reclaim
+ * writes half of them out: more than the physical devices hold (ENOSPC for
+ * whole clusters, then for single slots). Its allocations go as any others
+ * do; when everything is freed at the end the deferred work unmaps the free
+ * tail again.
+ */
+static void do_surge(struct diff *d)
+{
+	struct sws_device_info di;
+	oplog(d, "surge to %u clusters", SURGE_CHUNKS * d->vmap0);
+	for (int n = 0;; n++) {
+		assert_sws(0, sws_device_info(d->sim[0], d->vdev.type, &di));
+		if (di.nr_clusters >= SURGE_CHUNKS * d->vmap0)
+			break;
+		if (n == 4 * (int)(SURGE_CHUNKS * d->vmap0))
+			DFAIL(d, "the virtual device maps %u clusters after %d order-9 allocations", di.nr_clusters, n);
+		op_alloc(d, d->next_pfn++, SWS_NR_ORDERS - 1);
+		if (rnd(d, 2)) {
+			const struct range *a = &d->allocs.v[d->allocs.n - 1];
+			op_io(d, a->e, a->nr, true);
+		}
+	}
+}
+
 /* ---- invalid operations, on purpose -------------------------------------------------- */
 
 static void do_invalid(struct diff *d)
@@ -776,7 +1362,7 @@ static void do_invalid(struct diff *d)
 	unsigned nr;
 	uint64_t pfn = d->next_pfn++;
 
-	switch (rnd(d, 16)) {
+	switch (rnd(d, d->vswap ? 18 : 16)) {
 	case 0: /* put and dup of a free slot */
 		if ((e = pick_free_slot(d))) {
 			op_put(d, e, 1);
@@ -846,7 +1432,7 @@ static void do_invalid(struct diff *d)
 		op_lookup(d, e);
 		break;
 	case 7: /* types with no device */
-		e = sws_swp_entry(NDEV + (unsigned)rnd(d, 64 - NDEV), 1 + rnd(d, 100));
+		e = sws_swp_entry(d->no_dev_type + (unsigned)rnd(d, 64 - d->no_dev_type), 1 + rnd(d, 100));
 		op_dup(d, e, 1);
 		op_put(d, e, 1);
 		op_add(d, e, 1, pfn);
@@ -925,6 +1511,52 @@ static void do_invalid(struct diff *d)
 			op_del(d, fe, fnr, fp, 0);
 		}
 		break;
+	case 16: { /* vswap: page I/O and the reverse map of what is no virtual range */
+		struct mdev *pd = &d->dev[rnd(d, NDEV)];
+		sws_entry_t pe = sws_swp_entry((unsigned)pd->type, rnd(d, pd->max + 8));
+		op_io(d, pe, 1, rnd(d, 2) != 0); /* a physical entry: SWS_EBADENTRY */
+		op_rmap(d, pe);
+		op_io(d, sws_swp_entry(d->no_dev_type, 1), 1, true);
+		op_io(d, sws_swp_entry(t, 0), 1, true);
+		op_io(d, sws_swp_entry(t, md->max + rnd(d, 600)), 1, false);
+		if (pick_alloc_range(d, &e, &nr)) {
+			op_rmap(d, e); /* a virtual entry backs nothing */
+			op_io(d, e, 0, true);
+			op_io(d, e, SWS_CLUSTER_SLOTS + 1, false);
+			if (nr > 2)
+				op_io(d, e + 1, nr - 1, true); /* not folio shaped */
+		}
+		if ((e = pick_free_slot(d))) {
+			op_io(d, e, 1, true);
+			op_io(d, e, 1, false);
+		}
+		if (pe && sws_swp_offset(pe) && sws_swp_offset(pe) < pd->max) {
+			int r[MAX_SIM];
+			uint32_t c;
+			uint64_t sh;
+			ON_ALL(d, r, sws_swap_dup(cpu_, pe, 1));
+			check_rc(d, "dup(physical)", pe, 1, r, SWS_EBADENTRY);
+			ON_ALL(d, r, sws_swap_put(cpu_, pe, 1));
+			check_rc(d, "put(physical)", pe, 1, r, SWS_EBADENTRY);
+			ON_ALL(d, r, sws_swap_count(cpu_, pe, &c));
+			check_rc(d, "count(physical)", pe, 1, r, SWS_EBADENTRY);
+			ON_ALL(d, r, sws_swap_cache_add(cpu_, pe, 1, pfn, &sh));
+			check_rc(d, "cache_add(physical)", pe, 1, r, SWS_EBADENTRY);
+			ON_ALL(d, r, sws_swap_set_zero(cpu_, pe, 1, true));
+			check_rc(d, "set_zero(physical)", pe, 1, r, SWS_EBADENTRY);
+			if (sws_swap_cache_lookup(d->cpu[0], pe))
+				DFAIL(d, "lookup of a physical entry found a folio");
+			d->m.find++;
+		}
+		break;
+	}
+	case 17: { /* vswap: its virtual device goes with the simulation only */
+		int r[MAX_SIM];
+		for (int s = 0; s < d->nsim; s++)
+			r[s] = sws_swapoff(d->sim[s], d->vdev.type);
+		check_rc(d, "swapoff(virtual)", sws_swp_entry((unsigned)d->vdev.type, 0), 0, r, SWS_EINVAL);
+		break;
+	}
 	default: /* double put to free */
 		if ((e = pick_slot(d)) && !m_resolve(d, e, 1) && ms(d, e)->state == M_SHADOW) {
 			while (ms(d, e)->state == M_SHADOW)
@@ -937,51 +1569,133 @@ static void do_invalid(struct diff *d)
 
 /* ---- whole-state checks -------------------------------------------------------------- */
 
-static void expect_slot(struct diff *d, struct mdev *md, uint64_t off, int s, const struct sws_slot_state *st)
+static bool slot_eq(const struct sws_slot_state *a, const struct sws_slot_state *b)
+{
+	return a->allocated == b->allocated && a->bad == b->bad && a->cached == b->cached && a->zero == b->zero &&
+	       a->memcg == b->memcg && a->count == b->count && a->pfn == b->pfn && a->shadow == b->shadow;
+}
+
+static const char *fmt_slot(const struct sws_slot_state *st, char *buf, size_t len)
+{
+	snprintf(buf, len, "alloc %d bad %d cached %d zero %d memcg %u count %u pfn %llu shadow %llu", st->allocated,
+		 st->bad, st->cached, st->zero, st->memcg, st->count, (unsigned long long)st->pfn,
+		 (unsigned long long)st->shadow);
+	return buf;
+}
+
+/* What the model says slot @off of @md looks like. */
+static struct sws_slot_state model_slot(const struct mdev *md, uint64_t off)
 {
 	struct sws_slot_state w = {0};
 	if (off == 0) {
 		w.bad = w.allocated = true;
-	} else {
-		const struct mslot *m = &md->slots[off];
-		w.allocated = m->state != M_FREE;
-		w.cached = m->state == M_CACHED;
-		w.zero = m->zero;
-		w.memcg = m->memcg;
-		w.count = m->count;
-		w.pfn = m->state == M_CACHED ? m->pfn : 0;
-		w.shadow = m->state == M_SHADOW ? m->shadow : 0;
+		return w;
 	}
-	if (st->allocated != w.allocated || st->bad != w.bad || st->cached != w.cached || st->zero != w.zero ||
-	    st->memcg != w.memcg || st->count != w.count || st->pfn != w.pfn || st->shadow != w.shadow)
-		DFAIL(d,
-		      "slot %d:%llu on %s: got alloc %d bad %d cached %d zero %d memcg %u count %u pfn %llu "
-		      "shadow %llu; model: alloc %d bad %d cached %d zero %d memcg %u count %u pfn %llu shadow %llu",
-		      md->type, (unsigned long long)off, sws_backend_name(d->backend[s]), st->allocated, st->bad,
-		      st->cached, st->zero, st->memcg, st->count, (unsigned long long)st->pfn,
-		      (unsigned long long)st->shadow, w.allocated, w.bad, w.cached, w.zero, w.memcg, w.count,
-		      (unsigned long long)w.pfn, (unsigned long long)w.shadow);
+	const struct mslot *m = ms_peek(md, off);
+	if (!m)
+		return w; /* a virtual slot never touched: FREE */
+	w.allocated = m->state != M_FREE;
+	w.cached = m->state == M_CACHED;
+	w.zero = m->zero;
+	w.memcg = m->memcg;
+	w.count = m->count;
+	w.pfn = m->state == M_CACHED ? m->pfn : 0;
+	w.shadow = m->state == M_SHADOW ? m->shadow : 0;
+	return w;
+}
+
+/* One slot on every simulation: against simulation 0, then against the model. */
+static void expect_slot(struct diff *d, struct mdev *md, uint64_t off, const struct sws_slot_state *st)
+{
+	char g[160], g0[160], gw[160], names[128];
+	struct sws_slot_state w = model_slot(md, off);
+	size_t n = 0;
+	int first = -1;
+	names[0] = 0;
+	for (int s = 1; s < d->nsim; s++) {
+		if (slot_eq(&st[s], &st[0]))
+			continue;
+		if (first < 0)
+			first = s;
+		if (n < sizeof(names))
+			n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s", n ? ", " : "", dname(d, s));
+	}
+	if (first >= 0)
+		DFAIL(d, "slot %d:%llu: designs disagree: %s has %s; %s has %s (%s differ from %s); model: %s", md->type,
+		      (unsigned long long)off, dname(d, 0), fmt_slot(&st[0], g0, sizeof(g0)), dname(d, first),
+		      fmt_slot(&st[first], g, sizeof(g)), names, dname(d, 0), fmt_slot(&w, gw, sizeof(gw)));
+	if (!slot_eq(&st[0], &w))
+		DFAIL(d, "slot %d:%llu on every design: got %s; model: %s", md->type, (unsigned long long)off,
+		      fmt_slot(&st[0], g0, sizeof(g0)), fmt_slot(&w, g, sizeof(g)));
+}
+
+/*
+ * vswap: a physical slot is allocated iff it backs a virtual slot (slot_state
+ * has nothing more of it: the data is the virtual slot's), and the reverse
+ * map names that slot.
+ */
+static void expect_phys_slot(struct diff *d, struct mdev *md, uint64_t off, const struct sws_slot_state *st)
+{
+	char g[160], gw[160], vb[40], wb[40];
+	struct sws_slot_state w = {0};
+	sws_entry_t want = off ? md->owner[off] : 0, p = sws_swp_entry((unsigned)md->type, off);
+	w.bad = !off;
+	w.allocated = !off || want;
+	if (!slot_eq(st, &w))
+		DFAIL(d, "physical slot %d:%llu: got %s; model: %s (backs %s)", md->type, (unsigned long long)off,
+		      fmt_slot(st, g, sizeof(g)), fmt_slot(&w, gw, sizeof(gw)), ent(want, wb, sizeof(wb)));
+	sws_entry_t v = sws_swap_rmap(d->cpu[0], p);
+	if (v != want)
+		DFAIL(d, "rmap of physical slot %d:%llu: %s, the model says %s", md->type, (unsigned long long)off,
+		      ent(v, vb, sizeof(vb)), ent(want, wb, sizeof(wb)));
+	const struct mslot *m = want ? ms_peek(&d->vdev, sws_swp_offset(want)) : NULL;
+	if (want && (!m || m->phys != p))
+		DFAIL(d, "test bug: physical slot %d:%llu backs %s, which has another", md->type,
+		      (unsigned long long)off, ent(want, wb, sizeof(wb)));
+}
+
+/* vswap: the target of a read of an allocated virtual slot: its physical slot, or none. */
+static void expect_virt_io(struct diff *d, struct mdev *md, uint64_t off)
+{
+	const struct mslot *m = ms_peek(md, off);
+	if (!m || m->state == M_FREE)
+		return;
+	sws_entry_t e = sws_swp_entry((unsigned)md->type, off), p = 0;
+	char b[40], pb[40], wb[40];
+	int rc = sws_swap_io_target(d->cpu[0], e, 1, false, &p);
+	if (rc != (m->phys ? 0 : SWS_ENOENT) || (!rc && p != m->phys))
+		DFAIL(d, "io_target(read) %s: %s %s, the model has %s", ent(e, b, sizeof(b)), sws_error_name(rc),
+		      rc ? "" : ent(p, pb, sizeof(pb)), m->phys ? ent(m->phys, wb, sizeof(wb)) : "none (SWS_ENOENT)");
 }
 
 static void check_slots(struct diff *d)
 {
-	for (int i = 0; i < NDEV; i++) {
-		struct mdev *md = &d->dev[i];
+	for (int i = 0; i < d->nall; i++) {
+		struct mdev *md = d->all[i];
 		for (uint64_t off = 0; off <= md->max; off++) {
 			sws_entry_t e = sws_swp_entry((unsigned)md->type, off);
-			for (int s = 0; s < NSIM; s++) {
-				struct sws_slot_state st;
-				int rc = sws_swap_slot_state(d->sim[s], e, &st);
+			struct sws_slot_state st[MAX_SIM];
+			for (int s = 0; s < d->nsim; s++) {
+				int rc = sws_swap_slot_state(d->sim[s], e, &st[s]);
 				if (off == md->max) {
 					if (rc != SWS_EBADENTRY)
-						DFAIL(d, "slot_state past the end: %s", sws_error_name(rc));
+						DFAIL(d, "slot_state past the end on %s: %s", dname(d, s),
+						      sws_error_name(rc));
 					continue;
 				}
 				if (rc)
-					DFAIL(d, "slot_state %d:%llu: %s", md->type, (unsigned long long)off,
-					      sws_error_name(rc));
-				expect_slot(d, md, off, s, &st);
+					DFAIL(d, "slot_state %d:%llu on %s: %s", md->type, (unsigned long long)off,
+					      dname(d, s), sws_error_name(rc));
 			}
+			if (off == md->max)
+				continue;
+			if (md->phys) {
+				expect_phys_slot(d, md, off, st);
+				continue;
+			}
+			expect_slot(d, md, off, st);
+			if (md->virt)
+				expect_virt_io(d, md, off);
 		}
 	}
 }
@@ -999,7 +1713,7 @@ static void check_folios(struct diff *d)
 			struct mslot *m = ms(d, f->e + k);
 			if (m->state != M_CACHED || m->pfn != f->pfn || m->fidx != (int32_t)i)
 				DFAIL(d, "test bug: model folio %u does not own slot +%u", i, k);
-			for (int s = 0; s < NSIM; s++) {
+			for (int s = 0; s < d->nsim; s++) {
 				struct sws_slot_state st;
 				assert_sws(0, sws_swap_slot_state(d->sim[s], f->e + k, &st));
 				if (!st.cached || st.pfn != f->pfn)
@@ -1019,34 +1733,53 @@ static void check_folios(struct diff *d)
 	}
 }
 
+static bool dev_info_eq(const struct sws_device_info *a, const struct sws_device_info *b)
+{
+	return a->type == b->type && a->prio == b->prio && a->flags == b->flags && a->max == b->max &&
+	       a->pages == b->pages && a->inuse_pages == b->inuse_pages && a->nr_clusters == b->nr_clusters &&
+	       a->nr_free == b->nr_free && a->nr_full == b->nr_full && a->nr_discard == b->nr_discard &&
+	       !memcmp(a->nr_nonfull, b->nr_nonfull, sizeof(a->nr_nonfull)) &&
+	       !memcmp(a->nr_frag, b->nr_frag, sizeof(a->nr_frag));
+}
+
 static void check_devices(struct diff *d)
 {
-	for (int i = 0; i < NDEV; i++) {
-		struct sws_device_info di[NSIM];
-		for (int s = 0; s < NSIM; s++)
-			assert_sws(0, sws_device_info(d->sim[s], d->dev[i].type, &di[s]));
-		const struct sws_device_info *a = &di[0], *b = &di[1];
-		bool same = a->type == b->type && a->prio == b->prio && a->flags == b->flags && a->max == b->max &&
-			    a->pages == b->pages && a->inuse_pages == b->inuse_pages &&
-			    a->nr_clusters == b->nr_clusters && a->nr_free == b->nr_free &&
-			    a->nr_full == b->nr_full && a->nr_discard == b->nr_discard &&
-			    !memcmp(a->nr_nonfull, b->nr_nonfull, sizeof(a->nr_nonfull)) &&
-			    !memcmp(a->nr_frag, b->nr_frag, sizeof(a->nr_frag));
-		if (!same)
-			DFAIL(d,
-			      "device %d differs: inuse %llu/%llu free %u/%u full %u/%u discard %u/%u "
-			      "nonfull0 %u/%u frag0 %u/%u",
-			      a->type, (unsigned long long)a->inuse_pages, (unsigned long long)b->inuse_pages,
-			      a->nr_free, b->nr_free, a->nr_full, b->nr_full, a->nr_discard, b->nr_discard,
-			      a->nr_nonfull[0], b->nr_nonfull[0], a->nr_frag[0], b->nr_frag[0]);
-		if (a->inuse_pages != d->dev[i].inuse)
-			DFAIL(d, "device %d: inuse_pages %llu, the model has %llu", a->type,
-			      (unsigned long long)a->inuse_pages, (unsigned long long)d->dev[i].inuse);
+	for (int i = 0; i < d->nall; i++) {
+		const struct mdev *md = d->all[i];
+		struct sws_device_info di[MAX_SIM];
+		for (int s = 0; s < d->nsim; s++)
+			assert_sws(0, sws_device_info(d->sim[s], md->type, &di[s]));
+		const struct sws_device_info *a = &di[0];
+		for (int s = 1; s < d->nsim; s++) {
+			const struct sws_device_info *b = &di[s];
+			if (!dev_info_eq(a, b))
+				DFAIL(d,
+				      "device %d differs (%s/%s): inuse %llu/%llu free %u/%u full %u/%u discard %u/%u "
+				      "nonfull0 %u/%u frag0 %u/%u",
+				      a->type, dname(d, 0), dname(d, s), (unsigned long long)a->inuse_pages,
+				      (unsigned long long)b->inuse_pages, a->nr_free, b->nr_free, a->nr_full, b->nr_full,
+				      a->nr_discard, b->nr_discard, a->nr_nonfull[0], b->nr_nonfull[0], a->nr_frag[0],
+				      b->nr_frag[0]);
+		}
+		/* vswap: virtual slots in use on the virtual device, slots backing them on a physical one. */
+		if (a->inuse_pages != md->inuse)
+			DFAIL(d, "device %d: inuse_pages %llu on every design, the model has %llu", a->type,
+			      (unsigned long long)a->inuse_pages, (unsigned long long)md->inuse);
+		bool virt = a->flags & SWS_SWP_VIRTUAL;
+		bool geometry = a->max == SWS_DEVICE_MAX_SLOTS && a->pages == SWS_DEVICE_MAX_SLOTS - 1 &&
+				(uint64_t)a->nr_clusters * SWS_CLUSTER_SLOTS == md->max;
+		if (virt != md->virt || (virt && !geometry))
+			DFAIL(d, "device %d: flags %#x max %llu pages %llu, %u clusters mapped; the model has %s, "
+				 "bound %llu",
+			      a->type, a->flags, (unsigned long long)a->max, (unsigned long long)a->pages,
+			      a->nr_clusters, md->virt ? "the virtual device" : "a device swapped on",
+			      (unsigned long long)md->max);
 	}
 }
 
 static void check_counters(struct diff *d)
 {
+	/* Counters every design must show alike (the core's, and the contract's). */
 	static const enum sws_counter same[] = {
 		SWS_CTR_swap_cache_add_total,  SWS_CTR_swap_cache_del_total,   SWS_CTR_swap_cache_find_total,
 		SWS_CTR_swap_cache_find_success, SWS_CTR_swap_cache_replace_total, SWS_CTR_swap_dup_total,
@@ -1054,23 +1787,33 @@ static void check_counters(struct diff *d)
 		SWS_CTR_swap_alloc_slowpath,   SWS_CTR_swap_alloc_order0_steal, SWS_CTR_cluster_free_to_frag,
 		SWS_CTR_swap_writepage,        SWS_CTR_swap_readpage,          SWS_CTR_swap_discard,
 	};
-	struct sws_stats st[NSIM];
-	for (int s = 0; s < NSIM; s++)
+	struct sws_stats st[MAX_SIM];
+	char all[512];
+	bool differs[MAX_SIM];
+	uint64_t v[MAX_SIM];
+	for (int s = 0; s < d->nsim; s++)
 		sws_stats_snapshot(d->sim[s], &st[s]);
-	for (unsigned i = 0; i < ARRAY_LEN(same); i++)
-		if (st[0].counters[same[i]] != st[1].counters[same[i]])
-			DFAIL(d, "counter %s: %llu vs %llu", sws_counter_name(same[i]),
-			      (unsigned long long)st[0].counters[same[i]], (unsigned long long)st[1].counters[same[i]]);
+	for (unsigned i = 0; i < ARRAY_LEN(same); i++) {
+		for (int s = 0; s < d->nsim; s++)
+			v[s] = st[s].counters[same[i]];
+		if (!same_u64(v, d->nsim, differs))
+			DFAIL(d, "counter %s: designs disagree: %s", sws_counter_name(same[i]),
+			      fmt_all(d, v, differs, fmt_u64, all, sizeof(all)));
+	}
 	for (int c = 0; c < SWS_NR_ORDER_COUNTERS; c++)
-		for (int o = 0; o < SWS_NR_ORDERS; o++)
-			if (st[0].order_counters[c][o] != st[1].order_counters[c][o])
-				DFAIL(d, "counter %s[%d]: %llu vs %llu", sws_order_counter_name((enum sws_order_counter)c),
-				      o, (unsigned long long)st[0].order_counters[c][o],
-				      (unsigned long long)st[1].order_counters[c][o]);
-	uint64_t inuse = d->dev[0].inuse + d->dev[1].inuse + d->dev[2].inuse;
-	for (int s = 0; s < NSIM; s++) {
+		for (int o = 0; o < SWS_NR_ORDERS; o++) {
+			for (int s = 0; s < d->nsim; s++)
+				v[s] = st[s].order_counters[c][o];
+			if (!same_u64(v, d->nsim, differs))
+				DFAIL(d, "counter %s[%d]: designs disagree: %s",
+				      sws_order_counter_name((enum sws_order_counter)c), o,
+				      fmt_all(d, v, differs, fmt_u64, all, sizeof(all)));
+		}
+	uint64_t inuse = phys_inuse(d); /* the devices in the totals: physical ones under vswap */
+	for (int s = 0; s < d->nsim; s++) {
 		const struct sws_stats *x = &st[s];
 		const uint64_t *c = x->counters;
+		const struct traits *tr = &d->tr[s];
 		struct {
 			const char *name;
 			uint64_t got, want;
@@ -1078,7 +1821,7 @@ static void check_counters(struct diff *d)
 			{"total_swap_pages", x->total_swap_pages, d->total},
 			{"nr_swap_pages", x->nr_swap_pages, d->total - inuse},
 			{"nr_swapcache", x->nr_swapcache, d->cached},
-			{"nr_devices", x->nr_devices, NDEV},
+			{"nr_devices", x->nr_devices, NDEV + d->vswap}, /* vswap: and its virtual device */
 			{"swap_cache_add_total", c[SWS_CTR_swap_cache_add_total], d->m.add},
 			{"swap_cache_del_total", c[SWS_CTR_swap_cache_del_total], d->m.del},
 			{"swap_cache_find_total", c[SWS_CTR_swap_cache_find_total], d->m.find},
@@ -1086,67 +1829,202 @@ static void check_counters(struct diff *d)
 			{"swap_cache_replace_total", c[SWS_CTR_swap_cache_replace_total], d->m.replace},
 			{"swap_dup_total", c[SWS_CTR_swap_dup_total], d->m.dup},
 			{"swap_put_total", c[SWS_CTR_swap_put_total], d->m.put},
-			{"swap_free_slots", c[SWS_CTR_swap_free_slots], d->m.freed},
+			{"swap_free_slots", c[SWS_CTR_swap_free_slots], d->m.freed}, /* vswap: virtual slots */
+			{"vswap_phys_alloc", c[SWS_CTR_vswap_phys_alloc], d->m.phys_alloc},
+			{"vswap_phys_free", c[SWS_CTR_vswap_phys_free], d->m.phys_free},
+			/* The design's own counters: what it has not got stays 0. */
+			{"swap_free_fallback", c[SWS_CTR_swap_free_fallback], tr->fallback ? d->m.fallback : 0},
+			{"swap_cache_bypass", c[SWS_CTR_swap_cache_bypass], 0}, /* no swap-in here bypasses */
 		};
 		for (unsigned i = 0; i < ARRAY_LEN(m); i++)
 			if (m[i].got != m[i].want)
-				DFAIL(d, "%s on %s: %llu, the model says %llu", m[i].name,
-				      sws_backend_name(d->backend[s]), (unsigned long long)m[i].got,
-				      (unsigned long long)m[i].want);
+				DFAIL(d, "%s on %s: %llu, the model says %llu", m[i].name, dname(d, s),
+				      (unsigned long long)m[i].got, (unsigned long long)m[i].want);
+		struct {
+			const char *name;
+			uint64_t got;
+			bool may;
+		} own[] = {
+			{"swap_table_alloc", c[SWS_CTR_swap_table_alloc], tr->swap_table},
+			{"swap_table_free", c[SWS_CTR_swap_table_free], tr->swap_table},
+			{"swap_extend_table_alloc", c[SWS_CTR_swap_extend_table_alloc], tr->extend},
+			{"swap_cont_alloc", c[SWS_CTR_swap_cont_alloc], tr->swap_map},
+			/* vswap: its cluster map is an XArray */
+			{"xa_node_alloc", c[SWS_CTR_xa_node_alloc], tr->xarray || tr->vswap},
+			{"xa_node_free", c[SWS_CTR_xa_node_free], tr->xarray || tr->vswap},
+			{"vswap_cluster_alloc", c[SWS_CTR_vswap_cluster_alloc], tr->vswap},
+			{"vswap_cluster_free", c[SWS_CTR_vswap_cluster_free], tr->vswap},
+			{"ext_grow", c[SWS_CTR_ext_grow], tr->vswap},
+			{"ext_shrink", c[SWS_CTR_ext_shrink], tr->vswap},
+		};
+		for (unsigned i = 0; i < ARRAY_LEN(own); i++)
+			if (own[i].got && !own[i].may)
+				DFAIL(d, "%s on %s: %llu, but the design has no such structure", own[i].name,
+				      dname(d, s), (unsigned long long)own[i].got);
 		for (int o = 0; o < SWS_NR_ORDERS; o++)
 			if (x->order_counters[SWS_OCTR_swap_alloc][o] != d->m.alloc[o] ||
 			    x->order_counters[SWS_OCTR_swap_alloc_fail][o] != d->m.alloc_fail[o])
 				DFAIL(d, "swap_alloc[%d] %llu fail %llu on %s, the model says %llu and %llu", o,
 				      (unsigned long long)x->order_counters[SWS_OCTR_swap_alloc][o],
-				      (unsigned long long)x->order_counters[SWS_OCTR_swap_alloc_fail][o],
-				      sws_backend_name(d->backend[s]), (unsigned long long)d->m.alloc[o],
-				      (unsigned long long)d->m.alloc_fail[o]);
+				      (unsigned long long)x->order_counters[SWS_OCTR_swap_alloc_fail][o], dname(d, s),
+				      (unsigned long long)d->m.alloc[o], (unsigned long long)d->m.alloc_fail[o]);
 	}
 }
 
-/* Swap table backend: a cluster has its 4 KiB table and 1 KiB memcg table iff it is in use. */
+/*
+ * Every design's memory classes against its layout (quiesced: RCU frees
+ * done). Swap table phases: a cluster has its 4 KiB table iff it is in use
+ * (st-p4: and its 1 KiB memcg table), and swap_table_alloc - swap_table_free
+ * counts those tables; st-p3/st-p4: a 2 KiB extend table iff some slot of the
+ * cluster has a count >= 15. xarray, st-p1, st-p2: swap_map, one byte per
+ * slot. Every design before st-p4: swap_cgroup (two 2-byte ids per 4-byte
+ * word) and the zeromap (one bit per slot in 8-byte words). Classes a design
+ * has not got hold nothing.
+ */
 static void check_table_memory(struct diff *d)
 {
-	for (int s = 0; s < NSIM; s++) {
-		if (d->backend[s] != SWS_BACKEND_SWAP_TABLE)
-			continue;
+	uint64_t map = 0, cgroup = 0, zeromap = 0, extended = 0, bitmap = 0;
+	for (int i = 0; i < d->nedev && !d->vswap; i++) {
+		const struct mdev *md = d->edev[i];
+		map += md->max;
+		cgroup += (md->max + 1) / 2 * 4;
+		zeromap += (md->max + 63) / 64 * 8;
+		for (uint64_t base = 0; base < md->max; base += SWS_CLUSTER_SLOTS) {
+			bool ext = false;
+			for (uint64_t off = base; off < base + SWS_CLUSTER_SLOTS && off < md->max && !ext; off++)
+				ext = md->slots[off].count >= EXTEND_MIN;
+			extended += ext;
+		}
+	}
+	for (int i = 0; i < NDEV && d->vswap; i++)
+		bitmap += 2 * ((d->dev[i].max + 63) / 64 * 8); /* allocated and bad, 1 bit per slot each */
+	for (int s = 0; s < d->nsim; s++) {
+		const struct traits *tr = &d->tr[s];
 		sws_sim_quiesce(d->sim[s]);
-		uint64_t used = 0;
-		for (int i = 0; i < NDEV; i++) {
+		uint64_t used = 0, pused = 0, pclusters = 0; /* clusters in use: with entries; physical (vswap) */
+		for (int i = 0; i < d->nedev; i++) {
+			struct sws_device_info di;
+			assert_sws(0, sws_device_info(d->sim[s], d->edev[i]->type, &di));
+			used += di.nr_clusters - di.nr_free - di.nr_discard;
+		}
+		for (int i = 0; i < NDEV && d->vswap; i++) {
 			struct sws_device_info di;
 			assert_sws(0, sws_device_info(d->sim[s], d->dev[i].type, &di));
-			used += di.nr_clusters - di.nr_free - di.nr_discard;
+			pused += di.nr_clusters - di.nr_free - di.nr_discard;
+			pclusters += di.nr_clusters;
 		}
 		struct sws_memory_usage mu;
 		sws_sim_memory_usage(d->sim[s], &mu);
-		if (mu.bytes[SWS_MEM_swap_table] != used * SWS_CLUSTER_SLOTS * 8 ||
-		    mu.bytes[SWS_MEM_memcg_table] != used * SWS_CLUSTER_SLOTS * 2)
-			DFAIL(d, "swap table memory: %llu table and %llu memcg bytes for %llu clusters in use",
-			      (unsigned long long)mu.bytes[SWS_MEM_swap_table],
-			      (unsigned long long)mu.bytes[SWS_MEM_memcg_table], (unsigned long long)used);
+		const uint64_t *by = mu.bytes;
+		if (by[SWS_MEM_swap_table] != (tr->swap_table ? used * TABLE_BYTES : 0) ||
+		    by[SWS_MEM_memcg_table] != (tr->memcg_table ? used * MEMCG_BYTES : 0))
+			DFAIL(d, "%s: %llu swap_table and %llu memcg_table bytes for %llu clusters in use", dname(d, s),
+			      (unsigned long long)by[SWS_MEM_swap_table], (unsigned long long)by[SWS_MEM_memcg_table],
+			      (unsigned long long)used);
+		if (tr->swap_table) {
+			struct sws_stats st;
+			sws_stats_snapshot(d->sim[s], &st);
+			uint64_t live = st.counters[SWS_CTR_swap_table_alloc] - st.counters[SWS_CTR_swap_table_free];
+			if (live != used)
+				DFAIL(d, "%s: swap_table_alloc %llu - swap_table_free %llu, %llu clusters in use",
+				      dname(d, s), (unsigned long long)st.counters[SWS_CTR_swap_table_alloc],
+				      (unsigned long long)st.counters[SWS_CTR_swap_table_free], (unsigned long long)used);
+		}
+		if (tr->vswap) {
+			struct sws_stats st;
+			sws_stats_snapshot(d->sim[s], &st);
+			uint64_t got = st.counters[SWS_CTR_vswap_cluster_alloc],
+				 gone = st.counters[SWS_CTR_vswap_cluster_free];
+			if (got - gone != used)
+				DFAIL(d, "%s: vswap_cluster_alloc %llu - vswap_cluster_free %llu, %llu virtual "
+					 "clusters in use",
+				      dname(d, s), (unsigned long long)got, (unsigned long long)gone,
+				      (unsigned long long)used);
+		}
+		/*
+		 * vswap: 12 KiB of descriptors per virtual cluster in use (cluster 0,
+		 * the header's, included), a 4 KiB reverse map per physical cluster in
+		 * use (clusters holding bad slots keep theirs), two bitmaps and an
+		 * 8-byte reverse-map pointer per cluster on each physical device;
+		 * cluster headers and the cluster map (vswap_cluster) are not sized
+		 * here. No swap_map, swap_cgroup, zeromap, swap table, XArray swap
+		 * cache or zswap tree.
+		 */
+		struct {
+			enum sws_mem_class c;
+			uint64_t want;
+			bool check; /* false: the size follows history (kept until swapoff) */
+		} w[] = {
+			{SWS_MEM_swap_map, tr->swap_map ? map : 0, true},
+			{SWS_MEM_swap_cont, 0, !tr->swap_map},
+			{SWS_MEM_swap_cgroup, tr->static_maps ? cgroup : 0, true},
+			{SWS_MEM_zeromap, tr->static_maps ? zeromap : 0, true},
+			{SWS_MEM_extend_table, tr->extend ? extended * EXTEND_BYTES : 0, true},
+			{SWS_MEM_cluster_tables, tr->vswap ? pclusters * RMAP_PTR_BYTES : 0, !tr->swap_table},
+			{SWS_MEM_xa_spaces, 0, !tr->xarray},
+			{SWS_MEM_xa_node, 0, !tr->xarray},
+			{SWS_MEM_swap_bitmap, tr->vswap ? bitmap : 0, true},
+			{SWS_MEM_vswap_desc, tr->vswap ? used * DESC_BYTES : 0, true},
+			{SWS_MEM_vswap_cluster, 0, !tr->vswap},
+			{SWS_MEM_swap_rmap, tr->vswap ? pused * RMAP_BYTES : 0, true},
+			{SWS_MEM_zswap_trees, 0, tr->vswap},
+			{SWS_MEM_zswap_tree, 0, tr->vswap},
+		};
+		for (unsigned i = 0; i < ARRAY_LEN(w); i++)
+			if (w[i].check && by[w[i].c] != w[i].want)
+				DFAIL(d, "%s: %llu bytes of %s, its layout says %llu", dname(d, s),
+				      (unsigned long long)by[w[i].c], sws_mem_class_name(w[i].c),
+				      (unsigned long long)w[i].want);
+	}
+}
+
+/*
+ * Every design but vswap: an entry is its own slot for page I/O and for the
+ * reverse map (swap.h), whatever state it is in.
+ */
+static void check_io_identity(struct diff *d)
+{
+	char b[40], tb[40];
+	for (unsigned i = 0; i < d->allocs.n && i < 64; i++) {
+		const struct range *a = &d->allocs.v[i];
+		for (int s = 0; s < d->nsim; s++) {
+			sws_entry_t t = 0;
+			int rc = sws_swap_io_target(d->cpu[s], a->e, a->nr, i & 1, &t);
+			if (rc || t != a->e)
+				DFAIL(d, "io_target(%s) %s nr %u on %s: %s %s, want the entry itself",
+				      i & 1 ? "write" : "read", ent(a->e, b, sizeof(b)), a->nr, dname(d, s),
+				      sws_error_name(rc), ent(t, tb, sizeof(tb)));
+			t = sws_swap_rmap(d->cpu[s], a->e);
+			if (t != a->e)
+				DFAIL(d, "rmap %s on %s: %s, want the entry itself", ent(a->e, b, sizeof(b)),
+				      dname(d, s), ent(t, tb, sizeof(tb)));
+		}
 	}
 }
 
 static void check_all(struct diff *d)
 {
 	char msg[256];
-	for (int s = 0; s < NSIM; s++)
+	vmap_refresh(d);
+	for (int s = 0; s < d->nsim; s++)
 		if (sws_swap_check(d->sim[s], msg, sizeof(msg)))
 			DFAIL(d, "invariant violated on %s: %s", sws_backend_name(d->backend[s]), msg);
 	check_devices(d);
 	check_counters(d);
 	check_slots(d);
 	check_folios(d);
+	if (!d->vswap)
+		check_io_identity(d);
 }
 
-/* swapoff of a device in use fails on both and changes nothing. */
+/* swapoff of a device in use fails on every design and changes nothing (vswap: a physical device). */
 static void try_swapoff_busy(struct diff *d)
 {
-	struct mdev *md = pick_dev(d);
+	struct mdev *md = d->vswap ? &d->dev[rnd(d, NDEV)] : pick_dev(d);
 	if (!md->inuse)
 		return;
-	int r[NSIM];
-	for (int s = 0; s < NSIM; s++)
+	int r[MAX_SIM];
+	for (int s = 0; s < d->nsim; s++)
 		r[s] = sws_swapoff(d->sim[s], md->type);
 	check_rc(d, "swapoff(busy)", sws_swp_entry((unsigned)md->type, 0), 0, r, SWS_EBUSY);
 }
@@ -1163,63 +2041,174 @@ static const struct sws_device_config dev_configs[NDEV] = {
 	{.flags = 0, .nr_slots = 4 * SWS_CLUSTER_SLOTS + 99},
 };
 
-static void diff_open(struct diff *d, uint64_t seed)
+static void mem_snapshot(struct sws_sim *sim, struct sws_memory_usage *mu)
+{
+	sws_sim_quiesce(sim);
+	sws_sim_memory_usage(sim, mu);
+}
+
+/*
+ * What sws_sim_create leaves: the simulation's own structures only; under
+ * vswap also its virtual device, whose cluster 0 (the header's) is in use
+ * for life: that cluster's descriptors, its header and the cluster map
+ * (vswap_cluster, not sized here).
+ */
+static void check_created(struct diff *d, int s)
+{
+	const uint64_t *by = d->created[s];
+	for (int c = 0; c < SWS_NR_MEM_CLASSES; c++) {
+		uint64_t want = c == SWS_MEM_vswap_desc && d->vswap ? DESC_BYTES : 0;
+		if (c == SWS_MEM_sim || (c == SWS_MEM_vswap_cluster && d->vswap))
+			continue;
+		if (by[c] != want)
+			fail_msg("%s: %llu bytes of %s after sws_sim_create, want %llu", dname(d, s),
+				 (unsigned long long)by[c], sws_mem_class_name((enum sws_mem_class)c),
+				 (unsigned long long)want);
+	}
+	if (d->vswap && !by[SWS_MEM_vswap_cluster])
+		fail_msg("%s: no vswap_cluster bytes after sws_sim_create (its cluster 0)", dname(d, s));
+}
+
+/* vswap: the virtual device sws_sim_create made, the only device before any swapon. */
+static void find_virtual(struct diff *d)
+{
+	int found = -1;
+	for (int t = 0; t < SWS_MAX_SWAPFILES; t++) {
+		struct sws_device_info di;
+		if (sws_device_info(d->sim[0], t, &di))
+			continue;
+		if (found >= 0 || !(di.flags & SWS_SWP_VIRTUAL))
+			fail_msg("vswap: device %d (flags %#x) after sws_sim_create, want one virtual device", t,
+				 di.flags);
+		found = t;
+		d->vmap0 = di.nr_clusters;
+	}
+	if (found < 0)
+		fail_msg("vswap: no virtual device after sws_sim_create");
+	struct mdev *md = &d->vdev;
+	md->type = found;
+	md->virt = true;
+	d->by_type[found] = md;
+	vmap_refresh(d);
+	if (!d->vmap0 || md->max < SWS_CLUSTER_SLOTS)
+		fail_msg("vswap: the virtual device maps %u clusters", d->vmap0);
+}
+
+static void diff_open(struct diff *d, uint64_t seed, const struct group *g)
 {
 	memset(d, 0, sizeof(*d));
 	d->seed = d->rng = seed;
 	d->next_pfn = 1;
-	d->backend[0] = SWS_BACKEND_SWAP_TABLE;
-	d->backend[1] = SWS_DIFF_OTHER_BACKEND;
-	for (int s = 0; s < NSIM; s++) {
-		struct sws_sim_config cfg = {.backend = d->backend[s]};
+	d->g = g;
+	d->nsim = g->n;
+	for (int s = 0; s < d->nsim; s++) {
+		d->backend[s] = g->designs[s];
+		d->tr[s] = traits_of(g->designs[s]);
+		if (d->tr[s].vswap != d->tr[0].vswap)
+			fail_msg("group %s: %s and %s cannot run in lockstep (virtual entries)", g->name, dname(d, 0),
+				 dname(d, s));
+		sws_test_alloc_init(&d->ta[s]);
+		struct sws_env env = {.allocator = d->ta[s].a};
+		struct sws_sim_config cfg = {.backend = d->backend[s], .env = &env};
 		assert_sws(0, sws_sim_create(&cfg, &d->sim[s]));
 		assert_sws(0, sws_cpu_attach(d->sim[s], &d->cpu[s]));
 	}
+	d->vswap = d->tr[0].vswap;
+	for (int s = 0; s < d->nsim; s++) {
+		struct sws_memory_usage mu;
+		mem_snapshot(d->sim[s], &mu);
+		memcpy(d->created[s], mu.bytes, sizeof(d->created[s]));
+		d->created_dynamic[s] = mu.dynamic_bytes;
+		d->created_static[s] = mu.static_bytes;
+		check_created(d, s);
+	}
+	if (d->vswap)
+		find_virtual(d);
 	for (int i = 0; i < NDEV; i++) {
-		int type[NSIM];
-		for (int s = 0; s < NSIM; s++)
+		int type[MAX_SIM];
+		for (int s = 0; s < d->nsim; s++)
 			assert_sws(0, sws_swapon(d->sim[s], &dev_configs[i], &type[s]));
-		assert_int_equal(type[0], type[1]);
+		for (int s = 1; s < d->nsim; s++)
+			if (type[s] != type[0])
+				fail_msg("swapon of device %d: type %d on %s, %d on %s", i, type[0], dname(d, 0), type[s],
+					 dname(d, s));
 		struct mdev *md = &d->dev[i];
 		md->type = type[0];
 		md->max = dev_configs[i].nr_slots;
-		md->slots = calloc(md->max, sizeof(*md->slots));
-		assert_non_null(md->slots);
-		for (uint64_t off = 0; off < md->max; off++)
-			md->slots[off].aidx = md->slots[off].fidx = -1;
+		if (md->type < 0 || md->type >= SWS_MAX_SWAPFILES || d->by_type[md->type])
+			fail_msg("swapon of device %d: type %d", i, md->type);
+		if (d->vswap) {
+			md->phys = true;
+			md->owner = calloc(md->max, sizeof(*md->owner));
+			assert_non_null(md->owner);
+		} else {
+			md->slots = calloc(md->max, sizeof(*md->slots));
+			assert_non_null(md->slots);
+			for (uint64_t off = 0; off < md->max; off++)
+				md->slots[off].aidx = md->slots[off].fidx = -1;
+		}
 		d->by_type[md->type] = md;
 		d->total += md->max - 1;
+		if ((unsigned)md->type + 1 > d->no_dev_type)
+			d->no_dev_type = (unsigned)md->type + 1;
 	}
-	for (int s = 0; s < NSIM; s++) {
+	if (d->vswap) {
+		d->edev[d->nedev++] = &d->vdev;
+		d->all[d->nall++] = &d->vdev;
+	}
+	for (int i = 0; i < NDEV; i++) {
+		if (!d->vswap)
+			d->edev[d->nedev++] = &d->dev[i];
+		d->all[d->nall++] = &d->dev[i];
+	}
+	for (int s = 0; s < d->nsim; s++) {
 		struct sws_memory_usage mu;
-		sws_sim_quiesce(d->sim[s]);
-		sws_sim_memory_usage(d->sim[s], &mu);
+		mem_snapshot(d->sim[s], &mu);
+		memcpy(d->base[s], mu.bytes, sizeof(d->base[s]));
 		d->base_dynamic[s] = mu.dynamic_bytes;
 		d->base_static[s] = mu.static_bytes;
 	}
 }
 
+static void diff_destroy_sims(struct diff *d)
+{
+	for (int s = 0; s < d->nsim; s++) {
+		sws_cpu_detach(d->cpu[s]);
+		d->cpu[s] = NULL;
+		sws_sim_destroy(d->sim[s]);
+		d->sim[s] = NULL;
+	}
+}
+
 static void diff_close(struct diff *d)
 {
-	for (int s = 0; s < NSIM; s++) {
-		sws_cpu_detach(d->cpu[s]);
-		sws_sim_destroy(d->sim[s]);
-	}
-	for (int i = 0; i < NDEV; i++)
+	diff_destroy_sims(d);
+	for (int i = 0; i < NDEV; i++) {
 		free(d->dev[i].slots);
+		free(d->dev[i].owner);
+	}
+	for (uint32_t c = 0; c < d->vdev.ncl; c++)
+		free(d->vdev.cl[c]);
+	free(d->vdev.cl);
 	free(d->allocs.v);
 	free(d->folios.v);
 }
 
 static void step(struct diff *d)
 {
-	uint64_t inuse = d->dev[0].inuse + d->dev[1].inuse + d->dev[2].inuse;
-	unsigned r = (unsigned)rnd(d, 1000);
+	uint64_t inuse = entry_inuse(d);
 	sws_entry_t e;
 	unsigned nr;
 
-	/* Under pressure, processes exit more often than they fault. */
-	if (r < 170 && inuse * 100 > d->total * 85 && rnd(d, 2)) {
+	if (d->vswap && rnd(d, 1000) < IO_PERMILLE) {
+		do_io(d);
+		return;
+	}
+	unsigned r = (unsigned)rnd(d, 1000);
+	/* Under pressure, processes exit more often than they fault. The virtual
+	 * device never fills: vswap keeps its entries to what the physical
+	 * devices hold (more only in the surge). */
+	if (r < 170 && ((inuse * 100 > d->total * 85 && rnd(d, 2)) || (d->vswap && inuse > d->total))) {
 		do_free_allocation(d);
 		return;
 	}
@@ -1257,9 +2246,10 @@ static void step(struct diff *d)
 		do_invalid(d);
 }
 
-/* A seed and the run in progress (the teardown frees it when a check failed). */
+/* A seed, its group, and the run in progress (the teardown frees it when a check failed). */
 struct seed_state {
 	uint64_t seed;
+	const struct group *g;
 	struct diff *d;
 };
 
@@ -1269,10 +2259,12 @@ static void run_seed(struct seed_state *ss, unsigned nops)
 	struct diff *d = calloc(1, sizeof(*d));
 	assert_non_null(d);
 	ss->d = d;
-	diff_open(d, seed);
+	diff_open(d, seed, ss->g);
 
 	for (d->op = 1; d->op <= nops; d->op++) {
 		step(d);
+		if (d->vswap && d->op == nops / 3)
+			do_surge(d);
 		if (d->op % CHECK_EVERY == 0) {
 			check_all(d);
 			try_swapoff_busy(d);
@@ -1298,10 +2290,12 @@ static void run_seed(struct seed_state *ss, unsigned nops)
 			if (ms(d, a.e + k)->state != M_FREE)
 				op_put(d, a.e + k, 1);
 	}
-	op_deferred(d, UINT32_MAX);
+	op_deferred(d, UINT32_MAX); /* vswap: and the virtual device's free tail is unmapped */
 	check_all(d);
 	assert_int_equal(d->cached, 0);
-	for (int s = 0; s < NSIM; s++) {
+	assert_int_equal(entry_inuse(d), 0);
+	assert_int_equal(phys_inuse(d), 0);
+	for (int s = 0; s < d->nsim; s++) {
 		uint64_t total, free_slots;
 		sws_swap_totals(d->sim[s], &total, &free_slots);
 		assert_int_equal(total, d->total);
@@ -1309,19 +2303,33 @@ static void run_seed(struct seed_state *ss, unsigned nops)
 		assert_false(sws_swap_full(d->sim[s]));
 	}
 
+	/* vswap: with every slot free, the surge's clusters are unmapped again. */
+	uint32_t vmapped = (uint32_t)(d->vdev.max / SWS_CLUSTER_SLOTS);
+	bool vshrunk = !d->vswap || vmapped <= 2 * d->vmap0;
+	if (!vshrunk)
+		DFAIL(d, "vswap: every slot free, the deferred work done, and the virtual device maps %u clusters "
+			 "(%u at first, %u at most): its free tail did not go back",
+		      vmapped, d->vmap0, d->cov.max_vclusters);
+
 	/*
-	 * Memory: back to what swapon left (XArray continuation pages stay until
-	 * swapoff, as in the kernel). A difference is reported after swapoff, so
-	 * both backends and the swapoff figures are seen in one run.
+	 * Memory: back to what swapon left (swap_map continuation pages stay until
+	 * swapoff, as in the kernel, on the designs that have swap_map; on the
+	 * others swap_cont counts like any class). A difference is reported after
+	 * swapoff, so every design and the swapoff figures are seen in one run.
+	 * vswap: vswap_cluster holds the virtual device's per-cluster arrays,
+	 * mapped as far as it grew; they are compared only when it shrank back.
 	 */
-	char leak[2][512] = {"", ""};
-	for (int s = 0; s < NSIM; s++) {
+	check_table_memory(d);
+	char leak[MAX_SIM][512];
+	bool leaked = false;
+	for (int s = 0; s < d->nsim; s++) {
 		struct sws_memory_usage mu;
-		sws_sim_quiesce(d->sim[s]);
-		sws_sim_memory_usage(d->sim[s], &mu);
-		uint64_t dyn = mu.dynamic_bytes - mu.bytes[SWS_MEM_swap_cont];
+		leak[s][0] = 0;
+		mem_snapshot(d->sim[s], &mu);
+		uint64_t dyn = mu.dynamic_bytes - (d->tr[s].swap_map ? mu.bytes[SWS_MEM_swap_cont] : 0);
 		if (dyn == d->base_dynamic[s] && mu.static_bytes == d->base_static[s])
 			continue;
+		leaked = true;
 		int n = snprintf(leak[s], sizeof(leak[s]),
 				 "%s: dynamic %llu (swap_cont %llu) static %llu after freeing all, %llu and %llu after "
 				 "swapon; by class:",
@@ -1334,34 +2342,77 @@ static void run_seed(struct seed_state *ss, unsigned nops)
 					      sws_mem_class_name((enum sws_mem_class)c), (unsigned long long)mu.bytes[c]);
 	}
 	for (int i = 0; i < NDEV; i++)
-		for (int s = 0; s < NSIM; s++)
+		for (int s = 0; s < d->nsim; s++)
 			assert_sws(0, sws_swapoff(d->sim[s], d->dev[i].type));
-	for (int s = 0; s < NSIM; s++) {
+	/*
+	 * After swapoff of every device: what sws_sim_create left (check_created():
+	 * nothing but the simulation itself). Under vswap the virtual device is
+	 * no device one swaps off (sws_swapoff refuses it); it stays until
+	 * sws_sim_destroy, with its cluster 0 (the header's) in use and so its
+	 * descriptors, header and cluster map: the figures right after
+	 * sws_sim_create, and only those.
+	 */
+	for (int s = 0; s < d->nsim; s++) {
 		struct sws_memory_usage mu;
-		sws_sim_quiesce(d->sim[s]);
-		sws_sim_memory_usage(d->sim[s], &mu);
+		if (d->vswap)
+			assert_sws(SWS_EINVAL, sws_swapoff(d->sim[s], d->vdev.type));
+		mem_snapshot(d->sim[s], &mu);
 		for (int c = 0; c < SWS_NR_MEM_CLASSES; c++)
-			if (c != SWS_MEM_sim && mu.bytes[c])
-				DFAIL(d, "%s: %llu bytes of %s left after swapoff of every device",
+			if (c != SWS_MEM_sim && mu.bytes[c] != d->created[s][c])
+				DFAIL(d, "%s: %llu bytes of %s left after swapoff of every device, %llu after "
+					 "sws_sim_create",
 				      sws_backend_name(d->backend[s]), (unsigned long long)mu.bytes[c],
-				      sws_mem_class_name((enum sws_mem_class)c));
-		assert_int_equal(mu.dynamic_bytes, 0);
-		assert_int_equal(mu.static_bytes, 0);
+				      sws_mem_class_name((enum sws_mem_class)c), (unsigned long long)d->created[s][c]);
+		assert_int_equal(mu.dynamic_bytes, d->created_dynamic[s]);
+		assert_int_equal(mu.static_bytes, d->created_static[s]);
 	}
-	print_message("seed %llu: %u calls (%u refused), %u large folios, %u ENOSPC (%u at order 0 with free "
-		      "slots), %u swap-ins, %u evictions, %u replacements (%u splits), counts up to %u\n",
-		      (unsigned long long)seed, d->cov.calls, d->cov.errors, d->cov.alloc_large, d->cov.enospc,
-		      d->enospc0_with_free, d->cov.add, d->cov.del, d->cov.replace, d->cov.split, d->cov.max_count);
-	if (leak[0][0] || leak[1][0])
-		DFAIL(d, "dynamic memory not back to the baseline: %s%s%s", leak[0], leak[0][0] ? "; " : "", leak[1]);
+	print_message("seed %llu (%s): %u calls (%u refused), %u large folios, %u ENOSPC (%u at order 0 with free "
+		      "slots), %u swap-ins, %u evictions, %u replacements (%u splits), counts up to %u, %llu put "
+		      "fallbacks\n",
+		      (unsigned long long)seed, d->g->name, d->cov.calls, d->cov.errors, d->cov.alloc_large,
+		      d->cov.enospc, d->enospc0_with_free, d->cov.add, d->cov.del, d->cov.replace, d->cov.split,
+		      d->cov.max_count, (unsigned long long)d->m.fallback);
+	if (d->vswap) {
+		struct sws_stats st;
+		sws_stats_snapshot(d->sim[0], &st);
+		print_message("  vswap: %u writes (%u new runs, %llu physical slots, up to %llu of %llu in use; "
+			      "%u ENOSPC, %u of one slot with physical slots free), %u reads, %u mixed (EBUSY), "
+			      "%u runs released by a zero page, up to %u virtual clusters mapped (%llu grows, "
+			      "%llu shrinks; %u with every slot free, %u at first%s)\n",
+			      d->cov.writes, d->cov.runs, (unsigned long long)d->m.phys_alloc,
+			      (unsigned long long)d->cov.max_phys, (unsigned long long)d->total,
+			      d->cov.phys_enospc, d->cov.phys_enospc0_with_free, d->cov.reads, d->cov.busy,
+			      d->cov.zero_release, d->cov.max_vclusters,
+			      (unsigned long long)st.counters[SWS_CTR_ext_grow],
+			      (unsigned long long)st.counters[SWS_CTR_ext_shrink], vmapped, d->vmap0,
+			      vshrunk ? "" : ": not shrunk");
+	}
+	if (leaked) {
+		char all[MAX_SIM * 512 + 16];
+		size_t n = 0;
+		all[0] = 0;
+		for (int s = 0; s < d->nsim && n < sizeof(all); s++)
+			if (leak[s][0])
+				n += (size_t)snprintf(all + n, sizeof(all) - n, "%s%s", n ? "; " : "", leak[s]);
+		DFAIL(d, "dynamic memory not back to the baseline: %s", all);
+	}
+	/* sws_sim_destroy (vswap: the virtual device with it) frees all the rest. */
+	diff_destroy_sims(d);
+	for (int s = 0; s < d->nsim; s++)
+		if (d->ta[s].live_bytes)
+			DFAIL(d, "%s: %lld bytes still allocated after sws_sim_destroy", dname(d, s),
+			      (long long)d->ta[s].live_bytes);
 	ss->d = NULL;
 	diff_close(d);
 	free(d);
 }
 
-static struct seed_state seeds[] = {{1, NULL}, {2, NULL}, {3, NULL}, {0x5eed5eedull, NULL}, {20260101, NULL}};
+#define SEEDS(g) {{1, g, NULL}, {2, g, NULL}, {3, g, NULL}, {0x5eed5eedull, g, NULL}, {20260101, g, NULL}}
+static struct seed_state lockstep_seeds[] = SEEDS(&groups[0]);
+static struct seed_state vswap_seeds[] = SEEDS(&groups[1]);
 
-static void test_differential(void **state) { run_seed(*state, OPS_PER_SEED); }
+static void test_lockstep(void **state) { run_seed(*state, OPS_PER_SEED); }
+static void test_vswap(void **state) { run_seed(*state, OPS_PER_SEED); }
 
 static int teardown(void **state)
 {
@@ -1374,10 +2425,16 @@ static int teardown(void **state)
 	return 0;
 }
 
-#define SEED(i) cmocka_unit_test_prestate_setup_teardown(test_differential, NULL, teardown, &seeds[i])
+#define SEED(f, a, i) cmocka_unit_test_prestate_setup_teardown(f, NULL, teardown, &(a)[i])
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = {SEED(0), SEED(1), SEED(2), SEED(3), SEED(4)};
+	const struct CMUnitTest tests[] = {
+		SEED(test_lockstep, lockstep_seeds, 0), SEED(test_vswap, vswap_seeds, 0),
+		SEED(test_lockstep, lockstep_seeds, 1), SEED(test_vswap, vswap_seeds, 1),
+		SEED(test_lockstep, lockstep_seeds, 2), SEED(test_vswap, vswap_seeds, 2),
+		SEED(test_lockstep, lockstep_seeds, 3), SEED(test_vswap, vswap_seeds, 3),
+		SEED(test_lockstep, lockstep_seeds, 4), SEED(test_vswap, vswap_seeds, 4),
+	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
