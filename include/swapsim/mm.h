@@ -94,7 +94,9 @@ int sws_mm_space_create(struct sws_mm *mm, uint16_t memcg, uint32_t *asid);
  *  SWS_EKILLED (the parent was OOM-killed). */
 int sws_mm_fork(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t parent, uint32_t *child);
 
-/** exit(): unmap everything, free the address space. @return 0, SWS_EINVAL. */
+/** exit(): unmap everything, free the address space and its page tables (also of a
+ *  space the OOM killer reaped: the reap leaves the tables). No other call on @asid may
+ *  run meanwhile. @return 0, SWS_EINVAL. */
 int sws_mm_exit(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid);
 
 /* Region flags. */
@@ -118,7 +120,8 @@ int sws_mm_madvise(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64
  *  A fault that finds no memory reclaims; when reclaim makes no progress 16 times
  *  (MAX_RECLAIM_RETRIES) the OOM killer kills the task with the largest footprint in
  *  the memcg over its limit, or in the machine (resident + swapped pages + page tables),
- *  and reaps its memory at once; the killed task's accesses and forks then fail with
+ *  and reaps its memory at once (its page tables stay until it exits, so its faults still
+ *  running on other CPUs end safely); the killed task's accesses and forks then fail with
  *  SWS_EKILLED until it exits (sws_mm_exit).
  *  @return 0 for a hit, 1 for a fault (pgfault counted); SWS_EINVAL (no such asid);
  *  SWS_EKILLED (this task was OOM-killed, now or before: the access is dropped and

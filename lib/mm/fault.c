@@ -380,7 +380,8 @@ static int do_anonymous_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t as
 	return 0;
 }
 
-/* do_wp_page(): write to a read-only present page. ptl held on entry, dropped. */
+/* do_wp_page(): write to a read-only present page. ptl held on entry, dropped;
+ * @pte is valid only while it is held. */
 static int do_wp_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp,
 		      uint64_t vaddr, uint64_t *pte)
 {
@@ -424,10 +425,14 @@ static int do_wp_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, str
 	struct sws_folio *n = mm_folio(mm, npfn); /* locked until it is on the LRU */
 	folio_set(n, PG_dirty | PG_young);
 	sws_spin_lock(&sp->ptl);
-	if (*pte != old) {
+	/* wp_page_copy(): the PTE again, under the lock (pte_offset_map_lock),
+	 * and nothing more mapped into a space the OOM killer reaped meanwhile. */
+	bool killed = atomic_load(&sp->oom_killed);
+	pte = sws__pte_lookup(sp, vaddr);
+	if (killed || !pte || *pte != old) {
 		sws_spin_unlock(&sp->ptl);
 		sws__mm_folio_free(mm, npfn);
-		return SWS_EAGAIN_INTERNAL;
+		return killed ? SWS_EKILLED : SWS_EAGAIN_INTERNAL;
 	}
 	n->seed = new_seed(sp, vaddr, f->seed);
 	if (sws__mm_rmap_add(mm, n, asid, vaddr)) {

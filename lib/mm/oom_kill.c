@@ -9,14 +9,17 @@
  * go to the lowest address-space number (the kernel keeps the first task it
  * sees with the highest score). Tasks already killed are skipped.
  *
- * Killing is the oom_reaper's work done synchronously: every PTE of the
- * victim is zapped (its folios and swap slots freed through the ordinary free
- * path) and its page tables freed; the space itself stays until its owner
- * exits (sws_mm_exit), and every later access or fork of it fails with
- * SWS_EKILLED. A victim that is the allocating task sees SWS_EKILLED from the
- * charge; any other task's charge retries with the memory the kill returned.
- * This bounds the work of a workload that does not fit: without the kill,
- * every further fault would rescan the whole LRU in vain.
+ * Killing is the oom_reaper's work (__oom_reap_task_mm) done synchronously:
+ * every PTE of the victim is zapped (its folios and swap slots freed through
+ * the ordinary free path); its page tables stay, as the reaper leaves them,
+ * until its owner exits (sws_mm_exit frees them, as exit_mmap does), so a
+ * fault of the victim in flight on another CPU, which keeps a PTE pointer
+ * across a dropped ptl, finds a zapped entry, never freed memory. Every later
+ * access or fork of the space fails with SWS_EKILLED. A victim that is the
+ * allocating task sees SWS_EKILLED from the charge; any other task's charge
+ * retries with the memory the kill returned. This bounds the work of a
+ * workload that does not fit: without the kill, every further fault would
+ * rescan the whole LRU in vain.
  *
  * Callers hold no lock (charges happen with the ptl dropped); the victim's
  * ptl is taken here, one space at a time.
@@ -69,15 +72,15 @@ static uint32_t select_bad_process(struct sws_mm *mm, uint16_t memcg)
 	return victim;
 }
 
-/* oom_reap_task_mm(): free everything the victim maps, now. @return false
- * when another CPU killed it, or it exited, since it was chosen. */
+/* __oom_reap_task_mm(): unmap everything the victim maps, now; the page
+ * tables stay until it exits. @return false when another CPU killed it, or it
+ * exited, since it was chosen. */
 static bool oom_reap(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp)
 {
 	sws_spin_lock(&sp->ptl);
 	bool reap = sp->alive && !atomic_exchange(&sp->oom_killed, true);
 	if (reap) {
 		sws__mm_zap_range(cpu, mm, asid, sp, 0, 1ull << 48);
-		sws__pgtable_free(mm, sp);
 	}
 	sws_spin_unlock(&sp->ptl);
 	return reap;

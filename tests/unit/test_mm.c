@@ -403,7 +403,14 @@ static void test_errors(void **state)
 	assert_int_equal(s.counters[SWS_MM_oom_kill], 1);
 	assert_int_equal(s.counters[SWS_MM_oom], 2);
 	assert_int_equal(s.free_pages, s.ram_pages); /* reaped: every page back */
+	/* The reaper unmaps; the page tables stay until the task exits (exit_mmap),
+	 * so a fault of it in flight elsewhere never reads freed tables. */
+	struct sws_memory_usage mu;
+	sws_sim_memory_usage(sim, &mu);
+	assert_true(mu.bytes[SWS_MEM_pgtable] > 0);
 	assert_sws(0, sws_mm_exit(cpu, mm, asid));
+	sws_sim_memory_usage(sim, &mu);
+	assert_int_equal(mu.bytes[SWS_MEM_pgtable], 0);
 	/* Two tasks: the larger one is killed, the smaller one goes on. */
 	uint32_t small, big;
 	assert_sws(0, sws_mm_space_create(mm, 0, &small));
