@@ -65,7 +65,8 @@ static const char usage_text[] =
 	"                          size=SIZE,type=ssd|nvme|sata|hdd|zram|pmem,prio=N,file=PATH,\n"
 	"                          rlat=NS,wlat=NS; a file=PATH is created new: add the words\n"
 	"                          reuse (overwrite an existing file) and follow (PATH may be\n"
-	"                          a symbolic link) to allow those\n"
+	"                          a symbolic link) to allow those; a file the run created\n"
+	"                          is removed after it, a reused one stays\n"
 	"                          or an xswap device (needs --zswap and the table backend):\n"
 	"                          type=xswap[,prio=N][,limit=PAGES]\n"
 	"                          (default: one SSD of 2x RAM)\n"
@@ -596,10 +597,9 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 
 	warn_cpus(&o);
-	bool made[SWS_REPLAY_MAX_SWAP];
-	for (unsigned d = 0; d < o.nswap; d++) /* files a run creates are scratch: removed after it */
-		made[d] = o.swap[d].path && access(o.swap[d].path, F_OK) != 0;
-
+	/* A backing file a run creates is scratch: the library removes it at the end of
+	 * that run (sws_replay_destroy, or a failed sws_replay_create), and only if the
+	 * path still names the file it created. Nothing here removes anything. */
 	/* Every configuration once per round, rounds repeated: A B A B ... */
 	unsigned nrep = o.repeat ? o.repeat : 1, ran = 0;
 	struct sws_replay_report *reps = calloc((size_t)nrep * o.nbackends, sizeof(*reps));
@@ -617,9 +617,6 @@ int main(int argc, char **argv)
 			bool have;
 			struct sws_replay_report *rep = &reps[(size_t)i * nrep + k];
 			int s = run_one(&o, o.backends[i], rep, &have, k == 0);
-			for (unsigned d = 0; d < o.nswap; d++)
-				if (made[d])
-					unlink(o.swap[d].path);
 			if (s == 2) {
 				status = 2;
 				goto done;

@@ -101,10 +101,15 @@ struct sws_replay_swap {
 	uint64_t pages;                 /* slots including the header; 0: 2x RAM */
 	enum sws_replay_swap_kind kind;
 	int32_t prio;                   /* 0..32767, or -1: no priority (round robin) */
-	const char *path;               /* backing file (SWS_BACKING_FILE), or NULL */
+	const char *path;               /* backing file (SWS_BACKING_FILE), or NULL: a file
+					 * the replay creates is scratch, removed when the
+					 * replay is destroyed or its creation fails (if
+					 * the path still names it: SWS_BACKING_UNLINK); a
+					 * file it reuses stays */
 	uint64_t read_ns, write_ns;     /* latency per page; 0: the kind's default */
 	uint64_t limit_pages;           /* xswap: its limit (sws_xswap_limit_set); 0: one RAM */
-	uint32_t file_flags;            /* with path: SWS_BACKING_REUSE, SWS_BACKING_FOLLOW */
+	uint32_t file_flags;            /* with path: SWS_BACKING_REUSE, SWS_BACKING_FOLLOW
+					 * (SWS_BACKING_UNLINK is always on) */
 	uint32_t reserved;              /* must be zero */
 };
 
@@ -194,12 +199,14 @@ struct sws_replay;
  * @return 0, SWS_EINVAL (a bad field: threads, ram, queue depth, device
  *         size/kind/prio, reserved values), SWS_EVERSION, SWS_ENOMEM, SWS_EIO
  *         (backing file), or an error of sws_sim_create / sws_swapon /
- *         sws_mm_create. On failure *out is NULL and cfg->errbuf (when given)
- *         says what failed.
+ *         sws_mm_create. On failure *out is NULL, cfg->errbuf (when given)
+ *         says what failed, and the backing files this call created are
+ *         removed again (those it reused stay).
  */
 int sws_replay_create(const struct sws_replay_config *cfg, struct sws_replay **out);
 
-/** Tear down the machine and free everything. NULL: no-op. */
+/** Tear down the machine and free everything; backing files the replay created are
+ *  removed (if their paths still name them). NULL: no-op. */
 void sws_replay_destroy(struct sws_replay *r);
 
 /** @return the simulation and the memory model the replay built (owned by it). */

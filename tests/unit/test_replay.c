@@ -1,12 +1,17 @@
 /*
  * test_replay.c - the replay driver: per-task ordering across worker threads,
  * determinism with one thread, usemem's output lines, --compare fault counts,
- * the JSON report's shape and the CSV time series.
+ * the JSON report's shape and the CSV time series; backing files the replay
+ * created are removed at its end and when its creation fails.
  */
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "testutil.h"
 #include <swapsim/replay.h>
@@ -559,6 +564,61 @@ static void test_simulated_time(void **state)
 }
 
 /* Repeats: the JSON keeps them under "repeats", the statistics under "summary". */
+/* Backing files: what the replay created is scratch, removed when it is destroyed,
+ * and on every failure of sws_replay_create after a device was swapped on. */
+static void test_backing_files(void **state)
+{
+	(void)state;
+	char p1[256], p2[256], err[256];
+	struct stat st;
+	struct sws_replay *r;
+	sws_test_path(p1, sizeof(p1), "replay-dev1");
+	sws_test_path(p2, sizeof(p2), "replay-dev2");
+	unlink(p1);
+	unlink(p2);
+	struct sws_replay_config cfg = small_config(SWS_BACKEND_SWAP_TABLE, 1);
+	cfg.nr_swap = 2;
+	cfg.swap[0] = (struct sws_replay_swap){.pages = 1024, .kind = SWS_REPLAY_SWAP_SSD, .prio = -1, .path = p1};
+	cfg.swap[1] = (struct sws_replay_swap){.pages = 1024, .kind = SWS_REPLAY_SWAP_SSD, .prio = -1, .path = p2};
+	cfg.errbuf = err;
+	cfg.errlen = sizeof(err);
+	/* The second device's file exists (no reuse): the first one's, created, goes again. */
+	int fd = open(p2, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "keep", 4), 4);
+	close(fd);
+	assert_sws(SWS_EFILEEXIST, sws_replay_create(&cfg, &r));
+	assert_null(r);
+	assert_non_null(strstr(err, p2));
+	assert_int_equal(lstat(p1, &st), -1);
+	assert_int_equal(stat(p2, &st), 0);
+	assert_int_equal(st.st_size, 4); /* untouched */
+	/* A later step fails (the memory model: RAM beyond its limit): both files go. */
+	unlink(p2);
+	cfg.ram_pages = (1ull << 30) + 1;
+	assert_sws(SWS_EINVAL, sws_replay_create(&cfg, &r));
+	assert_int_equal(lstat(p1, &st), -1);
+	assert_int_equal(lstat(p2, &st), -1);
+	/* A run: the files exist while it lasts and go with the replay. */
+	cfg.ram_pages = 1024;
+	assert_sws(0, sws_replay_create(&cfg, &r));
+	assert_int_equal(stat(p1, &st), 0);
+	assert_int_equal(stat(p2, &st), 0);
+	sws_replay_destroy(r);
+	assert_int_equal(lstat(p1, &st), -1);
+	assert_int_equal(lstat(p2, &st), -1);
+	/* A reused file stays. */
+	fd = open(p1, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	cfg.nr_swap = 1;
+	cfg.swap[0].file_flags = SWS_BACKING_REUSE;
+	assert_sws(0, sws_replay_create(&cfg, &r));
+	sws_replay_destroy(r);
+	assert_int_equal(stat(p1, &st), 0);
+	unlink(p1);
+}
+
 static void test_repeats_json(void **state)
 {
 	(void)state;
@@ -608,6 +668,7 @@ int main(void)
 		cmocka_unit_test(test_oom_bounds_reclaim),
 		cmocka_unit_test(test_simulated_time),
 		cmocka_unit_test(test_repeats_json),
+		cmocka_unit_test(test_backing_files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
