@@ -7,7 +7,8 @@
  * A thin program over the public API (swapsim/replay.h): it parses the command
  * line, builds one replay per compared configuration and repeat (interleaved:
  * A B A B ...), and prints. Exit status: 0 success, 1 a run failed (bad
- * trace, verify mismatch, failing device), 2 bad usage, 3 the model refused
+ * trace, a device that cannot be set up or whose writes fail, verify
+ * mismatch), 2 bad usage, 3 the model refused
  * accesses (OOM: see --allow-errors), 130 interrupted.
  */
 #define _GNU_SOURCE
@@ -107,9 +108,9 @@ static const char usage_text[] =
 	"Sizes take K, M, G, T suffixes (binary) or a page count with a p suffix (256p = 1M).\n"
 	"A progress bar goes to stderr when it is a terminal; Ctrl-C stops the run and prints a\n"
 	"summary of what ran.\n"
-	"Exit: 0 ok, 1 run failed (unreadable trace, verify mismatch, a device's writes failed),\n"
-	"2 bad usage, 3 the model refused accesses (errors > 0: the OOM killer, ...; --allow-errors\n"
-	"makes that 0), 130 interrupted.\n";
+	"Exit: 0 ok, 1 run failed (unreadable trace, verify mismatch, a device that cannot be\n"
+	"set up or whose writes failed), 2 bad usage, 3 the model refused accesses (errors > 0:\n"
+	"the OOM killer, ...; --allow-errors makes that 0), 130 interrupted.\n";
 
 struct opts {
 	const char *trace;
@@ -477,7 +478,9 @@ static int run_one(const struct opts *o, enum sws_backend backend, struct sws_re
 	if ((e = sws_replay_create(&cfg, &r))) {
 		fprintf(stderr, "swapsim-replay: cannot build the machine (%s backend): %s\n",
 			sws_backend_name(backend), *cerr ? cerr : sws_strerror(e));
-		status = e == SWS_EINVAL ? 2 : 1;
+		/* Every value was checked above (2 there): what fails here is the machine
+		 * (a device's file: exists, not a regular file, cannot be created; memory). */
+		status = 1;
 		goto out;
 	}
 	e = sws_replay_run(r, &src);

@@ -2,7 +2,9 @@
 # Backing files of swapsim-replay: a run removes only a file it created, and
 # only while the path still names that file. A dangling symbolic link at the
 # path and a file that existed before (refused, or reused when asked) are
-# left; a file the run created is gone after it, also across repeats.
+# left; a file the run created is gone after it, also across repeats. A path
+# that is no regular file fails the run (exit status 1), like other device
+# errors.
 # Usage: backing_files.sh SWAPSIM-REPLAY
 set -u
 replay=$1
@@ -31,6 +33,11 @@ run 1 "size=16M,file=$dir/keep"
 # With reuse it is emptied and used, and it stays: the run did not create it.
 run 0 "size=16M,file=$dir/keep,reuse" --repeat 2
 [ -f "$dir/keep" ] || fail "a reused file was removed"
+
+# Not a regular file (a FIFO): a device error like the others (1), not bad usage (2).
+mkfifo "$dir/fifo"
+run 1 "size=16M,file=$dir/fifo,reuse"
+[ -p "$dir/fifo" ] || fail "the FIFO was removed"
 
 # A file the run creates is scratch: gone after every run, so a repeat creates it again.
 run 0 "size=16M,file=$dir/new" --repeat 2
