@@ -94,6 +94,10 @@ int sws_mm_space_create(struct sws_mm *mm, uint16_t memcg, uint32_t *asid);
  *  SWS_EKILLED (the parent was OOM-killed). */
 int sws_mm_fork(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t parent, uint32_t *child);
 
+/** @return whether the OOM killer killed address space @asid (also after it exited);
+ *  false for an asid that never existed. */
+bool sws_mm_oom_killed(struct sws_mm *mm, uint32_t asid);
+
 /** exit(): unmap everything, free the address space and its page tables (also of a
  *  space the OOM killer reaped: the reap leaves the tables). No other call on @asid may
  *  run meanwhile. @return 0, SWS_EINVAL. */

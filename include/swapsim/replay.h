@@ -255,8 +255,9 @@ struct sws_replay_times {
 
 /* Figures of a workload with a size (usemem), set by sws_workload_figures(). */
 struct sws_replay_workload_figures {
-	bool valid;
-	uint32_t tasks;
+	bool valid;                 /* a usemem run in which at least one task completed */
+	uint32_t tasks;             /* tasks that completed: the figures are theirs */
+	uint32_t killed;            /* tasks the OOM killer took: no figures, as usemem prints none */
 	double throughput_kbs;      /* Sum Throughput: sum of the tasks' KB/s lines */
 	double task_throughput_kbs; /* their mean (single process throughput) */
 	double free_latency_us;     /* mean of "usecs to free memory" */
@@ -308,8 +309,10 @@ struct sws_replay_task {
 	uint64_t read_ns;    /* time of its read accesses (part of access_ns) */
 	uint64_t init_ns;    /* time of its mmaps */
 	uint64_t free_ns;    /* time of its munmaps, DONTNEEDs and exit */
-	uint64_t sys_ns, user_ns, iowait_ns; /* every record of the task */
+	uint64_t sys_ns, user_ns, iowait_ns; /* every record of the task; user time counts
+					      * only the pages it touched (not refused ones) */
 	bool exited;
+	bool oom_killed;     /* the OOM killer killed it (sws_mm_oom_killed) */
 };
 
 /** @return the number of tasks (pids, a pid reused after exit counts again). */
@@ -444,7 +447,10 @@ int sws_workload_content(const struct sws_workload *wl, uint32_t weight[SWS_NR_C
  * allocation credit per pass), "%lu usecs to free memory", and with
  * --init-time "the initialization time is %lu secs %lu usecs"; other kinds
  * print nothing. -Z adds usemem's "read again %lu bytes / %lu usecs = %lu KB/s"
- * line, timed on the task's read accesses. @return 0 or the writer's error.
+ * line, timed on the task's read accesses. A task the OOM killer killed did
+ * not finish its work and prints none of these (usemem, killed by SIGKILL,
+ * prints nothing): one line "usemem task N (pid P): killed by the OOM killer,
+ * no figures" instead. @return 0 or the writer's error.
  */
 int sws_workload_print_results(const struct sws_workload *wl, const struct sws_replay *r,
 			       int (*write)(void *ctx, const char *text, size_t len), void *ctx);
@@ -452,8 +458,9 @@ int sws_workload_print_results(const struct sws_workload *wl, const struct sws_r
 /**
  * Fill @rep->workload from a finished replay of @wl (usemem: the sum and mean
  * of the tasks' throughput lines and their mean free latency, in simulated
- * time, as sws_workload_print_results() prints them; other kinds: not valid).
- * @return 0 or SWS_EINVAL.
+ * time, as sws_workload_print_results() prints them, over the tasks that
+ * completed; OOM-killed tasks are only counted, in .killed; other kinds, or
+ * no task completed: not valid). @return 0 or SWS_EINVAL.
  */
 int sws_workload_figures(const struct sws_workload *wl, const struct sws_replay *r,
 			 struct sws_replay_report *rep);

@@ -170,6 +170,12 @@ int sws_mm_space_create(struct sws_mm *mm, uint16_t memcg, uint32_t *asid)
 	return sws__mm_space_new(mm, memcg, asid, &sp);
 }
 
+bool sws_mm_oom_killed(struct sws_mm *mm, uint32_t asid)
+{
+	struct sws_space *sp = mm ? sws__mm_space(mm, asid) : NULL;
+	return sp && atomic_load(&sp->oom_killed);
+}
+
 /* ---- regions (ptl held) --------------------------------------------------------------- */
 
 struct sws_region *sws__mm_region(struct sws_space *sp, uint64_t vaddr)

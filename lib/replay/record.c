@@ -74,14 +74,17 @@ static void run_access(struct sws__worker *w, const struct sws__item *it, struct
 	}
 	bool write = rec->flags & SWS_TRACE_F_WRITE, kernel = false;
 	struct sws_mm_cpu_time before = w->seen, after;
+	uint64_t refused = 0;
 	for (uint64_t pg = first;; pg++) {
 		int rc = sws_mm_access(w->cpu, r->mm, it->asid, pg << 12, write);
 		if (rc) { /* a hit charges nothing: only faults go to the fault-path histogram */
 			sws_mm_cpu_time(r->mm, w->cpu, &after);
-			if (rc == 1)
+			if (rc == 1) {
 				sws__hist_add(&w->lat[SWS_REPLAY_LAT_FAULT], fault_ns(&before, &after));
-			else
+			} else {
 				sws__note_error(w, rc);
+				refused++;
+			}
 			before = after;
 			kernel = true;
 		}
@@ -93,7 +96,9 @@ static void run_access(struct sws__worker *w, const struct sws__item *it, struct
 	atomic_fetch_add_explicit(&p->accesses, pages, memory_order_relaxed);
 	if (!write)
 		atomic_fetch_add_explicit(&p->reads, pages, memory_order_relaxed);
-	sws__charge(w, it->proc, kernel ? &before : NULL, pages * r->user_ns_per_page, 0,
+	/* User time for the pages the task touched: a refused access (an OOM-killed
+	 * task's) touched nothing. */
+	sws__charge(w, it->proc, kernel ? &before : NULL, (pages - refused) * r->user_ns_per_page, 0,
 		    write ? SWS__PH_ACCESS : SWS__PH_READ);
 }
 

@@ -45,6 +45,7 @@ enum sws__clock {
 struct sws__proc {
 	uint32_t pid;
 	uint32_t asid; /* SWS__NO_ASID once exited */
+	uint32_t space; /* its address space, kept after the exit (sws_mm_oom_killed) */
 	_Atomic uint64_t accesses, reads;
 	_Atomic uint64_t clock[SWS__NR_CLOCKS];
 };

@@ -266,26 +266,28 @@ static bool any_backing(const struct sws_replay_report *r)
 	       r->swap.counters[SWS_CTR_swap_writepage_error];
 }
 
-/* Counter @get of every configuration: the first repeat's value when the repeats
- * agree, else their mean with the relative spread (several threads). */
+typedef uint64_t (*uget)(const struct sws_replay_report *r, unsigned idx);
+
+/* Value @get(idx) of every configuration: the repeats' value when they agree, else
+ * their mean with the relative spread (several threads). */
 static void row_counter(struct out *o, const char *name, const struct sws_replay_series *s, unsigned n,
-			const uint64_t *(*get)(const struct sws_replay_report *r, unsigned idx), unsigned idx)
+			uget get, unsigned idx)
 {
 	char c[64];
 	pr(o, "%-*s", NAMEW, name);
 	for (unsigned i = 0; i < n; i++) {
-		double sum = 0, sq = 0, first = (double)*get(s[i].repeats[0], idx);
+		double sum = 0, sq = 0, first = (double)get(s[i].repeats[0], idx);
 		bool same = true;
 		for (unsigned k = 0; k < s[i].nr_repeats; k++) {
-			double v = (double)*get(s[i].repeats[k], idx);
+			double v = (double)get(s[i].repeats[k], idx);
 			sum += v;
 			same &= v == first;
 		}
 		double mean = sum / s[i].nr_repeats;
 		for (unsigned k = 0; k < s[i].nr_repeats; k++)
-			sq += sqd((double)*get(s[i].repeats[k], idx) - mean);
+			sq += sqd((double)get(s[i].repeats[k], idx) - mean);
 		if (same)
-			snprintf(c, sizeof(c), "%" PRIu64, *get(s[i].repeats[0], idx));
+			snprintf(c, sizeof(c), "%" PRIu64, get(s[i].repeats[0], idx));
 		else
 			snprintf(c, sizeof(c), "%.0f ±%.2f%%", mean,
 				 mean ? 100 * rootd(sq / (s[i].nr_repeats - 1)) / mean : 0);
@@ -294,10 +296,11 @@ static void row_counter(struct out *o, const char *name, const struct sws_replay
 	pr(o, "\n");
 }
 
-static const uint64_t *mm_ctr(const struct sws_replay_report *r, unsigned c) { return &r->mm.counters[c]; }
-static const uint64_t *swap_ctr(const struct sws_replay_report *r, unsigned c) { return &r->swap.counters[c]; }
-static const uint64_t *swpout(const struct sws_replay_report *r, unsigned o) { return &r->mm.swpout[o]; }
-static const uint64_t *swpout_fb(const struct sws_replay_report *r, unsigned o) { return &r->mm.swpout_fallback[o]; }
+static uint64_t mm_ctr(const struct sws_replay_report *r, unsigned c) { return r->mm.counters[c]; }
+static uint64_t swap_ctr(const struct sws_replay_report *r, unsigned c) { return r->swap.counters[c]; }
+static uint64_t swpout(const struct sws_replay_report *r, unsigned o) { return r->mm.swpout[o]; }
+static uint64_t swpout_fb(const struct sws_replay_report *r, unsigned o) { return r->mm.swpout_fallback[o]; }
+static uint64_t wl_killed(const struct sws_replay_report *r, unsigned i) { (void)i; return r->workload.killed; }
 
 static void print_counters(struct out *o, const struct sws_replay_series *s, unsigned n)
 {
@@ -427,6 +430,12 @@ static void print_table(struct out *o, const struct sws_replay_series *s, unsign
 	for (unsigned f = 0; f < NR_FIGURES; f++)
 		if (figure_shown(&figures[f], s, n))
 			print_figure(o, &figures[f], s, n);
+	bool killed = false;
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned k = 0; k < s[i].nr_repeats; k++)
+			killed |= s[i].repeats[k]->workload.killed != 0;
+	if (killed) /* usemem's figures are those of the tasks that completed */
+		row_counter(o, "usemem tasks OOM-killed (no figures)", s, n, wl_killed, 0);
 	print_work(o, s, n);
 	print_counters(o, s, n);
 	print_state(o, first, n);
@@ -481,6 +490,8 @@ static void json_run(struct out *o, const struct sws_replay_report *r)
 		if (figures[f].when == F_ALWAYS || r->workload.valid)
 			pr(o, "\"%s\":%.6g,", figures[f].key, figures[f].get(r));
 	pr(o, "\"sys_modelled_ns\":%" PRIu64 ",", r->time.sys_modelled_ns);
+	if (r->workload.valid || r->workload.killed)
+		pr(o, "\"workload_tasks\":%u,\"workload_killed\":%u,", r->workload.tasks, r->workload.killed);
 	json_counters(o, r);
 	pr(o, ",\"order_counters\":{");
 	json_orders(o, "swpout", r->mm.swpout);

@@ -113,6 +113,7 @@ int sws__proc_add(struct sws_replay *r, uint32_t pid, uint32_t asid, uint32_t *i
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
 	p->asid = asid;
+	p->space = asid;
 	*idx = r->nprocs++;
 	return 0;
 }

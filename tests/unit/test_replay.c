@@ -219,6 +219,72 @@ static void test_usemem_lines(void **state)
 	free(out.p);
 }
 
+/*
+ * An OOM-killed usemem task did not do its work: no throughput or free line
+ * (one "killed" line instead), left out of the figures, and its refused
+ * accesses cost no user time (a page touched costs 1 us here).
+ */
+static void test_usemem_oom_killed(void **state)
+{
+	(void)state;
+	struct sws_workload_config wc = {.kind = SWS_WORKLOAD_USEMEM, .bytes = 4 << 20, .nr_tasks = 2};
+	struct sws_replay_config cfg = small_config(SWS_BACKEND_SWAP_TABLE, 1);
+	cfg.mem_limit_pages = 0;
+	cfg.user_bandwidth = SWS_PAGE_SIZE * 1000000ull;
+	cfg.nr_swap = 1;
+	cfg.swap[0] = (struct sws_replay_swap){.pages = 256, .kind = SWS_REPLAY_SWAP_SSD, .prio = -1};
+	struct sws_workload *wl;
+	struct sws_replay *r;
+	struct sws_replay_report rep;
+	struct buf out = {0};
+	assert_sws(0, sws_workload_create(&wc, &wl));
+	sws_workload_content(wl, cfg.content_weight);
+	assert_sws(0, sws_replay_create(&cfg, &r));
+	struct sws_replay_source src = sws_workload_source(wl);
+	assert_sws(0, sws_replay_run(r, &src));
+	assert_sws(0, sws_replay_report(r, &rep));
+	assert_sws(0, sws_workload_figures(wl, r, &rep));
+	assert_sws(0, sws_workload_print_results(wl, r, buf_write, &out));
+	assert_int_equal(rep.mm.counters[SWS_MM_oom_kill], 1);
+	assert_true(rep.errors > 0);
+	unsigned killed = 0, alive = 0;
+	for (uint32_t i = 0; i < sws_replay_nr_tasks(r); i++) {
+		struct sws_replay_task t;
+		assert_sws(0, sws_replay_task(r, i, &t));
+		assert_int_equal(t.accesses, 1024); /* its records ran, refused or not */
+		if (t.oom_killed) {
+			killed++;
+			/* one task only was refused: the run's errors are its refused pages */
+			assert_int_equal(t.user_ns, (t.accesses - rep.errors) * 1000);
+		} else {
+			alive++;
+			assert_int_equal(t.user_ns, t.accesses * 1000);
+		}
+	}
+	assert_int_equal(killed, 1);
+	assert_int_equal(alive, 1);
+	assert_true(rep.workload.valid);
+	assert_int_equal(rep.workload.tasks, 1);
+	assert_int_equal(rep.workload.killed, 1);
+	unsigned thr = 0, freed = 0, dead = 0;
+	for (char *line = strtok(out.p, "\n"); line; line = strtok(NULL, "\n")) {
+		if (strstr(line, " bytes / "))
+			thr++;
+		else if (strstr(line, "usecs to free memory"))
+			freed++;
+		else if (strstr(line, "killed by the OOM killer, no figures"))
+			dead++;
+		else
+			fail_msg("unexpected usemem line '%s'", line);
+	}
+	assert_int_equal(thr, 1);
+	assert_int_equal(freed, 1);
+	assert_int_equal(dead, 1);
+	free(out.p);
+	sws_replay_destroy(r);
+	sws_workload_destroy(wl);
+}
+
 /* ---- compare, JSON, CSV -------------------------------------------------------------- */
 
 static void test_compare_json(void **state)
@@ -563,7 +629,6 @@ static void test_simulated_time(void **state)
 	assert_true(rep[2].workload.throughput_kbs > rep[0].workload.throughput_kbs);
 }
 
-/* Repeats: the JSON keeps them under "repeats", the statistics under "summary". */
 /* Backing files: what the replay created is scratch, removed when it is destroyed,
  * and on every failure of sws_replay_create after a device was swapped on. */
 static void test_backing_files(void **state)
@@ -619,6 +684,7 @@ static void test_backing_files(void **state)
 	unlink(p1);
 }
 
+/* Repeats: the JSON keeps them under "repeats", the statistics under "summary". */
 static void test_repeats_json(void **state)
 {
 	(void)state;
@@ -669,6 +735,7 @@ int main(void)
 		cmocka_unit_test(test_simulated_time),
 		cmocka_unit_test(test_repeats_json),
 		cmocka_unit_test(test_backing_files),
+		cmocka_unit_test(test_usemem_oom_killed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
