@@ -323,15 +323,17 @@ static void print_counters(struct out *o, const struct sws_replay_series *s, uns
 	for (unsigned i = 0; i < n; i++)
 		backing |= any_backing(s[i].repeats[0]);
 	for (unsigned c = 0; c < SWS_NR_COUNTERS; c++) {
+		/* Page I/O to a store (swap_discard counts discarded clusters with or
+		 * without one: it is always shown). */
 		if (!backing && (c == SWS_CTR_swap_writepage || c == SWS_CTR_swap_readpage ||
-				 c == SWS_CTR_swap_writepage_error || c == SWS_CTR_swap_discard))
+				 c == SWS_CTR_swap_writepage_error))
 			continue; /* said below */
 		row_counter(o, sws_counter_name((enum sws_counter)c), s, n, swap_ctr, c);
 	}
 	if (!backing)
 		pr(o, "(no device has a backing store here: pages are not stored, only their I/O time is\n"
-		      " modelled, so swap_writepage, swap_readpage and swap_discard count nothing; --verify\n"
-		      " or file= give devices a store)\n");
+		      " modelled, so swap_writepage, swap_readpage and swap_writepage_error count nothing;\n"
+		      " --verify or file= give devices a store)\n");
 }
 
 #define STATE(label, expr)                                \

@@ -5,6 +5,7 @@
  * created are removed at its end and when its creation fails.
  */
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -283,6 +284,30 @@ static void test_usemem_oom_killed(void **state)
 	free(out.p);
 	sws_replay_destroy(r);
 	sws_workload_destroy(wl);
+}
+
+/* The table: swap_discard counts discards with or without a backing store, so it is
+ * shown either way; the page I/O counters of a store are left out without one. */
+static void test_table_discard(void **state)
+{
+	(void)state;
+	struct sws_workload_config wc = {.kind = SWS_WORKLOAD_USEMEM, .bytes = 8 << 20};
+	struct sws_replay_config cfg = small_config(SWS_BACKEND_SWAP_TABLE, 1);
+	struct sws_replay_report rep;
+	struct buf out = {0};
+	run_workload(&cfg, &wc, &rep, NULL); /* the default device: an SSD, no store */
+	assert_true(rep.swap.counters[SWS_CTR_swap_discard] > 0);
+	assert_int_equal(rep.swap.counters[SWS_CTR_swap_writepage], 0);
+	const struct sws_replay_report *runs[1] = {&rep};
+	assert_sws(0, sws_replay_report_print(runs, 1, SWS_REPLAY_REPORT_TABLE, buf_write, &out));
+	const char *row = strstr(out.p, "\nswap_discard ");
+	assert_non_null(row);
+	uint64_t shown = 0;
+	assert_int_equal(sscanf(row, "\nswap_discard %" SCNu64, &shown), 1);
+	assert_int_equal(shown, rep.swap.counters[SWS_CTR_swap_discard]);
+	assert_null(strstr(out.p, "\nswap_writepage "));
+	assert_non_null(strstr(out.p, "no device has a backing store here"));
+	free(out.p);
 }
 
 /* ---- compare, JSON, CSV -------------------------------------------------------------- */
@@ -736,6 +761,7 @@ int main(void)
 		cmocka_unit_test(test_repeats_json),
 		cmocka_unit_test(test_backing_files),
 		cmocka_unit_test(test_usemem_oom_killed),
+		cmocka_unit_test(test_table_discard),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
