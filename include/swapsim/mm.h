@@ -202,10 +202,16 @@ enum sws_mm_counter {
  *   iowait_ns  modelled device time the task waits for: the read of the page
  *              a fault needs (read-ahead pages are asynchronous), and the
  *              writes that the reclaim it runs issues (writeback throttling:
- *              reclaim frees memory no faster than the device writes it).
+ *              reclaim frees memory no faster than the device writes it);
+ *   background_ns  CPU time, measured, of work the kernel does on a thread of
+ *              its own but the model runs inline on this CPU: the OOM
+ *              reaper's unmapping of a victim. Not part of sys_ns; charge it
+ *              to no task (it is not the allocating task's fault latency).
+ * Simulator-only work (generating a page's bytes from its content seed,
+ * verifying them, the host I/O of a backing store) is in none of these.
  */
 struct sws_mm_cpu_time {
-	uint64_t sys_ns, sys_modelled_ns, iowait_ns;
+	uint64_t sys_ns, sys_modelled_ns, iowait_ns, background_ns;
 };
 
 struct sws_mm_stats {

@@ -9,7 +9,9 @@
  * go to the lowest address-space number (the kernel keeps the first task it
  * sees with the highest score). Tasks already killed are skipped.
  *
- * Killing is the oom_reaper's work (__oom_reap_task_mm) done synchronously:
+ * Killing is the oom_reaper's work (__oom_reap_task_mm) done synchronously,
+ * its time measured apart as background time (the kthread's, no task's:
+ * mm_untimed_begin), its swap work counted in the free context:
  * every PTE of the victim is zapped (its folios and swap slots freed through
  * the ordinary free path); its page tables stay, as the reaper leaves them,
  * until its owner exits (sws_mm_exit frees them, as exit_mmap does), so a
@@ -77,12 +79,17 @@ static uint32_t select_bad_process(struct sws_mm *mm, uint16_t memcg)
  * exited, since it was chosen. */
 static bool oom_reap(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp)
 {
+	/* The oom_reaper kthread's work, not the allocating task's: background time. */
+	uint64_t t0 = mm_untimed_begin(mm, cpu, true);
 	sws_spin_lock(&sp->ptl);
 	bool reap = sp->alive && !atomic_exchange(&sp->oom_killed, true);
 	if (reap) {
+		enum sws_work_ctx wc = sws__work_enter(cpu, SWS_WCTX_free);
 		sws__mm_zap_range(cpu, mm, asid, sp, 0, 1ull << 48);
+		sws__work_enter(cpu, wc);
 	}
 	sws_spin_unlock(&sp->ptl);
+	mm_untimed_end(mm, cpu, t0, true);
 	return reap;
 }
 

@@ -253,6 +253,7 @@ void sws_mm_cpu_time(const struct sws_mm *mm, const struct sws_cpu *cpu, struct 
 	out->sys_ns = sws_load_relaxed(&p->sys_ns);
 	out->sys_modelled_ns = sws_load_relaxed(&p->sys_modelled_ns);
 	out->iowait_ns = sws_load_relaxed(&p->iowait_ns);
+	out->background_ns = sws_load_relaxed(&p->background_ns);
 }
 
 void sws_mm_stats(struct sws_mm *mm, struct sws_mm_stats *st)
@@ -282,6 +283,7 @@ void sws_mm_stats(struct sws_mm *mm, struct sws_mm_stats *st)
 		st->time.sys_ns += sws_load_relaxed(&p->sys_ns);
 		st->time.sys_modelled_ns += sws_load_relaxed(&p->sys_modelled_ns);
 		st->time.iowait_ns += sws_load_relaxed(&p->iowait_ns);
+		st->time.background_ns += sws_load_relaxed(&p->background_ns);
 	}
 	if (mm->zswap)
 		sws__zswap_stats(mm->zswap, st);

@@ -39,6 +39,7 @@ void sws__deferred(struct sws__worker *w)
 	w->kswapd.sys_ns += t1.sys_ns - w->seen.sys_ns;
 	w->kswapd.sys_modelled_ns += t1.sys_modelled_ns - w->seen.sys_modelled_ns;
 	w->kswapd.iowait_ns += t1.iowait_ns - w->seen.iowait_ns;
+	w->kswapd.sys_ns += t1.background_ns - w->seen.background_ns;
 	w->seen = t1;
 	sws__charge_flush(w);
 	sws__sample_peaks(r);
