@@ -5,6 +5,8 @@
  * memcg limits, determinism across runs and backends, errors, the OOM
  * reaper's time apart from the faulting task's, no leaks.
  */
+#include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -498,6 +500,78 @@ static void test_oom_reap_background(void **state)
 	assert_true(ok);
 }
 
+/*
+ * Simulator-only work is no task's time: the bytes of a page written to a
+ * backing store, the store's host I/O, the verification of what is read back.
+ * A stub clock that ticks 1 ns per read and jumps one second whenever the
+ * memory store allocates a cluster's buffer (its host "I/O") shows it: the
+ * jumps land in untimed regions, so sys stays far below a second although
+ * several buffers were allocated inside faults.
+ */
+struct jump_env {
+	_Atomic uint64_t now;
+	_Atomic uint64_t jumps;
+};
+
+static uint64_t jump_clock(void *ctx)
+{
+	struct jump_env *j = ctx;
+	return atomic_fetch_add(&j->now, 1);
+}
+
+static void *jump_alloc(void *ctx, size_t size, size_t align)
+{
+	struct jump_env *j = ctx;
+	if (size == (size_t)SWS_CLUSTER_SLOTS * SWS_PAGE_SIZE) { /* a memory store's cluster */
+		atomic_fetch_add(&j->now, 1000000000ull);
+		atomic_fetch_add(&j->jumps, 1);
+	}
+	void *p = NULL;
+	return posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, size ? size : 1) ? NULL : p;
+}
+
+static void jump_free(void *ctx, void *p, size_t size)
+{
+	(void)ctx;
+	(void)size;
+	free(p);
+}
+
+static void test_untimed_store_io(void **state)
+{
+	(void)state;
+	struct jump_env j = {0};
+	struct sws_env env = {.allocator = {jump_alloc, jump_free, &j}, .clock_ns = jump_clock, .clock_ctx = &j};
+	struct sws_sim_config cfg = {.env = &env};
+	struct sws_sim *sim;
+	struct sws_mm *mm;
+	struct sws_cpu *cpu;
+	int type;
+	assert_sws(0, sws_sim_create(&cfg, &sim));
+	struct sws_device_config dc = {.nr_slots = 4096, .flags = SWS_SWP_SOLIDSTATE,
+				       .backing = SWS_BACKING_MEMORY};
+	assert_sws(0, sws_swapon(sim, &dc, &type));
+	struct sws_mm_config mc = {.ram_pages = 256, .flags = SWS_MM_VERIFY, .page_cluster = 1};
+	assert_sws(0, sws_mm_create(sim, &mc, &mm));
+	assert_sws(0, sws_cpu_attach(sim, &cpu));
+	uint32_t asid;
+	assert_sws(0, sws_mm_space_create(mm, 0, &asid));
+	for (unsigned round = 0; round < 2; round++) /* written out, then read back and verified */
+		for (unsigned p = 0; p < 2000; p++)
+			assert_int_equal(sws_mm_access(cpu, mm, asid, PG(p), true), 1);
+	struct sws_mm_stats s;
+	sws_mm_stats(mm, &s);
+	assert_true(s.counters[SWS_MM_pswpout] > 1000);
+	assert_true(s.counters[SWS_MM_verify_ok] > 1000);
+	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
+	assert_true(atomic_load(&j.jumps) >= 2); /* buffers allocated inside faults */
+	assert_true(s.time.sys_ns < 1000000000ull);
+	assert_sws(0, sws_mm_exit(cpu, mm, asid));
+	sws_cpu_detach(cpu);
+	sws_mm_destroy(mm);
+	sws_sim_destroy(sim);
+}
+
 static enum sws_backend backend_table = SWS_BACKEND_SWAP_TABLE;
 static enum sws_backend backend_xarray = SWS_BACKEND_XARRAY;
 #define BOTH(fn) cmocka_unit_test_prestate(fn, &backend_table), cmocka_unit_test_prestate(fn, &backend_xarray)
@@ -510,6 +584,7 @@ int main(void)
 		BOTH(test_mthp),               BOTH(test_memcg_limit),
 		BOTH(test_kernel_policy_and_kswapd), BOTH(test_deterministic),
 		cmocka_unit_test(test_errors),     cmocka_unit_test(test_oom_reap_background),
+		cmocka_unit_test(test_untimed_store_io),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
