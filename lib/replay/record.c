@@ -167,8 +167,12 @@ void sws__run_structural(struct sws_replay *r, struct sws__worker *w, const stru
 	switch (rec->op) {
 	case SWS_TRACE_FORK: {
 		int64_t old = sws__proc_find(r, rec->arg);
-		if (old >= 0 && (uint32_t)old != pidx) { /* the child pid had a life already */
+		if (old >= 0 && (uint32_t)old != pidx) {
+			/* The child pid had a life already (the trace lost its EXIT): that
+			 * incarnation exits now, its free phase, not the parent's time. */
 			rc = sws_mm_exit(w->cpu, r->mm, r->procs[old].asid);
+			charge_free(r, w, (uint32_t)old);
+			sws__charge_flush(w);
 			r->procs[old].asid = SWS__NO_ASID;
 			if (rc)
 				sws__note_error(w, rc);

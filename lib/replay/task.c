@@ -158,6 +158,11 @@ void sws__clock_sync(struct sws_replay *r, struct sws__worker *w)
 	w->pend_proc = UINT32_MAX;
 }
 
+void sws__clock_skip(struct sws_replay *r, struct sws__worker *w)
+{
+	sws_mm_cpu_time(r->mm, w->cpu, &w->seen);
+}
+
 void sws__charge_flush(struct sws__worker *w)
 {
 	if (w->pend_proc == UINT32_MAX)

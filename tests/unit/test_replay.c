@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "replay/replay_internal.h"
 #include "testutil.h"
 #include <swapsim/replay.h>
 
@@ -308,6 +309,126 @@ static void test_table_discard(void **state)
 	assert_null(strstr(out.p, "\nswap_writepage "));
 	assert_non_null(strstr(out.p, "no device has a backing store here"));
 	free(out.p);
+}
+
+/* A source over an array of records. */
+struct vec_src {
+	const struct sws_trace_record *rec;
+	size_t n, i;
+};
+
+static int vec_next(void *ctx, struct sws_trace_record *rec)
+{
+	struct vec_src *v = ctx;
+	if (v->i == v->n)
+		return 0;
+	*rec = v->rec[v->i++];
+	return 1;
+}
+
+/* A stub clock: one tick per read, so kernel entries charge small exact times. */
+static uint64_t tick_clock(void *ctx)
+{
+	return atomic_fetch_add((_Atomic uint64_t *)ctx, 1);
+}
+
+#define REC(op_, pid_, addr_, len_, arg_, fl_)                                                     \
+	(struct sws_trace_record){.op = (op_), .pid = (pid_), .tid = (pid_), .cpu = SWS_TRACE_CPU_ANY, \
+				  .addr = (addr_), .len = (len_), .arg = (arg_), .flags = (fl_)}
+
+/*
+ * A FORK whose child pid is still alive (its EXIT was lost): that incarnation
+ * exits first, and the exit is its own free time, not the forking parent's.
+ */
+static void test_fork_reused_pid(void **state)
+{
+	(void)state;
+	_Atomic uint64_t now = 0;
+	struct sws_env env = {.clock_ns = tick_clock, .clock_ctx = (void *)&now};
+	struct sws_replay_config cfg = small_config(SWS_BACKEND_SWAP_TABLE, 1);
+	cfg.env = &env;
+	const struct sws_trace_record recs[] = {
+		REC(SWS_TRACE_ACCESS, 200, 0x100000, 64 * 4096, 0, SWS_TRACE_F_WRITE),
+		REC(SWS_TRACE_ACCESS, 100, 0x100000, 4096, 0, SWS_TRACE_F_WRITE),
+		REC(SWS_TRACE_FORK, 100, 0, 0, 200, 0), /* pid 200 is alive: its old life ends */
+		REC(SWS_TRACE_EXIT, 200, 0, 0, 0, 0),
+		REC(SWS_TRACE_EXIT, 100, 0, 0, 0, 0),
+	};
+	struct vec_src vs = {recs, sizeof(recs) / sizeof(recs[0]), 0};
+	struct sws_replay_source src = {.next = vec_next, .ctx = &vs};
+	struct sws_replay *r;
+	assert_sws(0, sws_replay_create(&cfg, &r));
+	assert_sws(0, sws_replay_run(r, &src));
+	assert_int_equal(sws_replay_nr_tasks(r), 3);
+	struct sws_replay_task old, parent, child;
+	assert_sws(0, sws_replay_task(r, 0, &old));
+	assert_sws(0, sws_replay_task(r, 1, &parent));
+	assert_sws(0, sws_replay_task(r, 2, &child));
+	assert_int_equal(old.pid, 200);
+	assert_int_equal(parent.pid, 100);
+	assert_int_equal(child.pid, 200);
+	assert_true(old.exited);
+	assert_true(old.free_ns > 0); /* its exit, charged to it */
+	/* the parent: one fault, the fork, its exit, nothing else (1 tick each) */
+	assert_int_equal(parent.sys_ns, 3);
+	sws_replay_destroy(r);
+}
+
+/*
+ * The replay's own undo (an address space made for a new pid whose table
+ * entry could not be allocated) is charged to nobody: not to the next task,
+ * not to background reclaim at the end of the run.
+ */
+struct fail_alloc {
+	size_t fail_size;
+	bool armed; /* only while records run */
+};
+
+static void *fail_alloc_fn(void *ctx, size_t size, size_t align)
+{
+	struct fail_alloc *f = ctx;
+	if (f->armed && size == f->fail_size)
+		return NULL;
+	void *p = NULL;
+	return posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, size ? size : 1) ? NULL : p;
+}
+
+static void fail_free_fn(void *ctx, void *p, size_t size)
+{
+	(void)ctx;
+	(void)size;
+	free(p);
+}
+
+static void test_undo_charged_to_nobody(void **state)
+{
+	(void)state;
+	uint64_t kswapd[2];
+	for (int fail = 0; fail < 2; fail++) {
+		_Atomic uint64_t now = 0;
+		/* the pid table grows from 16 to 32 entries at the 17th pid (task.c) */
+		struct fail_alloc fa = {.fail_size = fail ? 32 * sizeof(struct sws__proc) : SIZE_MAX};
+		struct sws_env env = {.allocator = {fail_alloc_fn, fail_free_fn, &fa},
+				      .clock_ns = tick_clock, .clock_ctx = (void *)&now};
+		struct sws_replay_config cfg = small_config(SWS_BACKEND_SWAP_TABLE, 1);
+		cfg.env = &env;
+		struct sws_trace_record recs[17];
+		for (unsigned i = 0; i < 17; i++)
+			recs[i] = REC(SWS_TRACE_ACCESS, 300 + i, 0x100000, 4096, 0, 0); /* zero page: no alloc */
+		struct vec_src vs = {recs, fail ? 17 : 16, 0};
+		struct sws_replay_source src = {.next = vec_next, .ctx = &vs};
+		struct sws_replay *r;
+		struct sws_replay_report rep;
+		assert_sws(0, sws_replay_create(&cfg, &r));
+		fa.armed = true;
+		assert_sws(fail ? SWS_ENOMEM : 0, sws_replay_run(r, &src));
+		fa.armed = false;
+		assert_sws(0, sws_replay_report(r, &rep));
+		assert_int_equal(sws_replay_nr_tasks(r), 16);
+		kswapd[fail] = rep.time.kswapd_ns;
+		sws_replay_destroy(r);
+	}
+	assert_int_equal(kswapd[1], kswapd[0]); /* the undone exit is in neither */
 }
 
 /* ---- compare, JSON, CSV -------------------------------------------------------------- */
@@ -762,6 +883,8 @@ int main(void)
 		cmocka_unit_test(test_backing_files),
 		cmocka_unit_test(test_usemem_oom_killed),
 		cmocka_unit_test(test_table_discard),
+		cmocka_unit_test(test_fork_reused_pid),
+		cmocka_unit_test(test_undo_charged_to_nobody),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
