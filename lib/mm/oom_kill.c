@@ -5,9 +5,13 @@
  * whole machine, for a RAM shortage) is killed and its memory reaped at once.
  *
  * oom_badness(): resident pages + swap entries + page-table pages, as the
- * kernel's get_mm_rss() + MM_SWAPENTS + mm_pgtables_bytes() / PAGE_SIZE; ties
- * go to the lowest address-space number (the kernel keeps the first task it
- * sees with the highest score). Tasks already killed are skipped.
+ * kernel's get_mm_rss() + MM_SWAPENTS + mm_pgtables_bytes() / PAGE_SIZE.
+ * select_bad_process() walks the address spaces in creation order and, like
+ * the kernel's oom_evaluate_task() (which passes over a task only when it
+ * scores below the chosen one), lets a tie replace the chosen task: among
+ * equal scores the last (newest) space is the victim. Tasks already killed
+ * are skipped (they are reaped at once: the kernel's MMF_OOM_SKIP); a space
+ * that maps nothing is no victim.
  *
  * Killing is the oom_reaper's work (__oom_reap_task_mm) done synchronously,
  * its time measured apart as background time (the kthread's, no task's:
@@ -66,7 +70,7 @@ static uint32_t select_bad_process(struct sws_mm *mm, uint16_t memcg)
 		if (!sp || (memcg && sp->memcg != memcg))
 			continue;
 		uint64_t points = oom_badness(sp);
-		if (points > best) {
+		if (points && points >= best) { /* oom_evaluate_task(): a tie replaces */
 			best = points;
 			victim = a;
 		}

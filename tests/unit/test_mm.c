@@ -427,13 +427,33 @@ static void test_errors(void **state)
 	assert_sws(SWS_EKILLED, rc);
 	assert_int_equal(sws_mm_access(cpu, mm, small, PG(0), true), 0); /* still mapped */
 	assert_sws(0, sws_mm_exit(cpu, mm, big));
+	/* A tie: oom_evaluate_task() lets an equal score replace the chosen task, so the
+	 * newer of two equal spaces is the victim. */
+	uint32_t older, newer;
+	assert_sws(0, sws_mm_space_create(mm, 0, &older));
+	assert_sws(0, sws_mm_space_create(mm, 0, &newer));
+	sws_mm_stats(mm, &s);
+	uint64_t room = s.free_pages;
+	for (p = 0; p < room / 2; p++) {
+		assert_int_equal(sws_mm_access(cpu, mm, older, PG(p), true), 1);
+		assert_int_equal(sws_mm_access(cpu, mm, newer, PG(p), true), 1);
+	}
+	/* RAM is full: the small task (20 pages) asks for one more; older and newer tie */
+	rc = 0;
+	for (p = 20; p < 200 && rc >= 0 && !sws_mm_oom_killed(mm, older) && !sws_mm_oom_killed(mm, newer); p++)
+		rc = sws_mm_access(cpu, mm, small, PG(p), true);
+	assert_true(rc >= 0);
+	assert_true(sws_mm_oom_killed(mm, newer));
+	assert_false(sws_mm_oom_killed(mm, older));
+	assert_sws(0, sws_mm_exit(cpu, mm, older));
+	assert_sws(0, sws_mm_exit(cpu, mm, newer));
 	asid = small;
 	/* hits and faults say which they were */
 	assert_int_equal(sws_mm_access(cpu, mm, asid, PG(0), true), 0);
 	assert_int_equal(sws_mm_access(cpu, mm, asid, PG(1000), false), 1); /* zero page */
 	assert_int_equal(sws_mm_access(cpu, mm, asid, PG(1000), false), 0);
 	sws_mm_stats(mm, &s);
-	assert_int_equal(s.counters[SWS_MM_oom_kill], 2);
+	assert_int_equal(s.counters[SWS_MM_oom_kill], 3);
 	assert_string_equal(sws_mm_counter_name(SWS_MM_pswpin), "pswpin");
 	sws_cpu_detach(cpu);
 	sws_mm_destroy(mm);
