@@ -128,8 +128,8 @@ int sws_mm_madvise(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64
  *  running on other CPUs end safely); the killed task's accesses and forks then fail with
  *  SWS_EKILLED until it exits (sws_mm_exit).
  *  @return 0 for a hit, 1 for a fault (pgfault counted); SWS_EINVAL (no such asid);
- *  SWS_EKILLED (this task was OOM-killed, now or before: the access is dropped and
- *  counted as oom); SWS_ENOMEM (no memory and nothing left to kill);
+ *  SWS_EKILLED (this task was OOM-killed: during this fault, counted as oom, or
+ *  before it, counted as oom_refused; the access is dropped); SWS_ENOMEM (no memory and nothing left to kill);
  *  SWS_ECORRUPT (verify mode found different bytes). */
 int sws_mm_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_t addr, bool write);
 
@@ -162,7 +162,8 @@ uint64_t sws_mm_kswapd(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t budget);
 	X(thp_swpout_fallback, "PMD-size folios split to swap out")                        \
 	X(cow_fault, "copy-on-write faults")                                               \
 	X(first_touch, "faults that mapped a new page")                                    \
-	X(oom, "faults that failed for want of memory (OOM-killed, or nothing to kill)")   \
+	X(oom, "faults that failed for want of memory (this task OOM-killed meanwhile, or nothing to kill)") \
+	X(oom_refused, "accesses refused: the task had been OOM-killed before (SWS_EKILLED)") \
 	X(oom_kill, "tasks the OOM killer killed (their memory reaped at once)")           \
 	X(verify_ok, "pages read back and found identical")                                \
 	X(verify_fail, "pages read back with different contents")                          \

@@ -511,7 +511,7 @@ static int do_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, stru
 		sws_spin_lock(&sp->ptl);
 		if (sws_unlikely(atomic_load_explicit(&sp->oom_killed, memory_order_relaxed))) {
 			sws_spin_unlock(&sp->ptl);
-			mm_count(mm, cpu, SWS_MM_oom, 1);
+			mm_count(mm, cpu, faulted ? SWS_MM_oom : SWS_MM_oom_refused, 1);
 			return SWS_EKILLED;
 		}
 		uint64_t *pte = sws__pte_lookup(sp, vaddr);
