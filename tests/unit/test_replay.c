@@ -431,6 +431,86 @@ static void test_undo_charged_to_nobody(void **state)
 	assert_int_equal(kswapd[1], kswapd[0]); /* the undone exit is in neither */
 }
 
+/* The line of the table that starts with @name (then spaces), or NULL. */
+static const char *table_row(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (!strncmp(l, name, n) && l[n] == ' ')
+			return l;
+	return NULL;
+}
+
+static bool row_has(const char *text, const char *name, const char *what)
+{
+	const char *l = table_row(text, name);
+	assert_non_null(l);
+	const char *end = strchr(l, '\n');
+	size_t len = end ? (size_t)(end - l) : strlen(l);
+	char line[512];
+	snprintf(line, sizeof(line), "%.*s", (int)(len < sizeof(line) ? len : sizeof(line) - 1), l);
+	return strstr(line, what) != NULL;
+}
+
+/*
+ * Repeats that differ (several threads, or measured latencies): the work rows,
+ * peaks and latency show mean ±spread, not the first repeat alone; repeats that
+ * agree show their value. sws_replay_counters_equal() tells them apart (times
+ * and histograms are not counters). JSON keeps every digit.
+ */
+static void test_report_repeats(void **state)
+{
+	(void)state;
+	struct sws_workload_config wc = {.kind = SWS_WORKLOAD_USEMEM, .bytes = 4 << 20};
+	struct sws_replay_config cfg = small_config(SWS_BACKEND_SWAP_TABLE, 1);
+	static struct sws_replay_report a, b, c;
+	run_workload(&cfg, &wc, &a, NULL);
+	assert_true(a.mm.counters[SWS_MM_pswpout] > 0);
+	/* counters_equal: itself, measured times and histograms aside, but no counter */
+	assert_true(sws_replay_counters_equal(&a, &a));
+	c = a;
+	c.time.sys_ns += 12345;
+	c.latency[SWS_REPLAY_LAT_FAULT].max_ns += 7;
+	c.wall_ns += 99;
+	assert_true(sws_replay_counters_equal(&a, &c));
+	c = a;
+	c.mm.counters[SWS_MM_pgfault]++;
+	assert_false(sws_replay_counters_equal(&a, &c));
+	c = a;
+	c.swap.counters[SWS_CTR_swap_discard]++;
+	assert_false(sws_replay_counters_equal(&a, &c));
+	c = a;
+	c.swap.work[SWS_WCTX_swapout][SWS_WORK_lock_cluster]++;
+	assert_false(sws_replay_counters_equal(&a, &c));
+	c = a;
+	c.errors++;
+	assert_false(sws_replay_counters_equal(&a, &c));
+	assert_false(sws_replay_counters_equal(&a, NULL));
+	/* a second repeat that differs: work, a peak, a latency */
+	b = a;
+	b.swap.work[SWS_WCTX_swapout][SWS_WORK_lock_cluster] += b.mm.counters[SWS_MM_pswpout];
+	b.peaks.swap_used_pages += 100;
+	b.latency[SWS_REPLAY_LAT_FAULT].max_ns *= 3;
+	const struct sws_replay_report *reps[2] = {&a, &b};
+	struct sws_replay_series series = {.repeats = reps, .nr_repeats = 2};
+	struct buf out = {0};
+	assert_sws(0, sws_replay_series_print(&series, 1, SWS_REPLAY_REPORT_TABLE, buf_write, &out));
+	assert_true(row_has(out.p, "lock_cluster", "±"));
+	assert_true(row_has(out.p, "swap_used_pages.peak", "±"));
+	assert_true(row_has(out.p, "fault.max", "±"));
+	assert_false(row_has(out.p, "fault.count", "±")); /* the same in both */
+	assert_false(row_has(out.p, "atomic_rmw", "±"));
+	free(out.p);
+	/* JSON: a figure of more than 6 digits is printed whole */
+	a.time.elapsed_ns = 1234567891;
+	const struct sws_replay_report *one[1] = {&a};
+	struct buf js = {0};
+	assert_sws(0, sws_replay_report_print(one, 1, SWS_REPLAY_REPORT_JSON, buf_write, &js));
+	assert_non_null(strstr(js.p, "\"elapsed_ns\":1234567891,"));
+	assert_non_null(strstr(js.p, "\"elapsed_ns\":{\"mean\":1234567891,"));
+	free(js.p);
+}
+
 /* ---- compare, JSON, CSV -------------------------------------------------------------- */
 
 static void test_compare_json(void **state)
@@ -885,6 +965,7 @@ int main(void)
 		cmocka_unit_test(test_table_discard),
 		cmocka_unit_test(test_fork_reused_pid),
 		cmocka_unit_test(test_undo_charged_to_nobody),
+		cmocka_unit_test(test_report_repeats),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
