@@ -5,6 +5,10 @@ target_link_libraries(swapsim-replay PRIVATE swapsim_static sws_warnings sws_san
 if(SWS_BUILD_TESTS)
   add_test(NAME replay_cli_help COMMAND swapsim-replay --help)
   set_tests_properties(replay_cli_help PROPERTIES LABELS unit PASS_REGULAR_EXPRESSION "--compare")
+  # --help states the user-bandwidth default as the library has it (16e9 B/s, not 16G = 16 GiB/s).
+  add_test(NAME replay_cli_help_bandwidth COMMAND swapsim-replay --help)
+  set_tests_properties(replay_cli_help_bandwidth PROPERTIES LABELS unit
+    PASS_REGULAR_EXPRESSION "default 16000000000,")
   # A bad option or value must exit with status 2 and name the option.
   foreach(case "bad_option;--no-such-option" "bad_size;--ram;12Q;--workload;memhog;1M"
                 "bad_backend;--backend;btree;--workload;memhog;1M"

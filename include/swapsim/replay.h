@@ -147,7 +147,8 @@ struct sws_replay_sample {
 
 #define SWS_REPLAY_CONFIG_VERSION 1
 
-/* Default user bandwidth: 16 GB/s, 256 ns per 4 KiB page access (docs/replay.md). */
+/* Default user bandwidth: 16 GB/s (decimal: 16e9 B/s, not 16 GiB/s), 256 ns per 4 KiB
+ * page access (docs/replay.md). */
 #define SWS_REPLAY_USER_BANDWIDTH 16000000000ull
 
 /*
