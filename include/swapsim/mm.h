@@ -202,8 +202,9 @@ enum sws_mm_counter {
  *   sys_modelled_ns  that modelled part of sys_ns;
  *   iowait_ns  modelled device time the task waits for: the read of the page
  *              a fault needs (read-ahead pages are asynchronous), and the
- *              writes that the reclaim it runs issues (writeback throttling:
- *              reclaim frees memory no faster than the device writes it);
+ *              writes that the reclaim it runs issues, each its full latency
+ *              one after another (an upper bound: the device takes one write
+ *              at a time; the kernel keeps many in flight);
  *   background_ns  CPU time, measured, of work the kernel does on a thread of
  *              its own but the model runs inline on this CPU: the OOM
  *              reaper's unmapping of a victim. Not part of sys_ns; charge it
