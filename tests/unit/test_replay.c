@@ -500,6 +500,12 @@ static void test_report_repeats(void **state)
 	assert_true(row_has(out.p, "fault.max", "±"));
 	assert_false(row_has(out.p, "fault.count", "±")); /* the same in both */
 	assert_false(row_has(out.p, "atomic_rmw", "±"));
+	/* host measurements in a section of their own, after the simulated figures */
+	const char *sim_sec = strstr(out.p, "\n-- simulated time"), *host_sec = strstr(out.p, "\n-- host");
+	assert_non_null(sim_sec);
+	assert_non_null(host_sec);
+	assert_true(sim_sec < strstr(out.p, "\nElapsed time") && strstr(out.p, "\nElapsed time") < host_sec);
+	assert_true(host_sec < strstr(out.p, "\nHost wall time") && host_sec < strstr(out.p, "\nHost events/s"));
 	free(out.p);
 	/* JSON: a figure of more than 6 digits is printed whole */
 	a.time.elapsed_ns = 1234567891;
