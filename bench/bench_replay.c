@@ -8,18 +8,26 @@
  * pswpin, pswpout, wall_ms}.
  *
  * Usage: swapsim-bench-replay [--quick] [--threads N] [--accesses N]
- *        swapsim-bench-replay --timing-cost [--accesses N] [--reps N]
- *        swapsim-bench-replay --timing-run real|stub [--accesses N]
+ *        swapsim-bench-replay --timing-cost [--workload W] [--accesses N] [--reps N]
+ *        swapsim-bench-replay --timing-run real|stub [--workload W] [--accesses N]
  *   --quick      tiny sizes, threads 1 and 2 (a smoke test: no timing claims)
  *   --threads N  the largest thread count (1, 2, 4, ... up to N; default 4)
  *   --accesses N zipf accesses (default 4000000)
- *   --timing-cost  what the simulated-time accounting costs a single-thread zipf
+ *   --timing-cost  what the simulated-time accounting costs a single-thread
  *                replay: runs it with the host clock and with a stub clock (no
  *                clock read), interleaved --reps times (default 5), and prints
  *                {clock_reads_per_event, events_per_sec_clock, events_per_sec_stub,
- *                overhead_pct} from the medians (one JSON object)
- *   --timing-run real|stub  one such run (for bench/timing_cost.sh, which counts
- *                instructions under callgrind)
+ *                overhead_pct, derived_overhead_pct} from the medians, one JSON
+ *                object per workload
+ *   --workload W zipf (--accesses accesses, default 4 M, over 64 Ki pages in a
+ *                16 Ki-page memcg: mostly hits), main (the main job of
+ *                scripts/main.sh: usemem --init-time -O -y -x -n 4 1G in a
+ *                2 GiB memcg on 4 GiB of RAM, 8 GiB of pmem: every access a
+ *                fault), or both (the default)
+ *   --timing-run real|stub  one such run, to profile by itself (perf record, or
+ *                callgrind: which sees the vDSO clock as a system call, so it
+ *                counts the accounting's instructions but not the clock's price);
+ *                it also prints the clock reads a stub run made
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,17 +101,36 @@ static uint64_t host_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
-/* The zipf replay of the speed comparison, 1 thread; @return events/s (host time). */
-static double timing_run(bool stub, uint64_t accesses, uint64_t *events)
+enum timing_workload { TW_ZIPF, TW_MAIN };
+static const char *const tw_name[] = {"zipf", "main"};
+
+/* A timing replay on 1 thread: the zipf replay of the speed comparison, or the
+ * main job (scripts/main.sh, on the table backend); @return events/s (host time). */
+static double timing_run(bool stub, enum timing_workload tw, uint64_t accesses, uint64_t *events)
 {
 	struct sws_env env = {.clock_ns = stub ? stub_clock : NULL};
 	struct sws_replay_config cfg = {.ram_pages = 65536, .mem_limit_pages = 16384, .seed = 1, .env = &env};
 	struct sws_workload_config wc = {.kind = SWS_WORKLOAD_ZIPF, .bytes = 256ull << 20,
 					 .nr_accesses = accesses, .write_pct = 30, .seed = 1};
+	if (tw == TW_MAIN) {
+		cfg.ram_pages = (4ull << 30) / 4096;
+		cfg.mem_limit_pages = (2ull << 30) / 4096;
+		cfg.nr_swap = 1;
+		cfg.swap[0] = (struct sws_replay_swap){.pages = (8ull << 30) / 4096, .kind = SWS_REPLAY_SWAP_PMEM,
+						       .prio = -1};
+		wc = (struct sws_workload_config){.kind = SWS_WORKLOAD_USEMEM, .bytes = 1ull << 30, .nr_tasks = 4,
+						  .flags = SWS_USEMEM_INIT_TIME | SWS_USEMEM_SYNC_RW |
+							   SWS_USEMEM_SYNC_FREE, .seed = 1};
+	}
 	struct sws_workload *wl;
 	struct sws_replay *r;
 	struct sws_replay_report rep;
-	if (sws_workload_create(&wc, &wl) || sws_replay_create(&cfg, &r)) {
+	if (sws_workload_create(&wc, &wl)) {
+		fprintf(stderr, "swapsim-bench-replay: cannot set the timing run up\n");
+		exit(1);
+	}
+	sws_workload_content(wl, cfg.content_weight);
+	if (sws_replay_create(&cfg, &r)) {
 		fprintf(stderr, "swapsim-bench-replay: cannot set the timing run up\n");
 		exit(1);
 	}
@@ -127,14 +154,14 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static int timing_cost(uint64_t accesses, unsigned reps)
+static int timing_cost(enum timing_workload tw, uint64_t accesses, unsigned reps)
 {
 	double real[64], stub[64];
 	uint64_t events = 0, reads = 0;
 	for (unsigned k = 0; k < reps; k++) { /* interleaved: noise falls on both alike */
-		real[k] = timing_run(false, accesses, &events);
+		real[k] = timing_run(false, tw, accesses, &events);
 		uint64_t before = stub_reads;
-		stub[k] = timing_run(true, accesses, &events);
+		stub[k] = timing_run(true, tw, accesses, &events);
 		reads = stub_reads - before;
 	}
 	qsort(real, reps, sizeof(real[0]), cmp_double);
@@ -147,11 +174,17 @@ static int timing_cost(uint64_t accesses, unsigned reps)
 		sink += host_ns();
 	double read_ns = (double)(host_ns() - c0) / N;
 	double per_event = (double)reads / (double)events;
-	printf("{\"bench\":\"timing_cost\",\"events\":%llu,\"clock_reads_per_event\":%.3f,"
-	       "\"clock_read_ns\":%.1f,\"events_per_sec_clock\":%.0f,\"events_per_sec_stub\":%.0f,"
-	       "\"overhead_pct\":%.2f,\"derived_overhead_pct\":%.2f}\n",
-	       (unsigned long long)events, per_event, read_ns, r, st, 100 * (st / r - 1),
-	       100 * per_event * read_ns * r / 1e9 + 0 * (double)(sink & 1));
+	/* overhead_pct: the stub runs' speed over the clock runs', less one (the
+	 * medians); derived: the reads' count times their price, as a share of the
+	 * clock runs' time per event. */
+	printf("{\"bench\":\"timing_cost\",\"workload\":\"%s\",\"reps\":%u,\"events\":%llu,"
+	       "\"clock_reads_per_event\":%.3f,\"clock_read_ns\":%.1f,\"events_per_sec_clock\":%.0f,"
+	       "\"events_per_sec_stub\":%.0f,\"overhead_pct\":%.2f,\"derived_overhead_pct\":%.2f,"
+	       "\"events_per_sec_clock_min_max\":[%.0f,%.0f],\"events_per_sec_stub_min_max\":[%.0f,%.0f]}\n",
+	       tw_name[tw], reps, (unsigned long long)events, per_event, read_ns, r, st, 100 * (st / r - 1),
+	       100 * per_event * read_ns * r / 1e9 + 0 * (double)(sink & 1), real[0], real[reps - 1],
+	       stub[0], stub[reps - 1]);
+	fflush(stdout);
 	return 0;
 }
 
@@ -162,9 +195,17 @@ int main(int argc, char **argv)
 	uint64_t accesses = 4000000;
 	const char *timing = NULL;
 	bool cost = false;
+	int tw = -1; /* both */
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--timing-cost")) {
 			cost = true;
+		} else if (!strcmp(argv[i], "--workload") && i + 1 < argc) {
+			const char *w = argv[++i];
+			tw = !strcmp(w, "zipf") ? TW_ZIPF : !strcmp(w, "main") ? TW_MAIN : !strcmp(w, "both") ? -1 : -2;
+			if (tw == -2) {
+				fprintf(stderr, "swapsim-bench-replay: --workload: expected zipf, main or both\n");
+				return 2;
+			}
 		} else if (!strcmp(argv[i], "--timing-run") && i + 1 < argc &&
 			   (!strcmp(argv[i + 1], "real") || !strcmp(argv[i + 1], "stub"))) {
 			timing = argv[++i];
@@ -191,7 +232,7 @@ int main(int argc, char **argv)
 		} else {
 			fprintf(stderr, "usage: swapsim-bench-replay [--quick] [--threads N] [--accesses N]\n"
 					"       swapsim-bench-replay --timing-cost | --timing-run real|stub "
-					"[--accesses N] [--reps N]\n");
+					"[--workload zipf|main|both] [--accesses N] [--reps N]\n");
 			return 2;
 		}
 	}
@@ -199,13 +240,19 @@ int main(int argc, char **argv)
 		max_threads = max_threads < 2 ? max_threads : 2;
 		accesses = 20000;
 	}
-	if (cost)
-		return timing_cost(accesses, reps);
+	if (cost) {
+		for (int w = TW_ZIPF; w <= TW_MAIN; w++)
+			if (tw < 0 || tw == w)
+				timing_cost((enum timing_workload)w, accesses, reps);
+		return 0;
+	}
 	if (timing) {
 		uint64_t events;
-		double eps = timing_run(!strcmp(timing, "stub"), accesses, &events);
-		printf("{\"bench\":\"timing_run\",\"clock\":\"%s\",\"events\":%llu,\"events_per_sec\":%.0f}\n",
-		       timing, (unsigned long long)events, eps);
+		enum timing_workload w = tw == TW_MAIN ? TW_MAIN : TW_ZIPF;
+		double eps = timing_run(!strcmp(timing, "stub"), w, accesses, &events);
+		printf("{\"bench\":\"timing_run\",\"workload\":\"%s\",\"clock\":\"%s\",\"events\":%llu,"
+		       "\"clock_reads\":%llu,\"events_per_sec\":%.0f}\n",
+		       tw_name[w], timing, (unsigned long long)events, (unsigned long long)stub_reads, eps);
 		return 0;
 	}
 	/* zipf: 4 tasks x 64 MiB (quick: 4 MiB) in a memcg of half of that. */

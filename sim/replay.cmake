@@ -5,6 +5,10 @@ target_link_libraries(swapsim-replay PRIVATE swapsim_static sws_warnings sws_san
 if(SWS_BUILD_TESTS)
   add_test(NAME replay_cli_help COMMAND swapsim-replay --help)
   set_tests_properties(replay_cli_help PROPERTIES LABELS unit PASS_REGULAR_EXPRESSION "--compare")
+  # --help states the user-bandwidth default as the library has it (16e9 B/s, not 16G = 16 GiB/s).
+  add_test(NAME replay_cli_help_bandwidth COMMAND swapsim-replay --help)
+  set_tests_properties(replay_cli_help_bandwidth PROPERTIES LABELS unit
+    PASS_REGULAR_EXPRESSION "default 16000000000,")
   # A bad option or value must exit with status 2 and name the option.
   foreach(case "bad_option;--no-such-option" "bad_size;--ram;12Q;--workload;memhog;1M"
                 "bad_backend;--backend;btree;--workload;memhog;1M"
@@ -30,6 +34,11 @@ if(SWS_BUILD_TESTS)
     $<TARGET_FILE:swapsim-replay>)
   set_tests_properties(replay_cli_full_disk PROPERTIES LABELS unit TIMEOUT 300 SKIP_RETURN_CODE 77
     PASS_REGULAR_EXPRESSION "exit status 1\n.*/sw\\): [0-9]+ page writes failed: No space left on device")
+  # Backing files: a run removes only what it created (a dangling link, an existing file stay).
+  add_test(NAME replay_cli_backing_files COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/backing_files.sh
+    $<TARGET_FILE:swapsim-replay>)
+  set_tests_properties(replay_cli_backing_files PROPERTIES LABELS unit TIMEOUT 300
+    PASS_REGULAR_EXPRESSION "backing files: all cases passed" FAIL_REGULAR_EXPRESSION "FAIL:")
   # Accesses the model refused (the OOM killer took the task): exit status 3
   # with the first error in the table, unless --allow-errors.
   add_test(NAME replay_cli_oom_exit COMMAND sh -c

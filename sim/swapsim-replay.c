@@ -7,7 +7,8 @@
  * A thin program over the public API (swapsim/replay.h): it parses the command
  * line, builds one replay per compared configuration and repeat (interleaved:
  * A B A B ...), and prints. Exit status: 0 success, 1 a run failed (bad
- * trace, verify mismatch, failing device), 2 bad usage, 3 the model refused
+ * trace, a device that cannot be set up or whose writes fail, verify
+ * mismatch), 2 bad usage, 3 the model refused
  * accesses (OOM: see --allow-errors), 130 interrupted.
  */
 #define _GNU_SOURCE
@@ -66,7 +67,8 @@ static const char usage_text[] =
 	"                          size=SIZE,type=ssd|nvme|sata|hdd|zram|pmem,prio=N,file=PATH,\n"
 	"                          rlat=NS,wlat=NS; a file=PATH is created new: add the words\n"
 	"                          reuse (overwrite an existing file) and follow (PATH may be\n"
-	"                          a symbolic link) to allow those\n"
+	"                          a symbolic link) to allow those; a file the run created\n"
+	"                          is removed after it, a reused one stays\n"
 	"                          or an xswap device (needs --zswap and the st-p4 design):\n"
 	"                          type=xswap[,prio=N][,limit=PAGES]\n"
 	"                          (default: one SSD of 2x RAM)\n"
@@ -97,7 +99,8 @@ static const char usage_text[] =
 	"  --repeat N              run every compared configuration N times, interleaved\n"
 	"                          (A B A B ...); times are reported as mean and spread\n"
 	"  --user-bandwidth SIZE   the user-time model: bytes per second a task touches memory\n"
-	"                          at (each page access costs 4 KiB of it; default 16G)\n"
+	"                          at (each page access costs 4 KiB of it; default 16000000000,\n"
+	"                          16 GB/s: 256 ns a page; suffixes are binary, 16G = 16 GiB/s)\n"
 	"  --allow-errors          exit 0 even when the model refused accesses (OOM kills)\n"
 	"  --seed S                seed of the content model and random workloads (default 1)\n"
 	"  --report table|json|csv readable table (default), one JSON object {\"runs\": [...]},\n"
@@ -110,9 +113,9 @@ static const char usage_text[] =
 	"Sizes take K, M, G, T suffixes (binary) or a page count with a p suffix (256p = 1M).\n"
 	"A progress bar goes to stderr when it is a terminal; Ctrl-C stops the run and prints a\n"
 	"summary of what ran.\n"
-	"Exit: 0 ok, 1 run failed (unreadable trace, verify mismatch, a device's writes failed),\n"
-	"2 bad usage, 3 the model refused accesses (errors > 0: the OOM killer, ...; --allow-errors\n"
-	"makes that 0), 130 interrupted.\n";
+	"Exit: 0 ok, 1 run failed (unreadable trace, verify mismatch, a device that cannot be\n"
+	"set up or whose writes failed), 2 bad usage, 3 the model refused accesses (errors > 0:\n"
+	"the OOM killer, ...; --allow-errors makes that 0), 130 interrupted.\n";
 
 struct opts {
 	const char *trace;
@@ -472,7 +475,9 @@ static int run_one(const struct opts *o, enum sws_backend backend, struct sws_re
 	if ((e = sws_replay_create(&cfg, &r))) {
 		fprintf(stderr, "swapsim-replay: cannot build the machine (%s backend): %s\n",
 			sws_backend_name(backend), *cerr ? cerr : sws_strerror(e));
-		status = e == SWS_EINVAL ? 2 : 1;
+		/* Every value was checked above (2 there): what fails here is the machine
+		 * (a device's file: exists, not a regular file, cannot be created; memory). */
+		status = 1;
 		goto out;
 	}
 	e = sws_replay_run(r, &src);
@@ -592,10 +597,9 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 
 	warn_cpus(&o);
-	bool made[SWS_REPLAY_MAX_SWAP];
-	for (unsigned d = 0; d < o.nswap; d++) /* files a run creates are scratch: removed after it */
-		made[d] = o.swap[d].path && access(o.swap[d].path, F_OK) != 0;
-
+	/* A backing file a run creates is scratch: the library removes it at the end of
+	 * that run (sws_replay_destroy, or a failed sws_replay_create), and only if the
+	 * path still names the file it created. Nothing here removes anything. */
 	/* Every configuration once per round, rounds repeated: A B A B ... */
 	unsigned nrep = o.repeat ? o.repeat : 1, ran = 0;
 	struct sws_replay_report *reps = calloc((size_t)nrep * o.nbackends, sizeof(*reps));
@@ -613,9 +617,6 @@ int main(int argc, char **argv)
 			bool have;
 			struct sws_replay_report *rep = &reps[(size_t)i * nrep + k];
 			int s = run_one(&o, o.backends[i], rep, &have, k == 0);
-			for (unsigned d = 0; d < o.nswap; d++)
-				if (made[d])
-					unlink(o.swap[d].path);
 			if (s == 2) {
 				status = 2;
 				goto done;

@@ -14,8 +14,9 @@
  * A backing file is created new: swapon refuses a path that exists
  * (SWS_EFILEEXIST) unless SWS_BACKING_REUSE allows reusing an existing
  * regular file (its contents are then discarded), and never opens a path
- * that is a symbolic link unless SWS_BACKING_FOLLOW says so. What swapon
- * created it leaves in place at swapoff.
+ * that is a symbolic link unless SWS_BACKING_FOLLOW says so. A file swapon
+ * created stays at swapoff unless SWS_BACKING_UNLINK asks for its removal;
+ * a file swapon did not create (reused) always stays.
  *
  * A failed page write (the file system full, an I/O error) is the kernel's
  * end_swap_bio_write() error: the page stays dirty in the swap cache, the
@@ -63,6 +64,11 @@ enum sws_backing {
 /* Backing-file flags (struct sws_device_config.backing_flags). */
 #define SWS_BACKING_REUSE (1u << 0)  /* an existing regular file may be reused (truncated) */
 #define SWS_BACKING_FOLLOW (1u << 1) /* the path may be a symbolic link */
+/* Remove the file at swapoff (or sws_sim_destroy) if swapon created it and the path
+ * still names that file (the same st_dev and st_ino, by lstat, while the device still
+ * holds it open): a scratch file. A file swapon reused, or a path that names something
+ * else by then, is left alone. */
+#define SWS_BACKING_UNLINK (1u << 2)
 
 /* Consecutive failed page writes after which a device takes no new slots. */
 #define SWS_DEVICE_WRITE_FAIL_LIMIT 16
@@ -76,7 +82,7 @@ struct sws_device_config {
 	int32_t prio;            /* 0..32767, used only with SWS_SWAP_FLAG_PREFER */
 	enum sws_backing backing;
 	const char *path;        /* SWS_BACKING_FILE: created (see backing_flags) */
-	uint32_t backing_flags;  /* SWS_BACKING_REUSE, SWS_BACKING_FOLLOW; 0: create new, no link */
+	uint32_t backing_flags;  /* SWS_BACKING_REUSE, _FOLLOW, _UNLINK; 0: create new, no link, keep */
 	uint32_t reserved;       /* must be zero */
 };
 

@@ -94,7 +94,13 @@ int sws_mm_space_create(struct sws_mm *mm, uint16_t memcg, uint32_t *asid);
  *  SWS_EKILLED (the parent was OOM-killed). */
 int sws_mm_fork(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t parent, uint32_t *child);
 
-/** exit(): unmap everything, free the address space. @return 0, SWS_EINVAL. */
+/** @return whether the OOM killer killed address space @asid (also after it exited);
+ *  false for an asid that never existed. */
+bool sws_mm_oom_killed(struct sws_mm *mm, uint32_t asid);
+
+/** exit(): unmap everything, free the address space and its page tables (also of a
+ *  space the OOM killer reaped: the reap leaves the tables). No other call on @asid may
+ *  run meanwhile. @return 0, SWS_EINVAL. */
 int sws_mm_exit(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid);
 
 /* Region flags. */
@@ -118,11 +124,12 @@ int sws_mm_madvise(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64
  *  A fault that finds no memory reclaims; when reclaim makes no progress 16 times
  *  (MAX_RECLAIM_RETRIES) the OOM killer kills the task with the largest footprint in
  *  the memcg over its limit, or in the machine (resident + swapped pages + page tables),
- *  and reaps its memory at once; the killed task's accesses and forks then fail with
+ *  and reaps its memory at once (its page tables stay until it exits, so its faults still
+ *  running on other CPUs end safely); the killed task's accesses and forks then fail with
  *  SWS_EKILLED until it exits (sws_mm_exit).
  *  @return 0 for a hit, 1 for a fault (pgfault counted); SWS_EINVAL (no such asid);
- *  SWS_EKILLED (this task was OOM-killed, now or before: the access is dropped and
- *  counted as oom); SWS_ENOMEM (no memory and nothing left to kill);
+ *  SWS_EKILLED (this task was OOM-killed: during this fault, counted as oom, or
+ *  before it, counted as oom_refused; the access is dropped); SWS_ENOMEM (no memory and nothing left to kill);
  *  SWS_ECORRUPT (verify mode found different bytes). */
 int sws_mm_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_t addr, bool write);
 
@@ -155,7 +162,8 @@ uint64_t sws_mm_kswapd(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t budget);
 	X(thp_swpout_fallback, "PMD-size folios split to swap out")                        \
 	X(cow_fault, "copy-on-write faults")                                               \
 	X(first_touch, "faults that mapped a new page")                                    \
-	X(oom, "faults that failed for want of memory (OOM-killed, or nothing to kill)")   \
+	X(oom, "faults that failed for want of memory (this task OOM-killed meanwhile, or nothing to kill)") \
+	X(oom_refused, "accesses refused: the task had been OOM-killed before (SWS_EKILLED)") \
 	X(oom_kill, "tasks the OOM killer killed (their memory reaped at once)")           \
 	X(verify_ok, "pages read back and found identical")                                \
 	X(verify_fail, "pages read back with different contents")                          \
@@ -194,11 +202,18 @@ enum sws_mm_counter {
  *   sys_modelled_ns  that modelled part of sys_ns;
  *   iowait_ns  modelled device time the task waits for: the read of the page
  *              a fault needs (read-ahead pages are asynchronous), and the
- *              writes that the reclaim it runs issues (writeback throttling:
- *              reclaim frees memory no faster than the device writes it).
+ *              writes that the reclaim it runs issues, each its full latency
+ *              one after another (an upper bound: the device takes one write
+ *              at a time; the kernel keeps many in flight);
+ *   background_ns  CPU time, measured, of work the kernel does on a thread of
+ *              its own but the model runs inline on this CPU: the OOM
+ *              reaper's unmapping of a victim. Not part of sys_ns; charge it
+ *              to no task (it is not the allocating task's fault latency).
+ * Simulator-only work (generating a page's bytes from its content seed,
+ * verifying them, the host I/O of a backing store) is in none of these.
  */
 struct sws_mm_cpu_time {
-	uint64_t sys_ns, sys_modelled_ns, iowait_ns;
+	uint64_t sys_ns, sys_modelled_ns, iowait_ns, background_ns;
 };
 
 struct sws_mm_stats {

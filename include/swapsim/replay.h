@@ -101,10 +101,15 @@ struct sws_replay_swap {
 	uint64_t pages;                 /* slots including the header; 0: 2x RAM */
 	enum sws_replay_swap_kind kind;
 	int32_t prio;                   /* 0..32767, or -1: no priority (round robin) */
-	const char *path;               /* backing file (SWS_BACKING_FILE), or NULL */
+	const char *path;               /* backing file (SWS_BACKING_FILE), or NULL: a file
+					 * the replay creates is scratch, removed when the
+					 * replay is destroyed or its creation fails (if
+					 * the path still names it: SWS_BACKING_UNLINK); a
+					 * file it reuses stays */
 	uint64_t read_ns, write_ns;     /* latency per page; 0: the kind's default */
 	uint64_t limit_pages;           /* xswap: its limit (sws_xswap_limit_set); 0: one RAM */
-	uint32_t file_flags;            /* with path: SWS_BACKING_REUSE, SWS_BACKING_FOLLOW */
+	uint32_t file_flags;            /* with path: SWS_BACKING_REUSE, SWS_BACKING_FOLLOW
+					 * (SWS_BACKING_UNLINK is always on) */
 	uint32_t reserved;              /* must be zero */
 };
 
@@ -142,7 +147,8 @@ struct sws_replay_sample {
 
 #define SWS_REPLAY_CONFIG_VERSION 1
 
-/* Default user bandwidth: 16 GB/s, 256 ns per 4 KiB page access (docs/replay.md). */
+/* Default user bandwidth: 16 GB/s (decimal: 16e9 B/s, not 16 GiB/s), 256 ns per 4 KiB
+ * page access (docs/replay.md). */
 #define SWS_REPLAY_USER_BANDWIDTH 16000000000ull
 
 /*
@@ -194,12 +200,14 @@ struct sws_replay;
  * @return 0, SWS_EINVAL (a bad field: threads, ram, queue depth, device
  *         size/kind/prio, reserved values), SWS_EVERSION, SWS_ENOMEM, SWS_EIO
  *         (backing file), or an error of sws_sim_create / sws_swapon /
- *         sws_mm_create. On failure *out is NULL and cfg->errbuf (when given)
- *         says what failed.
+ *         sws_mm_create. On failure *out is NULL, cfg->errbuf (when given)
+ *         says what failed, and the backing files this call created are
+ *         removed again (those it reused stay).
  */
 int sws_replay_create(const struct sws_replay_config *cfg, struct sws_replay **out);
 
-/** Tear down the machine and free everything. NULL: no-op. */
+/** Tear down the machine and free everything; backing files the replay created are
+ *  removed (if their paths still name them). NULL: no-op. */
 void sws_replay_destroy(struct sws_replay *r);
 
 /** @return the simulation and the memory model the replay built (owned by it). */
@@ -248,8 +256,9 @@ struct sws_replay_times {
 
 /* Figures of a workload with a size (usemem), set by sws_workload_figures(). */
 struct sws_replay_workload_figures {
-	bool valid;
-	uint32_t tasks;
+	bool valid;                 /* a usemem run in which at least one task completed */
+	uint32_t tasks;             /* tasks that completed: the figures are theirs */
+	uint32_t killed;            /* tasks the OOM killer took: no figures, as usemem prints none */
 	double throughput_kbs;      /* Sum Throughput: sum of the tasks' KB/s lines */
 	double task_throughput_kbs; /* their mean (single process throughput) */
 	double free_latency_us;     /* mean of "usecs to free memory" */
@@ -301,8 +310,10 @@ struct sws_replay_task {
 	uint64_t read_ns;    /* time of its read accesses (part of access_ns) */
 	uint64_t init_ns;    /* time of its mmaps */
 	uint64_t free_ns;    /* time of its munmaps, DONTNEEDs and exit */
-	uint64_t sys_ns, user_ns, iowait_ns; /* every record of the task */
+	uint64_t sys_ns, user_ns, iowait_ns; /* every record of the task; user time counts
+					      * only the pages it touched (not refused ones) */
 	bool exited;
+	bool oom_killed;     /* the OOM killer killed it (sws_mm_oom_killed) */
 };
 
 /** @return the number of tasks (pids, a pid reused after exit counts again). */
@@ -437,7 +448,10 @@ int sws_workload_content(const struct sws_workload *wl, uint32_t weight[SWS_NR_C
  * allocation credit per pass), "%lu usecs to free memory", and with
  * --init-time "the initialization time is %lu secs %lu usecs"; other kinds
  * print nothing. -Z adds usemem's "read again %lu bytes / %lu usecs = %lu KB/s"
- * line, timed on the task's read accesses. @return 0 or the writer's error.
+ * line, timed on the task's read accesses. A task the OOM killer killed did
+ * not finish its work and prints none of these (usemem, killed by SIGKILL,
+ * prints nothing): one line "usemem task N (pid P): killed by the OOM killer,
+ * no figures" instead. @return 0 or the writer's error.
  */
 int sws_workload_print_results(const struct sws_workload *wl, const struct sws_replay *r,
 			       int (*write)(void *ctx, const char *text, size_t len), void *ctx);
@@ -445,8 +459,9 @@ int sws_workload_print_results(const struct sws_workload *wl, const struct sws_r
 /**
  * Fill @rep->workload from a finished replay of @wl (usemem: the sum and mean
  * of the tasks' throughput lines and their mean free latency, in simulated
- * time, as sws_workload_print_results() prints them; other kinds: not valid).
- * @return 0 or SWS_EINVAL.
+ * time, as sws_workload_print_results() prints them, over the tasks that
+ * completed; OOM-killed tasks are only counted, in .killed; other kinds, or
+ * no task completed: not valid). @return 0 or SWS_EINVAL.
  */
 int sws_workload_figures(const struct sws_workload *wl, const struct sws_replay *r,
 			 struct sws_replay_report *rep);

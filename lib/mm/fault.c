@@ -72,8 +72,10 @@ static int swap_read(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f
 			folio_set(f, PG_dirty);
 			if (!(mm->cfg.flags & SWS_MM_VERIFY))
 				return 0;
+			uint64_t t0 = mm_untimed_begin(mm, cpu, false); /* verifying: the simulator's */
 			sws_mm_page_content(mm, f->seed, 0, want);
 			bool same = !memcmp(page, want, SWS_PAGE_SIZE);
+			mm_untimed_end(mm, cpu, t0, false);
 			mm_count(mm, cpu, same ? SWS_MM_verify_ok : SWS_MM_verify_fail, 1);
 			return same ? 0 : SWS_ECORRUPT;
 		}
@@ -92,16 +94,19 @@ static int swap_read(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f
 	struct sws_device *dev = sws__device(mm->sim, type);
 	if (!(mm->cfg.flags & SWS_MM_VERIFY) || !dev || dev->backing.kind == SWS_BACKING_NONE)
 		return 0;
+	/* The store's host I/O (the device time is the latency model's, above) and
+	 * the check are the simulator's work: untimed. */
 	uint8_t got[SWS_PAGE_SIZE], want[SWS_PAGE_SIZE];
-	if (sws_swap_readpage(cpu, t, got) != 0)
-		return SWS_EIO;
-	sws_mm_page_content(mm, f->seed, 0, want);
-	if (memcmp(got, want, SWS_PAGE_SIZE)) {
-		mm_count(mm, cpu, SWS_MM_verify_fail, 1);
-		return SWS_ECORRUPT;
+	uint64_t t0 = mm_untimed_begin(mm, cpu, false);
+	int rc = sws_swap_readpage(cpu, t, got) != 0 ? SWS_EIO : 0;
+	if (!rc) {
+		sws_mm_page_content(mm, f->seed, 0, want);
+		rc = memcmp(got, want, SWS_PAGE_SIZE) ? SWS_ECORRUPT : 0;
 	}
-	mm_count(mm, cpu, SWS_MM_verify_ok, 1);
-	return 0;
+	mm_untimed_end(mm, cpu, t0, false);
+	if (rc != SWS_EIO)
+		mm_count(mm, cpu, rc ? SWS_MM_verify_fail : SWS_MM_verify_ok, 1);
+	return rc;
 }
 
 /* workingset_refault(): would the folio have stayed with this much more
@@ -443,7 +448,8 @@ static int do_anonymous_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t as
 	return 0;
 }
 
-/* do_wp_page(): write to a read-only present page. ptl held on entry, dropped. */
+/* do_wp_page(): write to a read-only present page. ptl held on entry, dropped;
+ * @pte is valid only while it is held. */
 static int do_wp_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp,
 		      uint64_t vaddr, uint64_t *pte)
 {
@@ -487,10 +493,14 @@ static int do_wp_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, str
 	struct sws_folio *n = mm_folio(mm, npfn); /* locked until it is on the LRU */
 	folio_set(n, PG_dirty | PG_young);
 	sws_spin_lock(&sp->ptl);
-	if (*pte != old) {
+	/* wp_page_copy(): the PTE again, under the lock (pte_offset_map_lock),
+	 * and nothing more mapped into a space the OOM killer reaped meanwhile. */
+	bool killed = atomic_load(&sp->oom_killed);
+	pte = sws__pte_lookup(sp, vaddr);
+	if (killed || !pte || *pte != old) {
 		sws_spin_unlock(&sp->ptl);
 		sws__mm_folio_free(mm, npfn);
-		return SWS_EAGAIN_INTERNAL;
+		return killed ? SWS_EKILLED : SWS_EAGAIN_INTERNAL;
 	}
 	n->seed = new_seed(sp, vaddr, f->seed);
 	if (sws__mm_rmap_add(mm, n, asid, vaddr)) {
@@ -581,7 +591,7 @@ static int do_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, stru
 		sws_spin_lock(&sp->ptl);
 		if (sws_unlikely(atomic_load_explicit(&sp->oom_killed, memory_order_relaxed))) {
 			sws_spin_unlock(&sp->ptl);
-			mm_count(mm, cpu, SWS_MM_oom, 1);
+			mm_count(mm, cpu, faulted ? SWS_MM_oom : SWS_MM_oom_refused, 1);
 			return SWS_EKILLED;
 		}
 		uint64_t *pte = sws__pte_lookup(sp, vaddr);

@@ -29,14 +29,16 @@ static bool memcg_try_charge(struct sws_memcg *mc, uint64_t nr)
 }
 
 /* One round of direct reclaim, into the CPU's reclaim latency histogram
- * (sys measured around it plus the modelled time it charged). */
+ * (sys measured around it, less its untimed regions, plus the modelled time
+ * it charged). */
 static uint64_t reclaim_round(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr,
 			      bool memcg_only)
 {
 	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
-	uint64_t t0 = sws__clock_ns(mm->sim), m0 = p->sys_modelled_ns + p->iowait_ns;
+	uint64_t t0 = sws__clock_ns(mm->sim), m0 = p->sys_modelled_ns + p->iowait_ns, u0 = p->untimed_ns;
 	uint64_t got = sws__mm_shrink(cpu, mm, memcg, nr, memcg_only);
-	uint64_t ns = sws__clock_ns(mm->sim) - t0 + p->sys_modelled_ns + p->iowait_ns - m0;
+	uint64_t ns = sws__clock_ns(mm->sim) - t0 - (p->untimed_ns - u0) + p->sys_modelled_ns +
+		      p->iowait_ns - m0;
 	unsigned b = ns ? 63u - (unsigned)__builtin_clzll(ns) : 0;
 	if (b >= SWS_MM_LAT_BUCKETS)
 		b = SWS_MM_LAT_BUCKETS - 1;

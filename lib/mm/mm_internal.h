@@ -113,8 +113,10 @@ struct sws_mm_pcpu {
 	_Atomic uint64_t reclaim_lat[SWS_MM_LAT_BUCKETS];
 	_Atomic uint64_t reclaim_count, reclaim_sum_ns, reclaim_max_ns;
 	/* simulated time (struct sws_mm_cpu_time), single writer */
-	_Atomic uint64_t sys_ns, sys_modelled_ns, iowait_ns;
+	_Atomic uint64_t sys_ns, sys_modelled_ns, iowait_ns, background_ns;
 	unsigned depth;   /* nesting of timed kernel entries: only the outermost reads the clock */
+	unsigned untimed_depth; /* nesting of untimed regions (mm_untimed_begin) */
+	uint64_t untimed_ns; /* untimed time inside the current outermost kernel entry */
 	uint32_t current; /* the address space this CPU's access runs for (current->mm) */
 } __attribute__((aligned(64)));
 
@@ -200,12 +202,52 @@ static inline uint64_t mm_kernel_enter(struct sws_mm *mm, struct sws_cpu *cpu)
 	return p->depth++ ? 0 : sws__clock_ns(mm->sim);
 }
 
-/* Leaving it: the measured time goes to sys. */
+/* Leaving it: the measured time goes to sys, less its untimed regions. */
 static inline void mm_kernel_exit(struct sws_mm *mm, struct sws_cpu *cpu, uint64_t t0)
 {
 	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
-	if (--p->depth == 0)
-		mm_time_add(&p->sys_ns, sws__clock_ns(mm->sim) - t0);
+	if (--p->depth == 0) {
+		uint64_t ns = sws__clock_ns(mm->sim) - t0;
+		mm_time_add(&p->sys_ns, ns > p->untimed_ns ? ns - p->untimed_ns : 0);
+		p->untimed_ns = 0;
+	}
+}
+
+/*
+ * Untimed regions: work inside a kernel entry that is not the running task's
+ * kernel time, so the CPU's clock stops from mm_untimed_begin() to
+ * mm_untimed_end() and the outermost kernel exit leaves that time out of sys
+ * (and of the reclaim round around it). Two kinds:
+ *  - simulator-only work (@background false): making a page's bytes from its
+ *    content seed, verifying bytes read back, the host I/O of a backing store
+ *    whose device time the latency model already charges;
+ *  - work the kernel does on another thread that the model runs inline
+ *    (@background true): the OOM reaper's unmapping of a victim
+ *    (__oom_reap_task_mm, the oom_reaper kthread). Its time goes to the
+ *    CPU's background_ns, which callers charge to no task (the replay: with
+ *    kswapd).
+ * Each region reads the clock twice (a background one also outside a kernel
+ * entry); nested regions read nothing.
+ */
+static inline uint64_t mm_untimed_begin(struct sws_mm *mm, struct sws_cpu *cpu, bool background)
+{
+	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
+	if (p->untimed_depth++ || (!p->depth && !background))
+		return UINT64_MAX;
+	return sws__clock_ns(mm->sim);
+}
+
+static inline void mm_untimed_end(struct sws_mm *mm, struct sws_cpu *cpu, uint64_t t0, bool background)
+{
+	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
+	p->untimed_depth--;
+	if (t0 == UINT64_MAX)
+		return;
+	uint64_t ns = sws__clock_ns(mm->sim) - t0;
+	if (p->depth)
+		p->untimed_ns += ns;
+	if (background)
+		mm_time_add(&p->background_ns, ns);
 }
 
 /*

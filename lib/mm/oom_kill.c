@@ -5,18 +5,27 @@
  * whole machine, for a RAM shortage) is killed and its memory reaped at once.
  *
  * oom_badness(): resident pages + swap entries + page-table pages, as the
- * kernel's get_mm_rss() + MM_SWAPENTS + mm_pgtables_bytes() / PAGE_SIZE; ties
- * go to the lowest address-space number (the kernel keeps the first task it
- * sees with the highest score). Tasks already killed are skipped.
+ * kernel's get_mm_rss() + MM_SWAPENTS + mm_pgtables_bytes() / PAGE_SIZE.
+ * select_bad_process() walks the address spaces in creation order and, like
+ * the kernel's oom_evaluate_task() (which passes over a task only when it
+ * scores below the chosen one), lets a tie replace the chosen task: among
+ * equal scores the last (newest) space is the victim. Tasks already killed
+ * are skipped (they are reaped at once: the kernel's MMF_OOM_SKIP); a space
+ * that maps nothing is no victim.
  *
- * Killing is the oom_reaper's work done synchronously: every PTE of the
- * victim is zapped (its folios and swap slots freed through the ordinary free
- * path) and its page tables freed; the space itself stays until its owner
- * exits (sws_mm_exit), and every later access or fork of it fails with
- * SWS_EKILLED. A victim that is the allocating task sees SWS_EKILLED from the
- * charge; any other task's charge retries with the memory the kill returned.
- * This bounds the work of a workload that does not fit: without the kill,
- * every further fault would rescan the whole LRU in vain.
+ * Killing is the oom_reaper's work (__oom_reap_task_mm) done synchronously,
+ * its time measured apart as background time (the kthread's, no task's:
+ * mm_untimed_begin), its swap work counted in the free context:
+ * every PTE of the victim is zapped (its folios and swap slots freed through
+ * the ordinary free path); its page tables stay, as the reaper leaves them,
+ * until its owner exits (sws_mm_exit frees them, as exit_mmap does), so a
+ * fault of the victim in flight on another CPU, which keeps a PTE pointer
+ * across a dropped ptl, finds a zapped entry, never freed memory. Every later
+ * access or fork of the space fails with SWS_EKILLED. A victim that is the
+ * allocating task sees SWS_EKILLED from the charge; any other task's charge
+ * retries with the memory the kill returned. This bounds the work of a
+ * workload that does not fit: without the kill, every further fault would
+ * rescan the whole LRU in vain.
  *
  * Callers hold no lock (charges happen with the ptl dropped); the victim's
  * ptl is taken here, one space at a time.
@@ -61,7 +70,7 @@ static uint32_t select_bad_process(struct sws_mm *mm, uint16_t memcg)
 		if (!sp || (memcg && sp->memcg != memcg))
 			continue;
 		uint64_t points = oom_badness(sp);
-		if (points > best) {
+		if (points && points >= best) { /* oom_evaluate_task(): a tie replaces */
 			best = points;
 			victim = a;
 		}
@@ -69,17 +78,22 @@ static uint32_t select_bad_process(struct sws_mm *mm, uint16_t memcg)
 	return victim;
 }
 
-/* oom_reap_task_mm(): free everything the victim maps, now. @return false
- * when another CPU killed it, or it exited, since it was chosen. */
+/* __oom_reap_task_mm(): unmap everything the victim maps, now; the page
+ * tables stay until it exits. @return false when another CPU killed it, or it
+ * exited, since it was chosen. */
 static bool oom_reap(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp)
 {
+	/* The oom_reaper kthread's work, not the allocating task's: background time. */
+	uint64_t t0 = mm_untimed_begin(mm, cpu, true);
 	sws_spin_lock(&sp->ptl);
 	bool reap = sp->alive && !atomic_exchange(&sp->oom_killed, true);
 	if (reap) {
+		enum sws_work_ctx wc = sws__work_enter(cpu, SWS_WCTX_free);
 		sws__mm_zap_range(cpu, mm, asid, sp, 0, 1ull << 48);
-		sws__pgtable_free(mm, sp);
+		sws__work_enter(cpu, wc);
 	}
 	sws_spin_unlock(&sp->ptl);
+	mm_untimed_end(mm, cpu, t0, true);
 	return reap;
 }
 

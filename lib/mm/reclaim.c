@@ -179,12 +179,18 @@ static int swap_writeout(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_foli
 		return SWS_EBUSY;
 	}
 	if (dev && dev->backing.kind != SWS_BACKING_NONE) {
+		/* The page's bytes and the store's host I/O are the simulator's work
+		 * (the device time is the latency model's, below): untimed. */
 		uint8_t page[SWS_PAGE_SIZE];
-		for (unsigned i = 0; i < nr; i++) {
+		int rc = 0;
+		uint64_t t0 = mm_untimed_begin(mm, cpu, false);
+		for (unsigned i = 0; i < nr && !rc; i++) {
 			sws_mm_page_content(mm, subpage_seed(f, i), 0, page);
-			if (sws_swap_writepage(cpu, target + i, page))
-				return SWS_EBUSY; /* the write failed: keep the page (re-dirtied) */
+			rc = sws_swap_writepage(cpu, target + i, page);
 		}
+		mm_untimed_end(mm, cpu, t0, false);
+		if (rc)
+			return SWS_EBUSY; /* the write failed: keep the page (re-dirtied) */
 	}
 	mm_count(mm, cpu, SWS_MM_pswpout, nr);
 	mm_io(mm, cpu, type, mm->write_ns[type] * nr, true); /* reclaim waits for its writeback */

@@ -203,6 +203,12 @@ int sws_mm_space_create(struct sws_mm *mm, uint16_t memcg, uint32_t *asid)
 	return sws__mm_space_new(mm, memcg, asid, &sp);
 }
 
+bool sws_mm_oom_killed(struct sws_mm *mm, uint32_t asid)
+{
+	struct sws_space *sp = mm ? sws__mm_space(mm, asid) : NULL;
+	return sp && atomic_load(&sp->oom_killed);
+}
+
 /* ---- regions (ptl held) --------------------------------------------------------------- */
 
 struct sws_region *sws__mm_region(struct sws_space *sp, uint64_t vaddr)
@@ -280,6 +286,7 @@ void sws_mm_cpu_time(const struct sws_mm *mm, const struct sws_cpu *cpu, struct 
 	out->sys_ns = sws_load_relaxed(&p->sys_ns);
 	out->sys_modelled_ns = sws_load_relaxed(&p->sys_modelled_ns);
 	out->iowait_ns = sws_load_relaxed(&p->iowait_ns);
+	out->background_ns = sws_load_relaxed(&p->background_ns);
 }
 
 void sws_mm_stats(struct sws_mm *mm, struct sws_mm_stats *st)
@@ -309,6 +316,7 @@ void sws_mm_stats(struct sws_mm *mm, struct sws_mm_stats *st)
 		st->time.sys_ns += sws_load_relaxed(&p->sys_ns);
 		st->time.sys_modelled_ns += sws_load_relaxed(&p->sys_modelled_ns);
 		st->time.iowait_ns += sws_load_relaxed(&p->iowait_ns);
+		st->time.background_ns += sws_load_relaxed(&p->background_ns);
 	}
 	if (mm->zswap)
 		sws__zswap_stats(mm->zswap, st);

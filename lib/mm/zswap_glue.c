@@ -61,7 +61,14 @@ static bool wb_end(void *ctx, struct sws_cpu *cpu, sws_entry_t e, uint64_t token
 	unsigned type = sws_swp_type(t);
 	if (page) {
 		struct sws_device *dev = sws__device(mm->sim, type);
-		if (dev && dev->backing.kind != SWS_BACKING_NONE && sws_swap_writepage(cpu, t, page)) {
+		int wrc = 0;
+		if (dev && dev->backing.kind != SWS_BACKING_NONE) {
+			/* the store's host I/O: the latency model charges the device time */
+			uint64_t t0 = mm_untimed_begin(mm, cpu, false);
+			wrc = sws_swap_writepage(cpu, t, page);
+			mm_untimed_end(mm, cpu, t0, false);
+		}
+		if (wrc) {
 			/* The write failed: the folio keeps the only copy. It stays in the swap
 			 * cache, dirty, on the LRU, for reclaim to write again later. */
 			folio_set(f, PG_dirty);
@@ -85,7 +92,11 @@ int sws__mm_zswap_store_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws
 	uint8_t page[SWS_PAGE_SIZE];
 	for (unsigned i = 0; i < nr; i++) {
 		uint64_t seed = f->order ? mm_mix(f->seed + i) : f->seed;
+		/* The page's bytes exist in a real folio: making them is the simulator's
+		 * work, outside the task's time. Compressing them is zswap_store()'s. */
+		uint64_t t0 = mm_untimed_begin(mm, cpu, false);
 		sws_mm_page_content(mm, seed, 0, page);
+		mm_untimed_end(mm, cpu, t0, false);
 		int rc = sws__zswap_store(mm->zswap, cpu, entry + i, f->memcg, page);
 		if (rc) { /* all or nothing: what was stored of this folio goes */
 			sws__zswap_invalidate(mm->zswap, sws_swp_type(entry), sws_swp_offset(entry), nr);

@@ -206,5 +206,6 @@ int sws_replay_task(const struct sws_replay *r, uint32_t i, struct sws_replay_ta
 	out->user_ns = atomic_load_explicit(&p->clock[SWS__C_USER], memory_order_relaxed);
 	out->iowait_ns = atomic_load_explicit(&p->clock[SWS__C_IOWAIT], memory_order_relaxed);
 	out->exited = p->asid == SWS__NO_ASID;
+	out->oom_killed = sws_mm_oom_killed(r->mm, p->space);
 	return 0;
 }

@@ -162,7 +162,10 @@ static int dispatch(struct sws_replay *r, const struct sws_trace_record *rec)
 			}
 			err = sws__proc_add(r, rec->pid, asid, &idx);
 			if (err) {
+				/* Undo the replay's own step: no task ran, so its time is
+				 * charged to nobody (not to the next task, not to kswapd). */
 				sws_mm_exit(sw->cpu, r->mm, asid);
+				sws__clock_skip(r, sw);
 				return err;
 			}
 			pidx = idx;

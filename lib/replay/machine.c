@@ -80,7 +80,8 @@ static void create_error(const struct sws_replay_config *cfg, const char *fmt, .
 static bool swap_ok(const struct sws_replay_swap *sw)
 {
 	if ((unsigned)sw->kind >= SWS_REPLAY_NR_SWAP_KINDS || sw->reserved ||
-	    (sw->file_flags & ~(SWS_BACKING_REUSE | SWS_BACKING_FOLLOW)) || sw->prio < -1 ||
+	    (sw->file_flags & ~(SWS_BACKING_REUSE | SWS_BACKING_FOLLOW | SWS_BACKING_UNLINK)) ||
+	    sw->prio < -1 ||
 	    sw->prio > 32767 || sw->pages == 1)
 		return false;
 	if (sw->kind == SWS_REPLAY_SWAP_XSWAP) /* sized by RAM, no storage */
@@ -117,7 +118,9 @@ static int swapon_one(struct sws_replay *r, uint32_t i)
 		.backing = sw->path ? SWS_BACKING_FILE
 				    : (r->cfg.flags & SWS_REPLAY_VERIFY) ? SWS_BACKING_MEMORY : SWS_BACKING_NONE,
 		.path = sw->path,
-		.backing_flags = sw->file_flags};
+		/* A file the replay creates is scratch: removed at swapoff, which
+		 * sws_replay_destroy() and every failure of sws_replay_create() reach. */
+		.backing_flags = sw->file_flags | SWS_BACKING_UNLINK};
 	int err = sws_swapon(r->sim, &dc, &r->types[i]);
 	if (err)
 		create_error(&r->cfg, "swap device %u: %s", i + 1,

@@ -39,6 +39,7 @@ void sws__deferred(struct sws__worker *w)
 	w->kswapd.sys_ns += t1.sys_ns - w->seen.sys_ns;
 	w->kswapd.sys_modelled_ns += t1.sys_modelled_ns - w->seen.sys_modelled_ns;
 	w->kswapd.iowait_ns += t1.iowait_ns - w->seen.iowait_ns;
+	w->kswapd.sys_ns += t1.background_ns - w->seen.background_ns;
 	w->seen = t1;
 	sws__charge_flush(w);
 	sws__sample_peaks(r);
@@ -74,14 +75,17 @@ static void run_access(struct sws__worker *w, const struct sws__item *it, struct
 	}
 	bool write = rec->flags & SWS_TRACE_F_WRITE, kernel = false;
 	struct sws_mm_cpu_time before = w->seen, after;
+	uint64_t refused = 0;
 	for (uint64_t pg = first;; pg++) {
 		int rc = sws_mm_access(w->cpu, r->mm, it->asid, pg << 12, write);
 		if (rc) { /* a hit charges nothing: only faults go to the fault-path histogram */
 			sws_mm_cpu_time(r->mm, w->cpu, &after);
-			if (rc == 1)
+			if (rc == 1) {
 				sws__hist_add(&w->lat[SWS_REPLAY_LAT_FAULT], fault_ns(&before, &after));
-			else
+			} else {
 				sws__note_error(w, rc);
+				refused++;
+			}
 			before = after;
 			kernel = true;
 		}
@@ -93,7 +97,9 @@ static void run_access(struct sws__worker *w, const struct sws__item *it, struct
 	atomic_fetch_add_explicit(&p->accesses, pages, memory_order_relaxed);
 	if (!write)
 		atomic_fetch_add_explicit(&p->reads, pages, memory_order_relaxed);
-	sws__charge(w, it->proc, kernel ? &before : NULL, pages * r->user_ns_per_page, 0,
+	/* User time for the pages the task touched: a refused access (an OOM-killed
+	 * task's) touched nothing. */
+	sws__charge(w, it->proc, kernel ? &before : NULL, (pages - refused) * r->user_ns_per_page, 0,
 		    write ? SWS__PH_ACCESS : SWS__PH_READ);
 }
 
@@ -161,8 +167,12 @@ void sws__run_structural(struct sws_replay *r, struct sws__worker *w, const stru
 	switch (rec->op) {
 	case SWS_TRACE_FORK: {
 		int64_t old = sws__proc_find(r, rec->arg);
-		if (old >= 0 && (uint32_t)old != pidx) { /* the child pid had a life already */
+		if (old >= 0 && (uint32_t)old != pidx) {
+			/* The child pid had a life already (the trace lost its EXIT): that
+			 * incarnation exits now, its free phase, not the parent's time. */
 			rc = sws_mm_exit(w->cpu, r->mm, r->procs[old].asid);
+			charge_free(r, w, (uint32_t)old);
+			sws__charge_flush(w);
 			r->procs[old].asid = SWS__NO_ASID;
 			if (rc)
 				sws__note_error(w, rc);

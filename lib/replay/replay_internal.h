@@ -45,6 +45,7 @@ enum sws__clock {
 struct sws__proc {
 	uint32_t pid;
 	uint32_t asid; /* SWS__NO_ASID once exited */
+	uint32_t space; /* its address space, kept after the exit (sws_mm_oom_killed) */
 	_Atomic uint64_t accesses, reads;
 	_Atomic uint64_t clock[SWS__NR_CLOCKS];
 };
@@ -162,6 +163,9 @@ void sws__clock_sync(struct sws_replay *r, struct sws__worker *w);
  * and @extra_sys_ns (time measured outside the model's clock: mmap). */
 void sws__charge(struct sws__worker *w, uint32_t proc, const struct sws_mm_cpu_time *now,
 		 uint64_t user_ns, uint64_t extra_sys_ns, enum sws__phase ph);
+/* Charge what the CPU's clock moved since it was last seen to nobody (time of the
+ * replay's own undo steps), keeping what is pending. */
+void sws__clock_skip(struct sws_replay *r, struct sws__worker *w);
 /* Add what @w has pending to its task (before the task changes, and at the end). */
 void sws__charge_flush(struct sws__worker *w);
 

@@ -79,7 +79,7 @@ static double g_reclaim(const struct sws_replay_report *r) { return hist_mean(&r
 static double g_wall(const struct sws_replay_report *r) { return (double)r->wall_ns; }
 static double g_eps(const struct sws_replay_report *r) { return r->events_per_sec; }
 
-enum { F_ALWAYS, F_WORKLOAD };
+enum { F_ALWAYS, F_WORKLOAD, F_HOST }; /* F_HOST: the simulator's speed, always shown */
 
 static const struct figure {
 	const char *key;   /* JSON summary key (unit in the name) */
@@ -101,8 +101,8 @@ static const struct figure {
 	{"fault_p99_ns", "Fault latency, p99 bucket (us)", 1e3, "%.3f", F_ALWAYS, g_fault_p99},
 	{"free_mean_ns", "munmap/exit/DONTNEED, mean (us)", 1e3, "%.3f", F_ALWAYS, g_free},
 	{"reclaim_mean_ns", "Direct reclaim round, mean (us)", 1e3, "%.3f", F_ALWAYS, g_reclaim},
-	{"wall_ns", "Host wall time (s)", 1e9, "%.4f", F_ALWAYS, g_wall},
-	{"events_per_sec", "Host events/s (M)", 1e6, "%.3f", F_ALWAYS, g_eps},
+	{"wall_ns", "Host wall time (s)", 1e9, "%.4f", F_HOST, g_wall},
+	{"events_per_sec", "Host events/s (M)", 1e6, "%.3f", F_HOST, g_eps},
 };
 #define NR_FIGURES (sizeof(figures) / sizeof(figures[0]))
 
@@ -133,7 +133,7 @@ static struct stat stat_of(const struct sws_replay_series *s, getter get)
 
 static bool figure_shown(const struct figure *f, const struct sws_replay_series *s, unsigned n)
 {
-	if (f->when == F_ALWAYS)
+	if (f->when != F_WORKLOAD)
 		return true;
 	for (unsigned i = 0; i < n; i++)
 		if (!s[i].repeats[0]->workload.valid)
@@ -195,17 +195,6 @@ static double work_per(const struct sws_replay_series *s, enum sws_work_ctx c, e
 
 static void cell(struct out *o, const char *text) { pr(o, " %*s", COLW, text); }
 
-static void row_vals(struct out *o, const char *name, const uint64_t *v, unsigned n)
-{
-	char c[64];
-	pr(o, "%-*s", NAMEW, name);
-	for (unsigned i = 0; i < n; i++) {
-		snprintf(c, sizeof(c), "%" PRIu64, v[i]);
-		cell(o, c);
-	}
-	pr(o, "\n");
-}
-
 /* One figure: mean ±relative stdev, and for the others the difference from the first. */
 static void print_figure(struct out *o, const struct figure *f, const struct sws_replay_series *s,
 			 unsigned n)
@@ -233,16 +222,24 @@ static void print_figure(struct out *o, const struct figure *f, const struct sws
 	pr(o, "\n");
 }
 
+/* Work @w per base unit of context @c in repeat @k of @s. */
+static double work_one(const struct sws_replay_series *s, unsigned k, enum sws_work_ctx c, enum sws_work w)
+{
+	double base = work_base(s->repeats[k], c);
+	return base ? (double)s->repeats[k]->swap.work[c][w] / base : 0;
+}
+
 static void print_work(struct out *o, const struct sws_replay_series *s, unsigned n)
 {
-	char name[80], c[40];
+	char name[80], c[64];
 	for (unsigned ctx = SWS_WCTX_swapout; ctx < SWS_NR_WORK_CTX; ctx++) {
 		bool any = false;
 		for (unsigned i = 0; i < n; i++)
 			any |= work_base(s[i].repeats[0], ctx) > 0;
 		if (!any)
 			continue;
-		pr(o, "-- work per %s (deterministic; mean of the repeats)\n", work_base_name[ctx]);
+		pr(o, "-- work per %s (deterministic at one thread: the repeats' value; mean ±relative "
+		      "spread where they differ)\n", work_base_name[ctx]);
 		for (unsigned w = 0; w < SWS_NR_WORK; w++) {
 			bool nonzero = false;
 			for (unsigned i = 0; i < n; i++)
@@ -252,7 +249,18 @@ static void print_work(struct out *o, const struct sws_replay_series *s, unsigne
 			snprintf(name, sizeof(name), "%s", sws_work_name((enum sws_work)w));
 			pr(o, "%-*s", NAMEW, name);
 			for (unsigned i = 0; i < n; i++) {
-				snprintf(c, sizeof(c), "%.3f", work_per(&s[i], ctx, w));
+				double mean = work_per(&s[i], ctx, w), sq = 0, first = work_one(&s[i], 0, ctx, w);
+				bool same = true;
+				for (unsigned k = 0; k < s[i].nr_repeats; k++) {
+					double v = work_one(&s[i], k, ctx, w);
+					same &= v == first;
+					sq += sqd(v - mean);
+				}
+				if (same)
+					snprintf(c, sizeof(c), "%.3f", mean);
+				else
+					snprintf(c, sizeof(c), "%.3f ±%.2f%%", mean,
+						 mean ? 100 * rootd(sq / (s[i].nr_repeats - 1)) / mean : 0);
 				cell(o, c);
 			}
 			pr(o, "\n");
@@ -266,26 +274,28 @@ static bool any_backing(const struct sws_replay_report *r)
 	       r->swap.counters[SWS_CTR_swap_writepage_error];
 }
 
-/* Counter @get of every configuration: the first repeat's value when the repeats
- * agree, else their mean with the relative spread (several threads). */
+typedef uint64_t (*uget)(const struct sws_replay_report *r, unsigned idx);
+
+/* Value @get(idx) of every configuration: the repeats' value when they agree, else
+ * their mean with the relative spread (several threads). */
 static void row_counter(struct out *o, const char *name, const struct sws_replay_series *s, unsigned n,
-			const uint64_t *(*get)(const struct sws_replay_report *r, unsigned idx), unsigned idx)
+			uget get, unsigned idx)
 {
 	char c[64];
 	pr(o, "%-*s", NAMEW, name);
 	for (unsigned i = 0; i < n; i++) {
-		double sum = 0, sq = 0, first = (double)*get(s[i].repeats[0], idx);
+		double sum = 0, sq = 0, first = (double)get(s[i].repeats[0], idx);
 		bool same = true;
 		for (unsigned k = 0; k < s[i].nr_repeats; k++) {
-			double v = (double)*get(s[i].repeats[k], idx);
+			double v = (double)get(s[i].repeats[k], idx);
 			sum += v;
 			same &= v == first;
 		}
 		double mean = sum / s[i].nr_repeats;
 		for (unsigned k = 0; k < s[i].nr_repeats; k++)
-			sq += sqd((double)*get(s[i].repeats[k], idx) - mean);
+			sq += sqd((double)get(s[i].repeats[k], idx) - mean);
 		if (same)
-			snprintf(c, sizeof(c), "%" PRIu64, *get(s[i].repeats[0], idx));
+			snprintf(c, sizeof(c), "%" PRIu64, get(s[i].repeats[0], idx));
 		else
 			snprintf(c, sizeof(c), "%.0f ±%.2f%%", mean,
 				 mean ? 100 * rootd(sq / (s[i].nr_repeats - 1)) / mean : 0);
@@ -294,10 +304,11 @@ static void row_counter(struct out *o, const char *name, const struct sws_replay
 	pr(o, "\n");
 }
 
-static const uint64_t *mm_ctr(const struct sws_replay_report *r, unsigned c) { return &r->mm.counters[c]; }
-static const uint64_t *swap_ctr(const struct sws_replay_report *r, unsigned c) { return &r->swap.counters[c]; }
-static const uint64_t *swpout(const struct sws_replay_report *r, unsigned o) { return &r->mm.swpout[o]; }
-static const uint64_t *swpout_fb(const struct sws_replay_report *r, unsigned o) { return &r->mm.swpout_fallback[o]; }
+static uint64_t mm_ctr(const struct sws_replay_report *r, unsigned c) { return r->mm.counters[c]; }
+static uint64_t swap_ctr(const struct sws_replay_report *r, unsigned c) { return r->swap.counters[c]; }
+static uint64_t swpout(const struct sws_replay_report *r, unsigned o) { return r->mm.swpout[o]; }
+static uint64_t swpout_fb(const struct sws_replay_report *r, unsigned o) { return r->mm.swpout_fallback[o]; }
+static uint64_t wl_killed(const struct sws_replay_report *r, unsigned i) { (void)i; return r->workload.killed; }
 
 static void print_counters(struct out *o, const struct sws_replay_series *s, unsigned n)
 {
@@ -320,84 +331,127 @@ static void print_counters(struct out *o, const struct sws_replay_series *s, uns
 	for (unsigned i = 0; i < n; i++)
 		backing |= any_backing(s[i].repeats[0]);
 	for (unsigned c = 0; c < SWS_NR_COUNTERS; c++) {
+		/* Page I/O to a store (swap_discard counts discarded clusters with or
+		 * without one: it is always shown). */
 		if (!backing && (c == SWS_CTR_swap_writepage || c == SWS_CTR_swap_readpage ||
-				 c == SWS_CTR_swap_writepage_error || c == SWS_CTR_swap_discard))
+				 c == SWS_CTR_swap_writepage_error))
 			continue; /* said below */
 		row_counter(o, sws_counter_name((enum sws_counter)c), s, n, swap_ctr, c);
 	}
 	if (!backing)
 		pr(o, "(no device has a backing store here: pages are not stored, only their I/O time is\n"
-		      " modelled, so swap_writepage, swap_readpage and swap_discard count nothing; --verify\n"
-		      " or file= give devices a store)\n");
+		      " modelled, so swap_writepage, swap_readpage and swap_writepage_error count nothing;\n"
+		      " --verify or file= give devices a store)\n");
 }
-
-#define STATE(label, expr)                                \
-	do {                                              \
-		for (unsigned i = 0; i < n; i++)          \
-			v[i] = (expr);                    \
-		row_vals(o, label, v, n);                 \
-	} while (0)
 
 static uint64_t ratio_x100(uint64_t stored_pages, uint64_t bytes)
 {
 	return bytes ? stored_pages * SWS_PAGE_SIZE * 100 / bytes : 0;
 }
 
-static void print_state(struct out *o, const struct sws_replay_report *const *runs, unsigned n)
+/* The state rows: value @idx of one report. */
+enum {
+	ST_SWAP_PEAK, ST_SWAP_END, ST_TOTAL_SWAP, ST_POOL_PEAK, ST_RATIO_PEAK, ST_POOL_END, ST_STORED_END,
+	ST_INCOMP_END, ST_RAM, ST_FREE_END, ST_ANON_END, ST_SWAPCACHE_END, ST_STATIC, ST_DYNAMIC,
+	ST_THREADS, ST_TASKS, ST_EVENTS, ST_ACCESSES, ST_ERRORS, NR_ST
+};
+static const char *const state_name[NR_ST] = {
+	"swap_used_pages.peak", "swap_used_pages.end", "total_swap_pages", "pool_total_size.peak",
+	"compression_ratio_x100.peak", "pool_total_size.end", "stored_pages.end",
+	"stored_incompressible_pages.end", "ram_pages", "free_pages.end", "anon_pages.end",
+	"swapcache_pages.end", "static", "dynamic", "threads", "tasks", "events", "accesses", "errors"};
+
+static uint64_t state_val(const struct sws_replay_report *r, unsigned idx)
 {
-	uint64_t v[SWS_REPLAY_MAX_SERIES];
+	switch (idx) {
+	case ST_SWAP_PEAK: return r->peaks.swap_used_pages;
+	case ST_SWAP_END: return r->swap.total_swap_pages - r->swap.nr_swap_pages;
+	case ST_TOTAL_SWAP: return r->swap.total_swap_pages;
+	case ST_POOL_PEAK: return r->peaks.pool_total_size;
+	case ST_RATIO_PEAK: return ratio_x100(r->peaks.pool_stored_pages, r->peaks.pool_total_size);
+	case ST_POOL_END: return r->mm.pool_total_size;
+	case ST_STORED_END: return r->mm.stored_pages;
+	case ST_INCOMP_END: return r->mm.stored_incompressible_pages;
+	case ST_RAM: return r->mm.ram_pages;
+	case ST_FREE_END: return r->mm.free_pages;
+	case ST_ANON_END: return r->mm.anon_pages;
+	case ST_SWAPCACHE_END: return r->mm.swapcache_pages;
+	case ST_STATIC: return r->memory.static_bytes;
+	case ST_DYNAMIC: return r->memory.dynamic_bytes;
+	case ST_THREADS: return r->threads;
+	case ST_TASKS: return r->nr_tasks;
+	case ST_EVENTS: return r->events;
+	case ST_ACCESSES: return r->accesses;
+	case ST_ERRORS: return r->errors;
+	default: return 0;
+	}
+}
+
+static void row_state(struct out *o, const struct sws_replay_series *s, unsigned n, unsigned idx)
+{
+	row_counter(o, state_name[idx], s, n, state_val, idx);
+}
+
+static uint64_t lat_count(const struct sws_replay_report *r, unsigned l) { return r->latency[l].count; }
+static uint64_t lat_p50(const struct sws_replay_report *r, unsigned l)
+{
+	return sws_replay_hist_quantile(&r->latency[l], 0.5);
+}
+static uint64_t lat_max(const struct sws_replay_report *r, unsigned l) { return r->latency[l].max_ns; }
+static uint64_t mem_end(const struct sws_replay_report *r, unsigned c) { return r->memory.bytes[c]; }
+static uint64_t mem_peak(const struct sws_replay_report *r, unsigned c) { return r->swap.mem_peak[c]; }
+
+/* Peaks, end state, latency and memory: every row is the repeats' value, or their
+ * mean ±relative spread where they differ (as the counters). */
+static void print_state(struct out *o, const struct sws_replay_series *s, unsigned n)
+{
 	char name[64];
-	pr(o, "-- peaks (sampled every deferred-work step) and end of run\n");
-	STATE("swap_used_pages.peak", runs[i]->peaks.swap_used_pages);
-	STATE("swap_used_pages.end", runs[i]->swap.total_swap_pages - runs[i]->swap.nr_swap_pages);
-	STATE("total_swap_pages", runs[i]->swap.total_swap_pages);
-	STATE("pool_total_size.peak", runs[i]->peaks.pool_total_size);
-	STATE("compression_ratio_x100.peak",
-	      ratio_x100(runs[i]->peaks.pool_stored_pages, runs[i]->peaks.pool_total_size));
-	STATE("pool_total_size.end", runs[i]->mm.pool_total_size);
-	STATE("stored_pages.end", runs[i]->mm.stored_pages);
-	STATE("stored_incompressible_pages.end", runs[i]->mm.stored_incompressible_pages);
-	STATE("ram_pages", runs[i]->mm.ram_pages);
-	STATE("free_pages.end", runs[i]->mm.free_pages);
-	STATE("anon_pages.end", runs[i]->mm.anon_pages);
-	STATE("swapcache_pages.end", runs[i]->mm.swapcache_pages);
-	pr(o, "-- latency (simulated ns; p50/p99 are log2-bucket upper bounds)\n");
+	pr(o, "-- peaks (sampled every deferred-work step) and end of run (the repeats' value; mean "
+	      "±relative spread where they differ)\n");
+	for (unsigned st = ST_SWAP_PEAK; st <= ST_SWAPCACHE_END; st++)
+		row_state(o, s, n, st);
+	pr(o, "-- latency (simulated ns; p50 is a log2-bucket upper bound; the repeats' value, mean "
+	      "±relative spread where they differ)\n");
 	for (unsigned l = 0; l < SWS_REPLAY_NR_LAT; l++) {
 		const char *ln = sws_replay_lat_name((enum sws_replay_lat)l);
 		snprintf(name, sizeof(name), "%s.count", ln);
-		STATE(name, runs[i]->latency[l].count);
+		row_counter(o, name, s, n, lat_count, l);
 		snprintf(name, sizeof(name), "%s.p50", ln);
-		STATE(name, sws_replay_hist_quantile(&runs[i]->latency[l], 0.5));
+		row_counter(o, name, s, n, lat_p50, l);
 		snprintf(name, sizeof(name), "%s.max", ln);
-		STATE(name, runs[i]->latency[l].max_ns);
+		row_counter(o, name, s, n, lat_max, l);
 	}
-	pr(o, "-- metadata memory (bytes at the end / at the peak)\n");
-	STATE("static", runs[i]->memory.static_bytes);
-	STATE("dynamic", runs[i]->memory.dynamic_bytes);
+	pr(o, "-- metadata memory (bytes at the end / at the peak; the repeats' value, mean ±relative "
+	      "spread where they differ)\n");
+	row_state(o, s, n, ST_STATIC);
+	row_state(o, s, n, ST_DYNAMIC);
 	for (unsigned c = 0; c < SWS_NR_MEM_CLASSES; c++) {
 		bool any = false;
 		for (unsigned i = 0; i < n; i++)
-			any |= runs[i]->swap.mem_peak[c] != 0;
+			for (unsigned k = 0; k < s[i].nr_repeats; k++)
+				any |= s[i].repeats[k]->swap.mem_peak[c] != 0;
 		if (!any)
 			continue;
 		snprintf(name, sizeof(name), "%s.end", sws_mem_class_name((enum sws_mem_class)c));
-		STATE(name, runs[i]->memory.bytes[c]);
+		row_counter(o, name, s, n, mem_end, c);
 		snprintf(name, sizeof(name), "%s.peak", sws_mem_class_name((enum sws_mem_class)c));
-		STATE(name, runs[i]->swap.mem_peak[c]);
+		row_counter(o, name, s, n, mem_peak, c);
 	}
 	for (unsigned i = 0; i < n; i++)
-		for (uint32_t d = 0; d < runs[i]->nr_devices; d++)
-			if (runs[i]->devices[d].write_errors)
-				pr(o, "%s: swap device %u: %" PRIu64 " page writes failed (errno %d)%s\n",
-				   sws_backend_name(runs[i]->backend), d + 1, runs[i]->devices[d].write_errors,
-				   runs[i]->devices[d].write_errno,
-				   runs[i]->devices[d].write_failed ? "; it took no new slots after that" : "");
+		for (unsigned k = 0; k < s[i].nr_repeats; k++) {
+			const struct sws_replay_report *r = s[i].repeats[k];
+			for (uint32_t d = 0; d < r->nr_devices; d++)
+				if (r->devices[d].write_errors)
+					pr(o, "%s (repeat %u): swap device %u: %" PRIu64 " page writes failed (errno %d)%s\n",
+					   label_of(&s[i]), k + 1, d + 1, r->devices[d].write_errors,
+					   r->devices[d].write_errno,
+					   r->devices[d].write_failed ? "; it took no new slots after that" : "");
+		}
 }
 
 static void print_table(struct out *o, const struct sws_replay_series *s, unsigned n)
 {
 	const struct sws_replay_report *first[SWS_REPLAY_MAX_SERIES];
-	uint64_t v[SWS_REPLAY_MAX_SERIES];
 	unsigned repeats = s[0].nr_repeats;
 	bool same = true, identical = true;
 	for (unsigned i = 0; i < n; i++) {
@@ -413,26 +467,44 @@ static void print_table(struct out *o, const struct sws_replay_series *s, unsign
 	for (unsigned i = 0; i < n; i++)
 		cell(o, label_of(&s[i]));
 	pr(o, "\n");
-	STATE("threads", first[i]->threads);
-	STATE("tasks", first[i]->nr_tasks);
-	STATE("events", first[i]->events);
-	STATE("accesses", first[i]->accesses);
-	STATE("errors", first[i]->errors);
-	pr(o, "%-*s", NAMEW, "first_error");
+	for (unsigned st = ST_THREADS; st <= ST_ERRORS; st++)
+		row_state(o, s, n, st);
+	pr(o, "%-*s", NAMEW, repeats > 1 ? "first_error (first repeat)" : "first_error");
 	for (unsigned i = 0; i < n; i++)
 		cell(o, first[i]->first_error ? sws_error_name(first[i]->first_error) : "-");
 	pr(o, "\n");
-	pr(o, "-- time (mean%s; in parentheses the difference from %s)\n",
+	pr(o, "-- simulated time (mean%s; in parentheses the difference from %s)\n",
 	   repeats > 1 ? " ±relative standard deviation" : "", label_of(&s[0]));
 	for (unsigned f = 0; f < NR_FIGURES; f++)
-		if (figure_shown(&figures[f], s, n))
+		if (figures[f].when != F_HOST && figure_shown(&figures[f], s, n))
+			print_figure(o, &figures[f], s, n);
+	bool killed = false;
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned k = 0; k < s[i].nr_repeats; k++)
+			killed |= s[i].repeats[k]->workload.killed != 0;
+	if (killed) /* usemem's figures are those of the tasks that completed */
+		row_counter(o, "usemem tasks OOM-killed (no figures)", s, n, wl_killed, 0);
+	pr(o, "-- host (the simulator's own speed on this machine, measured: not a figure of the design)\n");
+	for (unsigned f = 0; f < NR_FIGURES; f++)
+		if (figures[f].when == F_HOST)
 			print_figure(o, &figures[f], s, n);
 	print_work(o, s, n);
 	print_counters(o, s, n);
-	print_state(o, first, n);
+	print_state(o, s, n);
 }
 
 /* ---- JSON --------------------------------------------------------------------------------- */
+
+/* A JSON number that keeps every digit: an integral value as an integer (the ns
+ * figures are), anything else with 17 significant digits (a double read back is
+ * the same double). */
+static void json_num(struct out *o, double v)
+{
+	if (v >= 0 && v < 9007199254740992.0 && v == (double)(uint64_t)v)
+		pr(o, "%" PRIu64, (uint64_t)v);
+	else
+		pr(o, "%.17g", v);
+}
 
 static void json_hist(struct out *o, const struct sws_replay_hist *h)
 {
@@ -477,10 +549,16 @@ static void json_run(struct out *o, const struct sws_replay_report *r)
 	   r->events, r->accesses, r->errors, r->first_error ? "\"" : "",
 	   r->first_error ? sws_error_name(r->first_error) : "null", r->first_error ? "\"" : "",
 	   r->verify_failures, r->interrupted ? "true" : "false", r->nr_tasks);
-	for (unsigned f = 0; f < NR_FIGURES; f++)
-		if (figures[f].when == F_ALWAYS || r->workload.valid)
-			pr(o, "\"%s\":%.6g,", figures[f].key, figures[f].get(r));
+	for (unsigned f = 0; f < NR_FIGURES; f++) {
+		if (figures[f].when == F_WORKLOAD && !r->workload.valid)
+			continue;
+		pr(o, "\"%s\":", figures[f].key);
+		json_num(o, figures[f].get(r));
+		pr(o, ",");
+	}
 	pr(o, "\"sys_modelled_ns\":%" PRIu64 ",", r->time.sys_modelled_ns);
+	if (r->workload.valid || r->workload.killed)
+		pr(o, "\"workload_tasks\":%u,\"workload_killed\":%u,", r->workload.tasks, r->workload.killed);
 	json_counters(o, r);
 	pr(o, ",\"order_counters\":{");
 	json_orders(o, "swpout", r->mm.swpout);
@@ -505,13 +583,13 @@ static void json_run(struct out *o, const struct sws_replay_report *r)
 	   r->mm.ram_pages, r->mm.free_pages, r->mm.anon_pages, r->mm.swapcache_pages,
 	   r->swap.total_swap_pages, r->swap.total_swap_pages - r->swap.nr_swap_pages, r->mm.nr_spaces);
 	pr(o, ",\"peaks\":{\"swap_used_pages\":%" PRIu64 ",\"pool_total_size\":%" PRIu64
-	      ",\"compression_ratio\":%.3f}",
+	      ",\"compression_ratio\":%.17g}",
 	   r->peaks.swap_used_pages, r->peaks.pool_total_size,
 	   r->peaks.pool_total_size ? (double)(r->peaks.pool_stored_pages * SWS_PAGE_SIZE) / (double)r->peaks.pool_total_size
 				    : 0.0);
 	pr(o, ",\"zswap\":{\"stored_pages\":%" PRIu64 ",\"stored_incompressible_pages\":%" PRIu64
 	      ",\"pool_total_size\":%" PRIu64 ",\"pool_limit_pages\":%" PRIu64
-	      ",\"compression_ratio\":%.3f}",
+	      ",\"compression_ratio\":%.17g}",
 	   r->mm.stored_pages, r->mm.stored_incompressible_pages, r->mm.pool_total_size,
 	   r->mm.pool_limit_pages,
 	   r->mm.pool_total_size ? (double)(r->mm.stored_pages * SWS_PAGE_SIZE) / (double)r->mm.pool_total_size
@@ -554,19 +632,28 @@ static void json_series(struct out *o, const struct sws_replay_series *s)
 	for (unsigned c = SWS_WCTX_swapout; c < SWS_NR_WORK_CTX; c++) {
 		pr(o, "%s\"%s\":{\"pages\":%.0f", first ? "" : ",", sws_work_ctx_name((enum sws_work_ctx)c),
 		   work_base(r, c));
-		for (unsigned w = 0; w < SWS_NR_WORK; w++)
-			pr(o, ",\"%s\":%.6g", sws_work_name((enum sws_work)w), work_per(s, c, w));
+		for (unsigned w = 0; w < SWS_NR_WORK; w++) {
+			pr(o, ",\"%s\":", sws_work_name((enum sws_work)w));
+			json_num(o, work_per(s, c, w));
+		}
 		pr(o, "}");
 		first = false;
 	}
 	pr(o, "},\"summary\":{");
 	first = true;
 	for (unsigned f = 0; f < NR_FIGURES; f++) {
-		if (figures[f].when != F_ALWAYS && !r->workload.valid)
+		if (figures[f].when == F_WORKLOAD && !r->workload.valid)
 			continue;
 		struct stat st = stat_of(s, figures[f].get);
-		pr(o, "%s\"%s\":{\"mean\":%.6g,\"stdev\":%.6g,\"min\":%.6g,\"max\":%.6g}", first ? "" : ",",
-		   figures[f].key, st.mean, st.stdev, st.min, st.max);
+		pr(o, "%s\"%s\":{\"mean\":", first ? "" : ",", figures[f].key);
+		json_num(o, st.mean);
+		pr(o, ",\"stdev\":");
+		json_num(o, st.stdev);
+		pr(o, ",\"min\":");
+		json_num(o, st.min);
+		pr(o, ",\"max\":");
+		json_num(o, st.max);
+		pr(o, "}");
 		first = false;
 	}
 	pr(o, "},\"repeats\":[");

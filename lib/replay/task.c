@@ -6,7 +6,9 @@
  * A task's clock: what the memory model charged the CPU while it ran the
  * task's records (sys and iowait, struct sws_mm_cpu_time: the difference of
  * the CPU's time before and after, no clock read here) plus the user-time
- * model (user_ns_per_page for each page the task touched), by phase.
+ * model (user_ns_per_page for each page the task touched), by phase. The
+ * CPU's background time in between (the OOM reaper, run inline) goes to the
+ * worker's background bucket with kswapd's, not to the task.
  * Everything here is written by the dispatcher while the workers are idle,
  * except the clocks, which are atomics any worker adds to.
  */
@@ -113,6 +115,7 @@ int sws__proc_add(struct sws_replay *r, uint32_t pid, uint32_t asid, uint32_t *i
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
 	p->asid = asid;
+	p->space = asid;
 	*idx = r->nprocs++;
 	return 0;
 }
@@ -155,6 +158,11 @@ void sws__clock_sync(struct sws_replay *r, struct sws__worker *w)
 	w->pend_proc = UINT32_MAX;
 }
 
+void sws__clock_skip(struct sws_replay *r, struct sws__worker *w)
+{
+	sws_mm_cpu_time(r->mm, w->cpu, &w->seen);
+}
+
 void sws__charge_flush(struct sws__worker *w)
 {
 	if (w->pend_proc == UINT32_MAX)
@@ -176,6 +184,8 @@ void sws__charge(struct sws__worker *w, uint32_t proc, const struct sws_mm_cpu_t
 		sys += now->sys_ns - w->seen.sys_ns;
 		modelled = now->sys_modelled_ns - w->seen.sys_modelled_ns;
 		io = now->iowait_ns - w->seen.iowait_ns;
+		/* The OOM reaper's work ran inline: background, with kswapd's. */
+		w->kswapd.sys_ns += now->background_ns - w->seen.background_ns;
 		w->seen = *now;
 	}
 	if (w->pend_proc != proc) {

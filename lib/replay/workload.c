@@ -541,6 +541,12 @@ int sws_workload_print_results(const struct sws_workload *wl, const struct sws_r
 		sws_replay_task(r, i, &t);
 		if (!usemem_task(wl, &t, &u))
 			continue;
+		if (t.oom_killed) { /* usemem killed by SIGKILL prints nothing of its own */
+			if ((err = emit(write, ctx, "usemem task %lu (pid %u): killed by the OOM killer, "
+				       "no figures\n", (unsigned long)(t.pid - PID0), t.pid)))
+				return err;
+			continue;
+		}
 		if ((wl->cfg.flags & SWS_USEMEM_INIT_TIME) &&
 		    (err = emit(write, ctx, "the initialization time is %lu secs %lu usecs\n",
 				(unsigned long)(u.init_ns / 1000000000u),
@@ -565,22 +571,27 @@ int sws_workload_figures(const struct sws_workload *wl, const struct sws_replay 
 	if (wl->cfg.kind != SWS_WORKLOAD_USEMEM)
 		return 0;
 	double sum = 0, free_us = 0;
-	uint32_t n = 0;
+	uint32_t n = 0, killed = 0;
 	for (uint32_t i = 0; i < sws_replay_nr_tasks(r); i++) {
 		struct sws_replay_task t;
 		struct usemem_task u;
 		sws_replay_task(r, i, &t);
 		if (!usemem_task(wl, &t, &u))
 			continue;
+		if (t.oom_killed) { /* it did not do the work: no throughput, no free time */
+			killed++;
+			continue;
+		}
 		sum += (double)kb_per_s(u.bytes, u.main_ns);
 		free_us += (double)(u.free_ns / 1000);
 		n++;
 	}
+	rep->workload.killed = killed;
 	if (!n)
 		return 0;
 	rep->workload = (struct sws_replay_workload_figures){
-		.valid = true, .tasks = n, .throughput_kbs = sum, .task_throughput_kbs = sum / n,
-		.free_latency_us = free_us / n};
+		.valid = true, .tasks = n, .killed = killed, .throughput_kbs = sum,
+		.task_throughput_kbs = sum / n, .free_latency_us = free_us / n};
 	return 0;
 }
 

@@ -16,11 +16,26 @@
 #define CLUSTER_BYTES ((size_t)SWS_CLUSTER_SLOTS * SWS_PAGE_SIZE)
 
 /*
+ * Remove @path if it still names the file @st describes (same st_dev and
+ * st_ino, by lstat: a symbolic link put there meanwhile is not the file).
+ * Called while the file is still open, so its inode number cannot have been
+ * given to another file in between; a path replaced after the lstat is the
+ * one race left, as for any rm.
+ */
+static void remove_if_same(const char *path, uint64_t dev, uint64_t ino)
+{
+	struct stat now;
+	if (lstat(path, &now) == 0 && (uint64_t)now.st_dev == dev && (uint64_t)now.st_ino == ino)
+		unlink(path);
+}
+
+/*
  * Open (create) the backing file. New by default: O_CREAT | O_EXCL never
  * follows a symbolic link and never touches an existing file. With
  * SWS_BACKING_REUSE an existing regular file is opened instead and emptied
  * (O_NOFOLLOW unless SWS_BACKING_FOLLOW). A file swapon created is removed
- * again if swapon fails after creating it.
+ * again if swapon fails after creating it, and with SWS_BACKING_UNLINK at
+ * swapoff (sws__backing_close), each time only if the path still names it.
  */
 static int open_file(struct sws_sim *sim, struct sws_device *dev, const struct sws_device_config *cfg)
 {
@@ -51,8 +66,10 @@ static int open_file(struct sws_sim *sim, struct sws_device *dev, const struct s
 	}
 	struct stat st;
 	int rc = 0;
-	if (fstat(fd, &st) != 0) {
-		sws__sim_set_error(sim, "%s: fstat: %s (errno %d)", path, strerror(errno), errno);
+	bool known = fstat(fd, &st) == 0; /* st describes the open file */
+	if (!known) {
+		sws__sim_set_error(sim, "%s: fstat: %s (errno %d)%s", path, strerror(errno), errno,
+				   created ? "; the file swapon created was left there" : "");
 		rc = SWS_EIO;
 	} else if (!S_ISREG(st.st_mode)) {
 		sws__sim_set_error(sim, "%s: not a regular file: a backing file must be one", path);
@@ -62,11 +79,22 @@ static int open_file(struct sws_sim *sim, struct sws_device *dev, const struct s
 		sws__sim_set_error(sim, "%s: cannot size the backing file to %llu bytes: %s (errno %d)", path,
 			      (unsigned long long)(dev->max * SWS_PAGE_SIZE), strerror(errno), errno);
 		rc = SWS_EIO;
+	} else if (created && (cfg->backing_flags & SWS_BACKING_UNLINK)) {
+		size_t len = strlen(path) + 1;
+		dev->backing.path = sws__mem_alloc(&sim->mem, SWS_MEM_sim, len, 0);
+		if (dev->backing.path) {
+			memcpy(dev->backing.path, path, len);
+			dev->backing.path_len = len;
+			dev->backing.st_dev = (uint64_t)st.st_dev;
+			dev->backing.st_ino = (uint64_t)st.st_ino;
+		} else {
+			rc = SWS_ENOMEM;
+		}
 	}
 	if (rc) {
+		if (created && known)
+			remove_if_same(path, (uint64_t)st.st_dev, (uint64_t)st.st_ino);
 		close(fd);
-		if (created)
-			unlink(path);
 		return rc;
 	}
 	dev->backing.fd = fd;
@@ -97,6 +125,11 @@ void sws__backing_close(struct sws_device *dev)
 		sws__mem_free(&sim->mem, SWS_MEM_sim, dev->backing.chunks,
 			      sizeof(*dev->backing.chunks) * dev->nr_clusters);
 		dev->backing.chunks = NULL;
+	}
+	if (dev->backing.path) { /* SWS_BACKING_UNLINK: a scratch file swapon created */
+		remove_if_same(dev->backing.path, dev->backing.st_dev, dev->backing.st_ino);
+		sws__mem_free(&sim->mem, SWS_MEM_sim, dev->backing.path, dev->backing.path_len);
+		dev->backing.path = NULL;
 	}
 	if (dev->backing.fd >= 0)
 		close(dev->backing.fd);

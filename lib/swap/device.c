@@ -316,7 +316,8 @@ static int check_config(const struct sws_device_config *cfg, bool ext)
 		return SWS_EINVAL;
 	if (cfg->backing > SWS_BACKING_FILE || (cfg->backing == SWS_BACKING_FILE && !cfg->path))
 		return SWS_EINVAL;
-	if (cfg->reserved || (cfg->backing_flags & ~(SWS_BACKING_REUSE | SWS_BACKING_FOLLOW)))
+	if (cfg->reserved ||
+	    (cfg->backing_flags & ~(SWS_BACKING_REUSE | SWS_BACKING_FOLLOW | SWS_BACKING_UNLINK)))
 		return SWS_EINVAL;
 	return 0;
 }

@@ -143,6 +143,9 @@ struct sws_cluster {
 struct sws_backing_store {
 	enum sws_backing kind;
 	int fd;                /* SWS_BACKING_FILE */
+	char *path;            /* SWS_BACKING_UNLINK on a file swapon created: remove at close */
+	size_t path_len;       /* bytes of path (with its NUL) */
+	uint64_t st_dev, st_ino; /* the file swapon created (only removed while the path names it) */
 	_Atomic(uint8_t *) *chunks; /* SWS_BACKING_MEMORY: 2 MiB per cluster, on first write */
 	_Atomic uint64_t write_errors; /* failed page writes */
 	_Atomic int write_errno;       /* errno of the last one */

@@ -1,13 +1,16 @@
 /*
  * test_backing.c - backing files: swapon never destroys a file it was not
  * asked to (an existing file, a symbolic link, something that is not a
- * regular file), names the path and the errno when it fails, and a device
+ * regular file), names the path and the errno when it fails, removes at
+ * swapoff (SWS_BACKING_UNLINK) only a file it created and only while the
+ * path still names that file, and a device
  * whose page writes fail records the error and, after a streak of failures,
  * takes no new slots (end_swap_bio_write's bookkeeping, with a limit).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -96,6 +99,61 @@ static void test_symlink(void **state)
 	sws_sim_destroy(sim);
 	unlink(link);
 	unlink(target);
+}
+
+/* SWS_BACKING_UNLINK removes at swapoff (or sim destroy) the file swapon created, and
+ * nothing else: not a reused file, not whatever took the path meanwhile. */
+static void test_unlink(void **state)
+{
+	(void)state;
+	char path[256], other[256];
+	struct sws_sim *sim;
+	int type;
+	struct stat st;
+	sws_test_path(path, sizeof(path), "backing-scratch");
+	sws_test_path(other, sizeof(other), "backing-other");
+	unlink(path);
+	assert_sws(0, sws_sim_create(NULL, &sim));
+	/* Created, asked: gone at swapoff. */
+	assert_sws(0, swapon_file(sim, path, SWS_BACKING_UNLINK, &type));
+	assert_int_equal(stat(path, &st), 0);
+	assert_sws(0, sws_swapoff(sim, type));
+	assert_int_equal(lstat(path, &st), -1);
+	/* Created, asked, the sim destroyed without a swapoff: gone too. */
+	assert_sws(0, swapon_file(sim, path, SWS_BACKING_UNLINK, &type));
+	sws_sim_destroy(sim);
+	assert_int_equal(lstat(path, &st), -1);
+	assert_sws(0, sws_sim_create(NULL, &sim));
+	/* Reused (swapon did not create it): it stays. */
+	write_file(path);
+	assert_sws(0, swapon_file(sim, path, SWS_BACKING_REUSE | SWS_BACKING_UNLINK, &type));
+	assert_sws(0, sws_swapoff(sim, type));
+	assert_int_equal(stat(path, &st), 0);
+	unlink(path);
+	/* Created, then the path replaced by another file (renamed over it): that one stays. */
+	assert_sws(0, swapon_file(sim, path, SWS_BACKING_UNLINK, &type));
+	write_file(other);
+	assert_int_equal(rename(other, path), 0);
+	assert_sws(0, sws_swapoff(sim, type));
+	assert_intact(path);
+	unlink(path);
+	/* Created, then the path replaced by a symbolic link to a file: neither is touched. */
+	assert_sws(0, swapon_file(sim, path, SWS_BACKING_UNLINK, &type));
+	write_file(other);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(symlink(other, path), 0);
+	assert_sws(0, sws_swapoff(sim, type));
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_intact(other);
+	unlink(path);
+	unlink(other);
+	/* Without the flag the created file stays (the default). */
+	assert_sws(0, swapon_file(sim, path, 0, &type));
+	assert_sws(0, sws_swapoff(sim, type));
+	assert_int_equal(stat(path, &st), 0);
+	unlink(path);
+	sws_sim_destroy(sim);
 }
 
 /* Not a regular file (a directory here; a block device alike) is refused, untouched. */
@@ -193,6 +251,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_existing_file),
 		cmocka_unit_test(test_symlink),
+		cmocka_unit_test(test_unlink),
 		cmocka_unit_test(test_not_regular),
 		cmocka_unit_test_prestate(test_write_errors, &backend_table),
 		cmocka_unit_test_prestate(test_write_errors, &backend_xarray),

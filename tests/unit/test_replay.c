@@ -1,13 +1,20 @@
 /*
  * test_replay.c - the replay driver: per-task ordering across worker threads,
  * determinism with one thread, usemem's output lines, --compare fault counts,
- * the JSON report's shape and the CSV time series.
+ * the JSON report's shape and the CSV time series; backing files the replay
+ * created are removed at its end and when its creation fails.
  */
+#include <fcntl.h>
+#include <inttypes.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "replay/replay_internal.h"
 #include "testutil.h"
 #include <swapsim/replay.h>
 
@@ -212,6 +219,302 @@ static void test_usemem_lines(void **state)
 	assert_int_equal(freed, 2);
 	assert_int_equal(init, 2);
 	free(out.p);
+}
+
+/*
+ * An OOM-killed usemem task did not do its work: no throughput or free line
+ * (one "killed" line instead), left out of the figures, and its refused
+ * accesses cost no user time (a page touched costs 1 us here).
+ */
+static void test_usemem_oom_killed(void **state)
+{
+	(void)state;
+	struct sws_workload_config wc = {.kind = SWS_WORKLOAD_USEMEM, .bytes = 4 << 20, .nr_tasks = 2};
+	struct sws_replay_config cfg = small_config(SWS_BACKEND_SWAP_TABLE, 1);
+	cfg.mem_limit_pages = 0;
+	cfg.user_bandwidth = SWS_PAGE_SIZE * 1000000ull;
+	cfg.nr_swap = 1;
+	cfg.swap[0] = (struct sws_replay_swap){.pages = 256, .kind = SWS_REPLAY_SWAP_SSD, .prio = -1};
+	struct sws_workload *wl;
+	struct sws_replay *r;
+	struct sws_replay_report rep;
+	struct buf out = {0};
+	assert_sws(0, sws_workload_create(&wc, &wl));
+	sws_workload_content(wl, cfg.content_weight);
+	assert_sws(0, sws_replay_create(&cfg, &r));
+	struct sws_replay_source src = sws_workload_source(wl);
+	assert_sws(0, sws_replay_run(r, &src));
+	assert_sws(0, sws_replay_report(r, &rep));
+	assert_sws(0, sws_workload_figures(wl, r, &rep));
+	assert_sws(0, sws_workload_print_results(wl, r, buf_write, &out));
+	assert_int_equal(rep.mm.counters[SWS_MM_oom_kill], 1);
+	assert_true(rep.errors > 0);
+	unsigned killed = 0, alive = 0;
+	for (uint32_t i = 0; i < sws_replay_nr_tasks(r); i++) {
+		struct sws_replay_task t;
+		assert_sws(0, sws_replay_task(r, i, &t));
+		assert_int_equal(t.accesses, 1024); /* its records ran, refused or not */
+		if (t.oom_killed) {
+			killed++;
+			/* one task only was refused: the run's errors are its refused pages */
+			assert_int_equal(t.user_ns, (t.accesses - rep.errors) * 1000);
+		} else {
+			alive++;
+			assert_int_equal(t.user_ns, t.accesses * 1000);
+		}
+	}
+	assert_int_equal(killed, 1);
+	assert_int_equal(alive, 1);
+	assert_true(rep.workload.valid);
+	assert_int_equal(rep.workload.tasks, 1);
+	assert_int_equal(rep.workload.killed, 1);
+	unsigned thr = 0, freed = 0, dead = 0;
+	for (char *line = strtok(out.p, "\n"); line; line = strtok(NULL, "\n")) {
+		if (strstr(line, " bytes / "))
+			thr++;
+		else if (strstr(line, "usecs to free memory"))
+			freed++;
+		else if (strstr(line, "killed by the OOM killer, no figures"))
+			dead++;
+		else
+			fail_msg("unexpected usemem line '%s'", line);
+	}
+	assert_int_equal(thr, 1);
+	assert_int_equal(freed, 1);
+	assert_int_equal(dead, 1);
+	free(out.p);
+	sws_replay_destroy(r);
+	sws_workload_destroy(wl);
+}
+
+/* The table: swap_discard counts discards with or without a backing store, so it is
+ * shown either way; the page I/O counters of a store are left out without one. */
+static void test_table_discard(void **state)
+{
+	(void)state;
+	struct sws_workload_config wc = {.kind = SWS_WORKLOAD_USEMEM, .bytes = 8 << 20};
+	struct sws_replay_config cfg = small_config(SWS_BACKEND_SWAP_TABLE, 1);
+	struct sws_replay_report rep;
+	struct buf out = {0};
+	run_workload(&cfg, &wc, &rep, NULL); /* the default device: an SSD, no store */
+	assert_true(rep.swap.counters[SWS_CTR_swap_discard] > 0);
+	assert_int_equal(rep.swap.counters[SWS_CTR_swap_writepage], 0);
+	const struct sws_replay_report *runs[1] = {&rep};
+	assert_sws(0, sws_replay_report_print(runs, 1, SWS_REPLAY_REPORT_TABLE, buf_write, &out));
+	const char *row = strstr(out.p, "\nswap_discard ");
+	assert_non_null(row);
+	uint64_t shown = 0;
+	assert_int_equal(sscanf(row, "\nswap_discard %" SCNu64, &shown), 1);
+	assert_int_equal(shown, rep.swap.counters[SWS_CTR_swap_discard]);
+	assert_null(strstr(out.p, "\nswap_writepage "));
+	assert_non_null(strstr(out.p, "no device has a backing store here"));
+	free(out.p);
+}
+
+/* A source over an array of records. */
+struct vec_src {
+	const struct sws_trace_record *rec;
+	size_t n, i;
+};
+
+static int vec_next(void *ctx, struct sws_trace_record *rec)
+{
+	struct vec_src *v = ctx;
+	if (v->i == v->n)
+		return 0;
+	*rec = v->rec[v->i++];
+	return 1;
+}
+
+/* A stub clock: one tick per read, so kernel entries charge small exact times. */
+static uint64_t tick_clock(void *ctx)
+{
+	return atomic_fetch_add((_Atomic uint64_t *)ctx, 1);
+}
+
+#define REC(op_, pid_, addr_, len_, arg_, fl_)                                                     \
+	(struct sws_trace_record){.op = (op_), .pid = (pid_), .tid = (pid_), .cpu = SWS_TRACE_CPU_ANY, \
+				  .addr = (addr_), .len = (len_), .arg = (arg_), .flags = (fl_)}
+
+/*
+ * A FORK whose child pid is still alive (its EXIT was lost): that incarnation
+ * exits first, and the exit is its own free time, not the forking parent's.
+ */
+static void test_fork_reused_pid(void **state)
+{
+	(void)state;
+	_Atomic uint64_t now = 0;
+	struct sws_env env = {.clock_ns = tick_clock, .clock_ctx = (void *)&now};
+	struct sws_replay_config cfg = small_config(SWS_BACKEND_SWAP_TABLE, 1);
+	cfg.env = &env;
+	const struct sws_trace_record recs[] = {
+		REC(SWS_TRACE_ACCESS, 200, 0x100000, 64 * 4096, 0, SWS_TRACE_F_WRITE),
+		REC(SWS_TRACE_ACCESS, 100, 0x100000, 4096, 0, SWS_TRACE_F_WRITE),
+		REC(SWS_TRACE_FORK, 100, 0, 0, 200, 0), /* pid 200 is alive: its old life ends */
+		REC(SWS_TRACE_EXIT, 200, 0, 0, 0, 0),
+		REC(SWS_TRACE_EXIT, 100, 0, 0, 0, 0),
+	};
+	struct vec_src vs = {recs, sizeof(recs) / sizeof(recs[0]), 0};
+	struct sws_replay_source src = {.next = vec_next, .ctx = &vs};
+	struct sws_replay *r;
+	assert_sws(0, sws_replay_create(&cfg, &r));
+	assert_sws(0, sws_replay_run(r, &src));
+	assert_int_equal(sws_replay_nr_tasks(r), 3);
+	struct sws_replay_task old, parent, child;
+	assert_sws(0, sws_replay_task(r, 0, &old));
+	assert_sws(0, sws_replay_task(r, 1, &parent));
+	assert_sws(0, sws_replay_task(r, 2, &child));
+	assert_int_equal(old.pid, 200);
+	assert_int_equal(parent.pid, 100);
+	assert_int_equal(child.pid, 200);
+	assert_true(old.exited);
+	assert_true(old.free_ns > 0); /* its exit, charged to it */
+	/* the parent: one fault, the fork, its exit, nothing else (1 tick each) */
+	assert_int_equal(parent.sys_ns, 3);
+	sws_replay_destroy(r);
+}
+
+/*
+ * The replay's own undo (an address space made for a new pid whose table
+ * entry could not be allocated) is charged to nobody: not to the next task,
+ * not to background reclaim at the end of the run.
+ */
+struct fail_alloc {
+	size_t fail_size;
+	bool armed; /* only while records run */
+};
+
+static void *fail_alloc_fn(void *ctx, size_t size, size_t align)
+{
+	struct fail_alloc *f = ctx;
+	if (f->armed && size == f->fail_size)
+		return NULL;
+	void *p = NULL;
+	return posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, size ? size : 1) ? NULL : p;
+}
+
+static void fail_free_fn(void *ctx, void *p, size_t size)
+{
+	(void)ctx;
+	(void)size;
+	free(p);
+}
+
+static void test_undo_charged_to_nobody(void **state)
+{
+	(void)state;
+	uint64_t kswapd[2];
+	for (int fail = 0; fail < 2; fail++) {
+		_Atomic uint64_t now = 0;
+		/* the pid table grows from 16 to 32 entries at the 17th pid (task.c) */
+		struct fail_alloc fa = {.fail_size = fail ? 32 * sizeof(struct sws__proc) : SIZE_MAX};
+		struct sws_env env = {.allocator = {fail_alloc_fn, fail_free_fn, &fa},
+				      .clock_ns = tick_clock, .clock_ctx = (void *)&now};
+		struct sws_replay_config cfg = small_config(SWS_BACKEND_SWAP_TABLE, 1);
+		cfg.env = &env;
+		struct sws_trace_record recs[17];
+		for (unsigned i = 0; i < 17; i++)
+			recs[i] = REC(SWS_TRACE_ACCESS, 300 + i, 0x100000, 4096, 0, 0); /* zero page: no alloc */
+		struct vec_src vs = {recs, fail ? 17 : 16, 0};
+		struct sws_replay_source src = {.next = vec_next, .ctx = &vs};
+		struct sws_replay *r;
+		struct sws_replay_report rep;
+		assert_sws(0, sws_replay_create(&cfg, &r));
+		fa.armed = true;
+		assert_sws(fail ? SWS_ENOMEM : 0, sws_replay_run(r, &src));
+		fa.armed = false;
+		assert_sws(0, sws_replay_report(r, &rep));
+		assert_int_equal(sws_replay_nr_tasks(r), 16);
+		kswapd[fail] = rep.time.kswapd_ns;
+		sws_replay_destroy(r);
+	}
+	assert_int_equal(kswapd[1], kswapd[0]); /* the undone exit is in neither */
+}
+
+/* The line of the table that starts with @name (then spaces), or NULL. */
+static const char *table_row(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (!strncmp(l, name, n) && l[n] == ' ')
+			return l;
+	return NULL;
+}
+
+static bool row_has(const char *text, const char *name, const char *what)
+{
+	const char *l = table_row(text, name);
+	assert_non_null(l);
+	const char *end = strchr(l, '\n');
+	size_t len = end ? (size_t)(end - l) : strlen(l);
+	char line[512];
+	snprintf(line, sizeof(line), "%.*s", (int)(len < sizeof(line) ? len : sizeof(line) - 1), l);
+	return strstr(line, what) != NULL;
+}
+
+/*
+ * Repeats that differ (several threads, or measured latencies): the work rows,
+ * peaks and latency show mean ±spread, not the first repeat alone; repeats that
+ * agree show their value. sws_replay_counters_equal() tells them apart (times
+ * and histograms are not counters). JSON keeps every digit.
+ */
+static void test_report_repeats(void **state)
+{
+	(void)state;
+	struct sws_workload_config wc = {.kind = SWS_WORKLOAD_USEMEM, .bytes = 4 << 20};
+	struct sws_replay_config cfg = small_config(SWS_BACKEND_SWAP_TABLE, 1);
+	static struct sws_replay_report a, b, c;
+	run_workload(&cfg, &wc, &a, NULL);
+	assert_true(a.mm.counters[SWS_MM_pswpout] > 0);
+	/* counters_equal: itself, measured times and histograms aside, but no counter */
+	assert_true(sws_replay_counters_equal(&a, &a));
+	c = a;
+	c.time.sys_ns += 12345;
+	c.latency[SWS_REPLAY_LAT_FAULT].max_ns += 7;
+	c.wall_ns += 99;
+	assert_true(sws_replay_counters_equal(&a, &c));
+	c = a;
+	c.mm.counters[SWS_MM_pgfault]++;
+	assert_false(sws_replay_counters_equal(&a, &c));
+	c = a;
+	c.swap.counters[SWS_CTR_swap_discard]++;
+	assert_false(sws_replay_counters_equal(&a, &c));
+	c = a;
+	c.swap.work[SWS_WCTX_swapout][SWS_WORK_lock_cluster]++;
+	assert_false(sws_replay_counters_equal(&a, &c));
+	c = a;
+	c.errors++;
+	assert_false(sws_replay_counters_equal(&a, &c));
+	assert_false(sws_replay_counters_equal(&a, NULL));
+	/* a second repeat that differs: work, a peak, a latency */
+	b = a;
+	b.swap.work[SWS_WCTX_swapout][SWS_WORK_lock_cluster] += b.mm.counters[SWS_MM_pswpout];
+	b.peaks.swap_used_pages += 100;
+	b.latency[SWS_REPLAY_LAT_FAULT].max_ns *= 3;
+	const struct sws_replay_report *reps[2] = {&a, &b};
+	struct sws_replay_series series = {.repeats = reps, .nr_repeats = 2};
+	struct buf out = {0};
+	assert_sws(0, sws_replay_series_print(&series, 1, SWS_REPLAY_REPORT_TABLE, buf_write, &out));
+	assert_true(row_has(out.p, "lock_cluster", "±"));
+	assert_true(row_has(out.p, "swap_used_pages.peak", "±"));
+	assert_true(row_has(out.p, "fault.max", "±"));
+	assert_false(row_has(out.p, "fault.count", "±")); /* the same in both */
+	assert_false(row_has(out.p, "atomic_rmw", "±"));
+	/* host measurements in a section of their own, after the simulated figures */
+	const char *sim_sec = strstr(out.p, "\n-- simulated time"), *host_sec = strstr(out.p, "\n-- host");
+	assert_non_null(sim_sec);
+	assert_non_null(host_sec);
+	assert_true(sim_sec < strstr(out.p, "\nElapsed time") && strstr(out.p, "\nElapsed time") < host_sec);
+	assert_true(host_sec < strstr(out.p, "\nHost wall time") && host_sec < strstr(out.p, "\nHost events/s"));
+	free(out.p);
+	/* JSON: a figure of more than 6 digits is printed whole */
+	a.time.elapsed_ns = 1234567891;
+	const struct sws_replay_report *one[1] = {&a};
+	struct buf js = {0};
+	assert_sws(0, sws_replay_report_print(one, 1, SWS_REPLAY_REPORT_JSON, buf_write, &js));
+	assert_non_null(strstr(js.p, "\"elapsed_ns\":1234567891,"));
+	assert_non_null(strstr(js.p, "\"elapsed_ns\":{\"mean\":1234567891,"));
+	free(js.p);
 }
 
 /* ---- compare, JSON, CSV -------------------------------------------------------------- */
@@ -558,6 +861,61 @@ static void test_simulated_time(void **state)
 	assert_true(rep[2].workload.throughput_kbs > rep[0].workload.throughput_kbs);
 }
 
+/* Backing files: what the replay created is scratch, removed when it is destroyed,
+ * and on every failure of sws_replay_create after a device was swapped on. */
+static void test_backing_files(void **state)
+{
+	(void)state;
+	char p1[256], p2[256], err[256];
+	struct stat st;
+	struct sws_replay *r;
+	sws_test_path(p1, sizeof(p1), "replay-dev1");
+	sws_test_path(p2, sizeof(p2), "replay-dev2");
+	unlink(p1);
+	unlink(p2);
+	struct sws_replay_config cfg = small_config(SWS_BACKEND_SWAP_TABLE, 1);
+	cfg.nr_swap = 2;
+	cfg.swap[0] = (struct sws_replay_swap){.pages = 1024, .kind = SWS_REPLAY_SWAP_SSD, .prio = -1, .path = p1};
+	cfg.swap[1] = (struct sws_replay_swap){.pages = 1024, .kind = SWS_REPLAY_SWAP_SSD, .prio = -1, .path = p2};
+	cfg.errbuf = err;
+	cfg.errlen = sizeof(err);
+	/* The second device's file exists (no reuse): the first one's, created, goes again. */
+	int fd = open(p2, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "keep", 4), 4);
+	close(fd);
+	assert_sws(SWS_EFILEEXIST, sws_replay_create(&cfg, &r));
+	assert_null(r);
+	assert_non_null(strstr(err, p2));
+	assert_int_equal(lstat(p1, &st), -1);
+	assert_int_equal(stat(p2, &st), 0);
+	assert_int_equal(st.st_size, 4); /* untouched */
+	/* A later step fails (the memory model: RAM beyond its limit): both files go. */
+	unlink(p2);
+	cfg.ram_pages = (1ull << 30) + 1;
+	assert_sws(SWS_EINVAL, sws_replay_create(&cfg, &r));
+	assert_int_equal(lstat(p1, &st), -1);
+	assert_int_equal(lstat(p2, &st), -1);
+	/* A run: the files exist while it lasts and go with the replay. */
+	cfg.ram_pages = 1024;
+	assert_sws(0, sws_replay_create(&cfg, &r));
+	assert_int_equal(stat(p1, &st), 0);
+	assert_int_equal(stat(p2, &st), 0);
+	sws_replay_destroy(r);
+	assert_int_equal(lstat(p1, &st), -1);
+	assert_int_equal(lstat(p2, &st), -1);
+	/* A reused file stays. */
+	fd = open(p1, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	cfg.nr_swap = 1;
+	cfg.swap[0].file_flags = SWS_BACKING_REUSE;
+	assert_sws(0, sws_replay_create(&cfg, &r));
+	sws_replay_destroy(r);
+	assert_int_equal(stat(p1, &st), 0);
+	unlink(p1);
+}
+
 /* Repeats: the JSON keeps them under "repeats", the statistics under "summary". */
 static void test_repeats_json(void **state)
 {
@@ -608,6 +966,12 @@ int main(void)
 		cmocka_unit_test(test_oom_bounds_reclaim),
 		cmocka_unit_test(test_simulated_time),
 		cmocka_unit_test(test_repeats_json),
+		cmocka_unit_test(test_backing_files),
+		cmocka_unit_test(test_usemem_oom_killed),
+		cmocka_unit_test(test_table_discard),
+		cmocka_unit_test(test_fork_reused_pid),
+		cmocka_unit_test(test_undo_charged_to_nobody),
+		cmocka_unit_test(test_report_repeats),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
