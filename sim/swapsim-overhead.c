@@ -209,6 +209,15 @@ static int cmp_desc(const void *a, const void *b)
 
 static int cmp_asc(const void *a, const void *b) { return -cmp_desc(a, b); }
 
+/* The row of usage point @p: the points are visited sorted, printed as given. */
+static struct row *row_of(const struct opts *o, struct row *rows, unsigned p)
+{
+	unsigned k = 0;
+	while (k < o->nusage - 1 && o->usage[k] != p)
+		k++;
+	return &rows[k];
+}
+
 /* The swap-level fill: the pages on the device. */
 static int run_disk(const struct opts *o, enum sws_backend d, struct row *rows)
 {
@@ -247,7 +256,7 @@ static int run_disk(const struct opts *o, enum sws_backend d, struct row *rows)
 		for (; n > want && !rc; n--)
 			rc = sws_swap_put(cpu, held[n - 1], 1);
 		if (!rc)
-			snapshot(sim, type, d, pts[k], &rows[k]);
+			snapshot(sim, type, d, pts[k], row_of(o, rows, pts[k]));
 	}
 	if (rc)
 		fail(d, "filling the device", rc);
@@ -294,7 +303,7 @@ static int run_zswap(const struct opts *o, enum sws_backend d, struct row *rows)
 	memcpy(pts, o->usage, sizeof(pts));
 	qsort(pts, o->nusage, sizeof(pts[0]), o->random ? cmp_desc : cmp_asc);
 	uint64_t *order = o->random ? malloc(sizeof(*order) * pages) : NULL;
-	uint64_t n = 0, rng = o->seed;
+	uint64_t n = 0, rng = o->seed, done = 0;
 	if (o->random && !order)
 		rc = SWS_ENOMEM;
 	/* Write a page, then reclaim what is resident beyond a small working set. */
@@ -317,16 +326,13 @@ static int run_zswap(const struct opts *o, enum sws_backend d, struct row *rows)
 		if (!rc)
 			sws_mm_reclaim(cpu, mm, 0, UINT64_MAX);
 		if (o->random) { /* free pages at random down to the point */
-			static uint64_t done;
-			if (k == 0)
-				done = 0;
 			uint64_t keep = pages * pts[k] / 100;
 			for (; !rc && pages - done > keep; done++)
 				rc = sws_mm_madvise(cpu, mm, asid, order[done] * SWS_PAGE_SIZE, SWS_PAGE_SIZE,
 						    SWS_MADV_DONTNEED);
 		}
 		if (!rc)
-			snapshot(sim, type, d, pts[k], &rows[k]);
+			snapshot(sim, type, d, pts[k], row_of(o, rows, pts[k]));
 	}
 	if (rc)
 		fail(d, "filling zswap", rc);

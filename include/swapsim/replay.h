@@ -269,6 +269,8 @@ struct sws_replay_peaks {
 	uint64_t swap_used_pages;
 	uint64_t pool_total_size;        /* zswap pool bytes at its peak */
 	uint64_t pool_stored_pages;      /* pages stored at that moment (ratio at the peak) */
+	uint64_t static_bytes;           /* swap metadata, static and dynamic classes (the */
+	uint64_t dynamic_bytes;          /* sums of sws_sim_memory_usage()), at their peaks */
 };
 
 /* What a run did: counters, time, latency, memory. */

@@ -135,10 +135,16 @@ int sws_swap_cache_replace(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, 
 
 /* ---- Zero flag and memcg --------------------------------------------------- */
 
-/** Set or clear the zero-page flag of @nr allocated slots. @return 0, SWS_ENOENT, SWS_EBADENTRY. */
+/**
+ * Set or clear the zero-page flag of @nr allocated slots. The caller holds
+ * the slots (a folio of theirs in the swap cache, as swap_writeout() does):
+ * designs that update the flag without a lock (6.17's zeromap) check the
+ * slots without one. @return 0, SWS_ENOENT, SWS_EBADENTRY.
+ */
 int sws_swap_set_zero(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, bool zero);
 
-/** Record memcg @id (0: none) for @nr allocated slots. @return 0, SWS_ENOENT, SWS_EBADENTRY, SWS_ENOMEM. */
+/** Record memcg @id (0: none) for @nr allocated slots, which the caller holds
+ *  (as for sws_swap_set_zero). @return 0, SWS_ENOENT, SWS_EBADENTRY, SWS_ENOMEM. */
 int sws_swap_set_memcg(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, uint16_t id);
 
 /**
@@ -192,7 +198,8 @@ int sws_swap_readpage(struct sws_cpu *cpu, sws_entry_t entry, void *page);
  * The slots page I/O of @nr slots from @entry goes to. Under every design but
  * vswap an entry is its own slot (*target = @entry). Under vswap an entry is
  * virtual: the target is the physical run backing it, allocated by a @write
- * that finds none (swap_writeout()'s vswap_alloc_swap_slot()).
+ * that finds none (swap_writeout()'s vswap_alloc_swap_slot()); a write is
+ * made by the holder of the slots' folio in the swap cache.
  * @return 0 and the first target entry; SWS_ENOENT (vswap: no physical slot,
  *         the page is zero, in zswap or only in memory); SWS_ENOSPC (no
  *         physical room for a write); SWS_EBUSY (backed by a mixed run);

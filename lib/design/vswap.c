@@ -388,7 +388,6 @@ static int vs_device_init(struct sws_device *dev)
 		if (!vd)
 			return SWS_ENOMEM;
 		dev->design = vd;
-		dev->space = SWS_SPACE_ENTRY;
 		sws_spin_init(&vd->map.lock);
 		sws__xa_init(&vd->map.xa, mem, &dev->sim->ctr[SWS_CTR_xa_node_free]);
 		vd->map.xa.mem_class = SWS_MEM_vswap_cluster;
@@ -408,7 +407,6 @@ static int vs_device_init(struct sws_device *dev)
 	if (!pd)
 		return SWS_ENOMEM;
 	dev->design = pd;
-	dev->space = SWS_SPACE_PHYS;
 	pd->words = SWS_DIV_ROUND_UP(dev->max, 64);
 	pd->allocated = sws__mem_zalloc(mem, SWS_MEM_swap_bitmap, pd->words * 8, 0);
 	pd->bad = sws__mem_zalloc(mem, SWS_MEM_swap_bitmap, pd->words * 8, 0);
@@ -819,6 +817,10 @@ static int vs_io_slot(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off,
 	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
 	int rc = all_allocated(cl, off, nr);
 	sws_entry_t run = rc ? 0 : backing_run(cl, off, nr);
+	/* The folio the caller holds in the swap cache: after the unlocked
+	 * allocation below, the slots must still be its (not freed and taken by
+	 * another folio meanwhile). */
+	uint64_t owner = rc ? 0 : desc_of(cl, off)->cache;
 	if (cl)
 		desc_unlock(dev, off);
 	if (rc)
@@ -840,6 +842,8 @@ static int vs_io_slot(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off,
 		return rc;
 	cl = desc_lock(cpu, dev, off);
 	rc = all_allocated(cl, off, nr);
+	if (!rc && desc_of(cl, off)->cache != owner)
+		rc = SWS_ENOENT; /* freed and reused meanwhile */
 	run = rc ? 0 : backing_run(cl, off, nr);
 	if (!rc && !run) {
 		release_backing(cpu, dev, cl, off, nr); /* zswap's copy, if any */

@@ -11,10 +11,12 @@
  *  - swap PTE: swap-in. A swap-cache hit maps the folio (swap_ra_hit when it
  *    was read ahead); a miss (pgmajfault) reads the page, after reading ahead
  *    (cluster readahead, or VMA readahead when no rotational device is on)
- *    except on SYNCHRONOUS_IO devices. The PTE's swap count is put; the slot
- *    is freed at once on SYNCHRONOUS_IO devices, when swap is more than half
- *    full, or on a write (should_try_to_free_swap), else the clean folio stays
- *    in the swap cache and a later reclaim needs no write.
+ *    except on SYNCHRONOUS_IO devices, where designs up to 6.18 (and vswap)
+ *    read a count-1 slot into a private folio instead (the bypass). The PTE's
+ *    swap count is put; the slot is freed at once when swap is more than half
+ *    full, on a write, and from swap table phase II on SYNCHRONOUS_IO
+ *    devices (should_try_to_free_swap), else the clean folio stays in the swap
+ *    cache and a later reclaim needs no write.
  * Allocation may reclaim, so it happens with no ptl held; the PTE is checked
  * again afterwards and the fault retried if it changed (pte_same).
  */
@@ -564,13 +566,15 @@ static int do_swap_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, s
 	}
 	uint32_t count = 1;
 	sws_swap_count(cpu, e, &count);
-	/* should_try_to_free_swap(); vswap adds: a page on no device (zero, zswap,
-	 * memory) has no slot worth keeping for a later swap-out. */
+	/* should_try_to_free_swap(): a write, swap more than half full; from swap
+	 * table phase II on, a SYNCHRONOUS_IO device too; vswap adds: a page on no
+	 * device (zero, zswap, memory) has no slot worth keeping for a swap-out. */
 	sws_entry_t t;
 	bool on_device = !mm_io_target(cpu, mm, e, 1, false, &t);
 	struct sws_device *dev = on_device ? sws__device(mm->sim, sws_swp_type(t)) : NULL;
-	bool free_swap = !count && (write || sws_swap_full(mm->sim) || !on_device ||
-				    (dev && (dev->flags & SWS_SWP_SYNCHRONOUS_IO)));
+	bool sync_free = (mm->sim->design_flags & SWS_DESIGN_SYNC_FREE) && dev &&
+			 (dev->flags & SWS_SWP_SYNCHRONOUS_IO);
+	bool free_swap = !count && (write || sws_swap_full(mm->sim) || !on_device || sync_free);
 	*pte = mk_pte(pfn, 0, !count);
 	folio_set(f, PG_young);
 	if (free_swap && sws_swap_cache_del(cpu, e, 1, pfn, 0) == 0) {

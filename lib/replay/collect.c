@@ -66,6 +66,10 @@ void sws__sample_peaks(struct sws_replay *r)
 	uint64_t total, free;
 	sws_swap_totals(r->sim, &total, &free);
 	store_max(&r->peaks.swap_used, total - free);
+	struct sws_memory_usage mu;
+	sws_sim_memory_usage(r->sim, &mu);
+	store_max(&r->peaks.meta_static, mu.static_bytes);
+	store_max(&r->peaks.meta_dynamic, mu.dynamic_bytes);
 	if (!(r->cfg.flags & SWS_REPLAY_ZSWAP))
 		return;
 	struct sws_mm_stats st;
@@ -162,6 +166,8 @@ int sws_replay_report(struct sws_replay *r, struct sws_replay_report *out)
 	out->peaks.swap_used_pages = atomic_load(&r->peaks.swap_used);
 	out->peaks.pool_total_size = atomic_load(&r->peaks.pool_bytes);
 	out->peaks.pool_stored_pages = atomic_load(&r->peaks.pool_stored);
+	out->peaks.static_bytes = atomic_load(&r->peaks.meta_static);
+	out->peaks.dynamic_bytes = atomic_load(&r->peaks.meta_dynamic);
 	collect_devices(r, out);
 	sws_sim_quiesce(r->sim);
 	sws_stats_snapshot(r->sim, &out->swap);

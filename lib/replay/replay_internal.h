@@ -106,6 +106,7 @@ struct sws__worker {
 /* Peaks sampled at every deferred-work step and at the end (collect.c). */
 struct sws__peaks {
 	_Atomic uint64_t swap_used, pool_bytes, pool_stored; /* pool: bytes and pages at its peak */
+	_Atomic uint64_t meta_static, meta_dynamic;          /* swap metadata sums */
 	pthread_mutex_t lock;                                /* pool_bytes and pool_stored together */
 };
 

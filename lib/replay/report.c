@@ -352,14 +352,14 @@ static uint64_t ratio_x100(uint64_t stored_pages, uint64_t bytes)
 /* The state rows: value @idx of one report. */
 enum {
 	ST_SWAP_PEAK, ST_SWAP_END, ST_TOTAL_SWAP, ST_POOL_PEAK, ST_RATIO_PEAK, ST_POOL_END, ST_STORED_END,
-	ST_INCOMP_END, ST_RAM, ST_FREE_END, ST_ANON_END, ST_SWAPCACHE_END, ST_STATIC, ST_DYNAMIC,
-	ST_THREADS, ST_TASKS, ST_EVENTS, ST_ACCESSES, ST_ERRORS, NR_ST
+	ST_INCOMP_END, ST_RAM, ST_FREE_END, ST_ANON_END, ST_SWAPCACHE_END, ST_STATIC, ST_STATIC_PEAK,
+	ST_DYNAMIC, ST_DYNAMIC_PEAK, ST_THREADS, ST_TASKS, ST_EVENTS, ST_ACCESSES, ST_ERRORS, NR_ST
 };
 static const char *const state_name[NR_ST] = {
 	"swap_used_pages.peak", "swap_used_pages.end", "total_swap_pages", "pool_total_size.peak",
 	"compression_ratio_x100.peak", "pool_total_size.end", "stored_pages.end",
 	"stored_incompressible_pages.end", "ram_pages", "free_pages.end", "anon_pages.end",
-	"swapcache_pages.end", "static", "dynamic", "threads", "tasks", "events", "accesses", "errors"};
+	"swapcache_pages.end", "static.end", "static.peak", "dynamic.end", "dynamic.peak", "threads", "tasks", "events", "accesses", "errors"};
 
 static uint64_t state_val(const struct sws_replay_report *r, unsigned idx)
 {
@@ -377,7 +377,9 @@ static uint64_t state_val(const struct sws_replay_report *r, unsigned idx)
 	case ST_ANON_END: return r->mm.anon_pages;
 	case ST_SWAPCACHE_END: return r->mm.swapcache_pages;
 	case ST_STATIC: return r->memory.static_bytes;
+	case ST_STATIC_PEAK: return r->peaks.static_bytes;
 	case ST_DYNAMIC: return r->memory.dynamic_bytes;
+	case ST_DYNAMIC_PEAK: return r->peaks.dynamic_bytes;
 	case ST_THREADS: return r->threads;
 	case ST_TASKS: return r->nr_tasks;
 	case ST_EVENTS: return r->events;
@@ -423,8 +425,8 @@ static void print_state(struct out *o, const struct sws_replay_series *s, unsign
 	}
 	pr(o, "-- metadata memory (bytes at the end / at the peak; the repeats' value, mean ±relative "
 	      "spread where they differ)\n");
-	row_state(o, s, n, ST_STATIC);
-	row_state(o, s, n, ST_DYNAMIC);
+	for (unsigned st = ST_STATIC; st <= ST_DYNAMIC_PEAK; st++)
+		row_state(o, s, n, st); /* the sums' peaks: sampled every deferred-work step */
 	for (unsigned c = 0; c < SWS_NR_MEM_CLASSES; c++) {
 		bool any = false;
 		for (unsigned i = 0; i < n; i++)
@@ -594,8 +596,10 @@ static void json_run(struct out *o, const struct sws_replay_report *r)
 	   r->mm.pool_limit_pages,
 	   r->mm.pool_total_size ? (double)(r->mm.stored_pages * SWS_PAGE_SIZE) / (double)r->mm.pool_total_size
 				 : 0.0);
-	pr(o, ",\"memory\":{\"static_bytes\":%" PRIu64 ",\"dynamic_bytes\":%" PRIu64 ",\"classes\":{",
-	   r->memory.static_bytes, r->memory.dynamic_bytes);
+	pr(o,
+	   ",\"memory\":{\"static_bytes\":%" PRIu64 ",\"dynamic_bytes\":%" PRIu64 ",\"static_peak_bytes\":%" PRIu64
+	   ",\"dynamic_peak_bytes\":%" PRIu64 ",\"classes\":{",
+	   r->memory.static_bytes, r->memory.dynamic_bytes, r->peaks.static_bytes, r->peaks.dynamic_bytes);
 	for (unsigned c = 0; c < SWS_NR_MEM_CLASSES; c++)
 		pr(o, "%s\"%s\":%" PRIu64, c ? "," : "", sws_mem_class_name((enum sws_mem_class)c),
 		   r->memory.bytes[c]);

@@ -8,10 +8,19 @@
  * (folio or shadow), zero flag and memcg id, and with which locks. A design
  * owns that state and implements the per-slot operations with the locking of
  * the kernel version it models. The core calls designs only through this
- * table and never names one; a design reaches the core only through the
- * helpers of swap_internal.h listed under "for designs" (the cluster lock,
- * sws__swap_range_free(), sws__cluster_array_create(), counters). The table
- * starts with a version field (SQLite-style plug-in interface).
+ * table and never names one; a design reaches the core only through these
+ * helpers of swap_internal.h:
+ *   locks and counting: sws__cluster_lock/unlock, sws__lock_counted,
+ *     sws__count, sws__count_sim, sws__work, sws__work_maybe, sws__swapcache_mod;
+ *   slots: sws__swap_range_free, sws__slot_free_notify, sws__zswap_release;
+ *   geometry: sws__offset_cluster, sws__cluster_idx, sws__cluster_end,
+ *     sws__nr_clusters_mapped, sws__device;
+ *   memory: sws__cluster_array_create/destroy, sws__mem_* (common/mem.h);
+ *   vswap only: sws__device_add (its virtual device, with struct
+ *     sws_ext_setup), sws__swap_alloc (physical slots).
+ * and it reads, never writes, the device's geometry and flags (max,
+ * nr_clusters, flags, cluster_info[]). The table starts with a version field
+ * (SQLite-style plug-in interface).
  *
  * Conventions: "__" in a comment means the caller holds ci->lock. Offsets are
  * device offsets; multi-slot calls never cross a cluster (the caller checked).
@@ -35,7 +44,9 @@
  *   cache_del: any slot not CACHED -> ENOTCACHED; any other folio -> EMISMATCH.
  *             Slots with count 0 are freed; others become SHADOW(@shadow).
  *   replace:  any slot not CACHED -> ENOTCACHED; any other folio than @old -> EMISMATCH.
- *   set_zero, set_memcg: any FREE -> ENOENT.
+ *   set_zero, set_memcg: any FREE -> ENOENT. The caller holds the slots (its
+ *             folio in the swap cache): a design may check and update them
+ *             without a lock (6.17's lock-free maps).
  *   pin (SWS_DESIGN_SYNC_BYPASS only): any allocated slot without a folio
  *             whose count is not 1 -> EAGAIN; then as cache_add, but no folio
  *             enters the cache (SWAP_HAS_CACHE alone: swapcache_prepare()).

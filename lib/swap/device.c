@@ -401,6 +401,10 @@ int sws__device_add(struct sws_sim *sim, const struct sws_device_config *cfg, co
 	dev->nr_clusters = (uint32_t)SWS_DIV_ROUND_UP(dev->max, SWS_CLUSTER_SLOTS);
 	dev->nr_clusters_mapped = dev->nr_clusters;
 	dev->backing.fd = -1;
+	/* Entries come from the entry space; under a virtual design (vswap) the
+	 * devices one swaps on hold physical slots only (alloc.c). */
+	dev->space = (sim->design_flags & SWS_DESIGN_VIRTUAL) && !(cfg->flags & SWS_SWP_VIRTUAL) ? SWS_SPACE_PHYS
+												  : SWS_SPACE_ENTRY;
 	sws_spin_init(&dev->lock);
 	sws_spin_init(&dev->global_cluster_lock);
 	sws_list_init(&dev->free_clusters);

@@ -53,6 +53,9 @@ struct sws_device;
 					  * (to 6.18; vswap) */
 #define SWS_DESIGN_VIRTUAL (1u << 3)     /* vswap: entries are virtual; physical slots are
 					  * allocated for the pages that need storage */
+#define SWS_DESIGN_SYNC_FREE (1u << 4)   /* phase II+: a swap-in from a SYNCHRONOUS_IO
+					  * device always tries to free the slot
+					  * (should_try_to_free_swap()) */
 struct sws_arena;
 struct sws_sim;
 
@@ -452,9 +455,11 @@ static inline uint64_t sws__cluster_end(const struct sws_device *dev, const stru
 }
 
 /*
- * __swap_range_free(): @nr slots from @off in locked @ci became free (the
- * design already cleared their state). Updates the cluster count, the device
- * usage and nr_swap_pages, and moves the cluster to the list it now belongs on.
+ * __swap_range_free(): @nr slots of locked @ci, from @off on (not
+ * necessarily contiguous: a batch of one call), became free (the design
+ * already cleared their state and told sws__slot_free_notify() of them).
+ * Updates the cluster count, the device usage and nr_swap_pages, and moves
+ * the cluster to the list it now belongs on.
  */
 void sws__swap_range_free(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci,
 			  uint64_t off, unsigned nr);

@@ -6,7 +6,6 @@
  */
 #include <string.h>
 
-#include "../swap/design.h"
 #include "xswap.h"
 #include "xswap_policy.h"
 
@@ -66,7 +65,7 @@ int sws__xswap_create(struct sws_sim *sim, int prio, uint64_t ram_pages, int *ty
 {
 	if (!sim || !type || prio < -1 || prio > 32767)
 		return SWS_EINVAL;
-	if (!SWS_CONFIG_XSWAP || !(sim->ops->flags & SWS_DESIGN_EXT_DEVICES))
+	if (!SWS_CONFIG_XSWAP || !(sim->design_flags & SWS_DESIGN_EXT_DEVICES))
 		return SWS_EOPNOTSUPP; /* built without xswap, or a design with static per-slot arrays */
 	uint32_t max = sws__xswap_max_clusters(ram_pages);
 	if (!max)

@@ -513,5 +513,6 @@ const struct sws_design_ops sws__st_p1_ops = {
 const struct sws_design_ops sws__st_p2_ops = {
 	ST12_OPS,
 	.name = "st-p2",
+	.flags = SWS_DESIGN_SYNC_FREE,
 	.device_init = p2_device_init,
 };

@@ -452,12 +452,13 @@ static int st_p4_device_init(struct sws_device *dev) { return sws__st_device_ini
 const struct sws_design_ops sws__st_p3_ops = {
 	ST34_OPS,
 	.name = "st-p3",
+	.flags = SWS_DESIGN_SYNC_FREE,
 	.device_init = st_p3_device_init,
 };
 
 const struct sws_design_ops sws__st_p4_ops = {
 	ST34_OPS,
 	.name = "st-p4",
-	.flags = SWS_DESIGN_EXT_DEVICES, /* no static per-slot array: xswap can use it */
+	.flags = SWS_DESIGN_EXT_DEVICES /* no static per-slot array: xswap can use it */ | SWS_DESIGN_SYNC_FREE,
 	.device_init = st_p4_device_init,
 };
