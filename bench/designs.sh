@@ -18,8 +18,10 @@ mkdir -p "$out"
 
 if [ "$quick" = --quick ]; then
 	rep=1 g=100M gb=300M mem=32G_quick size=1G
+	soram=200M soswap=400M sows=77M soacc=300000
 else
 	rep=5 g=1G gb=3G mem=32G size=32G
+	soram=2G soswap=4G sows=768M soacc=3000000
 fi
 
 # run NAME REPLAY-ARGS...: one comparison, every design, interleaved repeats.
@@ -43,7 +45,14 @@ run bgsave --ram 2G --swap size=8G,type=nvme --workload bgsave "$gb"
 # 3. Sequential memhog on pmem-like swap (the case reported as regressing
 #    under vswap: pmem + memhog 48G), scaled down.
 run memhog_pmem --ram 2G --swap size=8G,type=pmem --workload memhog "$gb"
-# 4. Metadata memory for a 32 GiB device at 0-100% use, dense and random,
+# 4. Swapoff of a device that holds pages (try_to_unuse; vswap: through its
+#    reverse map): four tasks keep 1.5x RAM mapped, the higher-priority device
+#    fills first, then it is swapped off with RAM full (its pages come in,
+#    others go out to the second device).
+run swapoff --ram "$soram" --swap "size=$soram,type=nvme,prio=5" \
+	--swap "size=$soswap,type=nvme,prio=1" --swapoff 1 \
+	--workload uniform -n 4 -a "$soacc" --keep "$sows"
+# 5. Metadata memory for a 32 GiB device at 0-100% use, dense and random,
 #    pages on the device and in zswap.
 for placement in dense random; do
 	for store in disk zswap; do

@@ -209,6 +209,10 @@ int cli_parse_workload_args(struct sws_workload_config *cfg, int argc, char *con
 		FLAG("--init-time", "--init-time", SWS_USEMEM_INIT_TIME)
 		FLAG("-O", "--anonymous", 0)
 #undef FLAG
+		if (!strcmp(a, "--keep")) {
+			cfg->flags |= SWS_WORKLOAD_KEEP;
+			continue;
+		}
 		if ((um || rnd) && !strncmp(a, "-n", 2) && (v = optval(argc, argv, &i, "-n", 2))) {
 			if (parse_u64(v, &e, &n) || *e || !n || n > 65536)
 				return fail(msg, msg_len, "%s -n %s: expected 1..65536 tasks", name, v);

@@ -58,6 +58,7 @@ static const char usage_text[] =
 	"      uniform [-n TASKS] [-a ACCESSES] [-w WRITE_PCT] [--seed S] SIZE\n"
 	"      bgsave  [-a PARENT_WRITES] [--seed S] SIZE   write, fork, child reads all, parent\n"
 	"                                                  keeps writing (copy-on-write)\n"
+	"      any workload: --keep  its tasks neither unmap nor exit at the end\n"
 	"  --workload-args \"NAME ARGS\"  the same as one string (may come anywhere)\n"
 	"\n"
 	"Machine:\n"
@@ -77,6 +78,9 @@ static const char usage_text[] =
 	"                          (default st-p4; docs/designs.md)\n"
 	"  --compare D1,D2,...     run the same input on each design, report side by side\n"
 	"  --policy P              kernel|lru|clock reclaim policy (default kernel)\n"
+	"  --swapoff N             when the input ends, swap off the N-th --swap device with its\n"
+	"                          pages in use (try_to_unuse; vswap: through its reverse map)\n"
+	"                          and report its simulated time\n"
 	"  --page-cluster N        vm.page-cluster (readahead 2^N pages; default 3)\n"
 	"  --content MIX           page contents: zero=W,same=W,index=W,text=W,random=W\n"
 	"                          (usemem: index, memhog: same; others default index)\n"
@@ -133,6 +137,7 @@ struct opts {
 	unsigned nswap;
 	enum sws_reclaim_policy policy;
 	uint32_t page_cluster;
+	uint32_t swapoff; /* --swapoff N */
 	uint32_t content[SWS_NR_CONTENT];
 	bool content_set, verify, quiet;
 	bool zswap, read_zero;
@@ -292,6 +297,9 @@ static int parse_args(struct opts *o, int argc, char **argv)
 				o->policy = SWS_RECLAIM_CLOCK;
 			else
 				return bad(name, "'%s': expected kernel, lru or clock", v);
+		} else if (!strcmp(name, "--swapoff")) {
+			if (parse_u32(name, v, 1, SWS_REPLAY_MAX_SWAP, &o->swapoff))
+				return 2;
 		} else if (!strcmp(name, "--page-cluster")) {
 			uint32_t pc;
 			if (parse_u32(name, v, 0, 10, &pc))
@@ -430,6 +438,7 @@ static int run_one(const struct opts *o, enum sws_backend backend, struct sws_re
 		.ram_pages = o->ram,
 		.mem_limit_pages = o->mem_limit,
 		.page_cluster = o->page_cluster,
+		.swapoff_device = o->swapoff,
 		.flags = (o->verify ? SWS_REPLAY_VERIFY : 0) | (o->zswap ? SWS_REPLAY_ZSWAP : 0) |
 			 (o->read_zero ? 0 : SWS_REPLAY_READ_POPULATES),
 		.zswap = o->zc,
@@ -586,6 +595,13 @@ int main(int argc, char **argv)
 	if (!xswap_usable(&o)) {
 		free_opts(&o);
 		return 2;
+	}
+	if (o.swapoff > (o.nswap ? o.nswap : 1) ||
+	    (o.swapoff && o.nswap && o.swap[o.swapoff - 1].kind == SWS_REPLAY_SWAP_XSWAP)) {
+		int brc = bad("--swapoff", "%u: not one of the %u --swap devices (an xswap one goes with its "
+					  "own interface)", o.swapoff, o.nswap ? o.nswap : 1);
+		free_opts(&o);
+		return brc;
 	}
 	if (o.mem_limit && o.ram && o.mem_limit > o.ram)
 		fprintf(stderr, "swapsim-replay: note: --mem-limit is above --ram\n");

@@ -103,6 +103,22 @@ bool sws_mm_oom_killed(struct sws_mm *mm, uint32_t asid);
  *  run meanwhile. @return 0, SWS_EINVAL. */
 int sws_mm_exit(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid);
 
+/**
+ * swapoff(2) of device @type with pages in use: bring every page it holds
+ * back into memory, then swap it off. Under every design but vswap this is
+ * try_to_unuse(): every address space's page table is walked
+ * (swapoff_pte_scan) and each swap entry of the device swapped in and mapped
+ * (swapoff_swapin), then the slots left in the swap cache are dropped from
+ * it. Under vswap no page table is walked: the device's allocated slots are
+ * read into the swap cache through the reverse map and the descriptors' backend
+ * becomes the folio (page tables keep their virtual entries). The time is
+ * the caller's (a kernel entry). Allocation may reclaim onto other devices.
+ * @return 0; SWS_ENODEV; SWS_EINVAL (an xswap device, or vswap's virtual
+ *         one); SWS_ENOMEM (no memory for the pages: the device stays, usable);
+ *         SWS_EBUSY (references left that no page table holds).
+ */
+int sws_mm_swapoff(struct sws_cpu *cpu, struct sws_mm *mm, int type);
+
 /* Region flags. */
 #define SWS_MM_MAP_ORDER(o) ((uint32_t)(o) & 0xf) /* largest folio order to use (mTHP); 0: 4 KiB */
 
@@ -181,7 +197,9 @@ uint64_t sws_mm_kswapd(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t budget);
 	X(decompress_fail, "zswap loads that failed to decompress")                        \
 	X(written_back_pages, "pages zswap wrote back (debugfs name)")                     \
 	X(nr_disk_swapins, "swap-ins that missed zswap and read the device")               \
-	X(xswap_reject_activate, "pages kept in RAM: zswap refused them on an xswap slot")
+	X(xswap_reject_activate, "pages kept in RAM: zswap refused them on an xswap slot")              \
+	X(swapoff_pte_scan, "page-table entries a swapoff walked (try_to_unuse)")                        \
+	X(swapoff_swapin, "pages a swapoff brought back into memory")
 
 enum sws_mm_counter {
 #define SWS__MMCTR(name, desc) SWS_MM_##name,

@@ -174,6 +174,9 @@ struct sws_replay_config {
 					 * steps (kswapd + device work); 0: 1024 */
 	uint32_t kswapd_budget;         /* pages per kswapd step; 0: 1024 */
 	uint32_t queue_depth;           /* records per worker queue; 0: 4096; >= 64 */
+	uint32_t swapoff_device;        /* 1-based index into swap[]: swap that device off
+					 * with sws_mm_swapoff() when the input ends (its
+					 * pages come back; the time is swapoff_ns); 0: none */
 	uint64_t user_bandwidth;        /* the user-time model: bytes per second a task touches
 					 * memory at; each page access costs 4 KiB of it;
 					 * 0: SWS_REPLAY_USER_BANDWIDTH */
@@ -252,6 +255,9 @@ struct sws_replay_times {
 	uint64_t sys_ns, user_ns, iowait_ns; /* summed over tasks */
 	uint64_t sys_modelled_ns;            /* the part of sys_ns that is modelled device time */
 	uint64_t kswapd_ns;    /* background reclaim (kswapd, zswap's shrink worker): no task's */
+	uint64_t swapoff_ns;   /* the swapoff of config.swapoff_device (sys + iowait) */
+	uint64_t swapoff_sys_ns; /* its sys part (the page-table walk is here) */
+	bool swapoff;          /* that swapoff ran (and swapoff_ns is its time) */
 };
 
 /* Figures of a workload with a size (usemem), set by sws_workload_figures(). */
@@ -399,6 +405,9 @@ enum sws_workload_kind {
 #define SWS_USEMEM_READ_AGAIN (1u << 3) /* -Z: a read pass after the write passes */
 #define SWS_USEMEM_INIT_TIME (1u << 4)  /* --init-time: print the initialization line */
 #define SWS_USEMEM_READONLY (1u << 5)   /* -o: passes read instead of write */
+#define SWS_WORKLOAD_KEEP (1u << 16)    /* --keep, any workload: the tasks neither unmap nor
+					 * exit at the end: their memory stays (a swapoff
+					 * at the end, --swapoff, has pages to bring back) */
 
 #define SWS_WORKLOAD_CONFIG_VERSION 1
 
@@ -410,7 +419,7 @@ struct sws_workload_config {
 	uint32_t nr_tasks;         /* usemem -n, zipf/uniform tasks; 0: 1 */
 	uint32_t repeat;           /* usemem -r / memhog -r passes; 0: 1 */
 	uint64_t step;             /* usemem -j bytes between touches; 0: 8 (every word) */
-	uint32_t flags;            /* SWS_USEMEM_* */
+	uint32_t flags;            /* SWS_USEMEM_*, SWS_WORKLOAD_KEEP */
 	uint64_t seed;             /* --random-seed / --seed */
 	uint64_t nr_accesses;      /* zipf/uniform accesses (all tasks); bgsave parent
 				    * writes after fork; 0: 4 x pages (bgsave: pages) */

@@ -208,6 +208,16 @@ int sws_swap_readpage(struct sws_cpu *cpu, sws_entry_t entry, void *page);
 int sws_swap_io_target(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, bool write, sws_entry_t *target);
 
 /**
+ * vswap_store_folio(): the folio the caller holds in the swap cache for @nr
+ * virtual slots from @entry holds their page now (swapoff read it in): what
+ * else backs them (a physical slot, a zswap entry) is released and the folio
+ * becomes their backend; page tables keep the virtual entries.
+ * @return 0; SWS_EOPNOTSUPP (not vswap); SWS_ENOTCACHED (no folio cached);
+ *         SWS_ENOENT; SWS_EBADENTRY.
+ */
+int sws_swap_io_release(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr);
+
+/**
  * The reverse map: the entry a physical slot @phys holds the data of (vswap:
  * its virtual entry; 0 when it backs none). Every other design: @phys.
  */

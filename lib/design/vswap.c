@@ -867,6 +867,26 @@ static int vs_io_slot(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off,
 	return rc;
 }
 
+/* vswap_store_folio(): swapoff read the page into the swap cache; the folio is its backend now. */
+static int vs_io_release(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr)
+{
+	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
+	int rc = all_allocated(cl, off, nr);
+	for (unsigned i = 0; i < nr && !rc; i++) {
+		struct swp_desc *d = desc_of(cl, off + i);
+		if (!d->in_swapcache || !cache_is_folio(d->cache))
+			rc = SWS_ENOTCACHED;
+	}
+	if (!rc) {
+		release_backing(cpu, dev, cl, off, nr);
+		for (unsigned i = 0; i < nr; i++)
+			desc_of(cl, off + i)->type = VSWAP_FOLIO;
+	}
+	if (cl)
+		desc_unlock(dev, off);
+	return rc;
+}
+
 static sws_entry_t vs_rmap(struct sws_cpu *cpu, struct sws_device *pdev, uint64_t poff)
 {
 	struct vswap_pdev *pd = pd_of(pdev);
@@ -1052,6 +1072,7 @@ const struct sws_design_ops sws__vswap_ops = {
 	.slot_state = vs_slot_state,
 	.check_cluster = vs_check_cluster,
 	.io_slot = vs_io_slot,
+	.io_release = vs_io_release,
 	.rmap = vs_rmap,
 	.zswap_store = vs_zswap_store,
 	.zswap_load = vs_zswap_load,

@@ -586,6 +586,23 @@ static int do_swap_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, s
 	return read_rc;
 }
 
+int sws__mm_swapin_pte(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp, uint64_t vaddr,
+		       sws_entry_t e)
+{
+	enum sws_work_ctx wc = sws__work_enter(cpu, SWS_WCTX_swapin);
+	int rc = do_swap_page(cpu, mm, asid, sp, vaddr, e, false);
+	sws__work_enter(cpu, wc);
+	return rc;
+}
+
+int sws__mm_swapin_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, sws_entry_t e, uint64_t *pfnp)
+{
+	enum sws_work_ctx wc = sws__work_enter(cpu, SWS_WCTX_swapin);
+	int rc = swapin_new(cpu, mm, memcg, e, false, pfnp);
+	sws__work_enter(cpu, wc);
+	return rc;
+}
+
 /* handle_mm_fault() and the hit path, for the page at @vaddr. */
 static int do_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp,
 		     uint64_t vaddr, bool write, uint64_t *t0)

@@ -344,6 +344,14 @@ void sws__pgtable_free(struct sws_mm *mm, struct sws_space *sp);
 void sws__pte_walk(struct sws_space *sp, uint64_t start, uint64_t end,
 		   void (*fn)(void *ctx, uint64_t vaddr, uint64_t *pte), void *ctx);
 
+/* fault.c, for swapoff.c: do_swap_page() of the swap PTE of @vaddr (the
+ * ptl not held; SWS_EAGAIN_INTERNAL: the PTE changed meanwhile), and a new
+ * folio for slot @e read into the swap cache (locked, on the LRU; as the
+ * fault path returns it). */
+int sws__mm_swapin_pte(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp, uint64_t vaddr,
+		       sws_entry_t e);
+int sws__mm_swapin_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, sws_entry_t e, uint64_t *pfnp);
+
 /* space.c */
 struct sws_space *sws__mm_space(struct sws_mm *mm, uint32_t asid);
 struct sws_region *sws__mm_region(struct sws_space *sp, uint64_t vaddr);

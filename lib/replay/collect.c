@@ -110,6 +110,9 @@ static void collect_times(const struct sws_replay *r, struct sws_replay_times *t
 	}
 	uint64_t shared = cpu_work / r->nthreads;
 	t->elapsed_ns = longest > shared ? longest : shared;
+	t->swapoff = r->swapoff_ran;
+	t->swapoff_ns = r->swapoff_ns;
+	t->swapoff_sys_ns = r->swapoff_sys_ns;
 }
 
 static void collect_devices(struct sws_replay *r, struct sws_replay_report *out)

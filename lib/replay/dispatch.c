@@ -272,6 +272,28 @@ void sws__stop_workers(struct sws_replay *r)
 	}
 }
 
+/*
+ * swapoff(2) of config.swapoff_device at the end of the input, by a task of
+ * its own on @w's CPU: its time is its own (swapoff_ns), not any workload
+ * task's. A failure (no memory for the pages) is the run's error.
+ */
+static int run_swapoff(struct sws_replay *r, struct sws__worker *w)
+{
+	unsigned i = r->cfg.swapoff_device - 1;
+	sws__charge_flush(w);
+	struct sws_mm_cpu_time t0, t1;
+	sws_mm_cpu_time(r->mm, w->cpu, &t0);
+	int rc = sws_mm_swapoff(w->cpu, r->mm, r->types[i]);
+	sws_mm_cpu_time(r->mm, w->cpu, &t1);
+	r->swapoff_sys_ns = t1.sys_ns - t0.sys_ns;
+	r->swapoff_ns = r->swapoff_sys_ns + (t1.iowait_ns - t0.iowait_ns);
+	r->swapoff_ran = true;
+	sws__clock_skip(r, w); /* no task is charged for it */
+	if (rc)
+		snprintf(r->errmsg, sizeof(r->errmsg), "swapoff of device %u: %s", i + 1, sws_strerror(rc));
+	return rc;
+}
+
 int sws_replay_run(struct sws_replay *r, const struct sws_replay_source *src)
 {
 	int err = 0;
@@ -319,6 +341,8 @@ int sws_replay_run(struct sws_replay *r, const struct sws_replay_source *src)
 	sws__drain(r);
 	if (r->nthreads == 1)
 		sws__deferred(&r->workers[0]);
+	if (!err && !r->interrupted && r->cfg.swapoff_device)
+		err = run_swapoff(r, r->nthreads == 1 ? &r->workers[0] : &r->disp);
 	if (r->cfg.sample && (r->events % r->cfg.sample_every != 0 || !r->events))
 		take_sample(r);
 out:

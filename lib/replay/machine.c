@@ -102,6 +102,10 @@ static int check_config(const struct sws_replay_config *cfg)
 	for (uint32_t i = 0; i < cfg->nr_swap; i++)
 		if (!swap_ok(&cfg->swap[i]))
 			return SWS_EINVAL;
+	uint32_t nsw = cfg->nr_swap ? cfg->nr_swap : 1;
+	if (cfg->swapoff_device > nsw ||
+	    (cfg->swapoff_device && cfg->nr_swap && cfg->swap[cfg->swapoff_device - 1].kind == SWS_REPLAY_SWAP_XSWAP))
+		return SWS_EINVAL; /* no such device, or an xswap one (destroyed by its own interface) */
 	return 0;
 }
 

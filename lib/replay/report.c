@@ -66,6 +66,8 @@ static double g_sys(const struct sws_replay_report *r) { return (double)r->time.
 static double g_user(const struct sws_replay_report *r) { return (double)r->time.user_ns; }
 static double g_iowait(const struct sws_replay_report *r) { return (double)r->time.iowait_ns; }
 static double g_kswapd(const struct sws_replay_report *r) { return (double)r->time.kswapd_ns; }
+static double g_swapoff(const struct sws_replay_report *r) { return (double)r->time.swapoff_ns; }
+static double g_swapoff_sys(const struct sws_replay_report *r) { return (double)r->time.swapoff_sys_ns; }
 static double g_tput(const struct sws_replay_report *r) { return r->workload.throughput_kbs; }
 static double g_task_tput(const struct sws_replay_report *r) { return r->workload.task_throughput_kbs; }
 static double g_free_lat(const struct sws_replay_report *r) { return r->workload.free_latency_us; }
@@ -79,7 +81,7 @@ static double g_reclaim(const struct sws_replay_report *r) { return hist_mean(&r
 static double g_wall(const struct sws_replay_report *r) { return (double)r->wall_ns; }
 static double g_eps(const struct sws_replay_report *r) { return r->events_per_sec; }
 
-enum { F_ALWAYS, F_WORKLOAD, F_HOST }; /* F_HOST: the simulator's speed, always shown */
+enum { F_ALWAYS, F_WORKLOAD, F_HOST, F_SWAPOFF }; /* F_HOST: the simulator's speed, always shown */
 
 static const struct figure {
 	const char *key;   /* JSON summary key (unit in the name) */
@@ -94,6 +96,8 @@ static const struct figure {
 	{"user_ns", "User time (s)", 1e9, "%.4f", F_ALWAYS, g_user},
 	{"iowait_ns", "I/O wait (s)", 1e9, "%.4f", F_ALWAYS, g_iowait},
 	{"kswapd_ns", "Background reclaim (kswapd, s)", 1e9, "%.4f", F_ALWAYS, g_kswapd},
+	{"swapoff_ns", "Swapoff at the end (simulated, s)", 1e9, "%.4f", F_SWAPOFF, g_swapoff},
+	{"swapoff_sys_ns", "Swapoff system time (s)", 1e9, "%.4f", F_SWAPOFF, g_swapoff_sys},
 	{"throughput_kbs", "Sum Throughput (MB/s)", 1024, "%.2f", F_WORKLOAD, g_tput},
 	{"task_throughput_kbs", "Single process Throughput (MB/s)", 1024, "%.2f", F_WORKLOAD, g_task_tput},
 	{"free_latency_us", "Free latency (us)", 1, "%.2f", F_WORKLOAD, g_free_lat},
@@ -131,12 +135,16 @@ static struct stat stat_of(const struct sws_replay_series *s, getter get)
 	return st;
 }
 
+/* Does report @r have figure @f? (usemem figures, a swapoff's time) */
+static bool figure_in(const struct figure *f, const struct sws_replay_report *r)
+{
+	return f->when == F_WORKLOAD ? r->workload.valid : f->when == F_SWAPOFF ? r->time.swapoff : true;
+}
+
 static bool figure_shown(const struct figure *f, const struct sws_replay_series *s, unsigned n)
 {
-	if (f->when != F_WORKLOAD)
-		return true;
 	for (unsigned i = 0; i < n; i++)
-		if (!s[i].repeats[0]->workload.valid)
+		if (!figure_in(f, s[i].repeats[0]))
 			return false;
 	return true;
 }
@@ -552,7 +560,7 @@ static void json_run(struct out *o, const struct sws_replay_report *r)
 	   r->first_error ? sws_error_name(r->first_error) : "null", r->first_error ? "\"" : "",
 	   r->verify_failures, r->interrupted ? "true" : "false", r->nr_tasks);
 	for (unsigned f = 0; f < NR_FIGURES; f++) {
-		if (figures[f].when == F_WORKLOAD && !r->workload.valid)
+		if (!figure_in(&figures[f], r))
 			continue;
 		pr(o, "\"%s\":", figures[f].key);
 		json_num(o, figures[f].get(r));
@@ -646,7 +654,7 @@ static void json_series(struct out *o, const struct sws_replay_series *s)
 	pr(o, "},\"summary\":{");
 	first = true;
 	for (unsigned f = 0; f < NR_FIGURES; f++) {
-		if (figures[f].when == F_WORKLOAD && !r->workload.valid)
+		if (!figure_in(&figures[f], r))
 			continue;
 		struct stat st = stat_of(s, figures[f].get);
 		pr(o, "%s\"%s\":{\"mean\":", first ? "" : ",", figures[f].key);

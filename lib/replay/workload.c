@@ -189,6 +189,8 @@ static uint64_t region_len(const struct sws_workload *wl) { return wl->pages * S
 
 static void push_free(struct sws_workload *wl, uint32_t task)
 {
+	if (wl->cfg.flags & SWS_WORKLOAD_KEEP)
+		return; /* the memory stays as the input ends */
 	push(wl, SWS_TRACE_MUNMAP, task, BASE_ADDR, region_len(wl), 0, 0);
 	push(wl, SWS_TRACE_EXIT, task, 0, 0, 0, 0);
 }
@@ -440,6 +442,8 @@ int sws_workload_create(const struct sws_workload_config *cfg, struct sws_worklo
 		break;
 	}
 	}
+	if (cfg->flags & SWS_WORKLOAD_KEEP) /* no MUNMAP and EXIT at the end (bgsave's child still exits) */
+		wl->total -= 2ull * (cfg->kind == SWS_WORKLOAD_BGSAVE ? 1 : ntasks);
 	wl->zs = cfg->zipf_s > 0 ? cfg->zipf_s : 0.99;
 	if (cfg->kind == SWS_WORKLOAD_ZIPF) {
 		wl->hx1 = zH(wl, 1.5) - 1;

@@ -138,6 +138,11 @@ struct sws_design_ops {
 	 * physical slots: the caller splits). */
 	int (*io_slot)(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, bool write,
 		       sws_entry_t *phys);
+	/* SWS_DESIGN_VIRTUAL only: vswap_store_folio(): the folio in the swap
+	 * cache holds the page of @nr slots from @off now; what else backs them
+	 * (a physical slot, a zswap entry) goes and the folio is their backend.
+	 * @return 0, SWS_ENOENT (a slot free), SWS_ENOTCACHED (no folio cached). */
+	int (*io_release)(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr);
 	/* SWS_DESIGN_VIRTUAL only: the virtual entry a physical slot of @pdev
 	 * backs (the reverse map), or 0. */
 	sws_entry_t (*rmap)(struct sws_cpu *cpu, struct sws_device *pdev, uint64_t poff);

@@ -220,6 +220,16 @@ void sws__device_stop_writes(struct sws_device *dev)
 	sws_spin_unlock(&sim->avail_lock);
 }
 
+void sws__device_resume_writes(struct sws_device *dev)
+{
+	struct sws_sim *sim = dev->sim;
+	atomic_store(&dev->writeok, dev->enabled && !atomic_load(&dev->backing.write_failed));
+	sws_spin_lock(&sim->avail_lock);
+	if (!(atomic_load(&dev->inuse_pages) & SWS_INUSE_OFFLIST) && !dev->on_avail && atomic_load(&dev->writeok))
+		avail_insert(sim, dev);
+	sws_spin_unlock(&sim->avail_lock);
+}
+
 /* ---- discard --------------------------------------------------------------------- */
 
 unsigned sws__device_do_discard(struct sws_device *dev, unsigned budget)
@@ -517,12 +527,7 @@ int sws__device_remove_locked(struct sws_sim *sim, int type, bool force)
 	sws__device_stop_writes(dev);
 	sws_synchronize_rcu();
 	if (!force && (atomic_load(&dev->inuse_pages) & ~SWS_INUSE_OFFLIST)) {
-		atomic_store(&dev->writeok, dev->enabled && !atomic_load(&dev->backing.write_failed));
-		sws_spin_lock(&sim->avail_lock);
-		if (!(atomic_load(&dev->inuse_pages) & SWS_INUSE_OFFLIST) && !dev->on_avail &&
-		    atomic_load(&dev->writeok))
-			avail_insert(sim, dev);
-		sws_spin_unlock(&sim->avail_lock);
+		sws__device_resume_writes(dev);
 		sws_spin_unlock(&sim->swap_lock);
 		return SWS_EBUSY;
 	}

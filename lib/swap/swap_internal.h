@@ -492,6 +492,8 @@ void sws__device_add_avail(struct sws_cpu *cpu, struct sws_device *dev);
 void sws__device_del_avail(struct sws_cpu *cpu, struct sws_device *dev);
 /* SWP_WRITEOK off, off the avail list: no new slots (swapoff; writes that keep failing). */
 void sws__device_stop_writes(struct sws_device *dev);
+/* A swapoff that did not finish: the device takes slots again (unless its writes failed). */
+void sws__device_resume_writes(struct sws_device *dev);
 
 /* Backing store (backing.c). */
 int sws__backing_open(struct sws_sim *sim, struct sws_device *dev, const struct sws_device_config *cfg);

@@ -176,6 +176,13 @@ int sws_swap_io_target(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, bool
 		       (void)0);
 }
 
+int sws_swap_io_release(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr)
+{
+	if (cpu && !(cpu->sim->ops->flags & SWS_DESIGN_VIRTUAL))
+		return SWS_EOPNOTSUPP;
+	SWS__SLOT_CALL(cpu, entry, nr, cpu->sim->ops->io_release(cpu, dev, off, nr), (void)0);
+}
+
 sws_entry_t sws_swap_rmap(struct sws_cpu *cpu, sws_entry_t phys)
 {
 	if (sws_unlikely(!cpu))

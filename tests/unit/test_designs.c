@@ -261,6 +261,72 @@ static void test_sync_io_free(void **state)
 	}
 }
 
+/*
+ * swapoff of a device that holds pages (sws_mm_swapoff): every design brings
+ * them back, contents intact; all but vswap walk the page tables to do it,
+ * vswap walks the device's slots through its reverse map and leaves the page
+ * tables (their virtual entries) as they are.
+ */
+static void test_swapoff(void **state)
+{
+	(void)state;
+	for (unsigned d = 0; d < NDESIGNS; d++) {
+		struct sws_sim_config sc = {.backend = all[d]};
+		struct sws_sim *sim;
+		struct sws_cpu *cpu;
+		struct sws_mm *mm;
+		int a, b;
+		const char *n = sws_backend_name(all[d]);
+		assert_sws(0, sws_sim_create(&sc, &sim));
+		assert_sws(0, sws_cpu_attach(sim, &cpu));
+		struct sws_device_config dc = {.nr_slots = 2048, .flags = SWS_SWP_SOLIDSTATE | SWS_SWAP_FLAG_PREFER,
+					       .prio = 10, .backing = SWS_BACKING_MEMORY};
+		assert_sws(0, sws_swapon(sim, &dc, &a)); /* preferred: the pages go here */
+		dc.prio = 5;
+		assert_sws(0, sws_swapon(sim, &dc, &b));
+		struct sws_mm_config mc = {.ram_pages = 512, .flags = SWS_MM_VERIFY, .seed = 5};
+		mc.content_weight[SWS_CONTENT_INDEX] = 3;
+		mc.content_weight[SWS_CONTENT_ZERO] = 1;
+		assert_sws(0, sws_mm_create(sim, &mc, &mm));
+		uint32_t asid;
+		assert_sws(0, sws_mm_space_create(mm, 0, &asid));
+		for (unsigned p = 0; p < 400; p++)
+			assert_true(sws_mm_access(cpu, mm, asid, PG(p), true) >= 0);
+		assert_int_equal(sws_mm_reclaim(cpu, mm, 0, 300), 300);
+		struct sws_device_info di;
+		assert_sws(0, sws_device_info(sim, a, &di));
+		assert_true(di.inuse_pages > 100);
+		assert_sws(SWS_ENODEV, sws_mm_swapoff(cpu, mm, 17));
+		struct sws_mm_stats before, after;
+		sws_mm_stats(mm, &before);
+		int rc = sws_mm_swapoff(cpu, mm, a);
+		if (rc)
+			fail_msg("%s: swapoff: %s", n, sws_error_name(rc));
+		assert_sws(SWS_ENODEV, sws_device_info(sim, a, &di));
+		sws_mm_stats(mm, &after);
+		uint64_t scanned = after.counters[SWS_MM_swapoff_pte_scan] - before.counters[SWS_MM_swapoff_pte_scan];
+		uint64_t in = after.counters[SWS_MM_swapoff_swapin] - before.counters[SWS_MM_swapoff_swapin];
+		if (all[d] == SWS_BACKEND_VSWAP) {
+			assert_int_equal(scanned, 0); /* no page table walked */
+			assert_true(in > 0);
+		} else {
+			assert_true(scanned >= 400); /* every present and swapped PTE */
+			assert_true(in > 100);
+		}
+		/* Every page reads back as written (VERIFY), from memory or device b. */
+		for (unsigned p = 0; p < 400; p++)
+			assert_true(sws_mm_access(cpu, mm, asid, PG(p), false) >= 0);
+		sws_mm_stats(mm, &after);
+		if (after.counters[SWS_MM_verify_fail])
+			fail_msg("%s: %llu pages read back wrong", n, (unsigned long long)after.counters[SWS_MM_verify_fail]);
+		assert_consistent(sim);
+		assert_sws(0, sws_mm_exit(cpu, mm, asid));
+		sws_mm_destroy(mm);
+		sws_cpu_detach(cpu);
+		sws_sim_destroy(sim);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -268,6 +334,7 @@ int main(void)
 		cmocka_unit_test(test_same_input_same_counters),
 		cmocka_unit_test(test_vswap_zswap_without_slots),
 		cmocka_unit_test(test_sync_io_free),
+		cmocka_unit_test(test_swapoff),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -959,6 +959,44 @@ static void test_repeats_json(void **state)
 	free(tb.p);
 }
 
+/* --swapoff: a device swapped off when the input ends, its pages brought
+ * back (the tasks keep their memory: --keep); its time reported apart. */
+static void test_swapoff_at_end(void **state)
+{
+	(void)state;
+	static const enum sws_backend bk[] = {SWS_BACKEND_ST_P4, SWS_BACKEND_XARRAY, SWS_BACKEND_VSWAP};
+	struct sws_workload_config wc = {.kind = SWS_WORKLOAD_UNIFORM, .bytes = 3 << 20, .nr_tasks = 2,
+					 .nr_accesses = 4000, .write_pct = 30, .seed = 5,
+					 .flags = SWS_WORKLOAD_KEEP};
+	for (unsigned b = 0; b < 3; b++) {
+		struct sws_replay_config cfg = small_config(bk[b], 1);
+		cfg.mem_limit_pages = 0;
+		cfg.nr_swap = 2;
+		cfg.swap[0] = (struct sws_replay_swap){.kind = SWS_REPLAY_SWAP_SSD, .pages = 4096, .prio = 5};
+		cfg.swap[1] = (struct sws_replay_swap){.kind = SWS_REPLAY_SWAP_SSD, .pages = 4096, .prio = 1};
+		cfg.swapoff_device = 1;
+		cfg.flags |= SWS_REPLAY_READ_POPULATES; /* reads fault pages in too: the set is 1.5x RAM */
+		struct sws_replay_report rep;
+		run_workload(&cfg, &wc, &rep, NULL);
+		assert_int_equal(rep.errors, 0);
+		assert_true(rep.time.swapoff);
+		assert_true(rep.time.swapoff_ns > 0);
+		assert_true(rep.mm.counters[SWS_MM_swapoff_swapin] > 0);
+		/* device 1 is gone: the report has no figures for it */
+		assert_int_equal(rep.devices[0].pages, 0);
+		assert_true(rep.devices[1].pages > 0);
+		if (bk[b] == SWS_BACKEND_VSWAP)
+			assert_int_equal(rep.mm.counters[SWS_MM_swapoff_pte_scan], 0);
+		else
+			assert_true(rep.mm.counters[SWS_MM_swapoff_pte_scan] >= 1536);
+	}
+	/* A device that is not there, or an xswap one, is refused at create. */
+	struct sws_replay_config bad = small_config(SWS_BACKEND_ST_P4, 1);
+	bad.swapoff_device = 2;
+	struct sws_replay *r;
+	assert_sws(SWS_EINVAL, sws_replay_create(&bad, &r));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -979,6 +1017,7 @@ int main(void)
 		cmocka_unit_test(test_fork_reused_pid),
 		cmocka_unit_test(test_undo_charged_to_nobody),
 		cmocka_unit_test(test_report_repeats),
+		cmocka_unit_test(test_swapoff_at_end),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
