@@ -6,13 +6,15 @@
  *
  * Any error (bad option, unreadable or malformed input) prints one message
  * naming the file and the line or byte offset, and exits non-zero: 2 for
- * usage errors, 1 for everything else. Uses the public API only.
+ * usage errors (an output that is the input among them), 1 for everything
+ * else. Uses the public API only.
  */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <swapsim/swapsim.h>
 
@@ -139,12 +141,27 @@ static int read_error(struct sws_trace_reader *r, int rc)
 	return 1;
 }
 
+/* @return 1 when @a and @b name the same file (hard links and symbolic links
+ * included); 0 when they do not, or when either does not exist. */
+static int same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	if (stat(a, &sa) || stat(b, &sb))
+		return 0;
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 static int cmd_convert(const char *in, const char *out, const struct sws_trace_reader_config *rcfg,
 		       const struct sws_trace_writer_config *wcfg)
 {
 	struct sws_trace_reader *r;
 	struct sws_trace_writer *w;
 	char err[600];
+	if (same_file(in, out)) {
+		fprintf(stderr, "swapsim-trace: --out %s is the same file as --in %s: "
+				"converting it in place would destroy it\n", out, in);
+		return 2;
+	}
 	if (open_reader(in, rcfg, &r))
 		return 1;
 	int rc = sws_trace_writer_open(out, wcfg, &w, err, sizeof(err));
