@@ -7,10 +7,14 @@
  * Any error (bad option, unreadable or malformed input) prints one message
  * naming the file and the line or byte offset, and exits non-zero: 2 for
  * usage errors (an output that is the input among them), 1 for everything
- * else. Uses the public API only.
+ * else. convert writes its output atomically (the writer's contract in
+ * swapsim/trace.h): on an error, or when SIGTERM, SIGINT or SIGHUP stops it
+ * (at a record boundary; exit 128 + the signal), an existing output is left
+ * as it was. Uses the public API only.
  */
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,13 +126,51 @@ static void set_add(struct set *s, uint64_t a, uint64_t b)
 
 /* ---- commands ------------------------------------------------------------ */
 
+/* The signal that stops a convert (0: none yet). */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+/*
+ * SIGTERM, SIGINT and SIGHUP stop a convert at the next record boundary. A
+ * signal found ignored (nohup, a background job's SIGINT) stays ignored. No
+ * SA_RESTART: a read blocked on a FIFO fails with EINTR, and the loop sees
+ * the flag.
+ */
+static void catch_stop_signals(void)
+{
+	static const int sigs[] = {SIGTERM, SIGINT, SIGHUP};
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction old, sa;
+		if (sigaction(sigs[i], NULL, &old) || old.sa_handler == SIG_IGN)
+			continue;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_stop_signal;
+		sigemptyset(&sa.sa_mask);
+		sigaction(sigs[i], &sa, NULL);
+	}
+}
+
+static int stopped(const char *out)
+{
+	int sig = stop_signal;
+	fprintf(stderr, "swapsim-trace: stopped by %s; %s left as it was\n",
+		sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "SIGHUP", out);
+	return 128 + sig;
+}
+
 static int open_reader(const char *path, const struct sws_trace_reader_config *cfg,
 		       struct sws_trace_reader **r)
 {
 	char err[600];
 	int rc = sws_trace_reader_open(path, cfg, r, err, sizeof(err));
 	if (rc) {
-		fprintf(stderr, "swapsim-trace: %s (%s)\n", err[0] ? err : path, sws_error_name(rc));
+		if (!stop_signal) /* else the error is the signal's doing */
+			fprintf(stderr, "swapsim-trace: %s (%s)\n", err[0] ? err : path,
+				sws_error_name(rc));
 		return 1;
 	}
 	return 0;
@@ -162,8 +204,9 @@ static int cmd_convert(const char *in, const char *out, const struct sws_trace_r
 				"converting it in place would destroy it\n", out, in);
 		return 2;
 	}
+	catch_stop_signals();
 	if (open_reader(in, rcfg, &r))
-		return 1;
+		return stop_signal ? stopped(out) : 1;
 	int rc = sws_trace_writer_open(out, wcfg, &w, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "swapsim-trace: %s (%s)\n", err, sws_error_name(rc));
@@ -171,20 +214,23 @@ static int cmd_convert(const char *in, const char *out, const struct sws_trace_r
 		return 1;
 	}
 	struct sws_trace_record rec;
-	while ((rc = sws_trace_reader_next(r, &rec)) == 1) {
+	while (!stop_signal && (rc = sws_trace_reader_next(r, &rec)) == 1) {
 		if ((rc = sws_trace_writer_write(w, &rec))) {
 			fprintf(stderr, "swapsim-trace: %s (%s)\n",
 				sws_trace_writer_error(w)[0] ? sws_trace_writer_error(w) : out,
 				sws_error_name(rc));
-			sws_trace_writer_close(w, NULL, 0);
+			sws_trace_writer_abort(w);
 			sws_trace_reader_close(r);
-			remove(out);
 			return 1;
 		}
 	}
+	if (stop_signal) {
+		sws_trace_writer_abort(w);
+		sws_trace_reader_close(r);
+		return stopped(out);
+	}
 	if (rc < 0) {
-		sws_trace_writer_close(w, NULL, 0);
-		remove(out); /* do not leave a half trace that looks whole */
+		sws_trace_writer_abort(w); /* the output stays as it was */
 		return read_error(r, rc);
 	}
 	struct sws_trace_reader_stats st;

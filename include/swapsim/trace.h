@@ -245,10 +245,33 @@ struct sws_trace_writer_config {
 	const struct sws_env *env;        /* allocator; NULL: defaults */
 };
 
+/*
+ * Atomic output. A writer never writes a regular file in place: open()
+ * creates a temporary file beside @path (".NAME.XXXXXX" in the same
+ * directory) and close() writes the end of the trace, fsync()s the temporary
+ * and renames it over @path. So @path holds either what it held before (an
+ * earlier file, or nothing) or the complete new trace, never a part:
+ *
+ *   - after an error (any call), sws_trace_writer_close() and
+ *     sws_trace_writer_abort() remove the temporary and leave @path as it was;
+ *   - a process killed while it writes leaves @path as it was (and its
+ *     temporary behind, to be deleted by hand).
+ *
+ * A symbolic link at @path is followed: its target is replaced, the link
+ * stays. An existing file keeps its permission bits, a new one gets 0666 less
+ * the umask; other hard links to an existing file keep the old content (the
+ * new file is a new inode). A file this process may not write is refused. An
+ * output that exists and is not a regular file (a character device such as
+ * /dev/null, a FIFO or a pipe) cannot be replaced and is written in place.
+ */
+
 /**
- * Create (truncate) @path and write a native trace header to it.
+ * Start writing a native trace to @path (atomically: see above; nothing
+ * appears at @path before sws_trace_writer_close() succeeds).
  * @param errbuf  optional: on failure a message ("FILE: ...") is written here
- * @return 0, SWS_EINVAL, SWS_EVERSION, SWS_EIO or SWS_ENOMEM; on failure *out is NULL.
+ * @return 0, SWS_EINVAL, SWS_EVERSION, SWS_EIO (the temporary cannot be
+ *         created, @path is a directory, a dangling symbolic link or a file
+ *         this process may not write) or SWS_ENOMEM; on failure *out is NULL.
  */
 int sws_trace_writer_open(const char *path, const struct sws_trace_writer_config *cfg,
 			  struct sws_trace_writer **out, char *errbuf, size_t errlen);
@@ -264,12 +287,24 @@ int sws_trace_writer_write(struct sws_trace_writer *w, const struct sws_trace_re
 const char *sws_trace_writer_error(const struct sws_trace_writer *w);
 
 /**
- * Finish the file (binary: end marker; zstd: end of frame), close it and free
- * the writer, also after an earlier error. NULL is a no-op returning 0.
+ * Finish the file (binary: end marker; zstd: end of frame), fsync it and
+ * rename it over the path given to sws_trace_writer_open(), then free the
+ * writer. After an earlier error, or when one of these steps fails, the
+ * temporary is removed instead and the path is left as it was. NULL is a
+ * no-op returning 0.
  * @param errbuf  optional: on failure the message is copied here
- * @return 0, the writer's earlier error, or SWS_EIO if the final writes fail.
+ * @return 0, the writer's earlier error, or SWS_EIO if the final writes, the
+ *         fsync or the rename fail.
  */
 int sws_trace_writer_close(struct sws_trace_writer *w, char *errbuf, size_t errlen);
+
+/**
+ * Give up: close and remove the temporary, leave the path as it was, free the
+ * writer (an output written in place keeps what was written). For a caller
+ * that stops early, on an error of its own or a signal; not async-signal-safe
+ * (a signal handler sets a flag, the normal flow calls this). NULL is a no-op.
+ */
+void sws_trace_writer_abort(struct sws_trace_writer *w);
 
 #ifdef __cplusplus
 }

@@ -32,8 +32,14 @@
  * bytes as one or more zstd frames; the stream layer decompresses it.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "trace_internal.h"
 
@@ -301,12 +307,38 @@ int sws__native_bin_next(struct sws_trace_reader *r, struct sws_trace_record *re
 
 /* ---- writer ---------------------------------------------------------------- */
 
+/*
+ * Atomic output. A regular file is never written in place: open() creates a
+ * temporary beside it, ".NAME.XXXXXX" in the same directory (rename() is
+ * atomic only within one file system), and close() finishes it, fsync()s it
+ * and renames it over NAME. An error, or abort(), removes the temporary and
+ * leaves NAME as it was; a process killed on the way leaves NAME as it was
+ * and its temporary behind.
+ *
+ *   open:   NAME ──(symbolic links followed)──▶ final; create .final.XXXXXX
+ *   write:  record ──▶ buf ──▶ [zstd] ──▶ FILE on the temporary
+ *   close:  end record, flush, fsync, rename(temporary, final), fsync(dir)
+ *
+ * An existing file keeps its permission bits (a new one gets 0666 less the
+ * umask, as with fopen()); a symbolic link is followed, so its target is
+ * replaced and the link stays. An output that exists and is not a regular
+ * file (a character device, a FIFO: /dev/null, a pipe behind /dev/stdout)
+ * cannot be replaced: it is written in place. The temporary's letters come
+ * from getrandom(); they decide nothing a simulation sees.
+ */
+
 #define WBUF_SIZE (64u << 10)
+#define TMP_LETTERS 6   /* random letters at the end of the temporary's name */
+#define TMP_TRIES 64    /* names tried before giving up (O_EXCL collisions) */
+#define TMP_BASE_MAX 200 /* bytes of NAME kept in the temporary's name */
 
 struct sws_trace_writer {
 	struct sws_mem mem;
 	struct sws_trace_writer_config cfg;
 	FILE *f;
+	char *final;        /* where the file goes (symbolic links resolved) */
+	char *tmp;          /* the temporary beside it; NULL: written in place */
+	size_t final_size, tmp_size;
 	ZSTD_CCtx *cctx;
 	uint8_t *buf; /* records before compression / writing */
 	size_t len;
@@ -315,7 +347,7 @@ struct sws_trace_writer {
 	struct sws_trace_record prev;
 	uint64_t nrec;
 	int err;
-	char path[256];
+	char path[256];     /* the name given, for messages */
 	char msg[512];
 };
 
@@ -382,6 +414,142 @@ static inline uint8_t *put_varint(uint8_t *p, uint64_t v)
 	return p;
 }
 
+/* Fill @p with TMP_LETTERS letters, different for each @attempt. */
+static void tmp_letters(char *p, unsigned attempt, const void *salt)
+{
+	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	uint8_t rnd[TMP_LETTERS];
+	if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd)) {
+		uint64_t x = ((uint64_t)getpid() << 32 ^ (uintptr_t)salt) + attempt;
+		for (size_t i = 0; i < sizeof(rnd); i++) {
+			x = x * 0x9e3779b97f4a7c15ull + 1;
+			rnd[i] = (uint8_t)(x >> 56);
+		}
+	}
+	for (size_t i = 0; i < TMP_LETTERS; i++)
+		p[i] = abc[rnd[i] % (sizeof(abc) - 1)];
+}
+
+/* Create the temporary ".BASE.XXXXXX" beside w->final, with @mode when @keep_mode. */
+static int create_tmp(struct sws_trace_writer *w, int keep_mode, mode_t mode)
+{
+	const char *slash = strrchr(w->final, '/');
+	size_t dn = slash ? (size_t)(slash - w->final) + 1 : 0;
+	const char *base = w->final + dn;
+	size_t bn = strlen(base) < TMP_BASE_MAX ? strlen(base) : TMP_BASE_MAX;
+	w->tmp_size = dn + 1 + bn + 1 + TMP_LETTERS + 1;
+	w->tmp = sws__mem_alloc(&w->mem, SWS__TRACE_MEM, w->tmp_size, 0);
+	if (!w->tmp)
+		return werr(w, SWS_ENOMEM, "out of memory");
+	char *p = w->tmp;
+	memcpy(p, w->final, dn);
+	p += dn;
+	*p++ = '.';
+	memcpy(p, base, bn);
+	p += bn;
+	*p++ = '.';
+	p[TMP_LETTERS] = '\0';
+	int fd = -1;
+	for (unsigned i = 0; i < TMP_TRIES && fd < 0; i++) {
+		tmp_letters(p, i, w);
+		fd = open(w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	int e = errno;
+	if (fd >= 0 && keep_mode)
+		(void)fchmod(fd, mode); /* best effort: the file is ours either way */
+	if (fd >= 0 && !(w->f = fdopen(fd, "wb"))) {
+		e = errno;
+		close(fd);
+		unlink(w->tmp);
+	}
+	if (!w->f) {
+		sws__mem_free(&w->mem, SWS__TRACE_MEM, w->tmp, w->tmp_size);
+		w->tmp = NULL;
+		return werr(w, SWS_EIO, "cannot create a temporary file beside it: %s", strerror(e));
+	}
+	return 0;
+}
+
+/* Decide where the output goes (w->final) and open what is written. */
+static int wcreate(struct sws_trace_writer *w, const char *path)
+{
+	char resolved[PATH_MAX];
+	const char *target = path;
+	struct stat st;
+	int exists = lstat(path, &st) == 0;
+	if (!exists && errno != ENOENT)
+		return werr(w, SWS_EIO, "cannot create: %s", strerror(errno));
+	if (exists && S_ISLNK(st.st_mode)) {
+		if (!realpath(path, resolved) || stat(resolved, &st))
+			return werr(w, SWS_EIO, "cannot follow the symbolic link: %s", strerror(errno));
+		target = resolved;
+	}
+	if (exists && S_ISDIR(st.st_mode))
+		return werr(w, SWS_EIO, "cannot create: %s", strerror(EISDIR));
+	/* Replacing a file this process could not write would lift its protection. */
+	if (exists && faccessat(AT_FDCWD, target, W_OK, AT_EACCESS))
+		return werr(w, SWS_EIO, "cannot create: %s", strerror(errno));
+	w->final_size = strlen(target) + 1;
+	w->final = sws__mem_alloc(&w->mem, SWS__TRACE_MEM, w->final_size, 0);
+	if (!w->final)
+		return werr(w, SWS_ENOMEM, "out of memory");
+	memcpy(w->final, target, w->final_size);
+	if (exists && !S_ISREG(st.st_mode)) {
+		w->f = fopen(target, "wb");
+		if (!w->f)
+			return werr(w, SWS_EIO, "cannot create: %s", strerror(errno));
+		return 0;
+	}
+	return create_tmp(w, exists, st.st_mode & 07777);
+}
+
+/* fsync() the directory holding @file, so that the rename is durable too.
+ * Best effort: the file is complete under its name whatever happens here. */
+static void sync_dir(const char *file)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(file, '/');
+	size_t n = !slash ? 1 : slash == file ? 1 : (size_t)(slash - file);
+	if (n >= sizeof(dir))
+		return;
+	memcpy(dir, slash ? file : ".", n);
+	dir[n] = '\0';
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		(void)fsync(fd);
+		close(fd);
+	}
+}
+
+/* Close the file and remove the temporary, if any: the final name is untouched. */
+static void wdiscard(struct sws_trace_writer *w)
+{
+	if (w->f)
+		fclose(w->f);
+	w->f = NULL;
+	if (w->tmp) {
+		unlink(w->tmp);
+		sws__mem_free(&w->mem, SWS__TRACE_MEM, w->tmp, w->tmp_size);
+		w->tmp = NULL;
+	}
+}
+
+static void wfree(struct sws_trace_writer *w)
+{
+	if (w->cctx)
+		ZSTD_freeCCtx(w->cctx);
+	if (w->zout)
+		sws__mem_free(&w->mem, SWS__TRACE_MEM, w->zout, w->zout_size);
+	if (w->buf)
+		sws__mem_free(&w->mem, SWS__TRACE_MEM, w->buf, WBUF_SIZE);
+	if (w->final)
+		sws__mem_free(&w->mem, SWS__TRACE_MEM, w->final, w->final_size);
+	struct sws_mem mem = w->mem;
+	sws__mem_free(&mem, SWS__TRACE_MEM, w, sizeof(*w));
+}
+
 int sws_trace_writer_open(const char *path, const struct sws_trace_writer_config *cfg,
 			  struct sws_trace_writer **out, char *errbuf, size_t errlen)
 {
@@ -438,11 +606,8 @@ int sws_trace_writer_open(const char *path, const struct sws_trace_writer_config
 		/* Keep the window within what readers accept. */
 		ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_windowLog, 23);
 	}
-	w->f = fopen(path, "wb");
-	if (!w->f) {
-		rc = werr(w, SWS_EIO, "cannot create: %s", strerror(errno));
+	if ((rc = wcreate(w, path)))
 		goto fail;
-	}
 	if (cfg->encoding == SWS_TRACE_BINARY) {
 		uint8_t h[SWS_TRACE_BIN_HEADER] = {0};
 		memcpy(h, SWS_TRACE_BIN_MAGIC, 8);
@@ -461,12 +626,8 @@ int sws_trace_writer_open(const char *path, const struct sws_trace_writer_config
 fail:
 	if (errbuf && errlen)
 		snprintf(errbuf, errlen, "%s", w->msg);
-	if (w->f) {
-		fclose(w->f);
-		w->f = NULL;
-	}
-	w->err = 0;
-	sws_trace_writer_close(w, NULL, 0);
+	wdiscard(w);
+	wfree(w);
 	return rc;
 }
 
@@ -571,29 +732,42 @@ int sws_trace_writer_close(struct sws_trace_writer *w, char *errbuf, size_t errl
 	if (!w)
 		return 0;
 	int rc = w->err;
-	if (w->f && !rc) {
-		if (w->cfg.encoding == SWS_TRACE_BINARY) {
-			uint8_t end[11], *p = end;
-			*p++ = 0;
-			p = put_varint(p, w->nrec);
-			rc = wbytes(w, end, (size_t)(p - end));
-		}
-		if (!rc)
-			rc = wflush(w, 1);
-		if (!rc && fflush(w->f))
-			rc = werr(w, SWS_EIO, "write error: %s", strerror(errno));
+	if (!rc && w->cfg.encoding == SWS_TRACE_BINARY) {
+		uint8_t end[11], *p = end;
+		*p++ = 0;
+		p = put_varint(p, w->nrec);
+		rc = wbytes(w, end, (size_t)(p - end));
 	}
-	if (w->f && fclose(w->f) && !rc)
+	if (!rc)
+		rc = wflush(w, 1);
+	if (!rc && fflush(w->f))
+		rc = werr(w, SWS_EIO, "write error: %s", strerror(errno));
+	if (!rc && w->tmp && fsync(fileno(w->f)))
+		rc = werr(w, SWS_EIO, "fsync: %s", strerror(errno));
+	if (fclose(w->f) && !rc)
 		rc = werr(w, SWS_EIO, "close: %s", strerror(errno));
+	w->f = NULL;
+	if (!rc && w->tmp) {
+		if (rename(w->tmp, w->final)) {
+			rc = werr(w, SWS_EIO, "cannot rename the temporary file over it: %s",
+				  strerror(errno));
+		} else {
+			sws__mem_free(&w->mem, SWS__TRACE_MEM, w->tmp, w->tmp_size);
+			w->tmp = NULL;
+			sync_dir(w->final);
+		}
+	}
 	if (rc && errbuf && errlen)
 		snprintf(errbuf, errlen, "%s", w->msg);
-	if (w->cctx)
-		ZSTD_freeCCtx(w->cctx);
-	if (w->zout)
-		sws__mem_free(&w->mem, SWS__TRACE_MEM, w->zout, w->zout_size);
-	if (w->buf)
-		sws__mem_free(&w->mem, SWS__TRACE_MEM, w->buf, WBUF_SIZE);
-	struct sws_mem mem = w->mem;
-	sws__mem_free(&mem, SWS__TRACE_MEM, w, sizeof(*w));
+	wdiscard(w);
+	wfree(w);
 	return rc;
+}
+
+void sws_trace_writer_abort(struct sws_trace_writer *w)
+{
+	if (!w)
+		return;
+	wdiscard(w);
+	wfree(w);
 }

@@ -169,11 +169,12 @@ static int stream_read(struct sws_trace_reader *r)
 	struct sws_trace_stream *s = &r->s;
 	if (!s->zstd) {
 		size_t n = fread(s->buf + s->len, 1, s->cap - s->len, s->f);
-		if (n == 0) {
-			if (ferror(s->f))
-				return err_raw(r, SWS_EIO, s->raw_off, "read error: %s", strerror(errno));
+		/* An error after a short read too: a read interrupted by a signal
+		 * (EINTR) must end the reading, not block again. */
+		if (ferror(s->f))
+			return err_raw(r, SWS_EIO, s->raw_off + n, "read error: %s", strerror(errno));
+		if (n == 0)
 			s->eof = 1;
-		}
 		s->len += n;
 		s->raw_off += n;
 		return 0;
@@ -185,12 +186,11 @@ static int stream_read(struct sws_trace_reader *r)
 	for (;;) {
 		if (s->zin_pos == s->zin_len && !s->zin_eof) {
 			size_t n = fread(s->zin, 1, s->zin_size, s->f);
-			if (n == 0) {
-				if (ferror(s->f))
-					return err_raw(r, SWS_EIO, s->raw_off, "read error: %s",
-						       strerror(errno));
+			if (ferror(s->f))
+				return err_raw(r, SWS_EIO, s->raw_off + n, "read error: %s",
+					       strerror(errno));
+			if (n == 0)
 				s->zin_eof = 1;
-			}
 			s->zin_pos = 0;
 			s->zin_len = n;
 			s->raw_off += n;

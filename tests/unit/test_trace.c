@@ -7,10 +7,15 @@
  * and a message naming the file and the line or byte offset. Also allocation
  * failures (fail the Nth allocation) and no leaks.
  */
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -89,13 +94,19 @@ static size_t count_flag(const struct recs *v, uint32_t op, uint32_t mask, uint3
 	return n;
 }
 
+static void write_file(const char *path, const void *data, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		fail_msg("cannot create %s: %s", path, strerror(errno));
+	assert_int_equal(fwrite(data, 1, n, f), n);
+	fclose(f);
+}
+
 static const char *tmp_file(char *buf, size_t len, const char *name, const void *data, size_t n)
 {
 	sws_test_path(buf, len, name);
-	FILE *f = fopen(buf, "wb");
-	assert_non_null(f);
-	assert_int_equal(fwrite(data, 1, n, f), n);
-	fclose(f);
+	write_file(buf, data, n);
 	return buf;
 }
 
@@ -989,11 +1000,198 @@ static void test_fuzz_smoke(void **state)
 	unlink(q);
 }
 
+/* ---- atomic writes --------------------------------------------------------------- */
+
+/* A fresh scratch directory @dir (under the test directory) for one test,
+ * and in @file the path of @fname in it. */
+static void scratch_dir(char *dir, size_t len, const char *name, char *file, size_t flen,
+			const char *fname)
+{
+	sws_test_path(dir, len, name);
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' && mkdir -p '%s'", dir, dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(file, flen, "%s/%s", dir, fname);
+}
+
+/* The names in @dir other than "." and "..", sorted, joined by spaces. */
+static void dir_list(const char *dir, char *out, size_t len)
+{
+	struct dirent **ents;
+	int n = scandir(dir, &ents, NULL, alphasort);
+	assert_true(n >= 0);
+	out[0] = '\0';
+	for (int i = 0; i < n; i++) {
+		if (strcmp(ents[i]->d_name, ".") && strcmp(ents[i]->d_name, ".."))
+			snprintf(out + strlen(out), len - strlen(out), "%s%s", out[0] ? " " : "",
+				 ents[i]->d_name);
+		free(ents[i]);
+	}
+	free(ents);
+}
+
+static void assert_dir_is(const char *dir, const char *want)
+{
+	char got[1024];
+	dir_list(dir, got, sizeof(got));
+	if (strcmp(got, want))
+		fail_msg("%s holds \"%s\", want \"%s\"", dir, got, want);
+}
+
+static void assert_file_is(const char *path, const char *want)
+{
+	size_t n;
+	char *b = slurp(path, &n);
+	b[n] = '\0';
+	if (strcmp(b, want))
+		fail_msg("%s holds \"%.80s\", want \"%s\"", path, b, want);
+	free(b);
+}
+
+/* The output appears only when close() succeeds; until then (and after an
+ * abort) an existing file keeps its content. Its mode is kept; a symbolic
+ * link is followed; a file that is not a regular one is written in place. */
+static void test_writer_atomic(void **state)
+{
+	(void)state;
+	char dir[256], p[300], q[300], msg[600];
+	scratch_dir(dir, sizeof(dir), "atomic", p, sizeof(p), "out.swt");
+	struct recs v = {0};
+	random_records(&v, 3000, 17);
+	for (int enc = 0; enc < 2; enc++) {
+		write_file(p, "OLD\n", 4);
+		assert_int_equal(chmod(p, 0640), 0);
+		struct sws_trace_writer_config wc = {.encoding = enc ? SWS_TRACE_BINARY : SWS_TRACE_TEXT};
+		struct sws_trace_writer *w;
+		assert_sws(0, sws_trace_writer_open(p, &wc, &w, msg, sizeof(msg)));
+		for (size_t i = 0; i < v.n; i++)
+			assert_sws(0, sws_trace_writer_write(w, &v.v[i]));
+		assert_file_is(p, "OLD\n");
+		assert_sws(0, sws_trace_writer_close(w, msg, sizeof(msg)));
+		struct recs back = load(p, NULL);
+		assert_int_equal(back.n, v.n);
+		assert_memory_equal(back.v, v.v, v.n * sizeof(*v.v));
+		free(back.v);
+		struct stat st;
+		assert_int_equal(stat(p, &st), 0);
+		assert_int_equal(st.st_mode & 07777, 0640);
+		assert_dir_is(dir, "out.swt");
+
+		/* abort: the existing file stays, the temporary goes */
+		write_file(p, "OLD\n", 4);
+		assert_sws(0, sws_trace_writer_open(p, &wc, &w, msg, sizeof(msg)));
+		for (size_t i = 0; i < v.n; i++)
+			assert_sws(0, sws_trace_writer_write(w, &v.v[i]));
+		sws_trace_writer_abort(w);
+		assert_file_is(p, "OLD\n");
+		assert_dir_is(dir, "out.swt");
+	}
+	sws_trace_writer_abort(NULL);
+
+	/* A new file: created at close only, with the umask's mode. */
+	snprintf(q, sizeof(q), "%s/new.swt", dir);
+	mode_t um = umask(022);
+	struct sws_trace_writer *w;
+	assert_sws(0, sws_trace_writer_open(q, NULL, &w, msg, sizeof(msg)));
+	assert_int_equal(access(q, F_OK), -1);
+	assert_sws(0, sws_trace_writer_close(w, msg, sizeof(msg)));
+	umask(um);
+	struct stat st;
+	assert_int_equal(stat(q, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0644);
+	unlink(q);
+
+	/* Through a symbolic link: the target is replaced, the link stays. */
+	write_file(p, "OLD\n", 4);
+	snprintf(q, sizeof(q), "%s/link.swt", dir);
+	assert_int_equal(symlink("out.swt", q), 0);
+	assert_sws(0, sws_trace_writer_open(q, NULL, &w, msg, sizeof(msg)));
+	assert_sws(0, sws_trace_writer_write(w, &v.v[0]));
+	assert_sws(0, sws_trace_writer_close(w, msg, sizeof(msg)));
+	assert_int_equal(lstat(q, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	struct recs back = load(p, NULL);
+	assert_int_equal(back.n, 1);
+	free(back.v);
+	assert_dir_is(dir, "link.swt out.swt");
+
+	/* Not a regular file: written in place (nothing to rename). */
+	assert_sws(0, sws_trace_writer_open("/dev/null", NULL, &w, msg, sizeof(msg)));
+	assert_sws(0, sws_trace_writer_write(w, &v.v[0]));
+	assert_sws(0, sws_trace_writer_close(w, msg, sizeof(msg)));
+	assert_int_equal(stat("/dev/null", &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
+	/* A directory is refused, named. */
+	assert_sws(SWS_EIO, sws_trace_writer_open(dir, NULL, &w, msg, sizeof(msg)));
+	assert_null(w);
+	assert_non_null(strstr(msg, dir));
+	/* A file this process may not write is refused (root may write anything). */
+	if (geteuid() != 0) {
+		assert_int_equal(chmod(p, 0444), 0);
+		assert_sws(SWS_EIO, sws_trace_writer_open(p, NULL, &w, msg, sizeof(msg)));
+		assert_non_null(strstr(msg, p));
+		assert_int_equal(chmod(p, 0644), 0);
+	}
+	assert_dir_is(dir, "link.swt out.swt");
+	free(v.v);
+}
+
+/* A write that fails (the file size limit) or a process killed while it
+ * writes leaves an existing output as it was. */
+static void test_writer_failures(void **state)
+{
+	(void)state;
+	char dir[256], p[300], msg[600];
+	scratch_dir(dir, sizeof(dir), "atomic_fail", p, sizeof(p), "out.swt");
+	struct recs v = {0};
+	random_records(&v, 20000, 23);
+	for (int kill_it = 0; kill_it < 2; kill_it++) {
+		write_file(p, "OLD\n", 4);
+		pid_t pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			if (!kill_it) {
+				struct rlimit rl = {.rlim_cur = 8192, .rlim_max = 8192};
+				signal(SIGXFSZ, SIG_IGN);
+				if (setrlimit(RLIMIT_FSIZE, &rl))
+					_exit(3);
+			}
+			struct sws_trace_writer *w;
+			if (sws_trace_writer_open(p, NULL, &w, msg, sizeof(msg)))
+				_exit(4);
+			int rc = 0;
+			for (size_t i = 0; i < v.n && !rc; i++)
+				rc = sws_trace_writer_write(w, &v.v[i]);
+			if (kill_it)
+				raise(SIGKILL);
+			int rc2 = sws_trace_writer_close(w, msg, sizeof(msg));
+			_exit((rc ? rc : rc2) == SWS_EIO && strstr(msg, p) ? 0 : 5);
+		}
+		int status;
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		if (kill_it) {
+			assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+		} else {
+			assert_true(WIFEXITED(status));
+			assert_int_equal(WEXITSTATUS(status), 0);
+		}
+		assert_file_is(p, "OLD\n");
+		if (!kill_it)
+			assert_dir_is(dir, "out.swt");
+	}
+	/* The killed writer left its temporary: ".out.swt.XXXXXX". */
+	char got[1024];
+	dir_list(dir, got, sizeof(got));
+	assert_int_equal(strncmp(got, ".out.swt.", 9), 0);
+	assert_non_null(strstr(got, " out.swt"));
+	free(v.v);
+}
+
 /* Allocation failures anywhere give SWS_ENOMEM and leak nothing. */
 static void test_fail_nth(void **state)
 {
 	(void)state;
-	char p[256];
+	char p[300];
 	struct recs v = {0};
 	random_records(&v, 1000, 3);
 	sws_test_path(p, sizeof(p), "failnth.bin");
@@ -1016,9 +1214,12 @@ static void test_fail_nth(void **state)
 		}
 		assert_true(ok);
 	}
-	/* The writer too. */
+	/* The writer too; an existing output survives every failure. */
+	char dir[256];
+	scratch_dir(dir, sizeof(dir), "failnth", p, sizeof(p), "out.bin");
 	int ok = 0;
 	for (uint64_t nth = 1; nth < 100 && !ok; nth++) {
+		write_file(p, "OLD\n", 4);
 		struct sws_test_alloc ta;
 		sws_test_alloc_init(&ta);
 		ta.fail_nth = nth;
@@ -1036,6 +1237,9 @@ static void test_fail_nth(void **state)
 		}
 		assert_true(rc == 0 || rc == SWS_ENOMEM);
 		assert_int_equal(ta.live_bytes, 0);
+		if (rc)
+			assert_file_is(p, "OLD\n");
+		assert_dir_is(dir, "out.bin");
 		ok = rc == 0 && ta.calls < nth;
 	}
 	assert_true(ok);
@@ -1063,6 +1267,8 @@ int main(void)
 		cmocka_unit_test(test_malformed_text),
 		cmocka_unit_test(test_malformed_binary),
 		cmocka_unit_test(test_fuzz_smoke),
+		cmocka_unit_test(test_writer_atomic),
+		cmocka_unit_test(test_writer_failures),
 		cmocka_unit_test(test_fail_nth),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
