@@ -173,6 +173,9 @@ static int open_reader(const char *path, const struct sws_trace_reader_config *c
 				sws_error_name(rc));
 		return 1;
 	}
+	const char *warning = sws_trace_reader_warning(*r);
+	if (warning[0])
+		fprintf(stderr, "swapsim-trace: warning: %s\n", warning);
 	return 0;
 }
 

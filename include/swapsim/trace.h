@@ -9,9 +9,13 @@
  *
  * Readers turn a file into records, one at a time, in bounded memory:
  *
- *   native   libswapsim's own format, text ("# swapsim-trace v1" header) or
+ *   native   libswapsim's own format, text ("# swapsim-trace v2" header) or
  *            binary ("SWSTRACE" magic), either one optionally zstd-compressed
- *            (the whole file is then a zstd stream); told apart by header
+ *            (the whole file is then a zstd stream); told apart by header.
+ *            Both end with the record count and a CRC-32C of the records, so
+ *            a file cut short or changed in the middle is an error; files of
+ *            version 1 (text without that end, binary without the checksum)
+ *            still read, with a warning (sws_trace_reader_warning())
  *   perf     `perf script` text: the page-faults software event with -d
  *            addresses, the exceptions:page_fault_user tracepoint, and the
  *            vmscan:* reclaim events
@@ -192,7 +196,10 @@ int sws_trace_reader_open(const char *path, const struct sws_trace_reader_config
 			  struct sws_trace_reader **out, char *errbuf, size_t errlen);
 
 /**
- * Read the next record into @rec.
+ * Read the next record into @rec. A native trace is checked at its end: a
+ * missing end record or marker, a count or a checksum that does not match the
+ * records read, or data after the end, is SWS_EFORMAT (so a caller sees the
+ * error only after the records before it).
  * @return 1 with a record, 0 at the end of the trace, or a negative error:
  *         SWS_EFORMAT (malformed input), SWS_EIO (read error) or SWS_ENOMEM.
  *         After an error every later call returns the same error;
@@ -203,6 +210,13 @@ int sws_trace_reader_next(struct sws_trace_reader *r, struct sws_trace_record *r
 /** @return the last error's message, "FILE:LINE: what" or "FILE: byte N: what";
  *  "" when there was none. Valid until the reader is closed. */
 const char *sws_trace_reader_error(const struct sws_trace_reader *r);
+
+/** @return a warning about the file, "" when there is none: a native trace of
+ *  version 1, whose end the reader cannot check ("FILE:1: swapsim-trace v1
+ *  text has no end record: ..." or "FILE: byte 8: swapsim binary trace v1 has
+ *  no checksum: ..."). Set by sws_trace_reader_open(); reading goes on as
+ *  usual. Valid until the reader is closed. */
+const char *sws_trace_reader_warning(const struct sws_trace_reader *r);
 
 /** @return the format being read (never AUTO once open). */
 enum sws_trace_format sws_trace_reader_format(const struct sws_trace_reader *r);
@@ -229,7 +243,7 @@ struct sws_trace_writer;
 #define SWS_TRACE_WRITER_CONFIG_VERSION 1
 
 enum sws_trace_encoding {
-	SWS_TRACE_TEXT = 0,   /* "# swapsim-trace v1", one record per line */
+	SWS_TRACE_TEXT = 0,   /* "# swapsim-trace v2", one record per line, end record */
 	SWS_TRACE_BINARY = 1, /* "SWSTRACE" header, varint-delta records, end marker */
 };
 
@@ -287,7 +301,8 @@ int sws_trace_writer_write(struct sws_trace_writer *w, const struct sws_trace_re
 const char *sws_trace_writer_error(const struct sws_trace_writer *w);
 
 /**
- * Finish the file (binary: end marker; zstd: end of frame), fsync it and
+ * Finish the file (text: end record; binary: end marker; both with the record
+ * count and checksum; zstd: end of frame), fsync it and
  * rename it over the path given to sws_trace_writer_open(), then free the
  * writer. After an earlier error, or when one of these steps fails, the
  * temporary is removed instead and the path is left as it was. NULL is a

@@ -241,6 +241,11 @@ const char *sws_trace_reader_error(const struct sws_trace_reader *r)
 	return r ? r->msg : "";
 }
 
+const char *sws_trace_reader_warning(const struct sws_trace_reader *r)
+{
+	return r ? r->warning : "";
+}
+
 enum sws_trace_format sws_trace_reader_format(const struct sws_trace_reader *r)
 {
 	return r->format;

@@ -26,10 +26,11 @@
 
 #define SWS_TRACE_ZSTD_WINDOW_LOG_MAX 27
 #define SWS_TRACE_BIN_MAGIC "SWSTRACE"
-#define SWS_TRACE_BIN_VERSION 1
+#define SWS_TRACE_BIN_VERSION 2   /* written; 1 (no checksum) is still read */
 #define SWS_TRACE_BIN_HEADER 16
 #define SWS_TRACE_TEXT_HEADER "# swapsim-trace v"
-#define SWS_TRACE_TEXT_VERSION 1
+#define SWS_TRACE_TEXT_VERSION 2  /* written; 1 (no end record) is still read */
+#define SWS_TRACE_TEXT_END "end"  /* first word of the text end record */
 #define SWS_TRACE_PAGE 4096u
 
 /* Binary record tag: op in the low nibble, which fields follow above it. */
@@ -77,11 +78,16 @@ struct sws_trace_reader {
 	uint64_t line;      /* number of the current line (1-based) */
 	int err;            /* sticky error */
 	char msg[512];
+	char warning[512];  /* sws_trace_reader_warning(): "" or a message */
 	struct sws_trace_reader_stats st;
 	int done;
-	/* native binary: the previous record and the count */
-	struct sws_trace_record prev;
+	/* native: the file's version, the records and their CRC-32C so far
+	 * (checked against the end record / marker), binary: the previous record */
+	uint32_t version;
 	uint64_t nrec;
+	uint32_t crc;
+	int end_seen;       /* text v2: the end record was read */
+	struct sws_trace_record prev;
 	/* damon */
 	struct {
 		struct sws_damon_region *regions;
@@ -163,6 +169,16 @@ void sws__damon_free(struct sws_trace_reader *r);
 /* Format detection helpers. */
 int sws__lackey_line_ok(const char *line);
 int sws__addr_line_ok(const char *line, int hex);
+
+/* CRC-32C (Castagnoli, reflected 0x82f63b78, as in iSCSI and ext4) of @n bytes,
+ * continuing @crc (0 to start): crc(crc(0, a), b) == crc(0, a b). sws__crc32c
+ * uses the SSE4.2 instruction where the CPU has it, sws__crc32c_sw a table. */
+uint32_t sws__crc32c(uint32_t crc, const void *buf, size_t n);
+uint32_t sws__crc32c_sw(uint32_t crc, const void *buf, size_t n);
+/* The trace checksum: @crc continued over the record's 48 canonical bytes
+ * (time_ns, addr, len as u64, then op, flags, pid, tid, cpu, arg as u32, all
+ * little endian). */
+uint32_t sws__trace_record_crc(uint32_t crc, const struct sws_trace_record *x);
 
 /* Text encoding of flags ("-", letters "wxh", or 0xHEX). */
 int sws__flags_parse(const char *s, uint32_t *out);

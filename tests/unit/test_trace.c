@@ -20,6 +20,7 @@
 #include <zstd.h>
 
 #include "testutil.h"
+#include "trace/trace_internal.h" /* sws__crc32c */
 
 #define DATA SWS_TEST_DATA_DIR "/"
 
@@ -522,6 +523,41 @@ static void test_shared_samples(void **state)
 
 /* ---- native round trips ------------------------------------------------------ */
 
+/* CRC-32C bit by bit: the reference the library's table and hardware paths match. */
+static uint32_t ref_crc32c(uint32_t crc, const void *buf, size_t n)
+{
+	const uint8_t *p = buf;
+	crc = ~crc;
+	while (n--) {
+		crc ^= *p++;
+		for (int k = 0; k < 8; k++)
+			crc = crc & 1 ? (crc >> 1) ^ 0x82f63b78u : crc >> 1;
+	}
+	return ~crc;
+}
+
+/* The documented checksum of a trace: CRC-32C of each record's 48 canonical
+ * bytes (the fields in order, little endian). */
+static uint32_t ref_records_crc(const struct recs *v)
+{
+	uint32_t crc = 0;
+	for (size_t i = 0; i < v->n; i++) {
+		const struct sws_trace_record *x = &v->v[i];
+		const uint64_t f64[3] = {x->time_ns, x->addr, x->len};
+		const uint32_t f32[6] = {x->op, x->flags, x->pid, x->tid, x->cpu, x->arg};
+		uint8_t b[48], *p = b;
+		for (int k = 0; k < 3; k++)
+			for (int j = 0; j < 8; j++)
+				*p++ = (uint8_t)(f64[k] >> (8 * j));
+		for (int k = 0; k < 6; k++)
+			for (int j = 0; j < 4; j++)
+				*p++ = (uint8_t)(f32[k] >> (8 * j));
+		crc = ref_crc32c(crc, b, sizeof(b));
+	}
+	return crc;
+}
+
+
 static void random_records(struct recs *v, size_t n, uint64_t seed)
 {
 	uint64_t s = seed;
@@ -669,11 +705,16 @@ static void test_text_layout(void **state)
 	size_t n;
 	char *b = slurp(p, &n);
 	b[n] = '\0';
-	assert_string_equal(b, "# swapsim-trace v1\n"
-			       "# time_ns pid tid cpu op addr len flags arg\n"
-			       "1000 42 43 0 access 0x7f0000001000 0 w 0\n"
-			       "2000 42 42 - reclaim 0x0 64 - 4294967295\n"
-			       "3000 1 1 2 mmap 0x1000 8192 0x104 0\n");
+	char want[400];
+	snprintf(want, sizeof(want),
+		 "# swapsim-trace v2\n"
+		 "# time_ns pid tid cpu op addr len flags arg\n"
+		 "1000 42 43 0 access 0x7f0000001000 0 w 0\n"
+		 "2000 42 42 - reclaim 0x0 64 - 4294967295\n"
+		 "3000 1 1 2 mmap 0x1000 8192 0x104 0\n"
+		 "end records=3 crc32c=%08x\n",
+		 ref_records_crc(&v));
+	assert_string_equal(b, want);
 	free(b);
 	free(v.v);
 	tmp_text(p, sizeof(p), "edited.trace",
@@ -689,6 +730,187 @@ static void test_text_layout(void **state)
 	rec_eq(&v.v[2], 7, 8192, 0, SWS_TRACE_ACCESS, SWS_TRACE_F_WRITE | SWS_TRACE_F_IFETCH, 8, 9, 1, 0);
 	free(v.v);
 	unlink(p);
+}
+
+/* ---- end records and checksums --------------------------------------------------- */
+
+static void test_crc32c(void **state)
+{
+	(void)state;
+	assert_int_equal(sws__crc32c(0, "123456789", 9), 0xe3069283u); /* the check value */
+	assert_int_equal(sws__crc32c_sw(0, "123456789", 9), 0xe3069283u);
+	assert_int_equal(sws__crc32c(0, "", 0), 0);
+	uint8_t buf[512];
+	uint64_t seed = 77;
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)sws_test_rand(&seed);
+	for (int i = 0; i < 300; i++) {
+		size_t off = sws_test_rand(&seed) % 8, n = sws_test_rand(&seed) % 300;
+		size_t cut = n ? sws_test_rand(&seed) % n : 0;
+		uint32_t want = ref_crc32c(0, buf + off, n);
+		assert_int_equal(sws__crc32c(0, buf + off, n), want);
+		assert_int_equal(sws__crc32c_sw(0, buf + off, n), want);
+		/* incremental */
+		assert_int_equal(sws__crc32c(sws__crc32c(0, buf + off, cut), buf + off + cut, n - cut), want);
+	}
+}
+
+/* @nrec random records (seed @seed) in @v, written to the scratch file @name
+ * (path in @p) with @wc. @return the file's bytes (*n of them; to free). */
+static char *write_random(char *p, size_t plen, const char *name,
+			  const struct sws_trace_writer_config *wc, size_t nrec, uint64_t seed,
+			  struct recs *v, size_t *n)
+{
+	*v = (struct recs){0};
+	random_records(v, nrec, seed);
+	sws_test_path(p, plen, name);
+	write_all(p, wc, v);
+	return slurp(p, n);
+}
+
+/* @return the warning of the reader of @path ("" when none), in @out. */
+static void warning_of(const char *path, char *out, size_t len)
+{
+	struct sws_trace_reader *r;
+	char msg[600];
+	assert_sws(0, sws_trace_reader_open(path, NULL, &r, msg, sizeof(msg)));
+	snprintf(out, len, "%s", sws_trace_reader_warning(r));
+	sws_trace_reader_close(r);
+}
+
+/* Text v2 ends with "end records=N crc32c=X": a file cut on any line boundary,
+ * a record changed, a wrong count and data after the end are errors. A v1
+ * file (no end record) still reads, with a warning. */
+static void test_text_end(void **state)
+{
+	(void)state;
+	struct sws_trace_reader_config nat = with_format(SWS_TRACE_FORMAT_NATIVE);
+	struct recs v;
+	char p[256], q[256], line[600];
+	size_t n;
+	char *b = write_random(p, sizeof(p), "end.trace", NULL, 200, 31, &v, &n);
+	snprintf(line, sizeof(line), "\nend records=%zu crc32c=%08x\n", v.n, ref_records_crc(&v));
+	assert_true(n > strlen(line));
+	assert_memory_equal(b + n - strlen(line), line, strlen(line));
+	warning_of(p, line, sizeof(line));
+	assert_string_equal(line, "");
+	size_t lines = 0;
+	for (size_t i = 0; i + 1 < n; i++) {
+		if (b[i] != '\n')
+			continue;
+		lines++;
+		tmp_file(q, sizeof(q), "cut.trace", b, i + 1);
+		snprintf(line, sizeof(line), ":%zu: trace ends without its end record (cut short?)",
+			 lines);
+		expect_error(q, &nat, SWS_EFORMAT, line);
+	}
+	assert_int_equal(lines, v.n + 2);
+	free(b);
+	free(v.v);
+
+	/* By hand: comments and blank lines anywhere, before and after the end. */
+	v = (struct recs){0};
+	struct sws_trace_record x = {1, 0x10, 0, SWS_TRACE_ACCESS, 0, 2, 3, SWS_TRACE_CPU_ANY, 0};
+	recs_push(&v, &x);
+	uint32_t crc = ref_records_crc(&v);
+	snprintf(line, sizeof(line),
+		 "# swapsim-trace v2\n\n1 2 3 - access 0x10 0 - 0  # one\n# note\n"
+		 "end records=1 crc32c=%08X\n\n# after\n", crc);
+	tmp_text(q, sizeof(q), "hand.trace", line);
+	struct recs back = load(q, NULL);
+	assert_int_equal(back.n, 1);
+	assert_memory_equal(back.v, v.v, sizeof(x));
+	free(back.v);
+	static const struct {
+		const char *text; /* %08x: the right checksum */
+		const char *where;
+	} bad[] = {
+		{"1 2 3 - access 0x11 0 - 0\nend records=1 crc32c=%08x\n",
+		 ":3: checksum mismatch: the end record says crc32c="},
+		{"1 2 3 - access 0x10 0 - 0\nend records=2 crc32c=%08x\n",
+		 ":3: end record counts 2 records, file holds 1"},
+		{"1 2 3 - access 0x10 0 - 0\nend records=1 crc32c=%08x\n1 2 3 - access 0x10 0 - 0\n",
+		 ":4: data after the end record"},
+		{"1 2 3 - access 0x10 0 - 0\nend records=1 crc32c=%08x\nend records=1 crc32c=0\n",
+		 ":4: data after the end record"},
+		{"1 2 3 - access 0x10 0 - 0\nend records=1\n", ":3: bad end record"},
+		{"1 2 3 - access 0x10 0 - 0\nend records=1 crc32c=1234567\n", ":3: bad end record"},
+		{"1 2 3 - access 0x10 0 - 0\nend records=1 crc32c=0x123456\n", ":3: bad end record"},
+		{"1 2 3 - access 0x10 0 - 0\nend records=x1 crc32c=%08x\n", ":3: bad end record"},
+		{"1 2 3 - access 0x10 0 - 0\nend records=1 crc32c=%08x x\n", ":3: bad end record"},
+		{"1 2 3 - access 0x10 0 - 0\nend crc32c=%08x records=1\n", ":3: bad end record"},
+		{"1 2 3 - access 0x10 0 - 0\n", ":2: trace ends without its end record"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char body[300];
+		snprintf(body, sizeof(body), bad[i].text, crc);
+		snprintf(line, sizeof(line), "# swapsim-trace v2\n%s", body);
+		tmp_text(q, sizeof(q), "bad_end.trace", line);
+		expect_error(q, &nat, SWS_EFORMAT, bad[i].where);
+	}
+	free(v.v);
+	/* Version 1: no end record, read as it is, with a warning. */
+	const char *cut = DATA "repro/cut.swt";
+	warning_of(cut, line, sizeof(line));
+	assert_non_null(strstr(line, "cut.swt:1: swapsim-trace v1 text has no end record"));
+	v = load(cut, NULL);
+	assert_int_equal(v.n, 998);
+	free(v.v);
+	/* A later version is refused. */
+	tmp_text(q, sizeof(q), "v3.trace", "# swapsim-trace v3\n");
+	expect_error(q, &nat, SWS_EVERSION, ":1: unsupported swapsim-trace version 3");
+	unlink(p);
+	unlink(q);
+}
+
+/* Binary v2's end marker carries the checksum: flipping any bit of the records
+ * is an error. Version 1 (count only) still reads, with a warning. */
+static void test_binary_end(void **state)
+{
+	(void)state;
+	struct sws_trace_reader_config nat = with_format(SWS_TRACE_FORMAT_NATIVE);
+	struct recs v;
+	char p[256], q[256], msg[600];
+	struct sws_trace_writer_config wc = {.encoding = SWS_TRACE_BINARY};
+	size_t n;
+	uint8_t *b = (uint8_t *)write_random(p, sizeof(p), "end.bin", &wc, 300, 37, &v, &n);
+	assert_int_equal(b[8], 2);
+	uint32_t crc = ref_records_crc(&v);
+	assert_int_equal(b[n - 4] | b[n - 3] << 8 | b[n - 2] << 16 | (uint32_t)b[n - 1] << 24, crc);
+	warning_of(p, msg, sizeof(msg));
+	assert_string_equal(msg, "");
+	for (size_t i = 16; i < n; i++) {
+		for (int bit = 0; bit < 8; bit += 3) {
+			b[i] ^= (uint8_t)(1u << bit);
+			tmp_file(q, sizeof(q), "flip.bin", b, n);
+			int rc = read_all(q, &nat, NULL, msg, sizeof(msg));
+			if (rc != SWS_EFORMAT || !strstr(msg, q))
+				fail_msg("bit %d of byte %zu flipped: %s %s", bit, i, sws_error_name(rc), msg);
+			b[i] ^= (uint8_t)(1u << bit);
+		}
+	}
+	b[n - 1] ^= 0x80;
+	tmp_file(q, sizeof(q), "flip.bin", b, n);
+	snprintf(msg, sizeof(msg), "checksum mismatch: the end marker says crc32c=%08x, the records give %08x",
+		 crc ^ 0x80000000u, crc);
+	expect_error(q, &nat, SWS_EFORMAT, msg);
+	tmp_file(q, sizeof(q), "short.bin", b, n - 2);
+	expect_error(q, &nat, SWS_EFORMAT, "truncated: the file ends inside the end marker");
+	free(b);
+	free(v.v);
+	/* Version 1: one record, the end marker with its count and no checksum. */
+	const uint8_t v1[] = {'S', 'W', 'S', 'T', 'R', 'A', 'C', 'E', 1, 0, 0, 0, 0, 0, 0, 0,
+			      0x11, 0x04, 0x00, 0x01};
+	tmp_file(q, sizeof(q), "v1.bin", v1, sizeof(v1));
+	warning_of(q, msg, sizeof(msg));
+	assert_non_null(strstr(msg, q));
+	assert_non_null(strstr(msg, "byte 8: swapsim binary trace v1 has no checksum"));
+	v = load(q, NULL);
+	assert_int_equal(v.n, 1);
+	rec_eq(&v.v[0], 2, 0, 0, SWS_TRACE_ACCESS, 0, 0, 0, 0, 0);
+	free(v.v);
+	unlink(p);
+	unlink(q);
 }
 
 /* ---- detection ---------------------------------------------------------------- */
@@ -856,10 +1078,10 @@ static void test_malformed_text(void **state)
 	free(v.v);
 
 	/* wrong version */
-	tmp_text(p, sizeof(p), "v2.txt", "# swapsim-trace v2\n1 2 3 - access 0x10 0 - 0\n");
-	expect_error(p, &native, SWS_EVERSION, ":1: unsupported swapsim-trace version 2");
+	tmp_text(p, sizeof(p), "v3.txt", "# swapsim-trace v3\n1 2 3 - access 0x10 0 - 0\n");
+	expect_error(p, &native, SWS_EVERSION, ":1: unsupported swapsim-trace version 3");
 	expect_error(p, &autodet, SWS_EVERSION, ":1:");
-	tmp_text(p, sizeof(p), "v2.txt", "# swapsim-trace vX\n");
+	tmp_text(p, sizeof(p), "vX.txt", "# swapsim-trace vX\n");
 	expect_error(p, &native, SWS_EFORMAT, ":1: bad version");
 	/* a binary trace given as text */
 	const uint8_t bin[] = {'S', 'W', 'S', 'T', 'R', 'A', 'C', 'E', 1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
@@ -891,14 +1113,14 @@ static void test_malformed_binary(void **state)
 			fail_msg("truncated at %zu: %s %s", len, sws_error_name(rc), msg);
 	}
 	struct sws_trace_reader_config nat = with_format(SWS_TRACE_FORMAT_NATIVE);
-	/* the cut right after the last record: the end marker is missing */
-	tmp_file(q, sizeof(q), "trunc.bin", b, n - 3);
+	/* the cut right after the last record: the end marker (0, count 302, checksum) is missing */
+	tmp_file(q, sizeof(q), "trunc.bin", b, n - 7);
 	expect_error(q, &nat, SWS_EFORMAT, "no end marker");
 	/* Bad version, bad magic, reserved bytes. */
+	b[8] = 3;
+	tmp_file(q, sizeof(q), "v3.bin", b, n);
+	expect_error(q, &nat, SWS_EVERSION, "byte 8: unsupported swapsim-trace binary version 3");
 	b[8] = 2;
-	tmp_file(q, sizeof(q), "v2.bin", b, n);
-	expect_error(q, &nat, SWS_EVERSION, "byte 8: unsupported swapsim-trace binary version 2");
-	b[8] = 1;
 	b[12] = 1;
 	tmp_file(q, sizeof(q), "res.bin", b, n);
 	expect_error(q, &nat, SWS_EFORMAT, "byte 12: reserved");
@@ -1263,6 +1485,9 @@ int main(void)
 		cmocka_unit_test(test_roundtrip_text),
 		cmocka_unit_test(test_roundtrip_binary),
 		cmocka_unit_test(test_text_layout),
+		cmocka_unit_test(test_crc32c),
+		cmocka_unit_test(test_text_end),
+		cmocka_unit_test(test_binary_end),
 		cmocka_unit_test(test_detect),
 		cmocka_unit_test(test_malformed_text),
 		cmocka_unit_test(test_malformed_binary),
