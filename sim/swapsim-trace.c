@@ -48,6 +48,7 @@ static const char usage[] =
 	"  --pid N               pid/tid for records without one (default 1)\n"
 	"  --damon-sample-us N   DAMON sampling interval (default 5000)\n"
 	"  --damon-aggr-us N     DAMON aggregation interval (default 100000)\n"
+	"  --damon-max-expansion N  DAMON records per input byte, at most (default 4096)\n"
 	"  --addr-hex            addr format: bare digits are hex, not decimal\n"
 	"  --no-ifetch           drop instruction-fetch accesses\n"
 	"\n"
@@ -341,7 +342,7 @@ int main(int argc, char **argv)
 {
 	enum {
 		O_IN = 256, O_OUT, O_FORMAT, O_BINARY, O_ZSTD, O_LEVEL, O_MAXLINE, O_PID, O_SAMPLE,
-		O_AGGR, O_ADDRHEX, O_NOIFETCH, O_HELP,
+		O_AGGR, O_EXPANSION, O_ADDRHEX, O_NOIFETCH, O_HELP,
 	};
 	static const struct option opts[] = {
 		{"in", required_argument, 0, O_IN},
@@ -354,6 +355,7 @@ int main(int argc, char **argv)
 		{"pid", required_argument, 0, O_PID},
 		{"damon-sample-us", required_argument, 0, O_SAMPLE},
 		{"damon-aggr-us", required_argument, 0, O_AGGR},
+		{"damon-max-expansion", required_argument, 0, O_EXPANSION},
 		{"addr-hex", no_argument, 0, O_ADDRHEX},
 		{"no-ifetch", no_argument, 0, O_NOIFETCH},
 		{"help", no_argument, 0, O_HELP},
@@ -410,6 +412,11 @@ int main(int argc, char **argv)
 			break;
 		case O_AGGR:
 			rcfg.damon_aggr_us = parse_u32_opt("damon-aggr-us", optarg);
+			break;
+		case O_EXPANSION:
+			rcfg.damon_max_expansion = parse_u32_opt("damon-max-expansion", optarg);
+			if (!rcfg.damon_max_expansion)
+				die_usage("--damon-max-expansion: want 1 or more");
 			break;
 		case O_ADDRHEX:
 			rcfg.flags |= SWS_TRACE_READ_ADDR_HEX;

@@ -35,7 +35,11 @@
  * than 2^27 bytes is an error, and a DAMON snapshot holds at most
  * SWS_TRACE_DAMON_MAX_REGIONS regions. Every call returns in time bounded by
  * the input it reads (no call loops without consuming input or producing a
- * record).
+ * record), and the whole output is bounded by the input too: DAMON, the one
+ * format that expands lines into many records, refuses a region touched at
+ * all that holds more than SWS_TRACE_DAMON_MAX_REGION_PAGES pages, and a
+ * trace that would expand to more than damon_max_expansion records per input
+ * byte (struct sws_trace_reader_config).
  *
  * Threading: a reader or a writer is used by one thread at a time; different
  * readers and writers are independent.
@@ -142,11 +146,18 @@ int sws_trace_format_parse(const char *name, enum sws_trace_format *out);
 
 struct sws_trace_reader;
 
-#define SWS_TRACE_READER_CONFIG_VERSION 1
+#define SWS_TRACE_READER_CONFIG_VERSION 2
 
 #define SWS_TRACE_MAX_LINE_DEFAULT 65536u     /* bytes */
 #define SWS_TRACE_MAX_LINE_LIMIT (16u << 20)  /* the largest max_line accepted */
 #define SWS_TRACE_DAMON_MAX_REGIONS (1u << 20) /* regions in one DAMON snapshot */
+/* Pages (4 KiB) in one DAMON region with nr_accesses > 0, at most (4 GiB):
+ * a larger one is SWS_EFORMAT "FILE:LINE: damon_aggregated: region of N
+ * pages exceeds the per-region limit of 1048576". Regions never accessed
+ * expand to nothing and may be of any size. */
+#define SWS_TRACE_DAMON_MAX_REGION_PAGES (1u << 20)
+/* Default damon_max_expansion: records per byte of input. */
+#define SWS_TRACE_DAMON_EXPANSION_DEFAULT 4096u
 
 /* Reader flags (struct sws_trace_reader_config.flags). */
 #define SWS_TRACE_READ_ADDR_HEX (1u << 0)   /* addr: bare digits are hex, not decimal */
@@ -165,7 +176,11 @@ struct sws_trace_reader_config {
 	uint32_t damon_sample_us;       /* DAMON sampling interval, us; 0: 5000 (damo's default) */
 	uint32_t damon_aggr_us;         /* DAMON aggregation interval, us; 0: 100000 (damo's
 	                                   default); at least damon_sample_us */
-	uint32_t reserved;              /* must be zero */
+	uint32_t damon_max_expansion;   /* DAMON: records per byte of (decompressed) input,
+	                                   at most, counted from the start of the trace up to
+	                                   each snapshot; more is SWS_EFORMAT naming the
+	                                   snapshot's first line. 0: 4096
+	                                   (SWS_TRACE_DAMON_EXPANSION_DEFAULT) */
 	const struct sws_env *env;      /* allocator; NULL: defaults */
 };
 

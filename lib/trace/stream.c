@@ -33,13 +33,28 @@ static int trace_verr(struct sws_trace_reader *r, int code, const char *prefix, 
 	return code;
 }
 
-int sws__trace_err_line(struct sws_trace_reader *r, int code, const char *fmt, ...)
+static int trace_verr_at(struct sws_trace_reader *r, int code, uint64_t line, const char *fmt,
+			 va_list ap)
 {
 	char where[512];
-	snprintf(where, sizeof(where), "%s:%llu", r->path, (unsigned long long)r->line);
+	snprintf(where, sizeof(where), "%s:%llu", r->path, (unsigned long long)line);
+	return trace_verr(r, code, where, fmt, ap);
+}
+
+int sws__trace_err_line(struct sws_trace_reader *r, int code, const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	int rc = trace_verr(r, code, where, fmt, ap);
+	int rc = trace_verr_at(r, code, r->line, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int sws__trace_err_at(struct sws_trace_reader *r, int code, uint64_t line, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = trace_verr_at(r, code, line, fmt, ap);
 	va_end(ap);
 	return rc;
 }

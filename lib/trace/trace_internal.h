@@ -95,19 +95,26 @@ struct sws_trace_reader {
 		uint32_t expect;       /* nr_regions the lines announce */
 		uint32_t target;
 		uint64_t time_ns;      /* time of the snapshot's first line */
+		uint64_t line;         /* number of the snapshot's first line */
 		int ready;             /* snapshot complete: expanding */
-		uint32_t slice, nslices, idx;
+		uint32_t slice, idx;
+		uint32_t nslices;      /* slices this snapshot touches: its largest
+		                          nr_accesses (clamped to aggr / sample) */
 		uint64_t addr;         /* next page in regions[idx] */
+		uint64_t expanded;     /* records of the snapshots so far, this one included */
 		int have_pending;      /* a parsed line that starts the next snapshot */
 		struct sws_damon_region pending;
 		uint32_t pending_target, pending_expect;
-		uint64_t pending_time;
+		uint64_t pending_time, pending_line;
 	} damon;
 };
 
-/* Errors: all return the code they record (sticky in r->err). */
+/* Errors: all return the code they record (sticky in r->err). _line names
+ * the current line, _at line @line. */
 int sws__trace_err_line(struct sws_trace_reader *r, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+int sws__trace_err_at(struct sws_trace_reader *r, int code, uint64_t line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 int sws__trace_err_byte(struct sws_trace_reader *r, int code, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 

@@ -173,8 +173,6 @@ static void test_config(void **state)
 	struct sws_trace_reader_config c = {.version = SWS_TRACE_READER_CONFIG_VERSION + 1};
 	assert_sws(SWS_EVERSION, sws_trace_reader_open(p, &c, &r, msg, sizeof(msg)));
 	assert_null(r);
-	c = (struct sws_trace_reader_config){.reserved = 1};
-	assert_sws(SWS_EINVAL, sws_trace_reader_open(p, &c, &r, msg, sizeof(msg)));
 	c = (struct sws_trace_reader_config){.format = (enum sws_trace_format)9};
 	assert_sws(SWS_EINVAL, sws_trace_reader_open(p, &c, &r, msg, sizeof(msg)));
 	c = (struct sws_trace_reader_config){.max_line = 10};
@@ -442,6 +440,139 @@ static void test_damon(void **state)
 	assert_int_equal(v.v[7].time_ns, 1000000000ull + 2 * 5000000ull);
 	free(v.v);
 	unlink(q);
+}
+
+/* Read at most @cap records of @path into *count. @return the code that ended
+ * the reading (1: the cap was reached first). */
+static int read_capped(const char *path, const struct sws_trace_reader_config *cfg, size_t cap,
+		       size_t *count, char *msg, size_t msglen)
+{
+	struct sws_trace_reader *r;
+	*count = 0;
+	int rc = sws_trace_reader_open(path, cfg, &r, msg, msglen);
+	if (rc)
+		return rc;
+	struct sws_trace_record x;
+	while (*count < cap && (rc = sws_trace_reader_next(r, &x)) == 1)
+		(*count)++;
+	if (rc < 0)
+		snprintf(msg, msglen, "%s", sws_trace_reader_error(r));
+	sws_trace_reader_close(r);
+	return rc;
+}
+
+/* @path must fail with SWS_EFORMAT and @where before @cap records. */
+static void expect_capped_error(const char *path, const struct sws_trace_reader_config *cfg,
+				size_t cap, size_t want_records, const char *where)
+{
+	char msg[600] = "";
+	size_t n;
+	int rc = read_capped(path, cfg, cap, &n, msg, sizeof(msg));
+	if (rc != SWS_EFORMAT || n != want_records || !strstr(msg, where))
+		fail_msg("%s: %s after %zu records (want SWS_EFORMAT after %zu, \"%s\"): %s", path,
+			 rc == 1 ? "still reading" : sws_error_name(rc), n, want_records, where, msg);
+}
+
+struct bounded_read {
+	const char *path;
+	struct sws_trace_reader_config cfg;
+	size_t want;
+};
+
+/* In a child process (no cmocka there): read it all. @return 0 when it gave @want records. */
+static int bounded_read_child(const struct bounded_read *b)
+{
+	size_t n;
+	char msg[600];
+	return read_capped(b->path, &b->cfg, b->want + 1, &n, msg, sizeof(msg)) == 0 && n == b->want
+		       ? 0 : 1;
+}
+
+/* The read of @b must end within @seconds, with the records it wants. */
+static void expect_read_within(const struct bounded_read *b, unsigned seconds)
+{
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		alarm(seconds);
+		_exit(bounded_read_child(b));
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (WIFSIGNALED(status))
+		fail_msg("%s: killed by signal %d (SIGALRM: not done in %u s)", b->path,
+			 WTERMSIG(status), seconds);
+	if (WEXITSTATUS(status))
+		fail_msg("%s: did not give %zu records", b->path, b->want);
+}
+
+#define DAMON_LINE "kdamond.0 76 [000] 1.000000: damon:damon_aggregated: target_id=0 "
+
+/* DAMON expansion is bounded: a region touched at all holds at most
+ * SWS_TRACE_DAMON_MAX_REGION_PAGES pages, and a trace expands to at most
+ * damon_max_expansion records per byte of input read so far. */
+static void test_damon_limits(void **state)
+{
+	(void)state;
+	char p[256];
+	struct sws_trace_reader_config c = with_format(SWS_TRACE_FORMAT_DAMON);
+	/* The reproducers: one region of 2^52 - 1 pages; a 4.9 KB file with one
+	 * region of 1055842 pages touched 5 times (5.28 M records). Refused on
+	 * the region's line, before any record. */
+	expect_capped_error(DATA "repro/damon_huge_region.txt", NULL, 1u << 22, 0,
+			    "damon_huge_region.txt:1: damon_aggregated: region of 4503599627370495 "
+			    "pages exceeds the per-region limit of 1048576");
+	expect_capped_error(DATA "repro/damon_amplification.txt", NULL, 1u << 22, 0,
+			    "damon_amplification.txt:25: damon_aggregated: region of 1055842 pages "
+			    "exceeds the per-region limit of 1048576");
+	/* The largest region (2^20 pages) is allowed, but one access to it in a
+	 * 96-byte file is more than 4096 records per byte: raise the limit. */
+	tmp_text(p, sizeof(p), "damon_max.txt", DAMON_LINE "nr_regions=1 0-4294967296: 1 0\n");
+	expect_capped_error(p, &c, 1u << 22, 0,
+			    ":1: DAMON expansion over its limit: this snapshot makes 1048576 records");
+	c.damon_max_expansion = 20000;
+	struct recs v = load(p, &c);
+	assert_int_equal(v.n, 1u << 20);
+	assert_int_equal(v.v[v.n - 1].addr, 4294967296ull - 4096);
+	free(v.v);
+	tmp_text(p, sizeof(p), "damon_max.txt", DAMON_LINE "nr_regions=1 0-4294967297: 1 0\n");
+	expect_capped_error(p, &c, 1u << 22, 0,
+			    ":1: damon_aggregated: region of 1048577 pages exceeds the per-region "
+			    "limit of 1048576");
+	/* A region never touched costs nothing: no limit on its size. */
+	tmp_text(p, sizeof(p), "damon_idle.txt",
+		 DAMON_LINE "nr_regions=2 0-18446744073709547520: 0 9\n"
+		 DAMON_LINE "nr_regions=2 18446744073709547520-18446744073709551615: 2 0\n");
+	v = load(p, NULL);
+	assert_int_equal(v.n, 2);
+	free(v.v);
+	/* The limit is over the whole input: 100 one-page snapshots (9.3 KB),
+	 * then one of 50 pages x 20 accesses: 1100 records, under 1 per byte.
+	 * The last snapshot alone is over it. */
+	char *text = malloc(120 * 101);
+	assert_non_null(text);
+	text[0] = '\0';
+	for (int i = 0; i < 100; i++)
+		strcat(text, DAMON_LINE "nr_regions=1 4096-8192: 1 0\n");
+	strcat(text, DAMON_LINE "nr_regions=3 0-204800: 20 0\n");
+	tmp_text(p, sizeof(p), "damon_budget.txt", text);
+	c.damon_max_expansion = 1;
+	v = load(p, &c);
+	assert_int_equal(v.n, 1100);
+	free(v.v);
+	tmp_text(p, sizeof(p), "damon_budget.txt", text + 100 * strlen(DAMON_LINE "nr_regions=1 4096-8192: 1 0\n"));
+	expect_capped_error(p, &c, 1u << 22, 0, ":1: DAMON expansion over its limit: this snapshot "
+				     "makes 1000 records, 1000 in all from 93 input bytes, more than 1 "
+				     "per byte");
+	free(text);
+	/* 4e9 slices of 1 us, regions touched 3 times: 3 slices are expanded,
+	 * not 4e9 (each read must take bounded time). */
+	tmp_text(p, sizeof(p), "damon_slices.txt",
+		 DAMON_LINE "nr_regions=2 0-8192: 3 0\n" DAMON_LINE "nr_regions=2 8192-12288: 1 0\n");
+	struct bounded_read b = {p, {.format = SWS_TRACE_FORMAT_DAMON, .damon_sample_us = 1,
+				     .damon_aggr_us = 4000000000u}, 7};
+	expect_read_within(&b, 5);
+	unlink(p);
 }
 
 static void test_addr(void **state)
@@ -911,6 +1042,37 @@ static void test_binary_end(void **state)
 	free(v.v);
 	unlink(p);
 	unlink(q);
+}
+
+/* Reproducers with extreme lengths (a replay refuses them): they read exactly,
+ * as version 1 traces, and survive a round trip through both encodings. */
+static void test_repro_huge_len(void **state)
+{
+	(void)state;
+	const uint64_t big = 0xfffffffffff00000ull;
+	struct recs v = load(DATA "repro/access_huge_len.swt", NULL);
+	assert_int_equal(v.n, 1);
+	rec_eq(&v.v[0], 1000, 0x1000, big, SWS_TRACE_ACCESS, SWS_TRACE_F_WRITE, 1, 1, 0, 0);
+	free(v.v);
+	v = load(DATA "repro/ops_huge_len.swt", NULL);
+	assert_int_equal(v.n, 5);
+	rec_eq(&v.v[0], 1000, 0x1000, big, SWS_TRACE_MMAP, 0, 1, 1, 0, 0);
+	rec_eq(&v.v[1], 2000, 0x1000, big, SWS_TRACE_MADV_PAGEOUT, 0, 1, 1, 0, 0);
+	rec_eq(&v.v[2], 3000, 0x1000, big, SWS_TRACE_MADV_DONTNEED, 0, 1, 1, 0, 0);
+	rec_eq(&v.v[3], 3000, 0, UINT64_MAX, SWS_TRACE_MUNMAP, 0, 1, 1, 0, 0);
+	rec_eq(&v.v[4], 4000, 0, UINT64_MAX, SWS_TRACE_RECLAIM, 0, 1, 1, SWS_TRACE_CPU_ANY, 0);
+	char p[256];
+	sws_test_path(p, sizeof(p), "huge_len.trace");
+	for (int enc = 0; enc < 2; enc++) {
+		struct sws_trace_writer_config wc = {.encoding = enc ? SWS_TRACE_BINARY : SWS_TRACE_TEXT};
+		write_all(p, &wc, &v);
+		struct recs back = load(p, NULL);
+		assert_int_equal(back.n, v.n);
+		assert_memory_equal(back.v, v.v, v.n * sizeof(*v.v));
+		free(back.v);
+	}
+	free(v.v);
+	unlink(p);
 }
 
 /* ---- detection ---------------------------------------------------------------- */
@@ -1480,6 +1642,7 @@ int main(void)
 		cmocka_unit_test(test_perf_shapes),
 		cmocka_unit_test(test_lackey),
 		cmocka_unit_test(test_damon),
+		cmocka_unit_test(test_damon_limits),
 		cmocka_unit_test(test_addr),
 		cmocka_unit_test(test_shared_samples),
 		cmocka_unit_test(test_roundtrip_text),
@@ -1488,6 +1651,7 @@ int main(void)
 		cmocka_unit_test(test_crc32c),
 		cmocka_unit_test(test_text_end),
 		cmocka_unit_test(test_binary_end),
+		cmocka_unit_test(test_repro_huge_len),
 		cmocka_unit_test(test_detect),
 		cmocka_unit_test(test_malformed_text),
 		cmocka_unit_test(test_malformed_binary),
