@@ -219,7 +219,7 @@ static int cmd_convert(const char *in, const char *out, const struct sws_trace_r
 	}
 	struct sws_trace_record rec;
 	while (!stop_signal && (rc = sws_trace_reader_next(r, &rec)) == 1) {
-		if ((rc = sws_trace_writer_write(w, &rec))) {
+		if ((rc = sws_trace_writer_write(w, &rec)) && !stop_signal) {
 			fprintf(stderr, "swapsim-trace: %s (%s)\n",
 				sws_trace_writer_error(w)[0] ? sws_trace_writer_error(w) : out,
 				sws_error_name(rc));
@@ -228,7 +228,7 @@ static int cmd_convert(const char *in, const char *out, const struct sws_trace_r
 			return 1;
 		}
 	}
-	if (stop_signal) {
+	if (stop_signal) { /* also when it made a read or a write fail (EINTR) */
 		sws_trace_writer_abort(w);
 		sws_trace_reader_close(r);
 		return stopped(out);

@@ -1505,10 +1505,23 @@ static void test_writer_atomic(void **state)
 	assert_sws(0, sws_trace_writer_close(w, msg, sizeof(msg)));
 	assert_int_equal(stat("/dev/null", &st), 0);
 	assert_true(S_ISCHR(st.st_mode));
-	/* A directory is refused, named. */
+	/* A directory is refused, named; so is a dangling symbolic link. */
 	assert_sws(SWS_EIO, sws_trace_writer_open(dir, NULL, &w, msg, sizeof(msg)));
 	assert_null(w);
 	assert_non_null(strstr(msg, dir));
+	snprintf(q, sizeof(q), "%s/dangling.swt", dir);
+	assert_int_equal(symlink("nowhere/x.swt", q), 0);
+	assert_sws(SWS_EIO, sws_trace_writer_open(q, NULL, &w, msg, sizeof(msg)));
+	assert_non_null(strstr(msg, "dangling.swt: cannot follow the symbolic link"));
+	unlink(q);
+	/* The rename fails (a directory took the name meanwhile): SWS_EIO, the
+	 * temporary is gone. */
+	snprintf(q, sizeof(q), "%s/late.swt", dir);
+	assert_sws(0, sws_trace_writer_open(q, NULL, &w, msg, sizeof(msg)));
+	assert_int_equal(mkdir(q, 0755), 0);
+	assert_sws(SWS_EIO, sws_trace_writer_close(w, msg, sizeof(msg)));
+	assert_non_null(strstr(msg, "late.swt: cannot rename the temporary file over it"));
+	assert_int_equal(rmdir(q), 0);
 	/* A file this process may not write is refused (root may write anything). */
 	if (geteuid() != 0) {
 		assert_int_equal(chmod(p, 0444), 0);
