@@ -38,8 +38,10 @@
  * record), and the whole output is bounded by the input too: DAMON, the one
  * format that expands lines into many records, refuses a region touched at
  * all that holds more than SWS_TRACE_DAMON_MAX_REGION_PAGES pages, and a
- * trace that would expand to more than damon_max_expansion records per input
- * byte (struct sws_trace_reader_config).
+ * trace that would expand to more than damon_max_expansion records per byte
+ * of the file (struct sws_trace_reader_config). A zstd-compressed file is
+ * read at the cost of its decompressed size, which the format bounds at
+ * about 2^15 times its own.
  *
  * Threading: a reader or a writer is used by one thread at a time; different
  * readers and writers are independent.
@@ -176,11 +178,11 @@ struct sws_trace_reader_config {
 	uint32_t damon_sample_us;       /* DAMON sampling interval, us; 0: 5000 (damo's default) */
 	uint32_t damon_aggr_us;         /* DAMON aggregation interval, us; 0: 100000 (damo's
 	                                   default); at least damon_sample_us */
-	uint32_t damon_max_expansion;   /* DAMON: records per byte of (decompressed) input,
-	                                   at most, counted from the start of the trace up to
-	                                   each snapshot; more is SWS_EFORMAT naming the
-	                                   snapshot's first line. 0: 4096
-	                                   (SWS_TRACE_DAMON_EXPANSION_DEFAULT) */
+	uint32_t damon_max_expansion;   /* DAMON: records per byte of the file (compressed
+	                                   bytes for a zstd file), at most, counted from the
+	                                   start of the trace up to each snapshot; more is
+	                                   SWS_EFORMAT naming the snapshot's first line.
+	                                   0: 4096 (SWS_TRACE_DAMON_EXPANSION_DEFAULT) */
 	const struct sws_env *env;      /* allocator; NULL: defaults */
 };
 

@@ -344,8 +344,10 @@ int sws__addr_next(struct sws_trace_reader *r, struct sws_trace_record *rec)
  * The expansion is bounded by the input: a region with nr_accesses > 0 holds
  * at most SWS_TRACE_DAMON_MAX_REGION_PAGES pages (checked on its line), and
  * before a snapshot is expanded, the records of all snapshots so far, this
- * one included, must not exceed damon_max_expansion per byte read (checked
- * before its first record, the error names its first line).
+ * one included, must not exceed damon_max_expansion per byte of the file read
+ * (compressed bytes for a zstd file, which could otherwise multiply the bound
+ * by its ratio; checked before its first record, the error names its first
+ * line).
  */
 
 /* 4 KiB pages of [start, end), the last one partial. */
@@ -458,14 +460,14 @@ static int damon_budget(struct sws_trace_reader *r)
 			d->nslices = k;
 	}
 	uint64_t total = d->expanded > UINT64_MAX - snap ? UINT64_MAX : d->expanded + snap;
-	uint64_t bytes = sws__stream_off(&r->s), budget;
+	uint64_t bytes = sws__stream_file_off(&r->s), budget;
 	if (__builtin_mul_overflow(bytes, (uint64_t)r->cfg.damon_max_expansion, &budget))
 		budget = UINT64_MAX;
 	if (total > budget)
 		return sws__trace_err_at(r, SWS_EFORMAT, d->line,
 					 "DAMON expansion over its limit: this snapshot makes %llu "
-					 "records, %llu in all from %llu input bytes, more than %u per "
-					 "byte (damon_max_expansion, --damon-max-expansion)",
+					 "records, %llu in all from %llu bytes of the file, more than %u "
+					 "per byte (damon_max_expansion, --damon-max-expansion)",
 					 (unsigned long long)snap, (unsigned long long)total,
 					 (unsigned long long)bytes, r->cfg.damon_max_expansion);
 	d->expanded = total;

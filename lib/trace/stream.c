@@ -266,6 +266,20 @@ int sws__stream_line(struct sws_trace_reader *r, char **line, size_t *len)
 	for (;;) {
 		char *start = (char *)s->buf + s->pos;
 		size_t avail = s->len - s->pos;
+		if (r->line && !scanned && avail && *start == '\n') {
+			/* A run of empty lines after the first line: counted here,
+			 * in bulk, as the readers would skip them one by one. Four
+			 * bytes of zstd (an RLE block) make 128 KiB of them. */
+			size_t k = 1;
+			while (k < avail && start[k] == '\n')
+				k++;
+			s->pos += k;
+			r->line += k;
+			r->st.lines += k;
+			r->st.skipped_lines += k;
+			r->st.bytes = sws__stream_off(s);
+			continue;
+		}
 		char *nl = memchr(start + scanned, '\n', avail - scanned);
 		size_t n = nl ? (size_t)(nl - start) : avail;
 		if (nl || (s->eof && avail)) {

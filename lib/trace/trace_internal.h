@@ -124,12 +124,21 @@ void sws__stream_close(struct sws_trace_reader *r);
 /* Fill the buffer so that at least @want bytes are available from pos (fewer at EOF).
  * @return 0 or an error. */
 int sws__stream_fill(struct sws_trace_reader *r, size_t want);
-/* The next line (without '\n' or "\r\n"), NUL-terminated, in *line.
+/* The next line (without '\n' or "\r\n"), NUL-terminated, in *line. Empty
+ * lines after the first one are not handed out: they are counted in r->line,
+ * st.lines and st.skipped_lines (every reader skips them).
  * @return 1, 0 at end of input, or an error (over-long line, NUL byte). */
 int sws__stream_line(struct sws_trace_reader *r, char **line, size_t *len);
+/* Offset in the (decompressed) stream of the next byte handed out. */
 static inline uint64_t sws__stream_off(const struct sws_trace_stream *s)
 {
 	return s->base_off + s->pos;
+}
+/* Bytes of the file itself used so far: the stream offset, or for a zstd
+ * file the compressed bytes the decoder has consumed. */
+static inline uint64_t sws__stream_file_off(const struct sws_trace_stream *s)
+{
+	return s->zstd ? s->raw_off - (s->zin_len - s->zin_pos) : sws__stream_off(s);
 }
 
 /* Parsing helpers (parse.c). */

@@ -562,8 +562,27 @@ static void test_damon_limits(void **state)
 	free(v.v);
 	tmp_text(p, sizeof(p), "damon_budget.txt", text + 100 * strlen(DAMON_LINE "nr_regions=1 4096-8192: 1 0\n"));
 	expect_capped_error(p, &c, 1u << 22, 0, ":1: DAMON expansion over its limit: this snapshot "
-				     "makes 1000 records, 1000 in all from 93 input bytes, more than 1 "
+				     "makes 1000 records, 1000 in all from 93 bytes of the file, more than 1 "
 				     "per byte");
+	free(text);
+	/* Compressed, the same bound holds per byte of the file: 1000 lines of
+	 * 81920 records each (87 KB) compress to a few hundred bytes. */
+	text = malloc(100 * 1000 + 1);
+	assert_non_null(text);
+	text[0] = '\0';
+	for (int i = 0; i < 1000; i++)
+		strcat(text, "k 76 [000] 1.000000: damon:damon_aggregated: target_id=0 nr_regions=1 "
+			     "0-16777216: 20 0\n");
+	size_t tn = strlen(text), zcap = ZSTD_compressBound(tn);
+	char *z = malloc(zcap);
+	assert_non_null(z);
+	size_t zn = ZSTD_compress(z, zcap, text, tn, 19);
+	assert_false(ZSTD_isError(zn));
+	assert_true(zn < 1000);
+	tmp_file(p, sizeof(p), "damon_zstd.txt.zst", z, zn);
+	expect_capped_error(p, NULL, 1u << 22, 81920 * (4096 * zn / 81920),
+			    ": DAMON expansion over its limit: this snapshot makes 81920 records");
+	free(z);
 	free(text);
 	/* 4e9 slices of 1 us, regions touched 3 times: 3 slices are expanded,
 	 * not 4e9 (each read must take bounded time). */
@@ -1072,6 +1091,46 @@ static void test_repro_huge_len(void **state)
 		free(back.v);
 	}
 	free(v.v);
+	unlink(p);
+}
+
+/* Empty lines are counted in bulk (a zstd RLE block makes 128 KiB of them from
+ * 4 bytes): the counts and line numbers are those of reading them one by one,
+ * and 512 MiB of them (tests/data/repro/zstd_blank_lines.zst, 16 KB) take well
+ * under a second. */
+static void test_blank_lines(void **state)
+{
+	(void)state;
+	char p[256], msg[600];
+	struct sws_trace_reader_config addr = with_format(SWS_TRACE_FORMAT_ADDR);
+	tmp_text(p, sizeof(p), "blank.txt", "\n\n\n0x1000\n\n\n\n\n0x2000\n\n");
+	struct sws_trace_reader *r;
+	assert_sws(0, sws_trace_reader_open(p, &addr, &r, msg, sizeof(msg)));
+	struct sws_trace_record x;
+	int n = 0;
+	while (sws_trace_reader_next(r, &x) == 1)
+		n++;
+	struct sws_trace_reader_stats st;
+	sws_trace_reader_stats(r, &st);
+	assert_int_equal(n, 2);
+	assert_int_equal(st.lines, 10);
+	assert_int_equal(st.skipped_lines, 8);
+	assert_int_equal(st.bytes, 22);
+	sws_trace_reader_close(r);
+	tmp_text(p, sizeof(p), "blank.txt", "0x1000\n\n\n\n\n\nzzz\n");
+	expect_error(p, &addr, SWS_EFORMAT, ":7: bad address");
+	/* The first line is handed out as it is: a native header must be there. */
+	struct sws_trace_reader_config nat = with_format(SWS_TRACE_FORMAT_NATIVE);
+	tmp_text(p, sizeof(p), "blank.txt", "\n# swapsim-trace v1\n");
+	expect_error(p, &nat, SWS_EFORMAT, ":1: not a swapsim text trace");
+	struct bounded_read b = {DATA "repro/zstd_blank_lines.zst", {.format = SWS_TRACE_FORMAT_LACKEY}, 0};
+	expect_read_within(&b, 5);
+	assert_sws(0, sws_trace_reader_open(b.path, &b.cfg, &r, msg, sizeof(msg)));
+	assert_int_equal(sws_trace_reader_next(r, &x), 0);
+	sws_trace_reader_stats(r, &st);
+	assert_int_equal(st.lines, 4094u << 17);
+	assert_int_equal(st.skipped_lines, 4094u << 17);
+	sws_trace_reader_close(r);
 	unlink(p);
 }
 
@@ -1665,6 +1724,7 @@ int main(void)
 		cmocka_unit_test(test_text_end),
 		cmocka_unit_test(test_binary_end),
 		cmocka_unit_test(test_repro_huge_len),
+		cmocka_unit_test(test_blank_lines),
 		cmocka_unit_test(test_detect),
 		cmocka_unit_test(test_malformed_text),
 		cmocka_unit_test(test_malformed_binary),
