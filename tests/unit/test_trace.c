@@ -1096,7 +1096,7 @@ static void test_repro_huge_len(void **state)
 
 /* Empty lines are counted in bulk (a zstd RLE block makes 128 KiB of them from
  * 4 bytes): the counts and line numbers are those of reading them one by one,
- * and 512 MiB of them (tests/data/repro/zstd_blank_lines.zst, 16 KB) take well
+ * and 512 MiB of them (tests/data/zstd_blank_lines.zst, 16 KB) take well
  * under a second. */
 static void test_blank_lines(void **state)
 {
@@ -1123,7 +1123,7 @@ static void test_blank_lines(void **state)
 	struct sws_trace_reader_config nat = with_format(SWS_TRACE_FORMAT_NATIVE);
 	tmp_text(p, sizeof(p), "blank.txt", "\n# swapsim-trace v1\n");
 	expect_error(p, &nat, SWS_EFORMAT, ":1: not a swapsim text trace");
-	struct bounded_read b = {DATA "repro/zstd_blank_lines.zst", {.format = SWS_TRACE_FORMAT_LACKEY}, 0};
+	struct bounded_read b = {DATA "zstd_blank_lines.zst", {.format = SWS_TRACE_FORMAT_LACKEY}, 0};
 	expect_read_within(&b, 5);
 	assert_sws(0, sws_trace_reader_open(b.path, &b.cfg, &r, msg, sizeof(msg)));
 	assert_int_equal(sws_trace_reader_next(r, &x), 0);
