@@ -51,14 +51,15 @@ fuzz() {
 		> "$dir/fuzz-$t.log" 2>&1
 }
 
-# summary TARGET STATUS: one line from the log's final stats.
+# summary TARGET STATUS: one line from the log's final stats (a run that
+# crashed early may have none: "?").
 summary() {
 	local log="$dir/fuzz-$1.log"
 	local execs rate cov corp
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
 	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
-	cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
-	corp=$(grep -o 'corp: [0-9]*/[0-9]*[a-zA-Z]*' "$log" | tail -1 | cut -d' ' -f2)
+	cov=$( (grep -o 'cov: [0-9]*' "$log" || true) | tail -1 | cut -d' ' -f2)
+	corp=$( (grep -o 'corp: [0-9]*/[0-9]*[a-zA-Z]*' "$log" || true) | tail -1 | cut -d' ' -f2)
 	printf '%-14s %-6s %12s execs %8s/s  cov %6s  corpus %s\n' "$1" "$2" "${execs:-?}" \
 		"${rate:-?}" "${cov:-?}" "${corp:-?}"
 }
@@ -77,7 +78,8 @@ while [ $i -lt ${#targets[@]} ]; do
 			summary "${batch[$k]}" ok
 		else
 			summary "${batch[$k]}" FAILED
-			grep -E 'ERROR|check failed|SUMMARY|Test unit written' "$dir/fuzz-${batch[$k]}.log" | head -5 >&2 || true
+			(grep -E 'ERROR|check failed|SUMMARY|Test unit written' \
+				"$dir/fuzz-${batch[$k]}.log" || true) | head -5 >&2
 			failed=1
 		fi
 	done
