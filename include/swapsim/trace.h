@@ -288,8 +288,8 @@ struct sws_trace_writer_config {
  *   - a process killed while it writes leaves @path as it was (and its
  *     temporary behind, to be deleted by hand).
  *
- * A symbolic link at @path is followed: its target is replaced, the link
- * stays. An existing file keeps its permission bits, a new one gets 0666 less
+ * A symbolic link at @path is followed: its target is replaced (the
+ * temporary goes beside the target), the link stays. An existing file keeps its permission bits, a new one gets 0666 less
  * the umask; other hard links to an existing file keep the old content (the
  * new file is a new inode). A file this process may not write is refused. An
  * output that exists and is not a regular file (a character device such as
