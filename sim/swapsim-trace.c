@@ -6,13 +6,19 @@
  *
  * Any error (bad option, unreadable or malformed input) prints one message
  * naming the file and the line or byte offset, and exits non-zero: 2 for
- * usage errors, 1 for everything else. Uses the public API only.
+ * usage errors (an output that is the input among them), 1 for everything
+ * else. convert writes its output atomically (the writer's contract in
+ * swapsim/trace.h): on an error, or when SIGTERM, SIGINT or SIGHUP stops it
+ * (at a record boundary; exit 128 + the signal), an existing output is left
+ * as it was. Uses the public API only.
  */
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <swapsim/swapsim.h>
 
@@ -42,6 +48,7 @@ static const char usage[] =
 	"  --pid N               pid/tid for records without one (default 1)\n"
 	"  --damon-sample-us N   DAMON sampling interval (default 5000)\n"
 	"  --damon-aggr-us N     DAMON aggregation interval (default 100000)\n"
+	"  --damon-max-expansion N  DAMON records per input byte, at most (default 4096)\n"
 	"  --addr-hex            addr format: bare digits are hex, not decimal\n"
 	"  --no-ifetch           drop instruction-fetch accesses\n"
 	"\n"
@@ -120,15 +127,56 @@ static void set_add(struct set *s, uint64_t a, uint64_t b)
 
 /* ---- commands ------------------------------------------------------------ */
 
+/* The signal that stops a convert (0: none yet). */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+/*
+ * SIGTERM, SIGINT and SIGHUP stop a convert at the next record boundary. A
+ * signal found ignored (nohup, a background job's SIGINT) stays ignored. No
+ * SA_RESTART: a read blocked on a FIFO fails with EINTR, and the loop sees
+ * the flag.
+ */
+static void catch_stop_signals(void)
+{
+	static const int sigs[] = {SIGTERM, SIGINT, SIGHUP};
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction old, sa;
+		if (sigaction(sigs[i], NULL, &old) || old.sa_handler == SIG_IGN)
+			continue;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_stop_signal;
+		sigemptyset(&sa.sa_mask);
+		sigaction(sigs[i], &sa, NULL);
+	}
+}
+
+static int stopped(const char *out)
+{
+	int sig = stop_signal;
+	fprintf(stderr, "swapsim-trace: stopped by %s; %s left as it was\n",
+		sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "SIGHUP", out);
+	return 128 + sig;
+}
+
 static int open_reader(const char *path, const struct sws_trace_reader_config *cfg,
 		       struct sws_trace_reader **r)
 {
 	char err[600];
 	int rc = sws_trace_reader_open(path, cfg, r, err, sizeof(err));
 	if (rc) {
-		fprintf(stderr, "swapsim-trace: %s (%s)\n", err[0] ? err : path, sws_error_name(rc));
+		if (!stop_signal) /* else the error is the signal's doing */
+			fprintf(stderr, "swapsim-trace: %s (%s)\n", err[0] ? err : path,
+				sws_error_name(rc));
 		return 1;
 	}
+	const char *warning = sws_trace_reader_warning(*r);
+	if (warning[0])
+		fprintf(stderr, "swapsim-trace: warning: %s\n", warning);
 	return 0;
 }
 
@@ -139,14 +187,30 @@ static int read_error(struct sws_trace_reader *r, int rc)
 	return 1;
 }
 
+/* @return 1 when @a and @b name the same file (hard links and symbolic links
+ * included); 0 when they do not, or when either does not exist. */
+static int same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	if (stat(a, &sa) || stat(b, &sb))
+		return 0;
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 static int cmd_convert(const char *in, const char *out, const struct sws_trace_reader_config *rcfg,
 		       const struct sws_trace_writer_config *wcfg)
 {
 	struct sws_trace_reader *r;
 	struct sws_trace_writer *w;
 	char err[600];
+	if (same_file(in, out)) {
+		fprintf(stderr, "swapsim-trace: --out %s is the same file as --in %s: "
+				"converting it in place would destroy it\n", out, in);
+		return 2;
+	}
+	catch_stop_signals();
 	if (open_reader(in, rcfg, &r))
-		return 1;
+		return stop_signal ? stopped(out) : 1;
 	int rc = sws_trace_writer_open(out, wcfg, &w, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "swapsim-trace: %s (%s)\n", err, sws_error_name(rc));
@@ -154,20 +218,23 @@ static int cmd_convert(const char *in, const char *out, const struct sws_trace_r
 		return 1;
 	}
 	struct sws_trace_record rec;
-	while ((rc = sws_trace_reader_next(r, &rec)) == 1) {
-		if ((rc = sws_trace_writer_write(w, &rec))) {
+	while (!stop_signal && (rc = sws_trace_reader_next(r, &rec)) == 1) {
+		if ((rc = sws_trace_writer_write(w, &rec)) && !stop_signal) {
 			fprintf(stderr, "swapsim-trace: %s (%s)\n",
 				sws_trace_writer_error(w)[0] ? sws_trace_writer_error(w) : out,
 				sws_error_name(rc));
-			sws_trace_writer_close(w, NULL, 0);
+			sws_trace_writer_abort(w);
 			sws_trace_reader_close(r);
-			remove(out);
 			return 1;
 		}
 	}
+	if (stop_signal) { /* also when it made a read or a write fail (EINTR) */
+		sws_trace_writer_abort(w);
+		sws_trace_reader_close(r);
+		return stopped(out);
+	}
 	if (rc < 0) {
-		sws_trace_writer_close(w, NULL, 0);
-		remove(out); /* do not leave a half trace that looks whole */
+		sws_trace_writer_abort(w); /* the output stays as it was */
 		return read_error(r, rc);
 	}
 	struct sws_trace_reader_stats st;
@@ -275,7 +342,7 @@ int main(int argc, char **argv)
 {
 	enum {
 		O_IN = 256, O_OUT, O_FORMAT, O_BINARY, O_ZSTD, O_LEVEL, O_MAXLINE, O_PID, O_SAMPLE,
-		O_AGGR, O_ADDRHEX, O_NOIFETCH, O_HELP,
+		O_AGGR, O_EXPANSION, O_ADDRHEX, O_NOIFETCH, O_HELP,
 	};
 	static const struct option opts[] = {
 		{"in", required_argument, 0, O_IN},
@@ -288,6 +355,7 @@ int main(int argc, char **argv)
 		{"pid", required_argument, 0, O_PID},
 		{"damon-sample-us", required_argument, 0, O_SAMPLE},
 		{"damon-aggr-us", required_argument, 0, O_AGGR},
+		{"damon-max-expansion", required_argument, 0, O_EXPANSION},
 		{"addr-hex", no_argument, 0, O_ADDRHEX},
 		{"no-ifetch", no_argument, 0, O_NOIFETCH},
 		{"help", no_argument, 0, O_HELP},
@@ -344,6 +412,11 @@ int main(int argc, char **argv)
 			break;
 		case O_AGGR:
 			rcfg.damon_aggr_us = parse_u32_opt("damon-aggr-us", optarg);
+			break;
+		case O_EXPANSION:
+			rcfg.damon_max_expansion = parse_u32_opt("damon-max-expansion", optarg);
+			if (!rcfg.damon_max_expansion)
+				die_usage("--damon-max-expansion: want 1 or more");
 			break;
 		case O_ADDRHEX:
 			rcfg.flags |= SWS_TRACE_READ_ADDR_HEX;

@@ -9,9 +9,13 @@
  *
  * Readers turn a file into records, one at a time, in bounded memory:
  *
- *   native   libswapsim's own format, text ("# swapsim-trace v1" header) or
+ *   native   libswapsim's own format, text ("# swapsim-trace v2" header) or
  *            binary ("SWSTRACE" magic), either one optionally zstd-compressed
- *            (the whole file is then a zstd stream); told apart by header
+ *            (the whole file is then a zstd stream); told apart by header.
+ *            Both end with the record count and a CRC-32C of the records, so
+ *            a file cut short or changed in the middle is an error; files of
+ *            version 1 (text without that end, binary without the checksum)
+ *            still read, with a warning (sws_trace_reader_warning())
  *   perf     `perf script` text: the page-faults software event with -d
  *            addresses, the exceptions:page_fault_user tracepoint, and the
  *            vmscan:* reclaim events
@@ -31,7 +35,13 @@
  * than 2^27 bytes is an error, and a DAMON snapshot holds at most
  * SWS_TRACE_DAMON_MAX_REGIONS regions. Every call returns in time bounded by
  * the input it reads (no call loops without consuming input or producing a
- * record).
+ * record), and the whole output is bounded by the input too: DAMON, the one
+ * format that expands lines into many records, refuses a region touched at
+ * all that holds more than SWS_TRACE_DAMON_MAX_REGION_PAGES pages, and a
+ * trace that would expand to more than damon_max_expansion records per byte
+ * of the file (struct sws_trace_reader_config). A zstd-compressed file is
+ * read at the cost of its decompressed size, which the format bounds at
+ * about 2^15 times its own.
  *
  * Threading: a reader or a writer is used by one thread at a time; different
  * readers and writers are independent.
@@ -138,11 +148,18 @@ int sws_trace_format_parse(const char *name, enum sws_trace_format *out);
 
 struct sws_trace_reader;
 
-#define SWS_TRACE_READER_CONFIG_VERSION 1
+#define SWS_TRACE_READER_CONFIG_VERSION 2
 
 #define SWS_TRACE_MAX_LINE_DEFAULT 65536u     /* bytes */
 #define SWS_TRACE_MAX_LINE_LIMIT (16u << 20)  /* the largest max_line accepted */
 #define SWS_TRACE_DAMON_MAX_REGIONS (1u << 20) /* regions in one DAMON snapshot */
+/* Pages (4 KiB) in one DAMON region with nr_accesses > 0, at most (4 GiB):
+ * a larger one is SWS_EFORMAT "FILE:LINE: damon_aggregated: region of N
+ * pages exceeds the per-region limit of 1048576". Regions never accessed
+ * expand to nothing and may be of any size. */
+#define SWS_TRACE_DAMON_MAX_REGION_PAGES (1u << 20)
+/* Default damon_max_expansion: records per byte of input. */
+#define SWS_TRACE_DAMON_EXPANSION_DEFAULT 4096u
 
 /* Reader flags (struct sws_trace_reader_config.flags). */
 #define SWS_TRACE_READ_ADDR_HEX (1u << 0)   /* addr: bare digits are hex, not decimal */
@@ -161,7 +178,11 @@ struct sws_trace_reader_config {
 	uint32_t damon_sample_us;       /* DAMON sampling interval, us; 0: 5000 (damo's default) */
 	uint32_t damon_aggr_us;         /* DAMON aggregation interval, us; 0: 100000 (damo's
 	                                   default); at least damon_sample_us */
-	uint32_t reserved;              /* must be zero */
+	uint32_t damon_max_expansion;   /* DAMON: records per byte of the file (compressed
+	                                   bytes for a zstd file), at most, counted from the
+	                                   start of the trace up to each snapshot; more is
+	                                   SWS_EFORMAT naming the snapshot's first line.
+	                                   0: 4096 (SWS_TRACE_DAMON_EXPANSION_DEFAULT) */
 	const struct sws_env *env;      /* allocator; NULL: defaults */
 };
 
@@ -192,7 +213,10 @@ int sws_trace_reader_open(const char *path, const struct sws_trace_reader_config
 			  struct sws_trace_reader **out, char *errbuf, size_t errlen);
 
 /**
- * Read the next record into @rec.
+ * Read the next record into @rec. A native trace is checked at its end: a
+ * missing end record or marker, a count or a checksum that does not match the
+ * records read, or data after the end, is SWS_EFORMAT (so a caller sees the
+ * error only after the records before it).
  * @return 1 with a record, 0 at the end of the trace, or a negative error:
  *         SWS_EFORMAT (malformed input), SWS_EIO (read error) or SWS_ENOMEM.
  *         After an error every later call returns the same error;
@@ -203,6 +227,13 @@ int sws_trace_reader_next(struct sws_trace_reader *r, struct sws_trace_record *r
 /** @return the last error's message, "FILE:LINE: what" or "FILE: byte N: what";
  *  "" when there was none. Valid until the reader is closed. */
 const char *sws_trace_reader_error(const struct sws_trace_reader *r);
+
+/** @return a warning about the file, "" when there is none: a native trace of
+ *  version 1, whose end the reader cannot check ("FILE:1: swapsim-trace v1
+ *  text has no end record: ..." or "FILE: byte 8: swapsim binary trace v1 has
+ *  no checksum: ..."). Set by sws_trace_reader_open(); reading goes on as
+ *  usual. Valid until the reader is closed. */
+const char *sws_trace_reader_warning(const struct sws_trace_reader *r);
 
 /** @return the format being read (never AUTO once open). */
 enum sws_trace_format sws_trace_reader_format(const struct sws_trace_reader *r);
@@ -229,7 +260,7 @@ struct sws_trace_writer;
 #define SWS_TRACE_WRITER_CONFIG_VERSION 1
 
 enum sws_trace_encoding {
-	SWS_TRACE_TEXT = 0,   /* "# swapsim-trace v1", one record per line */
+	SWS_TRACE_TEXT = 0,   /* "# swapsim-trace v2", one record per line, end record */
 	SWS_TRACE_BINARY = 1, /* "SWSTRACE" header, varint-delta records, end marker */
 };
 
@@ -245,10 +276,33 @@ struct sws_trace_writer_config {
 	const struct sws_env *env;        /* allocator; NULL: defaults */
 };
 
+/*
+ * Atomic output. A writer never writes a regular file in place: open()
+ * creates a temporary file beside @path (".NAME.XXXXXX" in the same
+ * directory) and close() writes the end of the trace, fsync()s the temporary
+ * and renames it over @path. So @path holds either what it held before (an
+ * earlier file, or nothing) or the complete new trace, never a part:
+ *
+ *   - after an error (any call), sws_trace_writer_close() and
+ *     sws_trace_writer_abort() remove the temporary and leave @path as it was;
+ *   - a process killed while it writes leaves @path as it was (and its
+ *     temporary behind, to be deleted by hand).
+ *
+ * A symbolic link at @path is followed: its target is replaced (the
+ * temporary goes beside the target), the link stays. An existing file keeps its permission bits, a new one gets 0666 less
+ * the umask; other hard links to an existing file keep the old content (the
+ * new file is a new inode). A file this process may not write is refused. An
+ * output that exists and is not a regular file (a character device such as
+ * /dev/null, a FIFO or a pipe) cannot be replaced and is written in place.
+ */
+
 /**
- * Create (truncate) @path and write a native trace header to it.
+ * Start writing a native trace to @path (atomically: see above; nothing
+ * appears at @path before sws_trace_writer_close() succeeds).
  * @param errbuf  optional: on failure a message ("FILE: ...") is written here
- * @return 0, SWS_EINVAL, SWS_EVERSION, SWS_EIO or SWS_ENOMEM; on failure *out is NULL.
+ * @return 0, SWS_EINVAL, SWS_EVERSION, SWS_EIO (the temporary cannot be
+ *         created, @path is a directory, a dangling symbolic link or a file
+ *         this process may not write) or SWS_ENOMEM; on failure *out is NULL.
  */
 int sws_trace_writer_open(const char *path, const struct sws_trace_writer_config *cfg,
 			  struct sws_trace_writer **out, char *errbuf, size_t errlen);
@@ -264,12 +318,25 @@ int sws_trace_writer_write(struct sws_trace_writer *w, const struct sws_trace_re
 const char *sws_trace_writer_error(const struct sws_trace_writer *w);
 
 /**
- * Finish the file (binary: end marker; zstd: end of frame), close it and free
- * the writer, also after an earlier error. NULL is a no-op returning 0.
+ * Finish the file (text: end record; binary: end marker; both with the record
+ * count and checksum; zstd: end of frame), fsync it and
+ * rename it over the path given to sws_trace_writer_open(), then free the
+ * writer. After an earlier error, or when one of these steps fails, the
+ * temporary is removed instead and the path is left as it was. NULL is a
+ * no-op returning 0.
  * @param errbuf  optional: on failure the message is copied here
- * @return 0, the writer's earlier error, or SWS_EIO if the final writes fail.
+ * @return 0, the writer's earlier error, or SWS_EIO if the final writes, the
+ *         fsync or the rename fail.
  */
 int sws_trace_writer_close(struct sws_trace_writer *w, char *errbuf, size_t errlen);
+
+/**
+ * Give up: close and remove the temporary, leave the path as it was, free the
+ * writer (an output written in place keeps what was written). For a caller
+ * that stops early, on an error of its own or a signal; not async-signal-safe
+ * (a signal handler sets a flag, the normal flow calls this). NULL is a no-op.
+ */
+void sws_trace_writer_abort(struct sws_trace_writer *w);
 
 #ifdef __cplusplus
 }

@@ -333,11 +333,29 @@ int sws__addr_next(struct sws_trace_reader *r, struct sws_trace_record *rec)
  * taken as the end of the interval, so slice s has time
  * end - aggr + s * sample (clamped at 0).
  *
+ * Only slices up to the snapshot's largest nr_accesses are visited, so every
+ * call either returns a record or moves on through the regions: its work is
+ * bounded by the snapshot, whatever aggr / sample is.
+ *
  * LIMITATIONS. A snapshot is held whole (at most SWS_TRACE_DAMON_MAX_REGIONS
  * regions). One that stops short (the file ends, or a line of another target
  * or region count arrives) is replayed with the regions it has. pid is
  * default_pid + target_id; the kdamond's own pid/cpu are not the workload's.
+ * The expansion is bounded by the input: a region with nr_accesses > 0 holds
+ * at most SWS_TRACE_DAMON_MAX_REGION_PAGES pages (checked on its line), and
+ * before a snapshot is expanded, the records of all snapshots so far, this
+ * one included, must not exceed damon_max_expansion per byte of the file read
+ * (compressed bytes for a zstd file, which could otherwise multiply the bound
+ * by its ratio; checked before its first record, the error names its first
+ * line).
  */
+
+/* 4 KiB pages of [start, end), the last one partial. */
+static uint64_t damon_pages(const struct sws_damon_region *g)
+{
+	uint64_t size = g->end - g->start;
+	return (size / SWS_TRACE_PAGE) + (size % SWS_TRACE_PAGE != 0);
+}
 
 static int damon_parse(struct sws_trace_reader *r, char *line, int *used, uint32_t *target,
 		       uint32_t *expect, struct sws_damon_region *reg, uint64_t *time_ns)
@@ -380,6 +398,12 @@ static int damon_parse(struct sws_trace_reader *r, char *line, int *used, uint32
 		return sws__trace_err_line(r, SWS_EFORMAT, "damon_aggregated: bad nr_accesses");
 	if (t_age && sws__parse_u32(t_age, strlen(t_age), 0, &age))
 		return sws__trace_err_line(r, SWS_EFORMAT, "damon_aggregated: bad age");
+	if (reg->nr_accesses && damon_pages(reg) > SWS_TRACE_DAMON_MAX_REGION_PAGES)
+		return sws__trace_err_line(r, SWS_EFORMAT,
+					   "damon_aggregated: region of %llu pages exceeds the "
+					   "per-region limit of %u",
+					   (unsigned long long)damon_pages(reg),
+					   SWS_TRACE_DAMON_MAX_REGION_PAGES);
 	*time_ns = pl.time_ns;
 	*used = 1;
 	return 0;
@@ -418,6 +442,38 @@ void sws__damon_free(struct sws_trace_reader *r)
 	r->damon.regions = NULL;
 }
 
+/* The snapshot just collected: set the slices it touches, and check that the
+ * trace's records with it stay within the expansion limit. @return 0 or an error. */
+static int damon_budget(struct sws_trace_reader *r)
+{
+	typeof(r->damon) *d = &r->damon;
+	uint32_t slices = r->cfg.damon_aggr_us / r->cfg.damon_sample_us;
+	uint64_t snap = 0;
+	d->nslices = 0;
+	for (uint32_t i = 0; i < d->nr; i++) {
+		const struct sws_damon_region *g = &d->regions[i];
+		uint32_t k = g->nr_accesses < slices ? g->nr_accesses : slices;
+		/* k > 0: at most 2^20 pages (damon_parse), so at most 2^52 records */
+		uint64_t n = k ? damon_pages(g) * k : 0;
+		snap = snap > UINT64_MAX - n ? UINT64_MAX : snap + n;
+		if (k > d->nslices)
+			d->nslices = k;
+	}
+	uint64_t total = d->expanded > UINT64_MAX - snap ? UINT64_MAX : d->expanded + snap;
+	uint64_t bytes = sws__stream_file_off(&r->s), budget;
+	if (__builtin_mul_overflow(bytes, (uint64_t)r->cfg.damon_max_expansion, &budget))
+		budget = UINT64_MAX;
+	if (total > budget)
+		return sws__trace_err_at(r, SWS_EFORMAT, d->line,
+					 "DAMON expansion over its limit: this snapshot makes %llu "
+					 "records, %llu in all from %llu bytes of the file, more than %u "
+					 "per byte (damon_max_expansion, --damon-max-expansion)",
+					 (unsigned long long)snap, (unsigned long long)total,
+					 (unsigned long long)bytes, r->cfg.damon_max_expansion);
+	d->expanded = total;
+	return 0;
+}
+
 /* Read lines until a snapshot is complete (ready) or the input ends. @return 0 or error. */
 static int damon_collect(struct sws_trace_reader *r)
 {
@@ -428,6 +484,7 @@ static int damon_collect(struct sws_trace_reader *r)
 		d->target = d->pending_target;
 		d->expect = d->pending_expect;
 		d->time_ns = d->pending_time;
+		d->line = d->pending_line;
 		int rc = damon_push(r, &d->pending);
 		if (rc)
 			return rc;
@@ -461,12 +518,14 @@ static int damon_collect(struct sws_trace_reader *r)
 			d->pending_target = target;
 			d->pending_expect = expect;
 			d->pending_time = t;
+			d->pending_line = r->line;
 			break;
 		}
 		if (!d->nr) {
 			d->target = target;
 			d->expect = expect;
 			d->time_ns = t;
+			d->line = r->line;
 		}
 		if ((rc = damon_push(r, &reg)))
 			return rc;
@@ -475,7 +534,7 @@ static int damon_collect(struct sws_trace_reader *r)
 	d->slice = 0;
 	d->idx = 0;
 	d->addr = d->nr ? d->regions[0].start : 0;
-	return 0;
+	return d->ready ? damon_budget(r) : 0;
 }
 
 int sws__damon_next(struct sws_trace_reader *r, struct sws_trace_record *rec)
@@ -483,7 +542,6 @@ int sws__damon_next(struct sws_trace_reader *r, struct sws_trace_record *rec)
 	typeof(r->damon) *d = &r->damon;
 	uint64_t sample_ns = (uint64_t)r->cfg.damon_sample_us * 1000u;
 	uint64_t aggr_ns = (uint64_t)r->cfg.damon_aggr_us * 1000u;
-	d->nslices = r->cfg.damon_aggr_us / r->cfg.damon_sample_us;
 	for (;;) {
 		if (!d->ready) {
 			int rc = damon_collect(r);

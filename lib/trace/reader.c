@@ -35,7 +35,7 @@ static int check_config(const struct sws_trace_reader_config *c)
 	if (c->version > SWS_TRACE_READER_CONFIG_VERSION ||
 	    (c->env && c->env->version > SWS_ENV_VERSION))
 		return SWS_EVERSION;
-	if ((unsigned)c->format >= SWS_TRACE_NR_FORMATS || c->reserved ||
+	if ((unsigned)c->format >= SWS_TRACE_NR_FORMATS ||
 	    (c->flags & ~(SWS_TRACE_READ_ADDR_HEX | SWS_TRACE_READ_NO_IFETCH)) ||
 	    (c->max_line && (c->max_line < 256 || c->max_line > SWS_TRACE_MAX_LINE_LIMIT)) ||
 	    (c->env && c->env->reserved))
@@ -181,6 +181,8 @@ int sws_trace_reader_open(const char *path, const struct sws_trace_reader_config
 		r->cfg.damon_sample_us = 5000;
 	if (!r->cfg.damon_aggr_us)
 		r->cfg.damon_aggr_us = 100000;
+	if (!r->cfg.damon_max_expansion)
+		r->cfg.damon_max_expansion = SWS_TRACE_DAMON_EXPANSION_DEFAULT;
 	snprintf(r->path, sizeof(r->path), "%s", path);
 	rc = reader_setup(r, path);
 	if (rc) {
@@ -239,6 +241,11 @@ int sws_trace_reader_next(struct sws_trace_reader *r, struct sws_trace_record *r
 const char *sws_trace_reader_error(const struct sws_trace_reader *r)
 {
 	return r ? r->msg : "";
+}
+
+const char *sws_trace_reader_warning(const struct sws_trace_reader *r)
+{
+	return r ? r->warning : "";
 }
 
 enum sws_trace_format sws_trace_reader_format(const struct sws_trace_reader *r)

@@ -33,13 +33,28 @@ static int trace_verr(struct sws_trace_reader *r, int code, const char *prefix, 
 	return code;
 }
 
-int sws__trace_err_line(struct sws_trace_reader *r, int code, const char *fmt, ...)
+static int trace_verr_at(struct sws_trace_reader *r, int code, uint64_t line, const char *fmt,
+			 va_list ap)
 {
 	char where[512];
-	snprintf(where, sizeof(where), "%s:%llu", r->path, (unsigned long long)r->line);
+	snprintf(where, sizeof(where), "%s:%llu", r->path, (unsigned long long)line);
+	return trace_verr(r, code, where, fmt, ap);
+}
+
+int sws__trace_err_line(struct sws_trace_reader *r, int code, const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	int rc = trace_verr(r, code, where, fmt, ap);
+	int rc = trace_verr_at(r, code, r->line, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int sws__trace_err_at(struct sws_trace_reader *r, int code, uint64_t line, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = trace_verr_at(r, code, line, fmt, ap);
 	va_end(ap);
 	return rc;
 }
@@ -169,11 +184,12 @@ static int stream_read(struct sws_trace_reader *r)
 	struct sws_trace_stream *s = &r->s;
 	if (!s->zstd) {
 		size_t n = fread(s->buf + s->len, 1, s->cap - s->len, s->f);
-		if (n == 0) {
-			if (ferror(s->f))
-				return err_raw(r, SWS_EIO, s->raw_off, "read error: %s", strerror(errno));
+		/* An error after a short read too: a read interrupted by a signal
+		 * (EINTR) must end the reading, not block again. */
+		if (ferror(s->f))
+			return err_raw(r, SWS_EIO, s->raw_off + n, "read error: %s", strerror(errno));
+		if (n == 0)
 			s->eof = 1;
-		}
 		s->len += n;
 		s->raw_off += n;
 		return 0;
@@ -185,12 +201,11 @@ static int stream_read(struct sws_trace_reader *r)
 	for (;;) {
 		if (s->zin_pos == s->zin_len && !s->zin_eof) {
 			size_t n = fread(s->zin, 1, s->zin_size, s->f);
-			if (n == 0) {
-				if (ferror(s->f))
-					return err_raw(r, SWS_EIO, s->raw_off, "read error: %s",
-						       strerror(errno));
+			if (ferror(s->f))
+				return err_raw(r, SWS_EIO, s->raw_off + n, "read error: %s",
+					       strerror(errno));
+			if (n == 0)
 				s->zin_eof = 1;
-			}
 			s->zin_pos = 0;
 			s->zin_len = n;
 			s->raw_off += n;
@@ -251,6 +266,20 @@ int sws__stream_line(struct sws_trace_reader *r, char **line, size_t *len)
 	for (;;) {
 		char *start = (char *)s->buf + s->pos;
 		size_t avail = s->len - s->pos;
+		if (r->line && !scanned && avail && *start == '\n') {
+			/* A run of empty lines after the first line: counted here,
+			 * in bulk, as the readers would skip them one by one. Four
+			 * bytes of zstd (an RLE block) make 128 KiB of them. */
+			size_t k = 1;
+			while (k < avail && start[k] == '\n')
+				k++;
+			s->pos += k;
+			r->line += k;
+			r->st.lines += k;
+			r->st.skipped_lines += k;
+			r->st.bytes = sws__stream_off(s);
+			continue;
+		}
 		char *nl = memchr(start + scanned, '\n', avail - scanned);
 		size_t n = nl ? (size_t)(nl - start) : avail;
 		if (nl || (s->eof && avail)) {

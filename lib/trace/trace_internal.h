@@ -26,10 +26,11 @@
 
 #define SWS_TRACE_ZSTD_WINDOW_LOG_MAX 27
 #define SWS_TRACE_BIN_MAGIC "SWSTRACE"
-#define SWS_TRACE_BIN_VERSION 1
+#define SWS_TRACE_BIN_VERSION 2   /* written; 1 (no checksum) is still read */
 #define SWS_TRACE_BIN_HEADER 16
 #define SWS_TRACE_TEXT_HEADER "# swapsim-trace v"
-#define SWS_TRACE_TEXT_VERSION 1
+#define SWS_TRACE_TEXT_VERSION 2  /* written; 1 (no end record) is still read */
+#define SWS_TRACE_TEXT_END "end"  /* first word of the text end record */
 #define SWS_TRACE_PAGE 4096u
 
 /* Binary record tag: op in the low nibble, which fields follow above it. */
@@ -77,11 +78,16 @@ struct sws_trace_reader {
 	uint64_t line;      /* number of the current line (1-based) */
 	int err;            /* sticky error */
 	char msg[512];
+	char warning[512];  /* sws_trace_reader_warning(): "" or a message */
 	struct sws_trace_reader_stats st;
 	int done;
-	/* native binary: the previous record and the count */
-	struct sws_trace_record prev;
+	/* native: the file's version, the records and their CRC-32C so far
+	 * (checked against the end record / marker), binary: the previous record */
+	uint32_t version;
 	uint64_t nrec;
+	uint32_t crc;
+	int end_seen;       /* text v2: the end record was read */
+	struct sws_trace_record prev;
 	/* damon */
 	struct {
 		struct sws_damon_region *regions;
@@ -89,19 +95,26 @@ struct sws_trace_reader {
 		uint32_t expect;       /* nr_regions the lines announce */
 		uint32_t target;
 		uint64_t time_ns;      /* time of the snapshot's first line */
+		uint64_t line;         /* number of the snapshot's first line */
 		int ready;             /* snapshot complete: expanding */
-		uint32_t slice, nslices, idx;
+		uint32_t slice, idx;
+		uint32_t nslices;      /* slices this snapshot touches: its largest
+		                          nr_accesses (clamped to aggr / sample) */
 		uint64_t addr;         /* next page in regions[idx] */
+		uint64_t expanded;     /* records of the snapshots so far, this one included */
 		int have_pending;      /* a parsed line that starts the next snapshot */
 		struct sws_damon_region pending;
 		uint32_t pending_target, pending_expect;
-		uint64_t pending_time;
+		uint64_t pending_time, pending_line;
 	} damon;
 };
 
-/* Errors: all return the code they record (sticky in r->err). */
+/* Errors: all return the code they record (sticky in r->err). _line names
+ * the current line, _at line @line. */
 int sws__trace_err_line(struct sws_trace_reader *r, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+int sws__trace_err_at(struct sws_trace_reader *r, int code, uint64_t line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 int sws__trace_err_byte(struct sws_trace_reader *r, int code, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
@@ -111,12 +124,21 @@ void sws__stream_close(struct sws_trace_reader *r);
 /* Fill the buffer so that at least @want bytes are available from pos (fewer at EOF).
  * @return 0 or an error. */
 int sws__stream_fill(struct sws_trace_reader *r, size_t want);
-/* The next line (without '\n' or "\r\n"), NUL-terminated, in *line.
+/* The next line (without '\n' or "\r\n"), NUL-terminated, in *line. Empty
+ * lines after the first one are not handed out: they are counted in r->line,
+ * st.lines and st.skipped_lines (every reader skips them).
  * @return 1, 0 at end of input, or an error (over-long line, NUL byte). */
 int sws__stream_line(struct sws_trace_reader *r, char **line, size_t *len);
+/* Offset in the (decompressed) stream of the next byte handed out. */
 static inline uint64_t sws__stream_off(const struct sws_trace_stream *s)
 {
 	return s->base_off + s->pos;
+}
+/* Bytes of the file itself used so far: the stream offset, or for a zstd
+ * file the compressed bytes the decoder has consumed. */
+static inline uint64_t sws__stream_file_off(const struct sws_trace_stream *s)
+{
+	return s->zstd ? s->raw_off - (s->zin_len - s->zin_pos) : sws__stream_off(s);
 }
 
 /* Parsing helpers (parse.c). */
@@ -163,6 +185,16 @@ void sws__damon_free(struct sws_trace_reader *r);
 /* Format detection helpers. */
 int sws__lackey_line_ok(const char *line);
 int sws__addr_line_ok(const char *line, int hex);
+
+/* CRC-32C (Castagnoli, reflected 0x82f63b78, as in iSCSI and ext4) of @n bytes,
+ * continuing @crc (0 to start): crc(crc(0, a), b) == crc(0, a b). sws__crc32c
+ * uses the SSE4.2 instruction where the CPU has it, sws__crc32c_sw a table. */
+uint32_t sws__crc32c(uint32_t crc, const void *buf, size_t n);
+uint32_t sws__crc32c_sw(uint32_t crc, const void *buf, size_t n);
+/* The trace checksum: @crc continued over the record's 48 canonical bytes
+ * (time_ns, addr, len as u64, then op, flags, pid, tid, cpu, arg as u32, all
+ * little endian). */
+uint32_t sws__trace_record_crc(uint32_t crc, const struct sws_trace_record *x);
 
 /* Text encoding of flags ("-", letters "wxh", or 0xHEX). */
 int sws__flags_parse(const char *s, uint32_t *out);

@@ -7,14 +7,20 @@
  * and a message naming the file and the line or byte offset. Also allocation
  * failures (fail the Nth allocation) and no leaks.
  */
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zstd.h>
 
 #include "testutil.h"
+#include "trace/trace_internal.h" /* sws__crc32c */
 
 #define DATA SWS_TEST_DATA_DIR "/"
 
@@ -89,13 +95,19 @@ static size_t count_flag(const struct recs *v, uint32_t op, uint32_t mask, uint3
 	return n;
 }
 
+static void write_file(const char *path, const void *data, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		fail_msg("cannot create %s: %s", path, strerror(errno));
+	assert_int_equal(fwrite(data, 1, n, f), n);
+	fclose(f);
+}
+
 static const char *tmp_file(char *buf, size_t len, const char *name, const void *data, size_t n)
 {
 	sws_test_path(buf, len, name);
-	FILE *f = fopen(buf, "wb");
-	assert_non_null(f);
-	assert_int_equal(fwrite(data, 1, n, f), n);
-	fclose(f);
+	write_file(buf, data, n);
 	return buf;
 }
 
@@ -161,8 +173,6 @@ static void test_config(void **state)
 	struct sws_trace_reader_config c = {.version = SWS_TRACE_READER_CONFIG_VERSION + 1};
 	assert_sws(SWS_EVERSION, sws_trace_reader_open(p, &c, &r, msg, sizeof(msg)));
 	assert_null(r);
-	c = (struct sws_trace_reader_config){.reserved = 1};
-	assert_sws(SWS_EINVAL, sws_trace_reader_open(p, &c, &r, msg, sizeof(msg)));
 	c = (struct sws_trace_reader_config){.format = (enum sws_trace_format)9};
 	assert_sws(SWS_EINVAL, sws_trace_reader_open(p, &c, &r, msg, sizeof(msg)));
 	c = (struct sws_trace_reader_config){.max_line = 10};
@@ -432,6 +442,158 @@ static void test_damon(void **state)
 	unlink(q);
 }
 
+/* Read at most @cap records of @path into *count. @return the code that ended
+ * the reading (1: the cap was reached first). */
+static int read_capped(const char *path, const struct sws_trace_reader_config *cfg, size_t cap,
+		       size_t *count, char *msg, size_t msglen)
+{
+	struct sws_trace_reader *r;
+	*count = 0;
+	int rc = sws_trace_reader_open(path, cfg, &r, msg, msglen);
+	if (rc)
+		return rc;
+	struct sws_trace_record x;
+	while (*count < cap && (rc = sws_trace_reader_next(r, &x)) == 1)
+		(*count)++;
+	if (rc < 0)
+		snprintf(msg, msglen, "%s", sws_trace_reader_error(r));
+	sws_trace_reader_close(r);
+	return rc;
+}
+
+/* @path must fail with SWS_EFORMAT and @where before @cap records. */
+static void expect_capped_error(const char *path, const struct sws_trace_reader_config *cfg,
+				size_t cap, size_t want_records, const char *where)
+{
+	char msg[600] = "";
+	size_t n;
+	int rc = read_capped(path, cfg, cap, &n, msg, sizeof(msg));
+	if (rc != SWS_EFORMAT || n != want_records || !strstr(msg, where))
+		fail_msg("%s: %s after %zu records (want SWS_EFORMAT after %zu, \"%s\"): %s", path,
+			 rc == 1 ? "still reading" : sws_error_name(rc), n, want_records, where, msg);
+}
+
+struct bounded_read {
+	const char *path;
+	struct sws_trace_reader_config cfg;
+	size_t want;
+};
+
+/* In a child process (no cmocka there): read it all. @return 0 when it gave @want records. */
+static int bounded_read_child(const struct bounded_read *b)
+{
+	size_t n;
+	char msg[600];
+	return read_capped(b->path, &b->cfg, b->want + 1, &n, msg, sizeof(msg)) == 0 && n == b->want
+		       ? 0 : 1;
+}
+
+/* The read of @b must end within @seconds, with the records it wants. */
+static void expect_read_within(const struct bounded_read *b, unsigned seconds)
+{
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		alarm(seconds);
+		_exit(bounded_read_child(b));
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (WIFSIGNALED(status))
+		fail_msg("%s: killed by signal %d (SIGALRM: not done in %u s)", b->path,
+			 WTERMSIG(status), seconds);
+	if (WEXITSTATUS(status))
+		fail_msg("%s: did not give %zu records", b->path, b->want);
+}
+
+#define DAMON_LINE "kdamond.0 76 [000] 1.000000: damon:damon_aggregated: target_id=0 "
+
+/* DAMON expansion is bounded: a region touched at all holds at most
+ * SWS_TRACE_DAMON_MAX_REGION_PAGES pages, and a trace expands to at most
+ * damon_max_expansion records per byte of input read so far. */
+static void test_damon_limits(void **state)
+{
+	(void)state;
+	char p[256];
+	struct sws_trace_reader_config c = with_format(SWS_TRACE_FORMAT_DAMON);
+	/* The reproducers: one region of 2^52 - 1 pages; a 4.9 KB file with one
+	 * region of 1055842 pages touched 5 times (5.28 M records). Refused on
+	 * the region's line, before any record. */
+	expect_capped_error(DATA "repro/damon_huge_region.txt", NULL, 1u << 22, 0,
+			    "damon_huge_region.txt:1: damon_aggregated: region of 4503599627370495 "
+			    "pages exceeds the per-region limit of 1048576");
+	expect_capped_error(DATA "repro/damon_amplification.txt", NULL, 1u << 22, 0,
+			    "damon_amplification.txt:25: damon_aggregated: region of 1055842 pages "
+			    "exceeds the per-region limit of 1048576");
+	/* The largest region (2^20 pages) is allowed, but one access to it in a
+	 * 96-byte file is more than 4096 records per byte: raise the limit. */
+	tmp_text(p, sizeof(p), "damon_max.txt", DAMON_LINE "nr_regions=1 0-4294967296: 1 0\n");
+	expect_capped_error(p, &c, 1u << 22, 0,
+			    ":1: DAMON expansion over its limit: this snapshot makes 1048576 records");
+	c.damon_max_expansion = 20000;
+	struct recs v = load(p, &c);
+	assert_int_equal(v.n, 1u << 20);
+	assert_int_equal(v.v[v.n - 1].addr, 4294967296ull - 4096);
+	free(v.v);
+	tmp_text(p, sizeof(p), "damon_max.txt", DAMON_LINE "nr_regions=1 0-4294967297: 1 0\n");
+	expect_capped_error(p, &c, 1u << 22, 0,
+			    ":1: damon_aggregated: region of 1048577 pages exceeds the per-region "
+			    "limit of 1048576");
+	/* A region never touched costs nothing: no limit on its size. */
+	tmp_text(p, sizeof(p), "damon_idle.txt",
+		 DAMON_LINE "nr_regions=2 0-18446744073709547520: 0 9\n"
+		 DAMON_LINE "nr_regions=2 18446744073709547520-18446744073709551615: 2 0\n");
+	v = load(p, NULL);
+	assert_int_equal(v.n, 2);
+	free(v.v);
+	/* The limit is over the whole input: 100 one-page snapshots (9.3 KB),
+	 * then one of 50 pages x 20 accesses: 1100 records, under 1 per byte.
+	 * The last snapshot alone is over it. */
+	char *text = malloc(120 * 101);
+	assert_non_null(text);
+	text[0] = '\0';
+	for (int i = 0; i < 100; i++)
+		strcat(text, DAMON_LINE "nr_regions=1 4096-8192: 1 0\n");
+	strcat(text, DAMON_LINE "nr_regions=3 0-204800: 20 0\n");
+	tmp_text(p, sizeof(p), "damon_budget.txt", text);
+	c.damon_max_expansion = 1;
+	v = load(p, &c);
+	assert_int_equal(v.n, 1100);
+	free(v.v);
+	tmp_text(p, sizeof(p), "damon_budget.txt", text + 100 * strlen(DAMON_LINE "nr_regions=1 4096-8192: 1 0\n"));
+	expect_capped_error(p, &c, 1u << 22, 0, ":1: DAMON expansion over its limit: this snapshot "
+				     "makes 1000 records, 1000 in all from 93 bytes of the file, more than 1 "
+				     "per byte");
+	free(text);
+	/* Compressed, the same bound holds per byte of the file: 1000 lines of
+	 * 81920 records each (87 KB) compress to a few hundred bytes. */
+	text = malloc(100 * 1000 + 1);
+	assert_non_null(text);
+	text[0] = '\0';
+	for (int i = 0; i < 1000; i++)
+		strcat(text, "k 76 [000] 1.000000: damon:damon_aggregated: target_id=0 nr_regions=1 "
+			     "0-16777216: 20 0\n");
+	size_t tn = strlen(text), zcap = ZSTD_compressBound(tn);
+	char *z = malloc(zcap);
+	assert_non_null(z);
+	size_t zn = ZSTD_compress(z, zcap, text, tn, 19);
+	assert_false(ZSTD_isError(zn));
+	assert_true(zn < 1000);
+	tmp_file(p, sizeof(p), "damon_zstd.txt.zst", z, zn);
+	expect_capped_error(p, NULL, 1u << 22, 81920 * (4096 * zn / 81920),
+			    ": DAMON expansion over its limit: this snapshot makes 81920 records");
+	free(z);
+	free(text);
+	/* 4e9 slices of 1 us, regions touched 3 times: 3 slices are expanded,
+	 * not 4e9 (each read must take bounded time). */
+	tmp_text(p, sizeof(p), "damon_slices.txt",
+		 DAMON_LINE "nr_regions=2 0-8192: 3 0\n" DAMON_LINE "nr_regions=2 8192-12288: 1 0\n");
+	struct bounded_read b = {p, {.format = SWS_TRACE_FORMAT_DAMON, .damon_sample_us = 1,
+				     .damon_aggr_us = 4000000000u}, 7};
+	expect_read_within(&b, 5);
+	unlink(p);
+}
+
 static void test_addr(void **state)
 {
 	(void)state;
@@ -510,6 +672,41 @@ static void test_shared_samples(void **state)
 }
 
 /* ---- native round trips ------------------------------------------------------ */
+
+/* CRC-32C bit by bit: the reference the library's table and hardware paths match. */
+static uint32_t ref_crc32c(uint32_t crc, const void *buf, size_t n)
+{
+	const uint8_t *p = buf;
+	crc = ~crc;
+	while (n--) {
+		crc ^= *p++;
+		for (int k = 0; k < 8; k++)
+			crc = crc & 1 ? (crc >> 1) ^ 0x82f63b78u : crc >> 1;
+	}
+	return ~crc;
+}
+
+/* The documented checksum of a trace: CRC-32C of each record's 48 canonical
+ * bytes (the fields in order, little endian). */
+static uint32_t ref_records_crc(const struct recs *v)
+{
+	uint32_t crc = 0;
+	for (size_t i = 0; i < v->n; i++) {
+		const struct sws_trace_record *x = &v->v[i];
+		const uint64_t f64[3] = {x->time_ns, x->addr, x->len};
+		const uint32_t f32[6] = {x->op, x->flags, x->pid, x->tid, x->cpu, x->arg};
+		uint8_t b[48], *p = b;
+		for (int k = 0; k < 3; k++)
+			for (int j = 0; j < 8; j++)
+				*p++ = (uint8_t)(f64[k] >> (8 * j));
+		for (int k = 0; k < 6; k++)
+			for (int j = 0; j < 4; j++)
+				*p++ = (uint8_t)(f32[k] >> (8 * j));
+		crc = ref_crc32c(crc, b, sizeof(b));
+	}
+	return crc;
+}
+
 
 static void random_records(struct recs *v, size_t n, uint64_t seed)
 {
@@ -658,11 +855,16 @@ static void test_text_layout(void **state)
 	size_t n;
 	char *b = slurp(p, &n);
 	b[n] = '\0';
-	assert_string_equal(b, "# swapsim-trace v1\n"
-			       "# time_ns pid tid cpu op addr len flags arg\n"
-			       "1000 42 43 0 access 0x7f0000001000 0 w 0\n"
-			       "2000 42 42 - reclaim 0x0 64 - 4294967295\n"
-			       "3000 1 1 2 mmap 0x1000 8192 0x104 0\n");
+	char want[400];
+	snprintf(want, sizeof(want),
+		 "# swapsim-trace v2\n"
+		 "# time_ns pid tid cpu op addr len flags arg\n"
+		 "1000 42 43 0 access 0x7f0000001000 0 w 0\n"
+		 "2000 42 42 - reclaim 0x0 64 - 4294967295\n"
+		 "3000 1 1 2 mmap 0x1000 8192 0x104 0\n"
+		 "end records=3 crc32c=%08x\n",
+		 ref_records_crc(&v));
+	assert_string_equal(b, want);
 	free(b);
 	free(v.v);
 	tmp_text(p, sizeof(p), "edited.trace",
@@ -677,6 +879,258 @@ static void test_text_layout(void **state)
 	rec_eq(&v.v[1], 6, 0x2000, 4096, SWS_TRACE_MADV_DONTNEED, 0, 8, 8, 1, 0);
 	rec_eq(&v.v[2], 7, 8192, 0, SWS_TRACE_ACCESS, SWS_TRACE_F_WRITE | SWS_TRACE_F_IFETCH, 8, 9, 1, 0);
 	free(v.v);
+	unlink(p);
+}
+
+/* ---- end records and checksums --------------------------------------------------- */
+
+static void test_crc32c(void **state)
+{
+	(void)state;
+	assert_int_equal(sws__crc32c(0, "123456789", 9), 0xe3069283u); /* the check value */
+	assert_int_equal(sws__crc32c_sw(0, "123456789", 9), 0xe3069283u);
+	assert_int_equal(sws__crc32c(0, "", 0), 0);
+	uint8_t buf[512];
+	uint64_t seed = 77;
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)sws_test_rand(&seed);
+	for (int i = 0; i < 300; i++) {
+		size_t off = sws_test_rand(&seed) % 8, n = sws_test_rand(&seed) % 300;
+		size_t cut = n ? sws_test_rand(&seed) % n : 0;
+		uint32_t want = ref_crc32c(0, buf + off, n);
+		assert_int_equal(sws__crc32c(0, buf + off, n), want);
+		assert_int_equal(sws__crc32c_sw(0, buf + off, n), want);
+		/* incremental */
+		assert_int_equal(sws__crc32c(sws__crc32c(0, buf + off, cut), buf + off + cut, n - cut), want);
+	}
+}
+
+/* @nrec random records (seed @seed) in @v, written to the scratch file @name
+ * (path in @p) with @wc. @return the file's bytes (*n of them; to free). */
+static char *write_random(char *p, size_t plen, const char *name,
+			  const struct sws_trace_writer_config *wc, size_t nrec, uint64_t seed,
+			  struct recs *v, size_t *n)
+{
+	*v = (struct recs){0};
+	random_records(v, nrec, seed);
+	sws_test_path(p, plen, name);
+	write_all(p, wc, v);
+	return slurp(p, n);
+}
+
+/* @return the warning of the reader of @path ("" when none), in @out. */
+static void warning_of(const char *path, char *out, size_t len)
+{
+	struct sws_trace_reader *r;
+	char msg[600];
+	assert_sws(0, sws_trace_reader_open(path, NULL, &r, msg, sizeof(msg)));
+	snprintf(out, len, "%s", sws_trace_reader_warning(r));
+	sws_trace_reader_close(r);
+}
+
+/* Text v2 ends with "end records=N crc32c=X": a file cut on any line boundary,
+ * a record changed, a wrong count and data after the end are errors. A v1
+ * file (no end record) still reads, with a warning. */
+static void test_text_end(void **state)
+{
+	(void)state;
+	struct sws_trace_reader_config nat = with_format(SWS_TRACE_FORMAT_NATIVE);
+	struct recs v;
+	char p[256], q[256], line[600];
+	size_t n;
+	char *b = write_random(p, sizeof(p), "end.trace", NULL, 200, 31, &v, &n);
+	snprintf(line, sizeof(line), "\nend records=%zu crc32c=%08x\n", v.n, ref_records_crc(&v));
+	assert_true(n > strlen(line));
+	assert_memory_equal(b + n - strlen(line), line, strlen(line));
+	warning_of(p, line, sizeof(line));
+	assert_string_equal(line, "");
+	size_t lines = 0;
+	for (size_t i = 0; i + 1 < n; i++) {
+		if (b[i] != '\n')
+			continue;
+		lines++;
+		tmp_file(q, sizeof(q), "cut.trace", b, i + 1);
+		snprintf(line, sizeof(line), ":%zu: trace ends without its end record (cut short?)",
+			 lines);
+		expect_error(q, &nat, SWS_EFORMAT, line);
+	}
+	assert_int_equal(lines, v.n + 2);
+	free(b);
+	free(v.v);
+
+	/* By hand: comments and blank lines anywhere, before and after the end. */
+	v = (struct recs){0};
+	struct sws_trace_record x = {1, 0x10, 0, SWS_TRACE_ACCESS, 0, 2, 3, SWS_TRACE_CPU_ANY, 0};
+	recs_push(&v, &x);
+	uint32_t crc = ref_records_crc(&v);
+	snprintf(line, sizeof(line),
+		 "# swapsim-trace v2\n\n1 2 3 - access 0x10 0 - 0  # one\n# note\n"
+		 "end records=1 crc32c=%08X\n\n# after\n", crc);
+	tmp_text(q, sizeof(q), "hand.trace", line);
+	struct recs back = load(q, NULL);
+	assert_int_equal(back.n, 1);
+	assert_memory_equal(back.v, v.v, sizeof(x));
+	free(back.v);
+	static const struct {
+		const char *text; /* %08x: the right checksum */
+		const char *where;
+	} bad[] = {
+		{"1 2 3 - access 0x11 0 - 0\nend records=1 crc32c=%08x\n",
+		 ":3: checksum mismatch: the end record says crc32c="},
+		{"1 2 3 - access 0x10 0 - 0\nend records=2 crc32c=%08x\n",
+		 ":3: end record counts 2 records, file holds 1"},
+		{"1 2 3 - access 0x10 0 - 0\nend records=1 crc32c=%08x\n1 2 3 - access 0x10 0 - 0\n",
+		 ":4: data after the end record"},
+		{"1 2 3 - access 0x10 0 - 0\nend records=1 crc32c=%08x\nend records=1 crc32c=0\n",
+		 ":4: data after the end record"},
+		{"1 2 3 - access 0x10 0 - 0\nend records=1\n", ":3: bad end record"},
+		{"1 2 3 - access 0x10 0 - 0\nend records=1 crc32c=1234567\n", ":3: bad end record"},
+		{"1 2 3 - access 0x10 0 - 0\nend records=1 crc32c=0x123456\n", ":3: bad end record"},
+		{"1 2 3 - access 0x10 0 - 0\nend records=x1 crc32c=%08x\n", ":3: bad end record"},
+		{"1 2 3 - access 0x10 0 - 0\nend records=1 crc32c=%08x x\n", ":3: bad end record"},
+		{"1 2 3 - access 0x10 0 - 0\nend crc32c=%08x records=1\n", ":3: bad end record"},
+		{"1 2 3 - access 0x10 0 - 0\n", ":2: trace ends without its end record"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char body[300];
+		snprintf(body, sizeof(body), bad[i].text, crc);
+		snprintf(line, sizeof(line), "# swapsim-trace v2\n%s", body);
+		tmp_text(q, sizeof(q), "bad_end.trace", line);
+		expect_error(q, &nat, SWS_EFORMAT, bad[i].where);
+	}
+	free(v.v);
+	/* Version 1: no end record, read as it is, with a warning. */
+	const char *cut = DATA "repro/cut.swt";
+	warning_of(cut, line, sizeof(line));
+	assert_non_null(strstr(line, "cut.swt:1: swapsim-trace v1 text has no end record"));
+	v = load(cut, NULL);
+	assert_int_equal(v.n, 998);
+	free(v.v);
+	/* A later version is refused. */
+	tmp_text(q, sizeof(q), "v3.trace", "# swapsim-trace v3\n");
+	expect_error(q, &nat, SWS_EVERSION, ":1: unsupported swapsim-trace version 3");
+	unlink(p);
+	unlink(q);
+}
+
+/* Binary v2's end marker carries the checksum: flipping any bit of the records
+ * is an error. Version 1 (count only) still reads, with a warning. */
+static void test_binary_end(void **state)
+{
+	(void)state;
+	struct sws_trace_reader_config nat = with_format(SWS_TRACE_FORMAT_NATIVE);
+	struct recs v;
+	char p[256], q[256], msg[600];
+	struct sws_trace_writer_config wc = {.encoding = SWS_TRACE_BINARY};
+	size_t n;
+	uint8_t *b = (uint8_t *)write_random(p, sizeof(p), "end.bin", &wc, 300, 37, &v, &n);
+	assert_int_equal(b[8], 2);
+	uint32_t crc = ref_records_crc(&v);
+	assert_int_equal(b[n - 4] | b[n - 3] << 8 | b[n - 2] << 16 | (uint32_t)b[n - 1] << 24, crc);
+	warning_of(p, msg, sizeof(msg));
+	assert_string_equal(msg, "");
+	for (size_t i = 16; i < n; i++) {
+		for (int bit = 0; bit < 8; bit += 3) {
+			b[i] ^= (uint8_t)(1u << bit);
+			tmp_file(q, sizeof(q), "flip.bin", b, n);
+			int rc = read_all(q, &nat, NULL, msg, sizeof(msg));
+			if (rc != SWS_EFORMAT || !strstr(msg, q))
+				fail_msg("bit %d of byte %zu flipped: %s %s", bit, i, sws_error_name(rc), msg);
+			b[i] ^= (uint8_t)(1u << bit);
+		}
+	}
+	b[n - 1] ^= 0x80;
+	tmp_file(q, sizeof(q), "flip.bin", b, n);
+	snprintf(msg, sizeof(msg), "checksum mismatch: the end marker says crc32c=%08x, the records give %08x",
+		 crc ^ 0x80000000u, crc);
+	expect_error(q, &nat, SWS_EFORMAT, msg);
+	tmp_file(q, sizeof(q), "short.bin", b, n - 2);
+	expect_error(q, &nat, SWS_EFORMAT, "truncated: the file ends inside the end marker");
+	free(b);
+	free(v.v);
+	/* Version 1: one record, the end marker with its count and no checksum. */
+	const uint8_t v1[] = {'S', 'W', 'S', 'T', 'R', 'A', 'C', 'E', 1, 0, 0, 0, 0, 0, 0, 0,
+			      0x11, 0x04, 0x00, 0x01};
+	tmp_file(q, sizeof(q), "v1.bin", v1, sizeof(v1));
+	warning_of(q, msg, sizeof(msg));
+	assert_non_null(strstr(msg, q));
+	assert_non_null(strstr(msg, "byte 8: swapsim binary trace v1 has no checksum"));
+	v = load(q, NULL);
+	assert_int_equal(v.n, 1);
+	rec_eq(&v.v[0], 2, 0, 0, SWS_TRACE_ACCESS, 0, 0, 0, 0, 0);
+	free(v.v);
+	unlink(p);
+	unlink(q);
+}
+
+/* Reproducers with extreme lengths (a replay refuses them): they read exactly,
+ * as version 1 traces, and survive a round trip through both encodings. */
+static void test_repro_huge_len(void **state)
+{
+	(void)state;
+	const uint64_t big = 0xfffffffffff00000ull;
+	struct recs v = load(DATA "repro/access_huge_len.swt", NULL);
+	assert_int_equal(v.n, 1);
+	rec_eq(&v.v[0], 1000, 0x1000, big, SWS_TRACE_ACCESS, SWS_TRACE_F_WRITE, 1, 1, 0, 0);
+	free(v.v);
+	v = load(DATA "repro/ops_huge_len.swt", NULL);
+	assert_int_equal(v.n, 5);
+	rec_eq(&v.v[0], 1000, 0x1000, big, SWS_TRACE_MMAP, 0, 1, 1, 0, 0);
+	rec_eq(&v.v[1], 2000, 0x1000, big, SWS_TRACE_MADV_PAGEOUT, 0, 1, 1, 0, 0);
+	rec_eq(&v.v[2], 3000, 0x1000, big, SWS_TRACE_MADV_DONTNEED, 0, 1, 1, 0, 0);
+	rec_eq(&v.v[3], 3000, 0, UINT64_MAX, SWS_TRACE_MUNMAP, 0, 1, 1, 0, 0);
+	rec_eq(&v.v[4], 4000, 0, UINT64_MAX, SWS_TRACE_RECLAIM, 0, 1, 1, SWS_TRACE_CPU_ANY, 0);
+	char p[256];
+	sws_test_path(p, sizeof(p), "huge_len.trace");
+	for (int enc = 0; enc < 2; enc++) {
+		struct sws_trace_writer_config wc = {.encoding = enc ? SWS_TRACE_BINARY : SWS_TRACE_TEXT};
+		write_all(p, &wc, &v);
+		struct recs back = load(p, NULL);
+		assert_int_equal(back.n, v.n);
+		assert_memory_equal(back.v, v.v, v.n * sizeof(*v.v));
+		free(back.v);
+	}
+	free(v.v);
+	unlink(p);
+}
+
+/* Empty lines are counted in bulk (a zstd RLE block makes 128 KiB of them from
+ * 4 bytes): the counts and line numbers are those of reading them one by one,
+ * and 512 MiB of them (tests/data/zstd_blank_lines.zst, 16 KB) take well
+ * under a second. */
+static void test_blank_lines(void **state)
+{
+	(void)state;
+	char p[256], msg[600];
+	struct sws_trace_reader_config addr = with_format(SWS_TRACE_FORMAT_ADDR);
+	tmp_text(p, sizeof(p), "blank.txt", "\n\n\n0x1000\n\n\n\n\n0x2000\n\n");
+	struct sws_trace_reader *r;
+	assert_sws(0, sws_trace_reader_open(p, &addr, &r, msg, sizeof(msg)));
+	struct sws_trace_record x;
+	int n = 0;
+	while (sws_trace_reader_next(r, &x) == 1)
+		n++;
+	struct sws_trace_reader_stats st;
+	sws_trace_reader_stats(r, &st);
+	assert_int_equal(n, 2);
+	assert_int_equal(st.lines, 10);
+	assert_int_equal(st.skipped_lines, 8);
+	assert_int_equal(st.bytes, 22);
+	sws_trace_reader_close(r);
+	tmp_text(p, sizeof(p), "blank.txt", "0x1000\n\n\n\n\n\nzzz\n");
+	expect_error(p, &addr, SWS_EFORMAT, ":7: bad address");
+	/* The first line is handed out as it is: a native header must be there. */
+	struct sws_trace_reader_config nat = with_format(SWS_TRACE_FORMAT_NATIVE);
+	tmp_text(p, sizeof(p), "blank.txt", "\n# swapsim-trace v1\n");
+	expect_error(p, &nat, SWS_EFORMAT, ":1: not a swapsim text trace");
+	struct bounded_read b = {DATA "zstd_blank_lines.zst", {.format = SWS_TRACE_FORMAT_LACKEY}, 0};
+	expect_read_within(&b, 5);
+	assert_sws(0, sws_trace_reader_open(b.path, &b.cfg, &r, msg, sizeof(msg)));
+	assert_int_equal(sws_trace_reader_next(r, &x), 0);
+	sws_trace_reader_stats(r, &st);
+	assert_int_equal(st.lines, 4094u << 17);
+	assert_int_equal(st.skipped_lines, 4094u << 17);
+	sws_trace_reader_close(r);
 	unlink(p);
 }
 
@@ -845,10 +1299,10 @@ static void test_malformed_text(void **state)
 	free(v.v);
 
 	/* wrong version */
-	tmp_text(p, sizeof(p), "v2.txt", "# swapsim-trace v2\n1 2 3 - access 0x10 0 - 0\n");
-	expect_error(p, &native, SWS_EVERSION, ":1: unsupported swapsim-trace version 2");
+	tmp_text(p, sizeof(p), "v3.txt", "# swapsim-trace v3\n1 2 3 - access 0x10 0 - 0\n");
+	expect_error(p, &native, SWS_EVERSION, ":1: unsupported swapsim-trace version 3");
 	expect_error(p, &autodet, SWS_EVERSION, ":1:");
-	tmp_text(p, sizeof(p), "v2.txt", "# swapsim-trace vX\n");
+	tmp_text(p, sizeof(p), "vX.txt", "# swapsim-trace vX\n");
 	expect_error(p, &native, SWS_EFORMAT, ":1: bad version");
 	/* a binary trace given as text */
 	const uint8_t bin[] = {'S', 'W', 'S', 'T', 'R', 'A', 'C', 'E', 1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
@@ -880,14 +1334,14 @@ static void test_malformed_binary(void **state)
 			fail_msg("truncated at %zu: %s %s", len, sws_error_name(rc), msg);
 	}
 	struct sws_trace_reader_config nat = with_format(SWS_TRACE_FORMAT_NATIVE);
-	/* the cut right after the last record: the end marker is missing */
-	tmp_file(q, sizeof(q), "trunc.bin", b, n - 3);
+	/* the cut right after the last record: the end marker (0, count 302, checksum) is missing */
+	tmp_file(q, sizeof(q), "trunc.bin", b, n - 7);
 	expect_error(q, &nat, SWS_EFORMAT, "no end marker");
 	/* Bad version, bad magic, reserved bytes. */
+	b[8] = 3;
+	tmp_file(q, sizeof(q), "v3.bin", b, n);
+	expect_error(q, &nat, SWS_EVERSION, "byte 8: unsupported swapsim-trace binary version 3");
 	b[8] = 2;
-	tmp_file(q, sizeof(q), "v2.bin", b, n);
-	expect_error(q, &nat, SWS_EVERSION, "byte 8: unsupported swapsim-trace binary version 2");
-	b[8] = 1;
 	b[12] = 1;
 	tmp_file(q, sizeof(q), "res.bin", b, n);
 	expect_error(q, &nat, SWS_EFORMAT, "byte 12: reserved");
@@ -989,11 +1443,211 @@ static void test_fuzz_smoke(void **state)
 	unlink(q);
 }
 
+/* ---- atomic writes --------------------------------------------------------------- */
+
+/* A fresh scratch directory @dir (under the test directory) for one test,
+ * and in @file the path of @fname in it. */
+static void scratch_dir(char *dir, size_t len, const char *name, char *file, size_t flen,
+			const char *fname)
+{
+	sws_test_path(dir, len, name);
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' && mkdir -p '%s'", dir, dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(file, flen, "%s/%s", dir, fname);
+}
+
+/* The names in @dir other than "." and "..", sorted, joined by spaces. */
+static void dir_list(const char *dir, char *out, size_t len)
+{
+	struct dirent **ents;
+	int n = scandir(dir, &ents, NULL, alphasort);
+	assert_true(n >= 0);
+	out[0] = '\0';
+	for (int i = 0; i < n; i++) {
+		if (strcmp(ents[i]->d_name, ".") && strcmp(ents[i]->d_name, ".."))
+			snprintf(out + strlen(out), len - strlen(out), "%s%s", out[0] ? " " : "",
+				 ents[i]->d_name);
+		free(ents[i]);
+	}
+	free(ents);
+}
+
+static void assert_dir_is(const char *dir, const char *want)
+{
+	char got[1024];
+	dir_list(dir, got, sizeof(got));
+	if (strcmp(got, want))
+		fail_msg("%s holds \"%s\", want \"%s\"", dir, got, want);
+}
+
+static void assert_file_is(const char *path, const char *want)
+{
+	size_t n;
+	char *b = slurp(path, &n);
+	b[n] = '\0';
+	if (strcmp(b, want))
+		fail_msg("%s holds \"%.80s\", want \"%s\"", path, b, want);
+	free(b);
+}
+
+/* The output appears only when close() succeeds; until then (and after an
+ * abort) an existing file keeps its content. Its mode is kept; a symbolic
+ * link is followed; a file that is not a regular one is written in place. */
+static void test_writer_atomic(void **state)
+{
+	(void)state;
+	char dir[256], p[300], q[300], msg[600];
+	scratch_dir(dir, sizeof(dir), "atomic", p, sizeof(p), "out.swt");
+	struct recs v = {0};
+	random_records(&v, 3000, 17);
+	for (int enc = 0; enc < 2; enc++) {
+		write_file(p, "OLD\n", 4);
+		assert_int_equal(chmod(p, 0640), 0);
+		struct sws_trace_writer_config wc = {.encoding = enc ? SWS_TRACE_BINARY : SWS_TRACE_TEXT};
+		struct sws_trace_writer *w;
+		assert_sws(0, sws_trace_writer_open(p, &wc, &w, msg, sizeof(msg)));
+		for (size_t i = 0; i < v.n; i++)
+			assert_sws(0, sws_trace_writer_write(w, &v.v[i]));
+		assert_file_is(p, "OLD\n");
+		assert_sws(0, sws_trace_writer_close(w, msg, sizeof(msg)));
+		struct recs back = load(p, NULL);
+		assert_int_equal(back.n, v.n);
+		assert_memory_equal(back.v, v.v, v.n * sizeof(*v.v));
+		free(back.v);
+		struct stat st;
+		assert_int_equal(stat(p, &st), 0);
+		assert_int_equal(st.st_mode & 07777, 0640);
+		assert_dir_is(dir, "out.swt");
+
+		/* abort: the existing file stays, the temporary goes */
+		write_file(p, "OLD\n", 4);
+		assert_sws(0, sws_trace_writer_open(p, &wc, &w, msg, sizeof(msg)));
+		for (size_t i = 0; i < v.n; i++)
+			assert_sws(0, sws_trace_writer_write(w, &v.v[i]));
+		sws_trace_writer_abort(w);
+		assert_file_is(p, "OLD\n");
+		assert_dir_is(dir, "out.swt");
+	}
+	sws_trace_writer_abort(NULL);
+
+	/* A new file: created at close only, with the umask's mode. */
+	snprintf(q, sizeof(q), "%s/new.swt", dir);
+	mode_t um = umask(022);
+	struct sws_trace_writer *w;
+	assert_sws(0, sws_trace_writer_open(q, NULL, &w, msg, sizeof(msg)));
+	assert_int_equal(access(q, F_OK), -1);
+	assert_sws(0, sws_trace_writer_close(w, msg, sizeof(msg)));
+	umask(um);
+	struct stat st;
+	assert_int_equal(stat(q, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0644);
+	unlink(q);
+
+	/* Through a symbolic link: the target is replaced, the link stays. */
+	write_file(p, "OLD\n", 4);
+	snprintf(q, sizeof(q), "%s/link.swt", dir);
+	assert_int_equal(symlink("out.swt", q), 0);
+	assert_sws(0, sws_trace_writer_open(q, NULL, &w, msg, sizeof(msg)));
+	assert_sws(0, sws_trace_writer_write(w, &v.v[0]));
+	assert_sws(0, sws_trace_writer_close(w, msg, sizeof(msg)));
+	assert_int_equal(lstat(q, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	struct recs back = load(p, NULL);
+	assert_int_equal(back.n, 1);
+	free(back.v);
+	assert_dir_is(dir, "link.swt out.swt");
+
+	/* Not a regular file: written in place (nothing to rename). */
+	assert_sws(0, sws_trace_writer_open("/dev/null", NULL, &w, msg, sizeof(msg)));
+	assert_sws(0, sws_trace_writer_write(w, &v.v[0]));
+	assert_sws(0, sws_trace_writer_close(w, msg, sizeof(msg)));
+	assert_int_equal(stat("/dev/null", &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
+	/* A directory is refused, named; so is a dangling symbolic link. */
+	assert_sws(SWS_EIO, sws_trace_writer_open(dir, NULL, &w, msg, sizeof(msg)));
+	assert_null(w);
+	assert_non_null(strstr(msg, dir));
+	snprintf(q, sizeof(q), "%s/dangling.swt", dir);
+	assert_int_equal(symlink("nowhere/x.swt", q), 0);
+	assert_sws(SWS_EIO, sws_trace_writer_open(q, NULL, &w, msg, sizeof(msg)));
+	assert_non_null(strstr(msg, "dangling.swt: cannot follow the symbolic link"));
+	unlink(q);
+	/* The rename fails (a directory took the name meanwhile): SWS_EIO, the
+	 * temporary is gone. */
+	snprintf(q, sizeof(q), "%s/late.swt", dir);
+	assert_sws(0, sws_trace_writer_open(q, NULL, &w, msg, sizeof(msg)));
+	assert_int_equal(mkdir(q, 0755), 0);
+	assert_sws(SWS_EIO, sws_trace_writer_close(w, msg, sizeof(msg)));
+	assert_non_null(strstr(msg, "late.swt: cannot rename the temporary file over it"));
+	assert_int_equal(rmdir(q), 0);
+	/* A file this process may not write is refused (root may write anything). */
+	if (geteuid() != 0) {
+		assert_int_equal(chmod(p, 0444), 0);
+		assert_sws(SWS_EIO, sws_trace_writer_open(p, NULL, &w, msg, sizeof(msg)));
+		assert_non_null(strstr(msg, p));
+		assert_int_equal(chmod(p, 0644), 0);
+	}
+	assert_dir_is(dir, "link.swt out.swt");
+	free(v.v);
+}
+
+/* A write that fails (the file size limit) or a process killed while it
+ * writes leaves an existing output as it was. */
+static void test_writer_failures(void **state)
+{
+	(void)state;
+	char dir[256], p[300], msg[600];
+	scratch_dir(dir, sizeof(dir), "atomic_fail", p, sizeof(p), "out.swt");
+	struct recs v = {0};
+	random_records(&v, 20000, 23);
+	for (int kill_it = 0; kill_it < 2; kill_it++) {
+		write_file(p, "OLD\n", 4);
+		pid_t pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			if (!kill_it) {
+				struct rlimit rl = {.rlim_cur = 8192, .rlim_max = 8192};
+				signal(SIGXFSZ, SIG_IGN);
+				if (setrlimit(RLIMIT_FSIZE, &rl))
+					_exit(3);
+			}
+			struct sws_trace_writer *w;
+			if (sws_trace_writer_open(p, NULL, &w, msg, sizeof(msg)))
+				_exit(4);
+			int rc = 0;
+			for (size_t i = 0; i < v.n && !rc; i++)
+				rc = sws_trace_writer_write(w, &v.v[i]);
+			if (kill_it)
+				raise(SIGKILL);
+			int rc2 = sws_trace_writer_close(w, msg, sizeof(msg));
+			_exit((rc ? rc : rc2) == SWS_EIO && strstr(msg, p) ? 0 : 5);
+		}
+		int status;
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		if (kill_it) {
+			assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+		} else {
+			assert_true(WIFEXITED(status));
+			assert_int_equal(WEXITSTATUS(status), 0);
+		}
+		assert_file_is(p, "OLD\n");
+		if (!kill_it)
+			assert_dir_is(dir, "out.swt");
+	}
+	/* The killed writer left its temporary: ".out.swt.XXXXXX". */
+	char got[1024];
+	dir_list(dir, got, sizeof(got));
+	assert_int_equal(strncmp(got, ".out.swt.", 9), 0);
+	assert_non_null(strstr(got, " out.swt"));
+	free(v.v);
+}
+
 /* Allocation failures anywhere give SWS_ENOMEM and leak nothing. */
 static void test_fail_nth(void **state)
 {
 	(void)state;
-	char p[256];
+	char p[300];
 	struct recs v = {0};
 	random_records(&v, 1000, 3);
 	sws_test_path(p, sizeof(p), "failnth.bin");
@@ -1016,9 +1670,12 @@ static void test_fail_nth(void **state)
 		}
 		assert_true(ok);
 	}
-	/* The writer too. */
+	/* The writer too; an existing output survives every failure. */
+	char dir[256];
+	scratch_dir(dir, sizeof(dir), "failnth", p, sizeof(p), "out.bin");
 	int ok = 0;
 	for (uint64_t nth = 1; nth < 100 && !ok; nth++) {
+		write_file(p, "OLD\n", 4);
 		struct sws_test_alloc ta;
 		sws_test_alloc_init(&ta);
 		ta.fail_nth = nth;
@@ -1036,6 +1693,9 @@ static void test_fail_nth(void **state)
 		}
 		assert_true(rc == 0 || rc == SWS_ENOMEM);
 		assert_int_equal(ta.live_bytes, 0);
+		if (rc)
+			assert_file_is(p, "OLD\n");
+		assert_dir_is(dir, "out.bin");
 		ok = rc == 0 && ta.calls < nth;
 	}
 	assert_true(ok);
@@ -1054,15 +1714,23 @@ int main(void)
 		cmocka_unit_test(test_perf_shapes),
 		cmocka_unit_test(test_lackey),
 		cmocka_unit_test(test_damon),
+		cmocka_unit_test(test_damon_limits),
 		cmocka_unit_test(test_addr),
 		cmocka_unit_test(test_shared_samples),
 		cmocka_unit_test(test_roundtrip_text),
 		cmocka_unit_test(test_roundtrip_binary),
 		cmocka_unit_test(test_text_layout),
+		cmocka_unit_test(test_crc32c),
+		cmocka_unit_test(test_text_end),
+		cmocka_unit_test(test_binary_end),
+		cmocka_unit_test(test_repro_huge_len),
+		cmocka_unit_test(test_blank_lines),
 		cmocka_unit_test(test_detect),
 		cmocka_unit_test(test_malformed_text),
 		cmocka_unit_test(test_malformed_binary),
 		cmocka_unit_test(test_fuzz_smoke),
+		cmocka_unit_test(test_writer_atomic),
+		cmocka_unit_test(test_writer_failures),
 		cmocka_unit_test(test_fail_nth),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
