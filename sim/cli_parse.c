@@ -82,8 +82,12 @@ int cli_parse_swap(char *s, struct sws_replay_swap *out, char *msg, size_t msg_l
 			out->file_flags |= kv[0] == 'r' ? SWS_BACKING_REUSE : SWS_BACKING_FOLLOW;
 			continue;
 		}
+		if (!val && !strcmp(kv, "discard")) {
+			out->swap_flags |= SWS_REPLAY_SWAP_DISCARD;
+			continue;
+		}
 		if (!val)
-			return fail(msg, msg_len, "'%s': expected key=value (or reuse, follow)", kv);
+			return fail(msg, msg_len, "'%s': expected key=value (or reuse, follow, discard)", kv);
 		*val++ = 0;
 		if (!strcmp(kv, "size")) {
 			if (cli_parse_size(val, &v) || v < 2 * SWS_PAGE_SIZE)
@@ -111,7 +115,7 @@ int cli_parse_swap(char *s, struct sws_replay_swap *out, char *msg, size_t msg_l
 			out->limit_pages = v;
 		} else {
 			return fail(msg, msg_len,
-				    "unknown key '%s' (size, type, prio, file, rlat, wlat, limit, reuse, follow)",
+				    "unknown key '%s' (size, type, prio, file, rlat, wlat, limit, reuse, follow, discard)",
 				    kv);
 		}
 	}
@@ -119,6 +123,8 @@ int cli_parse_swap(char *s, struct sws_replay_swap *out, char *msg, size_t msg_l
 	if (xswap && (out->pages || out->path || out->read_ns || out->write_ns))
 		return fail(msg, msg_len, "type=xswap is sized by RAM and has no storage: "
 					  "no size, file, rlat or wlat (limit=PAGES sets its limit)");
+	if ((out->swap_flags & SWS_REPLAY_SWAP_DISCARD) && (xswap || out->kind == SWS_REPLAY_SWAP_HDD))
+		return fail(msg, msg_len, "discard needs a non-rotational device with storage (not hdd or xswap)");
 	if (!xswap && out->limit_pages)
 		return fail(msg, msg_len, "limit= is for type=xswap devices (use size= for others)");
 	if (out->file_flags && !out->path)

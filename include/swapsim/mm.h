@@ -159,6 +159,7 @@ uint64_t sws_mm_kswapd(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t budget);
 
 /* Counters of the memory model, named as in /proc/vmstat and memcg stats. */
 #define SWS_MM_COUNTER_LIST(X)                                                             \
+	X(pgalloc, "pages allocated (pgalloc_* summed; folios of order k count 2^k)")       \
 	X(pgfault, "page faults")                                                          \
 	X(pgmajfault, "faults that read from swap")                                        \
 	X(pswpin, "pages read from swap devices")                                          \

@@ -110,8 +110,13 @@ struct sws_replay_swap {
 	uint64_t limit_pages;           /* xswap: its limit (sws_xswap_limit_set); 0: one RAM */
 	uint32_t file_flags;            /* with path: SWS_BACKING_REUSE, SWS_BACKING_FOLLOW
 					 * (SWS_BACKING_UNLINK is always on) */
-	uint32_t reserved;              /* must be zero */
+	uint32_t swap_flags;            /* SWS_REPLAY_SWAP_DISCARD, or 0 */
 };
+
+/* swapon --discard=pages: SWP_PAGE_DISCARD, a freed cluster is discarded
+ * before it is reused (and the allocator prefers free clusters). Off by
+ * default, as swapon(8)'s; any kind but hdd (rotational) and xswap. */
+#define SWS_REPLAY_SWAP_DISCARD (1u << 0)
 
 /* Replay flags. */
 #define SWS_REPLAY_VERIFY (1u << 0) /* SWS_MM_VERIFY; devices without a file get

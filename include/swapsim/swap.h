@@ -86,6 +86,17 @@ int sws_swap_dup(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr);
  */
 int sws_swap_put(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr);
 
+/**
+ * swap_put_entries_direct() (free_swap_and_cache_nr()): sws_swap_put() that
+ * also says which slots were left cache-only, the only ones the free path
+ * then looks up in the swap cache to reclaim: bit i of @only_cache (zeroed
+ * first; one bit per slot) is set when slot @entry + i reached count 0 with a
+ * folio in the swap cache. @return as sws_swap_put(); SWS_EINVAL (@only_cache
+ * NULL).
+ */
+int sws_swap_put_entries_direct(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr,
+				uint64_t only_cache[SWS_CLUSTER_SLOTS / 64]);
+
 /** @return 0 and the swap count of one slot; SWS_ENOENT if free; SWS_EBADENTRY;
  *  SWS_EINVAL (@count NULL). */
 int sws_swap_count(struct sws_cpu *cpu, sws_entry_t entry, uint32_t *count);

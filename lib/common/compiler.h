@@ -3,6 +3,7 @@
 #define SWS_COMPILER_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,5 +18,15 @@
 #define sws_store_relaxed(p, v) atomic_store_explicit((p), (v), memory_order_relaxed)
 #define sws_load_acquire(p) atomic_load_explicit((p), memory_order_acquire)
 #define sws_store_release(p, v) atomic_store_explicit((p), (v), memory_order_release)
+
+/* Plain (not atomic) bitmaps of uint64_t words. */
+static inline bool sws_bit_test(const uint64_t *b, unsigned i) { return (b[i / 64] >> (i % 64)) & 1; }
+static inline void sws_bit_set(uint64_t *b, unsigned i) { b[i / 64] |= 1ull << (i % 64); }
+static inline void sws_bit_clear(uint64_t *b, unsigned i) { b[i / 64] &= ~(1ull << (i % 64)); }
+static inline void sws_bitmap_set_range(uint64_t *b, unsigned start, unsigned n)
+{
+	for (unsigned i = start; i < start + n; i++)
+		sws_bit_set(b, i);
+}
 
 #endif

@@ -109,10 +109,6 @@ static inline uint64_t cache_folio(uint64_t pfn) { return pfn << 1; }
 static inline uint64_t cache_shadow(uint64_t v) { return v ? (v << 1) | 1 : 0; }
 static inline uint64_t cache_to_shadow(uint64_t c) { return (c & 1) ? c >> 1 : 0; }
 
-static inline bool bit_test(const uint64_t *b, unsigned i) { return (b[i / 64] >> (i % 64)) & 1; }
-static inline void bit_set(uint64_t *b, unsigned i) { b[i / 64] |= 1ull << (i % 64); }
-static inline void bit_clear(uint64_t *b, unsigned i) { b[i / 64] &= ~(1ull << (i % 64)); }
-
 /* ---- the cluster map ---------------------------------------------------------------- */
 
 /*
@@ -154,7 +150,7 @@ static inline void desc_unlock(struct sws_device *dev, uint64_t off)
 
 static inline bool allocated(const struct vswap_cluster *cl, uint64_t off)
 {
-	return cl && bit_test(cl->bitmap, idx_of(off));
+	return cl && sws_bit_test(cl->bitmap, idx_of(off));
 }
 
 static inline struct swp_desc *desc_of(struct vswap_cluster *cl, uint64_t off) { return &cl->desc[idx_of(off)]; }
@@ -222,7 +218,7 @@ static void slots_free(struct sws_cpu *cpu, struct sws_device *dev, struct vswap
 	release_backing(cpu, dev, cl, off, nr);
 	for (unsigned i = 0; i < nr; i++) {
 		memset(desc_of(cl, off + i), 0, sizeof(struct swp_desc));
-		bit_clear(cl->bitmap, idx_of(off + i));
+		sws_bit_clear(cl->bitmap, idx_of(off + i));
 	}
 	sws__swap_range_free(cpu, dev, sws__offset_cluster(dev, off), off, nr);
 }
@@ -399,7 +395,7 @@ static int vs_device_init(struct sws_device *dev)
 			vs_device_fini(dev);
 			return rc;
 		}
-		bit_set(vd->clusters[0]->bitmap, 0);
+		sws_bit_set(vd->clusters[0]->bitmap, 0);
 		dev->design_index = &vd->map;
 		return 0;
 	}
@@ -415,7 +411,7 @@ static int vs_device_init(struct sws_device *dev)
 		vs_device_fini(dev);
 		return SWS_ENOMEM;
 	}
-	bit_set(pd->bad, 0); /* the header */
+	sws_bit_set(pd->bad, 0); /* the header */
 	/* Clusters holding bad slots (the header, a partial tail) keep their reverse map for life. */
 	uint32_t with_bad[2] = {0, dev->nr_clusters - 1};
 	for (unsigned k = 0; k < 2; k++) {
@@ -478,14 +474,14 @@ static bool vs_range_free(struct sws_device *dev, struct sws_cluster *ci, uint64
 	if (is_virtual(dev)) {
 		struct vswap_cluster *cl = vd_of(dev)->clusters[c];
 		for (unsigned i = 0; i < nr; i++)
-			if (bit_test(cl->bitmap, idx_of(off + i)))
+			if (sws_bit_test(cl->bitmap, idx_of(off + i)))
 				return false;
 		return true;
 	}
 	struct vswap_pdev *pd = pd_of(dev);
 	for (unsigned i = 0; i < nr; i++) {
 		uint64_t o = off + i;
-		if (bit_test(pd->bad, (unsigned)o))
+		if (sws_bit_test(pd->bad, (unsigned)o))
 			return false;
 		if ((atomic_load_explicit(&pd->allocated[o / 64], memory_order_relaxed) >> (o % 64)) & 1)
 			return false;
@@ -505,7 +501,7 @@ static void vs_range_alloc(struct sws_cpu *cpu, struct sws_device *dev, struct s
 		for (unsigned i = 0; i < nr; i++) {
 			struct swp_desc *d = desc_of(cl, off + i);
 			*d = (struct swp_desc){.cache = cache_folio(owner), .in_swapcache = 1, .type = VSWAP_FOLIO};
-			bit_set(cl->bitmap, idx_of(off + i));
+			sws_bit_set(cl->bitmap, idx_of(off + i));
 		}
 		return;
 	}
@@ -539,7 +535,7 @@ static int vs_dup(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uns
 
 /* vswap_free_nr_any_cache_only(): drop one reference per slot; runs of slots
  * left with nothing are freed together. */
-static int vs_put(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr)
+static int vs_put(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, uint64_t *only_cache)
 {
 	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
 	int rc = 0;
@@ -549,8 +545,11 @@ static int vs_put(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uns
 	for (unsigned i = 0; i < nr && !rc; i++)
 		if (!desc_of(cl, off + i)->swap_count)
 			rc = SWS_ERANGE;
-	for (unsigned i = 0; i < nr && !rc; i++)
-		desc_of(cl, off + i)->swap_count--;
+	for (unsigned i = 0; i < nr && !rc; i++) {
+		struct swp_desc *d = desc_of(cl, off + i);
+		if (!--d->swap_count && d->in_swapcache && only_cache)
+			sws_bit_set(only_cache, i);
+	}
 	if (!rc)
 		free_unused(cpu, dev, cl, off, nr);
 	if (cl)
@@ -955,7 +954,7 @@ static void vs_zswap_drain(struct sws_device *dev, void (*fn)(void *ctx, void *e
 		struct vswap_cluster *cl = vd->clusters[c];
 		for (unsigned i = 0; cl && i < SWS_CLUSTER_SLOTS; i++) {
 			struct swp_desc *d = &cl->desc[i];
-			if (bit_test(cl->bitmap, i) && d->type == VSWAP_ZSWAP && d->zswap_entry) {
+			if (sws_bit_test(cl->bitmap, i) && d->type == VSWAP_ZSWAP && d->zswap_entry) {
 				fn(ctx, d->zswap_entry);
 				d->zswap_entry = NULL;
 				d->type = VSWAP_FOLIO;
@@ -976,7 +975,7 @@ static void vs_slot_state(struct sws_device *dev, struct sws_cluster *ci, uint64
 		return;
 	}
 	struct vswap_cluster *cl = vd_of(dev)->clusters[c];
-	if (!cl || !bit_test(cl->bitmap, idx_of(off)))
+	if (!cl || !sws_bit_test(cl->bitmap, idx_of(off)))
 		return;
 	struct swp_desc *d = desc_of(cl, off);
 	st->allocated = true;
@@ -999,7 +998,7 @@ static int vs_check_cluster(struct sws_device *dev, struct sws_cluster *ci, char
 	if (!is_virtual(dev)) {
 		struct vswap_pdev *pd = pd_of(dev);
 		_Atomic uint64_t *rm = atomic_load_explicit(&pd->rmap[c], memory_order_relaxed);
-		if (!!rm != !!ci->count)
+		if (!!rm != !!ci->count && !(rm && ci->flags == SWS_CLUSTER_DISCARD)) /* kept until discarded */
 			SWS__CORRUPT(msg, len, "device %d cluster %u: count %u but %s reverse map", dev->type, c, ci->count,
 				     rm ? "a" : "no");
 		for (uint64_t off = base; off < end; off++) {
@@ -1024,7 +1023,7 @@ static int vs_check_cluster(struct sws_device *dev, struct sws_cluster *ci, char
 		SWS__CORRUPT(msg, len, "vswap cluster %u: count %u but %s descriptors", c, ci->count, cl ? "has" : "no");
 	for (unsigned i = 0; cl && i < SWS_CLUSTER_SLOTS; i++) {
 		struct swp_desc *d = &cl->desc[i];
-		bool a = bit_test(cl->bitmap, i);
+		bool a = sws_bit_test(cl->bitmap, i);
 		used += a;
 		if (!a && (d->swap_count || d->cache || d->in_swapcache || d->slot || d->memcgid || d->type))
 			SWS__CORRUPT(msg, len, "vswap slot %llu: free but its descriptor is not empty",

@@ -250,7 +250,7 @@ static int xa_dup(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uns
 
 /* swap_entries_put_map(): drop one reference per slot; a uniform run of count
  * 1 goes as one batch, anything else one entry at a time. */
-static int xa_put(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr)
+static int xa_put(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, uint64_t *only_cache)
 {
 	struct xa_dev *xd = xd_of(dev);
 	struct sws_cluster *ci = sws__offset_cluster(dev, off);
@@ -269,12 +269,18 @@ static int xa_put(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uns
 			map_set(xd, off + i, cached ? SWAP_HAS_CACHE : 0);
 		if (!cached)
 			entries_free(cpu, dev, ci, off, nr);
+		else if (only_cache)
+			sws_bitmap_set_range(only_cache, 0, nr);
 	} else if (!rc) {
 		if (nr > 1)
 			sws__count(cpu, SWS_CTR_swap_free_fallback, 1);
-		for (unsigned i = 0; i < nr; i++)
-			if (!sws__swap_map_dec(&xd->map, off + i))
+		for (unsigned i = 0; i < nr; i++) {
+			uint8_t b = sws__swap_map_dec(&xd->map, off + i);
+			if (!b)
 				entries_free(cpu, dev, ci, off + i, 1);
+			else if (b == SWAP_HAS_CACHE && only_cache)
+				sws_bit_set(only_cache, i);
+		}
 	}
 	sws__swap_map_put_end(&xd->map, cont);
 	sws__cluster_unlock(ci);

@@ -219,6 +219,9 @@ static void readahead_one(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg
 		return; /* never read ahead from xswap (VMA readahead meets any device's entries) */
 	if (sws_swap_cache_lookup(cpu, e))
 		return;
+	uint32_t count = 0;
+	if (sws_swap_count(cpu, e, &count) || !count)
+		return; /* swap_entry_swapped(): no folio (nor charge) for a slot nobody uses */
 	swapin_new(cpu, mm, memcg, e, true, &pfn);
 	if (pfn) /* read (a verify failure is counted, the folio stays) */
 		folio_unlock(mm_folio(mm, pfn));
@@ -304,6 +307,36 @@ static bool any_rotational(struct sws_mm *mm)
 	return false;
 }
 
+/* swap_use_vma_readahead(): VMA readahead while no rotational device is on. */
+static bool use_vma_readahead(struct sws_mm *mm)
+{
+	return !(mm->cfg.flags & SWS_MM_NO_VMA_RA) && !any_rotational(mm);
+}
+
+/* swap_update_readahead() on a swap-cache hit at @vaddr: with VMA readahead
+ * every hit moves the region's last-fault address (a read-ahead one adds a
+ * hit too); cluster readahead counts read-ahead hits globally. */
+static void swap_update_readahead(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr,
+				  bool readahead)
+{
+	bool vma_ra = use_vma_readahead(mm);
+	if (vma_ra) {
+		sws_spin_lock(&sp->ptl);
+		struct sws_region *r = sws__mm_region(sp, vaddr);
+		if (r) {
+			r->ra_addr = vaddr;
+			if (readahead && r->ra_hits < 63)
+				r->ra_hits++;
+		}
+		sws_spin_unlock(&sp->ptl);
+	}
+	if (readahead) {
+		mm_count(mm, cpu, SWS_MM_swap_ra_hit, 1);
+		if (!vma_ra)
+			atomic_fetch_add(&mm->ra_hits, 1);
+	}
+}
+
 /* ---- the fault paths ------------------------------------------------------------------ */
 
 /* Get locked, up-to-date folio for @e: from the swap cache or read. */
@@ -328,17 +361,7 @@ static int swapin(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, 
 					return SWS_ENOENT;
 				continue;
 			}
-			if (folio_test_clear(f, PG_readahead)) {
-				mm_count(mm, cpu, SWS_MM_swap_ra_hit, 1);
-				atomic_fetch_add(&mm->ra_hits, 1);
-				sws_spin_lock(&sp->ptl);
-				struct sws_region *r = sws__mm_region(sp, vaddr);
-				if (r && r->ra_hits < 63)
-					r->ra_hits++;
-				if (r) /* swap_update_readahead(): the hit's address counts as the last */
-					r->ra_addr = vaddr;
-				sws_spin_unlock(&sp->ptl);
-			}
+			swap_update_readahead(cpu, mm, sp, vaddr, folio_test_clear(f, PG_readahead));
 			mm_count(mm, cpu, SWS_MM_swapcache_hit, 1);
 			*pfnp = pfn;
 			return 0;
@@ -363,7 +386,7 @@ static int swapin(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, 
 			 * page is its own zswap entry: a read of it costs the same later),
 			 * nor (cluster readahead) for a vswap page on no device. */
 			if (!sync && mm->page_cluster && !(dev && (dev->flags & SWS_SWP_XSWAP))) {
-				if (any_rotational(mm) || (mm->cfg.flags & SWS_MM_NO_VMA_RA)) {
+				if (!use_vma_readahead(mm)) {
 					if (on_device)
 						cluster_readahead(cpu, mm, sp->memcg, t);
 				} else {

@@ -122,6 +122,8 @@ int sws__mm_folio_alloc(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, 
 		return SWS_ENOMEM;
 	}
 	sws__mm_folio_claim(mm, p, order, memcg);
+	if (cpu)
+		mm_count(mm, cpu, SWS_MM_pgalloc, 1ull << order);
 	*pfn = p;
 	return 0;
 }

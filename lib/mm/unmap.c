@@ -5,8 +5,10 @@
  * Zapping frees present pages (a folio goes when its last mapping does, unless
  * a slot still needs it in the swap cache) and puts swap entries in runs that
  * stay inside one cluster (swap_put_entries_direct: one cluster lock per run).
- * A slot left cache-only with an unmapped folio has the folio dropped at once
- * (__try_to_reclaim_swap, trylock only: the ptl is held). Each of these
+ * Only the slots a put left cache-only are looked up in the swap cache: the
+ * folio is dropped at once when unmapped, or leaves the swap cache when swap
+ * is more than half full (__try_to_reclaim_swap(TTRS_UNMAPPED | TTRS_FULL),
+ * trylock only: the ptl is held). Each of these
  * calls is a kernel entry (sys time, struct sws_mm_cpu_time) and counts its
  * work in the free context: users compare free latency across designs.
  */
@@ -19,24 +21,42 @@ int sws__mm_region_insert(struct sws_mm *mm, struct sws_space *sp, uint64_t star
 			  unsigned order);
 int sws__mm_split_folio(struct sws_mm *mm, uint64_t pfn);
 
-/* Drop an unmapped folio from the swap cache when no slot needs it (trylock only). */
-static void try_to_reclaim_swap(struct sws_cpu *cpu, struct sws_mm *mm, sws_entry_t e)
+/*
+ * __try_to_reclaim_swap(TTRS_UNMAPPED | TTRS_FULL) of a slot the put left
+ * cache-only (trylock only: the ptl is held). When none of the folio's slots
+ * is referenced any more, it leaves the swap cache if nothing maps it (and is
+ * freed) or if swap is more than half full (it stays mapped, dirty: the only
+ * copy). @return the slots from @e it covered (the caller skips them).
+ */
+static unsigned try_to_reclaim_swap(struct sws_cpu *cpu, struct sws_mm *mm, sws_entry_t e)
 {
 	uint64_t pfn = sws_swap_cache_lookup(cpu, e);
 	if (!pfn)
-		return;
+		return 1;
 	struct sws_folio *f = mm_folio(mm, pfn);
 	if (!folio_trylock(f))
-		return;
-	uint32_t count = 1;
-	if (folio_test(f, PG_swapcache) && f->swap == e && !f->order && !f->mapcount &&
-	    folio_test(f, PG_lru) && sws_swap_count(cpu, e, &count) == 0 && !count &&
-	    sws_swap_cache_del(cpu, e, 1, pfn, 0) == 0) {
-		sws__mm_lru_del(mm, pfn);
-		sws__mm_folio_free(mm, pfn);
-		return;
+		return 1;
+	unsigned nr = 1u << f->order, covered = 1;
+	bool ours = folio_test(f, PG_swapcache) && f->swap <= e && e < f->swap + nr;
+	if (ours)
+		covered = (unsigned)(f->swap + nr - e);
+	bool unmapped = !f->mapcount && folio_test(f, PG_lru);
+	bool unused = ours && (unmapped || (f->mapcount && sws_swap_full(mm->sim)));
+	for (unsigned i = 0; i < nr && unused; i++) {
+		uint32_t count = 1;
+		unused = sws_swap_count(cpu, f->swap + i, &count) == 0 && !count;
+	}
+	if (unused && sws_swap_cache_del(cpu, f->swap, nr, pfn, 0) == 0) {
+		folio_clear(f, PG_swapcache);
+		if (unmapped) {
+			sws__mm_lru_del(mm, pfn);
+			sws__mm_folio_free(mm, pfn);
+			return covered;
+		}
+		folio_set(f, PG_dirty);
 	}
 	folio_unlock(f);
+	return covered;
 }
 
 struct zap {
@@ -47,14 +67,18 @@ struct zap {
 	unsigned nr;
 };
 
+/* swap_put_entries_direct(): put the run, then try to reclaim only the slots
+ * it left cache-only (a swap-cache lookup each; the others need none). */
 static void flush_run(struct zap *z)
 {
 	if (!z->nr)
 		return;
-	sws_swap_put(z->cpu, z->run, z->nr);
+	uint64_t only_cache[SWS_CLUSTER_SLOTS / 64];
+	if (sws_swap_put_entries_direct(z->cpu, z->run, z->nr, only_cache))
+		memset(only_cache, 0, sizeof(only_cache));
 	mm_count(z->mm, z->cpu, SWS_MM_free_slots_batched, z->nr);
-	for (unsigned i = 0; i < z->nr; i++)
-		try_to_reclaim_swap(z->cpu, z->mm, z->run + i);
+	for (unsigned i = 0; i < z->nr;)
+		i += sws_bit_test(only_cache, i) ? try_to_reclaim_swap(z->cpu, z->mm, z->run + i) : 1;
 	z->nr = 0;
 }
 

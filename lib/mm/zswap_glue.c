@@ -32,6 +32,7 @@ static int wb_begin(void *ctx, struct sws_cpu *cpu, sws_entry_t e, uint16_t memc
 	int rc = sws__mm_folio_alloc_noreclaim(mm, memcg, &pfn);
 	if (rc)
 		return rc;
+	mm_count(mm, cpu, SWS_MM_pgalloc, 1);
 	rc = sws_swap_cache_add(cpu, e, 1, pfn, NULL);
 	if (rc) {
 		sws__mm_folio_free(mm, pfn);

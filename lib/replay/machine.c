@@ -24,11 +24,11 @@ static const struct swap_kind {
 	uint32_t flags;
 	uint64_t read_ns, write_ns;
 } kinds[SWS_REPLAY_NR_SWAP_KINDS] = {
-	[SWS_REPLAY_SWAP_SSD] = {"ssd", SWS_SWP_SOLIDSTATE | SWS_SWP_PAGE_DISCARD, 20000, 25000},
+	[SWS_REPLAY_SWAP_SSD] = {"ssd", SWS_SWP_SOLIDSTATE, 20000, 25000},
 	[SWS_REPLAY_SWAP_HDD] = {"hdd", 0, 5000000, 5000000},
 	[SWS_REPLAY_SWAP_ZRAM] = {"zram", SWS_SWP_SOLIDSTATE | SWS_SWP_SYNCHRONOUS_IO, 2000, 3000},
 	[SWS_REPLAY_SWAP_PMEM] = {"pmem", SWS_SWP_SOLIDSTATE | SWS_SWP_SYNCHRONOUS_IO, 1000, 2000},
-	[SWS_REPLAY_SWAP_SATA] = {"sata", SWS_SWP_SOLIDSTATE | SWS_SWP_PAGE_DISCARD, 100000, 60000},
+	[SWS_REPLAY_SWAP_SATA] = {"sata", SWS_SWP_SOLIDSTATE, 100000, 60000},
 	[SWS_REPLAY_SWAP_XSWAP] = {"xswap", 0, 0, 0}, /* sws_mm_xswap_create(): no storage */
 };
 
@@ -79,7 +79,8 @@ static void create_error(const struct sws_replay_config *cfg, const char *fmt, .
 
 static bool swap_ok(const struct sws_replay_swap *sw)
 {
-	if ((unsigned)sw->kind >= SWS_REPLAY_NR_SWAP_KINDS || sw->reserved ||
+	if ((unsigned)sw->kind >= SWS_REPLAY_NR_SWAP_KINDS || (sw->swap_flags & ~SWS_REPLAY_SWAP_DISCARD) ||
+	    ((sw->swap_flags & SWS_REPLAY_SWAP_DISCARD) && !(kinds[sw->kind].flags & SWS_SWP_SOLIDSTATE)) ||
 	    (sw->file_flags & ~(SWS_BACKING_REUSE | SWS_BACKING_FOLLOW | SWS_BACKING_UNLINK)) ||
 	    sw->prio < -1 ||
 	    sw->prio > 32767 || sw->pages == 1)
@@ -116,7 +117,8 @@ static int swapon_one(struct sws_replay *r, uint32_t i)
 	const struct swap_kind *k = &kinds[sw->kind];
 	struct sws_device_config dc = {
 		.version = SWS_DEVICE_CONFIG_VERSION,
-		.flags = k->flags | (sw->prio >= 0 ? SWS_SWAP_FLAG_PREFER : 0),
+		.flags = k->flags | (sw->prio >= 0 ? SWS_SWAP_FLAG_PREFER : 0) |
+			 (sw->swap_flags & SWS_REPLAY_SWAP_DISCARD ? SWS_SWP_PAGE_DISCARD : 0),
 		.nr_slots = sw->pages ? sw->pages : 2 * r->cfg.ram_pages,
 		.prio = sw->prio >= 0 ? sw->prio : 0,
 		.backing = sw->path ? SWS_BACKING_FILE

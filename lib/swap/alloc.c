@@ -18,8 +18,11 @@
  *   frag[k]: one cluster,
  *   order 0 only: steal from frag[o] then nonfull[o] for o = 1..9, which keeps
  *   free clusters free for large folios.
- * A large order that finds nothing fails with SWS_ENOSPC; the caller splits the
- * folio and retries at order 0 (swpout_fallback).
+ * A large order that finds nothing on the first device it tries fails with
+ * SWS_ENOSPC (lower-priority devices are not tried); the caller splits the
+ * folio and retries at order 0 (swpout_fallback). An order-0 allocation that
+ * finds nothing anywhere runs the pending discards synchronously and tries
+ * once more (swap_sync_discard()).
  *
  * Each scan takes the cluster off its list (isolate: flag NONE) under the
  * device lock with a trylock of the cluster, scans under ci->lock, then
@@ -306,6 +309,8 @@ static int swap_alloc_slow(struct sws_cpu *cpu, unsigned space, unsigned order, 
 			*entry = sws_swp_entry((unsigned)dev->type, found);
 			return 0;
 		}
+		if (order)
+			break; /* a large folio tries one device, then is split */
 	}
 	return err ? err : SWS_ENOSPC;
 }
@@ -331,7 +336,7 @@ int sws__swap_alloc(struct sws_cpu *cpu, unsigned space, unsigned order, uint64_
 	if (*fast)
 		return 0;
 	int rc = swap_alloc_slow(cpu, space, order, owner, entry);
-	if (rc == SWS_ENOSPC && swap_sync_discard(cpu, cpu->sim))
+	if (rc == SWS_ENOSPC && !order && swap_sync_discard(cpu, cpu->sim)) /* order 0 only */
 		rc = swap_alloc_slow(cpu, space, order, owner, entry);
 	return rc;
 }

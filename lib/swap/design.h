@@ -99,7 +99,10 @@ struct sws_design_ops {
 
 	/* Whole operations (they lock what the design locks). */
 	int (*dup)(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr);
-	int (*put)(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr);
+	/* @only_cache (NULL: not wanted, else zeroed by the caller): bit i set
+	 * when slot off + i was left cache-only (count 0, a folio in the cache),
+	 * the slots swap_put_entries_direct() then tries to reclaim. */
+	int (*put)(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, uint64_t *only_cache);
 	int (*count)(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uint32_t *count);
 	int (*cache_add)(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr,
 			 uint64_t pfn, uint64_t *shadow);

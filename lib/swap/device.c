@@ -67,18 +67,27 @@ void sws__cluster_move(struct sws_cpu *cpu, struct sws_device *dev, struct sws_c
 	sws_spin_unlock(&dev->lock);
 }
 
-/* __ free_cluster(): an empty cluster goes to the free (or discard) list. */
-static void free_cluster(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci)
+/* __ __free_cluster(): the per-cluster tables go (through RCU), then the
+ * cluster joins the free list. */
+static void free_cluster_now(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci)
 {
 	if (dev->sim->ops->cluster_put)
 		dev->sim->ops->cluster_put(cpu, dev, ci);
+	sws__cluster_move(cpu, dev, ci, &dev->free_clusters, SWS_CLUSTER_FREE);
+	ci->order = 0; /* after the move, which unlisted by order */
+}
+
+/* __ free_cluster(): an empty cluster is freed, or, on a writable
+ * SWP_PAGE_DISCARD device, waits on the discard list with its tables until
+ * swap_do_scheduled_discard() has discarded it (sws__device_do_discard()). */
+static void free_cluster(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci)
+{
 	if (dev->backing.chunks) /* no slot of it holds data any more */
 		sws__backing_discard(dev, sws__cluster_idx(dev, ci));
-	if (dev->flags & SWS_SWP_PAGE_DISCARD)
+	if ((dev->flags & SWS_SWP_PAGE_DISCARD) && atomic_load_explicit(&dev->writeok, memory_order_relaxed))
 		sws__cluster_move(cpu, dev, ci, &dev->discard_clusters, SWS_CLUSTER_DISCARD);
 	else
-		sws__cluster_move(cpu, dev, ci, &dev->free_clusters, SWS_CLUSTER_FREE);
-	ci->order = 0; /* __free_cluster(); after the move, which unlisted by order */
+		free_cluster_now(cpu, dev, ci);
 	if (sws_unlikely(sws__is_ext(dev)))
 		sws__ext_cluster_freed(dev); /* the deferred shrink looks at the free tail later */
 }
@@ -253,8 +262,7 @@ unsigned sws__device_do_discard(struct sws_device *dev, unsigned budget)
 
 		sws__cluster_lock(NULL, ci);
 		ci->flags = SWS_CLUSTER_NONE; /* already off every list */
-		ci->order = 0;
-		sws__cluster_move(NULL, dev, ci, &dev->free_clusters, SWS_CLUSTER_FREE);
+		free_cluster_now(NULL, dev, ci);
 		sws__cluster_unlock(ci);
 	}
 	sws_spin_lock(&dev->lock);

@@ -57,7 +57,17 @@ int sws_swap_dup(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr)
 
 int sws_swap_put(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr)
 {
-	SWS__SLOT_CALL(cpu, entry, nr, cpu->sim->ops->put(cpu, dev, off, nr),
+	SWS__SLOT_CALL(cpu, entry, nr, cpu->sim->ops->put(cpu, dev, off, nr, NULL),
+		       sws__count(cpu, SWS_CTR_swap_put_total, nr));
+}
+
+int sws_swap_put_entries_direct(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr,
+				uint64_t only_cache[SWS_CLUSTER_SLOTS / 64])
+{
+	if (!only_cache)
+		return SWS_EINVAL;
+	memset(only_cache, 0, sizeof(uint64_t) * (((nr > SWS_CLUSTER_SLOTS ? 0 : nr) + 63) / 64));
+	SWS__SLOT_CALL(cpu, entry, nr, cpu->sim->ops->put(cpu, dev, off, nr, only_cache),
 		       sws__count(cpu, SWS_CTR_swap_put_total, nr));
 }
 

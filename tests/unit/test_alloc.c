@@ -283,20 +283,66 @@ static void test_discard(void **state)
 	unlink(path);
 }
 
-/* The allocator runs pending discards itself when it finds nothing else. */
+/* An order-0 allocation that finds nothing runs the pending discards itself
+ * (swap_sync_discard()); a large folio does not wait for them: it fails and
+ * is split. */
 static void test_discard_sync(void **state)
 {
 	struct sws_fixture f = open_fixture(state, 2 * SWS_CLUSTER_SLOTS,
 					    SWS_SWP_SOLIDSTATE | SWS_SWP_PAGE_DISCARD);
-	sws_entry_t e;
-	assert_sws(0, sws_folio_alloc_swap(f.cpu, 1, 9, &e));
+	sws_entry_t e, small[SWS_CLUSTER_SLOTS - 1];
+	assert_sws(0, sws_folio_alloc_swap(f.cpu, 1, 9, &e)); /* cluster 1 */
+	for (unsigned i = 0; i < SWS_CLUSTER_SLOTS - 1; i++) /* cluster 0 full (its header) */
+		assert_sws(0, sws_folio_alloc_swap(f.cpu, 10 + i, 0, &small[i]));
 	assert_sws(0, sws_swap_cache_del(f.cpu, e, 512, 1, 0));
 	assert_int_equal(info(&f, f.type).nr_discard, 1);
-	assert_sws(0, sws_folio_alloc_swap(f.cpu, 2, 9, &e));
+	assert_sws(SWS_ENOSPC, sws_folio_alloc_swap(f.cpu, 2, 9, &e));
+	assert_int_equal(counter(f.sim, "swap_discard"), 0);
+	assert_int_equal(info(&f, f.type).nr_discard, 1);
+	assert_sws(0, sws_folio_alloc_swap(f.cpu, 2, 0, &e)); /* discards, then takes the cluster */
 	assert_int_equal(counter(f.sim, "swap_discard"), 1);
-	assert_sws(0, sws_swap_cache_del(f.cpu, e, 512, 2, 0));
+	assert_int_equal(info(&f, f.type).nr_discard, 0);
+	assert_sws(0, sws_swap_cache_del(f.cpu, e, 1, 2, 0));
+	for (unsigned i = 0; i < SWS_CLUSTER_SLOTS - 1; i++)
+		assert_sws(0, sws_swap_cache_del(f.cpu, small[i], 1, 10 + i, 0));
 	sws_swap_do_deferred_work(f.sim, 8);
 	sws_fixture_close(&f);
+}
+
+/* A large folio tries only the first device that can take it (swap_alloc_slow()
+ * returns after one for order > 0); an order-0 one goes on down the list. */
+static void test_large_first_device(void **state)
+{
+	struct sws_sim_config cfg = {.backend = *(enum sws_backend *)*state};
+	struct sws_sim *sim;
+	struct sws_cpu *cpu;
+	int hi, lo;
+	assert_sws(0, sws_sim_create(&cfg, &sim));
+	assert_sws(0, sws_cpu_attach(sim, &cpu));
+	struct sws_device_config dc = {.nr_slots = SWS_CLUSTER_SLOTS, .flags = SWS_SWP_SOLIDSTATE | SWS_SWAP_FLAG_PREFER,
+				       .prio = 10};
+	assert_sws(0, sws_swapon(sim, &dc, &hi)); /* one cluster with the header: no order 9 */
+	dc.nr_slots = 4 * SWS_CLUSTER_SLOTS;
+	dc.prio = 5;
+	assert_sws(0, sws_swapon(sim, &dc, &lo));
+	sws_entry_t e;
+	assert_sws(SWS_ENOSPC, sws_folio_alloc_swap(cpu, 1, 9, &e)); /* lo had room */
+	sws_entry_t small[SWS_CLUSTER_SLOTS];
+	unsigned n = 0;
+	while (n < SWS_CLUSTER_SLOTS && sws_folio_alloc_swap(cpu, 100 + n, 0, &small[n]) == 0 &&
+	       (int)sws_swp_type(small[n]) == hi)
+		n++;
+	assert_int_equal(n, SWS_CLUSTER_SLOTS - 1); /* then order 0 goes on to the next */
+	assert_int_equal(sws_swp_type(small[n]), lo);
+	/* hi is full: it left the avail list, so a large folio starts at lo */
+	assert_sws(0, sws_folio_alloc_swap(cpu, 1, 9, &e));
+	assert_int_equal(sws_swp_type(e), lo);
+	assert_sws(0, sws_swap_cache_del(cpu, e, 512, 1, 0));
+	for (unsigned i = 0; i <= n; i++)
+		assert_sws(0, sws_swap_cache_del(cpu, small[i], 1, 100 + i, 0));
+	assert_consistent(sim);
+	sws_cpu_detach(cpu);
+	sws_sim_destroy(sim);
 }
 
 static void test_swapon_swapoff(void **state)
@@ -361,7 +407,7 @@ static void test_deferred_budget(void **state)
 		struct sws_device_config dc = {.nr_slots = 4 * SWS_CLUSTER_SLOTS,
 					       .flags = SWS_SWP_SOLIDSTATE | SWS_SWP_PAGE_DISCARD |
 							SWS_SWAP_FLAG_PREFER,
-					       .prio = 10 - d};
+					       .prio = 10 + d}; /* first in line: its own clusters */
 		assert_sws(0, sws_swapon(sim, &dc, &type));
 		sws_entry_t e[3];
 		for (int i = 0; i < 3; i++)
@@ -423,6 +469,7 @@ int main(void)
 		BOTH(test_orders_aligned),     BOTH(test_fill_and_drain),   BOTH(test_list_transitions),
 		BOTH(test_large_order_fallback), BOTH(test_order0_steals),  BOTH(test_rotational_sequential),
 		BOTH(test_priorities),         BOTH(test_discard),          BOTH(test_discard_sync),
+		BOTH(test_large_first_device),
 		BOTH(test_swapon_swapoff),     BOTH(test_partial_last_cluster),
 		BOTH(test_deferred_budget),    BOTH(test_pcp_after_swapoff),
 		BOTH(test_odd_sizes_default_allocator),

@@ -800,8 +800,25 @@ static int op_dup(struct diff *d, sws_entry_t e, unsigned nr)
 static int op_put(struct diff *d, sws_entry_t e, unsigned nr)
 {
 	int want = p_put(d, e, nr), r[MAX_SIM];
-	ON_ALL(d, r, sws_swap_put(cpu_, e, nr));
+	/* Every other put says which slots it left cache-only (the free path's
+	 * swap_put_entries_direct()): count 0 with a folio in the swap cache. */
+	bool direct = (sws_swp_offset(e) ^ nr) & 1;
+	uint64_t oc[MAX_SIM][SWS_CLUSTER_SLOTS / 64];
+	if (direct)
+		ON_ALL(d, r, sws_swap_put_entries_direct(cpu_, e, nr, oc[s_]));
+	else
+		ON_ALL(d, r, sws_swap_put(cpu_, e, nr));
 	check_rc(d, "put", e, nr, r, want);
+	for (unsigned k = 0; direct && !want && k < nr; k++) {
+		const struct mslot *m = ms(d, e + k);
+		bool only = m->count == 1 && m->state == M_CACHED;
+		for (int s = 0; s < d->nsim; s++)
+			if (((oc[s][k / 64] >> (k % 64)) & 1) != only) {
+				char b[40];
+				DFAIL(d, "put %s nr %u: %s says slot +%u is%s left cache-only, the model says%s",
+				      ent(e, b, sizeof(b)), nr, dname(d, s), k, only ? " not" : "", only ? " so" : " not");
+			}
+	}
 	if (!want && nr > 1) {
 		/* swap_is_last_map(): a batch only when every slot has count 1 and the
 		 * same SWAP_HAS_CACHE (cached or not); else one entry at a time. */
@@ -1901,16 +1918,18 @@ static void check_table_memory(struct diff *d)
 	for (int s = 0; s < d->nsim; s++) {
 		const struct traits *tr = &d->tr[s];
 		sws_sim_quiesce(d->sim[s]);
-		uint64_t used = 0, pused = 0, pclusters = 0; /* clusters in use: with entries; physical (vswap) */
+		/* clusters in use: with entries; physical (vswap); a cluster waiting
+		 * for its discard keeps its tables until then */
+		uint64_t used = 0, pused = 0, pclusters = 0;
 		for (int i = 0; i < d->nedev; i++) {
 			struct sws_device_info di;
 			assert_sws(0, sws_device_info(d->sim[s], d->edev[i]->type, &di));
-			used += di.nr_clusters - di.nr_free - di.nr_discard;
+			used += di.nr_clusters - di.nr_free;
 		}
 		for (int i = 0; i < NDEV && d->vswap; i++) {
 			struct sws_device_info di;
 			assert_sws(0, sws_device_info(d->sim[s], d->dev[i].type, &di));
-			pused += di.nr_clusters - di.nr_free - di.nr_discard;
+			pused += di.nr_clusters - di.nr_free;
 			pclusters += di.nr_clusters;
 		}
 		struct sws_memory_usage mu;

@@ -67,6 +67,16 @@ static void test_parse_swap_and_content(void **state)
 	char s8[] = "size=8M,reuse";
 	assert_sws(SWS_EINVAL, cli_parse_swap(s8, &sw, msg, sizeof(msg)));
 	assert_non_null(strstr(msg, "file=PATH"));
+	/* Discard is off unless the spec says it (swapon --discard=pages); not on a rotational disk. */
+	assert_int_equal(sw.swap_flags, 0);
+	char s9[] = "type=nvme,discard";
+	assert_sws(0, cli_parse_swap(s9, &sw, msg, sizeof(msg)));
+	assert_int_equal(sw.swap_flags, SWS_REPLAY_SWAP_DISCARD);
+	char s10[] = "type=hdd,discard";
+	assert_sws(SWS_EINVAL, cli_parse_swap(s10, &sw, msg, sizeof(msg)));
+	assert_non_null(strstr(msg, "discard"));
+	char s11[] = "type=xswap,discard";
+	assert_sws(SWS_EINVAL, cli_parse_swap(s11, &sw, msg, sizeof(msg)));
 
 	uint32_t w[SWS_NR_CONTENT];
 	assert_sws(0, cli_parse_content("zero=1,index=3,random", w, msg, sizeof(msg)));

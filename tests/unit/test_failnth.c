@@ -178,7 +178,9 @@ static void scenario(struct walk *w)
 		assert_sws(0, sws_sim_create(&cfg, &w->sim));
 	}
 	STEP(w, STEP_SETUP, 0, 0, sws_cpu_attach(w->sim, &w->cpu));
-	struct sws_device_config mem = {.nr_slots = 2 * SWS_CLUSTER_SLOTS + 77, .prio = 10,
+	/* Room for every folio on the first device (a large folio tries no
+	 * other), and for one cluster a failed allocation sends to discard. */
+	struct sws_device_config mem = {.nr_slots = 6 * SWS_CLUSTER_SLOTS + 77, .prio = 10,
 					.flags = SWS_SWP_SOLIDSTATE | SWS_SWP_PAGE_DISCARD | SWS_SWAP_FLAG_PREFER,
 					.backing = SWS_BACKING_MEMORY};
 	struct sws_device_config none = {.nr_slots = 4 * SWS_CLUSTER_SLOTS + 77, .prio = 5,

@@ -251,6 +251,157 @@ static void test_readahead(void **state)
 	assert_int_equal(sync.counters[SWS_MM_pgmajfault], 256);
 }
 
+static uint64_t lookups(struct env *e)
+{
+	struct sws_stats st;
+	sws_stats_snapshot(e->sim, &st);
+	return st.counters[SWS_CTR_swap_cache_find_total];
+}
+
+/*
+ * The free path looks up the swap cache only for slots a put left
+ * cache-only (free_swap_and_cache_nr()): unmapping swapped-out pages costs no
+ * lookup; pages read ahead and never mapped are found and freed.
+ */
+static void test_free_path_lookups(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_mm_config mc = {.ram_pages = 512, .flags = SWS_MM_NO_VMA_RA}; /* cluster readahead */
+	struct env e;
+	env_open(&e, b, 4096, SWS_SWP_SOLIDSTATE, SWS_BACKING_NONE, &mc);
+	uint32_t a, c;
+	assert_sws(0, sws_mm_space_create(e.mm, 0, &a));
+	assert_sws(0, sws_mm_space_create(e.mm, 0, &c));
+	for (unsigned p = 0; p < 64; p++) {
+		assert_access(sws_mm_access(e.cpu, e.mm, a, PG(p), true));
+		assert_access(sws_mm_access(e.cpu, e.mm, c, PG(p), true));
+	}
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, a, PG(0), 64 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, c, PG(0), 64 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	assert_int_equal(stats(&e).counters[SWS_MM_pswpout], 128);
+	uint64_t l0 = lookups(&e);
+	assert_sws(0, sws_mm_munmap(e.cpu, e.mm, a, PG(0), 64 * SWS_PAGE_SIZE));
+	assert_int_equal(lookups(&e), l0); /* 64 slots freed, none cached: no lookup */
+	/* One fault reads its neighbours ahead into the swap cache, unmapped. */
+	assert_access(sws_mm_access(e.cpu, e.mm, c, PG(20), false));
+	uint64_t ra = stats(&e).counters[SWS_MM_swap_ra];
+	assert_true(ra > 0);
+	l0 = lookups(&e);
+	assert_sws(0, sws_mm_munmap(e.cpu, e.mm, c, PG(0), 64 * SWS_PAGE_SIZE));
+	assert_int_equal(lookups(&e) - l0, ra); /* only the read-ahead ones */
+	uint64_t total, freeslots;
+	sws_swap_totals(e.sim, &total, &freeslots);
+	assert_int_equal(total, freeslots); /* and their folios went with them */
+	assert_int_equal(stats(&e).anon_pages, 0);
+	env_close(&e);
+}
+
+/*
+ * __try_to_reclaim_swap()'s TTRS_FULL: with swap more than half full, a slot
+ * the free path leaves cache-only leaves the swap cache even while another
+ * process maps its folio (which keeps the page, dirty).
+ */
+static void test_free_path_swap_full(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_mm_config mc = {.ram_pages = 256, .page_cluster = 1, .flags = SWS_MM_VERIFY};
+	struct env e;
+	env_open(&e, b, 16, SWS_SWP_SOLIDSTATE, SWS_BACKING_MEMORY, &mc); /* 15 slots */
+	uint32_t parent, child;
+	assert_sws(0, sws_mm_space_create(e.mm, 0, &parent));
+	for (unsigned p = 0; p < 10; p++)
+		assert_access(sws_mm_access(e.cpu, e.mm, parent, PG(p), true));
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, parent, PG(0), 10 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	assert_true(sws_swap_full(e.sim)); /* 5 free of 15 */
+	assert_sws(0, sws_mm_fork(e.cpu, e.mm, parent, &child));
+	assert_access(sws_mm_access(e.cpu, e.mm, child, PG(3), false)); /* mapped, cached, count 1 */
+	uint64_t total, freeslots;
+	sws_swap_totals(e.sim, &total, &freeslots);
+	assert_int_equal(total - freeslots, 10);
+	assert_sws(0, sws_mm_munmap(e.cpu, e.mm, parent, PG(0), 10 * SWS_PAGE_SIZE));
+	sws_swap_totals(e.sim, &total, &freeslots);
+	assert_int_equal(total - freeslots, 9); /* page 3's slot went too: its folio holds the page */
+	struct sws_stats st;
+	sws_stats_snapshot(e.sim, &st);
+	assert_int_equal(st.nr_swapcache, 0);
+	uint64_t faults = stats(&e).counters[SWS_MM_pgfault];
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, child, PG(3), false), 0); /* still mapped */
+	assert_int_equal(stats(&e).counters[SWS_MM_pgfault], faults);
+	/* written out again from the dirty folio and read back intact */
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, child, PG(3), SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	assert_access(sws_mm_access(e.cpu, e.mm, child, PG(3), false));
+	assert_int_equal(stats(&e).counters[SWS_MM_verify_fail], 0);
+	assert_true(stats(&e).counters[SWS_MM_verify_ok] > 0);
+	assert_sws(0, sws_mm_exit(e.cpu, e.mm, child));
+	env_close(&e);
+}
+
+/*
+ * Cluster readahead skips a free slot before it allocates (and charges) a
+ * folio for it (__read_swap_cache_async(): swap_entry_swapped() first): the
+ * fault allocates one page, its own, none for its free neighbours.
+ */
+static void test_readahead_skips_free_slots(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_mm_config mc = {.ram_pages = 4096, .policy = SWS_RECLAIM_LRU, .flags = SWS_MM_NO_VMA_RA};
+	struct env e;
+	env_open(&e, b, 4096, SWS_SWP_SOLIDSTATE, SWS_BACKING_NONE, &mc);
+	uint16_t cg;
+	uint32_t asid;
+	assert_sws(0, sws_mm_memcg_create(e.mm, 32, &cg));
+	assert_sws(0, sws_mm_space_create(e.mm, cg, &asid));
+	for (unsigned p = 0; p < 40; p++) /* pages 0..7 go out first, to slots 1..8 */
+		assert_access(sws_mm_access(e.cpu, e.mm, asid, PG(p), true));
+	assert_int_equal(stats(&e).counters[SWS_MM_pswpout], 8);
+	assert_sws(0, sws_mm_munmap(e.cpu, e.mm, asid, PG(1), 7 * SWS_PAGE_SIZE)); /* slots 2..8 free */
+	struct sws_mm_stats s0 = stats(&e);
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, asid, PG(0), false), 1); /* the window: slots 1..7 */
+	struct sws_mm_stats s1 = stats(&e);
+	assert_int_equal(s1.counters[SWS_MM_pgmajfault] - s0.counters[SWS_MM_pgmajfault], 1);
+	assert_int_equal(s1.counters[SWS_MM_swap_ra] - s0.counters[SWS_MM_swap_ra], 0);
+	assert_int_equal(s1.counters[SWS_MM_pgalloc] - s0.counters[SWS_MM_pgalloc], 1);
+	assert_int_equal(s1.counters[SWS_MM_pgsteal] - s0.counters[SWS_MM_pgsteal], 1); /* the memcg was full */
+	env_close(&e);
+}
+
+/*
+ * swap_update_readahead(): with VMA readahead every swap-cache hit moves the
+ * region's last-fault address, read ahead or not, so the next fault's window
+ * is placed from it: a fault one page past a plain hit reads forward.
+ */
+static void test_vma_readahead_hit_address(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_mm_config mc = {.ram_pages = 1024};
+	struct env e;
+	env_open(&e, b, 4096, SWS_SWP_SOLIDSTATE, SWS_BACKING_NONE, &mc);
+	uint32_t a, c;
+	assert_sws(0, sws_mm_space_create(e.mm, 0, &a));
+	for (unsigned p = 0; p < 64; p++)
+		assert_access(sws_mm_access(e.cpu, e.mm, a, PG(p), true));
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, a, PG(0), 64 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	assert_sws(0, sws_mm_fork(e.cpu, e.mm, a, &c));
+	/* The child brings page 40 into the swap cache (count 2: it stays cached). */
+	assert_access(sws_mm_access(e.cpu, e.mm, c, PG(40), false));
+	/* The parent faults at page 10 (its window state), then hits page 40 in the
+	 * swap cache: not a readahead page, yet the hit's address counts. */
+	assert_access(sws_mm_access(e.cpu, e.mm, a, PG(10), false));
+	assert_access(sws_mm_access(e.cpu, e.mm, a, PG(40), false));
+	struct sws_mm_stats s0 = stats(&e);
+	assert_int_equal(s0.counters[SWS_MM_swap_ra_hit], 0);
+	/* One page on from the hit: the window starts at the fault and reads on. */
+	assert_access(sws_mm_access(e.cpu, e.mm, a, PG(41), false));
+	uint64_t ra = stats(&e).counters[SWS_MM_swap_ra] - s0.counters[SWS_MM_swap_ra];
+	assert_true(ra > 0);
+	uint64_t hits = stats(&e).counters[SWS_MM_swap_ra_hit];
+	for (unsigned p = 42; p < 42 + ra; p++) /* the pages read ahead were those after 41 */
+		assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(p), false), 1);
+	assert_int_equal(stats(&e).counters[SWS_MM_swap_ra_hit], hits + ra);
+	assert_sws(0, sws_mm_exit(e.cpu, e.mm, c));
+	env_close(&e);
+}
+
 /* mTHP regions swap out whole folios; with no room for them, they are split. */
 static void test_mthp(void **state)
 {
@@ -607,6 +758,8 @@ int main(void)
 		BOTH(test_kernel_policy_and_kswapd), BOTH(test_deterministic),
 		cmocka_unit_test(test_errors),     cmocka_unit_test(test_oom_reap_background),
 		cmocka_unit_test(test_untimed_store_io),
+		BOTH(test_free_path_lookups),  BOTH(test_free_path_swap_full),
+		BOTH(test_readahead_skips_free_slots), BOTH(test_vma_readahead_hit_address),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

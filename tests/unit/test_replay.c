@@ -287,7 +287,8 @@ static void test_usemem_oom_killed(void **state)
 	sws_workload_destroy(wl);
 }
 
-/* The table: swap_discard counts discards with or without a backing store, so it is
+/* Discard is the device's option, off by default (swapon(8)); the table:
+ * swap_discard counts discards with or without a backing store, so it is
  * shown either way; the page I/O counters of a store are left out without one. */
 static void test_table_discard(void **state)
 {
@@ -296,7 +297,13 @@ static void test_table_discard(void **state)
 	struct sws_replay_config cfg = small_config(SWS_BACKEND_SWAP_TABLE, 1);
 	struct sws_replay_report rep;
 	struct buf out = {0};
-	run_workload(&cfg, &wc, &rep, NULL); /* the default device: an SSD, no store */
+	run_workload(&cfg, &wc, &rep, NULL); /* the default device: an SSD, no discard */
+	assert_true(rep.mm.counters[SWS_MM_pswpout] > 0);
+	assert_int_equal(rep.swap.counters[SWS_CTR_swap_discard], 0);
+	cfg.nr_swap = 1;
+	cfg.swap[0] = (struct sws_replay_swap){.kind = SWS_REPLAY_SWAP_SSD, .prio = -1,
+					       .swap_flags = SWS_REPLAY_SWAP_DISCARD};
+	run_workload(&cfg, &wc, &rep, NULL); /* swapon --discard=pages, no store */
 	assert_true(rep.swap.counters[SWS_CTR_swap_discard] > 0);
 	assert_int_equal(rep.swap.counters[SWS_CTR_swap_writepage], 0);
 	const struct sws_replay_report *runs[1] = {&rep};
@@ -309,6 +316,13 @@ static void test_table_discard(void **state)
 	assert_null(strstr(out.p, "\nswap_writepage "));
 	assert_non_null(strstr(out.p, "no device has a backing store here"));
 	free(out.p);
+	/* Not on a rotational disk, and no unknown flags. */
+	struct sws_replay *r;
+	cfg.swap[0].kind = SWS_REPLAY_SWAP_HDD;
+	assert_sws(SWS_EINVAL, sws_replay_create(&cfg, &r));
+	cfg.swap[0].kind = SWS_REPLAY_SWAP_SSD;
+	cfg.swap[0].swap_flags = 1u << 5;
+	assert_sws(SWS_EINVAL, sws_replay_create(&cfg, &r));
 }
 
 /* A source over an array of records. */

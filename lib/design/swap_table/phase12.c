@@ -157,7 +157,7 @@ static int p12_dup(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, un
 
 /* Phase I: 6.17's swap_entries_put_map() (a uniform run of count 1 as one
  * batch, else one entry at a time). Phase II: freed slots go back together. */
-static int p12_put(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr)
+static int p12_put(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, uint64_t *only_cache)
 {
 	struct swap_map *m = map_of(dev);
 	struct sws_cluster *ci = sws__offset_cluster(dev, off);
@@ -179,13 +179,18 @@ static int p12_put(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, un
 			map_set(dev, off + i, cached ? SWAP_HAS_CACHE : 0);
 		if (!cached)
 			entries_free(cpu, dev, ci, off, nr);
+		else if (only_cache)
+			sws_bitmap_set_range(only_cache, 0, nr);
 		goto out;
 	}
 	if (phase1(dev) && nr > 1)
 		sws__count(cpu, SWS_CTR_swap_free_fallback, 1);
 	unsigned run = 0;
 	for (unsigned i = 0; i < nr; i++) {
-		bool freed = !sws__swap_map_dec(m, off + i) && !st12_is_folio(word(t, off + i));
+		uint8_t b = sws__swap_map_dec(m, off + i);
+		bool folio = st12_is_folio(word(t, off + i)), freed = !b && !folio;
+		if (only_cache && (b == SWAP_HAS_CACHE || (!b && folio))) /* phase I's bit, or II's folio */
+			sws_bit_set(only_cache, i);
 		if (freed && phase1(dev)) {
 			entries_free(cpu, dev, ci, off + i, 1);
 		} else if (freed) {

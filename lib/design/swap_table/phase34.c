@@ -148,7 +148,7 @@ static void extend_table_try_free(struct sws_cpu *cpu, struct sws_sim *sim, stru
 	ct->extend_table = NULL;
 }
 
-static int st_put(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr)
+static int st_put(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, uint64_t *only_cache)
 {
 	struct sws_cluster *ci = sws__offset_cluster(dev, off);
 	struct cluster_tables *ct = ct_of(dev, off);
@@ -173,6 +173,8 @@ static int st_put(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uns
 			freed++;
 		} else {
 			tb_set(t, i, tb_with_count(ct, i, tb, c));
+			if (!c && only_cache) /* a folio: cache-only now */
+				sws_bit_set(only_cache, i - i0);
 		}
 	}
 	if (left_extend)

@@ -11,7 +11,8 @@
  *
  * Lifetimes: the table (and phase IV's memcg table) is allocated when a
  * cluster leaves the free list (cluster_get) and released when it becomes
- * free (cluster_put): the table through RCU, since lock-free readers may
+ * free (cluster_put; on a discard device after its discard, which it waits
+ * for with its tables): the table through RCU, since lock-free readers may
  * still hold it (they then read NULL entries); the extend and memcg tables at
  * once (only lock holders read them). The RCU callback's carrier is
  * allocated with the table, behind its last entry where no reader looks, so
@@ -252,8 +253,9 @@ int sws__st_check_tables(struct sws_device *dev, struct sws_cluster *ci, char *m
 	uint64_t base = (uint64_t)idx * SWS_CLUSTER_SLOTS;
 	_Atomic uint64_t *t = st_locked_table(dev, base);
 	struct cluster_tables *ct = st->cts ? st_cold(st, idx) : NULL;
-	if (!ci->count) {
-		if (t || (ct && (ct->extend_table || (st->phase == 4 && ct->memcg_table))))
+	if (!ci->count) { /* a cluster waiting for its discard keeps its tables until then */
+		if (ci->flags != SWS_CLUSTER_DISCARD &&
+		    (t || (ct && (ct->extend_table || (st->phase == 4 && ct->memcg_table)))))
 			SWS__CORRUPT(msg, len, "cluster %u: free but still has tables", idx);
 		return 0;
 	}
