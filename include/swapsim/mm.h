@@ -130,9 +130,12 @@ int sws_mm_mmap(struct sws_mm *mm, uint32_t asid, uint64_t addr, uint64_t len, u
 /** munmap(): pages freed, swap entries put (batched per cluster). @return 0, SWS_EINVAL. */
 int sws_mm_munmap(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_t addr, uint64_t len);
 
-enum sws_madvise { SWS_MADV_DONTNEED = 1, SWS_MADV_PAGEOUT = 2 };
-/** madvise(): DONTNEED drops pages and swap entries; PAGEOUT reclaims the range now.
- *  @return 0, SWS_EINVAL. */
+enum sws_madvise { SWS_MADV_DONTNEED = 1, SWS_MADV_PAGEOUT = 2, SWS_MADV_FREE = 3 };
+/** madvise(): DONTNEED drops pages and swap entries; PAGEOUT reclaims the range now;
+ *  FREE (madvise_free_pte_range()) frees the range's swap entries and makes its
+ *  exclusive pages lazily freed: clean, off swap, reclaimed without a write
+ *  (pglazyfreed) unless written again first (then swap-backed as before);
+ *  pglazyfree counts the pages marked. @return 0, SWS_EINVAL. */
 int sws_mm_madvise(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_t addr,
 		   uint64_t len, enum sws_madvise advice);
 
@@ -172,6 +175,8 @@ uint64_t sws_mm_kswapd(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t budget);
 	X(pgsteal, "pages reclaimed")                                                      \
 	X(pgscan, "pages scanned by reclaim")                                              \
 	X(pgactivate, "pages moved to the active list")                                    \
+	X(pglazyfree, "pages MADV_FREE made lazily freed")                                  \
+	X(pglazyfreed, "lazily freed pages reclaim dropped without a write")                \
 	X(pgdeactivate, "pages moved to the inactive list")                                \
 	X(workingset_refault, "swap-ins that found a shadow")                              \
 	X(workingset_activate, "refaults within the workingset distance: activated")       \

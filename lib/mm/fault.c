@@ -12,7 +12,9 @@
  *    was read ahead); a miss (pgmajfault) reads the page, after reading ahead
  *    (cluster readahead, or VMA readahead when no rotational device is on)
  *    except on SYNCHRONOUS_IO devices, where designs up to 6.18 (and vswap)
- *    read a count-1 slot into a private folio instead (the bypass). The PTE's
+ *    read a count-1 slot into a private folio instead (the bypass) and a
+ *    shared one (count > 1) through readahead as elsewhere; from phase II on,
+ *    they read without readahead whatever the count. The PTE's
  *    swap count is put; the slot is freed at once when swap is more than half
  *    full, on a write, and from swap table phase II on SYNCHRONOUS_IO
  *    devices (should_try_to_free_swap), else the clean folio stays in the swap
@@ -25,7 +27,6 @@
 #include "../zswap/zswap_internal.h"
 #include "mm_internal.h"
 
-void sws__mm_lru_move_locked(struct sws_mm *mm, uint64_t pfn, unsigned which);
 int sws__mm_split_folio(struct sws_mm *mm, uint64_t pfn);
 
 /* ---- per-slot content seeds (the bytes a slot holds, by the content model) ---------- */
@@ -349,6 +350,10 @@ static int swapin(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, 
 	bool on_device = !mm_io_target(cpu, mm, e, 1, false, &t);
 	struct sws_device *dev = sws__device(mm->sim, sws_swp_type(t));
 	bool sync = dev && (dev->flags & SWS_SWP_SYNCHRONOUS_IO);
+	/* SYNCHRONOUS_IO devices read without readahead, except, up to 6.18, a
+	 * slot the bypass declined (count > 1: shared since a fork), which goes
+	 * through swapin_readahead() like any other device's. */
+	bool readahead = !sync;
 	*bypassed = false;
 	for (int tries = 0;; tries++) {
 		uint64_t pfn = sws_swap_cache_lookup(cpu, e);
@@ -380,12 +385,13 @@ static int swapin(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, 
 			}
 			if (rc != SWS_EAGAIN && rc != SWS_EOPNOTSUPP)
 				return rc == SWS_EBUSY ? SWS_ENOENT : rc;
+			readahead |= rc == SWS_EAGAIN;
 		}
 		if (!tries) {
-			/* No readahead on SYNCHRONOUS_IO devices, nor on xswap (each
-			 * page is its own zswap entry: a read of it costs the same later),
-			 * nor (cluster readahead) for a vswap page on no device. */
-			if (!sync && mm->page_cluster && !(dev && (dev->flags & SWS_SWP_XSWAP))) {
+			/* No readahead on SYNCHRONOUS_IO devices (but see above), nor on
+			 * xswap (each page is its own zswap entry: a read of it costs the
+			 * same later), nor (cluster readahead) for a vswap page on no device. */
+			if (readahead && mm->page_cluster && !(dev && (dev->flags & SWS_SWP_XSWAP))) {
 				if (!use_vma_readahead(mm)) {
 					if (on_device)
 						cluster_readahead(cpu, mm, sp->memcg, t);

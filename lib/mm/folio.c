@@ -211,8 +211,6 @@ void sws__mm_lru_add(struct sws_mm *mm, uint64_t pfn, bool active)
 	sws_spin_unlock(&mm->lru_lock);
 }
 
-/* __ lru_lock held */
-void sws__mm_lru_unlink_locked(struct sws_mm *mm, uint64_t pfn);
 void sws__mm_lru_unlink_locked(struct sws_mm *mm, uint64_t pfn)
 {
 	struct sws_folio *f = mm_folio(mm, pfn);
@@ -221,8 +219,6 @@ void sws__mm_lru_unlink_locked(struct sws_mm *mm, uint64_t pfn)
 	folio_clear(f, PG_lru | PG_active);
 }
 
-/* __ lru_lock held: put at the MRU end of @which. */
-void sws__mm_lru_move_locked(struct sws_mm *mm, uint64_t pfn, unsigned which);
 void sws__mm_lru_move_locked(struct sws_mm *mm, uint64_t pfn, unsigned which)
 {
 	struct sws_folio *f = mm_folio(mm, pfn);

@@ -31,6 +31,7 @@ enum {
 	PG_readahead = 1u << 7,
 	PG_workingset = 1u << 8,
 	PG_free = 1u << 9,      /* descriptor unused */
+	PG_lazyfree = 1u << 10, /* MADV_FREE: !PG_swapbacked, dropped by reclaim unless redirtied */
 };
 
 enum { LRU_NONE = 0, LRU_INACTIVE = 1, LRU_ACTIVE = 2 };
@@ -331,6 +332,10 @@ int sws__mm_folio_alloc(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, 
 int sws__mm_folio_alloc_noreclaim(struct sws_mm *mm, uint16_t memcg, uint64_t *pfn);
 void sws__mm_folio_free(struct sws_mm *mm, uint64_t pfn);
 void sws__mm_lru_add(struct sws_mm *mm, uint64_t pfn, bool active);
+/* __ lru_lock held: off its list. */
+void sws__mm_lru_unlink_locked(struct sws_mm *mm, uint64_t pfn);
+/* __ lru_lock held: put at the MRU end of @which. */
+void sws__mm_lru_move_locked(struct sws_mm *mm, uint64_t pfn, unsigned which);
 void sws__mm_lru_del(struct sws_mm *mm, uint64_t pfn);
 void sws__mm_mark_accessed(struct sws_mm *mm, uint64_t pfn);
 int sws__mm_rmap_add(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uint64_t vaddr);

@@ -18,9 +18,6 @@
 #include "../zswap/zswap_internal.h"
 #include "mm_internal.h"
 
-void sws__mm_lru_unlink_locked(struct sws_mm *mm, uint64_t pfn);
-void sws__mm_lru_move_locked(struct sws_mm *mm, uint64_t pfn, unsigned which);
-
 #define SHADOW_AGE_BITS 40
 
 uint64_t sws__mm_shadow_pack(struct sws_mm *mm, uint16_t memcg)
@@ -36,20 +33,24 @@ static uint64_t subpage_seed(const struct sws_folio *f, unsigned i)
 
 /* ---- unmap ------------------------------------------------------------------------ */
 
+/* The first mapping of @f left to undo (its rmap list is read under lru_lock). */
+static bool first_rmap(struct sws_mm *mm, struct sws_folio *f, struct sws_rmap *out)
+{
+	sws_spin_lock(&mm->lru_lock);
+	bool any = f->nr_rmap != 0;
+	if (any)
+		*out = f->rmap1;
+	sws_spin_unlock(&mm->lru_lock);
+	return any;
+}
+
 /* try_to_unmap(): every mapping of locked @pfn becomes swap PTEs of @entry. */
 static bool try_to_unmap(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn, sws_entry_t entry)
 {
 	struct sws_folio *f = mm_folio(mm, pfn);
 	const unsigned nr = 1u << f->order;
-	for (;;) {
-		sws_spin_lock(&mm->lru_lock);
-		if (!f->nr_rmap) {
-			sws_spin_unlock(&mm->lru_lock);
-			return true;
-		}
-		struct sws_rmap r = f->rmap1;
-		sws_spin_unlock(&mm->lru_lock);
-
+	struct sws_rmap r;
+	while (first_rmap(mm, f, &r)) {
 		struct sws_space *sp = sws__mm_space(mm, r.asid);
 		sws_spin_lock(&sp->ptl);
 		bool ok = true;
@@ -69,6 +70,27 @@ static bool try_to_unmap(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn, s
 			return false; /* no swap count to give (ENOMEM / overflow): keep it */
 		}
 		/* A stale rmap (the PTEs changed under us) is dropped as well. */
+		sws__mm_rmap_del(mm, f, r.asid, r.vaddr);
+		sws_spin_unlock(&sp->ptl);
+	}
+	return true;
+}
+
+/* try_to_unmap() of a lazily freed folio (locked): every mapping goes, its PTEs
+ * none (the next access finds the page never touched). */
+static void try_to_unmap_discard(struct sws_mm *mm, uint64_t pfn)
+{
+	struct sws_folio *f = mm_folio(mm, pfn);
+	const unsigned nr = 1u << f->order;
+	struct sws_rmap r;
+	while (first_rmap(mm, f, &r)) {
+		struct sws_space *sp = sws__mm_space(mm, r.asid);
+		sws_spin_lock(&sp->ptl);
+		for (unsigned i = 0; i < nr; i++) {
+			uint64_t *pte = sws__pte_lookup(sp, r.vaddr + (uint64_t)i * SWS_PAGE_SIZE);
+			if (pte && pte_present(*pte) && pte_pfn(*pte) == pfn)
+				*pte = 0;
+		}
 		sws__mm_rmap_del(mm, f, r.asid, r.vaddr);
 		sws_spin_unlock(&sp->ptl);
 	}
@@ -92,21 +114,15 @@ int sws__mm_split_folio(struct sws_mm *mm, uint64_t pfn)
 	for (unsigned i = 0; i < nr; i++)
 		news[i] = mm->free_pfns[--mm->nr_free_pfns];
 	sws_spin_unlock(&mm->pfn_lock);
-	uint32_t flags = sws_load_relaxed(&f->flags) & (PG_dirty | PG_young | PG_referenced);
+	uint32_t flags = sws_load_relaxed(&f->flags) & (PG_dirty | PG_young | PG_referenced | PG_lazyfree);
 	for (unsigned i = 0; i < nr; i++) {
 		struct sws_folio *n = sws__mm_folio_claim(mm, news[i], 0, f->memcg);
 		folio_set(n, flags);
 		n->seed = subpage_seed(f, i);
 	}
 	/* Re-point every mapping, page by page. */
-	for (;;) {
-		sws_spin_lock(&mm->lru_lock);
-		if (!f->nr_rmap) {
-			sws_spin_unlock(&mm->lru_lock);
-			break;
-		}
-		struct sws_rmap r = f->rmap1;
-		sws_spin_unlock(&mm->lru_lock);
+	struct sws_rmap r;
+	while (first_rmap(mm, f, &r)) {
 		struct sws_space *sp = sws__mm_space(mm, r.asid);
 		sws_spin_lock(&sp->ptl);
 		for (unsigned i = 0; i < nr; i++) {
@@ -220,6 +236,18 @@ static int pageout_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 {
 	struct sws_folio *f = mm_folio(mm, pfn);
 	const unsigned nr = 1u << f->order;
+	if (folio_test(f, PG_lazyfree)) {
+		/* MADV_FREE: a clean folio is dropped, no swap; one written again
+		 * since is swap-backed once more, kept (activated) this time. */
+		folio_clear(f, PG_lazyfree);
+		if (folio_test(f, PG_dirty))
+			return SWS_EBUSY;
+		try_to_unmap_discard(mm, pfn);
+		mm_count(mm, cpu, SWS_MM_pglazyfreed, nr);
+		mm_count(mm, cpu, SWS_MM_pgsteal, nr);
+		sws__mm_folio_free(mm, pfn);
+		return 0;
+	}
 	if (!folio_test(f, PG_swapcache)) {
 		sws_entry_t entry;
 		int rc = sws_folio_alloc_swap(cpu, pfn, f->order, &entry);

@@ -218,6 +218,9 @@ static void test_vswap_zswap_without_slots(void **state)
  * device frees the slot from st-p2 on, and leaves it cached on 6.17 and
  * phase I (and vswap, on 6.19). Pages shared by a fork (count 2) are read by
  * the child (no bypass: count 2), then hit in the swap cache by the parent.
+ * Up to 6.18 (and vswap) the child's reads go through swapin_readahead() and
+ * read ahead, as on any device; from phase II on a SYNCHRONOUS_IO device
+ * never reads ahead.
  */
 static void test_sync_io_free(void **state)
 {
@@ -252,6 +255,11 @@ static void test_sync_io_free(void **state)
 		if (di.inuse_pages != (frees ? 0 : 64))
 			fail_msg("%s: %llu slots in use after the hits, want %u", sws_backend_name(all[d]),
 				 (unsigned long long)di.inuse_pages, frees ? 0 : 64);
+		struct sws_mm_stats ms;
+		sws_mm_stats(mm, &ms);
+		if ((ms.counters[SWS_MM_swap_ra] > 0) == frees)
+			fail_msg("%s: %llu pages read ahead from the shared slots", sws_backend_name(all[d]),
+				 (unsigned long long)ms.counters[SWS_MM_swap_ra]);
 		assert_consistent(sim);
 		assert_sws(0, sws_mm_exit(cpu, mm, child));
 		assert_sws(0, sws_mm_exit(cpu, mm, parent));

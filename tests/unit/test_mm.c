@@ -402,6 +402,64 @@ static void test_vma_readahead_hit_address(void **state)
 	env_close(&e);
 }
 
+/*
+ * MADV_FREE (madvise_free_pte_range()): swap entries in the range are freed
+ * at once; pages only this process maps become lazily freed, and reclaim
+ * drops them without a write (pglazyfreed) unless they were written again,
+ * which makes them ordinary swap-backed pages. A dropped page reads as never
+ * touched; a shared one is left alone.
+ */
+static void test_madv_free(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_mm_config mc = {.ram_pages = 1024, .page_cluster = 1};
+	struct env e;
+	env_open(&e, b, 4096, SWS_SWP_SOLIDSTATE, SWS_BACKING_NONE, &mc);
+	uint32_t a, c;
+	assert_sws(0, sws_mm_space_create(e.mm, 0, &a));
+	for (unsigned p = 0; p < 24; p++)
+		assert_access(sws_mm_access(e.cpu, e.mm, a, PG(p), true));
+	/* pages 16..23 on swap; 20 read back: in the swap cache, count 0 */
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, a, PG(16), 8 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	assert_access(sws_mm_access(e.cpu, e.mm, a, PG(20), false));
+	uint64_t total, freeslots;
+	sws_swap_totals(e.sim, &total, &freeslots);
+	assert_int_equal(total - freeslots, 8);
+	/* a child shares pages 0..1 until it exits */
+	assert_sws(0, sws_mm_fork(e.cpu, e.mm, a, &c));
+	assert_sws(0, sws_mm_munmap(e.cpu, e.mm, c, PG(2), 22 * SWS_PAGE_SIZE));
+	struct sws_mm_stats s0 = stats(&e);
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, a, PG(0), 24 * SWS_PAGE_SIZE, SWS_MADV_FREE));
+	struct sws_mm_stats s1 = stats(&e);
+	assert_int_equal(s1.counters[SWS_MM_pglazyfree] - s0.counters[SWS_MM_pglazyfree], 14 + 1); /* 2..15, 20 */
+	sws_swap_totals(e.sim, &total, &freeslots);
+	assert_int_equal(total, freeslots); /* every swap entry and the cached slot went */
+	assert_int_equal(s1.counters[SWS_MM_pswpout], s0.counters[SWS_MM_pswpout]);
+	/* page 3 written again (a write-protect fault since the fork: reused), page 5
+	 * read: only the write keeps a page */
+	assert_access(sws_mm_access(e.cpu, e.mm, a, PG(3), true));
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(5), false), 0);
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, a, PG(0), 24 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	struct sws_mm_stats s2 = stats(&e);
+	assert_int_equal(s2.counters[SWS_MM_pglazyfreed] - s1.counters[SWS_MM_pglazyfreed], 13 + 1);
+	/* the shared pages 0..1 stay put (mapped twice), page 3 is swap-backed again and kept once */
+	assert_int_equal(s2.counters[SWS_MM_pswpout] - s1.counters[SWS_MM_pswpout], 0);
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(3), false), 0); /* still mapped */
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, a, PG(3), SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	assert_int_equal(stats(&e).counters[SWS_MM_pswpout] - s2.counters[SWS_MM_pswpout], 1);
+	/* a dropped page is gone: a read maps the zero page, a write a new page,
+	 * both first touches */
+	uint64_t ft = stats(&e).counters[SWS_MM_first_touch], anon = stats(&e).anon_pages;
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(5), false), 1);
+	assert_int_equal(stats(&e).anon_pages, anon);
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(6), true), 1);
+	assert_int_equal(stats(&e).counters[SWS_MM_first_touch], ft + 2);
+	assert_int_equal(stats(&e).anon_pages, anon + 1);
+	assert_sws(SWS_EINVAL, sws_mm_madvise(e.cpu, e.mm, a, PG(0), SWS_PAGE_SIZE, (enum sws_madvise)9));
+	assert_sws(0, sws_mm_exit(e.cpu, e.mm, c));
+	env_close(&e);
+}
+
 /* mTHP regions swap out whole folios; with no room for them, they are split. */
 static void test_mthp(void **state)
 {
@@ -760,6 +818,7 @@ int main(void)
 		cmocka_unit_test(test_untimed_store_io),
 		BOTH(test_free_path_lookups),  BOTH(test_free_path_swap_full),
 		BOTH(test_readahead_skips_free_slots), BOTH(test_vma_readahead_hit_address),
+		BOTH(test_madv_free),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
