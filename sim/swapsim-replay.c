@@ -109,8 +109,10 @@ static const char usage_text[] =
 	"                          16 GB/s: 256 ns a page; suffixes are binary, 16G = 16 GiB/s)\n"
 	"  --allow-errors          exit 0 even when the model refused accesses (OOM kills)\n"
 	"  --seed S                seed of the content model and random workloads (default 1)\n"
-	"  --report table|json|csv readable table (default), one JSON object {\"runs\": [...]},\n"
-	"                          or a CSV time series (one row every --interval records)\n"
+	"  --report table|json|csv|counters  readable table (default), one JSON object\n"
+	"                          {\"runs\": [...]}, a CSV time series (one row every\n"
+	"                          --interval records), or every deterministic counter as\n"
+	"                          \"key value\" lines per run (to diff runs)\n"
 	"  --json-out FILE         also write the JSON report to FILE (table or json runs)\n"
 	"  --interval K            records between CSV rows (default 100000)\n"
 	"  --quiet                 no workload output lines, no progress bar\n"
@@ -348,8 +350,10 @@ static int parse_args(struct opts *o, int argc, char **argv)
 				o->report = 1;
 			else if (!strcmp(v, "csv"))
 				o->report = 2;
+			else if (!strcmp(v, "counters"))
+				o->report = 3;
 			else
-				return bad(name, "'%s': expected table, json or csv", v);
+				return bad(name, "'%s': expected table, json, csv or counters", v);
 		} else if (!strcmp(name, "--interval")) {
 			char *e;
 			errno = 0;
@@ -656,7 +660,9 @@ report:
 		for (unsigned i = 0; i < o.nbackends; i++)
 			series[i] = (struct sws_replay_series){.repeats = &ptrs[(size_t)i * nrep], .nr_repeats = ran};
 		sws_replay_series_print(series, o.nbackends,
-					o.report == 1 ? SWS_REPLAY_REPORT_JSON : SWS_REPLAY_REPORT_TABLE,
+					o.report == 1   ? SWS_REPLAY_REPORT_JSON
+					: o.report == 3 ? SWS_REPLAY_REPORT_COUNTERS
+							: SWS_REPLAY_REPORT_TABLE,
 					write_file, stdout);
 		if (o.json_out) {
 			FILE *jf = fopen(o.json_out, "w");

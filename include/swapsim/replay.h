@@ -347,6 +347,10 @@ uint64_t sws_replay_hist_quantile(const struct sws_replay_hist *h, double q);
 enum sws_replay_format {
 	SWS_REPLAY_REPORT_TABLE = 0, /* aligned text, one column per run */
 	SWS_REPLAY_REPORT_JSON = 1,  /* {"runs": [ {...}, ... ]} */
+	SWS_REPLAY_REPORT_COUNTERS = 2, /* every deterministic figure, "key value" per line
+					 * (the set sws_replay_counters_equal() compares, the
+					 * memory classes at the end, devices, zswap gauges);
+					 * "# run LABEL" before each run: for diffs and golden files */
 };
 
 /* One compared configuration and its repeated runs. */

@@ -415,6 +415,28 @@ static uint64_t new_seed(struct sws_space *sp, uint64_t vaddr, uint64_t old)
 	return mm_mix(sp->seed ^ mm_mix(vaddr ^ old));
 }
 
+/* Verify mode, ptl held: @sp now expects @f's contents at its pages from @base. */
+static void expect_folio(struct sws_mm *mm, struct sws_space *sp, uint64_t base, const struct sws_folio *f)
+{
+	if (!(mm->cfg.flags & SWS_MM_VERIFY))
+		return;
+	for (unsigned i = 0; i < (1u << f->order); i++) {
+		uint64_t *pte = sws__pte_lookup(sp, base + (uint64_t)i * SWS_PAGE_SIZE);
+		if (pte)
+			*pte_expected(pte) = folio_page_seed(f, i);
+	}
+}
+
+/* Verify mode, ptl held: does page @sub of @f, mapped at @pte, hold what its
+ * space wrote there last (or inherited)? A mismatch counts verify_fail. */
+static bool expect_ok(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t *pte, const struct sws_folio *f, unsigned sub)
+{
+	if (!(mm->cfg.flags & SWS_MM_VERIFY) || *pte_expected(pte) == folio_page_seed(f, sub))
+		return true;
+	mm_count(mm, cpu, SWS_MM_verify_fail, 1);
+	return false;
+}
+
 /* The mTHP order to use for a first touch at @vaddr (ptl held). */
 static unsigned fault_order(struct sws_space *sp, struct sws_region *r, uint64_t vaddr)
 {
@@ -468,6 +490,8 @@ static int do_anonymous_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t as
 			*sws__pte_lookup(sp, va) = 0;
 		ok = false;
 	}
+	if (ok)
+		expect_folio(mm, sp, base, f);
 	sws_spin_unlock(&sp->ptl);
 	if (!ok) {
 		sws__mm_folio_free(mm, pfn);
@@ -502,6 +526,7 @@ static int do_wp_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, str
 	if (exclusive) {
 		*pte |= PTE_WRITE; /* reuse */
 		f->seed = new_seed(sp, vaddr, f->seed);
+		expect_folio(mm, sp, vaddr, f);
 		folio_set(f, PG_dirty | PG_young);
 		sws_spin_unlock(&sp->ptl);
 		return 0;
@@ -540,6 +565,7 @@ static int do_wp_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, str
 		return SWS_ENOMEM;
 	}
 	*pte = mk_pte(npfn, 0, true);
+	expect_folio(mm, sp, vaddr, n);
 	sws__mm_rmap_del(mm, f, asid, vaddr);
 	sws_spin_unlock(&sp->ptl);
 	sws__mm_lru_add(mm, npfn, false);
@@ -587,6 +613,8 @@ static int do_swap_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, s
 	if (bypassed) {
 		/* A private folio: the slot (count 0 now) goes with the pin. */
 		*pte = mk_pte(pfn, 0, true);
+		if (!expect_ok(cpu, mm, pte, f, 0))
+			read_rc = SWS_ECORRUPT;
 		folio_set(f, PG_young);
 		sws_spin_unlock(&sp->ptl);
 		sws_swapin_bypass_done(cpu, e, 1);
@@ -605,6 +633,8 @@ static int do_swap_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, s
 			 (dev->flags & SWS_SWP_SYNCHRONOUS_IO);
 	bool free_swap = !count && (write || sws_swap_full(mm->sim) || !on_device || sync_free);
 	*pte = mk_pte(pfn, 0, !count);
+	if (!expect_ok(cpu, mm, pte, f, 0))
+		read_rc = SWS_ECORRUPT;
 	folio_set(f, PG_young);
 	if (free_swap && sws_swap_cache_del(cpu, e, 1, pfn, 0) == 0) {
 		folio_clear(f, PG_swapcache);
@@ -653,13 +683,16 @@ static int do_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, stru
 		if (pte_present(v) && !(v & PTE_ZEROPAGE) && (!write || (v & PTE_WRITE))) {
 			uint64_t pfn = pte_pfn(v);
 			struct sws_folio *f = mm_folio(mm, pfn);
+			bool same = expect_ok(cpu, mm, pte, f, pte_sub(v));
 			if (write) {
 				f->seed = new_seed(sp, vaddr, f->seed); /* a new write version */
+				/* a large folio's pages all change with its seed */
+				expect_folio(mm, sp, vaddr - (uint64_t)pte_sub(v) * SWS_PAGE_SIZE, f);
 				folio_set(f, PG_dirty);
 			}
 			sws__mm_mark_accessed(mm, pfn);
 			sws_spin_unlock(&sp->ptl);
-			return faulted;
+			return same ? faulted : SWS_ECORRUPT;
 		}
 		if (!faulted) {
 			mm_count(mm, cpu, SWS_MM_pgfault, 1);

@@ -321,6 +321,21 @@ static inline uint64_t mm_mix(uint64_t x)
 
 static inline uint32_t folio_mapcount(struct sws_folio *f) { return sws_load_relaxed(&f->mapcount); }
 
+/* The content seed of page @i of @f (a large folio's pages derive theirs). */
+static inline uint64_t folio_page_seed(const struct sws_folio *f, unsigned i)
+{
+	return f->order ? mm_mix(f->seed + i) : f->seed;
+}
+
+/*
+ * Verify mode: each PTE has a shadow word, the content seed the space last
+ * wrote there or inherited at fork (leaf tables are twice as large: the
+ * shadows follow the 512 PTEs). An access checks the mapped page against it,
+ * so a process that sees another's writes (a copy-on-write gone wrong) is
+ * caught, as is a page read back different. @pte from sws__pte_lookup/alloc.
+ */
+static inline uint64_t *pte_expected(uint64_t *pte) { return pte + 512; }
+
 /* folio.c */
 /* Claim free descriptor @pfn: take its lock first (a stale swap-cache lookup may
  * hold it for a moment), then reset it. Returns it locked. */

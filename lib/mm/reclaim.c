@@ -26,11 +26,6 @@ uint64_t sws__mm_shadow_pack(struct sws_mm *mm, uint16_t memcg)
 	return ((uint64_t)memcg << SHADOW_AGE_BITS) | age | (1ull << 55); /* never 0 */
 }
 
-static uint64_t subpage_seed(const struct sws_folio *f, unsigned i)
-{
-	return f->order ? mm_mix(f->seed + i) : f->seed;
-}
-
 /* ---- unmap ------------------------------------------------------------------------ */
 
 /* The first mapping of @f left to undo (its rmap list is read under lru_lock). */
@@ -118,7 +113,7 @@ int sws__mm_split_folio(struct sws_mm *mm, uint64_t pfn)
 	for (unsigned i = 0; i < nr; i++) {
 		struct sws_folio *n = sws__mm_folio_claim(mm, news[i], 0, f->memcg);
 		folio_set(n, flags);
-		n->seed = subpage_seed(f, i);
+		n->seed = folio_page_seed(f, i);
 	}
 	/* Re-point every mapping, page by page. */
 	struct sws_rmap r;
@@ -167,9 +162,9 @@ static int swap_writeout(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_foli
 	const unsigned nr = 1u << f->order;
 	bool zero = true;
 	for (unsigned i = 0; i < nr && zero; i++)
-		zero = sws__mm_content_is_zero(mm, subpage_seed(f, i));
+		zero = sws__mm_content_is_zero(mm, folio_page_seed(f, i));
 	for (unsigned i = 0; i < nr; i++)
-		sws__mm_slot_seed_set(mm, entry + i, subpage_seed(f, i));
+		sws__mm_slot_seed_set(mm, entry + i, folio_page_seed(f, i));
 	sws_swap_set_zero(cpu, entry, nr, zero);
 	if (zero) {
 		mm_count(mm, cpu, SWS_MM_swpout_zero, nr);
@@ -201,7 +196,7 @@ static int swap_writeout(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_foli
 		int rc = 0;
 		uint64_t t0 = mm_untimed_begin(mm, cpu, false);
 		for (unsigned i = 0; i < nr && !rc; i++) {
-			sws_mm_page_content(mm, subpage_seed(f, i), 0, page);
+			sws_mm_page_content(mm, folio_page_seed(f, i), 0, page);
 			rc = sws_swap_writepage(cpu, target + i, page);
 		}
 		mm_untimed_end(mm, cpu, t0, false);

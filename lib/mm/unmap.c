@@ -375,6 +375,8 @@ static void copy_pte(void *ctx, uint64_t vaddr, uint64_t *pte)
 	if (c->rc || (c->rc = sws__pte_alloc(c->mm, c->child, vaddr, &cpte)) != 0)
 		return;
 	uint64_t v = *pte;
+	if (c->mm->cfg.flags & SWS_MM_VERIFY) /* the child expects what the parent had */
+		*pte_expected(cpte) = *pte_expected(pte);
 	if (pte_is_swap(v)) {
 		c->rc = sws_swap_dup(c->cpu, pte_to_swp_entry(v), 1);
 		if (!c->rc)

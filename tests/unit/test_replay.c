@@ -975,6 +975,30 @@ static void test_repeats_json(void **state)
 
 /* --swapoff: a device swapped off when the input ends, its pages brought
  * back (the tasks keep their memory: --keep); its time reported apart. */
+/* bgsave under --verify: the child reads the snapshot while the parent writes
+ * (copy-on-write, pages swapped with count 2); no side ever sees the other's
+ * writes, on any design. */
+static void test_bgsave_verified(void **state)
+{
+	(void)state;
+	static const enum sws_backend bk[] = {SWS_BACKEND_XARRAY, SWS_BACKEND_ST_P4, SWS_BACKEND_VSWAP};
+	for (unsigned b = 0; b < 3; b++) {
+		struct sws_workload_config wc = {.kind = SWS_WORKLOAD_BGSAVE, .bytes = 3 << 20, .seed = 9};
+		struct sws_replay_config cfg = small_config(bk[b], 1);
+		cfg.flags |= SWS_REPLAY_VERIFY;
+		cfg.nr_swap = 1;
+		cfg.swap[0] = (struct sws_replay_swap){.kind = SWS_REPLAY_SWAP_ZRAM, .pages = 4096, .prio = -1};
+		struct sws_replay_report rep;
+		run_workload(&cfg, &wc, &rep, NULL);
+		assert_int_equal(rep.errors, 0);
+		assert_true(rep.mm.counters[SWS_MM_cow_fault] > 0);
+		assert_true(rep.mm.counters[SWS_MM_pswpin] > 0);
+		assert_true(rep.mm.counters[SWS_MM_verify_ok] > 0);
+		assert_int_equal(rep.mm.counters[SWS_MM_verify_fail], 0);
+		assert_int_equal(rep.verify_failures, 0);
+	}
+}
+
 static void test_swapoff_at_end(void **state)
 {
 	(void)state;
@@ -1032,6 +1056,7 @@ int main(void)
 		cmocka_unit_test(test_undo_charged_to_nobody),
 		cmocka_unit_test(test_report_repeats),
 		cmocka_unit_test(test_swapoff_at_end),
+		cmocka_unit_test(test_bgsave_verified),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
