@@ -13,10 +13,14 @@
  *           zs_malloc + copy, tree store (an old entry there goes), charge,
  *             entry->referenced = true, LRU tail                   (zswpout)
  *   load:   tree erase (exclusive), decompress, free the entry     (zswpin)
- *   LRU:    oldest first; a referenced entry loses the bit and goes round
- *           again (second chance); the shrinker's count is what the LRU holds,
- *           less the disk swap-ins seen since (protection), scaled by the
- *           compression ratio. SWS_ZSWAP_OLD_SCHEME drops both.
+ *   LRU:    oldest first; every entry a walk looks at costs one unit of its
+ *           budget; a referenced entry loses the bit and goes round again
+ *           (second chance); the shrinker's count is what the LRU holds, less
+ *           the disk swap-ins seen since (protection), scaled by the
+ *           compression ratio, walked in do_shrink_slab()'s batches of 128;
+ *           the shrink worker walks one entry of each memcg in turn and gives
+ *           up after 16 failures in total. SWS_ZSWAP_OLD_SCHEME drops the
+ *           second chance and the protection. (HOW THE LRU WALKS WORK, below.)
  *
  * Locks: tree->lock and zs->lru_lock are leaves, never nested in each other;
  * a store or invalidate may run under the swap core's cluster lock. Writeback
@@ -33,7 +37,6 @@
 #include "zswap_internal.h"
 
 #define ZSWAP_TREE_SHIFT 14 /* one tree per 64 MiB of swap, as the kernel */
-#define SHRINK_BATCH 32
 #define MAX_RECLAIM_RETRIES 16
 
 struct zswap_pool {
@@ -68,6 +71,7 @@ struct zswap_memcg {
 	struct sws_list lru;  /* zs->lru_lock */
 	uint64_t nr_lru;
 	_Atomic uint64_t nr_disk_swapins;
+	_Atomic uint64_t nr_deferred; /* the shrinker's work put off (shrinker_info's nr_deferred) */
 	_Atomic uint64_t max_bytes; /* memory.zswap.max; 0: none */
 	atomic_bool no_writeback;   /* memory.zswap.writeback = 0 */
 	_Atomic uint64_t bytes, pages;
@@ -93,7 +97,8 @@ struct sws_zswap {
 
 	sws_spinlock_t lru_lock;
 	struct zswap_memcg memcgs[SWS_MM_MAX_MEMCGS];
-	uint32_t shrink_cursor;
+	uint32_t shrink_cursor;        /* the shrink worker's (one at a time) */
+	_Atomic uint32_t memcg_hi;     /* 1 + the highest memcg that stored an entry */
 
 	atomic_bool reached_full;
 	atomic_bool shrink_queued;
@@ -107,8 +112,11 @@ static inline void zcount(struct sws_zswap *zs, struct sws_cpu *cpu, enum sws_mm
 }
 
 static uint64_t memcg_writeback(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t memcg, uint64_t nr);
+static int entry_decompress(struct sws_zswap *zs, struct sws_cpu *cpu, struct zswap_entry *en, void *page);
+static struct zswap_entry *tree_load(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e);
 
-static bool new_scheme(const struct sws_zswap *zs) { return !(zs->flags & SWS_ZSWAP_OLD_SCHEME); }
+/* The 2024 scheme: second chance and disk-swapin protection (not SWS_ZSWAP_OLD_SCHEME). */
+static bool second_chance(const struct sws_zswap *zs) { return !(zs->flags & SWS_ZSWAP_OLD_SCHEME); }
 
 static uint64_t total_pages(struct sws_zswap *zs)
 {
@@ -327,7 +335,7 @@ int sws__zswap_store(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e, u
 	uint64_t max_bytes = atomic_load_explicit(&mc->max_bytes, memory_order_relaxed);
 	if (max_bytes && atomic_load(&mc->bytes) >= max_bytes) {
 		/* shrink_memcg(): write back a batch of this memcg, then refuse if still over */
-		memcg_writeback(zs, cpu, memcg, SHRINK_BATCH);
+		memcg_writeback(zs, cpu, memcg, 32);
 		if (atomic_load(&mc->bytes) >= max_bytes)
 			return SWS_ENOSPC;
 	}
@@ -395,6 +403,9 @@ int sws__zswap_store(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e, u
 	sws_list_add_tail(&en->lru, &mc->lru);
 	mc->nr_lru++;
 	sws_spin_unlock(&zs->lru_lock);
+	uint32_t hi = atomic_load_explicit(&zs->memcg_hi, memory_order_relaxed);
+	while (hi <= memcg && !atomic_compare_exchange_weak(&zs->memcg_hi, &hi, (uint32_t)memcg + 1))
+		;
 	if (old)
 		entry_free(zs, old); /* a stale entry of the slot's earlier life */
 	return 0; /* zswpout is counted for the whole folio by the caller */
@@ -437,76 +448,187 @@ void sws__zswap_disk_swapin(struct sws_zswap *zs, uint16_t memcg)
 		atomic_fetch_add(&zs->memcgs[memcg].nr_disk_swapins, 1);
 }
 
-/* ---- writeback, shrinker, shrink worker ----------------------------------------------------- */
+/* ---- writeback, shrinker, shrink worker ----------------------------------------------- */
 
 /*
- * Write back the oldest entry of @memcg. @return 1 written back, 0 skipped
- * (second chance or raced), -1 nothing to do / failed.
+ * HOW THE LRU WALKS WORK (mm/zswap.c and mm/list_lru.c, 6.12+). Every walk
+ * starts at the head of a memcg's LRU (the oldest store) and spends one unit of
+ * its budget (nr_to_walk) on each entry it looks at, whatever happens to it:
+ *
+ *   shrink_memcg_cb(entry):
+ *     referenced       -> clear the bit, rotate to the tail       LRU_ROTATE
+ *     else             rotate to the tail, then zswap_writeback_entry():
+ *       written back   -> the entry is gone                       LRU_REMOVED_RETRY
+ *       failed         -> reject_reclaim_fail; it stays at the tail LRU_RETRY
+ *       EEXIST in the shrinker's walk (a swap-in races us: we are
+ *         shrinking into the warm part of the LRU) -> stop         LRU_STOP
+ *
+ * list_lru_walk_one() always looks at the head (a rotated or failed entry went
+ * to the tail, a removed one is gone), so it visits the LRU in order, going
+ * round again when the budget is larger than the list; like the kernel's
+ * list_for_each_safe() it ends early when the only entry left was rotated.
+ * Three callers:
+ *
+ *   shrink_memcg()        one entry (nr_to_walk = 1 per node; the model has one
+ *                         node): 0 written back, EAGAIN walked but nothing
+ *                         written back (a second chance counts), ENOENT
+ *                         nothing to walk. The shrink worker and the
+ *                         memory.zswap.max path use it.
+ *   shrink_worker()       memcgs round robin (a saved cursor, mem_cgroup_iter()'s
+ *                         end of the hierarchy between passes), shrink_memcg()
+ *                         on each until the pool is at the accept threshold; it
+ *                         gives up after MAX_RECLAIM_RETRIES failures in total:
+ *                         an EAGAIN, or a pass that found no memcg to walk.
+ *                         Progress never resets the count.
+ *   the shrinker          do_shrink_slab(): count (zswap_shrinker_count()),
+ *                         total_scan from the pressure plus the memcg's deferred
+ *                         work, walked in batches of SHRINK_BATCH (128: zswap's
+ *                         shrinker->batch is 0) while total_scan >= 128 or >=
+ *                         the count; a batch that wrote nothing back, or met
+ *                         EEXIST, is SHRINK_STOP; what was not scanned is
+ *                         deferred (at most twice the count).
  */
-static int writeback_one(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t memcg)
-{
-	struct zswap_memcg *mc = &zs->memcgs[memcg];
-	sws_spin_lock(&zs->lru_lock);
-	if (sws_list_empty(&mc->lru) || mc->no_writeback) {
-		sws_spin_unlock(&zs->lru_lock);
-		return -1;
-	}
-	struct zswap_entry *en = sws_list_entry(mc->lru.next, struct zswap_entry, lru);
-	/* Rotate it either way: if the writeback fails it is tried last next time. */
-	sws_list_del_init(&en->lru);
-	sws_list_add_tail(&en->lru, &mc->lru);
-	if (en->referenced && new_scheme(zs)) {
-		en->referenced = false; /* second chance */
-		sws_spin_unlock(&zs->lru_lock);
-		return 0;
-	}
-	sws_entry_t e = en->swpentry;
-	sws_spin_unlock(&zs->lru_lock);
 
+#define SHRINK_BATCH 128 /* do_shrink_slab()'s batch for shrinker->batch == 0 */
+#define DEFAULT_SEEKS 2
+
+/* list_lru_walk_one()'s callback results (the kernel's enum lru_status). */
+enum lru_status { LRU_REMOVED_RETRY, LRU_ROTATE, LRU_RETRY, LRU_STOP };
+
+/* The shrinker's walk argument; shrink_memcg() walks without one. */
+struct shrink_walk {
+	bool encountered_page_in_swapcache;
+};
+
+/*
+ * zswap_writeback_entry() of @en, taken off the head of @memcg's LRU (only
+ * compared, never dereferenced, until the slot is pinned and the tree still
+ * holds it). @return 0 (written back, or the entry went meanwhile into a folio
+ * that keeps it), SWS_EEXIST (being swapped in), SWS_ENOENT (the slot was
+ * freed), SWS_ENOMEM (no folio, or the entry is no longer the slot's),
+ * SWS_EINVAL (an xswap slot: nowhere to go), SWS_EIO (decompression failed:
+ * the entry stays).
+ */
+static int zswap_writeback_entry(struct sws_zswap *zs, struct sws_cpu *cpu, struct zswap_entry *en,
+				 sws_entry_t e, uint16_t memcg)
+{
 	sws_rcu_read_lock();
 	struct sws_device *dev = sws__device(zs->sim, sws_swp_type(e));
 	bool xswap = dev && (dev->flags & SWS_SWP_XSWAP);
 	sws_rcu_read_unlock();
-	if (xswap) { /* zswap_writeback_entry(): -EINVAL, an xswap slot has nowhere to go */
-		zcount(zs, cpu, SWS_MM_reject_reclaim_fail);
-		return 0;
-	}
+	if (xswap)
+		return SWS_EINVAL;
 	uint64_t token;
-	if (zs->wb.begin(zs->wb.ctx, cpu, e, memcg, &token)) {
-		zcount(zs, cpu, SWS_MM_reject_reclaim_fail); /* as shrink_memcg_cb() counts it */
-		return -1; /* being swapped in (EEXIST), freed, or no memory */
-	}
-	en = tree_erase(zs, cpu, e); /* the slot is pinned now: whatever the tree has is ours */
-	if (!en) {
+	int rc = zs->wb.begin(zs->wb.ctx, cpu, e, memcg, &token);
+	if (rc)
+		return rc; /* being swapped in (EEXIST), freed, or no memory */
+	/* The slot is pinned now: the tree cannot change under us. Is it still ours? */
+	if (tree_load(zs, cpu, e) != en) {
 		zs->wb.end(zs->wb.ctx, cpu, e, token, NULL);
-		return 0;
+		return SWS_ENOMEM; /* invalidated and maybe recycled: the kernel's -ENOMEM */
 	}
 	uint8_t page[SWS_PAGE_SIZE];
-	int rc = entry_decompress(zs, cpu, en, page);
-	entry_free(zs, en);
-	if (rc) {
+	if (entry_decompress(zs, cpu, en, page)) {
 		zcount(zs, cpu, SWS_MM_decompress_fail);
 		zs->wb.end(zs->wb.ctx, cpu, e, token, NULL);
-		return -1;
+		return SWS_EIO;
 	}
-	if (!zs->wb.end(zs->wb.ctx, cpu, e, token, page))
-		return 0; /* not written: the memory model keeps the page in a folio */
-	zcount(zs, cpu, SWS_MM_zswpwb);
-	zcount(zs, cpu, SWS_MM_written_back_pages);
-	return 1;
+	en = tree_erase(zs, cpu, e);
+	if (en)
+		entry_free(zs, en);
+	if (zs->wb.end(zs->wb.ctx, cpu, e, token, page))
+		zcount(zs, cpu, SWS_MM_zswpwb);
+	return 0;
 }
 
-/* shrink_memcg(): write back up to @nr entries of @memcg (second chance applies). */
+/* shrink_memcg_cb() on @en, the head of @mc's LRU. Called with lru_lock held;
+ * returns with it released. */
+static enum lru_status shrink_memcg_cb(struct sws_zswap *zs, struct sws_cpu *cpu, struct zswap_memcg *mc,
+				       struct zswap_entry *en, struct shrink_walk *arg)
+{
+	/* Rotate it either way: a referenced entry goes round again, and one that
+	 * fails to go is tried last next time (a written-back one is unlinked). */
+	sws_list_del_init(&en->lru);
+	sws_list_add_tail(&en->lru, &mc->lru);
+	if (en->referenced && second_chance(zs)) {
+		en->referenced = false; /* second chance */
+		sws_spin_unlock(&zs->lru_lock);
+		return LRU_ROTATE;
+	}
+	sws_entry_t e = en->swpentry;
+	uint16_t memcg = en->memcg;
+	sws_spin_unlock(&zs->lru_lock);
+	int rc = zswap_writeback_entry(zs, cpu, en, e, memcg);
+	if (rc) {
+		zcount(zs, cpu, SWS_MM_reject_reclaim_fail);
+		if (rc == SWS_EEXIST && arg) {
+			arg->encountered_page_in_swapcache = true;
+			return LRU_STOP;
+		}
+		return LRU_RETRY;
+	}
+	zcount(zs, cpu, SWS_MM_written_back_pages);
+	return LRU_REMOVED_RETRY;
+}
+
+/* list_lru_walk_one() on @memcg's LRU: at most *@nr_to_walk entries from the
+ * head (each one visited costs one). @return the entries written back. */
+static uint64_t list_lru_walk_one(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t memcg,
+				  struct shrink_walk *arg, uint64_t *nr_to_walk)
+{
+	struct zswap_memcg *mc = &zs->memcgs[memcg];
+	uint64_t isolated = 0;
+	while (*nr_to_walk) {
+		sws_spin_lock(&zs->lru_lock);
+		if (sws_list_empty(&mc->lru)) {
+			sws_spin_unlock(&zs->lru_lock);
+			break;
+		}
+		--*nr_to_walk; /* first, so that failing entries cannot livelock the walk */
+		struct zswap_entry *en = sws_list_entry(mc->lru.next, struct zswap_entry, lru);
+		bool alone = en->lru.next == &mc->lru;
+		enum lru_status st = shrink_memcg_cb(zs, cpu, mc, en, arg);
+		if (st == LRU_REMOVED_RETRY)
+			isolated++;
+		else if (st == LRU_STOP || (st == LRU_ROTATE && alone))
+			break; /* stopped; or list_for_each_safe() reached the end */
+	}
+	return isolated;
+}
+
+static bool writeback_possible(struct sws_zswap *zs, uint16_t memcg)
+{
+	return sws__zswap_writeback_allowed(zs, memcg) &&
+	       atomic_load_explicit(&zs->sim->nr_real_swapfiles, memory_order_relaxed);
+}
+
+/*
+ * shrink_memcg(): walk one entry of @memcg's LRU. @return 0 (one written
+ * back), SWS_EAGAIN (an entry was walked: given its second chance, or its
+ * writeback failed), SWS_ENOENT (nothing to walk: an empty LRU, writeback
+ * disabled, or no device with storage).
+ */
+static int shrink_memcg(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t memcg)
+{
+	if (!writeback_possible(zs, memcg))
+		return SWS_ENOENT;
+	uint64_t nr_to_walk = 1;
+	uint64_t shrunk = list_lru_walk_one(zs, cpu, memcg, NULL, &nr_to_walk);
+	if (nr_to_walk == 1)
+		return SWS_ENOENT;
+	return shrunk ? 0 : SWS_EAGAIN;
+}
+
+/* Until memory.zswap.max takes one entry at a time: @nr entries of @memcg, at most
+ * 2 nr + 2 walked. */
 static uint64_t memcg_writeback(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t memcg, uint64_t nr)
 {
 	uint64_t done = 0;
-	if (!atomic_load_explicit(&zs->sim->nr_real_swapfiles, memory_order_relaxed))
-		return 0; /* only xswap devices: nothing can be written back */
-	for (uint64_t scanned = 0; done < nr && scanned < 2 * nr + 2; scanned++) {
-		int r = writeback_one(zs, cpu, memcg);
-		if (r < 0)
+	for (uint64_t walked = 0; done < nr && walked < 2 * nr + 2; walked++) {
+		int rc = shrink_memcg(zs, cpu, memcg);
+		if (rc == SWS_ENOENT)
 			break;
-		done += (uint64_t)r;
+		done += rc == 0;
 	}
 	return done;
 }
@@ -515,14 +637,16 @@ static uint64_t memcg_writeback(struct sws_zswap *zs, struct sws_cpu *cpu, uint1
 static uint64_t shrinker_count(struct sws_zswap *zs, uint16_t memcg)
 {
 	struct zswap_memcg *mc = &zs->memcgs[memcg];
-	if (mc->no_writeback)
+	if (!writeback_possible(zs, memcg))
 		return 0;
 	sws_spin_lock(&zs->lru_lock);
 	uint64_t freeable = mc->nr_lru;
 	sws_spin_unlock(&zs->lru_lock);
+	if (!freeable)
+		return 0;
 	/* Disk swap-ins since the last count mean we wrote back something hot: back off
-	 * (the new scheme only). */
-	uint64_t swapins = new_scheme(zs) ? atomic_load(&mc->nr_disk_swapins) : 0;
+	 * (the new scheme only), consuming at most what the LRU holds. */
+	uint64_t swapins = second_chance(zs) ? atomic_load(&mc->nr_disk_swapins) : 0;
 	while (swapins) {
 		uint64_t take = swapins < freeable ? swapins : freeable;
 		if (atomic_compare_exchange_weak(&mc->nr_disk_swapins, &swapins, swapins - take)) {
@@ -533,7 +657,19 @@ static uint64_t shrinker_count(struct sws_zswap *zs, uint16_t memcg)
 	if (!freeable)
 		return 0;
 	uint64_t stored = atomic_load(&zs->stored_pages), backing = total_pages(zs);
-	return stored ? (freeable * backing + stored - 1) / stored : freeable; /* by compression */
+	return stored ? (uint64_t)((unsigned __int128)freeable * backing / stored) : 0; /* mult_frac */
+}
+
+/* zswap_shrinker_scan(): one batch of @nr_to_scan. @return entries written
+ * back, or UINT64_MAX for SHRINK_STOP. */
+static uint64_t shrinker_scan_batch(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t memcg,
+				    uint64_t nr_to_scan)
+{
+	if (!writeback_possible(zs, memcg))
+		return UINT64_MAX;
+	struct shrink_walk arg = {false};
+	uint64_t ret = list_lru_walk_one(zs, cpu, memcg, &arg, &nr_to_scan);
+	return arg.encountered_page_in_swapcache || !ret ? UINT64_MAX : ret;
 }
 
 uint64_t sws__zswap_shrinker_scan(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t memcg,
@@ -541,13 +677,35 @@ uint64_t sws__zswap_shrinker_scan(struct sws_zswap *zs, struct sws_cpu *cpu, uin
 {
 	if (!(zs->flags & SWS_ZSWAP_SHRINKER))
 		return 0;
-	/* shrink_slab()'s proportion (DEFAULT_SEEKS = 2): the shrinker scans its
-	 * objects in the ratio the LRU pass scanned its pages. */
-	uint64_t count = shrinker_count(zs, memcg);
-	uint64_t nr = eligible ? 2 * scanned * count / (eligible + 1) : count;
-	if (nr > count)
-		nr = count;
-	return memcg_writeback(zs, cpu, memcg, nr);
+	struct zswap_memcg *mc = &zs->memcgs[memcg];
+	uint64_t freeable = shrinker_count(zs, memcg);
+	if (!freeable)
+		return 0;
+	/* do_shrink_slab(). The kernel's pressure is freeable >> priority, with the
+	 * LRU pass having scanned lru_size >> priority: here 2^-priority is the
+	 * share of the LRU this pass scanned (all of it when the LRU is empty). */
+	uint64_t nr = atomic_exchange(&mc->nr_deferred, 0);
+	unsigned __int128 num = scanned < eligible ? scanned : 1, den = scanned < eligible ? eligible : 1;
+	uint64_t delta = (uint64_t)((unsigned __int128)freeable * 4 * num / (den * DEFAULT_SEEKS));
+	uint64_t total_scan = (uint64_t)(nr * num / den) + delta;
+	if (total_scan > 2 * freeable)
+		total_scan = 2 * freeable;
+	uint64_t freed = 0, done = 0;
+	while (total_scan >= SHRINK_BATCH || total_scan >= freeable) {
+		uint64_t nr_to_scan = total_scan < SHRINK_BATCH ? total_scan : SHRINK_BATCH;
+		uint64_t ret = shrinker_scan_batch(zs, cpu, memcg, nr_to_scan);
+		if (ret == UINT64_MAX)
+			break; /* SHRINK_STOP */
+		freed += ret;
+		total_scan -= nr_to_scan;
+		done += nr_to_scan;
+	}
+	/* The work not done is deferred to the next call, at most twice the count. */
+	uint64_t next = nr + delta > done ? nr + delta - done : 0;
+	if (next > 2 * freeable)
+		next = 2 * freeable;
+	atomic_fetch_add(&mc->nr_deferred, next);
+	return freed;
 }
 
 bool sws__zswap_shrink_queued(struct sws_zswap *zs) { return atomic_load(&zs->shrink_queued); }
@@ -555,40 +713,38 @@ bool sws__zswap_shrink_queued(struct sws_zswap *zs) { return atomic_load(&zs->sh
 uint64_t sws__zswap_shrink_worker(struct sws_zswap *zs, struct sws_cpu *cpu, uint64_t budget)
 {
 	if (!atomic_load(&zs->shrink_queued) || atomic_exchange(&zs->shrink_running, true))
-		return 0; /* nothing queued, or another CPU runs it */
+		return 0; /* nothing queued, or another CPU runs it (one work item) */
+	/* The work item runs: from now on a refused store queues it again. */
+	atomic_store(&zs->shrink_queued, false);
 	if (!atomic_load_explicit(&zs->sim->nr_real_swapfiles, memory_order_relaxed)) {
-		atomic_store(&zs->shrink_queued, false); /* only xswap: no writeback */
-		atomic_store(&zs->shrink_running, false);
+		atomic_store(&zs->shrink_running, false); /* only xswap: no writeback */
 		return 0;
 	}
 	uint64_t done = 0;
-	unsigned failures = 0;
-	for (unsigned idle = 0; done < budget && total_pages(zs) > zs->accept_pages &&
-				failures < MAX_RECLAIM_RETRIES && idle < SWS_MM_MAX_MEMCGS;) {
-		uint16_t m = (uint16_t)(zs->shrink_cursor++ % SWS_MM_MAX_MEMCGS);
-		sws_spin_lock(&zs->lru_lock);
-		uint64_t on_lru = zs->memcgs[m].nr_lru;
-		sws_spin_unlock(&zs->lru_lock);
-		if (!on_lru) {
-			idle++; /* memcgs with nothing stored are not failures */
+	unsigned failures = 0, attempts = 0;
+	uint32_t end = atomic_load_explicit(&zs->memcg_hi, memory_order_relaxed); /* the iterator's NULL */
+	do {
+		if (done >= budget) {
+			atomic_store(&zs->shrink_queued, true); /* out of budget: the rest later */
+			break;
+		}
+		uint32_t m = zs->shrink_cursor;
+		zs->shrink_cursor = m >= end ? 0 : m + 1;
+		if (m >= end) { /* a full pass: a failure unless it found a memcg to shrink */
+			if (!attempts && ++failures == MAX_RECLAIM_RETRIES)
+				break;
+			attempts = 0;
 			continue;
 		}
-		idle = 0;
-		/* A pass may have to go round once: second chances are not failures either. */
-		uint64_t got = 0;
-		for (uint64_t scanned = 0; got < SHRINK_BATCH && done + got < budget &&
-					   scanned < on_lru + SHRINK_BATCH;
-		     scanned++) {
-			int r = writeback_one(zs, cpu, m);
-			if (r < 0)
-				break;
-			got += (uint64_t)r;
-		}
-		done += got;
-		failures = got ? 0 : failures + 1;
-	}
-	if (total_pages(zs) <= zs->accept_pages || failures >= MAX_RECLAIM_RETRIES)
-		atomic_store(&zs->shrink_queued, false);
+		int rc = shrink_memcg(zs, cpu, (uint16_t)m);
+		if (rc == SWS_ENOENT)
+			continue; /* nothing to write back there: not a candidate */
+		attempts++;
+		if (!rc)
+			done++;
+		else if (++failures == MAX_RECLAIM_RETRIES)
+			break;
+	} while (total_pages(zs) > zs->accept_pages);
 	atomic_store(&zs->shrink_running, false);
 	return done;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "zswap/zswap_internal.h"
 
 struct env {
 	struct sws_sim *sim;
@@ -161,7 +162,16 @@ static void test_limit_and_writeback(void **state)
 	assert_true(s.counters[SWS_MM_pool_limit_hit] > 0);
 	assert_true(s.pool_total_size <= s.pool_limit_pages * SWS_PAGE_SIZE);
 	assert_true(s.counters[SWS_MM_pswpout] > 0); /* refused stores went to the device */
-	uint64_t wb = sws_mm_zswap_shrink(e.cpu, e.mm, 1u << 20);
+	/* Every entry on the LRU is fresh: a run of the worker gives 16 of them their
+	 * second chance (16 failures) and gives up. Each store refused while the pool
+	 * is full queues it again, and it gets further each time, until it writes back
+	 * down to the accept threshold. */
+	uint64_t wb = 0, accept = s.pool_limit_pages * SWS_PAGE_SIZE / 2;
+	assert_int_equal(sws_mm_zswap_shrink(e.cpu, e.mm, 1u << 20), 0);
+	for (unsigned p = 4095; stats(&e).pool_total_size > accept && p > 3800; p--) {
+		assert_sws(0, sws_mm_madvise(e.cpu, e.mm, e.asid, PG(p), SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+		wb += sws_mm_zswap_shrink(e.cpu, e.mm, 1u << 20);
+	}
 	s = stats(&e);
 	assert_true(wb > 0);
 	assert_int_equal(s.counters[SWS_MM_zswpwb], wb);
@@ -354,13 +364,14 @@ static void test_memcg_zswap_max(void **state)
 /*
  * The experiment: a hot set that does not fit in RAM, visited again and again,
  * and a stream of cold pages, with the memory-pressure shrinker writing back
- * (the pool below its limit). The second chance keeps recently stored (hot)
+ * (the pool never at its limit: the schemes are the shrinker's; at the limit
+ * the shrink worker would write back instead). The second chance keeps recently stored (hot)
  * entries in the pool, and the disk-swapin feedback throttles writeback: the
  * new scheme must cut disk swap-ins.
  */
 static uint64_t experiment(enum sws_backend b, bool old_scheme)
 {
-	struct sws_zswap_config zc = {.max_pool_percent = 50, .accept_threshold_percent = 80,
+	struct sws_zswap_config zc = {.max_pool_percent = 100,
 				      .flags = SWS_ZSWAP_SHRINKER | (old_scheme ? SWS_ZSWAP_OLD_SCHEME : 0)};
 	struct env e;
 	env_open(&e, b, 512, text_mix, &zc, 0);
@@ -472,6 +483,150 @@ static void test_errors(void **state)
 	sws_sim_destroy(sim);
 }
 
+
+/* ---- zswap alone: a pool whose writeback is a fake that says where it wrote ------------- */
+
+struct pool_env {
+	struct sws_sim *sim;
+	struct sws_cpu *cpu;
+	struct sws_zswap *zs;
+	int type;
+	uint64_t ctr[SWS_MM_NR_COUNTERS];
+	uint64_t written;      /* pages the fake writeback wrote */
+	int fail_memcg;        /* begin() refuses this memcg's slots with SWS_EEXIST (-1: none) */
+};
+
+static int pe_begin(void *ctx, struct sws_cpu *cpu, sws_entry_t e, uint16_t memcg, uint64_t *token)
+{
+	struct pool_env *pe = ctx;
+	(void)cpu;
+	*token = e;
+	return (int)memcg == pe->fail_memcg ? SWS_EEXIST : 0;
+}
+
+static bool pe_end(void *ctx, struct sws_cpu *cpu, sws_entry_t e, uint64_t token, const void *page)
+{
+	struct pool_env *pe = ctx;
+	(void)cpu, (void)e, (void)token;
+	pe->written += page != NULL;
+	return page != NULL;
+}
+
+static void pe_count(void *ctx, struct sws_cpu *cpu, enum sws_mm_counter c, uint64_t n)
+{
+	(void)cpu;
+	((struct pool_env *)ctx)->ctr[c] += n;
+}
+
+static void pool_open(struct pool_env *pe, uint64_t ram_pages, const struct sws_zswap_config *zc)
+{
+	memset(pe, 0, sizeof(*pe));
+	pe->fail_memcg = -1;
+	assert_sws(0, sws_sim_create(NULL, &pe->sim));
+	assert_sws(0, sws_cpu_attach(pe->sim, &pe->cpu));
+	struct sws_device_config dc = {.nr_slots = 8192, .flags = SWS_SWP_SOLIDSTATE};
+	assert_sws(0, sws_swapon(pe->sim, &dc, &pe->type));
+	struct sws_zswap_wb_ops wb = {.begin = pe_begin, .end = pe_end, .ctx = pe};
+	assert_sws(0, sws__zswap_create(pe->sim, zc, ram_pages, &wb, pe_count, pe, &pe->zs));
+}
+
+static void pool_close(struct pool_env *pe)
+{
+	sws__zswap_destroy(pe->zs);
+	sws_cpu_detach(pe->cpu);
+	sws_sim_destroy(pe->sim);
+}
+
+/* Store slot @slot for @memcg: random bytes (stored raw, one pool page each). */
+static int pool_store(struct pool_env *pe, unsigned slot, uint16_t memcg)
+{
+	uint64_t page[SWS_PAGE_SIZE / 8], seed = slot;
+	for (unsigned i = 0; i < SWS_PAGE_SIZE / 8; i++)
+		page[i] = sws_test_rand(&seed);
+	return sws__zswap_store(pe->zs, pe->cpu, sws_swp_entry((unsigned)pe->type, slot), memcg, page);
+}
+
+/*
+ * The shrink worker's walk: one entry per shrink_memcg(), and a referenced
+ * entry given its second chance is a failure. With every entry freshly stored
+ * the worker clears 16 bits and gives up, writing nothing; queued again it
+ * passes the 4 entries it had not reached (failures 1-4), then writes back the
+ * ones that lost their bit until the pool is at the accept threshold.
+ */
+static void test_worker_second_chance_fails(void **state)
+{
+	(void)state;
+	struct sws_zswap_config zc = {.max_pool_percent = 2}; /* 20 pages of 1000, accept at 18 */
+	struct pool_env pe;
+	pool_open(&pe, 1000, &zc);
+	for (unsigned s = 1; s <= 20; s++)
+		assert_sws(0, pool_store(&pe, s, 0));
+	assert_sws(SWS_ENOSPC, pool_store(&pe, 21, 0)); /* full: the worker is queued */
+	assert_true(sws__zswap_shrink_queued(pe.zs));
+	assert_int_equal(sws__zswap_shrink_worker(pe.zs, pe.cpu, UINT64_MAX), 0);
+	assert_int_equal(pe.written, 0);
+	assert_false(sws__zswap_shrink_queued(pe.zs)); /* it gave up */
+	assert_sws(SWS_ENOSPC, pool_store(&pe, 22, 0));
+	assert_int_equal(sws__zswap_shrink_worker(pe.zs, pe.cpu, UINT64_MAX), 2);
+	assert_int_equal(pe.written, 2);
+	assert_int_equal(pe.ctr[SWS_MM_zswpwb], 2);
+	assert_int_equal(pe.ctr[SWS_MM_written_back_pages], 2);
+	struct sws_mm_stats st;
+	sws__zswap_stats(pe.zs, &st);
+	assert_int_equal(st.stored_pages, 18);
+	pool_close(&pe);
+}
+
+/*
+ * MAX_RECLAIM_RETRIES counts failures in total: progress in between does not
+ * reset it. Memcg 1's writebacks succeed, memcg 0's always fail (its slots are
+ * being swapped in); round robin (memcg 0 first), each pass is one failure and
+ * one page written, so the worker gives up at its 16th failure having written 15
+ * pages, although the pool is still above the accept threshold.
+ */
+static void test_worker_failures_in_total(void **state)
+{
+	(void)state;
+	struct sws_zswap_config zc = {.max_pool_percent = 6, .accept_threshold_percent = 1,
+				      .flags = SWS_ZSWAP_OLD_SCHEME}; /* no second chance here */
+	struct pool_env pe;
+	pool_open(&pe, 1000, &zc); /* 60 pages, accept at 0 */
+	for (unsigned s = 1; s <= 20; s++)
+		assert_sws(0, pool_store(&pe, s, 0));
+	for (unsigned s = 21; s <= 60; s++)
+		assert_sws(0, pool_store(&pe, s, 1));
+	assert_sws(SWS_ENOSPC, pool_store(&pe, 61, 1));
+	pe.fail_memcg = 0;
+	assert_int_equal(sws__zswap_shrink_worker(pe.zs, pe.cpu, UINT64_MAX), 15);
+	assert_int_equal(pe.written, 15);
+	assert_int_equal(pe.ctr[SWS_MM_reject_reclaim_fail], 16);
+	pool_close(&pe);
+}
+
+/*
+ * The memory-pressure shrinker walks in batches of 128 (do_shrink_slab with
+ * zswap's batch 0), every entry looked at using one unit, a second chance
+ * included; a batch that writes nothing back is SHRINK_STOP. With 300 fresh
+ * raw entries (count 300, the pass at full pressure: 600 to scan) the first
+ * call clears 128 bits and stops, the second the next 128, the third passes
+ * the last 44 and then writes back everything.
+ */
+static void test_shrinker_walk_budget(void **state)
+{
+	(void)state;
+	struct sws_zswap_config zc = {.max_pool_percent = 100, .flags = SWS_ZSWAP_SHRINKER};
+	struct pool_env pe;
+	pool_open(&pe, 4096, &zc);
+	for (unsigned s = 1; s <= 300; s++)
+		assert_sws(0, pool_store(&pe, s, 0));
+	assert_int_equal(sws__zswap_shrinker_scan(pe.zs, pe.cpu, 0, 1, 1), 0);
+	assert_int_equal(sws__zswap_shrinker_scan(pe.zs, pe.cpu, 0, 1, 1), 0);
+	assert_int_equal(pe.written, 0);
+	assert_int_equal(sws__zswap_shrinker_scan(pe.zs, pe.cpu, 0, 1, 1), 300);
+	assert_int_equal(pe.written, 300);
+	pool_close(&pe);
+}
+
 static enum sws_backend backend_table = SWS_BACKEND_SWAP_TABLE;
 static enum sws_backend backend_xarray = SWS_BACKEND_XARRAY;
 #define BOTH(fn) cmocka_unit_test_prestate(fn, &backend_table), cmocka_unit_test_prestate(fn, &backend_xarray)
@@ -485,6 +640,9 @@ int main(void)
 		BOTH(test_failnth),             BOTH(test_mthp_all_or_nothing),
 		BOTH(test_accept_hysteresis),       BOTH(test_second_chance),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_worker_second_chance_fails),
+		cmocka_unit_test(test_worker_failures_in_total),
+		cmocka_unit_test(test_shrinker_walk_budget),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
