@@ -52,10 +52,12 @@ int sws_mm_zswap_enable(struct sws_mm *mm, const struct sws_zswap_config *cfg);
 int sws_mm_zswap_set_compressor(struct sws_mm *mm, const char *name);
 
 /**
- * memory.zswap.max and memory.zswap.writeback of memcg @memcg: at most
- * @max_bytes compressed bytes (0: no limit); @writeback false keeps its entries
- * out of writeback, and its incompressible pages are rejected (they stay
- * resident). @return 0, SWS_EINVAL, SWS_ENODEV.
+ * memory.zswap.max and memory.zswap.writeback of memcg @memcg: @max_bytes
+ * compressed bytes, rounded down to pages (0: no limit, "max"); a store that
+ * finds the memcg at it writes back one entry of the memcg and then stores
+ * (the memcg may go over), or is refused when nothing was written back.
+ * @writeback false keeps its entries out of writeback, and its incompressible
+ * pages are rejected (they stay resident). @return 0, SWS_EINVAL, SWS_ENODEV.
  */
 int sws_mm_zswap_memcg(struct sws_mm *mm, uint16_t memcg, uint64_t max_bytes, bool writeback);
 

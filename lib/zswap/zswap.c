@@ -5,7 +5,8 @@
  * the shrink worker, writeback through the memory model. See docs/zswap.md.
  *
  *   store:  zero pages never get here (the swap layer flags them first)
- *           memcg at zswap.max? -> refuse (reject_reclaim_fail)
+ *           memcg at zswap.max? -> shrink_memcg() (one entry); refuse only
+ *             if it wrote nothing back, else store without looking again
  *           pool at its limit, or above the accept threshold since? -> refuse,
  *             queue the shrink worker (pool_limit_hit)
  *           compress (per-CPU context); incompressible: raw when the memcg may
@@ -111,7 +112,7 @@ static inline void zcount(struct sws_zswap *zs, struct sws_cpu *cpu, enum sws_mm
 	zs->count(zs->count_ctx, cpu, c, 1);
 }
 
-static uint64_t memcg_writeback(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t memcg, uint64_t nr);
+static int shrink_memcg(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t memcg);
 static int entry_decompress(struct sws_zswap *zs, struct sws_cpu *cpu, struct zswap_entry *en, void *page);
 static struct zswap_entry *tree_load(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e);
 
@@ -324,6 +325,19 @@ bool sws__zswap_writeback_allowed(struct sws_zswap *zs, uint16_t memcg)
 	return memcg < SWS_MM_MAX_MEMCGS && !zs->memcgs[memcg].no_writeback;
 }
 
+/* obj_cgroup_may_zswap(): is @memcg below memory.zswap.max? The limit is in
+ * pages (the bytes written rounded down), the usage its compressed bytes /
+ * 4096 (MEMCG_ZSWAP_B); a limit of 0 pages takes nothing. */
+static bool may_zswap(struct sws_zswap *zs, uint16_t memcg)
+{
+	struct zswap_memcg *mc = &zs->memcgs[memcg];
+	uint64_t max_bytes = atomic_load_explicit(&mc->max_bytes, memory_order_relaxed);
+	if (!max_bytes)
+		return true; /* "max" */
+	uint64_t max_pages = max_bytes / SWS_PAGE_SIZE;
+	return max_pages && atomic_load(&mc->bytes) / SWS_PAGE_SIZE < max_pages;
+}
+
 /* ---- store / load ------------------------------------------------------------------------ */
 
 int sws__zswap_store(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e, uint16_t memcg,
@@ -332,13 +346,11 @@ int sws__zswap_store(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e, u
 	struct zswap_memcg *mc = &zs->memcgs[memcg];
 	if (!zs->in_design && !tree_of(zs, e))
 		return SWS_EINVAL;
-	uint64_t max_bytes = atomic_load_explicit(&mc->max_bytes, memory_order_relaxed);
-	if (max_bytes && atomic_load(&mc->bytes) >= max_bytes) {
-		/* shrink_memcg(): write back a batch of this memcg, then refuse if still over */
-		memcg_writeback(zs, cpu, memcg, 32);
-		if (atomic_load(&mc->bytes) >= max_bytes)
-			return SWS_ENOSPC;
-	}
+	/* At memory.zswap.max: write back one entry of the memcg and store anyway if
+	 * that worked (no re-check); refuse if it did not (a second chance, a failed
+	 * writeback, nothing to write back). The refusal itself counts nothing. */
+	if (!may_zswap(zs, memcg) && shrink_memcg(zs, cpu, memcg))
+		return SWS_ENOSPC;
 	if (!check_limits(zs, cpu)) {
 		atomic_store(&zs->shrink_queued, true);
 		return SWS_ENOSPC;
@@ -617,20 +629,6 @@ static int shrink_memcg(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t memc
 	if (nr_to_walk == 1)
 		return SWS_ENOENT;
 	return shrunk ? 0 : SWS_EAGAIN;
-}
-
-/* Until memory.zswap.max takes one entry at a time: @nr entries of @memcg, at most
- * 2 nr + 2 walked. */
-static uint64_t memcg_writeback(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t memcg, uint64_t nr)
-{
-	uint64_t done = 0;
-	for (uint64_t walked = 0; done < nr && walked < 2 * nr + 2; walked++) {
-		int rc = shrink_memcg(zs, cpu, memcg);
-		if (rc == SWS_ENOENT)
-			break;
-		done += rc == 0;
-	}
-	return done;
 }
 
 /* zswap_shrinker_count(): what the shrinker may write back for @memcg. */

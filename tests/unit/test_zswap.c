@@ -240,10 +240,10 @@ static void test_accept_hysteresis(void **state)
 }
 
 /*
- * Second chance alone: the memcg at zswap.max writes back a batch before it
- * stores. Every entry on the LRU is freshly stored (referenced), so the new
- * scheme's first pass only clears the bits and writes back nothing; the old
- * scheme writes back the oldest entries at once.
+ * Second chance alone: the memcg at zswap.max writes back one entry before it
+ * stores. Every entry on the LRU is freshly stored (referenced), so under the
+ * new scheme that entry only loses its bit and the store is refused; the old
+ * scheme writes back the oldest entry at once and stores.
  */
 static void second_chance_run(enum sws_backend b, bool old_scheme)
 {
@@ -627,6 +627,44 @@ static void test_shrinker_walk_budget(void **state)
 	pool_close(&pe);
 }
 
+
+/*
+ * memory.zswap.max as the kernel: a store finding the memcg at its limit writes
+ * back one entry of it (shrink_memcg) and then stores without looking again;
+ * it is refused only when that entry was not written back (here: its second
+ * chance). The refusal counts nothing. Ten fresh entries at a 10-page limit:
+ * ten stores are refused, each clearing one bit; then each store writes back
+ * exactly one entry and goes in.
+ */
+static void test_zswap_max_one_entry(void **state)
+{
+	(void)state;
+	struct sws_zswap_config zc = {.max_pool_percent = 100};
+	struct pool_env pe;
+	pool_open(&pe, 4096, &zc);
+	assert_sws(0, sws__zswap_memcg_set(pe.zs, 1, 10 * SWS_PAGE_SIZE + 100, true)); /* 10 pages */
+	for (unsigned s = 1; s <= 10; s++)
+		assert_sws(0, pool_store(&pe, s, 1));
+	for (unsigned s = 11; s <= 20; s++)
+		assert_sws(SWS_ENOSPC, pool_store(&pe, s, 1));
+	assert_int_equal(pe.written, 0);
+	for (unsigned s = 21; s <= 25; s++) {
+		assert_sws(0, pool_store(&pe, s, 1));
+		assert_int_equal(pe.written, s - 20);
+	}
+	uint64_t bytes, orig;
+	assert_sws(0, sws__zswap_memcg_stats(pe.zs, 1, &bytes, &orig));
+	assert_int_equal(bytes, 10 * SWS_PAGE_SIZE);
+	for (unsigned c = 0; c < SWS_MM_NR_COUNTERS; c++) /* nothing counts the refusals */
+		if (c != SWS_MM_zswpwb && c != SWS_MM_written_back_pages)
+			assert_int_equal(pe.ctr[c], 0);
+	/* A failed writeback refuses the store too, and that counts reject_reclaim_fail. */
+	pe.fail_memcg = 1;
+	assert_sws(SWS_ENOSPC, pool_store(&pe, 26, 1));
+	assert_int_equal(pe.ctr[SWS_MM_reject_reclaim_fail], 1);
+	pool_close(&pe);
+}
+
 static enum sws_backend backend_table = SWS_BACKEND_SWAP_TABLE;
 static enum sws_backend backend_xarray = SWS_BACKEND_XARRAY;
 #define BOTH(fn) cmocka_unit_test_prestate(fn, &backend_table), cmocka_unit_test_prestate(fn, &backend_xarray)
@@ -643,6 +681,7 @@ int main(void)
 		cmocka_unit_test(test_worker_second_chance_fails),
 		cmocka_unit_test(test_worker_failures_in_total),
 		cmocka_unit_test(test_shrinker_walk_budget),
+		cmocka_unit_test(test_zswap_max_one_entry),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
