@@ -18,7 +18,7 @@
  *           budget; a referenced entry loses the bit and goes round again
  *           (second chance); the shrinker's count is what the LRU holds, less
  *           the disk swap-ins seen since (protection), scaled by the
- *           compression ratio, walked in do_shrink_slab()'s batches of 128;
+ *           memcg's compression ratio (MEMCG_ZSWAP_B / MEMCG_ZSWAPPED), walked in do_shrink_slab()'s batches of 128;
  *           the shrink worker walks one entry of each memcg in turn and gives
  *           up after 16 failures in total. SWS_ZSWAP_OLD_SCHEME drops the
  *           second chance and the protection. (HOW THE LRU WALKS WORK, below.)
@@ -631,19 +631,28 @@ static int shrink_memcg(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t memc
 	return shrunk ? 0 : SWS_EAGAIN;
 }
 
-/* zswap_shrinker_count(): what the shrinker may write back for @memcg. */
+/*
+ * zswap_shrinker_count(): what the shrinker may write back for @memcg: the
+ * entries on its LRU, less the disk swap-ins seen since the last count (the
+ * new scheme; consumed, at most what the LRU holds), scaled by the memcg's
+ * own compression: MEMCG_ZSWAP_B >> PAGE_SHIFT backing pages over
+ * MEMCG_ZSWAPPED stored pages (mult_frac). A memcg with no stored pages in its
+ * stats has nothing to write back.
+ */
 static uint64_t shrinker_count(struct sws_zswap *zs, uint16_t memcg)
 {
 	struct zswap_memcg *mc = &zs->memcgs[memcg];
 	if (!writeback_possible(zs, memcg))
+		return 0;
+	uint64_t nr_backing = atomic_load(&mc->bytes) / SWS_PAGE_SIZE, nr_stored = atomic_load(&mc->pages);
+	if (!nr_stored)
 		return 0;
 	sws_spin_lock(&zs->lru_lock);
 	uint64_t freeable = mc->nr_lru;
 	sws_spin_unlock(&zs->lru_lock);
 	if (!freeable)
 		return 0;
-	/* Disk swap-ins since the last count mean we wrote back something hot: back off
-	 * (the new scheme only), consuming at most what the LRU holds. */
+	/* Disk swap-ins since the last count mean we wrote back something hot: back off. */
 	uint64_t swapins = second_chance(zs) ? atomic_load(&mc->nr_disk_swapins) : 0;
 	while (swapins) {
 		uint64_t take = swapins < freeable ? swapins : freeable;
@@ -654,8 +663,7 @@ static uint64_t shrinker_count(struct sws_zswap *zs, uint16_t memcg)
 	}
 	if (!freeable)
 		return 0;
-	uint64_t stored = atomic_load(&zs->stored_pages), backing = total_pages(zs);
-	return stored ? (uint64_t)((unsigned __int128)freeable * backing / stored) : 0; /* mult_frac */
+	return (uint64_t)((unsigned __int128)freeable * nr_backing / nr_stored);
 }
 
 /* zswap_shrinker_scan(): one batch of @nr_to_scan. @return entries written

@@ -665,6 +665,40 @@ static void test_zswap_max_one_entry(void **state)
 	pool_close(&pe);
 }
 
+
+/* Store slot @slot for @memcg: one 8-byte value repeated (compresses to a few bytes). */
+static int pool_store_small(struct pool_env *pe, unsigned slot, uint16_t memcg)
+{
+	uint64_t page[SWS_PAGE_SIZE / 8];
+	for (unsigned i = 0; i < SWS_PAGE_SIZE / 8; i++)
+		page[i] = 0x0123456789abcdefull * slot;
+	return sws__zswap_store(pe->zs, pe->cpu, sws_swp_entry((unsigned)pe->type, slot), memcg, page);
+}
+
+/*
+ * The shrinker's count is scaled by the memcg's own compression (MEMCG_ZSWAP_B
+ * pages over MEMCG_ZSWAPPED), not the pool's. Memcg 1 holds 200 raw pages (a
+ * count of 200); memcg 2 holds 2000 pages that compress ~100x, which would
+ * scale memcg 1's count down to ~20 with the pool-wide ratio. At full pressure
+ * the first call gives 128 second chances and stops; the second writes memcg 1
+ * back entirely (a count of 20 could walk 40 + 80 entries at most).
+ */
+static void test_shrinker_count_memcg_ratio(void **state)
+{
+	(void)state;
+	struct sws_zswap_config zc = {.max_pool_percent = 100, .flags = SWS_ZSWAP_SHRINKER};
+	struct pool_env pe;
+	pool_open(&pe, 8192, &zc);
+	for (unsigned s = 1; s <= 200; s++)
+		assert_sws(0, pool_store(&pe, s, 1));
+	for (unsigned s = 201; s <= 2200; s++)
+		assert_sws(0, pool_store_small(&pe, s, 2));
+	assert_int_equal(sws__zswap_shrinker_scan(pe.zs, pe.cpu, 1, 1, 1), 0);
+	assert_int_equal(sws__zswap_shrinker_scan(pe.zs, pe.cpu, 1, 1, 1), 200);
+	assert_int_equal(pe.written, 200);
+	pool_close(&pe);
+}
+
 static enum sws_backend backend_table = SWS_BACKEND_SWAP_TABLE;
 static enum sws_backend backend_xarray = SWS_BACKEND_XARRAY;
 #define BOTH(fn) cmocka_unit_test_prestate(fn, &backend_table), cmocka_unit_test_prestate(fn, &backend_xarray)
@@ -682,6 +716,7 @@ int main(void)
 		cmocka_unit_test(test_worker_failures_in_total),
 		cmocka_unit_test(test_shrinker_walk_budget),
 		cmocka_unit_test(test_zswap_max_one_entry),
+		cmocka_unit_test(test_shrinker_count_memcg_ratio),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
