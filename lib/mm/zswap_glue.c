@@ -78,20 +78,26 @@ static bool wb_end(void *ctx, struct sws_cpu *cpu, sws_entry_t e, uint64_t token
 	return page != NULL;
 }
 
+struct folio_pages {
+	struct sws_mm *mm;
+	const struct sws_folio *f;
+};
+
+static void fill_subpage(void *ctx, unsigned i, void *page)
+{
+	const struct folio_pages *fp = ctx;
+	uint64_t seed = fp->f->order ? mm_mix(fp->f->seed + i) : fp->f->seed;
+	sws_mm_page_content(fp->mm, seed, 0, page);
+}
+
 int sws__mm_zswap_store_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f,
 			      sws_entry_t entry)
 {
 	const unsigned nr = 1u << f->order;
-	uint8_t page[SWS_PAGE_SIZE];
-	for (unsigned i = 0; i < nr; i++) {
-		uint64_t seed = f->order ? mm_mix(f->seed + i) : f->seed;
-		sws_mm_page_content(mm, seed, 0, page);
-		int rc = sws__zswap_store(mm->zswap, cpu, entry + i, f->memcg, page);
-		if (rc) { /* all or nothing: what was stored of this folio goes */
-			sws__zswap_invalidate(mm->zswap, sws_swp_type(entry), sws_swp_offset(entry), nr);
-			return rc;
-		}
-	}
+	struct folio_pages fp = {mm, f};
+	int rc = sws__zswap_store_folio(mm->zswap, cpu, entry, nr, f->memcg, fill_subpage, &fp);
+	if (rc)
+		return rc;
 	mm_count(mm, cpu, SWS_MM_zswpout, nr); /* counted once the whole folio is in */
 	_Atomic uint64_t *o = &mm->pcpu[sws_cpu_id(cpu)].zswpout_order[f->order];
 	sws_store_relaxed(o, sws_load_relaxed(o) + 1);

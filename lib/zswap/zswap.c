@@ -4,7 +4,10 @@
  * entries, per-memcg LRUs of entries, limits with hysteresis, the shrinker and
  * the shrink worker, writeback through the memory model. See docs/zswap.md.
  *
- *   store:  zero pages never get here (the swap layer flags them first)
+ *   store:  a folio: the limits below once, then page by page, all or nothing
+ *           (a large folio may go over them by up to 511 pages); a refusal
+ *           while the pool is full queues the shrink worker
+ *           zero pages never get here (the swap layer flags them first)
  *           memcg at zswap.max? -> shrink_memcg() (one entry); refuse only
  *             if it wrote nothing back, else store without looking again
  *           pool at its limit, or above the accept threshold since? -> refuse,
@@ -340,33 +343,19 @@ static bool may_zswap(struct sws_zswap *zs, uint16_t memcg)
 
 /* ---- store / load ------------------------------------------------------------------------ */
 
-int sws__zswap_store(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e, uint16_t memcg,
-		     const void *page)
+/* zswap_store_page(): one page of a folio into pool @p (the caller holds a
+ * reference on it). @return 0, SWS_ENOMEM (entry, pool or tree memory),
+ * SWS_EINVAL (incompressible, writeback not allowed), SWS_EIO (compressor). */
+static int store_page(struct sws_zswap *zs, struct sws_cpu *cpu, struct zswap_pool *p, sws_entry_t e,
+		      uint16_t memcg, const void *page)
 {
 	struct zswap_memcg *mc = &zs->memcgs[memcg];
-	if (!zs->in_design && !tree_of(zs, e))
-		return SWS_EINVAL;
-	/* At memory.zswap.max: write back one entry of the memcg and store anyway if
-	 * that worked (no re-check); refuse if it did not (a second chance, a failed
-	 * writeback, nothing to write back). The refusal itself counts nothing. */
-	if (!may_zswap(zs, memcg) && shrink_memcg(zs, cpu, memcg))
-		return SWS_ENOSPC;
-	if (!check_limits(zs, cpu)) {
-		atomic_store(&zs->shrink_queued, true);
-		return SWS_ENOSPC;
-	}
-	/* zswap_pool_current_get(): the entry count is the pool's reference; taking it
-	 * under pools_lock keeps a compressor switch from freeing the pool under us. */
-	sws_spin_lock(&zs->pools_lock);
-	struct zswap_pool *p = atomic_load(&zs->current);
-	atomic_fetch_add(&p->nr_entries, 1);
-	sws_spin_unlock(&zs->pools_lock);
 	struct zswap_entry *en = sws__mem_zalloc(zs->mem, SWS_MEM_zswap, sizeof(*en), 8);
 	if (!en) {
 		zcount(zs, cpu, SWS_MM_reject_kmemcache_fail);
-		pool_put_entry(zs, p);
 		return SWS_ENOMEM;
 	}
+	atomic_fetch_add(&p->nr_entries, 1); /* the entry's reference on its pool */
 	size_t len = 0;
 	struct sws_zcomp_ctx *ctx = pool_ctx(zs, p, cpu);
 	void *buf = ctx ? sws__zcomp_ctx_buffer(ctx) : NULL; /* the per-CPU buffer */
@@ -406,6 +395,8 @@ int sws__zswap_store(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e, u
 		zcount(zs, cpu, SWS_MM_reject_alloc_fail);
 		return SWS_ENOMEM;
 	}
+	if (old)
+		entry_free(zs, old); /* a stale entry of the slot's earlier life */
 	atomic_fetch_add(&mc->bytes, len);
 	atomic_fetch_add(&mc->pages, 1);
 	atomic_fetch_add(&zs->stored_pages, 1);
@@ -418,9 +409,61 @@ int sws__zswap_store(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e, u
 	uint32_t hi = atomic_load_explicit(&zs->memcg_hi, memory_order_relaxed);
 	while (hi <= memcg && !atomic_compare_exchange_weak(&zs->memcg_hi, &hi, (uint32_t)memcg + 1))
 		;
-	if (old)
-		entry_free(zs, old); /* a stale entry of the slot's earlier life */
-	return 0; /* zswpout is counted for the whole folio by the caller */
+	return 0;
+}
+
+int sws__zswap_store_folio(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e, unsigned nr,
+			   uint16_t memcg, void (*fill)(void *ctx, unsigned i, void *page), void *ctx)
+{
+	if (!nr || (!zs->in_design && (!tree_of(zs, e) || !tree_of(zs, e + nr - 1))))
+		return SWS_EINVAL;
+	int rc = 0;
+	unsigned i = 0;
+	/* The limits are checked once for the folio: a large one may go over them by
+	 * up to 511 pages. */
+	if (!may_zswap(zs, memcg) && shrink_memcg(zs, cpu, memcg)) {
+		rc = SWS_ENOSPC;
+		goto out;
+	}
+	if (!check_limits(zs, cpu)) {
+		rc = SWS_ENOSPC;
+		goto out;
+	}
+	/* zswap_pool_current_get(): a reference on the current pool for the folio (the
+	 * entry count is the pool's reference count), taken under pools_lock so a
+	 * compressor switch cannot free the pool under us. */
+	sws_spin_lock(&zs->pools_lock);
+	struct zswap_pool *p = atomic_load(&zs->current);
+	atomic_fetch_add(&p->nr_entries, 1);
+	sws_spin_unlock(&zs->pools_lock);
+	uint8_t page[SWS_PAGE_SIZE];
+	for (; i < nr && !rc; i++) {
+		fill(ctx, i, page);
+		rc = store_page(zs, cpu, p, e + i, memcg, page);
+	}
+	pool_put_entry(zs, p);
+out:
+	if (rc) {
+		/* queue_work() on every refused store while the pool is full */
+		if (atomic_load(&zs->reached_full))
+			atomic_store(&zs->shrink_queued, true);
+		/* All or nothing: what went in of this folio goes, and so does any stale
+		 * entry of the range (writeback would write old data over the new). */
+		sws__zswap_invalidate(zs, sws_swp_type(e), sws_swp_offset(e), nr);
+	}
+	return rc; /* zswpout is counted for the whole folio by the caller */
+}
+
+static void fill_copy(void *ctx, unsigned i, void *page)
+{
+	(void)i;
+	memcpy(page, ctx, SWS_PAGE_SIZE);
+}
+
+int sws__zswap_store(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e, uint16_t memcg,
+		     const void *page)
+{
+	return sws__zswap_store_folio(zs, cpu, e, 1, memcg, fill_copy, (void *)page);
 }
 
 static int entry_decompress(struct sws_zswap *zs, struct sws_cpu *cpu, struct zswap_entry *en,

@@ -311,8 +311,13 @@ static void test_mthp_and_compressor_switch(void **state)
 	env_close(&e);
 }
 
-/* A large folio that does not fit the pool: nothing of it stays in zswap, zswpout does not
- * count its pages, the whole folio goes to the device, and it reads back identical. */
+/*
+ * Large folios and the limits: checked once per folio, as the kernel does, so a
+ * folio that finds room goes in whole even when it takes the pool over its
+ * limit (by up to 511 pages); the next one is refused whole and goes to the
+ * device. A folio with a page that cannot go in (incompressible, and the
+ * memcg may not write back) leaves nothing in zswap: all or nothing.
+ */
 static void test_mthp_all_or_nothing(void **state)
 {
 	enum sws_backend b = *(enum sws_backend *)*state;
@@ -320,20 +325,42 @@ static void test_mthp_all_or_nothing(void **state)
 	struct sws_zswap_config zc = {.max_pool_percent = 5}; /* 12 pages of pool for 16 raw pages */
 	struct env e;
 	env_open(&e, b, 256, random_mix, &zc, 0);
+	assert_sws(0, sws_mm_mmap(e.mm, e.asid, PG(0), 32 * SWS_PAGE_SIZE, SWS_MM_MAP_ORDER(4)));
+	touch(&e, 0, 32, true);
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, e.asid, PG(0), 16 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	struct sws_mm_stats s = stats(&e);
+	assert_int_equal(s.stored_pages, 16); /* over the 12-page limit: checked before the folio */
+	assert_int_equal(s.counters[SWS_MM_zswpout], 16);
+	assert_int_equal(s.zswpout_order[4], 1);
+	assert_int_equal(s.counters[SWS_MM_pool_limit_hit], 0);
+	assert_true(s.pool_total_size > s.pool_limit_pages * SWS_PAGE_SIZE);
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, e.asid, PG(16), 16 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	s = stats(&e);
+	assert_int_equal(s.stored_pages, 16); /* the next folio is refused whole */
+	assert_int_equal(s.counters[SWS_MM_pool_limit_hit], 1);
+	assert_int_equal(s.swpout[4], 1);
+	assert_int_equal(s.counters[SWS_MM_pswpout], 16);
+	touch(&e, 0, 32, false);
+	s = stats(&e);
+	assert_int_equal(s.counters[SWS_MM_pswpin], 16);
+	assert_int_equal(s.counters[SWS_MM_zswpin], 16);
+	assert_int_equal(s.counters[SWS_MM_verify_ok], 32);
+	env_close(&e);
+
+	/* Half the pages do not compress and the memcg may not write back: the folio
+	 * goes nowhere (it stays in RAM), and nothing of it stays in zswap. */
+	static const uint32_t half_mix[SWS_NR_CONTENT] = {0, 0, 0, 1, 1};
+	zc.max_pool_percent = 100;
+	env_open(&e, b, 256, half_mix, &zc, 0);
+	assert_sws(0, sws_mm_zswap_memcg(e.mm, 0, 0, false));
 	assert_sws(0, sws_mm_mmap(e.mm, e.asid, PG(0), 16 * SWS_PAGE_SIZE, SWS_MM_MAP_ORDER(4)));
 	touch(&e, 0, 16, true);
 	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, e.asid, PG(0), 16 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
-	struct sws_mm_stats s = stats(&e);
+	s = stats(&e);
+	assert_true(s.counters[SWS_MM_reject_compress_poor] >= 1);
 	assert_int_equal(s.stored_pages, 0);
 	assert_int_equal(s.counters[SWS_MM_zswpout], 0);
-	assert_int_equal(s.zswpout_order[4], 0);
-	assert_int_equal(s.swpout[4], 1);
-	assert_int_equal(s.counters[SWS_MM_pswpout], 16);
-	assert_true(s.counters[SWS_MM_pool_limit_hit] >= 1);
-	touch(&e, 0, 16, false);
-	s = stats(&e);
-	assert_int_equal(s.counters[SWS_MM_pswpin], 16);
-	assert_int_equal(s.counters[SWS_MM_verify_ok], 16);
+	assert_int_equal(s.counters[SWS_MM_pswpout], 0);
 	env_close(&e);
 }
 
@@ -699,6 +726,30 @@ static void test_shrinker_count_memcg_ratio(void **state)
 	pool_close(&pe);
 }
 
+
+/*
+ * zswap_store() queues the shrink worker on every store it refuses while the
+ * pool is full, whatever refused it: here a memcg at its memory.zswap.max with
+ * nothing to write back, after the worker had run and given up.
+ */
+static void test_worker_queued_on_any_refusal(void **state)
+{
+	(void)state;
+	struct sws_zswap_config zc = {.max_pool_percent = 2}; /* 20 pages of 1000 */
+	struct pool_env pe;
+	pool_open(&pe, 1000, &zc);
+	for (unsigned s = 1; s <= 20; s++)
+		assert_sws(0, pool_store(&pe, s, 0));
+	assert_sws(SWS_ENOSPC, pool_store(&pe, 21, 0)); /* the pool is full */
+	assert_int_equal(sws__zswap_shrink_worker(pe.zs, pe.cpu, UINT64_MAX), 0); /* gives up */
+	assert_false(sws__zswap_shrink_queued(pe.zs));
+	assert_sws(0, sws__zswap_memcg_set(pe.zs, 1, 100, true)); /* zswap.max: 0 pages */
+	assert_sws(SWS_ENOSPC, pool_store(&pe, 22, 1));
+	assert_int_equal(pe.ctr[SWS_MM_pool_limit_hit], 1); /* refused before the pool's check */
+	assert_true(sws__zswap_shrink_queued(pe.zs));
+	pool_close(&pe);
+}
+
 static enum sws_backend backend_table = SWS_BACKEND_SWAP_TABLE;
 static enum sws_backend backend_xarray = SWS_BACKEND_XARRAY;
 #define BOTH(fn) cmocka_unit_test_prestate(fn, &backend_table), cmocka_unit_test_prestate(fn, &backend_xarray)
@@ -717,6 +768,7 @@ int main(void)
 		cmocka_unit_test(test_shrinker_walk_budget),
 		cmocka_unit_test(test_zswap_max_one_entry),
 		cmocka_unit_test(test_shrinker_count_memcg_ratio),
+		cmocka_unit_test(test_worker_queued_on_any_refusal),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
