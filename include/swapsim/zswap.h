@@ -67,12 +67,21 @@ int sws_mm_zswap_memcg_stats(struct sws_mm *mm, uint16_t memcg, uint64_t *zswap_
 			     uint64_t *zswapped_bytes);
 
 /**
- * The shrink worker as a deferred-work step: when a store found the pool
- * full, write back (memcgs in turn) until the pool is under the accept
- * threshold, at most @budget entries. sws_mm_kswapd() runs it too.
+ * The shrink worker as a deferred-work step: when a store was refused while
+ * the pool was full, write back (one entry of each memcg in turn) until the
+ * pool is at the accept threshold, giving up after 16 failures in total, at
+ * most @budget entries (the rest stays queued). sws_mm_kswapd() runs it too;
+ * the replay runs it right after the record that queued it.
  * @return the entries written back.
  */
 uint64_t sws_mm_zswap_shrink(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t budget);
+
+/**
+ * Is the shrink worker queued (a store was refused while the pool was full)?
+ * One atomic load: callers poll it after each operation to run the worker as
+ * soon as it is queued, as the kernel's workqueue does. NULL or no zswap: false.
+ */
+bool sws_mm_zswap_shrink_pending(const struct sws_mm *mm);
 
 #ifdef __cplusplus
 }

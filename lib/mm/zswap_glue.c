@@ -170,10 +170,15 @@ int sws_mm_zswap_memcg_stats(struct sws_mm *mm, uint16_t memcg, uint64_t *zswap_
 	return sws__zswap_memcg_stats(mm->zswap, memcg, zswap_bytes, zswapped_bytes);
 }
 
+bool sws_mm_zswap_shrink_pending(const struct sws_mm *mm)
+{
+	return mm && mm->zswap && sws__zswap_shrink_queued(mm->zswap);
+}
+
 uint64_t sws_mm_zswap_shrink(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t budget)
 {
-	if (!cpu || !mm || !mm->zswap)
-		return 0;
+	if (!cpu || !mm || !mm->zswap || !sws__zswap_shrink_queued(mm->zswap))
+		return 0; /* nothing queued: no clock read */
 	uint64_t t0 = mm_kernel_enter(mm, cpu);
 	uint64_t done = sws__zswap_shrink_worker(mm->zswap, cpu, budget);
 	mm_kernel_exit(mm, cpu, t0);

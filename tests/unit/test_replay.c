@@ -520,6 +520,52 @@ static void test_oom_bounds_reclaim(void **state)
 }
 
 /*
+ * zswap's shrink worker is a work item: queued by a store refused while the
+ * pool is full, it runs right after that record, not at the next kswapd step.
+ * Deferred work never comes during this run (deferred_every is larger than the
+ * run), yet the pool is written back while the run goes on.
+ */
+struct wb_watch {
+	struct sws_replay *r;
+	uint64_t zswpwb;
+};
+
+static void wb_hook(void *ctx, unsigned worker, const struct sws_trace_record *rec)
+{
+	struct wb_watch *w = ctx;
+	(void)worker, (void)rec;
+	struct sws_mm_stats st;
+	sws_mm_stats(sws_replay_mm(w->r), &st);
+	w->zswpwb = st.counters[SWS_MM_zswpwb];
+}
+
+static void test_zswap_worker_prompt(void **state)
+{
+	(void)state;
+	struct sws_replay_config cfg = small_config(SWS_BACKEND_SWAP_TABLE, 1);
+	cfg.deferred_every = 1u << 30;
+	cfg.flags = SWS_REPLAY_ZSWAP;
+	cfg.zswap.max_pool_percent = 4; /* 40 pages */
+	struct wb_watch w = {0};
+	cfg.on_record = wb_hook;
+	cfg.cb_ctx = &w;
+	struct sws_workload_config wc = {.kind = SWS_WORKLOAD_USEMEM, .bytes = 8u << 20, .repeat = 2};
+	struct sws_workload *wl;
+	assert_sws(0, sws_workload_create(&wc, &wl));
+	sws_workload_content(wl, cfg.content_weight);
+	assert_sws(0, sws_replay_create(&cfg, &w.r));
+	struct sws_replay_source src = sws_workload_source(wl);
+	assert_sws(0, sws_replay_run(w.r, &src));
+	struct sws_replay_report rep;
+	assert_sws(0, sws_replay_report(w.r, &rep));
+	assert_true(rep.mm.counters[SWS_MM_pool_limit_hit] > 0);
+	assert_true(w.zswpwb > 0); /* seen before the last record: written back during the run */
+	assert_true(rep.time.kswapd_ns > 0); /* charged to background, not to the task */
+	sws_replay_destroy(w.r);
+	sws_workload_destroy(wl);
+}
+
+/*
  * Simulated time: the same usemem input on an HDD and on an NVMe device. The
  * writes reclaim waits for and the reads faults wait for are modelled device
  * time (iowait); on pmem, a SYNCHRONOUS_IO device, the same modelled time is
@@ -606,6 +652,7 @@ int main(void)
 		cmocka_unit_test(test_swap_kinds),
 		cmocka_unit_test(test_xswap_replay),
 		cmocka_unit_test(test_oom_bounds_reclaim),
+		cmocka_unit_test(test_zswap_worker_prompt),
 		cmocka_unit_test(test_simulated_time),
 		cmocka_unit_test(test_repeats_json),
 	};
