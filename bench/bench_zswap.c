@@ -116,7 +116,7 @@ static struct result measure(struct sws_mm *mm, const char *comp, enum sws_conte
 		/* zswap: a fresh pool each round (stores then loads every page) */
 		struct sws_zswap *zs;
 		struct sws_zswap_config zc = {.compressor = comp, .max_pool_percent = 100};
-		struct sws_zswap_wb_ops wb = {wb_begin, wb_end, NULL};
+		struct sws_zswap_wb_ops wb = {.begin = wb_begin, .end = wb_end};
 		if ((rc = sws__zswap_create(sim, &zc, (uint64_t)npages * 4, &wb, count_nop, NULL, &zs)))
 			die("zswap", rc);
 		double t3 = now_s();

@@ -62,6 +62,10 @@ static const char usage_text[] =
 	"Machine:\n"
 	"  --ram SIZE              simulated RAM (default 1G)\n"
 	"  --mem-limit SIZE        memcg limit the workload runs in (default: none)\n"
+	"  --cgroup v1|v2          the memcgs' cgroup version (default v2): v2 charges zswap's\n"
+	"                          compressed bytes to the memcg (they count against\n"
+	"                          --mem-limit, and the shrinker sees them); v1 charges nothing,\n"
+	"                          so the memcg shrinker finds nothing to write back\n"
 	"  --swap SPEC             a swap device, repeatable; SPEC is key=value pairs:\n"
 	"                          size=SIZE,type=ssd|nvme|sata|hdd|zram|pmem,prio=N,file=PATH,\n"
 	"                          rlat=NS,wlat=NS; a file=PATH is created new: add the words\n"
@@ -298,6 +302,10 @@ static int parse_args(struct opts *o, int argc, char **argv)
 			if (strcmp(v, "data") && strcmp(v, "zero"))
 				return bad(name, "'%s': expected data or zero", v);
 			o->read_zero = !strcmp(v, "zero");
+		} else if (!strcmp(name, "--cgroup")) {
+			if (strcmp(v, "v1") && strcmp(v, "v2"))
+				return bad(name, "'%s': expected v1 or v2", v);
+			o->zc.cgroup = !strcmp(v, "v1") ? SWS_ZSWAP_CGROUP_V1 : SWS_ZSWAP_CGROUP_V2;
 		} else if (!strcmp(name, "--zswap-compressor")) {
 			if (strlen(v) >= sizeof(o->zcomp))
 				return bad(name, "'%s': expected lz4, zstd or zstd:LEVEL", v);

@@ -29,17 +29,30 @@ extern "C" {
 #define SWS_ZSWAP_SHRINKER (1u << 0)   /* shrinker_enabled: write back under memory pressure */
 #define SWS_ZSWAP_OLD_SCHEME (1u << 1) /* no second chance, no disk-swapin protection */
 
+/*
+ * The cgroup version the memcgs follow, as far as zswap sees it. v2 (the
+ * default): each entry's compressed bytes are charged to its memcg, so the
+ * pool counts against the memcg's limit, shows in its zswap stats, and the
+ * memory-pressure shrinker's count (scaled by those stats) sees it; memory.zswap.max
+ * and memory.zswap.writeback exist. v1: nothing is charged, the stats stay 0,
+ * the memcg shrinker finds nothing to write back (only the pool-limit shrink
+ * worker writes back), and there are no memory.zswap.* files.
+ */
+#define SWS_ZSWAP_CGROUP_V1 1u
+#define SWS_ZSWAP_CGROUP_V2 2u
+
 struct sws_zswap_config {
 	uint32_t version;                  /* SWS_ZSWAP_CONFIG_VERSION or 0 */
 	uint32_t flags;                    /* SWS_ZSWAP_* */
 	const char *compressor;            /* "lz4" (NULL: default), "zstd", "zstd:LEVEL" (1..19) */
 	uint32_t max_pool_percent;         /* of simulated RAM; 0: 20; 1..100 */
 	uint32_t accept_threshold_percent; /* of the limit; 0: 90; 1..100 */
+	uint32_t cgroup;                   /* SWS_ZSWAP_CGROUP_V1 or _V2; 0: v2 */
 };
 
 /**
  * Enable zswap on @mm (the memory model's devices must be swapped on already).
- * @return 0, SWS_EINVAL (bad percentages, unknown compressor), SWS_EVERSION,
+ * @return 0, SWS_EINVAL (bad percentages, unknown compressor, cgroup), SWS_EVERSION,
  *         SWS_EEXIST (already enabled), SWS_ENOMEM.
  */
 int sws_mm_zswap_enable(struct sws_mm *mm, const struct sws_zswap_config *cfg);
@@ -52,17 +65,19 @@ int sws_mm_zswap_enable(struct sws_mm *mm, const struct sws_zswap_config *cfg);
 int sws_mm_zswap_set_compressor(struct sws_mm *mm, const char *name);
 
 /**
- * memory.zswap.max and memory.zswap.writeback of memcg @memcg: @max_bytes
+ * memory.zswap.max and memory.zswap.writeback of memcg @memcg (cgroup v2 only:
+ * on v1 anything but the defaults (0, true) is SWS_EOPNOTSUPP): @max_bytes
  * compressed bytes, rounded down to pages (0: no limit, "max"); a store that
  * finds the memcg at it writes back one entry of the memcg and then stores
  * (the memcg may go over), or is refused when nothing was written back.
  * @writeback false keeps its entries out of writeback, and its incompressible
- * pages are rejected (they stay resident). @return 0, SWS_EINVAL, SWS_ENODEV.
+ * pages are rejected (they stay resident). @return 0, SWS_EINVAL, SWS_ENODEV,
+ * SWS_EOPNOTSUPP.
  */
 int sws_mm_zswap_memcg(struct sws_mm *mm, uint16_t memcg, uint64_t max_bytes, bool writeback);
 
 /** memcg stats: compressed bytes ("zswap") and the original bytes of the pages stored
- *  ("zswapped"), as memory.stat. @return 0, SWS_EINVAL. */
+ *  ("zswapped"), as memory.stat (cgroup v1: 0, nothing is charged). @return 0, SWS_EINVAL. */
 int sws_mm_zswap_memcg_stats(struct sws_mm *mm, uint16_t memcg, uint64_t *zswap_bytes,
 			     uint64_t *zswapped_bytes);
 

@@ -24,6 +24,17 @@ static void zswap_release_cb(void *ctx, void *entry)
 	sws__zswap_entry_release(mm->zswap, entry);
 }
 
+/* obj_cgroup_charge_zswap()'s page counter: the pool's pages of @memcg
+ * (cgroup v2), beyond its limit if need be (the store runs in reclaim). */
+static void charge_cb(void *ctx, uint16_t memcg, int64_t pages)
+{
+	struct sws_mm *mm = ctx;
+	if (pages > 0)
+		atomic_fetch_add(&mm->memcgs[memcg].usage, (uint64_t)pages);
+	else
+		atomic_fetch_sub(&mm->memcgs[memcg].usage, (uint64_t)-pages);
+}
+
 /* Pin @e with a new folio in the swap cache (no reclaim: we are reclaim). */
 static int wb_begin(void *ctx, struct sws_cpu *cpu, sws_entry_t e, uint16_t memcg, uint64_t *token)
 {
@@ -115,7 +126,7 @@ int sws_mm_zswap_enable(struct sws_mm *mm, const struct sws_zswap_config *cfg)
 		return SWS_EVERSION;
 	if (mm->zswap)
 		return SWS_EEXIST;
-	struct sws_zswap_wb_ops wb = {wb_begin, wb_end, mm};
+	struct sws_zswap_wb_ops wb = {wb_begin, wb_end, mm, charge_cb};
 	int rc = sws__zswap_create(mm->sim, cfg, mm->cfg.ram_pages, &wb, count_cb, mm, &mm->zswap);
 	if (rc)
 		return rc;

@@ -14,8 +14,9 @@
  *             queue the shrink worker (pool_limit_hit)
  *           compress (per-CPU context); incompressible: raw when the memcg may
  *             write back, else refuse (reject_compress_poor)
- *           zs_malloc + copy, tree store (an old entry there goes), charge,
- *             entry->referenced = true, LRU tail                   (zswpout)
+ *           zs_malloc + copy, tree store (an old entry there goes), charge
+ *             the memcg (cgroup v2: compressed bytes, in its usage as whole
+ *             pages; v1: nothing), entry->referenced = true, LRU tail (zswpout)
  *   load:   tree erase (exclusive), decompress, free the entry     (zswpin)
  *   LRU:    oldest first; every entry a walk looks at costs one unit of its
  *           budget; a referenced entry loses the bit and goes round again
@@ -98,6 +99,7 @@ struct sws_zswap {
 	uint32_t nr_trees[SWS_MAX_SWAPFILES];
 	/* The design keeps the entries in its descriptors (vswap): no trees. */
 	bool in_design;
+	bool cgroup_v1; /* nothing charged to memcgs, no memory.zswap.* files */
 
 	sws_spinlock_t lru_lock;
 	struct zswap_memcg memcgs[SWS_MM_MAX_MEMCGS];
@@ -225,6 +227,30 @@ static struct zswap_tree *tree_of(struct sws_zswap *zs, sws_entry_t e)
 	return &zs->trees[type][idx];
 }
 
+/*
+ * obj_cgroup_charge_zswap() / obj_cgroup_uncharge_zswap(): on cgroup v2 an
+ * entry's compressed bytes are charged to its memcg (MEMCG_ZSWAP_B, and one
+ * MEMCG_ZSWAPPED page): the memcg's usage, in pages, grows by whole pages as
+ * the bytes do (the objcg stock's rounding), past memory.max if need be (the
+ * store runs in reclaim: the charge must succeed). On v1 nothing is charged
+ * and the memcg's zswap stats stay 0.
+ */
+static void memcg_charge(struct sws_zswap *zs, uint16_t memcg, uint32_t len, bool add)
+{
+	if (zs->cgroup_v1)
+		return;
+	struct zswap_memcg *mc = &zs->memcgs[memcg];
+	uint64_t old = add ? atomic_fetch_add(&mc->bytes, len) : atomic_fetch_sub(&mc->bytes, len);
+	uint64_t now = add ? old + len : old - len;
+	if (add)
+		atomic_fetch_add(&mc->pages, 1);
+	else
+		atomic_fetch_sub(&mc->pages, 1);
+	int64_t delta = (int64_t)SWS_DIV_ROUND_UP(now, SWS_PAGE_SIZE) - (int64_t)SWS_DIV_ROUND_UP(old, SWS_PAGE_SIZE);
+	if (delta && zs->wb.charge)
+		zs->wb.charge(zs->wb.ctx, memcg, delta);
+}
+
 static void entry_free(struct sws_zswap *zs, struct zswap_entry *en)
 {
 	struct zswap_memcg *mc = &zs->memcgs[en->memcg];
@@ -234,8 +260,7 @@ static void entry_free(struct sws_zswap *zs, struct zswap_entry *en)
 		mc->nr_lru--;
 	}
 	sws_spin_unlock(&zs->lru_lock);
-	atomic_fetch_sub(&mc->bytes, en->length);
-	atomic_fetch_sub(&mc->pages, 1);
+	memcg_charge(zs, en->memcg, en->length, false);
 	if (en->length == SWS_PAGE_SIZE)
 		atomic_fetch_sub(&zs->stored_incompressible, 1);
 	atomic_fetch_sub(&zs->stored_pages, 1);
@@ -335,8 +360,8 @@ static bool may_zswap(struct sws_zswap *zs, uint16_t memcg)
 {
 	struct zswap_memcg *mc = &zs->memcgs[memcg];
 	uint64_t max_bytes = atomic_load_explicit(&mc->max_bytes, memory_order_relaxed);
-	if (!max_bytes)
-		return true; /* "max" */
+	if (!max_bytes || zs->cgroup_v1)
+		return true; /* "max", or v1 (no such file) */
 	uint64_t max_pages = max_bytes / SWS_PAGE_SIZE;
 	return max_pages && atomic_load(&mc->bytes) / SWS_PAGE_SIZE < max_pages;
 }
@@ -397,8 +422,7 @@ static int store_page(struct sws_zswap *zs, struct sws_cpu *cpu, struct zswap_po
 	}
 	if (old)
 		entry_free(zs, old); /* a stale entry of the slot's earlier life */
-	atomic_fetch_add(&mc->bytes, len);
-	atomic_fetch_add(&mc->pages, 1);
+	memcg_charge(zs, memcg, (uint32_t)len, true);
 	atomic_fetch_add(&zs->stored_pages, 1);
 	if (len == SWS_PAGE_SIZE)
 		atomic_fetch_add(&zs->stored_incompressible, 1);
@@ -804,6 +828,8 @@ int sws__zswap_memcg_set(struct sws_zswap *zs, uint16_t memcg, uint64_t max_byte
 {
 	if (memcg >= SWS_MM_MAX_MEMCGS)
 		return SWS_EINVAL;
+	if (zs->cgroup_v1 && (max_bytes || !writeback))
+		return SWS_EOPNOTSUPP; /* memory.zswap.max and .writeback are v2 files */
 	atomic_store(&zs->memcgs[memcg].max_bytes, max_bytes);
 	atomic_store(&zs->memcgs[memcg].no_writeback, !writeback);
 	return 0;
@@ -832,7 +858,8 @@ int sws__zswap_create(struct sws_sim *sim, const struct sws_zswap_config *cfg, u
 {
 	uint32_t maxp = cfg->max_pool_percent ? cfg->max_pool_percent : 20;
 	uint32_t acc = cfg->accept_threshold_percent ? cfg->accept_threshold_percent : 90;
-	if (maxp > 100 || acc > 100 || (cfg->flags & ~(SWS_ZSWAP_SHRINKER | SWS_ZSWAP_OLD_SCHEME)))
+	if (maxp > 100 || acc > 100 || (cfg->flags & ~(SWS_ZSWAP_SHRINKER | SWS_ZSWAP_OLD_SCHEME)) ||
+	    cfg->cgroup > SWS_ZSWAP_CGROUP_V2)
 		return SWS_EINVAL;
 	struct sws_zcomp_spec spec;
 	if (sws__zcomp_parse(cfg->compressor ? cfg->compressor : "lz4", &spec))
@@ -844,6 +871,7 @@ int sws__zswap_create(struct sws_sim *sim, const struct sws_zswap_config *cfg, u
 	zs->mem = &sim->mem;
 	zs->flags = cfg->flags;
 	zs->in_design = sws__zswap_in_design(sim);
+	zs->cgroup_v1 = cfg->cgroup == SWS_ZSWAP_CGROUP_V1;
 	zs->max_pages = ram_pages * maxp / 100;
 	zs->accept_pages = zs->max_pages * acc / 100;
 	zs->wb = *wb;

@@ -12,7 +12,7 @@
 struct sws_zswap;
 
 /*
- * How zswap writes an entry back: the memory model pins the slot with a new
+ * The memory model's side of zswap. How zswap writes an entry back: the memory model pins the slot with a new
  * folio in the swap cache (begin; SWS_EEXIST when the page is being swapped
  * in, SWS_ENOENT when the slot was freed, SWS_ENOMEM), then writes the page to
  * the device and drops the folio (end with the bytes), or just drops it
@@ -24,6 +24,9 @@ struct sws_zswap_wb_ops {
 	 * folio keeps the page; or @page was NULL) */
 	bool (*end)(void *ctx, struct sws_cpu *cpu, sws_entry_t e, uint64_t token, const void *page);
 	void *ctx;
+	/* Cgroup v2: @pages more (or fewer) of @memcg's usage, the pool's compressed
+	 * bytes in whole pages; never refused. NULL: nothing charged. */
+	void (*charge)(void *ctx, uint16_t memcg, int64_t pages);
 };
 
 /* Counters zswap bumps on the calling CPU, by the memory model's enum. */

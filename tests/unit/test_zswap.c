@@ -389,6 +389,99 @@ static void test_memcg_zswap_max(void **state)
 }
 
 /*
+ * Memcg charging of the pool. Cgroup v2 (the default): the compressed bytes
+ * are charged to the memcg (obj_cgroup_charge_zswap), so its pages in RAM and
+ * its pool together stay within memory.max. Cgroup v1: nothing is charged,
+ * the memcg keeps its whole limit in RAM and the pool comes on top.
+ */
+static void cgroup_charge_run(enum sws_backend b, uint32_t cgroup, uint64_t *ram, uint64_t *pool)
+{
+	struct sws_zswap_config zc = {.max_pool_percent = 100, .cgroup = cgroup};
+	struct env e;
+	env_open(&e, b, 4096, text_mix, &zc, 0);
+	uint16_t cg;
+	uint32_t asid;
+	assert_sws(0, sws_mm_memcg_create(e.mm, 512, &cg));
+	assert_sws(0, sws_mm_space_create(e.mm, cg, &asid));
+	for (unsigned p = 0; p < 800; p++)
+		assert_access(sws_mm_access(e.cpu, e.mm, asid, PG(p), true));
+	struct sws_mm_stats s = stats(&e);
+	uint64_t bytes, orig;
+	assert_sws(0, sws_mm_zswap_memcg_stats(e.mm, cg, &bytes, &orig));
+	*ram = s.anon_pages; /* the memcg's: nothing else runs */
+	*pool = s.pool_total_size / SWS_PAGE_SIZE;
+	if (cgroup == SWS_ZSWAP_CGROUP_V1) {
+		assert_int_equal(bytes, 0); /* not charged: no zswap stats */
+	} else {
+		assert_int_equal(orig, s.stored_pages * SWS_PAGE_SIZE);
+		assert_true(*ram + SWS_DIV_ROUND_UP(bytes, SWS_PAGE_SIZE) <= 512 + 32);
+	}
+	assert_true(s.stored_pages > 250);
+	for (unsigned p = 0; p < 800; p++)
+		assert_access(sws_mm_access(e.cpu, e.mm, asid, PG(p), false));
+	assert_sws(0, sws_mm_exit(e.cpu, e.mm, asid));
+	env_close(&e);
+}
+
+static void test_cgroup_charging(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	uint64_t ram2, pool2, ram1, pool1;
+	cgroup_charge_run(b, 0, &ram2, &pool2);
+	cgroup_charge_run(b, SWS_ZSWAP_CGROUP_V1, &ram1, &pool1);
+	print_message("cgroup v2: %llu pages in RAM + %llu pool pages; v1: %llu + %llu\n",
+		      (unsigned long long)ram2, (unsigned long long)pool2, (unsigned long long)ram1,
+		      (unsigned long long)pool1);
+	assert_true(ram1 > 512 - 64);           /* v1: the whole limit in RAM */
+	assert_true(ram1 + pool1 > 512 + 100);  /* and the pool beyond it */
+	assert_true(ram2 + 200 < ram1);         /* v2: the pool's bytes took RAM's place */
+}
+
+/*
+ * The memory-pressure shrinker on cgroup v1 finds nothing to write back (its
+ * count scales by the memcg's zswap stats, which v1 never charges), as the
+ * kernel; on v2 the same run writes back. v1 has no memory.zswap.* files.
+ */
+static uint64_t shrinker_cgroup_run(enum sws_backend b, uint32_t cgroup)
+{
+	struct sws_zswap_config zc = {.max_pool_percent = 100, .flags = SWS_ZSWAP_SHRINKER, .cgroup = cgroup};
+	struct env e;
+	env_open(&e, b, 2048, text_mix, &zc, 0);
+	uint16_t cg;
+	uint32_t asid;
+	assert_sws(0, sws_mm_memcg_create(e.mm, 256, &cg));
+	assert_sws(0, sws_mm_space_create(e.mm, cg, &asid));
+	if (cgroup == SWS_ZSWAP_CGROUP_V1) {
+		assert_sws(SWS_EOPNOTSUPP, sws_mm_zswap_memcg(e.mm, cg, 4096, true));
+		assert_sws(SWS_EOPNOTSUPP, sws_mm_zswap_memcg(e.mm, cg, 0, false));
+		assert_sws(0, sws_mm_zswap_memcg(e.mm, cg, 0, true));
+	}
+	for (int pass = 0; pass < 3; pass++)
+		for (unsigned p = 0; p < 1024; p++)
+			assert_access(sws_mm_access(e.cpu, e.mm, asid, PG(p), pass == 0));
+	uint64_t wb = stats(&e).counters[SWS_MM_zswpwb];
+	assert_sws(0, sws_mm_exit(e.cpu, e.mm, asid));
+	env_close(&e);
+	return wb;
+}
+
+static void test_cgroup_v1_shrinker(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	assert_int_equal(shrinker_cgroup_run(b, SWS_ZSWAP_CGROUP_V1), 0);
+	assert_true(shrinker_cgroup_run(b, SWS_ZSWAP_CGROUP_V2) > 0);
+	struct sws_sim *sim;
+	struct sws_mm *mm;
+	assert_sws(0, sws_sim_create(NULL, &sim));
+	struct sws_mm_config mc = {.ram_pages = 128};
+	assert_sws(0, sws_mm_create(sim, &mc, &mm));
+	struct sws_zswap_config bad = {.cgroup = 3};
+	assert_sws(SWS_EINVAL, sws_mm_zswap_enable(mm, &bad));
+	sws_mm_destroy(mm);
+	sws_sim_destroy(sim);
+}
+
+/*
  * The experiment: a hot set that does not fit in RAM, visited again and again,
  * and a stream of cold pages, with the memory-pressure shrinker writing back
  * (the pool never at its limit: the schemes are the shrinker's; at the limit
@@ -762,6 +855,7 @@ int main(void)
 		BOTH(test_memcg_zswap_max),     BOTH(test_shrinker_schemes),
 		BOTH(test_failnth),             BOTH(test_mthp_all_or_nothing),
 		BOTH(test_accept_hysteresis),       BOTH(test_second_chance),
+		BOTH(test_cgroup_charging),         BOTH(test_cgroup_v1_shrinker),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_worker_second_chance_fails),
 		cmocka_unit_test(test_worker_failures_in_total),
