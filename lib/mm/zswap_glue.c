@@ -80,7 +80,10 @@ static bool wb_end(void *ctx, struct sws_cpu *cpu, sws_entry_t e, uint64_t token
 			folio_unlock(f);
 			return false;
 		}
+		/* count_swpout_vm_event() of __swap_writepage(): an order-0 folio */
 		mm_count(mm, cpu, SWS_MM_pswpout, 1);
+		_Atomic uint64_t *o = &mm->pcpu[sws_cpu_id(cpu)].swpout[0];
+		sws_store_relaxed(o, sws_load_relaxed(o) + 1);
 		mm_io(mm, cpu, type, mm->write_ns[type], true); /* writeback waits for the write */
 	}
 	sws_swap_cache_del(cpu, e, 1, token, page ? sws__mm_shadow_pack(mm, f->memcg) : 0);

@@ -51,6 +51,12 @@ static void env_close(struct env *e)
 	struct sws_mm_stats s;
 	sws_mm_stats(e->mm, &s);
 	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
+	/* count_swpout_vm_event() on every path that writes to a device, zswap's
+	 * writeback included: pswpout is the order counters' pages. */
+	uint64_t pages = 0;
+	for (unsigned o = 0; o < SWS_NR_ORDERS; o++)
+		pages += s.swpout[o] << o;
+	assert_int_equal(s.counters[SWS_MM_pswpout], pages);
 	assert_consistent(e->sim);
 	sws_mm_destroy(e->mm);
 	sws_sim_quiesce(e->sim);
