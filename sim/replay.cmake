@@ -13,7 +13,8 @@ if(SWS_BUILD_TESTS)
                 "xswap_on_xarray;--zswap;--backend;xarray;--swap;type=xswap;--workload;memhog;1M"
                 "xswap_with_size;--zswap;--swap;type=xswap,size=1G;--workload;memhog;1M"
                 "limit_without_xswap;--zswap;--swap;type=ssd,limit=9;--workload;memhog;1M"
-                "bad_cgroup;--zswap;--cgroup;v3;--workload;memhog;1M")
+                "bad_cgroup;--zswap;--cgroup;v3;--workload;memhog;1M"
+                "bad_zswap_scheme;--zswap-scheme;newest;--workload;memhog;1M")
     list(GET case 0 name)
     list(SUBLIST case 1 -1 args)
     add_test(NAME replay_cli_${name} COMMAND sh -c

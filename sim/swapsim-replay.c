@@ -93,8 +93,10 @@ static const char usage_text[] =
 	"  --zswap-max-pool-percent P   pool limit, % of RAM (default 20)\n"
 	"  --zswap-accept-threshold P   refill after a full pool below P% of it (default 90)\n"
 	"  --zswap-shrinker on|off write back under memory pressure (default off)\n"
-	"  --zswap-scheme new|old  new: second chance + disk-swapin protection (default);\n"
-	"                          old: neither, to compare\n"
+	"  --zswap-scheme S        the shrinker's protection: both (default; also new): second\n"
+	"                          chance + disk-swapin protection (6.12+); second-chance: the\n"
+	"                          second chance, every swap-in counted (the first patch);\n"
+	"                          old: the protected size of 6.8-6.11, no second chance\n"
 	"\n"
 	"Run and report:\n"
 	"  --threads N             worker threads standing for CPUs (default 1: deterministic)\n"
@@ -326,9 +328,16 @@ static int parse_args(struct opts *o, int argc, char **argv)
 			o->zc.flags = (o->zc.flags & ~SWS_ZSWAP_SHRINKER) | (!strcmp(v, "on") ? SWS_ZSWAP_SHRINKER : 0);
 			o->zswap = true;
 		} else if (!strcmp(name, "--zswap-scheme")) {
-			if (strcmp(v, "new") && strcmp(v, "old"))
-				return bad(name, "'%s': expected new or old", v);
-			o->zc.flags = (o->zc.flags & ~SWS_ZSWAP_OLD_SCHEME) | (!strcmp(v, "old") ? SWS_ZSWAP_OLD_SCHEME : 0);
+			uint32_t f;
+			if (!strcmp(v, "both") || !strcmp(v, "new"))
+				f = 0;
+			else if (!strcmp(v, "second-chance"))
+				f = SWS_ZSWAP_SECOND_CHANCE_ONLY;
+			else if (!strcmp(v, "old"))
+				f = SWS_ZSWAP_OLD_SCHEME;
+			else
+				return bad(name, "'%s': expected both, second-chance or old", v);
+			o->zc.flags = (o->zc.flags & ~(SWS_ZSWAP_OLD_SCHEME | SWS_ZSWAP_SECOND_CHANCE_ONLY)) | f;
 			o->zswap = true;
 		} else if (!strcmp(name, "--content")) {
 			if (cli_parse_content(v, o->content, msg, sizeof(msg)))

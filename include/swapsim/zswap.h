@@ -9,8 +9,8 @@
  * the pool is full, or under memory pressure with the shrinker on, entries are
  * written back to the swap device, oldest first, with a second chance for
  * entries used since their last pass and a shrinker count reduced by recent
- * disk swap-ins (the 2024 protection scheme; SWS_ZSWAP_OLD_SCHEME turns both
- * off to compare). Counters use the kernel's names and appear in
+ * disk swap-ins (the 2024 protection scheme; SWS_ZSWAP_OLD_SCHEME and
+ * SWS_ZSWAP_SECOND_CHANCE_ONLY give what came before, to compare). Counters use the kernel's names and appear in
  * struct sws_mm_stats.
  */
 #ifndef SWAPSIM_ZSWAP_H
@@ -26,8 +26,19 @@ extern "C" {
 
 #define SWS_ZSWAP_CONFIG_VERSION 1
 
-#define SWS_ZSWAP_SHRINKER (1u << 0)   /* shrinker_enabled: write back under memory pressure */
-#define SWS_ZSWAP_OLD_SCHEME (1u << 1) /* no second chance, no disk-swapin protection */
+#define SWS_ZSWAP_SHRINKER (1u << 0) /* shrinker_enabled: write back under memory pressure */
+/*
+ * The shrinker's protection scheme (Nhat Pham's 2024 change, two patches);
+ * neither flag: both patches, the kernel since 6.12 (a referenced bit gives
+ * each entry a second chance; the count is less the swap-ins read from the
+ * device since the last count).
+ */
+#define SWS_ZSWAP_OLD_SCHEME (1u << 1)          /* 6.8-6.11: no second chance; a decaying
+						 * protected size (grows with stores and
+						 * every swap-in) taken off the count */
+#define SWS_ZSWAP_SECOND_CHANCE_ONLY (1u << 2)  /* the first patch alone: the second
+						 * chance, every swap-in (zswap hits too)
+						 * taken off the count */
 
 /*
  * The cgroup version the memcgs follow, as far as zswap sees it. v2 (the
@@ -52,7 +63,8 @@ struct sws_zswap_config {
 
 /**
  * Enable zswap on @mm (the memory model's devices must be swapped on already).
- * @return 0, SWS_EINVAL (bad percentages, unknown compressor, cgroup), SWS_EVERSION,
+ * @return 0, SWS_EINVAL (bad percentages, unknown compressor, cgroup, both scheme flags),
+ *         SWS_EVERSION,
  *         SWS_EEXIST (already enabled), SWS_ENOMEM.
  */
 int sws_mm_zswap_enable(struct sws_mm *mm, const struct sws_zswap_config *cfg);

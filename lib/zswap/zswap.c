@@ -24,8 +24,10 @@
  *           the disk swap-ins seen since (protection), scaled by the
  *           memcg's compression ratio (MEMCG_ZSWAP_B / MEMCG_ZSWAPPED), walked in do_shrink_slab()'s batches of 128;
  *           the shrink worker walks one entry of each memcg in turn and gives
- *           up after 16 failures in total. SWS_ZSWAP_OLD_SCHEME drops the
- *           second chance and the protection. (HOW THE LRU WALKS WORK, below.)
+ *           up after 16 failures in total. (HOW THE LRU WALKS WORK, below.)
+ *   schemes: old (6.8-6.11: a decaying protected size, no second chance),
+ *           second-chance (the bit; every swap-in counts), both (6.12+: the
+ *           bit; only disk reads count). (THE SHRINKER'S PROTECTION SCHEMES.)
  *
  * Locks: tree->lock and zs->lru_lock are leaves, never nested in each other;
  * a store or invalidate may run under the swap core's cluster lock. Writeback
@@ -75,17 +77,42 @@ struct zswap_tree {
 struct zswap_memcg {
 	struct sws_list lru;  /* zs->lru_lock */
 	uint64_t nr_lru;
-	_Atomic uint64_t nr_disk_swapins;
+	_Atomic uint64_t nr_disk_swapins;     /* zswap_lruvec_state (6.12+) */
+	_Atomic uint64_t nr_zswap_protected;  /* its 6.8-6.11 form: SWS_ZSWAP_OLD_SCHEME */
 	_Atomic uint64_t nr_deferred; /* the shrinker's work put off (shrinker_info's nr_deferred) */
 	_Atomic uint64_t max_bytes; /* memory.zswap.max; 0: none */
 	atomic_bool no_writeback;   /* memory.zswap.writeback = 0 */
 	_Atomic uint64_t bytes, pages;
 };
 
+/*
+ * THE SHRINKER'S PROTECTION SCHEMES (the 2024 change, in two patches, and what
+ * it replaced):
+ *
+ *   old            (6.8-6.11, SWS_ZSWAP_OLD_SCHEME) no referenced bit. A
+ *                  protected size per memcg, nr_zswap_protected: +1 on every
+ *                  store, then halved while above a quarter of the LRU (the
+ *                  decay, in zswap_lru_add()); +1 on every swap-in. The count
+ *                  is the LRU less it; a shrinker batch that would reach into
+ *                  it (protected >= LRU - nr_to_scan) stops.
+ *   second-chance  (patch 1, SWS_ZSWAP_SECOND_CHANCE_ONLY) the referenced bit;
+ *                  the protected size becomes nr_disk_swapins, consumed by the
+ *                  count, but still raised on every swap-in, zswap hits
+ *                  included (as 6.11 counted them).
+ *   both           (patch 2, 6.12+, the default) only reads from the device
+ *                  raise nr_disk_swapins.
+ *
+ * The kernel before patch 2 counted the faulting page of each swap-in (not
+ * the read-ahead ones); zswap cannot tell them apart here, so every page read
+ * in counts.
+ */
+enum zswap_scheme { SCHEME_OLD, SCHEME_SECOND_CHANCE, SCHEME_BOTH };
+
 struct sws_zswap {
 	struct sws_sim *sim;
 	struct sws_mem *mem;
 	uint32_t flags;
+	enum zswap_scheme scheme;
 	uint64_t max_pages, accept_pages;
 	struct sws_zswap_wb_ops wb;
 	sws_zswap_count_fn count;
@@ -121,8 +148,17 @@ static int shrink_memcg(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t memc
 static int entry_decompress(struct sws_zswap *zs, struct sws_cpu *cpu, struct zswap_entry *en, void *page);
 static struct zswap_entry *tree_load(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e);
 
-/* The 2024 scheme: second chance and disk-swapin protection (not SWS_ZSWAP_OLD_SCHEME). */
-static bool second_chance(const struct sws_zswap *zs) { return !(zs->flags & SWS_ZSWAP_OLD_SCHEME); }
+
+static bool second_chance(const struct sws_zswap *zs) { return zs->scheme != SCHEME_OLD; }
+
+/* zswap_folio_swapin() for a page of @memcg read in (@disk: from the device). */
+static void zswap_folio_swapin(struct sws_zswap *zs, uint16_t memcg, bool disk)
+{
+	if (memcg >= SWS_MM_MAX_MEMCGS || (!disk && zs->scheme == SCHEME_BOTH))
+		return;
+	struct zswap_memcg *mc = &zs->memcgs[memcg];
+	atomic_fetch_add(zs->scheme == SCHEME_OLD ? &mc->nr_zswap_protected : &mc->nr_disk_swapins, 1);
+}
 
 static uint64_t total_pages(struct sws_zswap *zs)
 {
@@ -428,8 +464,16 @@ static int store_page(struct sws_zswap *zs, struct sws_cpu *cpu, struct zswap_po
 		atomic_fetch_add(&zs->stored_incompressible, 1);
 	sws_spin_lock(&zs->lru_lock);
 	sws_list_add_tail(&en->lru, &mc->lru);
-	mc->nr_lru++;
+	uint64_t lru_size = ++mc->nr_lru;
 	sws_spin_unlock(&zs->lru_lock);
+	if (zs->scheme == SCHEME_OLD) {
+		/* 6.8-6.11 zswap_lru_add(): the protection grows with each store and
+		 * decays, halved while above a quarter of the LRU. */
+		uint64_t prot = atomic_fetch_add(&mc->nr_zswap_protected, 1) + 1, now;
+		do
+			now = prot > lru_size / 4 ? prot / 2 : prot;
+		while (!atomic_compare_exchange_weak(&mc->nr_zswap_protected, &prot, now));
+	}
 	uint32_t hi = atomic_load_explicit(&zs->memcg_hi, memory_order_relaxed);
 	while (hi <= memcg && !atomic_compare_exchange_weak(&zs->memcg_hi, &hi, (uint32_t)memcg + 1))
 		;
@@ -514,18 +558,16 @@ int sws__zswap_load(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e, vo
 		zcount(zs, cpu, SWS_MM_decompress_fail);
 		return SWS_EIO; /* the entry stays: the data is not lost */
 	}
+	uint16_t memcg = en->memcg;
 	en = tree_erase(zs, cpu, e); /* exclusive load */
 	if (en)
 		entry_free(zs, en);
 	zcount(zs, cpu, SWS_MM_zswpin);
+	zswap_folio_swapin(zs, memcg, false); /* the schemes before 6.12 count zswap hits too */
 	return 0;
 }
 
-void sws__zswap_disk_swapin(struct sws_zswap *zs, uint16_t memcg)
-{
-	if (memcg < SWS_MM_MAX_MEMCGS)
-		atomic_fetch_add(&zs->memcgs[memcg].nr_disk_swapins, 1);
-}
+void sws__zswap_disk_swapin(struct sws_zswap *zs, uint16_t memcg) { zswap_folio_swapin(zs, memcg, true); }
 
 /* ---- writeback, shrinker, shrink worker ----------------------------------------------- */
 
@@ -717,10 +759,15 @@ static uint64_t shrinker_count(struct sws_zswap *zs, uint16_t memcg)
 	sws_spin_lock(&zs->lru_lock);
 	uint64_t freeable = mc->nr_lru;
 	sws_spin_unlock(&zs->lru_lock);
+	if (zs->scheme == SCHEME_OLD) { /* the LRU less its protected size */
+		uint64_t prot = atomic_load(&mc->nr_zswap_protected);
+		freeable = freeable > prot ? freeable - prot : 0;
+		return (uint64_t)((unsigned __int128)freeable * nr_backing / nr_stored);
+	}
 	if (!freeable)
 		return 0;
 	/* Disk swap-ins since the last count mean we wrote back something hot: back off. */
-	uint64_t swapins = second_chance(zs) ? atomic_load(&mc->nr_disk_swapins) : 0;
+	uint64_t swapins = atomic_load(&mc->nr_disk_swapins);
 	while (swapins) {
 		uint64_t take = swapins < freeable ? swapins : freeable;
 		if (atomic_compare_exchange_weak(&mc->nr_disk_swapins, &swapins, swapins - take)) {
@@ -740,6 +787,16 @@ static uint64_t shrinker_scan_batch(struct sws_zswap *zs, struct sws_cpu *cpu, u
 {
 	if (!writeback_possible(zs, memcg))
 		return UINT64_MAX;
+	if (zs->scheme == SCHEME_OLD) {
+		/* 6.8-6.11: abort rather than shrink into the protected region (the
+		 * kernel's unsigned arithmetic, wrap included). */
+		struct zswap_memcg *mc = &zs->memcgs[memcg];
+		sws_spin_lock(&zs->lru_lock);
+		uint64_t lru_size = mc->nr_lru;
+		sws_spin_unlock(&zs->lru_lock);
+		if (atomic_load(&mc->nr_zswap_protected) >= lru_size - nr_to_scan)
+			return UINT64_MAX;
+	}
 	struct shrink_walk arg = {false};
 	uint64_t ret = list_lru_walk_one(zs, cpu, memcg, &arg, &nr_to_scan);
 	return arg.encountered_page_in_swapcache || !ret ? UINT64_MAX : ret;
@@ -858,8 +915,9 @@ int sws__zswap_create(struct sws_sim *sim, const struct sws_zswap_config *cfg, u
 {
 	uint32_t maxp = cfg->max_pool_percent ? cfg->max_pool_percent : 20;
 	uint32_t acc = cfg->accept_threshold_percent ? cfg->accept_threshold_percent : 90;
-	if (maxp > 100 || acc > 100 || (cfg->flags & ~(SWS_ZSWAP_SHRINKER | SWS_ZSWAP_OLD_SCHEME)) ||
-	    cfg->cgroup > SWS_ZSWAP_CGROUP_V2)
+	const uint32_t flags = SWS_ZSWAP_SHRINKER | SWS_ZSWAP_OLD_SCHEME | SWS_ZSWAP_SECOND_CHANCE_ONLY;
+	if (maxp > 100 || acc > 100 || (cfg->flags & ~flags) || cfg->cgroup > SWS_ZSWAP_CGROUP_V2 ||
+	    ((cfg->flags & SWS_ZSWAP_OLD_SCHEME) && (cfg->flags & SWS_ZSWAP_SECOND_CHANCE_ONLY)))
 		return SWS_EINVAL;
 	struct sws_zcomp_spec spec;
 	if (sws__zcomp_parse(cfg->compressor ? cfg->compressor : "lz4", &spec))
@@ -870,6 +928,9 @@ int sws__zswap_create(struct sws_sim *sim, const struct sws_zswap_config *cfg, u
 	zs->sim = sim;
 	zs->mem = &sim->mem;
 	zs->flags = cfg->flags;
+	zs->scheme = (cfg->flags & SWS_ZSWAP_OLD_SCHEME)		  ? SCHEME_OLD
+		     : (cfg->flags & SWS_ZSWAP_SECOND_CHANCE_ONLY) ? SCHEME_SECOND_CHANCE
+								   : SCHEME_BOTH;
 	zs->in_design = sws__zswap_in_design(sim);
 	zs->cgroup_v1 = cfg->cgroup == SWS_ZSWAP_CGROUP_V1;
 	zs->max_pages = ram_pages * maxp / 100;

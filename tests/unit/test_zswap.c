@@ -495,10 +495,9 @@ static void test_cgroup_v1_shrinker(void **state)
  * entries in the pool, and the disk-swapin feedback throttles writeback: the
  * new scheme must cut disk swap-ins.
  */
-static uint64_t experiment(enum sws_backend b, bool old_scheme)
+static uint64_t experiment(enum sws_backend b, uint32_t scheme)
 {
-	struct sws_zswap_config zc = {.max_pool_percent = 100,
-				      .flags = SWS_ZSWAP_SHRINKER | (old_scheme ? SWS_ZSWAP_OLD_SCHEME : 0)};
+	struct sws_zswap_config zc = {.max_pool_percent = 100, .flags = SWS_ZSWAP_SHRINKER | scheme};
 	struct env e;
 	env_open(&e, b, 512, text_mix, &zc, 0);
 	uint64_t seed = 77;
@@ -522,9 +521,11 @@ static uint64_t experiment(enum sws_backend b, bool old_scheme)
 static void test_shrinker_schemes(void **state)
 {
 	enum sws_backend b = *(enum sws_backend *)*state;
-	uint64_t old_in = experiment(b, true), new_in = experiment(b, false);
-	print_message("disk swap-ins: old scheme %llu, new scheme %llu\n", (unsigned long long)old_in,
-		      (unsigned long long)new_in);
+	uint64_t old_in = experiment(b, SWS_ZSWAP_OLD_SCHEME);
+	uint64_t sc_in = experiment(b, SWS_ZSWAP_SECOND_CHANCE_ONLY), new_in = experiment(b, 0);
+	print_message("disk swap-ins: old scheme %llu, second chance %llu, both %llu\n",
+		      (unsigned long long)old_in, (unsigned long long)sc_in, (unsigned long long)new_in);
+	assert_true(sc_in < old_in);
 	assert_true(new_in < old_in);
 }
 
@@ -849,6 +850,69 @@ static void test_worker_queued_on_any_refusal(void **state)
 	pool_close(&pe);
 }
 
+
+/*
+ * The schemes and the swap-ins. 100 fresh raw entries, 60 of them loaded back
+ * (zswap hits), then the shrinker at full pressure on the 40 left:
+ *   old (6.8-6.11)   every swap-in raised the protected size past the LRU:
+ *                    a count of 0, nothing written back;
+ *   second-chance    every swap-in was counted in nr_disk_swapins, zswap hits
+ *                    included, consumed by the count: 0 as well;
+ *   both (6.12+)     only reads from the device count: 40 to write back, each
+ *                    passed once (its second chance), then written back.
+ * A read from the device counts in every scheme.
+ */
+static uint64_t scheme_swapin_run(uint32_t flags, unsigned disk_reads)
+{
+	struct sws_zswap_config zc = {.max_pool_percent = 100, .flags = SWS_ZSWAP_SHRINKER | flags};
+	struct pool_env pe;
+	pool_open(&pe, 4096, &zc);
+	for (unsigned s = 1; s <= 100; s++)
+		assert_sws(0, pool_store(&pe, s, 0));
+	uint8_t page[SWS_PAGE_SIZE];
+	for (unsigned s = 1; s <= 60; s++)
+		assert_sws(0, sws__zswap_load(pe.zs, pe.cpu, sws_swp_entry((unsigned)pe.type, s), page));
+	for (unsigned i = 0; i < disk_reads; i++)
+		sws__zswap_disk_swapin(pe.zs, 0);
+	uint64_t wb = sws__zswap_shrinker_scan(pe.zs, pe.cpu, 0, 1, 1);
+	pool_close(&pe);
+	return wb;
+}
+
+static void test_scheme_swapins(void **state)
+{
+	(void)state;
+	assert_int_equal(scheme_swapin_run(SWS_ZSWAP_OLD_SCHEME, 0), 0);
+	assert_int_equal(scheme_swapin_run(SWS_ZSWAP_SECOND_CHANCE_ONLY, 0), 0);
+	assert_int_equal(scheme_swapin_run(0, 0), 40);
+	assert_int_equal(scheme_swapin_run(0, 40), 0);  /* 40 disk reads: the count is 0 */
+	/* The old scheme's protection also grows with stores and decays: 100 stores
+	 * leave a quarter of the LRU or less protected; 40 entries of 100 go. */
+	struct sws_zswap_config zc = {.max_pool_percent = 100, .flags = SWS_ZSWAP_SHRINKER | SWS_ZSWAP_OLD_SCHEME};
+	struct pool_env pe;
+	pool_open(&pe, 4096, &zc);
+	uint64_t prot = 0;
+	for (unsigned s = 1; s <= 100; s++) {
+		assert_sws(0, pool_store(&pe, s, 0));
+		prot = prot + 1 > s / 4 ? (prot + 1) / 2 : prot + 1; /* zswap_lru_add()'s decay */
+	}
+	/* count 100 - prot, full pressure: 2 x count to walk, one batch (< 128), which
+	 * would reach into the protected region unless prot < 100 - 2 x count. */
+	uint64_t count = 100 - prot, walk = 2 * count < 128 ? 2 * count : 128;
+	uint64_t want = prot >= (uint64_t)(100 - walk) ? 0 : (walk < 100 ? walk : 100);
+	assert_int_equal(sws__zswap_shrinker_scan(pe.zs, pe.cpu, 0, 1, 1), want);
+	pool_close(&pe);
+	struct sws_sim *sim;
+	struct sws_mm *mm;
+	assert_sws(0, sws_sim_create(NULL, &sim));
+	struct sws_mm_config mc = {.ram_pages = 128};
+	assert_sws(0, sws_mm_create(sim, &mc, &mm));
+	struct sws_zswap_config bad = {.flags = SWS_ZSWAP_OLD_SCHEME | SWS_ZSWAP_SECOND_CHANCE_ONLY};
+	assert_sws(SWS_EINVAL, sws_mm_zswap_enable(mm, &bad));
+	sws_mm_destroy(mm);
+	sws_sim_destroy(sim);
+}
+
 static enum sws_backend backend_table = SWS_BACKEND_SWAP_TABLE;
 static enum sws_backend backend_xarray = SWS_BACKEND_XARRAY;
 #define BOTH(fn) cmocka_unit_test_prestate(fn, &backend_table), cmocka_unit_test_prestate(fn, &backend_xarray)
@@ -869,6 +933,7 @@ int main(void)
 		cmocka_unit_test(test_zswap_max_one_entry),
 		cmocka_unit_test(test_shrinker_count_memcg_ratio),
 		cmocka_unit_test(test_worker_queued_on_any_refusal),
+		cmocka_unit_test(test_scheme_swapins),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
