@@ -56,7 +56,10 @@ static const char usage_text[] =
 	"      zipf    [-n TASKS] [-a ACCESSES] [-s EXPONENT] [-w WRITE_PCT] [--seed S] SIZE\n"
 	"      uniform [-n TASKS] [-a ACCESSES] [-w WRITE_PCT] [--seed S] SIZE\n"
 	"      bgsave  [-a PARENT_WRITES] [--seed S] SIZE   write, fork, child reads all, parent\n"
-	"                                                  keeps writing (copy-on-write)\n"
+	"                                                  keeps writing (copy-on-write)\n"	"      kbuild  [-j JOBS] [-p PHASES] [-a ACCESSES] [--cold SIZE] [--seed S] SIZE\n"
+	"              shaped like a kernel build: -j short-lived compile jobs whose heaps add\n"
+	"              up to SIZE, a hot set that moves on in phases, long-lived cold memory,\n"
+	"              and --cold SIZE of cold data written first (docs/replay.md)\n"
 	"  --workload-args \"NAME ARGS\"  the same as one string (may come anywhere)\n"
 	"\n"
 	"Machine:\n"
@@ -154,9 +157,9 @@ static int parse_workload(struct opts *o, int argc, char **argv)
 {
 	char msg[256];
 	if (argc < 1)
-		return bad("--workload", "missing workload name (usemem, memhog, zipf, uniform, bgsave)");
+		return bad("--workload", "missing workload name (usemem, memhog, zipf, uniform, bgsave, kbuild)");
 	if (sws_workload_parse(argv[0], &o->wl.kind))
-		return bad("--workload", "unknown workload '%s' (usemem, memhog, zipf, uniform, bgsave)",
+		return bad("--workload", "unknown workload '%s' (usemem, memhog, zipf, uniform, bgsave, kbuild)",
 			   argv[0]);
 	if (cli_parse_workload_args(&o->wl, argc - 1, argv + 1, msg, sizeof(msg)))
 		return bad("--workload", "%s", msg);
