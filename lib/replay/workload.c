@@ -21,8 +21,9 @@
  * ("make", pid 1000) lives throughout; it maps one region holding, in order,
  * the cold data of cold_bytes (written first, then never touched), its own
  * long-lived cold memory (an eighth of the build's size, written once), and
- * one window per phase (an eighth of the build's size each: the phase's hot
- * set, then cold for good once its phase is over). -j job slots run compile
+ * one window per phase (an eighth of the build's size each, written by make
+ * as its phase begins: the phase's hot set, then cold for good once its phase
+ * is over). -j job slots run compile
  * jobs (pids 1001.. in order), each a process of its own: it maps a heap of
  * 1/2 to 3/2 of its share of the build (size / -j), lives 8 accesses per heap
  * page, allocates (writes) its heap over the first half of its life, and
@@ -75,6 +76,8 @@ struct sws_workload {
 	uint64_t kb_cold, kb_own, kb_win; /* pages: cold data, make's cold memory, a window */
 	uint64_t kb_planned, kb_started, kb_jobs; /* accesses of started jobs; jobs started; in all */
 	uint32_t kb_phases, kb_live;
+	uint32_t kb_windows;   /* phase windows make has written */
+	uint64_t kb_fill;      /* pages of the window being written */
 };
 
 struct kb_job {
@@ -453,8 +456,20 @@ static void gen_kbuild(struct sws_workload *wl)
 		return;
 	case PH_ACCESS: {
 		struct kb_job *j = &wl->jobs[wl->cur];
+		if (wl->kb_fill) { /* make writes the new phase's window */
+			uint64_t page = wl->kb_cold + wl->kb_own + (uint64_t)(wl->kb_windows - 1) * wl->kb_win +
+					(wl->kb_win - wl->kb_fill--);
+			push(wl, SWS_TRACE_ACCESS, 0, BASE_ADDR + page * SWS_PAGE_SIZE, 0, SWS_TRACE_F_WRITE, 0);
+			return;
+		}
 		if (!j->live) {
 			if (wl->kb_started < wl->kb_jobs) {
+				uint32_t phase = (uint32_t)(wl->kb_started * wl->kb_phases / wl->kb_jobs);
+				if (phase >= wl->kb_windows) { /* a phase begins: its shared data first */
+					wl->kb_windows = phase + 1;
+					wl->kb_fill = wl->kb_win;
+					return;
+				}
 				kb_start(wl, j);
 				return;
 			}
@@ -617,7 +632,17 @@ int sws_workload_create(const struct sws_workload_config *cfg, struct sws_worklo
 			records += life + 3; /* MMAP, the accesses, MUNMAP, EXIT */
 			wl->kb_jobs++;
 		}
-		wl->total = 1 + wl->kb_cold + wl->kb_own + records + 2;
+		/* make writes each phase's window as the phase's first job starts (a
+		 * phase with no job of its own is never written) */
+		uint64_t fills = 0, next = 0;
+		for (uint64_t n = 0; n < wl->kb_jobs; n++) {
+			uint64_t phase = n * wl->kb_phases / wl->kb_jobs;
+			if (phase >= next) {
+				fills++;
+				next = phase + 1;
+			}
+		}
+		wl->total = 1 + wl->kb_cold + wl->kb_own + records + 2 + fills * wl->kb_win;
 		break;
 	}
 	case SWS_WORKLOAD_BGSAVE: {
