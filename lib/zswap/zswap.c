@@ -21,19 +21,23 @@
  *   LRU:    oldest first; every entry a walk looks at costs one unit of its
  *           budget; a referenced entry loses the bit and goes round again
  *           (second chance); the shrinker's count is what the LRU holds, less
- *           the disk swap-ins seen since (protection), scaled by the
- *           memcg's compression ratio (MEMCG_ZSWAP_B / MEMCG_ZSWAPPED), walked in do_shrink_slab()'s batches of 128;
- *           the shrink worker walks one entry of each memcg in turn and gives
- *           up after 16 failures in total. (HOW THE LRU WALKS WORK, below.)
+ *           the disk swap-ins seen since (protection), scaled by the memcg's
+ *           compression ratio (MEMCG_ZSWAP_B / MEMCG_ZSWAPPED), walked in
+ *           do_shrink_slab()'s batches of 128; the shrink worker walks one
+ *           entry of each memcg in turn and gives up after 16 failures in
+ *           total. (HOW THE LRU WALKS WORK, below.)
  *   schemes: old (6.8-6.11: a decaying protected size, no second chance),
  *           second-chance (the bit; every swap-in counts), both (6.12+: the
  *           bit; only disk reads count). (THE SHRINKER'S PROTECTION SCHEMES.)
  *
  * Locks: tree->lock and zs->lru_lock are leaves, never nested in each other;
  * a store or invalidate may run under the swap core's cluster lock. Writeback
- * copies the slot under the LRU lock, pins it with a swap-cache folio (the
- * memory model's begin), and only then takes the entry out of the tree, so a
- * racing free or swap-in can never free it under us.
+ * takes the LRU head and its slot under the LRU lock, pins the slot with a
+ * swap-cache folio (the memory model's begin), and only then looks at the
+ * tree (the same entry, or it fails), so a racing free or swap-in can never
+ * free it under us. The shrink worker's cursor is its own (one worker at a
+ * time); the memcgs' counters (deferred work, swap-ins, protection) are
+ * atomics.
  */
 #include <stdio.h>
 #include <string.h>

@@ -3,9 +3,14 @@
  * trips, zero pages kept out, incompressible pages stored raw (or refused
  * without writeback, staying resident), the pool limit and its accept-
  * threshold hysteresis, second chance alone, the shrink worker's writeback,
- * invalidation on free, mTHP stores, the compressor switch, memcg
- * zswap.max, and the old/new shrinker schemes: the new one must cut disk
- * swap-ins. Both backends; nothing leaks.
+ * invalidation on free, mTHP stores (limits once per folio), the compressor
+ * switch, memcg zswap.max, cgroup v2 and v1 charging, pswpout against the
+ * order counters, and the three shrinker schemes: the new ones must cut disk
+ * swap-ins. Both backends; nothing leaks. Then zswap alone, with a fake
+ * writeback that says what it wrote: the kernel's LRU walks (the shrink
+ * worker's failures, the shrinker's batches), memory.zswap.max's one entry,
+ * the shrinker's count, the worker queued on any refusal, the schemes and
+ * the swap-ins.
  */
 #include <string.h>
 
