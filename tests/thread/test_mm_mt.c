@@ -4,7 +4,9 @@
  * unmap and swap out each other's pages, swap them back in, fork, munmap and
  * pageout concurrently. Afterwards the swap invariants hold, verify mode saw
  * only identical pages, and tearing down leaks no slot or byte; the same with
- * zswap in front of the device (stores, loads, writeback racing swap-ins).
+ * zswap in front of the device (stores, loads, writeback racing swap-ins;
+ * half the threads in a limited memcg the pool is charged to, the shrink
+ * worker run as soon as it is queued).
  * A second case runs threads of a forked pair of processes that copy on
  * write until the OOM killer takes one of them, while faults of the victim
  * are in flight on other threads: they must end with SWS_EKILLED, touching
@@ -23,6 +25,7 @@
 struct shared {
 	struct sws_sim *sim;
 	struct sws_mm *mm;
+	uint16_t memcg; /* the even threads' (zswap runs: a limited memcg, the pool charged to it) */
 	pthread_barrier_t start;
 };
 
@@ -43,7 +46,7 @@ static void *worker_main(void *arg)
 	bool have_child = false;
 	if ((w->rc = sws_cpu_attach(sh->sim, &cpu)) != 0)
 		return NULL;
-	if ((w->rc = sws_mm_space_create(sh->mm, 0, &asid)) != 0)
+	if ((w->rc = sws_mm_space_create(sh->mm, w->id % 2 ? 0 : sh->memcg, &asid)) != 0)
 		return NULL;
 	pthread_barrier_wait(&sh->start);
 	uint64_t seed = 1000 + w->id;
@@ -72,6 +75,10 @@ static void *worker_main(void *arg)
 		case 4:
 			sws_mm_kswapd(cpu, sh->mm, 64);
 			sws_swap_do_deferred_work(sh->sim, 4);
+			break;
+		case 5: /* the shrink worker as a work item, when a refused store queued it */
+			if (sws_mm_zswap_shrink_pending(sh->mm))
+				sws_mm_zswap_shrink(cpu, sh->mm, UINT64_MAX);
 			break;
 		default:
 			w->rc = sws_mm_access(cpu, sh->mm, have_child && (r & 8) ? child : asid, PG(p), r & 16);
@@ -103,6 +110,9 @@ static void run(enum sws_backend b, bool zswap)
 	struct sws_mm_config mc = {.ram_pages = 400, .flags = SWS_MM_VERIFY, .seed = 5,
 				   .content_weight = {1, 1, 2, 1, 1}};
 	assert_sws(0, sws_mm_create(sh.sim, &mc, &sh.mm));
+	sh.memcg = 0;
+	if (zswap)
+		assert_sws(0, sws_mm_memcg_create(sh.mm, 250, &sh.memcg));
 	if (zswap) { /* a small pool: stores, loads, limit hits, shrinker and worker writeback */
 		struct sws_zswap_config zc = {.max_pool_percent = 15, .flags = SWS_ZSWAP_SHRINKER,
 					      .compressor = "zstd:1"};
