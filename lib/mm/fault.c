@@ -632,7 +632,10 @@ static int do_swap_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, s
 	bool sync_free = (mm->sim->design_flags & SWS_DESIGN_SYNC_FREE) && dev &&
 			 (dev->flags & SWS_SWP_SYNCHRONOUS_IO);
 	bool free_swap = !count && (write || sws_swap_full(mm->sim) || !on_device || sync_free);
-	*pte = mk_pte(pfn, 0, !count);
+	/* Writable only when exclusive: no swap PTE left and no other mapping
+	 * (a page shared since a fork, swapped in by both, stays read-only: a
+	 * write copies it, do_wp_page()). */
+	*pte = mk_pte(pfn, 0, !count && folio_mapcount(f) == 1);
 	if (!expect_ok(cpu, mm, pte, f, 0))
 		read_rc = SWS_ECORRUPT;
 	folio_set(f, PG_young);

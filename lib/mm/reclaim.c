@@ -120,6 +120,11 @@ int sws__mm_split_folio(struct sws_mm *mm, uint64_t pfn)
 	while (first_rmap(mm, f, &r)) {
 		struct sws_space *sp = sws__mm_space(mm, r.asid);
 		sws_spin_lock(&sp->ptl);
+		/* A write through this mapping (its ptl) may have given the folio a
+		 * new version since: the pages take the latest (only an exclusive
+		 * mapping writes; the kernel's split unmaps first, so writers wait). */
+		for (unsigned i = 0; i < nr; i++)
+			mm_folio(mm, news[i])->seed = folio_page_seed(f, i);
 		for (unsigned i = 0; i < nr; i++) {
 			uint64_t va = r.vaddr + (uint64_t)i * SWS_PAGE_SIZE;
 			uint64_t *pte = sws__pte_lookup(sp, va);

@@ -532,6 +532,35 @@ static void test_active_inactive_balance(void **state)
 	env_close(&e);
 }
 
+/*
+ * A page shared since a fork and swapped out is swapped in by both sides: the
+ * second swap-in drops the last swap count but the folio is mapped twice, so
+ * it is mapped read-only and a write copies it (do_swap_page()'s exclusive
+ * test); the other side keeps its contents.
+ */
+static void test_swapin_shared_readonly(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_mm_config mc = {.ram_pages = 256, .page_cluster = 1, .flags = SWS_MM_VERIFY};
+	struct env e;
+	env_open(&e, b, 1024, SWS_SWP_SOLIDSTATE, SWS_BACKING_MEMORY, &mc);
+	uint32_t parent, child;
+	assert_sws(0, sws_mm_space_create(e.mm, 0, &parent));
+	assert_access(sws_mm_access(e.cpu, e.mm, parent, PG(0), true));
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, parent, PG(0), SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	assert_sws(0, sws_mm_fork(e.cpu, e.mm, parent, &child));
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, parent, PG(0), false), 1); /* count 2 -> 1 */
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, child, PG(0), false), 1);  /* swap cache hit, count 0 */
+	uint64_t cow = stats(&e).counters[SWS_MM_cow_fault];
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, child, PG(0), true), 1);   /* not a hit: a copy */
+	assert_int_equal(stats(&e).counters[SWS_MM_cow_fault], cow + 1);
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, parent, PG(0), false), 0); /* its own contents */
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, child, PG(0), false), 0);
+	assert_int_equal(stats(&e).counters[SWS_MM_verify_fail], 0);
+	assert_sws(0, sws_mm_exit(e.cpu, e.mm, child));
+	env_close(&e);
+}
+
 /* mTHP regions swap out whole folios; with no room for them, they are split. */
 static void test_mthp(void **state)
 {
@@ -891,7 +920,7 @@ int main(void)
 		BOTH(test_free_path_lookups),  BOTH(test_free_path_swap_full),
 		BOTH(test_readahead_skips_free_slots), BOTH(test_vma_readahead_hit_address),
 		BOTH(test_madv_free),          BOTH(test_readahead_window_shrinks),
-		BOTH(test_active_inactive_balance),
+		BOTH(test_active_inactive_balance), BOTH(test_swapin_shared_readonly),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
