@@ -27,7 +27,6 @@
 #include "../zswap/zswap_internal.h"
 #include "mm_internal.h"
 
-int sws__mm_split_folio(struct sws_mm *mm, uint64_t pfn);
 
 /* ---- per-slot content seeds (the bytes a slot holds, by the content model) ---------- */
 
@@ -360,6 +359,18 @@ static int swapin(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, 
 		if (pfn) {
 			struct sws_folio *f = mm_folio(mm, pfn);
 			folio_lock(f);
+			if (folio_test(f, PG_swapcache) && f->order && f->swap <= e && e < f->swap + (1u << f->order)) {
+				/* A large folio kept in the swap cache (its write-out was
+				 * refused): split it, then take this page's folio. */
+				sws__mm_lru_del(mm, pfn);
+				int rc = sws__mm_split_folio(cpu, mm, pfn);
+				if (rc) {
+					sws__mm_lru_add(mm, pfn, false);
+					folio_unlock(f);
+					return rc;
+				}
+				continue;
+			}
 			if (!folio_test(f, PG_swapcache) || f->swap != e || f->order) {
 				folio_unlock(f);
 				if (tries > 1000)
@@ -535,7 +546,7 @@ static int do_wp_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, str
 	if (f->order) { /* COW of one page of a large folio: split it first */
 		if (folio_trylock(f)) {
 			sws__mm_lru_del(mm, pfn);
-			if (sws__mm_split_folio(mm, pfn) != 0) {
+			if (sws__mm_split_folio(cpu, mm, pfn) != 0) {
 				sws__mm_lru_add(mm, pfn, false);
 				folio_unlock(f);
 			}

@@ -347,6 +347,10 @@ int sws__mm_folio_alloc(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, 
 int sws__mm_folio_alloc_noreclaim(struct sws_mm *mm, uint16_t memcg, uint64_t *pfn);
 void sws__mm_folio_free(struct sws_mm *mm, uint64_t pfn);
 void sws__mm_lru_add(struct sws_mm *mm, uint64_t pfn, bool active);
+/* split_folio() (huge_memory.c): locked, isolated @pfn of order > 0 becomes
+ * order-0 folios on the inactive list (the RAM stays charged; in the swap
+ * cache, each slot keeps its page). @return 0 or SWS_ENOMEM. */
+int sws__mm_split_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn);
 /* __ lru_lock held: off its list. */
 void sws__mm_lru_unlink_locked(struct sws_mm *mm, uint64_t pfn);
 /* __ lru_lock held: put at the MRU end of @which. */

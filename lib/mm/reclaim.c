@@ -93,10 +93,7 @@ static void try_to_unmap_discard(struct sws_mm *mm, uint64_t pfn)
 
 /* ---- split ---------------------------------------------------------------------- */
 
-/* split_folio(): locked, isolated @pfn of order > 0 becomes order-0 folios on
- * the inactive list (the RAM stays charged). @return 0 or SWS_ENOMEM. */
-int sws__mm_split_folio(struct sws_mm *mm, uint64_t pfn);
-int sws__mm_split_folio(struct sws_mm *mm, uint64_t pfn)
+int sws__mm_split_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 {
 	struct sws_folio *f = mm_folio(mm, pfn);
 	const unsigned nr = 1u << f->order;
@@ -109,12 +106,17 @@ int sws__mm_split_folio(struct sws_mm *mm, uint64_t pfn)
 	for (unsigned i = 0; i < nr; i++)
 		news[i] = mm->free_pfns[--mm->nr_free_pfns];
 	sws_spin_unlock(&mm->pfn_lock);
-	uint32_t flags = sws_load_relaxed(&f->flags) & (PG_dirty | PG_young | PG_referenced | PG_lazyfree);
+	uint32_t flags = sws_load_relaxed(&f->flags) & (PG_dirty | PG_young | PG_referenced | PG_lazyfree | PG_swapcache);
 	for (unsigned i = 0; i < nr; i++) {
 		struct sws_folio *n = sws__mm_folio_claim(mm, news[i], 0, f->memcg);
 		folio_set(n, flags);
 		n->seed = folio_page_seed(f, i);
+		n->swap = f->swap + i;
 	}
+	/* In the swap cache, each slot takes its own page's folio. Cannot fail:
+	 * the locked folio holds these slots. */
+	for (unsigned i = 0; (flags & PG_swapcache) && i < nr; i++)
+		sws_swap_cache_replace(cpu, f->swap + i, 1, pfn, news[i]);
 	/* Re-point every mapping, page by page. */
 	struct sws_rmap r;
 	while (first_rmap(mm, f, &r)) {
@@ -255,7 +257,7 @@ static int pageout_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 			count_order(mm, cpu, &mm->pcpu[sws_cpu_id(cpu)].swpout_fallback[f->order]);
 			if (f->order == SWS_NR_ORDERS - 1)
 				mm_count(mm, cpu, SWS_MM_thp_swpout_fallback, 1);
-			return sws__mm_split_folio(mm, pfn) ? SWS_ENOMEM : SWS_EBUSY;
+			return sws__mm_split_folio(cpu, mm, pfn) ? SWS_ENOMEM : SWS_EBUSY;
 		}
 		if (rc)
 			return rc;

@@ -19,7 +19,6 @@
 int sws__mm_space_new(struct sws_mm *mm, uint16_t memcg, uint32_t *asid, struct sws_space **out);
 int sws__mm_region_insert(struct sws_mm *mm, struct sws_space *sp, uint64_t start, uint64_t end,
 			  unsigned order);
-int sws__mm_split_folio(struct sws_mm *mm, uint64_t pfn);
 
 /*
  * __try_to_reclaim_swap(TTRS_UNMAPPED | TTRS_FULL) of a slot the put left
@@ -148,7 +147,7 @@ void sws__mm_zap_range(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, st
 }
 
 /* Split every large folio that straddles @start or @end, so zaps take whole folios. */
-static void split_edges(struct sws_mm *mm, struct sws_space *sp, uint64_t start, uint64_t end)
+static void split_edges(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint64_t start, uint64_t end)
 {
 	uint64_t edges[2] = {start, end};
 	for (int k = 0; k < 2; k++) {
@@ -164,7 +163,7 @@ static void split_edges(struct sws_mm *mm, struct sws_space *sp, uint64_t start,
 			if (!f->order || !folio_trylock(f))
 				continue;
 			sws__mm_lru_del(mm, pfn);
-			if (sws__mm_split_folio(mm, pfn)) {
+			if (sws__mm_split_folio(cpu, mm, pfn)) {
 				sws__mm_lru_add(mm, pfn, false);
 				folio_unlock(f);
 			}
@@ -185,7 +184,7 @@ int sws_mm_munmap(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_
 		return SWS_EINVAL;
 	uint64_t t0 = mm_kernel_enter(mm, cpu), end = addr + len;
 	enum sws_work_ctx wc = sws__work_enter(cpu, SWS_WCTX_free);
-	split_edges(mm, sp, addr, end);
+	split_edges(cpu, mm, sp, addr, end);
 	sws_spin_lock(&sp->ptl);
 	sws__mm_zap_range(cpu, mm, asid, sp, addr, end);
 	/* Cut the regions. */
@@ -323,7 +322,7 @@ static void madv_free(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, str
 		      uint64_t end)
 {
 	struct lazyfree l = {.z = {cpu, mm, asid, 0, 0}};
-	split_edges(mm, sp, addr, end);
+	split_edges(cpu, mm, sp, addr, end);
 	sws_spin_lock(&sp->ptl);
 	sws__pte_walk(sp, addr, end, lazyfree_pte, &l);
 	flush_run(&l.z);
@@ -348,7 +347,7 @@ int sws_mm_madvise(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64
 		sws__work_enter(cpu, wc);
 	} else {
 		enum sws_work_ctx wc = sws__work_enter(cpu, SWS_WCTX_free);
-		split_edges(mm, sp, addr, addr + len);
+		split_edges(cpu, mm, sp, addr, addr + len);
 		sws_spin_lock(&sp->ptl);
 		sws__mm_zap_range(cpu, mm, asid, sp, addr, addr + len);
 		sws_spin_unlock(&sp->ptl);
