@@ -85,9 +85,9 @@ static void lazyfree_pte(void *ctx, uint64_t vaddr, uint64_t *pte)
 	if (ok) {
 		folio_clear(f, PG_dirty | PG_young | PG_referenced);
 		folio_set(f, PG_lazyfree);
-		sws_spin_lock(&mm->lru_lock);
+		sws_spin_lock(folio_lru_lock(mm, f));
 		sws__mm_lru_move_locked(mm, pfn, LRU_INACTIVE);
-		sws_spin_unlock(&mm->lru_lock);
+		sws_spin_unlock(folio_lru_lock(mm, f));
 		l->marked += nr;
 	}
 	folio_unlock(f);

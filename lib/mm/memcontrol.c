@@ -90,13 +90,13 @@ int sws_mm_memcg_create(struct sws_mm *mm, uint64_t limit_pages, uint16_t *id)
 {
 	if (!mm || !id)
 		return SWS_EINVAL;
-	sws_spin_lock(&mm->lru_lock);
+	sws_spin_lock(&mm->memcg_lock);
 	int rc = SWS_ENOMEM; /* the array is fixed: readers index it without a lock */
 	if (mm->nr_memcgs < mm->cap_memcgs) {
 		mm->memcgs[mm->nr_memcgs].limit = limit_pages;
 		*id = (uint16_t)mm->nr_memcgs++;
 		rc = 0;
 	}
-	sws_spin_unlock(&mm->lru_lock);
+	sws_spin_unlock(&mm->memcg_lock);
 	return rc;
 }

@@ -88,8 +88,11 @@ int sws_mm_create(struct sws_sim *sim, const struct sws_mm_config *cfg, struct s
 	atomic_init(&mm->free_pages, (int64_t)cfg->ram_pages);
 	atomic_init(&mm->ra_hits, 4); /* the kernel starts with 4 readahead hits */
 	sws_spin_init(&mm->pfn_lock);
-	sws_spin_init(&mm->lru_lock);
+	sws_spin_init(&mm->memcg_lock);
 	sws_spin_init(&mm->spaces_lock);
+	sws_spin_init(&mm->ra_lock);
+	for (unsigned i = 0; i < SWS__MM_RMAP_LOCKS; i++)
+		sws_spin_init(&mm->rmap_locks[i]);
 	mm->folios = sws__mem_zalloc(mem, SWS_MEM_mm, sizeof(*mm->folios) * mm->nr_pfn, 64);
 	mm->free_pfns = sws__mem_alloc(mem, SWS_MEM_mm, sizeof(*mm->free_pfns) * mm->nr_pfn, 0);
 	mm->cap_memcgs = SWS_MM_MAX_MEMCGS;
@@ -97,6 +100,8 @@ int sws_mm_create(struct sws_sim *sim, const struct sws_mm_config *cfg, struct s
 	mm->pcpu = sws__mem_zalloc(mem, SWS_MEM_mm, sizeof(*mm->pcpu) * sim->max_cpus, 64);
 	mm->spare_cpu = sws__cpu_alloc(sim); /* teardown must not depend on an allocation */
 	int rc = mm->folios && mm->free_pfns && mm->memcgs && mm->pcpu && mm->spare_cpu ? 0 : SWS_ENOMEM;
+	for (uint32_t i = 0; !rc && i < mm->cap_memcgs; i++)
+		sws_spin_init(&mm->memcgs[i].lru_lock);
 	/* Our state for every device there is and every one to come. */
 	sws_spin_lock(&sim->swap_lock);
 	if (!rc && sim->device_added)

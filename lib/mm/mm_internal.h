@@ -7,8 +7,9 @@
  *                  ├─ spaces[]   address spaces: page table, regions, readahead state
  *                  └─ slot_seed  per swap device, the content seed of each slot
  *
- * Locks, outer first: folio lock (PG_locked bit) -> space->ptl -> mm->lru_lock ->
- * mm->pfn_lock. Reclaim never runs with a ptl held: the fault path drops it to
+ * Locks, outer first: folio lock (PG_locked bit) -> space->ptl -> a memcg's
+ * lru_lock (its lruvec: its LRU lists) or a folio's rmap lock (hashed by PFN:
+ * reverse maps and mapcount), never both -> mm->pfn_lock. Reclaim never runs with a ptl held: the fault path drops it to
  * allocate and re-checks the PTE afterwards (pte_same). The free path, which
  * holds a ptl, only ever trylocks folios.
  */
@@ -44,10 +45,10 @@ struct sws_rmap {
 struct sws_folio {
 	_Atomic uint32_t flags;
 	uint8_t order;
-	uint8_t lru;       /* which list (mm->lru_lock) */
+	uint8_t lru;       /* which list (the memcg's lru_lock) */
 	uint16_t memcg;
-	uint32_t prev, next; /* LRU links: PFNs, 0 = none (mm->lru_lock) */
-	_Atomic uint32_t mapcount; /* mappings of the folio (lru_lock to change; read anywhere) */
+	uint32_t prev, next; /* LRU links: PFNs, 0 = none (the memcg's lru_lock) */
+	_Atomic uint32_t mapcount; /* mappings of the folio (folio_rmap_lock() to change; read anywhere) */
 	uint32_t nr_rmap, cap_rmap;
 	struct sws_rmap rmap1;   /* the first mapping */
 	struct sws_rmap *rmaps;  /* more mappings (after fork), cap_rmap entries */
@@ -64,8 +65,13 @@ struct sws_lru {
 struct sws_memcg {
 	uint64_t limit;
 	_Atomic uint64_t usage; /* pages charged */
-	struct sws_lru lru;     /* mm->lru_lock */
+	sws_spinlock_t lru_lock; /* the lruvec's lock (one node) */
+	struct sws_lru lru;     /* lru_lock */
 };
+
+/* Reverse maps are guarded by one of these, hashed by PFN (the kernel's
+ * anon_vma locks and atomic mapcounts: no lock a whole memcg shares). */
+#define SWS__MM_RMAP_LOCKS 64
 
 /* Page table entries. */
 #define PTE_PRESENT 1ull
@@ -139,12 +145,13 @@ struct sws_mm {
 	_Atomic int64_t free_pages; /* RAM pages not in a folio */
 
 	/* Memcgs and LRU */
-	sws_spinlock_t lru_lock;
+	sws_spinlock_t memcg_lock;  /* creating memcgs */
 	struct sws_memcg *memcgs; /* [nr_memcgs]; 0 = root */
 	uint32_t nr_memcgs, cap_memcgs;
 	uint32_t reclaim_memcg_rr; /* round robin of global reclaim */
 	_Atomic uint64_t nonresident_age; /* workingset eviction clock */
 	_Atomic uint64_t lru_clock;       /* exact-LRU access stamps */
+	sws_spinlock_t rmap_locks[SWS__MM_RMAP_LOCKS];
 
 	/* Address spaces */
 	sws_spinlock_t spaces_lock; /* the array itself */
@@ -162,6 +169,7 @@ struct sws_mm {
 
 	/* Cluster readahead state (global, as the kernel's) */
 	_Atomic uint32_t ra_hits;
+	sws_spinlock_t ra_lock;   /* the cluster readahead window (the kernel's racy globals) */
 	uint64_t ra_prev_offset;
 	uint32_t ra_prev_win;
 
@@ -321,6 +329,18 @@ static inline uint64_t mm_mix(uint64_t x)
 
 static inline uint32_t folio_mapcount(struct sws_folio *f) { return sws_load_relaxed(&f->mapcount); }
 
+/* folio_lruvec_lock(): the lock of the LRU lists @f is (or goes) on. */
+static inline sws_spinlock_t *folio_lru_lock(struct sws_mm *mm, const struct sws_folio *f)
+{
+	return &mm->memcgs[f->memcg].lru_lock;
+}
+
+/* The lock of @f's reverse maps and mapcount. */
+static inline sws_spinlock_t *folio_rmap_lock(struct sws_mm *mm, const struct sws_folio *f)
+{
+	return &mm->rmap_locks[(uint64_t)(f - mm->folios) % SWS__MM_RMAP_LOCKS];
+}
+
 /* The content seed of page @i of @f (a large folio's pages derive theirs). */
 static inline uint64_t folio_page_seed(const struct sws_folio *f, unsigned i)
 {
@@ -358,15 +378,15 @@ int sws__mm_charge(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint6
 
 /* swap.c: the LRU lists */
 void sws__mm_lru_add(struct sws_mm *mm, uint64_t pfn, bool active);
-/* __ lru_lock held: off its list. */
+/* __ the folio's lru_lock (folio_lru_lock()) held: off its list. */
 void sws__mm_lru_unlink_locked(struct sws_mm *mm, uint64_t pfn);
-/* __ lru_lock held: put at the MRU end of @which. */
+/* __ the folio's lru_lock held: put at the MRU end of @which. */
 void sws__mm_lru_move_locked(struct sws_mm *mm, uint64_t pfn, unsigned which);
 void sws__mm_lru_del(struct sws_mm *mm, uint64_t pfn);
 /* folio_mark_accessed(): the accessed bit, or (exact LRU) a move to the young end. */
 void sws__mm_mark_accessed(struct sws_mm *mm, uint64_t pfn);
 
-/* rmap.c (mm->lru_lock taken inside) */
+/* rmap.c (the folio's rmap lock taken inside) */
 int sws__mm_rmap_add(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uint64_t vaddr);
 void sws__mm_rmap_del(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uint64_t vaddr);
 /* The first mapping of @f left to undo. */

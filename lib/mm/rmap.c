@@ -8,11 +8,11 @@
 
 #include "mm_internal.h"
 
-/* ---- reverse maps (mm->lru_lock held by the callers below) -------------------------- */
+/* ---- reverse maps (under the folio's rmap lock, taken here) ------------------------- */
 
 int sws__mm_rmap_add(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uint64_t vaddr)
 {
-	sws_spin_lock(&mm->lru_lock);
+	sws_spin_lock(folio_rmap_lock(mm, f));
 	if (f->nr_rmap == 0) {
 		f->rmap1 = (struct sws_rmap){asid, vaddr};
 	} else {
@@ -21,7 +21,7 @@ int sws__mm_rmap_add(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uint
 			uint32_t cap = f->cap_rmap ? f->cap_rmap * 2 : 4;
 			struct sws_rmap *n = sws__mem_alloc(&mm->sim->mem, SWS_MEM_mm, sizeof(*n) * cap, 0);
 			if (!n) {
-				sws_spin_unlock(&mm->lru_lock);
+				sws_spin_unlock(folio_rmap_lock(mm, f));
 				return SWS_ENOMEM;
 			}
 			if (f->rmaps)
@@ -34,13 +34,13 @@ int sws__mm_rmap_add(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uint
 	}
 	f->nr_rmap++;
 	atomic_fetch_add(&f->mapcount, 1);
-	sws_spin_unlock(&mm->lru_lock);
+	sws_spin_unlock(folio_rmap_lock(mm, f));
 	return 0;
 }
 
 void sws__mm_rmap_del(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uint64_t vaddr)
 {
-	sws_spin_lock(&mm->lru_lock);
+	sws_spin_lock(folio_rmap_lock(mm, f));
 	for (uint32_t i = 0; i < f->nr_rmap; i++) {
 		struct sws_rmap *r = i ? &f->rmaps[i - 1] : &f->rmap1;
 		if (r->asid != asid || r->vaddr != vaddr)
@@ -51,19 +51,19 @@ void sws__mm_rmap_del(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uin
 		atomic_fetch_sub(&f->mapcount, 1);
 		break;
 	}
-	sws_spin_unlock(&mm->lru_lock);
+	sws_spin_unlock(folio_rmap_lock(mm, f));
 }
 
 /* ---- unmap ------------------------------------------------------------------------ */
 
-/* The first mapping of @f left to undo (its rmap list is read under lru_lock). */
+/* The first mapping of @f left to undo (its rmap list is read under its lock). */
 bool sws__mm_first_rmap(struct sws_mm *mm, struct sws_folio *f, struct sws_rmap *out)
 {
-	sws_spin_lock(&mm->lru_lock);
+	sws_spin_lock(folio_rmap_lock(mm, f));
 	bool any = f->nr_rmap != 0;
 	if (any)
 		*out = f->rmap1;
-	sws_spin_unlock(&mm->lru_lock);
+	sws_spin_unlock(folio_rmap_lock(mm, f));
 	return any;
 }
 

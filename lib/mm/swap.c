@@ -1,13 +1,13 @@
 /*
  * swap.c - the LRU lists (mm/swap.c: folio_add_lru, folio_mark_accessed, and
  * the list moves mm/vmscan.c makes). Per-memcg inactive and active lists,
- * doubly linked through PFNs, head = oldest, under mm->lru_lock.
+ * doubly linked through PFNs, head = oldest, under the memcg's lru_lock.
  * Callers: the fault paths (add, accessed), vmscan.c (isolate, rotate,
  * activate), the free paths (delete).
  */
 #include "mm_internal.h"
 
-/* ---- LRU lists (mm->lru_lock held) ------------------------------------------------ */
+/* ---- LRU lists (the memcg's lru_lock held) ---------------------------------------- */
 
 static void list_append(struct sws_mm *mm, struct sws_lru *lru, unsigned which, uint32_t pfn)
 {
@@ -43,13 +43,13 @@ static void list_unlink(struct sws_mm *mm, struct sws_lru *lru, uint32_t pfn)
 void sws__mm_lru_add(struct sws_mm *mm, uint64_t pfn, bool active)
 {
 	struct sws_folio *f = mm_folio(mm, pfn);
-	sws_spin_lock(&mm->lru_lock);
+	sws_spin_lock(folio_lru_lock(mm, f));
 	if (f->lru == LRU_NONE) {
 		list_append(mm, &mm->memcgs[f->memcg].lru, active ? LRU_ACTIVE : LRU_INACTIVE,
 			    (uint32_t)pfn);
 		folio_set(f, PG_lru | (active ? PG_active : 0));
 	}
-	sws_spin_unlock(&mm->lru_lock);
+	sws_spin_unlock(folio_lru_lock(mm, f));
 }
 
 void sws__mm_lru_unlink_locked(struct sws_mm *mm, uint64_t pfn)
@@ -76,9 +76,10 @@ void sws__mm_lru_move_locked(struct sws_mm *mm, uint64_t pfn, unsigned which)
 
 void sws__mm_lru_del(struct sws_mm *mm, uint64_t pfn)
 {
-	sws_spin_lock(&mm->lru_lock);
+	struct sws_folio *f = mm_folio(mm, pfn);
+	sws_spin_lock(folio_lru_lock(mm, f));
 	sws__mm_lru_unlink_locked(mm, pfn);
-	sws_spin_unlock(&mm->lru_lock);
+	sws_spin_unlock(folio_lru_lock(mm, f));
 }
 
 /* An access to a mapped folio: the hardware accessed bit, or for the exact-LRU
@@ -91,9 +92,9 @@ void sws__mm_mark_accessed(struct sws_mm *mm, uint64_t pfn)
 			folio_set(f, PG_young);
 		return;
 	}
-	sws_spin_lock(&mm->lru_lock);
+	sws_spin_lock(folio_lru_lock(mm, f));
 	if (f->lru != LRU_NONE)
 		sws__mm_lru_move_locked(mm, pfn, LRU_INACTIVE);
 	f->stamp = atomic_fetch_add(&mm->lru_clock, 1);
-	sws_spin_unlock(&mm->lru_lock);
+	sws_spin_unlock(folio_lru_lock(mm, f));
 }

@@ -41,7 +41,7 @@ static int swapin_new(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, sw
 
 /* ---- readahead ---------------------------------------------------------------------- */
 
-/* __swapin_nr_pages(): the adaptive window (global state under lru_lock). */
+/* __swapin_nr_pages(): the adaptive window (cluster readahead: global state under ra_lock). */
 static unsigned swapin_nr_pages(struct sws_mm *mm, uint64_t offset, unsigned max_pages,
 				uint32_t hits, uint64_t *prev_offset, uint32_t *prev_win)
 {
@@ -89,10 +89,10 @@ static void cluster_readahead(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t m
 	if (max_pages <= 1)
 		return;
 	uint64_t off = sws_swp_offset(e);
-	sws_spin_lock(&mm->lru_lock);
+	sws_spin_lock(&mm->ra_lock);
 	unsigned win = swapin_nr_pages(mm, off, max_pages, atomic_exchange(&mm->ra_hits, 0),
 				       &mm->ra_prev_offset, &mm->ra_prev_win);
-	sws_spin_unlock(&mm->lru_lock);
+	sws_spin_unlock(&mm->ra_lock);
 	if (win <= 1)
 		return;
 	struct sws_device *dev = sws__device(mm->sim, sws_swp_type(e));

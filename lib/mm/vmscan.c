@@ -87,7 +87,7 @@ static int pageout_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 
 /* ---- victim selection -------------------------------------------------------------- */
 
-/* Age the active list: deactivate its oldest folio (lru_lock held). */
+/* Age the active list: deactivate its oldest folio (the memcg's lru_lock held). */
 static void shrink_active(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_lru *lru)
 {
 	uint32_t pfn = lru->head[LRU_ACTIVE];
@@ -105,7 +105,7 @@ static uint64_t isolate_victim(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t 
 	struct sws_lru *lru = &mm->memcgs[memcg].lru;
 	uint64_t victim = 0;
 	*progress = false;
-	sws_spin_lock(&mm->lru_lock);
+	sws_spin_lock(&mm->memcgs[memcg].lru_lock);
 	if (mm->cfg.policy == SWS_RECLAIM_KERNEL && lru->nr[LRU_ACTIVE] > lru->nr[LRU_INACTIVE]) {
 		shrink_active(cpu, mm, lru);
 		*progress = true;
@@ -135,16 +135,16 @@ static uint64_t isolate_victim(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t 
 			sws__mm_lru_move_locked(mm, pfn, LRU_INACTIVE); /* busy: try others */
 		}
 	}
-	sws_spin_unlock(&mm->lru_lock);
+	sws_spin_unlock(&mm->memcgs[memcg].lru_lock);
 	return victim;
 }
 
 static uint64_t lru_pages(struct sws_mm *mm, uint16_t memcg)
 {
-	sws_spin_lock(&mm->lru_lock);
+	sws_spin_lock(&mm->memcgs[memcg].lru_lock);
 	struct sws_lru *lru = &mm->memcgs[memcg].lru;
 	uint64_t n = lru->nr[LRU_INACTIVE] + lru->nr[LRU_ACTIVE];
-	sws_spin_unlock(&mm->lru_lock);
+	sws_spin_unlock(&mm->memcgs[memcg].lru_lock);
 	return n;
 }
 

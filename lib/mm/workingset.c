@@ -15,10 +15,10 @@ bool sws__mm_workingset_refault(struct sws_cpu *cpu, struct sws_mm *mm, struct s
 	mm_count(mm, cpu, SWS_MM_workingset_refault, 1);
 	uint64_t age = atomic_load(&mm->nonresident_age) & ((1ull << 40) - 1);
 	uint64_t distance = (age - (shadow & ((1ull << 40) - 1))) & ((1ull << 40) - 1);
-	sws_spin_lock(&mm->lru_lock);
+	sws_spin_lock(&mm->memcgs[memcg].lru_lock);
 	struct sws_lru *lru = &mm->memcgs[memcg].lru;
 	uint64_t ws = lru->nr[LRU_ACTIVE] + lru->nr[LRU_INACTIVE];
-	sws_spin_unlock(&mm->lru_lock);
+	sws_spin_unlock(&mm->memcgs[memcg].lru_lock);
 	if (mm->cfg.policy != SWS_RECLAIM_KERNEL || distance > ws)
 		return false;
 	folio_set(f, PG_workingset);
