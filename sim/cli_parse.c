@@ -218,6 +218,8 @@ int cli_parse_workload_args(struct sws_workload_config *cfg, int argc, char *con
 		if (kb && !strcmp(a, "--cold")) {
 			if (!(v = optval(argc, argv, &i, a, strlen(a))) || cli_parse_size(v, &n))
 				return fail(msg, msg_len, "kbuild --cold: expected a size (K/M/G or pages with p)");
+			if (n > SWS_WORKLOAD_MAX_BYTES)
+				return fail(msg, msg_len, "kbuild --cold: size '%s' is above the limit of 1P", v);
 			cfg->cold_bytes = n;
 			continue;
 		}
@@ -297,6 +299,8 @@ int cli_parse_workload_args(struct sws_workload_config *cfg, int argc, char *con
 			if (cli_parse_size(a, &n) || !n)
 				return fail(msg, msg_len, "%s: bad size '%s' (K/M/G suffix or pages with p)",
 					    name, a);
+			if (n > SWS_WORKLOAD_MAX_BYTES)
+				return fail(msg, msg_len, "%s: size '%s' is above the limit of 1P", name, a);
 			cfg->bytes = n;
 			have_size = true;
 		}

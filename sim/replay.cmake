@@ -26,6 +26,24 @@ if(SWS_BUILD_TESTS)
     set_tests_properties(replay_cli_${name} PROPERTIES LABELS unit
       FAIL_REGULAR_EXPRESSION "EXIT-STATUS-" PASS_REGULAR_EXPRESSION "swapsim-replay: --")
   endforeach()
+  # The message names the option and the value that is wrong.
+  foreach(case "ram_limit;--ram: '99999T': above the limit of 4T;--ram;99999T;--workload;memhog;1M"
+                "compressor;--zswap-compressor: 'bogus': expected lz4;--zswap-compressor;bogus;--workload;memhog;1M"
+                "zstd_level;--zswap-compressor: 'zstd:99': expected;--zswap-compressor;zstd:99;--workload;memhog;1M"
+                "workload_size;--workload: usemem: size '99999T' is above the limit of 1P;--workload;usemem;99999T"
+                "cold_size;kbuild --cold: size '9999T' is above the limit;--workload;kbuild;--cold;9999T;1M")
+    list(GET case 0 name)
+    list(GET case 1 expect)
+    list(SUBLIST case 2 -1 args)
+    add_test(NAME replay_cli_names_${name} COMMAND sh -c
+      "\"$0\" \"$@\"; s=$?; [ $s -eq 2 ] || echo EXIT-STATUS-$s" $<TARGET_FILE:swapsim-replay> ${args})
+    set_tests_properties(replay_cli_names_${name} PROPERTIES LABELS unit
+      FAIL_REGULAR_EXPRESSION "EXIT-STATUS-" PASS_REGULAR_EXPRESSION "${expect}")
+  endforeach()
+  add_test(NAME replay_cli_limit_above_ram COMMAND swapsim-replay --ram 1M --mem-limit 2M --quiet
+    --workload memhog 256K)
+  set_tests_properties(replay_cli_limit_above_ram PROPERTIES LABELS unit
+    PASS_REGULAR_EXPRESSION "warning: --mem-limit 512 pages is above --ram 256 pages")
   # Cgroup v1: the memcg shrinker finds nothing to write back (nothing is charged).
   add_test(NAME replay_cli_cgroup_v1 COMMAND swapsim-replay --ram 64M --mem-limit 16M --zswap
     --zswap-shrinker on --cgroup v1 --report json --quiet --workload zipf -a 200000 32M)
@@ -41,6 +59,11 @@ if(SWS_BUILD_TESTS)
     $<TARGET_FILE:swapsim-replay>)
   set_tests_properties(replay_cli_full_disk PROPERTIES LABELS unit TIMEOUT 300 SKIP_RETURN_CODE 77
     PASS_REGULAR_EXPRESSION "exit status 1\n.*/sw\\): [0-9]+ page writes failed: No space left on device")
+  # SIGTERM, SIGHUP and SIGINT: summary, a whole CSV, exit 128+signal.
+  add_test(NAME replay_cli_signals COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/signals.sh
+    $<TARGET_FILE:swapsim-replay>)
+  set_tests_properties(replay_cli_signals PROPERTIES LABELS unit TIMEOUT 300
+    PASS_REGULAR_EXPRESSION "signals: all cases passed" FAIL_REGULAR_EXPRESSION "FAIL:")
   # Backing files: a run removes only what it created (a dangling link, an existing file stay).
   add_test(NAME replay_cli_backing_files COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/backing_files.sh
     $<TARGET_FILE:swapsim-replay>)
@@ -53,6 +76,11 @@ if(SWS_BUILD_TESTS)
     --ram 16M --swap size=4M --quiet --workload usemem -n 1 64M)
   set_tests_properties(replay_cli_oom_exit PROPERTIES LABELS unit
     PASS_REGULAR_EXPRESSION "first_error +SWS_EKILLED.*oom_kill +1\n.*EXIT-STATUS-3")
+  add_test(NAME replay_cli_oom_exit_xswap COMMAND sh -c
+    "\"$0\" \"$@\" 2>&1; echo EXIT-STATUS-$?" $<TARGET_FILE:swapsim-replay>
+    --ram 16M --zswap --swap type=xswap --quiet --workload usemem -n 1 64M)
+  set_tests_properties(replay_cli_oom_exit_xswap PROPERTIES LABELS unit
+    PASS_REGULAR_EXPRESSION "first_error +SWS_EKILLED.*the model refused [0-9]+ accesses.*EXIT-STATUS-3")
   add_test(NAME replay_cli_allow_errors COMMAND sh -c
     "\"$0\" \"$@\" >/dev/null; echo EXIT-STATUS-$?" $<TARGET_FILE:swapsim-replay>
     --ram 16M --swap size=4M --quiet --allow-errors --workload usemem -n 1 64M)

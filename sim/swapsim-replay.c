@@ -9,7 +9,8 @@
  * A B A B ...), and prints. Exit status: 0 success, 1 a run failed (bad
  * trace, a device that cannot be set up or whose writes fail, verify
  * mismatch), 2 bad usage, 3 the model refused
- * accesses (OOM: see --allow-errors), 130 interrupted.
+ * accesses (OOM: see --allow-errors), 128+N stopped by signal N (SIGINT 130,
+ * SIGTERM 143, SIGHUP 129).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,13 +32,9 @@ _Static_assert(CLI_MAX_RUNS <= SWS_REPLAY_MAX_SERIES, "every run is a series of 
 #define MAX_REPEAT 1000
 #define EXIT_ERRORS 3
 
-static volatile sig_atomic_t interrupted;
+static volatile sig_atomic_t interrupted; /* the signal that stops the run, 0 while none */
 
-static void on_sigint(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
+static void on_stop_signal(int sig) { interrupted = sig; }
 
 static const char usage_text[] =
 	"usage: swapsim-replay [OPTIONS] --trace FILE [--format FMT]\n"
@@ -129,11 +126,12 @@ static const char usage_text[] =
 	"  --help                  this text\n"
 	"\n"
 	"Sizes take K, M, G, T suffixes (binary) or a page count with a p suffix (256p = 1M).\n"
-	"A progress bar goes to stderr when it is a terminal; Ctrl-C stops the run and prints a\n"
-	"summary of what ran.\n"
+	"A progress bar goes to stderr when it is a terminal; Ctrl-C (SIGINT), SIGTERM or SIGHUP\n"
+	"stops the run and prints a summary of what ran.\n"
 	"Exit: 0 ok, 1 run failed (unreadable trace, verify mismatch, a device that cannot be\n"
 	"set up or whose writes failed), 2 bad usage, 3 the model refused accesses (errors > 0:\n"
-	"the OOM killer, ...; --allow-errors makes that 0), 130 interrupted.\n";
+	"the OOM killer, ...; --allow-errors makes that 0), 128+N stopped by signal N\n"
+	"(SIGINT 130, SIGHUP 129, SIGTERM 143: the run stops at a record boundary and reports).\n";
 
 struct opts {
 	const char *trace;
@@ -274,6 +272,8 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		} else if (!strcmp(name, "--ram") || !strcmp(name, "--mem-limit")) {
 			if (cli_parse_size(v, &sz) || sz < 64 * SWS_PAGE_SIZE)
 				return bad(name, "'%s': expected a size of at least 256K (K/M/G/T or p)", v);
+			if (sz / SWS_PAGE_SIZE > SWS_MM_MAX_RAM_PAGES)
+				return bad(name, "'%s': above the limit of 4T", v);
 			*(name[2] == 'r' ? &o->ram : &o->mem_limit) = sz / SWS_PAGE_SIZE;
 		} else if (!strcmp(name, "--swap")) {
 			if (o->nswap == SWS_REPLAY_MAX_SWAP)
@@ -328,8 +328,8 @@ static int parse_args(struct opts *o, int argc, char **argv)
 				return bad(name, "'%s': expected v1 or v2", v);
 			o->zc.cgroup = !strcmp(v, "v1") ? SWS_ZSWAP_CGROUP_V1 : SWS_ZSWAP_CGROUP_V2;
 		} else if (!strcmp(name, "--zswap-compressor")) {
-			if (strlen(v) >= sizeof(o->zcomp))
-				return bad(name, "'%s': expected lz4, zstd or zstd:LEVEL", v);
+			if (strlen(v) >= sizeof(o->zcomp) || sws_zswap_compressor_check(v))
+				return bad(name, "'%s': expected lz4, zstd or zstd:LEVEL (LEVEL 1..19)", v);
 			snprintf(o->zcomp, sizeof(o->zcomp), "%s", v);
 			o->zc.compressor = o->zcomp;
 			o->zswap = true;
@@ -631,13 +631,17 @@ int main(int argc, char **argv)
 		return brc;
 	}
 	if (o.mem_limit && o.ram && o.mem_limit > o.ram)
-		fprintf(stderr, "swapsim-replay: note: --mem-limit is above --ram\n");
+		fprintf(stderr, "swapsim-replay: warning: --mem-limit %llu pages is above --ram %llu pages: the limit never binds\n",
+			(unsigned long long)o.mem_limit, (unsigned long long)o.ram);
 
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_sigint;
+	sa.sa_handler = on_stop_signal;
 	sigemptyset(&sa.sa_mask);
+	/* SIGINT, SIGTERM and SIGHUP alike: stop at a record boundary, report, exit 128+signal. */
 	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 
 	warn_cpus(&o);
 	/* A backing file a run creates is scratch: the library removes it at the end of
@@ -675,7 +679,7 @@ int main(int argc, char **argv)
 	}
 report:
 	if (interrupted)
-		fprintf(stderr, "swapsim-replay: interrupted; summary of what ran:\n");
+		fprintf(stderr, "swapsim-replay: interrupted (%s); summary of what ran:\n", strsignal(interrupted));
 	if (ran && o.report != 2) {
 		struct sws_replay_series series[CLI_MAX_RUNS];
 		for (unsigned i = 0; i < o.nbackends; i++)
@@ -710,5 +714,5 @@ done:
 	free(ptrs);
 	free_opts(&o);
 	fflush(stdout);
-	return interrupted ? 130 : status;
+	return interrupted ? 128 + interrupted : status;
 }

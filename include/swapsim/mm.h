@@ -55,10 +55,12 @@ enum sws_content {
 
 #define SWS_MM_CONFIG_VERSION 1
 
+#define SWS_MM_MAX_RAM_PAGES (1ull << 30) /* 4 TiB of simulated RAM */
+
 struct sws_mm_config {
 	uint32_t version;              /* SWS_MM_CONFIG_VERSION or 0 */
 	enum sws_reclaim_policy policy;
-	uint64_t ram_pages;            /* simulated RAM, pages (required, >= 64) */
+	uint64_t ram_pages;            /* simulated RAM, pages (required, 64..SWS_MM_MAX_RAM_PAGES) */
 	uint32_t page_cluster;         /* vm.page-cluster + 1; 0: default (3); 1: no readahead */
 	uint32_t flags;                /* SWS_MM_* below */
 	uint32_t content_weight[SWS_NR_CONTENT]; /* content mix; all 0: INDEX only */

@@ -422,10 +422,12 @@ enum sws_workload_kind {
 
 #define SWS_WORKLOAD_CONFIG_VERSION 1
 
+#define SWS_WORKLOAD_MAX_BYTES (1ull << 50) /* per task, and the cold region */
+
 struct sws_workload_config {
 	uint32_t version;          /* SWS_WORKLOAD_CONFIG_VERSION or 0 */
 	enum sws_workload_kind kind;
-	uint64_t bytes;            /* per task: usemem size, memhog size, zipf/uniform
+	uint64_t bytes;            /* 1..SWS_WORKLOAD_MAX_BYTES; per task: usemem size, memhog size, zipf/uniform
 				    * working set, bgsave data set (> 0, rounded up to pages) */
 	uint32_t nr_tasks;         /* usemem -n, zipf/uniform tasks; 0: 1 */
 	uint32_t repeat;           /* usemem -r / memhog -r passes; 0: 1 */

@@ -63,7 +63,9 @@ int sws_sim_create(const struct sws_sim_config *cfg, struct sws_sim **out);
 /**
  * Destroy a simulation: swaps off every device (whatever is still allocated is
  * dropped), waits for RCU callbacks, frees everything. All CPUs must have been
- * detached. NULL is a no-op.
+ * detached: debug builds (no NDEBUG) abort when one is still attached; release
+ * builds free it, and its handle must not be used again. NULL is a no-op; a
+ * second destroy of the same simulation is a use after free (ASan reports it).
  */
 void sws_sim_destroy(struct sws_sim *sim);
 

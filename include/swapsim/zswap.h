@@ -76,6 +76,9 @@ int sws_mm_zswap_enable(struct sws_mm *mm, const struct sws_zswap_config *cfg);
  */
 int sws_mm_zswap_set_compressor(struct sws_mm *mm, const char *name);
 
+/* Whether @name is a compressor sws_zswap_config.compressor accepts: 0 or SWS_EINVAL. */
+int sws_zswap_compressor_check(const char *name);
+
 /**
  * memory.zswap.max and memory.zswap.writeback of memcg @memcg (cgroup v2 only:
  * on v1 anything but the defaults (0, true) is SWS_EOPNOTSUPP): @max_bytes

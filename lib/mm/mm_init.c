@@ -65,7 +65,7 @@ int sws_mm_create(struct sws_sim *sim, const struct sws_mm_config *cfg, struct s
 		return SWS_EINVAL;
 	if (cfg->version > SWS_MM_CONFIG_VERSION)
 		return SWS_EVERSION;
-	if (cfg->ram_pages < 64 || cfg->ram_pages > (1u << 30) || cfg->policy > SWS_RECLAIM_CLOCK ||
+	if (cfg->ram_pages < 64 || cfg->ram_pages > SWS_MM_MAX_RAM_PAGES || cfg->policy > SWS_RECLAIM_CLOCK ||
 	    cfg->page_cluster > 32 ||
 	    (cfg->flags & ~(SWS_MM_VERIFY | SWS_MM_NO_VMA_RA | SWS_MM_READ_POPULATES)))
 		return SWS_EINVAL;

@@ -555,9 +555,9 @@ int sws_workload_create(const struct sws_workload_config *cfg, struct sws_worklo
 	if (cfg->version > SWS_WORKLOAD_CONFIG_VERSION)
 		return SWS_EVERSION;
 	if (cfg->kind < SWS_WORKLOAD_USEMEM || cfg->kind > SWS_WORKLOAD_KBUILD || !cfg->bytes ||
-	    (cfg->cold_bytes && cfg->kind != SWS_WORKLOAD_KBUILD) || cfg->cold_bytes > (1ull << 50) ||
+	    (cfg->cold_bytes && cfg->kind != SWS_WORKLOAD_KBUILD) || cfg->cold_bytes > SWS_WORKLOAD_MAX_BYTES ||
 	    cfg->write_pct > 100 || cfg->zipf_s < 0 || cfg->reserved ||
-	    (cfg->step && cfg->step < 8) || cfg->bytes > (1ull << 50) ||
+	    (cfg->step && cfg->step < 8) || cfg->bytes > SWS_WORKLOAD_MAX_BYTES ||
 	    (cfg->env && cfg->env->version > SWS_ENV_VERSION))
 		return SWS_EINVAL;
 	struct sws_mem tmp;

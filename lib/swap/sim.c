@@ -5,6 +5,7 @@
  * this thread's liburcu registration, because liburcu's registration is itself
  * per thread and process-wide (several simulations may share a thread).
  */
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -86,6 +87,11 @@ void sws_sim_destroy(struct sws_sim *sim)
 {
 	if (!sim)
 		return;
+	unsigned attached = 0;
+	for (unsigned i = 0; i < sim->max_cpus; i++)
+		attached += sim->cpus[i] != NULL;
+	assert(!attached && "sws_sim_destroy: a CPU is still attached (sws_cpu_detach() first)");
+	(void)attached;
 	if (sim->ops->sim_fini)
 		sim->ops->sim_fini(sim);
 	for (int t = 0; t < SWS_MAX_SWAPFILES; t++)

@@ -234,7 +234,9 @@ int sws_swap_slot_state(struct sws_sim *sim, sws_entry_t entry, struct sws_slot_
 	struct sws_device *dev = sws__device(sim, sws_swp_type(entry));
 	uint64_t off = sws_swp_offset(entry);
 	int rc = 0;
-	if (!dev)
+	if (!entry)
+		rc = SWS_EBADENTRY; /* "no entry": never a slot */
+	else if (!dev)
 		rc = SWS_ENODEV;
 	else if (!sws__offset_mapped(dev, off))
 		rc = SWS_EBADENTRY;

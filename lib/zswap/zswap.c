@@ -238,6 +238,12 @@ static void pool_put_entry(struct sws_zswap *zs, struct zswap_pool *p)
 		pool_destroy(zs, p);
 }
 
+int sws_zswap_compressor_check(const char *name)
+{
+	struct sws_zcomp_spec spec;
+	return sws__zcomp_parse(name, &spec);
+}
+
 int sws__zswap_set_compressor(struct sws_zswap *zs, const char *name)
 {
 	struct zswap_pool *p, *old;

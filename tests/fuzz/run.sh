@@ -4,7 +4,7 @@
 #
 #   bash tests/fuzz/run.sh [SECONDS_PER_TARGET] [TARGET...]
 #
-# Targets: native_text native_binary perf lackey damon addr auto roundtrip
+# Targets: native_text native_binary perf lackey damon addr auto roundtrip model
 # (default: all). Environment: CC (default clang), SWS_FUZZ_BUILD (the build
 # directory, default build-fuzz), SWS_FUZZ_JOBS (targets fuzzed at the same
 # time, default 1). Fails when a target crashes, leaks, breaks a check, runs
@@ -14,7 +14,7 @@
 # tests/fuzz/corpus are not touched).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-all=(native_text native_binary perf lackey damon addr auto roundtrip)
+all=(native_text native_binary perf lackey damon addr auto roundtrip model)
 secs=${1:-20}
 [ $# -gt 0 ] && shift
 targets=("$@")

@@ -1689,7 +1689,7 @@ static void check_slots(struct diff *d)
 {
 	for (int i = 0; i < d->nall; i++) {
 		struct mdev *md = d->all[i];
-		for (uint64_t off = 0; off <= md->max; off++) {
+		for (uint64_t off = md->type ? 0 : 1; off <= md->max; off++) { /* entry 0: "no entry" */
 			sws_entry_t e = sws_swp_entry((unsigned)md->type, off);
 			struct sws_slot_state st[MAX_SIM];
 			for (int s = 0; s < d->nsim; s++) {

@@ -2,7 +2,10 @@
  * test_errors.c - error codes and names, entry packing, configuration
  * validation (sim, device, CPUs), backend names, stats lookup and printing.
  */
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "testutil.h"
 #include "swap/swap_internal.h" /* white box: to break an invariant on purpose */
@@ -79,6 +82,23 @@ static void test_cpus(void **state)
 	sws_cpu_detach(b);
 	sws_cpu_detach(c);
 	sws_sim_destroy(sim);
+#ifndef NDEBUG
+	/* Debug builds: destroying with a CPU still attached aborts (in a child). */
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		fclose(stderr); /* the assertion's message is expected */
+		struct sws_sim *s2;
+		struct sws_cpu *d;
+		if (sws_sim_create(&cfg, &s2) || sws_cpu_attach(s2, &d))
+			_exit(1);
+		sws_sim_destroy(s2);
+		_exit(0);
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
+#endif
 }
 
 static void test_device_config(void **state)
@@ -115,6 +135,13 @@ static void test_device_config(void **state)
 	sws_swap_totals(sim, &total, &freeslots);
 	assert_int_equal(total, 0); /* nothing half-made was left behind */
 	assert_consistent(sim);
+	/* Entry 0 is "no entry", even with a device of type 0 in place. */
+	dc = (struct sws_device_config){.nr_slots = 1024};
+	assert_sws(0, sws_swapon(sim, &dc, &type));
+	assert_int_equal(type, 0);
+	struct sws_slot_state st;
+	assert_sws(SWS_EBADENTRY, sws_swap_slot_state(sim, 0, &st));
+	assert_sws(0, sws_swap_slot_state(sim, sws_swp_entry(0, 1), &st));
 	sws_sim_destroy(sim);
 }
 

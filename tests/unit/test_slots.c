@@ -176,8 +176,15 @@ static void test_errors(void **state)
 	struct sws_slot_state st;
 	assert_sws(SWS_ENODEV, sws_swap_slot_state(f->sim, sws_swp_entry(t + 1, 1), &st));
 	assert_sws(SWS_EBADENTRY, sws_swap_slot_state(f->sim, sws_swp_entry(t, 4 * 512), &st));
-	assert_sws(0, sws_swap_slot_state(f->sim, sws_swp_entry(t, 0), &st));
+	/* Entry 0 is "no entry"; offset 0 of another device is its header, a bad slot. */
+	assert_sws(SWS_EBADENTRY, sws_swap_slot_state(f->sim, 0, &st));
+	int t2;
+	struct sws_device_config dc2 = {.nr_slots = 1024};
+	assert_sws(0, sws_swapon(f->sim, &dc2, &t2));
+	assert_true(t2 != 0);
+	assert_sws(0, sws_swap_slot_state(f->sim, sws_swp_entry((unsigned)t2, 0), &st));
 	assert_true(st.bad);
+	assert_sws(0, sws_swapoff(f->sim, t2));
 
 	assert_sws(0, sws_swap_cache_del(f->cpu, e, 2, 20, 0));
 	assert_sws(0, sws_swap_put(f->cpu, e, 2));
