@@ -16,7 +16,6 @@
  * Kernel version modelled: 6.15+ list shape (unchanged through phase IV), with
  * 6.19's round robin among devices of equal priority.
  */
-#include <assert.h>
 #include <string.h>
 
 #include "design.h"
@@ -94,7 +93,7 @@ static void free_cluster(struct sws_cpu *cpu, struct sws_device *dev, struct sws
 
 void sws__relocate_cluster(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci)
 {
-	assert(sws_spin_is_locked(&ci->lock));
+	SWS_ASSERT_HELD(&ci->lock);
 	if (ci->flags == SWS_CLUSTER_DISCARD)
 		return;
 	if (!ci->count) {
@@ -138,7 +137,7 @@ void sws__swap_range_free(struct sws_cpu *cpu, struct sws_device *dev, struct sw
 			  uint64_t off, unsigned nr)
 {
 	(void)off;
-	assert(sws_spin_is_locked(&ci->lock));
+	SWS_ASSERT_HELD(&ci->lock);
 	ci->count -= nr;
 	uint64_t inuse = atomic_fetch_sub(&dev->inuse_pages, nr) - nr;
 	sws__work_maybe(cpu, SWS_WORK_atomic_rmw, 1);
