@@ -174,7 +174,7 @@ static void phys_free(struct sws_cpu *cpu, struct sws_sim *sim, sws_entry_t phys
 		atomic_fetch_and_explicit(&pd->allocated[o / 64], ~(1ull << (o % 64)), memory_order_relaxed);
 		atomic_store_explicit(&rm[idx_of(o)], 0, memory_order_relaxed);
 	}
-	sws__swap_range_free(cpu, pdev, ci, off, nr);
+	sws___swap_range_free(cpu, pdev, ci, off, nr);
 	sws__cluster_unlock(ci);
 }
 
@@ -192,7 +192,8 @@ static void release_backing(struct sws_cpu *cpu, struct sws_device *dev, struct 
 		struct swp_desc *d = desc_of(cl, off + i);
 		sws_entry_t p = d->type == VSWAP_SWAPFILE ? d->slot : 0;
 		if (d->type == VSWAP_ZSWAP && d->zswap_entry) {
-			sws__zswap_release(dev->sim, d->zswap_entry);
+			sws___zswap_release(dev->sim, sws__offset_cluster(dev, off),
+					    d->zswap_entry);
 			d->zswap_entry = NULL;
 		}
 		if (run_n && p == run + run_n && sws_swp_offset(p) % SWS_CLUSTER_SLOTS) {
@@ -220,7 +221,7 @@ static void slots_free(struct sws_cpu *cpu, struct sws_device *dev, struct vswap
 		memset(desc_of(cl, off + i), 0, sizeof(struct swp_desc));
 		sws_bit_clear(cl->bitmap, idx_of(off + i));
 	}
-	sws__swap_range_free(cpu, dev, sws__offset_cluster(dev, off), off, nr);
+	sws___swap_range_free(cpu, dev, sws__offset_cluster(dev, off), off, nr);
 }
 
 /* __ Free every slot of the @nr from @off left with no count and not

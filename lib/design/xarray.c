@@ -92,8 +92,8 @@ static void entries_free(struct sws_cpu *cpu, struct sws_device *dev, struct sws
 	space_lock(cpu, sp);
 	sws__xa_erase_values(&sp->lx.xa, xa_index(off), nr);
 	space_unlock(cpu, sp);
-	sws__slot_free_notify(dev, off, nr);
-	sws__swap_range_free(cpu, dev, ci, off, nr);
+	sws___slot_free_notify(dev, off, nr);
+	sws___swap_range_free(cpu, dev, ci, off, nr);
 }
 
 /*

@@ -291,17 +291,22 @@ int sws__cpu_attach_mem(struct sws_sim *sim, struct sws_cpu *cpu, struct sws_cpu
 /* The environment's clock (sws_env.clock_ns), CLOCK_MONOTONIC by default. */
 uint64_t sws__clock_ns(const struct sws_sim *sim);
 
-/* __ Slots [off, off + nr) of @dev were just freed (swap_range_free's hooks). */
-static inline void sws__slot_free_notify(struct sws_device *dev, uint64_t off, unsigned nr)
+/* ci->lock of the slots' cluster held: slots [off, off + nr) of @dev were
+ * just freed (swap_range_free()'s zswap_invalidate()): the hook runs under
+ * that lock. */
+static inline void sws___slot_free_notify(struct sws_device *dev, uint64_t off, unsigned nr)
 {
+	SWS_ASSERT_HELD(&dev->cluster_info[off / SWS_CLUSTER_SLOTS].lock);
 	struct sws_sim *sim = dev->sim;
 	if (sim->slot_free_notify)
 		sim->slot_free_notify(sim->slot_free_ctx, (unsigned)dev->type, off, nr);
 }
 
-/* __ A design that keeps zswap's entries (vswap) freed a slot holding @entry. */
-static inline void sws__zswap_release(struct sws_sim *sim, void *entry)
+/* ci->lock of the freed slot's cluster @ci held: a design that keeps zswap's
+ * entries (vswap) freed a slot holding @entry. */
+static inline void sws___zswap_release(struct sws_sim *sim, struct sws_cluster *ci, void *entry)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	if (sim->zswap_release)
 		sim->zswap_release(sim->slot_free_ctx, entry);
 }
@@ -455,14 +460,14 @@ static inline uint64_t sws__cluster_end(const struct sws_device *dev, const stru
 }
 
 /*
- * __swap_range_free(): @nr slots of locked @ci, from @off on (not
+ * ci->lock held: swap_range_free(): @nr slots of @ci, from @off on (not
  * necessarily contiguous: a batch of one call), became free (the design
- * already cleared their state and told sws__slot_free_notify() of them).
+ * already cleared their state and told sws___slot_free_notify() of them).
  * Updates the cluster count, the device usage and nr_swap_pages, and moves
  * the cluster to the list it now belongs on.
  */
-void sws__swap_range_free(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci,
-			  uint64_t off, unsigned nr);
+void sws___swap_range_free(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci,
+			   uint64_t off, unsigned nr);
 
 /* Allocate 2^@order slots from @space for @owner (folio_alloc_swap()'s
  * search: the CPU's cached cluster, then the devices). RCU read lock held.
@@ -471,21 +476,22 @@ void sws__swap_range_free(struct sws_cpu *cpu, struct sws_device *dev, struct sw
 int sws__swap_alloc(struct sws_cpu *cpu, unsigned space, unsigned order, uint64_t owner, sws_entry_t *entry,
 		    bool *fast);
 
-/* Usage accounting before @nr slots are allocated in a locked cluster.
+/* swap_range_alloc(): usage accounting before @nr slots are allocated (the
+ * allocator calls it with the cluster locked; it needs no lock itself).
  * @return false (nothing counted) when that would pass the device's pages:
  * only an xswap device whose limit was lowered below its mapped space. */
 bool sws__swap_range_alloc(struct sws_cpu *cpu, struct sws_device *dev, unsigned nr);
 
-/* dev->lock held: take @ci off its list (flag NONE: isolated). */
-void sws__cluster_unlist(struct sws_device *dev, struct sws_cluster *ci);
+/* dev->lock and ci->lock held: take @ci off its list (flag NONE: isolated). */
+void sws___cluster_unlist(struct sws_device *dev, struct sws_cluster *ci);
 
-/* Move a locked cluster to @list with @flag (the device lock is taken inside;
- * @cpu, which may be NULL, counts it). */
-void sws__cluster_move(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci,
-		       struct sws_list *list, enum sws_cluster_flag flag);
+/* ci->lock held: move_cluster(): @ci to @list with @flag (dev->lock is taken
+ * inside; @cpu, which may be NULL, counts it). */
+void sws___cluster_move(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci,
+			struct sws_list *list, enum sws_cluster_flag flag);
 
-/* relocate_cluster(): after an allocation scan, file a locked cluster by its count. */
-void sws__relocate_cluster(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci);
+/* ci->lock held: relocate_cluster(): after an allocation scan, file @ci by its count. */
+void sws___relocate_cluster(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci);
 
 /* Device lists and avail list (device.c); @cpu may be NULL. */
 void sws__device_add_avail(struct sws_cpu *cpu, struct sws_device *dev);
@@ -500,14 +506,14 @@ int sws__backing_open(struct sws_sim *sim, struct sws_device *dev, const struct 
 void sws__backing_close(struct sws_device *dev);
 void sws__backing_discard(struct sws_device *dev, uint32_t cluster_idx);
 
-/* __ One slot's state, header and tail slots reported bad. */
-void sws__slot_state_locked(struct sws_device *dev, struct sws_cluster *ci, uint64_t off,
-			    struct sws_slot_state *st);
+/* ci->lock held: one slot's state, header and tail slots reported bad. */
+void sws___slot_state(struct sws_device *dev, struct sws_cluster *ci, uint64_t off,
+		      struct sws_slot_state *st);
 
 /* swapoff, or (force) tear down a device whatever it holds (sim destroy);
- * _locked: the caller holds sim->ext_mutex. */
+ * sws___device_remove(): the same with sim->ext_mutex held by the caller. */
 int sws__device_remove(struct sws_sim *sim, int type, bool force);
-int sws__device_remove_locked(struct sws_sim *sim, int type, bool force);
+int sws___device_remove(struct sws_sim *sim, int type, bool force);
 
 /* Build (and with @enable, enable) a device, extendable when @ext is set;
  * see device.c. */
@@ -529,8 +535,8 @@ void sws__ext_free(struct sws_device *dev);
 int sws__ext_grow(struct sws_cpu *cpu, struct sws_device *dev, unsigned nr);
 /* sim->ext_mutex held, no RCU read lock: give back the free tail clusters
  * the policy lets go. @return clusters given back. */
-uint32_t sws__ext_shrink(struct sws_device *dev);
-/* __ A cluster of @dev became free: the deferred shrink should look. */
+uint32_t sws___ext_shrink(struct sws_device *dev);
+/* A cluster of @dev became free: the deferred shrink should look (atomics: no lock needed). */
 static inline void sws__ext_cluster_freed(struct sws_device *dev)
 {
 	if (atomic_load_explicit(&dev->writeok, memory_order_relaxed))

@@ -101,7 +101,7 @@ int sws__xswap_destroy(struct sws_sim *sim, int type)
 		return SWS_ENODEV;
 	if (!(dev->flags & SWS_SWP_XSWAP))
 		return SWS_EINVAL;
-	return sws__device_remove_locked(sim, type, false); /* SWS_EBUSY: pages in use */
+	return sws___device_remove(sim, type, false); /* SWS_EBUSY: pages in use */
 }
 
 /* ---- the control interface ---------------------------------------------------------- */
@@ -194,7 +194,8 @@ int sws_xswap_limit_set(struct sws_sim *sim, int type, uint64_t pages)
 		if (dev->enabled)
 			set_pages(dev, sws__xswap_pages(limit, dev->nr_clusters, inuse));
 		pthread_mutex_unlock(&dev->ext->lock);
-		sws__ext_shrink(dev); /* after any limit write; a lowered one is enforced at once */
+		sws___ext_shrink(
+		    dev); /* after any limit write; a lowered one is enforced at once */
 	}
 	pthread_mutex_unlock(&sim->ext_mutex);
 	sws__rcu_thread_put();

@@ -74,8 +74,8 @@ static void entries_free(struct sws_cpu *cpu, struct sws_device *dev, struct sws
 			zeromap_set(cpu, &st->zeromap, off + i, false);
 		swap_cgroup_set(cpu, &st->cgroup, off + i, 0);
 	}
-	sws__slot_free_notify(dev, off, nr);
-	sws__swap_range_free(cpu, dev, ci, off, nr);
+	sws___slot_free_notify(dev, off, nr);
+	sws___swap_range_free(cpu, dev, ci, off, nr);
 }
 
 /* __ Phase I: swap_entries_put_cache(): drop HAS_CACHE; slots holding only it

@@ -134,7 +134,7 @@ static void slot_clear(struct sws_cpu *cpu, struct sws_device *dev, struct clust
 			zeromap_set(cpu, &st->zeromap, off, false);
 		swap_cgroup_set(cpu, &st->cgroup, off, 0);
 	}
-	sws__slot_free_notify(dev, off, 1);
+	sws___slot_free_notify(dev, off, 1);
 }
 
 /* __ swap_extend_table_try_free(): drop the extend table once no count needs it. */
@@ -180,7 +180,7 @@ static int st_put(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uns
 	if (left_extend)
 		extend_table_try_free(cpu, dev->sim, ct);
 	if (freed)
-		sws__swap_range_free(cpu, dev, ci, off, freed);
+		sws___swap_range_free(cpu, dev, ci, off, freed);
 	sws__cluster_unlock(ci);
 	return rc;
 }
@@ -282,7 +282,7 @@ static int st_cache_del(struct sws_cpu *cpu, struct sws_device *dev, uint64_t of
 		}
 	}
 	if (freed)
-		sws__swap_range_free(cpu, dev, ci, off, freed);
+		sws___swap_range_free(cpu, dev, ci, off, freed);
 	sws__cluster_unlock(ci);
 	return rc;
 }
