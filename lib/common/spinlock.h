@@ -69,16 +69,19 @@ static inline bool sws__mutex_is_locked(pthread_mutex_t *m)
 }
 
 /*
- * Debug builds: abort unless @lock (an sws_spinlock_t * or a pthread_mutex_t *)
- * is held. It tells held from free, not which thread holds it, as
- * spin_is_locked() does. With NDEBUG it compiles to nothing.
+ * Debug builds: abort unless @lock (an sws_spinlock_t *, const or not, or a
+ * pthread_mutex_t *) is held. It tells held from free, not which thread
+ * holds it, as spin_is_locked() does. With NDEBUG it compiles to nothing.
  */
 #ifdef NDEBUG
 #define SWS_ASSERT_HELD(lock) ((void)sizeof(lock))
 #else
-#define SWS_ASSERT_HELD(lock)                                                           \
-	assert(_Generic((lock), sws_spinlock_t *: sws_spin_is_locked,                   \
-			pthread_mutex_t *: sws__mutex_is_locked)(lock) && "lock not held")
+#define SWS_ASSERT_HELD(lock)                                                                      \
+	assert(_Generic((lock),                                                               \
+		       sws_spinlock_t *: sws_spin_is_locked((sws_spinlock_t *)(lock)),        \
+		       const sws_spinlock_t *: sws_spin_is_locked((sws_spinlock_t *)(lock)),  \
+		       pthread_mutex_t *: sws__mutex_is_locked((pthread_mutex_t *)(lock))) && \
+	       "lock not held")
 #endif
 
 #endif

@@ -24,8 +24,9 @@
  * (SQLite-style plug-in interface).
  *
  * Conventions: a member whose comment starts "ci->lock held" is called with
- * the lock of cluster @ci held; functions called by name with a lock held
- * are named __name (docs/design.md, "Threading, locking and RCU"). Offsets are device offsets;
+ * the lock of cluster @ci held, and every implementation asserts it
+ * (SWS_ASSERT_HELD); functions called by name with a lock held are named
+ * __name (docs/design.md, "Threading, locking and RCU"). Offsets are device offsets;
  * multi-slot calls never cross a cluster (the caller checked). Every "whole operation" validates
  * all slots before changing any, and frees slots through sws___swap_range_free() while holding
  * ci->lock.
