@@ -202,6 +202,7 @@ int sws___swap_map_dup(struct sws_cpu *cpu, const struct sws_cluster *ci, struct
 int sws___swap_map_put_begin(struct sws_cpu *cpu, const struct sws_cluster *ci, struct swap_map *m,
 			     uint64_t off, unsigned nr, bool *cont)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	*cont = __swap_map_continued(ci, m, off, nr);
 	if (*cont)
 		swap_map_cont_lock(cpu, m);

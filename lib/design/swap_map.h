@@ -49,9 +49,7 @@ struct swap_map {
 	struct sws_mem *mem;
 };
 
-/* swapon: vzalloc the map, slot 0 marked bad. @return 0 or SWS_ENOMEM. */
-int sws__swap_map_init(struct swap_map *m, struct sws_mem *mem, uint64_t max);
-void sws__swap_map_fini(struct swap_map *m);
+/* ---- this header: one byte, and cont_lock ------------------------------------------ */
 
 static inline uint8_t swap_map_get(const struct swap_map *m, uint64_t off)
 {
@@ -76,6 +74,12 @@ static inline void swap_map_cont_lock(struct sws_cpu *cpu, struct swap_map *m)
 }
 
 static inline void swap_map_cont_unlock(struct swap_map *m) { sws_spin_unlock(&m->cont_lock); }
+
+/* ---- swap_map.c --------------------------------------------------------------------- */
+
+/* swapon: vzalloc the map, slot 0 marked bad. @return 0 or SWS_ENOMEM. */
+int sws__swap_map_init(struct swap_map *m, struct sws_mem *mem, uint64_t max);
+void sws__swap_map_fini(struct swap_map *m);
 
 /* ci->lock held, and cont_lock if the slot is continued: the count of an
  * allocated slot. */
@@ -106,6 +110,7 @@ static inline void sws__swap_map_put_end(struct swap_map *m, bool cont)
 static inline uint8_t sws___swap_map_dec(const struct sws_cluster *ci, struct swap_map *m,
 					 uint64_t off)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	/* canonical re-encoding */
 	sws___swap_map_set_count(ci, m, off, sws___swap_map_count(ci, m, off) - 1);
 	return swap_map_get(m, off);

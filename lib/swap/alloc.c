@@ -165,28 +165,7 @@ static uint32_t list_len(struct sws_cpu *cpu, struct sws_device *dev, const uint
 	return v;
 }
 
-/* cluster_alloc_swap_entry(): the slow path on one device. */
-static uint64_t scan_device(struct sws_cpu *cpu, struct sws_device *dev, unsigned order, uint64_t pfn,
-			    int *err);
-
-static uint64_t cluster_alloc_swap_entry(struct sws_cpu *cpu, struct sws_device *dev,
-					 unsigned order, uint64_t pfn, int *err)
-{
-	uint64_t found = scan_device(cpu, dev, order, pfn, err);
-	/* Every list failed: an extendable device below its limit maps more
-	 * clusters and tries again (a few times: other CPUs may take them). */
-	for (int tries = 0; !found && sws_unlikely(sws__is_ext(dev)) && tries < 4; tries++) {
-		int rc = sws__ext_grow(cpu, dev, 1u << order);
-		if (rc) {
-			if (rc != SWS_ENOSPC)
-				*err = rc;
-			break;
-		}
-		found = scan_device(cpu, dev, order, pfn, err);
-	}
-	return found;
-}
-
+/* The lists of one device in the kernel's order (see the top of this file). */
 static uint64_t scan_device(struct sws_cpu *cpu, struct sws_device *dev, unsigned order, uint64_t pfn,
 			    int *err)
 {
@@ -246,6 +225,25 @@ static uint64_t scan_device(struct sws_cpu *cpu, struct sws_device *dev, unsigne
 done:
 	if (rotational)
 		sws_spin_unlock(&dev->global_cluster_lock);
+	return found;
+}
+
+/* cluster_alloc_swap_entry(): the slow path on one device. */
+static uint64_t cluster_alloc_swap_entry(struct sws_cpu *cpu, struct sws_device *dev,
+					 unsigned order, uint64_t pfn, int *err)
+{
+	uint64_t found = scan_device(cpu, dev, order, pfn, err);
+	/* Every list failed: an extendable device below its limit maps more
+	 * clusters and tries again (a few times: other CPUs may take them). */
+	for (int tries = 0; !found && sws_unlikely(sws__is_ext(dev)) && tries < 4; tries++) {
+		int rc = sws__ext_grow(cpu, dev, 1u << order);
+		if (rc) {
+			if (rc != SWS_ENOSPC)
+				*err = rc;
+			break;
+		}
+		found = scan_device(cpu, dev, order, pfn, err);
+	}
 	return found;
 }
 

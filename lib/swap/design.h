@@ -163,8 +163,4 @@ struct sws_design_ops {
 	void (*zswap_drain)(struct sws_device *dev, void (*fn)(void *ctx, void *entry), void *ctx);
 };
 
-/* The simulation root with design @ops (sim.c). sws_sim_create(), with the
- * table of every design (lib/design/designs.c), resolves cfg->backend to one. */
-int sws__sim_create(const struct sws_sim_config *cfg, const struct sws_design_ops *ops, struct sws_sim **out);
-
 #endif

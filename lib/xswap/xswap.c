@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "xswap.h"
-#include "xswap_policy.h"
 
 static inline struct sws_xswap *xs_of(struct sws_device *dev) { return dev->ext->data; }
 

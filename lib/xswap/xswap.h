@@ -18,10 +18,17 @@
 
 #include "../swap/swap_internal.h"
 
+/* xswap_policy.c: the sizing rules, pure functions of cluster counts, are
+ * declared in xswap_policy.h, which needs nothing of the core (its unit test
+ * includes it alone). */
+#include "xswap_policy.h"
+
 /* ext->data of an xswap device. */
 struct sws_xswap {
 	_Atomic uint32_t limit; /* the ceiling, in clusters */
 };
+
+/* ---- xswap.c ------------------------------------------------------------------------ */
 
 /* sim->ext_mutex held: create a disabled xswap device sized by @ram_pages
  * (the caller enables it with sws__device_enable() once its own per-device
