@@ -1,14 +1,21 @@
 /*
  * pgtable.c - page tables of the simulated address spaces: a 4-level radix of
  * 512-entry tables over 48-bit virtual addresses, like x86-64's (PGD, PUD, PMD,
- * PTE). Tables are allocated on first use and freed when the space goes.
- * Caller holds the space's ptl.
+ * PTE). Tables are allocated on first use and freed when the space goes; in
+ * verify mode a leaf table carries each PTE's expected content seed after its
+ * 512 PTEs (pte_expected()). Caller holds the space's ptl.
  */
 #include "mm_internal.h"
 
 #define LEVEL_BITS 9
 #define LEVEL_MASK 511ull
 #define TABLE_BYTES (512 * sizeof(void *))
+
+/* A leaf table in verify mode holds the expected seeds too. */
+static size_t table_bytes(const struct sws_mm *mm, int level)
+{
+	return !level && (mm->cfg.flags & SWS_MM_VERIFY) ? 2 * TABLE_BYTES : TABLE_BYTES;
+}
 
 static inline unsigned level_idx(uint64_t vaddr, int level) /* level 3 = PGD .. 0 = PTE */
 {
@@ -33,7 +40,7 @@ int sws__pte_alloc(struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr, uint
 	void ***slot = (void ***)&sp->pgd;
 	for (int level = 3; level >= 0; level--) {
 		if (!*slot) {
-			*slot = sws__mem_zalloc(&mm->sim->mem, SWS_MEM_pgtable, TABLE_BYTES, 4096);
+			*slot = sws__mem_zalloc(&mm->sim->mem, SWS_MEM_pgtable, table_bytes(mm, level), 4096);
 			if (!*slot)
 				return SWS_ENOMEM;
 			sp->nr_tables++;
@@ -78,7 +85,7 @@ static void free_level(struct sws_mm *mm, void **t, int level)
 	if (level > 0)
 		for (unsigned i = 0; i < 512; i++)
 			free_level(mm, (void **)t[i], level - 1);
-	sws__mem_free(&mm->sim->mem, SWS_MEM_pgtable, t, TABLE_BYTES);
+	sws__mem_free(&mm->sim->mem, SWS_MEM_pgtable, t, table_bytes(mm, level));
 }
 
 void sws__pgtable_free(struct sws_mm *mm, struct sws_space *sp)

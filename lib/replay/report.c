@@ -631,6 +631,48 @@ static void json_run(struct out *o, const struct sws_replay_report *r)
 	pr(o, "}}");
 }
 
+/* ---- the counters format ---------------------------------------------------------------- */
+
+/* One run's deterministic figures, one "key value" line each (no times: they
+ * are measured). */
+static void counters_run(struct out *o, const struct sws_replay_report *r)
+{
+	pr(o, "events %" PRIu64 "\naccesses %" PRIu64 "\nerrors %" PRIu64 "\nfirst_error %s\nverify_failures %" PRIu64
+	      "\ntasks %" PRIu64 "\n",
+	   r->events, r->accesses, r->errors, r->first_error ? sws_error_name(r->first_error) : "-",
+	   r->verify_failures, r->nr_tasks);
+	for (unsigned c = 0; c < SWS_MM_NR_COUNTERS; c++)
+		pr(o, "mm.%s %" PRIu64 "\n", sws_mm_counter_name((enum sws_mm_counter)c), r->mm.counters[c]);
+	for (unsigned k = 0; k < SWS_NR_ORDERS; k++)
+		pr(o, "mm.swpout[%u] %" PRIu64 "\nmm.swpout_fallback[%u] %" PRIu64 "\nmm.zswpout[%u] %" PRIu64 "\n", k,
+		   r->mm.swpout[k], k, r->mm.swpout_fallback[k], k, r->mm.zswpout_order[k]);
+	pr(o, "mm.reclaim_count %" PRIu64 "\nmm.anon_pages %" PRIu64 "\nmm.free_pages %" PRIu64
+	      "\nmm.swapcache_pages %" PRIu64 "\nmm.nr_spaces %" PRIu64 "\nmm.stored_pages %" PRIu64
+	      "\nmm.stored_incompressible_pages %" PRIu64 "\nmm.pool_total_size %" PRIu64 "\n",
+	   r->mm.reclaim_count, r->mm.anon_pages, r->mm.free_pages, r->mm.swapcache_pages, r->mm.nr_spaces,
+	   r->mm.stored_pages, r->mm.stored_incompressible_pages, r->mm.pool_total_size);
+	pr(o, "memcg.zswap %" PRIu64 "\nmemcg.zswapped %" PRIu64 "\n", r->memcg_zswap_bytes, r->memcg_zswapped_bytes);
+	for (unsigned c = 0; c < SWS_NR_COUNTERS; c++)
+		pr(o, "swap.%s %" PRIu64 "\n", sws_counter_name((enum sws_counter)c), r->swap.counters[c]);
+	for (unsigned c = 0; c < SWS_NR_ORDER_COUNTERS; c++)
+		for (unsigned k = 0; k < SWS_NR_ORDERS; k++)
+			pr(o, "swap.%s[%u] %" PRIu64 "\n", sws_order_counter_name((enum sws_order_counter)c), k,
+			   r->swap.order_counters[c][k]);
+	for (unsigned c = 0; c < SWS_NR_WORK_CTX; c++)
+		for (unsigned w = 0; w < SWS_NR_WORK; w++)
+			pr(o, "work.%s.%s %" PRIu64 "\n", sws_work_ctx_name((enum sws_work_ctx)c),
+			   sws_work_name((enum sws_work)w), r->swap.work[c][w]);
+	pr(o, "swap.total_swap_pages %" PRIu64 "\nswap.swap_used_pages %" PRIu64 "\n", r->swap.total_swap_pages,
+	   r->swap.total_swap_pages - r->swap.nr_swap_pages);
+	for (unsigned c = 0; c < SWS_NR_MEM_CLASSES; c++)
+		pr(o, "memory.%s %" PRIu64 "\n", sws_mem_class_name((enum sws_mem_class)c), r->memory.bytes[c]);
+	for (uint32_t d = 0; d < r->nr_devices; d++)
+		pr(o, "device%u.pages %" PRIu64 "\ndevice%u.inuse_pages %" PRIu64 "\n", d + 1, r->devices[d].pages, d + 1,
+		   r->devices[d].inuse_pages);
+	if (r->workload.valid || r->workload.killed)
+		pr(o, "workload.tasks %u\nworkload.killed %u\n", r->workload.tasks, r->workload.killed);
+}
+
 static void json_series(struct out *o, const struct sws_replay_series *s)
 {
 	const struct sws_replay_report *r = s->repeats[0];
@@ -703,6 +745,15 @@ int sws_replay_series_print(const struct sws_replay_series *series, unsigned n,
 			json_series(&o, &series[i]);
 		}
 		pr(&o, "]}\n");
+	} else if (fmt == SWS_REPLAY_REPORT_COUNTERS) {
+		for (unsigned i = 0; i < n; i++)
+			for (unsigned k = 0; k < series[i].nr_repeats; k++) {
+				pr(&o, "# run %s", label_of(&series[i]));
+				if (series[i].nr_repeats > 1)
+					pr(&o, " repeat %u", k + 1);
+				pr(&o, "\n");
+				counters_run(&o, series[i].repeats[k]);
+			}
 	} else {
 		return SWS_EINVAL;
 	}

@@ -172,9 +172,9 @@ static uint32_t slot_count_of(struct env *e, uint32_t asid, uint64_t addr)
 static void test_fork_cow(void **state)
 {
 	enum sws_backend b = *(enum sws_backend *)*state;
-	struct sws_mm_config mc = {.ram_pages = 256, .seed = 3};
+	struct sws_mm_config mc = {.ram_pages = 256, .seed = 3, .flags = SWS_MM_VERIFY};
 	struct env e;
-	env_open(&e, b, 2048, SWS_SWP_SOLIDSTATE, SWS_BACKING_NONE, &mc);
+	env_open(&e, b, 2048, SWS_SWP_SOLIDSTATE, SWS_BACKING_MEMORY, &mc);
 	uint32_t parent, child;
 	assert_sws(0, sws_mm_space_create(e.mm, 0, &parent));
 	for (unsigned p = 0; p < 100; p++)
@@ -198,6 +198,13 @@ static void test_fork_cow(void **state)
 	assert_int_equal(stats(&e).counters[SWS_MM_cow_fault], cow0 + 2);
 	/* The child writes its swapped-in page: it copies, the parent keeps the slot. */
 	assert_access(sws_mm_access(e.cpu, e.mm, child, PG(3), true));
+	/* Neither side sees the other's writes since the fork (verify mode checks
+	 * every access against what the space itself wrote or inherited). */
+	for (unsigned p = 50; p < 100; p++) { /* the pages that stayed present, shared */
+		assert_access(sws_mm_access(e.cpu, e.mm, child, PG(p), false));
+		assert_access(sws_mm_access(e.cpu, e.mm, parent, PG(p), false));
+	}
+	assert_int_equal(stats(&e).counters[SWS_MM_verify_fail], 0);
 	assert_sws(0, sws_mm_exit(e.cpu, e.mm, child));
 	sws_swap_totals(e.sim, &total, &free1);
 	assert_int_equal(total - free1, 50); /* the parent's swap entries */
@@ -457,6 +464,128 @@ static void test_madv_free(void **state)
 	assert_int_equal(stats(&e).anon_pages, anon + 1);
 	assert_sws(SWS_EINVAL, sws_mm_madvise(e.cpu, e.mm, a, PG(0), SWS_PAGE_SIZE, (enum sws_madvise)9));
 	assert_sws(0, sws_mm_exit(e.cpu, e.mm, c));
+	env_close(&e);
+}
+
+/*
+ * __swapin_nr_pages(): after a sequential run has opened the window, faults
+ * with no readahead hits close it again, at most halving it each time, down
+ * to no readahead at all (cluster readahead: the global window).
+ */
+static void test_readahead_window_shrinks(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_mm_config mc = {.ram_pages = 1024, .flags = SWS_MM_NO_VMA_RA};
+	struct env e;
+	env_open(&e, b, 8192, SWS_SWP_SOLIDSTATE, SWS_BACKING_NONE, &mc);
+	uint32_t a;
+	assert_sws(0, sws_mm_space_create(e.mm, 0, &a));
+	for (unsigned p = 0; p < 512; p++)
+		assert_access(sws_mm_access(e.cpu, e.mm, a, PG(p), true));
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, a, PG(0), 512 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	for (unsigned p = 0; p < 64; p++) /* sequential: the window opens to 8 */
+		assert_access(sws_mm_access(e.cpu, e.mm, a, PG(p), false));
+	uint64_t ra[6];
+	for (unsigned k = 0; k < 6; k++) { /* scattered, nothing read ahead is used */
+		uint64_t r0 = stats(&e).counters[SWS_MM_swap_ra];
+		assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(100 + 64 * k), false), 1);
+		ra[k] = stats(&e).counters[SWS_MM_swap_ra] - r0;
+	}
+	assert_int_equal(ra[0], 3);               /* 8 -> 4: three neighbours */
+	assert_int_equal(ra[1], 1);               /* 4 -> 2 */
+	for (unsigned k = 2; k < 6; k++)          /* 2 -> 1 and stays: none */
+		assert_int_equal(ra[k], 0);
+	env_close(&e);
+}
+
+/*
+ * The kernel policy keeps the active list no larger than the inactive one
+ * (inactive_is_low()): while active is the smaller list reclaim deactivates
+ * nothing; once it is the larger, every scan deactivates its oldest page.
+ */
+static void test_active_inactive_balance(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_mm_config mc = {.ram_pages = 4096, .policy = SWS_RECLAIM_KERNEL, .page_cluster = 1};
+	struct env e;
+	env_open(&e, b, 8192, SWS_SWP_SOLIDSTATE, SWS_BACKING_NONE, &mc);
+	uint16_t cg;
+	uint32_t a;
+	assert_sws(0, sws_mm_memcg_create(e.mm, 1024, &cg));
+	assert_sws(0, sws_mm_space_create(e.mm, cg, &a));
+	for (unsigned p = 0; p < 64; p++)
+		assert_access(sws_mm_access(e.cpu, e.mm, a, PG(p), true));
+	/* One pass marks every page referenced (young once); page 0 goes. */
+	assert_int_equal(sws_mm_reclaim(e.cpu, e.mm, cg, 1), 1);
+	for (unsigned p = 1; p <= 8; p++) /* used again: the next pass activates them */
+		assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(p), false), 0);
+	assert_int_equal(sws_mm_reclaim(e.cpu, e.mm, cg, 1), 1);
+	struct sws_mm_stats s0 = stats(&e);
+	assert_int_equal(s0.counters[SWS_MM_pgactivate], 8);
+	assert_int_equal(s0.counters[SWS_MM_pgdeactivate], 0);
+	/* 8 active, 54 inactive: taking 40 of the inactive deactivates nothing */
+	assert_int_equal(sws_mm_reclaim(e.cpu, e.mm, cg, 40), 40);
+	assert_int_equal(stats(&e).counters[SWS_MM_pgdeactivate], 0);
+	/* 8 active, 14 inactive: once the inactive list is the smaller, reclaim ages the active one */
+	assert_int_equal(sws_mm_reclaim(e.cpu, e.mm, cg, 12), 12);
+	assert_true(stats(&e).counters[SWS_MM_pgdeactivate] > 0);
+	env_close(&e);
+}
+
+/*
+ * A page shared since a fork and swapped out is swapped in by both sides: the
+ * second swap-in drops the last swap count but the folio is mapped twice, so
+ * it is mapped read-only and a write copies it (do_swap_page()'s exclusive
+ * test); the other side keeps its contents.
+ */
+static void test_swapin_shared_readonly(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_mm_config mc = {.ram_pages = 256, .page_cluster = 1, .flags = SWS_MM_VERIFY};
+	struct env e;
+	env_open(&e, b, 1024, SWS_SWP_SOLIDSTATE, SWS_BACKING_MEMORY, &mc);
+	uint32_t parent, child;
+	assert_sws(0, sws_mm_space_create(e.mm, 0, &parent));
+	assert_access(sws_mm_access(e.cpu, e.mm, parent, PG(0), true));
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, parent, PG(0), SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	assert_sws(0, sws_mm_fork(e.cpu, e.mm, parent, &child));
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, parent, PG(0), false), 1); /* count 2 -> 1 */
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, child, PG(0), false), 1);  /* swap cache hit, count 0 */
+	uint64_t cow = stats(&e).counters[SWS_MM_cow_fault];
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, child, PG(0), true), 1);   /* not a hit: a copy */
+	assert_int_equal(stats(&e).counters[SWS_MM_cow_fault], cow + 1);
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, parent, PG(0), false), 0); /* its own contents */
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, child, PG(0), false), 0);
+	assert_int_equal(stats(&e).counters[SWS_MM_verify_fail], 0);
+	assert_sws(0, sws_mm_exit(e.cpu, e.mm, child));
+	env_close(&e);
+}
+
+/*
+ * folio_add_lru(): a CPU's new folios wait in its batch (31) until it fills or
+ * the CPU drains it (lru_add_drain(): its own reclaim, munmap, exit,
+ * MADV_PAGEOUT); reclaim on another CPU cannot see them yet.
+ */
+static void test_lru_add_batch(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_mm_config mc = {.ram_pages = 1024};
+	struct env e;
+	env_open(&e, b, 4096, SWS_SWP_SOLIDSTATE, SWS_BACKING_NONE, &mc);
+	struct sws_cpu *other;
+	assert_sws(0, sws_cpu_attach(e.sim, &other));
+	uint16_t cg;
+	uint32_t a;
+	assert_sws(0, sws_mm_memcg_create(e.mm, 0, &cg));
+	assert_sws(0, sws_mm_space_create(e.mm, cg, &a));
+	for (unsigned p = 0; p < 10; p++)
+		assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(p), true), 1);
+	assert_int_equal(sws_mm_reclaim(other, e.mm, cg, 100), 0); /* all ten in e.cpu's batch */
+	assert_int_equal(sws_mm_reclaim(e.cpu, e.mm, cg, 100), 10); /* drained, then reclaimed */
+	for (unsigned p = 10; p < 10 + 31; p++) /* a full batch drains itself */
+		assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(p), true), 1);
+	assert_int_equal(sws_mm_reclaim(other, e.mm, cg, 100), 31);
+	sws_cpu_detach(other);
 	env_close(&e);
 }
 
@@ -818,7 +947,9 @@ int main(void)
 		cmocka_unit_test(test_untimed_store_io),
 		BOTH(test_free_path_lookups),  BOTH(test_free_path_swap_full),
 		BOTH(test_readahead_skips_free_slots), BOTH(test_vma_readahead_hit_address),
-		BOTH(test_madv_free),
+		BOTH(test_madv_free),          BOTH(test_readahead_window_shrinks),
+		BOTH(test_active_inactive_balance), BOTH(test_swapin_shared_readonly),
+		BOTH(test_lru_add_batch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

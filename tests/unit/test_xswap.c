@@ -298,6 +298,42 @@ static void test_shrink_gives_memory_back(void **state)
 	xenv_close(&e);
 }
 
+/*
+ * The shrink keeps everything while more than half the mapped range is in
+ * use, even with a free tail long enough to give back (12 chunks mapped past
+ * a raised limit, the top 480 clusters free, 540 in use); once use drops to
+ * half, the tail goes.
+ */
+static void test_shrink_waits_below_half_in_use(void **state)
+{
+	(void)state;
+	struct xenv e;
+	xenv_open(&e, RAM_1G);
+	assert_sws(0, sws_xswap_limit_set(e.sim, e.type, 2 * RAM_1G));
+	enum { N = 12 * CHUNK - 1 };
+	static sws_entry_t en[N];
+	for (unsigned i = 0; i < N; i++)
+		assert_sws(0, alloc(&e, 9, &en[i]));
+	assert_int_equal(xinfo(&e).nr_clusters_mapped, 12 * CHUNK);
+	for (unsigned i = N - 480; i < N; i++)
+		release(&e, en[i], 9);
+	deferred(&e);
+	struct sws_xswap_info xi = xinfo(&e);
+	assert_true(xi.inuse_pages * 2 > (uint64_t)xi.nr_clusters_mapped * SWS_CLUSTER_SLOTS);
+	assert_int_equal(xi.nr_clusters_mapped, 12 * CHUNK); /* over half in use: kept */
+	assert_int_equal(xi.shrinks, 0);
+	for (unsigned i = N - 480 - 40; i < N - 480; i++) /* down to half */
+		release(&e, en[i], 9);
+	deferred(&e);
+	xi = xinfo(&e);
+	assert_int_equal(xi.shrinks, 1);
+	assert_true(xi.nr_clusters_mapped < 12 * CHUNK);
+	for (unsigned i = 0; i < N - 520; i++)
+		release(&e, en[i], 9);
+	assert_totals(&e);
+	xenv_close(&e);
+}
+
 static void test_shrink_with_live_entries_then_destroy(void **state)
 {
 	(void)state;
@@ -557,6 +593,35 @@ static void test_cap_holds_when_memcg_fills(void **state)
 	xenv_close(&e);
 }
 
+/* A large folio zswap refuses on an xswap device stays in the swap cache with
+ * its PTEs swap entries (swap_writeout's "activate"); a fault on one of its
+ * pages finds it there and maps the page (the folio split to do so). */
+static void test_large_folio_kept_in_swap_cache(void **state)
+{
+	(void)state;
+	struct xenv e;
+	struct sws_zswap_config zc = {.max_pool_percent = 1};
+	xenv_open_cfg(&e, 16384, &zc, NULL, 0, -1);
+	assert_sws(0, sws_mm_mmap(e.mm, e.asid, PG(0), 1024ull * SWS_PAGE_SIZE, SWS_MM_MAP_ORDER(4)));
+	for (unsigned p = 0; p < 1024; p++)
+		assert_true(sws_mm_access(e.cpu, e.mm, e.asid, PG(p), true) >= 0);
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, e.asid, PG(0), 1024ull * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	struct sws_mm_stats s;
+	sws_mm_stats(e.mm, &s);
+	assert_true(s.counters[SWS_MM_xswap_reject_activate] > 0); /* the pool is full: some stayed */
+	for (unsigned p = 0; p < 1024; p++) {
+		int rc = sws_mm_access(e.cpu, e.mm, e.asid, PG(p), false);
+		if (rc < 0)
+			fail_msg("page %u: %s", p, sws_error_name(rc));
+	}
+	sws_mm_stats(e.mm, &s);
+	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
+	assert_true(s.counters[SWS_MM_swapcache_hit] > 0);
+	assert_sws(0, sws_mm_exit(e.cpu, e.mm, e.asid));
+	assert_totals(&e);
+	xenv_close(&e);
+}
+
 /* Swap out then back in sequentially; @return pages read ahead. */
 static uint64_t readahead_pages(struct xenv *e, unsigned pages)
 {
@@ -794,6 +859,8 @@ int main(void)
 		cmocka_unit_test(test_sizes_and_destroy),
 		cmocka_unit_test(test_grow_one_chunk_at_a_time),
 		cmocka_unit_test(test_shrink_gives_memory_back),
+		cmocka_unit_test(test_shrink_waits_below_half_in_use),
+		cmocka_unit_test(test_large_folio_kept_in_swap_cache),
 		cmocka_unit_test(test_shrink_with_live_entries_then_destroy),
 		cmocka_unit_test(test_limit_clamps_and_raises),
 		cmocka_unit_test(test_limit_below_mapped_in_use),
