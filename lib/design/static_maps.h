@@ -23,6 +23,8 @@ struct zeromap {
 	uint64_t words;
 };
 
+/* ---- static_maps.c: allocation at swapon (@return 0 or SWS_ENOMEM), free at swapoff ---- */
+
 int sws__swap_cgroup_init(struct swap_cgroup *sc, struct sws_mem *mem, uint64_t max);
 void sws__swap_cgroup_fini(struct swap_cgroup *sc, struct sws_mem *mem);
 int sws__zeromap_init(struct zeromap *z, struct sws_mem *mem, uint64_t max);

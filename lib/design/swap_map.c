@@ -22,7 +22,8 @@ int sws__swap_map_init(struct swap_map *m, struct sws_mem *mem, uint64_t max)
 	m->map = sws__mem_zalloc(mem, SWS_MEM_swap_map, max, 0);
 	if (!m->map)
 		return SWS_ENOMEM;
-	swap_map_set(m, 0, SWAP_MAP_BAD); /* the header */
+	/* the header; swapon: nothing is published, no lock */
+	atomic_store_explicit(&m->map[0], SWAP_MAP_BAD, memory_order_relaxed);
 	return 0;
 }
 
@@ -44,17 +45,21 @@ void sws__swap_map_fini(struct swap_map *m)
 	m->cont = NULL;
 }
 
-bool sws__swap_map_continued(const struct swap_map *m, uint64_t off, unsigned nr)
+/* ci->lock held: does any of @nr slots from @off have continuation digits? */
+static bool __swap_map_continued(const struct sws_cluster *ci, const struct swap_map *m,
+				 uint64_t off, unsigned nr)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	for (unsigned i = 0; i < nr; i++)
 		if (swap_map_get(m, off + i) & COUNT_CONTINUED)
 			return true;
 	return false;
 }
 
-/* __ cont_lock held: D of a continued slot, read digit by digit. */
-static uint64_t cont_read(const struct swap_map *m, uint64_t off)
+/* cont_lock held: D of a continued slot, read digit by digit. */
+static uint64_t __cont_read(const struct swap_map *m, uint64_t off)
 {
+	SWS_ASSERT_HELD(&m->cont_lock);
 	uint64_t d = 0;
 	unsigned k = 0;
 	struct cont_page *p = m->cont ? m->cont[off / MAP_PAGE_SLOTS] : NULL;
@@ -67,16 +72,18 @@ static uint64_t cont_read(const struct swap_map *m, uint64_t off)
 	return d;
 }
 
-uint32_t sws__swap_map_count(const struct swap_map *m, uint64_t off)
+uint32_t sws___swap_map_count(const struct sws_cluster *ci, const struct swap_map *m, uint64_t off)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	uint8_t b = swap_map_get(m, off);
 	uint64_t n = b & SWAP_COUNT_MASK;
 	if (b & COUNT_CONTINUED)
-		n += HEAD_BASE * cont_read(m, off);
+		n += HEAD_BASE * __cont_read(m, off);
 	return (uint32_t)n;
 }
 
-unsigned sws__swap_map_levels(uint32_t n)
+/* The continuation pages a count of @n needs. */
+static unsigned swap_map_levels(uint32_t n)
 {
 	unsigned levels = 0;
 	for (uint32_t d = n / HEAD_BASE; d; d >>= DIGIT_BITS)
@@ -84,10 +91,16 @@ unsigned sws__swap_map_levels(uint32_t n)
 	return levels;
 }
 
-int sws__swap_map_ensure(struct sws_cpu *cpu, struct swap_map *m, uint64_t off, unsigned levels)
+/* ci->lock held, and cont_lock when @levels > 0: add_swap_count_continuation():
+ * the swap_map page of @off gets @levels digit pages. Pages made before a
+ * failure stay (empty). */
+static int __swap_map_ensure(struct sws_cpu *cpu, const struct sws_cluster *ci, struct swap_map *m,
+			     uint64_t off, unsigned levels)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	if (!levels)
 		return 0;
+	SWS_ASSERT_HELD(&m->cont_lock);
 	if (!m->cont) {
 		m->cont = sws__mem_zalloc(m->mem, SWS_MEM_swap_cont, sizeof(*m->cont) * m->nr_map_pages, 0);
 		if (!m->cont)
@@ -107,11 +120,14 @@ int sws__swap_map_ensure(struct sws_cpu *cpu, struct swap_map *m, uint64_t off, 
 }
 
 /* Every existing digit page is rewritten, so digits above D read as 0. */
-void sws__swap_map_set_count(struct swap_map *m, uint64_t off, uint32_t n)
+void sws___swap_map_set_count(const struct sws_cluster *ci, struct swap_map *m, uint64_t off,
+			      uint32_t n)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	uint8_t b = swap_map_get(m, off);
 	uint64_t d = n / HEAD_BASE;
 	if (d || (b & COUNT_CONTINUED)) {
+		SWS_ASSERT_HELD(&m->cont_lock);
 		struct cont_page *p = m->cont[off / MAP_PAGE_SLOTS];
 		for (uint64_t rest = d; p; p = p->next, rest >>= DIGIT_BITS) {
 			uint8_t digit = rest & SWAP_CONT_MAX;
@@ -119,11 +135,15 @@ void sws__swap_map_set_count(struct swap_map *m, uint64_t off, uint32_t n)
 				(uint8_t)(digit | ((rest >> DIGIT_BITS) ? COUNT_CONTINUED : 0));
 		}
 	}
-	swap_map_set(m, off, (uint8_t)((b & SWAP_HAS_CACHE) | (n % HEAD_BASE) | (d ? COUNT_CONTINUED : 0)));
+	__swap_map_set(
+	    ci, m, off,
+	    (uint8_t)((b & SWAP_HAS_CACHE) | (n % HEAD_BASE) | (d ? COUNT_CONTINUED : 0)));
 }
 
-int sws__swap_map_check_slot(struct swap_map *m, uint64_t off, char *msg, size_t len)
+int sws___swap_map_check_slot(const struct sws_cluster *ci, struct swap_map *m, uint64_t off,
+			      char *msg, size_t len)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	uint8_t b = swap_map_get(m, off);
 	unsigned long long o = (unsigned long long)off;
 	if (b == SWAP_MAP_BAD) {
@@ -137,7 +157,7 @@ int sws__swap_map_check_slot(struct swap_map *m, uint64_t off, char *msg, size_t
 	if (m->cont) {
 		sws_spin_lock(&m->cont_lock);
 		bool stale = false;
-		d = (b & COUNT_CONTINUED) ? cont_read(m, off) : 0;
+		d = (b & COUNT_CONTINUED) ? __cont_read(m, off) : 0;
 		for (struct cont_page *p = m->cont[off / MAP_PAGE_SLOTS]; p && !(b & COUNT_CONTINUED); p = p->next)
 			stale |= p->digit[off % MAP_PAGE_SLOTS] != 0;
 		sws_spin_unlock(&m->cont_lock);
@@ -149,8 +169,10 @@ int sws__swap_map_check_slot(struct swap_map *m, uint64_t off, char *msg, size_t
 	return 0;
 }
 
-int sws__swap_map_dup(struct sws_cpu *cpu, struct swap_map *m, uint64_t off, unsigned nr)
+int sws___swap_map_dup(struct sws_cpu *cpu, const struct sws_cluster *ci, struct swap_map *m,
+		       uint64_t off, unsigned nr)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	bool cont = false;
 	for (unsigned i = 0; i < nr; i++) {
 		uint8_t b = swap_map_get(m, off + i);
@@ -162,28 +184,30 @@ int sws__swap_map_dup(struct sws_cpu *cpu, struct swap_map *m, uint64_t off, uns
 	unsigned levels = 0;
 	int rc = 0;
 	for (unsigned i = 0; i < nr && !rc; i++) {
-		uint32_t c = sws__swap_map_count(m, off + i);
+		uint32_t c = sws___swap_map_count(ci, m, off + i);
 		if (c + 1 > SWS_SWAP_COUNT_MAX)
 			rc = SWS_EOVERFLOW;
-		unsigned l = sws__swap_map_levels(c + 1);
+		unsigned l = swap_map_levels(c + 1);
 		levels = l > levels ? l : levels;
 	}
 	if (!rc)
-		rc = sws__swap_map_ensure(cpu, m, off, levels);
+		rc = __swap_map_ensure(cpu, ci, m, off, levels);
 	for (unsigned i = 0; i < nr && !rc; i++)
-		sws__swap_map_set_count(m, off + i, sws__swap_map_count(m, off + i) + 1);
+		sws___swap_map_set_count(ci, m, off + i, sws___swap_map_count(ci, m, off + i) + 1);
 	if (cont)
 		swap_map_cont_unlock(m);
 	return rc;
 }
 
-int sws__swap_map_put_begin(struct sws_cpu *cpu, struct swap_map *m, uint64_t off, unsigned nr, bool *cont)
+int sws___swap_map_put_begin(struct sws_cpu *cpu, const struct sws_cluster *ci, struct swap_map *m,
+			     uint64_t off, unsigned nr, bool *cont)
 {
-	*cont = sws__swap_map_continued(m, off, nr);
+	SWS_ASSERT_HELD(&ci->lock);
+	*cont = __swap_map_continued(ci, m, off, nr);
 	if (*cont)
 		swap_map_cont_lock(cpu, m);
 	for (unsigned i = 0; i < nr; i++) {
-		if (!sws__swap_map_count(m, off + i)) {
+		if (!sws___swap_map_count(ci, m, off + i)) {
 			sws__swap_map_put_end(m, *cont);
 			*cont = false;
 			return SWS_ERANGE;
@@ -192,8 +216,10 @@ int sws__swap_map_put_begin(struct sws_cpu *cpu, struct swap_map *m, uint64_t of
 	return 0;
 }
 
-bool sws__swap_map_is_last(const struct swap_map *m, uint64_t off, unsigned nr)
+bool sws___swap_map_is_last(const struct sws_cluster *ci, const struct swap_map *m, uint64_t off,
+			    unsigned nr)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	uint8_t first = swap_map_get(m, off);
 	if (nr < 2 || (first & ~SWAP_HAS_CACHE) != 1)
 		return false;
@@ -203,16 +229,20 @@ bool sws__swap_map_is_last(const struct swap_map *m, uint64_t off, unsigned nr)
 	return true;
 }
 
-bool sws__swap_map_only_cache(const struct swap_map *m, uint64_t off, unsigned nr)
+bool sws___swap_map_only_cache(const struct sws_cluster *ci, const struct swap_map *m, uint64_t off,
+			       unsigned nr)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	for (unsigned i = 0; i < nr; i++)
 		if (swap_map_get(m, off + i) != SWAP_HAS_CACHE)
 			return false;
 	return true;
 }
 
-bool sws__swap_map_single(const struct swap_map *m, uint64_t off, unsigned nr)
+bool sws___swap_map_single(const struct sws_cluster *ci, const struct swap_map *m, uint64_t off,
+			   unsigned nr)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	for (unsigned i = 0; i < nr; i++) {
 		uint8_t b = swap_map_get(m, off + i);
 		if (!swap_map_unused(b) && !(b & SWAP_HAS_CACHE) && b != 1)
@@ -221,8 +251,10 @@ bool sws__swap_map_single(const struct swap_map *m, uint64_t off, unsigned nr)
 	return true;
 }
 
-bool sws__swap_map_all_cached(const struct swap_map *m, uint64_t off, unsigned nr)
+bool sws___swap_map_all_cached(const struct sws_cluster *ci, const struct swap_map *m, uint64_t off,
+			       unsigned nr)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	for (unsigned i = 0; i < nr; i++)
 		if (!(swap_map_get(m, off + i) & SWAP_HAS_CACHE))
 			return false;

@@ -17,6 +17,9 @@
  *
  * Locking: bytes change under ci->lock (relaxed atomics let lock-free
  * readers peek); digit pages under cont_lock, which nests inside ci->lock.
+ * The functions that need ci->lock take the cluster @ci holding @off (all
+ * the slots of one call lie in it) and are named __name; each asserts the
+ * locks it needs.
  */
 #ifndef SWS_DESIGN_SWAP_MAP_H
 #define SWS_DESIGN_SWAP_MAP_H
@@ -46,18 +49,18 @@ struct swap_map {
 	struct sws_mem *mem;
 };
 
-/* swapon: vzalloc the map, slot 0 marked bad. @return 0 or SWS_ENOMEM. */
-int sws__swap_map_init(struct swap_map *m, struct sws_mem *mem, uint64_t max);
-void sws__swap_map_fini(struct swap_map *m);
+/* ---- this header: one byte, and cont_lock ------------------------------------------ */
 
 static inline uint8_t swap_map_get(const struct swap_map *m, uint64_t off)
 {
 	return atomic_load_explicit(&m->map[off], memory_order_relaxed);
 }
 
-/* __ */
-static inline void swap_map_set(struct swap_map *m, uint64_t off, uint8_t v)
+/* ci->lock held: set the byte of slot @off of cluster @ci. */
+static inline void __swap_map_set(const struct sws_cluster *ci, struct swap_map *m, uint64_t off,
+				  uint8_t v)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	atomic_store_explicit(&m->map[off], v, memory_order_relaxed);
 }
 
@@ -72,49 +75,63 @@ static inline void swap_map_cont_lock(struct sws_cpu *cpu, struct swap_map *m)
 
 static inline void swap_map_cont_unlock(struct swap_map *m) { sws_spin_unlock(&m->cont_lock); }
 
-/* __ Does any of @nr slots from @off have continuation digits? */
-bool sws__swap_map_continued(const struct swap_map *m, uint64_t off, unsigned nr);
-/* __ The count of an allocated slot; cont_lock held if it is continued. */
-uint32_t sws__swap_map_count(const struct swap_map *m, uint64_t off);
-/* The continuation pages a count of @n needs. */
-unsigned sws__swap_map_levels(uint32_t n);
-/* __ cont_lock held: add_swap_count_continuation(): the swap_map page of @off
- * gets @levels digit pages. Pages made before a failure stay (empty). */
-int sws__swap_map_ensure(struct sws_cpu *cpu, struct swap_map *m, uint64_t off, unsigned levels);
-/* __ Set the count of an allocated slot to @n, keeping HAS_CACHE. cont_lock
- * held when the slot is continued or @n > SWAP_MAP_MAX (pages present). */
-void sws__swap_map_set_count(struct swap_map *m, uint64_t off, uint32_t n);
-/* __ swap_duplicate() of @nr allocated slots (the caller checked they are):
- * one reference more each, continuation pages as needed (cont_lock taken
- * when a digit is involved). @return 0, SWS_EOVERFLOW, SWS_ENOMEM; nothing
- * changed on failure. */
-int sws__swap_map_dup(struct sws_cpu *cpu, struct swap_map *m, uint64_t off, unsigned nr);
-/* __ The start of a put of @nr allocated slots: SWS_ERANGE when one has no
- * reference (cache-only). Holds cont_lock (*cont) when a slot is continued:
- * release it with sws__swap_map_put_end(). */
-int sws__swap_map_put_begin(struct sws_cpu *cpu, struct swap_map *m, uint64_t off, unsigned nr, bool *cont);
+/* ---- swap_map.c --------------------------------------------------------------------- */
+
+/* swapon: vzalloc the map, slot 0 marked bad. @return 0 or SWS_ENOMEM. */
+int sws__swap_map_init(struct swap_map *m, struct sws_mem *mem, uint64_t max);
+void sws__swap_map_fini(struct swap_map *m);
+
+/* ci->lock held, and cont_lock if the slot is continued: the count of an
+ * allocated slot. */
+uint32_t sws___swap_map_count(const struct sws_cluster *ci, const struct swap_map *m, uint64_t off);
+/* ci->lock held, and cont_lock when the slot is continued or @n >
+ * SWAP_MAP_MAX (pages present): set the count of an allocated slot to @n,
+ * keeping HAS_CACHE. */
+void sws___swap_map_set_count(const struct sws_cluster *ci, struct swap_map *m, uint64_t off,
+			      uint32_t n);
+/* ci->lock held: swap_duplicate() of @nr allocated slots (the caller checked
+ * they are): one reference more each, continuation pages as needed
+ * (cont_lock taken when a digit is involved). @return 0, SWS_EOVERFLOW,
+ * SWS_ENOMEM; nothing changed on failure. */
+int sws___swap_map_dup(struct sws_cpu *cpu, const struct sws_cluster *ci, struct swap_map *m,
+		       uint64_t off, unsigned nr);
+/* ci->lock held: the start of a put of @nr allocated slots: SWS_ERANGE when
+ * one has no reference (cache-only). Holds cont_lock (*cont) when a slot is
+ * continued: release it with sws__swap_map_put_end(). */
+int sws___swap_map_put_begin(struct sws_cpu *cpu, const struct sws_cluster *ci, struct swap_map *m,
+			     uint64_t off, unsigned nr, bool *cont);
 static inline void sws__swap_map_put_end(struct swap_map *m, bool cont)
 {
 	if (cont)
 		swap_map_cont_unlock(m);
 }
-/* __ Drop one reference of slot @off (between put_begin and put_end). @return the new byte. */
-static inline uint8_t sws__swap_map_dec(struct swap_map *m, uint64_t off)
+/* ci->lock held (and cont_lock where put_begin took it): drop one reference
+ * of slot @off (between put_begin and put_end). @return the new byte. */
+static inline uint8_t sws___swap_map_dec(const struct sws_cluster *ci, struct swap_map *m,
+					 uint64_t off)
 {
-	sws__swap_map_set_count(m, off, sws__swap_map_count(m, off) - 1); /* canonical re-encoding */
+	SWS_ASSERT_HELD(&ci->lock);
+	/* canonical re-encoding */
+	sws___swap_map_set_count(ci, m, off, sws___swap_map_count(ci, m, off) - 1);
 	return swap_map_get(m, off);
 }
-/* __ swap_is_last_map(): may a put of @nr slots go as one batch? All bytes
- * equal to the first, whose count is exactly 1. */
-bool sws__swap_map_is_last(const struct swap_map *m, uint64_t off, unsigned nr);
-/* __ swap_only_has_cache(): every byte is SWAP_HAS_CACHE alone. */
-bool sws__swap_map_only_cache(const struct swap_map *m, uint64_t off, unsigned nr);
-/* __ Does every slot that holds a count but no cache have count 1 (the
- * bypass's __swap_count() == 1)? */
-bool sws__swap_map_single(const struct swap_map *m, uint64_t off, unsigned nr);
-/* __ Does every slot have SWAP_HAS_CACHE? */
-bool sws__swap_map_all_cached(const struct swap_map *m, uint64_t off, unsigned nr);
-/* __ The digits of one slot agree with its byte. @return 0 or SWS_ECORRUPT. */
-int sws__swap_map_check_slot(struct swap_map *m, uint64_t off, char *msg, size_t len);
+/* ci->lock held: swap_is_last_map(): may a put of @nr slots go as one batch?
+ * All bytes equal to the first, whose count is exactly 1. */
+bool sws___swap_map_is_last(const struct sws_cluster *ci, const struct swap_map *m, uint64_t off,
+			    unsigned nr);
+/* ci->lock held: swap_only_has_cache(): every byte is SWAP_HAS_CACHE alone. */
+bool sws___swap_map_only_cache(const struct sws_cluster *ci, const struct swap_map *m, uint64_t off,
+			       unsigned nr);
+/* ci->lock held: does every slot that holds a count but no cache have count 1
+ * (the bypass's __swap_count() == 1)? */
+bool sws___swap_map_single(const struct sws_cluster *ci, const struct swap_map *m, uint64_t off,
+			   unsigned nr);
+/* ci->lock held: does every slot have SWAP_HAS_CACHE? */
+bool sws___swap_map_all_cached(const struct sws_cluster *ci, const struct swap_map *m, uint64_t off,
+			       unsigned nr);
+/* ci->lock held (cont_lock is taken inside): the digits of one slot agree
+ * with its byte. @return 0 or SWS_ECORRUPT. */
+int sws___swap_map_check_slot(const struct sws_cluster *ci, struct swap_map *m, uint64_t off,
+			      char *msg, size_t len);
 
 #endif

@@ -148,6 +148,15 @@ static inline void desc_unlock(struct sws_device *dev, uint64_t off)
 	sws__cluster_unlock(sws__offset_cluster(dev, off));
 }
 
+/* The lock of virtual cluster @cl of @dev (holding @off) is held, or @cl is
+ * NULL: the cluster was free when looked up and nothing is locked. */
+static inline void assert_desc_locked(struct sws_device *dev, const struct vswap_cluster *cl,
+				      uint64_t off)
+{
+	if (cl)
+		SWS_ASSERT_HELD(&sws__offset_cluster(dev, off)->lock);
+}
+
 static inline bool allocated(const struct vswap_cluster *cl, uint64_t off)
 {
 	return cl && sws_bit_test(cl->bitmap, idx_of(off));
@@ -158,8 +167,9 @@ static inline struct swp_desc *desc_of(struct vswap_cluster *cl, uint64_t off) {
 /* ---- physical slots ------------------------------------------------------------------- */
 
 /*
- * swap_slot_free_nr(): give @nr physical slots from @phys back (their
- * descriptor's lock held: virtual ci->lock -> physical ci->lock).
+ * swap_slot_free_nr(): give @nr physical slots from @phys back, under their
+ * cluster's lock (inside the virtual ci->lock of their descriptors where
+ * the caller holds it).
  */
 static void phys_free(struct sws_cpu *cpu, struct sws_sim *sim, sws_entry_t phys, unsigned nr)
 {
@@ -174,25 +184,27 @@ static void phys_free(struct sws_cpu *cpu, struct sws_sim *sim, sws_entry_t phys
 		atomic_fetch_and_explicit(&pd->allocated[o / 64], ~(1ull << (o % 64)), memory_order_relaxed);
 		atomic_store_explicit(&rm[idx_of(o)], 0, memory_order_relaxed);
 	}
-	sws__swap_range_free(cpu, pdev, ci, off, nr);
+	sws___swap_range_free(cpu, pdev, ci, off, nr);
 	sws__cluster_unlock(ci);
 }
 
 /*
- * __ release_backing(): what backs @nr descriptors from @off goes: a zswap
- * entry to zswap, physical slots in contiguous runs. The descriptors keep
- * their type; the caller sets the new one.
+ * Virtual ci->lock held: release_backing(): what backs @nr descriptors from
+ * @off goes: a zswap entry to zswap, physical slots in contiguous runs. The
+ * descriptors keep their type; the caller sets the new one.
  */
-static void release_backing(struct sws_cpu *cpu, struct sws_device *dev, struct vswap_cluster *cl, uint64_t off,
-			    unsigned nr)
+static void __release_backing(struct sws_cpu *cpu, struct sws_device *dev, struct vswap_cluster *cl,
+			      uint64_t off, unsigned nr)
 {
+	SWS_ASSERT_HELD(&sws__offset_cluster(dev, off)->lock);
 	sws_entry_t run = 0;
 	unsigned run_n = 0;
 	for (unsigned i = 0; i < nr; i++) {
 		struct swp_desc *d = desc_of(cl, off + i);
 		sws_entry_t p = d->type == VSWAP_SWAPFILE ? d->slot : 0;
 		if (d->type == VSWAP_ZSWAP && d->zswap_entry) {
-			sws__zswap_release(dev->sim, d->zswap_entry);
+			sws___zswap_release(dev->sim, sws__offset_cluster(dev, off),
+					    d->zswap_entry);
 			d->zswap_entry = NULL;
 		}
 		if (run_n && p == run + run_n && sws_swp_offset(p) % SWS_CLUSTER_SLOTS) {
@@ -210,24 +222,28 @@ static void release_backing(struct sws_cpu *cpu, struct sws_device *dev, struct 
 		phys_free(cpu, dev->sim, run, run_n);
 }
 
-/* __ vswap_free_nr(): @nr slots from @off have no count and are not cached:
- * release their backends and give them back (one batch, as since v4). */
-static void slots_free(struct sws_cpu *cpu, struct sws_device *dev, struct vswap_cluster *cl, uint64_t off,
-		       unsigned nr)
+/* Virtual ci->lock held: vswap_free_nr(): @nr slots from @off have no count
+ * and are not cached: release their backends and give them back (one
+ * batch, as since v4). */
+static void __slots_free(struct sws_cpu *cpu, struct sws_device *dev, struct vswap_cluster *cl,
+			 uint64_t off, unsigned nr)
 {
-	release_backing(cpu, dev, cl, off, nr);
+	SWS_ASSERT_HELD(&sws__offset_cluster(dev, off)->lock);
+	__release_backing(cpu, dev, cl, off, nr);
 	for (unsigned i = 0; i < nr; i++) {
 		memset(desc_of(cl, off + i), 0, sizeof(struct swp_desc));
 		sws_bit_clear(cl->bitmap, idx_of(off + i));
 	}
-	sws__swap_range_free(cpu, dev, sws__offset_cluster(dev, off), off, nr);
+	sws___swap_range_free(cpu, dev, sws__offset_cluster(dev, off), off, nr);
 }
 
-/* __ Free every slot of the @nr from @off left with no count and not
- * cached, run by run (vswap_free_nr(): one batch per run, since v4). */
-static void free_unused(struct sws_cpu *cpu, struct sws_device *dev, struct vswap_cluster *cl, uint64_t off,
-			unsigned nr)
+/* Virtual ci->lock held: free every slot of the @nr from @off left with no
+ * count and not cached, run by run (vswap_free_nr(): one batch per run,
+ * since v4). */
+static void __free_unused(struct sws_cpu *cpu, struct sws_device *dev, struct vswap_cluster *cl,
+			  uint64_t off, unsigned nr)
 {
+	SWS_ASSERT_HELD(&sws__offset_cluster(dev, off)->lock);
 	unsigned run = 0;
 	for (unsigned i = 0; i <= nr; i++) {
 		struct swp_desc *d = i < nr ? desc_of(cl, off + i) : NULL;
@@ -236,7 +252,7 @@ static void free_unused(struct sws_cpu *cpu, struct sws_device *dev, struct vswa
 			continue;
 		}
 		if (run)
-			slots_free(cpu, dev, cl, off + i - run, run);
+			__slots_free(cpu, dev, cl, off + i - run, run);
 		run = 0;
 	}
 }
@@ -273,9 +289,11 @@ static void vcluster_free_rcu(struct rcu_head *head)
 	sws_rcu_callback_end();
 }
 
-/* __ A virtual cluster starts serving: its cluster and descriptors, in the map. */
-static int vcluster_get(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci)
+/* ci->lock held: a virtual cluster starts serving: its cluster and
+ * descriptors, in the map. */
+static int __vcluster_get(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	struct vswap_vdev *vd = vd_of(dev);
 	uint32_t c = sws__cluster_idx(dev, ci);
 	struct vswap_cluster *cl = vcluster_alloc(&dev->sim->mem, c);
@@ -298,8 +316,11 @@ static int vcluster_get(struct sws_cpu *cpu, struct sws_device *dev, struct sws_
 	return 0;
 }
 
-static void vcluster_put(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci)
+/* ci->lock held: a virtual cluster became free: out of the map, freed after a
+ * grace period. */
+static void __vcluster_put(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	struct vswap_vdev *vd = vd_of(dev);
 	uint32_t c = sws__cluster_idx(dev, ci);
 	struct vswap_cluster *cl = vd->clusters[c];
@@ -315,8 +336,10 @@ static void vcluster_put(struct sws_cpu *cpu, struct sws_device *dev, struct sws
 	sws_call_rcu(&cl->rcu, vcluster_free_rcu); /* lock-free map walkers may hold it */
 }
 
-static int pcluster_get(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci)
+/* ci->lock held: a physical cluster leaves the free list: its reverse map. */
+static int __pcluster_get(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	struct vswap_pdev *pd = pd_of(dev);
 	_Atomic uint64_t *rm = sws__mem_zalloc(&dev->sim->mem, SWS_MEM_swap_rmap, RMAP_BYTES, 64);
 	if (!rm)
@@ -326,8 +349,10 @@ static int pcluster_get(struct sws_cpu *cpu, struct sws_device *dev, struct sws_
 	return 0;
 }
 
-static void pcluster_put(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci)
+/* ci->lock held: a physical cluster became free: its reverse map goes. */
+static void __pcluster_put(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	struct vswap_pdev *pd = pd_of(dev);
 	uint32_t c = sws__cluster_idx(dev, ci);
 	_Atomic uint64_t *rm = atomic_load_explicit(&pd->rmap[c], memory_order_relaxed);
@@ -340,15 +365,17 @@ static void pcluster_put(struct sws_cpu *cpu, struct sws_device *dev, struct sws
 
 static int vs_cluster_get(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci)
 {
-	return is_virtual(dev) ? vcluster_get(cpu, dev, ci) : pcluster_get(cpu, dev, ci);
+	SWS_ASSERT_HELD(&ci->lock);
+	return is_virtual(dev) ? __vcluster_get(cpu, dev, ci) : __pcluster_get(cpu, dev, ci);
 }
 
 static void vs_cluster_put(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	if (is_virtual(dev))
-		vcluster_put(cpu, dev, ci);
+		__vcluster_put(cpu, dev, ci);
 	else
-		pcluster_put(cpu, dev, ci);
+		__pcluster_put(cpu, dev, ci);
 }
 
 static void vs_device_fini(struct sws_device *dev)
@@ -389,13 +416,21 @@ static int vs_device_init(struct sws_device *dev)
 		vd->map.xa.mem_class = SWS_MEM_vswap_cluster;
 		vd->clusters = sws__cluster_array_create(dev, &vd->clusters_array, sizeof(*vd->clusters),
 							 SWS_MEM_vswap_cluster, 0);
-		/* Cluster 0 holds the header slot (entry value 0 is never handed out). */
-		int rc = vd->clusters ? vcluster_get(NULL, dev, &dev->cluster_info[0]) : SWS_ENOMEM;
+		/* Cluster 0 holds the header slot (entry value 0 is never handed
+		 * out). Its lock is uncontended: the device is not published yet. */
+		struct sws_cluster *ci = &dev->cluster_info[0];
+		int rc = SWS_ENOMEM;
+		if (vd->clusters) {
+			sws_spin_lock(&ci->lock);
+			rc = __vcluster_get(NULL, dev, ci);
+			if (!rc)
+				sws_bit_set(vd->clusters[0]->bitmap, 0);
+			sws_spin_unlock(&ci->lock);
+		}
 		if (rc) {
 			vs_device_fini(dev);
 			return rc;
 		}
-		sws_bit_set(vd->clusters[0]->bitmap, 0);
 		dev->design_index = &vd->map;
 		return 0;
 	}
@@ -412,11 +447,16 @@ static int vs_device_init(struct sws_device *dev)
 		return SWS_ENOMEM;
 	}
 	sws_bit_set(pd->bad, 0); /* the header */
-	/* Clusters holding bad slots (the header, a partial tail) keep their reverse map for life. */
+	/* Clusters holding bad slots (the header, a partial tail) keep their
+	 * reverse map for life. The device is not published yet: each lock is
+	 * taken uncontended. */
 	uint32_t with_bad[2] = {0, dev->nr_clusters - 1};
 	for (unsigned k = 0; k < 2; k++) {
 		struct sws_cluster *ci = &dev->cluster_info[with_bad[k]];
-		if (ci->count && !pd->rmap[with_bad[k]] && pcluster_get(NULL, dev, ci)) {
+		sws_spin_lock(&ci->lock);
+		int rc = ci->count && !pd->rmap[with_bad[k]] ? __pcluster_get(NULL, dev, ci) : 0;
+		sws_spin_unlock(&ci->lock);
+		if (rc) {
 			vs_device_fini(dev);
 			return SWS_ENOMEM;
 		}
@@ -424,17 +464,18 @@ static int vs_device_init(struct sws_device *dev)
 	return 0;
 }
 
-/* The virtual device: reserved at the core's largest device, grown and shrunk by chunks. */
+/* The virtual device: reserved at the core's largest device, grown and
+ * shrunk by chunks (struct sws_ext_ops: ext->lock held). */
 static uint32_t vspace_grow_to(struct sws_device *dev, uint32_t mapped, unsigned nr)
 {
-	(void)dev;
 	(void)nr;
+	SWS_ASSERT_HELD(&dev->ext->lock);
 	return mapped + VSWAP_CHUNK;
 }
 
 static uint32_t vspace_shrink_count(struct sws_device *dev, uint32_t mapped, uint32_t tail)
 {
-	(void)dev;
+	SWS_ASSERT_HELD(&dev->ext->lock);
 	if (tail <= VSWAP_CHUNK)
 		return 0;
 	uint32_t n = (tail - VSWAP_CHUNK) / VSWAP_CHUNK * VSWAP_CHUNK; /* one chunk of slack stays */
@@ -470,6 +511,7 @@ static int vs_sim_init(struct sws_sim *sim)
 
 static bool vs_range_free(struct sws_device *dev, struct sws_cluster *ci, uint64_t off, unsigned nr)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	uint32_t c = sws__cluster_idx(dev, ci);
 	if (is_virtual(dev)) {
 		struct vswap_cluster *cl = vd_of(dev)->clusters[c];
@@ -495,6 +537,7 @@ static void vs_range_alloc(struct sws_cpu *cpu, struct sws_device *dev, struct s
 			   unsigned nr, uint64_t owner)
 {
 	(void)cpu;
+	SWS_ASSERT_HELD(&ci->lock);
 	uint32_t c = sws__cluster_idx(dev, ci);
 	if (is_virtual(dev)) {
 		struct vswap_cluster *cl = vd_of(dev)->clusters[c];
@@ -551,7 +594,7 @@ static int vs_put(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uns
 			sws_bit_set(only_cache, i);
 	}
 	if (!rc)
-		free_unused(cpu, dev, cl, off, nr);
+		__free_unused(cpu, dev, cl, off, nr);
 	if (cl)
 		desc_unlock(dev, off);
 	return rc;
@@ -570,10 +613,13 @@ static int vs_count(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, u
 
 /* ---- swap cache ---------------------------------------------------------------------------- */
 
-/* __ The checks of a swap-in's add (design.h): FREE, already cached or
- * pinned, mixed, or differing zero state or memcg. */
-static int cache_check(struct vswap_cluster *cl, uint64_t off, unsigned nr)
+/* Virtual ci->lock held (or @cl NULL): the checks of a swap-in's add
+ * (design.h): FREE, already cached or pinned, mixed, or differing zero state
+ * or memcg. */
+static int __cache_check(struct sws_device *dev, struct vswap_cluster *cl, uint64_t off,
+			 unsigned nr)
 {
+	assert_desc_locked(dev, cl, off);
 	unsigned nfree = 0, ncached = 0;
 	bool differ = false;
 	struct swp_desc *d0 = allocated(cl, off) ? desc_of(cl, off) : NULL;
@@ -600,7 +646,7 @@ static int vs_cache_add(struct sws_cpu *cpu, struct sws_device *dev, uint64_t of
 			uint64_t *shadow)
 {
 	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
-	int rc = cache_check(cl, off, nr);
+	int rc = __cache_check(dev, cl, off, nr);
 	if (!rc) {
 		*shadow = cache_to_shadow(desc_of(cl, off)->cache);
 		for (unsigned i = 0; i < nr; i++) {
@@ -644,9 +690,12 @@ static int vs_cache_get_shadow(struct sws_cpu *cpu, struct sws_device *dev, uint
 	return rc;
 }
 
-/* __ Every slot holds folio @pfn (ENOTCACHED, then EMISMATCH). */
-static int check_cached(struct vswap_cluster *cl, uint64_t off, unsigned nr, uint64_t pfn)
+/* Virtual ci->lock held (or @cl NULL): every slot holds folio @pfn
+ * (ENOTCACHED, then EMISMATCH). */
+static int __check_cached(struct sws_device *dev, struct vswap_cluster *cl, uint64_t off,
+			  unsigned nr, uint64_t pfn)
 {
+	assert_desc_locked(dev, cl, off);
 	for (unsigned i = 0; i < nr; i++) {
 		if (!allocated(cl, off + i) || !off)
 			return SWS_ENOTCACHED;
@@ -666,14 +715,14 @@ static int vs_cache_del(struct sws_cpu *cpu, struct sws_device *dev, uint64_t of
 			uint64_t shadow)
 {
 	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
-	int rc = check_cached(cl, off, nr, pfn);
+	int rc = __check_cached(dev, cl, off, nr, pfn);
 	for (unsigned i = 0; i < nr && !rc; i++) {
 		struct swp_desc *d = desc_of(cl, off + i);
 		d->in_swapcache = 0;
 		d->cache = cache_shadow(shadow);
 	}
 	if (!rc)
-		free_unused(cpu, dev, cl, off, nr);
+		__free_unused(cpu, dev, cl, off, nr);
 	if (cl)
 		desc_unlock(dev, off);
 	return rc;
@@ -683,7 +732,7 @@ static int vs_cache_replace(struct sws_cpu *cpu, struct sws_device *dev, uint64_
 			    uint64_t old_pfn, uint64_t new_pfn)
 {
 	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
-	int rc = check_cached(cl, off, nr, old_pfn);
+	int rc = __check_cached(dev, cl, off, nr, old_pfn);
 	for (unsigned i = 0; i < nr && !rc; i++)
 		desc_of(cl, off + i)->cache = cache_folio(new_pfn);
 	if (cl)
@@ -697,7 +746,7 @@ static int vs_cache_replace(struct sws_cpu *cpu, struct sws_device *dev, uint64_
 static int vs_pin(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, uint64_t *shadow)
 {
 	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
-	int rc = cache_check(cl, off, nr);
+	int rc = __cache_check(dev, cl, off, nr);
 	for (unsigned i = 0; i < nr && !rc; i++) {
 		struct swp_desc *d = desc_of(cl, off + i);
 		struct sws_device *pdev = d->type == VSWAP_SWAPFILE && d->slot
@@ -729,7 +778,7 @@ static int vs_unpin(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, u
 	for (unsigned i = 0; i < nr && !rc; i++)
 		desc_of(cl, off + i)->in_swapcache = 0;
 	if (!rc)
-		free_unused(cpu, dev, cl, off, nr);
+		__free_unused(cpu, dev, cl, off, nr);
 	if (cl)
 		desc_unlock(dev, off);
 	return rc;
@@ -737,8 +786,11 @@ static int vs_unpin(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, u
 
 /* ---- zero flag, memcg -------------------------------------------------------------------- */
 
-static int all_allocated(struct vswap_cluster *cl, uint64_t off, unsigned nr)
+/* Virtual ci->lock held (or @cl NULL): are the @nr slots from @off allocated? */
+static int __all_allocated(struct sws_device *dev, struct vswap_cluster *cl, uint64_t off,
+			   unsigned nr)
 {
+	assert_desc_locked(dev, cl, off);
 	for (unsigned i = 0; i < nr; i++)
 		if (!allocated(cl, off + i) || off + i == 0)
 			return SWS_ENOENT;
@@ -750,9 +802,9 @@ static int all_allocated(struct vswap_cluster *cl, uint64_t off, unsigned nr)
 static int vs_set_zero(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, bool zero)
 {
 	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
-	int rc = all_allocated(cl, off, nr);
+	int rc = __all_allocated(dev, cl, off, nr);
 	if (!rc && zero) {
-		release_backing(cpu, dev, cl, off, nr);
+		__release_backing(cpu, dev, cl, off, nr);
 		for (unsigned i = 0; i < nr; i++)
 			desc_of(cl, off + i)->type = VSWAP_ZERO;
 	}
@@ -777,7 +829,7 @@ static bool vs_zero_test(struct sws_cpu *cpu, struct sws_device *dev, uint64_t o
 static int vs_set_memcg(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, uint16_t id)
 {
 	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
-	int rc = all_allocated(cl, off, nr);
+	int rc = __all_allocated(dev, cl, off, nr);
 	for (unsigned i = 0; i < nr && !rc; i++)
 		desc_of(cl, off + i)->memcgid = id;
 	if (cl)
@@ -787,10 +839,12 @@ static int vs_set_memcg(struct sws_cpu *cpu, struct sws_device *dev, uint64_t of
 
 /* ---- physical slots and zswap -------------------------------------------------------------- */
 
-/* __ Are @nr descriptors from @off backed by one physical run? @return its
- * first entry, 0 when none is, SWS_EBUSY-worthy ~0 when mixed. */
-static sws_entry_t backing_run(struct vswap_cluster *cl, uint64_t off, unsigned nr)
+/* Virtual ci->lock held: are @nr descriptors from @off backed by one physical
+ * run? @return its first entry, 0 when none is, SWS_EBUSY-worthy ~0 when mixed. */
+static sws_entry_t __backing_run(struct sws_device *dev, struct vswap_cluster *cl, uint64_t off,
+				 unsigned nr)
 {
+	SWS_ASSERT_HELD(&sws__offset_cluster(dev, off)->lock);
 	sws_entry_t first = desc_of(cl, off)->type == VSWAP_SWAPFILE ? desc_of(cl, off)->slot : 0;
 	for (unsigned i = 0; i < nr; i++) {
 		struct swp_desc *d = desc_of(cl, off + i);
@@ -814,8 +868,8 @@ static int vs_io_slot(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off,
 		      sws_entry_t *phys)
 {
 	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
-	int rc = all_allocated(cl, off, nr);
-	sws_entry_t run = rc ? 0 : backing_run(cl, off, nr);
+	int rc = __all_allocated(dev, cl, off, nr);
+	sws_entry_t run = rc ? 0 : __backing_run(dev, cl, off, nr);
 	/* The folio the caller holds in the swap cache: after the unlocked
 	 * allocation below, the slots must still be its (not freed and taken by
 	 * another folio meanwhile). */
@@ -840,12 +894,12 @@ static int vs_io_slot(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off,
 	if (rc)
 		return rc;
 	cl = desc_lock(cpu, dev, off);
-	rc = all_allocated(cl, off, nr);
+	rc = __all_allocated(dev, cl, off, nr);
 	if (!rc && desc_of(cl, off)->cache != owner)
 		rc = SWS_ENOENT; /* freed and reused meanwhile */
-	run = rc ? 0 : backing_run(cl, off, nr);
+	run = rc ? 0 : __backing_run(dev, cl, off, nr);
 	if (!rc && !run) {
-		release_backing(cpu, dev, cl, off, nr); /* zswap's copy, if any */
+		__release_backing(cpu, dev, cl, off, nr); /* zswap's copy, if any */
 		for (unsigned i = 0; i < nr; i++) {
 			struct swp_desc *d = desc_of(cl, off + i);
 			d->type = VSWAP_SWAPFILE;
@@ -870,14 +924,14 @@ static int vs_io_slot(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off,
 static int vs_io_release(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr)
 {
 	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
-	int rc = all_allocated(cl, off, nr);
+	int rc = __all_allocated(dev, cl, off, nr);
 	for (unsigned i = 0; i < nr && !rc; i++) {
 		struct swp_desc *d = desc_of(cl, off + i);
 		if (!d->in_swapcache || !cache_is_folio(d->cache))
 			rc = SWS_ENOTCACHED;
 	}
 	if (!rc) {
-		release_backing(cpu, dev, cl, off, nr);
+		__release_backing(cpu, dev, cl, off, nr);
 		for (unsigned i = 0; i < nr; i++)
 			desc_of(cl, off + i)->type = VSWAP_FOLIO;
 	}
@@ -901,7 +955,7 @@ static sws_entry_t vs_rmap(struct sws_cpu *cpu, struct sws_device *pdev, uint64_
 static int vs_zswap_store(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, void *entry, void **old)
 {
 	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
-	int rc = all_allocated(cl, off, 1);
+	int rc = __all_allocated(dev, cl, off, 1);
 	*old = NULL;
 	if (!rc) {
 		struct swp_desc *d = desc_of(cl, off);
@@ -909,7 +963,7 @@ static int vs_zswap_store(struct sws_cpu *cpu, struct sws_device *dev, uint64_t 
 			*old = d->zswap_entry;
 			d->zswap_entry = NULL;
 		} else {
-			release_backing(cpu, dev, cl, off, 1);
+			__release_backing(cpu, dev, cl, off, 1);
 		}
 		d->type = VSWAP_ZSWAP;
 		d->zswap_entry = entry;
@@ -968,6 +1022,7 @@ static void vs_zswap_drain(struct sws_device *dev, void (*fn)(void *ctx, void *e
 
 static void vs_slot_state(struct sws_device *dev, struct sws_cluster *ci, uint64_t off, struct sws_slot_state *st)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	uint32_t c = sws__cluster_idx(dev, ci);
 	if (!is_virtual(dev)) {
 		struct vswap_pdev *pd = pd_of(dev);
@@ -992,6 +1047,7 @@ static void vs_slot_state(struct sws_device *dev, struct sws_cluster *ci, uint64
 
 static int vs_check_cluster(struct sws_device *dev, struct sws_cluster *ci, char *msg, size_t len)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	uint32_t c = sws__cluster_idx(dev, ci);
 	uint64_t base = (uint64_t)c * SWS_CLUSTER_SLOTS, end = sws__cluster_end(dev, ci);
 	unsigned used = (unsigned)(base + SWS_CLUSTER_SLOTS - end);

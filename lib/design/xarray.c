@@ -51,7 +51,13 @@ static inline uint64_t xa_index(uint64_t off) { return off & SWAP_ADDRESS_SPACE_
 
 static inline uint8_t map_get(struct xa_dev *xd, uint64_t off) { return swap_map_get(&xd->map, off); }
 
-static inline void map_set(struct xa_dev *xd, uint64_t off, uint8_t v) { swap_map_set(&xd->map, off, v); }
+/* ci->lock held: set the swap_map byte of slot @off of cluster @ci. */
+static inline void __map_set(const struct sws_cluster *ci, struct xa_dev *xd, uint64_t off,
+			     uint8_t v)
+{
+	SWS_ASSERT_HELD(&ci->lock);
+	__swap_map_set(ci, &xd->map, off, v);
+}
 
 static void space_lock(struct sws_cpu *cpu, struct xa_space *sp) { locked_xa_lock(cpu, &sp->lx); }
 
@@ -60,13 +66,15 @@ static void space_unlock(struct sws_cpu *cpu, struct xa_space *sp)
 	locked_xa_unlock(cpu, &sp->lx, SWS_CTR_xa_node_alloc);
 }
 
-/* __ The count of an allocated slot, taking cont_lock when it is continued. */
-static uint32_t slot_count(struct sws_cpu *cpu, struct xa_dev *xd, uint64_t off)
+/* ci->lock held: the count of an allocated slot, taking cont_lock when it is continued. */
+static uint32_t __slot_count(struct sws_cpu *cpu, const struct sws_cluster *ci, struct xa_dev *xd,
+			     uint64_t off)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	if (!(map_get(xd, off) & COUNT_CONTINUED))
-		return sws__swap_map_count(&xd->map, off);
+		return sws___swap_map_count(ci, &xd->map, off);
 	swap_map_cont_lock(cpu, &xd->map);
-	uint32_t n = sws__swap_map_count(&xd->map, off);
+	uint32_t n = sws___swap_map_count(ci, &xd->map, off);
 	swap_map_cont_unlock(&xd->map);
 	return n;
 }
@@ -74,14 +82,16 @@ static uint32_t slot_count(struct sws_cpu *cpu, struct xa_dev *xd, uint64_t off)
 /* ---- freeing slots -------------------------------------------------------------------- */
 
 /*
- * __ swap_entries_free(): @nr slots from @off have swap_map 0 now: clear
- * their zero flags and memcg (swap_cgroup_clear()), erase their shadows
- * (clear_shadow_from_swap_cache(), which takes the xa_lock, as the kernel
- * does on every free), tell zswap, and give them back (swap_range_free()).
+ * ci->lock held: swap_entries_free(): @nr slots from @off have swap_map 0
+ * now: clear their zero flags and memcg (swap_cgroup_clear()), erase their
+ * shadows (clear_shadow_from_swap_cache(), which takes the xa_lock, as the
+ * kernel does on every free), tell zswap, and give them back
+ * (swap_range_free()).
  */
-static void entries_free(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci, uint64_t off,
-			 unsigned nr)
+static void __entries_free(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci,
+			   uint64_t off, unsigned nr)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	struct xa_dev *xd = xd_of(dev);
 	for (unsigned i = 0; i < nr; i++) {
 		if (zeromap_test(&xd->zeromap, off + i))
@@ -92,30 +102,32 @@ static void entries_free(struct sws_cpu *cpu, struct sws_device *dev, struct sws
 	space_lock(cpu, sp);
 	sws__xa_erase_values(&sp->lx.xa, xa_index(off), nr);
 	space_unlock(cpu, sp);
-	sws__slot_free_notify(dev, off, nr);
-	sws__swap_range_free(cpu, dev, ci, off, nr);
+	sws___slot_free_notify(dev, off, nr);
+	sws___swap_range_free(cpu, dev, ci, off, nr);
 }
 
 /*
- * __ swap_entries_put_cache(): drop HAS_CACHE from @nr slots (put_swap_folio(),
- * the end of a bypassed swap-in, or undoing a failed insert). Slots holding
- * nothing but the flag are freed in one batch; otherwise entry by entry.
+ * ci->lock held: swap_entries_put_cache(): drop HAS_CACHE from @nr slots
+ * (put_swap_folio(), the end of a bypassed swap-in, or undoing a failed
+ * insert). Slots holding nothing but the flag are freed in one batch;
+ * otherwise entry by entry.
  */
-static void drop_cache_flag(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci, uint64_t off,
-			    unsigned nr)
+static void __drop_cache_flag(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci,
+			      uint64_t off, unsigned nr)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	struct xa_dev *xd = xd_of(dev);
-	if (sws__swap_map_only_cache(&xd->map, off, nr)) {
+	if (sws___swap_map_only_cache(ci, &xd->map, off, nr)) {
 		for (unsigned i = 0; i < nr; i++)
-			map_set(xd, off + i, 0);
-		entries_free(cpu, dev, ci, off, nr);
+			__map_set(ci, xd, off + i, 0);
+		__entries_free(cpu, dev, ci, off, nr);
 		return;
 	}
 	for (unsigned i = 0; i < nr; i++) {
 		uint8_t b = map_get(xd, off + i) & ~SWAP_HAS_CACHE;
-		map_set(xd, off + i, b);
+		__map_set(ci, xd, off + i, b);
 		if (!b)
-			entries_free(cpu, dev, ci, off + i, 1);
+			__entries_free(cpu, dev, ci, off + i, 1);
 	}
 }
 
@@ -177,7 +189,7 @@ static int xa_device_init(struct sws_device *dev)
 
 static bool xa_range_free(struct sws_device *dev, struct sws_cluster *ci, uint64_t off, unsigned nr)
 {
-	(void)ci;
+	SWS_ASSERT_HELD(&ci->lock);
 	struct xa_dev *xd = xd_of(dev);
 	for (unsigned i = 0; i < nr; i++)
 		if (map_get(xd, off + i))
@@ -190,17 +202,20 @@ static void xa_range_alloc(struct sws_cpu *cpu, struct sws_device *dev, struct s
 			   unsigned nr, uint64_t pfn)
 {
 	(void)cpu;
-	(void)ci;
 	(void)pfn; /* the folio enters the tree in xa_alloc_finish() */
+	SWS_ASSERT_HELD(&ci->lock);
 	struct xa_dev *xd = xd_of(dev);
 	for (unsigned i = 0; i < nr; i++)
-		map_set(xd, off + i, SWAP_HAS_CACHE);
+		__map_set(ci, xd, off + i, SWAP_HAS_CACHE);
 }
 
-/* __ xa_lock held: add_to_swap_cache()'s tree part: store the folio in @nr
- * slots, *shadow the first slot's old shadow. ENOMEM leaves the tree unchanged. */
-static int tree_insert(struct xa_space *sp, uint64_t off, unsigned nr, uint64_t pfn, uint64_t *shadow)
+/* The space's xa_lock held: add_to_swap_cache()'s tree part: store the folio
+ * in @nr slots, *shadow the first slot's old shadow. ENOMEM leaves the tree
+ * unchanged. */
+static int __tree_insert(struct xa_space *sp, uint64_t off, unsigned nr, uint64_t pfn,
+			 uint64_t *shadow)
 {
+	SWS_ASSERT_HELD(&sp->lx.lock);
 	uint64_t idx = xa_index(off);
 	uintptr_t old = sws__xa_load(&sp->lx.xa, idx);
 	int rc = sws__xa_store_range(&sp->lx.xa, idx, nr, xa_mk_pfn(pfn));
@@ -217,13 +232,13 @@ static int xa_alloc_finish(struct sws_cpu *cpu, struct sws_device *dev, uint64_t
 	uint64_t shadow;
 
 	space_lock(cpu, sp);
-	int rc = tree_insert(sp, off, nr, pfn, &shadow); /* free slots hold no shadow */
+	int rc = __tree_insert(sp, off, nr, pfn, &shadow); /* free slots hold no shadow */
 	space_unlock(cpu, sp);
 	if (rc) {
 		/* put_swap_folio(): the slots were never used, give them back. */
 		struct sws_cluster *ci = sws__offset_cluster(dev, off);
 		sws__cluster_lock(cpu, ci);
-		drop_cache_flag(cpu, dev, ci, off, nr);
+		__drop_cache_flag(cpu, dev, ci, off, nr);
 		sws__cluster_unlock(ci);
 	}
 	return rc;
@@ -243,7 +258,7 @@ static int xa_dup(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uns
 		if (swap_map_unused(map_get(xd, off + i)))
 			rc = SWS_ENOENT;
 	if (!rc)
-		rc = sws__swap_map_dup(cpu, &xd->map, off, nr);
+		rc = sws___swap_map_dup(cpu, ci, &xd->map, off, nr);
 	sws__cluster_unlock(ci);
 	return rc;
 }
@@ -262,22 +277,22 @@ static int xa_put(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uns
 		if (swap_map_unused(map_get(xd, off + i)))
 			rc = SWS_EFREE;
 	if (!rc)
-		rc = sws__swap_map_put_begin(cpu, &xd->map, off, nr, &cont);
-	if (!rc && sws__swap_map_is_last(&xd->map, off, nr)) {
+		rc = sws___swap_map_put_begin(cpu, ci, &xd->map, off, nr, &cont);
+	if (!rc && sws___swap_map_is_last(ci, &xd->map, off, nr)) {
 		bool cached = map_get(xd, off) & SWAP_HAS_CACHE;
 		for (unsigned i = 0; i < nr; i++)
-			map_set(xd, off + i, cached ? SWAP_HAS_CACHE : 0);
+			__map_set(ci, xd, off + i, cached ? SWAP_HAS_CACHE : 0);
 		if (!cached)
-			entries_free(cpu, dev, ci, off, nr);
+			__entries_free(cpu, dev, ci, off, nr);
 		else if (only_cache)
 			sws_bitmap_set_range(only_cache, 0, nr);
 	} else if (!rc) {
 		if (nr > 1)
 			sws__count(cpu, SWS_CTR_swap_free_fallback, 1);
 		for (unsigned i = 0; i < nr; i++) {
-			uint8_t b = sws__swap_map_dec(&xd->map, off + i);
+			uint8_t b = sws___swap_map_dec(ci, &xd->map, off + i);
 			if (!b)
-				entries_free(cpu, dev, ci, off + i, 1);
+				__entries_free(cpu, dev, ci, off + i, 1);
 			else if (b == SWAP_HAS_CACHE && only_cache)
 				sws_bit_set(only_cache, i);
 		}
@@ -297,7 +312,7 @@ static int xa_count(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, u
 	if (swap_map_unused(map_get(xd, off)))
 		rc = SWS_ENOENT;
 	else
-		*count = slot_count(cpu, xd, off);
+		*count = __slot_count(cpu, ci, xd, off);
 	sws__cluster_unlock(ci);
 	return rc;
 }
@@ -305,11 +320,13 @@ static int xa_count(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, u
 /* ---- swap cache ---------------------------------------------------------------------------- */
 
 /*
- * __ swapcache_prepare(): validate @nr slots as cache_add does and set
- * SWAP_HAS_CACHE on them (the pin a swap-in holds while it reads).
+ * ci->lock held: swapcache_prepare(): validate @nr slots as cache_add does and
+ * set SWAP_HAS_CACHE on them (the pin a swap-in holds while it reads).
  */
-static int cache_prepare(struct xa_dev *xd, uint64_t off, unsigned nr)
+static int __cache_prepare(const struct sws_cluster *ci, struct xa_dev *xd, uint64_t off,
+			   unsigned nr)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	unsigned nfree = 0, ncached = 0;
 	bool differ = false;
 	uint8_t first = map_get(xd, off);
@@ -332,7 +349,7 @@ static int cache_prepare(struct xa_dev *xd, uint64_t off, unsigned nr)
 	if (nfree || differ)
 		return SWS_EBUSY;
 	for (unsigned i = 0; i < nr; i++)
-		map_set(xd, off + i, map_get(xd, off + i) | SWAP_HAS_CACHE);
+		__map_set(ci, xd, off + i, map_get(xd, off + i) | SWAP_HAS_CACHE);
 	return 0;
 }
 
@@ -347,18 +364,18 @@ static int xa_cache_add(struct sws_cpu *cpu, struct sws_device *dev, uint64_t of
 	struct sws_cluster *ci = sws__offset_cluster(dev, off);
 
 	sws__cluster_lock(cpu, ci);
-	int rc = cache_prepare(xd, off, nr);
+	int rc = __cache_prepare(ci, xd, off, nr);
 	sws__cluster_unlock(ci);
 	if (rc)
 		return rc;
 
 	struct xa_space *sp = space_of(xd, off);
 	space_lock(cpu, sp);
-	rc = tree_insert(sp, off, nr, pfn, shadow);
+	rc = __tree_insert(sp, off, nr, pfn, shadow);
 	space_unlock(cpu, sp);
 	if (rc) {
 		sws__cluster_lock(cpu, ci);
-		drop_cache_flag(cpu, dev, ci, off, nr); /* a racing put may have left nothing */
+		__drop_cache_flag(cpu, dev, ci, off, nr); /* a racing put may have left nothing */
 		sws__cluster_unlock(ci);
 	}
 	return rc;
@@ -393,9 +410,10 @@ static int xa_cache_get_shadow(struct sws_cpu *cpu, struct sws_device *dev, uint
 	return 0;
 }
 
-/* __ xa_lock held: every slot holds a folio (ENOTCACHED), and it is @pfn (EMISMATCH). */
-static int tree_check_folio(struct xa_space *sp, uint64_t off, unsigned nr, uint64_t pfn)
+/* The space's xa_lock held: every slot holds a folio (ENOTCACHED), and it is @pfn (EMISMATCH). */
+static int __tree_check_folio(struct xa_space *sp, uint64_t off, unsigned nr, uint64_t pfn)
 {
+	SWS_ASSERT_HELD(&sp->lx.lock);
 	uintptr_t e[SWS_CLUSTER_SLOTS];
 	sws__xa_load_range(&sp->lx.xa, xa_index(off), nr, e);
 	for (unsigned i = 0; i < nr; i++)
@@ -429,12 +447,12 @@ static int xa_cache_del(struct sws_cpu *cpu, struct sws_device *dev, uint64_t of
 	if (rc)
 		goto out;
 	space_lock(cpu, sp);
-	rc = tree_check_folio(sp, off, nr, pfn);
+	rc = __tree_check_folio(sp, off, nr, pfn);
 	if (!rc) /* overwrites existing slots or erases: allocates nothing, cannot fail */
 		sws__xa_store_range(&sp->lx.xa, xa_index(off), nr, shadow ? xa_mk_value(shadow) : 0);
 	space_unlock(cpu, sp);
 	if (!rc)
-		drop_cache_flag(cpu, dev, ci, off, nr);
+		__drop_cache_flag(cpu, dev, ci, off, nr);
 out:
 	sws__cluster_unlock(ci);
 	return rc;
@@ -448,7 +466,7 @@ static int xa_cache_replace(struct sws_cpu *cpu, struct sws_device *dev, uint64_
 
 	space_lock(cpu, sp);
 	/* A folio in the tree implies HAS_CACHE: the tree alone decides. */
-	int rc = tree_check_folio(sp, off, nr, old_pfn);
+	int rc = __tree_check_folio(sp, off, nr, old_pfn);
 	if (!rc) /* the slots exist: cannot fail */
 		sws__xa_store_range(&sp->lx.xa, xa_index(off), nr, xa_mk_pfn(new_pfn));
 	space_unlock(cpu, sp);
@@ -465,7 +483,8 @@ static int xa_pin(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uns
 	if (!(dev->flags & SWS_SWP_SYNCHRONOUS_IO))
 		return SWS_EOPNOTSUPP;
 	sws__cluster_lock(cpu, ci);
-	int rc = sws__swap_map_single(&xd->map, off, nr) ? cache_prepare(xd, off, nr) : SWS_EAGAIN;
+	int rc = sws___swap_map_single(ci, &xd->map, off, nr) ? __cache_prepare(ci, xd, off, nr)
+							      : SWS_EAGAIN;
 	sws__cluster_unlock(ci);
 	if (!rc) {
 		uintptr_t e = sws__xa_load(&space_of(xd, off)->lx.xa, xa_index(off));
@@ -480,9 +499,9 @@ static int xa_unpin(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, u
 	struct xa_dev *xd = xd_of(dev);
 	struct sws_cluster *ci = sws__offset_cluster(dev, off);
 	sws__cluster_lock(cpu, ci);
-	int rc = sws__swap_map_all_cached(&xd->map, off, nr) ? 0 : SWS_ENOTCACHED;
+	int rc = sws___swap_map_all_cached(ci, &xd->map, off, nr) ? 0 : SWS_ENOTCACHED;
 	if (!rc)
-		drop_cache_flag(cpu, dev, ci, off, nr);
+		__drop_cache_flag(cpu, dev, ci, off, nr);
 	sws__cluster_unlock(ci);
 	return rc;
 }
@@ -530,7 +549,7 @@ static int xa_set_memcg(struct sws_cpu *cpu, struct sws_device *dev, uint64_t of
 static void xa_slot_state(struct sws_device *dev, struct sws_cluster *ci, uint64_t off,
 			  struct sws_slot_state *st)
 {
-	(void)ci;
+	SWS_ASSERT_HELD(&ci->lock);
 	struct xa_dev *xd = xd_of(dev);
 	uint8_t b = map_get(xd, off);
 	if (!b)
@@ -540,7 +559,7 @@ static void xa_slot_state(struct sws_device *dev, struct sws_cluster *ci, uint64
 		st->bad = true;
 		return;
 	}
-	st->count = slot_count(NULL, xd, off);
+	st->count = __slot_count(NULL, ci, xd, off);
 	st->zero = zeromap_test(&xd->zeromap, off);
 	st->memcg = swap_cgroup_get(&xd->cgroup, off);
 	struct xa_space *sp = space_of(xd, off);
@@ -555,7 +574,7 @@ static void xa_slot_state(struct sws_device *dev, struct sws_cluster *ci, uint64
 	}
 }
 
-/* __ The tree of a whole space: shape, and no entry beyond the device's end. */
+/* The tree of a whole space: shape, and no entry beyond the device's end. */
 static int check_space(struct sws_device *dev, uint32_t s, char *msg, size_t len)
 {
 	struct xa_space *sp = &xd_of(dev)->spaces[s];
@@ -571,9 +590,12 @@ static int check_space(struct sws_device *dev, uint32_t s, char *msg, size_t len
 	return 0;
 }
 
-/* __ One slot's swap_map byte, digits, zeromap, memcg and tree entry agree. */
-static int check_slot(struct sws_device *dev, uint64_t off, uintptr_t e, char *msg, size_t len)
+/* ci->lock held: one slot's swap_map byte, digits, zeromap, memcg and tree
+ * entry @e agree. */
+static int __check_slot(struct sws_device *dev, const struct sws_cluster *ci, uint64_t off,
+			uintptr_t e, char *msg, size_t len)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	struct xa_dev *xd = xd_of(dev);
 	uint8_t b = map_get(xd, off);
 	unsigned long long o = (unsigned long long)off;
@@ -588,7 +610,7 @@ static int check_slot(struct sws_device *dev, uint64_t off, uintptr_t e, char *m
 			SWS__CORRUPT(msg, len, "slot %llu: free slot keeps zero flag or memcg %u", o,
 				     swap_cgroup_get(&xd->cgroup, off));
 	}
-	int rc = sws__swap_map_check_slot(&xd->map, off, msg, len);
+	int rc = sws___swap_map_check_slot(ci, &xd->map, off, msg, len);
 	if (rc || b == SWAP_MAP_BAD)
 		return rc;
 	if ((b & SWAP_HAS_CACHE) && !xa_is_pfn(e))
@@ -602,6 +624,7 @@ static int check_slot(struct sws_device *dev, uint64_t off, uintptr_t e, char *m
 
 static int xa_check_cluster(struct sws_device *dev, struct sws_cluster *ci, char *msg, size_t len)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	struct xa_dev *xd = xd_of(dev);
 	uint32_t idx = sws__cluster_idx(dev, ci);
 	uint64_t base = (uint64_t)idx * SWS_CLUSTER_SLOTS, end = sws__cluster_end(dev, ci);
@@ -618,7 +641,7 @@ static int xa_check_cluster(struct sws_device *dev, struct sws_cluster *ci, char
 	sws__xa_load_range(&sp->lx.xa, xa_index(base), end - base, e);
 	sws_spin_unlock(&sp->lx.lock); /* checks change nothing */
 	for (uint64_t off = base; off < end; off++) {
-		int rc = check_slot(dev, off, e[off - base], msg, len);
+		int rc = __check_slot(dev, ci, off, e[off - base], msg, len);
 		if (rc) {
 			size_t n = strlen(msg);
 			snprintf(msg + n, len > n ? len - n : 0, " (cluster %u)", idx);

@@ -47,7 +47,7 @@ int sws__mm_split_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 			mm_folio(mm, news[i])->seed = folio_page_seed(f, i);
 		for (unsigned i = 0; i < nr; i++) {
 			uint64_t va = r.vaddr + (uint64_t)i * SWS_PAGE_SIZE;
-			uint64_t *pte = sws__pte_lookup(sp, va);
+			uint64_t *pte = sws___pte_lookup(sp, va);
 			if (!pte || !pte_present(*pte) || pte_pfn(*pte) != pfn)
 				continue;
 			*pte = mk_pte(news[i], 0, *pte & PTE_WRITE);
@@ -75,7 +75,7 @@ void sws__mm_split_edges(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_spac
 	for (int k = 0; k < 2; k++) {
 		for (int tries = 0; tries < 4; tries++) {
 			sws_spin_lock(&sp->ptl);
-			uint64_t *pte = sws__pte_lookup(sp, edges[k]);
+			uint64_t *pte = sws___pte_lookup(sp, edges[k]);
 			uint64_t v = pte ? *pte : 0;
 			sws_spin_unlock(&sp->ptl);
 			if (!pte_present(v) || (v & PTE_ZEROPAGE) || !pte_sub(v))

@@ -65,38 +65,42 @@ static uint64_t new_seed(struct sws_space *sp, uint64_t vaddr, uint64_t old)
 	return mm_mix(sp->seed ^ mm_mix(vaddr ^ old));
 }
 
-/* Verify mode, ptl held: @sp now expects @f's contents at its pages from @base. */
-static void expect_folio(struct sws_mm *mm, struct sws_space *sp, uint64_t base, const struct sws_folio *f)
+/* ptl of @sp held, verify mode: @sp now expects @f's contents at its pages from @base. */
+static void __expect_folio(struct sws_mm *mm, struct sws_space *sp, uint64_t base, const struct sws_folio *f)
 {
+	SWS_ASSERT_HELD(&sp->ptl);
 	if (!(mm->cfg.flags & SWS_MM_VERIFY))
 		return;
 	for (unsigned i = 0; i < (1u << f->order); i++) {
-		uint64_t *pte = sws__pte_lookup(sp, base + (uint64_t)i * SWS_PAGE_SIZE);
+		uint64_t *pte = sws___pte_lookup(sp, base + (uint64_t)i * SWS_PAGE_SIZE);
 		if (pte)
 			*pte_expected(pte) = folio_page_seed(f, i);
 	}
 }
 
-/* Verify mode, ptl held: does page @sub of @f, mapped at @pte, hold what its
- * space wrote there last (or inherited)? A mismatch counts verify_fail. */
-static bool expect_ok(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t *pte, const struct sws_folio *f, unsigned sub)
+/* ptl of @sp held, verify mode: does page @sub of @f, mapped at @pte, hold
+ * what @sp wrote there last (or inherited)? A mismatch counts verify_fail. */
+static bool __expect_ok(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint64_t *pte,
+			const struct sws_folio *f, unsigned sub)
 {
+	SWS_ASSERT_HELD(&sp->ptl);
 	if (!(mm->cfg.flags & SWS_MM_VERIFY) || *pte_expected(pte) == folio_page_seed(f, sub))
 		return true;
 	mm_count(mm, cpu, SWS_MM_verify_fail, 1);
 	return false;
 }
 
-/* The mTHP order to use for a first touch at @vaddr (ptl held). */
-static unsigned fault_order(struct sws_space *sp, struct sws_region *r, uint64_t vaddr)
+/* ptl of @sp held: the mTHP order to use for a first touch at @vaddr. */
+static unsigned __fault_order(struct sws_space *sp, struct sws_region *r, uint64_t vaddr)
 {
+	SWS_ASSERT_HELD(&sp->ptl);
 	for (unsigned o = r ? r->order : 0; o > 0; o--) {
 		uint64_t span = (uint64_t)SWS_PAGE_SIZE << o, base = vaddr & ~(span - 1);
 		if (base < r->start || base + span > r->end)
 			continue;
 		bool empty = true;
 		for (uint64_t va = base; va < base + span && empty; va += SWS_PAGE_SIZE) {
-			uint64_t *pte = sws__pte_lookup(sp, va);
+			uint64_t *pte = sws___pte_lookup(sp, va);
 			empty = !pte || !*pte || (*pte & PTE_ZEROPAGE);
 		}
 		if (empty)
@@ -120,15 +124,15 @@ static int do_anonymous_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t as
 	if (!ok)
 		rc = SWS_EKILLED;
 	for (uint64_t va = base; va < base + span && ok; va += SWS_PAGE_SIZE) {
-		uint64_t *pte = sws__pte_lookup(sp, va);
+		uint64_t *pte = sws___pte_lookup(sp, va);
 		ok = !pte || !*pte || (*pte & PTE_ZEROPAGE);
 	}
 	for (uint64_t va = base, i = 0; va < base + span && ok; va += SWS_PAGE_SIZE, i++) {
 		uint64_t *pte;
-		if (sws__pte_alloc(mm, sp, va, &pte)) {
+		if (sws___pte_alloc(mm, sp, va, &pte)) {
 			/* undo what was mapped so far */
 			for (uint64_t v2 = base; v2 < va; v2 += SWS_PAGE_SIZE)
-				*sws__pte_lookup(sp, v2) = 0;
+				*sws___pte_lookup(sp, v2) = 0;
 			ok = false;
 			rc = SWS_ENOMEM;
 			break;
@@ -137,11 +141,11 @@ static int do_anonymous_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t as
 	}
 	if (ok && (rc = sws__mm_rmap_add(mm, f, asid, base)) != 0) {
 		for (uint64_t va = base; va < base + span; va += SWS_PAGE_SIZE)
-			*sws__pte_lookup(sp, va) = 0;
+			*sws___pte_lookup(sp, va) = 0;
 		ok = false;
 	}
 	if (ok)
-		expect_folio(mm, sp, base, f);
+		__expect_folio(mm, sp, base, f);
 	sws_spin_unlock(&sp->ptl);
 	if (!ok) {
 		sws__mm_folio_free(mm, pfn);
@@ -153,11 +157,12 @@ static int do_anonymous_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t as
 	return 0;
 }
 
-/* do_wp_page(): write to a read-only present page. ptl held on entry, dropped;
- * @pte is valid only while it is held. */
-static int do_wp_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp,
-		      uint64_t vaddr, uint64_t *pte)
+/* ptl of @sp held, and dropped here: do_wp_page(), a write to a read-only
+ * present page. @pte is valid only while the ptl is held. */
+static int __do_wp_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp,
+			uint64_t vaddr, uint64_t *pte)
 {
+	SWS_ASSERT_HELD(&sp->ptl);
 	uint64_t old = *pte, pfn = pte_pfn(old);
 	struct sws_folio *f = mm_folio(mm, pfn);
 	uint32_t swapcount = 0;
@@ -176,7 +181,7 @@ static int do_wp_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, str
 	if (exclusive) {
 		*pte |= PTE_WRITE; /* reuse */
 		f->seed = new_seed(sp, vaddr, f->seed);
-		expect_folio(mm, sp, vaddr, f);
+		__expect_folio(mm, sp, vaddr, f);
 		folio_set(f, PG_dirty | PG_young);
 		sws_spin_unlock(&sp->ptl);
 		return 0;
@@ -204,7 +209,7 @@ static int do_wp_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, str
 	/* The PTE again, under the lock (pte_offset_map_lock), and nothing more
 	 * mapped into a space the OOM killer reaped meanwhile. */
 	bool killed = atomic_load(&sp->oom_killed);
-	pte = sws__pte_lookup(sp, vaddr);
+	pte = sws___pte_lookup(sp, vaddr);
 	if (!rc && (killed || !pte || *pte != old))
 		rc = killed ? SWS_EKILLED : SWS_EAGAIN_INTERNAL;
 	if (!rc && sws__mm_rmap_add(mm, n, asid, vaddr))
@@ -213,7 +218,7 @@ static int do_wp_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, str
 		folio_set(n, PG_dirty | PG_young);
 		n->seed = new_seed(sp, vaddr, f->seed);
 		*pte = mk_pte(npfn, 0, true);
-		expect_folio(mm, sp, vaddr, n);
+		__expect_folio(mm, sp, vaddr, n);
 		sws__mm_rmap_del(mm, f, asid, vaddr);
 	}
 	sws_spin_unlock(&sp->ptl);
@@ -249,7 +254,7 @@ static int do_swap_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, s
 	int read_rc = rc;
 	struct sws_folio *f = mm_folio(mm, pfn);
 	sws_spin_lock(&sp->ptl);
-	uint64_t *pte = sws__pte_lookup(sp, vaddr);
+	uint64_t *pte = sws___pte_lookup(sp, vaddr);
 	if (!pte || *pte != swp_entry_to_pte(e) || sws__mm_rmap_add(mm, f, asid, vaddr)) {
 		/* !pte_same: someone else did it (or no memory for the rmap) */
 		bool nomem = pte && *pte == swp_entry_to_pte(e);
@@ -267,7 +272,7 @@ static int do_swap_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, s
 	if (bypassed) {
 		/* A private folio: the slot (count 0 now) goes with the pin. */
 		*pte = mk_pte(pfn, 0, true);
-		if (!expect_ok(cpu, mm, pte, f, 0))
+		if (!__expect_ok(cpu, mm, sp, pte, f, 0))
 			read_rc = SWS_ECORRUPT;
 		folio_set(f, PG_young);
 		sws_spin_unlock(&sp->ptl);
@@ -290,7 +295,7 @@ static int do_swap_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, s
 	 * (a page shared since a fork, swapped in by both, stays read-only: a
 	 * write copies it, do_wp_page()). */
 	*pte = mk_pte(pfn, 0, !count && folio_mapcount(f) == 1);
-	if (!expect_ok(cpu, mm, pte, f, 0))
+	if (!__expect_ok(cpu, mm, sp, pte, f, 0))
 		read_rc = SWS_ECORRUPT;
 	folio_set(f, PG_young);
 	if (free_swap && sws_swap_cache_del(cpu, e, 1, pfn, 0) == 0) {
@@ -323,7 +328,7 @@ static int do_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, stru
 			mm_count(mm, cpu, faulted ? SWS_MM_oom : SWS_MM_oom_refused, 1);
 			return SWS_EKILLED;
 		}
-		uint64_t *pte = sws__pte_lookup(sp, vaddr);
+		uint64_t *pte = sws___pte_lookup(sp, vaddr);
 		uint64_t v = pte ? *pte : 0;
 		if (pte_present(v) && (v & PTE_ZEROPAGE) && !write) {
 			sws_spin_unlock(&sp->ptl);
@@ -332,11 +337,11 @@ static int do_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, stru
 		if (pte_present(v) && !(v & PTE_ZEROPAGE) && (!write || (v & PTE_WRITE))) {
 			uint64_t pfn = pte_pfn(v);
 			struct sws_folio *f = mm_folio(mm, pfn);
-			bool same = expect_ok(cpu, mm, pte, f, pte_sub(v));
+			bool same = __expect_ok(cpu, mm, sp, pte, f, pte_sub(v));
 			if (write) {
 				f->seed = new_seed(sp, vaddr, f->seed); /* a new write version */
 				/* a large folio's pages all change with its seed */
-				expect_folio(mm, sp, vaddr - (uint64_t)pte_sub(v) * SWS_PAGE_SIZE, f);
+				__expect_folio(mm, sp, vaddr - (uint64_t)pte_sub(v) * SWS_PAGE_SIZE, f);
 				folio_set(f, PG_dirty);
 			}
 			sws__mm_mark_accessed(mm, pfn);
@@ -350,7 +355,7 @@ static int do_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, stru
 		}
 		int rc;
 		if (pte_present(v) && !(v & PTE_ZEROPAGE)) {
-			rc = do_wp_page(cpu, mm, asid, sp, vaddr, pte); /* drops the ptl */
+			rc = __do_wp_page(cpu, mm, asid, sp, vaddr, pte); /* drops the ptl */
 		} else if (pte_is_swap(v)) {
 			sws_spin_unlock(&sp->ptl);
 			enum sws_work_ctx wc = sws__work_enter(cpu, SWS_WCTX_swapin);
@@ -360,7 +365,7 @@ static int do_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, stru
 				continue; /* mapped; the write itself is the next round */
 		} else if (!write && !(mm->cfg.flags & SWS_MM_READ_POPULATES)) {
 			/* Read of a never-written page: map the shared zero page. */
-			rc = sws__pte_alloc(mm, sp, vaddr, &pte);
+			rc = sws___pte_alloc(mm, sp, vaddr, &pte);
 			if (!rc) {
 				*pte = PTE_PRESENT | PTE_ZEROPAGE;
 				mm_count(mm, cpu, SWS_MM_first_touch, 1);
@@ -368,9 +373,9 @@ static int do_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, stru
 			sws_spin_unlock(&sp->ptl);
 			return rc ? rc : 1;
 		} else {
-			if (!sws__mm_region(sp, vaddr))
-				sws_mm_mmap_locked_implicit(mm, sp, vaddr);
-			unsigned order = fault_order(sp, sws__mm_region(sp, vaddr), vaddr);
+			if (!sws___mm_region(sp, vaddr))
+				sws___mm_mmap_implicit(mm, sp, vaddr);
+			unsigned order = __fault_order(sp, sws___mm_region(sp, vaddr), vaddr);
 			sws_spin_unlock(&sp->ptl);
 			rc = do_anonymous_page(cpu, mm, asid, sp, vaddr, order);
 			if (rc == 0 && order == 0)
@@ -477,11 +482,12 @@ static void zap_pte(void *ctx, uint64_t vaddr, uint64_t *pte)
 	drop_folio_mapping(z, pte_pfn(v), vaddr);
 }
 
-void sws__mm_zap_range(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp,
-		       uint64_t start, uint64_t end)
+void sws___mm_zap_range(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp,
+			uint64_t start, uint64_t end)
 {
+	SWS_ASSERT_HELD(&sp->ptl);
 	struct sws__zap z = {cpu, mm, asid, 0, 0};
-	sws__pte_walk(sp, start, end, zap_pte, &z);
+	sws___pte_walk(sp, start, end, zap_pte, &z);
 	sws__mm_zap_flush(&z);
 }
 
@@ -499,7 +505,7 @@ static void copy_pte(void *ctx, uint64_t vaddr, uint64_t *pte)
 {
 	struct copy *c = ctx;
 	uint64_t *cpte;
-	if (c->rc || (c->rc = sws__pte_alloc(c->mm, c->child, vaddr, &cpte)) != 0)
+	if (c->rc || (c->rc = sws___pte_alloc(c->mm, c->child, vaddr, &cpte)) != 0)
 		return;
 	uint64_t v = *pte;
 	if (c->mm->cfg.flags & SWS_MM_VERIFY) /* the child expects what the parent had */
@@ -518,12 +524,15 @@ static void copy_pte(void *ctx, uint64_t vaddr, uint64_t *pte)
 	if (c->rc)
 		*cpte = 0;
 }
-/* copy_page_range(): @sp's page tables into @cp's (the child @child_asid),
- * ptl of @sp held. @return 0 or the first error (the caller undoes the child). */
-int sws__mm_copy_page_range(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, struct sws_space *cp,
-			    uint32_t child_asid)
+/* The ptls of @sp and of @cp held: copy_page_range(), @sp's page tables into
+ * @cp's (the child @child_asid). @return 0 or the first error (the caller
+ * undoes the child). */
+int sws___mm_copy_page_range(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, struct sws_space *cp,
+			     uint32_t child_asid)
 {
+	SWS_ASSERT_HELD(&sp->ptl);
+	SWS_ASSERT_HELD(&cp->ptl);
 	struct copy c = {cpu, mm, cp, child_asid, 0};
-	sws__pte_walk(sp, 0, 1ull << 48, copy_pte, &c);
+	sws___pte_walk(sp, 0, 1ull << 48, copy_pte, &c);
 	return c.rc;
 }

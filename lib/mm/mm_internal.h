@@ -7,11 +7,15 @@
  *                  ├─ spaces[]   address spaces: page table, regions, readahead state
  *                  └─ slot_seed  per swap device, the content seed of each slot
  *
- * Locks, outer first: folio lock (PG_locked bit) -> space->ptl -> a memcg's
- * lru_lock (its lruvec: its LRU lists) or a folio's rmap lock (hashed by PFN:
- * reverse maps and mapcount), never both -> mm->pfn_lock. Reclaim never runs with a ptl held: the fault path drops it to
- * allocate and re-checks the PTE afterwards (pte_same). The free path, which
- * holds a ptl, only ever trylocks folios.
+ * Locks, outer first: folio lock (PG_locked bit) -> space->ptl (fork nests
+ * the child's inside the parent's) -> a memcg's lru_lock (its lruvec: its LRU
+ * lists) or a folio's rmap lock (hashed by PFN: reverse maps and mapcount),
+ * never both -> mm->pfn_lock. Reclaim never runs with a ptl held: the fault
+ * path drops it to allocate and re-checks the PTE afterwards (pte_same). The
+ * free path, which holds a ptl, only ever trylocks folios. A function whose
+ * caller holds a lock is named __name (sws___name when not static), its
+ * comment opens with the lock, and it asserts it (SWS_ASSERT_HELD) first;
+ * docs/design.md, Locking.
  */
 #ifndef SWS_MM_INTERNAL_H
 #define SWS_MM_INTERNAL_H
@@ -364,13 +368,13 @@ static inline uint64_t folio_page_seed(const struct sws_folio *f, unsigned i)
  * wrote there or inherited at fork (leaf tables are twice as large: the
  * shadows follow the 512 PTEs). An access checks the mapped page against it,
  * so a process that sees another's writes (a copy-on-write gone wrong) is
- * caught, as is a page read back different. @pte from sws__pte_lookup/alloc.
+ * caught, as is a page read back different. @pte from sws___pte_lookup/alloc.
  */
 static inline uint64_t *pte_expected(uint64_t *pte) { return pte + 512; }
 
 /* ====================================================================
- *  Cross-file functions, by the file that defines them. "__" at the
- *  start of a comment: the caller holds the lock it names.
+ *  Cross-file functions, by the file that defines them. sws___name: the
+ *  caller holds the lock its comment opens with (asserted in debug builds).
  * ==================================================================== */
 
 /* page_alloc.c */
@@ -390,10 +394,10 @@ int sws__mm_charge(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint6
 
 /* swap.c: the LRU lists */
 void sws__mm_lru_add(struct sws_mm *mm, uint64_t pfn, bool active);
-/* __ the folio's lru_lock (folio_lru_lock()) held: off its list. */
-void sws__mm_lru_unlink_locked(struct sws_mm *mm, uint64_t pfn);
-/* __ the folio's lru_lock held: put at the MRU end of @which. */
-void sws__mm_lru_move_locked(struct sws_mm *mm, uint64_t pfn, unsigned which);
+/* The folio's lru_lock (folio_lru_lock()) held: off its list. */
+void sws___mm_lru_unlink(struct sws_mm *mm, uint64_t pfn);
+/* The folio's lru_lock held: put at the MRU end of @which. */
+void sws___mm_lru_move(struct sws_mm *mm, uint64_t pfn, unsigned which);
 void sws__mm_lru_del(struct sws_mm *mm, uint64_t pfn);
 /* folio_add_lru(): a new folio joins this CPU's batch (the exact-LRU reference
  * policy adds at once); the batch goes to the lists when full or drained. */
@@ -422,21 +426,23 @@ int sws__mm_split_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn);
 /* Split every large folio that straddles @start or @end, so a range op takes whole folios. */
 void sws__mm_split_edges(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint64_t start, uint64_t end);
 
-/* pgtable.c (space->ptl held) */
-uint64_t *sws__pte_lookup(struct sws_space *sp, uint64_t vaddr);
-int sws__pte_alloc(struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr, uint64_t **ptep);
-/* Call @fn for every non-empty PTE in [start, end). */
-void sws__pte_walk(struct sws_space *sp, uint64_t start, uint64_t end,
-		   void (*fn)(void *ctx, uint64_t vaddr, uint64_t *pte), void *ctx);
-void sws__pgtable_free(struct sws_mm *mm, struct sws_space *sp);
+/* pgtable.c: all four with the ptl of @sp held */
+uint64_t *sws___pte_lookup(struct sws_space *sp, uint64_t vaddr);
+int sws___pte_alloc(struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr, uint64_t **ptep);
+/* Call @fn for every non-empty PTE in [start, end) (@fn runs under the ptl). */
+void sws___pte_walk(struct sws_space *sp, uint64_t start, uint64_t end,
+		    void (*fn)(void *ctx, uint64_t vaddr, uint64_t *pte), void *ctx);
+void sws___pgtable_free(struct sws_mm *mm, struct sws_space *sp);
 
 /* mmap.c */
 struct sws_space *sws__mm_space(struct sws_mm *mm, uint32_t asid);
 int sws__mm_space_new(struct sws_mm *mm, uint16_t memcg, uint32_t *asid, struct sws_space **out);
-struct sws_region *sws__mm_region(struct sws_space *sp, uint64_t vaddr);
-int sws__mm_region_insert(struct sws_mm *mm, struct sws_space *sp, uint64_t start, uint64_t end, unsigned order);
-/* A first touch outside every region: map the implicit region around it (ptl held). */
-void sws_mm_mmap_locked_implicit(struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr);
+/* The ptl of @sp held: the region of @vaddr, or NULL. */
+struct sws_region *sws___mm_region(struct sws_space *sp, uint64_t vaddr);
+/* The ptl of @sp held: a new region [start, end). @return 0, SWS_EINVAL (overlap), SWS_ENOMEM. */
+int sws___mm_region_insert(struct sws_mm *mm, struct sws_space *sp, uint64_t start, uint64_t end, unsigned order);
+/* The ptl of @sp held: a first touch outside every region maps the implicit region around it. */
+void sws___mm_mmap_implicit(struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr);
 /* A live space and a page-aligned, non-empty range below 2^48. */
 int sws__mm_range_ok(struct sws_space *sp, uint64_t addr, uint64_t len);
 
@@ -458,16 +464,17 @@ struct sws__zap {
 	sws_entry_t run; /* a run of swap entries inside one cluster */
 	unsigned nr;
 };
-/* __ ptl held: put the run (swap_put_entries_direct), reclaim what it left cache-only. */
+/* Put the run (swap_put_entries_direct), reclaim what it left cache-only. It
+ * needs no lock but runs under a ptl (a walk's): it only trylocks folios. */
 void sws__mm_zap_flush(struct sws__zap *z);
-/* __ ptl held: swap PTE value @v zapped: its entry joins the run. */
+/* Swap PTE value @v zapped: its entry joins the run (under a ptl, as above). */
 void sws__mm_zap_swap_pte(struct sws__zap *z, uint64_t v);
-/* __ ptl held: zap the PTEs of [start, end). */
-void sws__mm_zap_range(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp,
-		       uint64_t start, uint64_t end);
-/* __ ptl of @sp held: copy_page_range() into the child @cp. */
-int sws__mm_copy_page_range(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, struct sws_space *cp,
-			    uint32_t child_asid);
+/* The ptl of @sp held: zap the PTEs of [start, end). */
+void sws___mm_zap_range(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp,
+			uint64_t start, uint64_t end);
+/* The ptls of @sp and of the child @cp held: copy_page_range() into @cp. */
+int sws___mm_copy_page_range(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, struct sws_space *cp,
+			     uint32_t child_asid);
 
 /* swap_state.c */
 /* The locked, up-to-date folio of @e for a fault at @vaddr: from the swap cache,
@@ -505,8 +512,9 @@ uint64_t sws__mm_shrink(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, 
 			bool memcg_only);
 
 /* swapfile.c */
-/* __ ptl held: __try_to_reclaim_swap(TTRS_UNMAPPED | TTRS_FULL) of slot @e the
- * free path left cache-only. @return the slots from @e it covered. */
+/* __try_to_reclaim_swap(TTRS_UNMAPPED | TTRS_FULL) of slot @e the free path
+ * left cache-only. It needs no lock but runs under the zapping space's ptl:
+ * it only trylocks the folio. @return the slots from @e it covered. */
 unsigned sws__mm_try_to_reclaim_swap(struct sws_cpu *cpu, struct sws_mm *mm, sws_entry_t e);
 
 /* oom_kill.c: out_of_memory() for @memcg (0: the whole machine). @return 0 (a

@@ -65,10 +65,11 @@ bool sws_mm_oom_killed(struct sws_mm *mm, uint32_t asid)
 	return sp && atomic_load(&sp->oom_killed);
 }
 
-/* ---- regions (ptl held) --------------------------------------------------------------- */
+/* ---- regions (the space's ptl held) -------------------------------------------------- */
 
-struct sws_region *sws__mm_region(struct sws_space *sp, uint64_t vaddr)
+struct sws_region *sws___mm_region(struct sws_space *sp, uint64_t vaddr)
 {
+	SWS_ASSERT_HELD(&sp->ptl);
 	uint32_t lo = 0, hi = sp->nr_regions;
 	while (lo < hi) {
 		uint32_t mid = (lo + hi) / 2;
@@ -82,8 +83,9 @@ struct sws_region *sws__mm_region(struct sws_space *sp, uint64_t vaddr)
 	}
 	return NULL;
 }
-int sws__mm_region_insert(struct sws_mm *mm, struct sws_space *sp, uint64_t start, uint64_t end, unsigned order)
+int sws___mm_region_insert(struct sws_mm *mm, struct sws_space *sp, uint64_t start, uint64_t end, unsigned order)
 {
+	SWS_ASSERT_HELD(&sp->ptl);
 	uint32_t at = 0;
 	while (at < sp->nr_regions && sp->regions[at].start < start)
 		at++;
@@ -106,8 +108,9 @@ int sws__mm_region_insert(struct sws_mm *mm, struct sws_space *sp, uint64_t star
 	return 0;
 }
 
-void sws_mm_mmap_locked_implicit(struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr)
+void sws___mm_mmap_implicit(struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr)
 {
+	SWS_ASSERT_HELD(&sp->ptl);
 	uint64_t start = vaddr & ~(IMPLICIT_REGION - 1), end = start + IMPLICIT_REGION;
 	for (uint32_t i = 0; i < sp->nr_regions; i++) { /* clip against neighbours */
 		struct sws_region *r = &sp->regions[i];
@@ -116,7 +119,7 @@ void sws_mm_mmap_locked_implicit(struct sws_mm *mm, struct sws_space *sp, uint64
 		if (r->start > vaddr && r->start < end)
 			end = r->start;
 	}
-	sws__mm_region_insert(mm, sp, start, end, 0); /* on ENOMEM: no region, order 0 anyway */
+	sws___mm_region_insert(mm, sp, start, end, 0); /* on ENOMEM: no region, order 0 anyway */
 }
 
 int sws_mm_mmap(struct sws_mm *mm, uint32_t asid, uint64_t addr, uint64_t len, uint32_t flags)
@@ -127,7 +130,7 @@ int sws_mm_mmap(struct sws_mm *mm, uint32_t asid, uint64_t addr, uint64_t len, u
 	    (addr + len) >> 48 || order >= SWS_NR_ORDERS || (flags & ~0xfu))
 		return SWS_EINVAL;
 	sws_spin_lock(&sp->ptl);
-	int rc = sws__mm_region_insert(mm, sp, addr, addr + len, order);
+	int rc = sws___mm_region_insert(mm, sp, addr, addr + len, order);
 	sws_spin_unlock(&sp->ptl);
 	return rc;
 }
@@ -148,7 +151,7 @@ int sws_mm_munmap(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_
 	sws__mm_lru_add_drain(cpu, mm); /* unmap_region() */
 	sws__mm_split_edges(cpu, mm, sp, addr, end);
 	sws_spin_lock(&sp->ptl);
-	sws__mm_zap_range(cpu, mm, asid, sp, addr, end);
+	sws___mm_zap_range(cpu, mm, asid, sp, addr, end);
 	/* Cut the regions. */
 	for (uint32_t i = 0; i < sp->nr_regions; i++) {
 		struct sws_region *r = &sp->regions[i];
@@ -162,7 +165,7 @@ int sws_mm_munmap(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_
 			struct sws_region tail = *r;
 			r->end = addr;
 			tail.start = end;
-			sws__mm_region_insert(mm, sp, tail.start, tail.end, tail.order);
+			sws___mm_region_insert(mm, sp, tail.start, tail.end, tail.order);
 		} else if (r->start < addr) {
 			r->end = addr;
 		} else {
@@ -185,8 +188,8 @@ int sws_mm_exit(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid)
 	sws__mm_lru_add_drain(cpu, mm); /* exit_mmap() */
 	sws_spin_lock(&sp->ptl);
 	sp->alive = false;
-	sws__mm_zap_range(cpu, mm, asid, sp, 0, 1ull << 48);
-	sws__pgtable_free(mm, sp);
+	sws___mm_zap_range(cpu, mm, asid, sp, 0, 1ull << 48);
+	sws___pgtable_free(mm, sp);
 	sws__mem_free(&mm->sim->mem, SWS_MEM_mm, sp->regions, sizeof(*sp->regions) * sp->cap_regions);
 	sp->regions = NULL;
 	sp->nr_regions = sp->cap_regions = 0;
@@ -196,7 +199,9 @@ int sws_mm_exit(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid)
 	return 0;
 }
 
-/* dup_mmap(): the child's regions and page tables (copy_page_range). */
+/* dup_mmap(): the child's regions and page tables (copy_page_range), under
+ * the parent's ptl and then the child's (the child's is uncontended until its
+ * first rmap is added: a reclaim that finds it takes it, one ptl at a time). */
 static int dup_mmap(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint32_t *child)
 {
 	struct sws_space *cp;
@@ -204,11 +209,13 @@ static int dup_mmap(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp
 	if (rc)
 		return rc;
 	sws_spin_lock(&sp->ptl);
+	sws_spin_lock(&cp->ptl);
 	for (uint32_t i = 0; i < sp->nr_regions && !rc; i++)
-		rc = sws__mm_region_insert(mm, cp, sp->regions[i].start, sp->regions[i].end,
-					   sp->regions[i].order);
+		rc = sws___mm_region_insert(mm, cp, sp->regions[i].start, sp->regions[i].end,
+					    sp->regions[i].order);
 	if (!rc)
-		rc = sws__mm_copy_page_range(cpu, mm, sp, cp, *child);
+		rc = sws___mm_copy_page_range(cpu, mm, sp, cp, *child);
+	sws_spin_unlock(&cp->ptl);
 	sws_spin_unlock(&sp->ptl);
 	if (rc) { /* undo: the child goes as a whole */
 		sws_mm_exit(cpu, mm, *child);

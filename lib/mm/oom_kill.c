@@ -50,7 +50,7 @@ static uint64_t oom_badness(struct sws_space *sp)
 	struct badness b = {0};
 	sws_spin_lock(&sp->ptl);
 	if (sp->alive && !atomic_load(&sp->oom_killed)) {
-		sws__pte_walk(sp, 0, 1ull << 48, count_pte, &b);
+		sws___pte_walk(sp, 0, 1ull << 48, count_pte, &b);
 		b.points += sp->nr_tables;
 	}
 	sws_spin_unlock(&sp->ptl);
@@ -89,7 +89,7 @@ static bool oom_reap(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, stru
 	bool reap = sp->alive && !atomic_exchange(&sp->oom_killed, true);
 	if (reap) {
 		enum sws_work_ctx wc = sws__work_enter(cpu, SWS_WCTX_free);
-		sws__mm_zap_range(cpu, mm, asid, sp, 0, 1ull << 48);
+		sws___mm_zap_range(cpu, mm, asid, sp, 0, 1ull << 48);
 		sws__work_enter(cpu, wc);
 	}
 	sws_spin_unlock(&sp->ptl);

@@ -22,8 +22,9 @@ static inline unsigned level_idx(uint64_t vaddr, int level) /* level 3 = PGD .. 
 	return (unsigned)((vaddr >> (12 + LEVEL_BITS * level)) & LEVEL_MASK);
 }
 
-uint64_t *sws__pte_lookup(struct sws_space *sp, uint64_t vaddr)
+uint64_t *sws___pte_lookup(struct sws_space *sp, uint64_t vaddr)
 {
+	SWS_ASSERT_HELD(&sp->ptl);
 	void **t = (void **)sp->pgd;
 	for (int level = 3; level > 0; level--) {
 		if (!t)
@@ -33,8 +34,9 @@ uint64_t *sws__pte_lookup(struct sws_space *sp, uint64_t vaddr)
 	return t ? &((uint64_t *)t)[level_idx(vaddr, 0)] : NULL;
 }
 
-int sws__pte_alloc(struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr, uint64_t **ptep)
+int sws___pte_alloc(struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr, uint64_t **ptep)
 {
+	SWS_ASSERT_HELD(&sp->ptl);
 	if (vaddr >> 48)
 		return SWS_EINVAL;
 	void ***slot = (void ***)&sp->pgd;
@@ -71,9 +73,10 @@ static void walk(void **t, int level, uint64_t base, uint64_t start, uint64_t en
 	}
 }
 
-void sws__pte_walk(struct sws_space *sp, uint64_t start, uint64_t end,
-		   void (*fn)(void *ctx, uint64_t vaddr, uint64_t *pte), void *ctx)
+void sws___pte_walk(struct sws_space *sp, uint64_t start, uint64_t end,
+		    void (*fn)(void *ctx, uint64_t vaddr, uint64_t *pte), void *ctx)
 {
+	SWS_ASSERT_HELD(&sp->ptl);
 	if (sp->pgd)
 		walk((void **)sp->pgd, 3, 0, start, end, fn, ctx);
 }
@@ -88,8 +91,9 @@ static void free_level(struct sws_mm *mm, void **t, int level)
 	sws__mem_free(&mm->sim->mem, SWS_MEM_pgtable, t, table_bytes(mm, level));
 }
 
-void sws__pgtable_free(struct sws_mm *mm, struct sws_space *sp)
+void sws___pgtable_free(struct sws_mm *mm, struct sws_space *sp)
 {
+	SWS_ASSERT_HELD(&sp->ptl);
 	free_level(mm, (void **)sp->pgd, 3);
 	sp->pgd = NULL;
 	sp->nr_tables = 0;

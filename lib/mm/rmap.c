@@ -78,12 +78,12 @@ bool sws__mm_try_to_unmap(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn, 
 		sws_spin_lock(&sp->ptl);
 		bool ok = true;
 		for (unsigned i = 0; i < nr && ok; i++) {
-			uint64_t *pte = sws__pte_lookup(sp, r.vaddr + (uint64_t)i * SWS_PAGE_SIZE);
+			uint64_t *pte = sws___pte_lookup(sp, r.vaddr + (uint64_t)i * SWS_PAGE_SIZE);
 			ok = pte && pte_present(*pte) && pte_pfn(*pte) == pfn && pte_sub(*pte) == i;
 		}
 		if (ok && sws_swap_dup(cpu, entry, nr) == 0) {
 			for (unsigned i = 0; i < nr; i++) {
-				uint64_t *pte = sws__pte_lookup(sp, r.vaddr + (uint64_t)i * SWS_PAGE_SIZE);
+				uint64_t *pte = sws___pte_lookup(sp, r.vaddr + (uint64_t)i * SWS_PAGE_SIZE);
 				if (*pte & PTE_WRITE)
 					folio_set(f, PG_dirty); /* the PTE dirty bit */
 				*pte = swp_entry_to_pte(entry + i);
@@ -110,7 +110,7 @@ void sws__mm_try_to_unmap_discard(struct sws_mm *mm, uint64_t pfn)
 		struct sws_space *sp = sws__mm_space(mm, r.asid);
 		sws_spin_lock(&sp->ptl);
 		for (unsigned i = 0; i < nr; i++) {
-			uint64_t *pte = sws__pte_lookup(sp, r.vaddr + (uint64_t)i * SWS_PAGE_SIZE);
+			uint64_t *pte = sws___pte_lookup(sp, r.vaddr + (uint64_t)i * SWS_PAGE_SIZE);
 			if (pte && pte_present(*pte) && pte_pfn(*pte) == pfn)
 				*pte = 0;
 		}

@@ -9,9 +9,10 @@
 
 /* ---- LRU lists (the memcg's lru_lock held) ---------------------------------------- */
 
-static void list_append(struct sws_mm *mm, struct sws_lru *lru, unsigned which, uint32_t pfn)
+static void __list_append(struct sws_mm *mm, struct sws_lru *lru, unsigned which, uint32_t pfn)
 {
 	struct sws_folio *f = mm_folio(mm, pfn);
+	SWS_ASSERT_HELD(folio_lru_lock(mm, f));
 	f->prev = lru->tail[which];
 	f->next = 0;
 	if (lru->tail[which])
@@ -23,9 +24,10 @@ static void list_append(struct sws_mm *mm, struct sws_lru *lru, unsigned which, 
 	f->lru = (uint8_t)which;
 }
 
-static void list_unlink(struct sws_mm *mm, struct sws_lru *lru, uint32_t pfn)
+static void __list_unlink(struct sws_mm *mm, struct sws_lru *lru, uint32_t pfn)
 {
 	struct sws_folio *f = mm_folio(mm, pfn);
+	SWS_ASSERT_HELD(folio_lru_lock(mm, f));
 	unsigned which = f->lru;
 	if (f->prev)
 		mm_folio(mm, f->prev)->next = f->next;
@@ -45,18 +47,19 @@ void sws__mm_lru_add(struct sws_mm *mm, uint64_t pfn, bool active)
 	struct sws_folio *f = mm_folio(mm, pfn);
 	sws_spin_lock(folio_lru_lock(mm, f));
 	if (f->lru == LRU_NONE) {
-		list_append(mm, &mm->memcgs[f->memcg].lru, active ? LRU_ACTIVE : LRU_INACTIVE,
+		__list_append(mm, &mm->memcgs[f->memcg].lru, active ? LRU_ACTIVE : LRU_INACTIVE,
 			    (uint32_t)pfn);
 		folio_set(f, PG_lru | (active ? PG_active : 0));
 	}
 	sws_spin_unlock(folio_lru_lock(mm, f));
 }
 
-void sws__mm_lru_unlink_locked(struct sws_mm *mm, uint64_t pfn)
+void sws___mm_lru_unlink(struct sws_mm *mm, uint64_t pfn)
 {
 	struct sws_folio *f = mm_folio(mm, pfn);
+	SWS_ASSERT_HELD(folio_lru_lock(mm, f));
 	if (f->lru != LRU_NONE)
-		list_unlink(mm, &mm->memcgs[f->memcg].lru, (uint32_t)pfn);
+		__list_unlink(mm, &mm->memcgs[f->memcg].lru, (uint32_t)pfn);
 	folio_clear(f, PG_lru | PG_active | PG_lru_batch); /* a batch's entry for it goes stale */
 }
 
@@ -81,7 +84,7 @@ void sws__mm_lru_add_drain(struct sws_cpu *cpu, struct sws_mm *mm)
 		folio_clear(f, PG_lru_batch);
 		if (f->lru == LRU_NONE) {
 			bool active = pc->lru_add[i].active;
-			list_append(mm, &mm->memcgs[f->memcg].lru, active ? LRU_ACTIVE : LRU_INACTIVE,
+			__list_append(mm, &mm->memcgs[f->memcg].lru, active ? LRU_ACTIVE : LRU_INACTIVE,
 				    pc->lru_add[i].pfn);
 			folio_set(f, PG_lru | (active ? PG_active : 0));
 		}
@@ -108,13 +111,14 @@ void sws__mm_folio_add_lru(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn,
 		sws__mm_lru_add_drain(cpu, mm);
 }
 
-void sws__mm_lru_move_locked(struct sws_mm *mm, uint64_t pfn, unsigned which)
+void sws___mm_lru_move(struct sws_mm *mm, uint64_t pfn, unsigned which)
 {
 	struct sws_folio *f = mm_folio(mm, pfn);
+	SWS_ASSERT_HELD(folio_lru_lock(mm, f));
 	struct sws_lru *lru = &mm->memcgs[f->memcg].lru;
 	if (f->lru != LRU_NONE)
-		list_unlink(mm, lru, (uint32_t)pfn);
-	list_append(mm, lru, which, (uint32_t)pfn);
+		__list_unlink(mm, lru, (uint32_t)pfn);
+	__list_append(mm, lru, which, (uint32_t)pfn);
 	folio_set(f, PG_lru);
 	if (which == LRU_ACTIVE)
 		folio_set(f, PG_active);
@@ -126,7 +130,7 @@ void sws__mm_lru_del(struct sws_mm *mm, uint64_t pfn)
 {
 	struct sws_folio *f = mm_folio(mm, pfn);
 	sws_spin_lock(folio_lru_lock(mm, f));
-	sws__mm_lru_unlink_locked(mm, pfn);
+	sws___mm_lru_unlink(mm, pfn);
 	sws_spin_unlock(folio_lru_lock(mm, f));
 }
 
@@ -142,7 +146,7 @@ void sws__mm_mark_accessed(struct sws_mm *mm, uint64_t pfn)
 	}
 	sws_spin_lock(folio_lru_lock(mm, f));
 	if (f->lru != LRU_NONE)
-		sws__mm_lru_move_locked(mm, pfn, LRU_INACTIVE);
+		sws___mm_lru_move(mm, pfn, LRU_INACTIVE);
 	f->stamp = atomic_fetch_add(&mm->lru_clock, 1);
 	sws_spin_unlock(folio_lru_lock(mm, f));
 }

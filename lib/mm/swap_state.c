@@ -118,7 +118,7 @@ static void vma_readahead(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_spa
 	sws_entry_t found[32];
 	unsigned n = 0;
 	sws_spin_lock(&sp->ptl);
-	struct sws_region *r = sws__mm_region(sp, vaddr);
+	struct sws_region *r = sws___mm_region(sp, vaddr);
 	if (!r) {
 		sws_spin_unlock(&sp->ptl);
 		return;
@@ -141,7 +141,7 @@ static void vma_readahead(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_spa
 		for (uint64_t va = lo; va < lo + (uint64_t)win * SWS_PAGE_SIZE && n < 32; va += SWS_PAGE_SIZE) {
 			if (va == vaddr || va < r->start || va >= r->end || va < pmd_lo || va >= pmd_hi)
 				continue;
-			uint64_t *pte = sws__pte_lookup(sp, va);
+			uint64_t *pte = sws___pte_lookup(sp, va);
 			if (pte && pte_is_swap(*pte))
 				found[n++] = pte_to_swp_entry(*pte);
 		}
@@ -177,7 +177,7 @@ static void swap_update_readahead(struct sws_cpu *cpu, struct sws_mm *mm, struct
 	bool vma_ra = use_vma_readahead(mm);
 	if (vma_ra) {
 		sws_spin_lock(&sp->ptl);
-		struct sws_region *r = sws__mm_region(sp, vaddr);
+		struct sws_region *r = sws___mm_region(sp, vaddr);
 		if (r) {
 			r->ra_addr = vaddr;
 			if (readahead && r->ra_hits < 63)

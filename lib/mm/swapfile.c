@@ -73,7 +73,7 @@ static int unuse_space(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, st
 		return 0;
 	u->n = 0;
 	sws_spin_lock(&sp->ptl);
-	sws__pte_walk(sp, 0, 1ull << 48, collect_pte, u);
+	sws___pte_walk(sp, 0, 1ull << 48, collect_pte, u);
 	sws_spin_unlock(&sp->ptl);
 	for (size_t i = 0; i < u->n && !u->rc; i++) {
 		int rc = sws__mm_swapin_pte(cpu, mm, asid, sp, u->vaddrs[i], u->entries[i]);

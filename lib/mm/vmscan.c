@@ -87,14 +87,15 @@ static int pageout_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 
 /* ---- victim selection -------------------------------------------------------------- */
 
-/* Age the active list: deactivate its oldest folio (the memcg's lru_lock held). */
-static void shrink_active(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_lru *lru)
+/* @mc's lru_lock held: age the active list, deactivate its oldest folio. */
+static void __shrink_active(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_memcg *mc)
 {
-	uint32_t pfn = lru->head[LRU_ACTIVE];
+	SWS_ASSERT_HELD(&mc->lru_lock);
+	uint32_t pfn = mc->lru.head[LRU_ACTIVE];
 	if (!pfn)
 		return;
 	folio_clear(mm_folio(mm, pfn), PG_young | PG_referenced);
-	sws__mm_lru_move_locked(mm, pfn, LRU_INACTIVE);
+	sws___mm_lru_move(mm, pfn, LRU_INACTIVE);
 	mm_count(mm, cpu, SWS_MM_pgdeactivate, 1);
 }
 
@@ -107,12 +108,12 @@ static uint64_t isolate_victim(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t 
 	*progress = false;
 	sws_spin_lock(&mm->memcgs[memcg].lru_lock);
 	if (mm->cfg.policy == SWS_RECLAIM_KERNEL && lru->nr[LRU_ACTIVE] > lru->nr[LRU_INACTIVE]) {
-		shrink_active(cpu, mm, lru);
+		__shrink_active(cpu, mm, &mm->memcgs[memcg]);
 		*progress = true;
 	}
 	uint32_t pfn = lru->head[LRU_INACTIVE];
 	if (!pfn && mm->cfg.policy == SWS_RECLAIM_KERNEL && lru->head[LRU_ACTIVE]) {
-		shrink_active(cpu, mm, lru);
+		__shrink_active(cpu, mm, &mm->memcgs[memcg]);
 		pfn = lru->head[LRU_INACTIVE];
 	}
 	if (pfn) {
@@ -121,18 +122,18 @@ static uint64_t isolate_victim(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t 
 		mm_count(mm, cpu, SWS_MM_pgscan, folio_nr(f));
 		bool young = mm->cfg.policy != SWS_RECLAIM_LRU && folio_test_clear(f, PG_young);
 		if (young && mm->cfg.policy == SWS_RECLAIM_KERNEL && folio_test_clear(f, PG_referenced)) {
-			sws__mm_lru_move_locked(mm, pfn, LRU_ACTIVE); /* used twice: activate */
+			sws___mm_lru_move(mm, pfn, LRU_ACTIVE); /* used twice: activate */
 			mm_count(mm, cpu, SWS_MM_pgactivate, 1);
 			atomic_fetch_add(&mm->nonresident_age, 1);
 		} else if (young) {
 			if (mm->cfg.policy == SWS_RECLAIM_KERNEL)
 				folio_set(f, PG_referenced);
-			sws__mm_lru_move_locked(mm, pfn, LRU_INACTIVE); /* second chance */
+			sws___mm_lru_move(mm, pfn, LRU_INACTIVE); /* second chance */
 		} else if (folio_trylock(f)) {
-			sws__mm_lru_unlink_locked(mm, pfn);
+			sws___mm_lru_unlink(mm, pfn);
 			victim = pfn;
 		} else {
-			sws__mm_lru_move_locked(mm, pfn, LRU_INACTIVE); /* busy: try others */
+			sws___mm_lru_move(mm, pfn, LRU_INACTIVE); /* busy: try others */
 		}
 	}
 	sws_spin_unlock(&mm->memcgs[memcg].lru_lock);

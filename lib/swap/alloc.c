@@ -40,16 +40,19 @@
 #include "design.h"
 #include "swap_internal.h"
 
-/* cluster_is_usable(): may @ci (locked) serve an allocation of @order? */
-static bool cluster_is_usable(const struct sws_cluster *ci, unsigned order)
+/* ci->lock held: cluster_is_usable(): may @ci serve an allocation of @order? */
+static bool __cluster_is_usable(struct sws_cluster *ci, unsigned order)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	if (ci->flags > SWS_CLUSTER_USABLE || ci->flags == SWS_CLUSTER_FREE ||
 	    ci->flags == SWS_CLUSTER_NONE)
 		return false; /* free clusters have no table: the slow path takes them */
 	return order == 0 || ci->order == order;
 }
 
-static void set_next(struct sws_cpu *cpu, struct sws_device *dev, unsigned order, uint64_t next)
+/* Rotational devices: dev->global_cluster_lock held. The next offset to try at
+ * @order: the CPU's cached cluster, or the device's shared next[order]. */
+static void __set_next(struct sws_cpu *cpu, struct sws_device *dev, unsigned order, uint64_t next)
 {
 	if (dev->flags & SWS_SWP_SOLIDSTATE) {
 		struct sws_pcp *pcp = &cpu->pcp[dev->space][order];
@@ -57,18 +60,20 @@ static void set_next(struct sws_cpu *cpu, struct sws_device *dev, unsigned order
 		pcp->gen = dev->gen;
 		pcp->next = next;
 	} else {
-		dev->global_next[order] = next; /* global_cluster_lock held */
+		SWS_ASSERT_HELD(&dev->global_cluster_lock);
+		dev->global_next[order] = next;
 	}
 }
 
 /*
- * alloc_swap_scan_cluster(): scan locked @ci from @start for a free aligned
- * run of 2^order slots and allocate it to @pfn. Relocates and unlocks @ci.
- * @return the offset found, or 0.
+ * ci->lock held, released on return: alloc_swap_scan_cluster(): scan @ci from
+ * @start for a free aligned run of 2^order slots and allocate it to @pfn.
+ * Relocates @ci. @return the offset found, or 0.
  */
-static uint64_t scan_cluster(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci,
-			     uint64_t start, unsigned order, uint64_t pfn)
+static uint64_t __scan_cluster(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci,
+			       uint64_t start, unsigned order, uint64_t pfn)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	const struct sws_design_ops *ops = dev->sim->ops;
 	const unsigned nr = 1u << order;
 	const uint64_t base = (uint64_t)sws__cluster_idx(dev, ci) * SWS_CLUSTER_SLOTS;
@@ -91,11 +96,11 @@ static uint64_t scan_cluster(struct sws_cpu *cpu, struct sws_device *dev, struct
 	if (found) {
 		ops->range_alloc(cpu, dev, ci, found, nr, pfn);
 		ci->count += nr;
-		set_next(cpu, dev, order, found + nr < end ? found + nr : SWS_NO_OFFSET);
+		__set_next(cpu, dev, order, found + nr < end ? found + nr : SWS_NO_OFFSET);
 	} else {
-		set_next(cpu, dev, order, SWS_NO_OFFSET);
+		__set_next(cpu, dev, order, SWS_NO_OFFSET);
 	}
-	sws__relocate_cluster(cpu, dev, ci);
+	sws___relocate_cluster(cpu, dev, ci);
 	sws__cluster_unlock(ci);
 	return found;
 }
@@ -117,7 +122,7 @@ static struct sws_cluster *isolate_lock_cluster(struct sws_cpu *cpu, struct sws_
 		struct sws_cluster *ci = sws_list_entry(pos, struct sws_cluster, list);
 		if (!sws_spin_trylock(&ci->lock))
 			continue;
-		sws__cluster_unlist(dev, ci);
+		sws___cluster_unlist(dev, ci);
 		found = ci;
 		break;
 	}
@@ -127,7 +132,7 @@ static struct sws_cluster *isolate_lock_cluster(struct sws_cpu *cpu, struct sws_
 		int rc = dev->sim->ops->cluster_get(cpu, dev, found);
 		if (rc) {
 			*err = rc;
-			sws__cluster_move(cpu, dev, found, &dev->free_clusters, SWS_CLUSTER_FREE);
+			sws___cluster_move(cpu, dev, found, &dev->free_clusters, SWS_CLUSTER_FREE);
 			sws__cluster_unlock(found);
 			return NULL;
 		}
@@ -145,7 +150,7 @@ static uint64_t scan_list(struct sws_cpu *cpu, struct sws_device *dev, struct sw
 		if (!ci)
 			return 0;
 		uint64_t base = (uint64_t)sws__cluster_idx(dev, ci) * SWS_CLUSTER_SLOTS;
-		uint64_t found = scan_cluster(cpu, dev, ci, base, order, pfn);
+		uint64_t found = __scan_cluster(cpu, dev, ci, base, order, pfn);
 		if (found)
 			return found;
 	}
@@ -160,28 +165,7 @@ static uint32_t list_len(struct sws_cpu *cpu, struct sws_device *dev, const uint
 	return v;
 }
 
-/* cluster_alloc_swap_entry(): the slow path on one device. */
-static uint64_t scan_device(struct sws_cpu *cpu, struct sws_device *dev, unsigned order, uint64_t pfn,
-			    int *err);
-
-static uint64_t cluster_alloc_swap_entry(struct sws_cpu *cpu, struct sws_device *dev,
-					 unsigned order, uint64_t pfn, int *err)
-{
-	uint64_t found = scan_device(cpu, dev, order, pfn, err);
-	/* Every list failed: an extendable device below its limit maps more
-	 * clusters and tries again (a few times: other CPUs may take them). */
-	for (int tries = 0; !found && sws_unlikely(sws__is_ext(dev)) && tries < 4; tries++) {
-		int rc = sws__ext_grow(cpu, dev, 1u << order);
-		if (rc) {
-			if (rc != SWS_ENOSPC)
-				*err = rc;
-			break;
-		}
-		found = scan_device(cpu, dev, order, pfn, err);
-	}
-	return found;
-}
-
+/* The lists of one device in the kernel's order (see the top of this file). */
 static uint64_t scan_device(struct sws_cpu *cpu, struct sws_device *dev, unsigned order, uint64_t pfn,
 			    int *err)
 {
@@ -195,8 +179,8 @@ static uint64_t scan_device(struct sws_cpu *cpu, struct sws_device *dev, unsigne
 		if (off && sws__offset_mapped(dev, off)) {
 			struct sws_cluster *ci = sws__offset_cluster(dev, off);
 			sws__cluster_lock(cpu, ci);
-			if (cluster_is_usable(ci, order)) {
-				found = scan_cluster(cpu, dev, ci, off, order, pfn);
+			if (__cluster_is_usable(ci, order)) {
+				found = __scan_cluster(cpu, dev, ci, off, order, pfn);
 				if (found)
 					goto done;
 			} else {
@@ -244,6 +228,25 @@ done:
 	return found;
 }
 
+/* cluster_alloc_swap_entry(): the slow path on one device. */
+static uint64_t cluster_alloc_swap_entry(struct sws_cpu *cpu, struct sws_device *dev,
+					 unsigned order, uint64_t pfn, int *err)
+{
+	uint64_t found = scan_device(cpu, dev, order, pfn, err);
+	/* Every list failed: an extendable device below its limit maps more
+	 * clusters and tries again (a few times: other CPUs may take them). */
+	for (int tries = 0; !found && sws_unlikely(sws__is_ext(dev)) && tries < 4; tries++) {
+		int rc = sws__ext_grow(cpu, dev, 1u << order);
+		if (rc) {
+			if (rc != SWS_ENOSPC)
+				*err = rc;
+			break;
+		}
+		found = scan_device(cpu, dev, order, pfn, err);
+	}
+	return found;
+}
+
 /* swap_alloc_fast(): the CPU's cached cluster for this order. */
 static bool swap_alloc_fast(struct sws_cpu *cpu, unsigned space, unsigned order, uint64_t pfn,
 			    sws_entry_t *entry)
@@ -262,12 +265,12 @@ static bool swap_alloc_fast(struct sws_cpu *cpu, unsigned space, unsigned order,
 	}
 	struct sws_cluster *ci = sws__offset_cluster(dev, off);
 	sws__cluster_lock(cpu, ci);
-	if (!cluster_is_usable(ci, order)) {
+	if (!__cluster_is_usable(ci, order)) {
 		sws__cluster_unlock(ci);
 		pcp->type = -1;
 		return false;
 	}
-	uint64_t found = scan_cluster(cpu, dev, ci, off, order, pfn);
+	uint64_t found = __scan_cluster(cpu, dev, ci, off, order, pfn);
 	if (!found)
 		return false;
 	*entry = sws_swp_entry((unsigned)type, found);

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "arena.h"
-#include "swapsim/error.h"
+#include <swapsim/error.h>
 
 static size_t round_up(size_t v, size_t to) { return (v + to - 1) / to * to; }
 

@@ -240,7 +240,7 @@ static int page_io(struct sws_cpu *cpu, sws_entry_t entry, void *page, bool writ
 	struct sws_slot_state st;
 	struct sws_cluster *ci = sws__offset_cluster(dev, off);
 	sws__cluster_lock(cpu, ci);
-	sws__slot_state_locked(dev, ci, off, &st);
+	sws___slot_state(dev, ci, off, &st);
 	if (!st.allocated) {
 		rc = SWS_ENOENT;
 	} else if (dev->backing.kind == SWS_BACKING_MEMORY) {

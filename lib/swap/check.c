@@ -7,10 +7,12 @@
 #include "design.h"
 #include "swap_internal.h"
 
-/* Flag and count class of every cluster on @list; @return its length or -1. */
-static int check_list(struct sws_device *dev, struct sws_list *list, enum sws_cluster_flag flag,
-		      int order, char *msg, size_t len, uint32_t *n)
+/* dev->lock held: flag and count class of every cluster on @list, its length
+ * in *n. @return 0 or SWS_ECORRUPT. */
+static int __check_list(struct sws_device *dev, struct sws_list *list, enum sws_cluster_flag flag,
+			int order, char *msg, size_t len, uint32_t *n)
 {
+	SWS_ASSERT_HELD(&dev->lock);
 	struct sws_list *pos;
 	*n = 0;
 	sws_list_for_each(pos, list)
@@ -57,7 +59,7 @@ static int check_device(struct sws_device *dev, char *msg, size_t len)
 						      dev->nr_frag[o]};
 	}
 	for (unsigned k = 0; k < SWS_ARRAY_SIZE(lists) && !rc; k++) {
-		rc = check_list(dev, lists[k].list, lists[k].flag, lists[k].order, msg, len, &n);
+		rc = __check_list(dev, lists[k].list, lists[k].flag, lists[k].order, msg, len, &n);
 		if (!rc && n != lists[k].expect) {
 			snprintf(msg, len, "device %d: list of flag %u has %u clusters, counter says %u",
 				 dev->type, lists[k].flag, n, lists[k].expect);

@@ -197,7 +197,7 @@ int sws__ext_grow(struct sws_cpu *cpu, struct sws_device *dev, unsigned nr)
 	for (uint32_t c = mapped; c < to; c++) {
 		struct sws_cluster *ci = &dev->cluster_info[c];
 		sws__cluster_lock(cpu, ci);
-		sws__cluster_move(cpu, dev, ci, &dev->free_clusters, SWS_CLUSTER_FREE);
+		sws___cluster_move(cpu, dev, ci, &dev->free_clusters, SWS_CLUSTER_FREE);
 		sws__cluster_unlock(ci);
 	}
 	atomic_fetch_add(&ext->grows, 1);
@@ -212,8 +212,10 @@ out:
 }
 
 /* ext->lock and dev->lock held: free clusters at the tail of the mapped range. */
-static uint32_t free_tail(struct sws_device *dev, uint32_t mapped)
+static uint32_t __free_tail(struct sws_device *dev, uint32_t mapped)
 {
+	SWS_ASSERT_HELD(&dev->ext->lock);
+	SWS_ASSERT_HELD(&dev->lock);
 	uint32_t n = 0;
 	for (uint32_t c = mapped - 1; c > 0; c--, n++)
 		if (dev->cluster_info[c].flags != SWS_CLUSTER_FREE)
@@ -224,8 +226,10 @@ static uint32_t free_tail(struct sws_device *dev, uint32_t mapped)
 /* ext->lock and dev->lock held: lock @n free clusters below @mapped, all or
  * none (the kernel restores its victims on contention). @return true with
  * them locked. */
-static bool lock_victims(struct sws_device *dev, uint32_t mapped, uint32_t n)
+static bool __lock_victims(struct sws_device *dev, uint32_t mapped, uint32_t n)
 {
+	SWS_ASSERT_HELD(&dev->ext->lock);
+	SWS_ASSERT_HELD(&dev->lock);
 	for (uint32_t i = 0; i < n; i++) {
 		struct sws_cluster *ci = &dev->cluster_info[mapped - 1 - i];
 		if (sws_spin_trylock(&ci->lock)) {
@@ -240,20 +244,21 @@ static bool lock_victims(struct sws_device *dev, uint32_t mapped, uint32_t n)
 	return true;
 }
 
-uint32_t sws__ext_shrink(struct sws_device *dev)
+uint32_t sws___ext_shrink(struct sws_device *dev)
 {
 	struct sws_ext *ext = dev->ext;
+	SWS_ASSERT_HELD(&dev->sim->ext_mutex);
 	pthread_mutex_lock(&ext->lock);
 	uint32_t mapped = sws__nr_clusters_mapped(dev);
 	sws_spin_lock(&dev->lock);
-	uint32_t tail = free_tail(dev, mapped);
+	uint32_t tail = __free_tail(dev, mapped);
 	uint32_t n = ext->ops->shrink_count(dev, mapped, tail);
 	if (n > tail)
 		n = tail; /* only free clusters can go */
-	bool locked = n && lock_victims(dev, mapped, n);
+	bool locked = n && __lock_victims(dev, mapped, n);
 	for (uint32_t i = 0; locked && i < n; i++) {
 		struct sws_cluster *ci = &dev->cluster_info[mapped - 1 - i];
-		sws__cluster_unlist(dev, ci); /* isolated: nobody allocates from it */
+		sws___cluster_unlist(dev, ci); /* isolated: nobody allocates from it */
 		sws_spin_unlock(&ci->lock);
 	}
 	sws_spin_unlock(&dev->lock);

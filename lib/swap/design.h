@@ -12,7 +12,8 @@
  * helpers of swap_internal.h:
  *   locks and counting: sws__cluster_lock/unlock, sws__lock_counted,
  *     sws__count, sws__count_sim, sws__work, sws__work_maybe, sws__swapcache_mod;
- *   slots: sws__swap_range_free, sws__slot_free_notify, sws__zswap_release;
+ *   slots (ci->lock held): sws___swap_range_free, sws___slot_free_notify,
+ *     sws___zswap_release;
  *   geometry: sws__offset_cluster, sws__cluster_idx, sws__cluster_end,
  *     sws__nr_clusters_mapped, sws__device;
  *   memory: sws__cluster_array_create/destroy, sws__mem_* (common/mem.h);
@@ -22,10 +23,13 @@
  * nr_clusters, flags, cluster_info[]). The table starts with a version field
  * (SQLite-style plug-in interface).
  *
- * Conventions: "__" in a comment means the caller holds ci->lock. Offsets are
- * device offsets; multi-slot calls never cross a cluster (the caller checked).
- * Every "whole operation" validates all slots before changing any, and frees
- * slots through sws__swap_range_free() while holding ci->lock.
+ * Conventions: a member whose comment starts "ci->lock held" is called with
+ * the lock of cluster @ci held, and every implementation asserts it
+ * (SWS_ASSERT_HELD); functions called by name with a lock held are named
+ * __name (docs/design.md, "Threading, locking and RCU"). Offsets are device offsets;
+ * multi-slot calls never cross a cluster (the caller checked). Every "whole operation" validates
+ * all slots before changing any, and frees slots through sws___swap_range_free() while holding
+ * ci->lock.
  *
  * THE CONTRACT every design implements (tests compare them call by call).
  * A slot is FREE (no count, no folio), CACHED (folio, count >= 0) or SHADOW
@@ -79,16 +83,16 @@ struct sws_design_ops {
 	int (*device_init)(struct sws_device *dev);
 	void (*device_fini)(struct sws_device *dev);
 
-	/* Optional. __ A free cluster is about to serve allocations (may
-	 * allocate its per-cluster tables: SWS_ENOMEM leaves nothing behind). */
+	/* Optional. ci->lock held: a free cluster is about to serve allocations
+	 * (may allocate its per-cluster tables: SWS_ENOMEM leaves nothing behind). */
 	int (*cluster_get)(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci);
-	/* Optional. __ A cluster became empty: release per-cluster tables
-	 * (through RCU). @cpu (may be NULL) counts the work. */
+	/* Optional. ci->lock held: a cluster became empty: release per-cluster
+	 * tables (through RCU). @cpu (may be NULL) counts the work. */
 	void (*cluster_put)(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci);
 
-	/* __ Are all @nr slots from @off free? */
+	/* ci->lock held: are all @nr slots from @off free? */
 	bool (*range_free)(struct sws_device *dev, struct sws_cluster *ci, uint64_t off, unsigned nr);
-	/* __ Mark @nr free slots allocated, cached by @pfn with count 0. */
+	/* ci->lock held: mark @nr free slots allocated, cached by @pfn with count 0. */
 	void (*range_alloc)(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci, uint64_t off,
 			    unsigned nr, uint64_t pfn);
 	/* After ci->lock was dropped (add_to_swap_cache() of the designs that add
@@ -126,11 +130,11 @@ struct sws_design_ops {
 	bool (*zero_test)(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off);
 	int (*set_memcg)(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr,
 			 uint16_t id);
-	/* __ One slot's state (off < dev->max). */
+	/* ci->lock held: one slot's state (off < dev->max). */
 	void (*slot_state)(struct sws_device *dev, struct sws_cluster *ci, uint64_t off,
 			   struct sws_slot_state *st);
-	/* __ Design-specific per-cluster invariants (tables present iff in use,
-	 * ...). @return 0 or SWS_ECORRUPT with @msg filled. */
+	/* ci->lock held: design-specific per-cluster invariants (tables present
+	 * iff in use, ...). @return 0 or SWS_ECORRUPT with @msg filled. */
 	int (*check_cluster)(struct sws_device *dev, struct sws_cluster *ci, char *msg, size_t len);
 
 	/* SWS_DESIGN_VIRTUAL only (else NULL). The physical slots behind @nr
@@ -151,16 +155,12 @@ struct sws_design_ops {
 	sws_entry_t (*rmap)(struct sws_cpu *cpu, struct sws_device *pdev, uint64_t poff);
 	/* SWS_DESIGN_VIRTUAL only: zswap's entries live in the descriptors (no
 	 * tree): store (the entry replaced, if any, in *old), load, erase.
-	 * Freeing a slot that holds one hands it to sws__zswap_release(). */
+	 * Freeing a slot that holds one hands it to sws___zswap_release(). */
 	int (*zswap_store)(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, void *entry, void **old);
 	void *(*zswap_load)(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off);
 	void *(*zswap_erase)(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off);
 	/* Hand every entry left on virtual device @dev to @fn, forgetting it. */
 	void (*zswap_drain)(struct sws_device *dev, void (*fn)(void *ctx, void *entry), void *ctx);
 };
-
-/* The simulation root with design @ops (sim.c). sws_sim_create(), with the
- * table of every design (lib/design/designs.c), resolves cfg->backend to one. */
-int sws__sim_create(const struct sws_sim_config *cfg, const struct sws_design_ops *ops, struct sws_sim **out);
 
 #endif

@@ -16,7 +16,6 @@
  * Kernel version modelled: 6.15+ list shape (unchanged through phase IV), with
  * 6.19's round robin among devices of equal priority.
  */
-#include <assert.h>
 #include <string.h>
 
 #include "design.h"
@@ -42,8 +41,10 @@ static uint32_t *list_counter(struct sws_device *dev, enum sws_cluster_flag flag
 	}
 }
 
-void sws__cluster_unlist(struct sws_device *dev, struct sws_cluster *ci)
+void sws___cluster_unlist(struct sws_device *dev, struct sws_cluster *ci)
 {
+	SWS_ASSERT_HELD(&dev->lock);
+	SWS_ASSERT_HELD(&ci->lock);
 	uint32_t *n = list_counter(dev, ci->flags, ci->order);
 	if (n) {
 		(*n)--;
@@ -52,59 +53,63 @@ void sws__cluster_unlist(struct sws_device *dev, struct sws_cluster *ci)
 	ci->flags = SWS_CLUSTER_NONE;
 }
 
-void sws__cluster_move(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci,
-		       struct sws_list *list, enum sws_cluster_flag flag)
+void sws___cluster_move(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci,
+			struct sws_list *list, enum sws_cluster_flag flag)
 {
-	/* Callers hold ci->lock, except swapon, before the device is published. */
+	SWS_ASSERT_HELD(&ci->lock);
 	if (cpu)
 		sws__dev_lock(cpu, dev);
 	else if (sws_spin_lock(&dev->lock))
 		sws__count_sim(dev->sim, SWS_CTR_lock_device_contended, 1);
-	sws__cluster_unlist(dev, ci);
+	sws___cluster_unlist(dev, ci);
 	sws_list_add_tail(&ci->list, list);
 	ci->flags = (uint8_t)flag;
 	(*list_counter(dev, flag, ci->order))++;
 	sws_spin_unlock(&dev->lock);
 }
 
-/* __ __free_cluster(): the per-cluster tables go (through RCU), then the
- * cluster joins the free list. */
-static void free_cluster_now(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci)
+/* ci->lock held: the kernel's __free_cluster(): the per-cluster tables go
+ * (through RCU), then the cluster joins the free list. */
+static void __free_cluster_now(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	if (dev->sim->ops->cluster_put)
 		dev->sim->ops->cluster_put(cpu, dev, ci);
-	sws__cluster_move(cpu, dev, ci, &dev->free_clusters, SWS_CLUSTER_FREE);
+	sws___cluster_move(cpu, dev, ci, &dev->free_clusters, SWS_CLUSTER_FREE);
 	ci->order = 0; /* after the move, which unlisted by order */
 }
 
-/* __ free_cluster(): an empty cluster is freed, or, on a writable
- * SWP_PAGE_DISCARD device, waits on the discard list with its tables until
- * swap_do_scheduled_discard() has discarded it (sws__device_do_discard()). */
-static void free_cluster(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci)
+/* ci->lock held: the kernel's free_cluster(): an empty cluster is freed, or,
+ * on a writable SWP_PAGE_DISCARD device, waits on the discard list with its
+ * tables until swap_do_scheduled_discard() has discarded it
+ * (sws__device_do_discard()). */
+static void __free_cluster(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	if (dev->backing.chunks) /* no slot of it holds data any more */
 		sws__backing_discard(dev, sws__cluster_idx(dev, ci));
 	if ((dev->flags & SWS_SWP_PAGE_DISCARD) && atomic_load_explicit(&dev->writeok, memory_order_relaxed))
-		sws__cluster_move(cpu, dev, ci, &dev->discard_clusters, SWS_CLUSTER_DISCARD);
+		sws___cluster_move(cpu, dev, ci, &dev->discard_clusters, SWS_CLUSTER_DISCARD);
 	else
-		free_cluster_now(cpu, dev, ci);
+		__free_cluster_now(cpu, dev, ci);
 	if (sws_unlikely(sws__is_ext(dev)))
 		sws__ext_cluster_freed(dev); /* the deferred shrink looks at the free tail later */
 }
 
-void sws__relocate_cluster(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci)
+void sws___relocate_cluster(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci)
 {
-	assert(sws_spin_is_locked(&ci->lock));
+	SWS_ASSERT_HELD(&ci->lock);
 	if (ci->flags == SWS_CLUSTER_DISCARD)
 		return;
 	if (!ci->count) {
 		if (ci->flags != SWS_CLUSTER_FREE)
-			free_cluster(cpu, dev, ci);
+			__free_cluster(cpu, dev, ci);
 	} else if (ci->count != SWS_CLUSTER_SLOTS) {
 		if (ci->flags != SWS_CLUSTER_FRAG)
-			sws__cluster_move(cpu, dev, ci, &dev->frag_clusters[ci->order], SWS_CLUSTER_FRAG);
+			sws___cluster_move(cpu, dev, ci, &dev->frag_clusters[ci->order],
+					   SWS_CLUSTER_FRAG);
 	} else if (ci->flags != SWS_CLUSTER_FULL) {
-		sws__cluster_move(cpu, dev, ci, &dev->full_clusters, SWS_CLUSTER_FULL);
+		sws___cluster_move(cpu, dev, ci, &dev->full_clusters, SWS_CLUSTER_FULL);
 	}
 }
 
@@ -134,11 +139,11 @@ bool sws__swap_range_alloc(struct sws_cpu *cpu, struct sws_device *dev, unsigned
 	return true;
 }
 
-void sws__swap_range_free(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci,
-			  uint64_t off, unsigned nr)
+void sws___swap_range_free(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci,
+			   uint64_t off, unsigned nr)
 {
 	(void)off;
-	assert(sws_spin_is_locked(&ci->lock));
+	SWS_ASSERT_HELD(&ci->lock);
 	ci->count -= nr;
 	uint64_t inuse = atomic_fetch_sub(&dev->inuse_pages, nr) - nr;
 	sws__work_maybe(cpu, SWS_WORK_atomic_rmw, 1);
@@ -156,15 +161,18 @@ void sws__swap_range_free(struct sws_cpu *cpu, struct sws_device *dev, struct sw
 	else
 		sws__count_sim(dev->sim, c, nr);
 	if (!ci->count)
-		free_cluster(cpu, dev, ci);
+		__free_cluster(cpu, dev, ci);
 	else if (ci->flags != SWS_CLUSTER_NONFULL) /* partial_free_cluster() */
-		sws__cluster_move(cpu, dev, ci, &dev->nonfull_clusters[ci->order], SWS_CLUSTER_NONFULL);
+		sws___cluster_move(cpu, dev, ci, &dev->nonfull_clusters[ci->order],
+				   SWS_CLUSTER_NONFULL);
 }
 
 /* ---- the avail list: devices with free slots, by priority ------------------------ */
 
-static void avail_insert(struct sws_sim *sim, struct sws_device *dev)
+/* sim->avail_lock held: put @dev on its space's avail list. */
+static void __avail_insert(struct sws_sim *sim, struct sws_device *dev)
 {
+	SWS_ASSERT_HELD(&sim->avail_lock);
 	struct sws_list *pos;
 	/* After every device of higher or equal priority: round robin among equals. */
 	struct sws_list *head = &sim->avail_head[dev->space];
@@ -195,7 +203,7 @@ void sws__device_add_avail(struct sws_cpu *cpu, struct sws_device *dev)
 	while ((v & SWS_INUSE_OFFLIST) && (v & ~SWS_INUSE_OFFLIST) < dev->pages && !cleared)
 		cleared = atomic_compare_exchange_weak(&dev->inuse_pages, &v, v & ~SWS_INUSE_OFFLIST);
 	if (cleared && !dev->on_avail && atomic_load(&dev->writeok))
-		avail_insert(sim, dev);
+		__avail_insert(sim, dev);
 	sws_spin_unlock(&sim->avail_lock);
 }
 
@@ -235,7 +243,7 @@ void sws__device_resume_writes(struct sws_device *dev)
 	atomic_store(&dev->writeok, dev->enabled && !atomic_load(&dev->backing.write_failed));
 	sws_spin_lock(&sim->avail_lock);
 	if (!(atomic_load(&dev->inuse_pages) & SWS_INUSE_OFFLIST) && !dev->on_avail && atomic_load(&dev->writeok))
-		avail_insert(sim, dev);
+		__avail_insert(sim, dev);
 	sws_spin_unlock(&sim->avail_lock);
 }
 
@@ -262,7 +270,7 @@ unsigned sws__device_do_discard(struct sws_device *dev, unsigned budget)
 
 		sws__cluster_lock(NULL, ci);
 		ci->flags = SWS_CLUSTER_NONE; /* already off every list */
-		free_cluster_now(NULL, dev, ci);
+		__free_cluster_now(NULL, dev, ci);
 		sws__cluster_unlock(ci);
 	}
 	sws_spin_lock(&dev->lock);
@@ -284,7 +292,7 @@ static unsigned ext_deferred_work(struct sws_sim *sim)
 		if (dev->ext->ops->work)
 			dev->ext->ops->work(dev);
 		if (atomic_exchange(&dev->ext->shrink_pending, false))
-			sws__ext_shrink(dev);
+			sws___ext_shrink(dev);
 		pending += atomic_load(&dev->ext->shrink_pending);
 	}
 	pthread_mutex_unlock(&sim->ext_mutex);
@@ -361,12 +369,15 @@ static void setup_clusters(struct sws_device *dev)
 		sws_spin_init(&ci->lock);
 		sws_list_init(&ci->list);
 		ci->flags = SWS_CLUSTER_NONE;
+		sws_spin_lock(&ci->lock); /* uncontended: the device is not published yet */
 		if (!ci->count)
-			sws__cluster_move(NULL, dev, ci, &dev->free_clusters, SWS_CLUSTER_FREE);
+			sws___cluster_move(NULL, dev, ci, &dev->free_clusters, SWS_CLUSTER_FREE);
 		else if (ci->count == SWS_CLUSTER_SLOTS)
-			sws__cluster_move(NULL, dev, ci, &dev->full_clusters, SWS_CLUSTER_FULL);
+			sws___cluster_move(NULL, dev, ci, &dev->full_clusters, SWS_CLUSTER_FULL);
 		else
-			sws__cluster_move(NULL, dev, ci, &dev->nonfull_clusters[0], SWS_CLUSTER_NONFULL);
+			sws___cluster_move(NULL, dev, ci, &dev->nonfull_clusters[0],
+					   SWS_CLUSTER_NONFULL);
+		sws_spin_unlock(&ci->lock);
 	}
 }
 
@@ -481,7 +492,7 @@ void sws__device_enable(struct sws_device *dev)
 		atomic_fetch_add(&sim->nr_swap_pages, (int64_t)dev->pages);
 	}
 	sws_spin_lock(&sim->avail_lock);
-	avail_insert(sim, dev);
+	__avail_insert(sim, dev);
 	sws_spin_unlock(&sim->avail_lock);
 }
 
@@ -516,15 +527,16 @@ int sws__device_remove(struct sws_sim *sim, int type, bool force)
 	if (!sim || type < 0 || type >= SWS_MAX_SWAPFILES)
 		return SWS_ENODEV;
 	pthread_mutex_lock(&sim->ext_mutex); /* no xswap shrink works on it meanwhile */
-	int rc = sws__device_remove_locked(sim, type, force);
+	int rc = sws___device_remove(sim, type, force);
 	pthread_mutex_unlock(&sim->ext_mutex);
 	return rc;
 }
 
-int sws__device_remove_locked(struct sws_sim *sim, int type, bool force)
+int sws___device_remove(struct sws_sim *sim, int type, bool force)
 {
 	if (!sim || type < 0 || type >= SWS_MAX_SWAPFILES)
 		return SWS_ENODEV;
+	SWS_ASSERT_HELD(&sim->ext_mutex);
 	sws_spin_lock(&sim->swap_lock);
 	struct sws_device *dev = sws__device(sim, (unsigned)type);
 	if (!dev) {
@@ -555,7 +567,7 @@ int sws_swapoff(struct sws_sim *sim, int type)
 	pthread_mutex_lock(&sim->ext_mutex);
 	struct sws_device *dev = sws__device(sim, (unsigned)type);
 	/* Extendable devices go through their owner (sws_mm_xswap_destroy()). */
-	int rc = dev && dev->ext ? SWS_EINVAL : sws__device_remove_locked(sim, type, false);
+	int rc = dev && dev->ext ? SWS_EINVAL : sws___device_remove(sim, type, false);
 	pthread_mutex_unlock(&sim->ext_mutex);
 	return rc;
 }

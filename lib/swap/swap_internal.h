@@ -1,18 +1,27 @@
 /*
  * swap_internal.h - the objects of the swap core: the simulation root, CPUs,
- * devices (swap_info_struct) and clusters (swap_cluster_info).
+ * devices (the kernel's swap_info_struct) and clusters (swap_cluster_info),
+ * and the index of lib/swap: the types, the inline helpers, then one section
+ * per defining file naming what it exports to the other files (as the
+ * kernel's mm/swap.h). Included by every file of lib/swap and, for the types
+ * and the helpers design.h lists, by the designs, zswap, xswap and the
+ * memory model.
  *
  * Ownership:   sws_sim ─┬─ devices[type] (RCU-published) ─┬─ cluster_info[]
- *                       │                                  ├─ the design's per-device data (dev->design)
- *                       │                                  ├─ extendable devices: dev->ext
- *                       │                                  └─ backing store
- *                       ├─ cpus[] (one per attached thread, per-order cluster cache, counters)
- *                       └─ the design's ops table (const, design.h)
+ *                       │                                  ├─ the design's per-device data
+ * (dev->design) │                                  ├─ extendable devices: dev->ext │ └─ backing
+ * store ├─ cpus[] (one per attached thread, per-order cluster cache, counters) └─ the design's ops
+ * table (const, design.h)
  *
  * Locks, in the order they nest (outer first):
+ *   sim->ext_mutex      extendable devices' create, destroy, limit and shrink
+ *                       (never inside an RCU read section: the shrink waits
+ *                       for a grace period under it)
  *   sim->swap_lock      swapon/swapoff, the device table
  *   dev->global_cluster_lock  rotational devices' shared next[order] (held
  *                       across the whole slow-path allocation on that device)
+ *   ext->lock           an extendable device's grow and the two short steps
+ *                       of its shrink (cluster_array.c)
  *   ci->lock            one cluster: its count, order and every slot in it
  *   design locks        a design's own locks nest inside ci->lock (the 6.17
  *                       XArray's space lock, swap_map's cont_lock; see each
@@ -20,9 +29,12 @@
  *   dev->lock           a device's cluster lists (taken inside ci->lock; the
  *                       allocator walks lists with dev->lock and trylocks ci)
  *   sim->avail_lock     the list of devices that have free slots
- * Readers of the device table and of swap-cache entries run under the RCU
- * read lock; every public per-slot call holds it for its whole duration, so
- * swapoff's synchronize_rcu() waits for calls in flight.
+ * A function whose caller must hold a lock is named __name (sws___name when
+ * it is not static), says which lock in its comment and asserts it first
+ * (SWS_ASSERT_HELD, common/spinlock.h). Readers of the device table and of
+ * swap-cache entries run under the RCU read lock; every public per-slot call
+ * holds it for its whole duration, so swapoff's synchronize_rcu() waits for
+ * calls in flight.
  */
 #ifndef SWS_SWAP_INTERNAL_H
 #define SWS_SWAP_INTERNAL_H
@@ -271,9 +283,6 @@ struct sws_sim {
 	char errmsg[256]; /* the last failed configuration call (swap_lock) */
 };
 
-/* Describe why a configuration call on @sim failed (sws_sim_error()). */
-void sws__sim_set_error(struct sws_sim *sim, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
 /* In an invariant checker: describe the violation in @msg and fail. */
 #define SWS__CORRUPT(msg, len, ...)                       \
 	do {                                              \
@@ -281,41 +290,16 @@ void sws__sim_set_error(struct sws_sim *sim, const char *fmt, ...) __attribute__
 		return SWS_ECORRUPT;                      \
 	} while (0)
 
-/* sws_cpu_attach() in two steps, so a caller can reserve a CPU's memory early
- * and attach without allocating later (teardown). The memory goes with
- * sws_cpu_detach(), with a refused attach (SWS_ENOCPU), or with
- * sws__mem_free(SWS_MEM_sim) if never attached. */
-struct sws_cpu *sws__cpu_alloc(struct sws_sim *sim);
-int sws__cpu_attach_mem(struct sws_sim *sim, struct sws_cpu *cpu, struct sws_cpu **out);
+/*
+ * CONFIG_XSWAP: 0 compiles xswap support out, as the kernel's CONFIG_XSWAP=n
+ * does. Only bench/ builds it that way, to show what the support costs the
+ * allocation path of a simulation with no xswap device.
+ */
+#ifndef SWS_CONFIG_XSWAP
+#define SWS_CONFIG_XSWAP 1
+#endif
 
-/* The environment's clock (sws_env.clock_ns), CLOCK_MONOTONIC by default. */
-uint64_t sws__clock_ns(const struct sws_sim *sim);
-
-/* __ Slots [off, off + nr) of @dev were just freed (swap_range_free's hooks). */
-static inline void sws__slot_free_notify(struct sws_device *dev, uint64_t off, unsigned nr)
-{
-	struct sws_sim *sim = dev->sim;
-	if (sim->slot_free_notify)
-		sim->slot_free_notify(sim->slot_free_ctx, (unsigned)dev->type, off, nr);
-}
-
-/* __ A design that keeps zswap's entries (vswap) freed a slot holding @entry. */
-static inline void sws__zswap_release(struct sws_sim *sim, void *entry)
-{
-	if (sim->zswap_release)
-		sim->zswap_release(sim->slot_free_ctx, entry);
-}
-
-/* zswap's entries kept by the design (SWS_DESIGN_VIRTUAL), by virtual entry
- * (swap_ops.c): store (the replaced one in *old), load, erase; drain hands
- * every one left to @fn and forgets it (zswap going away). */
-bool sws__zswap_in_design(const struct sws_sim *sim);
-int sws__swap_zswap_store(struct sws_cpu *cpu, sws_entry_t e, void *entry, void **old);
-void *sws__swap_zswap_load(struct sws_cpu *cpu, sws_entry_t e);
-void *sws__swap_zswap_erase(struct sws_cpu *cpu, sws_entry_t e);
-void sws__swap_zswap_drain(struct sws_sim *sim, void (*fn)(void *ctx, void *entry), void *ctx);
-
-/* ---- counters -------------------------------------------------------------- */
+/* ---- this header: counters (vmstat-style, per CPU) ------------------------------ */
 
 /* Count on a CPU: single writer, so a relaxed load + store (no locked RMW). */
 static inline void sws__count(struct sws_cpu *cpu, enum sws_counter c, uint64_t n)
@@ -374,16 +358,7 @@ static inline void sws__count_sim(struct sws_sim *sim, enum sws_counter c, uint6
 	atomic_fetch_add_explicit(&sim->ctr[c], n, memory_order_relaxed);
 }
 
-/* ---- devices and clusters ---------------------------------------------------- */
-
-/*
- * CONFIG_XSWAP: 0 compiles xswap support out, as the kernel's CONFIG_XSWAP=n
- * does. Only bench/ builds it that way, to show what the support costs the
- * allocation path of a simulation with no xswap device.
- */
-#ifndef SWS_CONFIG_XSWAP
-#define SWS_CONFIG_XSWAP 1
-#endif
+/* ---- this header: devices, clusters, their locks ------------------------------- */
 
 /* An extendable device (xswap): the core calls its ext hooks. */
 static inline bool sws__is_ext(const struct sws_device *dev)
@@ -454,40 +429,98 @@ static inline uint64_t sws__cluster_end(const struct sws_device *dev, const stru
 	return end < dev->max ? end : dev->max;
 }
 
-/*
- * __swap_range_free(): @nr slots of locked @ci, from @off on (not
- * necessarily contiguous: a batch of one call), became free (the design
- * already cleared their state and told sws__slot_free_notify() of them).
- * Updates the cluster count, the device usage and nr_swap_pages, and moves
- * the cluster to the list it now belongs on.
- */
-void sws__swap_range_free(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci,
-			  uint64_t off, unsigned nr);
+/* ci->lock of the slots' cluster held: slots [off, off + nr) of @dev were
+ * just freed (swap_range_free()'s zswap_invalidate()): the hook runs under
+ * that lock. */
+static inline void sws___slot_free_notify(struct sws_device *dev, uint64_t off, unsigned nr)
+{
+	SWS_ASSERT_HELD(&sws__offset_cluster(dev, off)->lock);
+	struct sws_sim *sim = dev->sim;
+	if (sim->slot_free_notify)
+		sim->slot_free_notify(sim->slot_free_ctx, (unsigned)dev->type, off, nr);
+}
 
-/* Allocate 2^@order slots from @space for @owner (folio_alloc_swap()'s
- * search: the CPU's cached cluster, then the devices). RCU read lock held.
- * *fast: the cached cluster served it. @return 0 and the entry, SWS_ENOSPC,
- * SWS_ENOMEM. */
-int sws__swap_alloc(struct sws_cpu *cpu, unsigned space, unsigned order, uint64_t owner, sws_entry_t *entry,
-		    bool *fast);
+/* ci->lock of the freed slot's cluster @ci held: a design that keeps zswap's
+ * entries (vswap) freed a slot holding @entry. */
+static inline void sws___zswap_release(struct sws_sim *sim, struct sws_cluster *ci, void *entry)
+{
+	SWS_ASSERT_HELD(&ci->lock);
+	if (sim->zswap_release)
+		sim->zswap_release(sim->slot_free_ctx, entry);
+}
 
-/* Usage accounting before @nr slots are allocated in a locked cluster.
+/* A cluster of @dev became free: the deferred shrink should look (atomics: no lock needed). */
+static inline void sws__ext_cluster_freed(struct sws_device *dev)
+{
+	if (atomic_load_explicit(&dev->writeok, memory_order_relaxed))
+		atomic_store_explicit(&dev->ext->shrink_pending, true, memory_order_relaxed);
+}
+
+/* ---- sim.c ----------------------------------------------------------------------- */
+
+/* The simulation root with design @ops. sws_sim_create() (lib/design/designs.c,
+ * which knows every design's table) resolves cfg->backend to one. */
+int sws__sim_create(const struct sws_sim_config *cfg, const struct sws_design_ops *ops,
+		    struct sws_sim **out);
+
+/* Describe why a configuration call on @sim failed (sws_sim_error()). */
+void sws__sim_set_error(struct sws_sim *sim, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* sws_cpu_attach() in two steps, so a caller can reserve a CPU's memory early
+ * and attach without allocating later (teardown). The memory goes with
+ * sws_cpu_detach(), with a refused attach (SWS_ENOCPU), or with
+ * sws__mem_free(SWS_MEM_sim) if never attached. */
+struct sws_cpu *sws__cpu_alloc(struct sws_sim *sim);
+int sws__cpu_attach_mem(struct sws_sim *sim, struct sws_cpu *cpu, struct sws_cpu **out);
+
+/* The environment's clock (sws_env.clock_ns), CLOCK_MONOTONIC by default. */
+uint64_t sws__clock_ns(const struct sws_sim *sim);
+
+/* sws__rcu_thread_get() and sws__rcu_thread_put(), also defined in sim.c, are
+ * declared with the RCU wrapper (common/rcu.h). */
+
+/* ---- device.c -------------------------------------------------------------------- */
+
+/* Build (and with @enable, enable) a device, extendable when @ext is set;
+ * see device.c. */
+int sws__device_add(struct sws_sim *sim, const struct sws_device_config *cfg,
+		    const struct sws_ext_setup *ext, bool enable, int *type_out);
+void sws__device_enable(struct sws_device *dev);
+
+/* swapoff, or (force) tear down a device whatever it holds (sim destroy);
+ * sws___device_remove(): the same with sim->ext_mutex held by the caller. */
+int sws__device_remove(struct sws_sim *sim, int type, bool force);
+int sws___device_remove(struct sws_sim *sim, int type, bool force);
+
+/* dev->lock and ci->lock held: take @ci off its list (flag NONE: isolated). */
+void sws___cluster_unlist(struct sws_device *dev, struct sws_cluster *ci);
+
+/* ci->lock held: move_cluster(): @ci to @list with @flag (dev->lock is taken
+ * inside; @cpu, which may be NULL, counts it). */
+void sws___cluster_move(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci,
+			struct sws_list *list, enum sws_cluster_flag flag);
+
+/* ci->lock held: relocate_cluster(): after an allocation scan, file @ci by its count. */
+void sws___relocate_cluster(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci);
+
+/* swap_range_alloc(): usage accounting before @nr slots are allocated (the
+ * allocator calls it with the cluster locked; it needs no lock itself).
  * @return false (nothing counted) when that would pass the device's pages:
  * only an xswap device whose limit was lowered below its mapped space. */
 bool sws__swap_range_alloc(struct sws_cpu *cpu, struct sws_device *dev, unsigned nr);
 
-/* dev->lock held: take @ci off its list (flag NONE: isolated). */
-void sws__cluster_unlist(struct sws_device *dev, struct sws_cluster *ci);
+/*
+ * ci->lock held: swap_range_free(): @nr slots of @ci, from @off on (not
+ * necessarily contiguous: a batch of one call), became free (the design
+ * already cleared their state and told sws___slot_free_notify() of them).
+ * Updates the cluster count, the device usage and nr_swap_pages, and moves
+ * the cluster to the list it now belongs on.
+ */
+void sws___swap_range_free(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci,
+			   uint64_t off, unsigned nr);
 
-/* Move a locked cluster to @list with @flag (the device lock is taken inside;
- * @cpu, which may be NULL, counts it). */
-void sws__cluster_move(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci,
-		       struct sws_list *list, enum sws_cluster_flag flag);
-
-/* relocate_cluster(): after an allocation scan, file a locked cluster by its count. */
-void sws__relocate_cluster(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci);
-
-/* Device lists and avail list (device.c); @cpu may be NULL. */
+/* The avail list of the device's allocation space; @cpu may be NULL. */
 void sws__device_add_avail(struct sws_cpu *cpu, struct sws_device *dev);
 void sws__device_del_avail(struct sws_cpu *cpu, struct sws_device *dev);
 /* SWP_WRITEOK off, off the avail list: no new slots (swapoff; writes that keep failing). */
@@ -495,32 +528,47 @@ void sws__device_stop_writes(struct sws_device *dev);
 /* A swapoff that did not finish: the device takes slots again (unless its writes failed). */
 void sws__device_resume_writes(struct sws_device *dev);
 
-/* Backing store (backing.c). */
-int sws__backing_open(struct sws_sim *sim, struct sws_device *dev, const struct sws_device_config *cfg);
+/* Deferred discard. @return clusters still waiting. */
+unsigned sws__device_do_discard(struct sws_device *dev, unsigned budget);
+
+/* ---- alloc.c --------------------------------------------------------------------- */
+
+/* Allocate 2^@order slots from @space for @owner (folio_alloc_swap()'s
+ * search: the CPU's cached cluster, then the devices). RCU read lock held.
+ * *fast: the cached cluster served it. @return 0 and the entry, SWS_ENOSPC,
+ * SWS_ENOMEM. */
+int sws__swap_alloc(struct sws_cpu *cpu, unsigned space, unsigned order, uint64_t owner,
+		    sws_entry_t *entry, bool *fast);
+
+/* ---- swap_ops.c ------------------------------------------------------------------ */
+
+/* ci->lock held: one slot's state, header and tail slots reported bad. */
+void sws___slot_state(struct sws_device *dev, struct sws_cluster *ci, uint64_t off,
+		      struct sws_slot_state *st);
+
+/* zswap's entries kept by the design (SWS_DESIGN_VIRTUAL), by virtual entry:
+ * store (the replaced one in *old), load, erase; drain hands every one left
+ * to @fn and forgets it (zswap going away). */
+bool sws__zswap_in_design(const struct sws_sim *sim);
+int sws__swap_zswap_store(struct sws_cpu *cpu, sws_entry_t e, void *entry, void **old);
+void *sws__swap_zswap_load(struct sws_cpu *cpu, sws_entry_t e);
+void *sws__swap_zswap_erase(struct sws_cpu *cpu, sws_entry_t e);
+void sws__swap_zswap_drain(struct sws_sim *sim, void (*fn)(void *ctx, void *entry), void *ctx);
+
+/* ---- backing.c ------------------------------------------------------------------- */
+
+int sws__backing_open(struct sws_sim *sim, struct sws_device *dev,
+		      const struct sws_device_config *cfg);
 void sws__backing_close(struct sws_device *dev);
 void sws__backing_discard(struct sws_device *dev, uint32_t cluster_idx);
 
-/* __ One slot's state, header and tail slots reported bad. */
-void sws__slot_state_locked(struct sws_device *dev, struct sws_cluster *ci, uint64_t off,
-			    struct sws_slot_state *st);
+/* ---- cluster_array.c: per-cluster arrays, extendable devices --------------------- */
 
-/* swapoff, or (force) tear down a device whatever it holds (sim destroy);
- * _locked: the caller holds sim->ext_mutex. */
-int sws__device_remove(struct sws_sim *sim, int type, bool force);
-int sws__device_remove_locked(struct sws_sim *sim, int type, bool force);
-
-/* Build (and with @enable, enable) a device, extendable when @ext is set;
- * see device.c. */
-int sws__device_add(struct sws_sim *sim, const struct sws_device_config *cfg, const struct sws_ext_setup *ext,
-		    bool enable, int *type_out);
-void sws__device_enable(struct sws_device *dev);
-
-/* Per-cluster arrays (cluster_array.c): @return the array (zeroed) or NULL. */
+/* @return the array (zeroed) or NULL. */
 void *sws__cluster_array_create(struct sws_device *dev, struct sws_cluster_array *ca, size_t elem,
 				enum sws_mem_class cls, size_t align);
 void sws__cluster_array_destroy(struct sws_device *dev, struct sws_cluster_array *ca);
 
-/* Extendable devices (cluster_array.c). */
 int sws__ext_init(struct sws_device *dev, const struct sws_ext_setup *setup);
 void sws__ext_free(struct sws_device *dev);
 /* The allocator found no cluster: map more if the policy allows. @return 0
@@ -529,17 +577,11 @@ void sws__ext_free(struct sws_device *dev);
 int sws__ext_grow(struct sws_cpu *cpu, struct sws_device *dev, unsigned nr);
 /* sim->ext_mutex held, no RCU read lock: give back the free tail clusters
  * the policy lets go. @return clusters given back. */
-uint32_t sws__ext_shrink(struct sws_device *dev);
-/* __ A cluster of @dev became free: the deferred shrink should look. */
-static inline void sws__ext_cluster_freed(struct sws_device *dev)
-{
-	if (atomic_load_explicit(&dev->writeok, memory_order_relaxed))
-		atomic_store_explicit(&dev->ext->shrink_pending, true, memory_order_relaxed);
-}
+uint32_t sws___ext_shrink(struct sws_device *dev);
 /* Mapped, reserved and resident bytes of every per-cluster array of @dev. */
 void sws__ext_arena_bytes(struct sws_device *dev, uint64_t *reserved, uint64_t *mapped, uint64_t *resident);
 
-/* Deferred discard (device.c). @return clusters still waiting. */
-unsigned sws__device_do_discard(struct sws_device *dev, unsigned budget);
+/* ---- arena.c: sparse arenas, declared in arena.h (no core types; its unit test
+ * includes it alone). check.c and stats.c define public calls only. ---- */
 
 #endif

@@ -214,9 +214,10 @@ int sws_swap_set_memcg(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, uint
 	SWS__SLOT_CALL(cpu, entry, nr, cpu->sim->ops->set_memcg(cpu, dev, off, nr, id), (void)0);
 }
 
-void sws__slot_state_locked(struct sws_device *dev, struct sws_cluster *ci, uint64_t off,
-			    struct sws_slot_state *st)
+void sws___slot_state(struct sws_device *dev, struct sws_cluster *ci, uint64_t off,
+		      struct sws_slot_state *st)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	memset(st, 0, sizeof(*st));
 	if (off == 0 || off >= dev->max) {
 		st->bad = st->allocated = true;
@@ -243,7 +244,7 @@ int sws_swap_slot_state(struct sws_sim *sim, sws_entry_t entry, struct sws_slot_
 	if (!rc) {
 		struct sws_cluster *ci = sws__offset_cluster(dev, off);
 		sws__cluster_lock(NULL, ci);
-		sws__slot_state_locked(dev, ci, off, st);
+		sws___slot_state(dev, ci, off, st);
 		sws__cluster_unlock(ci);
 	}
 	sws_rcu_read_unlock();

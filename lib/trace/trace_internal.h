@@ -11,7 +11,9 @@
  * as a pointer into it (no copy). Offsets: `raw_off` counts bytes read from the
  * file, `off` bytes delivered to the parsers (equal when not compressed).
  *
- * Depends on lib/common only (allocator).
+ * Depends on lib/common only (allocator). The types first, then one section
+ * per defining file naming what it exports to the others (no lock is shared:
+ * a reader belongs to one thread).
  */
 #ifndef SWS_TRACE_INTERNAL_H
 #define SWS_TRACE_INTERNAL_H
@@ -109,6 +111,10 @@ struct sws_trace_reader {
 	} damon;
 };
 
+/* Reader memory class: a reader's own struct sws_mem charges everything here. */
+#define SWS__TRACE_MEM SWS_MEM_sim
+
+/* ---- stream.c ---------------------------------------------------------------- */
 /* Errors: all return the code they record (sticky in r->err). _line names
  * the current line, _at line @line. */
 int sws__trace_err_line(struct sws_trace_reader *r, int code, const char *fmt, ...)
@@ -118,7 +124,6 @@ int sws__trace_err_at(struct sws_trace_reader *r, int code, uint64_t line, const
 int sws__trace_err_byte(struct sws_trace_reader *r, int code, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
-/* Stream. */
 int sws__stream_open(struct sws_trace_reader *r, const char *path);
 void sws__stream_close(struct sws_trace_reader *r);
 /* Fill the buffer so that at least @want bytes are available from pos (fewer at EOF).
@@ -140,8 +145,10 @@ static inline uint64_t sws__stream_file_off(const struct sws_trace_stream *s)
 {
 	return s->zstd ? s->raw_off - (s->zin_len - s->zin_pos) : sws__stream_off(s);
 }
+/* zstd's allocations through the injected allocator, charged to @m. */
+ZSTD_customMem sws__trace_zstd_mem(struct sws_mem *m);
 
-/* Parsing helpers (parse.c). */
+/* ---- parse.c ----------------------------------------------------------------- */
 static inline int sws__is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 static inline char *sws__skip_space(char *p)
 {
@@ -171,21 +178,15 @@ struct sws_perf_line {
 /* @return 0, or -1 when the line is not a perf-script sample line (message in @why). */
 int sws__perf_split(char *line, struct sws_perf_line *pl, const char **why);
 
-/* Per-format record producers: 1 record, 0 end, negative error. */
+/* Text encoding of flags ("-", letters "wxh", or 0xHEX). */
+int sws__flags_parse(const char *s, uint32_t *out);
+
+/* ---- native.c ---------------------------------------------------------------- */
+/* The native formats' record producers: 1 record, 0 end, negative error. */
 int sws__native_text_next(struct sws_trace_reader *r, struct sws_trace_record *rec);
 int sws__native_bin_open(struct sws_trace_reader *r);
 int sws__native_bin_next(struct sws_trace_reader *r, struct sws_trace_record *rec);
 int sws__native_text_open(struct sws_trace_reader *r);
-int sws__perf_next(struct sws_trace_reader *r, struct sws_trace_record *rec);
-int sws__lackey_next(struct sws_trace_reader *r, struct sws_trace_record *rec);
-int sws__addr_next(struct sws_trace_reader *r, struct sws_trace_record *rec);
-int sws__damon_next(struct sws_trace_reader *r, struct sws_trace_record *rec);
-void sws__damon_free(struct sws_trace_reader *r);
-
-/* Format detection helpers. */
-int sws__lackey_line_ok(const char *line);
-int sws__addr_line_ok(const char *line, int hex);
-
 /* CRC-32C (Castagnoli, reflected 0x82f63b78, as in iSCSI and ext4) of @n bytes,
  * continuing @crc (0 to start): crc(crc(0, a), b) == crc(0, a b). sws__crc32c
  * uses the SSE4.2 instruction where the CPU has it, sws__crc32c_sw a table. */
@@ -196,12 +197,15 @@ uint32_t sws__crc32c_sw(uint32_t crc, const void *buf, size_t n);
  * little endian). */
 uint32_t sws__trace_record_crc(uint32_t crc, const struct sws_trace_record *x);
 
-/* Text encoding of flags ("-", letters "wxh", or 0xHEX). */
-int sws__flags_parse(const char *s, uint32_t *out);
-
-/* zstd's allocations through the injected allocator, charged to @m. */
-ZSTD_customMem sws__trace_zstd_mem(struct sws_mem *m);
-/* Reader memory class: a reader's own struct sws_mem charges everything here. */
-#define SWS__TRACE_MEM SWS_MEM_sim
+/* ---- import.c ---------------------------------------------------------------- */
+/* The importers' record producers: 1 record, 0 end, negative error. */
+int sws__perf_next(struct sws_trace_reader *r, struct sws_trace_record *rec);
+int sws__lackey_next(struct sws_trace_reader *r, struct sws_trace_record *rec);
+int sws__addr_next(struct sws_trace_reader *r, struct sws_trace_record *rec);
+int sws__damon_next(struct sws_trace_reader *r, struct sws_trace_record *rec);
+void sws__damon_free(struct sws_trace_reader *r);
+/* Format detection: could @line be one of the format's? */
+int sws__lackey_line_ok(const char *line);
+int sws__addr_line_ok(const char *line, int hex);
 
 #endif

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "xswap.h"
-#include "xswap_policy.h"
 
 static inline struct sws_xswap *xs_of(struct sws_device *dev) { return dev->ext->data; }
 
@@ -16,34 +15,72 @@ static uint64_t inuse_of(struct sws_device *dev)
 	return atomic_load(&dev->inuse_pages) & ~SWS_INUSE_OFFLIST;
 }
 
-/* ---- the policy the core asks --------------------------------------------------------- */
+/* ---- the policy the core asks (struct sws_ext_ops) ------------------------------------ */
 
+/* ext->lock held (sws__ext_grow()). */
 static uint32_t xswap_grow_to(struct sws_device *dev, uint32_t mapped, unsigned nr)
 {
+	SWS_ASSERT_HELD(&dev->ext->lock);
 	uint32_t step = sws__xswap_grow_step(mapped, atomic_load(&xs_of(dev)->limit));
 	if (!step || inuse_of(dev) + nr > dev->pages)
 		return 0;
 	return mapped + step;
 }
 
+/* ext->lock held (sws___ext_shrink()). */
 static uint32_t xswap_shrink_count(struct sws_device *dev, uint32_t mapped, uint32_t tail)
 {
+	SWS_ASSERT_HELD(&dev->ext->lock);
 	return sws__xswap_shrink_count(mapped, atomic_load(&xs_of(dev)->limit), inuse_of(dev), tail);
 }
 
-static void set_pages(struct sws_device *dev, uint64_t pages);
+/*
+ * ext->lock held: move dev->pages to @pages, keeping the totals exact: raising,
+ * total first then free; lowering, free first then total, so neither a
+ * reader of free <= total nor free >= 0 sees a step the wrong way. An
+ * allocation racing with a lowering can leave use above the new value: the
+ * loop raises it back to cover that use.
+ */
+static void __set_pages(struct sws_device *dev, uint64_t pages)
+{
+	SWS_ASSERT_HELD(&dev->ext->lock);
+	struct sws_sim *sim = dev->sim;
+	for (;;) {
+		uint64_t old = dev->pages;
+		if (pages > old) {
+			atomic_fetch_add(&sim->total_swap_pages, (int64_t)(pages - old));
+			dev->pages = pages;
+			atomic_fetch_add(&sim->nr_swap_pages, (int64_t)(pages - old));
+		} else if (pages < old) {
+			atomic_fetch_sub(&sim->nr_swap_pages, (int64_t)(old - pages));
+			dev->pages = pages;
+			atomic_fetch_sub(&sim->total_swap_pages, (int64_t)(old - pages));
+		}
+		uint64_t inuse = atomic_load(&dev->inuse_pages) & ~SWS_INUSE_OFFLIST;
+		if (inuse <= pages)
+			break;
+		pages = inuse;
+	}
+	uint64_t v = atomic_load(&dev->inuse_pages);
+	if ((v & SWS_INUSE_OFFLIST) && (v & ~SWS_INUSE_OFFLIST) < dev->pages)
+		sws__device_add_avail(NULL, dev); /* room again */
+	else if (!(v & SWS_INUSE_OFFLIST) && v >= dev->pages)
+		sws__device_del_avail(NULL, dev); /* full under the new limit */
+}
 
 /*
- * An allocation that raced a lowering limit write may have left dev->pages
- * above what the limit gives (set_pages() covers the use it saw, which can
- * include an allocation that then backed out): bring it down when quiet.
+ * sim->ext_mutex held (the deferred work): an allocation that raced a
+ * lowering limit write may have left dev->pages above what the limit gives
+ * (__set_pages() covers the use it saw, which can include an allocation that
+ * then backed out): bring it down when quiet.
  */
 static void xswap_trim_pages(struct sws_device *dev)
 {
+	SWS_ASSERT_HELD(&dev->sim->ext_mutex);
 	pthread_mutex_lock(&dev->ext->lock);
 	uint64_t want = sws__xswap_pages(atomic_load(&xs_of(dev)->limit), dev->nr_clusters, inuse_of(dev));
 	if (dev->enabled && dev->pages > want)
-		set_pages(dev, want);
+		__set_pages(dev, want);
 	pthread_mutex_unlock(&dev->ext->lock);
 }
 
@@ -65,6 +102,7 @@ int sws__xswap_create(struct sws_sim *sim, int prio, uint64_t ram_pages, int *ty
 {
 	if (!sim || !type || prio < -1 || prio > 32767)
 		return SWS_EINVAL;
+	SWS_ASSERT_HELD(&sim->ext_mutex);
 	if (!SWS_CONFIG_XSWAP || !(sim->design_flags & SWS_DESIGN_EXT_DEVICES))
 		return SWS_EOPNOTSUPP; /* built without xswap, or a design with static per-slot arrays */
 	uint32_t max = sws__xswap_max_clusters(ram_pages);
@@ -96,19 +134,21 @@ int sws__xswap_create(struct sws_sim *sim, int prio, uint64_t ram_pages, int *ty
 
 int sws__xswap_destroy(struct sws_sim *sim, int type)
 {
+	SWS_ASSERT_HELD(&sim->ext_mutex);
 	struct sws_device *dev = type >= 0 && type < SWS_MAX_SWAPFILES ? sws__device(sim, (unsigned)type) : NULL;
 	if (!dev)
 		return SWS_ENODEV;
 	if (!(dev->flags & SWS_SWP_XSWAP))
 		return SWS_EINVAL;
-	return sws__device_remove_locked(sim, type, false); /* SWS_EBUSY: pages in use */
+	return sws___device_remove(sim, type, false); /* SWS_EBUSY: pages in use */
 }
 
 /* ---- the control interface ---------------------------------------------------------- */
 
 /* sim->ext_mutex held: the xswap device @type, or NULL with *rc set. */
-static struct sws_device *xswap_device(struct sws_sim *sim, int type, int *rc)
+static struct sws_device *__xswap_device(struct sws_sim *sim, int type, int *rc)
 {
+	SWS_ASSERT_HELD(&sim->ext_mutex);
 	struct sws_device *dev = type >= 0 && type < SWS_MAX_SWAPFILES ? sws__device(sim, (unsigned)type) : NULL;
 	*rc = !dev ? SWS_ENODEV : !(dev->flags & SWS_SWP_XSWAP) ? SWS_EINVAL : 0;
 	return *rc ? NULL : dev;
@@ -120,7 +160,7 @@ int sws__xswap_fail_grow(struct sws_sim *sim, int type, uint64_t nth)
 	if (!sim)
 		return rc;
 	pthread_mutex_lock(&sim->ext_mutex);
-	struct sws_device *dev = xswap_device(sim, type, &rc);
+	struct sws_device *dev = __xswap_device(sim, type, &rc);
 	if (dev) {
 		pthread_mutex_lock(&dev->ext->lock);
 		dev->ext->grow_fail_nth = nth;
@@ -136,46 +176,13 @@ int sws_xswap_limit_get(struct sws_sim *sim, int type, uint64_t *pages)
 	if (!sim || !pages)
 		return rc;
 	pthread_mutex_lock(&sim->ext_mutex);
-	struct sws_device *dev = xswap_device(sim, type, &rc);
+	struct sws_device *dev = __xswap_device(sim, type, &rc);
 	if (dev) {
 		uint64_t slots = (uint64_t)atomic_load(&xs_of(dev)->limit) * SWS_CLUSTER_SLOTS;
 		*pages = slots < dev->max ? slots : dev->max;
 	}
 	pthread_mutex_unlock(&sim->ext_mutex);
 	return rc;
-}
-
-/*
- * Move dev->pages to @pages (ext->lock held), keeping the totals exact: raising,
- * total first then free; lowering, free first then total, so neither a
- * reader of free <= total nor free >= 0 sees a step the wrong way. An
- * allocation racing with a lowering can leave use above the new value: the
- * loop raises it back to cover that use.
- */
-static void set_pages(struct sws_device *dev, uint64_t pages)
-{
-	struct sws_sim *sim = dev->sim;
-	for (;;) {
-		uint64_t old = dev->pages;
-		if (pages > old) {
-			atomic_fetch_add(&sim->total_swap_pages, (int64_t)(pages - old));
-			dev->pages = pages;
-			atomic_fetch_add(&sim->nr_swap_pages, (int64_t)(pages - old));
-		} else if (pages < old) {
-			atomic_fetch_sub(&sim->nr_swap_pages, (int64_t)(old - pages));
-			dev->pages = pages;
-			atomic_fetch_sub(&sim->total_swap_pages, (int64_t)(old - pages));
-		}
-		uint64_t inuse = atomic_load(&dev->inuse_pages) & ~SWS_INUSE_OFFLIST;
-		if (inuse <= pages)
-			break;
-		pages = inuse;
-	}
-	uint64_t v = atomic_load(&dev->inuse_pages);
-	if ((v & SWS_INUSE_OFFLIST) && (v & ~SWS_INUSE_OFFLIST) < dev->pages)
-		sws__device_add_avail(NULL, dev); /* room again */
-	else if (!(v & SWS_INUSE_OFFLIST) && v >= dev->pages)
-		sws__device_del_avail(NULL, dev); /* full under the new limit */
 }
 
 int sws_xswap_limit_set(struct sws_sim *sim, int type, uint64_t pages)
@@ -185,16 +192,17 @@ int sws_xswap_limit_set(struct sws_sim *sim, int type, uint64_t pages)
 		return rc;
 	sws__rcu_thread_get();
 	pthread_mutex_lock(&sim->ext_mutex);
-	struct sws_device *dev = xswap_device(sim, type, &rc);
+	struct sws_device *dev = __xswap_device(sim, type, &rc);
 	if (dev) {
 		pthread_mutex_lock(&dev->ext->lock);
 		uint64_t inuse = inuse_of(dev);
 		uint32_t limit = sws__xswap_limit_clusters(pages, inuse, dev->nr_clusters);
 		atomic_store(&xs_of(dev)->limit, limit);
 		if (dev->enabled)
-			set_pages(dev, sws__xswap_pages(limit, dev->nr_clusters, inuse));
+			__set_pages(dev, sws__xswap_pages(limit, dev->nr_clusters, inuse));
 		pthread_mutex_unlock(&dev->ext->lock);
-		sws__ext_shrink(dev); /* after any limit write; a lowered one is enforced at once */
+		sws___ext_shrink(
+		    dev); /* after any limit write; a lowered one is enforced at once */
 	}
 	pthread_mutex_unlock(&sim->ext_mutex);
 	sws__rcu_thread_put();
@@ -207,7 +215,7 @@ int sws_xswap_info(struct sws_sim *sim, int type, struct sws_xswap_info *info)
 	if (!sim || !info)
 		return rc;
 	pthread_mutex_lock(&sim->ext_mutex);
-	struct sws_device *dev = xswap_device(sim, type, &rc);
+	struct sws_device *dev = __xswap_device(sim, type, &rc);
 	if (dev) {
 		struct sws_ext *ext = dev->ext;
 		memset(info, 0, sizeof(*info));

@@ -18,14 +18,21 @@
 
 #include "../swap/swap_internal.h"
 
+/* xswap_policy.c: the sizing rules, pure functions of cluster counts, are
+ * declared in xswap_policy.h, which needs nothing of the core (its unit test
+ * includes it alone). */
+#include "xswap_policy.h"
+
 /* ext->data of an xswap device. */
 struct sws_xswap {
 	_Atomic uint32_t limit; /* the ceiling, in clusters */
 };
 
-/* Create a disabled xswap device sized by @ram_pages (the caller holds
- * sim->ext_mutex, and enables it with sws__device_enable() once its own
- * per-device state exists: the memory model's device_added hook has run).
+/* ---- xswap.c ------------------------------------------------------------------------ */
+
+/* sim->ext_mutex held: create a disabled xswap device sized by @ram_pages
+ * (the caller enables it with sws__device_enable() once its own per-device
+ * state exists: the memory model's device_added hook has run).
  * @return 0, SWS_EOPNOTSUPP (the design has static per-slot arrays, or the
  * build has no xswap), SWS_EINVAL, SWS_ETOOMANY, SWS_ENOMEM. */
 int sws__xswap_create(struct sws_sim *sim, int prio, uint64_t ram_pages, int *type);

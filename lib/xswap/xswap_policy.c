@@ -3,7 +3,7 @@
  * series' description; the numbers are the kernel's.
  */
 #include "xswap_policy.h"
-#include "swapsim/device.h"
+#include <swapsim/device.h>
 
 static uint64_t div_up(uint64_t v, uint64_t d) { return v / d + (v % d != 0); /* no overflow */ }
 static uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }

@@ -24,7 +24,7 @@
 
 #include <stddef.h>
 
-#include "common/mem.h"
+#include "../common/mem.h"
 
 #define SWS_ZCOMP_PAGE_SIZE 4096u
 #define SWS_ZCOMP_ZSTD_DEFAULT_LEVEL 3 /* ZSTD_CLEVEL_DEFAULT, the kernel's zstd level */

@@ -38,8 +38,8 @@
 
 #include <swapsim/error.h>
 
-#include "common/list.h"
-#include "common/spinlock.h"
+#include "../common/list.h"
+#include "../common/spinlock.h"
 #include "zsmalloc.h"
 
 #define ZS_NO_OBJ 0xffffu
@@ -221,7 +221,7 @@ static struct zs_class *loc_to_class(struct sws_zs_pool *pool, uint64_t loc)
 	return c;
 }
 
-/* ---- zspages, ids and fullness (class lock held) ----------------------------------- */
+/* ---- zspages, ids and fullness (__name: the class lock held) ------------------------ */
 
 static unsigned fullness_group(const struct zs_class *c, unsigned inuse)
 {
@@ -232,9 +232,9 @@ static unsigned fullness_group(const struct zs_class *c, unsigned inuse)
 	return 100 * inuse / c->objs_per_zspage / 10 + 1; /* 1: 0-9%, ..., 10: 90-99% */
 }
 
-static void zspage_regroup(struct zs_class *c, struct zs_zspage *zp)
+static void __zspage_regroup(struct zs_class *c, struct zs_zspage *zp)
 {
-	assert(sws_spin_is_locked(&c->lock));
+	SWS_ASSERT_HELD(&c->lock);
 	unsigned g = fullness_group(c, zp->inuse);
 	if (g == zp->group)
 		return;
@@ -246,26 +246,26 @@ static void zspage_regroup(struct zs_class *c, struct zs_zspage *zp)
 }
 
 /* The first zspage of the fullest group that still has a free object. */
-static struct zs_zspage *class_find_zspage(struct zs_class *c)
+static struct zs_zspage *__class_find_zspage(struct zs_class *c)
 {
-	assert(sws_spin_is_locked(&c->lock));
+	SWS_ASSERT_HELD(&c->lock);
 	for (unsigned g = SWS_ZS_FULLNESS_GROUPS - 2; g >= 1; g--)
 		if (!sws_list_empty(&c->fullness[g]))
 			return sws_list_entry(c->fullness[g].next, struct zs_zspage, list);
 	return NULL;
 }
 
-static struct zs_zspage *class_zspage(struct zs_class *c, uint32_t id)
+static struct zs_zspage *__class_zspage(struct zs_class *c, uint32_t id)
 {
-	assert(sws_spin_is_locked(&c->lock));
+	SWS_ASSERT_HELD(&c->lock);
 	assert(id < c->table_len && !(c->table[id] & 1));
 	return (struct zs_zspage *)c->table[id];
 }
 
 /* Take a free id, doubling the table when there is none. @return 0 or SWS_ENOMEM. */
-static int class_get_id(struct sws_zs_pool *pool, struct zs_class *c, uint32_t *id)
+static int __class_get_id(struct sws_zs_pool *pool, struct zs_class *c, uint32_t *id)
 {
-	assert(sws_spin_is_locked(&c->lock));
+	SWS_ASSERT_HELD(&c->lock);
 	if (c->free_id == ZS_NO_ID) {
 		uint32_t len = c->table_len ? 2 * c->table_len : ZS_TABLE_MIN;
 		if (len <= c->table_len || len == ZS_NO_ID)
@@ -289,9 +289,9 @@ static int class_get_id(struct sws_zs_pool *pool, struct zs_class *c, uint32_t *
 	return 0;
 }
 
-static void class_put_id(struct zs_class *c, uint32_t id)
+static void __class_put_id(struct zs_class *c, uint32_t id)
 {
-	assert(sws_spin_is_locked(&c->lock));
+	SWS_ASSERT_HELD(&c->lock);
 	c->table[id] = (uintptr_t)c->free_id << 1 | 1;
 	c->free_id = id;
 }
@@ -432,7 +432,7 @@ int sws__zs_alloc(struct sws_zs_pool *pool, size_t len, uint64_t *handle)
 		return SWS_ENOMEM;
 
 	sws_spin_lock(&c->lock);
-	struct zs_zspage *zp = class_find_zspage(c);
+	struct zs_zspage *zp = __class_find_zspage(c);
 	if (!zp) {
 		/* Allocate the zspage without the lock (the kernel's alloc_zspage()). */
 		sws_spin_unlock(&c->lock);
@@ -441,7 +441,7 @@ int sws__zs_alloc(struct sws_zs_pool *pool, size_t len, uint64_t *handle)
 		int err = SWS_ENOMEM;
 		if (zp) {
 			sws_spin_lock(&c->lock);
-			err = class_get_id(pool, c, &id);
+			err = __class_get_id(pool, c, &id);
 			if (err)
 				sws_spin_unlock(&c->lock);
 		}
@@ -471,7 +471,7 @@ int sws__zs_alloc(struct sws_zs_pool *pool, size_t len, uint64_t *handle)
 	}
 	zp->inuse++;
 	c->objs_inuse++;
-	zspage_regroup(c, zp);
+	__zspage_regroup(c, zp);
 	/* The in-object header holds the handle (the kernel's back-pointer); the
 	 * huge class keeps it in the descriptor. */
 	uint64_t h = (uint64_t)(uintptr_t)cell;
@@ -500,7 +500,7 @@ void sws__zs_free(struct sws_zs_pool *pool, uint64_t handle)
 	size_t dead_table_bytes = 0;
 
 	sws_spin_lock(&c->lock);
-	struct zs_zspage *zp = class_zspage(c, loc_id(loc));
+	struct zs_zspage *zp = __class_zspage(c, loc_id(loc));
 	assert(obj < zp->bump && zp->inuse);
 	char *o = obj_addr(c, zp, obj);
 #ifndef NDEBUG
@@ -517,13 +517,13 @@ void sws__zs_free(struct sws_zs_pool *pool, uint64_t handle)
 	zp->inuse--;
 	c->objs_inuse--;
 	if (zp->inuse) {
-		zspage_regroup(c, zp);
+		__zspage_regroup(c, zp);
 		zp = NULL;
 	} else {
 		/* The last object: the zspage goes (free_zspage()). */
 		c->nr_group[zp->group]--;
 		sws_list_del_init(&zp->list);
-		class_put_id(c, zp->id);
+		__class_put_id(c, zp->id);
 		if (!--c->zspages) {
 			dead_table = c->table;
 			dead_table_bytes = c->table_len * sizeof(*c->table);
@@ -560,7 +560,7 @@ void *sws__zs_map(struct sws_zs_pool *pool, uint64_t handle, size_t *len)
 	/* The lock only guards the table lookup (the table may be growing); the
 	 * zspage cannot go while the caller holds one of its objects. */
 	sws_spin_lock(&c->lock);
-	struct zs_zspage *zp = class_zspage(c, loc_id(loc));
+	struct zs_zspage *zp = __class_zspage(c, loc_id(loc));
 	assert(loc_obj(loc) < zp->bump);
 	char *o = obj_addr(c, zp, loc_obj(loc));
 #ifndef NDEBUG

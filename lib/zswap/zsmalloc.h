@@ -57,7 +57,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/mem.h"
+#include "../common/mem.h"
 
 #define SWS_ZS_PAGE_SIZE 4096u
 #define SWS_ZS_MIN_ALLOC_SIZE 32u	       /* smallest class */

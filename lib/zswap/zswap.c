@@ -37,7 +37,8 @@
  * tree (the same entry, or it fails), so a racing free or swap-in can never
  * free it under us. The shrink worker's cursor is its own (one worker at a
  * time); the memcgs' counters (deferred work, swap-ins, protection) are
- * atomics.
+ * atomics. A function called with a lock held is __name and asserts it
+ * (__shrink_memcg_cb; zsmalloc.c's class-lock helpers).
  */
 #include <stdio.h>
 #include <string.h>
@@ -672,11 +673,12 @@ static int zswap_writeback_entry(struct sws_zswap *zs, struct sws_cpu *cpu, stru
 	return 0;
 }
 
-/* shrink_memcg_cb() on @en, the head of @mc's LRU. Called with lru_lock held;
- * returns with it released. */
-static enum lru_status shrink_memcg_cb(struct sws_zswap *zs, struct sws_cpu *cpu, struct zswap_memcg *mc,
-				       struct zswap_entry *en, struct shrink_walk *arg)
+/* zs->lru_lock held, and released here: shrink_memcg_cb() on @en, the head of
+ * @mc's LRU. */
+static enum lru_status __shrink_memcg_cb(struct sws_zswap *zs, struct sws_cpu *cpu, struct zswap_memcg *mc,
+					 struct zswap_entry *en, struct shrink_walk *arg)
 {
+	SWS_ASSERT_HELD(&zs->lru_lock);
 	/* Rotate it either way: a referenced entry goes round again, and one that
 	 * fails to go is tried last next time (a written-back one is unlinked). */
 	sws_list_del_init(&en->lru);
@@ -718,7 +720,7 @@ static uint64_t list_lru_walk_one(struct sws_zswap *zs, struct sws_cpu *cpu, uin
 		--*nr_to_walk; /* first, so that failing entries cannot livelock the walk */
 		struct zswap_entry *en = sws_list_entry(mc->lru.next, struct zswap_entry, lru);
 		bool alone = en->lru.next == &mc->lru;
-		enum lru_status st = shrink_memcg_cb(zs, cpu, mc, en, arg);
+		enum lru_status st = __shrink_memcg_cb(zs, cpu, mc, en, arg);
 		if (st == LRU_REMOVED_RETRY)
 			isolated++;
 		else if (st == LRU_STOP || (st == LRU_ROTATE && alone))

@@ -1,6 +1,7 @@
 /*
- * zswap_internal.h - the zswap pool manager, below the memory model.
- * See lib/zswap/zswap.c and docs/zswap.md.
+ * zswap_internal.h - the zswap pool manager, below the memory model: what
+ * zswap.c exports to the memory model (the compressors and zsmalloc have
+ * their own headers, compress.h and zsmalloc.h). See docs/zswap.md.
  */
 #ifndef SWS_ZSWAP_INTERNAL_H
 #define SWS_ZSWAP_INTERNAL_H

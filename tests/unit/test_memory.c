@@ -2,7 +2,8 @@
  * test_memory.c - memory accounting by structure class: static sizes by the
  * designs' formulas, dynamic memory that follows use (swap tables per cluster,
  * extend tables, XArray nodes at 576 B each, exactly 261 nodes for a dense
- * 64 MiB space) and comes back to the baseline once everything is freed.
+ * 64 MiB space) and comes back to the baseline once everything is freed;
+ * vswap's per-cluster classes (cluster_info for physical clusters only).
  */
 #include "testutil.h"
 
@@ -98,6 +99,54 @@ static void test_xarray_memory(void **state)
 	sws_fixture_close(&f);
 }
 
+/*
+ * vswap: the class cluster_info counts the physical devices' clusters only (24 B
+ * each, static, as in every design). A virtual cluster's header is its 24-byte
+ * entry in the virtual device's cluster_info (an arena mapped in whole pages as
+ * far as the device grew, 64 clusters at first) and its struct vswap_cluster
+ * (104 B: RCU head 16, simulation 8, id 8, bitmap 64, descriptor pointer 8),
+ * both charged to vswap_cluster with the allocator's cluster pointers (8 B
+ * each, an arena too) and the cluster map's nodes. A page written to a device
+ * thus has one cluster_info entry of each kind behind it, and none twice.
+ */
+static void test_vswap_memory(void **state)
+{
+	(void)state;
+	struct sws_fixture f;
+	const uint64_t nc = 64, page = 4096, header = 104, desc = 512 * 24, rmap = 512 * 8,
+		       node = 576;
+	sws_fixture_open(&f, SWS_BACKEND_VSWAP, nc * SWS_CLUSTER_SLOTS, SWS_SWP_SOLIDSTATE);
+	struct sws_memory_usage mu = usage(f.sim);
+	assert_int_equal(mu.bytes[SWS_MEM_cluster_info], 24 * nc);
+	/* The header's virtual cluster 0 is the only one in use (alone in the
+	 * map: no node); one page of virtual cluster_info, one of pointers. */
+	assert_int_equal(mu.bytes[SWS_MEM_vswap_cluster], 2 * page + header);
+	assert_int_equal(mu.bytes[SWS_MEM_vswap_desc], desc);
+	assert_int_equal(mu.bytes[SWS_MEM_swap_rmap], rmap); /* physical cluster 0: the header's */
+	const uint64_t base_dynamic = mu.dynamic_bytes;
+
+	/* Ten order-9 folios take ten more virtual clusters, and written to the
+	 * device, ten physical ones. */
+	sws_entry_t e[10], p[10];
+	for (int i = 0; i < 10; i++) {
+		assert_sws(0, sws_folio_alloc_swap(f.cpu, 1 + (uint64_t)i, 9, &e[i]));
+		assert_sws(0, sws_swap_io_target(f.cpu, e[i], 512, true, &p[i]));
+	}
+	mu = usage(f.sim);
+	assert_int_equal(mu.bytes[SWS_MEM_cluster_info], 24 * nc);
+	/* Clusters 0 to 10 in one leaf node of the map. */
+	assert_int_equal(mu.bytes[SWS_MEM_vswap_cluster], 2 * page + 11 * header + node);
+	assert_int_equal(mu.bytes[SWS_MEM_vswap_desc], 11 * desc);
+	assert_int_equal(mu.bytes[SWS_MEM_swap_rmap], 11 * rmap);
+
+	for (int i = 0; i < 10; i++)
+		assert_sws(0, sws_swap_cache_del(f.cpu, e[i], 512, 1 + (uint64_t)i, 0));
+	mu = usage(f.sim);
+	assert_int_equal(mu.bytes[SWS_MEM_vswap_cluster], 2 * page + header);
+	assert_int_equal(mu.dynamic_bytes, base_dynamic);
+	sws_fixture_close(&f);
+}
+
 /* The injected allocator sees every byte, and gets every byte back. */
 static void test_injected_allocator(void **state)
 {
@@ -138,6 +187,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_swap_table_memory),
 		cmocka_unit_test(test_xarray_memory),
+		cmocka_unit_test(test_vswap_memory),
 		cmocka_unit_test_prestate(test_injected_allocator, &backend_table),
 		cmocka_unit_test_prestate(test_injected_allocator, &backend_xarray),
 	};

@@ -663,8 +663,12 @@ static void test_no_readahead_from_xswap(void **state)
 /* The device type a page's PTE points to, or -1 (present or none). */
 static int pte_type(struct xenv *e, unsigned page)
 {
-	uint64_t *pte = sws__pte_lookup(sws__mm_space(e->mm, e->asid), PG(page));
-	return pte && pte_is_swap(*pte) ? (int)sws_swp_type(pte_to_swp_entry(*pte)) : -1;
+	struct sws_space *sp = sws__mm_space(e->mm, e->asid);
+	sws_spin_lock(&sp->ptl);
+	uint64_t *pte = sws___pte_lookup(sp, PG(page));
+	int type = pte && pte_is_swap(*pte) ? (int)sws_swp_type(pte_to_swp_entry(*pte)) : -1;
+	sws_spin_unlock(&sp->ptl);
+	return type;
 }
 
 /* VMA readahead around a fault on a regular device's entry meets xswap

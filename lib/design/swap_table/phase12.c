@@ -33,23 +33,32 @@ static inline struct swap_map *map_of(struct sws_device *dev) { return &st_dev(d
 
 static inline uint8_t map_get(struct sws_device *dev, uint64_t off) { return swap_map_get(map_of(dev), off); }
 
-static inline void map_set(struct sws_device *dev, uint64_t off, uint8_t v) { swap_map_set(map_of(dev), off, v); }
+/* ci->lock held: set the swap_map byte of slot @off of cluster @ci. */
+static inline void __map_set(const struct sws_cluster *ci, struct sws_device *dev, uint64_t off,
+			     uint8_t v)
+{
+	SWS_ASSERT_HELD(&ci->lock);
+	__swap_map_set(ci, map_of(dev), off, v);
+}
 
-/* __ Is slot @off (table word @tb) free? Phase II: no count and no folio. */
+/* Is slot @off (table word @tb) free? Phase II: no count and no folio. Under
+ * ci->lock, or a lock-free peek (get_shadow, set_zero, set_memcg). */
 static inline bool slot_unused(struct sws_device *dev, uint64_t off, uint64_t tb)
 {
 	uint8_t b = map_get(dev, off);
 	return swap_map_unused(b) && (phase1(dev) || b == SWAP_MAP_BAD || !st12_is_folio(tb));
 }
 
-/* __ The count of an allocated slot, taking cont_lock when it is continued. */
-static uint32_t slot_count(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off)
+/* ci->lock held: the count of an allocated slot, taking cont_lock when it is continued. */
+static uint32_t __slot_count(struct sws_cpu *cpu, const struct sws_cluster *ci,
+			     struct sws_device *dev, uint64_t off)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	struct swap_map *m = map_of(dev);
 	if (!(map_get(dev, off) & COUNT_CONTINUED))
-		return sws__swap_map_count(m, off);
+		return sws___swap_map_count(ci, m, off);
 	swap_map_cont_lock(cpu, m);
-	uint32_t n = sws__swap_map_count(m, off);
+	uint32_t n = sws___swap_map_count(ci, m, off);
 	swap_map_cont_unlock(m);
 	return n;
 }
@@ -59,41 +68,43 @@ static inline uint64_t word(_Atomic uint64_t *t, uint64_t off) { return t ? tb_g
 /* ---- freeing slots -------------------------------------------------------------------- */
 
 /*
- * __ swap_entries_free(): @nr slots from @off have swap_map 0 and no folio:
- * clear their shadows (in the table, under this ci->lock), zero flags and
- * memcg ids, tell zswap, give them back.
+ * ci->lock held: swap_entries_free(): @nr slots from @off have swap_map 0 and
+ * no folio: clear their shadows (in the table, under this ci->lock), zero
+ * flags and memcg ids, tell zswap, give them back.
  */
-static void entries_free(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci, uint64_t off,
-			 unsigned nr)
+static void __entries_free(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci,
+			   uint64_t off, unsigned nr)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	struct st_device *st = st_dev(dev);
-	_Atomic uint64_t *t = st_locked_table(dev, off);
+	_Atomic uint64_t *t = __st_table(dev, off);
 	for (unsigned i = 0; i < nr; i++) {
-		tb_set(t, st_slot(off + i), 0);
+		__tb_set(ci, t, st_slot(off + i), 0);
 		if (zeromap_test(&st->zeromap, off + i))
 			zeromap_set(cpu, &st->zeromap, off + i, false);
 		swap_cgroup_set(cpu, &st->cgroup, off + i, 0);
 	}
-	sws__slot_free_notify(dev, off, nr);
-	sws__swap_range_free(cpu, dev, ci, off, nr);
+	sws___slot_free_notify(dev, off, nr);
+	sws___swap_range_free(cpu, dev, ci, off, nr);
 }
 
-/* __ Phase I: swap_entries_put_cache(): drop HAS_CACHE; slots holding only it
- * are freed in one batch, otherwise one entry at a time. */
-static void drop_cache_flag(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci, uint64_t off,
-			    unsigned nr)
+/* ci->lock held: phase I's swap_entries_put_cache(): drop HAS_CACHE; slots
+ * holding only it are freed in one batch, otherwise one entry at a time. */
+static void __drop_cache_flag(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci,
+			      uint64_t off, unsigned nr)
 {
-	if (sws__swap_map_only_cache(map_of(dev), off, nr)) {
+	SWS_ASSERT_HELD(&ci->lock);
+	if (sws___swap_map_only_cache(ci, map_of(dev), off, nr)) {
 		for (unsigned i = 0; i < nr; i++)
-			map_set(dev, off + i, 0);
-		entries_free(cpu, dev, ci, off, nr);
+			__map_set(ci, dev, off + i, 0);
+		__entries_free(cpu, dev, ci, off, nr);
 		return;
 	}
 	for (unsigned i = 0; i < nr; i++) {
 		uint8_t b = map_get(dev, off + i) & ~SWAP_HAS_CACHE;
-		map_set(dev, off + i, b);
+		__map_set(ci, dev, off + i, b);
 		if (!b)
-			entries_free(cpu, dev, ci, off + i, 1);
+			__entries_free(cpu, dev, ci, off + i, 1);
 	}
 }
 
@@ -101,8 +112,8 @@ static void drop_cache_flag(struct sws_cpu *cpu, struct sws_device *dev, struct 
 
 static bool p12_range_free(struct sws_device *dev, struct sws_cluster *ci, uint64_t off, unsigned nr)
 {
-	(void)ci;
-	_Atomic uint64_t *t = st_locked_table(dev, off);
+	SWS_ASSERT_HELD(&ci->lock);
+	_Atomic uint64_t *t = __st_table(dev, off);
 	for (unsigned i = 0; i < nr; i++)
 		if (map_get(dev, off + i) || (!phase1(dev) && st12_is_folio(word(t, off + i))))
 			return false;
@@ -115,13 +126,13 @@ static void p12_range_alloc(struct sws_cpu *cpu, struct sws_device *dev, struct 
 			    unsigned nr, uint64_t pfn)
 {
 	(void)cpu;
-	(void)ci;
-	_Atomic uint64_t *t = st_locked_table(dev, off);
+	SWS_ASSERT_HELD(&ci->lock);
+	_Atomic uint64_t *t = __st_table(dev, off);
 	for (unsigned i = 0; i < nr; i++) {
 		if (phase1(dev))
-			map_set(dev, off + i, SWAP_HAS_CACHE);
+			__map_set(ci, dev, off + i, SWAP_HAS_CACHE);
 		else
-			tb_set(t, st_slot(off + i), st12_mk_folio(pfn));
+			__tb_set(ci, t, st_slot(off + i), st12_mk_folio(pfn));
 	}
 }
 
@@ -130,9 +141,9 @@ static int p1_alloc_finish(struct sws_cpu *cpu, struct sws_device *dev, uint64_t
 {
 	struct sws_cluster *ci = sws__offset_cluster(dev, off);
 	sws__cluster_lock(cpu, ci);
-	_Atomic uint64_t *t = st_locked_table(dev, off);
+	_Atomic uint64_t *t = __st_table(dev, off);
 	for (unsigned i = 0; i < nr; i++)
-		tb_set(t, st_slot(off + i), st12_mk_folio(pfn));
+		__tb_set(ci, t, st_slot(off + i), st12_mk_folio(pfn));
 	sws__cluster_unlock(ci);
 	return 0;
 }
@@ -145,12 +156,12 @@ static int p12_dup(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, un
 	int rc = 0;
 
 	sws__cluster_lock(cpu, ci);
-	_Atomic uint64_t *t = st_locked_table(dev, off);
+	_Atomic uint64_t *t = __st_table(dev, off);
 	for (unsigned i = 0; i < nr && !rc; i++)
 		if (slot_unused(dev, off + i, word(t, off + i)))
 			rc = SWS_ENOENT;
 	if (!rc)
-		rc = sws__swap_map_dup(cpu, map_of(dev), off, nr);
+		rc = sws___swap_map_dup(cpu, ci, map_of(dev), off, nr);
 	sws__cluster_unlock(ci);
 	return rc;
 }
@@ -165,20 +176,20 @@ static int p12_put(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, un
 	bool cont = false;
 
 	sws__cluster_lock(cpu, ci);
-	_Atomic uint64_t *t = st_locked_table(dev, off);
+	_Atomic uint64_t *t = __st_table(dev, off);
 	for (unsigned i = 0; i < nr && !rc; i++)
 		if (slot_unused(dev, off + i, word(t, off + i)))
 			rc = SWS_EFREE;
 	if (!rc)
-		rc = sws__swap_map_put_begin(cpu, m, off, nr, &cont);
+		rc = sws___swap_map_put_begin(cpu, ci, m, off, nr, &cont);
 	if (rc)
 		goto out;
-	if (phase1(dev) && sws__swap_map_is_last(m, off, nr)) {
+	if (phase1(dev) && sws___swap_map_is_last(ci, m, off, nr)) {
 		bool cached = map_get(dev, off) & SWAP_HAS_CACHE;
 		for (unsigned i = 0; i < nr; i++)
-			map_set(dev, off + i, cached ? SWAP_HAS_CACHE : 0);
+			__map_set(ci, dev, off + i, cached ? SWAP_HAS_CACHE : 0);
 		if (!cached)
-			entries_free(cpu, dev, ci, off, nr);
+			__entries_free(cpu, dev, ci, off, nr);
 		else if (only_cache)
 			sws_bitmap_set_range(only_cache, 0, nr);
 		goto out;
@@ -187,23 +198,23 @@ static int p12_put(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, un
 		sws__count(cpu, SWS_CTR_swap_free_fallback, 1);
 	unsigned run = 0;
 	for (unsigned i = 0; i < nr; i++) {
-		uint8_t b = sws__swap_map_dec(m, off + i);
+		uint8_t b = sws___swap_map_dec(ci, m, off + i);
 		bool folio = st12_is_folio(word(t, off + i)), freed = !b && !folio;
 		if (only_cache && (b == SWAP_HAS_CACHE || (!b && folio))) /* phase I's bit, or II's folio */
 			sws_bit_set(only_cache, i);
 		if (freed && phase1(dev)) {
-			entries_free(cpu, dev, ci, off + i, 1);
+			__entries_free(cpu, dev, ci, off + i, 1);
 		} else if (freed) {
 			run++;
 			continue;
 		}
 		if (run) {
-			entries_free(cpu, dev, ci, off + i - run, run);
+			__entries_free(cpu, dev, ci, off + i - run, run);
 			run = 0;
 		}
 	}
 	if (run)
-		entries_free(cpu, dev, ci, off + nr - run, run);
+		__entries_free(cpu, dev, ci, off + nr - run, run);
 out:
 	sws__swap_map_put_end(m, cont);
 	sws__cluster_unlock(ci);
@@ -215,10 +226,10 @@ static int p12_count(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, 
 	struct sws_cluster *ci = sws__offset_cluster(dev, off);
 	int rc = 0;
 	sws__cluster_lock(cpu, ci);
-	if (slot_unused(dev, off, word(st_locked_table(dev, off), off)))
+	if (slot_unused(dev, off, word(__st_table(dev, off), off)))
 		rc = SWS_ENOENT;
 	else
-		*count = slot_count(cpu, dev, off);
+		*count = __slot_count(cpu, ci, dev, off);
 	sws__cluster_unlock(ci);
 	return rc;
 }
@@ -226,11 +237,13 @@ static int p12_count(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, 
 /* ---- swap cache ---------------------------------------------------------------------------- */
 
 /*
- * __ The checks of a swap-in's add (design.h), then phase I's
+ * ci->lock held: the checks of a swap-in's add (design.h), then phase I's
  * swapcache_prepare() (SWAP_HAS_CACHE on every slot).
  */
-static int cache_prepare(struct sws_device *dev, _Atomic uint64_t *t, uint64_t off, unsigned nr)
+static int __cache_prepare(const struct sws_cluster *ci, struct sws_device *dev,
+			   _Atomic uint64_t *t, uint64_t off, unsigned nr)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	struct st_device *st = st_dev(dev);
 	unsigned nfree = 0, ncached = 0;
 	bool differ = false;
@@ -251,16 +264,18 @@ static int cache_prepare(struct sws_device *dev, _Atomic uint64_t *t, uint64_t o
 	if (nfree || differ)
 		return SWS_EBUSY;
 	for (unsigned i = 0; i < nr && phase1(dev); i++)
-		map_set(dev, off + i, map_get(dev, off + i) | SWAP_HAS_CACHE);
+		__map_set(ci, dev, off + i, map_get(dev, off + i) | SWAP_HAS_CACHE);
 	return 0;
 }
 
-/* __ Store folio @pfn in @nr slots; *shadow the first one's old shadow. */
-static void table_add(_Atomic uint64_t *t, uint64_t off, unsigned nr, uint64_t pfn, uint64_t *shadow)
+/* ci->lock held: store folio @pfn in @nr slots; *shadow the first one's old shadow. */
+static void __table_add(const struct sws_cluster *ci, _Atomic uint64_t *t, uint64_t off,
+			unsigned nr, uint64_t pfn, uint64_t *shadow)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	*shadow = st12_to_shadow(word(t, off));
 	for (unsigned i = 0; i < nr; i++)
-		tb_set(t, st_slot(off + i), st12_mk_folio(pfn));
+		__tb_set(ci, t, st_slot(off + i), st12_mk_folio(pfn));
 }
 
 /* Phase I: swapcache_prepare() and swap_cache_add_folio(), two holds of
@@ -270,15 +285,15 @@ static int p12_cache_add(struct sws_cpu *cpu, struct sws_device *dev, uint64_t o
 {
 	struct sws_cluster *ci = sws__offset_cluster(dev, off);
 	sws__cluster_lock(cpu, ci);
-	_Atomic uint64_t *t = st_locked_table(dev, off);
-	int rc = cache_prepare(dev, t, off, nr);
+	_Atomic uint64_t *t = __st_table(dev, off);
+	int rc = __cache_prepare(ci, dev, t, off, nr);
 	if (!rc && phase1(dev)) {
 		sws__cluster_unlock(ci);
 		sws__cluster_lock(cpu, ci); /* HAS_CACHE pins the slots in between */
-		t = st_locked_table(dev, off);
+		t = __st_table(dev, off);
 	}
 	if (!rc)
-		table_add(t, off, nr, pfn, shadow);
+		__table_add(ci, t, off, nr, pfn, shadow);
 	sws__cluster_unlock(ci);
 	return rc;
 }
@@ -293,9 +308,11 @@ static int p12_cache_get_shadow(struct sws_cpu *cpu, struct sws_device *dev, uin
 	return 0;
 }
 
-/* __ Every slot holds folio @pfn (ENOTCACHED, then EMISMATCH). */
-static int check_cached(struct sws_device *dev, _Atomic uint64_t *t, uint64_t off, unsigned nr, uint64_t pfn)
+/* ci->lock held: every slot holds folio @pfn (ENOTCACHED, then EMISMATCH). */
+static int __check_cached(const struct sws_cluster *ci, struct sws_device *dev, _Atomic uint64_t *t,
+			  uint64_t off, unsigned nr, uint64_t pfn)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	for (unsigned i = 0; i < nr; i++)
 		if (!st12_is_folio(word(t, off + i)) || (phase1(dev) && !(map_get(dev, off + i) & SWAP_HAS_CACHE)))
 			return SWS_ENOTCACHED;
@@ -315,29 +332,29 @@ static int p12_cache_del(struct sws_cpu *cpu, struct sws_device *dev, uint64_t o
 {
 	struct sws_cluster *ci = sws__offset_cluster(dev, off);
 	sws__cluster_lock(cpu, ci);
-	_Atomic uint64_t *t = st_locked_table(dev, off);
-	int rc = check_cached(dev, t, off, nr, pfn);
+	_Atomic uint64_t *t = __st_table(dev, off);
+	int rc = __check_cached(ci, dev, t, off, nr, pfn);
 	if (!rc && phase1(dev)) {
 		for (unsigned i = 0; i < nr; i++)
-			tb_set(t, st_slot(off + i), st12_mk_shadow(shadow));
+			__tb_set(ci, t, st_slot(off + i), st12_mk_shadow(shadow));
 		sws__cluster_unlock(ci);
 		sws__cluster_lock(cpu, ci);
-		drop_cache_flag(cpu, dev, ci, off, nr);
+		__drop_cache_flag(cpu, dev, ci, off, nr);
 	} else if (!rc) {
 		unsigned run = 0;
 		for (unsigned i = 0; i < nr; i++) {
 			if (!map_get(dev, off + i)) {
-				tb_set(t, st_slot(off + i), 0);
+				__tb_set(ci, t, st_slot(off + i), 0);
 				run++;
 				continue;
 			}
-			tb_set(t, st_slot(off + i), st12_mk_shadow(shadow));
+			__tb_set(ci, t, st_slot(off + i), st12_mk_shadow(shadow));
 			if (run)
-				entries_free(cpu, dev, ci, off + i - run, run);
+				__entries_free(cpu, dev, ci, off + i - run, run);
 			run = 0;
 		}
 		if (run)
-			entries_free(cpu, dev, ci, off + nr - run, run);
+			__entries_free(cpu, dev, ci, off + nr - run, run);
 	}
 	sws__cluster_unlock(ci);
 	return rc;
@@ -348,10 +365,10 @@ static int p12_cache_replace(struct sws_cpu *cpu, struct sws_device *dev, uint64
 {
 	struct sws_cluster *ci = sws__offset_cluster(dev, off);
 	sws__cluster_lock(cpu, ci);
-	_Atomic uint64_t *t = st_locked_table(dev, off);
-	int rc = check_cached(dev, t, off, nr, old_pfn);
+	_Atomic uint64_t *t = __st_table(dev, off);
+	int rc = __check_cached(ci, dev, t, off, nr, old_pfn);
 	for (unsigned i = 0; i < nr && !rc; i++)
-		tb_set(t, st_slot(off + i), st12_mk_folio(new_pfn));
+		__tb_set(ci, t, st_slot(off + i), st12_mk_folio(new_pfn));
 	sws__cluster_unlock(ci);
 	return rc;
 }
@@ -363,8 +380,10 @@ static int p1_pin(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uns
 		return SWS_EOPNOTSUPP;
 	struct sws_cluster *ci = sws__offset_cluster(dev, off);
 	sws__cluster_lock(cpu, ci);
-	_Atomic uint64_t *t = st_locked_table(dev, off);
-	int rc = sws__swap_map_single(map_of(dev), off, nr) ? cache_prepare(dev, t, off, nr) : SWS_EAGAIN;
+	_Atomic uint64_t *t = __st_table(dev, off);
+	int rc = sws___swap_map_single(ci, map_of(dev), off, nr)
+		     ? __cache_prepare(ci, dev, t, off, nr)
+		     : SWS_EAGAIN;
 	if (!rc)
 		*shadow = st12_to_shadow(word(t, off));
 	sws__cluster_unlock(ci);
@@ -376,9 +395,9 @@ static int p1_unpin(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, u
 {
 	struct sws_cluster *ci = sws__offset_cluster(dev, off);
 	sws__cluster_lock(cpu, ci);
-	int rc = sws__swap_map_all_cached(map_of(dev), off, nr) ? 0 : SWS_ENOTCACHED;
+	int rc = sws___swap_map_all_cached(ci, map_of(dev), off, nr) ? 0 : SWS_ENOTCACHED;
 	if (!rc)
-		drop_cache_flag(cpu, dev, ci, off, nr);
+		__drop_cache_flag(cpu, dev, ci, off, nr);
 	sws__cluster_unlock(ci);
 	return rc;
 }
@@ -420,9 +439,9 @@ static int p12_set_memcg(struct sws_cpu *cpu, struct sws_device *dev, uint64_t o
 
 static void p12_slot_state(struct sws_device *dev, struct sws_cluster *ci, uint64_t off, struct sws_slot_state *s)
 {
-	(void)ci;
+	SWS_ASSERT_HELD(&ci->lock);
 	struct st_device *st = st_dev(dev);
-	uint64_t tb = word(st_locked_table(dev, off), off);
+	uint64_t tb = word(__st_table(dev, off), off);
 	uint8_t b = map_get(dev, off);
 	if (b == SWAP_MAP_BAD) {
 		s->allocated = s->bad = true;
@@ -431,7 +450,7 @@ static void p12_slot_state(struct sws_device *dev, struct sws_cluster *ci, uint6
 	if (slot_unused(dev, off, tb))
 		return;
 	s->allocated = true;
-	s->count = slot_count(NULL, dev, off);
+	s->count = __slot_count(NULL, ci, dev, off);
 	s->zero = zeromap_test(&st->zeromap, off);
 	s->memcg = swap_cgroup_get(&st->cgroup, off);
 	if (st12_is_folio(tb)) {
@@ -444,19 +463,20 @@ static void p12_slot_state(struct sws_device *dev, struct sws_cluster *ci, uint6
 
 static int p12_check_cluster(struct sws_device *dev, struct sws_cluster *ci, char *msg, size_t len)
 {
-	int rc = sws__st_check_tables(dev, ci, msg, len);
+	SWS_ASSERT_HELD(&ci->lock);
+	int rc = sws___st_check_tables(dev, ci, msg, len);
 	if (rc)
 		return rc;
 	struct st_device *st = st_dev(dev);
 	uint32_t idx = sws__cluster_idx(dev, ci);
 	uint64_t base = (uint64_t)idx * SWS_CLUSTER_SLOTS, end = sws__cluster_end(dev, ci);
-	_Atomic uint64_t *t = st_locked_table(dev, base);
+	_Atomic uint64_t *t = __st_table(dev, base);
 	unsigned used = (unsigned)(base + SWS_CLUSTER_SLOTS - end); /* tail beyond max */
 	for (uint64_t off = base; off < end; off++) {
 		uint64_t tb = word(t, off);
 		uint8_t b = map_get(dev, off);
 		unsigned long long o = (unsigned long long)off;
-		rc = sws__swap_map_check_slot(&st->map, off, msg, len);
+		rc = sws___swap_map_check_slot(ci, &st->map, off, msg, len);
 		if (rc)
 			return rc;
 		bool unused = slot_unused(dev, off, tb);

@@ -24,16 +24,21 @@ static inline struct cluster_tables *ct_of(struct sws_device *dev, uint64_t off)
 
 static inline bool phase4(struct sws_device *dev) { return st_dev(dev)->phase == 4; }
 
-/* __ swp_tb_get_count() */
-static uint32_t tb_count(const struct cluster_tables *ct, unsigned i, uint64_t tb)
+/* ci->lock held: swp_tb_get_count(): the count of slot @i (word @tb). */
+static uint32_t __tb_count(const struct sws_cluster *ci, const struct cluster_tables *ct,
+			   unsigned i, uint64_t tb)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	unsigned f = swp_tb_count_field(tb);
 	return f == SWP_TB_COUNT_MAX ? ct->extend_table[i] : f;
 }
 
-/* __ Store @count for slot @i (extend table present when count >= 15). */
-static uint64_t tb_with_count(struct cluster_tables *ct, unsigned i, uint64_t tb, uint32_t count)
+/* ci->lock held: store @count for slot @i (extend table present when count
+ * >= 15); @return the word @tb with the count field for it. */
+static uint64_t __tb_with_count(const struct sws_cluster *ci, struct cluster_tables *ct, unsigned i,
+				uint64_t tb, uint32_t count)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	if (count >= SWP_TB_COUNT_MAX) {
 		ct->extend_table[i] = count;
 		return swp_tb_set_count_field(tb, SWP_TB_COUNT_MAX);
@@ -49,8 +54,11 @@ static bool slot_zero(struct sws_device *dev, uint64_t off, uint64_t tb)
 	return phase4(dev) ? swp_tb_zero(tb) : zeromap_test(&st_dev(dev)->zeromap, off);
 }
 
-static uint16_t slot_memcg(struct sws_device *dev, struct cluster_tables *ct, uint64_t off)
+/* ci->lock held (phase IV's memcg table is read under it). */
+static uint16_t __slot_memcg(const struct sws_cluster *ci, struct sws_device *dev,
+			     struct cluster_tables *ct, uint64_t off)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	return phase4(dev) ? ct->memcg_table[st_slot(off)] : swap_cgroup_get(&st_dev(dev)->cgroup, off);
 }
 
@@ -58,8 +66,8 @@ static uint16_t slot_memcg(struct sws_device *dev, struct cluster_tables *ct, ui
 
 static bool st_range_free(struct sws_device *dev, struct sws_cluster *ci, uint64_t off, unsigned nr)
 {
-	(void)ci;
-	_Atomic uint64_t *t = st_locked_table(dev, off);
+	SWS_ASSERT_HELD(&ci->lock);
+	_Atomic uint64_t *t = __st_table(dev, off);
 	for (unsigned i = st_slot(off), e = i + nr; i < e; i++)
 		if (!swp_tb_is_null(tb_get(t, i)))
 			return false;
@@ -71,10 +79,10 @@ static void st_range_alloc(struct sws_cpu *cpu, struct sws_device *dev, struct s
 			   unsigned nr, uint64_t pfn)
 {
 	(void)cpu;
-	(void)ci;
-	_Atomic uint64_t *t = st_locked_table(dev, off);
+	SWS_ASSERT_HELD(&ci->lock);
+	_Atomic uint64_t *t = __st_table(dev, off);
 	for (unsigned i = st_slot(off), e = i + nr; i < e; i++)
-		tb_set(t, i, pfn_to_swp_tb(pfn, 0));
+		__tb_set(ci, t, i, pfn_to_swp_tb(pfn, 0));
 }
 
 /* ---- counts ------------------------------------------------------------------------------ */
@@ -88,14 +96,14 @@ static int st_dup(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uns
 	bool need_extend = false;
 
 	sws__cluster_lock(cpu, ci);
-	_Atomic uint64_t *t = st_locked_table(dev, off);
+	_Atomic uint64_t *t = __st_table(dev, off);
 	for (unsigned i = i0; i < i0 + nr && !rc; i++) {
 		uint64_t tb = t ? tb_get(t, i) : SWP_TB_NULL;
 		if (swp_tb_is_null(tb))
 			rc = SWS_ENOENT;
 	}
 	for (unsigned i = i0; i < i0 + nr && !rc; i++) {
-		uint32_t c = tb_count(ct, i, tb_get(t, i));
+		uint32_t c = __tb_count(ci, ct, i, tb_get(t, i));
 		if (c + 1 > SWS_SWAP_COUNT_MAX)
 			rc = SWS_EOVERFLOW;
 		need_extend |= c + 1 >= SWP_TB_COUNT_MAX;
@@ -111,19 +119,20 @@ static int st_dup(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uns
 	}
 	for (unsigned i = i0; i < i0 + nr && !rc; i++) {
 		uint64_t tb = tb_get(t, i);
-		tb_set(t, i, tb_with_count(ct, i, tb, tb_count(ct, i, tb) + 1));
+		__tb_set(ci, t, i, __tb_with_count(ci, ct, i, tb, __tb_count(ci, ct, i, tb) + 1));
 	}
 	sws__cluster_unlock(ci);
 	return rc;
 }
 
-/* __ A slot's last reference is gone and no folio holds it: it becomes free
- * (its zero flag and memcg id go with it). */
-static void slot_clear(struct sws_cpu *cpu, struct sws_device *dev, struct cluster_tables *ct,
-		       _Atomic uint64_t *t, uint64_t off)
+/* ci->lock held: a slot's last reference is gone and no folio holds it: it
+ * becomes free (its zero flag and memcg id go with it). */
+static void __slot_clear(struct sws_cpu *cpu, const struct sws_cluster *ci, struct sws_device *dev,
+			 struct cluster_tables *ct, _Atomic uint64_t *t, uint64_t off)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	unsigned i = st_slot(off);
-	tb_set(t, i, SWP_TB_NULL);
+	__tb_set(ci, t, i, SWP_TB_NULL);
 	if (ct->extend_table)
 		ct->extend_table[i] = 0;
 	if (phase4(dev)) {
@@ -134,12 +143,15 @@ static void slot_clear(struct sws_cpu *cpu, struct sws_device *dev, struct clust
 			zeromap_set(cpu, &st->zeromap, off, false);
 		swap_cgroup_set(cpu, &st->cgroup, off, 0);
 	}
-	sws__slot_free_notify(dev, off, 1);
+	sws___slot_free_notify(dev, off, 1);
 }
 
-/* __ swap_extend_table_try_free(): drop the extend table once no count needs it. */
-static void extend_table_try_free(struct sws_cpu *cpu, struct sws_sim *sim, struct cluster_tables *ct)
+/* ci->lock held: swap_extend_table_try_free(): drop @ci's extend table once
+ * no count needs it. */
+static void __extend_table_try_free(struct sws_cpu *cpu, const struct sws_cluster *ci,
+				    struct sws_sim *sim, struct cluster_tables *ct)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	for (unsigned i = 0; i < SWS_CLUSTER_SLOTS; i++)
 		if (ct->extend_table[i])
 			return;
@@ -156,31 +168,31 @@ static int st_put(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uns
 	int rc = 0;
 
 	sws__cluster_lock(cpu, ci);
-	_Atomic uint64_t *t = st_locked_table(dev, off);
+	_Atomic uint64_t *t = __st_table(dev, off);
 	for (unsigned i = i0; i < i0 + nr && !rc; i++)
 		if (swp_tb_is_null(t ? tb_get(t, i) : SWP_TB_NULL))
 			rc = SWS_EFREE;
 	for (unsigned i = i0; i < i0 + nr && !rc; i++)
-		if (!tb_count(ct, i, tb_get(t, i)))
+		if (!__tb_count(ci, ct, i, tb_get(t, i)))
 			rc = SWS_ERANGE;
 	bool left_extend = false;
 	for (unsigned i = i0; i < i0 + nr && !rc; i++) {
 		uint64_t tb = tb_get(t, i);
-		uint32_t c = tb_count(ct, i, tb) - 1;
+		uint32_t c = __tb_count(ci, ct, i, tb) - 1;
 		left_extend |= c + 1 == SWP_TB_COUNT_MAX;
 		if (!c && swp_tb_is_shadow(tb)) {
-			slot_clear(cpu, dev, ct, t, off - i0 + i);
+			__slot_clear(cpu, ci, dev, ct, t, off - i0 + i);
 			freed++;
 		} else {
-			tb_set(t, i, tb_with_count(ct, i, tb, c));
+			__tb_set(ci, t, i, __tb_with_count(ci, ct, i, tb, c));
 			if (!c && only_cache) /* a folio: cache-only now */
 				sws_bit_set(only_cache, i - i0);
 		}
 	}
 	if (left_extend)
-		extend_table_try_free(cpu, dev->sim, ct);
+		__extend_table_try_free(cpu, ci, dev->sim, ct);
 	if (freed)
-		sws__swap_range_free(cpu, dev, ci, off, freed);
+		sws___swap_range_free(cpu, dev, ci, off, freed);
 	sws__cluster_unlock(ci);
 	return rc;
 }
@@ -190,12 +202,12 @@ static int st_count(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, u
 	struct sws_cluster *ci = sws__offset_cluster(dev, off);
 	int rc = 0;
 	sws__cluster_lock(cpu, ci);
-	_Atomic uint64_t *t = st_locked_table(dev, off);
+	_Atomic uint64_t *t = __st_table(dev, off);
 	uint64_t tb = t ? tb_get(t, st_slot(off)) : SWP_TB_NULL;
 	if (swp_tb_is_null(tb))
 		rc = SWS_ENOENT;
 	else
-		*count = tb_count(ct_of(dev, off), st_slot(off), tb);
+		*count = __tb_count(ci, ct_of(dev, off), st_slot(off), tb);
 	sws__cluster_unlock(ci);
 	return rc;
 }
@@ -212,7 +224,7 @@ static int st_cache_add(struct sws_cpu *cpu, struct sws_device *dev, uint64_t of
 	int rc = 0;
 
 	sws__cluster_lock(cpu, ci);
-	_Atomic uint64_t *t = st_locked_table(dev, off);
+	_Atomic uint64_t *t = __st_table(dev, off);
 	uint64_t first = t ? tb_get(t, i0) : SWP_TB_NULL;
 	for (unsigned i = i0; i < i0 + nr; i++) {
 		uint64_t tb = t ? tb_get(t, i) : SWP_TB_NULL;
@@ -221,7 +233,7 @@ static int st_cache_add(struct sws_cpu *cpu, struct sws_device *dev, uint64_t of
 		npfn += swp_tb_is_pfn(tb);
 		if (swp_tb_is_shadow(tb) && swp_tb_is_shadow(first))
 			differ |= slot_zero(dev, o, tb) != slot_zero(dev, off, first) ||
-				  slot_memcg(dev, ct, o) != slot_memcg(dev, ct, off);
+				  __slot_memcg(ci, dev, ct, o) != __slot_memcg(ci, dev, ct, off);
 	}
 	if (nnull == nr)
 		rc = SWS_ENOENT;
@@ -232,7 +244,7 @@ static int st_cache_add(struct sws_cpu *cpu, struct sws_device *dev, uint64_t of
 	if (!rc) {
 		*shadow = swp_tb_to_shadow(first);
 		for (unsigned i = i0; i < i0 + nr; i++)
-			tb_set(t, i, pfn_to_swp_tb(pfn, swp_tb_flags(tb_get(t, i))));
+			__tb_set(ci, t, i, pfn_to_swp_tb(pfn, swp_tb_flags(tb_get(t, i))));
 	}
 	sws__cluster_unlock(ci);
 	return rc;
@@ -250,9 +262,11 @@ static int st_cache_get_shadow(struct sws_cpu *cpu, struct sws_device *dev, uint
 	return 0;
 }
 
-/* __ Every slot holds folio @pfn? ENOTCACHED beats EMISMATCH over the range. */
-static int check_cached(_Atomic uint64_t *t, unsigned i0, unsigned nr, uint64_t pfn)
+/* ci->lock held: every slot holds folio @pfn? ENOTCACHED beats EMISMATCH over the range. */
+static int __check_cached(const struct sws_cluster *ci, _Atomic uint64_t *t, unsigned i0,
+			  unsigned nr, uint64_t pfn)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	for (unsigned i = i0; i < i0 + nr; i++)
 		if (!t || !swp_tb_is_pfn(tb_get(t, i)))
 			return SWS_ENOTCACHED;
@@ -270,19 +284,19 @@ static int st_cache_del(struct sws_cpu *cpu, struct sws_device *dev, uint64_t of
 	unsigned i0 = st_slot(off), freed = 0;
 
 	sws__cluster_lock(cpu, ci);
-	_Atomic uint64_t *t = st_locked_table(dev, off);
-	int rc = check_cached(t, i0, nr, pfn);
+	_Atomic uint64_t *t = __st_table(dev, off);
+	int rc = __check_cached(ci, t, i0, nr, pfn);
 	for (unsigned i = i0; i < i0 + nr && !rc; i++) {
 		uint64_t tb = tb_get(t, i);
-		if (!tb_count(ct, i, tb)) {
-			slot_clear(cpu, dev, ct, t, off - i0 + i);
+		if (!__tb_count(ci, ct, i, tb)) {
+			__slot_clear(cpu, ci, dev, ct, t, off - i0 + i);
 			freed++;
 		} else {
-			tb_set(t, i, shadow_to_swp_tb(shadow, swp_tb_flags(tb)));
+			__tb_set(ci, t, i, shadow_to_swp_tb(shadow, swp_tb_flags(tb)));
 		}
 	}
 	if (freed)
-		sws__swap_range_free(cpu, dev, ci, off, freed);
+		sws___swap_range_free(cpu, dev, ci, off, freed);
 	sws__cluster_unlock(ci);
 	return rc;
 }
@@ -294,17 +308,18 @@ static int st_cache_replace(struct sws_cpu *cpu, struct sws_device *dev, uint64_
 	unsigned i0 = st_slot(off);
 
 	sws__cluster_lock(cpu, ci);
-	_Atomic uint64_t *t = st_locked_table(dev, off);
-	int rc = check_cached(t, i0, nr, old_pfn);
+	_Atomic uint64_t *t = __st_table(dev, off);
+	int rc = __check_cached(ci, t, i0, nr, old_pfn);
 	for (unsigned i = i0; i < i0 + nr && !rc; i++)
-		tb_set(t, i, pfn_to_swp_tb(new_pfn, swp_tb_flags(tb_get(t, i))));
+		__tb_set(ci, t, i, pfn_to_swp_tb(new_pfn, swp_tb_flags(tb_get(t, i))));
 	sws__cluster_unlock(ci);
 	return rc;
 }
 
 /* ---- zero flag, memcg ------------------------------------------------------------------------ */
 
-/* __ Every slot allocated? (Phase III's lock-free callers peek without the lock.) */
+/* Every slot allocated? Under ci->lock, or (phase III's zero flag and memcg)
+ * a lock-free peek. */
 static int check_allocated(_Atomic uint64_t *t, unsigned i0, unsigned nr)
 {
 	for (unsigned i = i0; i < i0 + nr; i++)
@@ -325,11 +340,11 @@ static int st_set_zero(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off
 	}
 	struct sws_cluster *ci = sws__offset_cluster(dev, off);
 	sws__cluster_lock(cpu, ci);
-	_Atomic uint64_t *t = st_locked_table(dev, off);
+	_Atomic uint64_t *t = __st_table(dev, off);
 	int rc = check_allocated(t, i0, nr);
 	for (unsigned i = i0; i < i0 + nr && !rc; i++) {
 		uint64_t tb = tb_get(t, i);
-		tb_set(t, i, zero ? tb | SWP_TB_ZERO_BIT : tb & ~SWP_TB_ZERO_BIT);
+		__tb_set(ci, t, i, zero ? tb | SWP_TB_ZERO_BIT : tb & ~SWP_TB_ZERO_BIT);
 	}
 	sws__cluster_unlock(ci);
 	return rc;
@@ -358,7 +373,7 @@ static int st_set_memcg(struct sws_cpu *cpu, struct sws_device *dev, uint64_t of
 	struct sws_cluster *ci = sws__offset_cluster(dev, off);
 	struct cluster_tables *ct = ct_of(dev, off);
 	sws__cluster_lock(cpu, ci);
-	int rc = check_allocated(st_locked_table(dev, off), i0, nr);
+	int rc = check_allocated(__st_table(dev, off), i0, nr);
 	for (unsigned i = i0; i < i0 + nr && !rc; i++)
 		ct->memcg_table[i] = id;
 	sws__cluster_unlock(ci);
@@ -370,9 +385,9 @@ static int st_set_memcg(struct sws_cpu *cpu, struct sws_device *dev, uint64_t of
 static void st_slot_state(struct sws_device *dev, struct sws_cluster *ci, uint64_t off,
 			  struct sws_slot_state *st)
 {
-	(void)ci;
+	SWS_ASSERT_HELD(&ci->lock);
 	struct cluster_tables *ct = ct_of(dev, off);
-	_Atomic uint64_t *t = st_locked_table(dev, off);
+	_Atomic uint64_t *t = __st_table(dev, off);
 	unsigned i = st_slot(off);
 	uint64_t tb = t ? tb_get(t, i) : SWP_TB_NULL;
 	if (swp_tb_is_null(tb))
@@ -382,9 +397,9 @@ static void st_slot_state(struct sws_device *dev, struct sws_cluster *ci, uint64
 		st->bad = true;
 		return;
 	}
-	st->count = tb_count(ct, i, tb);
+	st->count = __tb_count(ci, ct, i, tb);
 	st->zero = slot_zero(dev, off, tb);
-	st->memcg = slot_memcg(dev, ct, off);
+	st->memcg = __slot_memcg(ci, dev, ct, off);
 	if (swp_tb_is_pfn(tb)) {
 		st->cached = true;
 		st->pfn = swp_tb_to_pfn(tb);
@@ -395,21 +410,24 @@ static void st_slot_state(struct sws_device *dev, struct sws_cluster *ci, uint64
 
 static int st_check_cluster(struct sws_device *dev, struct sws_cluster *ci, char *msg, size_t len)
 {
-	int rc = sws__st_check_tables(dev, ci, msg, len);
+	SWS_ASSERT_HELD(&ci->lock);
+	int rc = sws___st_check_tables(dev, ci, msg, len);
 	if (rc || !ci->count)
 		return rc;
 	uint32_t idx = sws__cluster_idx(dev, ci);
 	uint64_t base = (uint64_t)idx * SWS_CLUSTER_SLOTS;
 	struct cluster_tables *ct = ct_of(dev, base);
-	_Atomic uint64_t *t = st_locked_table(dev, base);
+	_Atomic uint64_t *t = __st_table(dev, base);
 	unsigned used = 0;
 	for (unsigned i = 0; i < SWS_CLUSTER_SLOTS; i++) {
 		uint64_t tb = tb_get(t, i);
 		uint64_t off = base + i;
 		used += !swp_tb_is_null(tb);
-		if (swp_tb_is_null(tb) && off < dev->max && (slot_memcg(dev, ct, off) || slot_zero(dev, off, tb)))
-			SWS__CORRUPT(msg, len, "cluster %u slot %u: free slot keeps zero flag or memcg %u", idx, i,
-				     slot_memcg(dev, ct, off));
+		if (swp_tb_is_null(tb) && off < dev->max &&
+		    (__slot_memcg(ci, dev, ct, off) || slot_zero(dev, off, tb)))
+			SWS__CORRUPT(msg, len,
+				     "cluster %u slot %u: free slot keeps zero flag or memcg %u",
+				     idx, i, __slot_memcg(ci, dev, ct, off));
 		if (swp_tb_is_null(tb) || swp_tb_is_bad(tb))
 			continue;
 		unsigned f = swp_tb_count_field(tb);
@@ -417,7 +435,7 @@ static int st_check_cluster(struct sws_device *dev, struct sws_cluster *ci, char
 			SWS__CORRUPT(msg, len, "cluster %u slot %u: extended count without extend entry", idx, i);
 		if (f < SWP_TB_COUNT_MAX && ct->extend_table && ct->extend_table[i])
 			SWS__CORRUPT(msg, len, "cluster %u slot %u: stale extend entry", idx, i);
-		if (swp_tb_is_shadow(tb) && !tb_count(ct, i, tb))
+		if (swp_tb_is_shadow(tb) && !__tb_count(ci, ct, i, tb))
 			SWS__CORRUPT(msg, len, "cluster %u slot %u: shadow with count 0", idx, i);
 		if (!phase4(dev) && swp_tb_zero(tb))
 			SWS__CORRUPT(msg, len, "cluster %u slot %u: Z bit set in phase III", idx, i);

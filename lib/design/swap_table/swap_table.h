@@ -143,9 +143,10 @@ static inline _Atomic(_Atomic uint64_t *) *st_tslot(struct sws_device *dev, uint
 	return &st_dev(dev)->tables[off / SWS_CLUSTER_SLOTS];
 }
 
-/* __ The table of the locked cluster holding @off (NULL: the cluster is free). */
-static inline _Atomic uint64_t *st_locked_table(struct sws_device *dev, uint64_t off)
+/* ci->lock of @off's cluster held: its table (NULL: the cluster is free). */
+static inline _Atomic uint64_t *__st_table(struct sws_device *dev, uint64_t off)
 {
+	SWS_ASSERT_HELD(&sws__offset_cluster(dev, off)->lock);
 	return atomic_load_explicit(st_tslot(dev, off), memory_order_relaxed);
 }
 
@@ -160,9 +161,11 @@ static inline uint64_t tb_get(_Atomic uint64_t *t, unsigned i)
 	return atomic_load_explicit(&t[i], memory_order_relaxed);
 }
 
-/* __ */
-static inline void tb_set(_Atomic uint64_t *t, unsigned i, uint64_t v)
+/* ci->lock held: __swap_table_set(): entry @i of @ci's table @t becomes @v. */
+static inline void __tb_set(const struct sws_cluster *ci, _Atomic uint64_t *t, unsigned i,
+			    uint64_t v)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	atomic_store_explicit(&t[i], v, memory_order_relaxed);
 }
 
@@ -171,15 +174,17 @@ static inline void tb_set(_Atomic uint64_t *t, unsigned i, uint64_t v)
 /* swapon: the tables of clusters holding bad slots, the static maps of @phase. */
 int sws__st_device_init(struct sws_device *dev, unsigned phase);
 void sws__st_device_fini(struct sws_device *dev);
-/* __ A cluster leaves the free list: its table (phase IV: and memcg table). */
+/* ci->lock held (the design's cluster_get): a cluster leaves the free list:
+ * its table (phase IV: and memcg table). */
 int sws__st_cluster_get(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci);
-/* __ A cluster became free: its tables go (the table after a grace period). */
+/* ci->lock held (cluster_put): a cluster became free: its tables go (the
+ * table after a grace period). */
 void sws__st_cluster_put(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci);
 /* RCU read lock held: the cached PFN of @off, counting the dependent loads. */
 uint64_t sws__st12_lookup(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned *loads);
 uint64_t sws__st34_lookup(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned *loads);
-/* __ Table-shape invariants of a cluster: tables present iff in use. */
-int sws__st_check_tables(struct sws_device *dev, struct sws_cluster *ci, char *msg, size_t len);
+/* ci->lock held: table-shape invariants of a cluster: tables present iff in use. */
+int sws___st_check_tables(struct sws_device *dev, struct sws_cluster *ci, char *msg, size_t len);
 
 /* ---- phase12.c, phase34.c: the designs -------------------------------------------------- */
 

@@ -66,8 +66,10 @@ static void table_free(struct sws_mem *mem, _Atomic uint64_t *t)
 
 /* ---- cluster lifecycle -------------------------------------------------------------- */
 
-static int tables_alloc(struct sws_device *dev, uint64_t off)
+/* ci->lock of @off's cluster held: its table (phase IV: and memcg table). */
+static int __tables_alloc(struct sws_device *dev, uint64_t off)
 {
+	SWS_ASSERT_HELD(&sws__offset_cluster(dev, off)->lock);
 	struct st_device *st = st_dev(dev);
 	struct sws_mem *mem = &dev->sim->mem;
 	_Atomic uint64_t *t = table_alloc(mem);
@@ -85,8 +87,9 @@ static int tables_alloc(struct sws_device *dev, uint64_t off)
 
 int sws__st_cluster_get(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	uint64_t base = (uint64_t)sws__cluster_idx(dev, ci) * SWS_CLUSTER_SLOTS;
-	int rc = tables_alloc(dev, base);
+	int rc = __tables_alloc(dev, base);
 	if (!rc) {
 		sws__count(cpu, SWS_CTR_swap_table_alloc, 1);
 		/* the table, and phase IV's memcg table */
@@ -105,9 +108,11 @@ static void table_free_rcu(struct rcu_head *head)
 	sws_rcu_callback_end();
 }
 
-/* __ The cold tables of a cluster going free (only lock holders read them). */
-static unsigned cold_tables_free(struct sws_device *dev, uint64_t off)
+/* ci->lock of @off's cluster held: the cold tables of a cluster going free
+ * (only lock holders read them). */
+static unsigned __cold_tables_free(struct sws_device *dev, uint64_t off)
 {
+	SWS_ASSERT_HELD(&sws__offset_cluster(dev, off)->lock);
 	struct st_device *st = st_dev(dev);
 	if (!st->cts)
 		return 0;
@@ -126,12 +131,13 @@ static unsigned cold_tables_free(struct sws_device *dev, uint64_t off)
 
 void sws__st_cluster_put(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	uint64_t base = (uint64_t)sws__cluster_idx(dev, ci) * SWS_CLUSTER_SLOTS;
-	_Atomic uint64_t *t = st_locked_table(dev, base);
+	_Atomic uint64_t *t = __st_table(dev, base);
 	if (!t)
 		return;
 	atomic_store_explicit(st_tslot(dev, base), NULL, memory_order_release);
-	sws__work_maybe(cpu, SWS_WORK_meta_free, 1 + cold_tables_free(dev, base));
+	sws__work_maybe(cpu, SWS_WORK_meta_free, 1 + __cold_tables_free(dev, base));
 	struct table_rcu *r = carrier_of(t);
 	r->sim = dev->sim;
 	sws_call_rcu(&r->head, table_free_rcu);
@@ -147,12 +153,15 @@ void sws__st_device_fini(struct sws_device *dev)
 		return;
 	for (uint32_t c = 0, n = sws__nr_clusters_mapped(dev); st->tables && c < n; c++) {
 		uint64_t off = (uint64_t)c * SWS_CLUSTER_SLOTS;
-		_Atomic uint64_t *t = st_locked_table(dev, off);
-		if (!t)
-			continue;
-		table_free(mem, t);
-		cold_tables_free(dev, off);
-		atomic_store(st_tslot(dev, off), NULL);
+		struct sws_cluster *ci = &dev->cluster_info[c];
+		sws_spin_lock(&ci->lock); /* uncontended: the device is unpublished */
+		_Atomic uint64_t *t = __st_table(dev, off);
+		if (t) {
+			table_free(mem, t);
+			__cold_tables_free(dev, off);
+			atomic_store(st_tslot(dev, off), NULL);
+		}
+		sws_spin_unlock(&ci->lock);
 	}
 	sws__cluster_array_destroy(dev, &st->tables_array);
 	sws__cluster_array_destroy(dev, &st->cts_array);
@@ -195,22 +204,32 @@ int sws__st_device_init(struct sws_device *dev, unsigned phase)
 	uint32_t last = dev->nr_clusters - 1;
 	uint32_t with_bad[2] = {0, last};
 	/* The last cluster has bad slots only when the device ends inside it
-	 * (never on xswap, whose last cluster may not be mapped). */
-	for (unsigned k = 0; k < (dev->max % SWS_CLUSTER_SLOTS ? 2u : 1u); k++) {
-		uint64_t off = (uint64_t)with_bad[k] * SWS_CLUSTER_SLOTS;
-		if (!dev->cluster_info[with_bad[k]].count || st_locked_table(dev, off))
-			continue;
-		if (tables_alloc(dev, off)) {
+	 * (never on xswap, whose last cluster may not be mapped). The device is
+	 * not published yet: each cluster lock is taken uncontended. */
+	unsigned nr_bad = dev->max % SWS_CLUSTER_SLOTS ? 2u : 1u;
+	for (unsigned k = 0; k < nr_bad; k++) {
+		uint64_t base = (uint64_t)with_bad[k] * SWS_CLUSTER_SLOTS;
+		struct sws_cluster *ci = &dev->cluster_info[with_bad[k]];
+		sws_spin_lock(&ci->lock);
+		if (ci->count && !__st_table(dev, base)) {
+			rc = __tables_alloc(dev, base);
+			if (!rc)
+				sws__count_sim(dev->sim, SWS_CTR_swap_table_alloc, 1);
+		}
+		if (!rc && phase >= 3) { /* phases I and II mark bad slots in swap_map */
+			_Atomic uint64_t *t = __st_table(dev, base);
+			if (!k)
+				__tb_set(ci, t, 0, SWP_TB_BAD); /* the header */
+			else
+				for (uint64_t off = dev->max; off < base + SWS_CLUSTER_SLOTS; off++)
+					__tb_set(ci, t, st_slot(off),
+						 SWP_TB_BAD); /* beyond the end */
+		}
+		sws_spin_unlock(&ci->lock);
+		if (rc) {
 			sws__st_device_fini(dev);
 			return SWS_ENOMEM;
 		}
-		sws__count_sim(dev->sim, SWS_CTR_swap_table_alloc, 1);
-	}
-	if (phase >= 3) { /* phases I and II mark bad slots in swap_map */
-		tb_set(st_locked_table(dev, 0), 0, SWP_TB_BAD);
-		uint64_t base = (uint64_t)last * SWS_CLUSTER_SLOTS;
-		for (uint64_t off = dev->max; off < base + SWS_CLUSTER_SLOTS; off++)
-			tb_set(st_locked_table(dev, base), st_slot(off), SWP_TB_BAD);
 	}
 	return 0;
 }
@@ -246,12 +265,13 @@ uint64_t sws__st34_lookup(struct sws_cpu *cpu, struct sws_device *dev, uint64_t 
 
 /* ---- checks --------------------------------------------------------------------------- */
 
-int sws__st_check_tables(struct sws_device *dev, struct sws_cluster *ci, char *msg, size_t len)
+int sws___st_check_tables(struct sws_device *dev, struct sws_cluster *ci, char *msg, size_t len)
 {
+	SWS_ASSERT_HELD(&ci->lock);
 	struct st_device *st = st_dev(dev);
 	uint32_t idx = sws__cluster_idx(dev, ci);
 	uint64_t base = (uint64_t)idx * SWS_CLUSTER_SLOTS;
-	_Atomic uint64_t *t = st_locked_table(dev, base);
+	_Atomic uint64_t *t = __st_table(dev, base);
 	struct cluster_tables *ct = st->cts ? st_cold(st, idx) : NULL;
 	if (!ci->count) { /* a cluster waiting for its discard keeps its tables until then */
 		if (ci->flags != SWS_CLUSTER_DISCARD &&
