@@ -12,6 +12,7 @@
 static int madv_pageout(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint64_t addr,
 			uint64_t end)
 {
+	sws__mm_lru_add_drain(cpu, mm); /* madvise_pageout(): lru_add_drain() first */
 	for (uint64_t va = addr; va < end; va += SWS_PAGE_SIZE) {
 		sws_spin_lock(&sp->ptl);
 		uint64_t *pte = sws__pte_lookup(sp, va);

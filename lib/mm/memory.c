@@ -55,7 +55,7 @@ int sws__mm_swapin_bypass(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg
 	struct sws_folio *f = mm_folio(mm, pfn); /* locked */
 	rc = sws__mm_swap_read_folio(cpu, mm, f, e, true);
 	folio_set(f, PG_dirty);
-	sws__mm_lru_add(mm, pfn, shadow && sws__mm_workingset_refault(cpu, mm, f, memcg, shadow));
+	sws__mm_folio_add_lru(cpu, mm, pfn, shadow && sws__mm_workingset_refault(cpu, mm, f, memcg, shadow));
 	*pfnp = pfn;
 	return rc;
 }
@@ -147,7 +147,7 @@ static int do_anonymous_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t as
 		sws__mm_folio_free(mm, pfn);
 		return rc ? rc : SWS_EAGAIN_INTERNAL;
 	}
-	sws__mm_lru_add(mm, pfn, false);
+	sws__mm_folio_add_lru(cpu, mm, pfn, false);
 	folio_unlock(f);
 	mm_count(mm, cpu, SWS_MM_first_touch, 1);
 	return 0;
@@ -192,37 +192,41 @@ static int do_wp_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, str
 		}
 		return SWS_EAGAIN_INTERNAL;
 	}
+	/* wp_page_copy() holds a reference on the old folio while it allocates the
+	 * copy: reclaim then cannot free it (__remove_mapping() fails on the extra
+	 * reference). Modelled by its lock, which reclaim's trylock skips; without
+	 * it, direct reclaim could take the very page being copied, every round. */
+	bool pinned = folio_trylock(f);
 	uint64_t npfn;
 	int rc = sws__mm_folio_alloc(cpu, mm, sp->memcg, 0, &npfn);
-	if (rc)
-		return rc;
-	struct sws_folio *n = mm_folio(mm, npfn); /* locked until it is on the LRU */
-	folio_set(n, PG_dirty | PG_young);
+	struct sws_folio *n = rc ? NULL : mm_folio(mm, npfn); /* locked until it is on the LRU */
 	sws_spin_lock(&sp->ptl);
-	/* wp_page_copy(): the PTE again, under the lock (pte_offset_map_lock),
-	 * and nothing more mapped into a space the OOM killer reaped meanwhile. */
+	/* The PTE again, under the lock (pte_offset_map_lock), and nothing more
+	 * mapped into a space the OOM killer reaped meanwhile. */
 	bool killed = atomic_load(&sp->oom_killed);
 	pte = sws__pte_lookup(sp, vaddr);
-	if (killed || !pte || *pte != old) {
-		sws_spin_unlock(&sp->ptl);
-		sws__mm_folio_free(mm, npfn);
-		return killed ? SWS_EKILLED : SWS_EAGAIN_INTERNAL;
+	if (!rc && (killed || !pte || *pte != old))
+		rc = killed ? SWS_EKILLED : SWS_EAGAIN_INTERNAL;
+	if (!rc && sws__mm_rmap_add(mm, n, asid, vaddr))
+		rc = SWS_ENOMEM;
+	if (!rc) {
+		folio_set(n, PG_dirty | PG_young);
+		n->seed = new_seed(sp, vaddr, f->seed);
+		*pte = mk_pte(npfn, 0, true);
+		expect_folio(mm, sp, vaddr, n);
+		sws__mm_rmap_del(mm, f, asid, vaddr);
 	}
-	n->seed = new_seed(sp, vaddr, f->seed);
-	if (sws__mm_rmap_add(mm, n, asid, vaddr)) {
-		sws_spin_unlock(&sp->ptl);
-		sws__mm_folio_free(mm, npfn);
-		return SWS_ENOMEM;
-	}
-	*pte = mk_pte(npfn, 0, true);
-	expect_folio(mm, sp, vaddr, n);
-	sws__mm_rmap_del(mm, f, asid, vaddr);
 	sws_spin_unlock(&sp->ptl);
-	sws__mm_lru_add(mm, npfn, false);
-	folio_unlock(n);
-	mm_count(mm, cpu, SWS_MM_cow_fault, 1);
-	/* The old folio, if nobody maps it and no slot keeps it, goes now. */
-	if (!f->mapcount && !folio_test(f, PG_swapcache) && folio_trylock(f)) {
+	if (n && rc) {
+		sws__mm_folio_free(mm, npfn);
+	} else if (n) {
+		sws__mm_folio_add_lru(cpu, mm, npfn, false);
+		folio_unlock(n);
+		mm_count(mm, cpu, SWS_MM_cow_fault, 1);
+	}
+	/* The old folio, if nobody maps it and no slot keeps it, goes now (an
+	 * unmap that found it locked left it to the lock's holder). */
+	if (pinned || (!f->mapcount && !folio_test(f, PG_swapcache) && folio_trylock(f))) {
 		if (!f->mapcount && !folio_test(f, PG_free) && !folio_test(f, PG_swapcache)) {
 			sws__mm_lru_del(mm, pfn);
 			sws__mm_folio_free(mm, pfn);
@@ -230,7 +234,7 @@ static int do_wp_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, str
 			folio_unlock(f);
 		}
 	}
-	return 0;
+	return rc;
 }
 
 /* do_swap_page(): the PTE holds @e; ptl dropped by the caller. */

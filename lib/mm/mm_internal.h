@@ -33,6 +33,7 @@ enum {
 	PG_workingset = 1u << 8,
 	PG_free = 1u << 9,      /* descriptor unused */
 	PG_lazyfree = 1u << 10, /* MADV_FREE: !PG_swapbacked, dropped by reclaim unless redirtied */
+	PG_lru_batch = 1u << 11, /* in a CPU's folio_add_lru() batch, not yet on a list (lru_lock) */
 };
 
 enum { LRU_NONE = 0, LRU_INACTIVE = 1, LRU_ACTIVE = 2 };
@@ -55,6 +56,7 @@ struct sws_folio {
 	sws_entry_t swap;  /* folio->swap while PG_swapcache */
 	uint64_t seed;     /* content identity: the bytes are a function of it */
 	uint64_t stamp;    /* exact LRU: access stamp (for the list order, informational) */
+	_Atomic uint32_t gen; /* claims of this descriptor: a CPU batch's entry is stale when it differs */
 };
 
 struct sws_lru {
@@ -112,6 +114,9 @@ struct sws_space {
 };
 
 /* Per-CPU state of the model: counters (single writer). */
+/* PAGEVEC_SIZE: folios a CPU's LRU batch holds before it drains. */
+#define SWS__LRU_BATCH 31
+
 struct sws_mm_pcpu {
 	_Atomic uint64_t ctr[SWS_MM_NR_COUNTERS];
 	_Atomic uint64_t swpout[SWS_NR_ORDERS];
@@ -125,6 +130,13 @@ struct sws_mm_pcpu {
 	unsigned untimed_depth; /* nesting of untimed regions (mm_untimed_begin) */
 	uint64_t untimed_ns; /* untimed time inside the current outermost kernel entry */
 	uint32_t current; /* the address space this CPU's access runs for (current->mm) */
+	/* cpu_fbatches.lru_add: new folios on their way to the LRU (owner only) */
+	struct {
+		uint32_t pfn, gen;
+		uint16_t memcg; /* its lruvec: read from the entry, the folio may be reused */
+		bool active;
+	} lru_add[SWS__LRU_BATCH];
+	unsigned nr_lru_add;
 } __attribute__((aligned(64)));
 
 #define SWS__MM_NO_ASID UINT32_MAX
@@ -383,6 +395,11 @@ void sws__mm_lru_unlink_locked(struct sws_mm *mm, uint64_t pfn);
 /* __ the folio's lru_lock held: put at the MRU end of @which. */
 void sws__mm_lru_move_locked(struct sws_mm *mm, uint64_t pfn, unsigned which);
 void sws__mm_lru_del(struct sws_mm *mm, uint64_t pfn);
+/* folio_add_lru(): a new folio joins this CPU's batch (the exact-LRU reference
+ * policy adds at once); the batch goes to the lists when full or drained. */
+void sws__mm_folio_add_lru(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn, bool active);
+/* lru_add_drain(): this CPU's batch onto the LRU lists. */
+void sws__mm_lru_add_drain(struct sws_cpu *cpu, struct sws_mm *mm);
 /* folio_mark_accessed(): the accessed bit, or (exact LRU) a move to the young end. */
 void sws__mm_mark_accessed(struct sws_mm *mm, uint64_t pfn);
 

@@ -145,6 +145,7 @@ int sws_mm_munmap(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_
 		return SWS_EINVAL;
 	uint64_t t0 = mm_kernel_enter(mm, cpu), end = addr + len;
 	enum sws_work_ctx wc = sws__work_enter(cpu, SWS_WCTX_free);
+	sws__mm_lru_add_drain(cpu, mm); /* unmap_region() */
 	sws__mm_split_edges(cpu, mm, sp, addr, end);
 	sws_spin_lock(&sp->ptl);
 	sws__mm_zap_range(cpu, mm, asid, sp, addr, end);
@@ -181,6 +182,7 @@ int sws_mm_exit(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid)
 		return SWS_EINVAL;
 	uint64_t t0 = mm_kernel_enter(mm, cpu);
 	enum sws_work_ctx wc = sws__work_enter(cpu, SWS_WCTX_free);
+	sws__mm_lru_add_drain(cpu, mm); /* exit_mmap() */
 	sws_spin_lock(&sp->ptl);
 	sp->alive = false;
 	sws__mm_zap_range(cpu, mm, asid, sp, 0, 1ull << 48);

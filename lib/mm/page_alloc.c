@@ -21,6 +21,7 @@ struct sws_folio *sws__mm_folio_claim(struct sws_mm *mm, uint64_t pfn, unsigned 
 	f->swap = 0;
 	f->seed = 0;
 	f->stamp = 0;
+	atomic_fetch_add_explicit(&f->gen, 1, memory_order_relaxed); /* an entry a CPU batch still holds for the old folio is stale */
 	return f;
 }
 
@@ -72,6 +73,11 @@ int sws__mm_folio_alloc_noreclaim(struct sws_mm *mm, uint16_t memcg, uint64_t *p
 void sws__mm_folio_free(struct sws_mm *mm, uint64_t pfn)
 {
 	struct sws_folio *f = mm_folio(mm, pfn);
+	if (folio_test(f, PG_lru_batch)) { /* still in a CPU's batch: its entry goes stale */
+		sws_spin_lock(folio_lru_lock(mm, f));
+		folio_clear(f, PG_lru_batch);
+		sws_spin_unlock(folio_lru_lock(mm, f));
+	}
 	uint64_t nr = folio_nr(f);
 	f->nr_rmap = 0;
 	atomic_store(&f->mapcount, 0);

@@ -57,7 +57,55 @@ void sws__mm_lru_unlink_locked(struct sws_mm *mm, uint64_t pfn)
 	struct sws_folio *f = mm_folio(mm, pfn);
 	if (f->lru != LRU_NONE)
 		list_unlink(mm, &mm->memcgs[f->memcg].lru, (uint32_t)pfn);
-	folio_clear(f, PG_lru | PG_active);
+	folio_clear(f, PG_lru | PG_active | PG_lru_batch); /* a batch's entry for it goes stale */
+}
+
+void sws__mm_lru_add_drain(struct sws_cpu *cpu, struct sws_mm *mm)
+{
+	struct sws_mm_pcpu *pc = &mm->pcpu[sws_cpu_id(cpu)];
+	sws_spinlock_t *held = NULL;
+	for (unsigned i = 0; i < pc->nr_lru_add; i++) {
+		struct sws_folio *f = mm_folio(mm, pc->lru_add[i].pfn);
+		sws_spinlock_t *l = &mm->memcgs[pc->lru_add[i].memcg].lru_lock;
+		if (l != held) { /* folio_batch_move_lru(): one lock hold per run of a lruvec */
+			if (held)
+				sws_spin_unlock(held);
+			sws_spin_lock(l);
+			held = l;
+		}
+		/* Freed (or taken off for a split) meanwhile: PG_lru_batch was
+		 * cleared under this lock, and a claim since changed gen. */
+		if (atomic_load_explicit(&f->gen, memory_order_relaxed) != pc->lru_add[i].gen ||
+		    !folio_test(f, PG_lru_batch))
+			continue;
+		folio_clear(f, PG_lru_batch);
+		if (f->lru == LRU_NONE) {
+			bool active = pc->lru_add[i].active;
+			list_append(mm, &mm->memcgs[f->memcg].lru, active ? LRU_ACTIVE : LRU_INACTIVE,
+				    pc->lru_add[i].pfn);
+			folio_set(f, PG_lru | (active ? PG_active : 0));
+		}
+	}
+	if (held)
+		sws_spin_unlock(held);
+	pc->nr_lru_add = 0;
+}
+
+void sws__mm_folio_add_lru(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn, bool active)
+{
+	if (mm->cfg.policy == SWS_RECLAIM_LRU) { /* the textbook reference stays exact */
+		sws__mm_lru_add(mm, pfn, active);
+		return;
+	}
+	struct sws_mm_pcpu *pc = &mm->pcpu[sws_cpu_id(cpu)];
+	struct sws_folio *f = mm_folio(mm, pfn);
+	folio_set(f, PG_lru_batch); /* the folio is new: nobody else looks at it yet */
+	pc->lru_add[pc->nr_lru_add].pfn = (uint32_t)pfn;
+	pc->lru_add[pc->nr_lru_add].gen = atomic_load_explicit(&f->gen, memory_order_relaxed);
+	pc->lru_add[pc->nr_lru_add].memcg = f->memcg;
+	pc->lru_add[pc->nr_lru_add].active = active;
+	if (++pc->nr_lru_add == SWS__LRU_BATCH)
+		sws__mm_lru_add_drain(cpu, mm);
 }
 
 void sws__mm_lru_move_locked(struct sws_mm *mm, uint64_t pfn, unsigned which)

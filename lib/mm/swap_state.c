@@ -32,7 +32,7 @@ static int swapin_new(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, sw
 	f->swap = e;
 	folio_set(f, PG_swapcache | (ra ? PG_readahead : 0));
 	rc = sws__mm_swap_read_folio(cpu, mm, f, e, !ra);
-	sws__mm_lru_add(mm, pfn, shadow && sws__mm_workingset_refault(cpu, mm, f, memcg, shadow));
+	sws__mm_folio_add_lru(cpu, mm, pfn, shadow && sws__mm_workingset_refault(cpu, mm, f, memcg, shadow));
 	if (ra)
 		mm_count(mm, cpu, SWS_MM_swap_ra, 1);
 	*pfnp = pfn;

@@ -152,6 +152,7 @@ static uint64_t shrink_memcg(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t me
 			     uint64_t *scanned, uint64_t *eligible)
 {
 	uint64_t reclaimed = 0;
+	sws__mm_lru_add_drain(cpu, mm); /* shrink_inactive_list(): this CPU's new folios first */
 	*eligible = lru_pages(mm, memcg);
 	*scanned = 0;
 	/* Every page may take a few rounds (second chance, activation); bound the scan. */
