@@ -562,6 +562,41 @@ static void test_swapin_shared_readonly(void **state)
 }
 
 /*
+ * A write swap-in frees the slot (should_try_to_free_swap()) only when the
+ * writer is the folio's only user: here a fork's child swapped the shared page
+ * in first and still maps it, so the parent's write copies it and the child's
+ * folio keeps its slot, clean in the swap cache: reclaiming it writes nothing
+ * (bgsave's child reading while the parent rewrites).
+ */
+static void test_swapin_write_keeps_shared_slot(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_mm_config mc = {.ram_pages = 256, .page_cluster = 1, .flags = SWS_MM_VERIFY};
+	struct env e;
+	env_open(&e, b, 1024, SWS_SWP_SOLIDSTATE, SWS_BACKING_MEMORY, &mc);
+	uint32_t parent, child;
+	assert_sws(0, sws_mm_space_create(e.mm, 0, &parent));
+	assert_access(sws_mm_access(e.cpu, e.mm, parent, PG(0), true));
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, parent, PG(0), SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	uint64_t out = stats(&e).counters[SWS_MM_pswpout];
+	assert_sws(0, sws_mm_fork(e.cpu, e.mm, parent, &child));
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, child, PG(0), false), 1); /* count 2 -> 1 */
+	uint64_t cow = stats(&e).counters[SWS_MM_cow_fault];
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, parent, PG(0), true), 1); /* cache hit, count 0 */
+	assert_int_equal(stats(&e).counters[SWS_MM_cow_fault], cow + 1);
+	struct sws_stats st;
+	sws_stats_snapshot(e.sim, &st);
+	assert_int_equal(st.nr_swapcache, 1); /* the child's folio kept its slot */
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, child, PG(0), SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	assert_int_equal(stats(&e).counters[SWS_MM_pswpout], out); /* clean: dropped, not written */
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, child, PG(0), false), 1); /* read back intact */
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, parent, PG(0), false), 0);
+	assert_int_equal(stats(&e).counters[SWS_MM_verify_fail], 0);
+	assert_sws(0, sws_mm_exit(e.cpu, e.mm, child));
+	env_close(&e);
+}
+
+/*
  * folio_add_lru(): a CPU's new folios wait in its batch (31) until it fills or
  * the CPU drains it (lru_add_drain(): its own reclaim, munmap, exit,
  * MADV_PAGEOUT); reclaim on another CPU cannot see them yet.
@@ -949,6 +984,7 @@ int main(void)
 		BOTH(test_readahead_skips_free_slots), BOTH(test_vma_readahead_hit_address),
 		BOTH(test_madv_free),          BOTH(test_readahead_window_shrinks),
 		BOTH(test_active_inactive_balance), BOTH(test_swapin_shared_readonly),
+		BOTH(test_swapin_write_keeps_shared_slot),
 		BOTH(test_lru_add_batch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
