@@ -92,7 +92,8 @@ events=(-e exceptions:page_fault_user
 	-e syscalls:sys_enter_munmap -e syscalls:sys_exit_munmap
 	-e syscalls:sys_enter_madvise -e syscalls:sys_exit_madvise)
 [ $vmscan = 1 ] && events+=(-e vmscan:mm_vmscan_memcg_reclaim_begin
-	-e vmscan:mm_vmscan_memcg_reclaim_end -e vmscan:mm_vmscan_lru_shrink_inactive)
+	-e vmscan:mm_vmscan_memcg_reclaim_end -e vmscan:mm_vmscan_lru_shrink_inactive
+	-e vmscan:mm_vmscan_write_folio)
 
 # The swap counters first, then every other /proc/vmstat counter that moved
 # (they are global: pgfault and the like also count the rest of the machine).

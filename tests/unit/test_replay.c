@@ -1292,10 +1292,13 @@ static void within(uint64_t got, uint64_t want, unsigned pct, const char *what)
  * A recorded kernel run (tests/kernel/record.sh --mem 16M --zram 128M -- bgsave 32:
  * 32 MiB written, fork, the child reads it all, the parent rewrites half,
  * unmaps the other half; Linux 6.18, zram lz4) replayed on its shape (a 16 MiB
- * memcg, zram, 6.18's design st-p1) with the model's own reclaim: the swap
- * counters come within a few percent of the kernel's. Without the fork and
- * the child's exit the child's reads were first touches and the child never
- * shared a swap entry: a third fewer swap-ins, no readahead (docs/trace-format.md).
+ * memcg, zram, 6.18's design st-p1), its reclaim events included: the swap
+ * counters come within 5% of the kernel's (measured: pswpin +0.3%, pswpout
+ * +1.6%, swap_ra +0.1%, pgmajfault +0.4%). Read as page faults only, the
+ * child's reads were first touches and the child never shared a swap entry:
+ * a third fewer swap-ins, no readahead (docs/trace-format.md). A page the
+ * child swapped in and the parent then rewrote must keep its slot (pswpout
+ * +21% otherwise).
  */
 static void test_kernel_recording(void **state)
 {
@@ -1322,10 +1325,10 @@ static void test_kernel_recording(void **state)
 	assert_sws(0, sws_replay_report(r, &rep));
 	sws_trace_reader_close(rs.r);
 	const uint64_t *c = rep.mm.counters;
-	within(c[SWS_MM_pswpin], kernel_counter(kernel, "pswpin"), 10, "pswpin");
-	within(c[SWS_MM_pswpout], kernel_counter(kernel, "pswpout"), 10, "pswpout");
-	within(c[SWS_MM_swap_ra], kernel_counter(kernel, "swap_ra"), 15, "swap_ra");
-	within(c[SWS_MM_pgmajfault], kernel_counter(kernel, "pgmajfault"), 15, "pgmajfault");
+	within(c[SWS_MM_pswpin], kernel_counter(kernel, "pswpin"), 5, "pswpin");
+	within(c[SWS_MM_pswpout], kernel_counter(kernel, "pswpout"), 5, "pswpout");
+	within(c[SWS_MM_swap_ra], kernel_counter(kernel, "swap_ra"), 5, "swap_ra");
+	within(c[SWS_MM_pgmajfault], kernel_counter(kernel, "pgmajfault"), 5, "pgmajfault");
 	/* 32 MiB touched once, by the parent: the child's reads are of inherited pages */
 	assert_true(c[SWS_MM_first_touch] >= 8192 && c[SWS_MM_first_touch] < 8192 + 512);
 	assert_int_equal(sws_replay_nr_tasks(r), 3); /* sh, bgsave after its exec, the child */
