@@ -532,6 +532,18 @@ static void test_active_inactive_balance(void **state)
 	env_close(&e);
 }
 
+/* A verified mm on @state's backend whose @parent wrote PG(0) and swapped it
+ * out; the fork is the caller's. */
+static void swapped_page_open(void **state, struct env *e, uint32_t *parent)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_mm_config mc = {.ram_pages = 256, .page_cluster = 1, .flags = SWS_MM_VERIFY};
+	env_open(e, b, 1024, SWS_SWP_SOLIDSTATE, SWS_BACKING_MEMORY, &mc);
+	assert_sws(0, sws_mm_space_create(e->mm, 0, parent));
+	assert_access(sws_mm_access(e->cpu, e->mm, *parent, PG(0), true));
+	assert_sws(0, sws_mm_madvise(e->cpu, e->mm, *parent, PG(0), SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+}
+
 /*
  * A page shared since a fork and swapped out is swapped in by both sides: the
  * second swap-in drops the last swap count but the folio is mapped twice, so
@@ -540,14 +552,9 @@ static void test_active_inactive_balance(void **state)
  */
 static void test_swapin_shared_readonly(void **state)
 {
-	enum sws_backend b = *(enum sws_backend *)*state;
-	struct sws_mm_config mc = {.ram_pages = 256, .page_cluster = 1, .flags = SWS_MM_VERIFY};
 	struct env e;
-	env_open(&e, b, 1024, SWS_SWP_SOLIDSTATE, SWS_BACKING_MEMORY, &mc);
 	uint32_t parent, child;
-	assert_sws(0, sws_mm_space_create(e.mm, 0, &parent));
-	assert_access(sws_mm_access(e.cpu, e.mm, parent, PG(0), true));
-	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, parent, PG(0), SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	swapped_page_open(state, &e, &parent);
 	assert_sws(0, sws_mm_fork(e.cpu, e.mm, parent, &child));
 	assert_int_equal(sws_mm_access(e.cpu, e.mm, parent, PG(0), false), 1); /* count 2 -> 1 */
 	assert_int_equal(sws_mm_access(e.cpu, e.mm, child, PG(0), false), 1);  /* swap cache hit, count 0 */
@@ -570,14 +577,9 @@ static void test_swapin_shared_readonly(void **state)
  */
 static void test_swapin_write_keeps_shared_slot(void **state)
 {
-	enum sws_backend b = *(enum sws_backend *)*state;
-	struct sws_mm_config mc = {.ram_pages = 256, .page_cluster = 1, .flags = SWS_MM_VERIFY};
 	struct env e;
-	env_open(&e, b, 1024, SWS_SWP_SOLIDSTATE, SWS_BACKING_MEMORY, &mc);
 	uint32_t parent, child;
-	assert_sws(0, sws_mm_space_create(e.mm, 0, &parent));
-	assert_access(sws_mm_access(e.cpu, e.mm, parent, PG(0), true));
-	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, parent, PG(0), SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	swapped_page_open(state, &e, &parent);
 	uint64_t out = stats(&e).counters[SWS_MM_pswpout];
 	assert_sws(0, sws_mm_fork(e.cpu, e.mm, parent, &child));
 	assert_int_equal(sws_mm_access(e.cpu, e.mm, child, PG(0), false), 1); /* count 2 -> 1 */
