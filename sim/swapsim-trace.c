@@ -32,13 +32,17 @@ static const char usage[] =
 	"  convert   read a trace in any supported format and write it in the native\n"
 	"            format: text (default), --binary (varint-delta records), --zstd\n"
 	"            (zstd-compress the output, text or binary)\n"
-	"  stats     print record counts by op, tasks, address range, pages touched\n"
+	"  stats     print record counts of every op, tasks, address range, pages touched\n"
+	"            (perf: also what the importer made of processes, threads and calls)\n"
 	"\n"
 	"Formats (--format, default auto):\n"
 	"  auto      detect from the header and the first lines\n"
 	"  native    swapsim-trace text or binary, optionally zstd-compressed\n"
 	"  perf      perf script: page-faults with -d (-F comm,tid,time,event,addr,...),\n"
-	"            exceptions:page_fault_user, vmscan:*_reclaim_end (reclaim records)\n"
+	"            exceptions:page_fault_user, vmscan:*_reclaim_end (reclaim records),\n"
+	"            sched:sched_process_{fork,exit,exec}, syscalls:sys_{enter,exit}_\n"
+	"            {mmap,munmap,madvise}, PERF_RECORD_FORK/EXIT/COMM exec/MMAP2 lines\n"
+	"            (perf script --show-task-events --show-mmap-events)\n"
 	"  lackey    valgrind --tool=lackey --trace-mem=yes output\n"
 	"  damon     damon:damon_aggregated perf-script lines, expanded like damo replay\n"
 	"  addr      one access per line: ADDR [R|W] [TASK], '#' comments\n"
@@ -248,6 +252,23 @@ static int cmd_convert(const char *in, const char *out, const struct sws_trace_r
 	return 0;
 }
 
+/* What the perf importer made of fork, exit, exec and the memory-map calls,
+ * and what it left out (docs/trace-format.md). */
+static void print_perf_stats(const struct sws_trace_reader *r)
+{
+	struct sws_trace_perf_stats p;
+	sws_trace_reader_perf_stats(r, &p);
+	printf("processes:       %" PRIu64 " forks (%" PRIu64 " assumed: the trace did not say "
+	       "process or thread; %" PRIu64 " undecided), %" PRIu64 " threads, %" PRIu64
+	       " thread exits, %" PRIu64 " duplicate reports dropped\n",
+	       p.forks, p.forks_assumed, p.forks_undecided, p.threads, p.thread_exits, p.duplicates);
+	printf("calls left out:  mmap of files %" PRIu64 ", shared/hugetlb %" PRIu64
+	       ", MMAP2 lines %" PRIu64 ", failed %" PRIu64 ", other madvise %" PRIu64
+	       ", exits without enter %" PRIu64 ", unfinished %" PRIu64 "\n",
+	       p.mmap_file, p.mmap_shared, p.mmap2_skipped, p.calls_failed, p.madvise_other,
+	       p.unpaired_exits, p.unfinished_calls);
+}
+
 static int cmd_stats(const char *in, const struct sws_trace_reader_config *rcfg)
 {
 	struct sws_trace_reader *r;
@@ -271,7 +292,7 @@ static int cmd_stats(const char *in, const struct sws_trace_reader_config *rcfg)
 			reclaim_pages += rec.len;
 			continue;
 		}
-		if (rec.op == SWS_TRACE_FORK || rec.op == SWS_TRACE_EXIT)
+		if (rec.op == SWS_TRACE_FORK || rec.op == SWS_TRACE_EXIT || rec.op == SWS_TRACE_EXEC)
 			continue;
 		uint64_t last = rec.len ? rec.addr + (rec.len - 1) : rec.addr;
 		if (last < rec.addr)
@@ -314,8 +335,7 @@ static int cmd_stats(const char *in, const struct sws_trace_reader_config *rcfg)
 	       zstd ? " (zstd)" : "");
 	printf("records:         %" PRIu64 "\n", total);
 	for (unsigned i = 1; i <= SWS_TRACE_OP_MAX; i++)
-		if (by_op[i])
-			printf("  %-14s %" PRIu64 "\n", sws_trace_op_name(i), by_op[i]);
+		printf("  %-14s %" PRIu64 "\n", sws_trace_op_name(i), by_op[i]);
 	if (by_op[SWS_TRACE_ACCESS])
 		printf("accesses:        reads %" PRIu64 ", writes %" PRIu64 ", ifetch %" PRIu64 "\n",
 		       reads, writes, ifetch);
@@ -331,6 +351,8 @@ static int cmd_stats(const char *in, const struct sws_trace_reader_config *rcfg)
 		printf("time:            %" PRIu64 " - %" PRIu64 " ns\n", tmin, tmax);
 	printf("lines:           %" PRIu64 " (%" PRIu64 " without a record)\n", st.lines,
 	       st.skipped_lines);
+	if (sws_trace_reader_format(r) == SWS_TRACE_FORMAT_PERF)
+		print_perf_stats(r);
 	free(pids.keys);
 	free(tids.keys);
 	free(pages.keys);

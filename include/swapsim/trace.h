@@ -2,8 +2,8 @@
  * swapsim/trace.h - trace records, the native trace format and importers.
  *
  * A trace is a sequence of struct sws_trace_record: page accesses, fork, exit,
- * mmap/munmap, MADV_PAGEOUT/MADV_DONTNEED and explicit reclaim events, each
- * tagged with the task that did it, the CPU and a time. The replay driver
+ * exec, mmap/munmap, MADV_PAGEOUT/MADV_DONTNEED/MADV_FREE and explicit reclaim
+ * events, each tagged with the task that did it, the CPU and a time. The replay driver
  * (swapsim/replay.h) consumes records; this header only produces and stores
  * them.
  *
@@ -17,8 +17,13 @@
  *            version 1 (text without that end, binary without the checksum)
  *            still read, with a warning (sws_trace_reader_warning())
  *   perf     `perf script` text: the page-faults software event with -d
- *            addresses, the exceptions:page_fault_user tracepoint, and the
- *            vmscan:* reclaim events
+ *            addresses, the exceptions:page_fault_user tracepoint, the
+ *            vmscan:* reclaim events, and the life of processes: the
+ *            sched:sched_process_{fork,exit,exec} tracepoints, the
+ *            syscalls:sys_{enter,exit}_{mmap,munmap,madvise} tracepoints
+ *            paired per thread, and perf's own PERF_RECORD_FORK, _EXIT,
+ *            _COMM exec and _MMAP2 lines (perf script --show-task-events,
+ *            --show-mmap-events)
  *   lackey   valgrind --tool=lackey --trace-mem=yes output
  *   damon    damon:damon_aggregated perf-script lines, expanded to page reads
  *            as `damo replay` does
@@ -61,7 +66,8 @@ extern "C" {
  *  Records
  * ====================================================================== */
 
-/* What a record does. Values are stable: they are stored in binary traces. */
+/* What a record does. Values are stable: they are stored in binary traces
+ * (new ops are only ever added at the end). */
 enum sws_trace_op {
 	SWS_TRACE_ACCESS = 1,     /* touch [addr, addr+len) (len 0: one byte/page) */
 	SWS_TRACE_FORK,           /* task forks: arg = child pid (child gets a copy of pid's address space) */
@@ -71,8 +77,12 @@ enum sws_trace_op {
 	SWS_TRACE_MADV_PAGEOUT,   /* reclaim [addr, addr+len) now */
 	SWS_TRACE_MADV_DONTNEED,  /* drop [addr, addr+len) (pages and swap entries freed) */
 	SWS_TRACE_RECLAIM,        /* reclaim len pages of memcg arg (explicit reclaim event) */
+	SWS_TRACE_EXEC,           /* pid execs: its address space goes (as at exit) and a
+				     new, empty one takes its place under the same pid */
+	SWS_TRACE_MADV_FREE,      /* lazily free [addr, addr+len): swap entries freed, pages
+				     dropped by reclaim unless written again first */
 };
-#define SWS_TRACE_OP_MAX SWS_TRACE_RECLAIM /* the highest valid op */
+#define SWS_TRACE_OP_MAX SWS_TRACE_MADV_FREE /* the highest valid op */
 
 #define SWS_TRACE_F_WRITE (1u << 0)   /* ACCESS is a write */
 #define SWS_TRACE_F_IFETCH (1u << 1)  /* instruction fetch */
@@ -116,7 +126,7 @@ struct sws_trace_record {
 };
 
 /** @return the op's short name ("access", "fork", "exit", "mmap", "munmap",
- *  "pageout", "dontneed", "reclaim"), or "?" for an unknown op. */
+ *  "pageout", "dontneed", "reclaim", "exec", "free"), or "?" for an unknown op. */
 const char *sws_trace_op_name(uint32_t op);
 
 /** Parse an op name as sws_trace_op_name() prints it. @return 0 or SWS_EINVAL. */
@@ -129,7 +139,7 @@ int sws_trace_op_parse(const char *name, uint32_t *op);
 enum sws_trace_format {
 	SWS_TRACE_FORMAT_AUTO = 0,   /* detect from the first bytes and lines */
 	SWS_TRACE_FORMAT_NATIVE = 1, /* text or binary, with or without zstd: by header */
-	SWS_TRACE_FORMAT_PERF = 2,   /* perf script: page faults and vmscan reclaim */
+	SWS_TRACE_FORMAT_PERF = 2,   /* perf script: page faults, vmscan reclaim, process life */
 	SWS_TRACE_FORMAT_LACKEY = 3, /* valgrind lackey --trace-mem=yes */
 	SWS_TRACE_FORMAT_DAMON = 4,  /* damon:damon_aggregated perf-script lines */
 	SWS_TRACE_FORMAT_ADDR = 5,   /* plain address list */
@@ -160,6 +170,15 @@ struct sws_trace_reader;
 #define SWS_TRACE_DAMON_MAX_REGION_PAGES (1u << 20)
 /* Default damon_max_expansion: records per byte of input. */
 #define SWS_TRACE_DAMON_EXPANSION_DEFAULT 4096u
+
+/* perf: tasks (threads) the importer tracks at once, at most: one with a
+ * system call in progress, a thread whose process the lines do not name, a
+ * child whose fork was seen, ... More is SWS_EFORMAT naming the line. */
+#define SWS_TRACE_PERF_MAX_TASKS (1u << 18)
+/* perf: records held back, at most, while a PID/TID trace has not yet shown
+ * whether a clone made a process or a thread (the child's first line tells);
+ * when full, the oldest such clone is taken for a process. */
+#define SWS_TRACE_PERF_MAX_HELD (1u << 16)
 
 /* Reader flags (struct sws_trace_reader_config.flags). */
 #define SWS_TRACE_READ_ADDR_HEX (1u << 0)   /* addr: bare digits are hex, not decimal */
@@ -245,7 +264,42 @@ int sws_trace_reader_is_binary(const struct sws_trace_reader *r, int *zstd);
 /** Copy the reader's counters into @out. */
 void sws_trace_reader_stats(const struct sws_trace_reader *r, struct sws_trace_reader_stats *out);
 
-/** @return the bytes this reader holds (buffers, decompression state, DAMON regions). */
+/*
+ * What the perf importer made of the life of processes (all zero for the
+ * other formats). The rules are in docs/trace-format.md ("perf: processes,
+ * threads and memory maps"); each counter names events that made no record,
+ * and why, so that a trace's gaps are visible rather than silent.
+ */
+struct sws_trace_perf_stats {
+	uint64_t forks;            /* FORK records made (one per new process) */
+	uint64_t forks_assumed;    /* ... of which the trace did not say process or thread:
+				      taken for a process (tid-only lines, no PERF_RECORD_FORK) */
+	uint64_t forks_undecided;  /* ... of which a PID/TID trace never showed the child
+				      before SWS_TRACE_PERF_MAX_HELD records or its end */
+	uint64_t threads;          /* clones that made a thread: no record */
+	uint64_t thread_exits;     /* exits of one thread of several (group_dead=false, or
+				      PERF_RECORD_EXIT of a non-leader): no record */
+	uint64_t duplicates;       /* fork, exit or exec reported both by a tracepoint and by
+				      perf's own record: the second report dropped */
+	uint64_t mmap_file;        /* mmap() of a file: not modelled, no record */
+	uint64_t mmap_shared;      /* MAP_SHARED anonymous (shmem) or MAP_HUGETLB: no record */
+	uint64_t mmap2_skipped;    /* PERF_RECORD_MMAP2 lines that made no record (not
+				      anonymous private, or the trace has sys_enter_mmap) */
+	uint64_t calls_failed;     /* mmap/munmap/madvise that returned an error: no record */
+	uint64_t madvise_other;    /* madvise() advice other than DONTNEED(_LOCKED), FREE,
+				      PAGEOUT: not modelled, no record */
+	uint64_t unpaired_exits;   /* sys_exit_* with no sys_enter_* pending on its thread
+				      (the trace began inside the call, or perf lost the
+				      enter): no record */
+	uint64_t unfinished_calls; /* sys_enter_* whose exit never came (the trace ended,
+				      or the thread exited): no record */
+};
+
+/** Copy the perf importer's counters into @out (zero for other formats). */
+void sws_trace_reader_perf_stats(const struct sws_trace_reader *r, struct sws_trace_perf_stats *out);
+
+/** @return the bytes this reader holds (buffers, decompression state, DAMON
+ *  regions, the perf importer's task table and held records). */
 size_t sws_trace_reader_memory_usage(const struct sws_trace_reader *r);
 
 /** Close a reader and free everything it holds. NULL is a no-op. */

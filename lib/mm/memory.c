@@ -12,7 +12,8 @@
  *  - swap PTE: swap-in (swap_state.c finds or reads the folio). Designs up to
  *    6.18 (and vswap) read a count-1 slot of a SYNCHRONOUS_IO device into a
  *    private folio instead (the bypass). The PTE's swap count is put; the
- *    slot is freed at once when swap is more than half full, on a write, and
+ *    slot is freed at once when swap is more than half full, on a write by
+ *    the folio's only user (no other space maps it), and
  *    from swap table phase II on SYNCHRONOUS_IO devices
  *    (should_try_to_free_swap), else the clean folio stays in the swap cache
  *    and a later reclaim needs no write. The page is mapped writable only
@@ -282,19 +283,23 @@ static int do_swap_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, s
 	}
 	uint32_t count = 1;
 	sws_swap_count(cpu, e, &count);
-	/* should_try_to_free_swap(): a write, swap more than half full; from swap
-	 * table phase II on, a SYNCHRONOUS_IO device too; vswap adds: a page on no
-	 * device (zero, zswap, memory) has no slot worth keeping for a swap-out. */
+	/* should_try_to_free_swap(): a write by the folio's only user (the
+	 * kernel's refcount test: a folio another space maps, such as one a fork's
+	 * child swapped in first, keeps its slot and stays clean), swap more than
+	 * half full; from swap table phase II on, a SYNCHRONOUS_IO device too;
+	 * vswap adds: a page on no device (zero, zswap, memory) has no slot worth
+	 * keeping for a swap-out. */
 	sws_entry_t t;
 	bool on_device = !mm_io_target(cpu, mm, e, 1, false, &t);
 	struct sws_device *dev = on_device ? sws__device(mm->sim, sws_swp_type(t)) : NULL;
 	bool sync_free = (mm->sim->design_flags & SWS_DESIGN_SYNC_FREE) && dev &&
 			 (dev->flags & SWS_SWP_SYNCHRONOUS_IO);
-	bool free_swap = !count && (write || sws_swap_full(mm->sim) || !on_device || sync_free);
+	bool sole = folio_mapcount(f) == 1; /* our own mapping only (rmap added above) */
+	bool free_swap = !count && ((write && sole) || sws_swap_full(mm->sim) || !on_device || sync_free);
 	/* Writable only when exclusive: no swap PTE left and no other mapping
 	 * (a page shared since a fork, swapped in by both, stays read-only: a
 	 * write copies it, do_wp_page()). */
-	*pte = mk_pte(pfn, 0, !count && folio_mapcount(f) == 1);
+	*pte = mk_pte(pfn, 0, !count && sole);
 	if (!__expect_ok(cpu, mm, sp, pte, f, 0))
 		read_rc = SWS_ECORRUPT;
 	folio_set(f, PG_young);

@@ -7,20 +7,24 @@
  * The caller's thread is the dispatcher. It reads the source one record at a
  * time and sorts records in two kinds:
  *
- *  - per-task records (ACCESS, MADV_PAGEOUT, MADV_DONTNEED, RECLAIM) touch one
- *    address space (or reclaim, which the mm serialises itself). They go to
+ *  - per-task records (ACCESS, MADV_PAGEOUT, MADV_DONTNEED, MADV_FREE, RECLAIM)
+ *    touch one address space (or reclaim, which the mm serialises itself). They go to
  *    worker (cpu % N), or (tid % N) when the record has no CPU, through a
  *    bounded FIFO ring per worker. The dispatcher stages SWS__STAGE records per
  *    worker before taking the ring's lock once, and blocks when a ring is full,
  *    so memory stays bounded whatever the trace length.
  *
- *  - structural records (FORK, EXIT, MMAP, MUNMAP) change which address spaces
- *    exist or what is mapped, and a later record of *another* task may depend
+ *  - structural records (FORK, EXIT, EXEC, MMAP, MUNMAP) change which address
+ *    spaces exist or what is mapped, and a later record of *another* task may depend
  *    on them (a fork creates the child's address space; a thread of the same
  *    process may touch what another thread mapped). The dispatcher drains every
  *    queue (each worker idle with an empty ring) and runs the record itself, on
  *    its own CPU. The first record of a pid never seen is handled the same way:
- *    drain, create its address space, then dispatch it.
+ *    drain, create its address space, then dispatch it. An EXEC is the EXIT
+ *    of the pid's address space (record.c's exit path: its time is the old
+ *    life's free phase) followed by what the first record of a new pid does:
+ *    an empty address space, a new incarnation of the pid; an EXEC of a pid
+ *    never seen only creates it.
  *
  * Ordering: a tid's records keep trace order because they go to one FIFO ring
  * and one worker runs a ring in order. When a task's records start naming
@@ -78,6 +82,41 @@ void sws__drain(struct sws_replay *r)
 	}
 }
 
+/* ---- running a record ----------------------------------------------------------------- */
+
+/*
+ * MADV_FREE on worker @w: sws_mm_madvise(SWS_MADV_FREE) over the pages the
+ * range touches, a free-path call as MADV_DONTNEED is (the task's free phase,
+ * a free-latency sample), counted towards deferred work like every record.
+ */
+static void run_madv_free(struct sws__worker *w, const struct sws__item *it)
+{
+	struct sws_replay *r = w->r;
+	const struct sws_trace_record *rec = &it->rec;
+	struct sws_mm_cpu_time t1;
+	if (r->cfg.on_record)
+		r->cfg.on_record(r->cfg.cb_ctx, w->idx, rec);
+	uint64_t a = rec->addr & ~4095ull, len = (rec->len + (rec->addr & 4095) + 4095) & ~4095ull;
+	int rc = sws_mm_madvise(w->cpu, r->mm, it->asid, a, len, SWS_MADV_FREE);
+	sws_mm_cpu_time(r->mm, w->cpu, &t1);
+	sws__hist_add(&w->lat[SWS_REPLAY_LAT_FREE],
+		      (t1.sys_ns - w->seen.sys_ns) + (t1.iowait_ns - w->seen.iowait_ns));
+	sws__charge(w, it->proc, &t1, 0, 0, SWS__PH_FREE);
+	if (rc)
+		sws__note_error(w, rc);
+	if (++w->since_deferred >= r->cfg.deferred_every)
+		sws__deferred(w);
+}
+
+/* A per-task record on worker @w (its thread, or the dispatcher inline). */
+static void run_item(struct sws__worker *w, const struct sws__item *it)
+{
+	if (it->rec.op == SWS_TRACE_MADV_FREE)
+		run_madv_free(w, it);
+	else
+		sws__run_record(w, it);
+}
+
 /* ---- workers ------------------------------------------------------------------------ */
 
 static void *worker_main(void *arg)
@@ -119,7 +158,7 @@ static void *worker_main(void *arg)
 		pthread_cond_signal(&w->not_full);
 		pthread_mutex_unlock(&w->lock);
 		for (uint32_t i = 0; i < k; i++) {
-			sws__run_record(w, &buf[i]);
+			run_item(w, &buf[i]);
 			atomic_fetch_add_explicit(&r->tids[buf[i].tid].done, 1, memory_order_release);
 		}
 	}
@@ -133,14 +172,49 @@ static void *worker_main(void *arg)
 
 static bool is_structural(uint32_t op)
 {
-	return op == SWS_TRACE_FORK || op == SWS_TRACE_EXIT || op == SWS_TRACE_MMAP ||
-	       op == SWS_TRACE_MUNMAP;
+	return op == SWS_TRACE_FORK || op == SWS_TRACE_EXIT || op == SWS_TRACE_EXEC ||
+	       op == SWS_TRACE_MMAP || op == SWS_TRACE_MUNMAP;
 }
 
 /* The worker that runs structural records and counts dispatcher-side errors. */
 static struct sws__worker *struct_worker(struct sws_replay *r)
 {
 	return r->nthreads == 1 ? &r->workers[0] : &r->disp;
+}
+
+/* A new incarnation of @pid with an empty address space (workers drained).
+ * @return 0 with *pidx set, 1 when the model refused it (counted), or an error. */
+static int proc_new(struct sws_replay *r, struct sws__worker *sw, uint32_t pid, int64_t *pidx)
+{
+	uint32_t asid, idx;
+	int err = sws_mm_space_create(r->mm, r->memcg, &asid);
+	if (err) {
+		sws__note_error(sw, err);
+		return err == SWS_ENOMEM ? err : 1;
+	}
+	err = sws__proc_add(r, pid, asid, &idx);
+	if (err) {
+		/* Undo the replay's own step: no task ran, so its time is
+		 * charged to nobody (not to the next task, not to kswapd). */
+		sws_mm_exit(sw->cpu, r->mm, asid);
+		sws__clock_skip(r, sw);
+		return err;
+	}
+	*pidx = idx;
+	return 0;
+}
+
+/* EXEC of live process @pidx: its address space exits through the EXIT path
+ * (the hook, called for the EXEC itself, does not see that EXIT). */
+static void exec_exit(struct sws_replay *r, struct sws__worker *sw,
+		      const struct sws_trace_record *rec, uint32_t pidx)
+{
+	struct sws_trace_record ex = *rec;
+	void (*hook)(void *, unsigned, const struct sws_trace_record *) = r->cfg.on_record;
+	ex.op = SWS_TRACE_EXIT;
+	r->cfg.on_record = NULL; /* every worker is idle (drained): none reads it meanwhile */
+	sws__run_structural(r, sw, &ex, pidx);
+	r->cfg.on_record = hook;
 }
 
 static int dispatch(struct sws_replay *r, const struct sws_trace_record *rec)
@@ -153,22 +227,18 @@ static int dispatch(struct sws_replay *r, const struct sws_trace_record *rec)
 	int64_t pidx = sws__proc_find(r, rec->pid);
 	if (pidx < 0 || is_structural(rec->op)) {
 		sws__drain(r);
+		if (rec->op == SWS_TRACE_EXEC) {
+			if (r->cfg.on_record)
+				r->cfg.on_record(r->cfg.cb_ctx, r->nthreads, rec);
+			if (pidx >= 0)
+				exec_exit(r, sw, rec, (uint32_t)pidx);
+			int err = proc_new(r, sw, rec->pid, &pidx);
+			return err == 1 ? 0 : err;
+		}
 		if (pidx < 0) {
-			uint32_t asid, idx;
-			int err = sws_mm_space_create(r->mm, r->memcg, &asid);
-			if (err) {
-				sws__note_error(sw, err);
-				return err == SWS_ENOMEM ? err : 0;
-			}
-			err = sws__proc_add(r, rec->pid, asid, &idx);
-			if (err) {
-				/* Undo the replay's own step: no task ran, so its time is
-				 * charged to nobody (not to the next task, not to kswapd). */
-				sws_mm_exit(sw->cpu, r->mm, asid);
-				sws__clock_skip(r, sw);
-				return err;
-			}
-			pidx = idx;
+			int err = proc_new(r, sw, rec->pid, &pidx);
+			if (err)
+				return err == 1 ? 0 : err;
 		}
 		if (is_structural(rec->op)) {
 			sws__run_structural(r, sw, rec, (uint32_t)pidx);
@@ -177,7 +247,7 @@ static int dispatch(struct sws_replay *r, const struct sws_trace_record *rec)
 	}
 	struct sws__item it = {.rec = *rec, .asid = r->procs[pidx].asid, .proc = (uint32_t)pidx};
 	if (r->nthreads == 1) {
-		sws__run_record(&r->workers[0], &it);
+		run_item(&r->workers[0], &it);
 		return 0;
 	}
 	uint32_t tidx;

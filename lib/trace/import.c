@@ -1,10 +1,12 @@
 /*
  * import.c - importers for traces users already have: perf script text (page
- * faults and vmscan reclaim), valgrind lackey, DAMON damon_aggregated lines
+ * faults, vmscan reclaim, and the life of processes: fork, exit, exec, mmap,
+ * munmap, madvise), valgrind lackey, DAMON damon_aggregated lines
  * (expanded as `damo replay` does), and plain address lists. The rules are
  * written down in docs/trace-format.md; each parser is strict about the lines
  * it uses and says which line is wrong otherwise.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "trace_internal.h"
@@ -44,10 +46,158 @@ static char *kv_find(char *rest, const char *key)
 
 /* ---- perf ------------------------------------------------------------------ */
 
+/*
+ * HOW IT WORKS. Every perf-script line is one event of one task. Page faults
+ * and reclaim events become one record each, at once. The life of processes
+ * needs state, because perf reports it in pieces:
+ *
+ *  - A clone is a new process or a new thread. sched:sched_process_fork does
+ *    not say which; PERF_RECORD_FORK(pid:tid):(ppid:ptid) does (a thread has
+ *    pid == ppid), and so do the PID/TID columns of `perf script -F pid,tid`
+ *    on the child's own lines. A thread makes no record: its lines name its
+ *    process's address space. A process makes a FORK (pid: the parent's
+ *    process, arg: the child).
+ *  - With PID/TID columns and no PERF_RECORD_FORK, the FORK is held in the
+ *    output queue, with every record made after it, until the child's first
+ *    line shows its pid (SWS__PT_PENDING). Records keep their order; a clone
+ *    that made a thread loses its FORK. If the child shows no line before
+ *    SWS_TRACE_PERF_MAX_HELD records are held, or before the end, the clone
+ *    is taken for a process.
+ *  - With thread ids only and no PERF_RECORD_FORK nothing says: the clone is
+ *    taken for a process (SWS__PT_ASSUMED), and the assumption is checked:
+ *    such a task that exits as one thread of several (group_dead=false) is
+ *    an error that names both lines and says how to print the trace.
+ *  - Fork, exit and exec may each be reported twice, by a tracepoint (TP)
+ *    and by perf's own record (PR). The first report makes the record; the
+ *    task remembers which source is still to report it (dup_*), and that
+ *    report is dropped. A second report from the same source is a new event.
+ *  - System calls come as sys_enter_X (the arguments) and sys_exit_X (the
+ *    result) of one thread: the enter is kept in the thread's entry until
+ *    the exit, which makes the record when the call succeeded.
+ *
+ * Bounds: at most SWS_TRACE_PERF_MAX_TASKS tasks are held (an entry goes as
+ * soon as nothing is left to remember about its task: no call in progress,
+ * no thread mapping, no report still to come), at most
+ * SWS_TRACE_PERF_MAX_HELD records are queued, and one line makes at most
+ * two records (a MAP_FIXED mmap: MUNMAP, then MMAP).
+ */
+
+#define MAP_TYPE_ 0x0fu
+#define MAP_FIXED_ 0x10u
+#define MAP_ANONYMOUS_ 0x20u
+#define MAP_HUGETLB_ 0x40000u
+#define CLONE_KIND_UNKNOWN 0
+#define CLONE_KIND_PROCESS 1
+#define CLONE_KIND_THREAD 2
+
+static uint32_t task_hash(uint32_t tid, uint32_t cap)
+{
+	return (uint32_t)((tid * 0x9e3779b1u) & (cap - 1));
+}
+
+static struct sws__perf_task *task_find(struct sws__perf *pf, uint32_t tid)
+{
+	if (!pf->tn || !tid)
+		return NULL;
+	for (uint32_t i = task_hash(tid, pf->tcap);; i = (i + 1) & (pf->tcap - 1)) {
+		if (pf->tasks[i].tid == tid)
+			return &pf->tasks[i];
+		if (!pf->tasks[i].tid)
+			return NULL;
+	}
+}
+
+static int task_grow(struct sws_trace_reader *r)
+{
+	struct sws__perf *pf = &r->perf;
+	uint32_t ncap = pf->tcap ? pf->tcap * 2 : 64;
+	struct sws__perf_task *n = sws__mem_zalloc(&r->mem, SWS__TRACE_MEM, ncap * sizeof(*n), 0);
+	if (!n)
+		return sws__trace_err_line(r, SWS_ENOMEM, "out of memory for the perf task table");
+	for (uint32_t i = 0; i < pf->tcap; i++) {
+		if (!pf->tasks[i].tid)
+			continue;
+		uint32_t j = task_hash(pf->tasks[i].tid, ncap);
+		while (n[j].tid)
+			j = (j + 1) & (ncap - 1);
+		n[j] = pf->tasks[i];
+	}
+	if (pf->tasks)
+		sws__mem_free(&r->mem, SWS__TRACE_MEM, pf->tasks, pf->tcap * sizeof(*n));
+	pf->tasks = n;
+	pf->tcap = ncap;
+	return 0;
+}
+
+/* The entry of @tid, created empty (pid = tid) when there is none. NULL on error. */
+static struct sws__perf_task *task_get(struct sws_trace_reader *r, uint32_t tid)
+{
+	struct sws__perf *pf = &r->perf;
+	struct sws__perf_task *e = task_find(pf, tid);
+	if (e)
+		return e;
+	if (pf->tn >= SWS_TRACE_PERF_MAX_TASKS) {
+		sws__trace_err_line(r, SWS_EFORMAT,
+				    "more than %u tasks to track at once (system calls in "
+				    "progress, threads, forks and exits not yet reported twice)",
+				    SWS_TRACE_PERF_MAX_TASKS);
+		return NULL;
+	}
+	if ((pf->tn + 1) * 2 > pf->tcap && task_grow(r))
+		return NULL;
+	uint32_t i = task_hash(tid, pf->tcap);
+	while (pf->tasks[i].tid)
+		i = (i + 1) & (pf->tcap - 1);
+	e = &pf->tasks[i];
+	memset(e, 0, sizeof(*e));
+	e->tid = tid;
+	e->pid = tid;
+	pf->tn++;
+	return e;
+}
+
+/* Remove @e (backward-shift deletion keeps every probe chain unbroken). */
+static void task_del(struct sws__perf *pf, struct sws__perf_task *e)
+{
+	uint32_t mask = pf->tcap - 1, i = (uint32_t)(e - pf->tasks), j = i;
+	for (;;) {
+		j = (j + 1) & mask;
+		if (!pf->tasks[j].tid)
+			break;
+		uint32_t h = task_hash(pf->tasks[j].tid, pf->tcap);
+		/* may the entry at j move to the hole at i? (h not cyclically in (i, j]) */
+		if (i <= j ? (h <= i || h > j) : (h <= i && h > j)) {
+			pf->tasks[i] = pf->tasks[j];
+			i = j;
+		}
+	}
+	pf->tasks[i].tid = 0;
+	pf->tn--;
+}
+
+/* Drop @e when nothing is left to remember about its task. */
+static void task_put(struct sws__perf *pf, struct sws__perf_task *e)
+{
+	if (e && !e->call && !e->flags && !e->dup_fork && !e->dup_exit && !e->dup_exec)
+		task_del(pf, e);
+}
+
+/* The process (address space) of the line's task. */
+static uint32_t line_pid(struct sws_trace_reader *r, const struct sws_perf_line *pl)
+{
+	if (!pl->has_tid)
+		return r->cfg.default_pid;
+	if (pl->has_pid)
+		return pl->pid;
+	const struct sws__perf_task *e = task_find(&r->perf, pl->tid);
+	return e ? e->pid : pl->tid;
+}
+
 /* The software fault events, with perf's optional ":u"/":k"/... modifiers. */
 static int is_sw_fault_event(const char *ev)
 {
-	static const char *const names[] = {"page-faults", "faults", "minor-faults", "major-faults"};
+	static const char *const names[] = {"page-faults", "faults", "minor-faults",
+					    "major-faults"};
 	for (size_t i = 0; i < SWS_ARRAY_SIZE(names); i++) {
 		size_t n = strlen(names[i]);
 		if (!strncmp(ev, names[i], n) && (ev[n] == '\0' || ev[n] == ':'))
@@ -56,13 +206,578 @@ static int is_sw_fault_event(const char *ev)
 	return 0;
 }
 
-static int perf_line(struct sws_trace_reader *r, char *line, struct sws_trace_record *rec)
+/* ---- the output queue ---- */
+
+static struct sws__perf_out *q_at(struct sws__perf *pf, uint64_t seq)
 {
+	return &pf->q[(pf->qhead + (uint32_t)(seq - pf->qseq)) % pf->qcap];
+}
+
+/* Queue @rec (state SWS__OUT_*). @return 0 or an error. */
+static int q_push(struct sws_trace_reader *r, const struct sws_trace_record *rec, uint32_t state)
+{
+	struct sws__perf *pf = &r->perf;
+	if (pf->qn == pf->qcap) {
+		uint32_t ncap = pf->qcap ? pf->qcap * 2 : 16;
+		struct sws__perf_out *n =
+		    sws__mem_alloc(&r->mem, SWS__TRACE_MEM, ncap * sizeof(*n), 0);
+		if (!n)
+			return sws__trace_err_line(r, SWS_ENOMEM, "out of memory for held records");
+		for (uint32_t i = 0; i < pf->qn; i++)
+			n[i] = pf->q[(pf->qhead + i) % pf->qcap];
+		if (pf->q)
+			sws__mem_free(&r->mem, SWS__TRACE_MEM, pf->q, pf->qcap * sizeof(*n));
+		pf->q = n;
+		pf->qcap = ncap;
+		pf->qhead = 0;
+	}
+	struct sws__perf_out *o = &pf->q[(pf->qhead + pf->qn) % pf->qcap];
+	o->rec = *rec;
+	o->state = state;
+	pf->qn++;
+	return 0;
+}
+
+static int q_rec(struct sws_trace_reader *r, const struct sws_perf_line *pl, uint32_t op,
+		 uint64_t addr, uint64_t len, uint32_t flags, uint32_t pid, uint32_t tid,
+		 uint32_t arg)
+{
+	struct sws_trace_record rec = {.time_ns = pl->time_ns,
+				       .addr = addr,
+				       .len = len,
+				       .op = op,
+				       .flags = flags,
+				       .pid = pid,
+				       .tid = tid,
+				       .cpu = pl->cpu,
+				       .arg = arg};
+	return q_push(r, &rec, SWS__OUT_READY);
+}
+
+/* A held FORK is decided: the child @e is a process (the FORK goes out) or a
+ * thread of @pid (it is dropped). */
+static void fork_resolve(struct sws__perf *pf, struct sws__perf_task *e, int process, uint32_t pid)
+{
+	struct sws__perf_out *o = q_at(pf, e->fork_seq);
+	e->flags &= (uint8_t)~SWS__PT_PENDING;
+	pf->npending--;
+	if (process) {
+		o->state = SWS__OUT_READY;
+		pf->st.forks++;
+		e->pid = e->tid;
+	} else {
+		o->state = SWS__OUT_DROPPED;
+		pf->st.threads++;
+		e->flags |= SWS__PT_THREAD;
+		e->pid = pid;
+	}
+}
+
+/* The oldest held FORK: no line of its child came in time, it is a process. */
+static void fork_undecided(struct sws__perf *pf)
+{
+	struct sws__perf_out *o = &pf->q[pf->qhead];
+	struct sws__perf_task *e = task_find(pf, o->rec.arg);
+	pf->st.forks_undecided++;
+	if (e && (e->flags & SWS__PT_PENDING) && e->fork_seq == pf->qseq) {
+		fork_resolve(pf, e, 1, 0);
+		task_put(pf, e);
+	} else { /* (every path that drops a held child resolves it first) */
+		o->state = SWS__OUT_READY;
+		pf->npending--;
+		pf->st.forks++;
+	}
+}
+
+/* ---- payload fields ---- */
+
+/* The last "KEY=" in [s, end) that starts @s or follows a blank: its value, or NULL. */
+static const char *kv_last(const char *s, const char *end, const char *key)
+{
+	size_t kn = strlen(key);
+	const char *found = NULL;
+	for (const char *p = s; (p = strstr(p, key)) && p < end; p += kn)
+		if ((p == s || sws__is_space(p[-1])) && p[kn] == '=')
+			found = p + kn + 1;
+	return found;
+}
+
+/* Is @v the word @w (followed by a blank or the end)? */
+static int word_is(const char *v, const char *w)
+{
+	size_t n = strlen(w);
+	return !strncmp(v, w, n) && (!v[n] || sws__is_space(v[n]));
+}
+
+/* The number at @v up to a blank, ',' or the end. @return 0 or -1. */
+static int num_at(const char *v, int hex, uint64_t *out)
+{
+	size_t n = 0;
+	if (!v)
+		return -1;
+	while (v[n] && !sws__is_space(v[n]) && v[n] != ',')
+		n++;
+	return sws__parse_u64(v, n, hex, out);
+}
+
+static int num32_at(const char *v, int hex, uint32_t *out)
+{
+	uint64_t x;
+	if (num_at(v, hex, &x) || x > UINT32_MAX)
+		return -1;
+	*out = (uint32_t)x;
+	return 0;
+}
+
+/* A system call argument, "NAME: 0xVALUE" at the start or after ", ". @return 0 or -1. */
+static int sc_arg(const char *rest, const char *name, uint64_t *out)
+{
+	size_t kn = strlen(name);
+	for (const char *p = rest; (p = strstr(p, name)); p += kn)
+		if ((p == rest || (p >= rest + 2 && p[-2] == ',' && p[-1] == ' ')) &&
+		    p[kn] == ':' && p[kn + 1] == ' ')
+			return num_at(p + kn + 2, 1, out);
+	return -1;
+}
+
+/* "(A:B)" at *p: @return 0 and *p past it, or -1. */
+static int pair_at(const char **p, uint32_t *a, uint32_t *b)
+{
+	const char *s = *p, *colon, *close;
+	if (*s != '(' || !(colon = strchr(s, ':')) || !(close = strchr(colon, ')')) ||
+	    sws__parse_u32(s + 1, (size_t)(colon - s - 1), 0, a) ||
+	    sws__parse_u32(colon + 1, (size_t)(close - colon - 1), 0, b))
+		return -1;
+	*p = close + 1;
+	return 0;
+}
+
+/* ---- fork, exit, exec ---- */
+
+static uint8_t other_src(uint8_t src)
+{
+	return src == SWS__SRC_TP ? SWS__SRC_PR : SWS__SRC_TP;
+}
+
+/*
+ * A clone of task @ptid (process @ppid) made task @ctid; @kind says whether
+ * it is a process or a thread, or CLONE_KIND_UNKNOWN (sched_process_fork).
+ */
+static int on_fork(struct sws_trace_reader *r, const struct sws_perf_line *pl, uint8_t src,
+		   uint32_t ppid, uint32_t ptid, uint32_t ctid, int kind)
+{
+	struct sws__perf *pf = &r->perf;
+	struct sws__perf_task *e = task_find(pf, ctid);
+	if (!ctid)
+		return sws__trace_err_line(r, SWS_EFORMAT, "clone of task 0");
+	if (e && (e->dup_fork & src)) { /* the other report of a clone already seen */
+		e->dup_fork = 0;
+		pf->st.duplicates++;
+		if (kind != CLONE_KIND_UNKNOWN && (e->flags & SWS__PT_PENDING))
+			fork_resolve(pf, e, kind == CLONE_KIND_PROCESS, ppid);
+		else if (kind == CLONE_KIND_THREAD && (e->flags & SWS__PT_ASSUMED))
+			return sws__trace_err_line(
+			    r, SWS_EFORMAT,
+			    "PERF_RECORD_FORK shows task %u as a thread of %u, "
+			    "but its clone at line %llu was taken for a process",
+			    ctid, ppid, (unsigned long long)e->fork_line);
+		task_put(pf, e);
+		return 0;
+	}
+	if (e && (e->flags & SWS__PT_PENDING)) /* the tid's earlier life never showed */
+		fork_undecided(pf), e = task_find(pf, ctid);
+	if (!e && !(e = task_get(r, ctid)))
+		return r->err;
+	memset(e, 0, sizeof(*e));
+	e->tid = ctid;
+	e->pid = ctid;
+	e->dup_fork = other_src(src);
+	e->fork_line = r->line;
+	if (kind == CLONE_KIND_UNKNOWN) {
+		if (pl->has_pid) {
+			struct sws_trace_record rec = {.time_ns = pl->time_ns,
+						       .op = SWS_TRACE_FORK,
+						       .pid = ppid,
+						       .tid = ptid,
+						       .cpu = pl->cpu,
+						       .arg = ctid};
+			e->flags |= SWS__PT_PENDING;
+			e->fork_seq = pf->qseq + pf->qn;
+			pf->npending++;
+			return q_push(r, &rec, SWS__OUT_PENDING);
+		}
+		kind = CLONE_KIND_PROCESS;
+		e->flags |= SWS__PT_ASSUMED;
+		pf->st.forks_assumed++;
+	}
+	if (kind == CLONE_KIND_THREAD) {
+		e->flags |= SWS__PT_THREAD;
+		e->pid = ppid;
+		pf->st.threads++;
+		return 0;
+	}
+	pf->st.forks++;
+	return q_rec(r, pl, SWS_TRACE_FORK, 0, 0, 0, ppid, ptid, ctid);
+}
+
+/*
+ * Task @tid exits: @group 1 when its process goes with it, 0 when it is one
+ * thread of several, -1 when the line does not say (a kernel without
+ * group_dead: the task's own process unless it is known for a thread).
+ * @pid_hint: its process as the line names it.
+ */
+static int on_exit(struct sws_trace_reader *r, const struct sws_perf_line *pl, uint8_t src,
+		   uint32_t pid_hint, uint32_t tid, int group)
+{
+	struct sws__perf *pf = &r->perf;
+	struct sws__perf_task *e = task_find(pf, tid);
+	uint32_t pid = e && (e->flags & SWS__PT_THREAD) ? e->pid : pid_hint;
+	if (group < 0)
+		group = !(e && (e->flags & SWS__PT_THREAD));
+	if (e && (e->flags & SWS__PT_PENDING))
+		fork_resolve(pf, e, group, pid);
+	if (!group && e && (e->flags & SWS__PT_ASSUMED))
+		return sws__trace_err_line(
+		    r, SWS_EFORMAT,
+		    "task %u exits as one thread of several (group_dead=false), "
+		    "but this trace names thread ids only and its clone at line "
+		    "%llu was taken for a process: print the trace with perf "
+		    "script -F +pid or --show-task-events",
+		    tid, (unsigned long long)e->fork_line);
+	uint32_t key = group ? pid : tid;
+	struct sws__perf_task *k = key == tid ? e : task_find(pf, key);
+	if (k && (k->dup_exit & src)) { /* the other report of this exit */
+		pf->st.duplicates++;
+		k->dup_exit = 0;
+		if (e && e != k) {
+			if (e->call)
+				pf->st.unfinished_calls++;
+			task_del(pf, e);
+			k = task_find(pf, key);
+		}
+		task_put(pf, k);
+		return 0;
+	}
+	if (e && e->call)
+		pf->st.unfinished_calls++;
+	if (e && e != k)
+		task_del(pf, e), k = task_find(pf, key);
+	if (k) {
+		if (k->call && k != e)
+			pf->st.unfinished_calls++;
+		if (k->flags & SWS__PT_PENDING) /* its own clone: a process after all */
+			fork_resolve(pf, k, 1, 0);
+		memset(&k->flags, 0, sizeof(*k) - offsetof(struct sws__perf_task, flags));
+		k->pid = k->tid;
+	}
+	if (pf->seen & other_src(src)) {
+		if (!k && !(k = task_get(r, key)))
+			return r->err;
+		k->dup_exit = other_src(src);
+	}
+	task_put(pf, k);
+	if (!group) {
+		pf->st.thread_exits++;
+		return 0;
+	}
+	return q_rec(r, pl, SWS_TRACE_EXIT, 0, 0, 0, pid, tid, 0);
+}
+
+/* Process @pid execs (@old_tid: the thread that called execve, now @pid). */
+static int on_exec(struct sws_trace_reader *r, const struct sws_perf_line *pl, uint8_t src,
+		   uint32_t pid, uint32_t old_tid)
+{
+	struct sws__perf *pf = &r->perf;
+	struct sws__perf_task *e;
+	if (!pid)
+		return sws__trace_err_line(r, SWS_EFORMAT, "exec of task 0");
+	if (old_tid != pid && (e = task_find(pf, old_tid))) {
+		if (e->flags & SWS__PT_PENDING)
+			fork_resolve(pf, e, 0, pid);
+		if (e->call)
+			pf->st.unfinished_calls++;
+		task_del(pf, e);
+	}
+	e = task_find(pf, pid);
+	if (e && (e->dup_exec & src)) {
+		pf->st.duplicates++;
+		e->dup_exec = 0;
+		task_put(pf, e);
+		return 0;
+	}
+	if (!e && !(e = task_get(r, pid)))
+		return r->err;
+	if (e->flags & SWS__PT_PENDING)
+		fork_resolve(pf, e, 1, pid);
+	e->flags &= (uint8_t)~SWS__PT_THREAD;
+	e->pid = pid;
+	e->dup_exec = other_src(src);
+	return q_rec(r, pl, SWS_TRACE_EXEC, 0, 0, 0, pid, pid, 0);
+}
+
+/* ---- system calls ---- */
+
+static const char *const call_names[] = {"", "mmap", "munmap", "madvise"};
+
+static int call_enter(struct sws_trace_reader *r, const struct sws_perf_line *pl, uint8_t call,
+		      uint64_t addr, uint64_t len, uint32_t arg)
+{
+	if (!pl->has_tid)
+		return sws__trace_err_line(
+		    r, SWS_EFORMAT,
+		    "sys_enter_%s without a thread id: system calls are paired "
+		    "per thread (print the tid column)",
+		    call_names[call]);
+	struct sws__perf_task *e = task_get(r, pl->tid);
+	if (!e)
+		return r->err;
+	if (e->call)
+		return sws__trace_err_line(
+		    r, SWS_EFORMAT,
+		    "thread %u enters %s while its %s entered at line %llu has "
+		    "not returned (lost events?)",
+		    pl->tid, call_names[call], call_names[e->call],
+		    (unsigned long long)e->call_line);
+	e->call = call;
+	e->call_addr = addr;
+	e->call_len = len;
+	e->call_arg = arg;
+	e->call_line = r->line;
+	return 0;
+}
+
+/* The exit of @call on the line's thread: @return 1 with its arguments taken,
+ * 0 when no enter is pending (counted), or an error. */
+static int call_exit(struct sws_trace_reader *r, const struct sws_perf_line *pl, uint8_t call,
+		     uint64_t *addr, uint64_t *len, uint32_t *arg)
+{
+	struct sws__perf *pf = &r->perf;
+	struct sws__perf_task *e = pl->has_tid ? task_find(pf, pl->tid) : NULL;
+	if (!e || !e->call) {
+		pf->st.unpaired_exits++;
+		return 0;
+	}
+	if (e->call != call)
+		return sws__trace_err_line(
+		    r, SWS_EFORMAT,
+		    "sys_exit_%s of thread %u, but the call it entered at line "
+		    "%llu is %s",
+		    call_names[call], pl->tid, (unsigned long long)e->call_line,
+		    call_names[e->call]);
+	*addr = e->call_addr;
+	*len = e->call_len;
+	*arg = e->call_arg;
+	e->call = 0;
+	task_put(pf, e);
+	return 1;
+}
+
+/* syscalls:sys_enter_* / sys_exit_* of mmap, munmap, madvise (@ev without "syscalls:"). */
+static int perf_syscall(struct sws_trace_reader *r, const struct sws_perf_line *pl, const char *ev)
+{
+	struct sws__perf *pf = &r->perf;
+	uint64_t a = 0, b = 0, c, d, ret;
+	uint32_t arg = 0;
+	if (!strcmp(ev, "sys_enter_mmap")) {
+		pf->sys_mmap_seen = 1;
+		if (sc_arg(pl->rest, "len", &a) || sc_arg(pl->rest, "flags", &b) || b > UINT32_MAX)
+			return sws__trace_err_line(r, SWS_EFORMAT,
+						   "sys_enter_mmap: bad or missing len: or flags:");
+		return call_enter(r, pl, SWS__CALL_MMAP, 0, a, (uint32_t)b);
+	}
+	if (!strcmp(ev, "sys_enter_munmap")) {
+		if (sc_arg(pl->rest, "addr", &a) || sc_arg(pl->rest, "len", &b))
+			return sws__trace_err_line(
+			    r, SWS_EFORMAT, "sys_enter_munmap: bad or missing addr: or len:");
+		return call_enter(r, pl, SWS__CALL_MUNMAP, a, b, 0);
+	}
+	if (!strcmp(ev, "sys_enter_madvise")) {
+		if (sc_arg(pl->rest, "start", &a) || sc_arg(pl->rest, "len_in", &b) ||
+		    sc_arg(pl->rest, "behavior", &c) || c > UINT32_MAX)
+			return sws__trace_err_line(
+			    r, SWS_EFORMAT,
+			    "sys_enter_madvise: bad or missing start:, len_in: or behavior:");
+		return call_enter(r, pl, SWS__CALL_MADVISE, a, b, (uint32_t)c);
+	}
+	uint8_t call = !strcmp(ev, "sys_exit_mmap")	 ? SWS__CALL_MMAP
+		       : !strcmp(ev, "sys_exit_munmap")	 ? SWS__CALL_MUNMAP
+		       : !strcmp(ev, "sys_exit_madvise") ? SWS__CALL_MADVISE
+							 : 0;
+	if (!call)
+		return 0; /* another system call: not used */
+	char *p = pl->rest;
+	char *t = sws__token(&p);
+	if (!t || sws__token(&p) || sws__parse_u64(t, strlen(t), 1, &ret))
+		return sws__trace_err_line(r, SWS_EFORMAT, "%s: bad or missing return value", ev);
+	int rc = call_exit(r, pl, call, &a, &b, &arg);
+	if (rc <= 0)
+		return rc;
+	uint32_t pid = line_pid(r, pl);
+	switch (call) {
+	case SWS__CALL_MMAP:
+		if (ret >= (uint64_t)-4095) { /* -errno */
+			pf->st.calls_failed++;
+			return 0;
+		}
+		if (!(arg & MAP_ANONYMOUS_)) {
+			pf->st.mmap_file++;
+			return 0;
+		}
+		if ((arg & MAP_TYPE_) != 0x02 || (arg & MAP_HUGETLB_)) { /* not MAP_PRIVATE */
+			pf->st.mmap_shared++;
+			return 0;
+		}
+		/* MAP_FIXED replaces what was mapped there (mmap(2)): unmapped first */
+		if ((arg & MAP_FIXED_) &&
+		    (rc = q_rec(r, pl, SWS_TRACE_MUNMAP, ret, b, 0, pid, pl->tid, 0)))
+			return rc;
+		return q_rec(r, pl, SWS_TRACE_MMAP, ret, b, 0, pid, pl->tid, 0);
+	case SWS__CALL_MUNMAP:
+		if (ret) {
+			pf->st.calls_failed++;
+			return 0;
+		}
+		return q_rec(r, pl, SWS_TRACE_MUNMAP, a, b, 0, pid, pl->tid, 0);
+	default:
+		if (ret) {
+			pf->st.calls_failed++;
+			return 0;
+		}
+		d = arg == 4 || arg == 24 ? SWS_TRACE_MADV_DONTNEED /* MADV_DONTNEED(_LOCKED) */
+		    : arg == 8		  ? SWS_TRACE_MADV_FREE
+		    : arg == 21		  ? SWS_TRACE_MADV_PAGEOUT
+					  : 0;
+		if (!d) {
+			pf->st.madvise_other++;
+			return 0;
+		}
+		if (!b)
+			return 0; /* madvise(2) of no bytes succeeds and does nothing */
+		return q_rec(r, pl, (uint32_t)d, a, b, 0, pid, pl->tid, 0);
+	}
+}
+
+/* sched:sched_process_fork / _exit / _exec (@ev without "sched:"). */
+static int perf_sched(struct sws_trace_reader *r, const struct sws_perf_line *pl, const char *ev)
+{
+	const char *rest = pl->rest, *end = rest + strlen(rest);
+	uint32_t a, b;
+	if (!strcmp(ev, "sched_process_fork")) {
+		const char *cc = kv_last(rest, end, "child_comm");
+		r->perf.seen |= SWS__SRC_TP;
+		if (!cc || num32_at(kv_last(rest, cc, "pid"), 0, &a) ||
+		    num32_at(kv_last(cc, end, "child_pid"), 0, &b))
+			return sws__trace_err_line(
+			    r, SWS_EFORMAT,
+			    "sched_process_fork: want \"comm=C pid=P child_comm=C "
+			    "child_pid=P\"");
+		/* the parent is the line's task: its process as the line names it */
+		uint32_t ppid = pl->has_tid && pl->tid == a ? line_pid(r, pl) : a;
+		return on_fork(r, pl, SWS__SRC_TP, ppid, a, b, CLONE_KIND_UNKNOWN);
+	}
+	if (!strcmp(ev, "sched_process_exit")) {
+		const char *gd = kv_last(rest, end, "group_dead");
+		r->perf.seen |= SWS__SRC_TP;
+		int dead = !gd ? -1 : word_is(gd, "true") ? 1 : word_is(gd, "false") ? 0 : -2;
+		if (num32_at(kv_last(rest, gd ? gd : end, "pid"), 0, &a) || dead == -2)
+			return sws__trace_err_line(r, SWS_EFORMAT,
+						   "sched_process_exit: want \"comm=C pid=P prio=N "
+						   "[group_dead=true|false]\"");
+		uint32_t pid = pl->has_pid && pl->tid == a ? pl->pid : a;
+		return on_exit(r, pl, SWS__SRC_TP, pid, a, dead);
+	}
+	if (!strcmp(ev, "sched_process_exec")) {
+		const char *op = kv_last(rest, end, "old_pid");
+		r->perf.seen |= SWS__SRC_TP;
+		if (!op || num32_at(kv_last(rest, op, "pid"), 0, &a) || num32_at(op, 0, &b))
+			return sws__trace_err_line(
+			    r, SWS_EFORMAT,
+			    "sched_process_exec: want \"filename=F pid=P old_pid=P\"");
+		return on_exec(r, pl, SWS__SRC_TP, a, b);
+	}
+	return 0;
+}
+
+/* perf's own side-band records: FORK, EXIT, COMM exec, MMAP2; the others are not used. */
+static int perf_record(struct sws_trace_reader *r, const struct sws_perf_line *pl)
+{
+	struct sws__perf *pf = &r->perf;
+	const char *ev = pl->event + 12; /* after "PERF_RECORD_" */
+	uint32_t pid, tid, ppid, ptid;
+	pf->seen |= SWS__SRC_PR;
+	if (!strncmp(ev, "FORK(", 5) || !strncmp(ev, "EXIT(", 5)) {
+		const char *p = ev + 4;
+		if (pair_at(&p, &pid, &tid) || *p++ != ':' || pair_at(&p, &ppid, &ptid) || *p)
+			return sws__trace_err_line(r, SWS_EFORMAT,
+						   "%.16s: want (PID:TID):(PPID:PTID)", pl->event);
+		if (ev[0] == 'F')
+			return on_fork(r, pl, SWS__SRC_PR, ppid, ptid, tid,
+				       pid == ppid ? CLONE_KIND_THREAD : CLONE_KIND_PROCESS);
+		return on_exit(r, pl, SWS__SRC_PR, pid, tid, pid == tid);
+	}
+	if (!strcmp(ev, "COMM")) {
+		if (strncmp(pl->rest, "exec:", 5))
+			return 0; /* a comm change (prctl), not an exec */
+		const char *c = strrchr(pl->rest, ':'), *slash = c ? strchr(c, '/') : NULL;
+		if (!slash || c < pl->rest + 5 ||
+		    sws__parse_u32(c + 1, (size_t)(slash - c - 1), 0, &pid) ||
+		    num32_at(slash + 1, 0, &tid))
+			return sws__trace_err_line(r, SWS_EFORMAT,
+						   "PERF_RECORD_COMM exec: want COMM:PID/TID");
+		return on_exec(r, pl, SWS__SRC_PR, pid, pid);
+	}
+	if (!strcmp(ev, "MMAP2")) {
+		/* PID/TID: [0xSTART(0xLEN) @ PGOFF ...]: PROT NAME */
+		char *p = pl->rest, *t = sws__token(&p), *slash = t ? strchr(t, '/') : NULL;
+		const char *open = strchr(p, '['), *paren = open ? strchr(open, '(') : NULL;
+		const char *close = paren ? strchr(paren, ')') : NULL;
+		const char *end = close ? strstr(close, "]: ") : NULL;
+		uint64_t start, len;
+		size_t tn = t ? strlen(t) : 0;
+		if (!slash || tn < 4 || t[tn - 1] != ':' ||
+		    sws__parse_u32(t, (size_t)(slash - t), 0, &pid) ||
+		    sws__parse_u32(slash + 1, tn - (size_t)(slash - t) - 2, 0, &tid) || !end ||
+		    sws__parse_u64(open + 1, (size_t)(paren - open - 1), 1, &start) ||
+		    sws__parse_u64(paren + 1, (size_t)(close - paren - 1), 1, &len))
+			return sws__trace_err_line(
+			    r, SWS_EFORMAT,
+			    "PERF_RECORD_MMAP2: want PID/TID: [0xSTART(0xLEN) @ ...]: "
+			    "PROT NAME");
+		p = (char *)end + 3;
+		char *prot = sws__token(&p), *name = sws__token(&p);
+		if (pf->sys_mmap_seen || !prot || strlen(prot) != 4 || prot[3] != 'p' || !name ||
+		    strcmp(name, "//anon") || sws__token(&p)) {
+			pf->st.mmap2_skipped++;
+			return 0;
+		}
+		return q_rec(r, pl, SWS_TRACE_MMAP, start, len, 0, pid, tid, 0);
+	}
+	return 0;
+}
+
+/* One perf-script line: its records go to the queue. @return 0 or an error. */
+static int perf_line(struct sws_trace_reader *r, char *line)
+{
+	struct sws__perf *pf = &r->perf;
 	struct sws_perf_line pl;
 	const char *why;
 	if (sws__perf_split(line, &pl, &why))
-		return sws__trace_err_line(r, SWS_EFORMAT, "not a perf script sample line: %s", why);
-	uint32_t pid = pl.has_tid ? pl.pid : r->cfg.default_pid;
+		return sws__trace_err_line(r, SWS_EFORMAT, "not a perf script sample line: %s",
+					   why);
+	if (pf->npending && pl.has_pid) { /* a held clone's child shows its pid */
+		struct sws__perf_task *e = task_find(pf, pl.tid);
+		if (e && (e->flags & SWS__PT_PENDING)) {
+			fork_resolve(pf, e, pl.pid == pl.tid, pl.pid);
+			task_put(pf, e);
+		}
+	}
+	if (!strncmp(pl.event, "PERF_RECORD_", 12))
+		return perf_record(r, &pl);
+	if (!strncmp(pl.event, "sched:", 6))
+		return perf_sched(r, &pl, pl.event + 6);
+	if (!strncmp(pl.event, "syscalls:", 9))
+		return perf_syscall(r, &pl, pl.event + 9);
+	uint32_t pid = line_pid(r, &pl);
 	uint32_t tid = pl.has_tid ? pl.tid : r->cfg.default_pid;
 
 	if (!strcmp(pl.event, "exceptions:page_fault_user")) {
@@ -71,14 +786,14 @@ static int perf_line(struct sws_trace_reader *r, char *line, struct sws_trace_re
 		char *ec = rest2 ? kv_find(rest2, "error_code") : NULL;
 		uint64_t addr, code;
 		if (!a || sws__parse_u64(a, strlen(a), 1, &addr))
-			return sws__trace_err_line(r, SWS_EFORMAT, "page_fault_user: bad or missing address=");
+			return sws__trace_err_line(r, SWS_EFORMAT,
+						   "page_fault_user: bad or missing address=");
 		if (!ec || sws__parse_u64(ec, strlen(ec), 1, &code))
 			return sws__trace_err_line(r, SWS_EFORMAT,
 						   "page_fault_user: bad or missing error_code=");
 		uint32_t flags = ((code & 0x2) ? SWS_TRACE_F_WRITE : 0) |
 				 ((code & 0x10) ? SWS_TRACE_F_IFETCH : 0);
-		rec_access(rec, addr, 0, flags, pid, tid, pl.cpu, pl.time_ns);
-		return 1;
+		return q_rec(r, &pl, SWS_TRACE_ACCESS, addr, 0, flags, pid, tid, 0);
 	}
 	if (is_sw_fault_event(pl.event)) {
 		/* With a period column this is perf script's default layout: the
@@ -89,12 +804,12 @@ static int perf_line(struct sws_trace_reader *r, char *line, struct sws_trace_re
 		char *a = sws__token(&p);
 		uint64_t addr;
 		if (!a || sws__parse_u64(a, strlen(a), 1, &addr))
-			return sws__trace_err_line(r, SWS_EFORMAT,
-						   "%s: bad or missing data address (record with -d, "
-						   "print with -F ...,addr)",
-						   pl.event);
-		rec_access(rec, addr, 0, 0, pid, tid, pl.cpu, pl.time_ns);
-		return 1;
+			return sws__trace_err_line(
+			    r, SWS_EFORMAT,
+			    "%s: bad or missing data address (record with -d, "
+			    "print with -F ...,addr)",
+			    pl.event);
+		return q_rec(r, &pl, SWS_TRACE_ACCESS, addr, 0, 0, pid, tid, 0);
 	}
 	if (!strncmp(pl.event, "vmscan:", 7)) {
 		const char *ev = pl.event + 7;
@@ -114,40 +829,78 @@ static int perf_line(struct sws_trace_reader *r, char *line, struct sws_trace_re
 		char *v = kv_find(pl.rest, key);
 		uint64_t n;
 		if (!v || sws__parse_u64(v, strlen(v), 0, &n))
-			return sws__trace_err_line(r, SWS_EFORMAT, "%s: bad or missing %s=", ev, key);
-		rec->time_ns = pl.time_ns;
-		rec->addr = 0;
-		rec->len = n;
-		rec->op = SWS_TRACE_RECLAIM;
-		rec->flags = 0;
-		rec->pid = pid;
-		rec->tid = tid;
-		rec->cpu = pl.cpu;
-		rec->arg = memcg;
-		return 1;
+			return sws__trace_err_line(r, SWS_EFORMAT, "%s: bad or missing %s=", ev,
+						   key);
+		return q_rec(r, &pl, SWS_TRACE_RECLAIM, 0, n, 0, pid, tid, memcg);
 	}
 	return 0; /* another event: not used */
 }
 
+/* The end of the input: held FORKs go out, calls still open are counted. */
+static void perf_end(struct sws__perf *pf)
+{
+	pf->eof = 1;
+	for (uint32_t i = 0; i < pf->tcap; i++)
+		if (pf->tasks[i].tid && pf->tasks[i].call) {
+			pf->tasks[i].call = 0;
+			pf->st.unfinished_calls++;
+		}
+}
+
 int sws__perf_next(struct sws_trace_reader *r, struct sws_trace_record *rec)
 {
+	struct sws__perf *pf = &r->perf;
 	for (;;) {
+		while (pf->qn) {
+			struct sws__perf_out *o = &pf->q[pf->qhead];
+			if (o->state == SWS__OUT_PENDING) {
+				if (!pf->eof && pf->qn + 2 <= SWS_TRACE_PERF_MAX_HELD)
+					break;
+				fork_undecided(pf);
+			}
+			pf->qhead = (pf->qhead + 1) % pf->qcap;
+			pf->qn--;
+			pf->qseq++;
+			if (o->state == SWS__OUT_READY) {
+				*rec = o->rec;
+				return 1;
+			}
+		}
+		if (pf->eof)
+			return 0;
 		char *line;
 		size_t len;
 		int rc = sws__stream_line(r, &line, &len);
-		if (rc <= 0)
+		if (rc < 0)
 			return rc;
-		/* comments (perf script --header), blank lines, call-chain lines */
-		char *p = sws__skip_space(line);
-		if (!*p || *p == '#' || line[0] == '\t') {
-			r->st.skipped_lines++;
+		if (rc == 0) {
+			perf_end(pf);
 			continue;
 		}
-		rc = perf_line(r, line, rec);
-		if (rc)
+		/* comments (perf script --header), blank lines, call-chain lines */
+		char *p = sws__skip_space(line);
+		uint64_t before = pf->qseq + pf->qn;
+		if (*p && *p != '#' && line[0] != '\t' && (rc = perf_line(r, line)))
 			return rc;
-		r->st.skipped_lines++;
+		if (pf->qseq + pf->qn == before)
+			r->st.skipped_lines++;
 	}
+}
+
+void sws__perf_free(struct sws_trace_reader *r)
+{
+	struct sws__perf *pf = &r->perf;
+	if (pf->tasks)
+		sws__mem_free(&r->mem, SWS__TRACE_MEM, pf->tasks, pf->tcap * sizeof(*pf->tasks));
+	if (pf->q)
+		sws__mem_free(&r->mem, SWS__TRACE_MEM, pf->q, pf->qcap * sizeof(*pf->q));
+	pf->tasks = NULL;
+	pf->q = NULL;
+}
+
+void sws_trace_reader_perf_stats(const struct sws_trace_reader *r, struct sws_trace_perf_stats *out)
+{
+	*out = r->perf.st;
 }
 
 /* ---- lackey ----------------------------------------------------------------- */

@@ -119,6 +119,11 @@ static int is_time_token(const char *t)
  *     COMM [PID/]TID [CPU] SECS.USECS: [PERIOD] EVENT: REST
  * with COMM possibly holding spaces or absent (-F without comm). We find the
  * time token, read TID and [CPU] backwards from it, and the event forwards.
+ * perf's own side-band records (--show-task-events, --show-mmap-events) take
+ * the event's place with a token that starts with PERF_RECORD_ and may carry
+ * no colon or its arguments ("PERF_RECORD_FORK(1:2):(3:3)",
+ * "PERF_RECORD_COMM exec: ...", "PERF_RECORD_MMAP2 1/2: [...]"): the token
+ * is the event (less a trailing ':'), the rest follows it.
  */
 int sws__perf_split(char *line, struct sws_perf_line *pl, const char **why)
 {
@@ -136,6 +141,12 @@ int sws__perf_split(char *line, struct sws_perf_line *pl, const char **why)
 			ti = nt - 1;
 		} else if (ti >= 0) {
 			size_t n = strlen(t);
+			if (nt - 1 == ti + 1 && !strncmp(t, "PERF_RECORD_", 12)) {
+				if (t[n - 1] == ':')
+					t[n - 1] = '\0';
+				pl->event = t;
+				break;
+			}
 			if (n > 1 && t[n - 1] == ':') { /* the event */
 				t[n - 1] = '\0';
 				pl->event = t;
@@ -178,6 +189,7 @@ int sws__perf_split(char *line, struct sws_perf_line *pl, const char **why)
 			if (!sws__parse_u32(tok[i], (size_t)(slash - tok[i]), 0, &pl->pid) &&
 			    !sws__parse_u32(slash + 1, strlen(slash + 1), 0, &pl->tid)) {
 				pl->has_tid = 1;
+				pl->has_pid = 1;
 				i--;
 			}
 		} else if (!sws__parse_u32(tok[i], strlen(tok[i]), 0, &pl->tid)) {

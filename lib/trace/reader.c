@@ -276,6 +276,7 @@ void sws_trace_reader_close(struct sws_trace_reader *r)
 		return;
 	sws__stream_close(r);
 	sws__damon_free(r);
+	sws__perf_free(r);
 	struct sws_mem mem = r->mem;
 	sws__mem_free(&mem, SWS__TRACE_MEM, r, sizeof(*r));
 }

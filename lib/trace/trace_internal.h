@@ -70,6 +70,59 @@ struct sws_damon_region {
 	uint32_t nr_accesses;
 };
 
+/*
+ * The perf importer's state for the life of processes (import.c, "perf:
+ * processes"). Tasks are kept in an open-addressing table keyed by tid
+ * (linear probing, deletion by backward shift; tid 0 marks an empty slot),
+ * only while there is something to remember about them:
+ *
+ *   tasks[]  ──▶ { tid, pid, flags, dup_fork/exit/exec, call in progress }
+ *   q[]      ──▶ records made, handed out in order; a FORK whose child is not
+ *                yet known for a process or a thread (PID/TID lines) holds
+ *                back everything behind it
+ */
+struct sws__perf_task {    /* 56 bytes */
+	uint32_t tid;           /* key; 0: empty slot */
+	uint32_t pid;           /* its process (address space) */
+	uint32_t call_arg;      /* mmap flags, madvise advice */
+	uint8_t flags;          /* SWS__PT_* (from here to the end: cleared at exit) */
+	uint8_t dup_fork;       /* SWS__SRC_* still to report the clone that made it */
+	uint8_t dup_exit;       /* SWS__SRC_* still to report its exit */
+	uint8_t dup_exec;       /* SWS__SRC_* still to report its last exec */
+	uint8_t call;           /* system call in progress: SWS__CALL_* (0: none) */
+	uint8_t pad[3];
+	uint64_t call_addr, call_len;
+	uint64_t call_line;     /* the line of its sys_enter_* */
+	uint64_t fork_line;     /* the line of the clone that made it */
+	uint64_t fork_seq;      /* SWS__PT_PENDING: sequence number of its held FORK */
+};
+#define SWS__PT_THREAD 0x01u   /* a thread of pid (pid != tid) */
+#define SWS__PT_ASSUMED 0x02u  /* a clone the trace did not describe, taken for a process */
+#define SWS__PT_PENDING 0x04u  /* its FORK is held until its first PID/TID line */
+#define SWS__SRC_TP 0x01u      /* sched:sched_process_* tracepoints */
+#define SWS__SRC_PR 0x02u      /* perf's own PERF_RECORD_* lines */
+enum { SWS__CALL_MMAP = 1, SWS__CALL_MUNMAP, SWS__CALL_MADVISE };
+
+struct sws__perf_out {
+	struct sws_trace_record rec;
+	uint32_t state;         /* SWS__OUT_* */
+	uint32_t pad;
+};
+enum { SWS__OUT_READY = 0, SWS__OUT_PENDING, SWS__OUT_DROPPED };
+
+struct sws__perf {
+	struct sws__perf_task *tasks;
+	uint32_t tcap, tn;      /* slots (0 or a power of two), tasks held */
+	struct sws__perf_out *q;
+	uint32_t qcap, qhead, qn;
+	uint64_t qseq;          /* sequence number of q[qhead] */
+	uint32_t npending;      /* FORKs held (SWS__OUT_PENDING) */
+	uint8_t seen;           /* SWS__SRC_* of lifecycle lines read so far */
+	uint8_t sys_mmap_seen;  /* a syscalls:sys_enter_mmap line was read */
+	uint8_t eof;
+	struct sws_trace_perf_stats st;
+};
+
 struct sws_trace_reader {
 	struct sws_mem mem;
 	struct sws_trace_reader_config cfg;
@@ -90,6 +143,8 @@ struct sws_trace_reader {
 	uint32_t crc;
 	int end_seen;       /* text v2: the end record was read */
 	struct sws_trace_record prev;
+	/* perf */
+	struct sws__perf perf;
 	/* damon */
 	struct {
 		struct sws_damon_region *regions;
@@ -169,6 +224,7 @@ int sws__parse_time(const char *s, size_t n, uint64_t *ns);
 struct sws_perf_line {
 	uint32_t pid, tid, cpu;
 	int has_tid;
+	int has_pid;         /* the line printed PID/TID (perf script -F pid,tid) */
 	int has_period;
 	uint64_t time_ns;
 	char *comm;          /* first token (may be the tid when comm is absent) */
@@ -204,6 +260,7 @@ int sws__lackey_next(struct sws_trace_reader *r, struct sws_trace_record *rec);
 int sws__addr_next(struct sws_trace_reader *r, struct sws_trace_record *rec);
 int sws__damon_next(struct sws_trace_reader *r, struct sws_trace_record *rec);
 void sws__damon_free(struct sws_trace_reader *r);
+void sws__perf_free(struct sws_trace_reader *r);
 /* Format detection: could @line be one of the format's? */
 int sws__lackey_line_ok(const char *line);
 int sws__addr_line_ok(const char *line, int hex);

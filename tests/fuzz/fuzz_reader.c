@@ -44,9 +44,12 @@ static const struct {
 	{"SWSTRACE\2\0\0\0\0\0\0\0", 16, 8},
 };
 
-/* The reader's memory: the buffer, zstd's window and context, DAMON regions. */
+/* The reader's memory: the buffer, zstd's window and context, DAMON regions,
+ * the perf importer's task table (at most 2 slots of 56 bytes per task) and
+ * held records (56 bytes each). */
 #define MEMORY_BOUND ((size_t)SWS_TRACE_MAX_LINE_DEFAULT + 2 + (64u << 10) + (1u << 27) + \
-		      (32u << 20) + (size_t)SWS_TRACE_DAMON_MAX_REGIONS * 32)
+		      (32u << 20) + (size_t)SWS_TRACE_DAMON_MAX_REGIONS * 32 +                \
+		      (size_t)SWS_TRACE_PERF_MAX_TASKS * 2 * 56 + (size_t)SWS_TRACE_PERF_MAX_HELD * 56)
 
 static int fd = -1;
 static char path[64];

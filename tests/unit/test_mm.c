@@ -532,6 +532,18 @@ static void test_active_inactive_balance(void **state)
 	env_close(&e);
 }
 
+/* A verified mm on @state's backend whose @parent wrote PG(0) and swapped it
+ * out; the fork is the caller's. */
+static void swapped_page_open(void **state, struct env *e, uint32_t *parent)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_mm_config mc = {.ram_pages = 256, .page_cluster = 1, .flags = SWS_MM_VERIFY};
+	env_open(e, b, 1024, SWS_SWP_SOLIDSTATE, SWS_BACKING_MEMORY, &mc);
+	assert_sws(0, sws_mm_space_create(e->mm, 0, parent));
+	assert_access(sws_mm_access(e->cpu, e->mm, *parent, PG(0), true));
+	assert_sws(0, sws_mm_madvise(e->cpu, e->mm, *parent, PG(0), SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+}
+
 /*
  * A page shared since a fork and swapped out is swapped in by both sides: the
  * second swap-in drops the last swap count but the folio is mapped twice, so
@@ -540,14 +552,9 @@ static void test_active_inactive_balance(void **state)
  */
 static void test_swapin_shared_readonly(void **state)
 {
-	enum sws_backend b = *(enum sws_backend *)*state;
-	struct sws_mm_config mc = {.ram_pages = 256, .page_cluster = 1, .flags = SWS_MM_VERIFY};
 	struct env e;
-	env_open(&e, b, 1024, SWS_SWP_SOLIDSTATE, SWS_BACKING_MEMORY, &mc);
 	uint32_t parent, child;
-	assert_sws(0, sws_mm_space_create(e.mm, 0, &parent));
-	assert_access(sws_mm_access(e.cpu, e.mm, parent, PG(0), true));
-	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, parent, PG(0), SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	swapped_page_open(state, &e, &parent);
 	assert_sws(0, sws_mm_fork(e.cpu, e.mm, parent, &child));
 	assert_int_equal(sws_mm_access(e.cpu, e.mm, parent, PG(0), false), 1); /* count 2 -> 1 */
 	assert_int_equal(sws_mm_access(e.cpu, e.mm, child, PG(0), false), 1);  /* swap cache hit, count 0 */
@@ -556,6 +563,36 @@ static void test_swapin_shared_readonly(void **state)
 	assert_int_equal(stats(&e).counters[SWS_MM_cow_fault], cow + 1);
 	assert_int_equal(sws_mm_access(e.cpu, e.mm, parent, PG(0), false), 0); /* its own contents */
 	assert_int_equal(sws_mm_access(e.cpu, e.mm, child, PG(0), false), 0);
+	assert_int_equal(stats(&e).counters[SWS_MM_verify_fail], 0);
+	assert_sws(0, sws_mm_exit(e.cpu, e.mm, child));
+	env_close(&e);
+}
+
+/*
+ * A write swap-in frees the slot (should_try_to_free_swap()) only when the
+ * writer is the folio's only user: here a fork's child swapped the shared page
+ * in first and still maps it, so the parent's write copies it and the child's
+ * folio keeps its slot, clean in the swap cache: reclaiming it writes nothing
+ * (bgsave's child reading while the parent rewrites).
+ */
+static void test_swapin_write_keeps_shared_slot(void **state)
+{
+	struct env e;
+	uint32_t parent, child;
+	swapped_page_open(state, &e, &parent);
+	uint64_t out = stats(&e).counters[SWS_MM_pswpout];
+	assert_sws(0, sws_mm_fork(e.cpu, e.mm, parent, &child));
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, child, PG(0), false), 1); /* count 2 -> 1 */
+	uint64_t cow = stats(&e).counters[SWS_MM_cow_fault];
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, parent, PG(0), true), 1); /* cache hit, count 0 */
+	assert_int_equal(stats(&e).counters[SWS_MM_cow_fault], cow + 1);
+	struct sws_stats st;
+	sws_stats_snapshot(e.sim, &st);
+	assert_int_equal(st.nr_swapcache, 1); /* the child's folio kept its slot */
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, child, PG(0), SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	assert_int_equal(stats(&e).counters[SWS_MM_pswpout], out); /* clean: dropped, not written */
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, child, PG(0), false), 1); /* read back intact */
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, parent, PG(0), false), 0);
 	assert_int_equal(stats(&e).counters[SWS_MM_verify_fail], 0);
 	assert_sws(0, sws_mm_exit(e.cpu, e.mm, child));
 	env_close(&e);
@@ -949,6 +986,7 @@ int main(void)
 		BOTH(test_readahead_skips_free_slots), BOTH(test_vma_readahead_hit_address),
 		BOTH(test_madv_free),          BOTH(test_readahead_window_shrinks),
 		BOTH(test_active_inactive_balance), BOTH(test_swapin_shared_readonly),
+		BOTH(test_swapin_write_keeps_shared_slot),
 		BOTH(test_lru_add_batch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

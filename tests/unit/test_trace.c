@@ -155,6 +155,12 @@ static void test_names(void **state)
 		assert_int_equal(op, i);
 	}
 	assert_string_equal(sws_trace_op_name(SWS_TRACE_MADV_PAGEOUT), "pageout");
+	/* values are stored in binary traces: new ops only ever come after RECLAIM */
+	assert_int_equal(SWS_TRACE_RECLAIM, 8);
+	assert_int_equal(SWS_TRACE_EXEC, 9);
+	assert_int_equal(SWS_TRACE_MADV_FREE, 10);
+	assert_string_equal(sws_trace_op_name(SWS_TRACE_EXEC), "exec");
+	assert_string_equal(sws_trace_op_name(SWS_TRACE_MADV_FREE), "free");
 	assert_string_equal(sws_trace_op_name(0), "?");
 	assert_string_equal(sws_trace_op_name(99), "?");
 	assert_sws(SWS_EINVAL, sws_trace_op_parse("read", &op));
@@ -321,6 +327,420 @@ static void test_perf_shapes(void **state)
 	rec_eq(&v.v[2], 12000003000ull, 0, 30, SWS_TRACE_RECLAIM, 0, 77, 77, 2, SWS_TRACE_MEMCG_ROOT);
 	rec_eq(&v.v[3], 14000005000ull, 0x1000, 0, SWS_TRACE_ACCESS, SWS_TRACE_F_WRITE, 100, 100, 0, 0);
 	free(v.v);
+	unlink(p);
+}
+
+/* ---- perf: processes, threads and memory maps ------------------------------ */
+
+/* The records other than ACCESS and RECLAIM, in order. */
+static struct recs life_of(const struct recs *v)
+{
+	struct recs out = {0};
+	for (size_t i = 0; i < v->n; i++)
+		if (v->v[i].op != SWS_TRACE_ACCESS && v->v[i].op != SWS_TRACE_RECLAIM)
+			recs_push(&out, &v->v[i]);
+	return out;
+}
+
+/* Read @path as perf: its records and the importer's counters. */
+static struct recs load_perf(const char *path, struct sws_trace_perf_stats *ps)
+{
+	struct sws_trace_reader_config c = with_format(SWS_TRACE_FORMAT_PERF);
+	struct sws_trace_reader *r;
+	char msg[600] = "";
+	struct recs v = {0};
+	struct sws_trace_record x;
+	int rc = sws_trace_reader_open(path, &c, &r, msg, sizeof(msg));
+	if (rc)
+		fail_msg("%s: %s", path, msg);
+	while ((rc = sws_trace_reader_next(r, &x)) == 1)
+		recs_push(&v, &x);
+	if (rc)
+		fail_msg("%s: %s", path, sws_trace_reader_error(r));
+	sws_trace_reader_perf_stats(r, ps);
+	sws_trace_reader_close(r);
+	return v;
+}
+
+/*
+ * The lifecycle sample (../shared/samples/perf_script_lifecycle_sample.txt,
+ * thread ids only, tracepoints only): a shell execs bgsave, which maps 128
+ * MiB, forks, the child exits, the parent unmaps half and exits. 234
+ * page_fault_user and 5 memcg_reclaim_end lines (grep -c); 17 mmap calls,
+ * 7 anonymous (fd 0xffffffff, flags 0x22 or 0x32 = MAP_FIXED: unmapped
+ * first), 10 of files; 3 munmap calls, each paired with its exit 0x0.
+ */
+static void test_perf_lifecycle_sample(void **state)
+{
+	(void)state;
+	struct sws_trace_perf_stats ps;
+	struct recs v = load_perf(DATA "perf_lifecycle.txt", &ps);
+	assert_int_equal(v.n, 256);
+	assert_int_equal(count_flag(&v, SWS_TRACE_ACCESS, 0, 0), 234);
+	assert_int_equal(count_flag(&v, SWS_TRACE_RECLAIM, 0, 0), 5);
+	struct recs l = life_of(&v);
+	assert_int_equal(l.n, 17);
+	const uint32_t P = 22006, C = 22008, FD = SWS_TRACE_MUNMAP, M = SWS_TRACE_MMAP;
+	/* runcg.sh: exec (line 1), its mmaps (the exit's time, the returned address,
+	 * the requested length), the MAP_FIXED .bss, munmap of ld.so.cache (line 61/62) */
+	rec_eq(&l.v[0], 3128268167000ull, 0, 0, SWS_TRACE_EXEC, 0, P, P, 1, 0);
+	rec_eq(&l.v[1], 3128268406000ull, 0x7ffb1c229000ull, 0x2000, M, 0, P, P, 1, 0);
+	rec_eq(&l.v[2], 3128268490000ull, 0x7ffb1c211000ull, 0xcf50, FD, 0, P, P, 1, 0);
+	rec_eq(&l.v[3], 3128268490000ull, 0x7ffb1c211000ull, 0xcf50, M, 0, P, P, 1, 0);
+	rec_eq(&l.v[4], 3128268515000ull, 0x7ffb1c039000ull, 0x3000, M, 0, P, P, 1, 0);
+	rec_eq(&l.v[5], 3128268684000ull, 0x7ffb1c21e000ull, 0xaabf, FD, 0, P, P, 1, 0);
+	/* bgsave: exec, the same loader calls, then the 128 MiB region */
+	rec_eq(&l.v[6], 3128276146000ull, 0, 0, SWS_TRACE_EXEC, 0, P, P, 1, 0);
+	rec_eq(&l.v[7], 3128276362000ull, 0x7f9258202000ull, 0x2000, M, 0, P, P, 1, 0);
+	rec_eq(&l.v[8], 3128276441000ull, 0x7f92581ea000ull, 0xcf50, FD, 0, P, P, 1, 0);
+	rec_eq(&l.v[9], 3128276441000ull, 0x7f92581ea000ull, 0xcf50, M, 0, P, P, 1, 0);
+	rec_eq(&l.v[10], 3128276462000ull, 0x7f9258012000ull, 0x3000, M, 0, P, P, 1, 0);
+	rec_eq(&l.v[11], 3128276582000ull, 0x7f92581f7000ull, 0xaabf, FD, 0, P, P, 1, 0);
+	rec_eq(&l.v[12], 3128276622000ull, 0x7f9250000000ull, 128ull << 20, M, 0, P, P, 1, 0);
+	/* fork (line 196), the child's exit on CPU 0 (line 333), the parent's munmap of the
+	 * second half (enter at 3129.232285, exit at 3129.249177), its exit (line 388) */
+	rec_eq(&l.v[13], 3128525481000ull, 0, 0, SWS_TRACE_FORK, 0, P, P, 1, C);
+	rec_eq(&l.v[14], 3129223303000ull, 0, 0, SWS_TRACE_EXIT, 0, C, C, 0, 0);
+	rec_eq(&l.v[15], 3129249177000ull, 0x7f9254000000ull, 64ull << 20, FD, 0, P, P, 1, 0);
+	rec_eq(&l.v[16], 3129381983000ull, 0, 0, SWS_TRACE_EXIT, 0, P, P, 1, 0);
+	/* the child's accesses name its own address space */
+	size_t child = 0;
+	for (size_t i = 0; i < v.n; i++)
+		if (v.v[i].op == SWS_TRACE_ACCESS && v.v[i].tid == C) {
+			assert_int_equal(v.v[i].pid, C);
+			child++;
+		}
+	assert_int_equal(child, 32); /* grep -c 'bgsave 22008.*page_fault_user' */
+	assert_int_equal(ps.forks, 1);
+	assert_int_equal(ps.forks_assumed, 1); /* tid only, no PERF_RECORD_FORK */
+	assert_int_equal(ps.mmap_file, 10);
+	assert_int_equal(ps.threads + ps.thread_exits + ps.duplicates + ps.calls_failed, 0);
+	assert_int_equal(ps.unpaired_exits + ps.unfinished_calls + ps.mmap_shared, 0);
+	free(l.v);
+	free(v.v);
+}
+
+/*
+ * A recording of tests/kernel/lifecycle.c on this kernel (perf script
+ * --show-task-events --show-mmap-events: thread ids, both perf's own
+ * FORK/EXIT/COMM lines and the tracepoints): a thread (PERF_RECORD_FORK
+ * (21865:21875):(21865:21865)) madvises its stack and exits; madvise FREE,
+ * DONTNEED, PAGEOUT and WILLNEED; a MAP_SHARED anonymous mmap; a child that
+ * exits, one that execs /bin/true; munmap twice.
+ */
+static void test_perf_threads(void **state)
+{
+	(void)state;
+	struct sws_trace_perf_stats ps;
+	struct recs v = load_perf(DATA "perf_threads.txt", &ps);
+	assert_int_equal(count_flag(&v, SWS_TRACE_ACCESS, 0, 0), 425); /* grep -c page_fault_user */
+	struct recs l = life_of(&v);
+	assert_int_equal(l.n, 25);
+	const uint32_t P = 21865, T = 21875;
+	/* perf's COMM exec comes first: the tracepoint's report of it is dropped */
+	rec_eq(&l.v[0], 8967742978000ull, 0, 0, SWS_TRACE_EXEC, 0, P, P, 1, 0);
+	/* the thread's madvise(DONTNEED) of its stack: the process's address space */
+	rec_eq(&l.v[8], 8967749792000ull, 0x7fb4b4f0d000ull, 0x7fb000, SWS_TRACE_MADV_DONTNEED, 0, P, T, 1, 0);
+	rec_eq(&l.v[9], 8967749872000ull, 0x7fb4b570e000ull, 4096, SWS_TRACE_MADV_FREE, 0, P, P, 1, 0);
+	rec_eq(&l.v[10], 8967749876000ull, 0x7fb4b570f000ull, 4096, SWS_TRACE_MADV_DONTNEED, 0, P, P, 1, 0);
+	rec_eq(&l.v[11], 8967749911000ull, 0x7fb4b5710000ull, 4096, SWS_TRACE_MADV_PAGEOUT, 0, P, P, 1, 0);
+	/* no FORK or EXIT for the thread; the children: FORK at PERF_RECORD_FORK's time */
+	rec_eq(&l.v[12], 8967750305000ull, 0, 0, SWS_TRACE_FORK, 0, P, P, 1, 21880);
+	rec_eq(&l.v[13], 8967750423000ull, 0, 0, SWS_TRACE_EXIT, 0, 21880, 21880, 1, 0);
+	rec_eq(&l.v[14], 8967750754000ull, 0, 0, SWS_TRACE_FORK, 0, P, P, 1, 21881);
+	rec_eq(&l.v[15], 8967753249000ull, 0, 0, SWS_TRACE_EXEC, 0, 21881, 21881, 1, 0);
+	rec_eq(&l.v[21], 8967753843000ull, 0, 0, SWS_TRACE_EXIT, 0, 21881, 21881, 1, 0);
+	rec_eq(&l.v[22], 8967754027000ull, 0x7fb4b570e000ull, 1u << 20, SWS_TRACE_MUNMAP, 0, P, P, 1, 0);
+	rec_eq(&l.v[24], 8967754041000ull, 0, 0, SWS_TRACE_EXIT, 0, P, P, 1, 0);
+	size_t thread_faults = 0;
+	for (size_t i = 0; i < v.n; i++) {
+		if (v.v[i].op == SWS_TRACE_FORK)
+			assert_int_not_equal(v.v[i].arg, T);
+		if (v.v[i].tid == T) {
+			assert_int_equal(v.v[i].pid, P);
+			thread_faults += v.v[i].op == SWS_TRACE_ACCESS;
+		}
+	}
+	assert_int_equal(thread_faults, 4);
+	assert_int_equal(ps.forks, 2);
+	assert_int_equal(ps.forks_assumed, 0);
+	assert_int_equal(ps.threads, 1);
+	assert_int_equal(ps.thread_exits, 1);
+	assert_int_equal(ps.duplicates, 9); /* 3 forks, 4 exits, 2 execs reported twice */
+	assert_int_equal(ps.mmap_shared, 1);
+	assert_int_equal(ps.madvise_other, 1); /* MADV_WILLNEED */
+	assert_int_equal(ps.mmap2_skipped, 8); /* the trace has sys_enter_mmap */
+	free(l.v);
+	free(v.v);
+}
+
+/*
+ * PID/TID lines without perf's FORK records: a clone is held until its
+ * child's first line shows its pid; the records after it wait, in order. A
+ * thread's FORK is dropped; a child never seen is taken for a process.
+ */
+static void test_perf_pid_tid(void **state)
+{
+	(void)state;
+	char p[256];
+	tmp_text(p, sizeof(p), "perf_pidtid.txt",
+		 " t 100/100 [000] 1.000000: sched:sched_process_fork: comm=t pid=100 child_comm=t child_pid=101\n"
+		 " t 100/100 [000] 1.000001: exceptions:page_fault_user: address=0x1000 ip=0x1 error_code=0x6\n"
+		 " t 100/101 [001] 1.000002: exceptions:page_fault_user: address=0x2000 ip=0x1 error_code=0x6\n"
+		 " t 100/100 [000] 1.000003: sched:sched_process_fork: comm=t pid=100 child_comm=t child_pid=102\n"
+		 " t 100/100 [000] 1.000004: exceptions:page_fault_user: address=0x3000 ip=0x1 error_code=0x4\n"
+		 " t 102/102 [001] 1.000005: exceptions:page_fault_user: address=0x4000 ip=0x1 error_code=0x6\n"
+		 " t 100/101 [001] 1.000006: sched:sched_process_exit: comm=t pid=101 prio=120 group_dead=false\n"
+		 " t 102/102 [001] 1.000007: sched:sched_process_exit: comm=t pid=102 prio=120 group_dead=true\n"
+		 " t 100/100 [000] 1.000008: sched:sched_process_fork: comm=t pid=100 child_comm=t child_pid=103\n"
+		 " t 100/100 [000] 1.000009: exceptions:page_fault_user: address=0x5000 ip=0x1 error_code=0x4\n");
+	struct sws_trace_perf_stats ps;
+	struct recs v = load_perf(p, &ps);
+	assert_int_equal(v.n, 8);
+	const uint32_t A = SWS_TRACE_ACCESS, W = SWS_TRACE_F_WRITE;
+	rec_eq(&v.v[0], 1000001000ull, 0x1000, 0, A, W, 100, 100, 0, 0);
+	rec_eq(&v.v[1], 1000002000ull, 0x2000, 0, A, W, 100, 101, 1, 0); /* a thread: no FORK */
+	rec_eq(&v.v[2], 1000003000ull, 0, 0, SWS_TRACE_FORK, 0, 100, 100, 0, 102);
+	rec_eq(&v.v[3], 1000004000ull, 0x3000, 0, A, 0, 100, 100, 0, 0);
+	rec_eq(&v.v[4], 1000005000ull, 0x4000, 0, A, W, 102, 102, 1, 0);
+	rec_eq(&v.v[5], 1000007000ull, 0, 0, SWS_TRACE_EXIT, 0, 102, 102, 1, 0);
+	rec_eq(&v.v[6], 1000008000ull, 0, 0, SWS_TRACE_FORK, 0, 100, 100, 0, 103); /* undecided */
+	rec_eq(&v.v[7], 1000009000ull, 0x5000, 0, A, 0, 100, 100, 0, 0);
+	assert_int_equal(ps.forks, 2);
+	assert_int_equal(ps.forks_undecided, 1);
+	assert_int_equal(ps.threads, 1);
+	assert_int_equal(ps.thread_exits, 1);
+	free(v.v);
+
+	/* A child that never shows: the records behind its FORK are held up to
+	 * SWS_TRACE_PERF_MAX_HELD, then it is taken for a process; memory stays bounded. */
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	fprintf(f, " t 100/100 [000] 1.0: sched:sched_process_fork: comm=t pid=100 child_comm=t child_pid=101\n");
+	for (unsigned i = 0; i < SWS_TRACE_PERF_MAX_HELD + 100; i++)
+		fprintf(f, " t 100/100 [000] 2.0: exceptions:page_fault_user: address=0x%x ip=0x1 error_code=0x6\n",
+			0x1000 + (i % 64) * 4096);
+	fclose(f);
+	struct sws_trace_reader_config c = with_format(SWS_TRACE_FORMAT_PERF);
+	struct sws_trace_reader *r;
+	char msg[600];
+	assert_sws(0, sws_trace_reader_open(p, &c, &r, msg, sizeof(msg)));
+	struct sws_trace_record x;
+	assert_int_equal(sws_trace_reader_next(r, &x), 1);
+	assert_int_equal(x.op, SWS_TRACE_FORK);
+	assert_true(sws_trace_reader_memory_usage(r) <=
+		    ((size_t)1 << 20) + (size_t)SWS_TRACE_PERF_MAX_HELD * sizeof(struct sws__perf_out));
+	uint64_t n = 1;
+	while (sws_trace_reader_next(r, &x) == 1) {
+		assert_int_equal(x.op, SWS_TRACE_ACCESS);
+		n++;
+	}
+	assert_int_equal(n, SWS_TRACE_PERF_MAX_HELD + 101);
+	sws_trace_reader_perf_stats(r, &ps);
+	assert_int_equal(ps.forks_undecided, 1);
+	sws_trace_reader_close(r);
+	unlink(p);
+}
+
+/* Thread ids only, no PERF_RECORD_FORK: a clone is taken for a process, and a
+ * child that then exits as one thread of several is an error naming both lines. */
+static void test_perf_assumed_thread(void **state)
+{
+	(void)state;
+	char p[256];
+	tmp_text(p, sizeof(p), "perf_assumed.txt",
+		 " t 100 [000] 1.0: sched:sched_process_fork: comm=t pid=100 child_comm=t child_pid=101\n"
+		 " t 101 [001] 1.1: exceptions:page_fault_user: address=0x2000 ip=0x1 error_code=0x6\n"
+		 " t 101 [001] 1.2: sched:sched_process_exit: comm=t pid=101 prio=120 group_dead=false\n");
+	struct sws_trace_reader_config c = with_format(SWS_TRACE_FORMAT_PERF);
+	expect_error(p, &c, SWS_EFORMAT, ":3: task 101 exits as one thread of several");
+	expect_error(p, &c, SWS_EFORMAT, "its clone at line 1 was taken for a process: print the trace "
+					 "with perf script -F +pid or --show-task-events");
+	/* ... and a kernel without group_dead: the exit is the process's */
+	tmp_text(p, sizeof(p), "perf_assumed.txt",
+		 " t 100 [000] 1.0: sched:sched_process_fork: comm=t pid=100 child_comm=t child_pid=101\n"
+		 " t 101 [001] 1.2: sched:sched_process_exit: comm=t pid=101 prio=120\n");
+	struct sws_trace_perf_stats ps;
+	struct recs v = load_perf(p, &ps);
+	assert_int_equal(v.n, 2);
+	rec_eq(&v.v[1], 1200000000ull, 0, 0, SWS_TRACE_EXIT, 0, 101, 101, 1, 0);
+	free(v.v);
+	unlink(p);
+}
+
+/* One report of each fork, exit and exec from the tracepoints and perf's own
+ * lines together, in either order; a thread's exec. */
+static void test_perf_duplicates(void **state)
+{
+	(void)state;
+	char p[256];
+	tmp_text(p, sizeof(p), "perf_dup.txt",
+		 /* perf's own lines come first in a trace printed with them */
+		 " perf-exec 0 [000] 0.0: PERF_RECORD_COMM: perf-exec:100/100\n"
+		 /* exit: tracepoint first (the kernel's order), then perf's */
+		 " a 100 [000] 1.0: sched:sched_process_exit: comm=a pid=100 prio=120 group_dead=true\n"
+		 " a 100 [000] 1.1: PERF_RECORD_EXIT(100:100):(1:1)\n"
+		 /* fork: perf's first, then the tracepoint; then in the other order */
+		 " b 200 [000] 2.0: PERF_RECORD_FORK(201:201):(200:200)\n"
+		 " b 200 [000] 2.1: sched:sched_process_fork: comm=b pid=200 child_comm=b child_pid=201\n"
+		 " b 200 [000] 2.2: sched:sched_process_fork: comm=b pid=200 child_comm=b child_pid=202\n"
+		 " b 200 [000] 2.3: PERF_RECORD_FORK(202:202):(200:200)\n"
+		 /* exec: perf's COMM exec, then the tracepoint; a comm change is no exec */
+		 " c 201 [000] 3.0: PERF_RECORD_COMM exec: c:201/201\n"
+		 " c 201 [000] 3.1: sched:sched_process_exec: filename=/bin/c pid=201 old_pid=201\n"
+		 " c 201 [000] 3.2: PERF_RECORD_COMM: renamed:201/201\n"
+		 /* a thread of 202 (perf says so) execs: the process 202 is replaced */
+		 " b 202 [000] 4.0: PERF_RECORD_FORK(202:203):(202:202)\n"
+		 " b 203 [000] 4.1: exceptions:page_fault_user: address=0x1000 ip=0x1 error_code=0x6\n"
+		 " b 202 [000] 4.2: sched:sched_process_exec: filename=/bin/d pid=202 old_pid=203\n"
+		 /* a second exit from the same source is a new event (pid reused) */
+		 " a 100 [000] 5.0: sched:sched_process_exit: comm=a pid=100 prio=120 group_dead=true\n");
+	struct sws_trace_perf_stats ps;
+	struct recs v = load_perf(p, &ps);
+	assert_int_equal(v.n, 7);
+	rec_eq(&v.v[0], 1000000000ull, 0, 0, SWS_TRACE_EXIT, 0, 100, 100, 0, 0);
+	rec_eq(&v.v[1], 2000000000ull, 0, 0, SWS_TRACE_FORK, 0, 200, 200, 0, 201);
+	rec_eq(&v.v[2], 2200000000ull, 0, 0, SWS_TRACE_FORK, 0, 200, 200, 0, 202);
+	rec_eq(&v.v[3], 3000000000ull, 0, 0, SWS_TRACE_EXEC, 0, 201, 201, 0, 0);
+	rec_eq(&v.v[4], 4100000000ull, 0x1000, 0, SWS_TRACE_ACCESS, SWS_TRACE_F_WRITE, 202, 203, 0, 0);
+	rec_eq(&v.v[5], 4200000000ull, 0, 0, SWS_TRACE_EXEC, 0, 202, 202, 0, 0);
+	rec_eq(&v.v[6], 5000000000ull, 0, 0, SWS_TRACE_EXIT, 0, 100, 100, 0, 0);
+	assert_int_equal(ps.duplicates, 4);
+	assert_int_equal(ps.threads, 1);
+	free(v.v);
+	unlink(p);
+}
+
+/* System calls: paired per thread, made into records when they succeed. */
+static void test_perf_syscalls(void **state)
+{
+	(void)state;
+	char p[256];
+	tmp_text(p, sizeof(p), "perf_calls.txt",
+		 /* an exit whose enter came before the trace */
+		 " a 1 [000] 1.00: syscalls:sys_exit_munmap: 0x0\n"
+		 /* two threads inside munmap at once: each exit takes its own enter */
+		 " a 1 [000] 1.01: syscalls:sys_enter_munmap: addr: 0x7f0000000000, len: 0x00002000\n"
+		 " a 2 [001] 1.02: syscalls:sys_enter_munmap: addr: 0x7f0000100000, len: 0x00001000\n"
+		 " a 2 [001] 1.03: syscalls:sys_exit_munmap: 0x0\n"
+		 " a 1 [000] 1.04: syscalls:sys_exit_munmap: 0x0\n"
+		 /* failures: munmap -EINVAL, mmap -ENOMEM */
+		 " a 1 [000] 1.05: syscalls:sys_enter_munmap: addr: 0x7f0000000001, len: 0x00001000\n"
+		 " a 1 [000] 1.06: syscalls:sys_exit_munmap: 0xffffffffffffffea\n"
+		 " a 1 [000] 1.07: syscalls:sys_enter_mmap: addr: 0x00000000, len: 0x00001000, prot: 0x00000003, flags: 0x00000022, fd: 0xffffffff, off: 0x00000000\n"
+		 " a 1 [000] 1.08: syscalls:sys_exit_mmap: 0xfffffffffffffff4\n"
+		 /* a file, MAP_SHARED|MAP_ANONYMOUS, MAP_HUGETLB: no record */
+		 " a 1 [000] 1.09: syscalls:sys_enter_mmap: addr: 0x00000000, len: 0x00001000, prot: 0x00000001, flags: 0x00000002, fd: 0x00000003, off: 0x00000000\n"
+		 " a 1 [000] 1.10: syscalls:sys_exit_mmap: 0x7f0000200000\n"
+		 " a 1 [000] 1.11: syscalls:sys_enter_mmap: addr: 0x00000000, len: 0x00002000, prot: 0x00000003, flags: 0x00000021, fd: 0xffffffff, off: 0x00000000\n"
+		 " a 1 [000] 1.12: syscalls:sys_exit_mmap: 0x7f0000300000\n"
+		 " a 1 [000] 1.13: syscalls:sys_enter_mmap: addr: 0x00000000, len: 0x00200000, prot: 0x00000003, flags: 0x00040022, fd: 0xffffffff, off: 0x00000000\n"
+		 " a 1 [000] 1.14: syscalls:sys_exit_mmap: 0x7f0000400000\n"
+		 /* anonymous private at the returned address; MAP_FIXED: unmapped first */
+		 " a 1 [000] 1.15: syscalls:sys_enter_mmap: addr: 0x00000000, len: 0x00003000, prot: 0x00000003, flags: 0x00000022, fd: 0xffffffff, off: 0x00000000\n"
+		 " a 1 [000] 1.16: syscalls:sys_exit_mmap: 0x7f0000500000\n"
+		 " a 1 [000] 1.17: syscalls:sys_enter_mmap: addr: 0x7f0000600000, len: 0x00001000, prot: 0x00000003, flags: 0x00000032, fd: 0x00000000, off: 0x00000000\n"
+		 " a 1 [000] 1.18: syscalls:sys_exit_mmap: 0x7f0000600000\n"
+		 /* madvise: DONTNEED, FREE, PAGEOUT, DONTNEED_LOCKED; COLD and an empty range: nothing */
+		 " a 1 [000] 1.19: syscalls:sys_enter_madvise: start: 0x7f0000500000, len_in: 0x00001000, behavior: 0x00000004\n"
+		 " a 1 [000] 1.20: syscalls:sys_exit_madvise: 0x0\n"
+		 " a 1 [000] 1.21: syscalls:sys_enter_madvise: start: 0x7f0000501000, len_in: 0x00001000, behavior: 0x00000008\n"
+		 " a 1 [000] 1.22: syscalls:sys_exit_madvise: 0x0\n"
+		 " a 1 [000] 1.23: syscalls:sys_enter_madvise: start: 0x7f0000502000, len_in: 0x00001000, behavior: 0x00000015\n"
+		 " a 1 [000] 1.24: syscalls:sys_exit_madvise: 0x0\n"
+		 " a 1 [000] 1.25: syscalls:sys_enter_madvise: start: 0x7f0000500000, len_in: 0x00003000, behavior: 0x00000018\n"
+		 " a 1 [000] 1.26: syscalls:sys_exit_madvise: 0x0\n"
+		 " a 1 [000] 1.27: syscalls:sys_enter_madvise: start: 0x7f0000500000, len_in: 0x00003000, behavior: 0x00000014\n"
+		 " a 1 [000] 1.28: syscalls:sys_exit_madvise: 0x0\n"
+		 " a 1 [000] 1.29: syscalls:sys_enter_madvise: start: 0x7f0000500000, len_in: 0x00000000, behavior: 0x00000004\n"
+		 " a 1 [000] 1.30: syscalls:sys_exit_madvise: 0x0\n"
+		 /* other calls are not used; an enter the trace ends inside */
+		 " a 1 [000] 1.31: syscalls:sys_enter_brk: brk: 0x00000000\n"
+		 " a 1 [000] 1.32: syscalls:sys_exit_brk: 0x55d000000000\n"
+		 " a 2 [001] 1.33: syscalls:sys_enter_munmap: addr: 0x7f0000500000, len: 0x00003000\n");
+	struct sws_trace_perf_stats ps;
+	struct recs v = load_perf(p, &ps);
+	assert_int_equal(v.n, 9);
+	rec_eq(&v.v[0], 1030000000ull, 0x7f0000100000ull, 0x1000, SWS_TRACE_MUNMAP, 0, 2, 2, 1, 0);
+	rec_eq(&v.v[1], 1040000000ull, 0x7f0000000000ull, 0x2000, SWS_TRACE_MUNMAP, 0, 1, 1, 0, 0);
+	rec_eq(&v.v[2], 1160000000ull, 0x7f0000500000ull, 0x3000, SWS_TRACE_MMAP, 0, 1, 1, 0, 0);
+	rec_eq(&v.v[3], 1180000000ull, 0x7f0000600000ull, 0x1000, SWS_TRACE_MUNMAP, 0, 1, 1, 0, 0);
+	rec_eq(&v.v[4], 1180000000ull, 0x7f0000600000ull, 0x1000, SWS_TRACE_MMAP, 0, 1, 1, 0, 0);
+	rec_eq(&v.v[5], 1200000000ull, 0x7f0000500000ull, 0x1000, SWS_TRACE_MADV_DONTNEED, 0, 1, 1, 0, 0);
+	rec_eq(&v.v[6], 1220000000ull, 0x7f0000501000ull, 0x1000, SWS_TRACE_MADV_FREE, 0, 1, 1, 0, 0);
+	rec_eq(&v.v[7], 1240000000ull, 0x7f0000502000ull, 0x1000, SWS_TRACE_MADV_PAGEOUT, 0, 1, 1, 0, 0);
+	/* MADV_DONTNEED_LOCKED is DONTNEED */
+	rec_eq(&v.v[8], 1260000000ull, 0x7f0000500000ull, 0x3000, SWS_TRACE_MADV_DONTNEED, 0, 1, 1, 0, 0);
+	assert_int_equal(ps.unpaired_exits, 1);
+	assert_int_equal(ps.calls_failed, 2);
+	assert_int_equal(ps.mmap_file, 1);
+	assert_int_equal(ps.mmap_shared, 2);
+	assert_int_equal(ps.madvise_other, 1);
+	assert_int_equal(ps.unfinished_calls, 1);
+	free(v.v);
+
+	struct sws_trace_reader_config c = with_format(SWS_TRACE_FORMAT_PERF);
+	/* Errors: an exit of another call than the one entered, an enter while
+	 * one is in progress, bad arguments, a call without a thread id. */
+	tmp_text(p, sizeof(p), "perf_calls.txt",
+		 " a 1 [000] 1.0: syscalls:sys_enter_mmap: addr: 0x00000000, len: 0x00001000, prot: 0x00000003, flags: 0x00000022, fd: 0xffffffff, off: 0x00000000\n"
+		 " a 1 [000] 1.1: syscalls:sys_exit_munmap: 0x0\n");
+	expect_error(p, &c, SWS_EFORMAT, ":2: sys_exit_munmap of thread 1, but the call it entered at line 1 is mmap");
+	tmp_text(p, sizeof(p), "perf_calls.txt",
+		 " a 1 [000] 1.0: syscalls:sys_enter_munmap: addr: 0x1000, len: 0x1000\n"
+		 " a 1 [000] 1.1: syscalls:sys_enter_madvise: start: 0x1000, len_in: 0x1000, behavior: 0x4\n");
+	expect_error(p, &c, SWS_EFORMAT, ":2: thread 1 enters madvise while its munmap entered at line 1");
+	tmp_text(p, sizeof(p), "perf_calls.txt", " a 1 [000] 1.0: syscalls:sys_enter_munmap: addr: 0xzz, len: 0x1000\n");
+	expect_error(p, &c, SWS_EFORMAT, ":1: sys_enter_munmap: bad or missing addr: or len:");
+	tmp_text(p, sizeof(p), "perf_calls.txt", " a 1 [000] 1.0: syscalls:sys_exit_mmap:\n");
+	expect_error(p, &c, SWS_EFORMAT, ":1: sys_exit_mmap: bad or missing return value");
+	tmp_text(p, sizeof(p), "perf_calls.txt", " 1.0: syscalls:sys_enter_munmap: addr: 0x1000, len: 0x1000\n");
+	expect_error(p, &c, SWS_EFORMAT, ":1: sys_enter_munmap without a thread id");
+	unlink(p);
+}
+
+/* perf's PERF_RECORD_MMAP2 lines: anonymous private VMAs become MMAP, unless
+ * the trace has the mmap system calls; malformed side-band lines are errors. */
+static void test_perf_mmap2(void **state)
+{
+	(void)state;
+	char p[256];
+	tmp_text(p, sizeof(p), "perf_mmap2.txt",
+		 " t 100 [000] 1.0: PERF_RECORD_MMAP2 100/100: [0x7f0000000000(0x2000) @ 0x7f0000000000 00:00 0 0]: rw-p //anon\n"
+		 " t 100 [000] 1.1: PERF_RECORD_MMAP2 100/100: [0x7f0000010000(0x2000) @ 0x1000 fe:00 12 0]: r-xp /bin/true\n"
+		 " t 100 [000] 1.2: PERF_RECORD_MMAP2 100/100: [0x7f0000020000(0x2000) @ 0 00:01 4625 0]: rw-s /dev/zero (deleted)\n"
+		 " t 100 [000] 1.3: PERF_RECORD_MMAP -1/0: [0xffffffff81000000(0x120bb08) @ 0xffffffff81000000]: x [kernel.kallsyms]_text\n"
+		 " t 100 [000] 1.4: PERF_RECORD_SWITCH_CPU_WIDE OUT preempt  next pid/tid:     0/0\n"
+		 " t 100 [000] 1.5: syscalls:sys_enter_mmap: addr: 0x00000000, len: 0x00001000, prot: 0x00000003, flags: 0x00000022, fd: 0xffffffff, off: 0x00000000\n"
+		 " t 100 [000] 1.6: PERF_RECORD_MMAP2 100/100: [0x7f0000030000(0x1000) @ 0x7f0000030000 00:00 0 0]: rw-p //anon\n"
+		 " t 100 [000] 1.7: syscalls:sys_exit_mmap: 0x7f0000030000\n");
+	struct sws_trace_perf_stats ps;
+	struct recs v = load_perf(p, &ps);
+	assert_int_equal(v.n, 2);
+	rec_eq(&v.v[0], 1000000000ull, 0x7f0000000000ull, 0x2000, SWS_TRACE_MMAP, 0, 100, 100, 0, 0);
+	rec_eq(&v.v[1], 1700000000ull, 0x7f0000030000ull, 0x1000, SWS_TRACE_MMAP, 0, 100, 100, 0, 0);
+	assert_int_equal(ps.mmap2_skipped, 3);
+	free(v.v);
+	/* a trace that starts with perf's own lines is detected as perf */
+	v = load(p, NULL);
+	assert_int_equal(v.n, 2);
+	free(v.v);
+
+	struct sws_trace_reader_config c = with_format(SWS_TRACE_FORMAT_PERF);
+	tmp_text(p, sizeof(p), "perf_mmap2.txt", " t 1 [000] 1.0: PERF_RECORD_MMAP2 1/1: [0x7f(zz) @ 0]: rw-p //anon\n");
+	expect_error(p, &c, SWS_EFORMAT, ":1: PERF_RECORD_MMAP2: want PID/TID: [0xSTART(0xLEN) @ ...]: PROT NAME");
+	tmp_text(p, sizeof(p), "perf_mmap2.txt", " t 1 [000] 1.0: PERF_RECORD_FORK(1:2):(3)\n");
+	expect_error(p, &c, SWS_EFORMAT, ":1: PERF_RECORD_FORK: want (PID:TID):(PPID:PTID)");
+	tmp_text(p, sizeof(p), "perf_mmap2.txt", " t 1 [000] 1.0: PERF_RECORD_COMM exec: nopid\n");
+	expect_error(p, &c, SWS_EFORMAT, ":1: PERF_RECORD_COMM exec: want COMM:PID/TID");
+	tmp_text(p, sizeof(p), "perf_mmap2.txt", " t 1 [000] 1.0: sched:sched_process_fork: comm=t pid=1\n");
+	expect_error(p, &c, SWS_EFORMAT, ":1: sched_process_fork: want");
+	tmp_text(p, sizeof(p), "perf_mmap2.txt", " t 1 [000] 1.0: sched:sched_process_exit: comm=t pid=1 prio=120 group_dead=maybe\n");
+	expect_error(p, &c, SWS_EFORMAT, ":1: sched_process_exit: want");
+	tmp_text(p, sizeof(p), "perf_mmap2.txt", " t 1 [000] 1.0: sched:sched_process_exec: filename=x pid=1\n");
+	expect_error(p, &c, SWS_EFORMAT, ":1: sched_process_exec: want");
+	tmp_text(p, sizeof(p), "perf_mmap2.txt", " t 1 [000] 1.0: PERF_RECORD_FORK(0:0):(1:1)\n");
+	expect_error(p, &c, SWS_EFORMAT, ":1: clone of task 0");
 	unlink(p);
 }
 
@@ -1351,9 +1771,9 @@ static void test_malformed_binary(void **state)
 	expect_error(q, &nat, SWS_EFORMAT, ":1:"); /* read as text: not a swapsim text trace */
 	b[0] = 'S';
 	/* A bad op, a bad ext bit, an overlong varint, data after the end, a wrong count. */
-	uint8_t rec1[] = {'S', 'W', 'S', 'T', 'R', 'A', 'C', 'E', 1, 0, 0, 0, 0, 0, 0, 0, 0x09};
+	uint8_t rec1[] = {'S', 'W', 'S', 'T', 'R', 'A', 'C', 'E', 1, 0, 0, 0, 0, 0, 0, 0, 0x0b};
 	tmp_file(q, sizeof(q), "op.bin", rec1, sizeof(rec1));
-	expect_error(q, &nat, SWS_EFORMAT, "byte 16: unknown op 9");
+	expect_error(q, &nat, SWS_EFORMAT, "byte 16: unknown op 11");
 	uint8_t rec2[] = {'S', 'W', 'S', 'T', 'R', 'A', 'C', 'E', 1, 0, 0, 0, 0, 0, 0, 0, 0x81, 0x40};
 	tmp_file(q, sizeof(q), "ext.bin", rec2, sizeof(rec2));
 	expect_error(q, &nat, SWS_EFORMAT, "byte 17: unknown field bits");
@@ -1712,6 +2132,13 @@ int main(void)
 		cmocka_unit_test(test_perf_pfuser),
 		cmocka_unit_test(test_perf_swap),
 		cmocka_unit_test(test_perf_shapes),
+		cmocka_unit_test(test_perf_lifecycle_sample),
+		cmocka_unit_test(test_perf_threads),
+		cmocka_unit_test(test_perf_pid_tid),
+		cmocka_unit_test(test_perf_assumed_thread),
+		cmocka_unit_test(test_perf_duplicates),
+		cmocka_unit_test(test_perf_syscalls),
+		cmocka_unit_test(test_perf_mmap2),
 		cmocka_unit_test(test_lackey),
 		cmocka_unit_test(test_damon),
 		cmocka_unit_test(test_damon_limits),
