@@ -2,10 +2,13 @@
  * bench_zswap.c - swapsim-bench-zswap: zswap store and load throughput per
  * compressor and content type, measured in the same run as the raw lz4/zstd
  * throughput on the same pages (ratio zswap/raw: the cost of the pool, tree,
- * LRU and accounting around the compressor), plus the shrinker-scheme
- * experiment (disk swap-ins with the old and the new scheme).
+ * LRU and accounting around the compressor), plus the zswap shrinker
+ * experiment: the kbuild workload in a memcg under the three protection
+ * schemes (old, second-chance, both), without and with cold data written
+ * first, each row's disk swap-ins, writebacks, zswap loads and simulated time.
  *
- * Usage: swapsim-bench-zswap [--quick] [--pages N] [--reps N]   (JSON on stdout)
+ * Usage: swapsim-bench-zswap [--quick] [--shrinker-experiment] [--pages N] [--reps N]
+ * (JSON on stdout; --shrinker-experiment prints the experiment's rows only)
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -116,7 +119,7 @@ static struct result measure(struct sws_mm *mm, const char *comp, enum sws_conte
 		/* zswap: a fresh pool each round (stores then loads every page) */
 		struct sws_zswap *zs;
 		struct sws_zswap_config zc = {.compressor = comp, .max_pool_percent = 100};
-		struct sws_zswap_wb_ops wb = {wb_begin, wb_end, NULL};
+		struct sws_zswap_wb_ops wb = {.begin = wb_begin, .end = wb_end};
 		if ((rc = sws__zswap_create(sim, &zc, (uint64_t)npages * 4, &wb, count_nop, NULL, &zs)))
 			die("zswap", rc);
 		double t3 = now_s();
@@ -155,50 +158,98 @@ static struct result measure(struct sws_mm *mm, const char *comp, enum sws_conte
 	return res;
 }
 
-/* The shrinker schemes on a hot set that does not fit: disk swap-ins. */
-static uint64_t experiment(bool old_scheme, unsigned rounds)
+/*
+ * The zswap shrinker experiment (Nhat Pham, 2024: a kernel build in a 2 GB
+ * memcg with the shrinker on, then the same with 0.5 GB of cold data written
+ * first), scaled down: the kbuild workload (-j 8, its jobs' heaps adding up to
+ * the memcg's size) in a memcg of @memcg_mb MiB on 1 GiB of RAM, zswap on
+ * (cgroup v2, the shrinker on), one NVMe device, one thread, under each
+ * scheme, with lz4 and with zstd; the cold variant writes half the memcg's
+ * size of cold data first.
+ */
+struct exp_row {
+	uint64_t pswpin, zswpwb, zswpin, zswpout, elapsed_ns, sys_ns;
+};
+
+static struct exp_row experiment_run(const char *comp, uint32_t scheme_flags, uint64_t memcg_mb, bool cold)
 {
-	struct sws_sim *sim;
-	struct sws_cpu *cpu;
-	struct sws_mm *mm;
-	int type, rc;
-	if ((rc = sws_sim_create(NULL, &sim)) || (rc = sws_cpu_attach(sim, &cpu)))
-		die("sim", rc);
-	struct sws_device_config dc = {.nr_slots = 1 << 16, .flags = SWS_SWP_SOLIDSTATE};
-	if ((rc = sws_swapon(sim, &dc, &type)))
-		die("swapon", rc);
-	struct sws_mm_config mc = {.ram_pages = 2048, .seed = 3, .content_weight = {0, 0, 1, 2, 0}};
-	if ((rc = sws_mm_create(sim, &mc, &mm)))
-		die("mm", rc);
-	struct sws_zswap_config zc = {.max_pool_percent = 50, .accept_threshold_percent = 80,
-				      .flags = SWS_ZSWAP_SHRINKER | (old_scheme ? SWS_ZSWAP_OLD_SCHEME : 0)};
-	uint32_t asid;
-	if ((rc = sws_mm_zswap_enable(mm, &zc)) || (rc = sws_mm_space_create(mm, 0, &asid)))
-		die("zswap", rc);
-	uint64_t s = 77, cold = 100000;
-	for (unsigned round = 0; round < rounds; round++) {
-		for (int i = 0; i < 2400; i++) { /* hot: 2800 pages over 2048 of RAM */
-			s = s * 6364136223846793005ull + 1442695040888963407ull;
-			sws_mm_access(cpu, mm, asid, ((s >> 20) % 2800) << 12, (s >> 10) & 1);
+	struct sws_replay_config cfg = {
+		.version = SWS_REPLAY_CONFIG_VERSION,
+		.threads = 1,
+		.ram_pages = 1u << 18,
+		.mem_limit_pages = memcg_mb << 8,
+		.seed = 1,
+		.flags = SWS_REPLAY_ZSWAP,
+		.zswap = {.flags = SWS_ZSWAP_SHRINKER | scheme_flags, .compressor = comp},
+	};
+	struct sws_workload_config wc = {.kind = SWS_WORKLOAD_KBUILD, .bytes = memcg_mb << 20, .nr_tasks = 8,
+					 .seed = 1, .cold_bytes = cold ? memcg_mb << 19 : 0};
+	struct sws_workload *wl;
+	struct sws_replay *r;
+	int rc;
+	if ((rc = sws_workload_create(&wc, &wl)))
+		die("workload", rc);
+	sws_workload_content(wl, cfg.content_weight);
+	if ((rc = sws_replay_create(&cfg, &r)))
+		die("replay", rc);
+	struct sws_replay_source src = sws_workload_source(wl);
+	if ((rc = sws_replay_run(r, &src)))
+		die("replay run", rc);
+	struct sws_replay_report rep;
+	sws_replay_report(r, &rep);
+	if (rep.errors)
+		die("replay: the model refused accesses", rep.first_error);
+	struct exp_row row = {rep.mm.counters[SWS_MM_pswpin], rep.mm.counters[SWS_MM_zswpwb],
+			      rep.mm.counters[SWS_MM_zswpin], rep.mm.counters[SWS_MM_zswpout],
+			      rep.time.elapsed_ns, rep.time.sys_ns};
+	sws_replay_destroy(r);
+	sws_workload_destroy(wl);
+	return row;
+}
+
+/* Both experiments under the three schemes with compressor @comp: JSON rows after @first. */
+static bool shrinker_experiment(const char *comp, uint64_t memcg_mb, bool first)
+{
+	static const struct {
+		const char *name;
+		uint32_t flags;
+	} schemes[] = {{"old", SWS_ZSWAP_OLD_SCHEME}, {"second-chance", SWS_ZSWAP_SECOND_CHANCE_ONLY}, {"both", 0}};
+	for (int cold = 0; cold < 2; cold++) {
+		for (unsigned k = 0; k < 3; k++) {
+			struct exp_row row = experiment_run(comp, schemes[k].flags, memcg_mb, cold);
+			printf("%s\n {\"experiment\":\"%s\",\"scheme\":\"%s\",\"compressor\":\"%s\",\"memcg_mb\":%llu,"
+			       "\"pswpin\":%llu,\"zswpwb\":%llu,\"zswpin\":%llu,\"zswpout\":%llu,\"elapsed_ns\":%llu,"
+			       "\"sys_ns\":%llu}",
+			       first ? "" : ",", cold ? "cold" : "build", schemes[k].name, comp,
+			       (unsigned long long)memcg_mb, (unsigned long long)row.pswpin,
+			       (unsigned long long)row.zswpwb, (unsigned long long)row.zswpin,
+			       (unsigned long long)row.zswpout, (unsigned long long)row.elapsed_ns,
+			       (unsigned long long)row.sys_ns);
+			fflush(stdout);
+			first = false;
 		}
-		for (int i = 0; i < 400; i++) /* cold: touched once */
-			sws_mm_access(cpu, mm, asid, (cold++) << 12, true);
-		sws_mm_kswapd(cpu, mm, 1024);
 	}
-	struct sws_mm_stats st;
-	sws_mm_stats(mm, &st);
-	sws_mm_destroy(mm);
-	sws_cpu_detach(cpu);
-	sws_sim_destroy(sim);
-	return st.counters[SWS_MM_pswpin];
+	return first;
+}
+
+/* The experiment with lz4 (the model's default) and zstd (--quick: lz4, a small memcg). */
+static void shrinker_experiments(uint64_t memcg_mb, bool quick, bool first)
+{
+	first = shrinker_experiment("lz4", memcg_mb, first);
+	if (!quick)
+		shrinker_experiment("zstd", memcg_mb, first);
 }
 
 int main(int argc, char **argv)
 {
-	unsigned npages = 4096, reps = 5, rounds = 60;
+	unsigned npages = 4096, reps = 5;
+	uint64_t memcg_mb = 64;
+	bool only_experiment = false;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--quick")) {
-			npages = 256, reps = 1, rounds = 4;
+			npages = 256, reps = 1, memcg_mb = 8;
+		} else if (!strcmp(argv[i], "--shrinker-experiment")) {
+			only_experiment = true;
 		} else if (!strcmp(argv[i], "--pages") && i + 1 < argc) {
 			npages = (unsigned)strtoul(argv[++i], NULL, 10);
 			if (npages < 16 || npages > (1u << 20)) {
@@ -212,9 +263,17 @@ int main(int argc, char **argv)
 				return 2;
 			}
 		} else {
-			fprintf(stderr, "usage: swapsim-bench-zswap [--quick] [--pages N] [--reps N]\n");
+			fprintf(stderr, "usage: swapsim-bench-zswap [--quick] [--shrinker-experiment] [--pages N] "
+					"[--reps N]\n");
 			return 2;
 		}
+	}
+	bool quick = memcg_mb < 64;
+	if (only_experiment) {
+		printf("[");
+		shrinker_experiments(memcg_mb, quick, true);
+		printf("\n]\n");
+		return 0;
 	}
 	/* A memory model only for its content generator. */
 	struct sws_sim *sim;
@@ -237,11 +296,8 @@ int main(int argc, char **argv)
 			first = false;
 		}
 	}
-	uint64_t old_in = experiment(true, rounds), new_in = experiment(false, rounds);
-	printf(",\n {\"experiment\":\"shrinker_scheme\",\"old_scheme_pswpin\":%llu,\"new_scheme_pswpin\":%llu,"
-	       "\"new_vs_old\":%.3f}\n]\n",
-	       (unsigned long long)old_in, (unsigned long long)new_in,
-	       old_in ? (double)new_in / (double)old_in : 0.0);
+	shrinker_experiments(memcg_mb, quick, false);
+	printf("\n]\n");
 	sws_mm_destroy(mm);
 	sws_sim_destroy(sim);
 	return 0;

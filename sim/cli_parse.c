@@ -191,7 +191,7 @@ int cli_parse_workload_args(struct sws_workload_config *cfg, int argc, char *con
 	enum sws_workload_kind kind = cfg->kind;
 	const char *name = sws_workload_name(kind);
 	bool have_size = false;
-	if (kind < SWS_WORKLOAD_USEMEM || kind > SWS_WORKLOAD_BGSAVE)
+	if (kind < SWS_WORKLOAD_USEMEM || kind > SWS_WORKLOAD_KBUILD)
 		return fail(msg, msg_len, "unknown workload");
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->kind = kind;
@@ -202,6 +202,25 @@ int cli_parse_workload_args(struct sws_workload_config *cfg, int argc, char *con
 		uint64_t n;
 		bool um = kind == SWS_WORKLOAD_USEMEM;
 		bool rnd = kind == SWS_WORKLOAD_ZIPF || kind == SWS_WORKLOAD_UNIFORM;
+		bool kb = kind == SWS_WORKLOAD_KBUILD;
+		if (kb && !strncmp(a, "-j", 2) && (v = optval(argc, argv, &i, a, 2))) {
+			if (parse_u64(v, &e, &n) || *e || !n || n > 65536)
+				return fail(msg, msg_len, "kbuild -j %s: expected 1..65536 jobs", v);
+			cfg->nr_tasks = (uint32_t)n;
+			continue;
+		}
+		if (kb && !strncmp(a, "-p", 2) && (v = optval(argc, argv, &i, a, 2))) {
+			if (parse_u64(v, &e, &n) || *e || !n || n > 100000)
+				return fail(msg, msg_len, "kbuild -p %s: expected 1..100000 phases", v);
+			cfg->repeat = (uint32_t)n;
+			continue;
+		}
+		if (kb && !strcmp(a, "--cold")) {
+			if (!(v = optval(argc, argv, &i, a, strlen(a))) || cli_parse_size(v, &n))
+				return fail(msg, msg_len, "kbuild --cold: expected a size (K/M/G or pages with p)");
+			cfg->cold_bytes = n;
+			continue;
+		}
 #define FLAG(s, l, f)                                            \
 	if (um && (!strcmp(a, s) || !strcmp(a, l))) {            \
 		cfg->flags |= (f);                               \
@@ -244,7 +263,7 @@ int cli_parse_workload_args(struct sws_workload_config *cfg, int argc, char *con
 			if (!(v = optval(argc, argv, &i, a, strlen(a))) || parse_u64(v, &e, &n) || *e)
 				return fail(msg, msg_len, "%s %s: expected a number", name, a);
 			cfg->seed = n;
-		} else if ((rnd || kind == SWS_WORKLOAD_BGSAVE) && !strncmp(a, "-a", 2) &&
+		} else if ((rnd || kb || kind == SWS_WORKLOAD_BGSAVE) && !strncmp(a, "-a", 2) &&
 			   (v = optval(argc, argv, &i, a, 2))) {
 			if (parse_u64(v, &e, &n) || *e || !n)
 				return fail(msg, msg_len, "%s -a %s: expected a count >= 1", name, v);

@@ -45,6 +45,7 @@ int cli_parse_swap(char *s, struct sws_replay_swap *out, char *msg, size_t msg_l
  *   zipf    [-n TASKS] [-a ACCESSES] [-s EXPONENT] [-w WRITE_PCT] [--seed S] SIZE
  *   uniform [-n TASKS] [-a ACCESSES] [-w WRITE_PCT] [--seed S] SIZE
  *   bgsave  [-a PARENT_WRITES] [--seed S] SIZE
+ *   kbuild  [-j JOBS] [-p PHASES] [-a ACCESSES] [--cold SIZE] [--seed S] SIZE
  * @cfg->kind must be set; other fields are filled. @return 0 or SWS_EINVAL
  * with a message naming the option in @msg.
  */

@@ -16,7 +16,9 @@ if(SWS_BUILD_TESTS)
                 "xswap_without_zswap;--swap;type=xswap;--workload;memhog;1M"
                 "xswap_on_xarray;--zswap;--backend;xarray;--swap;type=xswap;--workload;memhog;1M"
                 "xswap_with_size;--zswap;--swap;type=xswap,size=1G;--workload;memhog;1M"
-                "limit_without_xswap;--zswap;--swap;type=ssd,limit=9;--workload;memhog;1M")
+                "limit_without_xswap;--zswap;--swap;type=ssd,limit=9;--workload;memhog;1M"
+                "bad_cgroup;--zswap;--cgroup;v3;--workload;memhog;1M"
+                "bad_zswap_scheme;--zswap-scheme;newest;--workload;memhog;1M")
     list(GET case 0 name)
     list(SUBLIST case 1 -1 args)
     add_test(NAME replay_cli_${name} COMMAND sh -c
@@ -24,6 +26,11 @@ if(SWS_BUILD_TESTS)
     set_tests_properties(replay_cli_${name} PROPERTIES LABELS unit
       FAIL_REGULAR_EXPRESSION "EXIT-STATUS-" PASS_REGULAR_EXPRESSION "swapsim-replay: --")
   endforeach()
+  # Cgroup v1: the memcg shrinker finds nothing to write back (nothing is charged).
+  add_test(NAME replay_cli_cgroup_v1 COMMAND swapsim-replay --ram 64M --mem-limit 16M --zswap
+    --zswap-shrinker on --cgroup v1 --report json --quiet --workload zipf -a 200000 32M)
+  set_tests_properties(replay_cli_cgroup_v1 PROPERTIES LABELS unit TIMEOUT 300
+    PASS_REGULAR_EXPRESSION "\"zswpwb\":0," FAIL_REGULAR_EXPRESSION "\"zswpwb\":[1-9]")
   # An xswap device in the CSV series: the arena columns are there and non-zero.
   add_test(NAME replay_cli_xswap_csv COMMAND swapsim-replay --ram 64M --zswap --swap type=xswap,prio=5
     --report csv --interval 10000 --quiet --workload memhog 96M)

@@ -58,12 +58,20 @@ static const char usage_text[] =
 	"      uniform [-n TASKS] [-a ACCESSES] [-w WRITE_PCT] [--seed S] SIZE\n"
 	"      bgsave  [-a PARENT_WRITES] [--seed S] SIZE   write, fork, child reads all, parent\n"
 	"                                                  keeps writing (copy-on-write)\n"
+	"      kbuild  [-j JOBS] [-p PHASES] [-a ACCESSES] [--cold SIZE] [--seed S] SIZE\n"
+	"              shaped like a kernel build: -j short-lived compile jobs whose heaps add\n"
+	"              up to SIZE, a hot set that moves on in phases, long-lived cold memory,\n"
+	"              and --cold SIZE of cold data written first (docs/replay.md)\n"
 	"      any workload: --keep  its tasks neither unmap nor exit at the end\n"
 	"  --workload-args \"NAME ARGS\"  the same as one string (may come anywhere)\n"
 	"\n"
 	"Machine:\n"
 	"  --ram SIZE              simulated RAM (default 1G)\n"
 	"  --mem-limit SIZE        memcg limit the workload runs in (default: none)\n"
+	"  --cgroup v1|v2          the memcgs' cgroup version (default v2): v2 charges zswap's\n"
+	"                          compressed bytes to the memcg (they count against\n"
+	"                          --mem-limit, and the shrinker sees them); v1 charges nothing,\n"
+	"                          so the memcg shrinker finds nothing to write back\n"
 	"  --swap SPEC             a swap device, repeatable; SPEC is key=value pairs:\n"
 	"                          size=SIZE,type=ssd|nvme|sata|hdd|zram|pmem,prio=N,file=PATH,\n"
 	"                          rlat=NS,wlat=NS; a file=PATH is created new: add the words\n"
@@ -97,8 +105,10 @@ static const char usage_text[] =
 	"  --zswap-max-pool-percent P   pool limit, % of RAM (default 20)\n"
 	"  --zswap-accept-threshold P   refill after a full pool below P% of it (default 90)\n"
 	"  --zswap-shrinker on|off write back under memory pressure (default off)\n"
-	"  --zswap-scheme new|old  new: second chance + disk-swapin protection (default);\n"
-	"                          old: neither, to compare\n"
+	"  --zswap-scheme S        the shrinker's protection: both (default; also new): second\n"
+	"                          chance + disk-swapin protection (6.12+); second-chance: the\n"
+	"                          second chance, every swap-in counted (the first patch);\n"
+	"                          old: the protected size of 6.8-6.11, no second chance\n"
 	"\n"
 	"Run and report:\n"
 	"  --threads N             worker threads standing for CPUs (default 1: deterministic)\n"
@@ -160,9 +170,9 @@ static int parse_workload(struct opts *o, int argc, char **argv)
 {
 	char msg[256];
 	if (argc < 1)
-		return bad("--workload", "missing workload name (usemem, memhog, zipf, uniform, bgsave)");
+		return bad("--workload", "missing workload name (usemem, memhog, zipf, uniform, bgsave, kbuild)");
 	if (sws_workload_parse(argv[0], &o->wl.kind))
-		return bad("--workload", "unknown workload '%s' (usemem, memhog, zipf, uniform, bgsave)",
+		return bad("--workload", "unknown workload '%s' (usemem, memhog, zipf, uniform, bgsave, kbuild)",
 			   argv[0]);
 	if (cli_parse_workload_args(&o->wl, argc - 1, argv + 1, msg, sizeof(msg)))
 		return bad("--workload", "%s", msg);
@@ -313,6 +323,10 @@ static int parse_args(struct opts *o, int argc, char **argv)
 			if (strcmp(v, "data") && strcmp(v, "zero"))
 				return bad(name, "'%s': expected data or zero", v);
 			o->read_zero = !strcmp(v, "zero");
+		} else if (!strcmp(name, "--cgroup")) {
+			if (strcmp(v, "v1") && strcmp(v, "v2"))
+				return bad(name, "'%s': expected v1 or v2", v);
+			o->zc.cgroup = !strcmp(v, "v1") ? SWS_ZSWAP_CGROUP_V1 : SWS_ZSWAP_CGROUP_V2;
 		} else if (!strcmp(name, "--zswap-compressor")) {
 			if (strlen(v) >= sizeof(o->zcomp))
 				return bad(name, "'%s': expected lz4, zstd or zstd:LEVEL", v);
@@ -333,9 +347,16 @@ static int parse_args(struct opts *o, int argc, char **argv)
 			o->zc.flags = (o->zc.flags & ~SWS_ZSWAP_SHRINKER) | (!strcmp(v, "on") ? SWS_ZSWAP_SHRINKER : 0);
 			o->zswap = true;
 		} else if (!strcmp(name, "--zswap-scheme")) {
-			if (strcmp(v, "new") && strcmp(v, "old"))
-				return bad(name, "'%s': expected new or old", v);
-			o->zc.flags = (o->zc.flags & ~SWS_ZSWAP_OLD_SCHEME) | (!strcmp(v, "old") ? SWS_ZSWAP_OLD_SCHEME : 0);
+			uint32_t f;
+			if (!strcmp(v, "both") || !strcmp(v, "new"))
+				f = 0;
+			else if (!strcmp(v, "second-chance"))
+				f = SWS_ZSWAP_SECOND_CHANCE_ONLY;
+			else if (!strcmp(v, "old"))
+				f = SWS_ZSWAP_OLD_SCHEME;
+			else
+				return bad(name, "'%s': expected both, second-chance or old", v);
+			o->zc.flags = (o->zc.flags & ~(SWS_ZSWAP_OLD_SCHEME | SWS_ZSWAP_SECOND_CHANCE_ONLY)) | f;
 			o->zswap = true;
 		} else if (!strcmp(name, "--content")) {
 			if (cli_parse_content(v, o->content, msg, sizeof(msg)))

@@ -195,7 +195,7 @@ uint64_t sws_mm_kswapd(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t budget);
 	X(zswpout, "pages stored in zswap")                                                \
 	X(zswpwb, "zswap entries written back to the swap device")                         \
 	X(pool_limit_hit, "zswap stores refused: the pool reached its limit")              \
-	X(reject_reclaim_fail, "zswap stores refused: the memcg is at zswap.max")          \
+	X(reject_reclaim_fail, "zswap writebacks that failed (slot swapped in, freed, no memory)") \
 	X(reject_alloc_fail, "zswap stores refused: no pool memory (zsmalloc or tree)")    \
 	X(reject_kmemcache_fail, "zswap stores refused: no entry memory")                  \
 	X(reject_compress_fail, "zswap stores refused: the compressor failed")             \

@@ -405,6 +405,8 @@ enum sws_workload_kind {
 	SWS_WORKLOAD_ZIPF = 3,   /* zipf-distributed random access over N pages */
 	SWS_WORKLOAD_UNIFORM = 4,/* uniform random access over N pages */
 	SWS_WORKLOAD_BGSAVE = 5, /* write, fork, child reads all while parent writes (COW) */
+	SWS_WORKLOAD_KBUILD = 6, /* shaped like a kernel build: short-lived compile jobs, a hot
+				  * set that shifts in phases, long-lived cold memory */
 };
 
 /* usemem option flags. */
@@ -435,6 +437,7 @@ struct sws_workload_config {
 	double zipf_s;             /* zipf exponent, > 0; 0: 0.99 */
 	uint32_t write_pct;        /* zipf/uniform: percent of accesses that write (0..100) */
 	uint32_t reserved;         /* must be zero */
+	uint64_t cold_bytes;       /* kbuild: cold data written first and never touched again */
 	const struct sws_env *env; /* allocator; NULL: defaults */
 };
 
@@ -444,7 +447,13 @@ struct sws_workload;
  * Create a generator. Records it produces: per task MMAP of its region, page
  * ACCESS records (one per touched page per pass, len 0), MUNMAP and EXIT;
  * bgsave adds a FORK. Pids are 1000 + task index (bgsave: 1000 parent, 1001
- * child); tid = pid; cpu = SWS_TRACE_CPU_ANY.
+ * child; kbuild: 1000 make, 1001.. its jobs in order); tid = pid; cpu =
+ * SWS_TRACE_CPU_ANY.
+ *
+ * kbuild (docs/replay.md has the shape): bytes is the build's size (the
+ * concurrent jobs' heaps add up to it on average), nr_tasks the jobs run at
+ * once (-j; 0: 8), repeat the phases (0: 8), nr_accesses the jobs' accesses in
+ * all (0: 16 per page of bytes), cold_bytes cold data written first.
  * @return 0, SWS_EINVAL (kind, bytes 0, write_pct > 100, zipf_s < 0, step,
  *         reserved), SWS_EVERSION, SWS_ENOMEM.
  */
@@ -457,7 +466,8 @@ struct sws_replay_source sws_workload_source(struct sws_workload *wl);
 /** @return the number of records the generator produces in all. */
 uint64_t sws_workload_total(const struct sws_workload *wl);
 
-/** The content mix a workload implies: usemem INDEX, memhog SAME; others: @return 0
+/** The content mix a workload implies: usemem INDEX, memhog SAME, kbuild mostly text
+ *  (zero 1, index 3, text 14, random 2); others: @return 0
  *  and leave @weight alone (the caller's --content mix applies). @return 1 when set. */
 int sws_workload_content(const struct sws_workload *wl, uint32_t weight[SWS_NR_CONTENT]);
 
@@ -486,7 +496,7 @@ int sws_workload_print_results(const struct sws_workload *wl, const struct sws_r
 int sws_workload_figures(const struct sws_workload *wl, const struct sws_replay *r,
 			 struct sws_replay_report *rep);
 
-/** @return "usemem", "memhog", "zipf", "uniform", "bgsave" or "unknown". */
+/** @return "usemem", "memhog", "zipf", "uniform", "bgsave", "kbuild" or "unknown". */
 const char *sws_workload_name(enum sws_workload_kind kind);
 /** @return 0 or SWS_EINVAL. */
 int sws_workload_parse(const char *name, enum sws_workload_kind *out);

@@ -1,9 +1,9 @@
 /*
- * content.c - the content model: every page's 4 KiB follow from a 64-bit seed
- * (a page's identity and write version folded together), so data written to a
- * device is real bytes that can be checked byte for byte when read back, with
- * no copy of it kept anywhere. The class of a page (zero, same-filled, usemem
- * index words, text-like, random) is drawn from the seed by the configured mix.
+ * content.c - the content model (simulator only, no kernel counterpart): the
+ * bytes of a page from its 64-bit seed and the mix's content classes, and
+ * each swap slot's seed (what the device holds), kept per device as a
+ * per-cluster array (sws__cluster_array: arena-backed on extendable devices).
+ * Callers: the fault and swap-out paths, zswap's glue, verify mode.
  */
 #include <string.h>
 
@@ -73,4 +73,25 @@ static void fill(const struct sws_mm *mm, uint64_t seed, uint8_t *page)
 void sws_mm_page_content(const struct sws_mm *mm, uint64_t seed, uint64_t version, void *page)
 {
 	fill(mm, version ? mm_mix(seed ^ mm_mix(version)) : seed, page);
+}
+static _Atomic uint64_t *seed_slot(struct sws_mm *mm, sws_entry_t e)
+{
+	unsigned type = sws_swp_type(e);
+	uint64_t off = sws_swp_offset(e);
+	if (type >= SWS_MAX_SWAPFILES || off >= mm->slot_seed_len[type] || !mm->slot_seed[type])
+		return NULL;
+	return &mm->slot_seed[type][off];
+}
+
+void sws__mm_slot_seed_set(struct sws_mm *mm, sws_entry_t e, uint64_t seed)
+{
+	_Atomic uint64_t *p = seed_slot(mm, e);
+	if (p)
+		sws_store_relaxed(p, seed);
+}
+
+uint64_t sws__mm_slot_seed_get(struct sws_mm *mm, sws_entry_t e)
+{
+	_Atomic uint64_t *p = seed_slot(mm, e);
+	return p ? sws_load_relaxed(p) : 0;
 }

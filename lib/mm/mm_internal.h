@@ -7,8 +7,9 @@
  *                  ├─ spaces[]   address spaces: page table, regions, readahead state
  *                  └─ slot_seed  per swap device, the content seed of each slot
  *
- * Locks, outer first: folio lock (PG_locked bit) -> space->ptl -> mm->lru_lock ->
- * mm->pfn_lock. Reclaim never runs with a ptl held: the fault path drops it to
+ * Locks, outer first: folio lock (PG_locked bit) -> space->ptl -> a memcg's
+ * lru_lock (its lruvec: its LRU lists) or a folio's rmap lock (hashed by PFN:
+ * reverse maps and mapcount), never both -> mm->pfn_lock. Reclaim never runs with a ptl held: the fault path drops it to
  * allocate and re-checks the PTE afterwards (pte_same). The free path, which
  * holds a ptl, only ever trylocks folios.
  */
@@ -32,6 +33,7 @@ enum {
 	PG_workingset = 1u << 8,
 	PG_free = 1u << 9,      /* descriptor unused */
 	PG_lazyfree = 1u << 10, /* MADV_FREE: !PG_swapbacked, dropped by reclaim unless redirtied */
+	PG_lru_batch = 1u << 11, /* in a CPU's folio_add_lru() batch, not yet on a list (lru_lock) */
 };
 
 enum { LRU_NONE = 0, LRU_INACTIVE = 1, LRU_ACTIVE = 2 };
@@ -44,16 +46,17 @@ struct sws_rmap {
 struct sws_folio {
 	_Atomic uint32_t flags;
 	uint8_t order;
-	uint8_t lru;       /* which list (mm->lru_lock) */
+	uint8_t lru;       /* which list (the memcg's lru_lock) */
 	uint16_t memcg;
-	uint32_t prev, next; /* LRU links: PFNs, 0 = none (mm->lru_lock) */
-	_Atomic uint32_t mapcount; /* mappings of the folio (lru_lock to change; read anywhere) */
+	uint32_t prev, next; /* LRU links: PFNs, 0 = none (the memcg's lru_lock) */
+	_Atomic uint32_t mapcount; /* mappings of the folio (folio_rmap_lock() to change; read anywhere) */
 	uint32_t nr_rmap, cap_rmap;
 	struct sws_rmap rmap1;   /* the first mapping */
 	struct sws_rmap *rmaps;  /* more mappings (after fork), cap_rmap entries */
 	sws_entry_t swap;  /* folio->swap while PG_swapcache */
 	uint64_t seed;     /* content identity: the bytes are a function of it */
 	uint64_t stamp;    /* exact LRU: access stamp (for the list order, informational) */
+	_Atomic uint32_t gen; /* claims of this descriptor: a CPU batch's entry is stale when it differs */
 };
 
 struct sws_lru {
@@ -64,8 +67,13 @@ struct sws_lru {
 struct sws_memcg {
 	uint64_t limit;
 	_Atomic uint64_t usage; /* pages charged */
-	struct sws_lru lru;     /* mm->lru_lock */
+	sws_spinlock_t lru_lock; /* the lruvec's lock (one node) */
+	struct sws_lru lru;     /* lru_lock */
 };
+
+/* Reverse maps are guarded by one of these, hashed by PFN (the kernel's
+ * anon_vma locks and atomic mapcounts: no lock a whole memcg shares). */
+#define SWS__MM_RMAP_LOCKS 64
 
 /* Page table entries. */
 #define PTE_PRESENT 1ull
@@ -106,6 +114,9 @@ struct sws_space {
 };
 
 /* Per-CPU state of the model: counters (single writer). */
+/* PAGEVEC_SIZE: folios a CPU's LRU batch holds before it drains. */
+#define SWS__LRU_BATCH 31
+
 struct sws_mm_pcpu {
 	_Atomic uint64_t ctr[SWS_MM_NR_COUNTERS];
 	_Atomic uint64_t swpout[SWS_NR_ORDERS];
@@ -119,6 +130,13 @@ struct sws_mm_pcpu {
 	unsigned untimed_depth; /* nesting of untimed regions (mm_untimed_begin) */
 	uint64_t untimed_ns; /* untimed time inside the current outermost kernel entry */
 	uint32_t current; /* the address space this CPU's access runs for (current->mm) */
+	/* cpu_fbatches.lru_add: new folios on their way to the LRU (owner only) */
+	struct {
+		uint32_t pfn, gen;
+		uint16_t memcg; /* its lruvec: read from the entry, the folio may be reused */
+		bool active;
+	} lru_add[SWS__LRU_BATCH];
+	unsigned nr_lru_add;
 } __attribute__((aligned(64)));
 
 #define SWS__MM_NO_ASID UINT32_MAX
@@ -139,12 +157,13 @@ struct sws_mm {
 	_Atomic int64_t free_pages; /* RAM pages not in a folio */
 
 	/* Memcgs and LRU */
-	sws_spinlock_t lru_lock;
+	sws_spinlock_t memcg_lock;  /* creating memcgs */
 	struct sws_memcg *memcgs; /* [nr_memcgs]; 0 = root */
 	uint32_t nr_memcgs, cap_memcgs;
 	uint32_t reclaim_memcg_rr; /* round robin of global reclaim */
 	_Atomic uint64_t nonresident_age; /* workingset eviction clock */
 	_Atomic uint64_t lru_clock;       /* exact-LRU access stamps */
+	sws_spinlock_t rmap_locks[SWS__MM_RMAP_LOCKS];
 
 	/* Address spaces */
 	sws_spinlock_t spaces_lock; /* the array itself */
@@ -162,6 +181,7 @@ struct sws_mm {
 
 	/* Cluster readahead state (global, as the kernel's) */
 	_Atomic uint32_t ra_hits;
+	sws_spinlock_t ra_lock;   /* the cluster readahead window (the kernel's racy globals) */
 	uint64_t ra_prev_offset;
 	uint32_t ra_prev_win;
 
@@ -321,6 +341,18 @@ static inline uint64_t mm_mix(uint64_t x)
 
 static inline uint32_t folio_mapcount(struct sws_folio *f) { return sws_load_relaxed(&f->mapcount); }
 
+/* folio_lruvec_lock(): the lock of the LRU lists @f is (or goes) on. */
+static inline sws_spinlock_t *folio_lru_lock(struct sws_mm *mm, const struct sws_folio *f)
+{
+	return &mm->memcgs[f->memcg].lru_lock;
+}
+
+/* The lock of @f's reverse maps and mapcount. */
+static inline sws_spinlock_t *folio_rmap_lock(struct sws_mm *mm, const struct sws_folio *f)
+{
+	return &mm->rmap_locks[(uint64_t)(f - mm->folios) % SWS__MM_RMAP_LOCKS];
+}
+
 /* The content seed of page @i of @f (a large folio's pages derive theirs). */
 static inline uint64_t folio_page_seed(const struct sws_folio *f, unsigned i)
 {
@@ -336,7 +368,12 @@ static inline uint64_t folio_page_seed(const struct sws_folio *f, unsigned i)
  */
 static inline uint64_t *pte_expected(uint64_t *pte) { return pte + 512; }
 
-/* folio.c */
+/* ====================================================================
+ *  Cross-file functions, by the file that defines them. "__" at the
+ *  start of a comment: the caller holds the lock it names.
+ * ==================================================================== */
+
+/* page_alloc.c */
 /* Claim free descriptor @pfn: take its lock first (a stale swap-cache lookup may
  * hold it for a moment), then reset it. Returns it locked. */
 struct sws_folio *sws__mm_folio_claim(struct sws_mm *mm, uint64_t pfn, unsigned order, uint16_t memcg);
@@ -346,71 +383,155 @@ int sws__mm_folio_alloc(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, 
 /* The same without reclaim (zswap writeback runs inside reclaim): SWS_ENOMEM instead. */
 int sws__mm_folio_alloc_noreclaim(struct sws_mm *mm, uint16_t memcg, uint64_t *pfn);
 void sws__mm_folio_free(struct sws_mm *mm, uint64_t pfn);
+
+/* memcontrol.c: try_charge() of @nr pages to @memcg and RAM, reclaiming and
+ * then calling the OOM killer as needed. @return 0, SWS_EKILLED, SWS_ENOMEM. */
+int sws__mm_charge(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr);
+
+/* swap.c: the LRU lists */
 void sws__mm_lru_add(struct sws_mm *mm, uint64_t pfn, bool active);
-/* __ lru_lock held: off its list. */
+/* __ the folio's lru_lock (folio_lru_lock()) held: off its list. */
 void sws__mm_lru_unlink_locked(struct sws_mm *mm, uint64_t pfn);
-/* __ lru_lock held: put at the MRU end of @which. */
+/* __ the folio's lru_lock held: put at the MRU end of @which. */
 void sws__mm_lru_move_locked(struct sws_mm *mm, uint64_t pfn, unsigned which);
 void sws__mm_lru_del(struct sws_mm *mm, uint64_t pfn);
+/* folio_add_lru(): a new folio joins this CPU's batch (the exact-LRU reference
+ * policy adds at once); the batch goes to the lists when full or drained. */
+void sws__mm_folio_add_lru(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn, bool active);
+/* lru_add_drain(): this CPU's batch onto the LRU lists. */
+void sws__mm_lru_add_drain(struct sws_cpu *cpu, struct sws_mm *mm);
+/* folio_mark_accessed(): the accessed bit, or (exact LRU) a move to the young end. */
 void sws__mm_mark_accessed(struct sws_mm *mm, uint64_t pfn);
+
+/* rmap.c (the folio's rmap lock taken inside) */
 int sws__mm_rmap_add(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uint64_t vaddr);
 void sws__mm_rmap_del(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uint64_t vaddr);
+/* The first mapping of @f left to undo. */
+bool sws__mm_first_rmap(struct sws_mm *mm, struct sws_folio *f, struct sws_rmap *out);
+/* try_to_unmap(): every mapping of locked @pfn becomes swap PTEs of @entry.
+ * @return false: a swap count could not be taken (the folio stays). */
+bool sws__mm_try_to_unmap(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn, sws_entry_t entry);
+/* try_to_unmap() of a lazily freed folio (locked): every mapping goes, PTEs none. */
+void sws__mm_try_to_unmap_discard(struct sws_mm *mm, uint64_t pfn);
+
+/* huge_memory.c */
+/* split_folio(): locked, isolated @pfn of order > 0 becomes order-0 folios on
+ * the inactive list (the RAM stays charged; in the swap cache, each slot
+ * keeps its page). @return 0 or SWS_ENOMEM. */
+int sws__mm_split_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn);
+/* Split every large folio that straddles @start or @end, so a range op takes whole folios. */
+void sws__mm_split_edges(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint64_t start, uint64_t end);
 
 /* pgtable.c (space->ptl held) */
 uint64_t *sws__pte_lookup(struct sws_space *sp, uint64_t vaddr);
 int sws__pte_alloc(struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr, uint64_t **ptep);
-void sws__pgtable_free(struct sws_mm *mm, struct sws_space *sp);
 /* Call @fn for every non-empty PTE in [start, end). */
 void sws__pte_walk(struct sws_space *sp, uint64_t start, uint64_t end,
 		   void (*fn)(void *ctx, uint64_t vaddr, uint64_t *pte), void *ctx);
+void sws__pgtable_free(struct sws_mm *mm, struct sws_space *sp);
 
-/* fault.c, for swapoff.c: do_swap_page() of the swap PTE of @vaddr (the
- * ptl not held; SWS_EAGAIN_INTERNAL: the PTE changed meanwhile), and a new
- * folio for slot @e read into the swap cache (locked, on the LRU; as the
- * fault path returns it). */
-int sws__mm_swapin_pte(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp, uint64_t vaddr,
-		       sws_entry_t e);
-int sws__mm_swapin_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, sws_entry_t e, uint64_t *pfnp);
-
-/* space.c */
+/* mmap.c */
 struct sws_space *sws__mm_space(struct sws_mm *mm, uint32_t asid);
+int sws__mm_space_new(struct sws_mm *mm, uint16_t memcg, uint32_t *asid, struct sws_space **out);
 struct sws_region *sws__mm_region(struct sws_space *sp, uint64_t vaddr);
+int sws__mm_region_insert(struct sws_mm *mm, struct sws_space *sp, uint64_t start, uint64_t end, unsigned order);
 /* A first touch outside every region: map the implicit region around it (ptl held). */
 void sws_mm_mmap_locked_implicit(struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr);
+/* A live space and a page-aligned, non-empty range below 2^48. */
+int sws__mm_range_ok(struct sws_space *sp, uint64_t addr, uint64_t len);
 
-/* reclaim.c */
-uint64_t sws__mm_shrink(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr,
-			bool memcg_only);
-int sws__mm_pageout_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn);
-uint64_t sws__mm_shadow_pack(struct sws_mm *mm, uint16_t memcg);
-
-/* fault.c */
-void sws__mm_slot_seed_set(struct sws_mm *mm, sws_entry_t e, uint64_t seed);
-/* The memory model's per-device state (space.c), as sim->device_added and
- * device_removed: slot seeds, the latency model, zswap's trees. */
-int sws__mm_device_added(void *mm, struct sws_device *dev);
-void sws__mm_device_removed(void *mm, struct sws_device *dev);
-/* A device's modelled I/O latency from its kind (space.c). */
-void sws__mm_default_latency(struct sws_mm *mm, unsigned type, const struct sws_device *d);
-uint64_t sws__mm_slot_seed_get(struct sws_mm *mm, sws_entry_t e);
-
-/* unmap.c: zap the PTEs of [start, end) (ptl held). */
+/* memory.c */
+/* do_swap_page()'s SYNCHRONOUS_IO bypass: a count-1 slot read into a private
+ * folio (locked, dirty). @return 0; SWS_EAGAIN or SWS_EOPNOTSUPP (take the
+ * swap cache); SWS_EEXIST (someone else is swapping it in); SWS_ENOMEM;
+ * SWS_ECORRUPT. */
+int sws__mm_swapin_bypass(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, sws_entry_t e, uint64_t *pfnp);
+/* For swapfile.c: do_swap_page() of the swap PTE of @vaddr (the ptl not held;
+ * SWS_EAGAIN_INTERNAL: the PTE changed meanwhile). */
+int sws__mm_swapin_pte(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp, uint64_t vaddr,
+		       sws_entry_t e);
+/* zap_pte_range()'s batch: swap entries put in runs inside one cluster. */
+struct sws__zap {
+	struct sws_cpu *cpu;
+	struct sws_mm *mm;
+	uint32_t asid;
+	sws_entry_t run; /* a run of swap entries inside one cluster */
+	unsigned nr;
+};
+/* __ ptl held: put the run (swap_put_entries_direct), reclaim what it left cache-only. */
+void sws__mm_zap_flush(struct sws__zap *z);
+/* __ ptl held: swap PTE value @v zapped: its entry joins the run. */
+void sws__mm_zap_swap_pte(struct sws__zap *z, uint64_t v);
+/* __ ptl held: zap the PTEs of [start, end). */
 void sws__mm_zap_range(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp,
 		       uint64_t start, uint64_t end);
+/* __ ptl of @sp held: copy_page_range() into the child @cp. */
+int sws__mm_copy_page_range(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, struct sws_space *cp,
+			    uint32_t child_asid);
 
-/* zswap_glue.c */
-void sws__mm_zswap_destroy(struct sws_mm *mm);
-/* A folio's pages into zswap, all or nothing. @return 0 stored, else refused. */
-int sws__mm_zswap_store_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f,
-			      sws_entry_t entry);
+/* swap_state.c */
+/* The locked, up-to-date folio of @e for a fault at @vaddr: from the swap cache,
+ * through the bypass (*bypassed), or read (after readahead). */
+int sws__mm_swapin(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr,
+		   sws_entry_t e, uint64_t *pfnp, bool *bypassed);
+/* For swapfile.c: a new folio for slot @e read into the swap cache (locked, on
+ * the LRU; as the fault path returns it). */
+int sws__mm_swapin_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, sws_entry_t e, uint64_t *pfnp);
+
+/* page_io.c */
+/* swap_read_folio() for one page into locked folio @f (its seed set from the
+ * slot). @sync: the fault waits for this read (a read-ahead one is asynchronous). */
+int sws__mm_swap_read_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f, sws_entry_t e,
+			    bool sync);
+/* One more folio of its order in a per-order counter array of this CPU. */
+void sws__mm_count_order(struct sws_mm *mm, struct sws_cpu *cpu, _Atomic uint64_t *arr);
+/* swap_writeout() of locked, unmapped @f to its slots @entry. @return 0, or
+ * non-zero: the folio stays (re-dirtied). */
+int sws__mm_swap_writeout(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f, sws_entry_t entry);
+
+/* workingset.c */
+/* workingset_refault(): @shadow's distance within the memcg's resident size
+ * activates @f (PG_workingset). */
+bool sws__mm_workingset_refault(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f, uint16_t memcg,
+				uint64_t shadow);
+/* The shadow a folio of @memcg leaves when reclaimed now. */
+uint64_t sws__mm_shadow_pack(struct sws_mm *mm, uint16_t memcg);
+
+/* vmscan.c */
+/* The swap-out of one folio (locked, isolated). @return 0; SWS_EBUSY: split
+ * (its pages are on the LRU again) or kept; another error: kept. */
+int sws__mm_pageout_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn);
+uint64_t sws__mm_shrink(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr,
+			bool memcg_only);
+
+/* swapfile.c */
+/* __ ptl held: __try_to_reclaim_swap(TTRS_UNMAPPED | TTRS_FULL) of slot @e the
+ * free path left cache-only. @return the slots from @e it covered. */
+unsigned sws__mm_try_to_reclaim_swap(struct sws_cpu *cpu, struct sws_mm *mm, sws_entry_t e);
 
 /* oom_kill.c: out_of_memory() for @memcg (0: the whole machine). @return 0 (a
  * task was killed, or is dying: retry), SWS_EKILLED (the killed task is the
  * current one), SWS_ENOMEM (nothing to kill). No lock held. */
 int sws__mm_out_of_memory(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg);
 
+/* mm_init.c */
+/* A device's modelled I/O latency from its kind. */
+void sws__mm_default_latency(struct sws_mm *mm, unsigned type, const struct sws_device *d);
+/* The memory model's per-device state, as sim->device_added and
+ * device_removed: slot seeds, the latency model, zswap's trees. */
+int sws__mm_device_added(void *mm, struct sws_device *dev);
+void sws__mm_device_removed(void *mm, struct sws_device *dev);
+
 /* content.c */
 enum sws_content sws__mm_content_class(const struct sws_mm *mm, uint64_t seed);
 bool sws__mm_content_is_zero(const struct sws_mm *mm, uint64_t seed);
+void sws__mm_slot_seed_set(struct sws_mm *mm, sws_entry_t e, uint64_t seed);
+uint64_t sws__mm_slot_seed_get(struct sws_mm *mm, sws_entry_t e);
+
+/* zswap_glue.c */
+/* A folio's pages into zswap, all or nothing. @return 0 stored, else refused. */
+int sws__mm_zswap_store_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f,
+			      sws_entry_t entry);
+void sws__mm_zswap_destroy(struct sws_mm *mm);
 
 #endif

@@ -1,6 +1,6 @@
 /*
  * oom_kill.c - the OOM killer (mm/oom_kill.c): when a charge finds no memory
- * and reclaim made no progress MAX_RECLAIM_RETRIES times (folio.c), the task
+ * and reclaim made no progress MAX_RECLAIM_RETRIES times (memcontrol.c), the task
  * with the largest footprint in the memcg that is over its limit (or in the
  * whole machine, for a RAM shortage) is killed and its memory reaped at once.
  *

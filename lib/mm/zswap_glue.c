@@ -24,6 +24,17 @@ static void zswap_release_cb(void *ctx, void *entry)
 	sws__zswap_entry_release(mm->zswap, entry);
 }
 
+/* obj_cgroup_charge_zswap()'s page counter: the pool's pages of @memcg
+ * (cgroup v2), beyond its limit if need be (the store runs in reclaim). */
+static void charge_cb(void *ctx, uint16_t memcg, int64_t pages)
+{
+	struct sws_mm *mm = ctx;
+	if (pages > 0)
+		atomic_fetch_add(&mm->memcgs[memcg].usage, (uint64_t)pages);
+	else
+		atomic_fetch_sub(&mm->memcgs[memcg].usage, (uint64_t)-pages);
+}
+
 /* Pin @e with a new folio in the swap cache (no reclaim: we are reclaim). */
 static int wb_begin(void *ctx, struct sws_cpu *cpu, sws_entry_t e, uint16_t memcg, uint64_t *token)
 {
@@ -77,7 +88,10 @@ static bool wb_end(void *ctx, struct sws_cpu *cpu, sws_entry_t e, uint64_t token
 			folio_unlock(f);
 			return false;
 		}
+		/* count_swpout_vm_event() of __swap_writepage(): an order-0 folio */
 		mm_count(mm, cpu, SWS_MM_pswpout, 1);
+		_Atomic uint64_t *o = &mm->pcpu[sws_cpu_id(cpu)].swpout[0];
+		sws_store_relaxed(o, sws_load_relaxed(o) + 1);
 		mm_io(mm, cpu, type, mm->write_ns[type], true); /* writeback waits for the write */
 	}
 	sws_swap_cache_del(cpu, e, 1, token, page ? sws__mm_shadow_pack(mm, f->memcg) : 0);
@@ -86,24 +100,30 @@ static bool wb_end(void *ctx, struct sws_cpu *cpu, sws_entry_t e, uint64_t token
 	return page != NULL;
 }
 
+struct folio_pages {
+	struct sws_mm *mm;
+	const struct sws_folio *f;
+	struct sws_cpu *cpu;
+};
+
+/* The page's bytes exist in a real folio: making them is the simulator's
+ * work, outside the task's time. Compressing them is zswap_store()'s. */
+static void fill_subpage(void *ctx, unsigned i, void *page)
+{
+	const struct folio_pages *fp = ctx;
+	uint64_t t0 = mm_untimed_begin(fp->mm, fp->cpu, false);
+	sws_mm_page_content(fp->mm, folio_page_seed(fp->f, i), 0, page);
+	mm_untimed_end(fp->mm, fp->cpu, t0, false);
+}
+
 int sws__mm_zswap_store_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f,
 			      sws_entry_t entry)
 {
 	const unsigned nr = 1u << f->order;
-	uint8_t page[SWS_PAGE_SIZE];
-	for (unsigned i = 0; i < nr; i++) {
-		uint64_t seed = f->order ? mm_mix(f->seed + i) : f->seed;
-		/* The page's bytes exist in a real folio: making them is the simulator's
-		 * work, outside the task's time. Compressing them is zswap_store()'s. */
-		uint64_t t0 = mm_untimed_begin(mm, cpu, false);
-		sws_mm_page_content(mm, seed, 0, page);
-		mm_untimed_end(mm, cpu, t0, false);
-		int rc = sws__zswap_store(mm->zswap, cpu, entry + i, f->memcg, page);
-		if (rc) { /* all or nothing: what was stored of this folio goes */
-			sws__zswap_invalidate(mm->zswap, sws_swp_type(entry), sws_swp_offset(entry), nr);
-			return rc;
-		}
-	}
+	struct folio_pages fp = {mm, f, cpu};
+	int rc = sws__zswap_store_folio(mm->zswap, cpu, entry, nr, f->memcg, fill_subpage, &fp);
+	if (rc)
+		return rc;
 	mm_count(mm, cpu, SWS_MM_zswpout, nr); /* counted once the whole folio is in */
 	_Atomic uint64_t *o = &mm->pcpu[sws_cpu_id(cpu)].zswpout_order[f->order];
 	sws_store_relaxed(o, sws_load_relaxed(o) + 1);
@@ -121,7 +141,7 @@ int sws_mm_zswap_enable(struct sws_mm *mm, const struct sws_zswap_config *cfg)
 		return SWS_EVERSION;
 	if (mm->zswap)
 		return SWS_EEXIST;
-	struct sws_zswap_wb_ops wb = {wb_begin, wb_end, mm};
+	struct sws_zswap_wb_ops wb = {wb_begin, wb_end, mm, charge_cb};
 	int rc = sws__zswap_create(mm->sim, cfg, mm->cfg.ram_pages, &wb, count_cb, mm, &mm->zswap);
 	if (rc)
 		return rc;
@@ -176,10 +196,15 @@ int sws_mm_zswap_memcg_stats(struct sws_mm *mm, uint16_t memcg, uint64_t *zswap_
 	return sws__zswap_memcg_stats(mm->zswap, memcg, zswap_bytes, zswapped_bytes);
 }
 
+bool sws_mm_zswap_shrink_pending(const struct sws_mm *mm)
+{
+	return mm && mm->zswap && sws__zswap_shrink_queued(mm->zswap);
+}
+
 uint64_t sws_mm_zswap_shrink(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t budget)
 {
-	if (!cpu || !mm || !mm->zswap)
-		return 0;
+	if (!cpu || !mm || !mm->zswap || !sws__zswap_shrink_queued(mm->zswap))
+		return 0; /* nothing queued: no clock read */
 	uint64_t t0 = mm_kernel_enter(mm, cpu);
 	uint64_t done = sws__zswap_shrink_worker(mm->zswap, cpu, budget);
 	mm_kernel_exit(mm, cpu, t0);

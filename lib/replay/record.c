@@ -12,7 +12,8 @@
  * (sws_mm_cpu_time) before and after it, charged to the record's task; the
  * kernel paths read the host clock once at entry and once at exit, and a hit
  * reads none. Deferred work (kswapd, discards) runs every deferred_every
- * records on the worker's CPU and is charged to no task.
+ * records on the worker's CPU and is charged to no task; so does zswap's
+ * shrink worker, right after the record that queued it (a work item).
  */
 #include <string.h>
 
@@ -29,21 +30,39 @@ void sws__note_error(struct sws__worker *w, int rc)
 		w->first_error = rc;
 }
 
-void sws__deferred(struct sws__worker *w)
+/* What the CPU's clock moved since the last record goes to background work. */
+static void charge_background(struct sws__worker *w)
 {
-	struct sws_replay *r = w->r;
 	struct sws_mm_cpu_time t1;
-	sws_mm_kswapd(w->cpu, r->mm, r->cfg.kswapd_budget);
-	sws_swap_do_deferred_work(r->sim, 64);
-	sws_mm_cpu_time(r->mm, w->cpu, &t1);
+	sws_mm_cpu_time(w->r->mm, w->cpu, &t1);
 	w->kswapd.sys_ns += t1.sys_ns - w->seen.sys_ns;
 	w->kswapd.sys_modelled_ns += t1.sys_modelled_ns - w->seen.sys_modelled_ns;
 	w->kswapd.iowait_ns += t1.iowait_ns - w->seen.iowait_ns;
 	w->kswapd.sys_ns += t1.background_ns - w->seen.background_ns;
 	w->seen = t1;
+}
+
+void sws__deferred(struct sws__worker *w)
+{
+	struct sws_replay *r = w->r;
+	sws_mm_kswapd(w->cpu, r->mm, r->cfg.kswapd_budget);
+	sws_swap_do_deferred_work(r->sim, 64);
+	charge_background(w);
 	sws__charge_flush(w);
 	sws__sample_peaks(r);
 	w->since_deferred = 0;
+}
+
+/*
+ * zswap's shrink worker, queued by a store refused while the pool is full. A
+ * queued work item runs as soon as a kworker gets to it, not at the next
+ * kswapd step: the worker that ran the record runs it right after, until the
+ * pool is at the accept threshold or it gives up, charged to no task.
+ */
+static void zswap_work(struct sws__worker *w)
+{
+	sws_mm_zswap_shrink(w->cpu, w->r->mm, UINT64_MAX);
+	charge_background(w);
 }
 
 static uint16_t reclaim_memcg(const struct sws_replay *r, uint32_t arg)
@@ -142,6 +161,8 @@ void sws__run_record(struct sws__worker *w, const struct sws__item *it)
 	}
 	if (++w->since_deferred >= r->cfg.deferred_every)
 		sws__deferred(w);
+	else if (sws_mm_zswap_shrink_pending(r->mm))
+		zswap_work(w);
 }
 
 /* A free-path call's time: the histogram and the task's free phase. */

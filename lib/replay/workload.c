@@ -1,6 +1,6 @@
 /*
  * workload.c - synthetic workloads as record generators: usemem, memhog,
- * zipf, uniform and bgsave produce the same struct sws_trace_record stream a
+ * zipf, uniform, bgsave and kbuild produce the same struct sws_trace_record stream a
  * trace reader does, one record per next() call, in O(tasks) memory.
  *
  * usemem at page granularity. The real usemem walks every 8-byte word (512
@@ -16,6 +16,23 @@
  * its first turn. -x frees every region after every task finished; without it
  * a task munmaps and exits right after its last pass. (In a replay a MMAP or
  * MUNMAP drains every queue, so each is a barrier anyway.)
+ *
+ * kbuild, shaped like a kernel build in a memcg (docs/replay.md): task 0
+ * ("make", pid 1000) lives throughout; it maps one region holding, in order,
+ * the cold data of cold_bytes (written first, then never touched), its own
+ * long-lived cold memory (an eighth of the build's size, written once), and
+ * one window per phase (an eighth of the build's size each, written by make
+ * as its phase begins: the phase's hot set, then cold for good once its phase
+ * is over). -j job slots run compile
+ * jobs (pids 1001.. in order), each a process of its own: it maps a heap of
+ * 1/2 to 3/2 of its share of the build (size / -j), lives 8 accesses per heap
+ * page, allocates (writes) its heap over the first half of its life, and
+ * otherwise touches its allocated pages with a strong bias to the recent ones
+ * (and to the first 1/16, its tables), 30% writes; a quarter of its accesses
+ * go to its phase's window (as make's records, biased to the window's start).
+ * A job that ends unmaps and exits and the slot starts the next job until the
+ * jobs' lives add up to nr_accesses; the phase of a job is the share of jobs
+ * started before it. Slots take turns of KB_TURN records.
  *
  * Random numbers: splitmix64 from the seed; zipf samples by rejection-inversion
  * (Hormann and Derflinger, as Apache Commons' ZipfRejectionInversionSampler),
@@ -53,7 +70,24 @@ struct sws_workload {
 	double zs, hx1, hn, ss; /* zipf constants */
 	struct sws_trace_record pend[8];
 	unsigned npend, pend_head;
+	/* kbuild */
+	struct kb_job *jobs;   /* [ntasks] job slots */
+	uint64_t kb_rng;       /* heap sizes, in job order (create walks it to count) */
+	uint64_t kb_cold, kb_own, kb_win; /* pages: cold data, make's cold memory, a window */
+	uint64_t kb_planned, kb_started, kb_jobs; /* accesses of started jobs; jobs started; in all */
+	uint32_t kb_phases, kb_live;
+	uint32_t kb_windows;   /* phase windows make has written */
+	uint64_t kb_fill;      /* pages of the window being written */
 };
+
+struct kb_job {
+	uint64_t heap, life, i; /* pages, accesses, accesses done */
+	uint32_t n;             /* the job's number (pid 1001 + n) */
+	uint32_t phase;
+	bool live;
+};
+
+#define KB_TURN 8
 
 /* ---- math without libm ------------------------------------------------------------- */
 
@@ -336,6 +370,145 @@ static void gen_bgsave(struct sws_workload *wl)
 	}
 }
 
+/* ---- kbuild --------------------------------------------------------------------------- */
+
+/* The heap of the next job, from the heap stream. */
+static uint64_t kb_heap(struct sws_workload *wl, uint64_t *rng)
+{
+	uint64_t share = wl->pages / wl->ntasks; /* size / -j */
+	uint64_t lo = share / 2 > 16 ? share / 2 : 16;
+	return lo + sws__rand(rng) % (share + 1);
+}
+
+static uint64_t kb_life(uint64_t heap) { return 8 * heap; }
+
+static uint32_t kb_pid(uint32_t n) { return n + 1; } /* task index of job n: pid 1001 + n */
+
+/* Start job @n in slot @j: its MMAP. */
+static void kb_start(struct sws_workload *wl, struct kb_job *j)
+{
+	j->heap = kb_heap(wl, &wl->kb_rng);
+	j->life = kb_life(j->heap);
+	j->i = 0;
+	j->n = (uint32_t)wl->kb_started;
+	j->phase = (uint32_t)(wl->kb_started * wl->kb_phases / wl->kb_jobs);
+	j->live = true;
+	wl->kb_started++;
+	wl->kb_live++;
+	push(wl, SWS_TRACE_MMAP, kb_pid(j->n), BASE_ADDR, j->heap * SWS_PAGE_SIZE, 0, 0);
+}
+
+static double kb_u(struct sws_workload *wl) { return rand01(&wl->rng); }
+
+/* One access of job @j. */
+static void kb_access(struct sws_workload *wl, struct kb_job *j)
+{
+	uint64_t alloc = (j->i * 2 * j->heap) / j->life + 1; /* allocated over the first half */
+	if (alloc > j->heap)
+		alloc = j->heap;
+	uint64_t prev = j->i ? ((j->i - 1) * 2 * j->heap) / j->life + 1 : 0;
+	j->i++;
+	if (alloc > prev && prev < j->heap) { /* the allocation frontier: a new page */
+		push(wl, SWS_TRACE_ACCESS, kb_pid(j->n), BASE_ADDR + (alloc - 1) * SWS_PAGE_SIZE, 0,
+		     SWS_TRACE_F_WRITE, 0);
+		return;
+	}
+	uint64_t r = sws__rand(&wl->rng);
+	bool write = r % 100 < 30;
+	if (r % 4 == 1) { /* the phase's window, make's memory */
+		double u = kb_u(wl);
+		uint64_t off = (uint64_t)((double)wl->kb_win * u * u);
+		uint64_t page = wl->kb_cold + wl->kb_own + (uint64_t)j->phase * wl->kb_win + off;
+		push(wl, SWS_TRACE_ACCESS, 0, BASE_ADDR + page * SWS_PAGE_SIZE, 0, write ? SWS_TRACE_F_WRITE : 0, 0);
+		return;
+	}
+	uint64_t page;
+	if ((r >> 8) % 10 == 0) { /* its tables: the first sixteenth */
+		uint64_t t = alloc / 16 ? alloc / 16 : 1;
+		page = sws__rand(&wl->rng) % t;
+	} else { /* recent allocations */
+		double u = kb_u(wl);
+		page = alloc - 1 - (uint64_t)((double)(alloc - 1) * u * u * u);
+	}
+	push(wl, SWS_TRACE_ACCESS, kb_pid(j->n), BASE_ADDR + page * SWS_PAGE_SIZE, 0, write ? SWS_TRACE_F_WRITE : 0, 0);
+}
+
+static uint64_t kb_region(const struct sws_workload *wl)
+{
+	return (wl->kb_cold + wl->kb_own + (uint64_t)wl->kb_phases * wl->kb_win) * SWS_PAGE_SIZE;
+}
+
+static void gen_kbuild(struct sws_workload *wl)
+{
+	switch (wl->phase) {
+	case PH_MAP: /* make maps its region and writes its cold data, then its own memory */
+		if (!wl->count) {
+			push(wl, SWS_TRACE_MMAP, 0, BASE_ADDR, kb_region(wl), 0, 0);
+			wl->count = 1;
+			return;
+		}
+		if (wl->count <= wl->kb_cold + wl->kb_own) {
+			push(wl, SWS_TRACE_ACCESS, 0, BASE_ADDR + (wl->count - 1) * SWS_PAGE_SIZE, 0, SWS_TRACE_F_WRITE, 0);
+			wl->count++;
+			return;
+		}
+		wl->phase = PH_ACCESS;
+		wl->cur = 0;
+		wl->chunk_left = KB_TURN;
+		return;
+	case PH_ACCESS: {
+		struct kb_job *j = &wl->jobs[wl->cur];
+		if (wl->kb_fill) { /* make writes the new phase's window */
+			uint64_t page = wl->kb_cold + wl->kb_own + (uint64_t)(wl->kb_windows - 1) * wl->kb_win +
+					(wl->kb_win - wl->kb_fill--);
+			push(wl, SWS_TRACE_ACCESS, 0, BASE_ADDR + page * SWS_PAGE_SIZE, 0, SWS_TRACE_F_WRITE, 0);
+			return;
+		}
+		if (!j->live) {
+			if (wl->kb_started < wl->kb_jobs) {
+				uint32_t phase = (uint32_t)(wl->kb_started * wl->kb_phases / wl->kb_jobs);
+				if (phase >= wl->kb_windows) { /* a phase begins: its shared data first */
+					wl->kb_windows = phase + 1;
+					wl->kb_fill = wl->kb_win;
+					return;
+				}
+				kb_start(wl, j);
+				return;
+			}
+			if (!wl->kb_live) {
+				wl->phase = PH_FREE;
+				return;
+			}
+			wl->cur = (wl->cur + 1) % wl->ntasks;
+			return;
+		}
+		if (!wl->chunk_left) {
+			wl->cur = (wl->cur + 1) % wl->ntasks;
+			wl->chunk_left = KB_TURN;
+			return;
+		}
+		if (j->i == j->life) { /* done: the job exits */
+			push(wl, SWS_TRACE_MUNMAP, kb_pid(j->n), BASE_ADDR, j->heap * SWS_PAGE_SIZE, 0, 0);
+			push(wl, SWS_TRACE_EXIT, kb_pid(j->n), 0, 0, 0, 0);
+			j->live = false;
+			wl->kb_live--;
+			wl->chunk_left = 0;
+			return;
+		}
+		kb_access(wl, j);
+		wl->chunk_left--;
+		return;
+	}
+	case PH_FREE:
+		push(wl, SWS_TRACE_MUNMAP, 0, BASE_ADDR, kb_region(wl), 0, 0);
+		push(wl, SWS_TRACE_EXIT, 0, 0, 0, 0, 0);
+		wl->phase = PH_DONE;
+		return;
+	case PH_DONE:
+		return;
+	}
+}
+
 static int wl_next(void *ctx, struct sws_trace_record *rec)
 {
 	struct sws_workload *wl = ctx;
@@ -353,6 +526,9 @@ static int wl_next(void *ctx, struct sws_trace_record *rec)
 			break;
 		case SWS_WORKLOAD_BGSAVE:
 			gen_bgsave(wl);
+			break;
+		case SWS_WORKLOAD_KBUILD:
+			gen_kbuild(wl);
 			break;
 		}
 	}
@@ -378,14 +554,15 @@ int sws_workload_create(const struct sws_workload_config *cfg, struct sws_worklo
 	*out = NULL;
 	if (cfg->version > SWS_WORKLOAD_CONFIG_VERSION)
 		return SWS_EVERSION;
-	if (cfg->kind < SWS_WORKLOAD_USEMEM || cfg->kind > SWS_WORKLOAD_BGSAVE || !cfg->bytes ||
+	if (cfg->kind < SWS_WORKLOAD_USEMEM || cfg->kind > SWS_WORKLOAD_KBUILD || !cfg->bytes ||
+	    (cfg->cold_bytes && cfg->kind != SWS_WORKLOAD_KBUILD) || cfg->cold_bytes > (1ull << 50) ||
 	    cfg->write_pct > 100 || cfg->zipf_s < 0 || cfg->reserved ||
 	    (cfg->step && cfg->step < 8) || cfg->bytes > (1ull << 50) ||
 	    (cfg->env && cfg->env->version > SWS_ENV_VERSION))
 		return SWS_EINVAL;
 	struct sws_mem tmp;
 	sws__mem_init(&tmp, cfg->env ? &cfg->env->allocator : NULL);
-	uint32_t ntasks = cfg->nr_tasks ? cfg->nr_tasks : 1;
+	uint32_t ntasks = cfg->nr_tasks ? cfg->nr_tasks : cfg->kind == SWS_WORKLOAD_KBUILD ? 8 : 1;
 	if (cfg->kind == SWS_WORKLOAD_MEMHOG || cfg->kind == SWS_WORKLOAD_BGSAVE)
 		ntasks = cfg->kind == SWS_WORKLOAD_BGSAVE ? 2 : 1;
 	if (ntasks > 65536)
@@ -398,6 +575,14 @@ int sws_workload_create(const struct sws_workload_config *cfg, struct sws_worklo
 	if (!wl->ts) {
 		sws__mem_free(&tmp, SWS_MEM_sim, wl, sizeof(*wl));
 		return SWS_ENOMEM;
+	}
+	if (cfg->kind == SWS_WORKLOAD_KBUILD) {
+		wl->jobs = sws__mem_zalloc(&tmp, SWS_MEM_sim, ntasks * sizeof(*wl->jobs), 0);
+		if (!wl->jobs) {
+			sws__mem_free(&tmp, SWS_MEM_sim, wl->ts, ntasks * sizeof(*wl->ts));
+			sws__mem_free(&tmp, SWS_MEM_sim, wl, sizeof(*wl));
+			return SWS_ENOMEM;
+		}
 	}
 	wl->cfg = *cfg;
 	wl->cfg.env = NULL;
@@ -431,6 +616,37 @@ int sws_workload_create(const struct sws_workload_config *cfg, struct sws_worklo
 	case SWS_WORKLOAD_UNIFORM:
 		wl->total = 3ull * ntasks + wl->cfg.nr_accesses;
 		break;
+	case SWS_WORKLOAD_KBUILD: {
+		/* Jobs start until their lives add up to nr_accesses: count them, and
+		 * their records, on a copy of the heap stream. */
+		wl->kb_cold = (cfg->cold_bytes + SWS_PAGE_SIZE - 1) / SWS_PAGE_SIZE;
+		wl->kb_own = wl->pages / 8 ? wl->pages / 8 : 1;
+		wl->kb_win = wl->pages / 8 ? wl->pages / 8 : 1;
+		wl->kb_phases = cfg->repeat ? cfg->repeat : 8;
+		if (!cfg->nr_accesses)
+			wl->cfg.nr_accesses = 16 * wl->pages;
+		wl->kb_rng = cfg->seed ^ 0x6b6275696c64ull; /* "kbuild" */
+		uint64_t rng = wl->kb_rng, planned = 0, records = 0;
+		wl->kb_jobs = 0;
+		while (planned < wl->cfg.nr_accesses) {
+			uint64_t life = kb_life(kb_heap(wl, &rng));
+			planned += life;
+			records += life + 3; /* MMAP, the accesses, MUNMAP, EXIT */
+			wl->kb_jobs++;
+		}
+		/* make writes each phase's window as the phase's first job starts (a
+		 * phase with no job of its own is never written) */
+		uint64_t fills = 0, next = 0;
+		for (uint64_t n = 0; n < wl->kb_jobs; n++) {
+			uint64_t phase = n * wl->kb_phases / wl->kb_jobs;
+			if (phase >= next) {
+				fills++;
+				next = phase + 1;
+			}
+		}
+		wl->total = 1 + wl->kb_cold + wl->kb_own + records + 2 + fills * wl->kb_win;
+		break;
+	}
 	case SWS_WORKLOAD_BGSAVE: {
 		/* Parent writes per child read are capped at 6 (see gen_bgsave). */
 		uint64_t w = 0, n = wl->pages;
@@ -459,15 +675,25 @@ void sws_workload_destroy(struct sws_workload *wl)
 	if (!wl)
 		return;
 	struct sws_mem m = {.a = wl->mem.a};
+	if (wl->jobs)
+		sws__mem_free(&m, SWS_MEM_sim, wl->jobs, wl->ntasks * sizeof(*wl->jobs));
 	sws__mem_free(&m, SWS_MEM_sim, wl->ts, wl->ntasks * sizeof(*wl->ts));
 	sws__mem_free(&m, SWS_MEM_sim, wl, sizeof(*wl));
 }
 
 int sws_workload_content(const struct sws_workload *wl, uint32_t weight[SWS_NR_CONTENT])
 {
-	if (!wl || (wl->cfg.kind != SWS_WORKLOAD_USEMEM && wl->cfg.kind != SWS_WORKLOAD_MEMHOG))
+	if (!wl || (wl->cfg.kind != SWS_WORKLOAD_USEMEM && wl->cfg.kind != SWS_WORKLOAD_MEMHOG &&
+		    wl->cfg.kind != SWS_WORKLOAD_KBUILD))
 		return 0;
 	memset(weight, 0, SWS_NR_CONTENT * sizeof(weight[0]));
+	if (wl->cfg.kind == SWS_WORKLOAD_KBUILD) { /* a compiler's heap: mostly text-like */
+		weight[SWS_CONTENT_ZERO] = 1;
+		weight[SWS_CONTENT_INDEX] = 3;
+		weight[SWS_CONTENT_TEXT] = 14;
+		weight[SWS_CONTENT_RANDOM] = 2;
+		return 1;
+	}
 	weight[wl->cfg.kind == SWS_WORKLOAD_USEMEM ? SWS_CONTENT_INDEX : SWS_CONTENT_SAME] = 1;
 	return 1;
 }
@@ -599,16 +825,16 @@ int sws_workload_figures(const struct sws_workload *wl, const struct sws_replay 
 	return 0;
 }
 
-static const char *const wl_names[] = {"unknown", "usemem", "memhog", "zipf", "uniform", "bgsave"};
+static const char *const wl_names[] = {"unknown", "usemem", "memhog", "zipf", "uniform", "bgsave", "kbuild"};
 
 const char *sws_workload_name(enum sws_workload_kind kind)
 {
-	return (unsigned)kind <= SWS_WORKLOAD_BGSAVE ? wl_names[kind] : "unknown";
+	return (unsigned)kind <= SWS_WORKLOAD_KBUILD ? wl_names[kind] : "unknown";
 }
 
 int sws_workload_parse(const char *name, enum sws_workload_kind *out)
 {
-	for (unsigned i = SWS_WORKLOAD_USEMEM; name && i <= SWS_WORKLOAD_BGSAVE; i++)
+	for (unsigned i = SWS_WORKLOAD_USEMEM; name && i <= SWS_WORKLOAD_KBUILD; i++)
 		if (!strcmp(name, wl_names[i])) {
 			*out = (enum sws_workload_kind)i;
 			return 0;

@@ -4,25 +4,40 @@
  * entries, per-memcg LRUs of entries, limits with hysteresis, the shrinker and
  * the shrink worker, writeback through the memory model. See docs/zswap.md.
  *
- *   store:  zero pages never get here (the swap layer flags them first)
- *           memcg at zswap.max? -> refuse (reject_reclaim_fail)
+ *   store:  a folio: the limits below once, then page by page, all or nothing
+ *           (a large folio may go over them by up to 511 pages); a refusal
+ *           while the pool is full queues the shrink worker
+ *           zero pages never get here (the swap layer flags them first)
+ *           memcg at zswap.max? -> shrink_memcg() (one entry); refuse only
+ *             if it wrote nothing back, else store without looking again
  *           pool at its limit, or above the accept threshold since? -> refuse,
  *             queue the shrink worker (pool_limit_hit)
  *           compress (per-CPU context); incompressible: raw when the memcg may
  *             write back, else refuse (reject_compress_poor)
- *           zs_malloc + copy, tree store (an old entry there goes), charge,
- *             entry->referenced = true, LRU tail                   (zswpout)
+ *           zs_malloc + copy, tree store (an old entry there goes), charge
+ *             the memcg (cgroup v2: compressed bytes, in its usage as whole
+ *             pages; v1: nothing), entry->referenced = true, LRU tail (zswpout)
  *   load:   tree erase (exclusive), decompress, free the entry     (zswpin)
- *   LRU:    oldest first; a referenced entry loses the bit and goes round
- *           again (second chance); the shrinker's count is what the LRU holds,
- *           less the disk swap-ins seen since (protection), scaled by the
- *           compression ratio. SWS_ZSWAP_OLD_SCHEME drops both.
+ *   LRU:    oldest first; every entry a walk looks at costs one unit of its
+ *           budget; a referenced entry loses the bit and goes round again
+ *           (second chance); the shrinker's count is what the LRU holds, less
+ *           the disk swap-ins seen since (protection), scaled by the memcg's
+ *           compression ratio (MEMCG_ZSWAP_B / MEMCG_ZSWAPPED), walked in
+ *           do_shrink_slab()'s batches of 128; the shrink worker walks one
+ *           entry of each memcg in turn and gives up after 16 failures in
+ *           total. (HOW THE LRU WALKS WORK, below.)
+ *   schemes: old (6.8-6.11: a decaying protected size, no second chance),
+ *           second-chance (the bit; every swap-in counts), both (6.12+: the
+ *           bit; only disk reads count). (THE SHRINKER'S PROTECTION SCHEMES.)
  *
  * Locks: tree->lock and zs->lru_lock are leaves, never nested in each other;
  * a store or invalidate may run under the swap core's cluster lock. Writeback
- * copies the slot under the LRU lock, pins it with a swap-cache folio (the
- * memory model's begin), and only then takes the entry out of the tree, so a
- * racing free or swap-in can never free it under us.
+ * takes the LRU head and its slot under the LRU lock, pins the slot with a
+ * swap-cache folio (the memory model's begin), and only then looks at the
+ * tree (the same entry, or it fails), so a racing free or swap-in can never
+ * free it under us. The shrink worker's cursor is its own (one worker at a
+ * time); the memcgs' counters (deferred work, swap-ins, protection) are
+ * atomics.
  */
 #include <stdio.h>
 #include <string.h>
@@ -33,7 +48,6 @@
 #include "zswap_internal.h"
 
 #define ZSWAP_TREE_SHIFT 14 /* one tree per 64 MiB of swap, as the kernel */
-#define SHRINK_BATCH 32
 #define MAX_RECLAIM_RETRIES 16
 
 struct zswap_pool {
@@ -67,16 +81,42 @@ struct zswap_tree {
 struct zswap_memcg {
 	struct sws_list lru;  /* zs->lru_lock */
 	uint64_t nr_lru;
-	_Atomic uint64_t nr_disk_swapins;
+	_Atomic uint64_t nr_disk_swapins;     /* zswap_lruvec_state (6.12+) */
+	_Atomic uint64_t nr_zswap_protected;  /* its 6.8-6.11 form: SWS_ZSWAP_OLD_SCHEME */
+	_Atomic uint64_t nr_deferred; /* the shrinker's work put off (shrinker_info's nr_deferred) */
 	_Atomic uint64_t max_bytes; /* memory.zswap.max; 0: none */
 	atomic_bool no_writeback;   /* memory.zswap.writeback = 0 */
 	_Atomic uint64_t bytes, pages;
 };
 
+/*
+ * THE SHRINKER'S PROTECTION SCHEMES (the 2024 change, in two patches, and what
+ * it replaced):
+ *
+ *   old            (6.8-6.11, SWS_ZSWAP_OLD_SCHEME) no referenced bit. A
+ *                  protected size per memcg, nr_zswap_protected: +1 on every
+ *                  store, then halved while above a quarter of the LRU (the
+ *                  decay, in zswap_lru_add()); +1 on every swap-in. The count
+ *                  is the LRU less it; a shrinker batch that would reach into
+ *                  it (protected >= LRU - nr_to_scan) stops.
+ *   second-chance  (patch 1, SWS_ZSWAP_SECOND_CHANCE_ONLY) the referenced bit;
+ *                  the protected size becomes nr_disk_swapins, consumed by the
+ *                  count, but still raised on every swap-in, zswap hits
+ *                  included (as 6.11 counted them).
+ *   both           (patch 2, 6.12+, the default) only reads from the device
+ *                  raise nr_disk_swapins.
+ *
+ * The kernel before patch 2 counted the faulting page of each swap-in (not
+ * the read-ahead ones); zswap cannot tell them apart here, so every page read
+ * in counts.
+ */
+enum zswap_scheme { SCHEME_OLD, SCHEME_SECOND_CHANCE, SCHEME_BOTH };
+
 struct sws_zswap {
 	struct sws_sim *sim;
 	struct sws_mem *mem;
 	uint32_t flags;
+	enum zswap_scheme scheme;
 	uint64_t max_pages, accept_pages;
 	struct sws_zswap_wb_ops wb;
 	sws_zswap_count_fn count;
@@ -90,10 +130,12 @@ struct sws_zswap {
 	uint32_t nr_trees[SWS_MAX_SWAPFILES];
 	/* The design keeps the entries in its descriptors (vswap): no trees. */
 	bool in_design;
+	bool cgroup_v1; /* nothing charged to memcgs, no memory.zswap.* files */
 
 	sws_spinlock_t lru_lock;
 	struct zswap_memcg memcgs[SWS_MM_MAX_MEMCGS];
-	uint32_t shrink_cursor;
+	uint32_t shrink_cursor;        /* the shrink worker's (one at a time) */
+	_Atomic uint32_t memcg_hi;     /* 1 + the highest memcg that stored an entry */
 
 	atomic_bool reached_full;
 	atomic_bool shrink_queued;
@@ -106,9 +148,21 @@ static inline void zcount(struct sws_zswap *zs, struct sws_cpu *cpu, enum sws_mm
 	zs->count(zs->count_ctx, cpu, c, 1);
 }
 
-static uint64_t memcg_writeback(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t memcg, uint64_t nr);
+static int shrink_memcg(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t memcg);
+static int entry_decompress(struct sws_zswap *zs, struct sws_cpu *cpu, struct zswap_entry *en, void *page);
+static struct zswap_entry *tree_load(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e);
 
-static bool new_scheme(const struct sws_zswap *zs) { return !(zs->flags & SWS_ZSWAP_OLD_SCHEME); }
+
+static bool second_chance(const struct sws_zswap *zs) { return zs->scheme != SCHEME_OLD; }
+
+/* zswap_folio_swapin() for a page of @memcg read in (@disk: from the device). */
+static void zswap_folio_swapin(struct sws_zswap *zs, uint16_t memcg, bool disk)
+{
+	if (memcg >= SWS_MM_MAX_MEMCGS || (!disk && zs->scheme == SCHEME_BOTH))
+		return;
+	struct zswap_memcg *mc = &zs->memcgs[memcg];
+	atomic_fetch_add(zs->scheme == SCHEME_OLD ? &mc->nr_zswap_protected : &mc->nr_disk_swapins, 1);
+}
 
 static uint64_t total_pages(struct sws_zswap *zs)
 {
@@ -213,6 +267,30 @@ static struct zswap_tree *tree_of(struct sws_zswap *zs, sws_entry_t e)
 	return &zs->trees[type][idx];
 }
 
+/*
+ * obj_cgroup_charge_zswap() / obj_cgroup_uncharge_zswap(): on cgroup v2 an
+ * entry's compressed bytes are charged to its memcg (MEMCG_ZSWAP_B, and one
+ * MEMCG_ZSWAPPED page): the memcg's usage, in pages, grows by whole pages as
+ * the bytes do (the objcg stock's rounding), past memory.max if need be (the
+ * store runs in reclaim: the charge must succeed). On v1 nothing is charged
+ * and the memcg's zswap stats stay 0.
+ */
+static void memcg_charge(struct sws_zswap *zs, uint16_t memcg, uint32_t len, bool add)
+{
+	if (zs->cgroup_v1)
+		return;
+	struct zswap_memcg *mc = &zs->memcgs[memcg];
+	uint64_t old = add ? atomic_fetch_add(&mc->bytes, len) : atomic_fetch_sub(&mc->bytes, len);
+	uint64_t now = add ? old + len : old - len;
+	if (add)
+		atomic_fetch_add(&mc->pages, 1);
+	else
+		atomic_fetch_sub(&mc->pages, 1);
+	int64_t delta = (int64_t)SWS_DIV_ROUND_UP(now, SWS_PAGE_SIZE) - (int64_t)SWS_DIV_ROUND_UP(old, SWS_PAGE_SIZE);
+	if (delta && zs->wb.charge)
+		zs->wb.charge(zs->wb.ctx, memcg, delta);
+}
+
 static void entry_free(struct sws_zswap *zs, struct zswap_entry *en)
 {
 	struct zswap_memcg *mc = &zs->memcgs[en->memcg];
@@ -222,8 +300,7 @@ static void entry_free(struct sws_zswap *zs, struct zswap_entry *en)
 		mc->nr_lru--;
 	}
 	sws_spin_unlock(&zs->lru_lock);
-	atomic_fetch_sub(&mc->bytes, en->length);
-	atomic_fetch_sub(&mc->pages, 1);
+	memcg_charge(zs, en->memcg, en->length, false);
 	if (en->length == SWS_PAGE_SIZE)
 		atomic_fetch_sub(&zs->stored_incompressible, 1);
 	atomic_fetch_sub(&zs->stored_pages, 1);
@@ -316,37 +393,34 @@ bool sws__zswap_writeback_allowed(struct sws_zswap *zs, uint16_t memcg)
 	return memcg < SWS_MM_MAX_MEMCGS && !zs->memcgs[memcg].no_writeback;
 }
 
-/* ---- store / load ------------------------------------------------------------------------ */
-
-int sws__zswap_store(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e, uint16_t memcg,
-		     const void *page)
+/* obj_cgroup_may_zswap(): is @memcg below memory.zswap.max? The limit is in
+ * pages (the bytes written rounded down), the usage its compressed bytes /
+ * 4096 (MEMCG_ZSWAP_B); a limit of 0 pages takes nothing. */
+static bool may_zswap(struct sws_zswap *zs, uint16_t memcg)
 {
 	struct zswap_memcg *mc = &zs->memcgs[memcg];
-	if (!zs->in_design && !tree_of(zs, e))
-		return SWS_EINVAL;
 	uint64_t max_bytes = atomic_load_explicit(&mc->max_bytes, memory_order_relaxed);
-	if (max_bytes && atomic_load(&mc->bytes) >= max_bytes) {
-		/* shrink_memcg(): write back a batch of this memcg, then refuse if still over */
-		memcg_writeback(zs, cpu, memcg, SHRINK_BATCH);
-		if (atomic_load(&mc->bytes) >= max_bytes)
-			return SWS_ENOSPC;
-	}
-	if (!check_limits(zs, cpu)) {
-		atomic_store(&zs->shrink_queued, true);
-		return SWS_ENOSPC;
-	}
-	/* zswap_pool_current_get(): the entry count is the pool's reference; taking it
-	 * under pools_lock keeps a compressor switch from freeing the pool under us. */
-	sws_spin_lock(&zs->pools_lock);
-	struct zswap_pool *p = atomic_load(&zs->current);
-	atomic_fetch_add(&p->nr_entries, 1);
-	sws_spin_unlock(&zs->pools_lock);
+	if (!max_bytes || zs->cgroup_v1)
+		return true; /* "max", or v1 (no such file) */
+	uint64_t max_pages = max_bytes / SWS_PAGE_SIZE;
+	return max_pages && atomic_load(&mc->bytes) / SWS_PAGE_SIZE < max_pages;
+}
+
+/* ---- store / load ------------------------------------------------------------------------ */
+
+/* zswap_store_page(): one page of a folio into pool @p (the caller holds a
+ * reference on it). @return 0, SWS_ENOMEM (entry, pool or tree memory),
+ * SWS_EINVAL (incompressible, writeback not allowed), SWS_EIO (compressor). */
+static int store_page(struct sws_zswap *zs, struct sws_cpu *cpu, struct zswap_pool *p, sws_entry_t e,
+		      uint16_t memcg, const void *page)
+{
+	struct zswap_memcg *mc = &zs->memcgs[memcg];
 	struct zswap_entry *en = sws__mem_zalloc(zs->mem, SWS_MEM_zswap, sizeof(*en), 8);
 	if (!en) {
 		zcount(zs, cpu, SWS_MM_reject_kmemcache_fail);
-		pool_put_entry(zs, p);
 		return SWS_ENOMEM;
 	}
+	atomic_fetch_add(&p->nr_entries, 1); /* the entry's reference on its pool */
 	size_t len = 0;
 	struct sws_zcomp_ctx *ctx = pool_ctx(zs, p, cpu);
 	void *buf = ctx ? sws__zcomp_ctx_buffer(ctx) : NULL; /* the per-CPU buffer */
@@ -386,18 +460,82 @@ int sws__zswap_store(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e, u
 		zcount(zs, cpu, SWS_MM_reject_alloc_fail);
 		return SWS_ENOMEM;
 	}
-	atomic_fetch_add(&mc->bytes, len);
-	atomic_fetch_add(&mc->pages, 1);
+	if (old)
+		entry_free(zs, old); /* a stale entry of the slot's earlier life */
+	memcg_charge(zs, memcg, (uint32_t)len, true);
 	atomic_fetch_add(&zs->stored_pages, 1);
 	if (len == SWS_PAGE_SIZE)
 		atomic_fetch_add(&zs->stored_incompressible, 1);
 	sws_spin_lock(&zs->lru_lock);
 	sws_list_add_tail(&en->lru, &mc->lru);
-	mc->nr_lru++;
+	uint64_t lru_size = ++mc->nr_lru;
 	sws_spin_unlock(&zs->lru_lock);
-	if (old)
-		entry_free(zs, old); /* a stale entry of the slot's earlier life */
-	return 0; /* zswpout is counted for the whole folio by the caller */
+	if (zs->scheme == SCHEME_OLD) {
+		/* 6.8-6.11 zswap_lru_add(): the protection grows with each store and
+		 * decays, halved while above a quarter of the LRU. */
+		uint64_t prot = atomic_fetch_add(&mc->nr_zswap_protected, 1) + 1, now;
+		do
+			now = prot > lru_size / 4 ? prot / 2 : prot;
+		while (!atomic_compare_exchange_weak(&mc->nr_zswap_protected, &prot, now));
+	}
+	uint32_t hi = atomic_load_explicit(&zs->memcg_hi, memory_order_relaxed);
+	while (hi <= memcg && !atomic_compare_exchange_weak(&zs->memcg_hi, &hi, (uint32_t)memcg + 1))
+		;
+	return 0;
+}
+
+int sws__zswap_store_folio(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e, unsigned nr,
+			   uint16_t memcg, void (*fill)(void *ctx, unsigned i, void *page), void *ctx)
+{
+	if (!nr || (!zs->in_design && (!tree_of(zs, e) || !tree_of(zs, e + nr - 1))))
+		return SWS_EINVAL;
+	int rc = 0;
+	unsigned i = 0;
+	/* The limits are checked once for the folio: a large one may go over them by
+	 * up to 511 pages. */
+	if (!may_zswap(zs, memcg) && shrink_memcg(zs, cpu, memcg)) {
+		rc = SWS_ENOSPC;
+		goto out;
+	}
+	if (!check_limits(zs, cpu)) {
+		rc = SWS_ENOSPC;
+		goto out;
+	}
+	/* zswap_pool_current_get(): a reference on the current pool for the folio (the
+	 * entry count is the pool's reference count), taken under pools_lock so a
+	 * compressor switch cannot free the pool under us. */
+	sws_spin_lock(&zs->pools_lock);
+	struct zswap_pool *p = atomic_load(&zs->current);
+	atomic_fetch_add(&p->nr_entries, 1);
+	sws_spin_unlock(&zs->pools_lock);
+	uint8_t page[SWS_PAGE_SIZE];
+	for (; i < nr && !rc; i++) {
+		fill(ctx, i, page);
+		rc = store_page(zs, cpu, p, e + i, memcg, page);
+	}
+	pool_put_entry(zs, p);
+out:
+	if (rc) {
+		/* queue_work() on every refused store while the pool is full */
+		if (atomic_load(&zs->reached_full))
+			atomic_store(&zs->shrink_queued, true);
+		/* All or nothing: what went in of this folio goes, and so does any stale
+		 * entry of the range (writeback would write old data over the new). */
+		sws__zswap_invalidate(zs, sws_swp_type(e), sws_swp_offset(e), nr);
+	}
+	return rc; /* zswpout is counted for the whole folio by the caller */
+}
+
+static void fill_copy(void *ctx, unsigned i, void *page)
+{
+	(void)i;
+	memcpy(page, ctx, SWS_PAGE_SIZE);
+}
+
+int sws__zswap_store(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e, uint16_t memcg,
+		     const void *page)
+{
+	return sws__zswap_store_folio(zs, cpu, e, 1, memcg, fill_copy, (void *)page);
 }
 
 static int entry_decompress(struct sws_zswap *zs, struct sws_cpu *cpu, struct zswap_entry *en,
@@ -424,105 +562,216 @@ int sws__zswap_load(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e, vo
 		zcount(zs, cpu, SWS_MM_decompress_fail);
 		return SWS_EIO; /* the entry stays: the data is not lost */
 	}
+	uint16_t memcg = en->memcg;
 	en = tree_erase(zs, cpu, e); /* exclusive load */
 	if (en)
 		entry_free(zs, en);
 	zcount(zs, cpu, SWS_MM_zswpin);
+	zswap_folio_swapin(zs, memcg, false); /* the schemes before 6.12 count zswap hits too */
 	return 0;
 }
 
-void sws__zswap_disk_swapin(struct sws_zswap *zs, uint16_t memcg)
-{
-	if (memcg < SWS_MM_MAX_MEMCGS)
-		atomic_fetch_add(&zs->memcgs[memcg].nr_disk_swapins, 1);
-}
+void sws__zswap_disk_swapin(struct sws_zswap *zs, uint16_t memcg) { zswap_folio_swapin(zs, memcg, true); }
 
-/* ---- writeback, shrinker, shrink worker ----------------------------------------------------- */
+/* ---- writeback, shrinker, shrink worker ----------------------------------------------- */
 
 /*
- * Write back the oldest entry of @memcg. @return 1 written back, 0 skipped
- * (second chance or raced), -1 nothing to do / failed.
+ * HOW THE LRU WALKS WORK (mm/zswap.c and mm/list_lru.c, 6.12+). Every walk
+ * starts at the head of a memcg's LRU (the oldest store) and spends one unit of
+ * its budget (nr_to_walk) on each entry it looks at, whatever happens to it:
+ *
+ *   shrink_memcg_cb(entry):
+ *     referenced       -> clear the bit, rotate to the tail       LRU_ROTATE
+ *     else             rotate to the tail, then zswap_writeback_entry():
+ *       written back   -> the entry is gone                       LRU_REMOVED_RETRY
+ *       failed         -> reject_reclaim_fail; it stays at the tail LRU_RETRY
+ *       EEXIST in the shrinker's walk (a swap-in races us: we are
+ *         shrinking into the warm part of the LRU) -> stop         LRU_STOP
+ *
+ * list_lru_walk_one() always looks at the head (a rotated or failed entry went
+ * to the tail, a removed one is gone), so it visits the LRU in order, going
+ * round again when the budget is larger than the list; like the kernel's
+ * list_for_each_safe() it ends early when the only entry left was rotated.
+ * Three callers:
+ *
+ *   shrink_memcg()        one entry (nr_to_walk = 1 per node; the model has one
+ *                         node): 0 written back, EAGAIN walked but nothing
+ *                         written back (a second chance counts), ENOENT
+ *                         nothing to walk. The shrink worker and the
+ *                         memory.zswap.max path use it.
+ *   shrink_worker()       memcgs round robin (a saved cursor, mem_cgroup_iter()'s
+ *                         end of the hierarchy between passes), shrink_memcg()
+ *                         on each until the pool is at the accept threshold; it
+ *                         gives up after MAX_RECLAIM_RETRIES failures in total:
+ *                         an EAGAIN, or a pass that found no memcg to walk.
+ *                         Progress never resets the count.
+ *   the shrinker          do_shrink_slab(): count (zswap_shrinker_count()),
+ *                         total_scan from the pressure plus the memcg's deferred
+ *                         work, walked in batches of SHRINK_BATCH (128: zswap's
+ *                         shrinker->batch is 0) while total_scan >= 128 or >=
+ *                         the count; a batch that wrote nothing back, or met
+ *                         EEXIST, is SHRINK_STOP; what was not scanned is
+ *                         deferred (at most twice the count).
  */
-static int writeback_one(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t memcg)
-{
-	struct zswap_memcg *mc = &zs->memcgs[memcg];
-	sws_spin_lock(&zs->lru_lock);
-	if (sws_list_empty(&mc->lru) || mc->no_writeback) {
-		sws_spin_unlock(&zs->lru_lock);
-		return -1;
-	}
-	struct zswap_entry *en = sws_list_entry(mc->lru.next, struct zswap_entry, lru);
-	/* Rotate it either way: if the writeback fails it is tried last next time. */
-	sws_list_del_init(&en->lru);
-	sws_list_add_tail(&en->lru, &mc->lru);
-	if (en->referenced && new_scheme(zs)) {
-		en->referenced = false; /* second chance */
-		sws_spin_unlock(&zs->lru_lock);
-		return 0;
-	}
-	sws_entry_t e = en->swpentry;
-	sws_spin_unlock(&zs->lru_lock);
 
+#define SHRINK_BATCH 128 /* do_shrink_slab()'s batch for shrinker->batch == 0 */
+#define DEFAULT_SEEKS 2
+
+/* list_lru_walk_one()'s callback results (the kernel's enum lru_status). */
+enum lru_status { LRU_REMOVED_RETRY, LRU_ROTATE, LRU_RETRY, LRU_STOP };
+
+/* The shrinker's walk argument; shrink_memcg() walks without one. */
+struct shrink_walk {
+	bool encountered_page_in_swapcache;
+};
+
+/*
+ * zswap_writeback_entry() of @en, taken off the head of @memcg's LRU (only
+ * compared, never dereferenced, until the slot is pinned and the tree still
+ * holds it). @return 0 (written back, or the entry went meanwhile into a folio
+ * that keeps it), SWS_EEXIST (being swapped in), SWS_ENOENT (the slot was
+ * freed), SWS_ENOMEM (no folio, or the entry is no longer the slot's),
+ * SWS_EINVAL (an xswap slot: nowhere to go), SWS_EIO (decompression failed:
+ * the entry stays).
+ */
+static int zswap_writeback_entry(struct sws_zswap *zs, struct sws_cpu *cpu, struct zswap_entry *en,
+				 sws_entry_t e, uint16_t memcg)
+{
 	sws_rcu_read_lock();
 	struct sws_device *dev = sws__device(zs->sim, sws_swp_type(e));
 	bool xswap = dev && (dev->flags & SWS_SWP_XSWAP);
 	sws_rcu_read_unlock();
-	if (xswap) { /* zswap_writeback_entry(): -EINVAL, an xswap slot has nowhere to go */
-		zcount(zs, cpu, SWS_MM_reject_reclaim_fail);
-		return 0;
-	}
+	if (xswap)
+		return SWS_EINVAL;
 	uint64_t token;
-	if (zs->wb.begin(zs->wb.ctx, cpu, e, memcg, &token)) {
-		zcount(zs, cpu, SWS_MM_reject_reclaim_fail); /* as shrink_memcg_cb() counts it */
-		return -1; /* being swapped in (EEXIST), freed, or no memory */
-	}
-	en = tree_erase(zs, cpu, e); /* the slot is pinned now: whatever the tree has is ours */
-	if (!en) {
+	int rc = zs->wb.begin(zs->wb.ctx, cpu, e, memcg, &token);
+	if (rc)
+		return rc; /* being swapped in (EEXIST), freed, or no memory */
+	/* The slot is pinned now: the tree cannot change under us. Is it still ours? */
+	if (tree_load(zs, cpu, e) != en) {
 		zs->wb.end(zs->wb.ctx, cpu, e, token, NULL);
-		return 0;
+		return SWS_ENOMEM; /* invalidated and maybe recycled: the kernel's -ENOMEM */
 	}
 	uint8_t page[SWS_PAGE_SIZE];
-	int rc = entry_decompress(zs, cpu, en, page);
-	entry_free(zs, en);
-	if (rc) {
+	if (entry_decompress(zs, cpu, en, page)) {
 		zcount(zs, cpu, SWS_MM_decompress_fail);
 		zs->wb.end(zs->wb.ctx, cpu, e, token, NULL);
-		return -1;
+		return SWS_EIO;
 	}
-	if (!zs->wb.end(zs->wb.ctx, cpu, e, token, page))
-		return 0; /* not written: the memory model keeps the page in a folio */
-	zcount(zs, cpu, SWS_MM_zswpwb);
-	zcount(zs, cpu, SWS_MM_written_back_pages);
-	return 1;
+	en = tree_erase(zs, cpu, e);
+	if (en)
+		entry_free(zs, en);
+	if (zs->wb.end(zs->wb.ctx, cpu, e, token, page))
+		zcount(zs, cpu, SWS_MM_zswpwb);
+	return 0;
 }
 
-/* shrink_memcg(): write back up to @nr entries of @memcg (second chance applies). */
-static uint64_t memcg_writeback(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t memcg, uint64_t nr)
+/* shrink_memcg_cb() on @en, the head of @mc's LRU. Called with lru_lock held;
+ * returns with it released. */
+static enum lru_status shrink_memcg_cb(struct sws_zswap *zs, struct sws_cpu *cpu, struct zswap_memcg *mc,
+				       struct zswap_entry *en, struct shrink_walk *arg)
 {
-	uint64_t done = 0;
-	if (!atomic_load_explicit(&zs->sim->nr_real_swapfiles, memory_order_relaxed))
-		return 0; /* only xswap devices: nothing can be written back */
-	for (uint64_t scanned = 0; done < nr && scanned < 2 * nr + 2; scanned++) {
-		int r = writeback_one(zs, cpu, memcg);
-		if (r < 0)
-			break;
-		done += (uint64_t)r;
+	/* Rotate it either way: a referenced entry goes round again, and one that
+	 * fails to go is tried last next time (a written-back one is unlinked). */
+	sws_list_del_init(&en->lru);
+	sws_list_add_tail(&en->lru, &mc->lru);
+	if (en->referenced && second_chance(zs)) {
+		en->referenced = false; /* second chance */
+		sws_spin_unlock(&zs->lru_lock);
+		return LRU_ROTATE;
 	}
-	return done;
+	sws_entry_t e = en->swpentry;
+	uint16_t memcg = en->memcg;
+	sws_spin_unlock(&zs->lru_lock);
+	int rc = zswap_writeback_entry(zs, cpu, en, e, memcg);
+	if (rc) {
+		zcount(zs, cpu, SWS_MM_reject_reclaim_fail);
+		if (rc == SWS_EEXIST && arg) {
+			arg->encountered_page_in_swapcache = true;
+			return LRU_STOP;
+		}
+		return LRU_RETRY;
+	}
+	zcount(zs, cpu, SWS_MM_written_back_pages);
+	return LRU_REMOVED_RETRY;
 }
 
-/* zswap_shrinker_count(): what the shrinker may write back for @memcg. */
+/* list_lru_walk_one() on @memcg's LRU: at most *@nr_to_walk entries from the
+ * head (each one visited costs one). @return the entries written back. */
+static uint64_t list_lru_walk_one(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t memcg,
+				  struct shrink_walk *arg, uint64_t *nr_to_walk)
+{
+	struct zswap_memcg *mc = &zs->memcgs[memcg];
+	uint64_t isolated = 0;
+	while (*nr_to_walk) {
+		sws_spin_lock(&zs->lru_lock);
+		if (sws_list_empty(&mc->lru)) {
+			sws_spin_unlock(&zs->lru_lock);
+			break;
+		}
+		--*nr_to_walk; /* first, so that failing entries cannot livelock the walk */
+		struct zswap_entry *en = sws_list_entry(mc->lru.next, struct zswap_entry, lru);
+		bool alone = en->lru.next == &mc->lru;
+		enum lru_status st = shrink_memcg_cb(zs, cpu, mc, en, arg);
+		if (st == LRU_REMOVED_RETRY)
+			isolated++;
+		else if (st == LRU_STOP || (st == LRU_ROTATE && alone))
+			break; /* stopped; or list_for_each_safe() reached the end */
+	}
+	return isolated;
+}
+
+static bool writeback_possible(struct sws_zswap *zs, uint16_t memcg)
+{
+	return sws__zswap_writeback_allowed(zs, memcg) &&
+	       atomic_load_explicit(&zs->sim->nr_real_swapfiles, memory_order_relaxed);
+}
+
+/*
+ * shrink_memcg(): walk one entry of @memcg's LRU. @return 0 (one written
+ * back), SWS_EAGAIN (an entry was walked: given its second chance, or its
+ * writeback failed), SWS_ENOENT (nothing to walk: an empty LRU, writeback
+ * disabled, or no device with storage).
+ */
+static int shrink_memcg(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t memcg)
+{
+	if (!writeback_possible(zs, memcg))
+		return SWS_ENOENT;
+	uint64_t nr_to_walk = 1;
+	uint64_t shrunk = list_lru_walk_one(zs, cpu, memcg, NULL, &nr_to_walk);
+	if (nr_to_walk == 1)
+		return SWS_ENOENT;
+	return shrunk ? 0 : SWS_EAGAIN;
+}
+
+/*
+ * zswap_shrinker_count(): what the shrinker may write back for @memcg: the
+ * entries on its LRU, less the disk swap-ins seen since the last count (the
+ * new scheme; consumed, at most what the LRU holds), scaled by the memcg's
+ * own compression: MEMCG_ZSWAP_B >> PAGE_SHIFT backing pages over
+ * MEMCG_ZSWAPPED stored pages (mult_frac). A memcg with no stored pages in its
+ * stats has nothing to write back.
+ */
 static uint64_t shrinker_count(struct sws_zswap *zs, uint16_t memcg)
 {
 	struct zswap_memcg *mc = &zs->memcgs[memcg];
-	if (mc->no_writeback)
+	if (!writeback_possible(zs, memcg))
+		return 0;
+	uint64_t nr_backing = atomic_load(&mc->bytes) / SWS_PAGE_SIZE, nr_stored = atomic_load(&mc->pages);
+	if (!nr_stored)
 		return 0;
 	sws_spin_lock(&zs->lru_lock);
 	uint64_t freeable = mc->nr_lru;
 	sws_spin_unlock(&zs->lru_lock);
-	/* Disk swap-ins since the last count mean we wrote back something hot: back off
-	 * (the new scheme only). */
-	uint64_t swapins = new_scheme(zs) ? atomic_load(&mc->nr_disk_swapins) : 0;
+	if (zs->scheme == SCHEME_OLD) { /* the LRU less its protected size */
+		uint64_t prot = atomic_load(&mc->nr_zswap_protected);
+		freeable = freeable > prot ? freeable - prot : 0;
+		return (uint64_t)((unsigned __int128)freeable * nr_backing / nr_stored);
+	}
+	if (!freeable)
+		return 0;
+	/* Disk swap-ins since the last count mean we wrote back something hot: back off. */
+	uint64_t swapins = atomic_load(&mc->nr_disk_swapins);
 	while (swapins) {
 		uint64_t take = swapins < freeable ? swapins : freeable;
 		if (atomic_compare_exchange_weak(&mc->nr_disk_swapins, &swapins, swapins - take)) {
@@ -532,8 +781,29 @@ static uint64_t shrinker_count(struct sws_zswap *zs, uint16_t memcg)
 	}
 	if (!freeable)
 		return 0;
-	uint64_t stored = atomic_load(&zs->stored_pages), backing = total_pages(zs);
-	return stored ? (freeable * backing + stored - 1) / stored : freeable; /* by compression */
+	return (uint64_t)((unsigned __int128)freeable * nr_backing / nr_stored);
+}
+
+/* zswap_shrinker_scan(): one batch of @nr_to_scan. @return entries written
+ * back, or UINT64_MAX for SHRINK_STOP. */
+static uint64_t shrinker_scan_batch(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t memcg,
+				    uint64_t nr_to_scan)
+{
+	if (!writeback_possible(zs, memcg))
+		return UINT64_MAX;
+	if (zs->scheme == SCHEME_OLD) {
+		/* 6.8-6.11: abort rather than shrink into the protected region (the
+		 * kernel's unsigned arithmetic, wrap included). */
+		struct zswap_memcg *mc = &zs->memcgs[memcg];
+		sws_spin_lock(&zs->lru_lock);
+		uint64_t lru_size = mc->nr_lru;
+		sws_spin_unlock(&zs->lru_lock);
+		if (atomic_load(&mc->nr_zswap_protected) >= lru_size - nr_to_scan)
+			return UINT64_MAX;
+	}
+	struct shrink_walk arg = {false};
+	uint64_t ret = list_lru_walk_one(zs, cpu, memcg, &arg, &nr_to_scan);
+	return arg.encountered_page_in_swapcache || !ret ? UINT64_MAX : ret;
 }
 
 uint64_t sws__zswap_shrinker_scan(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t memcg,
@@ -541,13 +811,35 @@ uint64_t sws__zswap_shrinker_scan(struct sws_zswap *zs, struct sws_cpu *cpu, uin
 {
 	if (!(zs->flags & SWS_ZSWAP_SHRINKER))
 		return 0;
-	/* shrink_slab()'s proportion (DEFAULT_SEEKS = 2): the shrinker scans its
-	 * objects in the ratio the LRU pass scanned its pages. */
-	uint64_t count = shrinker_count(zs, memcg);
-	uint64_t nr = eligible ? 2 * scanned * count / (eligible + 1) : count;
-	if (nr > count)
-		nr = count;
-	return memcg_writeback(zs, cpu, memcg, nr);
+	struct zswap_memcg *mc = &zs->memcgs[memcg];
+	uint64_t freeable = shrinker_count(zs, memcg);
+	if (!freeable)
+		return 0;
+	/* do_shrink_slab(). The kernel's pressure is freeable >> priority, with the
+	 * LRU pass having scanned lru_size >> priority: here 2^-priority is the
+	 * share of the LRU this pass scanned (all of it when the LRU is empty). */
+	uint64_t nr = atomic_exchange(&mc->nr_deferred, 0);
+	unsigned __int128 num = scanned < eligible ? scanned : 1, den = scanned < eligible ? eligible : 1;
+	uint64_t delta = (uint64_t)((unsigned __int128)freeable * 4 * num / (den * DEFAULT_SEEKS));
+	uint64_t total_scan = (uint64_t)(nr * num / den) + delta;
+	if (total_scan > 2 * freeable)
+		total_scan = 2 * freeable;
+	uint64_t freed = 0, done = 0;
+	while (total_scan >= SHRINK_BATCH || total_scan >= freeable) {
+		uint64_t nr_to_scan = total_scan < SHRINK_BATCH ? total_scan : SHRINK_BATCH;
+		uint64_t ret = shrinker_scan_batch(zs, cpu, memcg, nr_to_scan);
+		if (ret == UINT64_MAX)
+			break; /* SHRINK_STOP */
+		freed += ret;
+		total_scan -= nr_to_scan;
+		done += nr_to_scan;
+	}
+	/* The work not done is deferred to the next call, at most twice the count. */
+	uint64_t next = nr + delta > done ? nr + delta - done : 0;
+	if (next > 2 * freeable)
+		next = 2 * freeable;
+	atomic_fetch_add(&mc->nr_deferred, next);
+	return freed;
 }
 
 bool sws__zswap_shrink_queued(struct sws_zswap *zs) { return atomic_load(&zs->shrink_queued); }
@@ -555,40 +847,38 @@ bool sws__zswap_shrink_queued(struct sws_zswap *zs) { return atomic_load(&zs->sh
 uint64_t sws__zswap_shrink_worker(struct sws_zswap *zs, struct sws_cpu *cpu, uint64_t budget)
 {
 	if (!atomic_load(&zs->shrink_queued) || atomic_exchange(&zs->shrink_running, true))
-		return 0; /* nothing queued, or another CPU runs it */
+		return 0; /* nothing queued, or another CPU runs it (one work item) */
+	/* The work item runs: from now on a refused store queues it again. */
+	atomic_store(&zs->shrink_queued, false);
 	if (!atomic_load_explicit(&zs->sim->nr_real_swapfiles, memory_order_relaxed)) {
-		atomic_store(&zs->shrink_queued, false); /* only xswap: no writeback */
-		atomic_store(&zs->shrink_running, false);
+		atomic_store(&zs->shrink_running, false); /* only xswap: no writeback */
 		return 0;
 	}
 	uint64_t done = 0;
-	unsigned failures = 0;
-	for (unsigned idle = 0; done < budget && total_pages(zs) > zs->accept_pages &&
-				failures < MAX_RECLAIM_RETRIES && idle < SWS_MM_MAX_MEMCGS;) {
-		uint16_t m = (uint16_t)(zs->shrink_cursor++ % SWS_MM_MAX_MEMCGS);
-		sws_spin_lock(&zs->lru_lock);
-		uint64_t on_lru = zs->memcgs[m].nr_lru;
-		sws_spin_unlock(&zs->lru_lock);
-		if (!on_lru) {
-			idle++; /* memcgs with nothing stored are not failures */
+	unsigned failures = 0, attempts = 0;
+	uint32_t end = atomic_load_explicit(&zs->memcg_hi, memory_order_relaxed); /* the iterator's NULL */
+	do {
+		if (done >= budget) {
+			atomic_store(&zs->shrink_queued, true); /* out of budget: the rest later */
+			break;
+		}
+		uint32_t m = zs->shrink_cursor;
+		zs->shrink_cursor = m >= end ? 0 : m + 1;
+		if (m >= end) { /* a full pass: a failure unless it found a memcg to shrink */
+			if (!attempts && ++failures == MAX_RECLAIM_RETRIES)
+				break;
+			attempts = 0;
 			continue;
 		}
-		idle = 0;
-		/* A pass may have to go round once: second chances are not failures either. */
-		uint64_t got = 0;
-		for (uint64_t scanned = 0; got < SHRINK_BATCH && done + got < budget &&
-					   scanned < on_lru + SHRINK_BATCH;
-		     scanned++) {
-			int r = writeback_one(zs, cpu, m);
-			if (r < 0)
-				break;
-			got += (uint64_t)r;
-		}
-		done += got;
-		failures = got ? 0 : failures + 1;
-	}
-	if (total_pages(zs) <= zs->accept_pages || failures >= MAX_RECLAIM_RETRIES)
-		atomic_store(&zs->shrink_queued, false);
+		int rc = shrink_memcg(zs, cpu, (uint16_t)m);
+		if (rc == SWS_ENOENT)
+			continue; /* nothing to write back there: not a candidate */
+		attempts++;
+		if (!rc)
+			done++;
+		else if (++failures == MAX_RECLAIM_RETRIES)
+			break;
+	} while (total_pages(zs) > zs->accept_pages);
 	atomic_store(&zs->shrink_running, false);
 	return done;
 }
@@ -599,6 +889,8 @@ int sws__zswap_memcg_set(struct sws_zswap *zs, uint16_t memcg, uint64_t max_byte
 {
 	if (memcg >= SWS_MM_MAX_MEMCGS)
 		return SWS_EINVAL;
+	if (zs->cgroup_v1 && (max_bytes || !writeback))
+		return SWS_EOPNOTSUPP; /* memory.zswap.max and .writeback are v2 files */
 	atomic_store(&zs->memcgs[memcg].max_bytes, max_bytes);
 	atomic_store(&zs->memcgs[memcg].no_writeback, !writeback);
 	return 0;
@@ -627,7 +919,9 @@ int sws__zswap_create(struct sws_sim *sim, const struct sws_zswap_config *cfg, u
 {
 	uint32_t maxp = cfg->max_pool_percent ? cfg->max_pool_percent : 20;
 	uint32_t acc = cfg->accept_threshold_percent ? cfg->accept_threshold_percent : 90;
-	if (maxp > 100 || acc > 100 || (cfg->flags & ~(SWS_ZSWAP_SHRINKER | SWS_ZSWAP_OLD_SCHEME)))
+	const uint32_t flags = SWS_ZSWAP_SHRINKER | SWS_ZSWAP_OLD_SCHEME | SWS_ZSWAP_SECOND_CHANCE_ONLY;
+	if (maxp > 100 || acc > 100 || (cfg->flags & ~flags) || cfg->cgroup > SWS_ZSWAP_CGROUP_V2 ||
+	    ((cfg->flags & SWS_ZSWAP_OLD_SCHEME) && (cfg->flags & SWS_ZSWAP_SECOND_CHANCE_ONLY)))
 		return SWS_EINVAL;
 	struct sws_zcomp_spec spec;
 	if (sws__zcomp_parse(cfg->compressor ? cfg->compressor : "lz4", &spec))
@@ -638,7 +932,11 @@ int sws__zswap_create(struct sws_sim *sim, const struct sws_zswap_config *cfg, u
 	zs->sim = sim;
 	zs->mem = &sim->mem;
 	zs->flags = cfg->flags;
+	zs->scheme = (cfg->flags & SWS_ZSWAP_OLD_SCHEME)		  ? SCHEME_OLD
+		     : (cfg->flags & SWS_ZSWAP_SECOND_CHANCE_ONLY) ? SCHEME_SECOND_CHANCE
+								   : SCHEME_BOTH;
 	zs->in_design = sws__zswap_in_design(sim);
+	zs->cgroup_v1 = cfg->cgroup == SWS_ZSWAP_CGROUP_V1;
 	zs->max_pages = ram_pages * maxp / 100;
 	zs->accept_pages = zs->max_pages * acc / 100;
 	zs->wb = *wb;

@@ -12,7 +12,7 @@
 struct sws_zswap;
 
 /*
- * How zswap writes an entry back: the memory model pins the slot with a new
+ * The memory model's side of zswap. How zswap writes an entry back: the memory model pins the slot with a new
  * folio in the swap cache (begin; SWS_EEXIST when the page is being swapped
  * in, SWS_ENOENT when the slot was freed, SWS_ENOMEM), then writes the page to
  * the device and drops the folio (end with the bytes), or just drops it
@@ -24,6 +24,9 @@ struct sws_zswap_wb_ops {
 	 * folio keeps the page; or @page was NULL) */
 	bool (*end)(void *ctx, struct sws_cpu *cpu, sws_entry_t e, uint64_t token, const void *page);
 	void *ctx;
+	/* Cgroup v2: @pages more (or fewer) of @memcg's usage, the pool's compressed
+	 * bytes in whole pages; never refused. NULL: nothing charged. */
+	void (*charge)(void *ctx, uint16_t memcg, int64_t pages);
 };
 
 /* Counters zswap bumps on the calling CPU, by the memory model's enum. */
@@ -38,9 +41,17 @@ void sws__zswap_destroy(struct sws_zswap *zs);
 int sws__zswap_swapon(struct sws_zswap *zs, unsigned type, uint64_t max);
 void sws__zswap_swapoff(struct sws_zswap *zs, unsigned type);
 
-/* zswap_store() of one page. @return 0 (stored), or a refusal: SWS_ENOSPC
+/* zswap_store() of a folio of @nr pages on slots @e.. (@fill gives page @i's
+ * bytes): the memcg's zswap.max and the pool's limit are checked once, then
+ * every page goes in, or none (a page that fails takes the folio's entries
+ * with it, and any stale ones of the range). A refusal while the pool is full
+ * queues the shrink worker. @return 0 (stored), or a refusal: SWS_ENOSPC
  * (pool full or memcg at zswap.max), SWS_ENOMEM, SWS_EINVAL (incompressible
- * and writeback not allowed), SWS_EIO (compressor failed). */
+ * and writeback not allowed, or slots outside the device), SWS_EIO
+ * (compressor failed). */
+int sws__zswap_store_folio(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e, unsigned nr,
+			   uint16_t memcg, void (*fill)(void *ctx, unsigned i, void *page), void *ctx);
+/* The same for one page. */
 int sws__zswap_store(struct sws_zswap *zs, struct sws_cpu *cpu, sws_entry_t e, uint16_t memcg,
 		     const void *page);
 /* zswap_load(): @return 0 and the page (the entry is gone: exclusive load),

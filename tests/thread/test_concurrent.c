@@ -11,12 +11,20 @@
  *
  * Readers against a writer: lock-free lookups and shadow reads hammer the
  * clusters a writer keeps filling with order-9 folios and order-0 runs and
- * freeing again, so swap tables (and XArray nodes) are released through RCU
- * while readers are inside them.
+ * freeing again, so swap tables (XArray nodes; vswap's clusters and cluster
+ * map nodes) are released through RCU while readers are inside them. Under
+ * vswap a lookup takes the cluster lock, and the readers also probe the
+ * physical device: every per-slot call must refuse its entries.
  *
  * After the threads are joined: sws_swap_check() passes, every slot is free,
  * nr_swapcache is 0, and after sws_sim_quiesce() the dynamic memory is what
  * it was right after swapon.
+ *
+ * Both run on every design (mt_designs.h). Under vswap the entries are
+ * virtual: every allocated entry must be of the virtual device (on the other
+ * designs, of a device swapped on), the readers probe the virtual device, the
+ * totals are exactly the physical devices' slots, and the virtual device too
+ * has no slot in use at the end.
  */
 #include <pthread.h>
 #include <stdarg.h>
@@ -25,19 +33,17 @@
 #include <string.h>
 #include <time.h>
 
-#include "testutil.h"
+#include "mt_designs.h"
 
 #define NTHREADS 4
 #define MAXOWN 48          /* folios a mixed thread holds at most */
 #define MIXED_ITERS 25000  /* operations per mixed thread */
-#define MAX_REFS 12        /* counts stay inline in both backends: no extend table, no continuation */
+#define MAX_REFS 12        /* counts stay inline in every design: no extend table, no continuation */
 #define WRITER_CYCLES 24    /* at least this many fill/free cycles... */
 #define WRITER_MIN_NS 300000000ull /* ...and this long, so RCU callbacks run while readers read */
 #define WRITER_MAX_CYCLES 100000
+#define WRITER_MAX_NS 10000000000ull /* ...or, until an RCU callback has run, at most this long */
 #define NREADERS 3
-
-static enum sws_backend backend_table = SWS_BACKEND_SWAP_TABLE;
-static enum sws_backend backend_xarray = SWS_BACKEND_XARRAY;
 
 /* PFNs are (thread + 1) << 32 | sequence; shadows (thread + 1) << 40 | sequence. */
 #define PFN_OF(tid, seq) (((uint64_t)(tid) + 1) << 32 | (seq))
@@ -45,6 +51,7 @@ static enum sws_backend backend_xarray = SWS_BACKEND_XARRAY;
 
 struct shared {
 	struct sws_sim *sim;
+	bool alloc_type[SWS_MAX_SWAPFILES]; /* the device types folio_alloc_swap() may hand out */
 	pthread_barrier_t start; /* every thread attached: go */
 	atomic_int failed;
 	char msg[512];
@@ -206,6 +213,8 @@ static void *mixed_thread(void *arg)
 			if (rc == SWS_ENOSPC)
 				continue;
 			TCHECK(w, !rc, "thread %d: alloc order %u: %s", w->id, order, sws_error_name(rc));
+			TCHECK(w, sws_swp_type(e) < SWS_MAX_SWAPFILES && sh->alloc_type[sws_swp_type(e)],
+			       "thread %d: allocated an entry of device %u", w->id, sws_swp_type(e));
 			unsigned nr = 1u << order;
 			TCHECK(w, sws_swp_offset(e) % nr == 0, "thread %d: order %u folio at unaligned %llu", w->id,
 			       order, (unsigned long long)sws_swp_offset(e));
@@ -325,6 +334,25 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+static uint64_t rcu_frees(struct sws_sim *sim)
+{
+	struct sws_stats st;
+	sws_stats_snapshot(sim, &st);
+	return st.counters[SWS_CTR_swap_table_free] + st.counters[SWS_CTR_xa_node_free] +
+	       st.counters[SWS_CTR_vswap_cluster_free];
+}
+
+/* On 2 CPUs busy readers can starve the RCU callback thread (under vswap they
+ * spin on cluster locks inside read-side sections): the writer goes on until
+ * a callback ran, so that one surely did while the readers read. */
+static bool writer_goes_on(struct shared *sh, unsigned cycle, uint64_t t0)
+{
+	if (cycle >= WRITER_MAX_CYCLES || atomic_load(&sh->failed))
+		return false;
+	uint64_t dt = now_ns() - t0;
+	return cycle < WRITER_CYCLES || dt < WRITER_MIN_NS || (dt < WRITER_MAX_NS && !rcu_frees(sh->sim));
+}
+
 static void *writer_thread(void *arg)
 {
 	struct worker *w = arg;
@@ -343,9 +371,7 @@ static void *writer_thread(void *arg)
 	}
 	uint64_t t0 = now_ns();
 	unsigned cycle;
-	for (cycle = 0; (cycle < WRITER_CYCLES || now_ns() - t0 < WRITER_MIN_NS) && cycle < WRITER_MAX_CYCLES &&
-			!atomic_load(&sh->failed);
-	     cycle++) {
+	for (cycle = 0; writer_goes_on(sh, cycle, t0); cycle++) {
 		unsigned n = 0;
 		/* Fill: whole clusters (order 9), or runs of order-0 folios on odd cycles. */
 		unsigned order = cycle % 2 ? 0 : 9;
@@ -356,6 +382,8 @@ static void *writer_thread(void *arg)
 			if (rc == SWS_ENOSPC)
 				break;
 			TCHECK(w, !rc, "writer: alloc order %u: %s", order, sws_error_name(rc));
+			TCHECK(w, sws_swp_type(e[n]) < SWS_MAX_SWAPFILES && sh->alloc_type[sws_swp_type(e[n])],
+			       "writer: allocated an entry of device %u", sws_swp_type(e[n]));
 			nr[n] = 1u << order;
 			atomic_store_explicit(&sh->pub[0][n], e[n], memory_order_release);
 			n++;
@@ -391,9 +419,7 @@ static void *writer_thread(void *arg)
 		}
 		sws_swap_do_deferred_work(sh->sim, 4);
 	}
-	struct sws_stats st;
-	sws_stats_snapshot(sh->sim, &st);
-	sh->rcu_frees_while_reading = st.counters[SWS_CTR_swap_table_free] + st.counters[SWS_CTR_xa_node_free];
+	sh->rcu_frees_while_reading = rcu_frees(sh->sim);
 	sh->writer_cycles = cycle;
 out:
 	sws_cpu_detach(cpu);
@@ -406,8 +432,27 @@ struct reader_arg {
 	struct worker w;
 	int type;
 	uint64_t max;
+	int phys_type; /* vswap: the physical device, whose entries per-slot calls refuse; -1 */
+	uint64_t phys_max;
 	uint64_t loops;
 };
+
+/* vswap: a physical entry is no entry for per-slot calls. */
+static bool peek_physical(struct worker *w, struct sws_cpu *cpu, sws_entry_t e)
+{
+	uint64_t shadow = 0;
+	uint32_t count = 0;
+	uint64_t pfn = sws_swap_cache_lookup(cpu, e);
+	int rc1 = sws_swap_cache_get_shadow(cpu, e, &shadow);
+	int rc2 = sws_swap_count(cpu, e, &count);
+	if (pfn || rc1 != SWS_EBADENTRY || rc2 != SWS_EBADENTRY) {
+		tfail(w->sh, "reader %d: physical entry %u:%llu: lookup %#llx, get_shadow %s, count %s", w->id,
+		      sws_swp_type(e), (unsigned long long)sws_swp_offset(e), (unsigned long long)pfn,
+		      sws_error_name(rc1), sws_error_name(rc2));
+		return false;
+	}
+	return true;
+}
 
 static void *reader_thread(void *arg)
 {
@@ -433,6 +478,9 @@ static void *reader_thread(void *arg)
 								  rnd(w, SWS_CLUSTER_SLOTS));
 		if (!peek_foreign(w, cpu, e))
 			break;
+		if (ra->phys_type >= 0 && rnd(w, 8) == 0 &&
+		    !peek_physical(w, cpu, sws_swp_entry((unsigned)ra->phys_type, 1 + rnd(w, ra->phys_max))))
+			break;
 		ra->loops++;
 	}
 	sws_cpu_detach(cpu);
@@ -446,6 +494,7 @@ struct run {
 	uint64_t baseline;
 	int types[3];
 	unsigned ndev;
+	int vtype; /* vswap: the virtual device; -1 on the other designs */
 };
 
 static void run_open(struct run *r, enum sws_backend backend, const struct sws_device_config *dc, unsigned ndev,
@@ -458,6 +507,14 @@ static void run_open(struct run *r, enum sws_backend backend, const struct sws_d
 	r->ndev = ndev;
 	for (unsigned i = 0; i < ndev; i++)
 		assert_sws(0, sws_swapon(r->sh.sim, &dc[i], &r->types[i]));
+	r->vtype = mt_virtual_type(r->sh.sim);
+	assert_int_equal(r->vtype >= 0, backend == SWS_BACKEND_VSWAP);
+	if (r->vtype >= 0) {
+		r->sh.alloc_type[r->vtype] = true; /* virtual entries only */
+	} else {
+		for (unsigned i = 0; i < ndev; i++)
+			r->sh.alloc_type[r->types[i]] = true;
+	}
 	struct sws_memory_usage mu;
 	sws_sim_quiesce(r->sh.sim);
 	sws_sim_memory_usage(r->sh.sim, &mu);
@@ -476,7 +533,7 @@ static void run_close(struct run *r)
 		fail_msg("%s", msg);
 	}
 	assert_consistent(sim);
-	uint64_t total, free_slots;
+	uint64_t total, free_slots, pages = 0;
 	sws_swap_totals(sim, &total, &free_slots);
 	assert_int_equal(free_slots, total);
 	struct sws_stats st;
@@ -485,6 +542,13 @@ static void run_close(struct run *r)
 	for (unsigned i = 0; i < r->ndev; i++) {
 		struct sws_device_info di;
 		assert_sws(0, sws_device_info(sim, r->types[i], &di));
+		assert_int_equal(di.inuse_pages, 0);
+		pages += di.pages;
+	}
+	assert_int_equal(total, pages); /* vswap too: the totals are physical */
+	if (r->vtype >= 0) {
+		struct sws_device_info di;
+		assert_sws(0, sws_device_info(sim, r->vtype, &di));
 		assert_int_equal(di.inuse_pages, 0);
 	}
 	sws_swap_do_deferred_work(sim, UINT32_MAX);
@@ -537,9 +601,20 @@ static void test_readers_vs_writer(void **state)
 	run_open(r, *(enum sws_backend *)*state, &dc, 1, 1 + NREADERS);
 	struct worker writer = {.sh = &r->sh, .id = 0, .rng = 99};
 	struct reader_arg ra[NREADERS];
+	/* Random probes go to the device the entries come from: under vswap the
+	 * virtual one, as far as it is mapped now (it grows while the writer runs). */
+	int ptype = r->types[0];
+	uint64_t pmax = dc.nr_slots + 8;
+	if (r->vtype >= 0) {
+		struct sws_device_info di;
+		assert_sws(0, sws_device_info(r->sh.sim, r->vtype, &di));
+		ptype = r->vtype;
+		pmax = (uint64_t)di.nr_clusters * SWS_CLUSTER_SLOTS + 8; /* di.max: the 2^32 it reserves */
+	}
 	for (int i = 0; i < NREADERS; i++) {
 		ra[i] = (struct reader_arg){.w = {.sh = &r->sh, .id = 1 + i, .rng = 1000 + (uint64_t)i},
-					    .type = r->types[0], .max = dc.nr_slots + 8};
+					    .type = ptype, .max = pmax, .phys_type = r->vtype >= 0 ? r->types[0] : -1,
+					    .phys_max = dc.nr_slots - 1};
 		assert_int_equal(pthread_create(&ra[i].w.th, NULL, reader_thread, &ra[i]), 0);
 	}
 	assert_int_equal(pthread_create(&writer.th, NULL, writer_thread, &writer), 0);
@@ -561,10 +636,8 @@ static void test_readers_vs_writer(void **state)
 	test_free(r);
 }
 
-#define BOTH(fn) cmocka_unit_test_prestate(fn, &backend_table), cmocka_unit_test_prestate(fn, &backend_xarray)
-
 int main(void)
 {
-	const struct CMUnitTest tests[] = {BOTH(test_mixed), BOTH(test_readers_vs_writer)};
+	const struct CMUnitTest tests[] = {ALL_DESIGNS(test_mixed), ALL_DESIGNS(test_readers_vs_writer)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

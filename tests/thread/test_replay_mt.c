@@ -1,13 +1,14 @@
 /*
- * test_replay_mt.c - multi-threaded replays on both backends (run under TSan in
- * CI): zipf tasks spread over 4 workers with tasks migrating CPUs, usemem with
- * synchronised start and free, and bgsave's fork + copy-on-write, in verify
- * mode; every record runs, the swap core stays consistent, and the fault count
- * of a workload whose pages each task touches is the same on both backends.
+ * test_replay_mt.c - multi-threaded replays on every design (mt_designs.h; run
+ * under TSan in CI): zipf tasks spread over 4 workers with tasks migrating
+ * CPUs, usemem with synchronised start and free, and bgsave's fork +
+ * copy-on-write, in verify mode; every record runs, the swap core stays
+ * consistent, and the first-touch count of a workload whose pages each task
+ * touches is the same on every design.
  */
 #include <string.h>
 
-#include "testutil.h"
+#include "mt_designs.h"
 #include <swapsim/replay.h>
 
 static void run_flags(enum sws_backend backend, const struct sws_workload_config *wc,
@@ -49,53 +50,43 @@ static void run(enum sws_backend backend, const struct sws_workload_config *wc,
 /* zswap in front of the device: stores, loads, writeback, all verified, on 4 threads. */
 static void test_mt_zswap(void **state)
 {
-	(void)state;
 	struct sws_workload_config wc = {.kind = SWS_WORKLOAD_ZIPF, .bytes = 4 << 20, .nr_tasks = 6,
 					 .nr_accesses = 30000, .write_pct = 50, .seed = 5};
 	struct sws_replay_report rep;
-	run_flags(SWS_BACKEND_SWAP_TABLE, &wc, &rep, SWS_REPLAY_ZSWAP);
-	assert_true(rep.mm.counters[SWS_MM_zswpout] > 0 && rep.mm.counters[SWS_MM_zswpin] > 0);
-	run_flags(SWS_BACKEND_XARRAY, &wc, &rep, SWS_REPLAY_ZSWAP);
+	run_flags(*(enum sws_backend *)*state, &wc, &rep, SWS_REPLAY_ZSWAP);
 	assert_true(rep.mm.counters[SWS_MM_zswpout] > 0 && rep.mm.counters[SWS_MM_zswpin] > 0);
 }
 
 static void test_mt_zipf(void **state)
 {
-	(void)state;
 	struct sws_workload_config wc = {.kind = SWS_WORKLOAD_ZIPF, .bytes = 2 << 20, .nr_tasks = 6,
 					 .nr_accesses = 30000, .write_pct = 50, .seed = 9};
 	struct sws_replay_report rep;
-	run(SWS_BACKEND_SWAP_TABLE, &wc, &rep);
-	assert_true(rep.mm.counters[SWS_MM_pswpout] > 0);
-	run(SWS_BACKEND_XARRAY, &wc, &rep);
+	run(*(enum sws_backend *)*state, &wc, &rep);
 	assert_true(rep.mm.counters[SWS_MM_pswpout] > 0);
 }
 
 static void test_mt_usemem_bgsave(void **state)
 {
-	(void)state;
+	enum sws_backend b = *(enum sws_backend *)*state;
 	struct sws_workload_config um = {.kind = SWS_WORKLOAD_USEMEM, .bytes = 1 << 20, .nr_tasks = 4,
 					 .repeat = 2, .flags = SWS_USEMEM_SYNC_RW | SWS_USEMEM_SYNC_FREE |
 							       SWS_USEMEM_READ_AGAIN | SWS_USEMEM_RANDOM};
 	struct sws_workload_config bg = {.kind = SWS_WORKLOAD_BGSAVE, .bytes = 2 << 20, .seed = 4};
-	struct sws_replay_report a, b;
-	run(SWS_BACKEND_SWAP_TABLE, &um, &a);
-	run(SWS_BACKEND_XARRAY, &um, &b);
-	/* First touches are per page of each task, whatever the threads do. */
-	assert_int_equal(a.mm.counters[SWS_MM_first_touch], 4 * 256);
-	assert_int_equal(b.mm.counters[SWS_MM_first_touch], 4 * 256);
-	run(SWS_BACKEND_SWAP_TABLE, &bg, &a);
-	run(SWS_BACKEND_XARRAY, &bg, &b);
-	assert_int_equal(a.nr_tasks, 2);
-	assert_int_equal(b.nr_tasks, 2);
+	struct sws_replay_report rep;
+	run(b, &um, &rep);
+	/* First touches are per page of each task, whatever the threads and the design do. */
+	assert_int_equal(rep.mm.counters[SWS_MM_first_touch], 4 * 256);
+	run(b, &bg, &rep);
+	assert_int_equal(rep.nr_tasks, 2);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_mt_zipf),
-		cmocka_unit_test(test_mt_usemem_bgsave),
-		cmocka_unit_test(test_mt_zswap),
+		ALL_DESIGNS(test_mt_zipf),
+		ALL_DESIGNS(test_mt_usemem_bgsave),
+		ALL_DESIGNS(test_mt_zswap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

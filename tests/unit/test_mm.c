@@ -532,6 +532,63 @@ static void test_active_inactive_balance(void **state)
 	env_close(&e);
 }
 
+/*
+ * A page shared since a fork and swapped out is swapped in by both sides: the
+ * second swap-in drops the last swap count but the folio is mapped twice, so
+ * it is mapped read-only and a write copies it (do_swap_page()'s exclusive
+ * test); the other side keeps its contents.
+ */
+static void test_swapin_shared_readonly(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_mm_config mc = {.ram_pages = 256, .page_cluster = 1, .flags = SWS_MM_VERIFY};
+	struct env e;
+	env_open(&e, b, 1024, SWS_SWP_SOLIDSTATE, SWS_BACKING_MEMORY, &mc);
+	uint32_t parent, child;
+	assert_sws(0, sws_mm_space_create(e.mm, 0, &parent));
+	assert_access(sws_mm_access(e.cpu, e.mm, parent, PG(0), true));
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, parent, PG(0), SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	assert_sws(0, sws_mm_fork(e.cpu, e.mm, parent, &child));
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, parent, PG(0), false), 1); /* count 2 -> 1 */
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, child, PG(0), false), 1);  /* swap cache hit, count 0 */
+	uint64_t cow = stats(&e).counters[SWS_MM_cow_fault];
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, child, PG(0), true), 1);   /* not a hit: a copy */
+	assert_int_equal(stats(&e).counters[SWS_MM_cow_fault], cow + 1);
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, parent, PG(0), false), 0); /* its own contents */
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, child, PG(0), false), 0);
+	assert_int_equal(stats(&e).counters[SWS_MM_verify_fail], 0);
+	assert_sws(0, sws_mm_exit(e.cpu, e.mm, child));
+	env_close(&e);
+}
+
+/*
+ * folio_add_lru(): a CPU's new folios wait in its batch (31) until it fills or
+ * the CPU drains it (lru_add_drain(): its own reclaim, munmap, exit,
+ * MADV_PAGEOUT); reclaim on another CPU cannot see them yet.
+ */
+static void test_lru_add_batch(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_mm_config mc = {.ram_pages = 1024};
+	struct env e;
+	env_open(&e, b, 4096, SWS_SWP_SOLIDSTATE, SWS_BACKING_NONE, &mc);
+	struct sws_cpu *other;
+	assert_sws(0, sws_cpu_attach(e.sim, &other));
+	uint16_t cg;
+	uint32_t a;
+	assert_sws(0, sws_mm_memcg_create(e.mm, 0, &cg));
+	assert_sws(0, sws_mm_space_create(e.mm, cg, &a));
+	for (unsigned p = 0; p < 10; p++)
+		assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(p), true), 1);
+	assert_int_equal(sws_mm_reclaim(other, e.mm, cg, 100), 0); /* all ten in e.cpu's batch */
+	assert_int_equal(sws_mm_reclaim(e.cpu, e.mm, cg, 100), 10); /* drained, then reclaimed */
+	for (unsigned p = 10; p < 10 + 31; p++) /* a full batch drains itself */
+		assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(p), true), 1);
+	assert_int_equal(sws_mm_reclaim(other, e.mm, cg, 100), 31);
+	sws_cpu_detach(other);
+	env_close(&e);
+}
+
 /* mTHP regions swap out whole folios; with no room for them, they are split. */
 static void test_mthp(void **state)
 {
@@ -891,7 +948,8 @@ int main(void)
 		BOTH(test_free_path_lookups),  BOTH(test_free_path_swap_full),
 		BOTH(test_readahead_skips_free_slots), BOTH(test_vma_readahead_hit_address),
 		BOTH(test_madv_free),          BOTH(test_readahead_window_shrinks),
-		BOTH(test_active_inactive_balance),
+		BOTH(test_active_inactive_balance), BOTH(test_swapin_shared_readonly),
+		BOTH(test_lru_add_batch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -180,6 +180,94 @@ static void test_determinism(void **state)
 	assert_memory_equal(a.memory.bytes, b.memory.bytes, sizeof(a.memory.bytes));
 }
 
+/* ---- kbuild ----------------------------------------------------------------------------- */
+
+/*
+ * The kernel-build workload's shape: make (pid 1000) maps its region and writes
+ * its cold data and its own memory first; jobs (pids 1001.. in order), at most
+ * -j at once, each map a heap, touch only it (or make's window), unmap and exit;
+ * make goes last. Seeded: the same seed gives the same records.
+ */
+static uint64_t kbuild_walk(uint64_t seed, uint64_t cold, uint64_t *records)
+{
+	struct sws_workload_config wc = {.kind = SWS_WORKLOAD_KBUILD, .bytes = 4u << 20, .nr_tasks = 4,
+					 .repeat = 3, .seed = seed, .cold_bytes = cold};
+	struct sws_workload *wl;
+	assert_sws(0, sws_workload_create(&wc, &wl));
+	struct sws_replay_source src = sws_workload_source(wl);
+	struct sws_trace_record rec;
+	uint64_t n = 0, hash = 1469598103934665603ull, make_pages = 0, heap[4096] = {0};
+	uint32_t live = 0, max_live = 0, next_pid = 1001, last_pid = 0;
+	uint64_t pages = (4u << 20) / SWS_PAGE_SIZE, front = cold / SWS_PAGE_SIZE + pages / 8;
+	while (src.next(src.ctx, &rec) == 1) {
+		hash = (hash ^ (rec.op * 31 + rec.pid * 7 + rec.addr + rec.flags)) * 1099511628211ull;
+		if (n == 0) {
+			assert_int_equal(rec.op, SWS_TRACE_MMAP);
+			assert_int_equal(rec.pid, 1000);
+			make_pages = rec.len / SWS_PAGE_SIZE;
+			assert_int_equal(make_pages, front + 3 * (pages / 8));
+		} else if (n <= front) { /* the cold data, then make's own memory, written in order */
+			assert_int_equal(rec.op, SWS_TRACE_ACCESS);
+			assert_int_equal(rec.pid, 1000);
+			assert_int_equal(rec.addr, 0x7f0000000000ull + (n - 1) * SWS_PAGE_SIZE);
+			assert_true(rec.flags & SWS_TRACE_F_WRITE);
+		} else if (rec.pid == 1000) {
+			if (rec.op == SWS_TRACE_ACCESS) /* a window access: past make's cold memory */
+				assert_true((rec.addr - 0x7f0000000000ull) / SWS_PAGE_SIZE >= front &&
+					    (rec.addr - 0x7f0000000000ull) / SWS_PAGE_SIZE < make_pages);
+			else
+				assert_int_equal(live, 0); /* make's MUNMAP and EXIT come last */
+		} else {
+			uint32_t j = rec.pid - 1001;
+			assert_true(j < 4096);
+			if (rec.op == SWS_TRACE_MMAP) {
+				assert_int_equal(rec.pid, next_pid++);
+				heap[j] = rec.len / SWS_PAGE_SIZE;
+				max_live = ++live > max_live ? live : max_live;
+			} else if (rec.op == SWS_TRACE_ACCESS) {
+				assert_true(heap[j] && (rec.addr - 0x7f0000000000ull) / SWS_PAGE_SIZE < heap[j]);
+			} else if (rec.op == SWS_TRACE_EXIT) {
+				heap[j] = 0;
+				live--;
+			}
+		}
+		last_pid = rec.pid;
+		n++;
+	}
+	assert_int_equal(n, sws_workload_total(wl));
+	assert_int_equal(last_pid, 1000);
+	assert_int_equal(max_live, 4);
+	assert_int_equal(live, 0);
+	assert_true(next_pid > 1001 + 5); /* more jobs than slots: short-lived */
+	*records = n;
+	sws_workload_destroy(wl);
+	return hash;
+}
+
+static void test_kbuild_workload(void **state)
+{
+	(void)state;
+	uint64_t n1, n2, n3, n4;
+	uint64_t a = kbuild_walk(5, 0, &n1), b = kbuild_walk(5, 0, &n2), c = kbuild_walk(6, 0, &n3);
+	assert_int_equal(a, b);
+	assert_int_equal(n1, n2);
+	assert_true(a != c);
+	kbuild_walk(5, 2u << 20, &n4);
+	assert_int_equal(n4, n1 + 512); /* the cold data: 512 more writes */
+	/* It replays, and nothing fails. */
+	struct sws_replay_config cfg = small_config(SWS_BACKEND_SWAP_TABLE, 1);
+	cfg.flags = SWS_REPLAY_ZSWAP;
+	cfg.zswap.flags = SWS_ZSWAP_SHRINKER;
+	struct sws_workload_config wc = {.kind = SWS_WORKLOAD_KBUILD, .bytes = 3u << 20, .seed = 1};
+	struct sws_replay_report rep;
+	run_workload(&cfg, &wc, &rep, NULL);
+	assert_int_equal(rep.errors, 0);
+	assert_true(rep.mm.counters[SWS_MM_zswpout] > 0 && rep.mm.counters[SWS_MM_zswpin] > 0);
+	struct sws_workload_config bad = {.kind = SWS_WORKLOAD_ZIPF, .bytes = 1u << 20, .cold_bytes = 4096};
+	struct sws_workload *wl;
+	assert_sws(SWS_EINVAL, sws_workload_create(&bad, &wl)); /* cold data is kbuild's */
+}
+
 /* ---- usemem output -------------------------------------------------------------------- */
 
 static void test_usemem_lines(void **state)
@@ -844,6 +932,52 @@ static void test_oom_bounds_reclaim(void **state)
 }
 
 /*
+ * zswap's shrink worker is a work item: queued by a store refused while the
+ * pool is full, it runs right after that record, not at the next kswapd step.
+ * Deferred work never comes during this run (deferred_every is larger than the
+ * run), yet the pool is written back while the run goes on.
+ */
+struct wb_watch {
+	struct sws_replay *r;
+	uint64_t zswpwb;
+};
+
+static void wb_hook(void *ctx, unsigned worker, const struct sws_trace_record *rec)
+{
+	struct wb_watch *w = ctx;
+	(void)worker, (void)rec;
+	struct sws_mm_stats st;
+	sws_mm_stats(sws_replay_mm(w->r), &st);
+	w->zswpwb = st.counters[SWS_MM_zswpwb];
+}
+
+static void test_zswap_worker_prompt(void **state)
+{
+	(void)state;
+	struct sws_replay_config cfg = small_config(SWS_BACKEND_SWAP_TABLE, 1);
+	cfg.deferred_every = 1u << 30;
+	cfg.flags = SWS_REPLAY_ZSWAP;
+	cfg.zswap.max_pool_percent = 4; /* 40 pages */
+	struct wb_watch w = {0};
+	cfg.on_record = wb_hook;
+	cfg.cb_ctx = &w;
+	struct sws_workload_config wc = {.kind = SWS_WORKLOAD_USEMEM, .bytes = 8u << 20, .repeat = 2};
+	struct sws_workload *wl;
+	assert_sws(0, sws_workload_create(&wc, &wl));
+	sws_workload_content(wl, cfg.content_weight);
+	assert_sws(0, sws_replay_create(&cfg, &w.r));
+	struct sws_replay_source src = sws_workload_source(wl);
+	assert_sws(0, sws_replay_run(w.r, &src));
+	struct sws_replay_report rep;
+	assert_sws(0, sws_replay_report(w.r, &rep));
+	assert_true(rep.mm.counters[SWS_MM_pool_limit_hit] > 0);
+	assert_true(w.zswpwb > 0); /* seen before the last record: written back during the run */
+	assert_true(rep.time.kswapd_ns > 0); /* charged to background, not to the task */
+	sws_replay_destroy(w.r);
+	sws_workload_destroy(wl);
+}
+
+/*
  * Simulated time: the same usemem input on an HDD and on an NVMe device. The
  * writes reclaim waits for and the reads faults wait for are modelled device
  * time (iowait); on pmem, a SYNCHRONOUS_IO device, the same modelled time is
@@ -1047,6 +1181,8 @@ int main(void)
 		cmocka_unit_test(test_swap_kinds),
 		cmocka_unit_test(test_xswap_replay),
 		cmocka_unit_test(test_oom_bounds_reclaim),
+		cmocka_unit_test(test_zswap_worker_prompt),
+		cmocka_unit_test(test_kbuild_workload),
 		cmocka_unit_test(test_simulated_time),
 		cmocka_unit_test(test_repeats_json),
 		cmocka_unit_test(test_backing_files),

@@ -593,6 +593,35 @@ static void test_cap_holds_when_memcg_fills(void **state)
 	xenv_close(&e);
 }
 
+/* A large folio zswap refuses on an xswap device stays in the swap cache with
+ * its PTEs swap entries (swap_writeout's "activate"); a fault on one of its
+ * pages finds it there and maps the page (the folio split to do so). */
+static void test_large_folio_kept_in_swap_cache(void **state)
+{
+	(void)state;
+	struct xenv e;
+	struct sws_zswap_config zc = {.max_pool_percent = 1};
+	xenv_open_cfg(&e, 16384, &zc, NULL, 0, -1);
+	assert_sws(0, sws_mm_mmap(e.mm, e.asid, PG(0), 1024ull * SWS_PAGE_SIZE, SWS_MM_MAP_ORDER(4)));
+	for (unsigned p = 0; p < 1024; p++)
+		assert_true(sws_mm_access(e.cpu, e.mm, e.asid, PG(p), true) >= 0);
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, e.asid, PG(0), 1024ull * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	struct sws_mm_stats s;
+	sws_mm_stats(e.mm, &s);
+	assert_true(s.counters[SWS_MM_xswap_reject_activate] > 0); /* the pool is full: some stayed */
+	for (unsigned p = 0; p < 1024; p++) {
+		int rc = sws_mm_access(e.cpu, e.mm, e.asid, PG(p), false);
+		if (rc < 0)
+			fail_msg("page %u: %s", p, sws_error_name(rc));
+	}
+	sws_mm_stats(e.mm, &s);
+	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
+	assert_true(s.counters[SWS_MM_swapcache_hit] > 0);
+	assert_sws(0, sws_mm_exit(e.cpu, e.mm, e.asid));
+	assert_totals(&e);
+	xenv_close(&e);
+}
+
 /* Swap out then back in sequentially; @return pages read ahead. */
 static uint64_t readahead_pages(struct xenv *e, unsigned pages)
 {
@@ -831,6 +860,7 @@ int main(void)
 		cmocka_unit_test(test_grow_one_chunk_at_a_time),
 		cmocka_unit_test(test_shrink_gives_memory_back),
 		cmocka_unit_test(test_shrink_waits_below_half_in_use),
+		cmocka_unit_test(test_large_folio_kept_in_swap_cache),
 		cmocka_unit_test(test_shrink_with_live_entries_then_destroy),
 		cmocka_unit_test(test_limit_clamps_and_raises),
 		cmocka_unit_test(test_limit_below_mapped_in_use),

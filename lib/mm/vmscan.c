@@ -1,6 +1,7 @@
 /*
- * reclaim.c - reclaim and the swap-out path (mm/vmscan.c shrink_folio_list,
- * mm/page_io.c swap_writeout), and kswapd as a deferred-work step.
+ * vmscan.c - reclaim and the swap-out of a folio (mm/vmscan.c:
+ * shrink_folio_list, shrink_lruvec, inactive_is_low, shrink_node_memcgs,
+ * kswapd as a deferred-work step).
  *
  * HOW IT WORKS. Victims come from the memcg's inactive list, oldest first:
  *  - lru:    the oldest page goes (accesses move pages to the young end);
@@ -13,203 +14,13 @@
  * takes a swap count), written (or flagged zero: no I/O), then deleted from
  * the swap cache leaving a workingset shadow, and freed. A large folio that
  * finds no slots of its order is split and its pages reclaimed one by one
- * (swpout_fallback).
+ * (swpout_fallback). A lazily freed folio not written since is dropped with
+ * no write. After each LRU pass the zswap shrinker runs in proportion.
+ * Callers: memcontrol.c (direct reclaim of a charge), madvise.c (PAGEOUT),
+ * sws_mm_reclaim (memory.reclaim), sws_mm_kswapd (the replay's deferred work).
  */
 #include "../zswap/zswap_internal.h"
 #include "mm_internal.h"
-
-#define SHADOW_AGE_BITS 40
-
-uint64_t sws__mm_shadow_pack(struct sws_mm *mm, uint16_t memcg)
-{
-	uint64_t age = atomic_fetch_add(&mm->nonresident_age, 1) & ((1ull << SHADOW_AGE_BITS) - 1);
-	return ((uint64_t)memcg << SHADOW_AGE_BITS) | age | (1ull << 55); /* never 0 */
-}
-
-/* ---- unmap ------------------------------------------------------------------------ */
-
-/* The first mapping of @f left to undo (its rmap list is read under lru_lock). */
-static bool first_rmap(struct sws_mm *mm, struct sws_folio *f, struct sws_rmap *out)
-{
-	sws_spin_lock(&mm->lru_lock);
-	bool any = f->nr_rmap != 0;
-	if (any)
-		*out = f->rmap1;
-	sws_spin_unlock(&mm->lru_lock);
-	return any;
-}
-
-/* try_to_unmap(): every mapping of locked @pfn becomes swap PTEs of @entry. */
-static bool try_to_unmap(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn, sws_entry_t entry)
-{
-	struct sws_folio *f = mm_folio(mm, pfn);
-	const unsigned nr = 1u << f->order;
-	struct sws_rmap r;
-	while (first_rmap(mm, f, &r)) {
-		struct sws_space *sp = sws__mm_space(mm, r.asid);
-		sws_spin_lock(&sp->ptl);
-		bool ok = true;
-		for (unsigned i = 0; i < nr && ok; i++) {
-			uint64_t *pte = sws__pte_lookup(sp, r.vaddr + (uint64_t)i * SWS_PAGE_SIZE);
-			ok = pte && pte_present(*pte) && pte_pfn(*pte) == pfn && pte_sub(*pte) == i;
-		}
-		if (ok && sws_swap_dup(cpu, entry, nr) == 0) {
-			for (unsigned i = 0; i < nr; i++) {
-				uint64_t *pte = sws__pte_lookup(sp, r.vaddr + (uint64_t)i * SWS_PAGE_SIZE);
-				if (*pte & PTE_WRITE)
-					folio_set(f, PG_dirty); /* the PTE dirty bit */
-				*pte = swp_entry_to_pte(entry + i);
-			}
-		} else if (ok) {
-			sws_spin_unlock(&sp->ptl);
-			return false; /* no swap count to give (ENOMEM / overflow): keep it */
-		}
-		/* A stale rmap (the PTEs changed under us) is dropped as well. */
-		sws__mm_rmap_del(mm, f, r.asid, r.vaddr);
-		sws_spin_unlock(&sp->ptl);
-	}
-	return true;
-}
-
-/* try_to_unmap() of a lazily freed folio (locked): every mapping goes, its PTEs
- * none (the next access finds the page never touched). */
-static void try_to_unmap_discard(struct sws_mm *mm, uint64_t pfn)
-{
-	struct sws_folio *f = mm_folio(mm, pfn);
-	const unsigned nr = 1u << f->order;
-	struct sws_rmap r;
-	while (first_rmap(mm, f, &r)) {
-		struct sws_space *sp = sws__mm_space(mm, r.asid);
-		sws_spin_lock(&sp->ptl);
-		for (unsigned i = 0; i < nr; i++) {
-			uint64_t *pte = sws__pte_lookup(sp, r.vaddr + (uint64_t)i * SWS_PAGE_SIZE);
-			if (pte && pte_present(*pte) && pte_pfn(*pte) == pfn)
-				*pte = 0;
-		}
-		sws__mm_rmap_del(mm, f, r.asid, r.vaddr);
-		sws_spin_unlock(&sp->ptl);
-	}
-}
-
-/* ---- split ---------------------------------------------------------------------- */
-
-/* split_folio(): locked, isolated @pfn of order > 0 becomes order-0 folios on
- * the inactive list (the RAM stays charged). @return 0 or SWS_ENOMEM. */
-int sws__mm_split_folio(struct sws_mm *mm, uint64_t pfn);
-int sws__mm_split_folio(struct sws_mm *mm, uint64_t pfn)
-{
-	struct sws_folio *f = mm_folio(mm, pfn);
-	const unsigned nr = 1u << f->order;
-	uint32_t news[512];
-	sws_spin_lock(&mm->pfn_lock);
-	if (mm->nr_free_pfns < nr) {
-		sws_spin_unlock(&mm->pfn_lock);
-		return SWS_ENOMEM;
-	}
-	for (unsigned i = 0; i < nr; i++)
-		news[i] = mm->free_pfns[--mm->nr_free_pfns];
-	sws_spin_unlock(&mm->pfn_lock);
-	uint32_t flags = sws_load_relaxed(&f->flags) & (PG_dirty | PG_young | PG_referenced | PG_lazyfree);
-	for (unsigned i = 0; i < nr; i++) {
-		struct sws_folio *n = sws__mm_folio_claim(mm, news[i], 0, f->memcg);
-		folio_set(n, flags);
-		n->seed = folio_page_seed(f, i);
-	}
-	/* Re-point every mapping, page by page. */
-	struct sws_rmap r;
-	while (first_rmap(mm, f, &r)) {
-		struct sws_space *sp = sws__mm_space(mm, r.asid);
-		sws_spin_lock(&sp->ptl);
-		for (unsigned i = 0; i < nr; i++) {
-			uint64_t va = r.vaddr + (uint64_t)i * SWS_PAGE_SIZE;
-			uint64_t *pte = sws__pte_lookup(sp, va);
-			if (!pte || !pte_present(*pte) || pte_pfn(*pte) != pfn)
-				continue;
-			*pte = mk_pte(news[i], 0, *pte & PTE_WRITE);
-			sws__mm_rmap_add(mm, mm_folio(mm, news[i]), r.asid, va);
-		}
-		sws__mm_rmap_del(mm, f, r.asid, r.vaddr);
-		sws_spin_unlock(&sp->ptl);
-	}
-	for (unsigned i = 0; i < nr; i++) {
-		sws__mm_lru_add(mm, news[i], false);
-		folio_unlock(mm_folio(mm, news[i]));
-	}
-	/* The old descriptor goes; its pages now belong to the new folios. */
-	atomic_store(&f->flags, PG_free);
-	sws_spin_lock(&mm->pfn_lock);
-	mm->free_pfns[mm->nr_free_pfns++] = (uint32_t)pfn;
-	sws_spin_unlock(&mm->pfn_lock);
-	return 0;
-}
-
-/* ---- pageout -------------------------------------------------------------------------- */
-
-static void count_order(struct sws_mm *mm, struct sws_cpu *cpu, _Atomic uint64_t *arr)
-{
-	(void)mm;
-	(void)cpu;
-	sws_store_relaxed(arr, sws_load_relaxed(arr) + 1);
-}
-
-/*
- * swap_writeout(): flag zero pages (no I/O), else zswap, else the device.
- * @return 0, or SWS_EBUSY: zswap refused and this memcg may not write back,
- * so the folio stays (in the swap cache, activated), as the kernel does.
- */
-static int swap_writeout(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f, sws_entry_t entry)
-{
-	const unsigned nr = 1u << f->order;
-	bool zero = true;
-	for (unsigned i = 0; i < nr && zero; i++)
-		zero = sws__mm_content_is_zero(mm, folio_page_seed(f, i));
-	for (unsigned i = 0; i < nr; i++)
-		sws__mm_slot_seed_set(mm, entry + i, folio_page_seed(f, i));
-	sws_swap_set_zero(cpu, entry, nr, zero);
-	if (zero) {
-		mm_count(mm, cpu, SWS_MM_swpout_zero, nr);
-		return 0;
-	}
-	if (mm->zswap) {
-		if (sws__mm_zswap_store_folio(cpu, mm, f, entry) == 0)
-			return 0;
-		if (!sws__zswap_writeback_allowed(mm->zswap, f->memcg))
-			return SWS_EBUSY;
-	}
-	/* vswap: the virtual entry gets a physical run now (vswap_alloc_swap_slot());
-	 * with none free, swap_writeout() says "activate": the folio stays in RAM. */
-	sws_entry_t target;
-	if (mm_io_target(cpu, mm, entry, nr, true, &target))
-		return SWS_EBUSY;
-	unsigned type = sws_swp_type(target);
-	struct sws_device *dev = sws__device(mm->sim, type);
-	if (dev && (dev->flags & SWS_SWP_XSWAP)) {
-		/* xswap: zswap refused it and there is nowhere else to write, so
-		 * swap_writeout() says "activate": the folio stays in RAM. */
-		mm_count(mm, cpu, SWS_MM_xswap_reject_activate, nr);
-		return SWS_EBUSY;
-	}
-	if (dev && dev->backing.kind != SWS_BACKING_NONE) {
-		/* The page's bytes and the store's host I/O are the simulator's work
-		 * (the device time is the latency model's, below): untimed. */
-		uint8_t page[SWS_PAGE_SIZE];
-		int rc = 0;
-		uint64_t t0 = mm_untimed_begin(mm, cpu, false);
-		for (unsigned i = 0; i < nr && !rc; i++) {
-			sws_mm_page_content(mm, folio_page_seed(f, i), 0, page);
-			rc = sws_swap_writepage(cpu, target + i, page);
-		}
-		mm_untimed_end(mm, cpu, t0, false);
-		if (rc)
-			return SWS_EBUSY; /* the write failed: keep the page (re-dirtied) */
-	}
-	mm_count(mm, cpu, SWS_MM_pswpout, nr);
-	mm_io(mm, cpu, type, mm->write_ns[type] * nr, true); /* reclaim waits for its writeback */
-	count_order(mm, cpu, &mm->pcpu[sws_cpu_id(cpu)].swpout[f->order]);
-	if (f->order == SWS_NR_ORDERS - 1)
-		mm_count(mm, cpu, SWS_MM_thp_swpout, 1);
-	return 0;
-}
 
 /*
  * Swap out locked, isolated @pfn. @return 0 when it was freed; SWS_EAGAIN-like
@@ -237,7 +48,7 @@ static int pageout_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 		folio_clear(f, PG_lazyfree);
 		if (folio_test(f, PG_dirty))
 			return SWS_EBUSY;
-		try_to_unmap_discard(mm, pfn);
+		sws__mm_try_to_unmap_discard(mm, pfn);
 		mm_count(mm, cpu, SWS_MM_pglazyfreed, nr);
 		mm_count(mm, cpu, SWS_MM_pgsteal, nr);
 		sws__mm_folio_free(mm, pfn);
@@ -247,10 +58,10 @@ static int pageout_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 		sws_entry_t entry;
 		int rc = sws_folio_alloc_swap(cpu, pfn, f->order, &entry);
 		if (rc == SWS_ENOSPC && f->order) {
-			count_order(mm, cpu, &mm->pcpu[sws_cpu_id(cpu)].swpout_fallback[f->order]);
+			sws__mm_count_order(mm, cpu, &mm->pcpu[sws_cpu_id(cpu)].swpout_fallback[f->order]);
 			if (f->order == SWS_NR_ORDERS - 1)
 				mm_count(mm, cpu, SWS_MM_thp_swpout_fallback, 1);
-			return sws__mm_split_folio(mm, pfn) ? SWS_ENOMEM : SWS_EBUSY;
+			return sws__mm_split_folio(cpu, mm, pfn) ? SWS_ENOMEM : SWS_EBUSY;
 		}
 		if (rc)
 			return rc;
@@ -258,9 +69,9 @@ static int pageout_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 		folio_set(f, PG_swapcache | PG_dirty);
 		sws_swap_set_memcg(cpu, entry, nr, f->memcg);
 	}
-	if (!try_to_unmap(cpu, mm, pfn, f->swap))
+	if (!sws__mm_try_to_unmap(cpu, mm, pfn, f->swap))
 		return SWS_EBUSY;
-	if (folio_test_clear(f, PG_dirty) && swap_writeout(cpu, mm, f, f->swap)) {
+	if (folio_test_clear(f, PG_dirty) && sws__mm_swap_writeout(cpu, mm, f, f->swap)) {
 		folio_set(f, PG_dirty); /* re-dirtied: it stays in the swap cache */
 		return SWS_EBUSY;
 	}
@@ -276,7 +87,7 @@ static int pageout_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 
 /* ---- victim selection -------------------------------------------------------------- */
 
-/* Age the active list: deactivate its oldest folio (lru_lock held). */
+/* Age the active list: deactivate its oldest folio (the memcg's lru_lock held). */
 static void shrink_active(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_lru *lru)
 {
 	uint32_t pfn = lru->head[LRU_ACTIVE];
@@ -294,7 +105,7 @@ static uint64_t isolate_victim(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t 
 	struct sws_lru *lru = &mm->memcgs[memcg].lru;
 	uint64_t victim = 0;
 	*progress = false;
-	sws_spin_lock(&mm->lru_lock);
+	sws_spin_lock(&mm->memcgs[memcg].lru_lock);
 	if (mm->cfg.policy == SWS_RECLAIM_KERNEL && lru->nr[LRU_ACTIVE] > lru->nr[LRU_INACTIVE]) {
 		shrink_active(cpu, mm, lru);
 		*progress = true;
@@ -324,16 +135,16 @@ static uint64_t isolate_victim(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t 
 			sws__mm_lru_move_locked(mm, pfn, LRU_INACTIVE); /* busy: try others */
 		}
 	}
-	sws_spin_unlock(&mm->lru_lock);
+	sws_spin_unlock(&mm->memcgs[memcg].lru_lock);
 	return victim;
 }
 
 static uint64_t lru_pages(struct sws_mm *mm, uint16_t memcg)
 {
-	sws_spin_lock(&mm->lru_lock);
+	sws_spin_lock(&mm->memcgs[memcg].lru_lock);
 	struct sws_lru *lru = &mm->memcgs[memcg].lru;
 	uint64_t n = lru->nr[LRU_INACTIVE] + lru->nr[LRU_ACTIVE];
-	sws_spin_unlock(&mm->lru_lock);
+	sws_spin_unlock(&mm->memcgs[memcg].lru_lock);
 	return n;
 }
 
@@ -341,6 +152,7 @@ static uint64_t shrink_memcg(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t me
 			     uint64_t *scanned, uint64_t *eligible)
 {
 	uint64_t reclaimed = 0;
+	sws__mm_lru_add_drain(cpu, mm); /* shrink_inactive_list(): this CPU's new folios first */
 	*eligible = lru_pages(mm, memcg);
 	*scanned = 0;
 	/* Every page may take a few rounds (second chance, activation); bound the scan. */

@@ -1,30 +1,27 @@
 /*
- * swapoff.c - swapoff(2) of a device that still holds pages: the memory
- * model's half (mm/swapfile.c try_to_unuse()), sws_mm_swapoff().
+ * swapfile.c - the memory model's half of mm/swapfile.c: swapoff(2) of a
+ * device that still holds pages (try_to_unuse(), sws_mm_swapoff()) and
+ * __try_to_reclaim_swap() of a slot the free path left cache-only.
  *
- * Every design but vswap: the device takes no new slots, then every address
- * space's page table is walked (unuse_mm(): swapoff_pte_scan counts the
- * entries looked at) and each swap entry of the device is swapped in and
- * mapped as a fault would (unuse_pte(), swapoff_swapin); the slots left
- * only in the swap cache are dropped from it (find_next_to_unuse() and
+ * Swapoff, every design but vswap: the device takes no new slots, then every
+ * address space's page table is walked (unuse_mm(): swapoff_pte_scan counts
+ * the entries looked at) and each swap entry of the device is swapped in and
+ * mapped as a fault would (unuse_pte(), swapoff_swapin); the slots left only
+ * in the swap cache are dropped from it (find_next_to_unuse() and
  * folio_free_swap()), their folios dirty (the only copy is in memory); then
- * the empty device goes.
- *
- * vswap: page tables hold virtual entries, so nothing walks them. The
- * physical device's allocated slots are found in its bitmap and mapped back
- * to their virtual entries (sws_swap_rmap()); each page is read into the swap
- * cache and the descriptor's backend becomes the folio (vswap_store_folio():
- * sws_swap_io_release()), dirty, to be written again on reclaim wherever
- * there is room.
- *
- * Callers: the replay (its --swapoff) and library users. Nothing else runs
- * on the device meanwhile except reclaim, which finds it closed.
+ * the empty device goes. vswap: page tables hold virtual entries, so nothing
+ * walks them. The physical device's allocated slots are found in its bitmap
+ * and mapped back to their virtual entries (sws_swap_rmap()); each page is
+ * read into the swap cache and the descriptor's backend becomes the folio
+ * (vswap_store_folio(): sws_swap_io_release()), dirty, to be written again
+ * on reclaim wherever there is room.
+ * Callers: the replay (its --swapoff) and library users (swapoff); memory.c
+ * (the reclaim of cache-only slots).
  */
 #include <string.h>
 
 #include "mm_internal.h"
 
-/* Rounds of try_to_unuse() before a device still in use is given up (SWS_EBUSY). */
 #define UNUSE_ROUNDS 16
 
 struct unuse_ctx {
@@ -188,4 +185,42 @@ int sws_mm_swapoff(struct sws_cpu *cpu, struct sws_mm *mm, int type)
 	if (rc)
 		sws__device_resume_writes(dev); /* the device stays, usable */
 	return rc;
+}
+
+/*
+ * __try_to_reclaim_swap(TTRS_UNMAPPED | TTRS_FULL) of a slot the put left
+ * cache-only (trylock only: the ptl is held). When none of the folio's slots
+ * is referenced any more, it leaves the swap cache if nothing maps it (and is
+ * freed) or if swap is more than half full (it stays mapped, dirty: the only
+ * copy). @return the slots from @e it covered (the caller skips them).
+ */
+unsigned sws__mm_try_to_reclaim_swap(struct sws_cpu *cpu, struct sws_mm *mm, sws_entry_t e)
+{
+	uint64_t pfn = sws_swap_cache_lookup(cpu, e);
+	if (!pfn)
+		return 1;
+	struct sws_folio *f = mm_folio(mm, pfn);
+	if (!folio_trylock(f))
+		return 1;
+	unsigned nr = 1u << f->order, covered = 1;
+	bool ours = folio_test(f, PG_swapcache) && f->swap <= e && e < f->swap + nr;
+	if (ours)
+		covered = (unsigned)(f->swap + nr - e);
+	bool unmapped = !f->mapcount && folio_test(f, PG_lru);
+	bool unused = ours && (unmapped || (f->mapcount && sws_swap_full(mm->sim)));
+	for (unsigned i = 0; i < nr && unused; i++) {
+		uint32_t count = 1;
+		unused = sws_swap_count(cpu, f->swap + i, &count) == 0 && !count;
+	}
+	if (unused && sws_swap_cache_del(cpu, f->swap, nr, pfn, 0) == 0) {
+		folio_clear(f, PG_swapcache);
+		if (unmapped) {
+			sws__mm_lru_del(mm, pfn);
+			sws__mm_folio_free(mm, pfn);
+			return covered;
+		}
+		folio_set(f, PG_dirty);
+	}
+	folio_unlock(f);
+	return covered;
 }

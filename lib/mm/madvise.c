@@ -1,0 +1,134 @@
+/*
+ * madvise.c - madvise(2) (mm/madvise.c): MADV_PAGEOUT reclaims the range's
+ * pages now (madvise_cold_or_pageout_pte_range), MADV_DONTNEED zaps it,
+ * MADV_FREE frees its swap entries and makes its exclusive pages lazily freed
+ * (madvise_free_pte_range: reclaim drops them without a write unless they are
+ * written again first).
+ * Callers: the replay (MADV_* records), library users.
+ */
+#include "mm_internal.h"
+
+/* MADV_PAGEOUT: reclaim the range's exclusively mapped folios now. */
+static int madv_pageout(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint64_t addr,
+			uint64_t end)
+{
+	sws__mm_lru_add_drain(cpu, mm); /* madvise_pageout(): lru_add_drain() first */
+	for (uint64_t va = addr; va < end; va += SWS_PAGE_SIZE) {
+		sws_spin_lock(&sp->ptl);
+		uint64_t *pte = sws__pte_lookup(sp, va);
+		uint64_t v = pte ? *pte : 0;
+		sws_spin_unlock(&sp->ptl);
+		if (!pte_present(v) || (v & PTE_ZEROPAGE) || pte_sub(v))
+			continue;
+		uint64_t pfn = pte_pfn(v);
+		struct sws_folio *f = mm_folio(mm, pfn);
+		if (f->mapcount != 1 || !folio_trylock(f))
+			continue;
+		if (folio_test(f, PG_free) || !folio_test(f, PG_lru)) {
+			folio_unlock(f);
+			continue;
+		}
+		sws__mm_lru_del(mm, pfn);
+		folio_clear(f, PG_young | PG_referenced);
+		int rc = sws__mm_pageout_folio(cpu, mm, pfn);
+		if (rc == SWS_EBUSY && folio_test(f, PG_free)) {
+			va -= SWS_PAGE_SIZE; /* split: take its pages one by one */
+			continue;
+		}
+		if (rc) {
+			sws__mm_lru_add(mm, pfn, false);
+			folio_unlock(f);
+		}
+	}
+	return 0;
+}
+
+/*
+ * madvise_free_pte_range(), ptl held: a swap entry is put as a zap puts it
+ * (free_swap_and_cache_nr()); a page mapped only here becomes lazily freed
+ * (folio_mark_lazyfree(): clean, not young, off the swap cache when no swap
+ * PTE needs it, at the young end of the inactive list; the kernel's is the
+ * inactive file list). Shared pages, and folios someone else holds, stay.
+ */
+struct lazyfree {
+	struct sws__zap z;
+	uint64_t marked;
+};
+
+static void lazyfree_pte(void *ctx, uint64_t vaddr, uint64_t *pte)
+{
+	struct lazyfree *l = ctx;
+	struct sws_mm *mm = l->z.mm;
+	uint64_t v = *pte;
+	(void)vaddr;
+	if (pte_is_swap(v)) {
+		*pte = 0;
+		sws__mm_zap_swap_pte(&l->z, v);
+		return;
+	}
+	if (!pte_present(v) || (v & PTE_ZEROPAGE) || pte_sub(v) != 0)
+		return; /* a large folio is taken at its first page */
+	uint64_t pfn = pte_pfn(v);
+	struct sws_folio *f = mm_folio(mm, pfn);
+	if (f->mapcount != 1 || !folio_trylock(f))
+		return;
+	unsigned nr = 1u << f->order;
+	bool ok = !folio_test(f, PG_free) && folio_test(f, PG_lru) && !folio_test(f, PG_lazyfree);
+	if (ok && folio_test(f, PG_swapcache)) { /* folio_free_swap(): only with no swap PTE left */
+		for (unsigned i = 0; i < nr && ok; i++) {
+			uint32_t count = 1;
+			ok = sws_swap_count(l->z.cpu, f->swap + i, &count) == 0 && !count;
+		}
+		ok = ok && sws_swap_cache_del(l->z.cpu, f->swap, nr, pfn, 0) == 0;
+		if (ok)
+			folio_clear(f, PG_swapcache);
+	}
+	if (ok) {
+		folio_clear(f, PG_dirty | PG_young | PG_referenced);
+		folio_set(f, PG_lazyfree);
+		sws_spin_lock(folio_lru_lock(mm, f));
+		sws__mm_lru_move_locked(mm, pfn, LRU_INACTIVE);
+		sws_spin_unlock(folio_lru_lock(mm, f));
+		l->marked += nr;
+	}
+	folio_unlock(f);
+}
+
+static void madv_free(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp, uint64_t addr,
+		      uint64_t end)
+{
+	struct lazyfree l = {.z = {cpu, mm, asid, 0, 0}};
+	sws__mm_split_edges(cpu, mm, sp, addr, end);
+	sws_spin_lock(&sp->ptl);
+	sws__pte_walk(sp, addr, end, lazyfree_pte, &l);
+	sws__mm_zap_flush(&l.z);
+	sws_spin_unlock(&sp->ptl);
+	mm_count(mm, cpu, SWS_MM_pglazyfree, l.marked);
+}
+
+int sws_mm_madvise(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_t addr,
+		   uint64_t len, enum sws_madvise advice)
+{
+	struct sws_space *sp = mm ? sws__mm_space(mm, asid) : NULL;
+	if (!cpu || !sws__mm_range_ok(sp, addr, len))
+		return SWS_EINVAL;
+	if (advice != SWS_MADV_PAGEOUT && advice != SWS_MADV_DONTNEED && advice != SWS_MADV_FREE)
+		return SWS_EINVAL;
+	uint64_t t0 = mm_kernel_enter(mm, cpu);
+	if (advice == SWS_MADV_PAGEOUT) {
+		madv_pageout(cpu, mm, sp, addr, addr + len);
+	} else if (advice == SWS_MADV_FREE) {
+		enum sws_work_ctx wc = sws__work_enter(cpu, SWS_WCTX_free);
+		madv_free(cpu, mm, asid, sp, addr, addr + len);
+		sws__work_enter(cpu, wc);
+	} else {
+		enum sws_work_ctx wc = sws__work_enter(cpu, SWS_WCTX_free);
+		sws__mm_split_edges(cpu, mm, sp, addr, addr + len);
+		sws_spin_lock(&sp->ptl);
+		sws__mm_zap_range(cpu, mm, asid, sp, addr, addr + len);
+		sws_spin_unlock(&sp->ptl);
+		sws__work_enter(cpu, wc);
+	}
+	mm_kernel_exit(mm, cpu, t0);
+	return 0;
+}

@@ -1,0 +1,529 @@
+/*
+ * memory.c - the access and fault paths (mm/memory.c: handle_mm_fault,
+ * do_anonymous_page, do_wp_page, do_swap_page with its SYNCHRONOUS_IO bypass;
+ * zap_pte_range; copy_page_range).
+ *
+ * An access to a present, permitted PTE is a hit: the accessed bit (or, for
+ * the exact-LRU reference, a move to the young end) and, on a write, a new
+ * content version. Everything else is a fault (pgfault):
+ *  - none: a read maps the shared zero page, a write a new folio (of the
+ *    region's mTHP order when the aligned block is empty);
+ *  - write to a read-only page: reuse when exclusive, else copy (COW);
+ *  - swap PTE: swap-in (swap_state.c finds or reads the folio). Designs up to
+ *    6.18 (and vswap) read a count-1 slot of a SYNCHRONOUS_IO device into a
+ *    private folio instead (the bypass). The PTE's swap count is put; the
+ *    slot is freed at once when swap is more than half full, on a write, and
+ *    from swap table phase II on SYNCHRONOUS_IO devices
+ *    (should_try_to_free_swap), else the clean folio stays in the swap cache
+ *    and a later reclaim needs no write. The page is mapped writable only
+ *    when exclusive.
+ * Allocation may reclaim, so it happens with no ptl held; the PTE is checked
+ * again afterwards and the fault retried if it changed (pte_same).
+ * Zapping (munmap, exit, MADV_DONTNEED) frees present pages (a folio goes when
+ * its last mapping does, unless a slot still needs it in the swap cache) and
+ * puts swap entries in runs that stay inside one cluster
+ * (swap_put_entries_direct: one cluster lock per run); only slots a run left
+ * cache-only are looked up again (swapfile.c). In verify mode every access
+ * is checked against what its space wrote there (pte_expected()).
+ * Callers: sws_mm_access (the replay's ACCESS records), mmap.c (munmap, exit,
+ * fork), madvise.c, swapfile.c (swapoff), oom_kill.c (the reap).
+ */
+#include <string.h>
+
+#include "mm_internal.h"
+
+/*
+ * do_swap_page()'s SWP_SYNCHRONOUS_IO bypass (designs up to 6.18, and vswap
+ * for device-backed entries): a count-1 slot is read into a private folio
+ * that never enters the swap cache; the slot is pinned meanwhile
+ * (swapcache_prepare()) and freed when the caller unpins it. @return 0 and
+ * the locked folio (not in the swap cache, dirty: its slot goes); SWS_EAGAIN
+ * or SWS_EOPNOTSUPP (take the swap cache); SWS_EEXIST (someone else is
+ * swapping it in); SWS_ENOMEM; SWS_ECORRUPT.
+ */
+int sws__mm_swapin_bypass(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, sws_entry_t e, uint64_t *pfnp)
+{
+	uint64_t pfn, shadow = 0;
+	int rc = sws__mm_folio_alloc(cpu, mm, memcg, 0, &pfn);
+	if (rc)
+		return rc;
+	rc = sws_swapin_bypass_start(cpu, e, 1, &shadow);
+	if (rc) {
+		sws__mm_folio_free(mm, pfn);
+		return rc;
+	}
+	struct sws_folio *f = mm_folio(mm, pfn); /* locked */
+	rc = sws__mm_swap_read_folio(cpu, mm, f, e, true);
+	folio_set(f, PG_dirty);
+	sws__mm_folio_add_lru(cpu, mm, pfn, shadow && sws__mm_workingset_refault(cpu, mm, f, memcg, shadow));
+	*pfnp = pfn;
+	return rc;
+}
+
+static uint64_t new_seed(struct sws_space *sp, uint64_t vaddr, uint64_t old)
+{
+	return mm_mix(sp->seed ^ mm_mix(vaddr ^ old));
+}
+
+/* Verify mode, ptl held: @sp now expects @f's contents at its pages from @base. */
+static void expect_folio(struct sws_mm *mm, struct sws_space *sp, uint64_t base, const struct sws_folio *f)
+{
+	if (!(mm->cfg.flags & SWS_MM_VERIFY))
+		return;
+	for (unsigned i = 0; i < (1u << f->order); i++) {
+		uint64_t *pte = sws__pte_lookup(sp, base + (uint64_t)i * SWS_PAGE_SIZE);
+		if (pte)
+			*pte_expected(pte) = folio_page_seed(f, i);
+	}
+}
+
+/* Verify mode, ptl held: does page @sub of @f, mapped at @pte, hold what its
+ * space wrote there last (or inherited)? A mismatch counts verify_fail. */
+static bool expect_ok(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t *pte, const struct sws_folio *f, unsigned sub)
+{
+	if (!(mm->cfg.flags & SWS_MM_VERIFY) || *pte_expected(pte) == folio_page_seed(f, sub))
+		return true;
+	mm_count(mm, cpu, SWS_MM_verify_fail, 1);
+	return false;
+}
+
+/* The mTHP order to use for a first touch at @vaddr (ptl held). */
+static unsigned fault_order(struct sws_space *sp, struct sws_region *r, uint64_t vaddr)
+{
+	for (unsigned o = r ? r->order : 0; o > 0; o--) {
+		uint64_t span = (uint64_t)SWS_PAGE_SIZE << o, base = vaddr & ~(span - 1);
+		if (base < r->start || base + span > r->end)
+			continue;
+		bool empty = true;
+		for (uint64_t va = base; va < base + span && empty; va += SWS_PAGE_SIZE) {
+			uint64_t *pte = sws__pte_lookup(sp, va);
+			empty = !pte || !*pte || (*pte & PTE_ZEROPAGE);
+		}
+		if (empty)
+			return o;
+	}
+	return 0;
+}
+
+static int do_anonymous_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid,
+			     struct sws_space *sp, uint64_t vaddr, unsigned order)
+{
+	uint64_t span = (uint64_t)SWS_PAGE_SIZE << order, base = vaddr & ~(span - 1), pfn;
+	int rc = sws__mm_folio_alloc(cpu, mm, sp->memcg, order, &pfn);
+	if (rc)
+		return rc;
+	struct sws_folio *f = mm_folio(mm, pfn); /* locked */
+	folio_set(f, PG_dirty | PG_young);
+	f->seed = new_seed(sp, base, 0);
+	sws_spin_lock(&sp->ptl);
+	bool ok = !atomic_load(&sp->oom_killed); /* reaped meanwhile: map nothing more */
+	if (!ok)
+		rc = SWS_EKILLED;
+	for (uint64_t va = base; va < base + span && ok; va += SWS_PAGE_SIZE) {
+		uint64_t *pte = sws__pte_lookup(sp, va);
+		ok = !pte || !*pte || (*pte & PTE_ZEROPAGE);
+	}
+	for (uint64_t va = base, i = 0; va < base + span && ok; va += SWS_PAGE_SIZE, i++) {
+		uint64_t *pte;
+		if (sws__pte_alloc(mm, sp, va, &pte)) {
+			/* undo what was mapped so far */
+			for (uint64_t v2 = base; v2 < va; v2 += SWS_PAGE_SIZE)
+				*sws__pte_lookup(sp, v2) = 0;
+			ok = false;
+			rc = SWS_ENOMEM;
+			break;
+		}
+		*pte = mk_pte(pfn, (unsigned)i, true);
+	}
+	if (ok && (rc = sws__mm_rmap_add(mm, f, asid, base)) != 0) {
+		for (uint64_t va = base; va < base + span; va += SWS_PAGE_SIZE)
+			*sws__pte_lookup(sp, va) = 0;
+		ok = false;
+	}
+	if (ok)
+		expect_folio(mm, sp, base, f);
+	sws_spin_unlock(&sp->ptl);
+	if (!ok) {
+		sws__mm_folio_free(mm, pfn);
+		return rc ? rc : SWS_EAGAIN_INTERNAL;
+	}
+	sws__mm_folio_add_lru(cpu, mm, pfn, false);
+	folio_unlock(f);
+	mm_count(mm, cpu, SWS_MM_first_touch, 1);
+	return 0;
+}
+
+/* do_wp_page(): write to a read-only present page. ptl held on entry, dropped;
+ * @pte is valid only while it is held. */
+static int do_wp_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp,
+		      uint64_t vaddr, uint64_t *pte)
+{
+	uint64_t old = *pte, pfn = pte_pfn(old);
+	struct sws_folio *f = mm_folio(mm, pfn);
+	uint32_t swapcount = 0;
+	bool exclusive = f->mapcount == 1 && !f->order;
+	if (exclusive && folio_test(f, PG_swapcache)) {
+		/* wp_can_reuse_anon_folio(): f->swap is stable only under the folio lock
+		 * (reclaim may drop the folio from the swap cache and add it again
+		 * with another entry); if someone holds the lock, copy instead. */
+		exclusive = folio_trylock(f);
+		if (exclusive) {
+			exclusive = !folio_test(f, PG_swapcache) ||
+				    (sws_swap_count(cpu, f->swap, &swapcount) == 0 && !swapcount);
+			folio_unlock(f);
+		}
+	}
+	if (exclusive) {
+		*pte |= PTE_WRITE; /* reuse */
+		f->seed = new_seed(sp, vaddr, f->seed);
+		expect_folio(mm, sp, vaddr, f);
+		folio_set(f, PG_dirty | PG_young);
+		sws_spin_unlock(&sp->ptl);
+		return 0;
+	}
+	sws_spin_unlock(&sp->ptl);
+	if (f->order) { /* COW of one page of a large folio: split it first */
+		if (folio_trylock(f)) {
+			sws__mm_lru_del(mm, pfn);
+			if (sws__mm_split_folio(cpu, mm, pfn) != 0) {
+				sws__mm_lru_add(mm, pfn, false);
+				folio_unlock(f);
+			}
+		}
+		return SWS_EAGAIN_INTERNAL;
+	}
+	/* wp_page_copy() holds a reference on the old folio while it allocates the
+	 * copy: reclaim then cannot free it (__remove_mapping() fails on the extra
+	 * reference). Modelled by its lock, which reclaim's trylock skips; without
+	 * it, direct reclaim could take the very page being copied, every round. */
+	bool pinned = folio_trylock(f);
+	uint64_t npfn;
+	int rc = sws__mm_folio_alloc(cpu, mm, sp->memcg, 0, &npfn);
+	struct sws_folio *n = rc ? NULL : mm_folio(mm, npfn); /* locked until it is on the LRU */
+	sws_spin_lock(&sp->ptl);
+	/* The PTE again, under the lock (pte_offset_map_lock), and nothing more
+	 * mapped into a space the OOM killer reaped meanwhile. */
+	bool killed = atomic_load(&sp->oom_killed);
+	pte = sws__pte_lookup(sp, vaddr);
+	if (!rc && (killed || !pte || *pte != old))
+		rc = killed ? SWS_EKILLED : SWS_EAGAIN_INTERNAL;
+	if (!rc && sws__mm_rmap_add(mm, n, asid, vaddr))
+		rc = SWS_ENOMEM;
+	if (!rc) {
+		folio_set(n, PG_dirty | PG_young);
+		n->seed = new_seed(sp, vaddr, f->seed);
+		*pte = mk_pte(npfn, 0, true);
+		expect_folio(mm, sp, vaddr, n);
+		sws__mm_rmap_del(mm, f, asid, vaddr);
+	}
+	sws_spin_unlock(&sp->ptl);
+	if (n && rc) {
+		sws__mm_folio_free(mm, npfn);
+	} else if (n) {
+		sws__mm_folio_add_lru(cpu, mm, npfn, false);
+		folio_unlock(n);
+		mm_count(mm, cpu, SWS_MM_cow_fault, 1);
+	}
+	/* The old folio, if nobody maps it and no slot keeps it, goes now (an
+	 * unmap that found it locked left it to the lock's holder). */
+	if (pinned || (!f->mapcount && !folio_test(f, PG_swapcache) && folio_trylock(f))) {
+		if (!f->mapcount && !folio_test(f, PG_free) && !folio_test(f, PG_swapcache)) {
+			sws__mm_lru_del(mm, pfn);
+			sws__mm_folio_free(mm, pfn);
+		} else {
+			folio_unlock(f);
+		}
+	}
+	return rc;
+}
+
+/* do_swap_page(): the PTE holds @e; ptl dropped by the caller. */
+static int do_swap_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp,
+			uint64_t vaddr, sws_entry_t e, bool write)
+{
+	uint64_t pfn = 0;
+	bool bypassed;
+	int rc = sws__mm_swapin(cpu, mm, sp, vaddr, e, &pfn, &bypassed);
+	if (rc && rc != SWS_ECORRUPT)
+		return rc == SWS_ENOENT ? SWS_EAGAIN_INTERNAL : rc;
+	int read_rc = rc;
+	struct sws_folio *f = mm_folio(mm, pfn);
+	sws_spin_lock(&sp->ptl);
+	uint64_t *pte = sws__pte_lookup(sp, vaddr);
+	if (!pte || *pte != swp_entry_to_pte(e) || sws__mm_rmap_add(mm, f, asid, vaddr)) {
+		/* !pte_same: someone else did it (or no memory for the rmap) */
+		bool nomem = pte && *pte == swp_entry_to_pte(e);
+		sws_spin_unlock(&sp->ptl);
+		if (bypassed) { /* the private folio goes, the pin too */
+			sws__mm_lru_del(mm, pfn);
+			sws__mm_folio_free(mm, pfn);
+			sws_swapin_bypass_done(cpu, e, 1);
+		} else {
+			folio_unlock(f);
+		}
+		return nomem ? SWS_ENOMEM : SWS_EAGAIN_INTERNAL;
+	}
+	sws_swap_put(cpu, e, 1); /* the PTE no longer holds the slot */
+	if (bypassed) {
+		/* A private folio: the slot (count 0 now) goes with the pin. */
+		*pte = mk_pte(pfn, 0, true);
+		if (!expect_ok(cpu, mm, pte, f, 0))
+			read_rc = SWS_ECORRUPT;
+		folio_set(f, PG_young);
+		sws_spin_unlock(&sp->ptl);
+		sws_swapin_bypass_done(cpu, e, 1);
+		folio_unlock(f);
+		return read_rc;
+	}
+	uint32_t count = 1;
+	sws_swap_count(cpu, e, &count);
+	/* should_try_to_free_swap(): a write, swap more than half full; from swap
+	 * table phase II on, a SYNCHRONOUS_IO device too; vswap adds: a page on no
+	 * device (zero, zswap, memory) has no slot worth keeping for a swap-out. */
+	sws_entry_t t;
+	bool on_device = !mm_io_target(cpu, mm, e, 1, false, &t);
+	struct sws_device *dev = on_device ? sws__device(mm->sim, sws_swp_type(t)) : NULL;
+	bool sync_free = (mm->sim->design_flags & SWS_DESIGN_SYNC_FREE) && dev &&
+			 (dev->flags & SWS_SWP_SYNCHRONOUS_IO);
+	bool free_swap = !count && (write || sws_swap_full(mm->sim) || !on_device || sync_free);
+	/* Writable only when exclusive: no swap PTE left and no other mapping
+	 * (a page shared since a fork, swapped in by both, stays read-only: a
+	 * write copies it, do_wp_page()). */
+	*pte = mk_pte(pfn, 0, !count && folio_mapcount(f) == 1);
+	if (!expect_ok(cpu, mm, pte, f, 0))
+		read_rc = SWS_ECORRUPT;
+	folio_set(f, PG_young);
+	if (free_swap && sws_swap_cache_del(cpu, e, 1, pfn, 0) == 0) {
+		folio_clear(f, PG_swapcache);
+		folio_set(f, PG_dirty); /* the only copy is in memory now */
+	}
+	sws_spin_unlock(&sp->ptl);
+	folio_unlock(f);
+	return read_rc;
+}
+
+int sws__mm_swapin_pte(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp, uint64_t vaddr,
+		       sws_entry_t e)
+{
+	enum sws_work_ctx wc = sws__work_enter(cpu, SWS_WCTX_swapin);
+	int rc = do_swap_page(cpu, mm, asid, sp, vaddr, e, false);
+	sws__work_enter(cpu, wc);
+	return rc;
+}
+
+/* handle_mm_fault() and the hit path, for the page at @vaddr. */
+static int do_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp,
+		     uint64_t vaddr, bool write, uint64_t *t0)
+{
+	int faulted = 0;
+	for (int tries = 0; tries < 1000; tries++) {
+		sws_spin_lock(&sp->ptl);
+		if (sws_unlikely(atomic_load_explicit(&sp->oom_killed, memory_order_relaxed))) {
+			sws_spin_unlock(&sp->ptl);
+			mm_count(mm, cpu, faulted ? SWS_MM_oom : SWS_MM_oom_refused, 1);
+			return SWS_EKILLED;
+		}
+		uint64_t *pte = sws__pte_lookup(sp, vaddr);
+		uint64_t v = pte ? *pte : 0;
+		if (pte_present(v) && (v & PTE_ZEROPAGE) && !write) {
+			sws_spin_unlock(&sp->ptl);
+			return faulted; /* a read of the shared zero page */
+		}
+		if (pte_present(v) && !(v & PTE_ZEROPAGE) && (!write || (v & PTE_WRITE))) {
+			uint64_t pfn = pte_pfn(v);
+			struct sws_folio *f = mm_folio(mm, pfn);
+			bool same = expect_ok(cpu, mm, pte, f, pte_sub(v));
+			if (write) {
+				f->seed = new_seed(sp, vaddr, f->seed); /* a new write version */
+				/* a large folio's pages all change with its seed */
+				expect_folio(mm, sp, vaddr - (uint64_t)pte_sub(v) * SWS_PAGE_SIZE, f);
+				folio_set(f, PG_dirty);
+			}
+			sws__mm_mark_accessed(mm, pfn);
+			sws_spin_unlock(&sp->ptl);
+			return same ? faulted : SWS_ECORRUPT;
+		}
+		if (!faulted) {
+			mm_count(mm, cpu, SWS_MM_pgfault, 1);
+			faulted = 1;
+			*t0 = mm_kernel_enter(mm, cpu); /* the fault enters the kernel; a hit does not */
+		}
+		int rc;
+		if (pte_present(v) && !(v & PTE_ZEROPAGE)) {
+			rc = do_wp_page(cpu, mm, asid, sp, vaddr, pte); /* drops the ptl */
+		} else if (pte_is_swap(v)) {
+			sws_spin_unlock(&sp->ptl);
+			enum sws_work_ctx wc = sws__work_enter(cpu, SWS_WCTX_swapin);
+			rc = do_swap_page(cpu, mm, asid, sp, vaddr, pte_to_swp_entry(v), write);
+			sws__work_enter(cpu, wc);
+			if (rc == 0 && write)
+				continue; /* mapped; the write itself is the next round */
+		} else if (!write && !(mm->cfg.flags & SWS_MM_READ_POPULATES)) {
+			/* Read of a never-written page: map the shared zero page. */
+			rc = sws__pte_alloc(mm, sp, vaddr, &pte);
+			if (!rc) {
+				*pte = PTE_PRESENT | PTE_ZEROPAGE;
+				mm_count(mm, cpu, SWS_MM_first_touch, 1);
+			}
+			sws_spin_unlock(&sp->ptl);
+			return rc ? rc : 1;
+		} else {
+			if (!sws__mm_region(sp, vaddr))
+				sws_mm_mmap_locked_implicit(mm, sp, vaddr);
+			unsigned order = fault_order(sp, sws__mm_region(sp, vaddr), vaddr);
+			sws_spin_unlock(&sp->ptl);
+			rc = do_anonymous_page(cpu, mm, asid, sp, vaddr, order);
+			if (rc == 0 && order == 0)
+				return 1;
+			if (rc == 0)
+				continue; /* large folio mapped: the write lands next round */
+		}
+		if (rc == SWS_EAGAIN_INTERNAL)
+			continue;
+		if (rc == SWS_ENOMEM || rc == SWS_EKILLED)
+			mm_count(mm, cpu, SWS_MM_oom, 1);
+		if (rc)
+			return rc;
+		return 1; /* a read fault done (swap-in, COW) */
+	}
+	return SWS_EBUSY;
+}
+
+int sws_mm_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_t addr, bool write)
+{
+	struct sws_space *sp = mm ? sws__mm_space(mm, asid) : NULL;
+	if (!cpu || !sp || !sp->alive || addr >> 48)
+		return SWS_EINVAL;
+	uint64_t vaddr = addr & ~(uint64_t)(SWS_PAGE_SIZE - 1);
+	uint32_t *current = &mm->pcpu[sws_cpu_id(cpu)].current;
+	uint64_t t0 = UINT64_MAX;
+	*current = asid;
+	int rc = do_access(cpu, mm, asid, sp, vaddr, write, &t0);
+	*current = SWS__MM_NO_ASID;
+	if (t0 != UINT64_MAX)
+		mm_kernel_exit(mm, cpu, t0);
+	return rc;
+}
+
+/* swap_put_entries_direct(): put the run, then try to reclaim only the slots
+ * it left cache-only (a swap-cache lookup each; the others need none). */
+void sws__mm_zap_flush(struct sws__zap *z)
+{
+	if (!z->nr)
+		return;
+	uint64_t only_cache[SWS_CLUSTER_SLOTS / 64];
+	if (sws_swap_put_entries_direct(z->cpu, z->run, z->nr, only_cache))
+		memset(only_cache, 0, sizeof(only_cache));
+	mm_count(z->mm, z->cpu, SWS_MM_free_slots_batched, z->nr);
+	for (unsigned i = 0; i < z->nr;)
+		i += sws_bit_test(only_cache, i) ? sws__mm_try_to_reclaim_swap(z->cpu, z->mm, z->run + i) : 1;
+	z->nr = 0;
+}
+
+/* A mapping gone: free the folio when nothing else holds it. */
+static void drop_folio_mapping(struct sws__zap *z, uint64_t pfn, uint64_t vaddr)
+{
+	struct sws_mm *mm = z->mm;
+	struct sws_folio *f = mm_folio(mm, pfn);
+	sws__mm_rmap_del(mm, f, z->asid, vaddr);
+	if (f->mapcount || !folio_trylock(f))
+		return; /* mapped elsewhere, or reclaim has it and will finish it */
+	if (folio_test(f, PG_free) || f->mapcount) {
+		folio_unlock(f);
+		return;
+	}
+	uint32_t count = 0;
+	if (folio_test(f, PG_swapcache)) {
+		unsigned nr = 1u << f->order;
+		for (unsigned i = 0; i < nr && !count; i++) {
+			uint32_t c = 0;
+			sws_swap_count(z->cpu, f->swap + i, &c);
+			count += c;
+		}
+		if (count) { /* another process's swap PTE still needs this copy */
+			folio_unlock(f);
+			return;
+		}
+		sws_swap_cache_del(z->cpu, f->swap, nr, pfn, 0);
+	}
+	sws__mm_lru_del(mm, pfn);
+	sws__mm_folio_free(mm, pfn);
+}
+
+/* A swap PTE zapped: its entry joins the run (a new run when it does not extend it). */
+void sws__mm_zap_swap_pte(struct sws__zap *z, uint64_t v)
+{
+	sws_entry_t e = pte_to_swp_entry(v);
+	bool extends = z->nr && e == z->run + z->nr &&
+		       sws_swp_offset(e) / SWS_CLUSTER_SLOTS == sws_swp_offset(z->run) / SWS_CLUSTER_SLOTS;
+	if (!extends) {
+		sws__mm_zap_flush(z);
+		z->run = e;
+	}
+	z->nr++;
+}
+
+static void zap_pte(void *ctx, uint64_t vaddr, uint64_t *pte)
+{
+	struct sws__zap *z = ctx;
+	uint64_t v = *pte;
+	*pte = 0;
+	if (pte_is_swap(v)) {
+		sws__mm_zap_swap_pte(z, v);
+		return;
+	}
+	if ((v & PTE_ZEROPAGE) || pte_sub(v) != 0)
+		return; /* a large folio's mapping goes with its first page */
+	drop_folio_mapping(z, pte_pfn(v), vaddr);
+}
+
+void sws__mm_zap_range(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp,
+		       uint64_t start, uint64_t end)
+{
+	struct sws__zap z = {cpu, mm, asid, 0, 0};
+	sws__pte_walk(sp, start, end, zap_pte, &z);
+	sws__mm_zap_flush(&z);
+}
+
+/* ---- fork ------------------------------------------------------------------------------ */
+
+struct copy {
+	struct sws_cpu *cpu;
+	struct sws_mm *mm;
+	struct sws_space *child;
+	uint32_t child_asid;
+	int rc;
+};
+
+static void copy_pte(void *ctx, uint64_t vaddr, uint64_t *pte)
+{
+	struct copy *c = ctx;
+	uint64_t *cpte;
+	if (c->rc || (c->rc = sws__pte_alloc(c->mm, c->child, vaddr, &cpte)) != 0)
+		return;
+	uint64_t v = *pte;
+	if (c->mm->cfg.flags & SWS_MM_VERIFY) /* the child expects what the parent had */
+		*pte_expected(cpte) = *pte_expected(pte);
+	if (pte_is_swap(v)) {
+		c->rc = sws_swap_dup(c->cpu, pte_to_swp_entry(v), 1);
+		if (!c->rc)
+			*cpte = v;
+		return;
+	}
+	/* Present: both sides read-only now, the folio shared (copy-on-write). */
+	*pte = v & ~PTE_WRITE;
+	*cpte = *pte;
+	if (!(v & PTE_ZEROPAGE) && pte_sub(v) == 0)
+		c->rc = sws__mm_rmap_add(c->mm, mm_folio(c->mm, pte_pfn(v)), c->child_asid, vaddr);
+	if (c->rc)
+		*cpte = 0;
+}
+/* copy_page_range(): @sp's page tables into @cp's (the child @child_asid),
+ * ptl of @sp held. @return 0 or the first error (the caller undoes the child). */
+int sws__mm_copy_page_range(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, struct sws_space *cp,
+			    uint32_t child_asid)
+{
+	struct copy c = {cpu, mm, cp, child_asid, 0};
+	sws__pte_walk(sp, 0, 1ull << 48, copy_pte, &c);
+	return c.rc;
+}

@@ -1,0 +1,218 @@
+/*
+ * mm_init.c - the memory model's root: create and destroy, the per-device
+ * state a swapon or swapoff brings (slot seeds, the latency model, zswap's
+ * trees: the core's device_added/removed hooks), the latency model, and xswap
+ * devices' creation and destruction through the model.
+ * Callers: the replay's machine set-up, library users.
+ */
+#include "../xswap/xswap.h"
+#include "../zswap/zswap_internal.h"
+#include "mm_internal.h"
+
+void sws__mm_default_latency(struct sws_mm *mm, unsigned type, const struct sws_device *d)
+{
+	mm->io_is_cpu[type] = d->flags & SWS_SWP_SYNCHRONOUS_IO;
+	if (d->flags & SWS_SWP_XSWAP) {
+		mm->read_ns[type] = 0, mm->write_ns[type] = 0; /* no device I/O: pages live in zswap */
+	} else if (d->flags & SWS_SWP_SYNCHRONOUS_IO) {
+		mm->read_ns[type] = 2000, mm->write_ns[type] = 3000; /* zram/pmem-like */
+	} else if (d->flags & SWS_SWP_SOLIDSTATE) {
+		mm->read_ns[type] = 20000, mm->write_ns[type] = 25000; /* NVMe */
+	} else {
+		mm->read_ns[type] = 5000000, mm->write_ns[type] = 5000000; /* HDD */
+	}
+}
+
+int sws__mm_device_added(void *ctx, struct sws_device *dev)
+{
+	struct sws_mm *mm = ctx;
+	unsigned t = (unsigned)dev->type;
+	sws__mm_default_latency(mm, t, dev);
+	mm->slot_seed[t] = sws__cluster_array_create(dev, &mm->seed_array[t], sizeof(uint64_t) * SWS_CLUSTER_SLOTS,
+						     SWS_MEM_mm, 64);
+	if (!mm->slot_seed[t])
+		return SWS_ENOMEM;
+	mm->slot_seed_len[t] = dev->max;
+	int rc = mm->zswap ? sws__zswap_swapon(mm->zswap, t, dev->max) : 0;
+	if (rc)
+		sws__mm_device_removed(mm, dev);
+	return rc;
+}
+
+void sws__mm_device_removed(void *ctx, struct sws_device *dev)
+{
+	struct sws_mm *mm = ctx;
+	unsigned t = (unsigned)dev->type;
+	if (mm->zswap)
+		sws__zswap_swapoff(mm->zswap, t);
+	sws__cluster_array_destroy(dev, &mm->seed_array[t]);
+	mm->slot_seed[t] = NULL;
+	mm->slot_seed_len[t] = 0;
+}
+
+int sws_mm_set_latency(struct sws_mm *mm, int type, uint64_t read_ns, uint64_t write_ns)
+{
+	if (!mm || type < 0 || !sws__device(mm->sim, (unsigned)type))
+		return SWS_ENODEV;
+	mm->read_ns[type] = read_ns;
+	mm->write_ns[type] = write_ns;
+	return 0;
+}
+
+int sws_mm_create(struct sws_sim *sim, const struct sws_mm_config *cfg, struct sws_mm **out)
+{
+	if (!sim || !cfg || !out)
+		return SWS_EINVAL;
+	if (cfg->version > SWS_MM_CONFIG_VERSION)
+		return SWS_EVERSION;
+	if (cfg->ram_pages < 64 || cfg->ram_pages > (1u << 30) || cfg->policy > SWS_RECLAIM_CLOCK ||
+	    cfg->page_cluster > 32 ||
+	    (cfg->flags & ~(SWS_MM_VERIFY | SWS_MM_NO_VMA_RA | SWS_MM_READ_POPULATES)))
+		return SWS_EINVAL;
+	struct sws_mem *mem = &sim->mem;
+	struct sws_mm *mm = sws__mem_zalloc(mem, SWS_MEM_mm, sizeof(*mm), 64);
+	if (!mm)
+		return SWS_ENOMEM;
+	mm->sim = sim;
+	mm->cfg = *cfg;
+	mm->page_cluster = cfg->page_cluster ? cfg->page_cluster - 1 : 3;
+	for (int c = 0; c < SWS_NR_CONTENT; c++)
+		mm->content_total += (mm->content_weight[c] = cfg->content_weight[c]);
+	if (!mm->content_total)
+		mm->content_total = mm->content_weight[SWS_CONTENT_INDEX] = 1;
+	if (!mm->cfg.wmark_low)
+		mm->cfg.wmark_low = cfg->ram_pages / 50 > 16 ? cfg->ram_pages / 50 : 16;
+	if (!mm->cfg.wmark_high || mm->cfg.wmark_high < mm->cfg.wmark_low)
+		mm->cfg.wmark_high = mm->cfg.wmark_low * 2;
+	mm->nr_pfn = (uint32_t)cfg->ram_pages + 65; /* PFN 0 is "none"; 64 for the reserves */
+	atomic_init(&mm->free_pages, (int64_t)cfg->ram_pages);
+	atomic_init(&mm->ra_hits, 4); /* the kernel starts with 4 readahead hits */
+	sws_spin_init(&mm->pfn_lock);
+	sws_spin_init(&mm->memcg_lock);
+	sws_spin_init(&mm->spaces_lock);
+	sws_spin_init(&mm->ra_lock);
+	for (unsigned i = 0; i < SWS__MM_RMAP_LOCKS; i++)
+		sws_spin_init(&mm->rmap_locks[i]);
+	mm->folios = sws__mem_zalloc(mem, SWS_MEM_mm, sizeof(*mm->folios) * mm->nr_pfn, 64);
+	mm->free_pfns = sws__mem_alloc(mem, SWS_MEM_mm, sizeof(*mm->free_pfns) * mm->nr_pfn, 0);
+	mm->cap_memcgs = SWS_MM_MAX_MEMCGS;
+	mm->memcgs = sws__mem_zalloc(mem, SWS_MEM_mm, sizeof(*mm->memcgs) * mm->cap_memcgs, 64);
+	mm->pcpu = sws__mem_zalloc(mem, SWS_MEM_mm, sizeof(*mm->pcpu) * sim->max_cpus, 64);
+	mm->spare_cpu = sws__cpu_alloc(sim); /* teardown must not depend on an allocation */
+	int rc = mm->folios && mm->free_pfns && mm->memcgs && mm->pcpu && mm->spare_cpu ? 0 : SWS_ENOMEM;
+	for (uint32_t i = 0; !rc && i < mm->cap_memcgs; i++)
+		sws_spin_init(&mm->memcgs[i].lru_lock);
+	/* Our state for every device there is and every one to come. */
+	sws_spin_lock(&sim->swap_lock);
+	if (!rc && sim->device_added)
+		rc = SWS_EBUSY; /* one memory model per simulation */
+	for (unsigned t = 0; t < SWS_MAX_SWAPFILES && !rc; t++) {
+		struct sws_device *d = sws__device(sim, t);
+		if (d)
+			rc = sws__mm_device_added(mm, d);
+	}
+	if (!rc) {
+		sim->device_ctx = mm;
+		sim->device_added = sws__mm_device_added;
+		sim->device_removed = sws__mm_device_removed;
+	}
+	sws_spin_unlock(&sim->swap_lock);
+	if (rc) {
+		sws_mm_destroy(mm);
+		return rc;
+	}
+	for (unsigned c = 0; c < sim->max_cpus; c++)
+		mm->pcpu[c].current = SWS__MM_NO_ASID;
+	for (uint32_t p = mm->nr_pfn - 1; p >= 1; p--) {
+		mm->folios[p].flags = PG_free;
+		mm->free_pfns[mm->nr_free_pfns++] = p; /* PFN 1 is handed out first */
+	}
+	mm->nr_memcgs = 1; /* the root */
+	*out = mm;
+	return 0;
+}
+
+/* ---- xswap devices (swapsim/xswap.h) -------------------------------------------------- */
+
+/* Pages on an xswap device live in zswap: it needs zswap on this memory
+ * model. Our per-device state comes with the device (sws__mm_device_added());
+ * both calls run under sim->ext_mutex, so they exclude each other, limit
+ * writes and the shrink. */
+int sws_mm_xswap_create(struct sws_mm *mm, int prio, int *type)
+{
+	if (!mm || !type)
+		return SWS_EINVAL;
+	if (!mm->zswap)
+		return SWS_EOPNOTSUPP;
+	struct sws_sim *sim = mm->sim;
+	int t;
+	pthread_mutex_lock(&sim->ext_mutex);
+	int rc = sws__xswap_create(sim, prio, mm->cfg.ram_pages, &t);
+	if (!rc) {
+		sws__device_enable(sws__device(sim, (unsigned)t));
+		*type = t;
+	}
+	pthread_mutex_unlock(&sim->ext_mutex);
+	return rc;
+}
+
+int sws_mm_xswap_destroy(struct sws_mm *mm, int type)
+{
+	if (!mm)
+		return SWS_EINVAL;
+	pthread_mutex_lock(&mm->sim->ext_mutex);
+	int rc = sws__xswap_destroy(mm->sim, type);
+	pthread_mutex_unlock(&mm->sim->ext_mutex);
+	return rc;
+}
+
+/* ---- teardown --------------------------------------------------------------------------- */
+
+void sws_mm_destroy(struct sws_mm *mm)
+{
+	if (!mm)
+		return;
+	struct sws_mem *mem = &mm->sim->mem;
+	struct sws_cpu *cpu = NULL;
+	if (mm->spare_cpu && sws__cpu_attach_mem(mm->sim, mm->spare_cpu, &cpu) != 0)
+		cpu = NULL; /* every CPU slot taken (the memory went with the refusal) */
+	for (uint32_t a = 0; cpu && a < mm->nr_spaces; a++)
+		if (mm->spaces[a]->alive)
+			sws_mm_exit(cpu, mm, a);
+	/* Folios still in the swap cache (read ahead, or kept clean) go too. */
+	for (uint32_t p = 1; cpu && mm->folios && p < mm->nr_pfn; p++) {
+		struct sws_folio *f = &mm->folios[p];
+		if (folio_test(f, PG_free))
+			continue;
+		if (folio_test(f, PG_swapcache))
+			sws_swap_cache_del(cpu, f->swap, 1u << f->order, p, 0);
+		sws__mm_lru_del(mm, p);
+		sws__mm_folio_free(mm, p);
+	}
+	sws_cpu_detach(cpu);
+	sws__mm_zswap_destroy(mm);
+	for (uint32_t a = 0; a < mm->nr_spaces; a++)
+		sws__mem_free(mem, SWS_MEM_mm, mm->spaces[a], sizeof(struct sws_space));
+	sws__mem_free(mem, SWS_MEM_mm, mm->spaces, sizeof(*mm->spaces) * mm->cap_spaces);
+	for (uint32_t p = 0; mm->folios && p < mm->nr_pfn; p++)
+		sws__mem_free(mem, SWS_MEM_mm, mm->folios[p].rmaps,
+			      sizeof(struct sws_rmap) * mm->folios[p].cap_rmap);
+	sws__mem_free(mem, SWS_MEM_mm, mm->folios, sizeof(*mm->folios) * mm->nr_pfn);
+	sws__mem_free(mem, SWS_MEM_mm, mm->free_pfns, sizeof(*mm->free_pfns) * mm->nr_pfn);
+	sws__mem_free(mem, SWS_MEM_mm, mm->memcgs, sizeof(*mm->memcgs) * mm->cap_memcgs);
+	sws__mem_free(mem, SWS_MEM_mm, mm->pcpu, sizeof(*mm->pcpu) * mm->sim->max_cpus);
+	struct sws_sim *sim = mm->sim;
+	sws_spin_lock(&sim->swap_lock); /* no device comes or goes meanwhile */
+	if (sim->device_ctx == mm) {
+		sim->device_added = NULL;
+		sim->device_removed = NULL;
+		sim->device_ctx = NULL;
+	}
+	for (unsigned t = 0; t < SWS_MAX_SWAPFILES; t++) {
+		struct sws_device *d = sws__device(sim, t);
+		if (d && mm->slot_seed[t])
+			sws__mm_device_removed(mm, d);
+	}
+	sws_spin_unlock(&sim->swap_lock);
+	sws__mem_free(mem, SWS_MEM_mm, mm, sizeof(*mm));
+}

@@ -1,0 +1,231 @@
+/*
+ * mmap.c - address spaces and their regions (VMAs): create, mmap (and the
+ * implicit 2 MiB region a first touch outside every region maps), munmap,
+ * exit (exit_mmap) and fork (dup_mmap; the page tables are copied by
+ * memory.c's copy_page_range).
+ * Callers: the replay (MMAP, MUNMAP, FORK, EXIT records), library users.
+ */
+#include <string.h>
+
+#include "mm_internal.h"
+
+#define IMPLICIT_REGION (2ull << 20) /* a first touch outside regions maps 2 MiB */
+
+struct sws_space *sws__mm_space(struct sws_mm *mm, uint32_t asid)
+{
+	sws_spin_lock(&mm->spaces_lock);
+	struct sws_space *sp = asid < mm->nr_spaces ? mm->spaces[asid] : NULL;
+	sws_spin_unlock(&mm->spaces_lock);
+	return sp;
+}
+int sws__mm_space_new(struct sws_mm *mm, uint16_t memcg, uint32_t *asid, struct sws_space **out)
+{
+	if (memcg >= mm->nr_memcgs)
+		return SWS_EINVAL;
+	struct sws_space *sp = sws__mem_zalloc(&mm->sim->mem, SWS_MEM_mm, sizeof(*sp), 64);
+	if (!sp)
+		return SWS_ENOMEM;
+	sws_spin_init(&sp->ptl);
+	sp->memcg = memcg;
+	sp->alive = true;
+	sws_spin_lock(&mm->spaces_lock);
+	if (mm->nr_spaces == mm->cap_spaces) {
+		uint32_t cap = mm->cap_spaces ? mm->cap_spaces * 2 : 16;
+		struct sws_space **n = sws__mem_zalloc(&mm->sim->mem, SWS_MEM_mm, sizeof(*n) * cap, 0);
+		if (!n) {
+			sws_spin_unlock(&mm->spaces_lock);
+			sws__mem_free(&mm->sim->mem, SWS_MEM_mm, sp, sizeof(*sp));
+			return SWS_ENOMEM;
+		}
+		if (mm->spaces)
+			memcpy(n, mm->spaces, sizeof(*n) * mm->nr_spaces);
+		sws__mem_free(&mm->sim->mem, SWS_MEM_mm, mm->spaces, sizeof(*n) * mm->cap_spaces);
+		mm->spaces = n;
+		mm->cap_spaces = cap;
+	}
+	*asid = mm->nr_spaces;
+	sp->seed = mm_mix(mm->cfg.seed ^ mm_mix(*asid + 1));
+	mm->spaces[mm->nr_spaces++] = sp;
+	sws_spin_unlock(&mm->spaces_lock);
+	*out = sp;
+	return 0;
+}
+
+int sws_mm_space_create(struct sws_mm *mm, uint16_t memcg, uint32_t *asid)
+{
+	struct sws_space *sp;
+	if (!mm || !asid)
+		return SWS_EINVAL;
+	return sws__mm_space_new(mm, memcg, asid, &sp);
+}
+
+bool sws_mm_oom_killed(struct sws_mm *mm, uint32_t asid)
+{
+	struct sws_space *sp = mm ? sws__mm_space(mm, asid) : NULL;
+	return sp && atomic_load(&sp->oom_killed);
+}
+
+/* ---- regions (ptl held) --------------------------------------------------------------- */
+
+struct sws_region *sws__mm_region(struct sws_space *sp, uint64_t vaddr)
+{
+	uint32_t lo = 0, hi = sp->nr_regions;
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+		struct sws_region *r = &sp->regions[mid];
+		if (vaddr < r->start)
+			hi = mid;
+		else if (vaddr >= r->end)
+			lo = mid + 1;
+		else
+			return r;
+	}
+	return NULL;
+}
+int sws__mm_region_insert(struct sws_mm *mm, struct sws_space *sp, uint64_t start, uint64_t end, unsigned order)
+{
+	uint32_t at = 0;
+	while (at < sp->nr_regions && sp->regions[at].start < start)
+		at++;
+	if ((at > 0 && sp->regions[at - 1].end > start) || (at < sp->nr_regions && sp->regions[at].start < end))
+		return SWS_EINVAL;
+	if (sp->nr_regions == sp->cap_regions) {
+		uint32_t cap = sp->cap_regions ? sp->cap_regions * 2 : 8;
+		struct sws_region *n = sws__mem_zalloc(&mm->sim->mem, SWS_MEM_mm, sizeof(*n) * cap, 0);
+		if (!n)
+			return SWS_ENOMEM;
+		if (sp->regions)
+			memcpy(n, sp->regions, sizeof(*n) * sp->nr_regions);
+		sws__mem_free(&mm->sim->mem, SWS_MEM_mm, sp->regions, sizeof(*n) * sp->cap_regions);
+		sp->regions = n;
+		sp->cap_regions = cap;
+	}
+	memmove(&sp->regions[at + 1], &sp->regions[at], sizeof(*sp->regions) * (sp->nr_regions - at));
+	sp->regions[at] = (struct sws_region){.start = start, .end = end, .order = (uint8_t)order};
+	sp->nr_regions++;
+	return 0;
+}
+
+void sws_mm_mmap_locked_implicit(struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr)
+{
+	uint64_t start = vaddr & ~(IMPLICIT_REGION - 1), end = start + IMPLICIT_REGION;
+	for (uint32_t i = 0; i < sp->nr_regions; i++) { /* clip against neighbours */
+		struct sws_region *r = &sp->regions[i];
+		if (r->end <= vaddr && r->end > start)
+			start = r->end;
+		if (r->start > vaddr && r->start < end)
+			end = r->start;
+	}
+	sws__mm_region_insert(mm, sp, start, end, 0); /* on ENOMEM: no region, order 0 anyway */
+}
+
+int sws_mm_mmap(struct sws_mm *mm, uint32_t asid, uint64_t addr, uint64_t len, uint32_t flags)
+{
+	struct sws_space *sp = mm ? sws__mm_space(mm, asid) : NULL;
+	unsigned order = SWS_MM_MAP_ORDER(flags);
+	if (!sp || !sp->alive || !len || (addr | len) & (SWS_PAGE_SIZE - 1) || addr + len < addr ||
+	    (addr + len) >> 48 || order >= SWS_NR_ORDERS || (flags & ~0xfu))
+		return SWS_EINVAL;
+	sws_spin_lock(&sp->ptl);
+	int rc = sws__mm_region_insert(mm, sp, addr, addr + len, order);
+	sws_spin_unlock(&sp->ptl);
+	return rc;
+}
+
+int sws__mm_range_ok(struct sws_space *sp, uint64_t addr, uint64_t len)
+{
+	return sp && sp->alive && len && !((addr | len) & (SWS_PAGE_SIZE - 1)) && addr + len > addr &&
+	       !((addr + len - 1) >> 48);
+}
+
+int sws_mm_munmap(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_t addr, uint64_t len)
+{
+	struct sws_space *sp = mm ? sws__mm_space(mm, asid) : NULL;
+	if (!cpu || !sws__mm_range_ok(sp, addr, len))
+		return SWS_EINVAL;
+	uint64_t t0 = mm_kernel_enter(mm, cpu), end = addr + len;
+	enum sws_work_ctx wc = sws__work_enter(cpu, SWS_WCTX_free);
+	sws__mm_lru_add_drain(cpu, mm); /* unmap_region() */
+	sws__mm_split_edges(cpu, mm, sp, addr, end);
+	sws_spin_lock(&sp->ptl);
+	sws__mm_zap_range(cpu, mm, asid, sp, addr, end);
+	/* Cut the regions. */
+	for (uint32_t i = 0; i < sp->nr_regions; i++) {
+		struct sws_region *r = &sp->regions[i];
+		if (r->end <= addr || r->start >= end)
+			continue;
+		if (r->start >= addr && r->end <= end) {
+			memmove(r, r + 1, sizeof(*r) * (sp->nr_regions - i - 1));
+			sp->nr_regions--;
+			i--;
+		} else if (r->start < addr && r->end > end) {
+			struct sws_region tail = *r;
+			r->end = addr;
+			tail.start = end;
+			sws__mm_region_insert(mm, sp, tail.start, tail.end, tail.order);
+		} else if (r->start < addr) {
+			r->end = addr;
+		} else {
+			r->start = end;
+		}
+	}
+	sws_spin_unlock(&sp->ptl);
+	sws__work_enter(cpu, wc);
+	mm_kernel_exit(mm, cpu, t0);
+	return 0;
+}
+
+int sws_mm_exit(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid)
+{
+	struct sws_space *sp = mm ? sws__mm_space(mm, asid) : NULL;
+	if (!cpu || !sp || !sp->alive)
+		return SWS_EINVAL;
+	uint64_t t0 = mm_kernel_enter(mm, cpu);
+	enum sws_work_ctx wc = sws__work_enter(cpu, SWS_WCTX_free);
+	sws__mm_lru_add_drain(cpu, mm); /* exit_mmap() */
+	sws_spin_lock(&sp->ptl);
+	sp->alive = false;
+	sws__mm_zap_range(cpu, mm, asid, sp, 0, 1ull << 48);
+	sws__pgtable_free(mm, sp);
+	sws__mem_free(&mm->sim->mem, SWS_MEM_mm, sp->regions, sizeof(*sp->regions) * sp->cap_regions);
+	sp->regions = NULL;
+	sp->nr_regions = sp->cap_regions = 0;
+	sws_spin_unlock(&sp->ptl);
+	sws__work_enter(cpu, wc);
+	mm_kernel_exit(mm, cpu, t0);
+	return 0;
+}
+
+/* dup_mmap(): the child's regions and page tables (copy_page_range). */
+static int dup_mmap(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint32_t *child)
+{
+	struct sws_space *cp;
+	int rc = sws__mm_space_new(mm, sp->memcg, child, &cp);
+	if (rc)
+		return rc;
+	sws_spin_lock(&sp->ptl);
+	for (uint32_t i = 0; i < sp->nr_regions && !rc; i++)
+		rc = sws__mm_region_insert(mm, cp, sp->regions[i].start, sp->regions[i].end,
+					   sp->regions[i].order);
+	if (!rc)
+		rc = sws__mm_copy_page_range(cpu, mm, sp, cp, *child);
+	sws_spin_unlock(&sp->ptl);
+	if (rc) { /* undo: the child goes as a whole */
+		sws_mm_exit(cpu, mm, *child);
+		return rc;
+	}
+	return 0;
+}
+
+int sws_mm_fork(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t parent, uint32_t *child)
+{
+	struct sws_space *sp = mm ? sws__mm_space(mm, parent) : NULL;
+	if (!cpu || !sp || !sp->alive || !child)
+		return SWS_EINVAL;
+	if (atomic_load(&sp->oom_killed))
+		return SWS_EKILLED; /* a dying task does not fork */
+	uint64_t t0 = mm_kernel_enter(mm, cpu);
+	int rc = dup_mmap(cpu, mm, sp, child);
+	mm_kernel_exit(mm, cpu, t0);
+	return rc;
+}

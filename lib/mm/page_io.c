@@ -1,0 +1,137 @@
+/*
+ * page_io.c - reading and writing a page of a slot (mm/page_io.c:
+ * swap_read_folio, swap_writeout): the zero flag, zswap (load and store), the
+ * device's latency model and, in verify mode, its store, byte for byte.
+ * Callers: swap_state.c and memory.c (reads), vmscan.c (writes).
+ */
+#include <string.h>
+
+#include "../zswap/zswap_internal.h"
+#include "mm_internal.h"
+
+/* ---- reading a slot ------------------------------------------------------------------ */
+
+/* swap_read_folio() for one page into locked folio @f (its seed set from the slot).
+ * @sync: the fault waits for this read (a read-ahead one is asynchronous). */
+int sws__mm_swap_read_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f, sws_entry_t e,
+		     bool sync)
+{
+	unsigned type = sws_swp_type(e);
+	f->seed = sws__mm_slot_seed_get(mm, e);
+	if (sws_swap_test_zero(cpu, e)) {
+		mm_count(mm, cpu, SWS_MM_swpin_zero, 1);
+		return 0;
+	}
+	if (mm->zswap) {
+		uint8_t page[SWS_PAGE_SIZE], want[SWS_PAGE_SIZE];
+		int rc = sws__zswap_load(mm->zswap, cpu, e, page);
+		if (rc == 0) {
+			/* Exclusive load: the folio owns the only copy now, it must be
+			 * written again should it be reclaimed. */
+			folio_set(f, PG_dirty);
+			if (!(mm->cfg.flags & SWS_MM_VERIFY))
+				return 0;
+			uint64_t t0 = mm_untimed_begin(mm, cpu, false); /* verifying: the simulator's */
+			sws_mm_page_content(mm, f->seed, 0, want);
+			bool same = !memcmp(page, want, SWS_PAGE_SIZE);
+			mm_untimed_end(mm, cpu, t0, false);
+			mm_count(mm, cpu, same ? SWS_MM_verify_ok : SWS_MM_verify_fail, 1);
+			return same ? 0 : SWS_ECORRUPT;
+		}
+		if (rc != SWS_ENOENT)
+			return rc; /* the kernel fails the read: SIGBUS */
+		/* A miss that goes to the device: maybe zswap wrote back something hot. */
+		sws__zswap_disk_swapin(mm->zswap, f->memcg);
+		mm_count(mm, cpu, SWS_MM_nr_disk_swapins, 1);
+	}
+	sws_entry_t t; /* vswap: the physical slot behind the virtual entry */
+	if (mm_io_target(cpu, mm, e, 1, false, &t))
+		return SWS_EIO; /* no copy anywhere: the kernel's swap_read_folio() fails it */
+	type = sws_swp_type(t);
+	mm_count(mm, cpu, SWS_MM_pswpin, 1);
+	mm_io(mm, cpu, type, mm->read_ns[type], sync);
+	struct sws_device *dev = sws__device(mm->sim, type);
+	if (!(mm->cfg.flags & SWS_MM_VERIFY) || !dev || dev->backing.kind == SWS_BACKING_NONE)
+		return 0;
+	/* The store's host I/O (the device time is the latency model's, above) and
+	 * the check are the simulator's work: untimed. */
+	uint8_t got[SWS_PAGE_SIZE], want[SWS_PAGE_SIZE];
+	uint64_t t0 = mm_untimed_begin(mm, cpu, false);
+	int rc = sws_swap_readpage(cpu, t, got) != 0 ? SWS_EIO : 0;
+	if (!rc) {
+		sws_mm_page_content(mm, f->seed, 0, want);
+		rc = memcmp(got, want, SWS_PAGE_SIZE) ? SWS_ECORRUPT : 0;
+	}
+	mm_untimed_end(mm, cpu, t0, false);
+	if (rc != SWS_EIO)
+		mm_count(mm, cpu, rc ? SWS_MM_verify_fail : SWS_MM_verify_ok, 1);
+	return rc;
+}
+
+/* ---- pageout -------------------------------------------------------------------------- */
+
+void sws__mm_count_order(struct sws_mm *mm, struct sws_cpu *cpu, _Atomic uint64_t *arr)
+{
+	(void)mm;
+	(void)cpu;
+	sws_store_relaxed(arr, sws_load_relaxed(arr) + 1);
+}
+
+/*
+ * swap_writeout(): flag zero pages (no I/O), else zswap, else the device.
+ * @return 0, or SWS_EBUSY: zswap refused and this memcg may not write back,
+ * so the folio stays (in the swap cache, activated), as the kernel does.
+ */
+int sws__mm_swap_writeout(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f, sws_entry_t entry)
+{
+	const unsigned nr = 1u << f->order;
+	bool zero = true;
+	for (unsigned i = 0; i < nr && zero; i++)
+		zero = sws__mm_content_is_zero(mm, folio_page_seed(f, i));
+	for (unsigned i = 0; i < nr; i++)
+		sws__mm_slot_seed_set(mm, entry + i, folio_page_seed(f, i));
+	sws_swap_set_zero(cpu, entry, nr, zero);
+	if (zero) {
+		mm_count(mm, cpu, SWS_MM_swpout_zero, nr);
+		return 0;
+	}
+	if (mm->zswap) {
+		if (sws__mm_zswap_store_folio(cpu, mm, f, entry) == 0)
+			return 0;
+		if (!sws__zswap_writeback_allowed(mm->zswap, f->memcg))
+			return SWS_EBUSY;
+	}
+	/* vswap: the virtual entry gets a physical run now (vswap_alloc_swap_slot());
+	 * with none free, swap_writeout() says "activate": the folio stays in RAM. */
+	sws_entry_t target;
+	if (mm_io_target(cpu, mm, entry, nr, true, &target))
+		return SWS_EBUSY;
+	unsigned type = sws_swp_type(target);
+	struct sws_device *dev = sws__device(mm->sim, type);
+	if (dev && (dev->flags & SWS_SWP_XSWAP)) {
+		/* xswap: zswap refused it and there is nowhere else to write, so
+		 * swap_writeout() says "activate": the folio stays in RAM. */
+		mm_count(mm, cpu, SWS_MM_xswap_reject_activate, nr);
+		return SWS_EBUSY;
+	}
+	if (dev && dev->backing.kind != SWS_BACKING_NONE) {
+		/* The page's bytes and the store's host I/O are the simulator's work
+		 * (the device time is the latency model's, below): untimed. */
+		uint8_t page[SWS_PAGE_SIZE];
+		int rc = 0;
+		uint64_t t0 = mm_untimed_begin(mm, cpu, false);
+		for (unsigned i = 0; i < nr && !rc; i++) {
+			sws_mm_page_content(mm, folio_page_seed(f, i), 0, page);
+			rc = sws_swap_writepage(cpu, target + i, page);
+		}
+		mm_untimed_end(mm, cpu, t0, false);
+		if (rc)
+			return SWS_EBUSY; /* the write failed: keep the page (re-dirtied) */
+	}
+	mm_count(mm, cpu, SWS_MM_pswpout, nr);
+	mm_io(mm, cpu, type, mm->write_ns[type] * nr, true); /* reclaim waits for its writeback */
+	sws__mm_count_order(mm, cpu, &mm->pcpu[sws_cpu_id(cpu)].swpout[f->order]);
+	if (f->order == SWS_NR_ORDERS - 1)
+		mm_count(mm, cpu, SWS_MM_thp_swpout, 1);
+	return 0;
+}

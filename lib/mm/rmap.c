@@ -1,0 +1,120 @@
+/*
+ * rmap.c - reverse maps (mm/rmap.c): which address spaces map a folio, and
+ * try_to_unmap(): every mapping of a folio becomes swap PTEs of its slots (a
+ * swap count each), or, for a lazily freed folio, goes (PTEs none).
+ * Callers: memory.c (add, delete), vmscan.c and huge_memory.c (unmap, walk).
+ */
+#include <string.h>
+
+#include "mm_internal.h"
+
+/* ---- reverse maps (under the folio's rmap lock, taken here) ------------------------- */
+
+int sws__mm_rmap_add(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uint64_t vaddr)
+{
+	sws_spin_lock(folio_rmap_lock(mm, f));
+	if (f->nr_rmap == 0) {
+		f->rmap1 = (struct sws_rmap){asid, vaddr};
+	} else {
+		uint32_t k = f->nr_rmap - 1;
+		if (k == f->cap_rmap) {
+			uint32_t cap = f->cap_rmap ? f->cap_rmap * 2 : 4;
+			struct sws_rmap *n = sws__mem_alloc(&mm->sim->mem, SWS_MEM_mm, sizeof(*n) * cap, 0);
+			if (!n) {
+				sws_spin_unlock(folio_rmap_lock(mm, f));
+				return SWS_ENOMEM;
+			}
+			if (f->rmaps)
+				memcpy(n, f->rmaps, sizeof(*n) * f->cap_rmap);
+			sws__mem_free(&mm->sim->mem, SWS_MEM_mm, f->rmaps, sizeof(*n) * f->cap_rmap);
+			f->rmaps = n;
+			f->cap_rmap = cap;
+		}
+		f->rmaps[k] = (struct sws_rmap){asid, vaddr};
+	}
+	f->nr_rmap++;
+	atomic_fetch_add(&f->mapcount, 1);
+	sws_spin_unlock(folio_rmap_lock(mm, f));
+	return 0;
+}
+
+void sws__mm_rmap_del(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uint64_t vaddr)
+{
+	sws_spin_lock(folio_rmap_lock(mm, f));
+	for (uint32_t i = 0; i < f->nr_rmap; i++) {
+		struct sws_rmap *r = i ? &f->rmaps[i - 1] : &f->rmap1;
+		if (r->asid != asid || r->vaddr != vaddr)
+			continue;
+		struct sws_rmap *last = f->nr_rmap > 1 ? &f->rmaps[f->nr_rmap - 2] : &f->rmap1;
+		*r = *last;
+		f->nr_rmap--;
+		atomic_fetch_sub(&f->mapcount, 1);
+		break;
+	}
+	sws_spin_unlock(folio_rmap_lock(mm, f));
+}
+
+/* ---- unmap ------------------------------------------------------------------------ */
+
+/* The first mapping of @f left to undo (its rmap list is read under its lock). */
+bool sws__mm_first_rmap(struct sws_mm *mm, struct sws_folio *f, struct sws_rmap *out)
+{
+	sws_spin_lock(folio_rmap_lock(mm, f));
+	bool any = f->nr_rmap != 0;
+	if (any)
+		*out = f->rmap1;
+	sws_spin_unlock(folio_rmap_lock(mm, f));
+	return any;
+}
+
+/* try_to_unmap(): every mapping of locked @pfn becomes swap PTEs of @entry. */
+bool sws__mm_try_to_unmap(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn, sws_entry_t entry)
+{
+	struct sws_folio *f = mm_folio(mm, pfn);
+	const unsigned nr = 1u << f->order;
+	struct sws_rmap r;
+	while (sws__mm_first_rmap(mm, f, &r)) {
+		struct sws_space *sp = sws__mm_space(mm, r.asid);
+		sws_spin_lock(&sp->ptl);
+		bool ok = true;
+		for (unsigned i = 0; i < nr && ok; i++) {
+			uint64_t *pte = sws__pte_lookup(sp, r.vaddr + (uint64_t)i * SWS_PAGE_SIZE);
+			ok = pte && pte_present(*pte) && pte_pfn(*pte) == pfn && pte_sub(*pte) == i;
+		}
+		if (ok && sws_swap_dup(cpu, entry, nr) == 0) {
+			for (unsigned i = 0; i < nr; i++) {
+				uint64_t *pte = sws__pte_lookup(sp, r.vaddr + (uint64_t)i * SWS_PAGE_SIZE);
+				if (*pte & PTE_WRITE)
+					folio_set(f, PG_dirty); /* the PTE dirty bit */
+				*pte = swp_entry_to_pte(entry + i);
+			}
+		} else if (ok) {
+			sws_spin_unlock(&sp->ptl);
+			return false; /* no swap count to give (ENOMEM / overflow): keep it */
+		}
+		/* A stale rmap (the PTEs changed under us) is dropped as well. */
+		sws__mm_rmap_del(mm, f, r.asid, r.vaddr);
+		sws_spin_unlock(&sp->ptl);
+	}
+	return true;
+}
+
+/* try_to_unmap() of a lazily freed folio (locked): every mapping goes, its PTEs
+ * none (the next access finds the page never touched). */
+void sws__mm_try_to_unmap_discard(struct sws_mm *mm, uint64_t pfn)
+{
+	struct sws_folio *f = mm_folio(mm, pfn);
+	const unsigned nr = 1u << f->order;
+	struct sws_rmap r;
+	while (sws__mm_first_rmap(mm, f, &r)) {
+		struct sws_space *sp = sws__mm_space(mm, r.asid);
+		sws_spin_lock(&sp->ptl);
+		for (unsigned i = 0; i < nr; i++) {
+			uint64_t *pte = sws__pte_lookup(sp, r.vaddr + (uint64_t)i * SWS_PAGE_SIZE);
+			if (pte && pte_present(*pte) && pte_pfn(*pte) == pfn)
+				*pte = 0;
+		}
+		sws__mm_rmap_del(mm, f, r.asid, r.vaddr);
+		sws_spin_unlock(&sp->ptl);
+	}
+}

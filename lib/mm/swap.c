@@ -1,0 +1,148 @@
+/*
+ * swap.c - the LRU lists (mm/swap.c: folio_add_lru, folio_mark_accessed, and
+ * the list moves mm/vmscan.c makes). Per-memcg inactive and active lists,
+ * doubly linked through PFNs, head = oldest, under the memcg's lru_lock.
+ * Callers: the fault paths (add, accessed), vmscan.c (isolate, rotate,
+ * activate), the free paths (delete).
+ */
+#include "mm_internal.h"
+
+/* ---- LRU lists (the memcg's lru_lock held) ---------------------------------------- */
+
+static void list_append(struct sws_mm *mm, struct sws_lru *lru, unsigned which, uint32_t pfn)
+{
+	struct sws_folio *f = mm_folio(mm, pfn);
+	f->prev = lru->tail[which];
+	f->next = 0;
+	if (lru->tail[which])
+		mm_folio(mm, lru->tail[which])->next = pfn;
+	else
+		lru->head[which] = pfn;
+	lru->tail[which] = pfn;
+	lru->nr[which] += folio_nr(f);
+	f->lru = (uint8_t)which;
+}
+
+static void list_unlink(struct sws_mm *mm, struct sws_lru *lru, uint32_t pfn)
+{
+	struct sws_folio *f = mm_folio(mm, pfn);
+	unsigned which = f->lru;
+	if (f->prev)
+		mm_folio(mm, f->prev)->next = f->next;
+	else
+		lru->head[which] = f->next;
+	if (f->next)
+		mm_folio(mm, f->next)->prev = f->prev;
+	else
+		lru->tail[which] = f->prev;
+	lru->nr[which] -= folio_nr(f);
+	f->prev = f->next = 0;
+	f->lru = LRU_NONE;
+}
+
+void sws__mm_lru_add(struct sws_mm *mm, uint64_t pfn, bool active)
+{
+	struct sws_folio *f = mm_folio(mm, pfn);
+	sws_spin_lock(folio_lru_lock(mm, f));
+	if (f->lru == LRU_NONE) {
+		list_append(mm, &mm->memcgs[f->memcg].lru, active ? LRU_ACTIVE : LRU_INACTIVE,
+			    (uint32_t)pfn);
+		folio_set(f, PG_lru | (active ? PG_active : 0));
+	}
+	sws_spin_unlock(folio_lru_lock(mm, f));
+}
+
+void sws__mm_lru_unlink_locked(struct sws_mm *mm, uint64_t pfn)
+{
+	struct sws_folio *f = mm_folio(mm, pfn);
+	if (f->lru != LRU_NONE)
+		list_unlink(mm, &mm->memcgs[f->memcg].lru, (uint32_t)pfn);
+	folio_clear(f, PG_lru | PG_active | PG_lru_batch); /* a batch's entry for it goes stale */
+}
+
+void sws__mm_lru_add_drain(struct sws_cpu *cpu, struct sws_mm *mm)
+{
+	struct sws_mm_pcpu *pc = &mm->pcpu[sws_cpu_id(cpu)];
+	sws_spinlock_t *held = NULL;
+	for (unsigned i = 0; i < pc->nr_lru_add; i++) {
+		struct sws_folio *f = mm_folio(mm, pc->lru_add[i].pfn);
+		sws_spinlock_t *l = &mm->memcgs[pc->lru_add[i].memcg].lru_lock;
+		if (l != held) { /* folio_batch_move_lru(): one lock hold per run of a lruvec */
+			if (held)
+				sws_spin_unlock(held);
+			sws_spin_lock(l);
+			held = l;
+		}
+		/* Freed (or taken off for a split) meanwhile: PG_lru_batch was
+		 * cleared under this lock, and a claim since changed gen. */
+		if (atomic_load_explicit(&f->gen, memory_order_relaxed) != pc->lru_add[i].gen ||
+		    !folio_test(f, PG_lru_batch))
+			continue;
+		folio_clear(f, PG_lru_batch);
+		if (f->lru == LRU_NONE) {
+			bool active = pc->lru_add[i].active;
+			list_append(mm, &mm->memcgs[f->memcg].lru, active ? LRU_ACTIVE : LRU_INACTIVE,
+				    pc->lru_add[i].pfn);
+			folio_set(f, PG_lru | (active ? PG_active : 0));
+		}
+	}
+	if (held)
+		sws_spin_unlock(held);
+	pc->nr_lru_add = 0;
+}
+
+void sws__mm_folio_add_lru(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn, bool active)
+{
+	if (mm->cfg.policy == SWS_RECLAIM_LRU) { /* the textbook reference stays exact */
+		sws__mm_lru_add(mm, pfn, active);
+		return;
+	}
+	struct sws_mm_pcpu *pc = &mm->pcpu[sws_cpu_id(cpu)];
+	struct sws_folio *f = mm_folio(mm, pfn);
+	folio_set(f, PG_lru_batch); /* the folio is new: nobody else looks at it yet */
+	pc->lru_add[pc->nr_lru_add].pfn = (uint32_t)pfn;
+	pc->lru_add[pc->nr_lru_add].gen = atomic_load_explicit(&f->gen, memory_order_relaxed);
+	pc->lru_add[pc->nr_lru_add].memcg = f->memcg;
+	pc->lru_add[pc->nr_lru_add].active = active;
+	if (++pc->nr_lru_add == SWS__LRU_BATCH)
+		sws__mm_lru_add_drain(cpu, mm);
+}
+
+void sws__mm_lru_move_locked(struct sws_mm *mm, uint64_t pfn, unsigned which)
+{
+	struct sws_folio *f = mm_folio(mm, pfn);
+	struct sws_lru *lru = &mm->memcgs[f->memcg].lru;
+	if (f->lru != LRU_NONE)
+		list_unlink(mm, lru, (uint32_t)pfn);
+	list_append(mm, lru, which, (uint32_t)pfn);
+	folio_set(f, PG_lru);
+	if (which == LRU_ACTIVE)
+		folio_set(f, PG_active);
+	else
+		folio_clear(f, PG_active);
+}
+
+void sws__mm_lru_del(struct sws_mm *mm, uint64_t pfn)
+{
+	struct sws_folio *f = mm_folio(mm, pfn);
+	sws_spin_lock(folio_lru_lock(mm, f));
+	sws__mm_lru_unlink_locked(mm, pfn);
+	sws_spin_unlock(folio_lru_lock(mm, f));
+}
+
+/* An access to a mapped folio: the hardware accessed bit, or for the exact-LRU
+ * reference a move to the most recently used end. */
+void sws__mm_mark_accessed(struct sws_mm *mm, uint64_t pfn)
+{
+	struct sws_folio *f = mm_folio(mm, pfn);
+	if (mm->cfg.policy != SWS_RECLAIM_LRU) {
+		if (!folio_test(f, PG_young))
+			folio_set(f, PG_young);
+		return;
+	}
+	sws_spin_lock(folio_lru_lock(mm, f));
+	if (f->lru != LRU_NONE)
+		sws__mm_lru_move_locked(mm, pfn, LRU_INACTIVE);
+	f->stamp = atomic_fetch_add(&mm->lru_clock, 1);
+	sws_spin_unlock(folio_lru_lock(mm, f));
+}

@@ -1,0 +1,285 @@
+/*
+ * swap_state.c - swap-in through the swap cache and readahead
+ * (mm/swap_state.c: swap_cache_get_folio, swap_update_readahead,
+ * __read_swap_cache_async, swapin_readahead, swap_cluster_readahead,
+ * swap_vma_readahead, __swapin_nr_pages).
+ *
+ * A swap-cache hit updates the readahead state; a miss reads ahead (cluster
+ * readahead, or VMA readahead while no rotational device is on; none on
+ * SYNCHRONOUS_IO devices except, up to 6.18, a shared slot the bypass
+ * declined, nor on xswap) and then reads the page into a new folio in the
+ * swap cache. A large folio found there is split first.
+ * Callers: memory.c (do_swap_page), swapfile.c (swapoff of vswap devices).
+ */
+#include "mm_internal.h"
+
+/* A new folio for slot @e in the swap cache, read, on the LRU. @ra: read ahead.
+ * @return 0 and the locked folio's PFN; SWS_EEXIST (someone else has it);
+ * SWS_ENOENT (the slot was freed); SWS_ENOMEM; SWS_ECORRUPT. */
+static int swapin_new(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, sws_entry_t e, bool ra,
+		      uint64_t *pfnp)
+{
+	uint64_t pfn, shadow = 0;
+	int rc = sws__mm_folio_alloc(cpu, mm, memcg, 0, &pfn);
+	if (rc)
+		return rc;
+	struct sws_folio *f = mm_folio(mm, pfn); /* locked */
+	rc = sws_swap_cache_add(cpu, e, 1, pfn, &shadow);
+	if (rc) {
+		sws__mm_folio_free(mm, pfn);
+		return rc == SWS_EBUSY ? SWS_ENOENT : rc;
+	}
+	f->swap = e;
+	folio_set(f, PG_swapcache | (ra ? PG_readahead : 0));
+	rc = sws__mm_swap_read_folio(cpu, mm, f, e, !ra);
+	sws__mm_folio_add_lru(cpu, mm, pfn, shadow && sws__mm_workingset_refault(cpu, mm, f, memcg, shadow));
+	if (ra)
+		mm_count(mm, cpu, SWS_MM_swap_ra, 1);
+	*pfnp = pfn;
+	return rc;
+}
+
+/* ---- readahead ---------------------------------------------------------------------- */
+
+/* __swapin_nr_pages(): the adaptive window (cluster readahead: global state under ra_lock). */
+static unsigned swapin_nr_pages(struct sws_mm *mm, uint64_t offset, unsigned max_pages,
+				uint32_t hits, uint64_t *prev_offset, uint32_t *prev_win)
+{
+	unsigned pages = hits + 2;
+	if (pages == 2) {
+		if (offset != *prev_offset + 1 && offset != *prev_offset - 1)
+			pages = 1;
+	} else {
+		unsigned roundup = 4;
+		while (roundup < pages)
+			roundup <<= 1;
+		pages = roundup;
+	}
+	if (pages > max_pages)
+		pages = max_pages;
+	if (pages < *prev_win / 2)
+		pages = *prev_win / 2; /* do not shrink the window too fast */
+	if (!hits)
+		*prev_offset = offset;
+	*prev_win = pages;
+	(void)mm;
+	return pages;
+}
+
+static void readahead_one(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, sws_entry_t e)
+{
+	uint64_t pfn = 0;
+	struct sws_device *dev = sws__device(mm->sim, sws_swp_type(e));
+	if (dev && (dev->flags & SWS_SWP_XSWAP))
+		return; /* never read ahead from xswap (VMA readahead meets any device's entries) */
+	if (sws_swap_cache_lookup(cpu, e))
+		return;
+	uint32_t count = 0;
+	if (sws_swap_count(cpu, e, &count) || !count)
+		return; /* swap_entry_swapped(): no folio (nor charge) for a slot nobody uses */
+	swapin_new(cpu, mm, memcg, e, true, &pfn);
+	if (pfn) /* read (a verify failure is counted, the folio stays) */
+		folio_unlock(mm_folio(mm, pfn));
+}
+
+/* swap_cluster_readahead(): the aligned block of the window around the target. */
+static void cluster_readahead(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, sws_entry_t e)
+{
+	unsigned max_pages = 1u << mm->page_cluster;
+	if (max_pages <= 1)
+		return;
+	uint64_t off = sws_swp_offset(e);
+	sws_spin_lock(&mm->ra_lock);
+	unsigned win = swapin_nr_pages(mm, off, max_pages, atomic_exchange(&mm->ra_hits, 0),
+				       &mm->ra_prev_offset, &mm->ra_prev_win);
+	sws_spin_unlock(&mm->ra_lock);
+	if (win <= 1)
+		return;
+	struct sws_device *dev = sws__device(mm->sim, sws_swp_type(e));
+	uint64_t start = off & ~(uint64_t)(win - 1), end = start + win;
+	for (uint64_t o = start ? start : 1; dev && o < end && o < dev->max; o++) {
+		if (o == off)
+			continue;
+		/* vswap reads ahead in the physical space: the neighbours' virtual
+		 * entries come from the reverse map (0: the slot backs nothing). */
+		sws_entry_t n = sws_swap_rmap(cpu, sws_swp_entry(sws_swp_type(e), o));
+		if (n)
+			readahead_one(cpu, mm, memcg, n);
+	}
+}
+
+/* swap_vma_readahead(): the swap PTEs of the window around the faulting address. */
+static void vma_readahead(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr)
+{
+	unsigned pc = mm->page_cluster < 5 ? mm->page_cluster : 5;
+	unsigned max_pages = 1u << pc;
+	if (max_pages <= 1)
+		return;
+	sws_entry_t found[32];
+	unsigned n = 0;
+	sws_spin_lock(&sp->ptl);
+	struct sws_region *r = sws__mm_region(sp, vaddr);
+	if (!r) {
+		sws_spin_unlock(&sp->ptl);
+		return;
+	}
+	uint64_t prev = r->ra_addr;
+	uint32_t prev_win = r->ra_win;
+	uint64_t vpn = vaddr / SWS_PAGE_SIZE, pvpn = prev / SWS_PAGE_SIZE;
+	unsigned win = swapin_nr_pages(mm, vpn, max_pages, r->ra_hits, &pvpn, &prev_win);
+	r->ra_hits = 0;
+	r->ra_addr = vaddr;
+	r->ra_win = win;
+	if (win > 1) {
+		uint64_t lo, pmd_lo = vaddr & ~((2ull << 20) - 1), pmd_hi = pmd_lo + (2ull << 20);
+		if (vpn == prev / SWS_PAGE_SIZE + 1)
+			lo = vaddr; /* moving forward: the window starts here */
+		else if (vpn + 1 == prev / SWS_PAGE_SIZE)
+			lo = vaddr - (uint64_t)(win - 1) * SWS_PAGE_SIZE; /* backward: ends here */
+		else
+			lo = vaddr - (uint64_t)((win - 1) / 2) * SWS_PAGE_SIZE;
+		for (uint64_t va = lo; va < lo + (uint64_t)win * SWS_PAGE_SIZE && n < 32; va += SWS_PAGE_SIZE) {
+			if (va == vaddr || va < r->start || va >= r->end || va < pmd_lo || va >= pmd_hi)
+				continue;
+			uint64_t *pte = sws__pte_lookup(sp, va);
+			if (pte && pte_is_swap(*pte))
+				found[n++] = pte_to_swp_entry(*pte);
+		}
+	}
+	uint16_t memcg = sp->memcg;
+	sws_spin_unlock(&sp->ptl);
+	for (unsigned i = 0; i < n; i++)
+		readahead_one(cpu, mm, memcg, found[i]);
+}
+
+static bool any_rotational(struct sws_mm *mm)
+{
+	for (unsigned t = 0; t < SWS_MAX_SWAPFILES; t++) {
+		struct sws_device *d = sws__device(mm->sim, t);
+		if (d && !(d->flags & SWS_SWP_SOLIDSTATE))
+			return true;
+	}
+	return false;
+}
+
+/* swap_use_vma_readahead(): VMA readahead while no rotational device is on. */
+static bool use_vma_readahead(struct sws_mm *mm)
+{
+	return !(mm->cfg.flags & SWS_MM_NO_VMA_RA) && !any_rotational(mm);
+}
+
+/* swap_update_readahead() on a swap-cache hit at @vaddr: with VMA readahead
+ * every hit moves the region's last-fault address (a read-ahead one adds a
+ * hit too); cluster readahead counts read-ahead hits globally. */
+static void swap_update_readahead(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr,
+				  bool readahead)
+{
+	bool vma_ra = use_vma_readahead(mm);
+	if (vma_ra) {
+		sws_spin_lock(&sp->ptl);
+		struct sws_region *r = sws__mm_region(sp, vaddr);
+		if (r) {
+			r->ra_addr = vaddr;
+			if (readahead && r->ra_hits < 63)
+				r->ra_hits++;
+		}
+		sws_spin_unlock(&sp->ptl);
+	}
+	if (readahead) {
+		mm_count(mm, cpu, SWS_MM_swap_ra_hit, 1);
+		if (!vma_ra)
+			atomic_fetch_add(&mm->ra_hits, 1);
+	}
+}
+
+/* ---- the fault paths ------------------------------------------------------------------ */
+
+/* Get locked, up-to-date folio for @e: from the swap cache or read. */
+int sws__mm_swapin(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr,
+		  sws_entry_t e, uint64_t *pfnp, bool *bypassed)
+{
+	/* The device the page would be read from (vswap: the physical one; none
+	 * when the page is zero or in zswap: then nothing is read ahead). */
+	sws_entry_t t = e;
+	bool on_device = !mm_io_target(cpu, mm, e, 1, false, &t);
+	struct sws_device *dev = sws__device(mm->sim, sws_swp_type(t));
+	bool sync = dev && (dev->flags & SWS_SWP_SYNCHRONOUS_IO);
+	/* SYNCHRONOUS_IO devices read without readahead, except, up to 6.18, a
+	 * slot the bypass declined (count > 1: shared since a fork), which goes
+	 * through swapin_readahead() like any other device's. */
+	bool readahead = !sync;
+	*bypassed = false;
+	for (int tries = 0;; tries++) {
+		uint64_t pfn = sws_swap_cache_lookup(cpu, e);
+		if (pfn) {
+			struct sws_folio *f = mm_folio(mm, pfn);
+			folio_lock(f);
+			if (folio_test(f, PG_swapcache) && f->order && f->swap <= e && e < f->swap + (1u << f->order)) {
+				/* A large folio kept in the swap cache (its write-out was
+				 * refused): split it, then take this page's folio. */
+				sws__mm_lru_del(mm, pfn);
+				int rc = sws__mm_split_folio(cpu, mm, pfn);
+				if (rc) {
+					sws__mm_lru_add(mm, pfn, false);
+					folio_unlock(f);
+					return rc;
+				}
+				continue;
+			}
+			if (!folio_test(f, PG_swapcache) || f->swap != e || f->order) {
+				folio_unlock(f);
+				if (tries > 1000)
+					return SWS_ENOENT;
+				continue;
+			}
+			swap_update_readahead(cpu, mm, sp, vaddr, folio_test_clear(f, PG_readahead));
+			mm_count(mm, cpu, SWS_MM_swapcache_hit, 1);
+			*pfnp = pfn;
+			return 0;
+		}
+		if (sync && (mm->sim->design_flags & SWS_DESIGN_SYNC_BYPASS)) {
+			int rc = sws__mm_swapin_bypass(cpu, mm, sp->memcg, e, pfnp);
+			if (rc == 0 || rc == SWS_ECORRUPT) {
+				*bypassed = true;
+				mm_count(mm, cpu, SWS_MM_pgmajfault, 1);
+				return rc;
+			}
+			if (rc == SWS_EEXIST) { /* the kernel waits a tick and faults again */
+				if (tries > 1000)
+					return SWS_ENOENT;
+				continue;
+			}
+			if (rc != SWS_EAGAIN && rc != SWS_EOPNOTSUPP)
+				return rc == SWS_EBUSY ? SWS_ENOENT : rc;
+			readahead |= rc == SWS_EAGAIN;
+		}
+		if (!tries) {
+			/* No readahead on SYNCHRONOUS_IO devices (but see above), nor on
+			 * xswap (each page is its own zswap entry: a read of it costs the
+			 * same later), nor (cluster readahead) for a vswap page on no device. */
+			if (readahead && mm->page_cluster && !(dev && (dev->flags & SWS_SWP_XSWAP))) {
+				if (!use_vma_readahead(mm)) {
+					if (on_device)
+						cluster_readahead(cpu, mm, sp->memcg, t);
+				} else {
+					vma_readahead(cpu, mm, sp, vaddr);
+				}
+			}
+		}
+		int rc = swapin_new(cpu, mm, sp->memcg, e, false, pfnp);
+		if (rc == 0 || rc == SWS_ECORRUPT) /* read from the device or zswap: a major fault */
+			mm_count(mm, cpu, SWS_MM_pgmajfault, 1);
+		if (rc != SWS_EEXIST)
+			return rc;
+		if (tries > 1000)
+			return SWS_ENOENT;
+	}
+}
+
+int sws__mm_swapin_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, sws_entry_t e, uint64_t *pfnp)
+{
+	enum sws_work_ctx wc = sws__work_enter(cpu, SWS_WCTX_swapin);
+	int rc = swapin_new(cpu, mm, memcg, e, false, pfnp);
+	sws__work_enter(cpu, wc);
+	return rc;
+}

@@ -1,0 +1,72 @@
+/*
+ * vmstat.c - the counters (mm/vmstat.c): per-CPU, folded on read into
+ * sws_mm_stats with the gauges (RAM, anon pages, swap cache, zswap pool), and
+ * each CPU's simulated time.
+ * Callers: the replay's report and samples, library users.
+ */
+#include <string.h>
+
+#include "../zswap/zswap_internal.h"
+#include "mm_internal.h"
+
+const char *sws_mm_counter_name(enum sws_mm_counter c)
+{
+	static const char *const names[] = {
+#define SWS__MMNAME(name, desc) #name,
+		SWS_MM_COUNTER_LIST(SWS__MMNAME)
+#undef SWS__MMNAME
+	};
+	return (unsigned)c < SWS_MM_NR_COUNTERS ? names[c] : "";
+}
+
+/* ---- stats ------------------------------------------------------------------------------ */
+
+void sws_mm_cpu_time(const struct sws_mm *mm, const struct sws_cpu *cpu, struct sws_mm_cpu_time *out)
+{
+	const struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
+	out->sys_ns = sws_load_relaxed(&p->sys_ns);
+	out->sys_modelled_ns = sws_load_relaxed(&p->sys_modelled_ns);
+	out->iowait_ns = sws_load_relaxed(&p->iowait_ns);
+	out->background_ns = sws_load_relaxed(&p->background_ns);
+}
+
+void sws_mm_stats(struct sws_mm *mm, struct sws_mm_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	for (unsigned c = 0; c < mm->sim->max_cpus; c++) {
+		struct sws_mm_pcpu *p = &mm->pcpu[c];
+		for (int k = 0; k < SWS_MM_NR_COUNTERS; k++)
+			st->counters[k] += sws_load_relaxed(&p->ctr[k]);
+		for (int o = 0; o < SWS_NR_ORDERS; o++) {
+			st->swpout[o] += sws_load_relaxed(&p->swpout[o]);
+			st->swpout_fallback[o] += sws_load_relaxed(&p->swpout_fallback[o]);
+		}
+	}
+	for (unsigned c = 0; c < mm->sim->max_cpus; c++)
+		for (int o = 0; o < SWS_NR_ORDERS; o++)
+			st->zswpout_order[o] += sws_load_relaxed(&mm->pcpu[c].zswpout_order[o]);
+	for (unsigned c = 0; c < mm->sim->max_cpus; c++) {
+		struct sws_mm_pcpu *p = &mm->pcpu[c];
+		for (int b = 0; b < SWS_MM_LAT_BUCKETS; b++)
+			st->reclaim_lat[b] += sws_load_relaxed(&p->reclaim_lat[b]);
+		st->reclaim_count += sws_load_relaxed(&p->reclaim_count);
+		st->reclaim_sum_ns += sws_load_relaxed(&p->reclaim_sum_ns);
+		uint64_t mx = sws_load_relaxed(&p->reclaim_max_ns);
+		if (mx > st->reclaim_max_ns)
+			st->reclaim_max_ns = mx;
+		st->time.sys_ns += sws_load_relaxed(&p->sys_ns);
+		st->time.sys_modelled_ns += sws_load_relaxed(&p->sys_modelled_ns);
+		st->time.iowait_ns += sws_load_relaxed(&p->iowait_ns);
+		st->time.background_ns += sws_load_relaxed(&p->background_ns);
+	}
+	if (mm->zswap)
+		sws__zswap_stats(mm->zswap, st);
+	st->ram_pages = mm->cfg.ram_pages;
+	int64_t fp = atomic_load(&mm->free_pages);
+	st->free_pages = fp > 0 ? (uint64_t)fp : 0;
+	st->anon_pages = st->ram_pages - st->free_pages;
+	struct sws_stats ss;
+	sws_stats_snapshot(mm->sim, &ss);
+	st->swapcache_pages = ss.nr_swapcache;
+	st->nr_spaces = mm->nr_spaces;
+}
