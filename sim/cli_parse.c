@@ -4,7 +4,9 @@
  * device specs, content mixes and each synthetic workload's own options
  * (usemem's vm-scalability flags). Public API only (swapsim/replay.h).
  */
+#include <ctype.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -67,6 +69,41 @@ int cli_parse_size(const char *s, uint64_t *bytes)
 	return 0;
 }
 
+const char *cli_size_hint(const char *s, char *buf, size_t len)
+{
+	/* A decimal fraction: say the whole number of a smaller unit it is. */
+	static const char units[] = "KMGT";
+	const char *dot = s ? strchr(s, '.') : NULL;
+	const char *u = dot ? strpbrk(dot, "kKmMgGtT") : NULL;
+	if (dot && u && dot > s && dot[1] >= '0' && dot[1] <= '9') {
+		char *e;
+		double v = strtod(s, &e);
+		unsigned ui = (unsigned)(strchr(units, toupper((unsigned char)*u)) - units);
+		if (e == u && v > 0) {
+			/* In K, M, G below the given unit, the first whole number. */
+			double x = v;
+			for (unsigned k = ui; k-- > 0;) {
+				x *= 1024;
+				if (x == (double)(uint64_t)x && x < 1e15) {
+					snprintf(buf, len, "sizes are whole numbers: %s is %llu%c", s,
+						 (unsigned long long)x, units[k]);
+					return buf;
+				}
+			}
+			if (ui)
+				snprintf(buf, len, "sizes are whole numbers: %s is about %.0f%c", s, v * 1024,
+					 units[ui - 1]);
+			else
+				snprintf(buf, len, "sizes are whole numbers: %s is %s%.0f (bytes)", s,
+					 v * 1024 == (double)(uint64_t)(v * 1024) ? "" : "about ", v * 1024);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "a size is a whole number with K, M, G or T (binary) or p (4 KiB pages): "
+			   "512M, 2G, 65536p");
+	return buf;
+}
+
 int cli_parse_swap(char *s, struct sws_replay_swap *out, char *msg, size_t msg_len)
 {
 	if (!s || !out)
@@ -86,12 +123,19 @@ int cli_parse_swap(char *s, struct sws_replay_swap *out, char *msg, size_t msg_l
 			out->swap_flags |= SWS_REPLAY_SWAP_DISCARD;
 			continue;
 		}
+		if (!val && !cli_parse_size(kv, &v))
+			return fail(msg, msg_len,
+				    "'%s' is a size, not a device spec: write size=%s (SPEC is key=value "
+				    "pairs, e.g. size=%s,type=ssd)", kv, kv, kv);
 		if (!val)
 			return fail(msg, msg_len, "'%s': expected key=value (or reuse, follow, discard)", kv);
 		*val++ = 0;
 		if (!strcmp(kv, "size")) {
-			if (cli_parse_size(val, &v) || v < 2 * SWS_PAGE_SIZE)
-				return fail(msg, msg_len, "size=%s: not a size of at least 2 pages", val);
+			char hint[160];
+			if (cli_parse_size(val, &v))
+				return fail(msg, msg_len, "size=%s: %s", val, cli_size_hint(val, hint, sizeof(hint)));
+			if (v < 2 * SWS_PAGE_SIZE)
+				return fail(msg, msg_len, "size=%s: below the smallest device, 2 pages (8K)", val);
 			out->pages = v / SWS_PAGE_SIZE;
 		} else if (!strcmp(kv, "type")) {
 			if (sws_replay_swap_kind_parse(val, &out->kind))
@@ -296,9 +340,12 @@ int cli_parse_workload_args(struct sws_workload_config *cfg, int argc, char *con
 		} else {
 			if (have_size)
 				return fail(msg, msg_len, "%s: unexpected argument '%s'", name, a);
-			if (cli_parse_size(a, &n) || !n)
-				return fail(msg, msg_len, "%s: bad size '%s' (K/M/G suffix or pages with p)",
-					    name, a);
+			char hint[160];
+			if (cli_parse_size(a, &n))
+				return fail(msg, msg_len, "%s: bad size '%s': %s", name, a,
+					    cli_size_hint(a, hint, sizeof(hint)));
+			if (!n)
+				return fail(msg, msg_len, "%s: bad size '%s': want more than 0", name, a);
 			if (n > SWS_WORKLOAD_MAX_BYTES)
 				return fail(msg, msg_len, "%s: size '%s' is above the limit of 1P", name, a);
 			cfg->bytes = n;

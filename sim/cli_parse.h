@@ -27,6 +27,13 @@ int cli_bad(const char *prog, const char *opt, const char *fmt, ...) __attribute
 int cli_parse_size(const char *s, uint64_t *bytes);
 
 /**
+ * What is wrong with @s, a string cli_parse_size() refused, for a message:
+ * a decimal fraction gets the whole number of a smaller unit it is ("1.5G is
+ * 1536M"), anything else the grammar. Written into @buf. @return @buf.
+ */
+const char *cli_size_hint(const char *s, char *buf, size_t len);
+
+/**
  * Parse a swap device spec: comma-separated key=value pairs: size=SIZE,
  * type=ssd|nvme|sata|hdd|zram|pmem|xswap, prio=N (0..32767), file=PATH,
  * rlat=NS, wlat=NS, limit=PAGES (xswap), and the bare words reuse (an

@@ -53,7 +53,7 @@ if(SWS_BUILD_TESTS)
   add_test(NAME replay_cli_xswap_csv COMMAND swapsim-replay --ram 64M --zswap --swap type=xswap,prio=5
     --report csv --interval 10000 --quiet --workload memhog 96M)
   set_tests_properties(replay_cli_xswap_csv PROPERTIES LABELS unit TIMEOUT 300
-    PASS_REGULAR_EXPRESSION "arena_mapped_bytes,arena_resident_bytes\n.*st-p4,[0-9,.]*,[1-9][0-9]*,[1-9][0-9]*\n")
+    PASS_REGULAR_EXPRESSION "arena_mapped_bytes,arena_resident_bytes,zswap_pool_bytes,[a-z0-9_,]*\n.*st-p4,([0-9.]+,)+[1-9][0-9]*,[1-9][0-9]*,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+\n")
   # A file-backed device on a full file system: the run ends and says so (exit 1).
   add_test(NAME replay_cli_full_disk COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/full_disk.sh
     $<TARGET_FILE:swapsim-replay>)

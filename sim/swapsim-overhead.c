@@ -59,7 +59,8 @@ static const char usage_text[] =
 	"  --store disk|zswap      where the pages are: on the device (default), or in zswap\n"
 	"                          through the memory model (includes zswap's trees; slower)\n"
 	"  --seed N                the random placement's seed (default 1)\n"
-	"  --json-out FILE         also write the JSON report to FILE\n";
+	"  --json-out FILE         also write the JSON report to FILE\n"
+	"  --help, --version       this text, the program's version\n";
 
 struct opts {
 	uint64_t size;
@@ -97,6 +98,10 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		const char *name = argv[i];
 		if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
 			fputs(usage_text, stdout);
+			exit(0);
+		}
+		if (!strcmp(name, "--version")) {
+			puts("swapsim-overhead " SWS_TOOLS_VERSION);
 			exit(0);
 		}
 		if (i + 1 >= argc)

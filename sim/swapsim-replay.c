@@ -46,6 +46,8 @@ static const char usage_text[] =
 	"Input (one of):\n"
 	"  --trace FILE            a trace file (optionally zstd-compressed)\n"
 	"  --format FMT            native|perf|lackey|damon|addr (default: detected)\n"
+	"                          FILE - reads standard input (one run: no --compare of\n"
+	"                          several designs, no --repeat)\n"
 	"  --workload NAME ARGS... a synthetic workload; every word after NAME is its own\n"
 	"                          argument, so --workload comes last:\n"
 	"      usemem  [-n N] [-O] [-y] [-x] [-R] [--random-seed S] [-Z] [-o] [--init-time]\n"
@@ -61,6 +63,15 @@ static const char usage_text[] =
 	"              and --cold SIZE of cold data written first (docs/replay.md)\n"
 	"      any workload: --keep  its tasks neither unmap nor exit at the end\n"
 	"  --workload-args \"NAME ARGS\"  the same as one string (may come anywhere)\n"
+	"\n"
+	"Trace reader (as swapsim-trace's; --trace only):\n"
+	"  --pid N                 pid/tid of records without one (lackey, addr; default 1)\n"
+	"  --addr-hex              addr format: bare digits are hex, not decimal\n"
+	"  --no-ifetch             drop instruction-fetch accesses\n"
+	"  --damon-sample-us N     DAMON sampling interval (default 5000)\n"
+	"  --damon-aggr-us N       DAMON aggregation interval (default 100000)\n"
+	"  --damon-max-expansion N DAMON records per input byte, at most (default 4096)\n"
+	"  --max-line N            longest accepted line in bytes (default 65536)\n"
 	"\n"
 	"Machine:\n"
 	"  --ram SIZE              simulated RAM (default 1G)\n"
@@ -124,10 +135,14 @@ static const char usage_text[] =
 	"  --interval K            records between CSV rows (default 100000)\n"
 	"  --quiet                 no workload output lines, no progress bar\n"
 	"  --help                  this text\n"
+	"  --version               the program's version\n"
 	"\n"
 	"Sizes take K, M, G, T suffixes (binary) or a page count with a p suffix (256p = 1M).\n"
 	"A progress bar goes to stderr when it is a terminal; Ctrl-C (SIGINT), SIGTERM or SIGHUP\n"
-	"stops the run and prints a summary of what ran.\n"
+	"stops the run and prints a summary of what ran. An option given twice with different\n"
+	"values is an error (--swap excepted: each adds a device), and so are --backend and\n"
+	"--compare together.\n"
+	"With several --swap devices the table ends with one line per device, as /proc/swaps.\n"
 	"Exit: 0 ok, 1 run failed (unreadable trace, verify mismatch, a device that cannot be\n"
 	"set up or whose writes failed), 2 bad usage, 3 the model refused accesses (errors > 0:\n"
 	"the OOM killer, ...; --allow-errors makes that 0), 128+N stopped by signal N\n"
@@ -136,6 +151,8 @@ static const char usage_text[] =
 struct opts {
 	const char *trace;
 	enum sws_trace_format format;
+	struct sws_trace_reader_config rcfg; /* the reader options (format: above) */
+	bool reader_opts;                    /* any of them given */
 	bool have_workload;
 	struct sws_workload_config wl;
 	enum sws_backend backends[CLI_MAX_RUNS];
@@ -189,9 +206,45 @@ static int parse_u32(const char *opt, const char *v, uint32_t min, uint32_t max,
 	return 0;
 }
 
+/* The value options seen so far: one given again with another value is a
+ * contradiction (--backend and --compare are one). */
+struct seen {
+	char name[64], val[192];
+};
+
+static int check_once(struct seen *seen, unsigned *nseen, const char *name, const char *v)
+{
+	const char *key = !strcmp(name, "--compare") ? "--backend" : name;
+	if (!strcmp(name, "--swap"))
+		return 0; /* repeatable: each is a device */
+	for (unsigned k = 0; k < *nseen; k++) {
+		const char *pk = !strcmp(seen[k].name, "--compare") ? "--backend" : seen[k].name;
+		if (strcmp(pk, key))
+			continue;
+		if (!strcmp(seen[k].name, name) && !strcmp(seen[k].val, v))
+			return 0; /* the same again: no contradiction */
+		return bad(name, "'%s' contradicts %s %s given before (give one)", v, seen[k].name, seen[k].val);
+	}
+	if (*nseen < 64) {
+		snprintf(seen[*nseen].name, sizeof(seen[*nseen].name), "%s", name);
+		snprintf(seen[*nseen].val, sizeof(seen[*nseen].val), "%s", v);
+		(*nseen)++;
+	}
+	return 0;
+}
+
+static int parse_reader_u32(struct opts *o, const char *name, const char *v, uint32_t min, uint32_t max,
+			    uint32_t *out)
+{
+	o->reader_opts = true;
+	return parse_u32(name, v, min, max, out);
+}
+
 static int parse_args(struct opts *o, int argc, char **argv)
 {
 	char msg[256];
+	struct seen seen[64];
+	unsigned nseen = 0;
 	o->interval = 100000;
 	o->seed = 1;
 	for (int i = 1; i < argc; i++) {
@@ -203,8 +256,17 @@ static int parse_args(struct opts *o, int argc, char **argv)
 			fputs(usage_text, stdout);
 			exit(0);
 		}
+		if (!strcmp(a, "--version")) {
+			puts("swapsim-replay " SWS_TOOLS_VERSION);
+			exit(0);
+		}
 		if (!strcmp(a, "--verify")) {
 			o->verify = true;
+			continue;
+		}
+		if (!strcmp(a, "--addr-hex") || !strcmp(a, "--no-ifetch")) {
+			o->rcfg.flags |= a[2] == 'a' ? SWS_TRACE_READ_ADDR_HEX : SWS_TRACE_READ_NO_IFETCH;
+			o->reader_opts = true;
 			continue;
 		}
 		if (!strcmp(a, "--zswap")) {
@@ -260,8 +322,11 @@ static int parse_args(struct opts *o, int argc, char **argv)
 			if (parse_u32(name, v, 1, MAX_REPEAT, &o->repeat))
 				return 2;
 		} else if (!strcmp(name, "--user-bandwidth")) {
-			if (cli_parse_size(v, &o->user_bandwidth) || o->user_bandwidth < SWS_PAGE_SIZE)
-				return bad(name, "'%s': expected bytes per second, at least 4K (K/M/G/T)", v);
+			if (cli_parse_size(v, &o->user_bandwidth))
+				return bad(name, "'%s': expected bytes per second: %s", v,
+					   cli_size_hint(v, msg, sizeof(msg)));
+			if (o->user_bandwidth < SWS_PAGE_SIZE)
+				return bad(name, "'%s': expected bytes per second, at least 4K", v);
 		} else if (!strcmp(name, "--seed")) {
 			char *e;
 			errno = 0;
@@ -270,8 +335,10 @@ static int parse_args(struct opts *o, int argc, char **argv)
 				return bad(name, "'%s': expected a number", v);
 			o->seed_set = true;
 		} else if (!strcmp(name, "--ram") || !strcmp(name, "--mem-limit")) {
-			if (cli_parse_size(v, &sz) || sz < 64 * SWS_PAGE_SIZE)
-				return bad(name, "'%s': expected a size of at least 256K (K/M/G/T or p)", v);
+			if (cli_parse_size(v, &sz))
+				return bad(name, "'%s': %s", v, cli_size_hint(v, msg, sizeof(msg)));
+			if (sz < 64 * SWS_PAGE_SIZE)
+				return bad(name, "'%s': below the smallest machine, 256K (64 pages)", v);
 			if (sz / SWS_PAGE_SIZE > SWS_MM_MAX_RAM_PAGES)
 				return bad(name, "'%s': above the limit of 4T", v);
 			*(name[2] == 'r' ? &o->ram : &o->mem_limit) = sz / SWS_PAGE_SIZE;
@@ -381,9 +448,26 @@ static int parse_args(struct opts *o, int argc, char **argv)
 			o->interval = strtoull(v, &e, 10);
 			if (!*v || *e || errno || v[0] == '-' || !o->interval)
 				return bad(name, "'%s': expected a record count >= 1", v);
+		} else if (!strcmp(name, "--pid")) {
+			if (parse_reader_u32(o, name, v, 1, UINT32_MAX, &o->rcfg.default_pid))
+				return 2;
+		} else if (!strcmp(name, "--max-line")) {
+			if (parse_reader_u32(o, name, v, 256, SWS_TRACE_MAX_LINE_LIMIT, &o->rcfg.max_line))
+				return 2;
+		} else if (!strcmp(name, "--damon-sample-us")) {
+			if (parse_reader_u32(o, name, v, 1, UINT32_MAX, &o->rcfg.damon_sample_us))
+				return 2;
+		} else if (!strcmp(name, "--damon-aggr-us")) {
+			if (parse_reader_u32(o, name, v, 1, UINT32_MAX, &o->rcfg.damon_aggr_us))
+				return 2;
+		} else if (!strcmp(name, "--damon-max-expansion")) {
+			if (parse_reader_u32(o, name, v, 1, UINT32_MAX, &o->rcfg.damon_max_expansion))
+				return 2;
 		} else {
 			return bad(name, "unknown option");
 		}
+		if (check_once(seen, &nseen, name, v))
+			return 2;
 	}
 	return 0;
 }
@@ -497,13 +581,17 @@ static int run_one(const struct opts *o, enum sws_backend backend, struct sws_re
 		src = sws_workload_source(wl);
 		rc.total = sws_workload_total(wl);
 	} else {
-		struct sws_trace_reader_config tc = {.format = o->format};
+		struct sws_trace_reader_config tc = o->rcfg;
 		struct stat st;
-		if ((e = sws_trace_reader_open(o->trace, &tc, &rc.reader, err, sizeof(err)))) {
-			fprintf(stderr, "swapsim-replay: %s\n", *err ? err : sws_strerror(e));
+		/* "-": standard input (the reader reads a stream front to back). */
+		const char *path = strcmp(o->trace, "-") ? o->trace : "/dev/stdin";
+		tc.format = o->format;
+		if ((e = sws_trace_reader_open(path, &tc, &rc.reader, err, sizeof(err)))) {
+			fprintf(stderr, "swapsim-replay: %s%s\n", *err ? err : sws_strerror(e),
+				e == SWS_EINVAL ? " (a reader option out of range: see --help)" : "");
 			return 1;
 		}
-		if (!stat(o->trace, &st))
+		if (path == o->trace && !stat(o->trace, &st))
 			rc.trace_size = (uint64_t)st.st_size;
 		src = (struct sws_replay_source){.next = trace_next, .error = trace_error, .ctx = rc.reader};
 	}
@@ -555,6 +643,39 @@ out:
 	sws_workload_destroy(wl);
 	sws_trace_reader_close(rc.reader);
 	return status;
+}
+
+/*
+ * With several --swap devices: one line per device and run, in /proc/swaps'
+ * columns (Filename, Type, Size and Used in KiB, Priority) and the peak of
+ * Used, from the run's first repeat. A device without a file is named by its place on the
+ * command line; Priority -1 is none (round robin among such devices).
+ */
+static void print_devices(const struct opts *o, const struct sws_replay_report *const *first, unsigned n)
+{
+	if (o->nswap < 2)
+		return;
+	printf("-- swap devices (as /proc/swaps, KiB; Used at the end of the first repeat, Peak its "
+	       "largest)\n");
+	printf("%-10s %-32s %-8s %12s %12s %12s %8s\n", "run", "Filename", "Type", "Size", "Used", "Peak",
+	       "Priority");
+	for (unsigned i = 0; i < n; i++) {
+		const struct sws_replay_report *r = first[i];
+		if (!r)
+			continue;
+		for (uint32_t d = 0; d < r->nr_devices && d < o->nswap; d++) {
+			const struct sws_replay_device *dv = &r->devices[d];
+			char fname[40];
+			if (o->swap[d].path)
+				snprintf(fname, sizeof(fname), "%.32s", o->swap[d].path);
+			else
+				snprintf(fname, sizeof(fname), "(--swap %u, no file)", d + 1);
+			printf("%-10s %-32s %-8s %12llu %12llu %12llu %8d\n", sws_backend_name(r->backend), fname,
+			       sws_replay_swap_kind_name(dv->kind), (unsigned long long)dv->pages * 4,
+			       (unsigned long long)dv->inuse_pages * 4, (unsigned long long)dv->peak_inuse_pages * 4,
+			       o->swap[d].prio);
+		}
+	}
 }
 
 static void free_opts(struct opts *o)
@@ -618,6 +739,19 @@ int main(int argc, char **argv)
 	if (!o.nbackends) {
 		o.backends[0] = SWS_BACKEND_SWAP_TABLE;
 		o.nbackends = 1;
+	}
+	if (o.reader_opts && !o.trace) {
+		fprintf(stderr, "swapsim-replay: the trace reader options (--pid, --addr-hex, --no-ifetch, "
+				"--damon-*, --max-line) read a --trace; --workload has none (try --help)\n");
+		free_opts(&o);
+		return 2;
+	}
+	if (o.trace && !strcmp(o.trace, "-") && (o.nbackends > 1 || o.repeat > 1)) {
+		fprintf(stderr, "swapsim-replay: --trace -: standard input can be read once, so one run: "
+				"no --compare of %u designs, no --repeat %u (save the trace to a file) "
+				"(try --help)\n", o.nbackends, o.repeat ? o.repeat : 1);
+		free_opts(&o);
+		return 2;
 	}
 	if (!xswap_usable(&o)) {
 		free_opts(&o);
@@ -689,6 +823,12 @@ report:
 					: o.report == 3 ? SWS_REPLAY_REPORT_COUNTERS
 							: SWS_REPLAY_REPORT_TABLE,
 					write_file, stdout);
+		if (o.report == 0) {
+			const struct sws_replay_report *first[CLI_MAX_RUNS];
+			for (unsigned i = 0; i < o.nbackends; i++)
+				first[i] = ptrs[(size_t)i * nrep];
+			print_devices(&o, first, o.nbackends);
+		}
 		if (o.json_out) {
 			FILE *jf = fopen(o.json_out, "w");
 			int jrc = jf ? sws_replay_series_print(series, o.nbackends, SWS_REPLAY_REPORT_JSON,

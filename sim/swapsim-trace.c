@@ -3,6 +3,9 @@
  *
  *   swapsim-trace convert --in FILE [--format FMT] --out FILE [--binary] [--zstd]
  *   swapsim-trace stats FILE [--format FMT]
+ *   swapsim-trace head FILE [-n N] [--format FMT]
+ *
+ * FILE "-" is standard input, --out "-" standard output.
  *
  * Any error (bad option, unreadable or malformed input) prints one message
  * naming the file and the line or byte offset, and exits non-zero: 2 for
@@ -12,6 +15,7 @@
  * (at a record boundary; exit 128 + the signal), an existing output is left
  * as it was. Uses the public API only.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -19,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <swapsim/swapsim.h>
 
@@ -26,7 +31,8 @@ static const char usage[] =
 	"usage: swapsim-trace convert --in FILE [--format FMT] --out FILE [--binary] [--zstd]\n"
 	"                             [READER OPTIONS]\n"
 	"       swapsim-trace stats FILE [--format FMT] [READER OPTIONS]\n"
-	"       swapsim-trace --help\n"
+	"       swapsim-trace head FILE [-n N] [--format FMT] [READER OPTIONS]\n"
+	"       swapsim-trace --help | --version\n"
 	"\n"
 	"Commands:\n"
 	"  convert   read a trace in any supported format and write it in the native\n"
@@ -34,6 +40,10 @@ static const char usage[] =
 	"            (zstd-compress the output, text or binary)\n"
 	"  stats     print record counts of every op, tasks, address range, pages touched\n"
 	"            (perf: also what the importer made of processes, threads and calls)\n"
+	"  head      print the first N records (default 10) of any trace, binary and\n"
+	"            compressed ones included, as native text (a valid trace of them)\n"
+	"\n"
+	"FILE (and --in) \"-\" reads standard input; --out \"-\" writes standard output.\n"
 	"\n"
 	"Formats (--format, default auto):\n"
 	"  auto      detect from the header and the first lines\n"
@@ -72,7 +82,7 @@ static uint32_t parse_u32_opt(const char *name, const char *v)
 	char *end;
 	unsigned long long x = strtoull(v, &end, 0);
 	if (!*v || *end || x > UINT32_MAX) {
-		fprintf(stderr, "swapsim-trace: --%s: bad number \"%s\"\n", name, v);
+		fprintf(stderr, "swapsim-trace: %s: bad number \"%s\"\n", name, v);
 		exit(2);
 	}
 	return (uint32_t)x;
@@ -201,13 +211,95 @@ static int same_file(const char *a, const char *b)
 	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/* "-" is standard input: the reader opens /dev/stdin (it reads a stream
+ * front to back, so a pipe does). */
+static const char *in_path(const char *in)
+{
+	return strcmp(in, "-") ? in : "/dev/stdin";
+}
+
+/*
+ * Where --out "-" is written. A pipe or a terminal is written in place
+ * (/dev/stdout: the writer writes what is not a regular file in place). A
+ * regular file behind standard output is another matter: the writer would
+ * rename a new file over it, which an append (>>) or a shared redirection
+ * must not see; so the trace goes to a temporary file first, copied to
+ * standard output once complete (copy_out()).
+ */
+static int stdout_target(char *tmp, size_t len)
+{
+	struct stat st;
+	if (fstat(STDOUT_FILENO, &st) || !S_ISREG(st.st_mode)) {
+		snprintf(tmp, len, "/dev/stdout");
+		return 0;
+	}
+	const char *dir = getenv("TMPDIR");
+	snprintf(tmp, len, "%s/swapsim-trace.XXXXXX", dir && *dir ? dir : "/tmp");
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		fprintf(stderr, "swapsim-trace: --out -: cannot create a temporary file in %s: %s\n",
+			dir && *dir ? dir : "/tmp", strerror(errno));
+		return 1;
+	}
+	close(fd);
+	return 0;
+}
+
+static int copy_out(const char *tmp)
+{
+	FILE *f = fopen(tmp, "rb");
+	char buf[65536];
+	size_t n;
+	int rc = 0;
+	if (!f) {
+		fprintf(stderr, "swapsim-trace: %s: %s\n", tmp, strerror(errno));
+		return 1;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		if (fwrite(buf, 1, n, stdout) != n) {
+			fprintf(stderr, "swapsim-trace: --out -: write error: %s\n", strerror(errno));
+			rc = 1;
+			break;
+		}
+	if (ferror(f) || fclose(f) || fflush(stdout)) {
+		if (!rc)
+			fprintf(stderr, "swapsim-trace: --out -: %s\n", strerror(errno));
+		rc = 1;
+	}
+	return rc;
+}
+
+/* Convert @in to @out ("-": standard output), at most @limit records (0: all);
+ * @quiet: no "N records written" line (head). */
+static int convert(const char *in, const char *out, const struct sws_trace_reader_config *rcfg,
+		   const struct sws_trace_writer_config *wcfg, uint64_t limit, int quiet);
+
 static int cmd_convert(const char *in, const char *out, const struct sws_trace_reader_config *rcfg,
-		       const struct sws_trace_writer_config *wcfg)
+		       const struct sws_trace_writer_config *wcfg, uint64_t limit, int quiet)
+{
+	char tmp[4096];
+	int to_stdout = !strcmp(out, "-"), rc;
+	if (!to_stdout)
+		return convert(in, out, rcfg, wcfg, limit, quiet);
+	if (stdout_target(tmp, sizeof(tmp)))
+		return 1;
+	rc = convert(in, tmp, rcfg, wcfg, limit, 1);
+	if (strcmp(tmp, "/dev/stdout")) {
+		if (!rc)
+			rc = copy_out(tmp);
+		unlink(tmp);
+	}
+	return rc;
+}
+
+static int convert(const char *in, const char *out, const struct sws_trace_reader_config *rcfg,
+		   const struct sws_trace_writer_config *wcfg, uint64_t limit, int quiet)
 {
 	struct sws_trace_reader *r;
 	struct sws_trace_writer *w;
 	char err[600];
-	if (same_file(in, out)) {
+	in = in_path(in);
+	if (strcmp(in, "/dev/stdin") && strcmp(out, "/dev/stdout") && same_file(in, out)) {
 		fprintf(stderr, "swapsim-trace: --out %s is the same file as --in %s: "
 				"converting it in place would destroy it\n", out, in);
 		return 2;
@@ -222,7 +314,9 @@ static int cmd_convert(const char *in, const char *out, const struct sws_trace_r
 		return 1;
 	}
 	struct sws_trace_record rec;
-	while (!stop_signal && (rc = sws_trace_reader_next(r, &rec)) == 1) {
+	uint64_t nrec = 0;
+	while (!stop_signal && (!limit || nrec < limit) && (rc = sws_trace_reader_next(r, &rec)) == 1) {
+		nrec++;
 		if ((rc = sws_trace_writer_write(w, &rec)) && !stop_signal) {
 			fprintf(stderr, "swapsim-trace: %s (%s)\n",
 				sws_trace_writer_error(w)[0] ? sws_trace_writer_error(w) : out,
@@ -248,7 +342,8 @@ static int cmd_convert(const char *in, const char *out, const struct sws_trace_r
 		fprintf(stderr, "swapsim-trace: %s (%s)\n", err, sws_error_name(rc));
 		return 1;
 	}
-	fprintf(stderr, "swapsim-trace: %" PRIu64 " records written to %s\n", st.records, out);
+	if (!quiet)
+		fprintf(stderr, "swapsim-trace: %" PRIu64 " records written to %s\n", st.records, out);
 	return 0;
 }
 
@@ -272,7 +367,7 @@ static void print_perf_stats(const struct sws_trace_reader *r)
 static int cmd_stats(const char *in, const struct sws_trace_reader_config *rcfg)
 {
 	struct sws_trace_reader *r;
-	if (open_reader(in, rcfg, &r))
+	if (open_reader(in_path(in), rcfg, &r))
 		return 1;
 	uint64_t by_op[SWS_TRACE_OP_MAX + 1] = {0};
 	uint64_t reads = 0, writes = 0, ifetch = 0, reclaim_pages = 0;
@@ -364,7 +459,7 @@ int main(int argc, char **argv)
 {
 	enum {
 		O_IN = 256, O_OUT, O_FORMAT, O_BINARY, O_ZSTD, O_LEVEL, O_MAXLINE, O_PID, O_SAMPLE,
-		O_AGGR, O_EXPANSION, O_ADDRHEX, O_NOIFETCH, O_HELP,
+		O_AGGR, O_EXPANSION, O_ADDRHEX, O_NOIFETCH, O_HELP, O_VERSION,
 	};
 	static const struct option opts[] = {
 		{"in", required_argument, 0, O_IN},
@@ -381,6 +476,7 @@ int main(int argc, char **argv)
 		{"addr-hex", no_argument, 0, O_ADDRHEX},
 		{"no-ifetch", no_argument, 0, O_NOIFETCH},
 		{"help", no_argument, 0, O_HELP},
+		{"version", no_argument, 0, O_VERSION},
 		{0, 0, 0, 0},
 	};
 	if (argc < 2)
@@ -389,17 +485,27 @@ int main(int argc, char **argv)
 		fputs(usage, stdout);
 		return 0;
 	}
+	if (!strcmp(argv[1], "--version")) {
+		puts("swapsim-trace " SWS_TOOLS_VERSION);
+		return 0;
+	}
 	const char *cmd = argv[1];
-	if (strcmp(cmd, "convert") && strcmp(cmd, "stats"))
-		die_usage("unknown command (want convert or stats)");
+	if (strcmp(cmd, "convert") && strcmp(cmd, "stats") && strcmp(cmd, "head"))
+		die_usage("unknown command (want convert, stats or head)");
 	struct sws_trace_reader_config rcfg = {0};
 	struct sws_trace_writer_config wcfg = {0};
 	const char *in = NULL, *out = NULL;
+	uint64_t nhead = 10;
 	optind = 2;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, !strcmp(cmd, "head") ? "n:" : "", opts, NULL)) != -1) {
 		switch (c) {
+		case 'n':
+			nhead = parse_u32_opt("-n", optarg);
+			if (!nhead)
+				die_usage("head -n: want 1 or more records");
+			break;
 		case O_IN:
 			in = optarg;
 			break;
@@ -417,26 +523,26 @@ int main(int argc, char **argv)
 			wcfg.flags |= SWS_TRACE_WRITE_ZSTD;
 			break;
 		case O_LEVEL:
-			wcfg.zstd_level = (int32_t)parse_u32_opt("zstd-level", optarg);
+			wcfg.zstd_level = (int32_t)parse_u32_opt("--zstd-level", optarg);
 			if (wcfg.zstd_level < 1 || wcfg.zstd_level > 19)
 				die_usage("--zstd-level: want 1..19");
 			break;
 		case O_MAXLINE:
-			rcfg.max_line = parse_u32_opt("max-line", optarg);
+			rcfg.max_line = parse_u32_opt("--max-line", optarg);
 			if (rcfg.max_line < 256 || rcfg.max_line > SWS_TRACE_MAX_LINE_LIMIT)
 				die_usage("--max-line: want 256..16777216");
 			break;
 		case O_PID:
-			rcfg.default_pid = parse_u32_opt("pid", optarg);
+			rcfg.default_pid = parse_u32_opt("--pid", optarg);
 			break;
 		case O_SAMPLE:
-			rcfg.damon_sample_us = parse_u32_opt("damon-sample-us", optarg);
+			rcfg.damon_sample_us = parse_u32_opt("--damon-sample-us", optarg);
 			break;
 		case O_AGGR:
-			rcfg.damon_aggr_us = parse_u32_opt("damon-aggr-us", optarg);
+			rcfg.damon_aggr_us = parse_u32_opt("--damon-aggr-us", optarg);
 			break;
 		case O_EXPANSION:
-			rcfg.damon_max_expansion = parse_u32_opt("damon-max-expansion", optarg);
+			rcfg.damon_max_expansion = parse_u32_opt("--damon-max-expansion", optarg);
 			if (!rcfg.damon_max_expansion)
 				die_usage("--damon-max-expansion: want 1 or more");
 			break;
@@ -448,6 +554,9 @@ int main(int argc, char **argv)
 			break;
 		case O_HELP:
 			fputs(usage, stdout);
+			return 0;
+		case O_VERSION:
+			puts("swapsim-trace " SWS_TOOLS_VERSION);
 			return 0;
 		default: {
 			char msg[128];
@@ -465,9 +574,21 @@ int main(int argc, char **argv)
 			die_usage("stats: too many arguments");
 		return cmd_stats(in, &rcfg);
 	}
+	if (!strcmp(cmd, "head")) {
+		if (!in && optind < argc)
+			in = argv[optind++];
+		if (!in)
+			die_usage("head: missing FILE");
+		if (optind < argc)
+			die_usage("head: too many arguments");
+		if (out || wcfg.encoding || wcfg.flags || wcfg.zstd_level)
+			die_usage("head: prints text to standard output (no --out, --binary, --zstd; "
+				  "convert writes files)");
+		return cmd_convert(in, "-", &rcfg, &wcfg, nhead, 1);
+	}
 	if (!in || !out)
 		die_usage("convert: --in FILE and --out FILE are required");
 	if (optind < argc)
 		die_usage("convert: too many arguments");
-	return cmd_convert(in, out, &rcfg, &wcfg);
+	return cmd_convert(in, out, &rcfg, &wcfg, 0, 0);
 }

@@ -138,7 +138,9 @@ struct sws_replay_hist {
 	uint64_t bucket[SWS_REPLAY_HIST_BUCKETS];
 };
 
-/* A point of the time series (config.sample). */
+/* A point of the time series (config.sample). The workers are idle while it
+ * is read (every record dispatched before it has run): a cut, with any
+ * number of threads. */
 struct sws_replay_sample {
 	uint64_t events;     /* records dispatched so far */
 	uint64_t time_ns;    /* since the start of the run */
@@ -148,6 +150,12 @@ struct sws_replay_sample {
 	 * per-cluster arenas' mapped and resident (mincore) bytes. */
 	uint64_t xswap_inuse_pages, xswap_mapped_clusters;
 	uint64_t arena_mapped_bytes, arena_resident_bytes;
+	uint64_t zswap_pool_bytes;   /* zswap's pool pages (mm.pool_total_size) */
+	/* The simulation's metadata memory now (sws_sim_memory_usage()). */
+	uint64_t metadata_static_bytes, metadata_dynamic_bytes;
+	/* Faults since the previous sample (the run's start for the first): how
+	 * many, their mean and p99 (a log2-bucket upper bound) simulated ns. */
+	uint64_t fault_count, fault_mean_ns, fault_p99_ns;
 };
 
 #define SWS_REPLAY_CONFIG_VERSION 1
@@ -242,6 +250,8 @@ struct sws_replay_device {
 	int type;                       /* the device type (swap_info index) */
 	enum sws_replay_swap_kind kind;
 	uint64_t pages, inuse_pages;    /* usable slots, slots in use */
+	uint64_t peak_inuse_pages;      /* slots in use at the peak (sampled with the
+					 * run's other peaks) */
 	uint64_t write_errors;          /* page writes that failed */
 	int write_errno;                /* errno of the last one (0: none) */
 	bool write_failed;              /* writes kept failing: the device took no new slots */

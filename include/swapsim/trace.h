@@ -347,7 +347,8 @@ struct sws_trace_writer_config {
  * the umask; other hard links to an existing file keep the old content (the
  * new file is a new inode). A file this process may not write is refused. An
  * output that exists and is not a regular file (a character device such as
- * /dev/null, a FIFO or a pipe) cannot be replaced and is written in place.
+ * /dev/null, a FIFO or a pipe, /dev/stdout on a pipe among them) cannot be
+ * replaced and is written in place.
  */
 
 /**

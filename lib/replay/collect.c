@@ -70,6 +70,12 @@ void sws__sample_peaks(struct sws_replay *r)
 	sws_sim_memory_usage(r->sim, &mu);
 	store_max(&r->peaks.meta_static, mu.static_bytes);
 	store_max(&r->peaks.meta_dynamic, mu.dynamic_bytes);
+	/* Each device's own peak, with several (one: the total's is its). */
+	for (uint32_t i = 0; r->cfg.nr_swap > 1 && i < r->cfg.nr_swap; i++) {
+		struct sws_device_info di;
+		if (!sws_device_info(r->sim, r->types[i], &di))
+			store_max(&r->peaks.dev_inuse[i], di.inuse_pages);
+	}
 	if (!(r->cfg.flags & SWS_REPLAY_ZSWAP))
 		return;
 	struct sws_mm_stats st;
@@ -126,6 +132,10 @@ static void collect_devices(struct sws_replay *r, struct sws_replay_report *out)
 			continue;
 		d->pages = di.pages;
 		d->inuse_pages = di.inuse_pages;
+		d->peak_inuse_pages = r->cfg.nr_swap > 1 ? atomic_load(&r->peaks.dev_inuse[i])
+							  : atomic_load(&r->peaks.swap_used);
+		if (d->peak_inuse_pages < d->inuse_pages)
+			d->peak_inuse_pages = d->inuse_pages;
 		d->write_errors = di.write_errors;
 		d->write_errno = di.write_errno;
 		d->write_failed = di.write_failed;

@@ -277,6 +277,7 @@ static void take_sample(struct sws_replay *r)
 	struct sws_replay_sample s;
 	uint64_t total, free;
 	memset(&s, 0, sizeof(s));
+	sws__drain(r); /* a cut: the workers' histograms and counters hold still */
 	s.events = r->events;
 	s.time_ns = sws__replay_now(r) - r->start_ns;
 	sws_mm_stats(r->mm, &s.mm);
@@ -292,6 +293,26 @@ static void take_sample(struct sws_replay *r)
 		s.arena_mapped_bytes += xi.arena_mapped_bytes;
 		s.arena_resident_bytes += xi.arena_resident_bytes;
 	}
+	s.zswap_pool_bytes = s.mm.pool_total_size;
+	struct sws_memory_usage mu;
+	sws_sim_memory_usage(r->sim, &mu);
+	s.metadata_static_bytes = mu.static_bytes;
+	s.metadata_dynamic_bytes = mu.dynamic_bytes;
+	/* The faults since the last sample: the merged histogram less the last one. */
+	struct sws_replay_hist all, d;
+	memset(&all, 0, sizeof(all));
+	for (unsigned i = 0; i <= r->nthreads; i++)
+		sws__hist_merge(&all, &(i < r->nthreads ? &r->workers[i] : &r->disp)->lat[SWS_REPLAY_LAT_FAULT]);
+	memset(&d, 0, sizeof(d));
+	d.count = all.count - r->sample_fault.count;
+	d.sum_ns = all.sum_ns - r->sample_fault.sum_ns;
+	d.max_ns = all.max_ns; /* the run's: the p99 below is capped by it, never above */
+	for (unsigned b = 0; b < SWS_REPLAY_HIST_BUCKETS; b++)
+		d.bucket[b] = all.bucket[b] - r->sample_fault.bucket[b];
+	r->sample_fault = all;
+	s.fault_count = d.count;
+	s.fault_mean_ns = d.count ? d.sum_ns / d.count : 0;
+	s.fault_p99_ns = d.count ? sws_replay_hist_quantile(&d, 0.99) : 0;
 	r->cfg.sample(r->cfg.cb_ctx, &s);
 }
 

@@ -107,6 +107,7 @@ struct sws__worker {
 struct sws__peaks {
 	_Atomic uint64_t swap_used, pool_bytes, pool_stored; /* pool: bytes and pages at its peak */
 	_Atomic uint64_t meta_static, meta_dynamic;          /* swap metadata sums */
+	_Atomic uint64_t dev_inuse[SWS_REPLAY_MAX_SWAP];     /* per device, with several */
 	pthread_mutex_t lock;                                /* pool_bytes and pool_stored together */
 };
 
@@ -136,6 +137,7 @@ struct sws_replay {
 
 	struct sws__worker *workers; /* [nthreads] (threads == 1: one, run inline) */
 	struct sws__worker disp;     /* the dispatcher's own CPU, counters, histograms */
+	struct sws_replay_hist sample_fault; /* the fault histogram at the last sample */
 	struct sws__peaks peaks;
 
 	uint64_t events, start_ns, wall_ns;

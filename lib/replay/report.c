@@ -619,8 +619,10 @@ static void json_run(struct out *o, const struct sws_replay_report *r)
 	for (uint32_t d = 0; d < r->nr_devices; d++) {
 		const struct sws_replay_device *dv = &r->devices[d];
 		pr(o, "%s{\"type\":%d,\"kind\":\"%s\",\"pages\":%" PRIu64 ",\"inuse_pages\":%" PRIu64
-		      ",\"write_errors\":%" PRIu64 ",\"write_errno\":%d,\"write_failed\":%s}",
+		      ",\"peak_inuse_pages\":%" PRIu64 ",\"write_errors\":%" PRIu64
+		      ",\"write_errno\":%d,\"write_failed\":%s}",
 		   d ? "," : "", dv->type, sws_replay_swap_kind_name(dv->kind), dv->pages, dv->inuse_pages,
+		   dv->peak_inuse_pages,
 		   dv->write_errors, dv->write_errno, dv->write_failed ? "true" : "false");
 	}
 	pr(o, "],\"latency\":{");
@@ -777,7 +779,8 @@ int sws_replay_csv_header(int (*write)(void *ctx, const char *text, size_t len),
 	struct out o = {write, ctx, 0};
 	pr(&o, "backend,events,time_s,pgfault,pgmajfault,pswpin,pswpout,pgsteal,resident_pages,"
 	       "swap_used_pages,zswpout,zswpin,xswap_inuse_pages,xswap_mapped_clusters,"
-	       "arena_mapped_bytes,arena_resident_bytes\n");
+	       "arena_mapped_bytes,arena_resident_bytes,zswap_pool_bytes,metadata_static_bytes,"
+	       "metadata_dynamic_bytes,fault_count,fault_mean_ns,fault_p99_ns\n");
 	return o.err;
 }
 
@@ -789,12 +792,14 @@ int sws_replay_csv_row(enum sws_backend backend, const struct sws_replay_sample 
 		return SWS_EINVAL;
 	pr(&o, "%s,%" PRIu64 ",%.6f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 	       ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-	       ",%" PRIu64 "\n",
+	       ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
 	   sws_backend_name(backend), s->events, (double)s->time_ns / 1e9,
 	   s->mm.counters[SWS_MM_pgfault], s->mm.counters[SWS_MM_pgmajfault],
 	   s->mm.counters[SWS_MM_pswpin], s->mm.counters[SWS_MM_pswpout],
 	   s->mm.counters[SWS_MM_pgsteal], s->mm.anon_pages, s->swap_used,
 	   s->mm.counters[SWS_MM_zswpout], s->mm.counters[SWS_MM_zswpin], s->xswap_inuse_pages,
-	   s->xswap_mapped_clusters, s->arena_mapped_bytes, s->arena_resident_bytes);
+	   s->xswap_mapped_clusters, s->arena_mapped_bytes, s->arena_resident_bytes, s->zswap_pool_bytes,
+	   s->metadata_static_bytes, s->metadata_dynamic_bytes, s->fault_count, s->fault_mean_ns,
+	   s->fault_p99_ns);
 	return o.err;
 }

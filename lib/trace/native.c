@@ -672,9 +672,15 @@ static int wcreate(struct sws_trace_writer *w, const char *path)
 	if (!exists && errno != ENOENT)
 		return werr(w, SWS_EIO, "cannot create: %s", strerror(errno));
 	if (exists && S_ISLNK(st.st_mode)) {
-		if (!realpath(path, resolved) || stat(resolved, &st))
-			return werr(w, SWS_EIO, "cannot follow the symbolic link: %s", strerror(errno));
-		target = resolved;
+		if (realpath(path, resolved) && !stat(resolved, &st)) {
+			target = resolved;
+		} else {
+			/* A pipe or a socket behind /proc/self/fd/N (/dev/stdout) links to
+			 * no path ("pipe:[N]"), yet opens: written in place, below. */
+			int e = errno;
+			if (stat(path, &st) || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+				return werr(w, SWS_EIO, "cannot follow the symbolic link: %s", strerror(e));
+		}
 	}
 	if (exists && S_ISDIR(st.st_mode))
 		return werr(w, SWS_EIO, "cannot create: %s", strerror(EISDIR));

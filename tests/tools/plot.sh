@@ -1,0 +1,49 @@
+#!/bin/sh
+# swapsim-plot on small real runs: a JSON report of three designs with
+# --repeat 2 (bars with error bars), CSV time series of zswap and of an xswap
+# device (lines), each PNG checked by png_check.sh; and a blank image fails
+# that check.
+# Usage: plot.sh SWAPSIM-PLOT SWAPSIM-REPLAY WORKDIR
+set -eu
+plot=$1 replay=$2 work=$3
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/common.sh"
+start gnuplot jq
+
+"$replay" --ram 4M --mem-limit 2M --repeat 2 --compare st-p4,xarray,vswap --report json --quiet \
+	--workload usemem -n 2 -y -x 3M >"$work/designs.json"
+"$plot" designs "$work/designs.json" --size 700x420 >"$work/o" || fail "designs plot"
+png "$work/designs.png" 700 420
+# Several figures of every kind (time, counter, nested, work row), min-max bars.
+"$plot" designs "$work/designs.json" -o "$work/six.png" --errors minmax --size 900x500 \
+	--figure elapsed_ns,sys_ns,pswpout,peaks.swap_used_pages,memory.dynamic_bytes,work_per_page.swapout.lock_cluster \
+	>/dev/null || fail "designs plot of six figures"
+png "$work/six.png" 900 500
+# The figures listed are those the plot accepts.
+"$plot" figures "$work/designs.json" >"$work/figures"
+for f in elapsed_ns sys_ns pgfault pswpout peaks.swap_used_pages memory.dynamic_bytes latency.fault.p99_ns \
+	work_per_page.swapout.lock_cluster; do
+	grep -qx "$f" "$work/figures" || fail "figures lists no $f"
+done
+
+# CSV series: usemem with zswap on two designs (the runs split by backend),
+# and memhog on an xswap device (the arena columns).
+"$replay" --ram 8M --mem-limit 4M --zswap --compare st-p4,xarray --report csv --interval 500 --quiet \
+	--workload usemem -n 2 6M >"$work/zswap.csv"
+"$plot" series "$work/zswap.csv" --size 800x400 >/dev/null 2>"$work/err" || fail "series plot: $(cat "$work/err")"
+png "$work/zswap.png" 800 400
+"$replay" --ram 64M --zswap --swap type=xswap,prio=5 --report csv --interval 2000 --quiet \
+	--workload memhog 96M >"$work/xswap.csv"
+"$plot" series "$work/xswap.csv" -o "$work/xswap-arena.png" --size 600x400 \
+	--columns arena_mapped_bytes+arena_resident_bytes,swap_used_pages/interval >/dev/null ||
+	fail "series plot of chosen columns"
+png "$work/xswap-arena.png" 600 400
+
+# A blank image, and axes with nothing drawn, are not plots.
+gnuplot -e "set terminal pngcairo size 300,200; set output '$work/blank.png'; unset border; unset tics; unset key; plot [0:1][0:1] NaN"
+if sh "$here/png_check.sh" "$work/blank.png" >"$work/o"; then fail "a blank PNG passed: $(cat "$work/o")"; else echo "ok: $(cat "$work/o")"; fi
+gnuplot -e "set terminal pngcairo size 300,200; set output '$work/axes.png'; unset key; plot [0:1][0:1] NaN"
+if sh "$here/png_check.sh" "$work/axes.png" >"$work/o"; then fail "axes alone passed: $(cat "$work/o")"; else echo "ok: $(cat "$work/o")"; fi
+printf 'not a png' >"$work/text.png"
+if sh "$here/png_check.sh" "$work/text.png" >"$work/o"; then fail "a text file passed"; else echo "ok: $(cat "$work/o")"; fi
+finish "plots"
