@@ -160,16 +160,21 @@ static struct result measure(struct sws_mm *mm, const char *comp, enum sws_conte
 
 /*
  * The zswap shrinker experiment (Nhat Pham, 2024: a kernel build in a 2 GB
- * memcg with the shrinker on, then the same with 0.5 GB of cold data written
- * first), scaled down: the kbuild workload (-j 8, its jobs' heaps adding up to
- * the memcg's size) in a memcg of @memcg_mb MiB on 1 GiB of RAM, zswap on
- * (cgroup v2, the shrinker on), one NVMe device, one thread, under each
- * scheme, with lz4 and with zstd; the cold variant writes half the memcg's
- * size of cold data first.
+ * memcg with the shrinker on; then the same build in a 3 GB memcg with 0.5 GB
+ * of cold data written first), scaled down: the kbuild workload (-j 8, its
+ * jobs' heaps adding up to @memcg_mb MiB, the build's memcg) on 1 GiB of RAM,
+ * zswap on (cgroup v2, the shrinker on), one NVMe device, one thread, under
+ * each scheme, with lz4 and with zstd. The cold variant runs the same build in
+ * a memcg 3/2 the size (3 GB against 2 GB) and writes a sixth of that memcg
+ * (0.5 of 3 GB) of cold data first.
  */
 struct exp_row {
 	uint64_t pswpin, zswpwb, zswpin, zswpout, elapsed_ns, sys_ns;
 };
+
+/* The cold variant's memcg (3 GB for the build's 2 GB) and its cold data (0.5 GB of the 3 GB), in KiB. */
+static uint64_t cold_memcg_kb(uint64_t memcg_mb) { return (memcg_mb << 10) * 3 / 2; }
+static uint64_t cold_data_kb(uint64_t memcg_mb) { return cold_memcg_kb(memcg_mb) / 6; }
 
 static struct exp_row experiment_run(const char *comp, uint32_t scheme_flags, uint64_t memcg_mb, bool cold)
 {
@@ -177,13 +182,13 @@ static struct exp_row experiment_run(const char *comp, uint32_t scheme_flags, ui
 		.version = SWS_REPLAY_CONFIG_VERSION,
 		.threads = 1,
 		.ram_pages = 1u << 18,
-		.mem_limit_pages = memcg_mb << 8,
+		.mem_limit_pages = cold ? cold_memcg_kb(memcg_mb) / 4 : memcg_mb << 8,
 		.seed = 1,
 		.flags = SWS_REPLAY_ZSWAP,
 		.zswap = {.flags = SWS_ZSWAP_SHRINKER | scheme_flags, .compressor = comp},
 	};
 	struct sws_workload_config wc = {.kind = SWS_WORKLOAD_KBUILD, .bytes = memcg_mb << 20, .nr_tasks = 8,
-					 .seed = 1, .cold_bytes = cold ? memcg_mb << 19 : 0};
+					 .seed = 1, .cold_bytes = cold ? cold_data_kb(memcg_mb) << 10 : 0};
 	struct sws_workload *wl;
 	struct sws_replay *r;
 	int rc;
@@ -217,11 +222,14 @@ static bool shrinker_experiment(const char *comp, uint64_t memcg_mb, bool first)
 	for (int cold = 0; cold < 2; cold++) {
 		for (unsigned k = 0; k < 3; k++) {
 			struct exp_row row = experiment_run(comp, schemes[k].flags, memcg_mb, cold);
-			printf("%s\n {\"experiment\":\"%s\",\"scheme\":\"%s\",\"compressor\":\"%s\",\"memcg_mb\":%llu,"
+			printf("%s\n {\"experiment\":\"%s\",\"scheme\":\"%s\",\"compressor\":\"%s\",\"build_mb\":%llu,"
+			       "\"memcg_kb\":%llu,\"cold_kb\":%llu,"
 			       "\"pswpin\":%llu,\"zswpwb\":%llu,\"zswpin\":%llu,\"zswpout\":%llu,\"elapsed_ns\":%llu,"
 			       "\"sys_ns\":%llu}",
 			       first ? "" : ",", cold ? "cold" : "build", schemes[k].name, comp,
-			       (unsigned long long)memcg_mb, (unsigned long long)row.pswpin,
+			       (unsigned long long)memcg_mb,
+			       (unsigned long long)(cold ? cold_memcg_kb(memcg_mb) : memcg_mb << 10),
+			       (unsigned long long)(cold ? cold_data_kb(memcg_mb) : 0), (unsigned long long)row.pswpin,
 			       (unsigned long long)row.zswpwb, (unsigned long long)row.zswpin,
 			       (unsigned long long)row.zswpout, (unsigned long long)row.elapsed_ns,
 			       (unsigned long long)row.sys_ns);
