@@ -399,6 +399,9 @@ void sws___mm_lru_unlink(struct sws_mm *mm, uint64_t pfn);
 /* The folio's lru_lock held: put at the MRU end of @which. */
 void sws___mm_lru_move(struct sws_mm *mm, uint64_t pfn, unsigned which);
 void sws__mm_lru_del(struct sws_mm *mm, uint64_t pfn);
+/* folio_rotate_reclaimable(): the folio (its write-back done, clean, PG_reclaim)
+ * to the end of the inactive list reclaim takes next. */
+void sws__mm_folio_rotate_reclaimable(struct sws_mm *mm, uint64_t pfn);
 /* folio_add_lru(): a new folio joins this CPU's batch (the exact-LRU reference
  * policy adds at once); the batch goes to the lists when full or drained. */
 void sws__mm_folio_add_lru(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn, bool active);

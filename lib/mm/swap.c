@@ -54,6 +54,28 @@ void sws__mm_lru_add(struct sws_mm *mm, uint64_t pfn, bool active)
 	sws_spin_unlock(folio_lru_lock(mm, f));
 }
 
+void sws__mm_folio_rotate_reclaimable(struct sws_mm *mm, uint64_t pfn)
+{
+	struct sws_folio *f = mm_folio(mm, pfn);
+	struct sws_lru *lru = &mm->memcgs[f->memcg].lru;
+	sws_spin_lock(folio_lru_lock(mm, f));
+	if (f->lru != LRU_NONE)
+		__list_unlink(mm, lru, (uint32_t)pfn);
+	/* the oldest end of the inactive list: the next folio reclaim looks at */
+	f->prev = 0;
+	f->next = lru->head[LRU_INACTIVE];
+	if (f->next)
+		mm_folio(mm, f->next)->prev = (uint32_t)pfn;
+	else
+		lru->tail[LRU_INACTIVE] = (uint32_t)pfn;
+	lru->head[LRU_INACTIVE] = (uint32_t)pfn;
+	lru->nr[LRU_INACTIVE] += folio_nr(f);
+	f->lru = LRU_INACTIVE;
+	folio_clear(f, PG_active);
+	folio_set(f, PG_lru);
+	sws_spin_unlock(folio_lru_lock(mm, f));
+}
+
 void sws___mm_lru_unlink(struct sws_mm *mm, uint64_t pfn)
 {
 	struct sws_folio *f = mm_folio(mm, pfn);

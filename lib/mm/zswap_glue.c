@@ -2,7 +2,8 @@
  * zswap_glue.c - the memory model's side of zswap: enabling it, storing a
  * folio page by page (all or nothing, mTHP stores), and the writeback
  * callbacks zswap calls: pin the slot with a new swap-cache folio, write the
- * page to the device, drop the folio (zswap_writeback_entry's mm half).
+ * page to the device, leave the clean folio at the reclaim end of the inactive
+ * list (zswap_writeback_entry's mm half).
  */
 #include "../zswap/zswap_internal.h"
 #include "mm_internal.h"
@@ -57,7 +58,8 @@ static int wb_begin(void *ctx, struct sws_cpu *cpu, sws_entry_t e, uint16_t memc
 	return 0;
 }
 
-/* Write the page out (or not: @page NULL) and let the folio go. */
+/* Write the page out and keep the folio for reclaim, or (@page NULL: the
+ * entry went meanwhile) let it go. */
 static bool wb_end(void *ctx, struct sws_cpu *cpu, sws_entry_t e, uint64_t token, const void *page)
 {
 	struct sws_mm *mm = ctx;
@@ -93,11 +95,18 @@ static bool wb_end(void *ctx, struct sws_cpu *cpu, sws_entry_t e, uint64_t token
 		_Atomic uint64_t *o = &mm->pcpu[sws_cpu_id(cpu)].swpout[0];
 		sws_store_relaxed(o, sws_load_relaxed(o) + 1);
 		mm_io(mm, cpu, type, mm->write_ns[type], true); /* writeback waits for the write */
+		/* zswap_writeback_entry(): the folio, clean and PG_reclaim, stays in the
+		 * swap cache on the LRU; the write's end rotates it to the inactive
+		 * list's reclaim end (folio_rotate_reclaimable()). A fault meanwhile
+		 * finds it there; otherwise reclaim drops it, clean: no second store. */
+		sws__mm_folio_rotate_reclaimable(mm, token);
+		folio_unlock(f);
+		return true;
 	}
-	sws_swap_cache_del(cpu, e, 1, token, page ? sws__mm_shadow_pack(mm, f->memcg) : 0);
+	sws_swap_cache_del(cpu, e, 1, token, 0);
 	folio_clear(f, PG_swapcache);
 	sws__mm_folio_free(mm, token);
-	return page != NULL;
+	return false;
 }
 
 struct folio_pages {

@@ -201,6 +201,52 @@ static void pageout(struct env *e, uint32_t asid, unsigned p)
 	assert_sws(0, sws_mm_madvise(e->cpu, e->mm, asid, PG(p), SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
 }
 
+/*
+ * zswap_writeback_entry(): the folio written back stays in the swap cache,
+ * clean, at the reclaim end of the inactive list. A fault on it meanwhile is a
+ * swap-cache hit (no disk read); reclaim then drops it clean (no second store,
+ * no second write).
+ */
+static void test_writeback_folio_kept(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_zswap_config zc = {.max_pool_percent = 1, .accept_threshold_percent = 50};
+	struct env e;
+	env_open(&e, b, 512, text_mix, &zc, 0);
+	touch(&e, 0, 64, true);
+	for (unsigned p = 0; p < 40; p++)
+		pageout(&e, e.asid, p); /* the pool fills: the shrink worker is queued */
+	struct sws_mm_stats s0 = stats(&e);
+	assert_true(s0.counters[SWS_MM_pool_limit_hit] > 0);
+	uint64_t wb = 0;
+	for (int i = 0; i < 20 && !wb; i++)
+		wb += sws_mm_zswap_shrink(e.cpu, e.mm, 1u << 20);
+	assert_true(wb >= 2);
+	struct sws_mm_stats s1 = stats(&e);
+	assert_int_equal(s1.swapcache_pages, s0.swapcache_pages + wb);
+	assert_int_equal(s1.counters[SWS_MM_pswpout], s0.counters[SWS_MM_pswpout] + wb);
+	/* Reclaim takes one of them first: clean, nothing stored or written. */
+	assert_int_equal(sws_mm_reclaim(e.cpu, e.mm, 0, 1), 1);
+	struct sws_mm_stats s2 = stats(&e);
+	assert_int_equal(s2.counters[SWS_MM_zswpout], s1.counters[SWS_MM_zswpout]);
+	assert_int_equal(s2.counters[SWS_MM_pswpout], s1.counters[SWS_MM_pswpout]);
+	assert_int_equal(s2.swapcache_pages, s1.swapcache_pages - 1);
+	/* The others (the pool's oldest entries: the first pages stored) fault
+	 * back from the swap cache, neither from the device nor from zswap. */
+	uint64_t hits = 0;
+	for (unsigned p = 0; p < wb; p++) {
+		struct sws_mm_stats x = stats(&e);
+		touch(&e, p, p + 1, false);
+		struct sws_mm_stats y = stats(&e);
+		assert_int_equal(y.counters[SWS_MM_zswpin], x.counters[SWS_MM_zswpin]);
+		hits += y.counters[SWS_MM_swapcache_hit] > x.counters[SWS_MM_swapcache_hit] &&
+			y.counters[SWS_MM_pswpin] == x.counters[SWS_MM_pswpin];
+	}
+	assert_int_equal(hits, wb - 1);
+	touch(&e, 0, 64, false);
+	env_close(&e);
+}
+
 static void unmap(struct env *e, unsigned p)
 {
 	assert_sws(0, sws_mm_munmap(e->cpu, e->mm, e->asid, PG(p), SWS_PAGE_SIZE));
@@ -931,6 +977,7 @@ int main(void)
 		BOTH(test_failnth),             BOTH(test_mthp_all_or_nothing),
 		BOTH(test_accept_hysteresis),       BOTH(test_second_chance),
 		BOTH(test_cgroup_charging),         BOTH(test_cgroup_v1_shrinker),
+		BOTH(test_writeback_folio_kept),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_worker_second_chance_fails),
 		cmocka_unit_test(test_worker_failures_in_total),
