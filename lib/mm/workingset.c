@@ -2,7 +2,7 @@
  * workingset.c - shadow entries and refaults (mm/workingset.c): the shadow a
  * reclaimed folio leaves in the swap cache (memcg and eviction age, packed
  * here and unpacked here only) and workingset_refault(): a refault within the
- * memcg's resident size activates the folio.
+ * memcg's active anon list (while swap has room) activates the folio.
  * Callers: vmscan.c and zswap's writeback (pack), swap_state.c and memory.c (refault).
  */
 #include "mm_internal.h"
@@ -15,10 +15,17 @@ bool sws__mm_workingset_refault(struct sws_cpu *cpu, struct sws_mm *mm, struct s
 	mm_count(mm, cpu, SWS_MM_workingset_refault, 1);
 	uint64_t age = atomic_load(&mm->nonresident_age) & ((1ull << 40) - 1);
 	uint64_t distance = (age - (shadow & ((1ull << 40) - 1))) & ((1ull << 40) - 1);
-	sws_spin_lock(&mm->memcgs[memcg].lru_lock);
-	struct sws_lru *lru = &mm->memcgs[memcg].lru;
-	uint64_t ws = lru->nr[LRU_ACTIVE] + lru->nr[LRU_INACTIVE];
-	sws_spin_unlock(&mm->memcgs[memcg].lru_lock);
+	/* workingset_test_recent(), an anonymous refault: the workingset it competes
+	 * with is the file lists (none here) and, while swap has room, the active
+	 * anon list; the inactive anon list it was evicted from is not in it. */
+	uint64_t swap_free;
+	sws_swap_totals(mm->sim, NULL, &swap_free);
+	uint64_t ws = 0;
+	if (swap_free) {
+		sws_spin_lock(&mm->memcgs[memcg].lru_lock);
+		ws = mm->memcgs[memcg].lru.nr[LRU_ACTIVE];
+		sws_spin_unlock(&mm->memcgs[memcg].lru_lock);
+	}
 	if (mm->cfg.policy != SWS_RECLAIM_KERNEL || distance > ws)
 		return false;
 	folio_set(f, PG_workingset);

@@ -711,6 +711,32 @@ static void test_kernel_policy_and_kswapd(void **state)
 	env_close(&e);
 }
 
+/*
+ * workingset_test_recent() for an anonymous refault: the workingset it
+ * competes with is the active anon list (and the file lists, none here), not
+ * the inactive list it was evicted from. With every resident page inactive, a
+ * refault at distance 10 does not activate, however long the inactive list.
+ */
+static void test_refault_distance_active_only(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_mm_config mc = {.ram_pages = 512, .seed = 3};
+	struct env e;
+	env_open(&e, b, 4096, SWS_SWP_SOLIDSTATE, SWS_BACKING_NONE, &mc);
+	uint32_t asid;
+	assert_sws(0, sws_mm_space_create(e.mm, 0, &asid));
+	for (unsigned p = 0; p < 100; p++)
+		assert_access(sws_mm_access(e.cpu, e.mm, asid, PG(p), true));
+	for (unsigned p = 0; p <= 10; p++) /* page 0 first: ten evictions after it */
+		assert_sws(0, sws_mm_madvise(e.cpu, e.mm, asid, PG(p), SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	struct sws_mm_stats s0 = stats(&e);
+	assert_access(sws_mm_access(e.cpu, e.mm, asid, PG(0), false));
+	struct sws_mm_stats s1 = stats(&e);
+	assert_int_equal(s1.counters[SWS_MM_workingset_refault], s0.counters[SWS_MM_workingset_refault] + 1);
+	assert_int_equal(s1.counters[SWS_MM_workingset_activate], s0.counters[SWS_MM_workingset_activate]);
+	env_close(&e);
+}
+
 /* Same input, same seed, one thread: identical counters. */
 static void test_deterministic(void **state)
 {
@@ -980,6 +1006,7 @@ int main(void)
 		BOTH(test_fork_cow),           BOTH(test_readahead),
 		BOTH(test_mthp),               BOTH(test_memcg_limit),
 		BOTH(test_kernel_policy_and_kswapd), BOTH(test_deterministic),
+		BOTH(test_refault_distance_active_only),
 		cmocka_unit_test(test_errors),     cmocka_unit_test(test_oom_reap_background),
 		cmocka_unit_test(test_untimed_store_io),
 		BOTH(test_free_path_lookups),  BOTH(test_free_path_swap_full),
