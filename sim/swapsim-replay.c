@@ -76,6 +76,8 @@ static const char usage_text[] =
 	"Machine:\n"
 	"  --ram SIZE              simulated RAM (default 1G)\n"
 	"  --mem-limit SIZE        memcg limit the workload runs in (default: none)\n"
+	"  --memcg-per-task        each process in a memcg of its own, each with --mem-limit\n"
+	"                          (a forked child stays in its parent's)\n"
 	"  --cgroup v1|v2          the memcgs' cgroup version (default v2): v2 charges zswap's\n"
 	"                          compressed bytes to the memcg (they count against\n"
 	"                          --mem-limit, and the shrinker sees them); v1 charges nothing,\n"
@@ -160,6 +162,7 @@ struct opts {
 	uint32_t threads, repeat;
 	uint64_t seed, user_bandwidth;
 	bool allow_errors;
+	bool memcg_per_task;
 	bool seed_set;
 	uint64_t ram, mem_limit;
 	struct sws_replay_swap swap[SWS_REPLAY_MAX_SWAP];
@@ -279,6 +282,10 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		}
 		if (!strcmp(a, "--allow-errors")) {
 			o->allow_errors = true;
+			continue;
+		}
+		if (!strcmp(a, "--memcg-per-task")) {
+			o->memcg_per_task = true;
 			continue;
 		}
 		if (!strcmp(a, "--workload"))
@@ -551,7 +558,8 @@ static int run_one(const struct opts *o, enum sws_backend backend, struct sws_re
 		.page_cluster = o->page_cluster,
 		.swapoff_device = o->swapoff,
 		.flags = (o->verify ? SWS_REPLAY_VERIFY : 0) | (o->zswap ? SWS_REPLAY_ZSWAP : 0) |
-			 (o->read_zero ? 0 : SWS_REPLAY_READ_POPULATES),
+			 (o->read_zero ? 0 : SWS_REPLAY_READ_POPULATES) |
+			 (o->memcg_per_task ? SWS_REPLAY_MEMCG_PER_TASK : 0),
 		.zswap = o->zc,
 		.seed = o->seed,
 		.nr_swap = o->nswap,
@@ -761,6 +769,11 @@ int main(int argc, char **argv)
 	    (o.swapoff && o.nswap && o.swap[o.swapoff - 1].kind == SWS_REPLAY_SWAP_XSWAP)) {
 		int brc = bad("--swapoff", "%u: not one of the %u --swap devices (an xswap one goes with its "
 					  "own interface)", o.swapoff, o.nswap ? o.nswap : 1);
+		free_opts(&o);
+		return brc;
+	}
+	if (o.memcg_per_task && !o.mem_limit) {
+		int brc = bad("--memcg-per-task", "needs --mem-limit (the limit of each task's memcg)");
 		free_opts(&o);
 		return brc;
 	}

@@ -123,6 +123,9 @@ struct sws_replay_swap {
 				     * memory backing so pages can be read back */
 #define SWS_REPLAY_ZSWAP (1u << 1)  /* enable zswap with sws_replay_config.zswap */
 #define SWS_REPLAY_READ_POPULATES (1u << 2) /* SWS_MM_READ_POPULATES: a first read finds data */
+#define SWS_REPLAY_MEMCG_PER_TASK (1u << 3) /* each process the trace starts (not a fork's child,
+						    * which stays in its parent's) in a memcg of its
+						    * own with mem_limit_pages (required) */
 
 /* Latency histogram classes, in simulated time (sys + iowait; see "Time" below). */
 enum sws_replay_lat {
@@ -314,7 +317,7 @@ struct sws_replay_report {
 	struct sws_stats swap;
 	struct sws_memory_usage memory; /* after sws_sim_quiesce() */
 	struct sws_replay_hist latency[SWS_REPLAY_NR_LAT];
-	uint64_t memcg_zswap_bytes, memcg_zswapped_bytes; /* the workload memcg's zswap stats */
+	uint64_t memcg_zswap_bytes, memcg_zswapped_bytes; /* the workload memcgs' zswap stats */
 	uint32_t nr_devices;            /* config.swap[] in order */
 	struct sws_replay_device devices[SWS_REPLAY_MAX_SWAP];
 };

@@ -166,7 +166,18 @@ int sws_replay_report(struct sws_replay *r, struct sws_replay_report *out)
 	}
 	collect_times(r, &out->time);
 	sws_mm_stats(r->mm, &out->mm);
-	sws_mm_zswap_memcg_stats(r->mm, r->memcg, &out->memcg_zswap_bytes, &out->memcg_zswapped_bytes);
+	/* The workload's memcg, or every task's one (SWS_REPLAY_MEMCG_PER_TASK) summed. */
+	out->memcg_zswap_bytes = out->memcg_zswapped_bytes = 0;
+	uint64_t seen[SWS_MM_MAX_MEMCGS / 64] = {0};
+	for (uint32_t i = 0; i <= r->nprocs; i++) {
+		uint16_t m = i < r->nprocs ? r->procs[i].memcg : r->memcg;
+		uint64_t b = 0, z = 0;
+		if (!sws_bit_test(seen, m) && !sws_mm_zswap_memcg_stats(r->mm, m, &b, &z)) {
+			out->memcg_zswap_bytes += b;
+			out->memcg_zswapped_bytes += z;
+		}
+		sws_bit_set(seen, m);
+	}
 	/* Direct reclaim latency: every round a charge ran, measured inside the mm. */
 	struct sws_replay_hist *rh = &out->latency[SWS_REPLAY_LAT_RECLAIM];
 	memset(rh, 0, sizeof(*rh));

@@ -182,17 +182,28 @@ static struct sws__worker *struct_worker(struct sws_replay *r)
 	return r->nthreads == 1 ? &r->workers[0] : &r->disp;
 }
 
-/* A new incarnation of @pid with an empty address space (workers drained).
- * @return 0 with *pidx set, 1 when the model refused it (counted), or an error. */
-static int proc_new(struct sws_replay *r, struct sws__worker *sw, uint32_t pid, int64_t *pidx)
+/* A new incarnation of @pid with an empty address space (workers drained), in
+ * @memcg, or (-1) in the replay's memcg or, with SWS_REPLAY_MEMCG_PER_TASK, a
+ * new one of its own. @return 0 with *pidx set, 1 when the model refused it
+ * (counted), or an error. */
+static int proc_new(struct sws_replay *r, struct sws__worker *sw, uint32_t pid, int memcg, int64_t *pidx)
 {
 	uint32_t asid, idx;
-	int err = sws_mm_space_create(r->mm, r->memcg, &asid);
+	int err = 0;
+	if (memcg < 0 && (r->cfg.flags & SWS_REPLAY_MEMCG_PER_TASK)) {
+		uint16_t id;
+		err = sws_mm_memcg_create(r->mm, r->cfg.mem_limit_pages, &id);
+		memcg = id;
+	} else if (memcg < 0) {
+		memcg = r->memcg;
+	}
+	if (!err)
+		err = sws_mm_space_create(r->mm, (uint16_t)memcg, &asid);
 	if (err) {
 		sws__note_error(sw, err);
 		return err == SWS_ENOMEM ? err : 1;
 	}
-	err = sws__proc_add(r, pid, asid, &idx);
+	err = sws__proc_add(r, pid, asid, (uint16_t)memcg, &idx);
 	if (err) {
 		/* Undo the replay's own step: no task ran, so its time is
 		 * charged to nobody (not to the next task, not to kswapd). */
@@ -230,13 +241,14 @@ static int dispatch(struct sws_replay *r, const struct sws_trace_record *rec)
 		if (rec->op == SWS_TRACE_EXEC) {
 			if (r->cfg.on_record)
 				r->cfg.on_record(r->cfg.cb_ctx, r->nthreads, rec);
+			int memcg = pidx >= 0 ? r->procs[pidx].memcg : -1; /* exec keeps the cgroup */
 			if (pidx >= 0)
 				exec_exit(r, sw, rec, (uint32_t)pidx);
-			int err = proc_new(r, sw, rec->pid, &pidx);
+			int err = proc_new(r, sw, rec->pid, memcg, &pidx);
 			return err == 1 ? 0 : err;
 		}
 		if (pidx < 0) {
-			int err = proc_new(r, sw, rec->pid, &pidx);
+			int err = proc_new(r, sw, rec->pid, -1, &pidx);
 			if (err)
 				return err == 1 ? 0 : err;
 		}

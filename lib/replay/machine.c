@@ -92,13 +92,15 @@ static bool swap_ok(const struct sws_replay_swap *sw)
 
 static int check_config(const struct sws_replay_config *cfg)
 {
-	const uint32_t flags = SWS_REPLAY_VERIFY | SWS_REPLAY_ZSWAP | SWS_REPLAY_READ_POPULATES;
+	const uint32_t flags = SWS_REPLAY_VERIFY | SWS_REPLAY_ZSWAP | SWS_REPLAY_READ_POPULATES |
+			       SWS_REPLAY_MEMCG_PER_TASK;
 	if (cfg->version > SWS_REPLAY_CONFIG_VERSION ||
 	    (cfg->env && cfg->env->version > SWS_ENV_VERSION))
 		return SWS_EVERSION;
 	if (cfg->threads > MAX_THREADS || (cfg->ram_pages && cfg->ram_pages < 64) ||
 	    (cfg->queue_depth && cfg->queue_depth < 64) || cfg->nr_swap > SWS_REPLAY_MAX_SWAP ||
-	    (cfg->sample && !cfg->sample_every) || (cfg->flags & ~flags))
+	    (cfg->sample && !cfg->sample_every) || (cfg->flags & ~flags) ||
+	    ((cfg->flags & SWS_REPLAY_MEMCG_PER_TASK) && !cfg->mem_limit_pages))
 		return SWS_EINVAL;
 	for (uint32_t i = 0; i < cfg->nr_swap; i++)
 		if (!swap_ok(&cfg->swap[i]))
@@ -207,7 +209,10 @@ static int build(struct sws_replay *r)
 	for (uint32_t i = 0; i < cfg->nr_swap; i++)
 		if (cfg->swap[i].kind != SWS_REPLAY_SWAP_XSWAP)
 			set_latency(r, i);
-	if (cfg->mem_limit_pages && (err = sws_mm_memcg_create(r->mm, cfg->mem_limit_pages, &r->memcg)))
+	/* The workload's memcg (with SWS_REPLAY_MEMCG_PER_TASK each process makes
+	 * its own as it starts: the ids that follow). */
+	if (cfg->mem_limit_pages && !(cfg->flags & SWS_REPLAY_MEMCG_PER_TASK) &&
+	    (err = sws_mm_memcg_create(r->mm, cfg->mem_limit_pages, &r->memcg)))
 		return err;
 	if ((cfg->flags & SWS_REPLAY_ZSWAP) && (err = sws_mm_zswap_enable(r->mm, &cfg->zswap))) {
 		create_error(&r->cfg, "zswap: %s", sws_strerror(err));

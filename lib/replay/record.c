@@ -65,10 +65,11 @@ static void zswap_work(struct sws__worker *w)
 	charge_background(w);
 }
 
-static uint16_t reclaim_memcg(const struct sws_replay *r, uint32_t arg)
+static uint16_t reclaim_memcg(const struct sws_replay *r, uint32_t arg, uint32_t pidx)
 {
-	/* One memcg holds every workload task: a named memcg or the task's one is it. */
-	return arg == SWS_TRACE_MEMCG_ROOT ? 0 : r->memcg;
+	/* The root, or else the task's memcg (one holds every task, or each has its
+	 * own with SWS_REPLAY_MEMCG_PER_TASK): a named memcg is the task's. */
+	return arg == SWS_TRACE_MEMCG_ROOT ? 0 : r->procs[pidx].memcg;
 }
 
 static uint64_t fault_ns(const struct sws_mm_cpu_time *a, const struct sws_mm_cpu_time *b)
@@ -151,7 +152,7 @@ void sws__run_record(struct sws__worker *w, const struct sws__item *it)
 		break;
 	}
 	case SWS_TRACE_RECLAIM:
-		sws_mm_reclaim(w->cpu, r->mm, reclaim_memcg(r, rec->arg), rec->len);
+		sws_mm_reclaim(w->cpu, r->mm, reclaim_memcg(r, rec->arg, it->proc), rec->len);
 		sws_mm_cpu_time(r->mm, w->cpu, &t1);
 		sws__charge(w, it->proc, &t1, 0, 0, SWS__PH_OTHER);
 		break;
@@ -201,7 +202,7 @@ void sws__run_structural(struct sws_replay *r, struct sws__worker *w, const stru
 		uint32_t child, cidx;
 		rc = sws_mm_fork(w->cpu, r->mm, asid, &child);
 		if (!rc) {
-			rc = sws__proc_add(r, rec->arg, child, &cidx);
+			rc = sws__proc_add(r, rec->arg, child, r->procs[pidx].memcg, &cidx);
 			if (rc)
 				sws_mm_exit(w->cpu, r->mm, child);
 		}

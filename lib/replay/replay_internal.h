@@ -46,6 +46,7 @@ struct sws__proc {
 	uint32_t pid;
 	uint32_t asid; /* SWS__NO_ASID once exited */
 	uint32_t space; /* its address space, kept after the exit (sws_mm_oom_killed) */
+	uint16_t memcg; /* the memcg it is charged to */
 	_Atomic uint64_t accesses, reads;
 	_Atomic uint64_t clock[SWS__NR_CLOCKS];
 };
@@ -153,7 +154,7 @@ uint64_t sws__replay_now(const struct sws_replay *r);
 /* @return the index of pid's live process, or -1. */
 int64_t sws__proc_find(const struct sws_replay *r, uint32_t pid);
 /* A new process entry for @pid with address space @asid (workers drained). */
-int sws__proc_add(struct sws_replay *r, uint32_t pid, uint32_t asid, uint32_t *idx);
+int sws__proc_add(struct sws_replay *r, uint32_t pid, uint32_t asid, uint16_t memcg, uint32_t *idx);
 /* The tid's slot, created on first sight (may drain to grow the table). */
 int sws__tid_slot(struct sws_replay *r, uint32_t tid, uint32_t *idx);
 void sws__tasks_free(struct sws_replay *r);

@@ -99,7 +99,7 @@ int64_t sws__proc_find(const struct sws_replay *r, uint32_t pid)
 	return (int64_t)v - 1;
 }
 
-int sws__proc_add(struct sws_replay *r, uint32_t pid, uint32_t asid, uint32_t *idx)
+int sws__proc_add(struct sws_replay *r, uint32_t pid, uint32_t asid, uint16_t memcg, uint32_t *idx)
 {
 	int err = array_grow(r, (void **)&r->procs, &r->procs_cap, r->nprocs + 1, sizeof(*r->procs));
 	if (err)
@@ -116,6 +116,7 @@ int sws__proc_add(struct sws_replay *r, uint32_t pid, uint32_t asid, uint32_t *i
 	p->pid = pid;
 	p->asid = asid;
 	p->space = asid;
+	p->memcg = memcg;
 	*idx = r->nprocs++;
 	return 0;
 }

@@ -438,6 +438,53 @@ static uint64_t tick_clock(void *ctx)
 	(struct sws_trace_record){.op = (op_), .pid = (pid_), .tid = (pid_), .cpu = SWS_TRACE_CPU_ANY, \
 				  .addr = (addr_), .len = (len_), .arg = (arg_), .flags = (fl_)}
 
+/* @recs replayed with a 256-page memcg limit, shared or (@per_task) one per process: pswpout. */
+static uint64_t per_task_pswpout(const struct sws_trace_record *recs, size_t n, bool per_task)
+{
+	struct sws_replay_config cfg = small_config(SWS_BACKEND_SWAP_TABLE, 1);
+	cfg.ram_pages = 4096;
+	cfg.mem_limit_pages = 256;
+	cfg.flags = per_task ? SWS_REPLAY_MEMCG_PER_TASK : 0;
+	struct vec_src vs = {recs, n, 0};
+	struct sws_replay_source src = {.next = vec_next, .ctx = &vs};
+	struct sws_replay *r;
+	assert_sws(0, sws_replay_create(&cfg, &r));
+	assert_sws(0, sws_replay_run(r, &src));
+	struct sws_replay_report rep;
+	assert_sws(0, sws_replay_report(r, &rep));
+	assert_int_equal(rep.errors, 0);
+	sws_replay_destroy(r);
+	return rep.mm.counters[SWS_MM_pswpout];
+}
+
+/*
+ * SWS_REPLAY_MEMCG_PER_TASK: two processes of 200 pages each fit two memcgs of
+ * 256 pages, not one; a forked child is charged to its parent's memcg (200 +
+ * 200 pages in one memcg of 256 swap). Without a limit the flag is refused.
+ */
+static void test_memcg_per_task(void **state)
+{
+	(void)state;
+	const struct sws_trace_record two[] = {
+		REC(SWS_TRACE_ACCESS, 1, 0x100000, 200 * 4096, 0, SWS_TRACE_F_WRITE),
+		REC(SWS_TRACE_ACCESS, 2, 0x100000, 200 * 4096, 0, SWS_TRACE_F_WRITE),
+		REC(SWS_TRACE_ACCESS, 1, 0x100000, 200 * 4096, 0, 0),
+	};
+	assert_true(per_task_pswpout(two, 3, false) > 0);
+	assert_int_equal(per_task_pswpout(two, 3, true), 0);
+	const struct sws_trace_record forked[] = {
+		REC(SWS_TRACE_ACCESS, 1, 0x100000, 200 * 4096, 0, SWS_TRACE_F_WRITE),
+		REC(SWS_TRACE_FORK, 1, 0, 0, 2, 0),
+		REC(SWS_TRACE_ACCESS, 2, 0x1000000, 200 * 4096, 0, SWS_TRACE_F_WRITE),
+	};
+	assert_true(per_task_pswpout(forked, 3, true) > 0);
+	struct sws_replay_config cfg = small_config(SWS_BACKEND_SWAP_TABLE, 1);
+	cfg.mem_limit_pages = 0;
+	cfg.flags = SWS_REPLAY_MEMCG_PER_TASK;
+	struct sws_replay *r;
+	assert_sws(SWS_EINVAL, sws_replay_create(&cfg, &r));
+}
+
 /*
  * A FORK whose child pid is still alive (its EXIT was lost): that incarnation
  * exits first, and the exit is its own free time, not the forking parent's.
@@ -1362,6 +1409,7 @@ int main(void)
 		cmocka_unit_test(test_exec_fresh_space),
 		cmocka_unit_test(test_madv_free_dispatch),
 		cmocka_unit_test(test_kernel_recording),
+		cmocka_unit_test(test_memcg_per_task),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
