@@ -9,6 +9,59 @@
 
 #define MAX_RECLAIM_RETRIES 16
 #define MAX_CHARGE_ROUNDS 4096 /* a bound on the loop whatever other CPUs do */
+#define MEMCG_CHARGE_BATCH 64u /* pages a charge takes ahead into the CPU's stock */
+
+/* ---- the per-CPU charge stock (consume_stock, refill_stock, drain_all_stock) ------ */
+
+static inline uint16_t stock_memcg(uint64_t v) { return (uint16_t)(v >> 32); }
+static inline uint32_t stock_pages(uint64_t v) { return (uint32_t)v; }
+
+/* consume_stock(): @nr pages of @memcg from this CPU's stock, if it has them. */
+static bool consume_stock(struct sws_mm_pcpu *p, uint16_t memcg, uint64_t nr)
+{
+	uint64_t v = atomic_load_explicit(&p->stock, memory_order_relaxed);
+	while (stock_memcg(v) == memcg && stock_pages(v) >= nr)
+		if (atomic_compare_exchange_weak(&p->stock, &v, v - nr))
+			return true;
+	return false;
+}
+
+/* The pages of stock value @v back to their memcg's counter. */
+static void stock_uncharge(struct sws_mm *mm, uint64_t v)
+{
+	if (stock_pages(v))
+		atomic_fetch_sub(&mm->memcgs[stock_memcg(v)].usage, stock_pages(v));
+}
+
+/* refill_stock(): @nr pages charged ahead to @memcg into this CPU's stock; a
+ * stock of another memcg is drained first (drain_stock()), and one grown past
+ * the batch goes back to its counter. */
+static void refill_stock(struct sws_mm *mm, struct sws_mm_pcpu *p, uint16_t memcg, uint64_t nr)
+{
+	uint64_t v = atomic_load_explicit(&p->stock, memory_order_relaxed), total, want;
+	do {
+		total = (stock_memcg(v) == memcg ? stock_pages(v) : 0) + nr;
+		want = (uint64_t)memcg << 32 | (total > MEMCG_CHARGE_BATCH ? 0 : total);
+	} while (!atomic_compare_exchange_weak(&p->stock, &v, want));
+	if (stock_memcg(v) != memcg)
+		stock_uncharge(mm, v);
+	if (total > MEMCG_CHARGE_BATCH)
+		atomic_fetch_sub(&mm->memcgs[memcg].usage, total);
+}
+
+/* drain_all_stock(): every CPU's stock of @memcg back to its counter. */
+static void drain_all_stock(struct sws_mm *mm, uint16_t memcg)
+{
+	for (unsigned i = 0; i < mm->sim->max_cpus; i++) {
+		struct sws_mm_pcpu *p = &mm->pcpu[i];
+		uint64_t v = atomic_load_explicit(&p->stock, memory_order_relaxed);
+		while (stock_memcg(v) == memcg && stock_pages(v))
+			if (atomic_compare_exchange_weak(&p->stock, &v, (uint64_t)memcg << 32)) {
+				stock_uncharge(mm, v);
+				break;
+			}
+	}
+}
 
 /* Take @nr pages of @memcg's limit, or report that it is full. */
 static bool memcg_try_charge(struct sws_memcg *mc, uint64_t nr)
@@ -60,11 +113,22 @@ int sws__mm_charge(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint6
 	const uint64_t batch = mm->cfg.policy == SWS_RECLAIM_LRU ? nr : (nr > 32 ? nr : 32);
 	uint32_t cur = cpu ? sws__mm_current(mm, cpu) : SWS__MM_NO_ASID;
 	struct sws_space *cur_sp = cur != SWS__MM_NO_ASID ? sws__mm_space(mm, cur) : NULL;
+	/* The exact-LRU reference charges page by page: no stock. */
+	struct sws_mm_pcpu *stock = cpu && mm->cfg.policy != SWS_RECLAIM_LRU ? &mm->pcpu[sws_cpu_id(cpu)] : NULL;
 	unsigned retries = MAX_RECLAIM_RETRIES;
+	bool drained = false;
 	for (unsigned round = 0; round < MAX_CHARGE_ROUNDS; round++) {
 		if (cur_sp && atomic_load_explicit(&cur_sp->oom_killed, memory_order_relaxed))
 			return SWS_EKILLED; /* a dying task gets no more memory */
-		bool memcg_full = !memcg_try_charge(mc, nr);
+		/* try_charge_memcg(): the stock, else a batch ahead, else just @nr */
+		bool memcg_full = false;
+		if (!stock || !consume_stock(stock, memcg, nr)) {
+			uint64_t ahead = stock && nr < MEMCG_CHARGE_BATCH ? MEMCG_CHARGE_BATCH - nr : 0;
+			if (ahead && memcg_try_charge(mc, nr + ahead))
+				refill_stock(mm, stock, memcg, ahead);
+			else
+				memcg_full = !memcg_try_charge(mc, nr);
+		}
 		if (!memcg_full) {
 			if (atomic_fetch_sub(&mm->free_pages, (int64_t)nr) - (int64_t)nr >= 0)
 				return 0;
@@ -76,6 +140,11 @@ int sws__mm_charge(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint6
 		uint16_t target = memcg_full ? memcg : 0;
 		if (reclaim_round(cpu, mm, target, batch, memcg_full))
 			continue;
+		if (memcg_full && !drained) { /* other CPUs' stocks hold some of the limit */
+			drain_all_stock(mm, memcg);
+			drained = true;
+			continue;
+		}
 		if (retries--)
 			continue;
 		int rc = sws__mm_out_of_memory(cpu, mm, target);

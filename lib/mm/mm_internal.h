@@ -141,6 +141,9 @@ struct sws_mm_pcpu {
 		bool active;
 	} lru_add[SWS__LRU_BATCH];
 	unsigned nr_lru_add;
+	/* memcg_stock_pcp: pages charged ahead to one memcg (memcg << 32 | pages);
+	 * the owner takes and refills it, drain_all_stock() empties it from anywhere */
+	_Atomic uint64_t stock;
 } __attribute__((aligned(64)));
 
 #define SWS__MM_NO_ASID UINT32_MAX

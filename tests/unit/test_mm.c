@@ -737,6 +737,43 @@ static void test_refault_distance_active_only(void **state)
 	env_close(&e);
 }
 
+/*
+ * The per-CPU charge stock: a charge takes MEMCG_CHARGE_BATCH pages ahead into
+ * its CPU's stock. Another CPU at the limit, once reclaim finds nothing (no
+ * swap here), drains every CPU's stock of the memcg (drain_all_stock()) and
+ * gets those pages instead of calling the OOM killer.
+ */
+static void test_charge_stock_drained(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_sim_config cfg = {.backend = b, .max_cpus = 2};
+	struct sws_sim *sim;
+	struct sws_cpu *c0, *c1;
+	struct sws_mm *mm;
+	assert_sws(0, sws_sim_create(&cfg, &sim));
+	assert_sws(0, sws_cpu_attach(sim, &c0));
+	assert_sws(0, sws_cpu_attach(sim, &c1));
+	struct sws_mm_config mc = {.ram_pages = 4096, .seed = 1};
+	assert_sws(0, sws_mm_create(sim, &mc, &mm));
+	uint16_t cg;
+	uint32_t asid;
+	assert_sws(0, sws_mm_memcg_create(mm, 100, &cg));
+	assert_sws(0, sws_mm_space_create(mm, cg, &asid));
+	assert_access(sws_mm_access(c0, mm, asid, PG(0), true)); /* 1 page, 63 more in c0's stock */
+	for (unsigned p = 1; p < 100; p++)
+		assert_access(sws_mm_access(c1, mm, asid, PG(p), true));
+	struct sws_mm_stats s;
+	sws_mm_stats(mm, &s);
+	assert_int_equal(s.anon_pages, 100);
+	assert_int_equal(s.counters[SWS_MM_oom_kill], 0);
+	/* The limit holds: the 101st page has nowhere to go. */
+	assert_int_equal(sws_mm_access(c1, mm, asid, PG(100), true), SWS_EKILLED);
+	sws_mm_destroy(mm);
+	sws_cpu_detach(c0);
+	sws_cpu_detach(c1);
+	sws_sim_destroy(sim);
+}
+
 /* Same input, same seed, one thread: identical counters. */
 static void test_deterministic(void **state)
 {
@@ -1006,7 +1043,7 @@ int main(void)
 		BOTH(test_fork_cow),           BOTH(test_readahead),
 		BOTH(test_mthp),               BOTH(test_memcg_limit),
 		BOTH(test_kernel_policy_and_kswapd), BOTH(test_deterministic),
-		BOTH(test_refault_distance_active_only),
+		BOTH(test_refault_distance_active_only), BOTH(test_charge_stock_drained),
 		cmocka_unit_test(test_errors),     cmocka_unit_test(test_oom_reap_background),
 		cmocka_unit_test(test_untimed_store_io),
 		BOTH(test_free_path_lookups),  BOTH(test_free_path_swap_full),
