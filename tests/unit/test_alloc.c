@@ -196,6 +196,37 @@ static void test_rotational_sequential(void **state)
 	sws_fixture_close(&f);
 }
 
+/* @ndev devices at the default priority (-1) share 3 * @ndev clusters' worth of
+ * order-0 allocations round robin by cluster: each gets 2-4 clusters' worth. */
+static void round_robin(enum sws_backend b, int ndev)
+{
+	struct sws_sim_config cfg = {.backend = b};
+	struct sws_sim *sim;
+	struct sws_cpu *cpu;
+	assert_sws(0, sws_sim_create(&cfg, &sim));
+	assert_sws(0, sws_cpu_attach(sim, &cpu));
+	int t[3];
+	for (int i = 0; i < ndev; i++) {
+		struct sws_device_config dc = {.nr_slots = 8 * SWS_CLUSTER_SLOTS, .flags = SWS_SWP_SOLIDSTATE};
+		assert_sws(0, sws_swapon(sim, &dc, &t[i]));
+	}
+	unsigned used[SWS_MAX_SWAPFILES] = {0};
+	sws_entry_t e;
+	for (int i = 0; i < 3 * ndev * 512; i++) {
+		assert_sws(0, sws_folio_alloc_swap(cpu, 1 + (uint64_t)i, 0, &e));
+		used[sws_swp_type(e)]++;
+	}
+	for (int i = 0; i < ndev; i++) {
+		struct sws_device_info di;
+		assert_sws(0, sws_device_info(sim, t[i], &di));
+		assert_int_equal(di.prio, -1);
+		assert_in_range(used[t[i]], 1024, 2048);
+	}
+	assert_consistent(sim);
+	sws_cpu_detach(cpu);
+	sws_sim_destroy(sim);
+}
+
 /* Higher priority first; equal priorities share round robin by cluster. */
 static void test_priorities(void **state)
 {
@@ -217,31 +248,11 @@ static void test_priorities(void **state)
 	sws_fixture_close(&f);
 
 	/* Three devices at the default priority (-1): round robin. */
-	struct sws_sim_config cfg = {.backend = *(enum sws_backend *)*state};
-	struct sws_sim *sim;
-	struct sws_cpu *cpu;
-	assert_sws(0, sws_sim_create(&cfg, &sim));
-	assert_sws(0, sws_cpu_attach(sim, &cpu));
-	int t[3];
-	for (int i = 0; i < 3; i++) {
-		struct sws_device_config dc = {.nr_slots = 8 * SWS_CLUSTER_SLOTS, .flags = SWS_SWP_SOLIDSTATE};
-		assert_sws(0, sws_swapon(sim, &dc, &t[i]));
-	}
-	unsigned used[3] = {0};
-	for (int i = 0; i < 9 * 512; i++) {
-		assert_sws(0, sws_folio_alloc_swap(cpu, 1 + (uint64_t)i, 0, &e));
-		used[sws_swp_type(e)]++;
-	}
-	for (int i = 0; i < 3; i++) {
-		struct sws_device_info di;
-		assert_sws(0, sws_device_info(sim, t[i], &di));
-		assert_int_equal(di.prio, -1);
-		assert_in_range(used[i], 1024, 2048); /* each got 2-4 clusters' worth */
-	}
-	assert_consistent(sim);
-	sws_cpu_detach(cpu);
-	sws_sim_destroy(sim);
+	round_robin(*(enum sws_backend *)*state, 3);
 }
+
+/* Two devices of one priority: round robin too (plist_requeue with only two). */
+static void test_round_robin_two(void **state) { round_robin(*(enum sws_backend *)*state, 2); }
 
 /* Discard: a freed cluster waits on the discard list, then its range is punched out. */
 static void test_discard(void **state)
@@ -468,7 +479,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		BOTH(test_orders_aligned),     BOTH(test_fill_and_drain),   BOTH(test_list_transitions),
 		BOTH(test_large_order_fallback), BOTH(test_order0_steals),  BOTH(test_rotational_sequential),
-		BOTH(test_priorities),         BOTH(test_discard),          BOTH(test_discard_sync),
+		BOTH(test_priorities),         BOTH(test_round_robin_two),         BOTH(test_discard),          BOTH(test_discard_sync),
 		BOTH(test_large_first_device),
 		BOTH(test_swapon_swapoff),     BOTH(test_partial_last_cluster),
 		BOTH(test_deferred_budget),    BOTH(test_pcp_after_swapoff),

@@ -335,6 +335,34 @@ static void test_swapoff(void **state)
 	}
 }
 
+/* Every design counts a slot up to SWS_SWAP_COUNT_MAX and refuses one more. */
+static void test_count_max(void **state)
+{
+	(void)state;
+	for (unsigned d = 0; d < NDESIGNS; d++) {
+		struct sws_sim_config sc = {.backend = all[d]};
+		struct sws_sim *sim;
+		struct sws_cpu *cpu;
+		int type;
+		assert_sws(0, sws_sim_create(&sc, &sim));
+		assert_sws(0, sws_cpu_attach(sim, &cpu));
+		struct sws_device_config dc = {.nr_slots = 4096, .flags = SWS_SWP_SOLIDSTATE};
+		assert_sws(0, sws_swapon(sim, &dc, &type));
+		sws_entry_t e;
+		uint32_t count;
+		assert_sws(0, sws_folio_alloc_swap(cpu, 1, 0, &e));
+		for (uint32_t c = 1; c <= SWS_SWAP_COUNT_MAX; c++)
+			if (sws_swap_dup(cpu, e, 1))
+				fail_msg("design %u: dup failed at count %u", d, c);
+		assert_sws(SWS_EOVERFLOW, sws_swap_dup(cpu, e, 1));
+		assert_sws(0, sws_swap_count(cpu, e, &count));
+		assert_int_equal(count, SWS_SWAP_COUNT_MAX);
+		assert_consistent(sim);
+		sws_cpu_detach(cpu);
+		sws_sim_destroy(sim);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -343,6 +371,7 @@ int main(void)
 		cmocka_unit_test(test_vswap_zswap_without_slots),
 		cmocka_unit_test(test_sync_io_free),
 		cmocka_unit_test(test_swapoff),
+		cmocka_unit_test(test_count_max),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

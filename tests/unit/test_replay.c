@@ -120,6 +120,24 @@ static void order_hook(void *ctx, unsigned worker, const struct sws_trace_record
 	atomic_fetch_add(&c->seen, 1);
 }
 
+/* Latency quantiles: the bucket holding the sample of that rank, capped by the maximum. */
+static void test_hist_quantile(void **state)
+{
+	(void)state;
+	struct sws_replay_hist h = {0};
+	assert_int_equal(sws_replay_hist_quantile(&h, 0.5), 0);
+	h.count = 2;
+	h.bucket[0] = 1; /* 1 ns */
+	h.bucket[9] = 1; /* 600 ns: bucket [512, 1024) */
+	h.max_ns = 600;
+	assert_int_equal(sws_replay_hist_quantile(&h, 0.0), 2);
+	assert_int_equal(sws_replay_hist_quantile(&h, 0.49), 2);
+	assert_int_equal(sws_replay_hist_quantile(&h, 0.5), 600); /* rank 1 of 0..1 */
+	assert_int_equal(sws_replay_hist_quantile(&h, 1.0), 600);
+	h.max_ns = 5000;
+	assert_int_equal(sws_replay_hist_quantile(&h, 0.99), 1024);
+}
+
 static void test_task_order(void **state)
 {
 	(void)state;
@@ -1385,6 +1403,7 @@ static void test_kernel_recording(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hist_quantile),
 		cmocka_unit_test(test_task_order),
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_usemem_lines),

@@ -402,6 +402,27 @@ static void test_shrink_with_live_entries_then_destroy(void **state)
 	xenv_close(&e);
 }
 
+/* A grow for an allocation that exactly fills the device's pages goes ahead. */
+static void test_grow_to_exactly_full(void **state)
+{
+	(void)state;
+	struct xenv e;
+	xenv_open(&e, RAM_1G);
+	sws_entry_t en;
+	fill_first_chunk(&e);
+	for (unsigned i = 0; i < 511; i++) /* cluster 0: every mapped slot in use */
+		assert_sws(0, alloc(&e, 0, &en));
+	assert_sws(0, sws_xswap_limit_set(e.sim, e.type, (CHUNK + 1) * 512ull));
+	assert_int_equal(xinfo(&e).pages, (CHUNK + 1) * 512ull - 1);
+	assert_sws(0, alloc(&e, 9, &en)); /* one more cluster: in use == pages */
+	struct sws_xswap_info xi = xinfo(&e);
+	assert_int_equal(xi.nr_clusters_mapped, CHUNK + 1);
+	assert_int_equal(xi.inuse_pages, xi.pages);
+	assert_sws(SWS_ENOSPC, alloc(&e, 0, &en));
+	assert_totals(&e);
+	xenv_close(&e);
+}
+
 /* ---- the limit ------------------------------------------------------------------------ */
 
 static void test_limit_clamps_and_raises(void **state)
@@ -862,6 +883,7 @@ int main(void)
 		cmocka_unit_test(test_create_needs_zswap_and_swap_table),
 		cmocka_unit_test(test_sizes_and_destroy),
 		cmocka_unit_test(test_grow_one_chunk_at_a_time),
+		cmocka_unit_test(test_grow_to_exactly_full),
 		cmocka_unit_test(test_shrink_gives_memory_back),
 		cmocka_unit_test(test_shrink_waits_below_half_in_use),
 		cmocka_unit_test(test_large_folio_kept_in_swap_cache),
