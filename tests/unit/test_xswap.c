@@ -864,8 +864,11 @@ static void test_create_destroy_cycles(void **state)
 		      (unsigned long long)vm1);
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 	/* (The sanitizers' allocators keep freed memory in quarantine: there only
-	 * our accounting above and the leak checker judge.) */
-	assert_true(rss1 <= rss0 + 1024);
+	 * our accounting above and the leak checker judge.) RSS may grow by a few
+	 * hundred pages as the allocator's reused pages are touched in another
+	 * order (seen: +1.5 MB with another test running beside it); a leak of 2 KB
+	 * a cycle passes 4 MB. */
+	assert_true(rss1 <= rss0 + 4096);
 	assert_true(vm1 <= vm0 + 4096);
 #else
 	(void)rss0, (void)rss1, (void)vm0, (void)vm1;
