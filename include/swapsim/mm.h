@@ -207,7 +207,12 @@ uint64_t sws_mm_kswapd(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t budget);
 	X(nr_disk_swapins, "swap-ins that missed zswap and read the device")               \
 	X(xswap_reject_activate, "pages kept in RAM: zswap refused them on an xswap slot")              \
 	X(swapoff_pte_scan, "page-table entries a swapoff walked (try_to_unuse)")                        \
-	X(swapoff_swapin, "pages a swapoff brought back into memory")
+	X(swapoff_swapin, "pages a swapoff brought back into memory")                              \
+	X(lock_ptl_contended, "page-table lock (a space's ptl) acquisitions that had to wait")           \
+	X(lock_lru_contended, "lruvec lock (a memcg's lru_lock) acquisitions that had to wait")          \
+	X(lock_pfn_contended, "free-page list lock acquisitions that had to wait")                      \
+	X(lock_rmap_contended, "reverse-map lock acquisitions that had to wait")                        \
+	X(lock_mm_other_contended, "other memory-model lock acquisitions (spaces, memcgs, readahead) that had to wait")
 
 enum sws_mm_counter {
 #define SWS__MMCTR(name, desc) SWS_MM_##name,

@@ -16,7 +16,7 @@ int sws__mm_split_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 	struct sws_folio *f = mm_folio(mm, pfn);
 	const unsigned nr = 1u << f->order;
 	uint32_t news[512];
-	sws_spin_lock(&mm->pfn_lock);
+	mm_lock(mm, &mm->pfn_lock, SWS_MM_lock_pfn_contended);
 	if (mm->nr_free_pfns < nr) {
 		sws_spin_unlock(&mm->pfn_lock);
 		return SWS_ENOMEM;
@@ -39,7 +39,7 @@ int sws__mm_split_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 	struct sws_rmap r;
 	while (sws__mm_first_rmap(mm, f, &r)) {
 		struct sws_space *sp = sws__mm_space(mm, r.asid);
-		sws_spin_lock(&sp->ptl);
+		mm_lock(mm, &sp->ptl, SWS_MM_lock_ptl_contended);
 		/* A write through this mapping (its ptl) may have given the folio a
 		 * new version since: the pages take the latest (only an exclusive
 		 * mapping writes; the kernel's split unmaps first, so writers wait). */
@@ -62,7 +62,7 @@ int sws__mm_split_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 	}
 	/* The old descriptor goes; its pages now belong to the new folios. */
 	atomic_store(&f->flags, PG_free);
-	sws_spin_lock(&mm->pfn_lock);
+	mm_lock(mm, &mm->pfn_lock, SWS_MM_lock_pfn_contended);
 	mm->free_pfns[mm->nr_free_pfns++] = (uint32_t)pfn;
 	sws_spin_unlock(&mm->pfn_lock);
 	return 0;
@@ -74,7 +74,7 @@ void sws__mm_split_edges(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_spac
 	uint64_t edges[2] = {start, end};
 	for (int k = 0; k < 2; k++) {
 		for (int tries = 0; tries < 4; tries++) {
-			sws_spin_lock(&sp->ptl);
+			mm_lock(mm, &sp->ptl, SWS_MM_lock_ptl_contended);
 			uint64_t *pte = sws___pte_lookup(sp, edges[k]);
 			uint64_t v = pte ? *pte : 0;
 			sws_spin_unlock(&sp->ptl);

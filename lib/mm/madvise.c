@@ -14,7 +14,7 @@ static int madv_pageout(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space
 {
 	sws__mm_lru_add_drain(cpu, mm); /* madvise_pageout(): lru_add_drain() first */
 	for (uint64_t va = addr; va < end; va += SWS_PAGE_SIZE) {
-		sws_spin_lock(&sp->ptl);
+		mm_lock(mm, &sp->ptl, SWS_MM_lock_ptl_contended);
 		uint64_t *pte = sws___pte_lookup(sp, va);
 		uint64_t v = pte ? *pte : 0;
 		sws_spin_unlock(&sp->ptl);
@@ -86,7 +86,7 @@ static void lazyfree_pte(void *ctx, uint64_t vaddr, uint64_t *pte)
 	if (ok) {
 		folio_clear(f, PG_dirty | PG_young | PG_referenced);
 		folio_set(f, PG_lazyfree);
-		sws_spin_lock(folio_lru_lock(mm, f));
+		mm_lock(mm, folio_lru_lock(mm, f), SWS_MM_lock_lru_contended);
 		sws___mm_lru_move(mm, pfn, LRU_INACTIVE);
 		sws_spin_unlock(folio_lru_lock(mm, f));
 		l->marked += nr;
@@ -99,7 +99,7 @@ static void madv_free(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, str
 {
 	struct lazyfree l = {.z = {cpu, mm, asid, 0, 0}};
 	sws__mm_split_edges(cpu, mm, sp, addr, end);
-	sws_spin_lock(&sp->ptl);
+	mm_lock(mm, &sp->ptl, SWS_MM_lock_ptl_contended);
 	sws___pte_walk(sp, addr, end, lazyfree_pte, &l);
 	sws__mm_zap_flush(&l.z);
 	sws_spin_unlock(&sp->ptl);
@@ -124,7 +124,7 @@ int sws_mm_madvise(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64
 	} else {
 		enum sws_work_ctx wc = sws__work_enter(cpu, SWS_WCTX_free);
 		sws__mm_split_edges(cpu, mm, sp, addr, addr + len);
-		sws_spin_lock(&sp->ptl);
+		mm_lock(mm, &sp->ptl, SWS_MM_lock_ptl_contended);
 		sws___mm_zap_range(cpu, mm, asid, sp, addr, addr + len);
 		sws_spin_unlock(&sp->ptl);
 		sws__work_enter(cpu, wc);

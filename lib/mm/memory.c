@@ -120,7 +120,7 @@ static int do_anonymous_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t as
 	struct sws_folio *f = mm_folio(mm, pfn); /* locked */
 	folio_set(f, PG_dirty | PG_young);
 	f->seed = new_seed(sp, base, 0);
-	sws_spin_lock(&sp->ptl);
+	mm_lock(mm, &sp->ptl, SWS_MM_lock_ptl_contended);
 	bool ok = !atomic_load(&sp->oom_killed); /* reaped meanwhile: map nothing more */
 	if (!ok)
 		rc = SWS_EKILLED;
@@ -206,7 +206,7 @@ static int __do_wp_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, s
 	uint64_t npfn;
 	int rc = sws__mm_folio_alloc(cpu, mm, sp->memcg, 0, &npfn);
 	struct sws_folio *n = rc ? NULL : mm_folio(mm, npfn); /* locked until it is on the LRU */
-	sws_spin_lock(&sp->ptl);
+	mm_lock(mm, &sp->ptl, SWS_MM_lock_ptl_contended);
 	/* The PTE again, under the lock (pte_offset_map_lock), and nothing more
 	 * mapped into a space the OOM killer reaped meanwhile. */
 	bool killed = atomic_load(&sp->oom_killed);
@@ -254,7 +254,7 @@ static int do_swap_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, s
 		return rc == SWS_ENOENT ? SWS_EAGAIN_INTERNAL : rc;
 	int read_rc = rc;
 	struct sws_folio *f = mm_folio(mm, pfn);
-	sws_spin_lock(&sp->ptl);
+	mm_lock(mm, &sp->ptl, SWS_MM_lock_ptl_contended);
 	uint64_t *pte = sws___pte_lookup(sp, vaddr);
 	if (!pte || *pte != swp_entry_to_pte(e) || sws__mm_rmap_add(mm, f, asid, vaddr)) {
 		/* !pte_same: someone else did it (or no memory for the rmap) */
@@ -327,7 +327,7 @@ static int do_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, stru
 {
 	int faulted = 0;
 	for (int tries = 0; tries < 1000; tries++) {
-		sws_spin_lock(&sp->ptl);
+		mm_lock(mm, &sp->ptl, SWS_MM_lock_ptl_contended);
 		if (sws_unlikely(atomic_load_explicit(&sp->oom_killed, memory_order_relaxed))) {
 			sws_spin_unlock(&sp->ptl);
 			mm_count(mm, cpu, faulted ? SWS_MM_oom : SWS_MM_oom_refused, 1);

@@ -193,6 +193,8 @@ struct sws_mm {
 	uint32_t ra_prev_win;
 
 	struct sws_mm_pcpu *pcpu; /* [sim->max_cpus] */
+	/* waits per lock class, SWS_MM_lock_ptl_contended onwards (rare: shared is fine) */
+	_Atomic uint64_t lock_contended[SWS_MM_lock_mm_other_contended - SWS_MM_lock_ptl_contended + 1];
 
 	struct sws_zswap *zswap;  /* NULL until sws_mm_zswap_enable() */
 	struct sws_cpu *spare_cpu; /* memory for the CPU sws_mm_destroy() attaches */
@@ -352,6 +354,15 @@ static inline uint32_t folio_mapcount(struct sws_folio *f) { return sws_load_rel
 static inline sws_spinlock_t *folio_lru_lock(struct sws_mm *mm, const struct sws_folio *f)
 {
 	return &mm->memcgs[f->memcg].lru_lock;
+}
+
+/* sws_spin_lock() of @l, a wait counted against its lock class @cls (one of the
+ * SWS_MM_lock_*_contended counters). */
+static inline void mm_lock(struct sws_mm *mm, sws_spinlock_t *l, enum sws_mm_counter cls)
+{
+	if (sws_unlikely(sws_spin_lock(l)))
+		atomic_fetch_add_explicit(&mm->lock_contended[cls - SWS_MM_lock_ptl_contended], 1,
+					  memory_order_relaxed);
 }
 
 /* The lock of @f's reverse maps and mapcount. */

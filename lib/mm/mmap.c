@@ -13,7 +13,7 @@
 
 struct sws_space *sws__mm_space(struct sws_mm *mm, uint32_t asid)
 {
-	sws_spin_lock(&mm->spaces_lock);
+	mm_lock(mm, &mm->spaces_lock, SWS_MM_lock_mm_other_contended);
 	struct sws_space *sp = asid < mm->nr_spaces ? mm->spaces[asid] : NULL;
 	sws_spin_unlock(&mm->spaces_lock);
 	return sp;
@@ -28,7 +28,7 @@ int sws__mm_space_new(struct sws_mm *mm, uint16_t memcg, uint32_t *asid, struct 
 	sws_spin_init(&sp->ptl);
 	sp->memcg = memcg;
 	sp->alive = true;
-	sws_spin_lock(&mm->spaces_lock);
+	mm_lock(mm, &mm->spaces_lock, SWS_MM_lock_mm_other_contended);
 	if (mm->nr_spaces == mm->cap_spaces) {
 		uint32_t cap = mm->cap_spaces ? mm->cap_spaces * 2 : 16;
 		struct sws_space **n = sws__mem_zalloc(&mm->sim->mem, SWS_MEM_mm, sizeof(*n) * cap, 0);
@@ -129,7 +129,7 @@ int sws_mm_mmap(struct sws_mm *mm, uint32_t asid, uint64_t addr, uint64_t len, u
 	if (!sp || !sp->alive || !len || (addr | len) & (SWS_PAGE_SIZE - 1) || addr + len < addr ||
 	    (addr + len) >> 48 || order >= SWS_NR_ORDERS || (flags & ~0xfu))
 		return SWS_EINVAL;
-	sws_spin_lock(&sp->ptl);
+	mm_lock(mm, &sp->ptl, SWS_MM_lock_ptl_contended);
 	int rc = sws___mm_region_insert(mm, sp, addr, addr + len, order);
 	sws_spin_unlock(&sp->ptl);
 	return rc;
@@ -150,7 +150,7 @@ int sws_mm_munmap(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_
 	enum sws_work_ctx wc = sws__work_enter(cpu, SWS_WCTX_free);
 	sws__mm_lru_add_drain(cpu, mm); /* unmap_region() */
 	sws__mm_split_edges(cpu, mm, sp, addr, end);
-	sws_spin_lock(&sp->ptl);
+	mm_lock(mm, &sp->ptl, SWS_MM_lock_ptl_contended);
 	sws___mm_zap_range(cpu, mm, asid, sp, addr, end);
 	/* Cut the regions. */
 	for (uint32_t i = 0; i < sp->nr_regions; i++) {
@@ -186,7 +186,7 @@ int sws_mm_exit(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid)
 	uint64_t t0 = mm_kernel_enter(mm, cpu);
 	enum sws_work_ctx wc = sws__work_enter(cpu, SWS_WCTX_free);
 	sws__mm_lru_add_drain(cpu, mm); /* exit_mmap() */
-	sws_spin_lock(&sp->ptl);
+	mm_lock(mm, &sp->ptl, SWS_MM_lock_ptl_contended);
 	sp->alive = false;
 	sws___mm_zap_range(cpu, mm, asid, sp, 0, 1ull << 48);
 	sws___pgtable_free(mm, sp);
@@ -208,8 +208,8 @@ static int dup_mmap(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp
 	int rc = sws__mm_space_new(mm, sp->memcg, child, &cp);
 	if (rc)
 		return rc;
-	sws_spin_lock(&sp->ptl);
-	sws_spin_lock(&cp->ptl);
+	mm_lock(mm, &sp->ptl, SWS_MM_lock_ptl_contended);
+	mm_lock(mm, &cp->ptl, SWS_MM_lock_ptl_contended);
 	for (uint32_t i = 0; i < sp->nr_regions && !rc; i++)
 		rc = sws___mm_region_insert(mm, cp, sp->regions[i].start, sp->regions[i].end,
 					    sp->regions[i].order);

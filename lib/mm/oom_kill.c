@@ -45,10 +45,10 @@ static void count_pte(void *ctx, uint64_t vaddr, uint64_t *pte)
 }
 
 /* oom_badness() of a live space (its ptl taken here). */
-static uint64_t oom_badness(struct sws_space *sp)
+static uint64_t oom_badness(struct sws_mm *mm, struct sws_space *sp)
 {
 	struct badness b = {0};
-	sws_spin_lock(&sp->ptl);
+	mm_lock(mm, &sp->ptl, SWS_MM_lock_ptl_contended);
 	if (sp->alive && !atomic_load(&sp->oom_killed)) {
 		sws___pte_walk(sp, 0, 1ull << 48, count_pte, &b);
 		b.points += sp->nr_tables;
@@ -62,14 +62,14 @@ static uint32_t select_bad_process(struct sws_mm *mm, uint16_t memcg)
 {
 	uint32_t victim = SWS__MM_NO_ASID;
 	uint64_t best = 0;
-	sws_spin_lock(&mm->spaces_lock);
+	mm_lock(mm, &mm->spaces_lock, SWS_MM_lock_mm_other_contended);
 	uint32_t n = mm->nr_spaces;
 	sws_spin_unlock(&mm->spaces_lock);
 	for (uint32_t a = 0; a < n; a++) {
 		struct sws_space *sp = sws__mm_space(mm, a);
 		if (!sp || (memcg && sp->memcg != memcg))
 			continue;
-		uint64_t points = oom_badness(sp);
+		uint64_t points = oom_badness(mm, sp);
 		if (points && points >= best) { /* oom_evaluate_task(): a tie replaces */
 			best = points;
 			victim = a;
@@ -85,7 +85,7 @@ static bool oom_reap(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, stru
 {
 	/* The oom_reaper kthread's work, not the allocating task's: background time. */
 	uint64_t t0 = mm_untimed_begin(mm, cpu, true);
-	sws_spin_lock(&sp->ptl);
+	mm_lock(mm, &sp->ptl, SWS_MM_lock_ptl_contended);
 	bool reap = sp->alive && !atomic_exchange(&sp->oom_killed, true);
 	if (reap) {
 		enum sws_work_ctx wc = sws__work_enter(cpu, SWS_WCTX_free);

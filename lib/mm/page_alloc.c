@@ -31,7 +31,7 @@ int sws__mm_folio_alloc(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, 
 	int rc = sws__mm_charge(cpu, mm, memcg, 1ull << order);
 	if (rc)
 		return rc;
-	sws_spin_lock(&mm->pfn_lock);
+	mm_lock(mm, &mm->pfn_lock, SWS_MM_lock_pfn_contended);
 	uint32_t p = mm->nr_free_pfns ? mm->free_pfns[--mm->nr_free_pfns] : 0;
 	sws_spin_unlock(&mm->pfn_lock);
 	if (!p) { /* cannot happen: one PFN per page of RAM at least */
@@ -57,7 +57,7 @@ int sws__mm_folio_alloc_noreclaim(struct sws_mm *mm, uint16_t memcg, uint64_t *p
 		return SWS_ENOMEM;
 	}
 	atomic_fetch_add(&mm->memcgs[memcg].usage, 1);
-	sws_spin_lock(&mm->pfn_lock);
+	mm_lock(mm, &mm->pfn_lock, SWS_MM_lock_pfn_contended);
 	uint32_t p = mm->nr_free_pfns ? mm->free_pfns[--mm->nr_free_pfns] : 0;
 	sws_spin_unlock(&mm->pfn_lock);
 	if (!p) {
@@ -74,7 +74,7 @@ void sws__mm_folio_free(struct sws_mm *mm, uint64_t pfn)
 {
 	struct sws_folio *f = mm_folio(mm, pfn);
 	if (folio_test(f, PG_lru_batch)) { /* still in a CPU's batch: its entry goes stale */
-		sws_spin_lock(folio_lru_lock(mm, f));
+		mm_lock(mm, folio_lru_lock(mm, f), SWS_MM_lock_lru_contended);
 		folio_clear(f, PG_lru_batch);
 		sws_spin_unlock(folio_lru_lock(mm, f));
 	}
@@ -84,7 +84,7 @@ void sws__mm_folio_free(struct sws_mm *mm, uint64_t pfn)
 	atomic_store(&f->flags, PG_free); /* also drops PG_locked */
 	atomic_fetch_sub(&mm->memcgs[f->memcg].usage, nr);
 	atomic_fetch_add(&mm->free_pages, (int64_t)nr);
-	sws_spin_lock(&mm->pfn_lock);
+	mm_lock(mm, &mm->pfn_lock, SWS_MM_lock_pfn_contended);
 	mm->free_pfns[mm->nr_free_pfns++] = (uint32_t)pfn;
 	sws_spin_unlock(&mm->pfn_lock);
 }

@@ -12,7 +12,7 @@
 
 int sws__mm_rmap_add(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uint64_t vaddr)
 {
-	sws_spin_lock(folio_rmap_lock(mm, f));
+	mm_lock(mm, folio_rmap_lock(mm, f), SWS_MM_lock_rmap_contended);
 	if (f->nr_rmap == 0) {
 		f->rmap1 = (struct sws_rmap){asid, vaddr};
 	} else {
@@ -40,7 +40,7 @@ int sws__mm_rmap_add(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uint
 
 void sws__mm_rmap_del(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uint64_t vaddr)
 {
-	sws_spin_lock(folio_rmap_lock(mm, f));
+	mm_lock(mm, folio_rmap_lock(mm, f), SWS_MM_lock_rmap_contended);
 	for (uint32_t i = 0; i < f->nr_rmap; i++) {
 		struct sws_rmap *r = i ? &f->rmaps[i - 1] : &f->rmap1;
 		if (r->asid != asid || r->vaddr != vaddr)
@@ -59,7 +59,7 @@ void sws__mm_rmap_del(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uin
 /* The first mapping of @f left to undo (its rmap list is read under its lock). */
 bool sws__mm_first_rmap(struct sws_mm *mm, struct sws_folio *f, struct sws_rmap *out)
 {
-	sws_spin_lock(folio_rmap_lock(mm, f));
+	mm_lock(mm, folio_rmap_lock(mm, f), SWS_MM_lock_rmap_contended);
 	bool any = f->nr_rmap != 0;
 	if (any)
 		*out = f->rmap1;
@@ -75,7 +75,7 @@ bool sws__mm_try_to_unmap(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn, 
 	struct sws_rmap r;
 	while (sws__mm_first_rmap(mm, f, &r)) {
 		struct sws_space *sp = sws__mm_space(mm, r.asid);
-		sws_spin_lock(&sp->ptl);
+		mm_lock(mm, &sp->ptl, SWS_MM_lock_ptl_contended);
 		bool ok = true;
 		for (unsigned i = 0; i < nr && ok; i++) {
 			uint64_t *pte = sws___pte_lookup(sp, r.vaddr + (uint64_t)i * SWS_PAGE_SIZE);
@@ -108,7 +108,7 @@ void sws__mm_try_to_unmap_discard(struct sws_mm *mm, uint64_t pfn)
 	struct sws_rmap r;
 	while (sws__mm_first_rmap(mm, f, &r)) {
 		struct sws_space *sp = sws__mm_space(mm, r.asid);
-		sws_spin_lock(&sp->ptl);
+		mm_lock(mm, &sp->ptl, SWS_MM_lock_ptl_contended);
 		for (unsigned i = 0; i < nr; i++) {
 			uint64_t *pte = sws___pte_lookup(sp, r.vaddr + (uint64_t)i * SWS_PAGE_SIZE);
 			if (pte && pte_present(*pte) && pte_pfn(*pte) == pfn)

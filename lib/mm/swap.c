@@ -45,7 +45,7 @@ static void __list_unlink(struct sws_mm *mm, struct sws_lru *lru, uint32_t pfn)
 void sws__mm_lru_add(struct sws_mm *mm, uint64_t pfn, bool active)
 {
 	struct sws_folio *f = mm_folio(mm, pfn);
-	sws_spin_lock(folio_lru_lock(mm, f));
+	mm_lock(mm, folio_lru_lock(mm, f), SWS_MM_lock_lru_contended);
 	if (f->lru == LRU_NONE) {
 		__list_append(mm, &mm->memcgs[f->memcg].lru, active ? LRU_ACTIVE : LRU_INACTIVE,
 			    (uint32_t)pfn);
@@ -58,7 +58,7 @@ void sws__mm_folio_rotate_reclaimable(struct sws_mm *mm, uint64_t pfn)
 {
 	struct sws_folio *f = mm_folio(mm, pfn);
 	struct sws_lru *lru = &mm->memcgs[f->memcg].lru;
-	sws_spin_lock(folio_lru_lock(mm, f));
+	mm_lock(mm, folio_lru_lock(mm, f), SWS_MM_lock_lru_contended);
 	if (f->lru != LRU_NONE)
 		__list_unlink(mm, lru, (uint32_t)pfn);
 	/* the oldest end of the inactive list: the next folio reclaim looks at */
@@ -95,7 +95,7 @@ void sws__mm_lru_add_drain(struct sws_cpu *cpu, struct sws_mm *mm)
 		if (l != held) { /* folio_batch_move_lru(): one lock hold per run of a lruvec */
 			if (held)
 				sws_spin_unlock(held);
-			sws_spin_lock(l);
+			mm_lock(mm, l, SWS_MM_lock_lru_contended);
 			held = l;
 		}
 		/* Freed (or taken off for a split) meanwhile: PG_lru_batch was
@@ -151,7 +151,7 @@ void sws___mm_lru_move(struct sws_mm *mm, uint64_t pfn, unsigned which)
 void sws__mm_lru_del(struct sws_mm *mm, uint64_t pfn)
 {
 	struct sws_folio *f = mm_folio(mm, pfn);
-	sws_spin_lock(folio_lru_lock(mm, f));
+	mm_lock(mm, folio_lru_lock(mm, f), SWS_MM_lock_lru_contended);
 	sws___mm_lru_unlink(mm, pfn);
 	sws_spin_unlock(folio_lru_lock(mm, f));
 }
@@ -166,7 +166,7 @@ void sws__mm_mark_accessed(struct sws_mm *mm, uint64_t pfn)
 			folio_set(f, PG_young);
 		return;
 	}
-	sws_spin_lock(folio_lru_lock(mm, f));
+	mm_lock(mm, folio_lru_lock(mm, f), SWS_MM_lock_lru_contended);
 	if (f->lru != LRU_NONE)
 		sws___mm_lru_move(mm, pfn, LRU_INACTIVE);
 	f->stamp = atomic_fetch_add(&mm->lru_clock, 1);

@@ -89,7 +89,7 @@ static void cluster_readahead(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t m
 	if (max_pages <= 1)
 		return;
 	uint64_t off = sws_swp_offset(e);
-	sws_spin_lock(&mm->ra_lock);
+	mm_lock(mm, &mm->ra_lock, SWS_MM_lock_mm_other_contended);
 	unsigned win = swapin_nr_pages(mm, off, max_pages, atomic_exchange(&mm->ra_hits, 0),
 				       &mm->ra_prev_offset, &mm->ra_prev_win);
 	sws_spin_unlock(&mm->ra_lock);
@@ -117,7 +117,7 @@ static void vma_readahead(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_spa
 		return;
 	sws_entry_t found[32];
 	unsigned n = 0;
-	sws_spin_lock(&sp->ptl);
+	mm_lock(mm, &sp->ptl, SWS_MM_lock_ptl_contended);
 	struct sws_region *r = sws___mm_region(sp, vaddr);
 	if (!r) {
 		sws_spin_unlock(&sp->ptl);
@@ -176,7 +176,7 @@ static void swap_update_readahead(struct sws_cpu *cpu, struct sws_mm *mm, struct
 {
 	bool vma_ra = use_vma_readahead(mm);
 	if (vma_ra) {
-		sws_spin_lock(&sp->ptl);
+		mm_lock(mm, &sp->ptl, SWS_MM_lock_ptl_contended);
 		struct sws_region *r = sws___mm_region(sp, vaddr);
 		if (r) {
 			r->ra_addr = vaddr;

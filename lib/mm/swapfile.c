@@ -72,7 +72,7 @@ static int unuse_space(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, st
 	if (!sp || !sp->alive)
 		return 0;
 	u->n = 0;
-	sws_spin_lock(&sp->ptl);
+	mm_lock(mm, &sp->ptl, SWS_MM_lock_ptl_contended);
 	sws___pte_walk(sp, 0, 1ull << 48, collect_pte, u);
 	sws_spin_unlock(&sp->ptl);
 	for (size_t i = 0; i < u->n && !u->rc; i++) {

@@ -106,7 +106,7 @@ static uint64_t isolate_victim(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t 
 	struct sws_lru *lru = &mm->memcgs[memcg].lru;
 	uint64_t victim = 0;
 	*progress = false;
-	sws_spin_lock(&mm->memcgs[memcg].lru_lock);
+	mm_lock(mm, &mm->memcgs[memcg].lru_lock, SWS_MM_lock_lru_contended);
 	if (mm->cfg.policy == SWS_RECLAIM_KERNEL && lru->nr[LRU_ACTIVE] > lru->nr[LRU_INACTIVE]) {
 		__shrink_active(cpu, mm, &mm->memcgs[memcg]);
 		*progress = true;
@@ -142,7 +142,7 @@ static uint64_t isolate_victim(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t 
 
 static uint64_t lru_pages(struct sws_mm *mm, uint16_t memcg)
 {
-	sws_spin_lock(&mm->memcgs[memcg].lru_lock);
+	mm_lock(mm, &mm->memcgs[memcg].lru_lock, SWS_MM_lock_lru_contended);
 	struct sws_lru *lru = &mm->memcgs[memcg].lru;
 	uint64_t n = lru->nr[LRU_INACTIVE] + lru->nr[LRU_ACTIVE];
 	sws_spin_unlock(&mm->memcgs[memcg].lru_lock);

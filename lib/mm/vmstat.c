@@ -59,6 +59,8 @@ void sws_mm_stats(struct sws_mm *mm, struct sws_mm_stats *st)
 		st->time.iowait_ns += sws_load_relaxed(&p->iowait_ns);
 		st->time.background_ns += sws_load_relaxed(&p->background_ns);
 	}
+	for (unsigned k = 0; k < sizeof(mm->lock_contended) / sizeof(mm->lock_contended[0]); k++)
+		st->counters[SWS_MM_lock_ptl_contended + k] += sws_load_relaxed(&mm->lock_contended[k]);
 	if (mm->zswap)
 		sws__zswap_stats(mm->zswap, st);
 	st->ram_pages = mm->cfg.ram_pages;

@@ -22,7 +22,7 @@ bool sws__mm_workingset_refault(struct sws_cpu *cpu, struct sws_mm *mm, struct s
 	sws_swap_totals(mm->sim, NULL, &swap_free);
 	uint64_t ws = 0;
 	if (swap_free) {
-		sws_spin_lock(&mm->memcgs[memcg].lru_lock);
+		mm_lock(mm, &mm->memcgs[memcg].lru_lock, SWS_MM_lock_lru_contended);
 		ws = mm->memcgs[memcg].lru.nr[LRU_ACTIVE];
 		sws_spin_unlock(&mm->memcgs[memcg].lru_lock);
 	}

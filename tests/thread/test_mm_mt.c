@@ -25,8 +25,10 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "mt_designs.h"
+#include "mm/mm_internal.h" /* white box: hold a space's ptl */
 
 #define NTHREADS 4
 #define PAGES 300
@@ -439,9 +441,63 @@ static void test_oom_cow(void **state)
 	assert_true(cows > 0);
 }
 
+/* ---- lock contention by class ------------------------------------------------------ */
+
+struct ptl_waiter {
+	struct sws_sim *sim;
+	struct sws_mm *mm;
+	uint32_t asid;
+	_Atomic int started;
+	int rc;
+};
+
+static void *ptl_waiter_main(void *arg)
+{
+	struct ptl_waiter *w = arg;
+	struct sws_cpu *cpu;
+	if ((w->rc = sws_cpu_attach(w->sim, &cpu)) != 0)
+		return NULL;
+	atomic_store(&w->started, 1);
+	w->rc = sws_mm_access(cpu, w->mm, w->asid, PG(1), true); /* waits for the ptl */
+	sws_cpu_detach(cpu);
+	return NULL;
+}
+
+/* A fault that has to wait for a space's page-table lock is counted as
+ * lock_ptl_contended; nothing else is. */
+static void test_lock_contention_counted(void **state)
+{
+	(void)state;
+	struct sws_sim_config cfg = {.max_cpus = 4};
+	struct ptl_waiter w = {0};
+	assert_sws(0, sws_sim_create(&cfg, &w.sim));
+	struct sws_mm_config mc = {.ram_pages = 1024, .seed = 1};
+	assert_sws(0, sws_mm_create(w.sim, &mc, &w.mm));
+	assert_sws(0, sws_mm_space_create(w.mm, 0, &w.asid));
+	struct sws_space *sp = sws__mm_space(w.mm, w.asid);
+	sws_spin_lock(&sp->ptl);
+	pthread_t t;
+	pthread_create(&t, NULL, ptl_waiter_main, &w);
+	while (!atomic_load(&w.started))
+		sched_yield();
+	struct timespec ts = {0, 50 * 1000 * 1000};
+	nanosleep(&ts, NULL); /* long enough for the fault to reach the lock */
+	sws_spin_unlock(&sp->ptl);
+	pthread_join(t, NULL);
+	assert_int_equal(w.rc, 1);
+	struct sws_mm_stats s;
+	sws_mm_stats(w.mm, &s);
+	assert_true(s.counters[SWS_MM_lock_ptl_contended] >= 1);
+	assert_int_equal(s.counters[SWS_MM_lock_pfn_contended], 0);
+	assert_int_equal(s.counters[SWS_MM_lock_rmap_contended], 0);
+	sws_mm_destroy(w.mm);
+	sws_sim_destroy(w.sim);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {ALL_DESIGNS(test_faults), ALL_DESIGNS(test_faults_zswap),
-					   cmocka_unit_test(test_vswap_zswap_writeback), ALL_DESIGNS(test_oom_cow)};
+					   cmocka_unit_test(test_vswap_zswap_writeback), ALL_DESIGNS(test_oom_cow),
+					   cmocka_unit_test(test_lock_contention_counted)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
