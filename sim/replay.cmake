@@ -1,5 +1,6 @@
 # swapsim-replay: the replay driver's command line (included from sim/CMakeLists.txt).
-add_executable(swapsim-replay ${CMAKE_CURRENT_LIST_DIR}/swapsim-replay.c ${CMAKE_CURRENT_LIST_DIR}/cli_parse.c)
+add_executable(swapsim-replay ${CMAKE_CURRENT_LIST_DIR}/swapsim-replay.c ${CMAKE_CURRENT_LIST_DIR}/cli_parse.c
+  ${CMAKE_CURRENT_LIST_DIR}/cli_output.c)
 target_link_libraries(swapsim-replay PRIVATE swapsim_static sws_warnings sws_sanitize)
 
 if(SWS_BUILD_TESTS)
@@ -43,7 +44,7 @@ if(SWS_BUILD_TESTS)
   add_test(NAME replay_cli_limit_above_ram COMMAND swapsim-replay --ram 1M --mem-limit 2M --quiet
     --workload memhog 256K)
   set_tests_properties(replay_cli_limit_above_ram PROPERTIES LABELS unit
-    PASS_REGULAR_EXPRESSION "warning: --mem-limit 512 pages is above --ram 256 pages")
+    PASS_REGULAR_EXPRESSION "warning: --mem-limit 2M is above --ram 1M: the limit never binds")
   # Cgroup v1: the memcg shrinker finds nothing to write back (nothing is charged).
   add_test(NAME replay_cli_cgroup_v1 COMMAND swapsim-replay --ram 64M --mem-limit 16M --zswap
     --zswap-shrinker on --cgroup v1 --report json --quiet --workload zipf -a 200000 32M)
@@ -59,6 +60,11 @@ if(SWS_BUILD_TESTS)
     $<TARGET_FILE:swapsim-replay>)
   set_tests_properties(replay_cli_full_disk PROPERTIES LABELS unit TIMEOUT 300 SKIP_RETURN_CODE 77
     PASS_REGULAR_EXPRESSION "exit status 1\n.*/sw\\): [0-9]+ page writes failed: No space left on device")
+  # --json-out never destroys a file (the trace it reads, a link to it).
+  add_test(NAME replay_cli_json_out COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/json_out.sh
+    $<TARGET_FILE:swapsim-replay> ${PROJECT_SOURCE_DIR}/tests/data/perf_swap_excerpt.txt)
+  set_tests_properties(replay_cli_json_out PROPERTIES LABELS unit TIMEOUT 300
+    PASS_REGULAR_EXPRESSION "json-out: all cases passed" FAIL_REGULAR_EXPRESSION "FAIL:")
   # SIGTERM, SIGHUP and SIGINT: summary, a whole CSV, exit 128+signal.
   add_test(NAME replay_cli_signals COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/signals.sh
     $<TARGET_FILE:swapsim-replay>)

@@ -34,6 +34,7 @@
 
 #include <swapsim/swapsim.h>
 
+#include "cli_output.h"
 #include "cli_parse.h"
 
 #define MAX_POINTS 16
@@ -431,10 +432,13 @@ int main(int argc, char **argv)
 	else
 		print_table(&o, rows, n);
 	if (o.json_out) {
-		FILE *f = fopen(o.json_out, "w");
-		if (f)
-			print_json(f, &o, rows, n);
-		if (!f || fclose(f)) {
+		struct cli_output jo; /* written whole or not at all */
+		int jrc = cli_output_open(&jo, o.json_out);
+		if (!jrc) {
+			print_json(jo.f, &o, rows, n);
+			jrc = cli_output_commit(&jo);
+		}
+		if (jrc) {
 			fprintf(stderr, "swapsim-overhead: --json-out %s: %s\n", o.json_out, strerror(errno));
 			return 1;
 		}

@@ -25,6 +25,7 @@
 
 #include <swapsim/swapsim.h>
 
+#include "cli_output.h"
 #include "cli_parse.h"
 
 #define MAX_WL_ARGS 64
@@ -162,6 +163,7 @@ struct opts {
 	uint32_t threads, repeat;
 	uint64_t seed, user_bandwidth;
 	bool allow_errors;
+	const char *ram_arg, *mem_limit_arg; /* as given, for messages */
 	bool memcg_per_task;
 	bool seed_set;
 	uint64_t ram, mem_limit;
@@ -349,6 +351,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
 			if (sz / SWS_PAGE_SIZE > SWS_MM_MAX_RAM_PAGES)
 				return bad(name, "'%s': above the limit of 4T", v);
 			*(name[2] == 'r' ? &o->ram : &o->mem_limit) = sz / SWS_PAGE_SIZE;
+			*(name[2] == 'r' ? &o->ram_arg : &o->mem_limit_arg) = v;
 		} else if (!strcmp(name, "--swap")) {
 			if (o->nswap == SWS_REPLAY_MAX_SWAP)
 				return bad(name, "at most %d devices", SWS_REPLAY_MAX_SWAP);
@@ -754,6 +757,12 @@ int main(int argc, char **argv)
 		free_opts(&o);
 		return 2;
 	}
+	if (o.json_out && o.trace && strcmp(o.trace, "-") && cli_same_file(o.trace, o.json_out)) {
+		int brc = bad("--json-out", "'%s' is the --trace input (the report would replace the trace)",
+			      o.json_out);
+		free_opts(&o);
+		return brc;
+	}
 	if (o.trace && !strcmp(o.trace, "-") && (o.nbackends > 1 || o.repeat > 1)) {
 		fprintf(stderr, "swapsim-replay: --trace -: standard input can be read once, so one run: "
 				"no --compare of %u designs, no --repeat %u (save the trace to a file) "
@@ -778,8 +787,8 @@ int main(int argc, char **argv)
 		return brc;
 	}
 	if (o.mem_limit && o.ram && o.mem_limit > o.ram)
-		fprintf(stderr, "swapsim-replay: warning: --mem-limit %llu pages is above --ram %llu pages: the limit never binds\n",
-			(unsigned long long)o.mem_limit, (unsigned long long)o.ram);
+		fprintf(stderr, "swapsim-replay: warning: --mem-limit %s is above --ram %s: the limit never binds\n",
+			o.mem_limit_arg, o.ram_arg);
 
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
@@ -842,13 +851,15 @@ report:
 				first[i] = ptrs[(size_t)i * nrep];
 			print_devices(&o, first, o.nbackends);
 		}
-		if (o.json_out) {
-			FILE *jf = fopen(o.json_out, "w");
-			int jrc = jf ? sws_replay_series_print(series, o.nbackends, SWS_REPLAY_REPORT_JSON,
-								 write_file, jf)
-				     : -1;
-			if (jf && fclose(jf))
-				jrc = -1;
+		if (o.json_out) { /* written whole or not at all */
+			struct cli_output jo;
+			int jrc = cli_output_open(&jo, o.json_out);
+			if (!jrc) {
+				jrc = sws_replay_series_print(series, o.nbackends, SWS_REPLAY_REPORT_JSON,
+							      write_file, jo.f);
+				if (cli_output_commit(&jo) || jrc)
+					jrc = -1;
+			}
 			if (jrc) {
 				fprintf(stderr, "swapsim-replay: --json-out %s: %s\n", o.json_out, strerror(errno));
 				status = status ? status : 1;

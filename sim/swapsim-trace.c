@@ -27,6 +27,8 @@
 
 #include <swapsim/swapsim.h>
 
+#include "cli_output.h"
+
 static const char usage[] =
 	"usage: swapsim-trace convert --in FILE [--format FMT] --out FILE [--binary] [--zstd]\n"
 	"                             [READER OPTIONS]\n"
@@ -201,16 +203,6 @@ static int read_error(struct sws_trace_reader *r, int rc)
 	return 1;
 }
 
-/* @return 1 when @a and @b name the same file (hard links and symbolic links
- * included); 0 when they do not, or when either does not exist. */
-static int same_file(const char *a, const char *b)
-{
-	struct stat sa, sb;
-	if (stat(a, &sa) || stat(b, &sb))
-		return 0;
-	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
 /* "-" is standard input: the reader opens /dev/stdin (it reads a stream
  * front to back, so a pipe does). */
 static const char *in_path(const char *in)
@@ -299,7 +291,7 @@ static int convert(const char *in, const char *out, const struct sws_trace_reade
 	struct sws_trace_writer *w;
 	char err[600];
 	in = in_path(in);
-	if (strcmp(in, "/dev/stdin") && strcmp(out, "/dev/stdout") && same_file(in, out)) {
+	if (strcmp(in, "/dev/stdin") && strcmp(out, "/dev/stdout") && cli_same_file(in, out)) {
 		fprintf(stderr, "swapsim-trace: --out %s is the same file as --in %s: "
 				"converting it in place would destroy it\n", out, in);
 		return 2;

@@ -3,9 +3,10 @@
  * it costs its task:
  *
  *   ACCESS [addr, addr+len)        sws_mm_access() per page; user time per page
- *   MADV_PAGEOUT / MADV_DONTNEED   sws_mm_madvise()
+ *   MADV_PAGEOUT / MADV_DONTNEED / MADV_FREE   sws_mm_madvise()
  *   RECLAIM (len pages, arg memcg) sws_mm_reclaim()
  *   FORK / EXIT                    sws_mm_fork() / sws_mm_exit()  (structural)
+ *   EXEC                           the EXIT path, then a new space (dispatch.c, structural)
  *   MMAP / MUNMAP                  sws_mm_mmap() / sws_mm_munmap() (structural)
  *
  * Each record's simulated time is the difference of its CPU's clock

@@ -46,7 +46,7 @@ fuzz() {
 	local t=$1 work="$dir/fuzz-corpus/$1" crashes="$dir/crashes/$1/"
 	mkdir -p "$work" "$crashes"
 	"$dir/tests/fuzz/fuzz_$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
-		-max_len=16384 -dict=tests/fuzz/trace.dict -artifact_prefix="$crashes" \
+		-max_len="$([ "$t" = model ] && echo 4098 || echo 16384)" -dict=tests/fuzz/trace.dict -artifact_prefix="$crashes" \
 		-print_final_stats=1 "$work" "tests/fuzz/corpus/$t" tests/data/repro \
 		> "$dir/fuzz-$t.log" 2>&1
 }
