@@ -1,6 +1,6 @@
 # swapsim-replay: the replay driver's command line (included from sim/CMakeLists.txt).
 add_executable(swapsim-replay ${CMAKE_CURRENT_LIST_DIR}/swapsim-replay.c ${CMAKE_CURRENT_LIST_DIR}/cli_parse.c
-  ${CMAKE_CURRENT_LIST_DIR}/cli_output.c)
+  ${CMAKE_CURRENT_LIST_DIR}/cli_output.c ${CMAKE_CURRENT_LIST_DIR}/check.c)
 target_link_libraries(swapsim-replay PRIVATE swapsim_static sws_warnings sws_sanitize)
 
 if(SWS_BUILD_TESTS)
@@ -102,4 +102,16 @@ if(SWS_BUILD_TESTS)
     --compare table,xarray --report json --seed 7 --workload usemem -n 2 -y -x 3M)
   set_tests_properties(replay_cli_compare_json PROPERTIES LABELS unit TIMEOUT 300
     PASS_REGULAR_EXPRESSION "\\{\"runs\":\\[\\{\"backend\":\"st-p4\".*\\{\"backend\":\"xarray\"")
+endif()
+
+# --check: the committed kernel recording replayed on its machine, the table's
+# and the JSON's shape, figures within test_kernel_recording's 5%; recordings
+# that are not whole, each a message naming the file and line.
+if(SWS_BUILD_TESTS)
+  foreach(t check check_bad_input)
+    add_test(NAME replay_cli_${t} COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/${t}.sh
+      $<TARGET_FILE:swapsim-replay> ${PROJECT_SOURCE_DIR}/tests/data ${CMAKE_CURRENT_BINARY_DIR}/${t})
+    set_tests_properties(replay_cli_${t} PROPERTIES LABELS unit TIMEOUT 300
+      PASS_REGULAR_EXPRESSION "check( bad input)?: all cases passed" FAIL_REGULAR_EXPRESSION "FAIL:")
+  endforeach()
 endif()

@@ -2,7 +2,9 @@
  * swapsim-replay - replay a page-access trace or a synthetic workload (usemem,
  * memhog, zipf, uniform, bgsave) on a simulated machine, for one or several
  * swap-cache backends, and report kernel-named counters, throughput, latency
- * histograms and metadata memory (table, JSON or a CSV time series).
+ * histograms and metadata memory (table, JSON or a CSV time series); or,
+ * with --check, a recording of the real kernel (swapsim-record) on the
+ * machine it recorded, its counters next to the kernel's (check.c).
  *
  * A thin program over the public API (swapsim/replay.h): it parses the command
  * line, builds one replay per compared configuration and repeat (interleaved:
@@ -25,6 +27,7 @@
 
 #include <swapsim/swapsim.h>
 
+#include "check.h"
 #include "cli_output.h"
 #include "cli_parse.h"
 
@@ -37,9 +40,22 @@ static volatile sig_atomic_t interrupted; /* the signal that stops the run, 0 wh
 
 static void on_stop_signal(int sig) { interrupted = sig; }
 
+/* SIGINT, SIGTERM and SIGHUP alike: stop at a record boundary, report, exit 128+signal. */
+static void catch_stop_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
 static const char usage_text[] =
 	"usage: swapsim-replay [OPTIONS] --trace FILE [--format FMT]\n"
 	"       swapsim-replay [OPTIONS] --workload NAME [WORKLOAD ARGS...]\n"
+	"       swapsim-replay [OPTIONS] --check DIR|FILE\n"
 	"\n"
 	"Replay a page-access trace or a synthetic workload on a simulated machine and report\n"
 	"what the swap subsystem did (kernel-named counters, events/s, latency, metadata memory).\n"
@@ -64,6 +80,14 @@ static const char usage_text[] =
 	"              and --cold SIZE of cold data written first (docs/replay.md)\n"
 	"      any workload: --keep  its tasks neither unmap nor exit at the end\n"
 	"  --workload-args \"NAME ARGS\"  the same as one string (may come anywhere)\n"
+	"  --check DIR|FILE        a recording of the kernel (swapsim-record's folder, or its\n"
+	"                          kernel.txt): replay its trace on the recorded machine (RAM,\n"
+	"                          memcg limit, swap devices, page-cluster, zswap, cgroup\n"
+	"                          version, the design of its kernel version; the options\n"
+	"                          below override each) and print the kernel's counters next\n"
+	"                          to the simulator's with the difference in percent (a table,\n"
+	"                          or JSON with --report json); exit 0 unless the run fails\n"
+	"                          (refused accesses are reported, not an error)\n"
 	"\n"
 	"Trace reader (as swapsim-trace's; --trace only):\n"
 	"  --pid N                 pid/tid of records without one (lackey, addr; default 1)\n"
@@ -153,6 +177,7 @@ static const char usage_text[] =
 
 struct opts {
 	const char *trace;
+	const char *check; /* --check DIR|FILE */
 	enum sws_trace_format format;
 	struct sws_trace_reader_config rcfg; /* the reader options (format: above) */
 	bool reader_opts;                    /* any of them given */
@@ -175,6 +200,7 @@ struct opts {
 	uint32_t content[SWS_NR_CONTENT];
 	bool content_set, verify, quiet;
 	bool zswap, read_zero;
+	bool shrinker_set; /* --zswap-shrinker given */
 	struct sws_zswap_config zc;
 	char zcomp[24];
 	int report;
@@ -182,6 +208,7 @@ struct opts {
 	uint64_t interval;
 	char *wl_args_copy;
 	char *swap_str[SWS_REPLAY_MAX_SWAP]; /* the specs' text (paths point into it) */
+	bool *argv_drop; /* --check: the arguments its equivalent command leaves out */
 };
 
 #define bad(...) cli_bad("swapsim-replay", __VA_ARGS__)
@@ -280,6 +307,8 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		}
 		if (!strcmp(a, "--quiet")) {
 			o->quiet = true;
+			if (o->argv_drop)
+				o->argv_drop[i] = true;
 			continue;
 		}
 		if (!strcmp(a, "--allow-errors")) {
@@ -306,8 +335,13 @@ static int parse_args(struct opts *o, int argc, char **argv)
 			v = argv[++i];
 		}
 		uint64_t sz;
+		if (o->argv_drop && (!strcmp(name, "--check") || !strcmp(name, "--report") ||
+				     !strcmp(name, "--json-out")))
+			o->argv_drop[i] = o->argv_drop[eq ? i : i - 1] = true;
 		if (!strcmp(name, "--trace")) {
 			o->trace = v;
+		} else if (!strcmp(name, "--check")) {
+			o->check = v;
 		} else if (!strcmp(name, "--format")) {
 			if (sws_trace_format_parse(v, &o->format) || o->format == SWS_TRACE_FORMAT_AUTO)
 				return bad(name, "'%s': expected native, perf, lackey, damon or addr", v);
@@ -422,6 +456,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
 			if (strcmp(v, "on") && strcmp(v, "off"))
 				return bad(name, "'%s': expected on or off", v);
 			o->zc.flags = (o->zc.flags & ~SWS_ZSWAP_SHRINKER) | (!strcmp(v, "on") ? SWS_ZSWAP_SHRINKER : 0);
+			o->shrinker_set = true;
 			o->zswap = true;
 		} else if (!strcmp(name, "--zswap-scheme")) {
 			uint32_t f;
@@ -691,6 +726,7 @@ static void print_devices(const struct opts *o, const struct sws_replay_report *
 
 static void free_opts(struct opts *o)
 {
+	free(o->argv_drop);
 	free(o->wl_args_copy);
 	for (unsigned i = 0; i < SWS_REPLAY_MAX_SWAP; i++)
 		free(o->swap_str[i]);
@@ -732,14 +768,232 @@ static void warn_cpus(const struct opts *o)
 			threads, cpus);
 }
 
+/* ---- --check: a recorded kernel run against its replay ---------------------------- */
+
+/* @s as one shell word. */
+static void put_word(FILE *f, const char *s)
+{
+	fputc(' ', f);
+	if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./=,:+-%@") == strlen(s)) {
+		fputs(s, f);
+		return;
+	}
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*s, f);
+	}
+	fputc('\'', f);
+}
+
+static void put_opt(FILE *f, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void put_opt(FILE *f, const char *name, const char *fmt, ...)
+{
+	char v[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(v, sizeof(v), fmt, ap);
+	va_end(ap);
+	put_word(f, name);
+	put_word(f, v);
+}
+
+/* A size in pages as an option value: M where whole, else K. */
+static const char *pages_str(uint64_t pages, char *buf, size_t len)
+{
+	if (pages % 256)
+		snprintf(buf, len, "%lluK", (unsigned long long)pages * 4);
+	else
+		snprintf(buf, len, "%lluM", (unsigned long long)pages / 256);
+	return buf;
+}
+
+/*
+ * The recorded machine into @o where the command line did not say otherwise,
+ * and the equivalent swapsim-replay command into @cmd: the derived options,
+ * then the user's own (less --check, --report, --json-out and --quiet).
+ */
+static void check_merge(struct opts *o, const struct check_recording *rec, struct check_machine *m,
+			int argc, char **argv, FILE *cmd)
+{
+	char b[48];
+	fputs("swapsim-replay", cmd);
+	if (!o->trace) {
+		o->trace = rec->trace;
+		put_opt(cmd, "--trace", "%s", rec->trace);
+	}
+	if (!o->ram && m->ram_pages) {
+		o->ram = m->ram_pages;
+		put_opt(cmd, "--ram", "%s", pages_str(o->ram, b, sizeof(b)));
+	}
+	if (!o->mem_limit && m->mem_limit_pages) {
+		o->mem_limit = m->mem_limit_pages;
+		put_opt(cmd, "--mem-limit", "%s", pages_str(o->mem_limit, b, sizeof(b)));
+	}
+	if (!o->nswap) {
+		o->nswap = m->nswap;
+		memcpy(o->swap, m->swap, sizeof(o->swap));
+		for (unsigned i = 0; i < m->nswap; i++) {
+			char prio[24] = "";
+			if (m->swap[i].prio >= 0)
+				snprintf(prio, sizeof(prio), ",prio=%d", m->swap[i].prio);
+			put_opt(cmd, "--swap", "size=%s,type=%s%s", pages_str(m->swap[i].pages, b, sizeof(b)),
+				sws_replay_swap_kind_name(m->swap[i].kind), prio);
+		}
+	}
+	if (!o->page_cluster && m->page_cluster) {
+		o->page_cluster = m->page_cluster;
+		put_opt(cmd, "--page-cluster", "%u", m->page_cluster - 1);
+	}
+	if (!o->nbackends) {
+		o->backends[0] = m->backend;
+		o->nbackends = 1;
+		put_opt(cmd, "--backend", "%s", sws_backend_name(m->backend));
+	} else if (o->backends[0] != m->backend) {
+		char why[sizeof(m->backend_why) + 64];
+		snprintf(why, sizeof(why), "%s (--backend); the kernel's: %s", sws_backend_name(o->backends[0]),
+			 m->backend_why);
+		snprintf(m->backend_why, sizeof(m->backend_why), "%.*s", (int)sizeof(m->backend_why) - 1, why);
+	}
+	if (m->zswap) {
+		if (!o->zswap)
+			put_word(cmd, "--zswap");
+		o->zswap = true;
+		if (!o->zc.compressor) {
+			snprintf(o->zcomp, sizeof(o->zcomp), "%s", m->zswap_compressor);
+			o->zc.compressor = o->zcomp;
+			put_opt(cmd, "--zswap-compressor", "%s", o->zcomp);
+		}
+		if (!o->zc.max_pool_percent && m->zswap_max_pool_percent) {
+			o->zc.max_pool_percent = m->zswap_max_pool_percent;
+			put_opt(cmd, "--zswap-max-pool-percent", "%u", o->zc.max_pool_percent);
+		}
+		if (!o->zc.accept_threshold_percent && m->zswap_accept_threshold) {
+			o->zc.accept_threshold_percent = m->zswap_accept_threshold;
+			put_opt(cmd, "--zswap-accept-threshold", "%u", o->zc.accept_threshold_percent);
+		}
+		if (!o->shrinker_set) {
+			o->zc.flags = (o->zc.flags & ~SWS_ZSWAP_SHRINKER) | (m->zswap_shrinker ? SWS_ZSWAP_SHRINKER : 0);
+			put_opt(cmd, "--zswap-shrinker", "%s", m->zswap_shrinker ? "on" : "off");
+		}
+	}
+	if (!o->zc.cgroup && m->cgroup) {
+		o->zc.cgroup = m->cgroup;
+		if (o->zswap) /* it changes nothing else */
+			put_opt(cmd, "--cgroup", "v%u", m->cgroup == SWS_ZSWAP_CGROUP_V1 ? 1 : 2);
+	}
+	if (!o->allow_errors)
+		put_word(cmd, "--allow-errors");
+	o->allow_errors = true; /* refused accesses are information here */
+	for (int i = 1; i < argc; i++)
+		if (!o->argv_drop[i])
+			put_word(cmd, argv[i]);
+}
+
+static int write_mem(void *ctx, const char *text, size_t len)
+{
+	return fwrite(text, 1, len, ctx) == len ? 0 : -1;
+}
+
+/* swapsim-replay --check: @return the exit status. */
+static int run_check(struct opts *o, int argc, char **argv)
+{
+	struct check_recording rec;
+	struct check_machine m;
+	char err[CHECK_PATH_MAX + 256];
+	char *cmd = NULL, *json = NULL;
+	size_t cmd_len = 0, json_len = 0;
+	int status;
+	if (check_recording_load(o->check, &rec, err, sizeof(err)) || check_machine_get(&rec, &m, err, sizeof(err))) {
+		fprintf(stderr, "swapsim-replay: --check: %s\n", err);
+		check_recording_free(&rec);
+		return 1;
+	}
+	FILE *cf = open_memstream(&cmd, &cmd_len);
+	if (!cf) {
+		check_recording_free(&rec);
+		return 1;
+	}
+	check_merge(o, &rec, &m, argc, argv, cf);
+	fclose(cf);
+	if (!xswap_usable(o)) {
+		status = 2;
+		goto out;
+	}
+	warn_cpus(o);
+	struct sws_replay_report rep;
+	bool have = false;
+	status = run_one(o, o->backends[0], &rep, &have, false);
+	if (!have)
+		goto out;
+	if (interrupted)
+		fprintf(stderr, "swapsim-replay: interrupted (%s); the comparison of what ran:\n", strsignal(interrupted));
+	if (o->report == 1 || o->json_out) {
+		const struct sws_replay_report *one = &rep;
+		struct sws_replay_series series = {.repeats = &one, .nr_repeats = 1};
+		FILE *jf = open_memstream(&json, &json_len);
+		if (!jf || sws_replay_series_print(&series, 1, SWS_REPLAY_REPORT_JSON, write_mem, jf)) {
+			if (jf)
+				fclose(jf);
+			fprintf(stderr, "swapsim-replay: out of memory for the JSON report\n");
+			status = 1;
+			goto out;
+		}
+		fclose(jf);
+		while (json_len && (json[json_len - 1] == '\n' || json[json_len - 1] == ' '))
+			json[--json_len] = 0;
+	}
+	if (check_print(&rec, &m, cmd, &rep, o->report == 1, json, stdout))
+		status = status ? status : 1;
+	if (o->json_out) {
+		FILE *jf = fopen(o->json_out, "w");
+		int jrc = jf ? check_print(&rec, &m, cmd, &rep, true, json, jf) : -1;
+		if (jf && fclose(jf))
+			jrc = -1;
+		if (jrc) {
+			fprintf(stderr, "swapsim-replay: --json-out %s: %s\n", o->json_out, strerror(errno));
+			status = status ? status : 1;
+		}
+	}
+out:
+	free(cmd);
+	free(json);
+	check_recording_free(&rec);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o;
 	memset(&o, 0, sizeof(o));
-	int rc = parse_args(&o, argc, argv);
+	o.argv_drop = calloc((size_t)argc + 1, sizeof(bool));
+	int rc = o.argv_drop ? parse_args(&o, argc, argv) : 1;
 	if (rc) {
 		free_opts(&o);
 		return rc;
+	}
+	if (o.check) {
+		const char *why = o.have_workload	? "--workload (the recording is the input)"
+				  : o.report == 2	? "--report csv (a table, or --report json)"
+				  : o.report == 3	? "--report counters (a table, or --report json)"
+				  : o.nbackends > 1	? "--compare (one design: --backend)"
+				  : o.repeat > 1	? "--repeat (one run)"
+				  : o.trace && !strcmp(o.trace, "-") ? "--trace - (a file)"
+								       : NULL;
+		if (why) {
+			fprintf(stderr, "swapsim-replay: --check: not with %s (try --help)\n", why);
+			free_opts(&o);
+			return 2;
+		}
+	}
+	if (o.check) {
+		catch_stop_signals(); /* and compare what ran */
+		rc = run_check(&o, argc, argv);
+		free_opts(&o);
+		fflush(stdout);
+		return interrupted ? 128 + interrupted : rc;
 	}
 	if (!!o.trace == o.have_workload) {
 		fprintf(stderr, "swapsim-replay: give exactly one of --trace FILE or --workload NAME "
@@ -787,18 +1041,11 @@ int main(int argc, char **argv)
 		return brc;
 	}
 	if (o.mem_limit && o.ram && o.mem_limit > o.ram)
-		fprintf(stderr, "swapsim-replay: warning: --mem-limit %s is above --ram %s: the limit never binds\n",
-			o.mem_limit_arg, o.ram_arg);
+		fprintf(stderr, "swapsim-replay: warning: --mem-limit %s%s is above --ram %s%s: the limit never binds\n",
+			o.mem_limit_arg ? o.mem_limit_arg : "", o.mem_limit_arg ? "" : "(recorded)",
+			o.ram_arg ? o.ram_arg : "", o.ram_arg ? "" : "(recorded)");
 
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop_signal;
-	sigemptyset(&sa.sa_mask);
-	/* SIGINT, SIGTERM and SIGHUP alike: stop at a record boundary, report, exit 128+signal. */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-
+	catch_stop_signals();
 	warn_cpus(&o);
 	/* A backing file a run creates is scratch: the library removes it at the end of
 	 * that run (sws_replay_destroy, or a failed sws_replay_create), and only if the

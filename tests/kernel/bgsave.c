@@ -1,7 +1,8 @@
 /*
  * bgsave.c - a Redis-BGSAVE-like run for recording the kernel's swap
- * behaviour with perf (tests/kernel/record.sh; not built by CMake, not run
- * by CI). docs/trace-format.md ("Recording a kernel run") has the figures.
+ * behaviour with swapsim-record (built as sws_kernel_bgsave for the test
+ * tools_record, which records it where the machine allows).
+ * docs/trace-format.md ("Recording a kernel run") has the figures.
  *
  *   bgsave [MIB]          (default 128)
  *

@@ -1,8 +1,8 @@
 /*
  * forkstorm.c - a build-like run for recording the kernel's swap behaviour
  * with perf: many short-lived children touching memory they inherited, as
- * make's children (a shell, a compiler) do (tests/kernel/record.sh; not
- * built by CMake, not run by CI).
+ * make's children (a shell, a compiler) do (recorded with swapsim-record;
+ * not built by CMake, not run by CI).
  *
  *   forkstorm [MIB [CHILDREN [PARALLEL]]]     (defaults 96, 64, 2)
  *

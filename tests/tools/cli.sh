@@ -14,11 +14,11 @@ rm -rf "$work" && mkdir -p "$work"
 replay=$bin/swapsim-replay trace=$bin/swapsim-trace
 
 # --version: "NAME VERSION", the project's, exit 0.
-for t in swapsim-replay swapsim-trace swapsim-overhead swapsim-plot swapsim-sweep; do
+for t in swapsim-replay swapsim-trace swapsim-overhead swapsim-plot swapsim-sweep swapsim-record; do
 	v=$("$bin/$t" --version) || fail "$t --version exited non-zero"
 	[ "$v" = "$t $version" ] || fail "$t --version: '$v', not '$t $version'"
 done
-echo "ok: --version on the five tools"
+echo "ok: --version on the six tools"
 
 # An addr trace of digits without 0x and no task ids; a lackey trace with an
 # instruction fetch.

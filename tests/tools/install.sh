@@ -1,6 +1,6 @@
 #!/bin/sh
 # cmake --install puts every program (swapsim-replay, swapsim-trace,
-# swapsim-overhead, swapsim-plot, swapsim-sweep) in PREFIX/bin beside the
+# swapsim-overhead, swapsim-plot, swapsim-sweep, swapsim-record) in PREFIX/bin beside the
 # library and headers, with a man page each in PREFIX/share/man/man1 (made by
 # help2man: checked where it is installed); each installed script stands
 # alone (the figure definitions are pasted in): --version prints the
@@ -13,7 +13,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
 rm -rf "$work" && mkdir -p "$work"
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
-for t in swapsim-replay swapsim-trace swapsim-overhead swapsim-plot swapsim-sweep; do
+for t in swapsim-replay swapsim-trace swapsim-overhead swapsim-plot swapsim-sweep swapsim-record; do
 	p=$work/prefix/bin/$t
 	[ -x "$p" ] || { fail "$p is not installed"; continue; }
 	[ "$("$p" --version)" = "$t $version" ] || fail "$t --version: $("$p" --version)"

@@ -1360,7 +1360,8 @@ static void test_madv_free_dispatch(void **state)
 	}
 }
 
-/* Read the kernel's counter @key from a tests/kernel/record.sh kernel.txt. */
+/* Read the kernel's counter @key from a swapsim-record kernel.txt (its first
+ * "key value" line of that key: the setup section has no counter names). */
 static uint64_t kernel_counter(const char *path, const char *key)
 {
 	FILE *f = fopen(path, "r");
@@ -1435,7 +1436,7 @@ static void replay_recording(enum rec_filter filter, struct sws_replay_report *r
 }
 
 /*
- * A recorded kernel run (tests/kernel/record.sh --mem 16M --zram 128M -- bgsave 32:
+ * A recorded kernel run (swapsim-record --mem-limit 16M --zram 128M -- bgsave 32:
  * 32 MiB written, fork, the child reads it all, the parent rewrites half,
  * unmaps the other half; Linux 6.18, zram lz4) replayed on its shape (a 16 MiB
  * memcg, zram, 6.18's design st-p1), with its reclaim events and without: the swap
@@ -1444,7 +1445,8 @@ static void replay_recording(enum rec_filter filter, struct sws_replay_report *r
  * child's reads were first touches and the child never shared a swap entry:
  * a third fewer swap-ins, no readahead (docs/trace-format.md). A page the
  * child swapped in and the parent then rewrote must keep its slot (pswpout
- * +21% otherwise).
+ * +21% otherwise). swapsim-replay --check replays the same recording from its
+ * setup section (test replay_cli_check).
  */
 static void test_kernel_recording(void **state)
 {

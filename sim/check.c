@@ -1,0 +1,604 @@
+/*
+ * check.c - swapsim-replay --check (check.h): reads a swapsim-record
+ * recording's kernel.txt, turns its setup into the machine to replay on, and
+ * prints the kernel's counters next to the simulator's.
+ *
+ * Which kernel counter stands beside which model counter is the table
+ * `counters` below: each row names the model's counter and the places the
+ * kernel's figure is looked for, best first. The memcg's own statistics
+ * come first where the memcg has the counter (they count the recorded
+ * command only); /proc/vmstat's deltas are the whole machine's over the run.
+ */
+#define _GNU_SOURCE
+#include "check.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SEC_SETUP "setup"
+#define SEC_VMSTAT "/proc/vmstat deltas"
+#define SEC_MEMCG "memcg memory.stat"
+#define SEC_EVENTS "memcg events"
+#define SEC_ZSWAP "zswap debugfs deltas"
+#define MAX_FILE (16u << 20)
+
+static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static bool is_integer(const char *s)
+{
+	if (*s == '-')
+		s++;
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+static const struct check_entry *find(const struct check_recording *rec, const char *section,
+				      const char *key)
+{
+	for (unsigned i = 0; i < rec->n; i++)
+		if (!strcmp(rec->e[i].section, section) && !strcmp(rec->e[i].key, key))
+			return &rec->e[i];
+	return NULL;
+}
+
+static bool has_section(const struct check_recording *rec, const char *section)
+{
+	for (unsigned i = 0; i < rec->n; i++)
+		if (!strcmp(rec->e[i].section, section))
+			return true;
+	return false;
+}
+
+static char *trim(char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	size_t n = strlen(s);
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+		s[--n] = 0;
+	return s;
+}
+
+/* @rec->text split into entries in place. */
+static int parse(struct check_recording *rec, size_t size, char *err, size_t errlen)
+{
+	const char *section = NULL;
+	unsigned cap = 0, line = 0;
+	char *p = rec->text, *end = rec->text + size;
+	const char *nul = memchr(rec->text, 0, size);
+	if (nul) {
+		unsigned at = 1;
+		for (const char *q = rec->text; q < nul; q++)
+			at += *q == '\n';
+		return fail(err, errlen, "%s:%u: not a text file (a NUL byte)", rec->path, at);
+	}
+	while (p < end) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		char *s = p;
+		if (nl)
+			*nl = 0;
+		p = nl ? nl + 1 : end;
+		line++;
+		s = trim(s);
+		if (!*s || (s[0] == '#' && s[1] != '#'))
+			continue;
+		if (s[0] == '#') { /* "## TITLE" */
+			section = trim(s + 2);
+			if (!*section)
+				return fail(err, errlen, "%s:%u: a section header without a title",
+					    rec->path, line);
+			continue;
+		}
+		if (!section)
+			return fail(
+			    err, errlen,
+			    "%s:%u: '%.40s': a line before the first section (\"## setup\")",
+			    rec->path, line, s);
+		char *v = s + strcspn(s, " \t");
+		if (*v)
+			*v++ = 0;
+		v = trim(v);
+		if (!*v)
+			return fail(err, errlen, "%s:%u: '%.40s': expected KEY VALUE", rec->path,
+				    line, s);
+		if (strcmp(section, SEC_SETUP) && !is_integer(v))
+			return fail(err, errlen,
+				    "%s:%u: %.40s: '%.40s' is not a number (section \"%s\")",
+				    rec->path, line, s, v, section);
+		const struct check_entry *twice = find(rec, section, s);
+		if (twice)
+			return fail(err, errlen,
+				    "%s:%u: %.40s given twice in section \"%s\" (first on line %u)",
+				    rec->path, line, s, section, twice->line);
+		if (rec->n == cap) {
+			cap = cap ? cap * 2 : 256;
+			struct check_entry *e = realloc(rec->e, cap * sizeof(*e));
+			if (!e)
+				return fail(err, errlen, "%s: out of memory", rec->path);
+			rec->e = e;
+		}
+		rec->e[rec->n++] =
+		    (struct check_entry){.section = section, .key = s, .value = v, .line = line};
+	}
+	return 0;
+}
+
+int check_recording_load(const char *arg, struct check_recording *rec, char *err, size_t errlen)
+{
+	struct stat st;
+	memset(rec, 0, sizeof(*rec));
+	if (stat(arg, &st))
+		return fail(err, errlen, "%s: %s", arg, strerror(errno));
+	if (S_ISDIR(st.st_mode)) {
+		if (snprintf(rec->path, sizeof(rec->path), "%s/kernel.txt", arg) >=
+		    (int)sizeof(rec->path))
+			return fail(err, errlen, "%s: path too long", arg);
+		if (stat(rec->path, &st))
+			return fail(
+			    err, errlen,
+			    "%s: no kernel.txt in this folder (%s); swapsim-record writes one", arg,
+			    strerror(errno));
+	} else if (snprintf(rec->path, sizeof(rec->path), "%s", arg) >= (int)sizeof(rec->path)) {
+		return fail(err, errlen, "%s: path too long", arg);
+	}
+	if (!S_ISREG(st.st_mode))
+		return fail(err, errlen, "%s: not a regular file", rec->path);
+	if (st.st_size > (off_t)MAX_FILE)
+		return fail(err, errlen, "%s: %lld bytes, too large for a kernel.txt (at most %u)",
+			    rec->path, (long long)st.st_size, MAX_FILE);
+	FILE *f = fopen(rec->path, "r");
+	if (!f)
+		return fail(err, errlen, "%s: %s", rec->path, strerror(errno));
+	rec->text = malloc((size_t)st.st_size + 1);
+	size_t got = rec->text ? fread(rec->text, 1, (size_t)st.st_size, f) : 0;
+	int rerr = ferror(f);
+	fclose(f);
+	if (!rec->text || rerr)
+		return fail(err, errlen, "%s: %s", rec->path,
+			    rec->text ? "read error" : "out of memory");
+	rec->text[got] = 0;
+	if (parse(rec, got, err, errlen))
+		return -1;
+	if (!has_section(rec, SEC_SETUP))
+		return fail(err, errlen,
+			    "%s: no \"## setup\" section (is it a swapsim-record kernel.txt?)",
+			    rec->path);
+	if (!has_section(rec, SEC_VMSTAT))
+		return fail(err, errlen, "%s: no \"## %s\" section: no kernel counters to compare",
+			    rec->path, SEC_VMSTAT);
+	/* The trace: the setup's "trace", beside kernel.txt unless absolute. */
+	const struct check_entry *t = find(rec, SEC_SETUP, "trace");
+	const char *name = t ? t->value : "perf.txt";
+	const char *slash = strrchr(rec->path, '/');
+	int dn = slash ? (int)(slash - rec->path) : 1;
+	const char *dir = slash ? rec->path : ".";
+	if (name[0] == '/')
+		snprintf(rec->trace, sizeof(rec->trace), "%s", name);
+	else if (snprintf(rec->trace, sizeof(rec->trace), "%.*s/%s", dn, dir, name) >=
+		 (int)sizeof(rec->trace))
+		return fail(err, errlen, "%s: the trace's path is too long", rec->path);
+	if (access(rec->trace, R_OK)) {
+		if (t)
+			return fail(err, errlen, "%s:%u: trace %s: %s: %s", rec->path, t->line,
+				    name, rec->trace, strerror(errno));
+		return fail(err, errlen,
+			    "%s: no trace: %s: %s (the setup names none: perf.txt beside it)",
+			    rec->path, rec->trace, strerror(errno));
+	}
+	return 0;
+}
+
+void check_recording_free(struct check_recording *rec)
+{
+	free(rec->text);
+	free(rec->e);
+	memset(rec, 0, sizeof(*rec));
+}
+
+/* ---- the machine ----------------------------------------------------------------- */
+
+/* Setup value @key as an integer in [@min, @max]: 1 found, 0 absent, -1 bad (@err set). */
+static int setup_int(const struct check_recording *rec, const char *key, long long min,
+		     long long max, long long *out, char *err, size_t errlen)
+{
+	const struct check_entry *e = find(rec, SEC_SETUP, key);
+	char *end;
+	if (!e)
+		return 0;
+	errno = 0;
+	long long v = strtoll(e->value, &end, 10);
+	if (*end || errno || v < min || v > max)
+		return fail(err, errlen, "%s:%u: %s '%s': expected a number in %lld..%lld",
+			    rec->path, e->line, key, e->value, min, max);
+	*out = v;
+	return 1;
+}
+
+static int setup_yn(const struct check_recording *rec, const char *key, bool *out, char *err,
+		    size_t errlen)
+{
+	const struct check_entry *e = find(rec, SEC_SETUP, key);
+	if (!e)
+		return 0;
+	if (!strcmp(e->value, "Y") || !strcmp(e->value, "1"))
+		*out = true;
+	else if (!strcmp(e->value, "N") || !strcmp(e->value, "0"))
+		*out = false;
+	else
+		return fail(err, errlen, "%s:%u: %s '%s': expected Y or N", rec->path, e->line, key,
+			    e->value);
+	return 1;
+}
+
+/*
+ * The design of a kernel release: the swap cache was an XArray per 64 MiB
+ * space through 6.17, the swap table phase I from 6.18, phase II in 7.0;
+ * phases III and IV are expected in about 7.1 and 7.2 (docs/designs.md).
+ */
+static void design_of(const char *release, struct check_machine *m)
+{
+	unsigned maj, min;
+	if (!release || sscanf(release, "%u.%u", &maj, &min) != 2) {
+		m->backend = SWS_BACKEND_ST_P4;
+		snprintf(m->backend_why, sizeof(m->backend_why),
+			 "st-p4, the default: no kernel version to go by (--backend chooses)");
+		return;
+	}
+	/* From the newest: the first whose version @release reaches. */
+	static const struct {
+		unsigned from; /* major * 100 + minor */
+		enum sws_backend backend;
+		const char *what;
+	} eras[] = {
+	    {702, SWS_BACKEND_ST_P4, "~7.2 on: swap table phase IV, expected there"},
+	    {701, SWS_BACKEND_ST_P3, "~7.1: swap table phase III, expected there"},
+	    {700, SWS_BACKEND_ST_P2, "7.0: swap table phase II"},
+	    {618, SWS_BACKEND_ST_P1, "6.18 and 6.19: swap table phase I"},
+	    {0, SWS_BACKEND_XARRAY, "6.17 and earlier: the XArray swap cache"},
+	};
+	unsigned v = maj * 100 + min, k = 0;
+	while (v < eras[k].from)
+		k++;
+	m->backend = eras[k].backend;
+	const char *what = eras[k].what;
+	snprintf(m->backend_why, sizeof(m->backend_why), "%s, the design of Linux %u.%u (%s)",
+		 sws_backend_name(m->backend), maj, min, what);
+}
+
+int check_machine_get(const struct check_recording *rec, struct check_machine *m, char *err,
+		      size_t errlen)
+{
+	long long v;
+	int r;
+	char key[64];
+	memset(m, 0, sizeof(*m));
+
+	if ((r = setup_int(rec, "ram_kb", 256, 4LL << 30, &v, err, errlen)) < 0)
+		return -1;
+	if (r)
+		m->ram_pages = (uint64_t)v / 4;
+	const struct check_entry *lim = find(rec, SEC_SETUP, "memcg_limit_bytes");
+	if (!lim)
+		return fail(err, errlen, "%s: the setup has no memcg_limit_bytes", rec->path);
+	if (strcmp(lim->value, "max")) { /* cgroup v2's "max": no limit */
+		if ((r = setup_int(rec, "memcg_limit_bytes", 1, LLONG_MAX, &v, err, errlen)) < 0)
+			return -1;
+		/* v1's "no limit" is a number near 2^63: above any machine */
+		if ((uint64_t)v / 4096 <= SWS_MM_MAX_RAM_PAGES) {
+			if ((uint64_t)v < 64 * 4096)
+				return fail(
+				    err, errlen,
+				    "%s:%u: memcg_limit_bytes %lld: below 256K, the smallest the "
+				    "replay models",
+				    rec->path, lim->line, v);
+			m->mem_limit_pages = (uint64_t)v / 4096;
+		}
+	}
+	if ((r = setup_int(rec, "swap_devices", 1, SWS_REPLAY_MAX_SWAP, &v, err, errlen)) <= 0)
+		return r < 0 ? -1
+			     : fail(err, errlen, "%s: the setup has no swap_devices", rec->path);
+	m->nswap = (unsigned)v;
+	for (unsigned i = 0; i < m->nswap; i++) {
+		struct sws_replay_swap *s = &m->swap[i];
+		snprintf(key, sizeof(key), "swap.%u.size_kb", i + 1);
+		if ((r = setup_int(rec, key, 4, 1LL << 42, &v, err, errlen)) <= 0)
+			return r < 0 ? -1
+				     : fail(err, errlen, "%s: the setup has no %s", rec->path, key);
+		s->pages = (uint64_t)v / 4 + 1; /* /proc/swaps leaves the header page out */
+		snprintf(key, sizeof(key), "swap.%u.kind", i + 1);
+		const struct check_entry *k = find(rec, SEC_SETUP, key);
+		if (!k)
+			return fail(err, errlen, "%s: the setup has no %s", rec->path, key);
+		if (sws_replay_swap_kind_parse(k->value, &s->kind) ||
+		    s->kind == SWS_REPLAY_SWAP_XSWAP)
+			return fail(err, errlen,
+				    "%s:%u: %s '%s': expected zram, nvme, ssd, sata, hdd or pmem",
+				    rec->path, k->line, key, k->value);
+		snprintf(key, sizeof(key), "swap.%u.priority", i + 1);
+		s->prio = -1;
+		if ((r = setup_int(rec, key, -32768, 32767, &v, err, errlen)) < 0)
+			return -1;
+		if (r && v >= 0)
+			s->prio = (int32_t)v; /* negative: the kernel's own, as none here */
+	}
+	if ((r = setup_int(rec, "page_cluster", 0, 10, &v, err, errlen)) < 0)
+		return -1;
+	if (r)
+		m->page_cluster = (uint32_t)v + 1;
+	const struct check_entry *cg = find(rec, SEC_SETUP, "cgroup");
+	if (cg) {
+		if (strcmp(cg->value, "v1") && strcmp(cg->value, "v2"))
+			return fail(err, errlen, "%s:%u: cgroup '%s': expected v1 or v2", rec->path,
+				    cg->line, cg->value);
+		m->cgroup = cg->value[1] == '1' ? SWS_ZSWAP_CGROUP_V1 : SWS_ZSWAP_CGROUP_V2;
+	}
+	if (setup_yn(rec, "zswap.enabled", &m->zswap, err, errlen) < 0)
+		return -1;
+	if (m->zswap) {
+		const struct check_entry *c = find(rec, SEC_SETUP, "zswap.compressor");
+		const char *kc = c ? c->value : "lz4";
+		if (!strcmp(kc, "zstd") || !strcmp(kc, "lz4")) {
+			snprintf(m->zswap_compressor, sizeof(m->zswap_compressor), "%s", kc);
+		} else {
+			snprintf(m->zswap_compressor, sizeof(m->zswap_compressor), "lz4");
+			snprintf(m->zswap_note, sizeof(m->zswap_note),
+				 "the kernel's %.32s as lz4 (the simulator has lz4 and zstd)", kc);
+		}
+		if ((r = setup_int(rec, "zswap.max_pool_percent", 1, 100, &v, err, errlen)) < 0)
+			return -1;
+		if (r)
+			m->zswap_max_pool_percent = (uint32_t)v;
+		if ((r = setup_int(rec, "zswap.accept_threshold_percent", 1, 100, &v, err,
+				   errlen)) < 0)
+			return -1;
+		if (r)
+			m->zswap_accept_threshold = (uint32_t)v;
+		if (setup_yn(rec, "zswap.shrinker_enabled", &m->zswap_shrinker, err, errlen) < 0)
+			return -1;
+	}
+	const struct check_entry *kv = find(rec, SEC_SETUP, "kernel");
+	design_of(kv ? kv->value : NULL, m);
+	return 0;
+}
+
+/* ---- the comparison -------------------------------------------------------------- */
+
+struct place {
+	const char *section, *key, *label;
+};
+
+/* Kernel counter beside model counter; @core rows are shown even when both are 0. */
+/* clang-format off */
+#define VM(k) {SEC_VMSTAT, k, "vmstat"}
+#define MC(k) {SEC_MEMCG, k, "memcg"}
+#define ZS(k) {SEC_ZSWAP, k, "zswap"}
+/* the memcg's own figure where it has one, else the machine's */
+#define EITHER(k, model, core) {k, SWS_MM_##model, core, {MC(k), VM(k)}}
+static const struct counter_row {
+	const char *name;
+	enum sws_mm_counter model;
+	bool core;
+	struct place from[3];
+} counters[] = {
+	{"pswpin", SWS_MM_pswpin, true, {VM("pswpin")}},
+	{"pswpout", SWS_MM_pswpout, true, {VM("pswpout")}},
+	{"swap_ra", SWS_MM_swap_ra, true, {VM("swap_ra")}},
+	{"swap_ra_hit", SWS_MM_swap_ra_hit, true, {VM("swap_ra_hit")}},
+	EITHER("pgmajfault", pgmajfault, true),
+	EITHER("pgfault", pgfault, true),
+	EITHER("swpin_zero", swpin_zero, false),
+	EITHER("swpout_zero", swpout_zero, false),
+	EITHER("zswpout", zswpout, false),
+	EITHER("zswpin", zswpin, false),
+	EITHER("zswpwb", zswpwb, false),
+	EITHER("workingset_refault_anon", workingset_refault, false),
+	EITHER("workingset_activate_anon", workingset_activate, false),
+	EITHER("pgscan_anon", pgscan, false),
+	EITHER("pgsteal_anon", pgsteal, false),
+	EITHER("thp_swpout", thp_swpout, false),
+	EITHER("thp_swpout_fallback", thp_swpout_fallback, false),
+	{"oom_kill", SWS_MM_oom_kill, false,
+	 {{SEC_EVENTS, "events.oom_kill", "memcg"}, {SEC_EVENTS, "oom_control.oom_kill", "memcg"},
+	  VM("oom_kill")}},
+	{"written_back_pages", SWS_MM_written_back_pages, false, {ZS("written_back_pages")}},
+	{"pool_limit_hit", SWS_MM_pool_limit_hit, false, {ZS("pool_limit_hit")}},
+	{"reject_compress_poor", SWS_MM_reject_compress_poor, false, {ZS("reject_compress_poor")}},
+	{"reject_reclaim_fail", SWS_MM_reject_reclaim_fail, false, {ZS("reject_reclaim_fail")}},
+};
+#undef EITHER
+#undef ZS
+#undef MC
+#undef VM
+/* clang-format on */
+
+struct row {
+	const char *name, *source;
+	long long kernel;
+	uint64_t sim;
+	bool have_diff;
+	double diff;
+};
+
+/* The rows to print: every counter the recording has (both 0: core ones only). */
+static unsigned rows_of(const struct check_recording *rec, const struct sws_replay_report *rep,
+			struct row *rows)
+{
+	unsigned n = 0;
+	for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); i++) {
+		const struct counter_row *c = &counters[i];
+		const struct check_entry *e = NULL;
+		const char *label = NULL;
+		for (unsigned k = 0; k < 3 && c->from[k].section && !e; k++)
+			if ((e = find(rec, c->from[k].section, c->from[k].key)))
+				label = c->from[k].label;
+		if (!e)
+			continue;
+		struct row r = {.name = c->name,
+				.source = label,
+				.kernel = strtoll(e->value, NULL, 10),
+				.sim = rep->mm.counters[c->model]};
+		if (!c->core && !r.kernel && !r.sim)
+			continue;
+		if (r.kernel > 0 || (!r.kernel && !r.sim)) {
+			r.have_diff = true;
+			r.diff = r.kernel
+				     ? ((double)r.sim - (double)r.kernel) * 100.0 / (double)r.kernel
+				     : 0;
+		}
+		rows[n++] = r;
+	}
+	return n;
+}
+
+static const char *setup_str(const struct check_recording *rec, const char *key, const char *dflt)
+{
+	const struct check_entry *e = find(rec, SEC_SETUP, key);
+	return e ? e->value : dflt;
+}
+
+static void json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+/* @kib as "N MiB" where whole, else "N KiB". */
+static const char *kib_str(uint64_t kib, char *buf, size_t len)
+{
+	if (kib && !(kib % 1024))
+		snprintf(buf, len, "%llu MiB", (unsigned long long)kib / 1024);
+	else
+		snprintf(buf, len, "%llu KiB", (unsigned long long)kib);
+	return buf;
+}
+
+static void print_machine(const struct check_recording *rec, const struct check_machine *m,
+			  FILE *out)
+{
+	fprintf(out, "%-12s Linux %s, %s CPUs, RAM %s kB, cgroup %s\n", "kernel",
+		setup_str(rec, "kernel", "?"), setup_str(rec, "cpus", "?"),
+		setup_str(rec, "ram_kb", "?"), setup_str(rec, "cgroup", "?"));
+	char b[40];
+	if (m->mem_limit_pages)
+		fprintf(out, "%-12s memcg limit %s", "machine",
+			kib_str(m->mem_limit_pages * 4, b, sizeof(b)));
+	else
+		fprintf(out, "%-12s no memcg limit", "machine");
+	for (unsigned i = 0; i < m->nswap; i++) {
+		char key[48];
+		snprintf(key, sizeof(key), "swap.%u.path", i + 1);
+		fprintf(out, "; swap %s %s %s", setup_str(rec, key, "?"),
+			sws_replay_swap_kind_name(m->swap[i].kind),
+			kib_str(m->swap[i].pages * 4, b, sizeof(b)));
+		if (m->swap[i].prio >= 0)
+			fprintf(out, " prio %d", m->swap[i].prio);
+	}
+	if (m->page_cluster)
+		fprintf(out, "; page-cluster %u", m->page_cluster - 1);
+	if (m->zswap)
+		fprintf(out, "; zswap %s%s%s", m->zswap_compressor, *m->zswap_note ? ": " : "",
+			m->zswap_note);
+	else
+		fprintf(out, "; zswap off");
+	fputc('\n', out);
+}
+
+int check_print(const struct check_recording *rec, const struct check_machine *m,
+		const char *cmdline, const struct sws_replay_report *rep, bool json,
+		const char *report_json, FILE *out)
+{
+	struct row rows[sizeof(counters) / sizeof(counters[0])];
+	unsigned n = rows_of(rec, rep, rows);
+	if (!json) {
+		fprintf(out, "%-12s %s\n%-12s %s\n", "recording", rec->path, "trace", rec->trace);
+		print_machine(rec, m, out);
+		fprintf(out, "%-12s %s\n", "design", m->backend_why);
+		fprintf(out, "%-12s %s\n", "replayed as", cmdline);
+		if (rep->errors)
+			fprintf(out,
+				"%-12s %llu records the model refused (first: %s; the report: "
+				"--report json)\n",
+				"errors", (unsigned long long)rep->errors,
+				sws_error_name(rep->first_error));
+		fprintf(out, "\n%-26s %-7s %14s %14s %9s\n", "counter", "source", "kernel",
+			"simulator", "diff");
+		for (unsigned i = 0; i < n; i++) {
+			char d[32];
+			if (rows[i].have_diff)
+				snprintf(d, sizeof(d), "%+.1f%%", rows[i].diff);
+			else
+				snprintf(d, sizeof(d), "n/a");
+			fprintf(out, "%-26s %-7s %14lld %14llu %9s\n", rows[i].name, rows[i].source,
+				rows[i].kernel, (unsigned long long)rows[i].sim, d);
+		}
+		fprintf(out, "(kernel: the recording's deltas; memcg: the recorded command's own, "
+			     "vmstat: the whole "
+			     "machine's)\n");
+		return ferror(out) ? -1 : 0;
+	}
+	fprintf(out, "{\"swapsim_check\":{\"recording\":");
+	json_str(out, rec->path);
+	fprintf(out, ",\"trace\":");
+	json_str(out, rec->trace);
+	fprintf(out, ",\"setup\":{");
+	bool first = true;
+	for (unsigned i = 0; i < rec->n; i++) {
+		if (strcmp(rec->e[i].section, SEC_SETUP))
+			continue;
+		fprintf(out, first ? "" : ",");
+		first = false;
+		json_str(out, rec->e[i].key);
+		fputc(':', out);
+		if (is_integer(rec->e[i].value) && strlen(rec->e[i].value) < 16)
+			fprintf(out, "%s", rec->e[i].value);
+		else
+			json_str(out, rec->e[i].value);
+	}
+	fprintf(out, "},\"design\":\"%s\",\"design_reason\":", sws_backend_name(rep->backend));
+	json_str(out, m->backend_why);
+	fprintf(out, ",\"replayed_as\":");
+	json_str(out, cmdline);
+	fprintf(out, ",\"errors\":%llu,\"first_error\":\"%s\",\"counters\":[",
+		(unsigned long long)rep->errors,
+		rep->first_error ? sws_error_name(rep->first_error) : "");
+	for (unsigned i = 0; i < n; i++) {
+		fprintf(out,
+			"%s{\"name\":\"%s\",\"source\":\"%s\",\"kernel\":%lld,\"simulator\":%llu,"
+			"\"diff_pct\":",
+			i ? "," : "", rows[i].name, rows[i].source, rows[i].kernel,
+			(unsigned long long)rows[i].sim);
+		if (rows[i].have_diff)
+			fprintf(out, "%.2f}", rows[i].diff);
+		else
+			fprintf(out, "null}");
+	}
+	fprintf(out, "]},\"report\":%s}\n", report_json ? report_json : "null");
+	return ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,94 @@
+#!/bin/sh
+# swapsim-replay --check on the committed recording (tests/data/bgsave32_*,
+# swapsim-record --mem-limit 16M --zram 128M -- bgsave 32 on Linux 6.18): the
+# recorded machine is replayed (16 MiB memcg, 128 MiB zram, page-cluster 3,
+# st-p1 for 6.18), the table has its header lines and rows, pswpin,
+# pswpout, swap_ra and pgmajfault come within 5% of the kernel's (as
+# test_kernel_recording has them), the JSON says the same, the command it
+# prints as "replayed as" gives the same figures, a folder reads as its
+# kernel.txt does, options override the recording, and each kernel version
+# gets its design.
+# Usage: check.sh SWAPSIM-REPLAY DATA-DIR WORKDIR
+set -eu
+replay=$1 data=$(cd "$2" && pwd) work=$3
+here=$(cd "$(dirname "$0")/../tools" && pwd)
+. "$here/common.sh"
+rm -rf "$work" && mkdir -p "$work"
+rec=$data/bgsave32_kernel.txt
+
+"$replay" --check "$rec" >"$work/table" 2>"$work/err" || fail "--check exited $?: $(cat "$work/err")"
+cat "$work/table"
+for re in "^recording +$rec\$" "^trace +$data/bgsave32_perf.txt.zst\$" \
+	"^kernel +Linux 6\\.18\\.44-fc-v669, 2 CPUs, RAM 24684084 kB, cgroup v1\$" \
+	"^machine +memcg limit 16 MiB; swap /dev/zram0 zram 128 MiB prio 100; page-cluster 3; zswap off\$" \
+	"^design +st-p1, the design of Linux 6\\.18 " \
+	"^replayed as +swapsim-replay --trace [^ ]*bgsave32_perf.txt.zst --ram 24684084K --mem-limit 16M --swap size=128M,type=zram,prio=100 --page-cluster 3 --backend st-p1 --allow-errors\$" \
+	"^errors +4 records the model refused" \
+	"^counter +source +kernel +simulator +diff\$" \
+	"^pswpin +vmstat +12345 +[0-9]+ +[-+][0-9.]+%\$" "^pgmajfault +memcg +5174 " "^pgfault +memcg +24728 "; do
+	grep -Eq -- "$re" "$work/table" || fail "the table has no line matching '$re'"
+done
+# Within 5% of the kernel's, and the difference as printed.
+awk '$1 ~ /^(pswpin|pswpout|swap_ra|pgmajfault)$/ {
+	n++; d = ($4 - $3) * 100 / $3; shown = $5; sub(/%$/, "", shown)
+	if (d > 5 || d < -5) { print "FAIL: " $1 ": " $4 " against the kernel'"'"'s " $3 " (" d "%)"; bad = 1 }
+	if (sprintf("%+.1f", d) != shown) { print "FAIL: " $1 ": diff " $5 ", computed " d; bad = 1 }
+	} END { if (n != 4) { print "FAIL: " n " of the 4 rows"; bad = 1 } exit bad }' "$work/table" ||
+	fail "figures out of tolerance"
+echo "ok: the table's shape, and pswpin, pswpout, swap_ra, pgmajfault within 5%"
+
+# The equivalent command gives the same simulator figures.
+cmd=$(sed -n 's/^replayed as *swapsim-replay //p' "$work/table")
+# shellcheck disable=SC2086 # the printed command is words without quoting
+"$replay" $cmd --report counters >"$work/counters" 2>/dev/null || fail "the 'replayed as' command failed"
+for c in pswpin pswpout swap_ra pgmajfault; do
+	want=$(awk -v c=$c '$1 == c { print $4 }' "$work/table")
+	got=$(awk -v c="mm.$c" '$1 == c { print $2 }' "$work/counters")
+	[ "$want" = "$got" ] || fail "$c: --check $want, the replayed-as command $got"
+done
+echo "ok: the replayed-as command gives the same figures"
+
+# JSON: the same rows, the setup, the replay's own report.
+"$replay" --check "$rec" --report json >"$work/json" || fail "--check --report json exited $?"
+grep -Eq '^\{"swapsim_check":\{"recording":"[^"]*bgsave32_kernel.txt","trace":"[^"]*bgsave32_perf.txt.zst","setup":\{"command":"/tmp/pl/bgsave 32",.*"memcg_limit_bytes":16777216,.*"design":"st-p1",.*"errors":4,"first_error":"SWS_EINVAL","counters":\[\{"name":"pswpin","source":"vmstat","kernel":12345,"simulator":[0-9]+,"diff_pct":-?[0-9.]+\},.*\]\},"report":\{"runs":\[\{.*\}\]\}\}$' "$work/json" ||
+	fail "the JSON's shape: $(head -c 400 "$work/json")"
+if command -v jq >/dev/null 2>&1; then
+	jq -e '.swapsim_check.counters | map(select(.name == "pswpout"))[0] |
+		.kernel == 12378 and (.diff_pct | fabs) <= 5' "$work/json" >/dev/null || fail "jq: pswpout's row"
+	[ "$(jq -r '.report.runs[0].backend' "$work/json")" = st-p1 ] || fail "jq: the report's design"
+fi
+"$replay" --check "$rec" --json-out "$work/out.json" >/dev/null || fail "--json-out"
+# (the comparison alike; the report's measured times differ from run to run)
+[ "$(sed 's/,"report":.*//' "$work/json")" = "$(sed 's/,"report":.*//' "$work/out.json")" ] ||
+	fail "--json-out differs from --report json"
+echo "ok: JSON"
+
+# A folder: kernel.txt and the trace it names.
+mkdir "$work/dir"
+cp "$rec" "$work/dir/kernel.txt"
+cp "$data/bgsave32_perf.txt.zst" "$work/dir/"
+"$replay" --check "$work/dir" >"$work/dir.table" || fail "--check DIR exited $?"
+[ "$(sed -n '/^counter/,$p' "$work/table")" = "$(sed -n '/^counter/,$p' "$work/dir.table")" ] ||
+	fail "--check DIR compares differently"
+grep -q "^recording *$work/dir/kernel.txt\$" "$work/dir.table" || fail "--check DIR: the recording line"
+
+# Options override the recording.
+"$replay" --check "$rec" --backend xarray --mem-limit 32M >"$work/over" || fail "--check --backend exited $?"
+grep -q '^design *xarray (--backend); the kernel.s: st-p1' "$work/over" || fail "--backend: $(grep ^design "$work/over")"
+grep -Eq '^replayed as .* --allow-errors --backend xarray --mem-limit 32M$' "$work/over" ||
+	fail "overrides: $(grep '^replayed as' "$work/over")"
+grep -q -- '--mem-limit 16M' "$work/over" && fail "--mem-limit 32M did not replace the recorded 16M"
+echo "ok: a folder, and overrides"
+
+# The design of the kernel's version (--ram 64M: the memcg decides, and it is quicker).
+for kd in 6.1.0-13-amd64:xarray 6.17.9:xarray 6.18.2:st-p1 6.19.0-rc3:st-p1 7.0.1:st-p2 7.1.0:st-p3 \
+	7.2.0:st-p4 8.0.0:st-p4 custom:st-p4; do
+	mkdir -p "$work/k"
+	sed "s/^kernel .*/kernel ${kd%%:*}/" "$rec" >"$work/k/kernel.txt"
+	ln -sf "$(cd "$data" && pwd)/bgsave32_perf.txt.zst" "$work/k/"
+	"$replay" --check "$work/k" --ram 64M >"$work/k.table" || fail "kernel ${kd%%:*}: exit $?"
+	grep -q "^design *${kd#*:}, " "$work/k.table" && grep -q -- "--backend ${kd#*:} " "$work/k.table" ||
+		fail "kernel ${kd%%:*}: $(grep '^design' "$work/k.table"), not ${kd#*:}"
+done
+echo "ok: the design of each kernel version"
+finish "check"
