@@ -5,10 +5,13 @@
  * memcg limits, determinism across runs and backends, errors, the OOM
  * reaper's time apart from the faulting task's, no leaks.
  */
+#include <errno.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -774,6 +777,69 @@ static void test_charge_stock_drained(void **state)
 	sws_sim_destroy(sim);
 }
 
+/*
+ * Swap writes that fail (a backing file that may not grow past RLIMIT_FSIZE:
+ * EFBIG, as a full file system gives ENOSPC): the folio keeps the only copy,
+ * dirty in the swap cache; reclaim moves on, the device stops taking slots
+ * once it keeps failing, the run ends (OOM at worst), and every page the
+ * workload wrote reads back right.
+ */
+static void test_swap_write_failure(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	char path[256];
+	sws_test_path(path, sizeof(path), "mm-fsize");
+	unlink(path);
+	struct sws_sim_config cfg = {.backend = b};
+	struct sws_sim *sim;
+	struct sws_cpu *cpu;
+	assert_sws(0, sws_sim_create(&cfg, &sim));
+	assert_sws(0, sws_cpu_attach(sim, &cpu));
+	int type;
+	struct sws_device_config dc = {.nr_slots = 4096, .flags = SWS_SWP_SOLIDSTATE, .backing = SWS_BACKING_FILE,
+				       .path = path, .backing_flags = SWS_BACKING_UNLINK};
+	assert_sws(0, sws_swapon(sim, &dc, &type));
+	struct sws_mm_config mc = {.ram_pages = 256, .seed = 4, .flags = SWS_MM_VERIFY};
+	struct sws_mm *mm;
+	assert_sws(0, sws_mm_create(sim, &mc, &mm));
+	uint32_t asid;
+	assert_sws(0, sws_mm_space_create(mm, 0, &asid));
+	struct rlimit old, lim;
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, SIG_IGN);
+	lim = old;
+	lim.rlim_cur = 128 * SWS_PAGE_SIZE; /* slots 1..127 can be written */
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	unsigned written = 0;
+	for (unsigned p = 0; p < 1024; p++) {
+		int rc = sws_mm_access(cpu, mm, asid, PG(p), true);
+		if (rc < 0) {
+			assert_true(rc == SWS_EKILLED || rc == SWS_ENOMEM);
+			break;
+		}
+		written++;
+	}
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, SIG_DFL);
+	struct sws_stats st;
+	sws_stats_snapshot(sim, &st);
+	assert_true(st.counters[SWS_CTR_swap_writepage_error] > 0);
+	struct sws_device_info di;
+	assert_sws(0, sws_device_info(sim, type, &di));
+	assert_true(di.write_failed);
+	assert_int_equal(di.write_errno, EFBIG);
+	assert_true(written > 256); /* what fit on the device left RAM */
+	if (!sws_mm_oom_killed(mm, asid))
+		for (unsigned p = 0; p < written; p++)
+			assert_true(sws_mm_access(cpu, mm, asid, PG(p), false) >= 0);
+	struct sws_mm_stats s;
+	sws_mm_stats(mm, &s);
+	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
+	sws_mm_destroy(mm);
+	sws_cpu_detach(cpu);
+	sws_sim_destroy(sim);
+}
+
 /* Same input, same seed, one thread: identical counters. */
 static void test_deterministic(void **state)
 {
@@ -1044,6 +1110,7 @@ int main(void)
 		BOTH(test_mthp),               BOTH(test_memcg_limit),
 		BOTH(test_kernel_policy_and_kswapd), BOTH(test_deterministic),
 		BOTH(test_refault_distance_active_only), BOTH(test_charge_stock_drained),
+		BOTH(test_swap_write_failure),
 		cmocka_unit_test(test_errors),     cmocka_unit_test(test_oom_reap_background),
 		cmocka_unit_test(test_untimed_store_io),
 		BOTH(test_free_path_lookups),  BOTH(test_free_path_swap_full),
