@@ -64,14 +64,29 @@ static uint16_t __slot_memcg(const struct sws_cluster *ci, struct sws_device *de
 
 /* ---- allocation ------------------------------------------------------------------------ */
 
-static bool st_range_free(struct sws_device *dev, struct sws_cluster *ci, uint64_t off, unsigned nr)
+/* cluster_scan_range(): a free slot is a NULL word; one pass over the table. */
+static uint64_t st_range_find(struct sws_device *dev, struct sws_cluster *ci, uint64_t start, uint64_t end,
+			      unsigned nr)
 {
 	SWS_ASSERT_HELD(&ci->lock);
-	_Atomic uint64_t *t = __st_table(dev, off);
-	for (unsigned i = st_slot(off), e = i + nr; i < e; i++)
-		if (!swp_tb_is_null(tb_get(t, i)))
-			return false;
-	return true;
+	_Atomic uint64_t *t = __st_table(dev, start);
+	const uint64_t base = start - st_slot(start);
+	const unsigned e = (unsigned)(end - base);
+	unsigned i = st_slot(start);
+	if (nr == 1) {
+		for (; i < e; i++)
+			if (swp_tb_is_null(tb_get(t, i)))
+				return base + i;
+		return 0;
+	}
+	for (; i + nr <= e; i += nr) {
+		unsigned k = 0;
+		while (k < nr && swp_tb_is_null(tb_get(t, i + k)))
+			k++;
+		if (k == nr)
+			return base + i;
+	}
+	return 0;
 }
 
 /* Phase II+: the folio enters the swap cache with the allocation. */
@@ -453,7 +468,7 @@ static int st_p4_device_init(struct sws_device *dev) { return sws__st_device_ini
 	.device_fini = sws__st_device_fini,           \
 	.cluster_get = sws__st_cluster_get,           \
 	.cluster_put = sws__st_cluster_put,           \
-	.range_free = st_range_free,                  \
+	.range_find = st_range_find,                  \
 	.range_alloc = st_range_alloc,                \
 	.dup = st_dup,                                \
 	.put = st_put,                                \
