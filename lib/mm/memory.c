@@ -405,7 +405,7 @@ int sws_mm_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_
 	if (!cpu || !sp || !sp->alive || addr >> 48)
 		return SWS_EINVAL;
 	uint64_t vaddr = addr & ~(uint64_t)(SWS_PAGE_SIZE - 1);
-	uint32_t *current = &mm->pcpu[sws_cpu_id(cpu)].current;
+	uint32_t *current = &mm->pcpu[sws__cpu_id(cpu)].current;
 	uint64_t t0 = UINT64_MAX;
 	*current = asid;
 	int rc = do_access(cpu, mm, asid, sp, vaddr, write, &t0);

@@ -202,14 +202,14 @@ struct sws_mm {
 
 static inline void mm_count(struct sws_mm *mm, struct sws_cpu *cpu, enum sws_mm_counter c, uint64_t n)
 {
-	_Atomic uint64_t *p = &mm->pcpu[sws_cpu_id(cpu)].ctr[c];
+	_Atomic uint64_t *p = &mm->pcpu[sws__cpu_id(cpu)].ctr[c];
 	sws_store_relaxed(p, sws_load_relaxed(p) + n);
 }
 
 /* current->mm: the space the CPU's access runs for, SWS__MM_NO_ASID outside one. */
 static inline uint32_t sws__mm_current(const struct sws_mm *mm, const struct sws_cpu *cpu)
 {
-	return mm->pcpu[sws_cpu_id(cpu)].current;
+	return mm->pcpu[sws__cpu_id(cpu)].current;
 }
 
 /* ---- simulated time ------------------------------------------------------------- */
@@ -223,14 +223,14 @@ static inline void mm_time_add(_Atomic uint64_t *p, uint64_t ns)
  * read by the outermost entry only (0 when nested). */
 static inline uint64_t mm_kernel_enter(struct sws_mm *mm, struct sws_cpu *cpu)
 {
-	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
+	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
 	return p->depth++ ? 0 : sws__clock_ns(mm->sim);
 }
 
 /* Leaving it: the measured time goes to sys, less its untimed regions. */
 static inline void mm_kernel_exit(struct sws_mm *mm, struct sws_cpu *cpu, uint64_t t0)
 {
-	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
+	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
 	if (--p->depth == 0) {
 		uint64_t ns = sws__clock_ns(mm->sim) - t0;
 		mm_time_add(&p->sys_ns, ns > p->untimed_ns ? ns - p->untimed_ns : 0);
@@ -256,7 +256,7 @@ static inline void mm_kernel_exit(struct sws_mm *mm, struct sws_cpu *cpu, uint64
  */
 static inline uint64_t mm_untimed_begin(struct sws_mm *mm, struct sws_cpu *cpu, bool background)
 {
-	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
+	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
 	if (p->untimed_depth++ || (!p->depth && !background))
 		return UINT64_MAX;
 	return sws__clock_ns(mm->sim);
@@ -264,7 +264,7 @@ static inline uint64_t mm_untimed_begin(struct sws_mm *mm, struct sws_cpu *cpu, 
 
 static inline void mm_untimed_end(struct sws_mm *mm, struct sws_cpu *cpu, uint64_t t0, bool background)
 {
-	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
+	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
 	p->untimed_depth--;
 	if (t0 == UINT64_MAX)
 		return;
@@ -297,7 +297,7 @@ static inline int mm_io_target(struct sws_cpu *cpu, struct sws_mm *mm, sws_entry
  */
 static inline void mm_io(struct sws_mm *mm, struct sws_cpu *cpu, unsigned type, uint64_t ns, bool wait)
 {
-	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
+	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
 	mm_time_add(&p->ctr[SWS_MM_modelled_io_ns], ns);
 	if (!wait)
 		return;

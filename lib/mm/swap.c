@@ -87,7 +87,7 @@ void sws___mm_lru_unlink(struct sws_mm *mm, uint64_t pfn)
 
 void sws__mm_lru_add_drain(struct sws_cpu *cpu, struct sws_mm *mm)
 {
-	struct sws_mm_pcpu *pc = &mm->pcpu[sws_cpu_id(cpu)];
+	struct sws_mm_pcpu *pc = &mm->pcpu[sws__cpu_id(cpu)];
 	sws_spinlock_t *held = NULL;
 	for (unsigned i = 0; i < pc->nr_lru_add; i++) {
 		struct sws_folio *f = mm_folio(mm, pc->lru_add[i].pfn);
@@ -122,7 +122,7 @@ void sws__mm_folio_add_lru(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn,
 		sws__mm_lru_add(mm, pfn, active);
 		return;
 	}
-	struct sws_mm_pcpu *pc = &mm->pcpu[sws_cpu_id(cpu)];
+	struct sws_mm_pcpu *pc = &mm->pcpu[sws__cpu_id(cpu)];
 	struct sws_folio *f = mm_folio(mm, pfn);
 	folio_set(f, PG_lru_batch); /* the folio is new: nobody else looks at it yet */
 	pc->lru_add[pc->nr_lru_add].pfn = (uint32_t)pfn;
