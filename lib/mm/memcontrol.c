@@ -59,7 +59,7 @@ int sws__mm_charge(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint6
 	struct sws_memcg *mc = &mm->memcgs[memcg];
 	const uint64_t batch = mm->cfg.policy == SWS_RECLAIM_LRU ? nr : (nr > 32 ? nr : 32);
 	uint32_t cur = cpu ? sws__mm_current(mm, cpu) : SWS__MM_NO_ASID;
-	struct sws_space *cur_sp = cur != SWS__MM_NO_ASID ? sws__mm_space(mm, cur) : NULL;
+	struct sws_space *cur_sp = cur != SWS__MM_NO_ASID ? mm_space(mm, cpu, cur) : NULL;
 	unsigned retries = MAX_RECLAIM_RETRIES;
 	for (unsigned round = 0; round < MAX_CHARGE_ROUNDS; round++) {
 		if (cur_sp && atomic_load_explicit(&cur_sp->oom_killed, memory_order_relaxed))

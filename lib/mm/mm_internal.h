@@ -141,6 +141,9 @@ struct sws_mm_pcpu {
 		bool active;
 	} lru_add[SWS__LRU_BATCH];
 	unsigned nr_lru_add;
+	/* The last space this CPU looked up (mm_space()) */
+	uint32_t space_asid;
+	struct sws_space *space;
 } __attribute__((aligned(64)));
 
 #define SWS__MM_NO_ASID UINT32_MAX
@@ -439,6 +442,20 @@ void sws___pgtable_free(struct sws_mm *mm, struct sws_space *sp);
 
 /* mmap.c */
 struct sws_space *sws__mm_space(struct sws_mm *mm, uint32_t asid);
+/* sws__mm_space() through @cpu's one-entry cache: a space's descriptor stays
+ * until sws_mm_destroy(), so a cached pointer never goes stale. */
+static inline struct sws_space *mm_space(struct sws_mm *mm, struct sws_cpu *cpu, uint32_t asid)
+{
+	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
+	if (sws_likely(p->space && p->space_asid == asid))
+		return p->space;
+	struct sws_space *sp = sws__mm_space(mm, asid);
+	if (sp) {
+		p->space = sp;
+		p->space_asid = asid;
+	}
+	return sp;
+}
 int sws__mm_space_new(struct sws_mm *mm, uint16_t memcg, uint32_t *asid, struct sws_space **out);
 /* The ptl of @sp held: the region of @vaddr, or NULL. */
 struct sws_region *sws___mm_region(struct sws_space *sp, uint64_t vaddr);
