@@ -59,7 +59,7 @@ struct sws_folio {
 	struct sws_rmap *rmaps;  /* more mappings (after fork), cap_rmap entries */
 	sws_entry_t swap;  /* folio->swap while PG_swapcache */
 	uint64_t seed;     /* content identity: the bytes are a function of it */
-	uint64_t stamp;    /* exact LRU: access stamp (for the list order, informational) */
+	uint64_t stamp;    /* not maintained (0): the exact LRU's order is its list's */
 	_Atomic uint32_t gen; /* claims of this descriptor: a CPU batch's entry is stale when it differs */
 };
 
@@ -169,7 +169,7 @@ struct sws_mm {
 	uint32_t nr_memcgs, cap_memcgs;
 	uint32_t reclaim_memcg_rr; /* round robin of global reclaim */
 	_Atomic uint64_t nonresident_age; /* workingset eviction clock */
-	_Atomic uint64_t lru_clock;       /* exact-LRU access stamps */
+	_Atomic uint64_t lru_clock;       /* not maintained (0) */
 	sws_spinlock_t rmap_locks[SWS__MM_RMAP_LOCKS];
 
 	/* Address spaces */

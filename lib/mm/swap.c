@@ -141,11 +141,14 @@ void sws___mm_lru_move(struct sws_mm *mm, uint64_t pfn, unsigned which)
 	if (f->lru != LRU_NONE)
 		__list_unlink(mm, lru, (uint32_t)pfn);
 	__list_append(mm, lru, which, (uint32_t)pfn);
-	folio_set(f, PG_lru);
-	if (which == LRU_ACTIVE)
-		folio_set(f, PG_active);
-	else
-		folio_clear(f, PG_active);
+	/* PG_lru and PG_active change only under the lru_lock: test before the
+	 * atomic RMW, which a move within one list never needs. */
+	uint32_t want = PG_lru | (which == LRU_ACTIVE ? PG_active : 0);
+	uint32_t have = sws_load_relaxed(&f->flags) & (PG_lru | PG_active);
+	if (have & ~want)
+		folio_clear(f, have & ~want);
+	if (want & ~have)
+		folio_set(f, want & ~have);
 }
 
 void sws__mm_lru_del(struct sws_mm *mm, uint64_t pfn)
@@ -169,6 +172,5 @@ void sws__mm_mark_accessed(struct sws_mm *mm, uint64_t pfn)
 	sws_spin_lock(folio_lru_lock(mm, f));
 	if (f->lru != LRU_NONE)
 		sws___mm_lru_move(mm, pfn, LRU_INACTIVE);
-	f->stamp = atomic_fetch_add(&mm->lru_clock, 1);
 	sws_spin_unlock(folio_lru_lock(mm, f));
 }
