@@ -13,6 +13,8 @@
 #define sws_container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
 #define SWS_DIV_ROUND_UP(n, d) (((n) + (d)-1) / (d))
 #define SWS_CACHELINE 64
+/* A body that callers specialise by a constant argument (an nr of 1). */
+#define SWS_ALWAYS_INLINE inline __attribute__((always_inline))
 
 #define sws_load_relaxed(p) atomic_load_explicit((p), memory_order_relaxed)
 #define sws_store_relaxed(p, v) atomic_store_explicit((p), (v), memory_order_relaxed)

@@ -509,7 +509,7 @@ static int vs_sim_init(struct sws_sim *sim)
 
 /* ---- allocation ------------------------------------------------------------------------ */
 
-static bool vs_range_free(struct sws_device *dev, struct sws_cluster *ci, uint64_t off, unsigned nr)
+static bool __vs_range_free(struct sws_device *dev, struct sws_cluster *ci, uint64_t off, unsigned nr)
 {
 	SWS_ASSERT_HELD(&ci->lock);
 	uint32_t c = sws__cluster_idx(dev, ci);
@@ -529,6 +529,17 @@ static bool vs_range_free(struct sws_device *dev, struct sws_cluster *ci, uint64
 			return false;
 	}
 	return true;
+}
+
+/* cluster_scan_range() over the cluster's bitmap (virtual) or the device's maps. */
+static uint64_t vs_range_find(struct sws_device *dev, struct sws_cluster *ci, uint64_t start, uint64_t end,
+			      unsigned nr)
+{
+	SWS_ASSERT_HELD(&ci->lock);
+	for (uint64_t off = start; off + nr <= end; off += nr)
+		if (__vs_range_free(dev, ci, off, nr))
+			return off;
+	return 0;
 }
 
 /* Virtual slots: each descriptor takes the folio (FOLIO-backed, in the swap
@@ -1109,7 +1120,7 @@ const struct sws_design_ops sws__vswap_ops = {
 	.device_fini = vs_device_fini,
 	.cluster_get = vs_cluster_get,
 	.cluster_put = vs_cluster_put,
-	.range_free = vs_range_free,
+	.range_find = vs_range_find,
 	.range_alloc = vs_range_alloc,
 	.dup = vs_dup,
 	.put = vs_put,

@@ -187,14 +187,20 @@ static int xa_device_init(struct sws_device *dev)
 
 /* ---- allocation ----------------------------------------------------------------------- */
 
-static bool xa_range_free(struct sws_device *dev, struct sws_cluster *ci, uint64_t off, unsigned nr)
+/* cluster_scan_range(): a free slot has no swap_map byte; one pass over the range. */
+static uint64_t xa_range_find(struct sws_device *dev, struct sws_cluster *ci, uint64_t start, uint64_t end,
+			      unsigned nr)
 {
 	SWS_ASSERT_HELD(&ci->lock);
 	struct xa_dev *xd = xd_of(dev);
-	for (unsigned i = 0; i < nr; i++)
-		if (map_get(xd, off + i))
-			return false;
-	return true;
+	for (uint64_t off = start; off + nr <= end; off += nr) {
+		unsigned i = 0;
+		while (i < nr && !map_get(xd, off + i))
+			i++;
+		if (i == nr)
+			return off;
+	}
+	return 0;
 }
 
 /* The allocator's half of folio_alloc_swap(): SWAP_HAS_CACHE under ci->lock. */
@@ -660,7 +666,7 @@ const struct sws_design_ops sws__xarray_ops = {
 	.flags = SWS_DESIGN_RCU_BARRIER /* node frees reach their tree */ | SWS_DESIGN_SYNC_BYPASS,
 	.device_init = xa_device_init,
 	.device_fini = xa_device_fini,
-	.range_free = xa_range_free,
+	.range_find = xa_range_find,
 	.range_alloc = xa_range_alloc,
 	.alloc_finish = xa_alloc_finish,
 	.dup = xa_dup,

@@ -83,7 +83,7 @@ static bool memcg_try_charge(struct sws_memcg *mc, uint64_t nr)
 static uint64_t reclaim_round(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr,
 			      bool memcg_only)
 {
-	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
+	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
 	uint64_t t0 = sws__clock_ns(mm->sim), m0 = p->sys_modelled_ns + p->iowait_ns, u0 = p->untimed_ns;
 	uint64_t got = sws__mm_shrink(cpu, mm, memcg, nr, memcg_only);
 	uint64_t ns = sws__clock_ns(mm->sim) - t0 - (p->untimed_ns - u0) + p->sys_modelled_ns +
@@ -112,9 +112,9 @@ int sws__mm_charge(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint6
 	struct sws_memcg *mc = &mm->memcgs[memcg];
 	const uint64_t batch = mm->cfg.policy == SWS_RECLAIM_LRU ? nr : (nr > 32 ? nr : 32);
 	uint32_t cur = cpu ? sws__mm_current(mm, cpu) : SWS__MM_NO_ASID;
-	struct sws_space *cur_sp = cur != SWS__MM_NO_ASID ? sws__mm_space(mm, cur) : NULL;
+	struct sws_space *cur_sp = cur != SWS__MM_NO_ASID ? mm_space(mm, cpu, cur) : NULL;
 	/* The exact-LRU reference charges page by page: no stock. */
-	struct sws_mm_pcpu *stock = cpu && mm->cfg.policy != SWS_RECLAIM_LRU ? &mm->pcpu[sws_cpu_id(cpu)] : NULL;
+	struct sws_mm_pcpu *stock = cpu && mm->cfg.policy != SWS_RECLAIM_LRU ? &mm->pcpu[sws__cpu_id(cpu)] : NULL;
 	unsigned retries = MAX_RECLAIM_RETRIES;
 	bool drained = false;
 	for (unsigned round = 0; round < MAX_CHARGE_ROUNDS; round++) {

@@ -401,11 +401,11 @@ static int do_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, stru
 
 int sws_mm_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_t addr, bool write)
 {
-	struct sws_space *sp = mm ? sws__mm_space(mm, asid) : NULL;
-	if (!cpu || !sp || !sp->alive || addr >> 48)
+	struct sws_space *sp = mm && cpu ? mm_space(mm, cpu, asid) : NULL;
+	if (!sp || !sp->alive || addr >> 48)
 		return SWS_EINVAL;
 	uint64_t vaddr = addr & ~(uint64_t)(SWS_PAGE_SIZE - 1);
-	uint32_t *current = &mm->pcpu[sws_cpu_id(cpu)].current;
+	uint32_t *current = &mm->pcpu[sws__cpu_id(cpu)].current;
 	uint64_t t0 = UINT64_MAX;
 	*current = asid;
 	int rc = do_access(cpu, mm, asid, sp, vaddr, write, &t0);

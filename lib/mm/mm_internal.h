@@ -59,7 +59,7 @@ struct sws_folio {
 	struct sws_rmap *rmaps;  /* more mappings (after fork), cap_rmap entries */
 	sws_entry_t swap;  /* folio->swap while PG_swapcache */
 	uint64_t seed;     /* content identity: the bytes are a function of it */
-	uint64_t stamp;    /* exact LRU: access stamp (for the list order, informational) */
+	uint64_t stamp;    /* not maintained (0): the exact LRU's order is its list's */
 	_Atomic uint32_t gen; /* claims of this descriptor: a CPU batch's entry is stale when it differs */
 };
 
@@ -144,6 +144,9 @@ struct sws_mm_pcpu {
 	/* memcg_stock_pcp: pages charged ahead to one memcg (memcg << 32 | pages);
 	 * the owner takes and refills it, drain_all_stock() empties it from anywhere */
 	_Atomic uint64_t stock;
+	/* The last space this CPU looked up (mm_space()) */
+	uint32_t space_asid;
+	struct sws_space *space;
 } __attribute__((aligned(64)));
 
 #define SWS__MM_NO_ASID UINT32_MAX
@@ -169,7 +172,7 @@ struct sws_mm {
 	uint32_t nr_memcgs, cap_memcgs;
 	uint32_t reclaim_memcg_rr; /* round robin of global reclaim */
 	_Atomic uint64_t nonresident_age; /* workingset eviction clock */
-	_Atomic uint64_t lru_clock;       /* exact-LRU access stamps */
+	_Atomic uint64_t lru_clock;       /* not maintained (0) */
 	sws_spinlock_t rmap_locks[SWS__MM_RMAP_LOCKS];
 
 	/* Address spaces */
@@ -207,14 +210,14 @@ struct sws_mm {
 
 static inline void mm_count(struct sws_mm *mm, struct sws_cpu *cpu, enum sws_mm_counter c, uint64_t n)
 {
-	_Atomic uint64_t *p = &mm->pcpu[sws_cpu_id(cpu)].ctr[c];
+	_Atomic uint64_t *p = &mm->pcpu[sws__cpu_id(cpu)].ctr[c];
 	sws_store_relaxed(p, sws_load_relaxed(p) + n);
 }
 
 /* current->mm: the space the CPU's access runs for, SWS__MM_NO_ASID outside one. */
 static inline uint32_t sws__mm_current(const struct sws_mm *mm, const struct sws_cpu *cpu)
 {
-	return mm->pcpu[sws_cpu_id(cpu)].current;
+	return mm->pcpu[sws__cpu_id(cpu)].current;
 }
 
 /* ---- simulated time ------------------------------------------------------------- */
@@ -228,14 +231,14 @@ static inline void mm_time_add(_Atomic uint64_t *p, uint64_t ns)
  * read by the outermost entry only (0 when nested). */
 static inline uint64_t mm_kernel_enter(struct sws_mm *mm, struct sws_cpu *cpu)
 {
-	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
+	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
 	return p->depth++ ? 0 : sws__clock_ns(mm->sim);
 }
 
 /* Leaving it: the measured time goes to sys, less its untimed regions. */
 static inline void mm_kernel_exit(struct sws_mm *mm, struct sws_cpu *cpu, uint64_t t0)
 {
-	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
+	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
 	if (--p->depth == 0) {
 		uint64_t ns = sws__clock_ns(mm->sim) - t0;
 		mm_time_add(&p->sys_ns, ns > p->untimed_ns ? ns - p->untimed_ns : 0);
@@ -261,7 +264,7 @@ static inline void mm_kernel_exit(struct sws_mm *mm, struct sws_cpu *cpu, uint64
  */
 static inline uint64_t mm_untimed_begin(struct sws_mm *mm, struct sws_cpu *cpu, bool background)
 {
-	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
+	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
 	if (p->untimed_depth++ || (!p->depth && !background))
 		return UINT64_MAX;
 	return sws__clock_ns(mm->sim);
@@ -269,7 +272,7 @@ static inline uint64_t mm_untimed_begin(struct sws_mm *mm, struct sws_cpu *cpu, 
 
 static inline void mm_untimed_end(struct sws_mm *mm, struct sws_cpu *cpu, uint64_t t0, bool background)
 {
-	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
+	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
 	p->untimed_depth--;
 	if (t0 == UINT64_MAX)
 		return;
@@ -302,7 +305,7 @@ static inline int mm_io_target(struct sws_cpu *cpu, struct sws_mm *mm, sws_entry
  */
 static inline void mm_io(struct sws_mm *mm, struct sws_cpu *cpu, unsigned type, uint64_t ns, bool wait)
 {
-	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
+	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
 	mm_time_add(&p->ctr[SWS_MM_modelled_io_ns], ns);
 	if (!wait)
 		return;
@@ -453,6 +456,20 @@ void sws___pgtable_free(struct sws_mm *mm, struct sws_space *sp);
 
 /* mmap.c */
 struct sws_space *sws__mm_space(struct sws_mm *mm, uint32_t asid);
+/* sws__mm_space() through @cpu's one-entry cache: a space's descriptor stays
+ * until sws_mm_destroy(), so a cached pointer never goes stale. */
+static inline struct sws_space *mm_space(struct sws_mm *mm, struct sws_cpu *cpu, uint32_t asid)
+{
+	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
+	if (sws_likely(p->space && p->space_asid == asid))
+		return p->space;
+	struct sws_space *sp = sws__mm_space(mm, asid);
+	if (sp) {
+		p->space = sp;
+		p->space_asid = asid;
+	}
+	return sp;
+}
 int sws__mm_space_new(struct sws_mm *mm, uint16_t memcg, uint32_t *asid, struct sws_space **out);
 /* The ptl of @sp held: the region of @vaddr, or NULL. */
 struct sws_region *sws___mm_region(struct sws_space *sp, uint64_t vaddr);

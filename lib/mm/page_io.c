@@ -130,7 +130,7 @@ int sws__mm_swap_writeout(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_fol
 	}
 	mm_count(mm, cpu, SWS_MM_pswpout, nr);
 	mm_io(mm, cpu, type, mm->write_ns[type] * nr, true); /* reclaim waits for its writeback */
-	sws__mm_count_order(mm, cpu, &mm->pcpu[sws_cpu_id(cpu)].swpout[f->order]);
+	sws__mm_count_order(mm, cpu, &mm->pcpu[sws__cpu_id(cpu)].swpout[f->order]);
 	if (f->order == SWS_NR_ORDERS - 1)
 		mm_count(mm, cpu, SWS_MM_thp_swpout, 1);
 	return 0;

@@ -74,7 +74,7 @@ bool sws__mm_try_to_unmap(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn, 
 	const unsigned nr = 1u << f->order;
 	struct sws_rmap r;
 	while (sws__mm_first_rmap(mm, f, &r)) {
-		struct sws_space *sp = sws__mm_space(mm, r.asid);
+		struct sws_space *sp = mm_space(mm, cpu, r.asid);
 		mm_lock(mm, &sp->ptl, SWS_MM_lock_ptl_contended);
 		bool ok = true;
 		for (unsigned i = 0; i < nr && ok; i++) {

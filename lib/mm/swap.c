@@ -87,7 +87,7 @@ void sws___mm_lru_unlink(struct sws_mm *mm, uint64_t pfn)
 
 void sws__mm_lru_add_drain(struct sws_cpu *cpu, struct sws_mm *mm)
 {
-	struct sws_mm_pcpu *pc = &mm->pcpu[sws_cpu_id(cpu)];
+	struct sws_mm_pcpu *pc = &mm->pcpu[sws__cpu_id(cpu)];
 	sws_spinlock_t *held = NULL;
 	for (unsigned i = 0; i < pc->nr_lru_add; i++) {
 		struct sws_folio *f = mm_folio(mm, pc->lru_add[i].pfn);
@@ -122,7 +122,7 @@ void sws__mm_folio_add_lru(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn,
 		sws__mm_lru_add(mm, pfn, active);
 		return;
 	}
-	struct sws_mm_pcpu *pc = &mm->pcpu[sws_cpu_id(cpu)];
+	struct sws_mm_pcpu *pc = &mm->pcpu[sws__cpu_id(cpu)];
 	struct sws_folio *f = mm_folio(mm, pfn);
 	folio_set(f, PG_lru_batch); /* the folio is new: nobody else looks at it yet */
 	pc->lru_add[pc->nr_lru_add].pfn = (uint32_t)pfn;
@@ -141,11 +141,14 @@ void sws___mm_lru_move(struct sws_mm *mm, uint64_t pfn, unsigned which)
 	if (f->lru != LRU_NONE)
 		__list_unlink(mm, lru, (uint32_t)pfn);
 	__list_append(mm, lru, which, (uint32_t)pfn);
-	folio_set(f, PG_lru);
-	if (which == LRU_ACTIVE)
-		folio_set(f, PG_active);
-	else
-		folio_clear(f, PG_active);
+	/* PG_lru and PG_active change only under the lru_lock: test before the
+	 * atomic RMW, which a move within one list never needs. */
+	uint32_t want = PG_lru | (which == LRU_ACTIVE ? PG_active : 0);
+	uint32_t have = sws_load_relaxed(&f->flags) & (PG_lru | PG_active);
+	if (have & ~want)
+		folio_clear(f, have & ~want);
+	if (want & ~have)
+		folio_set(f, want & ~have);
 }
 
 void sws__mm_lru_del(struct sws_mm *mm, uint64_t pfn)
@@ -169,6 +172,5 @@ void sws__mm_mark_accessed(struct sws_mm *mm, uint64_t pfn)
 	mm_lock(mm, folio_lru_lock(mm, f), SWS_MM_lock_lru_contended);
 	if (f->lru != LRU_NONE)
 		sws___mm_lru_move(mm, pfn, LRU_INACTIVE);
-	f->stamp = atomic_fetch_add(&mm->lru_clock, 1);
 	sws_spin_unlock(folio_lru_lock(mm, f));
 }

@@ -23,7 +23,7 @@ const char *sws_mm_counter_name(enum sws_mm_counter c)
 
 void sws_mm_cpu_time(const struct sws_mm *mm, const struct sws_cpu *cpu, struct sws_mm_cpu_time *out)
 {
-	const struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
+	const struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
 	out->sys_ns = sws_load_relaxed(&p->sys_ns);
 	out->sys_modelled_ns = sws_load_relaxed(&p->sys_modelled_ns);
 	out->iowait_ns = sws_load_relaxed(&p->iowait_ns);

@@ -92,7 +92,7 @@ static bool wb_end(void *ctx, struct sws_cpu *cpu, sws_entry_t e, uint64_t token
 		}
 		/* count_swpout_vm_event() of __swap_writepage(): an order-0 folio */
 		mm_count(mm, cpu, SWS_MM_pswpout, 1);
-		_Atomic uint64_t *o = &mm->pcpu[sws_cpu_id(cpu)].swpout[0];
+		_Atomic uint64_t *o = &mm->pcpu[sws__cpu_id(cpu)].swpout[0];
 		sws_store_relaxed(o, sws_load_relaxed(o) + 1);
 		mm_io(mm, cpu, type, mm->write_ns[type], true); /* writeback waits for the write */
 		/* zswap_writeback_entry(): the folio, clean and PG_reclaim, stays in the
@@ -134,7 +134,7 @@ int sws__mm_zswap_store_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws
 	if (rc)
 		return rc;
 	mm_count(mm, cpu, SWS_MM_zswpout, nr); /* counted once the whole folio is in */
-	_Atomic uint64_t *o = &mm->pcpu[sws_cpu_id(cpu)].zswpout_order[f->order];
+	_Atomic uint64_t *o = &mm->pcpu[sws__cpu_id(cpu)].zswpout_order[f->order];
 	sws_store_relaxed(o, sws_load_relaxed(o) + 1);
 	return 0;
 }

@@ -79,7 +79,7 @@ static uint64_t fault_ns(const struct sws_mm_cpu_time *a, const struct sws_mm_cp
 }
 
 /* The pages of an ACCESS record, one sws_mm_access() each; a hit reads no clock. */
-static void run_access(struct sws__worker *w, const struct sws__item *it, struct sws__proc *p)
+static void run_access(struct sws__worker *w, const struct sws__item *it)
 {
 	struct sws_replay *r = w->r;
 	const struct sws_trace_record *rec = &it->rec;
@@ -115,20 +115,19 @@ static void run_access(struct sws__worker *w, const struct sws__item *it, struct
 	}
 	uint64_t pages = last - first + 1;
 	w->accesses += pages;
-	atomic_fetch_add_explicit(&p->accesses, pages, memory_order_relaxed);
-	if (!write)
-		atomic_fetch_add_explicit(&p->reads, pages, memory_order_relaxed);
 	/* User time for the pages the task touched: a refused access (an OOM-killed
 	 * task's) touched nothing. */
 	sws__charge(w, it->proc, kernel ? &before : NULL, (pages - refused) * r->user_ns_per_page, 0,
 		    write ? SWS__PH_ACCESS : SWS__PH_READ);
+	w->pend_accesses += pages; /* the task's, pending with its time */
+	if (!write)
+		w->pend_reads += pages;
 }
 
 void sws__run_record(struct sws__worker *w, const struct sws__item *it)
 {
 	struct sws_replay *r = w->r;
 	const struct sws_trace_record *rec = &it->rec;
-	struct sws__proc *p = &r->procs[it->proc];
 	struct sws_mm_cpu_time t1;
 	int rc;
 
@@ -136,7 +135,7 @@ void sws__run_record(struct sws__worker *w, const struct sws__item *it)
 		r->cfg.on_record(r->cfg.cb_ctx, w->idx, rec);
 	switch (rec->op) {
 	case SWS_TRACE_ACCESS:
-		run_access(w, it, p);
+		run_access(w, it);
 		break;
 	case SWS_TRACE_MADV_PAGEOUT:
 	case SWS_TRACE_MADV_DONTNEED: {

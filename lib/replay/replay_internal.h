@@ -97,10 +97,11 @@ struct sws__worker {
 	 * entries move it, so a record that entered no kernel path (all hits)
 	 * needs no read. */
 	struct sws_mm_cpu_time seen;
-	/* Time charged to one task, added to its atomics when the task changes
-	 * (runs of records of one task are the common case). */
+	/* Time and accesses charged to one task, added to its atomics when the
+	 * task changes (runs of records of one task are the common case). */
 	uint32_t pend_proc; /* UINT32_MAX: nothing pending */
 	uint64_t pend[SWS__NR_CLOCKS];
+	uint64_t pend_accesses, pend_reads;
 	int attach_err;
 };
 
@@ -131,6 +132,7 @@ struct sws_replay {
 	uint32_t nprocs, procs_cap;
 	uint32_t *pidmap_key, *pidmap_val; /* val: proc index + 1; 0 empty */
 	uint32_t pidmap_cap, pidmap_n;
+	uint32_t found_pid, found_val; /* sws__proc_find()'s last answer (val 0: none) */
 	struct sws__tid *tids;
 	uint32_t ntids, tids_cap;
 	uint32_t *tidmap_key, *tidmap_val;
@@ -152,7 +154,7 @@ uint64_t sws__replay_now(const struct sws_replay *r);
 /* ---- task.c --------------------------------------------------------------------- */
 
 /* @return the index of pid's live process, or -1. */
-int64_t sws__proc_find(const struct sws_replay *r, uint32_t pid);
+int64_t sws__proc_find(struct sws_replay *r, uint32_t pid);
 /* A new process entry for @pid with address space @asid (workers drained). */
 int sws__proc_add(struct sws_replay *r, uint32_t pid, uint32_t asid, uint16_t memcg, uint32_t *idx);
 /* The tid's slot, created on first sight (may drain to grow the table). */
@@ -164,16 +166,54 @@ enum sws__phase { SWS__PH_INIT, SWS__PH_ACCESS, SWS__PH_READ, SWS__PH_FREE, SWS_
 
 /* Read the worker's CPU clock afresh (after it attached). */
 void sws__clock_sync(struct sws_replay *r, struct sws__worker *w);
-/* Charge task @proc what the CPU's clock moved since it was last seen (@now:
- * its new value, NULL when the record entered no kernel path), plus @user_ns
- * and @extra_sys_ns (time measured outside the model's clock: mmap). */
-void sws__charge(struct sws__worker *w, uint32_t proc, const struct sws_mm_cpu_time *now,
-		 uint64_t user_ns, uint64_t extra_sys_ns, enum sws__phase ph);
 /* Charge what the CPU's clock moved since it was last seen to nobody (time of the
  * replay's own undo steps), keeping what is pending. */
 void sws__clock_skip(struct sws_replay *r, struct sws__worker *w);
 /* Add what @w has pending to its task (before the task changes, and at the end). */
 void sws__charge_flush(struct sws__worker *w);
+/* Charge task @proc what the CPU's clock moved since it was last seen (@now:
+ * its new value, NULL when the record entered no kernel path), plus @user_ns
+ * and @extra_sys_ns (time measured outside the model's clock: mmap). Inline:
+ * every record charges its task. */
+static inline void sws__charge(struct sws__worker *w, uint32_t proc, const struct sws_mm_cpu_time *now,
+			       uint64_t user_ns, uint64_t extra_sys_ns, enum sws__phase ph)
+{
+	uint64_t sys = extra_sys_ns, modelled = 0, io = 0;
+	if (now) {
+		sys += now->sys_ns - w->seen.sys_ns;
+		modelled = now->sys_modelled_ns - w->seen.sys_modelled_ns;
+		io = now->iowait_ns - w->seen.iowait_ns;
+		/* The OOM reaper's work ran inline: background, with kswapd's. */
+		w->kswapd.sys_ns += now->background_ns - w->seen.background_ns;
+		w->seen = *now;
+	}
+	if (w->pend_proc != proc) {
+		sws__charge_flush(w);
+		w->pend_proc = proc;
+	}
+	uint64_t *c = w->pend, total = sys + io + user_ns;
+	c[SWS__C_SYS] += sys;
+	c[SWS__C_SYS_MODELLED] += modelled;
+	c[SWS__C_IOWAIT] += io;
+	c[SWS__C_USER] += user_ns;
+	switch (ph) {
+	case SWS__PH_INIT:
+		c[SWS__C_INIT] += total;
+		break;
+	case SWS__PH_READ: /* a read is an access too */
+		c[SWS__C_READ] += total;
+		c[SWS__C_ACCESS] += total;
+		break;
+	case SWS__PH_ACCESS:
+		c[SWS__C_ACCESS] += total;
+		break;
+	case SWS__PH_FREE:
+		c[SWS__C_FREE] += total;
+		break;
+	case SWS__PH_OTHER:
+		break;
+	}
+}
 
 /* ---- record.c ------------------------------------------------------------------- */
 

@@ -91,9 +91,16 @@ static int array_grow(struct sws_replay *r, void **arr, uint32_t *cap, uint32_t 
 	return 0;
 }
 
-int64_t sws__proc_find(const struct sws_replay *r, uint32_t pid)
+int64_t sws__proc_find(struct sws_replay *r, uint32_t pid)
 {
-	uint32_t v = map_get(r->pidmap_key, r->pidmap_val, r->pidmap_cap, pid);
+	/* A trace's records mostly name the pid of the one before: the last
+	 * answer first (sws__proc_add() forgets it when it remaps a pid). */
+	uint32_t v = r->found_val;
+	if (!v || r->found_pid != pid) {
+		v = map_get(r->pidmap_key, r->pidmap_val, r->pidmap_cap, pid);
+		r->found_pid = pid;
+		r->found_val = v;
+	}
 	if (!v || r->procs[v - 1].asid == SWS__NO_ASID)
 		return -1;
 	return (int64_t)v - 1;
@@ -111,6 +118,7 @@ int sws__proc_add(struct sws_replay *r, uint32_t pid, uint32_t asid, uint16_t me
 		return err;
 	if (!known)
 		r->pidmap_n++;
+	r->found_val = 0;
 	struct sws__proc *p = &r->procs[r->nprocs];
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
@@ -174,45 +182,10 @@ void sws__charge_flush(struct sws__worker *w)
 			atomic_fetch_add_explicit(&p->clock[c], w->pend[c], memory_order_relaxed);
 		w->pend[c] = 0;
 	}
+	if (w->pend_accesses)
+		atomic_fetch_add_explicit(&p->accesses, w->pend_accesses, memory_order_relaxed);
+	if (w->pend_reads)
+		atomic_fetch_add_explicit(&p->reads, w->pend_reads, memory_order_relaxed);
+	w->pend_accesses = w->pend_reads = 0;
 	w->pend_proc = UINT32_MAX;
-}
-
-void sws__charge(struct sws__worker *w, uint32_t proc, const struct sws_mm_cpu_time *now,
-		 uint64_t user_ns, uint64_t extra_sys_ns, enum sws__phase ph)
-{
-	uint64_t sys = extra_sys_ns, modelled = 0, io = 0;
-	if (now) {
-		sys += now->sys_ns - w->seen.sys_ns;
-		modelled = now->sys_modelled_ns - w->seen.sys_modelled_ns;
-		io = now->iowait_ns - w->seen.iowait_ns;
-		/* The OOM reaper's work ran inline: background, with kswapd's. */
-		w->kswapd.sys_ns += now->background_ns - w->seen.background_ns;
-		w->seen = *now;
-	}
-	if (w->pend_proc != proc) {
-		sws__charge_flush(w);
-		w->pend_proc = proc;
-	}
-	uint64_t *c = w->pend, total = sys + io + user_ns;
-	c[SWS__C_SYS] += sys;
-	c[SWS__C_SYS_MODELLED] += modelled;
-	c[SWS__C_IOWAIT] += io;
-	c[SWS__C_USER] += user_ns;
-	switch (ph) {
-	case SWS__PH_INIT:
-		c[SWS__C_INIT] += total;
-		break;
-	case SWS__PH_READ: /* a read is an access too */
-		c[SWS__C_READ] += total;
-		c[SWS__C_ACCESS] += total;
-		break;
-	case SWS__PH_ACCESS:
-		c[SWS__C_ACCESS] += total;
-		break;
-	case SWS__PH_FREE:
-		c[SWS__C_FREE] += total;
-		break;
-	case SWS__PH_OTHER:
-		break;
-	}
 }

@@ -78,19 +78,13 @@ static uint64_t __scan_cluster(struct sws_cpu *cpu, struct sws_device *dev, stru
 	const unsigned nr = 1u << order;
 	const uint64_t base = (uint64_t)sws__cluster_idx(dev, ci) * SWS_CLUSTER_SLOTS;
 	const uint64_t end = sws__cluster_end(dev, ci);
-	uint64_t found = 0;
 
 	if (!ci->count)
 		ci->order = (uint8_t)order;
 	if (start < base)
 		start = base;
 	start = (start + nr - 1) & ~(uint64_t)(nr - 1);
-	for (uint64_t off = start; off + nr <= end; off += nr) {
-		if (ops->range_free(dev, ci, off, nr)) {
-			found = off;
-			break;
-		}
-	}
+	uint64_t found = start + nr <= end ? ops->range_find(dev, ci, start, end, nr) : 0;
 	if (found && !sws__swap_range_alloc(cpu, dev, nr))
 		found = 0; /* an xswap device at its (lowered) limit */
 	if (found) {

@@ -63,7 +63,7 @@
 
 #include "swap_internal.h"
 
-#define SWS_DESIGN_OPS_VERSION 2
+#define SWS_DESIGN_OPS_VERSION 3
 
 /* The SWS_DESIGN_* flags (what a design changes beyond its metadata) are in
  * swap_internal.h, where the memory model reads them (sim->design_flags). */
@@ -90,8 +90,12 @@ struct sws_design_ops {
 	 * tables (through RCU). @cpu (may be NULL) counts the work. */
 	void (*cluster_put)(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci);
 
-	/* ci->lock held: are all @nr slots from @off free? */
-	bool (*range_free)(struct sws_device *dev, struct sws_cluster *ci, uint64_t off, unsigned nr);
+	/* ci->lock held: cluster_scan_range() over @ci: the first offset off of
+	 * @start, @start + @nr, ... with off + @nr <= @end whose @nr slots are all
+	 * free, or 0 (none). @start is aligned to @nr and inside @ci; @end is at
+	 * most the cluster's end. One call scans the whole range. */
+	uint64_t (*range_find)(struct sws_device *dev, struct sws_cluster *ci, uint64_t start, uint64_t end,
+			       unsigned nr);
 	/* ci->lock held: mark @nr free slots allocated, cached by @pfn with count 0. */
 	void (*range_alloc)(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci, uint64_t off,
 			    unsigned nr, uint64_t pfn);

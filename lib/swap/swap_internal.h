@@ -301,6 +301,9 @@ struct sws_sim {
 
 /* ---- this header: counters (vmstat-style, per CPU) ------------------------------ */
 
+/* sws_cpu_id() inline: the memory model and zswap index per-CPU state by it. */
+static inline unsigned sws__cpu_id(const struct sws_cpu *cpu) { return cpu->id; }
+
 /* Count on a CPU: single writer, so a relaxed load + store (no locked RMW). */
 static inline void sws__count(struct sws_cpu *cpu, enum sws_counter c, uint64_t n)
 {

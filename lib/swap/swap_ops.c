@@ -9,22 +9,22 @@
 #include "design.h"
 #include "swap_internal.h"
 
-/* Resolve @entry + @nr to a device. RCU read lock held. */
-static int resolve(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, struct sws_device **devp,
-		   uint64_t *offp)
+/* Resolve @entry + @nr to a device. RCU read lock held. Inline in every
+ * call: the checks are a few compares when they pass. */
+static SWS_ALWAYS_INLINE int resolve(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr,
+				     struct sws_device **devp, uint64_t *offp)
 {
-	if (!cpu || !nr || nr > SWS_CLUSTER_SLOTS)
+	if (sws_unlikely(!cpu || nr - 1 >= SWS_CLUSTER_SLOTS)) /* nr 0 wraps */
 		return SWS_EINVAL;
 	struct sws_device *dev = sws__device(cpu->sim, sws_swp_type(entry));
 	uint64_t off = sws_swp_offset(entry);
-	if (!dev)
+	if (sws_unlikely(!dev))
 		return SWS_EBADENTRY;
-	uint64_t end = sws__slots_mapped(dev);
-	if (off == 0 || off >= end || off + nr > end)
+	/* off + nr > end covers off >= end (nr >= 1); vswap's physical slots
+	 * are no entries (entries are virtual) */
+	if (sws_unlikely(off == 0 || off + nr > sws__slots_mapped(dev) || dev->space != SWS_SPACE_ENTRY))
 		return SWS_EBADENTRY;
-	if (sws_unlikely(dev->space != SWS_SPACE_ENTRY))
-		return SWS_EBADENTRY; /* vswap's physical slots: entries are virtual */
-	if (off / SWS_CLUSTER_SLOTS != (off + nr - 1) / SWS_CLUSTER_SLOTS)
+	if (sws_unlikely((off ^ (off + nr - 1)) >= SWS_CLUSTER_SLOTS))
 		return SWS_EINVAL; /* a multi-slot call never crosses a cluster */
 	*devp = dev;
 	*offp = off;

@@ -175,8 +175,28 @@ static inline uint8_t *put_le(uint8_t *p, uint64_t v, int bytes)
 	return p;
 }
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/* The 48 canonical bytes as six little-endian words (x86-64 is little-endian):
+ * the same CRC as crc32c_hw() over them. */
+__attribute__((target("sse4.2"))) static uint32_t record_crc_hw(uint32_t crc, const struct sws_trace_record *x)
+{
+	uint64_t c = ~crc & 0xffffffffu;
+	c = __builtin_ia32_crc32di(c, x->time_ns);
+	c = __builtin_ia32_crc32di(c, x->addr);
+	c = __builtin_ia32_crc32di(c, x->len);
+	c = __builtin_ia32_crc32di(c, x->op | (uint64_t)x->flags << 32);
+	c = __builtin_ia32_crc32di(c, x->pid | (uint64_t)x->tid << 32);
+	c = __builtin_ia32_crc32di(c, x->cpu | (uint64_t)x->arg << 32);
+	return ~(uint32_t)c;
+}
+#endif
+
 uint32_t sws__trace_record_crc(uint32_t crc, const struct sws_trace_record *x)
 {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+	if (__builtin_cpu_supports("sse4.2"))
+		return record_crc_hw(crc, x);
+#endif
 	uint8_t b[48], *p = b;
 	p = put_le(p, x->time_ns, 8);
 	p = put_le(p, x->addr, 8);
@@ -408,9 +428,123 @@ int sws__native_bin_open(struct sws_trace_reader *r)
 	return 0;
 }
 
+/*
+ * The fast path: a whole record of at most SWS__BIN_RECORD_MAX bytes lies in
+ * the buffer, so bytes are taken without a refill check. A varint of 9 or
+ * more bytes (a 32-bit field of 6 or more), an unknown op or field bit, and the
+ * end marker are left to the checking path below, which reads the record
+ * again from its first byte: every error it reports is the same.
+ */
+#define SWS__BIN_RECORD_MAX 64 /* tag, ext, 3 varints of 8 bytes, 5 of 5, and 8 bytes' over-read */
+
+/* A varint of at most @max (<= 8) bytes from @*p: @return 0 (none that
+ * short) or 1. Past one byte, little-endian hosts read 8 bytes as one word: the
+ * terminator is its lowest byte with bit 7 clear, and the 7-bit groups are
+ * packed in three steps (8 -> 16 -> 32 -> 64-bit lanes). */
+static inline int fast_varint(const uint8_t **p, unsigned max, uint64_t *out)
+{
+	const uint8_t *q = *p;
+	if (!(q[0] & 0x80)) { /* one byte: time deltas, flags, small lengths */
+		*p = q + 1;
+		*out = q[0];
+		return 1;
+	}
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t w;
+	memcpy(&w, q, sizeof(w));
+	uint64_t stop = ~w & 0x8080808080808080ull;
+	if (!stop)
+		return 0;
+	unsigned n = (unsigned)__builtin_ctzll(stop) / 8 + 1;
+	if (n > max)
+		return 0;
+	uint64_t x = w & (stop ^ (stop - 1)) & 0x7f7f7f7f7f7f7f7full;
+	x = ((x & 0x7f007f007f007f00ull) >> 1) | (x & 0x007f007f007f007full);
+	x = ((x & 0x3fff00003fff0000ull) >> 2) | (x & 0x00003fff00003fffull);
+	x = ((x & 0x0fffffff00000000ull) >> 4) | (x & 0x000000000fffffffull);
+	*p = q + n;
+	*out = x;
+	return 1;
+#else
+	uint64_t v = 0;
+	for (unsigned i = 0; i < max; i++) {
+		uint8_t b = q[i];
+		v |= (uint64_t)(b & 0x7f) << (7 * i);
+		if (!(b & 0x80)) {
+			*p = q + i + 1;
+			*out = v;
+			return 1;
+		}
+	}
+	return 0;
+#endif
+}
+
+static inline int fast_u32(const uint8_t **p, uint32_t *out)
+{
+	uint64_t v;
+	if (!fast_varint(p, 5, &v) || v > UINT32_MAX)
+		return 0;
+	*out = (uint32_t)v;
+	return 1;
+}
+
+/* @return 1 and the record, or 0: take the checking path. */
+static inline int bin_next_fast(struct sws_trace_reader *r, struct sws_trace_record *rec)
+{
+	struct sws_trace_stream *s = &r->s;
+	const uint8_t *p = s->buf + s->pos;
+	uint8_t tag = *p++, ext = 0;
+	unsigned op = tag & SWS__TAG_OP;
+	if (op == 0 || op > SWS_TRACE_OP_MAX)
+		return 0;
+	if (tag & SWS__TAG_EXT) {
+		ext = *p++;
+		if (ext & ~SWS__EXT_ALL)
+			return 0;
+	}
+	struct sws_trace_record x = r->prev;
+	uint64_t v;
+	x.op = op;
+	if (tag & SWS__TAG_TIME) {
+		if (!fast_varint(&p, 8, &v))
+			return 0;
+		x.time_ns += unzigzag(v);
+	}
+	if (tag & SWS__TAG_ADDR) {
+		if (!fast_varint(&p, 8, &v))
+			return 0;
+		x.addr += unzigzag(v);
+	}
+	if ((tag & SWS__TAG_LEN) && !fast_varint(&p, 8, &x.len))
+		return 0;
+	if (sws_unlikely(ext)) {
+		uint32_t c = 0;
+		if (((ext & SWS__EXT_FLAGS) && !fast_u32(&p, &x.flags)) ||
+		    ((ext & SWS__EXT_PID) && !fast_u32(&p, &x.pid)) ||
+		    ((ext & SWS__EXT_TID) && !fast_u32(&p, &x.tid)))
+			return 0;
+		if (ext & SWS__EXT_CPU) {
+			if (!fast_u32(&p, &c))
+				return 0;
+			x.cpu = c - 1u;
+		}
+		if ((ext & SWS__EXT_ARG) && !fast_u32(&p, &x.arg))
+			return 0;
+	}
+	s->pos = (size_t)(p - s->buf);
+	r->prev = x;
+	native_account(r, &x);
+	r->st.bytes = sws__stream_off(s);
+	*rec = x;
+	return 1;
+}
+
 int sws__native_bin_next(struct sws_trace_reader *r, struct sws_trace_record *rec)
 {
 	struct sws_trace_stream *s = &r->s;
+	if (sws_likely(s->len - s->pos >= SWS__BIN_RECORD_MAX) && bin_next_fast(r, rec))
+		return 1;
 	uint64_t at = sws__stream_off(s);
 	uint8_t tag = 0, ext = 0;
 	int rc = get_byte(r, &tag);

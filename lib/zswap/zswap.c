@@ -210,7 +210,7 @@ static int pool_create(struct sws_zswap *zs, const char *name, struct zswap_pool
 /* The CPU's context of @p, made on its first use by that CPU. */
 static struct sws_zcomp_ctx *pool_ctx(struct sws_zswap *zs, struct zswap_pool *p, struct sws_cpu *cpu)
 {
-	_Atomic(struct sws_zcomp_ctx *) *slot = &p->ctx[sws_cpu_id(cpu)];
+	_Atomic(struct sws_zcomp_ctx *) *slot = &p->ctx[sws__cpu_id(cpu)];
 	struct sws_zcomp_ctx *c = atomic_load_explicit(slot, memory_order_acquire);
 	if (c)
 		return c;

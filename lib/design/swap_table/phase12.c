@@ -110,14 +110,22 @@ static void __drop_cache_flag(struct sws_cpu *cpu, struct sws_device *dev, struc
 
 /* ---- allocation ----------------------------------------------------------------------- */
 
-static bool p12_range_free(struct sws_device *dev, struct sws_cluster *ci, uint64_t off, unsigned nr)
+/* cluster_scan_range(): a free slot has no swap_map byte (and, phase II, no
+ * folio in the table); one pass over the range. */
+static uint64_t p12_range_find(struct sws_device *dev, struct sws_cluster *ci, uint64_t start, uint64_t end,
+			       unsigned nr)
 {
 	SWS_ASSERT_HELD(&ci->lock);
-	_Atomic uint64_t *t = __st_table(dev, off);
-	for (unsigned i = 0; i < nr; i++)
-		if (map_get(dev, off + i) || (!phase1(dev) && st12_is_folio(word(t, off + i))))
-			return false;
-	return true;
+	_Atomic uint64_t *t = __st_table(dev, start);
+	const bool p1 = phase1(dev);
+	for (uint64_t off = start; off + nr <= end; off += nr) {
+		unsigned i = 0;
+		while (i < nr && !map_get(dev, off + i) && (p1 || !st12_is_folio(word(t, off + i))))
+			i++;
+		if (i == nr)
+			return off;
+	}
+	return 0;
 }
 
 /* Phase I: SWAP_HAS_CACHE (the folio comes in p1_alloc_finish()). Phase II:
@@ -509,7 +517,7 @@ static int p2_device_init(struct sws_device *dev) { return sws__st_device_init(d
 	.device_fini = sws__st_device_fini,       \
 	.cluster_get = sws__st_cluster_get,       \
 	.cluster_put = sws__st_cluster_put,       \
-	.range_free = p12_range_free,             \
+	.range_find = p12_range_find,             \
 	.range_alloc = p12_range_alloc,           \
 	.dup = p12_dup,                           \
 	.put = p12_put,                           \

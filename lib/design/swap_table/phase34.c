@@ -64,19 +64,38 @@ static uint16_t __slot_memcg(const struct sws_cluster *ci, struct sws_device *de
 
 /* ---- allocation ------------------------------------------------------------------------ */
 
-static bool st_range_free(struct sws_device *dev, struct sws_cluster *ci, uint64_t off, unsigned nr)
+/* Each multi-slot operation's body is a *_nr() function that its op calls
+ * twice, once with a constant nr of 1: a page's swap-out and swap-in, the
+ * common calls, run without the loops' bookkeeping. */
+
+/* cluster_scan_range(): a free slot is a NULL word; one pass over the table. */
+static uint64_t st_range_find(struct sws_device *dev, struct sws_cluster *ci, uint64_t start, uint64_t end,
+			      unsigned nr)
 {
 	SWS_ASSERT_HELD(&ci->lock);
-	_Atomic uint64_t *t = __st_table(dev, off);
-	for (unsigned i = st_slot(off), e = i + nr; i < e; i++)
-		if (!swp_tb_is_null(tb_get(t, i)))
-			return false;
-	return true;
+	_Atomic uint64_t *t = __st_table(dev, start);
+	const uint64_t base = start - st_slot(start);
+	const unsigned e = (unsigned)(end - base);
+	unsigned i = st_slot(start);
+	if (nr == 1) {
+		for (; i < e; i++)
+			if (swp_tb_is_null(tb_get(t, i)))
+				return base + i;
+		return 0;
+	}
+	for (; i + nr <= e; i += nr) {
+		unsigned k = 0;
+		while (k < nr && swp_tb_is_null(tb_get(t, i + k)))
+			k++;
+		if (k == nr)
+			return base + i;
+	}
+	return 0;
 }
 
 /* Phase II+: the folio enters the swap cache with the allocation. */
-static void st_range_alloc(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci, uint64_t off,
-			   unsigned nr, uint64_t pfn)
+static SWS_ALWAYS_INLINE void st_range_alloc_nr(struct sws_cpu *cpu, struct sws_device *dev,
+						struct sws_cluster *ci, uint64_t off, unsigned nr, uint64_t pfn)
 {
 	(void)cpu;
 	SWS_ASSERT_HELD(&ci->lock);
@@ -85,9 +104,18 @@ static void st_range_alloc(struct sws_cpu *cpu, struct sws_device *dev, struct s
 		__tb_set(ci, t, i, pfn_to_swp_tb(pfn, 0));
 }
 
+static void st_range_alloc(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci, uint64_t off,
+			   unsigned nr, uint64_t pfn)
+{
+	if (nr == 1)
+		st_range_alloc_nr(cpu, dev, ci, off, 1, pfn);
+	else
+		st_range_alloc_nr(cpu, dev, ci, off, nr, pfn);
+}
+
 /* ---- counts ------------------------------------------------------------------------------ */
 
-static int st_dup(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr)
+static SWS_ALWAYS_INLINE int st_dup_nr(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr)
 {
 	struct sws_cluster *ci = sws__offset_cluster(dev, off);
 	struct cluster_tables *ct = ct_of(dev, off);
@@ -125,6 +153,11 @@ static int st_dup(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uns
 	return rc;
 }
 
+static int st_dup(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr)
+{
+	return nr == 1 ? st_dup_nr(cpu, dev, off, 1) : st_dup_nr(cpu, dev, off, nr);
+}
+
 /* ci->lock held: a slot's last reference is gone and no folio holds it: it
  * becomes free (its zero flag and memcg id go with it). */
 static void __slot_clear(struct sws_cpu *cpu, const struct sws_cluster *ci, struct sws_device *dev,
@@ -160,7 +193,8 @@ static void __extend_table_try_free(struct sws_cpu *cpu, const struct sws_cluste
 	ct->extend_table = NULL;
 }
 
-static int st_put(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, uint64_t *only_cache)
+static SWS_ALWAYS_INLINE int st_put_nr(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr,
+				       uint64_t *only_cache)
 {
 	struct sws_cluster *ci = sws__offset_cluster(dev, off);
 	struct cluster_tables *ct = ct_of(dev, off);
@@ -197,6 +231,11 @@ static int st_put(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uns
 	return rc;
 }
 
+static int st_put(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, uint64_t *only_cache)
+{
+	return nr == 1 ? st_put_nr(cpu, dev, off, 1, only_cache) : st_put_nr(cpu, dev, off, nr, only_cache);
+}
+
 static int st_count(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uint32_t *count)
 {
 	struct sws_cluster *ci = sws__offset_cluster(dev, off);
@@ -214,8 +253,8 @@ static int st_count(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, u
 
 /* ---- swap cache ---------------------------------------------------------------------------- */
 
-static int st_cache_add(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr,
-			uint64_t pfn, uint64_t *shadow)
+static SWS_ALWAYS_INLINE int st_cache_add_nr(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off,
+					     unsigned nr, uint64_t pfn, uint64_t *shadow)
 {
 	struct sws_cluster *ci = sws__offset_cluster(dev, off);
 	struct cluster_tables *ct = ct_of(dev, off);
@@ -250,6 +289,13 @@ static int st_cache_add(struct sws_cpu *cpu, struct sws_device *dev, uint64_t of
 	return rc;
 }
 
+static int st_cache_add(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr,
+			uint64_t pfn, uint64_t *shadow)
+{
+	return nr == 1 ? st_cache_add_nr(cpu, dev, off, 1, pfn, shadow)
+			: st_cache_add_nr(cpu, dev, off, nr, pfn, shadow);
+}
+
 static int st_cache_get_shadow(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off,
 			       uint64_t *shadow)
 {
@@ -276,8 +322,8 @@ static int __check_cached(const struct sws_cluster *ci, _Atomic uint64_t *t, uns
 	return 0;
 }
 
-static int st_cache_del(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr,
-			uint64_t pfn, uint64_t shadow)
+static SWS_ALWAYS_INLINE int st_cache_del_nr(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off,
+					     unsigned nr, uint64_t pfn, uint64_t shadow)
 {
 	struct sws_cluster *ci = sws__offset_cluster(dev, off);
 	struct cluster_tables *ct = ct_of(dev, off);
@@ -299,6 +345,13 @@ static int st_cache_del(struct sws_cpu *cpu, struct sws_device *dev, uint64_t of
 		sws___swap_range_free(cpu, dev, ci, off, freed);
 	sws__cluster_unlock(ci);
 	return rc;
+}
+
+static int st_cache_del(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr,
+			uint64_t pfn, uint64_t shadow)
+{
+	return nr == 1 ? st_cache_del_nr(cpu, dev, off, 1, pfn, shadow)
+			: st_cache_del_nr(cpu, dev, off, nr, pfn, shadow);
 }
 
 static int st_cache_replace(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr,
@@ -329,7 +382,8 @@ static int check_allocated(_Atomic uint64_t *t, unsigned i0, unsigned nr)
 }
 
 /* Phase IV: the Z bit, under ci->lock. Phase III: set_bit()/clear_bit(). */
-static int st_set_zero(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, bool zero)
+static SWS_ALWAYS_INLINE int st_set_zero_nr(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off,
+					    unsigned nr, bool zero)
 {
 	unsigned i0 = st_slot(off);
 	if (!phase4(dev)) {
@@ -350,6 +404,11 @@ static int st_set_zero(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off
 	return rc;
 }
 
+static int st_set_zero(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, bool zero)
+{
+	return nr == 1 ? st_set_zero_nr(cpu, dev, off, 1, zero) : st_set_zero_nr(cpu, dev, off, nr, zero);
+}
+
 /* swap_read_folio()'s zero test: one load of the word (IV) or the bit (III), no lock. */
 static bool st_zero_test(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off)
 {
@@ -361,7 +420,8 @@ static bool st_zero_test(struct sws_cpu *cpu, struct sws_device *dev, uint64_t o
 }
 
 /* Phase IV: the memcg table, under ci->lock. Phase III: swap_cgroup_record(). */
-static int st_set_memcg(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, uint16_t id)
+static SWS_ALWAYS_INLINE int st_set_memcg_nr(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off,
+					     unsigned nr, uint16_t id)
 {
 	unsigned i0 = st_slot(off);
 	if (!phase4(dev)) {
@@ -378,6 +438,11 @@ static int st_set_memcg(struct sws_cpu *cpu, struct sws_device *dev, uint64_t of
 		ct->memcg_table[i] = id;
 	sws__cluster_unlock(ci);
 	return rc;
+}
+
+static int st_set_memcg(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, uint16_t id)
+{
+	return nr == 1 ? st_set_memcg_nr(cpu, dev, off, 1, id) : st_set_memcg_nr(cpu, dev, off, nr, id);
 }
 
 /* ---- introspection ------------------------------------------------------------------------- */
@@ -453,7 +518,7 @@ static int st_p4_device_init(struct sws_device *dev) { return sws__st_device_ini
 	.device_fini = sws__st_device_fini,           \
 	.cluster_get = sws__st_cluster_get,           \
 	.cluster_put = sws__st_cluster_put,           \
-	.range_free = st_range_free,                  \
+	.range_find = st_range_find,                  \
 	.range_alloc = st_range_alloc,                \
 	.dup = st_dup,                                \
 	.put = st_put,                                \
