@@ -351,7 +351,12 @@ static inline uint64_t mm_mix(uint64_t x)
 	return x ^ (x >> 31);
 }
 
-static inline uint32_t folio_mapcount(struct sws_folio *f) { return sws_load_relaxed(&f->mapcount); }
+/* Acquire: a mapping found gone (the count fell) comes after every access its
+ * holder made to the folio before rmap_del (a page mapped writable on it). */
+static inline uint32_t folio_mapcount(struct sws_folio *f)
+{
+	return atomic_load_explicit(&f->mapcount, memory_order_acquire);
+}
 
 /* folio_lruvec_lock(): the lock of the LRU lists @f is (or goes) on. */
 static inline sws_spinlock_t *folio_lru_lock(struct sws_mm *mm, const struct sws_folio *f)
