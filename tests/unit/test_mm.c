@@ -771,6 +771,7 @@ static void test_charge_stock_drained(void **state)
 	assert_int_equal(s.counters[SWS_MM_oom_kill], 0);
 	/* The limit holds: the 101st page has nowhere to go. */
 	assert_int_equal(sws_mm_access(c1, mm, asid, PG(100), true), SWS_EKILLED);
+	assert_sws(0, sws_mm_exit(c0, mm, asid)); /* a killed space's page tables go at exit */
 	sws_mm_destroy(mm);
 	sws_cpu_detach(c0);
 	sws_cpu_detach(c1);
