@@ -220,7 +220,7 @@ static int __do_wp_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, s
 		n->seed = new_seed(sp, vaddr, f->seed);
 		*pte = mk_pte(npfn, 0, true);
 		__expect_folio(mm, sp, vaddr, n);
-		sws__mm_rmap_del(mm, f, asid, vaddr);
+		sws__mm_rmap_del(mm, f, asid, vaddr, NULL);
 	}
 	sws_spin_unlock(&sp->ptl);
 	if (n && rc) {
@@ -435,7 +435,7 @@ static void drop_folio_mapping(struct sws__zap *z, uint64_t pfn, uint64_t vaddr)
 {
 	struct sws_mm *mm = z->mm;
 	struct sws_folio *f = mm_folio(mm, pfn);
-	sws__mm_rmap_del(mm, f, z->asid, vaddr);
+	sws__mm_rmap_del(mm, f, z->asid, vaddr, NULL);
 	if (f->mapcount || !folio_trylock(f))
 		return; /* mapped elsewhere, or reclaim has it and will finish it */
 	if (folio_test(f, PG_free) || f->mapcount) {

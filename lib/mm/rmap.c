@@ -38,9 +38,10 @@ int sws__mm_rmap_add(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uint
 	return 0;
 }
 
-void sws__mm_rmap_del(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uint64_t vaddr)
+bool sws__mm_rmap_del(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uint64_t vaddr, struct sws_rmap *next)
 {
-	sws_spin_lock(folio_rmap_lock(mm, f));
+	sws_spinlock_t *l = folio_rmap_lock(mm, f);
+	sws_spin_lock(l);
 	for (uint32_t i = 0; i < f->nr_rmap; i++) {
 		struct sws_rmap *r = i ? &f->rmaps[i - 1] : &f->rmap1;
 		if (r->asid != asid || r->vaddr != vaddr)
@@ -51,7 +52,11 @@ void sws__mm_rmap_del(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uin
 		atomic_fetch_sub(&f->mapcount, 1);
 		break;
 	}
-	sws_spin_unlock(folio_rmap_lock(mm, f));
+	bool any = f->nr_rmap != 0;
+	if (any && next)
+		*next = f->rmap1;
+	sws_spin_unlock(l);
+	return any;
 }
 
 /* ---- unmap ------------------------------------------------------------------------ */
@@ -73,17 +78,22 @@ bool sws__mm_try_to_unmap(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn, 
 	struct sws_folio *f = mm_folio(mm, pfn);
 	const unsigned nr = 1u << f->order;
 	struct sws_rmap r;
-	while (sws__mm_first_rmap(mm, f, &r)) {
+	bool more = sws__mm_first_rmap(mm, f, &r);
+	while (more) {
 		struct sws_space *sp = mm_space(mm, cpu, r.asid);
 		sws_spin_lock(&sp->ptl);
 		bool ok = true;
+		uint64_t *pte0 = sws___pte_lookup(sp, r.vaddr), *pte = pte0;
 		for (unsigned i = 0; i < nr && ok; i++) {
-			uint64_t *pte = sws___pte_lookup(sp, r.vaddr + (uint64_t)i * SWS_PAGE_SIZE);
+			if (i)
+				pte = __pte_next(sp, pte, r.vaddr + (uint64_t)i * SWS_PAGE_SIZE);
 			ok = pte && pte_present(*pte) && pte_pfn(*pte) == pfn && pte_sub(*pte) == i;
 		}
 		if (ok && sws_swap_dup(cpu, entry, nr) == 0) {
+			pte = pte0;
 			for (unsigned i = 0; i < nr; i++) {
-				uint64_t *pte = sws___pte_lookup(sp, r.vaddr + (uint64_t)i * SWS_PAGE_SIZE);
+				if (i)
+					pte = __pte_next(sp, pte, r.vaddr + (uint64_t)i * SWS_PAGE_SIZE);
 				if (*pte & PTE_WRITE)
 					folio_set(f, PG_dirty); /* the PTE dirty bit */
 				*pte = swp_entry_to_pte(entry + i);
@@ -93,7 +103,7 @@ bool sws__mm_try_to_unmap(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn, 
 			return false; /* no swap count to give (ENOMEM / overflow): keep it */
 		}
 		/* A stale rmap (the PTEs changed under us) is dropped as well. */
-		sws__mm_rmap_del(mm, f, r.asid, r.vaddr);
+		more = sws__mm_rmap_del(mm, f, r.asid, r.vaddr, &r);
 		sws_spin_unlock(&sp->ptl);
 	}
 	return true;
@@ -114,7 +124,7 @@ void sws__mm_try_to_unmap_discard(struct sws_mm *mm, uint64_t pfn)
 			if (pte && pte_present(*pte) && pte_pfn(*pte) == pfn)
 				*pte = 0;
 		}
-		sws__mm_rmap_del(mm, f, r.asid, r.vaddr);
+		sws__mm_rmap_del(mm, f, r.asid, r.vaddr, NULL);
 		sws_spin_unlock(&sp->ptl);
 	}
 }
