@@ -347,7 +347,10 @@ static int do_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, stru
 				f->seed = new_seed(sp, vaddr, f->seed); /* a new write version */
 				/* a large folio's pages all change with its seed */
 				__expect_folio(mm, sp, vaddr - (uint64_t)pte_sub(v) * SWS_PAGE_SIZE, f);
-				folio_set(f, PG_dirty);
+				/* PG_dirty is cleared only with this PTE's ptl held or
+				 * after the PTE was unmapped: a set bit needs no RMW. */
+				if (!folio_test(f, PG_dirty))
+					folio_set(f, PG_dirty);
 			}
 			sws__mm_mark_accessed(mm, pfn);
 			sws_spin_unlock(&sp->ptl);
