@@ -381,9 +381,12 @@ static int do_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, stru
 			sws_spin_unlock(&sp->ptl);
 			return rc ? rc : 1;
 		} else {
-			if (!sws___mm_region(sp, vaddr))
+			struct sws_region *r = sws___mm_region(sp, vaddr);
+			if (!r) {
 				sws___mm_mmap_implicit(mm, sp, vaddr);
-			unsigned order = __fault_order(sp, sws___mm_region(sp, vaddr), vaddr);
+				r = sws___mm_region(sp, vaddr);
+			}
+			unsigned order = __fault_order(sp, r, vaddr);
 			sws_spin_unlock(&sp->ptl);
 			rc = do_anonymous_page(cpu, mm, asid, sp, vaddr, order);
 			if (rc == 0 && order == 0)
