@@ -41,20 +41,24 @@ int sws__mm_rmap_add(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uint
 bool sws__mm_rmap_del(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uint64_t vaddr, struct sws_rmap *next)
 {
 	sws_spinlock_t *l = folio_rmap_lock(mm, f);
+	bool found = false;
 	sws_spin_lock(l);
-	for (uint32_t i = 0; i < f->nr_rmap; i++) {
+	for (uint32_t i = 0; i < f->nr_rmap && !found; i++) {
 		struct sws_rmap *r = i ? &f->rmaps[i - 1] : &f->rmap1;
 		if (r->asid != asid || r->vaddr != vaddr)
 			continue;
 		struct sws_rmap *last = f->nr_rmap > 1 ? &f->rmaps[f->nr_rmap - 2] : &f->rmap1;
 		*r = *last;
 		f->nr_rmap--;
-		atomic_fetch_sub(&f->mapcount, 1);
-		break;
+		found = true;
 	}
 	bool any = f->nr_rmap != 0;
 	if (any && next)
 		*next = f->rmap1;
+	/* Last: a mapcount of 0 lets another CPU free the folio (it reads no
+	 * rmap field after that). */
+	if (found)
+		atomic_fetch_sub(&f->mapcount, 1);
 	sws_spin_unlock(l);
 	return any;
 }
