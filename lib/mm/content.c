@@ -27,6 +27,9 @@ enum sws_content sws__mm_content_class(const struct sws_mm *mm, uint64_t seed)
 
 bool sws__mm_content_is_zero(const struct sws_mm *mm, uint64_t seed)
 {
+	/* Every swap-out asks: a mix without zero pages answers without the hash. */
+	if (!mm->content_weight[SWS_CONTENT_ZERO])
+		return false;
 	return sws__mm_content_class(mm, seed) == SWS_CONTENT_ZERO;
 }
 

@@ -53,7 +53,7 @@ int sws__mm_split_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 			*pte = mk_pte(news[i], 0, *pte & PTE_WRITE);
 			sws__mm_rmap_add(mm, mm_folio(mm, news[i]), r.asid, va);
 		}
-		sws__mm_rmap_del(mm, f, r.asid, r.vaddr);
+		sws__mm_rmap_del(mm, f, r.asid, r.vaddr, NULL);
 		sws_spin_unlock(&sp->ptl);
 	}
 	for (unsigned i = 0; i < nr; i++) {

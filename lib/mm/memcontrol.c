@@ -120,20 +120,24 @@ int sws__mm_charge(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint6
 	for (unsigned round = 0; round < MAX_CHARGE_ROUNDS; round++) {
 		if (cur_sp && atomic_load_explicit(&cur_sp->oom_killed, memory_order_relaxed))
 			return SWS_EKILLED; /* a dying task gets no more memory */
-		/* try_charge_memcg(): the stock, else a batch ahead, else just @nr */
+		/* try_charge_memcg(): the stock, else a batch ahead, else just @nr. A
+		 * memcg without a limit is never full: with RAM short, go straight to
+		 * reclaim (no charge to take back). */
 		bool memcg_full = false;
-		if (!stock || !consume_stock(stock, memcg, nr)) {
-			uint64_t ahead = stock && nr < MEMCG_CHARGE_BATCH ? MEMCG_CHARGE_BATCH - nr : 0;
-			if (ahead && memcg_try_charge(mc, nr + ahead))
-				refill_stock(mm, stock, memcg, ahead);
-			else
-				memcg_full = !memcg_try_charge(mc, nr);
-		}
-		if (!memcg_full) {
-			if (atomic_fetch_sub(&mm->free_pages, (int64_t)nr) - (int64_t)nr >= 0)
-				return 0;
-			atomic_fetch_add(&mm->free_pages, (int64_t)nr);
-			atomic_fetch_sub(&mc->usage, nr);
+		if (mc->limit || atomic_load_explicit(&mm->free_pages, memory_order_relaxed) >= (int64_t)nr) {
+			if (!stock || !consume_stock(stock, memcg, nr)) {
+				uint64_t ahead = stock && nr < MEMCG_CHARGE_BATCH ? MEMCG_CHARGE_BATCH - nr : 0;
+				if (ahead && memcg_try_charge(mc, nr + ahead))
+					refill_stock(mm, stock, memcg, ahead);
+				else
+					memcg_full = !memcg_try_charge(mc, nr);
+			}
+			if (!memcg_full) {
+				if (atomic_fetch_sub(&mm->free_pages, (int64_t)nr) - (int64_t)nr >= 0)
+					return 0;
+				atomic_fetch_add(&mm->free_pages, (int64_t)nr);
+				atomic_fetch_sub(&mc->usage, nr);
+			}
 		}
 		if (!cpu)
 			return SWS_ENOMEM;

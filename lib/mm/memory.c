@@ -220,7 +220,7 @@ static int __do_wp_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, s
 		n->seed = new_seed(sp, vaddr, f->seed);
 		*pte = mk_pte(npfn, 0, true);
 		__expect_folio(mm, sp, vaddr, n);
-		sws__mm_rmap_del(mm, f, asid, vaddr);
+		sws__mm_rmap_del(mm, f, asid, vaddr, NULL);
 	}
 	sws_spin_unlock(&sp->ptl);
 	if (n && rc) {
@@ -347,7 +347,10 @@ static int do_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, stru
 				f->seed = new_seed(sp, vaddr, f->seed); /* a new write version */
 				/* a large folio's pages all change with its seed */
 				__expect_folio(mm, sp, vaddr - (uint64_t)pte_sub(v) * SWS_PAGE_SIZE, f);
-				folio_set(f, PG_dirty);
+				/* PG_dirty is cleared only with this PTE's ptl held or
+				 * after the PTE was unmapped: a set bit needs no RMW. */
+				if (!folio_test(f, PG_dirty))
+					folio_set(f, PG_dirty);
 			}
 			sws__mm_mark_accessed(mm, pfn);
 			sws_spin_unlock(&sp->ptl);
@@ -378,9 +381,12 @@ static int do_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, stru
 			sws_spin_unlock(&sp->ptl);
 			return rc ? rc : 1;
 		} else {
-			if (!sws___mm_region(sp, vaddr))
+			struct sws_region *r = sws___mm_region(sp, vaddr);
+			if (!r) {
 				sws___mm_mmap_implicit(mm, sp, vaddr);
-			unsigned order = __fault_order(sp, sws___mm_region(sp, vaddr), vaddr);
+				r = sws___mm_region(sp, vaddr);
+			}
+			unsigned order = __fault_order(sp, r, vaddr);
 			sws_spin_unlock(&sp->ptl);
 			rc = do_anonymous_page(cpu, mm, asid, sp, vaddr, order);
 			if (rc == 0 && order == 0)
@@ -435,7 +441,7 @@ static void drop_folio_mapping(struct sws__zap *z, uint64_t pfn, uint64_t vaddr)
 {
 	struct sws_mm *mm = z->mm;
 	struct sws_folio *f = mm_folio(mm, pfn);
-	sws__mm_rmap_del(mm, f, z->asid, vaddr);
+	sws__mm_rmap_del(mm, f, z->asid, vaddr, NULL);
 	if (f->mapcount || !folio_trylock(f))
 		return; /* mapped elsewhere, or reclaim has it and will finish it */
 	if (folio_test(f, PG_free) || f->mapcount) {

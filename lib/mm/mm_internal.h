@@ -434,7 +434,8 @@ void sws__mm_mark_accessed(struct sws_mm *mm, uint64_t pfn);
 
 /* rmap.c (the folio's rmap lock taken inside) */
 int sws__mm_rmap_add(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uint64_t vaddr);
-void sws__mm_rmap_del(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uint64_t vaddr);
+/* @return whether mappings remain, the first of them in *@next (may be NULL). */
+bool sws__mm_rmap_del(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uint64_t vaddr, struct sws_rmap *next);
 /* The first mapping of @f left to undo. */
 bool sws__mm_first_rmap(struct sws_mm *mm, struct sws_folio *f, struct sws_rmap *out);
 /* try_to_unmap(): every mapping of locked @pfn becomes swap PTEs of @entry.
@@ -451,8 +452,14 @@ int sws__mm_split_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn);
 /* Split every large folio that straddles @start or @end, so a range op takes whole folios. */
 void sws__mm_split_edges(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint64_t start, uint64_t end);
 
-/* pgtable.c: all four with the ptl of @sp held */
+/* pgtable.c: all with the ptl of @sp held */
 uint64_t *sws___pte_lookup(struct sws_space *sp, uint64_t vaddr);
+/* The PTE of @vaddr given @prev, that of the page before it: the next entry
+ * of the same table, or a lookup where a new table starts. */
+static inline uint64_t *__pte_next(struct sws_space *sp, uint64_t *prev, uint64_t vaddr)
+{
+	return prev && ((vaddr / SWS_PAGE_SIZE) % 512) ? prev + 1 : sws___pte_lookup(sp, vaddr);
+}
 int sws___pte_alloc(struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr, uint64_t **ptep);
 /* Call @fn for every non-empty PTE in [start, end) (@fn runs under the ptl). */
 void sws___pte_walk(struct sws_space *sp, uint64_t start, uint64_t end,

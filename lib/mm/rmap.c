@@ -38,20 +38,29 @@ int sws__mm_rmap_add(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uint
 	return 0;
 }
 
-void sws__mm_rmap_del(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uint64_t vaddr)
+bool sws__mm_rmap_del(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uint64_t vaddr, struct sws_rmap *next)
 {
-	mm_lock(mm, folio_rmap_lock(mm, f), SWS_MM_lock_rmap_contended);
-	for (uint32_t i = 0; i < f->nr_rmap; i++) {
+	sws_spinlock_t *l = folio_rmap_lock(mm, f);
+	bool found = false;
+	mm_lock(mm, l, SWS_MM_lock_rmap_contended);
+	for (uint32_t i = 0; i < f->nr_rmap && !found; i++) {
 		struct sws_rmap *r = i ? &f->rmaps[i - 1] : &f->rmap1;
 		if (r->asid != asid || r->vaddr != vaddr)
 			continue;
 		struct sws_rmap *last = f->nr_rmap > 1 ? &f->rmaps[f->nr_rmap - 2] : &f->rmap1;
 		*r = *last;
 		f->nr_rmap--;
-		atomic_fetch_sub(&f->mapcount, 1);
-		break;
+		found = true;
 	}
-	sws_spin_unlock(folio_rmap_lock(mm, f));
+	bool any = f->nr_rmap != 0;
+	if (any && next)
+		*next = f->rmap1;
+	/* Last: a mapcount of 0 lets another CPU free the folio (it reads no
+	 * rmap field after that). */
+	if (found)
+		atomic_fetch_sub(&f->mapcount, 1);
+	sws_spin_unlock(l);
+	return any;
 }
 
 /* ---- unmap ------------------------------------------------------------------------ */
@@ -73,17 +82,22 @@ bool sws__mm_try_to_unmap(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn, 
 	struct sws_folio *f = mm_folio(mm, pfn);
 	const unsigned nr = 1u << f->order;
 	struct sws_rmap r;
-	while (sws__mm_first_rmap(mm, f, &r)) {
+	bool more = sws__mm_first_rmap(mm, f, &r);
+	while (more) {
 		struct sws_space *sp = mm_space(mm, cpu, r.asid);
 		mm_lock(mm, &sp->ptl, SWS_MM_lock_ptl_contended);
 		bool ok = true;
+		uint64_t *pte0 = sws___pte_lookup(sp, r.vaddr), *pte = pte0;
 		for (unsigned i = 0; i < nr && ok; i++) {
-			uint64_t *pte = sws___pte_lookup(sp, r.vaddr + (uint64_t)i * SWS_PAGE_SIZE);
+			if (i)
+				pte = __pte_next(sp, pte, r.vaddr + (uint64_t)i * SWS_PAGE_SIZE);
 			ok = pte && pte_present(*pte) && pte_pfn(*pte) == pfn && pte_sub(*pte) == i;
 		}
 		if (ok && sws_swap_dup(cpu, entry, nr) == 0) {
+			pte = pte0;
 			for (unsigned i = 0; i < nr; i++) {
-				uint64_t *pte = sws___pte_lookup(sp, r.vaddr + (uint64_t)i * SWS_PAGE_SIZE);
+				if (i)
+					pte = __pte_next(sp, pte, r.vaddr + (uint64_t)i * SWS_PAGE_SIZE);
 				if (*pte & PTE_WRITE)
 					folio_set(f, PG_dirty); /* the PTE dirty bit */
 				*pte = swp_entry_to_pte(entry + i);
@@ -93,7 +107,7 @@ bool sws__mm_try_to_unmap(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn, 
 			return false; /* no swap count to give (ENOMEM / overflow): keep it */
 		}
 		/* A stale rmap (the PTEs changed under us) is dropped as well. */
-		sws__mm_rmap_del(mm, f, r.asid, r.vaddr);
+		more = sws__mm_rmap_del(mm, f, r.asid, r.vaddr, &r);
 		sws_spin_unlock(&sp->ptl);
 	}
 	return true;
@@ -114,7 +128,7 @@ void sws__mm_try_to_unmap_discard(struct sws_mm *mm, uint64_t pfn)
 			if (pte && pte_present(*pte) && pte_pfn(*pte) == pfn)
 				*pte = 0;
 		}
-		sws__mm_rmap_del(mm, f, r.asid, r.vaddr);
+		sws__mm_rmap_del(mm, f, r.asid, r.vaddr, NULL);
 		sws_spin_unlock(&sp->ptl);
 	}
 }

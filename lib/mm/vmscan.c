@@ -201,7 +201,8 @@ uint64_t sws__mm_shrink(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, 
 	/* Global reclaim: memcgs in turn (round robin), until enough came back. */
 	uint64_t reclaimed = 0;
 	for (uint32_t tries = 0; tries < mm->nr_memcgs && reclaimed < nr; tries++) {
-		uint32_t m = atomic_fetch_add((_Atomic uint32_t *)&mm->reclaim_memcg_rr, 1) % mm->nr_memcgs;
+		uint32_t m = atomic_fetch_add((_Atomic uint32_t *)&mm->reclaim_memcg_rr, 1);
+		m = mm->nr_memcgs > 1 ? m % mm->nr_memcgs : 0; /* no division for the root alone */
 		reclaimed += shrink_node_memcg(cpu, mm, (uint16_t)m, nr - reclaimed);
 	}
 	return reclaimed;

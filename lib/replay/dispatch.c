@@ -417,6 +417,9 @@ int sws_replay_run(struct sws_replay *r, const struct sws_replay_source *src)
 		goto out;
 	}
 	r->start_ns = sws__replay_now(r);
+	/* Records left until the next sample and the next progress call: a
+	 * countdown each, no division per record. */
+	uint64_t sample_left = r->cfg.sample_every, progress_left = r->cfg.progress_every;
 	for (;;) {
 		struct sws_trace_record rec;
 		int rc = src->next(src->ctx, &rec);
@@ -433,12 +436,16 @@ int sws_replay_run(struct sws_replay *r, const struct sws_replay_source *src)
 			break;
 		}
 		r->events++;
-		if (r->cfg.sample && r->events % r->cfg.sample_every == 0)
+		if (r->cfg.sample && !--sample_left) {
+			sample_left = r->cfg.sample_every;
 			take_sample(r);
-		if (r->cfg.progress && r->events % r->cfg.progress_every == 0 &&
-		    r->cfg.progress(r->cfg.cb_ctx, r->events)) {
-			r->interrupted = true;
-			break;
+		}
+		if (r->cfg.progress && !--progress_left) {
+			progress_left = r->cfg.progress_every;
+			if (r->cfg.progress(r->cfg.cb_ctx, r->events)) {
+				r->interrupted = true;
+				break;
+			}
 		}
 	}
 	sws__drain(r);

@@ -162,7 +162,7 @@ void sws__run_record(struct sws__worker *w, const struct sws__item *it)
 	}
 	if (++w->since_deferred >= r->cfg.deferred_every)
 		sws__deferred(w);
-	else if (sws_mm_zswap_shrink_pending(r->mm))
+	else if ((r->cfg.flags & SWS_REPLAY_ZSWAP) && sws_mm_zswap_shrink_pending(r->mm))
 		zswap_work(w);
 }
 

@@ -78,6 +78,12 @@ static uint64_t st_range_find(struct sws_device *dev, struct sws_cluster *ci, ui
 	const unsigned e = (unsigned)(end - base);
 	unsigned i = st_slot(start);
 	if (nr == 1) {
+		/* Eight words a step while none is free (the common case: the
+		 * scan walks the used part of the cluster), then word by word. */
+		for (; i + 8 <= e; i += 8)
+			if (!(tb_get(t, i) && tb_get(t, i + 1) && tb_get(t, i + 2) && tb_get(t, i + 3) &&
+			      tb_get(t, i + 4) && tb_get(t, i + 5) && tb_get(t, i + 6) && tb_get(t, i + 7)))
+				break;
 		for (; i < e; i++)
 			if (swp_tb_is_null(tb_get(t, i)))
 				return base + i;
