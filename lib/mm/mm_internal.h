@@ -1,8 +1,10 @@
 /*
  * mm_internal.h - the memory model's objects. See docs/memory-model.md.
  *
- *   struct sws_mm ─┬─ folios[]   one descriptor per PFN (a folio of 2^order pages
- *                  │             uses one PFN: PFNs are folio ids, RAM is counted in pages)
+ *   struct sws_mm ─┬─ folios[]   one descriptor per PFN, in address space reserved for
+ *                  │             them all and mapped by sections of 2^15 PFNs as PFNs
+ *                  │             are first claimed (a folio of 2^order pages uses one
+ *                  │             PFN: PFNs are folio ids, RAM is counted in pages)
  *                  ├─ memcgs[]   limit, usage, per-memcg LRU lists (inactive, active)
  *                  ├─ spaces[]   address spaces: page table, regions, readahead state
  *                  └─ slot_seed  per swap device, the content seed of each slot
@@ -22,6 +24,7 @@
 
 #include <swapsim/mm.h>
 
+#include "../swap/arena.h"
 #include "../swap/swap_internal.h"
 
 /* Folio flags (PG_*). */
@@ -152,12 +155,14 @@ struct sws_mm {
 	uint32_t content_total;
 	uint32_t content_weight[SWS_NR_CONTENT];
 
-	/* Folios and RAM */
-	struct sws_folio *folios; /* [nr_pfn] */
-	uint32_t nr_pfn;
-	sws_spinlock_t pfn_lock;
-	uint32_t *free_pfns;      /* stack of free PFNs */
-	uint32_t nr_free_pfns;
+	/* Folios and RAM (page_alloc.c) */
+	struct sws_folio *folios; /* [nr_pfn] reserved: the vmemmap (folio_map) */
+	uint32_t nr_pfn;          /* RAM pages + 65: PFN 0 is "none", 64 for the reserves */
+	sws_spinlock_t pfn_lock;  /* the free PFNs below and the growth of folio_map */
+	struct sws_arena folio_map; /* mapped by whole sections, far enough for PFNs < pfn_hwm */
+	uint32_t free_head;       /* freed PFNs, last freed first, linked through folio->next */
+	uint32_t nr_free_listed;  /* PFNs on that list */
+	uint32_t pfn_hwm;         /* PFNs [1, pfn_hwm) have been claimed; the rest never were */
 	_Atomic int64_t free_pages; /* RAM pages not in a folio */
 
 	/* Memcgs and LRU */
@@ -194,6 +199,16 @@ struct sws_mm {
 	struct sws_zswap *zswap;  /* NULL until sws_mm_zswap_enable() */
 	struct sws_cpu *spare_cpu; /* memory for the CPU sws_mm_destroy() attaches */
 };
+
+/*
+ * Sections of the folio map (page_alloc.c): the kernel's SPARSEMEM_VMEMMAP,
+ * PFN_SECTION_SHIFT 15 on x86-64: 128 MiB of 4 KiB frames, 2.75 MiB of
+ * descriptors here. The kernel populates the vmemmap of every present
+ * section at boot; the model maps a section's descriptors when the
+ * free-frame allocator first hands out one of its PFNs.
+ */
+#define SWS__MM_SECTION_SHIFT 15
+#define SWS__MM_SECTION_PFNS (1u << SWS__MM_SECTION_SHIFT)
 
 /* Internal "retry the fault" code, never returned to callers. */
 #define SWS_EAGAIN_INTERNAL (-1000)
@@ -309,6 +324,7 @@ static inline void mm_io(struct sws_mm *mm, struct sws_cpu *cpu, unsigned type, 
 	}
 }
 
+/* pfn_to_page() of the vmemmap: @pfn has been claimed, so its section is mapped. */
 static inline struct sws_folio *mm_folio(struct sws_mm *mm, uint64_t pfn) { return &mm->folios[pfn]; }
 
 static inline uint64_t folio_nr(const struct sws_folio *f) { return 1ull << f->order; }
@@ -378,9 +394,20 @@ static inline uint64_t *pte_expected(uint64_t *pte) { return pte + 512; }
  * ==================================================================== */
 
 /* page_alloc.c */
+/* @nr free PFNs into @pfns, all or none: the last freed first, then never
+ * claimed ones upwards, whose sections it maps. No lock held (it takes
+ * pfn_lock). @return 0 or SWS_ENOMEM (fewer free PFNs, or a section could
+ * not be mapped). */
+int sws__mm_pfn_take(struct sws_mm *mm, unsigned nr, uint32_t *pfns);
+/* A descriptor out of use (PG_free set) onto the free list. */
+void sws__mm_pfn_put(struct sws_mm *mm, uint64_t pfn);
 /* Claim free descriptor @pfn: take its lock first (a stale swap-cache lookup may
  * hold it for a moment), then reset it. Returns it locked. */
 struct sws_folio *sws__mm_folio_claim(struct sws_mm *mm, uint64_t pfn, unsigned order, uint16_t memcg);
+/* Reserve the folio map (sws_mm_create(); @return 0 or SWS_ENOMEM); give it
+ * back whole (sws_mm_destroy()). */
+int sws__mm_folio_map_init(struct sws_mm *mm);
+void sws__mm_folio_map_fini(struct sws_mm *mm);
 /* A new folio, charged (reclaiming as needed), returned locked. */
 int sws__mm_folio_alloc(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, unsigned order,
 			uint64_t *pfn);
