@@ -28,12 +28,10 @@ int sws__mm_device_added(void *ctx, struct sws_device *dev)
 	struct sws_mm *mm = ctx;
 	unsigned t = (unsigned)dev->type;
 	sws__mm_default_latency(mm, t, dev);
-	mm->slot_seed[t] = sws__cluster_array_create(dev, &mm->seed_array[t], sizeof(uint64_t) * SWS_CLUSTER_SLOTS,
-						     SWS_MEM_mm, 64);
-	if (!mm->slot_seed[t])
-		return SWS_ENOMEM;
-	mm->slot_seed_len[t] = dev->max;
-	int rc = mm->zswap ? sws__zswap_swapon(mm->zswap, t, dev->max) : 0;
+	int rc = sws__mm_slot_seeds_create(mm, dev);
+	if (rc)
+		return rc;
+	rc = mm->zswap ? sws__zswap_swapon(mm->zswap, t, dev->max) : 0;
 	if (rc)
 		sws__mm_device_removed(mm, dev);
 	return rc;
@@ -45,9 +43,7 @@ void sws__mm_device_removed(void *ctx, struct sws_device *dev)
 	unsigned t = (unsigned)dev->type;
 	if (mm->zswap)
 		sws__zswap_swapoff(mm->zswap, t);
-	sws__cluster_array_destroy(dev, &mm->seed_array[t]);
-	mm->slot_seed[t] = NULL;
-	mm->slot_seed_len[t] = 0;
+	sws__mm_slot_seeds_destroy(mm, dev);
 }
 
 int sws_mm_set_latency(struct sws_mm *mm, int type, uint64_t read_ns, uint64_t write_ns)
@@ -116,6 +112,7 @@ int sws_mm_create(struct sws_sim *sim, const struct sws_mm_config *cfg, struct s
 		sim->device_ctx = mm;
 		sim->device_added = sws__mm_device_added;
 		sim->device_removed = sws__mm_device_removed;
+		sim->cluster_freed = sws__mm_slot_seeds_cluster_freed;
 	}
 	sws_spin_unlock(&sim->swap_lock);
 	if (rc) {
@@ -203,6 +200,7 @@ void sws_mm_destroy(struct sws_mm *mm)
 	if (sim->device_ctx == mm) {
 		sim->device_added = NULL;
 		sim->device_removed = NULL;
+		sim->cluster_freed = NULL;
 		sim->device_ctx = NULL;
 	}
 	for (unsigned t = 0; t < SWS_MAX_SWAPFILES; t++) {

@@ -7,7 +7,8 @@
  *                  │             PFN: PFNs are folio ids, RAM is counted in pages)
  *                  ├─ memcgs[]   limit, usage, per-memcg LRU lists (inactive, active)
  *                  ├─ spaces[]   address spaces: page table, regions, readahead state
- *                  └─ slot_seed  per swap device, the content seed of each slot
+ *                  └─ slot_seed  per swap device, per cluster in use, the content
+ *                                seed of each slot
  *
  * Locks, outer first: folio lock (PG_locked bit) -> space->ptl (fork nests
  * the child's inside the parent's) -> a memcg's lru_lock (its lruvec: its LRU
@@ -64,6 +65,11 @@ struct sws_folio {
 	uint64_t seed;     /* content identity: the bytes are a function of it */
 	uint64_t stamp;    /* exact LRU: access stamp (for the list order, informational) */
 	_Atomic uint32_t gen; /* claims of this descriptor: a CPU batch's entry is stale when it differs */
+};
+
+/* The content seeds of one cluster's slots (content.c). */
+struct sws_seed_table {
+	_Atomic uint64_t seed[SWS_CLUSTER_SLOTS];
 };
 
 struct sws_lru {
@@ -179,9 +185,11 @@ struct sws_mm {
 	struct sws_space **spaces;
 	uint32_t nr_spaces, cap_spaces;
 
-	/* Swap side tables, per device type */
-	_Atomic uint64_t *slot_seed[SWS_MAX_SWAPFILES]; /* content seed per slot */
-	/* ... a per-cluster array of the device: on an extendable device mapped
+	/* Swap side tables, per device type. The content seed of each slot
+	 * (content.c): per cluster, a table of 512 seeds or NULL, allocated by the
+	 * first write to the cluster and freed when the cluster is free ... */
+	_Atomic(struct sws_seed_table *) *slot_seed[SWS_MAX_SWAPFILES];
+	/* ... in a per-cluster array of the device: on an extendable device mapped
 	 * as far as its clusters are, like the device's own metadata */
 	struct sws_cluster_array seed_array[SWS_MAX_SWAPFILES];
 	uint64_t slot_seed_len[SWS_MAX_SWAPFILES];
@@ -563,8 +571,18 @@ void sws__mm_device_removed(void *mm, struct sws_device *dev);
 /* content.c */
 enum sws_content sws__mm_content_class(const struct sws_mm *mm, uint64_t seed);
 bool sws__mm_content_is_zero(const struct sws_mm *mm, uint64_t seed);
-void sws__mm_slot_seed_set(struct sws_mm *mm, sws_entry_t e, uint64_t seed);
+/* The seed of slot @e, which the caller holds (allocated: its folio is in the
+ * swap cache, locked). @return 0, or SWS_ENOMEM: no memory for the
+ * cluster's seed table (nothing stored). */
+int sws__mm_slot_seed_set(struct sws_mm *mm, sws_entry_t e, uint64_t seed);
+/* The seed last set on slot @e, which the caller holds; 0 when none was. */
 uint64_t sws__mm_slot_seed_get(struct sws_mm *mm, sws_entry_t e);
+/* Seed tables per device: create the per-cluster array (@return 0 or
+ * SWS_ENOMEM), give back one free cluster's table (sim->cluster_freed, under
+ * its ci->lock), free them all (the device goes). */
+int sws__mm_slot_seeds_create(struct sws_mm *mm, struct sws_device *dev);
+void sws__mm_slot_seeds_cluster_freed(void *mm, struct sws_device *dev, uint32_t idx);
+void sws__mm_slot_seeds_destroy(struct sws_mm *mm, struct sws_device *dev);
 
 /* zswap_glue.c */
 /* A folio's pages into zswap, all or nothing. @return 0 stored, else refused. */
