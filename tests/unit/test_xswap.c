@@ -798,20 +798,6 @@ static void test_grow_mapping_failure(void **state)
 
 /* ---- create/destroy cycles ------------------------------------------------------------ */
 
-static uint64_t proc_status_kb(const char *key)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	uint64_t v = 0;
-	size_t kl = strlen(key);
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, kl))
-			v = strtoull(line + kl + 1, NULL, 10);
-	if (f)
-		fclose(f);
-	return v;
-}
-
 static void test_create_destroy_cycles(void **state)
 {
 	(void)state;
@@ -831,15 +817,15 @@ static void test_create_destroy_cycles(void **state)
 		release(&e, b, 4);
 		assert_sws(0, sws_mm_xswap_destroy(e.mm, e.type));
 		if (i == 9) { /* after allocator warm-up */
-			rss0 = proc_status_kb("VmRSS:");
-			vm0 = proc_status_kb("VmSize:");
+			rss0 = sws_test_proc_status_kb("VmRSS:");
+			vm0 = sws_test_proc_status_kb("VmSize:");
 		}
 	}
 	sws_sim_quiesce(e.sim);
 	sws_sim_memory_usage(e.sim, &after);
 	for (int c = 0; c < SWS_NR_MEM_CLASSES; c++)
 		assert_int_equal(after.bytes[c], before.bytes[c]);
-	uint64_t rss1 = proc_status_kb("VmRSS:"), vm1 = proc_status_kb("VmSize:");
+	uint64_t rss1 = sws_test_proc_status_kb("VmRSS:"), vm1 = sws_test_proc_status_kb("VmSize:");
 	print_message("VmRSS %llu -> %llu kB, VmSize %llu -> %llu kB over 1990 cycles\n",
 		      (unsigned long long)rss0, (unsigned long long)rss1, (unsigned long long)vm0,
 		      (unsigned long long)vm1);
