@@ -1,4 +1,5 @@
 /* mem.c - the default allocator and per-class memory accounting. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,12 @@ static void default_free(void *ctx, void *p, size_t size)
 	dallocx(p, 0);
 }
 
+/* Zeroed: jemalloc skips the memset where its pages are fresh from the OS. */
+static void *default_zalloc(size_t size, size_t align)
+{
+	return mallocx(size ? size : 1, MALLOCX_ALIGN(align) | MALLOCX_ZERO);
+}
+
 const char *sws_default_allocator_name(void) { return "jemalloc"; }
 #else
 static void *default_alloc(void *ctx, size_t size, size_t align)
@@ -36,6 +43,17 @@ static void default_free(void *ctx, void *p, size_t size)
 	(void)ctx;
 	(void)size;
 	free(p);
+}
+
+/* Zeroed: calloc() skips the memset where its pages are fresh from the OS. */
+static void *default_zalloc(size_t size, size_t align)
+{
+	if (align <= _Alignof(max_align_t))
+		return calloc(1, size ? size : 1);
+	void *p = default_alloc(NULL, size, align);
+	if (p)
+		memset(p, 0, size);
+	return p;
 }
 
 const char *sws_default_allocator_name(void) { return "libc"; }
@@ -78,9 +96,17 @@ void sws__mem_charge(struct sws_mem *m, enum sws_mem_class c, int64_t delta)
 
 void *sws__mem_zalloc(struct sws_mem *m, enum sws_mem_class c, size_t size, size_t align)
 {
-	void *p = sws__mem_alloc(m, c, size, align);
+	if (m->a.alloc != default_alloc) {
+		void *p = sws__mem_alloc(m, c, size, align);
+		if (p)
+			memset(p, 0, size);
+		return p;
+	}
+	/* The default allocator zeroes: a large array (sized by a device, say)
+	 * whose pages come fresh from the OS is not touched until used. */
+	void *p = default_zalloc(size, align ? align : 16);
 	if (p)
-		memset(p, 0, size);
+		sws__mem_charge(m, c, (int64_t)size);
 	return p;
 }
 

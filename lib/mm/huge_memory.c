@@ -16,14 +16,8 @@ int sws__mm_split_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 	struct sws_folio *f = mm_folio(mm, pfn);
 	const unsigned nr = 1u << f->order;
 	uint32_t news[512];
-	mm_lock(mm, &mm->pfn_lock, SWS_MM_lock_pfn_contended);
-	if (mm->nr_free_pfns < nr) {
-		sws_spin_unlock(&mm->pfn_lock);
+	if (sws__mm_pfn_take(mm, nr, news))
 		return SWS_ENOMEM;
-	}
-	for (unsigned i = 0; i < nr; i++)
-		news[i] = mm->free_pfns[--mm->nr_free_pfns];
-	sws_spin_unlock(&mm->pfn_lock);
 	uint32_t flags = sws_load_relaxed(&f->flags) & (PG_dirty | PG_young | PG_referenced | PG_lazyfree | PG_swapcache);
 	for (unsigned i = 0; i < nr; i++) {
 		struct sws_folio *n = sws__mm_folio_claim(mm, news[i], 0, f->memcg);
@@ -62,9 +56,7 @@ int sws__mm_split_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 	}
 	/* The old descriptor goes; its pages now belong to the new folios. */
 	atomic_store(&f->flags, PG_free);
-	mm_lock(mm, &mm->pfn_lock, SWS_MM_lock_pfn_contended);
-	mm->free_pfns[mm->nr_free_pfns++] = (uint32_t)pfn;
-	sws_spin_unlock(&mm->pfn_lock);
+	sws__mm_pfn_put(mm, pfn);
 	return 0;
 }
 

@@ -28,12 +28,10 @@ int sws__mm_device_added(void *ctx, struct sws_device *dev)
 	struct sws_mm *mm = ctx;
 	unsigned t = (unsigned)dev->type;
 	sws__mm_default_latency(mm, t, dev);
-	mm->slot_seed[t] = sws__cluster_array_create(dev, &mm->seed_array[t], sizeof(uint64_t) * SWS_CLUSTER_SLOTS,
-						     SWS_MEM_mm, 64);
-	if (!mm->slot_seed[t])
-		return SWS_ENOMEM;
-	mm->slot_seed_len[t] = dev->max;
-	int rc = mm->zswap ? sws__zswap_swapon(mm->zswap, t, dev->max) : 0;
+	int rc = sws__mm_slot_seeds_create(mm, dev);
+	if (rc)
+		return rc;
+	rc = mm->zswap ? sws__zswap_swapon(mm->zswap, t, dev->max) : 0;
 	if (rc)
 		sws__mm_device_removed(mm, dev);
 	return rc;
@@ -45,9 +43,7 @@ void sws__mm_device_removed(void *ctx, struct sws_device *dev)
 	unsigned t = (unsigned)dev->type;
 	if (mm->zswap)
 		sws__zswap_swapoff(mm->zswap, t);
-	sws__cluster_array_destroy(dev, &mm->seed_array[t]);
-	mm->slot_seed[t] = NULL;
-	mm->slot_seed_len[t] = 0;
+	sws__mm_slot_seeds_destroy(mm, dev);
 }
 
 int sws_mm_set_latency(struct sws_mm *mm, int type, uint64_t read_ns, uint64_t write_ns)
@@ -74,6 +70,8 @@ int sws_mm_create(struct sws_sim *sim, const struct sws_mm_config *cfg, struct s
 	if (!mm)
 		return SWS_ENOMEM;
 	mm->sim = sim;
+	mm->nr_pfn = (uint32_t)cfg->ram_pages + 65; /* PFN 0 is "none"; 64 for the reserves */
+	mm->pfn_hwm = 1; /* PFN 1 is handed out first */
 	mm->cfg = *cfg;
 	mm->page_cluster = cfg->page_cluster ? cfg->page_cluster - 1 : 3;
 	for (int c = 0; c < SWS_NR_CONTENT; c++)
@@ -84,7 +82,6 @@ int sws_mm_create(struct sws_sim *sim, const struct sws_mm_config *cfg, struct s
 		mm->cfg.wmark_low = cfg->ram_pages / 50 > 16 ? cfg->ram_pages / 50 : 16;
 	if (!mm->cfg.wmark_high || mm->cfg.wmark_high < mm->cfg.wmark_low)
 		mm->cfg.wmark_high = mm->cfg.wmark_low * 2;
-	mm->nr_pfn = (uint32_t)cfg->ram_pages + 65; /* PFN 0 is "none"; 64 for the reserves */
 	atomic_init(&mm->free_pages, (int64_t)cfg->ram_pages);
 	atomic_init(&mm->ra_hits, 4); /* the kernel starts with 4 readahead hits */
 	sws_spin_init(&mm->pfn_lock);
@@ -93,13 +90,13 @@ int sws_mm_create(struct sws_sim *sim, const struct sws_mm_config *cfg, struct s
 	sws_spin_init(&mm->ra_lock);
 	for (unsigned i = 0; i < SWS__MM_RMAP_LOCKS; i++)
 		sws_spin_init(&mm->rmap_locks[i]);
-	mm->folios = sws__mem_zalloc(mem, SWS_MEM_mm, sizeof(*mm->folios) * mm->nr_pfn, 64);
-	mm->free_pfns = sws__mem_alloc(mem, SWS_MEM_mm, sizeof(*mm->free_pfns) * mm->nr_pfn, 0);
 	mm->cap_memcgs = SWS_MM_MAX_MEMCGS;
 	mm->memcgs = sws__mem_zalloc(mem, SWS_MEM_mm, sizeof(*mm->memcgs) * mm->cap_memcgs, 64);
 	mm->pcpu = sws__mem_zalloc(mem, SWS_MEM_mm, sizeof(*mm->pcpu) * sim->max_cpus, 64);
 	mm->spare_cpu = sws__cpu_alloc(sim); /* teardown must not depend on an allocation */
-	int rc = mm->folios && mm->free_pfns && mm->memcgs && mm->pcpu && mm->spare_cpu ? 0 : SWS_ENOMEM;
+	/* Descriptors are mapped as PFNs are claimed (page_alloc.c): nothing here
+	 * costs memory or time by the size of RAM. */
+	int rc = mm->memcgs && mm->pcpu && mm->spare_cpu ? sws__mm_folio_map_init(mm) : SWS_ENOMEM;
 	for (uint32_t i = 0; !rc && i < mm->cap_memcgs; i++)
 		sws_spin_init(&mm->memcgs[i].lru_lock);
 	/* Our state for every device there is and every one to come. */
@@ -115,6 +112,7 @@ int sws_mm_create(struct sws_sim *sim, const struct sws_mm_config *cfg, struct s
 		sim->device_ctx = mm;
 		sim->device_added = sws__mm_device_added;
 		sim->device_removed = sws__mm_device_removed;
+		sim->cluster_freed = sws__mm_slot_seeds_cluster_freed;
 	}
 	sws_spin_unlock(&sim->swap_lock);
 	if (rc) {
@@ -123,10 +121,6 @@ int sws_mm_create(struct sws_sim *sim, const struct sws_mm_config *cfg, struct s
 	}
 	for (unsigned c = 0; c < sim->max_cpus; c++)
 		mm->pcpu[c].current = SWS__MM_NO_ASID;
-	for (uint32_t p = mm->nr_pfn - 1; p >= 1; p--) {
-		mm->folios[p].flags = PG_free;
-		mm->free_pfns[mm->nr_free_pfns++] = p; /* PFN 1 is handed out first */
-	}
 	mm->nr_memcgs = 1; /* the root */
 	*out = mm;
 	return 0;
@@ -180,8 +174,8 @@ void sws_mm_destroy(struct sws_mm *mm)
 		if (mm->spaces[a]->alive)
 			sws_mm_exit(cpu, mm, a);
 	/* Folios still in the swap cache (read ahead, or kept clean) go too. */
-	for (uint32_t p = 1; cpu && mm->folios && p < mm->nr_pfn; p++) {
-		struct sws_folio *f = &mm->folios[p];
+	for (uint32_t p = 1; cpu && p < mm->pfn_hwm; p++) {
+		struct sws_folio *f = mm_folio(mm, p);
 		if (folio_test(f, PG_free))
 			continue;
 		if (folio_test(f, PG_swapcache))
@@ -194,11 +188,11 @@ void sws_mm_destroy(struct sws_mm *mm)
 	for (uint32_t a = 0; a < mm->nr_spaces; a++)
 		sws__mem_free(mem, SWS_MEM_mm, mm->spaces[a], sizeof(struct sws_space));
 	sws__mem_free(mem, SWS_MEM_mm, mm->spaces, sizeof(*mm->spaces) * mm->cap_spaces);
-	for (uint32_t p = 0; mm->folios && p < mm->nr_pfn; p++)
-		sws__mem_free(mem, SWS_MEM_mm, mm->folios[p].rmaps,
-			      sizeof(struct sws_rmap) * mm->folios[p].cap_rmap);
-	sws__mem_free(mem, SWS_MEM_mm, mm->folios, sizeof(*mm->folios) * mm->nr_pfn);
-	sws__mem_free(mem, SWS_MEM_mm, mm->free_pfns, sizeof(*mm->free_pfns) * mm->nr_pfn);
+	for (uint32_t p = 1; p < mm->pfn_hwm; p++) {
+		struct sws_folio *f = mm_folio(mm, p);
+		sws__mem_free(mem, SWS_MEM_mm, f->rmaps, sizeof(struct sws_rmap) * f->cap_rmap);
+	}
+	sws__mm_folio_map_fini(mm);
 	sws__mem_free(mem, SWS_MEM_mm, mm->memcgs, sizeof(*mm->memcgs) * mm->cap_memcgs);
 	sws__mem_free(mem, SWS_MEM_mm, mm->pcpu, sizeof(*mm->pcpu) * mm->sim->max_cpus);
 	struct sws_sim *sim = mm->sim;
@@ -206,6 +200,7 @@ void sws_mm_destroy(struct sws_mm *mm)
 	if (sim->device_ctx == mm) {
 		sim->device_added = NULL;
 		sim->device_removed = NULL;
+		sim->cluster_freed = NULL;
 		sim->device_ctx = NULL;
 	}
 	for (unsigned t = 0; t < SWS_MAX_SWAPFILES; t++) {

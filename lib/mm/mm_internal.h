@@ -1,11 +1,14 @@
 /*
  * mm_internal.h - the memory model's objects. See docs/memory-model.md.
  *
- *   struct sws_mm ─┬─ folios[]   one descriptor per PFN (a folio of 2^order pages
- *                  │             uses one PFN: PFNs are folio ids, RAM is counted in pages)
+ *   struct sws_mm ─┬─ folios[]   one descriptor per PFN, in address space reserved for
+ *                  │             them all and mapped by sections of 2^15 PFNs as PFNs
+ *                  │             are first claimed (a folio of 2^order pages uses one
+ *                  │             PFN: PFNs are folio ids, RAM is counted in pages)
  *                  ├─ memcgs[]   limit, usage, per-memcg LRU lists (inactive, active)
  *                  ├─ spaces[]   address spaces: page table, regions, readahead state
- *                  └─ slot_seed  per swap device, the content seed of each slot
+ *                  └─ slot_seed  per swap device, per cluster in use, the content
+ *                                seed of each slot
  *
  * Locks, outer first: folio lock (PG_locked bit) -> space->ptl (fork nests
  * the child's inside the parent's) -> a memcg's lru_lock (its lruvec: its LRU
@@ -22,6 +25,7 @@
 
 #include <swapsim/mm.h>
 
+#include "../swap/arena.h"
 #include "../swap/swap_internal.h"
 
 /* Folio flags (PG_*). */
@@ -61,6 +65,11 @@ struct sws_folio {
 	uint64_t seed;     /* content identity: the bytes are a function of it */
 	uint64_t stamp;    /* not maintained (0): the exact LRU's order is its list's */
 	_Atomic uint32_t gen; /* claims of this descriptor: a CPU batch's entry is stale when it differs */
+};
+
+/* The content seeds of one cluster's slots (content.c). */
+struct sws_seed_table {
+	_Atomic uint64_t seed[SWS_CLUSTER_SLOTS];
 };
 
 struct sws_lru {
@@ -158,12 +167,14 @@ struct sws_mm {
 	uint32_t content_total;
 	uint32_t content_weight[SWS_NR_CONTENT];
 
-	/* Folios and RAM */
-	struct sws_folio *folios; /* [nr_pfn] */
-	uint32_t nr_pfn;
-	sws_spinlock_t pfn_lock;
-	uint32_t *free_pfns;      /* stack of free PFNs */
-	uint32_t nr_free_pfns;
+	/* Folios and RAM (page_alloc.c) */
+	struct sws_folio *folios; /* [nr_pfn] reserved: the vmemmap (folio_map) */
+	uint32_t nr_pfn;          /* RAM pages + 65: PFN 0 is "none", 64 for the reserves */
+	sws_spinlock_t pfn_lock;  /* the free PFNs below and the growth of folio_map */
+	struct sws_arena folio_map; /* mapped by whole sections, far enough for PFNs < pfn_hwm */
+	uint32_t free_head;       /* freed PFNs, last freed first, linked through folio->next */
+	uint32_t nr_free_listed;  /* PFNs on that list */
+	uint32_t pfn_hwm;         /* PFNs [1, pfn_hwm) have been claimed; the rest never were */
 	_Atomic int64_t free_pages; /* RAM pages not in a folio */
 
 	/* Memcgs and LRU */
@@ -180,9 +191,11 @@ struct sws_mm {
 	struct sws_space **spaces;
 	uint32_t nr_spaces, cap_spaces;
 
-	/* Swap side tables, per device type */
-	_Atomic uint64_t *slot_seed[SWS_MAX_SWAPFILES]; /* content seed per slot */
-	/* ... a per-cluster array of the device: on an extendable device mapped
+	/* Swap side tables, per device type. The content seed of each slot
+	 * (content.c): per cluster, a table of 512 seeds or NULL, allocated by the
+	 * first write to the cluster and freed when the cluster is free ... */
+	_Atomic(struct sws_seed_table *) *slot_seed[SWS_MAX_SWAPFILES];
+	/* ... in a per-cluster array of the device: on an extendable device mapped
 	 * as far as its clusters are, like the device's own metadata */
 	struct sws_cluster_array seed_array[SWS_MAX_SWAPFILES];
 	uint64_t slot_seed_len[SWS_MAX_SWAPFILES];
@@ -202,6 +215,16 @@ struct sws_mm {
 	struct sws_zswap *zswap;  /* NULL until sws_mm_zswap_enable() */
 	struct sws_cpu *spare_cpu; /* memory for the CPU sws_mm_destroy() attaches */
 };
+
+/*
+ * Sections of the folio map (page_alloc.c): the kernel's SPARSEMEM_VMEMMAP,
+ * PFN_SECTION_SHIFT 15 on x86-64: 128 MiB of 4 KiB frames, 2.75 MiB of
+ * descriptors here. The kernel populates the vmemmap of every present
+ * section at boot; the model maps a section's descriptors when the
+ * free-frame allocator first hands out one of its PFNs.
+ */
+#define SWS__MM_SECTION_SHIFT 15
+#define SWS__MM_SECTION_PFNS (1u << SWS__MM_SECTION_SHIFT)
 
 /* Internal "retry the fault" code, never returned to callers. */
 #define SWS_EAGAIN_INTERNAL (-1000)
@@ -317,6 +340,7 @@ static inline void mm_io(struct sws_mm *mm, struct sws_cpu *cpu, unsigned type, 
 	}
 }
 
+/* pfn_to_page() of the vmemmap: @pfn has been claimed, so its section is mapped. */
 static inline struct sws_folio *mm_folio(struct sws_mm *mm, uint64_t pfn) { return &mm->folios[pfn]; }
 
 static inline uint64_t folio_nr(const struct sws_folio *f) { return 1ull << f->order; }
@@ -400,9 +424,20 @@ static inline uint64_t *pte_expected(uint64_t *pte) { return pte + 512; }
  * ==================================================================== */
 
 /* page_alloc.c */
+/* @nr free PFNs into @pfns, all or none: the last freed first, then never
+ * claimed ones upwards, whose sections it maps. No lock held (it takes
+ * pfn_lock). @return 0 or SWS_ENOMEM (fewer free PFNs, or a section could
+ * not be mapped). */
+int sws__mm_pfn_take(struct sws_mm *mm, unsigned nr, uint32_t *pfns);
+/* A descriptor out of use (PG_free set) onto the free list. */
+void sws__mm_pfn_put(struct sws_mm *mm, uint64_t pfn);
 /* Claim free descriptor @pfn: take its lock first (a stale swap-cache lookup may
  * hold it for a moment), then reset it. Returns it locked. */
 struct sws_folio *sws__mm_folio_claim(struct sws_mm *mm, uint64_t pfn, unsigned order, uint16_t memcg);
+/* Reserve the folio map (sws_mm_create(); @return 0 or SWS_ENOMEM); give it
+ * back whole (sws_mm_destroy()). */
+int sws__mm_folio_map_init(struct sws_mm *mm);
+void sws__mm_folio_map_fini(struct sws_mm *mm);
 /* A new folio, charged (reclaiming as needed), returned locked. */
 int sws__mm_folio_alloc(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, unsigned order,
 			uint64_t *pfn);
@@ -579,8 +614,18 @@ void sws__mm_device_removed(void *mm, struct sws_device *dev);
 /* content.c */
 enum sws_content sws__mm_content_class(const struct sws_mm *mm, uint64_t seed);
 bool sws__mm_content_is_zero(const struct sws_mm *mm, uint64_t seed);
-void sws__mm_slot_seed_set(struct sws_mm *mm, sws_entry_t e, uint64_t seed);
+/* The seed of slot @e, which the caller holds (allocated: its folio is in the
+ * swap cache, locked). @return 0, or SWS_ENOMEM: no memory for the
+ * cluster's seed table (nothing stored). */
+int sws__mm_slot_seed_set(struct sws_mm *mm, sws_entry_t e, uint64_t seed);
+/* The seed last set on slot @e, which the caller holds; 0 when none was. */
 uint64_t sws__mm_slot_seed_get(struct sws_mm *mm, sws_entry_t e);
+/* Seed tables per device: create the per-cluster array (@return 0 or
+ * SWS_ENOMEM), give back one free cluster's table (sim->cluster_freed, under
+ * its ci->lock), free them all (the device goes). */
+int sws__mm_slot_seeds_create(struct sws_mm *mm, struct sws_device *dev);
+void sws__mm_slot_seeds_cluster_freed(void *mm, struct sws_device *dev, uint32_t idx);
+void sws__mm_slot_seeds_destroy(struct sws_mm *mm, struct sws_device *dev);
 
 /* zswap_glue.c */
 /* A folio's pages into zswap, all or nothing. @return 0 stored, else refused. */

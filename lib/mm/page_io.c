@@ -80,7 +80,8 @@ void sws__mm_count_order(struct sws_mm *mm, struct sws_cpu *cpu, _Atomic uint64_
 /*
  * swap_writeout(): flag zero pages (no I/O), else zswap, else the device.
  * @return 0, or SWS_EBUSY: zswap refused and this memcg may not write back,
- * so the folio stays (in the swap cache, activated), as the kernel does.
+ * so the folio stays (in the swap cache, activated), as the kernel does (or
+ * the simulator had no memory for the slots' seeds).
  */
 int sws__mm_swap_writeout(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f, sws_entry_t entry)
 {
@@ -89,7 +90,8 @@ int sws__mm_swap_writeout(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_fol
 	for (unsigned i = 0; i < nr && zero; i++)
 		zero = sws__mm_content_is_zero(mm, folio_page_seed(f, i));
 	for (unsigned i = 0; i < nr; i++)
-		sws__mm_slot_seed_set(mm, entry + i, folio_page_seed(f, i));
+		if (sws__mm_slot_seed_set(mm, entry + i, folio_page_seed(f, i)))
+			return SWS_EBUSY; /* no memory to remember its contents: the folio stays */
 	sws_swap_set_zero(cpu, entry, nr, zero);
 	if (zero) {
 		mm_count(mm, cpu, SWS_MM_swpout_zero, nr);

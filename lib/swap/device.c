@@ -88,6 +88,8 @@ static void __free_cluster(struct sws_cpu *cpu, struct sws_device *dev, struct s
 	SWS_ASSERT_HELD(&ci->lock);
 	if (dev->backing.chunks) /* no slot of it holds data any more */
 		sws__backing_discard(dev, sws__cluster_idx(dev, ci));
+	if (dev->sim->cluster_freed) /* nor simulator state */
+		dev->sim->cluster_freed(dev->sim->device_ctx, dev, sws__cluster_idx(dev, ci));
 	if ((dev->flags & SWS_SWP_PAGE_DISCARD) && atomic_load_explicit(&dev->writeok, memory_order_relaxed))
 		sws___cluster_move(cpu, dev, ci, &dev->discard_clusters, SWS_CLUSTER_DISCARD);
 	else

@@ -265,6 +265,10 @@ struct sws_sim {
 	 * the memory model's per-device state. */
 	int (*device_added)(void *ctx, struct sws_device *dev);
 	void (*device_removed)(void *ctx, struct sws_device *dev);
+	/* Told of every cluster that became free (no slot of it allocated), under
+	 * its ci->lock, on every kind of device: the memory model gives back its
+	 * per-cluster state (slot seeds). */
+	void (*cluster_freed)(void *ctx, struct sws_device *dev, uint32_t idx);
 	void *device_ctx;
 
 	sws_spinlock_t cpu_lock;

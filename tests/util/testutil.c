@@ -1,7 +1,8 @@
-/* testutil.c - fixtures and the fail-the-Nth-allocation allocator. */
+/* testutil.c - fixtures, the fail-the-Nth-allocation allocator, scratch paths, /proc figures. */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -58,4 +59,18 @@ const char *sws_test_path(char *buf, size_t len, const char *name)
 	const char *dir = getenv("SWS_TEST_TMPDIR");
 	snprintf(buf, len, "%s/%s.%d", dir ? dir : "/tmp", name, (int)getpid());
 	return buf;
+}
+
+uint64_t sws_test_proc_status_kb(const char *key)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	uint64_t v = 0;
+	size_t kl = strlen(key);
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, kl))
+			v = strtoull(line + kl + 1, NULL, 10);
+	if (f)
+		fclose(f);
+	return v;
 }

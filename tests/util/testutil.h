@@ -56,4 +56,7 @@ static inline uint64_t sws_test_rand(uint64_t *s)
 /* A path for a scratch file under the test directory. */
 const char *sws_test_path(char *buf, size_t len, const char *name);
 
+/* A kB figure of this process from /proc/self/status (@key "VmRSS:", ...); 0 if none. */
+uint64_t sws_test_proc_status_kb(const char *key);
+
 #endif
