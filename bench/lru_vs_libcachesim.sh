@@ -84,7 +84,8 @@ swap_pages=$((pages + pages / 4))
 r=1
 while [ "$r" -le "$rounds" ]; do
 	log=$out/cachesim.$r.txt
-	timed "$log" "$cachesim" "$trace.oracleGeneral" oracleGeneral lru "$lru_pages" --ignore-obj-size 1 -v 0
+	timed "$log" "$cachesim" "$trace.oracleGeneral" oracleGeneral lru "$lru_pages" --ignore-obj-size 1 -v 0 \
+		-o "$out/cachesim.$r.result"
 	line=$(grep "cache size" "$log" | tail -n 1)
 	ratio=$(echo "$line" | sed -n 's/.*miss ratio \([0-9.]*\),.*/\1/p')
 	mqps=$(echo "$line" | sed -n 's/.*throughput \([0-9.]*\) MQPS.*/\1/p')

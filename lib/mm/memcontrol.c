@@ -120,11 +120,11 @@ int sws__mm_charge(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint6
 	for (unsigned round = 0; round < MAX_CHARGE_ROUNDS; round++) {
 		if (cur_sp && atomic_load_explicit(&cur_sp->oom_killed, memory_order_relaxed))
 			return SWS_EKILLED; /* a dying task gets no more memory */
-		/* try_charge_memcg(): the stock, else a batch ahead, else just @nr. A
-		 * memcg without a limit is never full: with RAM short, go straight to
-		 * reclaim (no charge to take back). */
+		/* try_charge_memcg(): the stock, else a batch ahead, else just @nr.
+		 * Without a stock, a memcg without a limit is never full: with RAM
+		 * short, go straight to reclaim (no charge to take back). */
 		bool memcg_full = false;
-		if (mc->limit || atomic_load_explicit(&mm->free_pages, memory_order_relaxed) >= (int64_t)nr) {
+		if (stock || mc->limit || atomic_load_explicit(&mm->free_pages, memory_order_relaxed) >= (int64_t)nr) {
 			if (!stock || !consume_stock(stock, memcg, nr)) {
 				uint64_t ahead = stock && nr < MEMCG_CHARGE_BATCH ? MEMCG_CHARGE_BATCH - nr : 0;
 				if (ahead && memcg_try_charge(mc, nr + ahead))
