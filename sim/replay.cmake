@@ -10,6 +10,14 @@ if(SWS_BUILD_TESTS)
   add_test(NAME replay_cli_help_bandwidth COMMAND swapsim-replay --help)
   set_tests_properties(replay_cli_help_bandwidth PROPERTIES LABELS unit
     PASS_REGULAR_EXPRESSION "default 16000000000,")
+  # replay_usage_test(NAME EXPECT ARGS...): the replay refuses ARGS with exit status 2 and a
+  # message matching EXPECT.
+  function(replay_usage_test name expect)
+    add_test(NAME replay_cli_${name} COMMAND sh -c
+      "\"$0\" \"$@\"; s=$?; [ $s -eq 2 ] || echo EXIT-STATUS-$s" $<TARGET_FILE:swapsim-replay> ${ARGN})
+    set_tests_properties(replay_cli_${name} PROPERTIES LABELS unit
+      FAIL_REGULAR_EXPRESSION "EXIT-STATUS-" PASS_REGULAR_EXPRESSION "${expect}")
+  endfunction()
   # A bad option or value must exit with status 2 and name the option.
   foreach(case "bad_option;--no-such-option" "bad_size;--ram;12Q;--workload;memhog;1M"
                 "bad_backend;--backend;btree;--workload;memhog;1M"
@@ -22,10 +30,7 @@ if(SWS_BUILD_TESTS)
                 "bad_zswap_scheme;--zswap-scheme;newest;--workload;memhog;1M")
     list(GET case 0 name)
     list(SUBLIST case 1 -1 args)
-    add_test(NAME replay_cli_${name} COMMAND sh -c
-      "\"$0\" \"$@\"; s=$?; [ $s -eq 2 ] || echo EXIT-STATUS-$s" $<TARGET_FILE:swapsim-replay> ${args})
-    set_tests_properties(replay_cli_${name} PROPERTIES LABELS unit
-      FAIL_REGULAR_EXPRESSION "EXIT-STATUS-" PASS_REGULAR_EXPRESSION "swapsim-replay: --")
+    replay_usage_test(${name} "swapsim-replay: --" ${args})
   endforeach()
   # The message names the option and the value that is wrong.
   foreach(case "ram_limit;--ram: '99999T': above the limit of 4T;--ram;99999T;--workload;memhog;1M"
@@ -36,10 +41,7 @@ if(SWS_BUILD_TESTS)
     list(GET case 0 name)
     list(GET case 1 expect)
     list(SUBLIST case 2 -1 args)
-    add_test(NAME replay_cli_names_${name} COMMAND sh -c
-      "\"$0\" \"$@\"; s=$?; [ $s -eq 2 ] || echo EXIT-STATUS-$s" $<TARGET_FILE:swapsim-replay> ${args})
-    set_tests_properties(replay_cli_names_${name} PROPERTIES LABELS unit
-      FAIL_REGULAR_EXPRESSION "EXIT-STATUS-" PASS_REGULAR_EXPRESSION "${expect}")
+    replay_usage_test(names_${name} "${expect}" ${args})
   endforeach()
   add_test(NAME replay_cli_limit_above_ram COMMAND swapsim-replay --ram 1M --mem-limit 2M --quiet
     --workload memhog 256K)
