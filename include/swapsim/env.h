@@ -4,7 +4,7 @@
  * libswapsim never calls malloc, time, rand or printf directly: the allocator,
  * the clock, the random seed and the log sink come in through struct sws_env.
  * A zero-filled sws_env means "all defaults" (jemalloc when the library was
- * built with it, CLOCK_MONOTONIC, seed 0, no logging).
+ * built with it, the default clock, seed 0, no logging).
  */
 #ifndef SWAPSIM_ENV_H
 #define SWAPSIM_ENV_H
@@ -34,7 +34,7 @@ struct sws_env {
 	uint32_t version;              /* SWS_ENV_VERSION, or 0 for the current one */
 	uint32_t reserved;             /* must be zero */
 	struct sws_allocator allocator; /* alloc == NULL: the default allocator */
-	uint64_t (*clock_ns)(void *ctx); /* NULL: CLOCK_MONOTONIC */
+	uint64_t (*clock_ns)(void *ctx); /* NULL: sws_default_clock_ns() */
 	void *clock_ctx;
 	uint64_t seed;                 /* seed for any randomised decision */
 	void (*log)(void *ctx, int level, const char *msg); /* NULL: silent */
@@ -43,6 +43,17 @@ struct sws_env {
 
 /** @return the name of the default allocator ("jemalloc" or "libc"). */
 const char *sws_default_allocator_name(void);
+
+/*
+ * The default clock, in nanoseconds, in step with CLOCK_MONOTONIC. Where the
+ * host kernel's clocksource is the (invariant) TSC, it reads the TSC scaled
+ * by a rate calibrated once per process against CLOCK_MONOTONIC (a few ns a
+ * read instead of a vDSO call: simulated system time reads the clock at every
+ * kernel entry and exit); elsewhere it is CLOCK_MONOTONIC.
+ */
+uint64_t sws_default_clock_ns(void);
+/** @return "tsc" or "clock_monotonic": what sws_default_clock_ns() reads here. */
+const char *sws_default_clock_name(void);
 
 #ifdef __cplusplus
 }

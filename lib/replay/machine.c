@@ -7,7 +7,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "replay_internal.h"
 
@@ -58,10 +57,7 @@ uint64_t sws__replay_now(const struct sws_replay *r)
 {
 	if (r->has_env && r->env.clock_ns)
 		return r->env.clock_ns(r->env.clock_ctx);
-	/* The documented default of struct sws_env: CLOCK_MONOTONIC. */
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return sws_default_clock_ns();
 }
 
 static void create_error(const struct sws_replay_config *cfg, const char *fmt, ...)

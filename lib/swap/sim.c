@@ -9,7 +9,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "design.h"
 #include "swap_internal.h"
@@ -28,15 +27,6 @@ void sws__rcu_thread_put(void)
 		urcu_memb_unregister_thread();
 }
 
-uint64_t sws__clock_ns(const struct sws_sim *sim)
-{
-	if (sim->env.clock_ns)
-		return sim->env.clock_ns(sim->env.clock_ctx);
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 int sws__sim_create(const struct sws_sim_config *cfg, const struct sws_design_ops *ops, struct sws_sim **out)
 {
 	if (!out || !cfg || !ops)
@@ -49,6 +39,7 @@ int sws__sim_create(const struct sws_sim_config *cfg, const struct sws_design_op
 	if (ops->version != SWS_DESIGN_OPS_VERSION)
 		return SWS_EVERSION;
 
+	sws__clock_init();
 	struct sws_mem mem;
 	sws__mem_init(&mem, cfg->env ? &cfg->env->allocator : NULL);
 	struct sws_sim *sim = mem.a.alloc(mem.a.ctx, sizeof(*sim), SWS_CACHELINE);

@@ -44,6 +44,7 @@
 #include <stdio.h>
 #include <swapsim/swapsim.h>
 
+#include "../common/clock.h"
 #include "../common/compiler.h"
 #include "../common/list.h"
 #include "../common/mem.h"
@@ -481,8 +482,14 @@ void sws__sim_set_error(struct sws_sim *sim, const char *fmt, ...)
 struct sws_cpu *sws__cpu_alloc(struct sws_sim *sim);
 int sws__cpu_attach_mem(struct sws_sim *sim, struct sws_cpu *cpu, struct sws_cpu **out);
 
-/* The environment's clock (sws_env.clock_ns), CLOCK_MONOTONIC by default. */
-uint64_t sws__clock_ns(const struct sws_sim *sim);
+/* The environment's clock (sws_env.clock_ns), the default clock (common/clock.h)
+ * when it has none. */
+static inline uint64_t sws__clock_ns(const struct sws_sim *sim)
+{
+	if (sws_unlikely(sim->env.clock_ns != NULL))
+		return sim->env.clock_ns(sim->env.clock_ctx);
+	return sws__default_clock_ns();
+}
 
 /* sws__rcu_thread_get() and sws__rcu_thread_put(), also defined in sim.c, are
  * declared with the RCU wrapper (common/rcu.h). */

@@ -4,6 +4,7 @@
  */
 #include <signal.h>
 #include <string.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -166,6 +167,36 @@ static void test_backend_names(void **state)
 		    !strcmp(sws_default_allocator_name(), "libc"));
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The default clock keeps CLOCK_MONOTONIC's rate (a wrong TSC calibration
+ * would scale every simulated system time) and never goes back. */
+static void test_default_clock(void **state)
+{
+	(void)state;
+	const char *name = sws_default_clock_name();
+	assert_true(!strcmp(name, "tsc") || !strcmp(name, "clock_monotonic"));
+	uint64_t c0 = sws_default_clock_ns(), m0 = mono_ns();
+	uint64_t prev = c0;
+	for (int i = 0; i < 100000; i++) {
+		uint64_t t = sws_default_clock_ns();
+		assert_true(t >= prev);
+		prev = t;
+	}
+	struct timespec d = {.tv_nsec = 50000000};
+	nanosleep(&d, NULL);
+	uint64_t c1 = sws_default_clock_ns(), m1 = mono_ns();
+	double ratio = (double)(c1 - c0) / (double)(m1 - m0);
+	assert_true(ratio > 0.99 && ratio < 1.01);
+	/* in step with CLOCK_MONOTONIC, not only at its rate */
+	assert_true(c1 + 1000000 > m1 && c1 < m1 + 1000000);
+}
+
 struct buf {
 	char text[1 << 16];
 	size_t len;
@@ -269,6 +300,7 @@ int main(void)
 		cmocka_unit_test(test_sim_config),    cmocka_unit_test(test_cpus),
 		cmocka_unit_test(test_device_config), cmocka_unit_test(test_backend_names),
 		cmocka_unit_test(test_stats),
+		cmocka_unit_test(test_default_clock),
 		cmocka_unit_test_prestate(test_check_detects_corruption, &backend_table),
 		cmocka_unit_test_prestate(test_check_detects_corruption, &backend_xarray),
 	};
