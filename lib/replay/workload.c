@@ -106,28 +106,48 @@ static double wl_log(double x)
 		m *= 0.5;
 		e++;
 	}
-	/* log(m) = 2 atanh(z), z = (m-1)/(m+1), |z| < 0.172: the series converges fast. */
-	double z = (m - 1) / (m + 1), z2 = z * z, term = z, sum = 0;
-	for (int k = 1; k < 41; k += 2) {
-		sum += term / k;
-		term *= z2;
-	}
-	return 2 * sum + e * LN2;
+	/* log(m) = 2 atanh(z), z = (m-1)/(m+1), |z| < 0.172: z (1 + z^2/3 + z^4/5 + ...),
+	 * summed by Horner's rule to the z^23 term (the next is below 1e-18 of the sum). */
+	static const double inv_odd[] = {1.0,      1.0 / 3,  1.0 / 5,  1.0 / 7,  1.0 / 9,  1.0 / 11,
+					 1.0 / 13, 1.0 / 15, 1.0 / 17, 1.0 / 19, 1.0 / 21, 1.0 / 23};
+	double z = (m - 1) / (m + 1), z2 = z * z, sum = inv_odd[11];
+	for (int k = 10; k >= 0; k--)
+		sum = sum * z2 + inv_odd[k];
+	return 2 * z * sum + e * LN2;
 }
 
+/* e^x as 2^k e^r, |r| <= ln2/2, e^r by Horner's rule to the r^16 term (the next
+ * is below 1e-20). */
 static double wl_exp(double x)
 {
+	static const double inv_fact[] = {
+		1.0,
+		1.0,
+		1.0 / 2,
+		1.0 / 6,
+		1.0 / 24,
+		1.0 / 120,
+		1.0 / 720,
+		1.0 / 5040,
+		1.0 / 40320,
+		1.0 / 362880,
+		1.0 / 3628800,
+		1.0 / 39916800,
+		1.0 / 479001600,
+		1.0 / 6227020800.0,
+		1.0 / 87178291200.0,
+		1.0 / 1307674368000.0,
+		1.0 / 20922789888000.0,
+	};
 	if (x < -700)
 		return 0;
 	if (x > 700)
 		x = 700;
 	double kf = x / LN2;
 	int k = (int)(kf < 0 ? kf - 0.5 : kf + 0.5);
-	double r = x - k * LN2, term = 1, sum = 1;
-	for (int i = 1; i < 24; i++) {
-		term *= r / i;
-		sum += term;
-	}
+	double r = x - k * LN2, sum = inv_fact[16];
+	for (int i = 15; i >= 0; i--)
+		sum = sum * r + inv_fact[i];
 	union {
 		double d;
 		uint64_t u;
