@@ -157,9 +157,15 @@ static void *worker_main(void *arg)
 		w->busy = true;
 		pthread_cond_signal(&w->not_full);
 		pthread_mutex_unlock(&w->lock);
-		for (uint32_t i = 0; i < k; i++) {
+		/* A tid's done count moves once per run of its records in the batch:
+		 * the dispatcher writes the same cache line for every record. */
+		for (uint32_t i = 0, run = 0; i < k; i++) {
 			run_item(w, &buf[i]);
-			atomic_fetch_add_explicit(&r->tids[buf[i].tid].done, 1, memory_order_release);
+			run++;
+			if (i + 1 == k || buf[i + 1].tid != buf[i].tid) {
+				atomic_fetch_add_explicit(&r->tids[buf[i].tid].done, run, memory_order_release);
+				run = 0;
+			}
 		}
 	}
 	sws__deferred(w);
