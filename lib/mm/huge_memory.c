@@ -56,7 +56,7 @@ int sws__mm_split_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 	}
 	/* The old descriptor goes; its pages now belong to the new folios. */
 	atomic_store(&f->flags, PG_free);
-	sws__mm_pfn_put(mm, pfn);
+	sws__mm_pfn_put(cpu, mm, pfn);
 	return 0;
 }
 

@@ -50,7 +50,7 @@ int sws__mm_swapin_bypass(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg
 		return rc;
 	rc = sws_swapin_bypass_start(cpu, e, 1, &shadow);
 	if (rc) {
-		sws__mm_folio_free(mm, pfn);
+		sws__mm_folio_free(cpu, mm, pfn);
 		return rc;
 	}
 	struct sws_folio *f = mm_folio(mm, pfn); /* locked */
@@ -149,7 +149,7 @@ static int do_anonymous_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t as
 		__expect_folio(mm, sp, base, f);
 	sws_spin_unlock(&sp->ptl);
 	if (!ok) {
-		sws__mm_folio_free(mm, pfn);
+		sws__mm_folio_free(cpu, mm, pfn);
 		return rc ? rc : SWS_EAGAIN_INTERNAL;
 	}
 	sws__mm_folio_add_lru(cpu, mm, pfn, false);
@@ -224,7 +224,7 @@ static int __do_wp_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, s
 	}
 	sws_spin_unlock(&sp->ptl);
 	if (n && rc) {
-		sws__mm_folio_free(mm, npfn);
+		sws__mm_folio_free(cpu, mm, npfn);
 	} else if (n) {
 		sws__mm_folio_add_lru(cpu, mm, npfn, false);
 		folio_unlock(n);
@@ -235,7 +235,7 @@ static int __do_wp_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, s
 	if (pinned || (!f->mapcount && !folio_test(f, PG_swapcache) && folio_trylock(f))) {
 		if (!f->mapcount && !folio_test(f, PG_free) && !folio_test(f, PG_swapcache)) {
 			sws__mm_lru_del(mm, pfn);
-			sws__mm_folio_free(mm, pfn);
+			sws__mm_folio_free(cpu, mm, pfn);
 		} else {
 			folio_unlock(f);
 		}
@@ -262,7 +262,7 @@ static int do_swap_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, s
 		sws_spin_unlock(&sp->ptl);
 		if (bypassed) { /* the private folio goes, the pin too */
 			sws__mm_lru_del(mm, pfn);
-			sws__mm_folio_free(mm, pfn);
+			sws__mm_folio_free(cpu, mm, pfn);
 			sws_swapin_bypass_done(cpu, e, 1);
 		} else {
 			folio_unlock(f);
@@ -463,7 +463,7 @@ static void drop_folio_mapping(struct sws__zap *z, uint64_t pfn, uint64_t vaddr)
 		sws_swap_cache_del(z->cpu, f->swap, nr, pfn, 0);
 	}
 	sws__mm_lru_del(mm, pfn);
-	sws__mm_folio_free(mm, pfn);
+	sws__mm_folio_free(z->cpu, mm, pfn);
 }
 
 /* A swap PTE zapped: its entry joins the run (a new run when it does not extend it). */

@@ -181,7 +181,7 @@ void sws_mm_destroy(struct sws_mm *mm)
 		if (folio_test(f, PG_swapcache))
 			sws_swap_cache_del(cpu, f->swap, 1u << f->order, p, 0);
 		sws__mm_lru_del(mm, p);
-		sws__mm_folio_free(mm, p);
+		sws__mm_folio_free(cpu, mm, p);
 	}
 	sws_cpu_detach(cpu);
 	sws__mm_zswap_destroy(mm);

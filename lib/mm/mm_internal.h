@@ -156,6 +156,11 @@ struct sws_mm_pcpu {
 	/* The last space this CPU looked up (mm_space()) */
 	uint32_t space_asid;
 	struct sws_space *space;
+	/* per_cpu_pages: free PFNs cached by this CPU (page_alloc.c), linked
+	 * through folio->next; pcp_lock is the owner's but drain_all_pages()
+	 * takes it from anywhere */
+	sws_spinlock_t pcp_lock;
+	uint32_t pcp_head, pcp_count;
 } __attribute__((aligned(64)));
 
 #define SWS__MM_NO_ASID UINT32_MAX
@@ -429,8 +434,8 @@ static inline uint64_t *pte_expected(uint64_t *pte) { return pte + 512; }
  * pfn_lock). @return 0 or SWS_ENOMEM (fewer free PFNs, or a section could
  * not be mapped). */
 int sws__mm_pfn_take(struct sws_mm *mm, unsigned nr, uint32_t *pfns);
-/* A descriptor out of use (PG_free set) onto the free list. */
-void sws__mm_pfn_put(struct sws_mm *mm, uint64_t pfn);
+/* A descriptor out of use (PG_free set) onto @cpu's list (NULL: the free list). */
+void sws__mm_pfn_put(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn);
 /* Claim free descriptor @pfn: take its lock first (a stale swap-cache lookup may
  * hold it for a moment), then reset it. Returns it locked. */
 struct sws_folio *sws__mm_folio_claim(struct sws_mm *mm, uint64_t pfn, unsigned order, uint16_t memcg);
@@ -442,8 +447,10 @@ void sws__mm_folio_map_fini(struct sws_mm *mm);
 int sws__mm_folio_alloc(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, unsigned order,
 			uint64_t *pfn);
 /* The same without reclaim (zswap writeback runs inside reclaim): SWS_ENOMEM instead. */
-int sws__mm_folio_alloc_noreclaim(struct sws_mm *mm, uint16_t memcg, uint64_t *pfn);
-void sws__mm_folio_free(struct sws_mm *mm, uint64_t pfn);
+int sws__mm_folio_alloc_noreclaim(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t *pfn);
+/* Free @pfn's folio: uncharged, its descriptor onto @cpu's page list (or the
+ * free list without a CPU). */
+void sws__mm_folio_free(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn);
 
 /* memcontrol.c: try_charge() of @nr pages to @memcg and RAM, reclaiming and
  * then calling the OOM killer as needed. @return 0, SWS_EKILLED, SWS_ENOMEM. */

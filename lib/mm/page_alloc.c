@@ -18,6 +18,18 @@
  *    free_head ─▶ [pfn 7] ─next─▶ [pfn 3] ─next─▶ 0       then 12, 13, ... nr_pfn - 1
  *                 (freed last)                             (pfn_hwm = 12: never claimed)
  *
+ * PER-CPU PAGE LISTS (struct per_cpu_pages). A CPU frees onto and allocates
+ * from a list of its own, linked the same way, under its own pcp_lock, so the
+ * shared pfn_lock is taken once per PCP_BATCH pages: an empty list is refilled
+ * with a batch from the free list (rmqueue_bulk()), a list above PCP_HIGH gives
+ * a batch back (free_pcppages_bulk()); its most recently freed first both ways
+ * (the kernel gives back the coldest). When the free list runs dry every CPU's
+ * list is drained into it and the take retried (drain_all_pages() on the
+ * allocation slow path). The RAM count (free_pages) is separate and moves at
+ * allocation and free, so the lists change which PFN a folio gets, never how
+ * much memory is free. Without a CPU (sws_mm_destroy() when every CPU slot is
+ * taken, mm set-up) the free list is used directly.
+ *
  * THE FOLIO MAP. Descriptors are one array indexed by PFN, so pfn_to_page() is
  * one load and an add, as the kernel's SPARSEMEM_VMEMMAP makes it: address
  * space for all nr_pfn descriptors is reserved at create (a sparse arena,
@@ -71,10 +83,10 @@ static int __folio_map_grow(struct sws_mm *mm, uint64_t end)
 	return 0;
 }
 
-/* One free PFN (sws__mm_pfn_take() of one, inline for the fault path). */
-static inline int pfn_take_one(struct sws_mm *mm, uint32_t *pfn)
+/* pfn_lock held: one PFN off the free list, or a never claimed one. 0: none. */
+static inline uint32_t __pfn_pop(struct sws_mm *mm)
 {
-	mm_lock(mm, &mm->pfn_lock, SWS_MM_lock_pfn_contended);
+	SWS_ASSERT_HELD(&mm->pfn_lock);
 	uint32_t p = mm->free_head;
 	if (sws_likely(p)) {
 		mm->free_head = mm_folio(mm, p)->next;
@@ -82,18 +94,108 @@ static inline int pfn_take_one(struct sws_mm *mm, uint32_t *pfn)
 	} else if (mm->pfn_hwm < mm->nr_pfn && !__folio_map_grow(mm, (uint64_t)mm->pfn_hwm + 1)) {
 		p = mm->pfn_hwm++;
 	}
+	return p;
+}
+
+/* pfn_lock held: @pfn onto the free list. */
+static inline void __pfn_push(struct sws_mm *mm, uint32_t pfn)
+{
+	SWS_ASSERT_HELD(&mm->pfn_lock);
+	mm_folio(mm, pfn)->next = mm->free_head;
+	mm->free_head = pfn;
+	mm->nr_free_listed++;
+}
+
+#define PCP_BATCH 63            /* pcp->batch of a large zone */
+#define PCP_HIGH (4 * PCP_BATCH) /* pcp->high: above it a batch goes back */
+
+/* rmqueue_bulk(): @p's pcp_lock held, its list empty: refill up to a batch. */
+static void __rmqueue_bulk(struct sws_mm *mm, struct sws_mm_pcpu *p)
+{
+	SWS_ASSERT_HELD(&p->pcp_lock);
+	mm_lock(mm, &mm->pfn_lock, SWS_MM_lock_pfn_contended);
+	for (unsigned i = 0; i < PCP_BATCH; i++) {
+		uint32_t pfn = __pfn_pop(mm);
+		if (!pfn)
+			break;
+		mm_folio(mm, pfn)->next = p->pcp_head;
+		p->pcp_head = pfn;
+		p->pcp_count++;
+	}
 	sws_spin_unlock(&mm->pfn_lock);
-	*pfn = p;
-	return p ? 0 : SWS_ENOMEM;
+}
+
+/* free_pcppages_bulk(): @p's pcp_lock held: @nr of its PFNs to the free list. */
+static void __free_pcppages_bulk(struct sws_mm *mm, struct sws_mm_pcpu *p, uint32_t nr)
+{
+	SWS_ASSERT_HELD(&p->pcp_lock);
+	mm_lock(mm, &mm->pfn_lock, SWS_MM_lock_pfn_contended);
+	for (uint32_t i = 0; i < nr && p->pcp_head; i++) {
+		uint32_t pfn = p->pcp_head;
+		p->pcp_head = mm_folio(mm, pfn)->next;
+		p->pcp_count--;
+		__pfn_push(mm, pfn);
+	}
+	sws_spin_unlock(&mm->pfn_lock);
+}
+
+/* drain_all_pages(): every CPU's list back to the free list. No lock held. */
+static void drain_all_pages(struct sws_mm *mm)
+{
+	for (unsigned c = 0; c < mm->sim->max_cpus; c++) {
+		struct sws_mm_pcpu *p = &mm->pcpu[c];
+		mm_lock(mm, &p->pcp_lock, SWS_MM_lock_pfn_contended);
+		__free_pcppages_bulk(mm, p, p->pcp_count);
+		sws_spin_unlock(&p->pcp_lock);
+	}
+}
+
+/* One free PFN for @cpu (NULL: from the free list): its list first. */
+static inline int pfn_take_one(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t *pfn)
+{
+	uint32_t pf = 0;
+	if (sws_likely(cpu != NULL)) {
+		struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
+		mm_lock(mm, &p->pcp_lock, SWS_MM_lock_pfn_contended);
+		if (!p->pcp_count)
+			__rmqueue_bulk(mm, p);
+		pf = p->pcp_head;
+		if (pf) {
+			p->pcp_head = mm_folio(mm, pf)->next;
+			p->pcp_count--;
+		}
+		sws_spin_unlock(&p->pcp_lock);
+	}
+	if (!pf) {
+		/* No CPU: the free list. Every PFN taken: what other CPUs hold. (A
+		 * section that could not be mapped fails the take.) */
+		mm_lock(mm, &mm->pfn_lock, SWS_MM_lock_pfn_contended);
+		bool exhausted = !mm->free_head && mm->pfn_hwm >= mm->nr_pfn;
+		sws_spin_unlock(&mm->pfn_lock);
+		if (cpu && exhausted)
+			drain_all_pages(mm);
+		if (!cpu || exhausted) {
+			mm_lock(mm, &mm->pfn_lock, SWS_MM_lock_pfn_contended);
+			pf = __pfn_pop(mm);
+			sws_spin_unlock(&mm->pfn_lock);
+		}
+	}
+	*pfn = pf;
+	return pf ? 0 : SWS_ENOMEM;
 }
 
 int sws__mm_pfn_take(struct sws_mm *mm, unsigned nr, uint32_t *pfns)
 {
-	mm_lock(mm, &mm->pfn_lock, SWS_MM_lock_pfn_contended);
-	uint32_t fresh = nr > mm->nr_free_listed ? nr - mm->nr_free_listed : 0;
-	if (fresh > mm->nr_pfn - mm->pfn_hwm || (fresh && __folio_map_grow(mm, (uint64_t)mm->pfn_hwm + fresh))) {
+	for (bool drained = false;; drained = true) {
+		mm_lock(mm, &mm->pfn_lock, SWS_MM_lock_pfn_contended);
+		uint32_t fresh = nr > mm->nr_free_listed ? nr - mm->nr_free_listed : 0;
+		if (fresh <= mm->nr_pfn - mm->pfn_hwm &&
+		    !(fresh && __folio_map_grow(mm, (uint64_t)mm->pfn_hwm + fresh)))
+			break;
 		sws_spin_unlock(&mm->pfn_lock);
-		return SWS_ENOMEM;
+		if (drained)
+			return SWS_ENOMEM;
+		drain_all_pages(mm); /* what the CPUs' lists hold, then once more */
 	}
 	for (unsigned i = 0; i < nr; i++) {
 		if (mm->nr_free_listed) {
@@ -108,17 +210,24 @@ int sws__mm_pfn_take(struct sws_mm *mm, unsigned nr, uint32_t *pfns)
 	return 0;
 }
 
-static inline void pfn_put(struct sws_mm *mm, uint64_t pfn)
+static inline void pfn_put(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 {
-	struct sws_folio *f = mm_folio(mm, pfn);
+	if (sws_likely(cpu != NULL)) {
+		struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
+		mm_lock(mm, &p->pcp_lock, SWS_MM_lock_pfn_contended);
+		mm_folio(mm, pfn)->next = p->pcp_head;
+		p->pcp_head = (uint32_t)pfn;
+		if (++p->pcp_count > PCP_HIGH)
+			__free_pcppages_bulk(mm, p, PCP_BATCH);
+		sws_spin_unlock(&p->pcp_lock);
+		return;
+	}
 	mm_lock(mm, &mm->pfn_lock, SWS_MM_lock_pfn_contended);
-	f->next = mm->free_head;
-	mm->free_head = (uint32_t)pfn;
-	mm->nr_free_listed++;
+	__pfn_push(mm, (uint32_t)pfn);
 	sws_spin_unlock(&mm->pfn_lock);
 }
 
-void sws__mm_pfn_put(struct sws_mm *mm, uint64_t pfn) { pfn_put(mm, pfn); }
+void sws__mm_pfn_put(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn) { pfn_put(cpu, mm, pfn); }
 
 struct sws_folio *sws__mm_folio_claim(struct sws_mm *mm, uint64_t pfn, unsigned order, uint16_t memcg)
 {
@@ -145,7 +254,7 @@ int sws__mm_folio_alloc(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, 
 	if (rc)
 		return rc;
 	uint32_t p;
-	if (pfn_take_one(mm, &p)) { /* a section not mapped (one PFN per page of RAM at least) */
+	if (pfn_take_one(cpu, mm, &p)) { /* a section not mapped (one PFN per page of RAM at least) */
 		atomic_fetch_add(&mm->free_pages, (int64_t)1 << order);
 		atomic_fetch_sub(&mm->memcgs[memcg].usage, 1ull << order);
 		return SWS_ENOMEM;
@@ -159,7 +268,7 @@ int sws__mm_folio_alloc(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, 
 
 #define MEMALLOC_RESERVE 64 /* pages reclaim itself may use beyond RAM (PF_MEMALLOC) */
 
-int sws__mm_folio_alloc_noreclaim(struct sws_mm *mm, uint16_t memcg, uint64_t *pfn)
+int sws__mm_folio_alloc_noreclaim(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t *pfn)
 {
 	/* Reclaim's own short-lived folios (zswap writeback) dip into the reserves,
 	 * ignore the memcg limit and never reclaim. */
@@ -169,7 +278,7 @@ int sws__mm_folio_alloc_noreclaim(struct sws_mm *mm, uint16_t memcg, uint64_t *p
 	}
 	atomic_fetch_add(&mm->memcgs[memcg].usage, 1);
 	uint32_t p;
-	if (pfn_take_one(mm, &p)) {
+	if (pfn_take_one(cpu, mm, &p)) {
 		atomic_fetch_add(&mm->free_pages, 1);
 		atomic_fetch_sub(&mm->memcgs[memcg].usage, 1);
 		return SWS_ENOMEM;
@@ -179,7 +288,7 @@ int sws__mm_folio_alloc_noreclaim(struct sws_mm *mm, uint16_t memcg, uint64_t *p
 	return 0;
 }
 
-void sws__mm_folio_free(struct sws_mm *mm, uint64_t pfn)
+void sws__mm_folio_free(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 {
 	struct sws_folio *f = mm_folio(mm, pfn);
 	if (folio_test(f, PG_lru_batch)) { /* still in a CPU's batch: its entry goes stale */
@@ -193,5 +302,5 @@ void sws__mm_folio_free(struct sws_mm *mm, uint64_t pfn)
 	atomic_store(&f->flags, PG_free); /* also drops PG_locked */
 	atomic_fetch_sub(&mm->memcgs[f->memcg].usage, nr);
 	atomic_fetch_add(&mm->free_pages, (int64_t)nr);
-	pfn_put(mm, pfn);
+	pfn_put(cpu, mm, pfn);
 }

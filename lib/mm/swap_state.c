@@ -26,7 +26,7 @@ static int swapin_new(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, sw
 	struct sws_folio *f = mm_folio(mm, pfn); /* locked */
 	rc = sws_swap_cache_add(cpu, e, 1, pfn, &shadow);
 	if (rc) {
-		sws__mm_folio_free(mm, pfn);
+		sws__mm_folio_free(cpu, mm, pfn);
 		return rc == SWS_EBUSY ? SWS_ENOENT : rc;
 	}
 	f->swap = e;

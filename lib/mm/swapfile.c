@@ -216,7 +216,7 @@ unsigned sws__mm_try_to_reclaim_swap(struct sws_cpu *cpu, struct sws_mm *mm, sws
 		folio_clear(f, PG_swapcache);
 		if (unmapped) {
 			sws__mm_lru_del(mm, pfn);
-			sws__mm_folio_free(mm, pfn);
+			sws__mm_folio_free(cpu, mm, pfn);
 			return covered;
 		}
 		folio_set(f, PG_dirty);

@@ -51,7 +51,7 @@ static int pageout_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 		sws__mm_try_to_unmap_discard(mm, pfn);
 		mm_count(mm, cpu, SWS_MM_pglazyfreed, nr);
 		mm_count(mm, cpu, SWS_MM_pgsteal, nr);
-		sws__mm_folio_free(mm, pfn);
+		sws__mm_folio_free(cpu, mm, pfn);
 		return 0;
 	}
 	if (!folio_test(f, PG_swapcache)) {
@@ -81,7 +81,7 @@ static int pageout_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 		return rc; /* cannot happen: the folio holds these slots */
 	folio_clear(f, PG_swapcache);
 	mm_count(mm, cpu, SWS_MM_pgsteal, nr);
-	sws__mm_folio_free(mm, pfn);
+	sws__mm_folio_free(cpu, mm, pfn);
 	return 0;
 }
 

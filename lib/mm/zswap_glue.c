@@ -41,13 +41,13 @@ static int wb_begin(void *ctx, struct sws_cpu *cpu, sws_entry_t e, uint16_t memc
 {
 	struct sws_mm *mm = ctx;
 	uint64_t pfn;
-	int rc = sws__mm_folio_alloc_noreclaim(mm, memcg, &pfn);
+	int rc = sws__mm_folio_alloc_noreclaim(cpu, mm, memcg, &pfn);
 	if (rc)
 		return rc;
 	mm_count(mm, cpu, SWS_MM_pgalloc, 1);
 	rc = sws_swap_cache_add(cpu, e, 1, pfn, NULL);
 	if (rc) {
-		sws__mm_folio_free(mm, pfn);
+		sws__mm_folio_free(cpu, mm, pfn);
 		return rc;
 	}
 	struct sws_folio *f = mm_folio(mm, pfn);
@@ -105,7 +105,7 @@ static bool wb_end(void *ctx, struct sws_cpu *cpu, sws_entry_t e, uint64_t token
 	}
 	sws_swap_cache_del(cpu, e, 1, token, 0);
 	folio_clear(f, PG_swapcache);
-	sws__mm_folio_free(mm, token);
+	sws__mm_folio_free(cpu, mm, token);
 	return false;
 }
 

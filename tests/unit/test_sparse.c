@@ -148,7 +148,7 @@ static void put_back(struct sws_mm *mm, const uint32_t *pfns, unsigned nr)
 {
 	for (unsigned i = 0; i < nr; i++) {
 		atomic_store(&mm_folio(mm, pfns[i])->flags, PG_free);
-		sws__mm_pfn_put(mm, pfns[i]);
+		sws__mm_pfn_put(NULL, mm, pfns[i]);
 	}
 }
 
@@ -208,6 +208,69 @@ static void test_pfn_order(void **state)
 	free(all);
 	sws_mm_destroy(mm);
 	assert_int_equal(usage(sim).bytes[SWS_MEM_mm], 0);
+	sws_sim_destroy(sim);
+}
+
+/*
+ * Per-CPU page lists: a CPU's first folio refills its list with a batch (63)
+ * from the free list, its frees stay on its list up to 4 batches, above which
+ * a batch goes back; when the free list and the never claimed PFNs run out
+ * while RAM is free, another CPU's list is drained for it.
+ */
+static void test_pcp_lists(void **state)
+{
+	(void)state;
+	struct sws_sim *sim;
+	struct sws_mm *mm;
+	struct sws_cpu *c0, *c1;
+	struct sws_sim_config cfg = {0};
+	assert_sws(0, sws_sim_create(&cfg, &sim));
+	struct sws_mm_config mc = {.ram_pages = 1000}; /* PFNs 1 .. 1064 */
+	assert_sws(0, sws_mm_create(sim, &mc, &mm));
+	assert_sws(0, sws_cpu_attach(sim, &c0));
+	assert_sws(0, sws_cpu_attach(sim, &c1));
+	struct sws_mm_pcpu *p0 = &mm->pcpu[sws__cpu_id(c0)], *p1 = &mm->pcpu[sws__cpu_id(c1)];
+	uint64_t *pf = malloc(sizeof(*pf) * 1000);
+	assert_non_null(pf);
+
+	assert_sws(0, sws__mm_folio_alloc(c0, mm, 0, 0, &pf[0]));
+	folio_unlock(mm_folio(mm, pf[0]));
+	assert_int_equal(mm->pfn_hwm, 64); /* one batch of 63 claimed */
+	assert_int_equal(p0->pcp_count, 62);
+	assert_int_equal(pf[0], 63);        /* the list's head: the batch's last */
+	sws__mm_folio_free(c0, mm, pf[0]);
+	assert_int_equal(p0->pcp_count, 63);
+	assert_int_equal(mm->nr_free_listed, 0); /* the shared list never saw it */
+
+	/* Every page of RAM on CPU 0, then 252 freed: the list stays at most 4 batches. */
+	for (unsigned i = 0; i < 1000; i++) {
+		assert_sws(0, sws__mm_folio_alloc(c0, mm, 0, 0, &pf[i]));
+		folio_unlock(mm_folio(mm, pf[i]));
+	}
+	for (unsigned i = 0; i < 252; i++) {
+		sws__mm_folio_free(c0, mm, pf[i]);
+		assert_true(p0->pcp_count <= 4 * 63);
+	}
+	assert_true(mm->nr_free_listed > 0); /* batches went back */
+	uint32_t held = p0->pcp_count;
+	assert_true(held > 65);
+	/* CPU 1 takes the 252 free pages of RAM: the free list and the never
+	 * claimed PFNs do not hold that many, CPU 0's list does. */
+	for (unsigned i = 0; i < 252; i++) {
+		assert_sws(0, sws__mm_folio_alloc(c1, mm, 0, 0, &pf[i]));
+		folio_unlock(mm_folio(mm, pf[i]));
+	}
+	assert_true(p0->pcp_count < held); /* drained */
+	struct sws_mm_stats st;
+	sws_mm_stats(mm, &st);
+	assert_int_equal(st.free_pages, 0);
+	for (unsigned i = 0; i < 1000; i++)
+		sws__mm_folio_free(i < 252 ? c1 : c0, mm, pf[i]);
+	assert_true(p1->pcp_count <= 4 * 63);
+	free(pf);
+	sws_cpu_detach(c1);
+	sws_cpu_detach(c0);
+	sws_mm_destroy(mm);
 	sws_sim_destroy(sim);
 }
 
@@ -330,7 +393,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_big_machine_default),   cmocka_unit_test(test_big_machine_per_slot_arrays),
-		cmocka_unit_test(test_pfn_order),             cmocka_unit_test(test_section_map_failure),
+		cmocka_unit_test(test_pfn_order),             cmocka_unit_test(test_pcp_lists),             cmocka_unit_test(test_section_map_failure),
 		cmocka_unit_test(test_seeds_follow_clusters),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
