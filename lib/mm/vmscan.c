@@ -9,9 +9,12 @@
  *  - kernel: folio_check_references(): accessed once -> PG_referenced and
  *            rotate; accessed again while referenced -> activate. The active
  *            list is aged (deactivated) whenever it outgrows the inactive one.
- * A victim is locked (trylock) and isolated, gets slots (folio_alloc_swap:
- * slots and swap cache at once), is unmapped (each PTE becomes a swap PTE and
- * takes a swap count), written (or flagged zero: no I/O), then deleted from
+ * Victims are isolated in batches of up to 32 under one hold of the memcg's
+ * lru_lock (isolate_lru_folios()), then each is tried with it dropped
+ * (shrink_folio_list()). A victim is locked (trylock) and isolated, gets
+ * slots (folio_alloc_swap: slots and swap cache at once), is unmapped (each
+ * PTE becomes a swap PTE and takes a swap count), written (or flagged zero:
+ * no I/O), then deleted from
  * the swap cache leaving a workingset shadow, and freed. A large folio that
  * finds no slots of its order is split and its pages reclaimed one by one
  * (swpout_fallback). A lazily freed folio not written since is dropped with
@@ -99,14 +102,16 @@ static void __shrink_active(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_m
 	mm_count(mm, cpu, SWS_MM_pgdeactivate, 1);
 }
 
-/* Pick and isolate one victim of @memcg, locked. 0: none this time (@progress
- * says whether a scan step was made). */
-static uint64_t isolate_victim(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, bool *progress)
+/* @memcg's lru_lock held: one scan step. @return the victim it isolated,
+ * locked, or 0 (@progress says whether a scan step was made); an activation
+ * adds one to *@activated (the caller ages the workingset clock for it). */
+static uint64_t __isolate_one(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, bool *progress,
+			      unsigned *activated)
 {
+	SWS_ASSERT_HELD(&mm->memcgs[memcg].lru_lock);
 	struct sws_lru *lru = &mm->memcgs[memcg].lru;
 	uint64_t victim = 0;
 	*progress = false;
-	mm_lock(mm, &mm->memcgs[memcg].lru_lock, SWS_MM_lock_lru_contended);
 	if (mm->cfg.policy == SWS_RECLAIM_KERNEL && lru->nr[LRU_ACTIVE] > lru->nr[LRU_INACTIVE]) {
 		__shrink_active(cpu, mm, &mm->memcgs[memcg]);
 		*progress = true;
@@ -124,7 +129,7 @@ static uint64_t isolate_victim(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t 
 		if (young && mm->cfg.policy == SWS_RECLAIM_KERNEL && folio_test_clear(f, PG_referenced)) {
 			sws___mm_lru_move(mm, pfn, LRU_ACTIVE); /* used twice: activate */
 			mm_count(mm, cpu, SWS_MM_pgactivate, 1);
-			atomic_fetch_add(&mm->nonresident_age, 1);
+			(*activated)++;
 		} else if (young) {
 			if (mm->cfg.policy == SWS_RECLAIM_KERNEL)
 				folio_set(f, PG_referenced);
@@ -136,8 +141,42 @@ static uint64_t isolate_victim(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t 
 			sws___mm_lru_move(mm, pfn, LRU_INACTIVE); /* busy: try others */
 		}
 	}
-	sws_spin_unlock(&mm->memcgs[memcg].lru_lock);
 	return victim;
+}
+
+#define ISOLATE_BATCH 32 /* SWAP_CLUSTER_MAX: isolate_lru_folios()'s batch */
+
+/*
+ * isolate_lru_folios(): scan steps under one hold of @memcg's lru_lock until
+ * ISOLATE_BATCH victims, victims of @want pages, or @budget steps. @return
+ * the victims (locked, off the LRU) in @victims, with the activations the
+ * steps before each made in @before (and all of them in *@activated); *@end
+ * when a step found nothing to scan.
+ */
+static unsigned isolate_victims(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t want,
+				uint64_t *budget, uint64_t *scanned, uint64_t *victims, unsigned *before,
+				unsigned *activated, bool *end)
+{
+	unsigned n = 0;
+	uint64_t pages = 0;
+	mm_lock(mm, &mm->memcgs[memcg].lru_lock, SWS_MM_lock_lru_contended);
+	while (n < ISOLATE_BATCH && pages < want && *budget) {
+		bool progress;
+		(*budget)--;
+		uint64_t pfn = __isolate_one(cpu, mm, memcg, &progress, activated);
+		if (!progress) {
+			*end = true;
+			break;
+		}
+		(*scanned)++;
+		if (pfn) {
+			before[n] = *activated;
+			victims[n++] = pfn;
+			pages += folio_nr(mm_folio(mm, pfn));
+		}
+	}
+	sws_spin_unlock(&mm->memcgs[memcg].lru_lock);
+	return n;
 }
 
 static uint64_t lru_pages(struct sws_mm *mm, uint16_t memcg)
@@ -158,27 +197,37 @@ static uint64_t shrink_memcg(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t me
 	*scanned = 0;
 	/* Every page may take a few rounds (second chance, activation); bound the scan. */
 	uint64_t budget = 4 * *eligible + 64;
-	while (reclaimed < nr && budget--) {
-		bool progress;
-		uint64_t pfn = isolate_victim(cpu, mm, memcg, &progress);
-		if (!progress)
-			break;
-		(*scanned)++;
-		if (!pfn)
-			continue;
-		struct sws_folio *f = mm_folio(mm, pfn);
-		uint64_t n = folio_nr(f);
-		int rc = sws__mm_pageout_folio(cpu, mm, pfn);
-		if (rc == 0) {
-			reclaimed += n;
-			continue;
+	bool end = false, full = false;
+	while (reclaimed < nr && budget && !end && !full) {
+		uint64_t victims[ISOLATE_BATCH];
+		unsigned before[ISOLATE_BATCH], activated = 0, aged = 0;
+		unsigned n = isolate_victims(cpu, mm, memcg, nr - reclaimed, &budget, scanned, victims, before,
+					     &activated, &end);
+		/* shrink_folio_list(): every isolated folio is tried, the workingset
+		 * clock aged for each activation in scan order, as if one scan step
+		 * and its folio's reclaim came at a time. */
+		for (unsigned i = 0; i < n; i++) {
+			uint64_t pfn = victims[i];
+			if (before[i] > aged) {
+				atomic_fetch_add(&mm->nonresident_age, before[i] - aged);
+				aged = before[i];
+			}
+			struct sws_folio *f = mm_folio(mm, pfn);
+			uint64_t nr_pages = folio_nr(f);
+			int rc = sws__mm_pageout_folio(cpu, mm, pfn);
+			if (rc == 0) {
+				reclaimed += nr_pages;
+				continue;
+			}
+			if (rc == SWS_EBUSY && folio_test(f, PG_free))
+				continue; /* split: its pages are back on the list */
+			sws__mm_lru_add(mm, pfn, true); /* could not swap it: keep, activated */
+			folio_unlock(f);
+			if (rc == SWS_ENOSPC)
+				full = true; /* swap is full: scanning on will not help */
 		}
-		if (rc == SWS_EBUSY && folio_test(f, PG_free))
-			continue; /* split: its pages are back on the list */
-		sws__mm_lru_add(mm, pfn, true); /* could not swap it: keep, activated */
-		folio_unlock(f);
-		if (rc == SWS_ENOSPC)
-			break; /* swap is full: scanning on will not help */
+		if (activated > aged)
+			atomic_fetch_add(&mm->nonresident_age, activated - aged);
 	}
 	return reclaimed;
 }
