@@ -45,11 +45,13 @@ struct sws_env {
 const char *sws_default_allocator_name(void);
 
 /*
- * The default clock, in nanoseconds, in step with CLOCK_MONOTONIC. Where the
- * host kernel's clocksource is the (invariant) TSC, it reads the TSC scaled
- * by a rate calibrated once per process against CLOCK_MONOTONIC (a few ns a
- * read instead of a vDSO call: simulated system time reads the clock at every
- * kernel entry and exit); elsewhere it is CLOCK_MONOTONIC.
+ * The default clock, in nanoseconds. Where the host kernel's clocksource is
+ * the (invariant) TSC, it reads the TSC scaled by a rate calibrated once per
+ * process against CLOCK_MONOTONIC (a few ns a read instead of a vDSO call:
+ * simulated system time reads the clock at every kernel entry and exit): it
+ * starts at CLOCK_MONOTONIC's value and keeps the rate measured then (within
+ * about 1e-5), not later NTP slewing, and is monotonic per thread. Elsewhere
+ * it is CLOCK_MONOTONIC.
  */
 uint64_t sws_default_clock_ns(void);
 /** @return "tsc" or "clock_monotonic": what sws_default_clock_ns() reads here. */

@@ -40,7 +40,7 @@ static inline uint64_t sws__monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* The default clock, in nanoseconds (monotonic, in step with CLOCK_MONOTONIC). */
+/* The default clock, in nanoseconds (see sws_default_clock_ns() in swapsim/env.h). */
 static inline uint64_t sws__default_clock_ns(void)
 {
 #if defined(__x86_64__)

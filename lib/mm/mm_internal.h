@@ -593,8 +593,8 @@ bool sws__mm_workingset_refault(struct sws_cpu *cpu, struct sws_mm *mm, struct s
 uint64_t sws__mm_shadow_pack(struct sws_mm *mm, uint16_t memcg);
 
 /* vmscan.c */
-/* The swap-out of one folio (locked, isolated). @return 0; SWS_EBUSY: split
- * (its pages are on the LRU again) or kept; another error: kept. */
+/* The swap-out of one folio (locked, isolated). @return 0; SWS_EAGAIN: split
+ * (its pages are on the LRU again, the descriptor free); another error: kept. */
 int sws__mm_pageout_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn);
 uint64_t sws__mm_shrink(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr,
 			bool memcg_only);

@@ -23,12 +23,13 @@
  * shared pfn_lock is taken once per PCP_BATCH pages: an empty list is refilled
  * with a batch from the free list (rmqueue_bulk()), a list above PCP_HIGH gives
  * a batch back (free_pcppages_bulk()); its most recently freed first both ways
- * (the kernel gives back the coldest). When the free list runs dry every CPU's
- * list is drained into it and the take retried (drain_all_pages() on the
- * allocation slow path). The RAM count (free_pages) is separate and moves at
- * allocation and free, so the lists change which PFN a folio gets, never how
- * much memory is free. Without a CPU (sws_mm_destroy() when every CPU slot is
- * taken, mm set-up) the free list is used directly.
+ * (the kernel gives back the coldest). When the free list and the never
+ * claimed PFNs run dry every CPU's list is drained into it, one PFN taken for
+ * the caller on the way (drain_all_pages() on the allocation slow path). The
+ * RAM count (free_pages) is separate and moves at allocation and free, so the
+ * lists change which PFN a folio gets (and so the stack order above holds
+ * only up to them), never how much memory is free. A caller without a CPU
+ * (NULL: white-box tests) uses the free list directly.
  *
  * THE FOLIO MAP. Descriptors are one array indexed by PFN, so pfn_to_page() is
  * one load and an add, as the kernel's SPARSEMEM_VMEMMAP makes it: address
@@ -38,7 +39,7 @@
  * and cost nothing until a descriptor on them is written; a section stays
  * mapped until sws_mm_destroy(), as a section the kernel onlined stays. Only
  * PFNs below pfn_hwm can be held by any path, so the map follows the most
- * frames ever in use at once, not the configured RAM:
+ * frames ever in use at once (and held in CPUs' lists), not the configured RAM:
  *
  *    folios ─▶ | section 0 | section 1 | ........... reserved, PROT_NONE ........... |
  *              |<- mapped (charged to SWS_MEM_mm) ->|
@@ -109,20 +110,25 @@ static inline void __pfn_push(struct sws_mm *mm, uint32_t pfn)
 #define PCP_BATCH 63            /* pcp->batch of a large zone */
 #define PCP_HIGH (4 * PCP_BATCH) /* pcp->high: above it a batch goes back */
 
-/* rmqueue_bulk(): @p's pcp_lock held, its list empty: refill up to a batch. */
-static void __rmqueue_bulk(struct sws_mm *mm, struct sws_mm_pcpu *p)
+/* rmqueue_bulk(): @p's pcp_lock held, its list empty: refill up to a batch.
+ * @return false when a section could not be mapped. */
+static bool __rmqueue_bulk(struct sws_mm *mm, struct sws_mm_pcpu *p)
 {
 	SWS_ASSERT_HELD(&p->pcp_lock);
+	bool mapped = true;
 	mm_lock(mm, &mm->pfn_lock, SWS_MM_lock_pfn_contended);
 	for (unsigned i = 0; i < PCP_BATCH; i++) {
 		uint32_t pfn = __pfn_pop(mm);
-		if (!pfn)
+		if (!pfn) {
+			mapped = mm->pfn_hwm >= mm->nr_pfn; /* used up, or a section failed */
 			break;
+		}
 		mm_folio(mm, pfn)->next = p->pcp_head;
 		p->pcp_head = pfn;
 		p->pcp_count++;
 	}
 	sws_spin_unlock(&mm->pfn_lock);
+	return mapped;
 }
 
 /* free_pcppages_bulk(): @p's pcp_lock held: @nr of its PFNs to the free list. */
@@ -139,26 +145,42 @@ static void __free_pcppages_bulk(struct sws_mm *mm, struct sws_mm_pcpu *p, uint3
 	sws_spin_unlock(&mm->pfn_lock);
 }
 
-/* drain_all_pages(): every CPU's list back to the free list. No lock held. */
-static void drain_all_pages(struct sws_mm *mm)
+/* drain_all_pages(): every CPU's list back to the free list, and with @take
+ * one PFN of it for the caller before any other CPU can refill from it. No
+ * lock held. @return that PFN (0: none, or not asked for). */
+static uint32_t drain_all_pages(struct sws_mm *mm, bool take)
 {
+	uint32_t pf = 0;
 	for (unsigned c = 0; c < mm->sim->max_cpus; c++) {
 		struct sws_mm_pcpu *p = &mm->pcpu[c];
 		mm_lock(mm, &p->pcp_lock, SWS_MM_lock_pfn_contended);
-		__free_pcppages_bulk(mm, p, p->pcp_count);
+		if (p->pcp_count || (take && !pf)) {
+			mm_lock(mm, &mm->pfn_lock, SWS_MM_lock_pfn_contended);
+			while (p->pcp_head) {
+				uint32_t pfn = p->pcp_head;
+				p->pcp_head = mm_folio(mm, pfn)->next;
+				p->pcp_count--;
+				__pfn_push(mm, pfn);
+			}
+			if (take && !pf)
+				pf = __pfn_pop(mm);
+			sws_spin_unlock(&mm->pfn_lock);
+		}
 		sws_spin_unlock(&p->pcp_lock);
 	}
+	return pf;
 }
 
 /* One free PFN for @cpu (NULL: from the free list): its list first. */
 static inline int pfn_take_one(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t *pfn)
 {
 	uint32_t pf = 0;
+	bool mapped = true;
 	if (sws_likely(cpu != NULL)) {
 		struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
 		mm_lock(mm, &p->pcp_lock, SWS_MM_lock_pfn_contended);
 		if (!p->pcp_count)
-			__rmqueue_bulk(mm, p);
+			mapped = __rmqueue_bulk(mm, p);
 		pf = p->pcp_head;
 		if (pf) {
 			p->pcp_head = mm_folio(mm, pf)->next;
@@ -166,19 +188,16 @@ static inline int pfn_take_one(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t 
 		}
 		sws_spin_unlock(&p->pcp_lock);
 	}
-	if (!pf) {
-		/* No CPU: the free list. Every PFN taken: what other CPUs hold. (A
-		 * section that could not be mapped fails the take.) */
+	if (!pf && mapped) {
+		/* The free list (another CPU may have given a batch back since);
+		 * every PFN taken: what the CPUs' lists hold, one taken on the way.
+		 * (A section that could not be mapped fails the take.) */
 		mm_lock(mm, &mm->pfn_lock, SWS_MM_lock_pfn_contended);
-		bool exhausted = !mm->free_head && mm->pfn_hwm >= mm->nr_pfn;
+		pf = __pfn_pop(mm);
+		bool exhausted = !pf && mm->pfn_hwm >= mm->nr_pfn;
 		sws_spin_unlock(&mm->pfn_lock);
-		if (cpu && exhausted)
-			drain_all_pages(mm);
-		if (!cpu || exhausted) {
-			mm_lock(mm, &mm->pfn_lock, SWS_MM_lock_pfn_contended);
-			pf = __pfn_pop(mm);
-			sws_spin_unlock(&mm->pfn_lock);
-		}
+		if (exhausted)
+			pf = drain_all_pages(mm, true);
 	}
 	*pfn = pf;
 	return pf ? 0 : SWS_ENOMEM;
@@ -186,16 +205,25 @@ static inline int pfn_take_one(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t 
 
 int sws__mm_pfn_take(struct sws_mm *mm, unsigned nr, uint32_t *pfns)
 {
-	for (bool drained = false;; drained = true) {
+	/* Short of PFNs: drain the CPUs' lists and look again, while a drain
+	 * finds any (others may refill from what it gave back meanwhile). */
+	for (unsigned tries = 0;; tries++) {
 		mm_lock(mm, &mm->pfn_lock, SWS_MM_lock_pfn_contended);
 		uint32_t fresh = nr > mm->nr_free_listed ? nr - mm->nr_free_listed : 0;
 		if (fresh <= mm->nr_pfn - mm->pfn_hwm &&
 		    !(fresh && __folio_map_grow(mm, (uint64_t)mm->pfn_hwm + fresh)))
 			break;
+		bool short_of_pfns = fresh > mm->nr_pfn - mm->pfn_hwm;
+		uint32_t before = mm->nr_free_listed;
 		sws_spin_unlock(&mm->pfn_lock);
-		if (drained)
+		if (!short_of_pfns || tries == 16)
 			return SWS_ENOMEM;
-		drain_all_pages(mm); /* what the CPUs' lists hold, then once more */
+		drain_all_pages(mm, false);
+		mm_lock(mm, &mm->pfn_lock, SWS_MM_lock_pfn_contended);
+		bool found = mm->nr_free_listed > before;
+		sws_spin_unlock(&mm->pfn_lock);
+		if (!found)
+			return SWS_ENOMEM;
 	}
 	for (unsigned i = 0; i < nr; i++) {
 		if (mm->nr_free_listed) {

@@ -26,9 +26,9 @@
 #include "mm_internal.h"
 
 /*
- * Swap out locked, isolated @pfn. @return 0 when it was freed; SWS_EAGAIN-like
- * SWS_EBUSY when it was split (its pages are back on the LRU); an error when it
- * stays (the caller puts it back).
+ * Swap out locked, isolated @pfn. @return 0 when it was freed; SWS_EAGAIN when
+ * it was split (its pages are back on the LRU, its descriptor free: the caller
+ * must not look at it again); an error when it stays (the caller puts it back).
  */
 static int pageout_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn);
 
@@ -64,7 +64,7 @@ static int pageout_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 			sws__mm_count_order(mm, cpu, &mm->pcpu[sws__cpu_id(cpu)].swpout_fallback[f->order]);
 			if (f->order == SWS_NR_ORDERS - 1)
 				mm_count(mm, cpu, SWS_MM_thp_swpout_fallback, 1);
-			return sws__mm_split_folio(cpu, mm, pfn) ? SWS_ENOMEM : SWS_EBUSY;
+			return sws__mm_split_folio(cpu, mm, pfn) ? SWS_ENOMEM : SWS_EAGAIN;
 		}
 		if (rc)
 			return rc;
@@ -147,11 +147,11 @@ static uint64_t __isolate_one(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t m
 #define ISOLATE_BATCH 32 /* SWAP_CLUSTER_MAX: isolate_lru_folios()'s batch */
 
 /*
- * isolate_lru_folios(): scan steps under one hold of @memcg's lru_lock until
- * ISOLATE_BATCH victims, victims of @want pages, or @budget steps. @return
- * the victims (locked, off the LRU) in @victims, with the activations the
- * steps before each made in @before (and all of them in *@activated); *@end
- * when a step found nothing to scan.
+ * isolate_lru_folios(): up to ISOLATE_BATCH scan steps under one hold of
+ * @memcg's lru_lock, fewer when the victims hold @want pages or @budget runs
+ * out. @return the victims (locked, off the LRU) in @victims, with the
+ * activations the steps before each made in @before (and all of them in
+ * *@activated); *@end when the list had nothing to scan for the first step.
  */
 static unsigned isolate_victims(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t want,
 				uint64_t *budget, uint64_t *scanned, uint64_t *victims, unsigned *before,
@@ -160,12 +160,12 @@ static unsigned isolate_victims(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t
 	unsigned n = 0;
 	uint64_t pages = 0;
 	mm_lock(mm, &mm->memcgs[memcg].lru_lock, SWS_MM_lock_lru_contended);
-	while (n < ISOLATE_BATCH && pages < want && *budget) {
+	for (unsigned step = 0; step < ISOLATE_BATCH && pages < want && *budget; step++) {
 		bool progress;
 		(*budget)--;
 		uint64_t pfn = __isolate_one(cpu, mm, memcg, &progress, activated);
 		if (!progress) {
-			*end = true;
+			*end = !n; /* what this batch puts back is scanned again */
 			break;
 		}
 		(*scanned)++;
@@ -219,7 +219,7 @@ static uint64_t shrink_memcg(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t me
 				reclaimed += nr_pages;
 				continue;
 			}
-			if (rc == SWS_EBUSY && folio_test(f, PG_free))
+			if (rc == SWS_EAGAIN)
 				continue; /* split: its pages are back on the list */
 			sws__mm_lru_add(mm, pfn, true); /* could not swap it: keep, activated */
 			folio_unlock(f);

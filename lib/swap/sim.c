@@ -39,7 +39,8 @@ int sws__sim_create(const struct sws_sim_config *cfg, const struct sws_design_op
 	if (ops->version != SWS_DESIGN_OPS_VERSION)
 		return SWS_EVERSION;
 
-	sws__clock_init();
+	if (!cfg->env || !cfg->env->clock_ns)
+		sws__clock_init(); /* calibrate the default clock before any read */
 	struct sws_mem mem;
 	sws__mem_init(&mem, cfg->env ? &cfg->env->allocator : NULL);
 	struct sws_sim *sim = mem.a.alloc(mem.a.ctx, sizeof(*sim), SWS_CACHELINE);

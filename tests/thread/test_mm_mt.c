@@ -494,10 +494,87 @@ static void test_lock_contention_counted(void **state)
 	sws_sim_destroy(w.sim);
 }
 
+/*
+ * Two CPUs allocate and free folios with RAM never full (at most 990 of 1000
+ * pages held, so no reclaim): every allocation succeeds although PFNs sit in
+ * each CPU's page list, including when the shared list runs dry and one CPU
+ * drains the other's (drain_all_pages(), racing with the owner's frees and
+ * refills).
+ */
+struct pcp_worker {
+	struct sws_sim *sim;
+	struct sws_mm *mm;
+	_Atomic long *held;
+	_Atomic int *done;
+	unsigned want, rounds;
+	long allocs, fails;
+};
+
+static void *pcp_worker_main(void *arg)
+{
+	struct pcp_worker *w = arg;
+	struct sws_cpu *cpu;
+	if (sws_cpu_attach(w->sim, &cpu))
+		return NULL;
+	static _Thread_local uint64_t pf[1000];
+	for (unsigned it = 0; w->rounds ? it < w->rounds : !atomic_load(w->done); it++) {
+		unsigned got = 0;
+		while (got < w->want) {
+			if (atomic_fetch_add(w->held, 1) >= 990) {
+				atomic_fetch_sub(w->held, 1);
+				break;
+			}
+			if (sws__mm_folio_alloc(cpu, w->mm, 0, 0, &pf[got])) {
+				w->fails++;
+				atomic_fetch_sub(w->held, 1);
+				continue;
+			}
+			folio_unlock(mm_folio(w->mm, pf[got]));
+			got++;
+			w->allocs++;
+		}
+		for (unsigned i = 0; i < got; i++) {
+			sws__mm_folio_free(cpu, w->mm, pf[i]);
+			atomic_fetch_sub(w->held, 1);
+		}
+	}
+	if (w->rounds)
+		atomic_store(w->done, 1);
+	sws_cpu_detach(cpu);
+	return NULL;
+}
+
+static void test_pcp_lists_never_fail(void **state)
+{
+	(void)state;
+	struct sws_sim *sim;
+	struct sws_mm *mm;
+	struct sws_sim_config cfg = {.max_cpus = 4};
+	assert_sws(0, sws_sim_create(&cfg, &sim));
+	struct sws_mm_config mc = {.ram_pages = 1000};
+	assert_sws(0, sws_mm_create(sim, &mc, &mm));
+	_Atomic long held = 0;
+	_Atomic int done = 0;
+	struct pcp_worker w[2] = {{sim, mm, &held, &done, 200, 0, 0, 0}, {sim, mm, &held, &done, 1000, 3000, 0, 0}};
+	pthread_t t[2];
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, pcp_worker_main, &w[i]);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	assert_true(w[0].allocs > 0 && w[1].allocs > 0);
+	assert_int_equal(w[0].fails + w[1].fails, 0);
+	struct sws_mm_stats s;
+	sws_mm_stats(mm, &s);
+	assert_int_equal(s.free_pages, 1000);
+	sws_mm_destroy(mm);
+	sws_sim_destroy(sim);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {ALL_DESIGNS(test_faults), ALL_DESIGNS(test_faults_zswap),
 					   cmocka_unit_test(test_vswap_zswap_writeback), ALL_DESIGNS(test_oom_cow),
-					   cmocka_unit_test(test_lock_contention_counted)};
+					   cmocka_unit_test(test_lock_contention_counted),
+					   cmocka_unit_test(test_pcp_lists_never_fail)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
