@@ -29,7 +29,8 @@
  * RAM count (free_pages) is separate and moves at allocation and free, so the
  * lists change which PFN a folio gets (and so the stack order above holds
  * only up to them), never how much memory is free. A caller without a CPU
- * (NULL: white-box tests) uses the free list directly.
+ * (NULL: white-box tests) uses the free list (and drains the lists when it
+ * runs dry).
  *
  * THE FOLIO MAP. Descriptors are one array indexed by PFN, so pfn_to_page() is
  * one load and an add, as the kernel's SPARSEMEM_VMEMMAP makes it: address
@@ -94,6 +95,8 @@ static inline uint32_t __pfn_pop(struct sws_mm *mm)
 		mm->nr_free_listed--;
 	} else if (mm->pfn_hwm < mm->nr_pfn && !__folio_map_grow(mm, (uint64_t)mm->pfn_hwm + 1)) {
 		p = mm->pfn_hwm++;
+		/* Free until claimed, as a freed one (it may wait on a CPU's list). */
+		atomic_store_explicit(&mm_folio(mm, p)->flags, PG_free, memory_order_relaxed);
 	}
 	return p;
 }
@@ -146,30 +149,35 @@ static void __free_pcppages_bulk(struct sws_mm *mm, struct sws_mm_pcpu *p, uint3
 }
 
 /* drain_all_pages(): every CPU's list back to the free list, and with @take
- * one PFN of it for the caller before any other CPU can refill from it. No
- * lock held. @return that PFN (0: none, or not asked for). */
-static uint32_t drain_all_pages(struct sws_mm *mm, bool take)
+ * one PFN of it into *@take (0: none) before any other CPU can refill from
+ * it. No lock held. @return the PFNs it moved. */
+static uint64_t drain_all_pages(struct sws_mm *mm, uint32_t *take)
 {
-	uint32_t pf = 0;
+	uint64_t moved = 0;
 	for (unsigned c = 0; c < mm->sim->max_cpus; c++) {
 		struct sws_mm_pcpu *p = &mm->pcpu[c];
 		mm_lock(mm, &p->pcp_lock, SWS_MM_lock_pfn_contended);
-		if (p->pcp_count || (take && !pf)) {
+		if (p->pcp_count || (take && !*take)) {
 			mm_lock(mm, &mm->pfn_lock, SWS_MM_lock_pfn_contended);
 			while (p->pcp_head) {
 				uint32_t pfn = p->pcp_head;
 				p->pcp_head = mm_folio(mm, pfn)->next;
 				p->pcp_count--;
 				__pfn_push(mm, pfn);
+				moved++;
 			}
-			if (take && !pf)
-				pf = __pfn_pop(mm);
+			if (take && !*take)
+				*take = __pfn_pop(mm);
 			sws_spin_unlock(&mm->pfn_lock);
 		}
 		sws_spin_unlock(&p->pcp_lock);
 	}
-	return pf;
+	return moved;
 }
+
+/* How often a take that finds every PFN taken drains the CPUs' lists while
+ * the drains move some (other CPUs may refill from them meanwhile). */
+#define DRAIN_TRIES 16
 
 /* One free PFN for @cpu (NULL: from the free list): its list first. */
 static inline int pfn_take_one(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t *pfn)
@@ -196,8 +204,9 @@ static inline int pfn_take_one(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t 
 		pf = __pfn_pop(mm);
 		bool exhausted = !pf && mm->pfn_hwm >= mm->nr_pfn;
 		sws_spin_unlock(&mm->pfn_lock);
-		if (exhausted)
-			pf = drain_all_pages(mm, true);
+		for (unsigned tries = 0; exhausted && !pf && tries < DRAIN_TRIES; tries++)
+			if (!drain_all_pages(mm, &pf))
+				break;
 	}
 	*pfn = pf;
 	return pf ? 0 : SWS_ENOMEM;
@@ -205,8 +214,7 @@ static inline int pfn_take_one(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t 
 
 int sws__mm_pfn_take(struct sws_mm *mm, unsigned nr, uint32_t *pfns)
 {
-	/* Short of PFNs: drain the CPUs' lists and look again, while a drain
-	 * finds any (others may refill from what it gave back meanwhile). */
+	/* Short of PFNs: drain the CPUs' lists and look again. */
 	for (unsigned tries = 0;; tries++) {
 		mm_lock(mm, &mm->pfn_lock, SWS_MM_lock_pfn_contended);
 		uint32_t fresh = nr > mm->nr_free_listed ? nr - mm->nr_free_listed : 0;
@@ -214,15 +222,8 @@ int sws__mm_pfn_take(struct sws_mm *mm, unsigned nr, uint32_t *pfns)
 		    !(fresh && __folio_map_grow(mm, (uint64_t)mm->pfn_hwm + fresh)))
 			break;
 		bool short_of_pfns = fresh > mm->nr_pfn - mm->pfn_hwm;
-		uint32_t before = mm->nr_free_listed;
 		sws_spin_unlock(&mm->pfn_lock);
-		if (!short_of_pfns || tries == 16)
-			return SWS_ENOMEM;
-		drain_all_pages(mm, false);
-		mm_lock(mm, &mm->pfn_lock, SWS_MM_lock_pfn_contended);
-		bool found = mm->nr_free_listed > before;
-		sws_spin_unlock(&mm->pfn_lock);
-		if (!found)
+		if (!short_of_pfns || tries == DRAIN_TRIES || !drain_all_pages(mm, NULL))
 			return SWS_ENOMEM;
 	}
 	for (unsigned i = 0; i < nr; i++) {

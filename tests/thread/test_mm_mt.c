@@ -505,19 +505,19 @@ struct pcp_worker {
 	struct sws_sim *sim;
 	struct sws_mm *mm;
 	_Atomic long *held;
-	_Atomic int *done;
 	unsigned want, rounds;
 	long allocs, fails;
+	int attach_rc;
 };
 
 static void *pcp_worker_main(void *arg)
 {
 	struct pcp_worker *w = arg;
 	struct sws_cpu *cpu;
-	if (sws_cpu_attach(w->sim, &cpu))
+	if ((w->attach_rc = sws_cpu_attach(w->sim, &cpu)) != 0)
 		return NULL;
 	static _Thread_local uint64_t pf[1000];
-	for (unsigned it = 0; w->rounds ? it < w->rounds : !atomic_load(w->done); it++) {
+	for (unsigned it = 0; it < w->rounds; it++) {
 		unsigned got = 0;
 		while (got < w->want) {
 			if (atomic_fetch_add(w->held, 1) >= 990) {
@@ -538,8 +538,6 @@ static void *pcp_worker_main(void *arg)
 			atomic_fetch_sub(w->held, 1);
 		}
 	}
-	if (w->rounds)
-		atomic_store(w->done, 1);
 	sws_cpu_detach(cpu);
 	return NULL;
 }
@@ -554,13 +552,15 @@ static void test_pcp_lists_never_fail(void **state)
 	struct sws_mm_config mc = {.ram_pages = 1000};
 	assert_sws(0, sws_mm_create(sim, &mc, &mm));
 	_Atomic long held = 0;
-	_Atomic int done = 0;
-	struct pcp_worker w[2] = {{sim, mm, &held, &done, 200, 0, 0, 0}, {sim, mm, &held, &done, 1000, 3000, 0, 0}};
+	/* About the same length of work each, so the two mostly overlap. */
+	struct pcp_worker w[2] = {{sim, mm, &held, 200, 15000, 0, 0, 0}, {sim, mm, &held, 1000, 3000, 0, 0, 0}};
 	pthread_t t[2];
 	for (int i = 0; i < 2; i++)
 		pthread_create(&t[i], NULL, pcp_worker_main, &w[i]);
 	for (int i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
+	assert_int_equal(w[0].attach_rc, 0);
+	assert_int_equal(w[1].attach_rc, 0);
 	assert_true(w[0].allocs > 0 && w[1].allocs > 0);
 	assert_int_equal(w[0].fails + w[1].fails, 0);
 	struct sws_mm_stats s;

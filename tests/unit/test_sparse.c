@@ -238,6 +238,9 @@ static void test_pcp_lists(void **state)
 	assert_int_equal(mm->pfn_hwm, 64); /* one batch of 63 claimed */
 	assert_int_equal(p0->pcp_count, 62);
 	assert_int_equal(pf[0], 63);        /* the list's head: the batch's last */
+	/* Never claimed, yet free like a freed one (sws_mm_destroy() skips them). */
+	for (uint32_t q = p0->pcp_head; q; q = mm_folio(mm, q)->next)
+		assert_true(folio_test(mm_folio(mm, q), PG_free));
 	sws__mm_folio_free(c0, mm, pf[0]);
 	assert_int_equal(p0->pcp_count, 63);
 	assert_int_equal(mm->nr_free_listed, 0); /* the shared list never saw it */
