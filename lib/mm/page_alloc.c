@@ -134,18 +134,20 @@ static bool __rmqueue_bulk(struct sws_mm *mm, struct sws_mm_pcpu *p)
 	return mapped;
 }
 
-/* free_pcppages_bulk(): @p's pcp_lock held: @nr of its PFNs to the free list. */
-static void __free_pcppages_bulk(struct sws_mm *mm, struct sws_mm_pcpu *p, uint32_t nr)
+/* free_pcppages_bulk(): @p's pcp_lock and pfn_lock held: up to @nr of its
+ * PFNs to the free list. @return how many. */
+static uint32_t __free_pcppages_bulk(struct sws_mm *mm, struct sws_mm_pcpu *p, uint32_t nr)
 {
 	SWS_ASSERT_HELD(&p->pcp_lock);
-	mm_lock(mm, &mm->pfn_lock, SWS_MM_lock_pfn_contended);
-	for (uint32_t i = 0; i < nr && p->pcp_head; i++) {
+	SWS_ASSERT_HELD(&mm->pfn_lock);
+	uint32_t i = 0;
+	for (; i < nr && p->pcp_head; i++) {
 		uint32_t pfn = p->pcp_head;
 		p->pcp_head = mm_folio(mm, pfn)->next;
 		p->pcp_count--;
 		__pfn_push(mm, pfn);
 	}
-	sws_spin_unlock(&mm->pfn_lock);
+	return i;
 }
 
 /* drain_all_pages(): every CPU's list back to the free list, and with @take
@@ -159,13 +161,7 @@ static uint64_t drain_all_pages(struct sws_mm *mm, uint32_t *take)
 		mm_lock(mm, &p->pcp_lock, SWS_MM_lock_pfn_contended);
 		if (p->pcp_count || (take && !*take)) {
 			mm_lock(mm, &mm->pfn_lock, SWS_MM_lock_pfn_contended);
-			while (p->pcp_head) {
-				uint32_t pfn = p->pcp_head;
-				p->pcp_head = mm_folio(mm, pfn)->next;
-				p->pcp_count--;
-				__pfn_push(mm, pfn);
-				moved++;
-			}
+			moved += __free_pcppages_bulk(mm, p, p->pcp_count);
 			if (take && !*take)
 				*take = __pfn_pop(mm);
 			sws_spin_unlock(&mm->pfn_lock);
@@ -246,8 +242,11 @@ static inline void pfn_put(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 		mm_lock(mm, &p->pcp_lock, SWS_MM_lock_pfn_contended);
 		mm_folio(mm, pfn)->next = p->pcp_head;
 		p->pcp_head = (uint32_t)pfn;
-		if (++p->pcp_count > PCP_HIGH)
+		if (++p->pcp_count > PCP_HIGH) {
+			mm_lock(mm, &mm->pfn_lock, SWS_MM_lock_pfn_contended);
 			__free_pcppages_bulk(mm, p, PCP_BATCH);
+			sws_spin_unlock(&mm->pfn_lock);
+		}
 		sws_spin_unlock(&p->pcp_lock);
 		return;
 	}
