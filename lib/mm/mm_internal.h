@@ -14,9 +14,9 @@
  * the child's inside the parent's) -> a memcg's lru_lock (its lruvec: its LRU
  * lists) or a folio's rmap lock (hashed by PFN: reverse maps and mapcount),
  * never both -> a CPU's pcp_lock (its page list) -> mm->pfn_lock. Reclaim
- * never runs with a ptl held: the fault
- * path drops it to allocate and re-checks the PTE afterwards (pte_same). The
- * free path, which holds a ptl, only ever trylocks folios. A function whose
+ * never runs with a ptl held: the fault path drops it to allocate and
+ * re-checks the PTE afterwards (pte_same). The free path, which holds a ptl,
+ * only ever trylocks folios. A function whose
  * caller holds a lock is named __name (sws___name when not static), its
  * comment opens with the lock, and it asserts it (SWS_ASSERT_HELD) first;
  * docs/design.md, Locking.
