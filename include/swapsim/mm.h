@@ -39,7 +39,9 @@ enum sws_reclaim_policy {
 				 * workingset refault activation (default) */
 	SWS_RECLAIM_LRU = 1,    /* exact LRU: evict the least recently accessed page; with
 				 * one thread, no readahead and a limit of M pages the faults
-				 * equal a textbook LRU cache's misses (validation) */
+				 * equal a textbook LRU cache's misses (validation). Exact
+				 * within each type: page cache has lists of its own, and the
+				 * scan balance picks between anon and file */
 	SWS_RECLAIM_CLOCK = 2,  /* second chance: one referenced bit, a rotating hand */
 };
 
@@ -158,6 +160,31 @@ int sws_mm_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_
  *  @return the pages reclaimed. */
 uint64_t sws_mm_reclaim(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr);
 
+#define SWS_MM_MAX_FILES (1u << 24)      /* file ids: 0 .. SWS_MM_MAX_FILES - 1 */
+#define SWS_MM_MAX_FILE_PAGES (1ull << 24) /* pages of one file (64 GiB) */
+
+/**
+ * read(2) (or with @write, write(2)) of pages [@index, @index + @nr) of file
+ * @file by the task of @asid: the page cache (mm/filemap.c). A cached page is
+ * marked accessed (folio_mark_accessed(): referenced, then active on the next
+ * access; a page read in is referenced already); a missing one gets a new folio charged to the task's memcg
+ * (reclaiming as a fault does), read from the file unless the write covers
+ * it (pgpgin_file, the task waits the file's read latency), and activated at
+ * once when its shadow says it was evicted within the workingset
+ * (workingset_refault_file). A write dirties the page (nr_dirtied); dirty
+ * pages are written back when reclaim reaches them (nr_written). Files are
+ * unmapped (no mmap of files) and never deleted; their pages stay cached
+ * after the task exits. @return the pages that missed (0: all cached);
+ * SWS_EINVAL (no such asid, @file >= SWS_MM_MAX_FILES, the range past
+ * SWS_MM_MAX_FILE_PAGES), SWS_EKILLED, SWS_ENOMEM as sws_mm_access().
+ */
+int64_t sws_mm_file_io(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint32_t file, uint64_t index,
+		       uint64_t nr, bool write);
+
+/** The page cache's backing store: modelled ns per page read and written. Default 20/25 us
+ *  (NVMe, as a SOLIDSTATE swap device). @return 0, SWS_EINVAL. */
+int sws_mm_set_file_latency(struct sws_mm *mm, uint64_t read_ns, uint64_t write_ns);
+
 /** kswapd as a deferred-work step: reclaim toward the high watermark, at most @budget
  *  pages. @return the pages still wanted (0: above the high watermark). */
 uint64_t sws_mm_kswapd(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t budget);
@@ -182,6 +209,13 @@ uint64_t sws_mm_kswapd(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t budget);
 	X(pgdeactivate, "pages moved to the inactive list")                                \
 	X(workingset_refault, "swap-ins that found a shadow")                              \
 	X(workingset_activate, "refaults within the workingset distance: activated")       \
+	X(pgscan_file, "page cache pages scanned by reclaim (in pgscan too)")              \
+	X(pgsteal_file, "page cache pages reclaimed (in pgsteal too)")                     \
+	X(workingset_refault_file, "page cache misses that found a shadow")                \
+	X(workingset_activate_file, "page cache refaults within the workingset distance: activated") \
+	X(pgpgin_file, "page cache pages read from their files (read(2) misses)")           \
+	X(nr_dirtied, "page cache pages dirtied (write(2) to a clean page)")               \
+	X(nr_written, "dirty page cache pages written back to their files")                \
 	X(thp_swpout, "PMD-size folios swapped out whole")                                 \
 	X(thp_swpout_fallback, "PMD-size folios split to swap out")                        \
 	X(cow_fault, "copy-on-write faults")                                               \

@@ -81,10 +81,13 @@ enum sws_trace_op {
 				     new, empty one takes its place under the same pid */
 	SWS_TRACE_MADV_FREE,      /* lazily free [addr, addr+len): swap entries freed, pages
 				     dropped by reclaim unless written again first */
+	SWS_TRACE_FILE,           /* read(2), with SWS_TRACE_F_WRITE write(2), of bytes
+				     [addr, addr+len) of file arg (len 0: one page) through
+				     the page cache */
 };
-#define SWS_TRACE_OP_MAX SWS_TRACE_MADV_FREE /* the highest valid op */
+#define SWS_TRACE_OP_MAX SWS_TRACE_FILE /* the highest valid op */
 
-#define SWS_TRACE_F_WRITE (1u << 0)   /* ACCESS is a write */
+#define SWS_TRACE_F_WRITE (1u << 0)   /* ACCESS or FILE is a write */
 #define SWS_TRACE_F_IFETCH (1u << 1)  /* instruction fetch */
 #define SWS_TRACE_F_THP (1u << 2)     /* MMAP: the region may use large folios */
 
@@ -110,8 +113,8 @@ enum sws_trace_op {
  *   tid      the task (thread) that ran it; equals pid for single-threaded
  *            sources and for perf's tid-only output
  *   cpu      the CPU that ran it, or SWS_TRACE_CPU_ANY
- *   arg      FORK: the child's pid; RECLAIM: the memcg id
- *            (SWS_TRACE_MEMCG_ROOT, SWS_TRACE_MEMCG_TASK or a memcg id); 0 otherwise
+ *   arg      FORK: the child's pid; RECLAIM: the memcg id (SWS_TRACE_MEMCG_ROOT,
+ *            SWS_TRACE_MEMCG_TASK or a memcg id); FILE: the file id; 0 otherwise
  */
 struct sws_trace_record {
 	uint64_t time_ns;  /* event time, ns (monotonic; 0 when the source has none) */
@@ -122,11 +125,11 @@ struct sws_trace_record {
 	uint32_t pid;      /* address space (process) */
 	uint32_t tid;      /* task (thread); equals pid for single-threaded sources */
 	uint32_t cpu;      /* CPU that ran it, or SWS_TRACE_CPU_ANY */
-	uint32_t arg;      /* FORK: child pid; RECLAIM: memcg id */
+	uint32_t arg;      /* FORK: child pid; RECLAIM: memcg id; FILE: file id */
 };
 
 /** @return the op's short name ("access", "fork", "exit", "mmap", "munmap",
- *  "pageout", "dontneed", "reclaim", "exec", "free"), or "?" for an unknown op. */
+ *  "pageout", "dontneed", "reclaim", "exec", "free", "file"), or "?" for an unknown op. */
 const char *sws_trace_op_name(uint32_t op);
 
 /** Parse an op name as sws_trace_op_name() prints it. @return 0 or SWS_EINVAL. */

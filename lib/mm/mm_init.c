@@ -74,6 +74,7 @@ int sws_mm_create(struct sws_sim *sim, const struct sws_mm_config *cfg, struct s
 	mm->pfn_hwm = 1; /* PFN 1 is handed out first */
 	mm->cfg = *cfg;
 	mm->page_cluster = cfg->page_cluster ? cfg->page_cluster - 1 : 3;
+	mm->file_read_ns = 20000, mm->file_write_ns = 25000; /* NVMe, as a SOLIDSTATE swap device */
 	for (int c = 0; c < SWS_NR_CONTENT; c++)
 		mm->content_total += (mm->content_weight[c] = cfg->content_weight[c]);
 	if (!mm->content_total)
@@ -185,6 +186,7 @@ void sws_mm_destroy(struct sws_mm *mm)
 	}
 	sws_cpu_detach(cpu);
 	sws__mm_zswap_destroy(mm);
+	sws__mm_filemap_destroy(mm);
 	for (uint32_t a = 0; a < mm->nr_spaces; a++)
 		sws__mem_free(mem, SWS_MEM_mm, mm->spaces[a], sizeof(struct sws_space));
 	sws__mem_free(mem, SWS_MEM_mm, mm->spaces, sizeof(*mm->spaces) * mm->cap_spaces);

@@ -11,7 +11,8 @@
  *                                seed of each slot
  *
  * Locks, outer first: folio lock (PG_locked bit) -> space->ptl (fork nests
- * the child's inside the parent's) -> a memcg's lru_lock (its lruvec: its LRU
+ * the child's inside the parent's) or a file's i_pages lock (never both) ->
+ * a memcg's lru_lock (its lruvec: its LRU
  * lists) or a folio's rmap lock (hashed by PFN: reverse maps and mapcount),
  * never both -> a CPU's pcp_lock (its page list) -> mm->pfn_lock. Reclaim
  * never runs with a ptl held: the fault path drops it to allocate and
@@ -43,9 +44,16 @@ enum {
 	PG_free = 1u << 9,      /* descriptor unused */
 	PG_lazyfree = 1u << 10, /* MADV_FREE: !PG_swapbacked, dropped by reclaim unless redirtied */
 	PG_lru_batch = 1u << 11, /* in a CPU's folio_add_lru() batch, not yet on a list (lru_lock) */
+	PG_file = 1u << 12,      /* page cache: a file's page (!PG_swapbacked), folio->mapping */
 };
 
-enum { LRU_NONE = 0, LRU_INACTIVE = 1, LRU_ACTIVE = 2 };
+/* The LRU lists (enum lru_list): a folio's list is its activeness, LRU_INACTIVE
+ * or LRU_ACTIVE, plus LRU_FILE for page cache. Callers name the activeness;
+ * swap.c adds LRU_FILE from PG_file. */
+enum { LRU_NONE = 0, LRU_INACTIVE = 1, LRU_ACTIVE = 2, LRU_FILE = 2 };
+#define LRU_INACTIVE_FILE (LRU_INACTIVE + LRU_FILE)
+#define LRU_ACTIVE_FILE (LRU_ACTIVE + LRU_FILE)
+#define NR_LRU_LISTS 5
 
 struct sws_rmap {
 	uint32_t asid;
@@ -60,7 +68,13 @@ struct sws_folio {
 	uint32_t prev, next; /* LRU links: PFNs, 0 = none (the memcg's lru_lock) */
 	_Atomic uint32_t mapcount; /* mappings of the folio (folio_rmap_lock() to change; read anywhere) */
 	uint32_t nr_rmap, cap_rmap;
-	struct sws_rmap rmap1;   /* the first mapping */
+	union {
+		struct sws_rmap rmap1; /* anon: the first mapping */
+		struct {               /* PG_file: folio->mapping and folio->index */
+			uint32_t file;
+			uint64_t index;
+		} mapping;
+	};
 	struct sws_rmap *rmaps;  /* more mappings (after fork), cap_rmap entries */
 	sws_entry_t swap;  /* folio->swap while PG_swapcache */
 	uint64_t seed;     /* content identity: the bytes are a function of it */
@@ -74,8 +88,8 @@ struct sws_seed_table {
 };
 
 struct sws_lru {
-	uint32_t head[3], tail[3]; /* [LRU_INACTIVE], [LRU_ACTIVE]; head = oldest */
-	uint64_t nr[3];            /* pages */
+	uint32_t head[NR_LRU_LISTS], tail[NR_LRU_LISTS]; /* by enum lru_list; head = oldest */
+	uint64_t nr[NR_LRU_LISTS];                       /* pages */
 };
 
 struct sws_memcg {
@@ -83,6 +97,28 @@ struct sws_memcg {
 	_Atomic uint64_t usage; /* pages charged */
 	sws_spinlock_t lru_lock; /* the lruvec's lock (one node) */
 	struct sws_lru lru;     /* lru_lock */
+	/* The lruvec's reclaim costs (lru_note_cost(): [0] anon, [1] file) and the
+	 * workingset activations reclaim last saw (snapshot_refaults()), lru_lock */
+	uint64_t cost[2], refaults[2];
+	_Atomic uint64_t workingset_activate[2]; /* WORKINGSET_ACTIVATE_ANON/FILE of the lruvec */
+};
+
+/* A file's page cache (struct address_space's i_pages, filemap.c): page index
+ * -> folio or shadow, in chunks of 512 entries allocated as first used. */
+struct sws_file {
+	sws_spinlock_t lock; /* the i_pages lock */
+	uint64_t **chunk;    /* [nr_chunks] */
+	uint64_t nr_chunks;
+	uint64_t nrpages;    /* resident pages */
+};
+/* Files by id: a directory of SWS__MM_FILE_DIR tables of as many files,
+ * each allocated as first used. */
+#define SWS__MM_FILE_DIR 4096
+struct sws_file_table {
+	struct sws_file *_Atomic file[SWS__MM_FILE_DIR];
+};
+struct sws_file_dir {
+	struct sws_file_table *_Atomic table[SWS__MM_FILE_DIR];
 };
 
 /* Reverse maps are guarded by one of these, hashed by PFN (the kernel's
@@ -217,6 +253,12 @@ struct sws_mm {
 	struct sws_mm_pcpu *pcpu; /* [sim->max_cpus] */
 	/* waits per lock class, SWS_MM_lock_ptl_contended onwards (rare: shared is fine) */
 	_Atomic uint64_t lock_contended[SWS_MM_lock_mm_other_contended - SWS_MM_lock_ptl_contended + 1];
+
+	/* The page cache (filemap.c): its files (NULL until one is used), the
+	 * backing store's latency model */
+	struct sws_file_dir *_Atomic files;
+	atomic_bool file_used;   /* a page cache page was ever created */
+	uint64_t file_read_ns, file_write_ns;
 
 	struct sws_zswap *zswap;  /* NULL until sws_mm_zswap_enable() */
 	struct sws_cpu *spare_cpu; /* memory for the CPU sws_mm_destroy() attaches */
@@ -470,6 +512,11 @@ void sws__mm_folio_rotate_reclaimable(struct sws_mm *mm, uint64_t pfn);
 /* folio_add_lru(): a new folio joins this CPU's batch (the exact-LRU reference
  * policy adds at once); the batch goes to the lists when full or drained. */
 void sws__mm_folio_add_lru(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn, bool active);
+/* @mc's lru_lock held: lru_note_cost(): reclaim of @file's type cost @nr_io
+ * pages of I/O and @nr_rotated pages scanned but kept; the costs decay by
+ * half when they exceed a quarter of the lists. */
+void sws___mm_lru_note_cost(struct sws_mm *mm, struct sws_memcg *mc, bool file, uint64_t nr_io,
+			    uint64_t nr_rotated);
 /* lru_add_drain(): this CPU's batch onto the LRU lists. */
 void sws__mm_lru_add_drain(struct sws_cpu *cpu, struct sws_mm *mm);
 /* folio_mark_accessed(): the accessed bit, or (exact LRU) a move to the young end. */
@@ -590,8 +637,17 @@ int sws__mm_swap_writeout(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_fol
  * activates @f (PG_workingset). */
 bool sws__mm_workingset_refault(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f, uint16_t memcg,
 				uint64_t shadow);
-/* The shadow a folio of @memcg leaves when reclaimed now. */
-uint64_t sws__mm_shadow_pack(struct sws_mm *mm, uint16_t memcg);
+/* The shadow a folio of @memcg leaves when reclaimed now (@workingset: it
+ * had PG_workingset). */
+uint64_t sws__mm_shadow_pack(struct sws_mm *mm, uint16_t memcg, bool workingset);
+
+/* filemap.c */
+/* __remove_mapping() of locked, isolated page cache folio @pfn: written back
+ * first if dirty, then its file's entry becomes a shadow. @return 0, or
+ * SWS_EBUSY (written again meanwhile: it stays). */
+int sws__mm_filemap_evict(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn);
+/* Free every file's page cache tables (sws_mm_destroy(), the folios gone). */
+void sws__mm_filemap_destroy(struct sws_mm *mm);
 
 /* vmscan.c */
 /* The swap-out of one folio (locked, isolated). @return 0; SWS_EAGAIN: split

@@ -9,10 +9,17 @@
 
 /* ---- LRU lists (the memcg's lru_lock held) ---------------------------------------- */
 
+/* The list of @f's type (folio_lru_list()) for activeness @which. */
+static inline unsigned folio_list(const struct sws_folio *f, unsigned which)
+{
+	return which + (sws_load_relaxed(&f->flags) & PG_file ? LRU_FILE : 0);
+}
+
 static void __list_append(struct sws_mm *mm, struct sws_lru *lru, unsigned which, uint32_t pfn)
 {
 	struct sws_folio *f = mm_folio(mm, pfn);
 	SWS_ASSERT_HELD(folio_lru_lock(mm, f));
+	which = folio_list(f, which);
 	f->prev = lru->tail[which];
 	f->next = 0;
 	if (lru->tail[which])
@@ -62,15 +69,16 @@ void sws__mm_folio_rotate_reclaimable(struct sws_mm *mm, uint64_t pfn)
 	if (f->lru != LRU_NONE)
 		__list_unlink(mm, lru, (uint32_t)pfn);
 	/* the oldest end of the inactive list: the next folio reclaim looks at */
+	unsigned which = folio_list(f, LRU_INACTIVE);
 	f->prev = 0;
-	f->next = lru->head[LRU_INACTIVE];
+	f->next = lru->head[which];
 	if (f->next)
 		mm_folio(mm, f->next)->prev = (uint32_t)pfn;
 	else
-		lru->tail[LRU_INACTIVE] = (uint32_t)pfn;
-	lru->head[LRU_INACTIVE] = (uint32_t)pfn;
-	lru->nr[LRU_INACTIVE] += folio_nr(f);
-	f->lru = LRU_INACTIVE;
+		lru->tail[which] = (uint32_t)pfn;
+	lru->head[which] = (uint32_t)pfn;
+	lru->nr[which] += folio_nr(f);
+	f->lru = (uint8_t)which;
 	folio_clear(f, PG_active);
 	folio_set(f, PG_lru);
 	sws_spin_unlock(folio_lru_lock(mm, f));
@@ -173,4 +181,19 @@ void sws__mm_mark_accessed(struct sws_mm *mm, uint64_t pfn)
 	if (f->lru != LRU_NONE)
 		sws___mm_lru_move(mm, pfn, LRU_INACTIVE);
 	sws_spin_unlock(folio_lru_lock(mm, f));
+}
+
+void sws___mm_lru_note_cost(struct sws_mm *mm, struct sws_memcg *mc, bool file, uint64_t nr_io,
+			    uint64_t nr_rotated)
+{
+	(void)mm;
+	SWS_ASSERT_HELD(&mc->lru_lock);
+	/* I/O weighs SWAP_CLUSTER_MAX rotations: reloads against CPU work */
+	mc->cost[file] += nr_io * 32 + nr_rotated;
+	const uint64_t *n = mc->lru.nr;
+	uint64_t lrusize = n[LRU_INACTIVE] + n[LRU_ACTIVE] + n[LRU_INACTIVE_FILE] + n[LRU_ACTIVE_FILE];
+	if (mc->cost[0] + mc->cost[1] > lrusize / 4) {
+		mc->cost[0] /= 2;
+		mc->cost[1] /= 2;
+	}
 }

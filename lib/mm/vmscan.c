@@ -1,6 +1,6 @@
 /*
  * vmscan.c - reclaim and the swap-out of a folio (mm/vmscan.c:
- * shrink_folio_list, shrink_lruvec, inactive_is_low, shrink_node_memcgs,
+ * shrink_folio_list, shrink_lruvec, get_scan_count, inactive_is_low, shrink_node_memcgs,
  * kswapd as a deferred-work step).
  *
  * HOW IT WORKS. Victims come from the memcg's inactive list, oldest first:
@@ -18,7 +18,11 @@
  * the swap cache leaving a workingset shadow, and freed. A large folio that
  * finds no slots of its order is split and its pages reclaimed one by one
  * (swpout_fallback). A lazily freed folio not written since is dropped with
- * no write. After each LRU pass the zswap shrinker runs in proportion.
+ * no write. A page cache victim is written back if dirty and dropped,
+ * leaving a shadow in its file (filemap.c). A pass splits its batches between
+ * the anon and the file lists as get_scan_count() does (the cache trim mode,
+ * else swappiness over the types' reclaim costs). After each LRU pass the
+ * zswap shrinker runs in proportion.
  * Callers: memcontrol.c (direct reclaim of a charge), madvise.c (PAGEOUT),
  * sws_mm_reclaim (memory.reclaim), sws_mm_kswapd (the replay's deferred work).
  */
@@ -78,7 +82,7 @@ static int pageout_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 		folio_set(f, PG_dirty); /* re-dirtied: it stays in the swap cache */
 		return SWS_EBUSY;
 	}
-	uint64_t shadow = sws__mm_shadow_pack(mm, f->memcg);
+	uint64_t shadow = sws__mm_shadow_pack(mm, f->memcg, folio_test(f, PG_workingset));
 	int rc = sws_swap_cache_del(cpu, f->swap, nr, pfn, shadow);
 	if (rc)
 		return rc; /* cannot happen: the folio holds these slots */
@@ -90,48 +94,62 @@ static int pageout_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 
 /* ---- victim selection -------------------------------------------------------------- */
 
-/* @mc's lru_lock held: age the active list, deactivate its oldest folio. */
-static void __shrink_active(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_memcg *mc)
+/* @mc's lru_lock held: age the active list of @base's type (0 anon, LRU_FILE),
+ * deactivate its oldest folio (shrink_active_list(): PG_workingset now). */
+static void __shrink_active(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_memcg *mc, unsigned base)
 {
 	SWS_ASSERT_HELD(&mc->lru_lock);
-	uint32_t pfn = mc->lru.head[LRU_ACTIVE];
+	uint32_t pfn = mc->lru.head[LRU_ACTIVE + base];
 	if (!pfn)
 		return;
-	folio_clear(mm_folio(mm, pfn), PG_young | PG_referenced);
+	struct sws_folio *f = mm_folio(mm, pfn);
+	folio_clear(f, PG_young | PG_referenced);
+	if (!folio_test(f, PG_workingset))
+		folio_set(f, PG_workingset);
 	sws___mm_lru_move(mm, pfn, LRU_INACTIVE);
 	mm_count(mm, cpu, SWS_MM_pgdeactivate, 1);
 }
 
-/* @memcg's lru_lock held: one scan step. @return the victim it isolated,
- * locked, or 0 (@progress says whether a scan step was made); an activation
- * adds one to *@activated (the caller ages the workingset clock for it). */
-static uint64_t __isolate_one(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, bool *progress,
+/* @memcg's lru_lock held: one scan step on the lists of @file's type.
+ * @return the victim it isolated, locked, or 0 (@progress says whether a
+ * scan step was made); an activation adds one to *@activated (the caller
+ * ages the workingset clock for it). */
+static uint64_t __isolate_one(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, bool file, bool *progress,
 			      unsigned *activated)
 {
 	SWS_ASSERT_HELD(&mm->memcgs[memcg].lru_lock);
 	struct sws_lru *lru = &mm->memcgs[memcg].lru;
+	const unsigned base = file ? LRU_FILE : 0;
+	const bool kernel = mm->cfg.policy == SWS_RECLAIM_KERNEL;
 	uint64_t victim = 0;
 	*progress = false;
-	if (mm->cfg.policy == SWS_RECLAIM_KERNEL && lru->nr[LRU_ACTIVE] > lru->nr[LRU_INACTIVE]) {
-		__shrink_active(cpu, mm, &mm->memcgs[memcg]);
+	if (kernel && lru->nr[LRU_ACTIVE + base] > lru->nr[LRU_INACTIVE + base]) {
+		__shrink_active(cpu, mm, &mm->memcgs[memcg], base);
 		*progress = true;
 	}
-	uint32_t pfn = lru->head[LRU_INACTIVE];
-	if (!pfn && mm->cfg.policy == SWS_RECLAIM_KERNEL && lru->head[LRU_ACTIVE]) {
-		__shrink_active(cpu, mm, &mm->memcgs[memcg]);
-		pfn = lru->head[LRU_INACTIVE];
+	uint32_t pfn = lru->head[LRU_INACTIVE + base];
+	if (!pfn && kernel && lru->head[LRU_ACTIVE + base]) {
+		__shrink_active(cpu, mm, &mm->memcgs[memcg], base);
+		pfn = lru->head[LRU_INACTIVE + base];
 	}
 	if (pfn) {
 		struct sws_folio *f = mm_folio(mm, pfn);
 		*progress = true;
 		mm_count(mm, cpu, SWS_MM_pgscan, folio_nr(f));
-		bool young = mm->cfg.policy != SWS_RECLAIM_LRU && folio_test_clear(f, PG_young);
-		if (young && mm->cfg.policy == SWS_RECLAIM_KERNEL && folio_test_clear(f, PG_referenced)) {
+		if (file)
+			mm_count(mm, cpu, SWS_MM_pgscan_file, 1);
+		/* folio_check_references(): an unmapped page cache folio has no PTE
+		 * to be young; its PG_referenced goes (FOLIOREF_RECLAIM_CLEAN) and
+		 * it is reclaimed, its promotion being folio_mark_accessed()'s. */
+		bool young = mm->cfg.policy != SWS_RECLAIM_LRU && !(file && kernel) && folio_test_clear(f, PG_young);
+		if (file && kernel)
+			folio_clear(f, PG_referenced);
+		if (young && kernel && folio_test_clear(f, PG_referenced)) {
 			sws___mm_lru_move(mm, pfn, LRU_ACTIVE); /* used twice: activate */
 			mm_count(mm, cpu, SWS_MM_pgactivate, 1);
 			(*activated)++;
 		} else if (young) {
-			if (mm->cfg.policy == SWS_RECLAIM_KERNEL)
+			if (kernel)
 				folio_set(f, PG_referenced);
 			sws___mm_lru_move(mm, pfn, LRU_INACTIVE); /* second chance */
 		} else if (folio_trylock(f)) {
@@ -147,13 +165,14 @@ static uint64_t __isolate_one(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t m
 #define ISOLATE_BATCH 32 /* SWAP_CLUSTER_MAX: isolate_lru_folios()'s batch */
 
 /*
- * isolate_lru_folios(): up to ISOLATE_BATCH scan steps under one hold of
- * @memcg's lru_lock, fewer when the victims hold @want pages or @budget runs
- * out. @return the victims (locked, off the LRU) in @victims, with the
- * activations the steps before each made in @before (and all of them in
- * *@activated); *@end when the list had nothing to scan for the first step.
+ * isolate_lru_folios(): up to ISOLATE_BATCH scan steps on the lists of
+ * @file's type under one hold of @memcg's lru_lock, fewer when the victims
+ * hold @want pages or @budget runs out. @return the victims (locked, off the
+ * LRU) in @victims, with the activations the steps before each made in
+ * @before (and all of them in *@activated); *@end when the lists had nothing
+ * to scan for the first step.
  */
-static unsigned isolate_victims(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t want,
+static unsigned isolate_victims(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, bool file, uint64_t want,
 				uint64_t *budget, uint64_t *scanned, uint64_t *victims, unsigned *before,
 				unsigned *activated, bool *end)
 {
@@ -163,7 +182,7 @@ static unsigned isolate_victims(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t
 	for (unsigned step = 0; step < ISOLATE_BATCH && pages < want && *budget; step++) {
 		bool progress;
 		(*budget)--;
-		uint64_t pfn = __isolate_one(cpu, mm, memcg, &progress, activated);
+		uint64_t pfn = __isolate_one(cpu, mm, memcg, file, &progress, activated);
 		if (!progress) {
 			*end = !n; /* what this batch puts back is scanned again */
 			break;
@@ -179,11 +198,81 @@ static unsigned isolate_victims(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t
 	return n;
 }
 
-static uint64_t lru_pages(struct sws_mm *mm, uint16_t memcg)
+/*
+ * Reclaim locked, isolated page cache folio @pfn: written back if dirty (the
+ * flusher's work: the model has no flusher, so reclaim reaching a dirty
+ * folio stands for it), removed from its file leaving a shadow
+ * (__remove_mapping()), freed. @return 0, or SWS_EBUSY: written again, kept.
+ */
+static int reclaim_file_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
+{
+	int rc = sws__mm_filemap_evict(cpu, mm, pfn);
+	if (rc)
+		return rc;
+	mm_count(mm, cpu, SWS_MM_pgsteal, 1);
+	mm_count(mm, cpu, SWS_MM_pgsteal_file, 1);
+	sws__mm_folio_free(cpu, mm, pfn);
+	return 0;
+}
+
+/* ---- scan balance (get_scan_count) ---------------------------------------------- */
+
+#define SWAPPINESS 60      /* vm.swappiness's default */
+#define MAX_SWAPPINESS 200
+#define DEF_PRIORITY 12    /* the model reclaims at the first priority only */
+
+/* How a pass splits its scan between the anon and the file lists (enum
+ * scan_balance as a pair of weights): by weight while both types can be
+ * scanned, a type of weight 0 only once the other ran out. */
+struct scan_split {
+	double w[2];  /* [0] anon, [1] file */
+	bool can[2];  /* pages of the type on the lists (anon: and swap room) */
+};
+
+/*
+ * get_scan_count() with prepare_scan_control()'s cache trim mode, for @memcg
+ * (its lru_lock held): without page cache, or without swap room, one type
+ * only; while the inactive file list is large (inactive_file >> DEF_PRIORITY)
+ * and neither low nor refaulting (no file activation since reclaim last
+ * looked: DEACTIVATE_FILE clear), the file lists only (SCAN_FILE); otherwise
+ * SCAN_FRACT: each type's size weighted by swappiness over its reclaim cost
+ * (lru_note_cost()).
+ */
+static struct scan_split __get_scan_count(struct sws_mm *mm, uint16_t memcg)
+{
+	struct sws_memcg *mc = &mm->memcgs[memcg];
+	SWS_ASSERT_HELD(&mc->lru_lock);
+	const uint64_t *n = mc->lru.nr;
+	double anon = (double)(n[LRU_INACTIVE] + n[LRU_ACTIVE]);
+	double file = (double)(n[LRU_INACTIVE_FILE] + n[LRU_ACTIVE_FILE]);
+	struct scan_split s = {{anon, 0}, {anon > 0, file > 0}};
+	if (!file)
+		return s; /* every pass without page cache: the anon lists as they are */
+	uint64_t swap_free;
+	sws_swap_totals(mm->sim, NULL, &swap_free);
+	s.can[0] = anon > 0 && swap_free;
+	bool refaulting = atomic_load_explicit(&mc->workingset_activate[1], memory_order_relaxed) !=
+			  mc->refaults[1];
+	bool file_low = n[LRU_INACTIVE_FILE] < n[LRU_ACTIVE_FILE]; /* inactive_is_low(), ratio 1 */
+	if (!s.can[0] || ((n[LRU_INACTIVE_FILE] >> DEF_PRIORITY) && !refaulting && !file_low)) {
+		s.w[0] = 0;
+		s.w[1] = file;
+		return s;
+	}
+	double total = (double)mc->cost[0] + (double)mc->cost[1];
+	double anon_cost = total + (double)mc->cost[0], file_cost = total + (double)mc->cost[1];
+	total = anon_cost + file_cost;
+	s.w[0] = anon * (SWAPPINESS * (total + 1) / (anon_cost + 1));
+	s.w[1] = file * ((MAX_SWAPPINESS - SWAPPINESS) * (total + 1) / (file_cost + 1));
+	return s;
+}
+
+static uint64_t lru_pages(struct sws_mm *mm, uint16_t memcg, struct scan_split *split)
 {
 	mm_lock(mm, &mm->memcgs[memcg].lru_lock, SWS_MM_lock_lru_contended);
-	struct sws_lru *lru = &mm->memcgs[memcg].lru;
-	uint64_t n = lru->nr[LRU_INACTIVE] + lru->nr[LRU_ACTIVE];
+	const uint64_t *nr = mm->memcgs[memcg].lru.nr;
+	uint64_t n = nr[LRU_INACTIVE] + nr[LRU_ACTIVE] + nr[LRU_INACTIVE_FILE] + nr[LRU_ACTIVE_FILE];
+	*split = __get_scan_count(mm, memcg);
 	sws_spin_unlock(&mm->memcgs[memcg].lru_lock);
 	return n;
 }
@@ -193,16 +282,35 @@ static uint64_t shrink_memcg(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t me
 {
 	uint64_t reclaimed = 0;
 	sws__mm_lru_add_drain(cpu, mm); /* shrink_inactive_list(): this CPU's new folios first */
-	*eligible = lru_pages(mm, memcg);
+	struct scan_split split;
+	*eligible = lru_pages(mm, memcg, &split);
 	*scanned = 0;
 	/* Every page may take a few rounds (second chance, activation); bound the scan. */
 	uint64_t budget = 4 * *eligible + 64;
-	bool end = false, full = false;
-	while (reclaimed < nr && budget && !end && !full) {
-		uint64_t victims[ISOLATE_BATCH];
+	/* Per type: done (its lists ran out, or swap is full), the scan credit
+	 * that picks each batch's type, and what lru_note_cost() is told. */
+	bool done[2] = {!split.can[0], !split.can[1]};
+	double credit[2] = {0, 0};
+	uint64_t io[2] = {0, 0}, rotated[2] = {0, 0};
+	while (reclaimed < nr && budget && !(done[0] && done[1])) {
+		bool file;
+		if (done[0] || done[1] || split.w[0] <= 0 || split.w[1] <= 0) {
+			/* one type: the other is out, or has no weight (SCAN_FILE: anon only
+			 * once the file lists ran out) */
+			file = done[0] || (!done[1] && split.w[1] > 0);
+		} else { /* SCAN_FRACT: a smooth weighted round robin of batches */
+			credit[0] += split.w[0];
+			credit[1] += split.w[1];
+			file = credit[1] > credit[0];
+			credit[file] -= split.w[0] + split.w[1];
+		}
+		uint64_t victims[ISOLATE_BATCH], scanned0 = *scanned, got0 = reclaimed;
 		unsigned before[ISOLATE_BATCH], activated = 0, aged = 0;
-		unsigned n = isolate_victims(cpu, mm, memcg, nr - reclaimed, &budget, scanned, victims, before,
+		bool end = false;
+		unsigned n = isolate_victims(cpu, mm, memcg, file, nr - reclaimed, &budget, scanned, victims, before,
 					     &activated, &end);
+		if (end)
+			done[file] = true;
 		/* shrink_folio_list(): every isolated folio is tried, the workingset
 		 * clock aged for each activation in scan order, as if one scan step
 		 * and its folio's reclaim came at a time. */
@@ -214,20 +322,35 @@ static uint64_t shrink_memcg(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t me
 			}
 			struct sws_folio *f = mm_folio(mm, pfn);
 			uint64_t nr_pages = folio_nr(f);
-			int rc = sws__mm_pageout_folio(cpu, mm, pfn);
+			bool dirty_file = file && folio_test(f, PG_dirty);
+			int rc = file ? reclaim_file_folio(cpu, mm, pfn) : sws__mm_pageout_folio(cpu, mm, pfn);
 			if (rc == 0) {
 				reclaimed += nr_pages;
+				io[file] += file ? dirty_file : nr_pages;
 				continue;
 			}
 			if (rc == SWS_EAGAIN)
 				continue; /* split: its pages are back on the list */
-			sws__mm_lru_add(mm, pfn, true); /* could not swap it: keep, activated */
+			sws__mm_lru_add(mm, pfn, true); /* could not reclaim it: keep, activated */
 			folio_unlock(f);
 			if (rc == SWS_ENOSPC)
-				full = true; /* swap is full: scanning on will not help */
+				done[0] = true; /* swap is full: scanning anon on will not help */
 		}
 		if (activated > aged)
 			atomic_fetch_add(&mm->nonresident_age, activated - aged);
+		uint64_t steps = *scanned - scanned0, got = reclaimed - got0;
+		rotated[file] += steps > got ? steps - got : 0;
+	}
+	if (atomic_load_explicit(&mm->file_used, memory_order_relaxed)) {
+		struct sws_memcg *mc = &mm->memcgs[memcg];
+		mm_lock(mm, &mc->lru_lock, SWS_MM_lock_lru_contended);
+		for (int t = 0; t < 2; t++) {
+			if (io[t] || rotated[t])
+				sws___mm_lru_note_cost(mm, mc, t, io[t], rotated[t]);
+			/* snapshot_refaults() */
+			mc->refaults[t] = atomic_load_explicit(&mc->workingset_activate[t], memory_order_relaxed);
+		}
+		sws_spin_unlock(&mc->lru_lock);
 	}
 	return reclaimed;
 }

@@ -124,6 +124,30 @@ static void run_access(struct sws__worker *w, const struct sws__item *it)
 		w->pend_reads += pages;
 }
 
+/* A FILE record: read(2) or write(2) of its pages through the page cache, the
+ * call's kernel time and iowait the task's, a copy's user time per page. */
+static void run_file(struct sws__worker *w, const struct sws__item *it)
+{
+	struct sws_replay *r = w->r;
+	const struct sws_trace_record *rec = &it->rec;
+	uint64_t first = rec->addr >> 12, pages = 1;
+	if (rec->len) {
+		uint64_t end = rec->addr + rec->len - 1;
+		if (end < rec->addr || (end >> 12) - first >= SWS__MAX_ACCESS_PAGES) {
+			sws__note_error(w, SWS_EINVAL);
+			return;
+		}
+		pages = (end >> 12) - first + 1;
+	}
+	bool write = rec->flags & SWS_TRACE_F_WRITE;
+	int64_t rc = sws_mm_file_io(w->cpu, r->mm, it->asid, rec->arg, first, pages, write);
+	struct sws_mm_cpu_time t1;
+	sws_mm_cpu_time(r->mm, w->cpu, &t1);
+	sws__charge(w, it->proc, &t1, rc < 0 ? 0 : pages * r->user_ns_per_page, 0, SWS__PH_OTHER);
+	if (rc < 0)
+		sws__note_error(w, (int)rc);
+}
+
 void sws__run_record(struct sws__worker *w, const struct sws__item *it)
 {
 	struct sws_replay *r = w->r;
@@ -151,6 +175,9 @@ void sws__run_record(struct sws__worker *w, const struct sws__item *it)
 			sws__note_error(w, rc);
 		break;
 	}
+	case SWS_TRACE_FILE:
+		run_file(w, it);
+		break;
 	case SWS_TRACE_RECLAIM:
 		sws_mm_reclaim(w->cpu, r->mm, reclaim_memcg(r, rec->arg, it->proc), rec->len);
 		sws_mm_cpu_time(r->mm, w->cpu, &t1);

@@ -30,6 +30,13 @@
  * otherwise touches its allocated pages with a strong bias to the recent ones
  * (and to the first 1/16, its tables), 30% writes; a quarter of its accesses
  * go to its phase's window (as make's records, biased to the window's start).
+ * Jobs do file I/O through the page cache (FILE records): a job reads its
+ * source file whole as it starts (file 1 + 2n, heap/8 + 1 pages), then
+ * heap/8 + 1 pages of the shared headers (file 0, an eighth of the build's
+ * size, biased to its start: the common headers) before it computes, and
+ * writes its object file whole as it exits (file 2 + 2n, heap/4 + 1 pages):
+ * over the build about as much page cache as the build's size, most of it
+ * used once, as a kernel build's sources and objects are.
  * A job that ends unmaps and exits and the slot starts the next job until the
  * jobs' lives add up to nr_accesses; the phase of a job is the share of jobs
  * started before it. Slots take turns of KB_TURN records.
@@ -74,6 +81,7 @@ struct sws_workload {
 	struct kb_job *jobs;   /* [ntasks] job slots */
 	uint64_t kb_rng;       /* heap sizes, in job order (create walks it to count) */
 	uint64_t kb_cold, kb_own, kb_win; /* pages: cold data, make's cold memory, a window */
+	uint64_t kb_hdr;       /* pages of the shared headers */
 	uint64_t kb_planned, kb_started, kb_jobs; /* accesses of started jobs; jobs started; in all */
 	uint32_t kb_phases, kb_live;
 	uint32_t kb_windows;   /* phase windows make has written */
@@ -82,6 +90,7 @@ struct sws_workload {
 
 struct kb_job {
 	uint64_t heap, life, i; /* pages, accesses, accesses done */
+	uint64_t hdr_left;      /* header pages still to read before it computes */
 	uint32_t n;             /* the job's number (pid 1001 + n) */
 	uint32_t phase;
 	bool live;
@@ -402,6 +411,13 @@ static uint64_t kb_heap(struct sws_workload *wl, uint64_t *rng)
 
 static uint64_t kb_life(uint64_t heap) { return 8 * heap; }
 
+/* Page cache per job: its source file (read whole), header pages read from
+ * the shared headers, its object file (written whole as it exits). */
+static uint64_t kb_src(uint64_t heap) { return heap / 8 + 1; }
+static uint64_t kb_hdrs(uint64_t heap) { return heap / 8 + 1; }
+static uint64_t kb_obj(uint64_t heap) { return heap / 4 + 1; }
+#define KB_FILE_HDR 0u /* the headers; job n's source is file 1 + 2n, its object 2 + 2n */
+
 static uint32_t kb_pid(uint32_t n) { return n + 1; } /* task index of job n: pid 1001 + n */
 
 /* Start job @n in slot @j: its MMAP. */
@@ -413,16 +429,26 @@ static void kb_start(struct sws_workload *wl, struct kb_job *j)
 	j->n = (uint32_t)wl->kb_started;
 	j->phase = (uint32_t)(wl->kb_started * wl->kb_phases / wl->kb_jobs);
 	j->live = true;
+	j->hdr_left = kb_hdrs(j->heap);
 	wl->kb_started++;
 	wl->kb_live++;
 	push(wl, SWS_TRACE_MMAP, kb_pid(j->n), BASE_ADDR, j->heap * SWS_PAGE_SIZE, 0, 0);
+	push(wl, SWS_TRACE_FILE, kb_pid(j->n), 0, kb_src(j->heap) * SWS_PAGE_SIZE, 0, 1 + 2 * j->n);
 }
 
 static double kb_u(struct sws_workload *wl) { return rand01(&wl->rng); }
 
-/* One access of job @j. */
+/* One access of job @j: first its header reads (biased to the headers'
+ * start: the common ones), then its computation. */
 static void kb_access(struct sws_workload *wl, struct kb_job *j)
 {
+	if (j->hdr_left) {
+		j->hdr_left--;
+		double u = kb_u(wl);
+		uint64_t page = (uint64_t)((double)wl->kb_hdr * u * u);
+		push(wl, SWS_TRACE_FILE, kb_pid(j->n), page * SWS_PAGE_SIZE, 0, 0, KB_FILE_HDR);
+		return;
+	}
 	uint64_t alloc = (j->i * 2 * j->heap) / j->life + 1; /* allocated over the first half */
 	if (alloc > j->heap)
 		alloc = j->heap;
@@ -507,7 +533,9 @@ static void gen_kbuild(struct sws_workload *wl)
 			wl->chunk_left = KB_TURN;
 			return;
 		}
-		if (j->i == j->life) { /* done: the job exits */
+		if (j->i == j->life) { /* done: the job writes its object and exits */
+			push(wl, SWS_TRACE_FILE, kb_pid(j->n), 0, kb_obj(j->heap) * SWS_PAGE_SIZE, SWS_TRACE_F_WRITE,
+			     2 + 2 * j->n);
 			push(wl, SWS_TRACE_MUNMAP, kb_pid(j->n), BASE_ADDR, j->heap * SWS_PAGE_SIZE, 0, 0);
 			push(wl, SWS_TRACE_EXIT, kb_pid(j->n), 0, 0, 0, 0);
 			j->live = false;
@@ -642,6 +670,7 @@ int sws_workload_create(const struct sws_workload_config *cfg, struct sws_worklo
 		wl->kb_cold = (cfg->cold_bytes + SWS_PAGE_SIZE - 1) / SWS_PAGE_SIZE;
 		wl->kb_own = wl->pages / 8 ? wl->pages / 8 : 1;
 		wl->kb_win = wl->pages / 8 ? wl->pages / 8 : 1;
+		wl->kb_hdr = wl->pages / 8 ? wl->pages / 8 : 1;
 		wl->kb_phases = cfg->repeat ? cfg->repeat : 8;
 		if (!cfg->nr_accesses)
 			wl->cfg.nr_accesses = 16 * wl->pages;
@@ -649,9 +678,10 @@ int sws_workload_create(const struct sws_workload_config *cfg, struct sws_worklo
 		uint64_t rng = wl->kb_rng, planned = 0, records = 0;
 		wl->kb_jobs = 0;
 		while (planned < wl->cfg.nr_accesses) {
-			uint64_t life = kb_life(kb_heap(wl, &rng));
+			uint64_t heap = kb_heap(wl, &rng), life = kb_life(heap);
 			planned += life;
-			records += life + 3; /* MMAP, the accesses, MUNMAP, EXIT */
+			/* MMAP, the source, the headers, the accesses, the object, MUNMAP, EXIT */
+			records += life + kb_hdrs(heap) + 5;
 			wl->kb_jobs++;
 		}
 		/* make writes each phase's window as the phase's first job starts (a

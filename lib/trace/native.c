@@ -61,6 +61,7 @@ static const char *const op_names[] = {
 	[SWS_TRACE_MUNMAP] = "munmap",	 [SWS_TRACE_MADV_PAGEOUT] = "pageout",
 	[SWS_TRACE_MADV_DONTNEED] = "dontneed", [SWS_TRACE_RECLAIM] = "reclaim",
 	[SWS_TRACE_EXEC] = "exec",	 [SWS_TRACE_MADV_FREE] = "free",
+	[SWS_TRACE_FILE] = "file",
 };
 
 const char *sws_trace_op_name(uint32_t op)

@@ -18,6 +18,8 @@
  * verified, zswap keeps no tree, the totals stay physical, and at the end
  * every used physical slot maps back (reverse map) to a virtual entry that
  * names it as its target.
+ * The page cache case runs two CPUs on the same files under a memcg limit
+ * that makes each one's reads and writes reclaim the other's pages.
  * Run under TSan in CI.
  */
 #include <pthread.h>
@@ -570,11 +572,176 @@ static void test_pcp_lists_never_fail(void **state)
 	sws_sim_destroy(sim);
 }
 
+/* ---- the page cache on two CPUs ------------------------------------------------------ */
+
+/*
+ * Two threads read and write overlapping ranges of the same three files
+ * (and write some anonymous pages of their own) as two tasks of one memcg
+ * limited to 200 pages, so that each one's misses reclaim (evict, write
+ * back) pages the other is reading or writing: both miss the same page at
+ * once (one folio stays, the other's goes back), a write dirties a page
+ * reclaim has isolated, refaults race evictions; memory.reclaim and kswapd
+ * run too. No call fails; every read miss is one pgpgin_file and nothing
+ * else is; a page is written back at most as often as it was dirtied; the
+ * limit holds, and every page left cached can be reclaimed; teardown leaves
+ * nothing (ASan) and TSan sees no race.
+ */
+#define FC_FILES 3
+#define FC_PAGES 256  /* per file: the three hold 768 pages against a limit of 200 */
+#define FC_LIMIT 200
+#define FC_ROUNDS 4000
+
+struct fc_shared {
+	struct sws_sim *sim;
+	struct sws_mm *mm;
+	uint16_t memcg;
+	pthread_barrier_t start;
+};
+
+struct fc_worker {
+	struct fc_shared *sh;
+	unsigned id;
+	int rc;
+	uint64_t read_missed, write_missed, pages_read, pages_written;
+};
+
+static void *fc_worker_main(void *arg)
+{
+	struct fc_worker *w = arg;
+	struct fc_shared *sh = w->sh;
+	struct sws_cpu *cpu = NULL;
+	uint32_t asid = 0;
+	w->rc = sws_cpu_attach(sh->sim, &cpu);
+	if (!w->rc)
+		w->rc = sws_mm_space_create(sh->mm, sh->memcg, &asid);
+	pthread_barrier_wait(&sh->start);
+	uint64_t seed = 4242 + w->id;
+	for (int i = 0; i < FC_ROUNDS && !w->rc; i++) {
+		uint64_t r = sws_test_rand(&seed);
+		uint32_t file = (uint32_t)(r % FC_FILES);
+		uint64_t index = (r >> 8) % FC_PAGES, nr = 1 + (r >> 20) % 8;
+		if (index + nr > FC_PAGES)
+			nr = FC_PAGES - index;
+		switch ((r >> 32) % 32) {
+		case 0:
+			sws_mm_reclaim(cpu, sh->mm, sh->memcg, 16);
+			break;
+		case 1:
+			sws_mm_kswapd(cpu, sh->mm, 32);
+			sws_swap_do_deferred_work(sh->sim, 4);
+			break;
+		case 2:
+		case 3: { /* anonymous pages: reclaim swaps too (SCAN_FRACT) */
+			int rc = sws_mm_access(cpu, sh->mm, asid, PG((r >> 40) % 48), r & 1);
+			if (rc < 0)
+				w->rc = rc;
+			break;
+		}
+		default: {
+			bool write = ((r >> 40) & 3) == 0;
+			int64_t missed = sws_mm_file_io(cpu, sh->mm, asid, file, index, nr, write);
+			if (missed < 0 || (uint64_t)missed > nr) {
+				w->rc = missed < 0 ? (int)missed : SWS_EINVAL;
+				break;
+			}
+			if (write) {
+				w->write_missed += (uint64_t)missed;
+				w->pages_written += nr;
+			} else {
+				w->read_missed += (uint64_t)missed;
+				w->pages_read += nr;
+			}
+		}
+		}
+	}
+	if (!w->rc)
+		w->rc = sws_mm_exit(cpu, sh->mm, asid);
+	sws_cpu_detach(cpu);
+	return NULL;
+}
+
+static void test_page_cache_two_cpus(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct fc_shared sh;
+	struct sws_sim_config cfg = {.backend = b};
+	assert_sws(0, sws_sim_create(&cfg, &sh.sim));
+	int type;
+	struct sws_device_config dc = {.nr_slots = 1024, .flags = SWS_SWP_SOLIDSTATE};
+	assert_sws(0, sws_swapon(sh.sim, &dc, &type));
+	struct sws_mm_config mc = {.ram_pages = 2048, .seed = 3};
+	assert_sws(0, sws_mm_create(sh.sim, &mc, &sh.mm));
+	assert_sws(0, sws_mm_memcg_create(sh.mm, FC_LIMIT, &sh.memcg));
+	pthread_barrier_init(&sh.start, NULL, 2);
+	pthread_t t[2];
+	struct fc_worker w[2];
+	for (unsigned i = 0; i < 2; i++) {
+		w[i] = (struct fc_worker){.sh = &sh, .id = i};
+		pthread_create(&t[i], NULL, fc_worker_main, &w[i]);
+	}
+	for (unsigned i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	pthread_barrier_destroy(&sh.start);
+	for (unsigned i = 0; i < 2; i++)
+		if (w[i].rc)
+			fail_msg("%s: worker %u: %s", sws_backend_name(b), i, sws_error_name(w[i].rc));
+	struct sws_mm_stats s;
+	sws_mm_stats(sh.mm, &s);
+	uint64_t read_missed = w[0].read_missed + w[1].read_missed;
+	uint64_t write_missed = w[0].write_missed + w[1].write_missed;
+	uint64_t pages = w[0].pages_read + w[1].pages_read + w[0].pages_written + w[1].pages_written;
+	print_message("%s: %llu pages read/written, %llu read misses, %llu write misses; pgsteal_file %llu "
+		      "nr_written %llu refaults %llu (%llu activated) pswpout %llu\n",
+		      sws_backend_name(b), (unsigned long long)pages, (unsigned long long)read_missed,
+		      (unsigned long long)write_missed, (unsigned long long)s.counters[SWS_MM_pgsteal_file],
+		      (unsigned long long)s.counters[SWS_MM_nr_written],
+		      (unsigned long long)s.counters[SWS_MM_workingset_refault_file],
+		      (unsigned long long)s.counters[SWS_MM_workingset_activate_file],
+		      (unsigned long long)s.counters[SWS_MM_pswpout]);
+	/* each read miss read its page once, no more (a page both missed is one read) */
+	assert_int_equal(s.counters[SWS_MM_pgpgin_file], read_missed);
+	assert_true(read_missed > 0 && read_missed < w[0].pages_read + w[1].pages_read);
+	/* every write miss dirtied its new page; hits dirtied clean pages at most once each */
+	assert_true(s.counters[SWS_MM_nr_dirtied] >= write_missed);
+	assert_true(s.counters[SWS_MM_nr_dirtied] <= w[0].pages_written + w[1].pages_written);
+	assert_true(s.counters[SWS_MM_nr_written] <= s.counters[SWS_MM_nr_dirtied]);
+	assert_true(s.counters[SWS_MM_nr_written] > 0);
+	/* reclaim evicted page cache, and it came back */
+	assert_true(s.counters[SWS_MM_pgsteal_file] > 0);
+	assert_true(s.counters[SWS_MM_pgsteal_file] <= s.counters[SWS_MM_pgsteal]);
+	assert_true(s.counters[SWS_MM_pgscan_file] >= s.counters[SWS_MM_pgsteal_file]);
+	assert_true(s.counters[SWS_MM_workingset_refault_file] > 0);
+	assert_true(s.counters[SWS_MM_workingset_refault_file] <= read_missed + write_missed);
+	assert_true(s.counters[SWS_MM_workingset_activate_file] <= s.counters[SWS_MM_workingset_refault_file]);
+	assert_true(s.counters[SWS_MM_pgalloc] >= read_missed + write_missed);
+	/* the memcg limit held: the page cache left after both exited is within it */
+	assert_true(s.ram_pages - s.free_pages <= FC_LIMIT);
+	/* and all of it can be reclaimed: one folio per cached page, each its
+	 * file's (a page two tasks missed together left no second folio behind) */
+	struct sws_cpu *cpu;
+	assert_sws(0, sws_cpu_attach(sh.sim, &cpu));
+	for (int i = 0; i < 100 && sws_mm_reclaim(cpu, sh.mm, sh.memcg, UINT64_MAX / 2); i++)
+		;
+	sws_mm_stats(sh.mm, &s);
+	assert_int_equal(s.free_pages, s.ram_pages);
+	sws_cpu_detach(cpu);
+	assert_consistent(sh.sim);
+	sws_mm_destroy(sh.mm);
+	uint64_t total, freeslots;
+	sws_swap_totals(sh.sim, &total, &freeslots);
+	assert_int_equal(total, freeslots);
+	sws_sim_quiesce(sh.sim);
+	struct sws_memory_usage mu;
+	sws_sim_memory_usage(sh.sim, &mu);
+	assert_int_equal(mu.bytes[SWS_MEM_mm] + mu.bytes[SWS_MEM_pgtable], 0);
+	sws_sim_destroy(sh.sim);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {ALL_DESIGNS(test_faults), ALL_DESIGNS(test_faults_zswap),
 					   cmocka_unit_test(test_vswap_zswap_writeback), ALL_DESIGNS(test_oom_cow),
 					   cmocka_unit_test(test_lock_contention_counted),
-					   cmocka_unit_test(test_pcp_lists_never_fail)};
+					   cmocka_unit_test(test_pcp_lists_never_fail), ALL_DESIGNS(test_page_cache_two_cpus)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -203,8 +203,9 @@ static void test_determinism(void **state)
 /*
  * The kernel-build workload's shape: make (pid 1000) maps its region and writes
  * its cold data and its own memory first; jobs (pids 1001.. in order), at most
- * -j at once, each map a heap, touch only it (or make's window), unmap and exit;
- * make goes last. Seeded: the same seed gives the same records.
+ * -j at once, each map a heap, read their source and headers, touch only the
+ * heap (or make's window), write their object, unmap and exit; make goes
+ * last. Seeded: the same seed gives the same records.
  */
 static uint64_t kbuild_walk(uint64_t seed, uint64_t cold, uint64_t *records)
 {
@@ -214,11 +215,12 @@ static uint64_t kbuild_walk(uint64_t seed, uint64_t cold, uint64_t *records)
 	assert_sws(0, sws_workload_create(&wc, &wl));
 	struct sws_replay_source src = sws_workload_source(wl);
 	struct sws_trace_record rec;
-	uint64_t n = 0, hash = 1469598103934665603ull, make_pages = 0, heap[4096] = {0};
+	uint64_t n = 0, hash = 1469598103934665603ull, make_pages = 0, heap[4096] = {0}, hdrs[4096] = {0};
+	uint64_t files = 0;
 	uint32_t live = 0, max_live = 0, next_pid = 1001, last_pid = 0;
 	uint64_t pages = (4u << 20) / SWS_PAGE_SIZE, front = cold / SWS_PAGE_SIZE + pages / 8;
 	while (src.next(src.ctx, &rec) == 1) {
-		hash = (hash ^ (rec.op * 31 + rec.pid * 7 + rec.addr + rec.flags)) * 1099511628211ull;
+		hash = (hash ^ (rec.op * 31 + rec.pid * 7 + rec.addr + rec.flags + rec.arg)) * 1099511628211ull;
 		if (n == 0) {
 			assert_int_equal(rec.op, SWS_TRACE_MMAP);
 			assert_int_equal(rec.pid, 1000);
@@ -244,6 +246,20 @@ static uint64_t kbuild_walk(uint64_t seed, uint64_t cold, uint64_t *records)
 				max_live = ++live > max_live ? live : max_live;
 			} else if (rec.op == SWS_TRACE_ACCESS) {
 				assert_true(heap[j] && (rec.addr - 0x7f0000000000ull) / SWS_PAGE_SIZE < heap[j]);
+				assert_int_equal(hdrs[j], heap[j] / 8 + 1); /* its headers were read first */
+			} else if (rec.op == SWS_TRACE_FILE && rec.arg == 0) { /* a header page */
+				assert_true(heap[j] && !(rec.flags & SWS_TRACE_F_WRITE) && rec.len == 0);
+				assert_true(rec.addr / SWS_PAGE_SIZE < pages / 8);
+				hdrs[j]++;
+			} else if (rec.op == SWS_TRACE_FILE && rec.arg == 1 + 2 * j) { /* its source, read whole */
+				assert_true(heap[j] && !(rec.flags & SWS_TRACE_F_WRITE));
+				assert_int_equal(rec.len, (heap[j] / 8 + 1) * SWS_PAGE_SIZE);
+				files++;
+			} else if (rec.op == SWS_TRACE_FILE) { /* its object, written whole as it exits */
+				assert_int_equal(rec.arg, 2 + 2 * j);
+				assert_true(rec.flags & SWS_TRACE_F_WRITE);
+				assert_int_equal(rec.len, (heap[j] / 4 + 1) * SWS_PAGE_SIZE);
+				files++;
 			} else if (rec.op == SWS_TRACE_EXIT) {
 				heap[j] = 0;
 				live--;
@@ -257,6 +273,7 @@ static uint64_t kbuild_walk(uint64_t seed, uint64_t cold, uint64_t *records)
 	assert_int_equal(max_live, 4);
 	assert_int_equal(live, 0);
 	assert_true(next_pid > 1001 + 5); /* more jobs than slots: short-lived */
+	assert_int_equal(files, 2 * (next_pid - 1001)); /* a source and an object each */
 	*records = n;
 	sws_workload_destroy(wl);
 	return hash;
@@ -281,6 +298,8 @@ static void test_kbuild_workload(void **state)
 	run_workload(&cfg, &wc, &rep, NULL);
 	assert_int_equal(rep.errors, 0);
 	assert_true(rep.mm.counters[SWS_MM_zswpout] > 0 && rep.mm.counters[SWS_MM_zswpin] > 0);
+	/* Its file I/O goes through the page cache: sources and headers read, objects written. */
+	assert_true(rep.mm.counters[SWS_MM_pgpgin_file] > 0 && rep.mm.counters[SWS_MM_nr_dirtied] > 0);
 	struct sws_workload_config bad = {.kind = SWS_WORKLOAD_ZIPF, .bytes = 1u << 20, .cold_bytes = 4096};
 	struct sws_workload *wl;
 	assert_sws(SWS_EINVAL, sws_workload_create(&bad, &wl)); /* cold data is kbuild's */
@@ -1339,6 +1358,32 @@ static void test_exec_fresh_space(void **state)
 	}
 }
 
+/* FILE records reach the page cache (sws_mm_file_io()), with one thread and on
+ * worker threads: a read of 10 pages misses them all, a second task's read of
+ * the same pages hits (the cache outlives the first task), a write of 3 new
+ * pages reads nothing and dirties them, a byte range covers the pages it
+ * touches. */
+static void test_file_dispatch(void **state)
+{
+	(void)state;
+	for (uint32_t threads = 1; threads <= 3; threads += 2) {
+		struct sws_replay_config cfg = small_config(SWS_BACKEND_ST_P4, threads);
+		const struct sws_trace_record recs[] = {
+			REC(SWS_TRACE_FILE, 500, 0, 10 * 4096, 7, 0),
+			REC(SWS_TRACE_EXIT, 500, 0, 0, 0, 0),
+			REC(SWS_TRACE_FILE, 501, 100, 10 * 4096 - 200, 7, 0), /* pages 0..9 */
+			REC(SWS_TRACE_FILE, 501, 20 * 4096, 3 * 4096, 8, SWS_TRACE_F_WRITE),
+			REC(SWS_TRACE_FILE, 501, 4096 - 1, 2, 9, 0), /* bytes across pages 0 and 1 */
+			REC(SWS_TRACE_FILE, 501, 0, 0, 9, 0),          /* len 0: one page, page 0 */
+		};
+		struct sws_replay_report rep;
+		struct sws_replay *r = replay_recs(&cfg, recs, sizeof(recs) / sizeof(recs[0]), &rep);
+		assert_int_equal(rep.mm.counters[SWS_MM_pgpgin_file], 12);
+		assert_int_equal(rep.mm.counters[SWS_MM_nr_dirtied], 3);
+		sws_replay_destroy(r);
+	}
+}
+
 /* MADV_FREE reaches sws_mm_madvise(SWS_MADV_FREE): the range's pages are lazily
  * freed (pglazyfree), with one thread and on worker threads. */
 static void test_madv_free_dispatch(void **state)
@@ -1496,6 +1541,7 @@ int main(void)
 		cmocka_unit_test(test_oom_bounds_reclaim),
 		cmocka_unit_test(test_zswap_worker_prompt),
 		cmocka_unit_test(test_kbuild_workload),
+		cmocka_unit_test(test_file_dispatch),
 		cmocka_unit_test(test_simulated_time),
 		cmocka_unit_test(test_repeats_json),
 		cmocka_unit_test(test_backing_files),

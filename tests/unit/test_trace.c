@@ -159,8 +159,10 @@ static void test_names(void **state)
 	assert_int_equal(SWS_TRACE_RECLAIM, 8);
 	assert_int_equal(SWS_TRACE_EXEC, 9);
 	assert_int_equal(SWS_TRACE_MADV_FREE, 10);
+	assert_int_equal(SWS_TRACE_FILE, 11);
 	assert_string_equal(sws_trace_op_name(SWS_TRACE_EXEC), "exec");
 	assert_string_equal(sws_trace_op_name(SWS_TRACE_MADV_FREE), "free");
+	assert_string_equal(sws_trace_op_name(SWS_TRACE_FILE), "file");
 	assert_string_equal(sws_trace_op_name(0), "?");
 	assert_string_equal(sws_trace_op_name(99), "?");
 	assert_sws(SWS_EINVAL, sws_trace_op_parse("read", &op));
@@ -1771,9 +1773,9 @@ static void test_malformed_binary(void **state)
 	expect_error(q, &nat, SWS_EFORMAT, ":1:"); /* read as text: not a swapsim text trace */
 	b[0] = 'S';
 	/* A bad op, a bad ext bit, an overlong varint, data after the end, a wrong count. */
-	uint8_t rec1[] = {'S', 'W', 'S', 'T', 'R', 'A', 'C', 'E', 1, 0, 0, 0, 0, 0, 0, 0, 0x0b};
+	uint8_t rec1[] = {'S', 'W', 'S', 'T', 'R', 'A', 'C', 'E', 1, 0, 0, 0, 0, 0, 0, 0, 0x0c};
 	tmp_file(q, sizeof(q), "op.bin", rec1, sizeof(rec1));
-	expect_error(q, &nat, SWS_EFORMAT, "byte 16: unknown op 11");
+	expect_error(q, &nat, SWS_EFORMAT, "byte 16: unknown op 12");
 	uint8_t rec2[] = {'S', 'W', 'S', 'T', 'R', 'A', 'C', 'E', 1, 0, 0, 0, 0, 0, 0, 0, 0x81, 0x40};
 	tmp_file(q, sizeof(q), "ext.bin", rec2, sizeof(rec2));
 	expect_error(q, &nat, SWS_EFORMAT, "byte 17: unknown field bits");
