@@ -165,11 +165,11 @@ uint64_t sws_mm_reclaim(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, 
 
 /**
  * read(2) (or with @write, write(2)) of pages [@index, @index + @nr) of file
- * @file by the task of @asid: the page cache (mm/filemap.c). A cached page is
- * marked accessed (folio_mark_accessed(): referenced, then active on the next
- * access; a page read in is referenced already); a missing one gets a new folio charged to the task's memcg
- * (reclaiming as a fault does), read from the file unless the write covers
- * it (pgpgin_file, the task waits the file's read latency), and activated at
+ * @file by the task of @asid: the page cache (mm/filemap.c). A read marks a
+ * cached page accessed (folio_mark_accessed(): referenced, then active on the
+ * next read; a page read in is referenced already; writes mark nothing); a
+ * missing one gets a new folio charged to the task's memcg (reclaiming as a
+ * fault does), read from the file unless it is written (pgpgin_file, the task waits the file's read latency), and activated at
  * once when its shadow says it was evicted within the workingset
  * (workingset_refault_file). A write dirties the page (nr_dirtied); dirty
  * pages are written back when reclaim reaches them (nr_written). Files are

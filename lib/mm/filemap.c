@@ -9,7 +9,8 @@
  *
  * Entries: 0 none, pfn << 2 | 1 a folio, shadow << 2 | 2 a shadow.
  * Locks: folio lock -> a file's lock (i_pages) -> a memcg's lru_lock. The
- * read and write paths allocate with no lock held and re-check the entry.
+ * read and write paths allocate a folio with no lock held and re-check the
+ * entry; the file's own tables grow under its lock.
  * Callers: sws_mm_file_io (the replay's FILE records), vmscan.c (eviction),
  * mm_init.c (teardown).
  */
@@ -132,14 +133,15 @@ static void __folio_mark_accessed(struct sws_cpu *cpu, struct sws_mm *mm, struct
 static int file_page(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint32_t id, struct sws_file *fl,
 		     uint64_t index, bool write)
 {
-	sws_spin_lock(&fl->lock);
+	mm_lock(mm, &fl->lock, SWS_MM_lock_mm_other_contended);
 	uint64_t *slot = __file_slot(mm, fl, index, false);
 	uint64_t v = slot ? *slot : 0;
 	if (entry_is_folio(v)) {
 		struct sws_folio *f = mm_folio(mm, v >> 2);
 		if (write && !(atomic_fetch_or(&f->flags, PG_dirty) & PG_dirty))
 			mm_count(mm, cpu, SWS_MM_nr_dirtied, 1);
-		__folio_mark_accessed(cpu, mm, fl, v >> 2);
+		if (!write) /* only reads activate (write_begin takes no FGP_ACCESSED) */
+			__folio_mark_accessed(cpu, mm, fl, v >> 2);
 		sws_spin_unlock(&fl->lock);
 		return 0;
 	}
@@ -153,7 +155,7 @@ static int file_page(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uin
 	folio_set(f, PG_file | (write ? PG_dirty : 0));
 	f->mapping.file = id;
 	f->mapping.index = index;
-	sws_spin_lock(&fl->lock);
+	mm_lock(mm, &fl->lock, SWS_MM_lock_mm_other_contended);
 	slot = __file_slot(mm, fl, index, true);
 	v = slot ? *slot : 0;
 	if (!slot || entry_is_folio(v)) { /* no memory, or another task added it meanwhile */
@@ -162,7 +164,6 @@ static int file_page(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uin
 		return slot ? file_page(cpu, mm, memcg, id, fl, index, write) : SWS_ENOMEM;
 	}
 	*slot = pfn << 2 | 1;
-	fl->nrpages++;
 	sws_spin_unlock(&fl->lock);
 	/* filemap_read() marks the folio it copies from, one it just read in too:
 	 * the next read activates it. A write (write_begin) does not. */
@@ -243,14 +244,13 @@ int sws__mm_filemap_evict(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 	struct sws_file *fl = file_get(mm, f->mapping.file, false);
 	if (!fl)
 		return SWS_EINVAL; /* cannot happen: the folio is in its file */
-	sws_spin_lock(&fl->lock);
+	mm_lock(mm, &fl->lock, SWS_MM_lock_mm_other_contended);
 	uint64_t *slot = __file_slot(mm, fl, f->mapping.index, false);
 	if (!slot || *slot != (pfn << 2 | 1) || folio_test(f, PG_dirty)) {
 		sws_spin_unlock(&fl->lock);
 		return SWS_EBUSY; /* written again meanwhile: it stays */
 	}
 	*slot = sws__mm_shadow_pack(mm, f->memcg, folio_test(f, PG_workingset)) << 2 | 2;
-	fl->nrpages--;
 	sws_spin_unlock(&fl->lock);
 	return 0;
 }

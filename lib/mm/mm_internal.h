@@ -109,7 +109,6 @@ struct sws_file {
 	sws_spinlock_t lock; /* the i_pages lock */
 	uint64_t **chunk;    /* [nr_chunks] */
 	uint64_t nr_chunks;
-	uint64_t nrpages;    /* resident pages */
 };
 /* Files by id: a directory of SWS__MM_FILE_DIR tables of as many files,
  * each allocated as first used. */

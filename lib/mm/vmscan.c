@@ -322,11 +322,15 @@ static uint64_t shrink_memcg(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t me
 			}
 			struct sws_folio *f = mm_folio(mm, pfn);
 			uint64_t nr_pages = folio_nr(f);
-			bool dirty_file = file && folio_test(f, PG_dirty);
+			/* stat.nr_pageout: an anon folio pageout() writes (to swap or
+			 * zswap), not a lazily freed one or a clean swap-cache copy; a
+			 * dirty file page is the flusher's write, not reclaim's */
+			bool writes = !file && !folio_test(f, PG_lazyfree) &&
+				      (folio_test(f, PG_dirty) || !folio_test(f, PG_swapcache));
 			int rc = file ? reclaim_file_folio(cpu, mm, pfn) : sws__mm_pageout_folio(cpu, mm, pfn);
 			if (rc == 0) {
 				reclaimed += nr_pages;
-				io[file] += file ? dirty_file : nr_pages;
+				io[file] += writes ? nr_pages : 0;
 				continue;
 			}
 			if (rc == SWS_EAGAIN)
