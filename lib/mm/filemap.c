@@ -97,7 +97,8 @@ static void file_io(struct sws_mm *mm, struct sws_cpu *cpu, uint64_t ns, bool wa
 /*
  * @fl's lock held: folio_mark_accessed() of cached @pfn. The kernel policy:
  * a first access sets PG_referenced, a second one while inactive activates
- * (folio_activate(); one in a CPU's add batch stays referenced) and ages the
+ * (folio_activate(); one in this CPU's add batch goes to the active list as
+ * the batch drains, __lru_cache_activate_folio()) and ages the
  * workingset clock (workingset_activation()). The exact-LRU and clock
  * policies treat it as a mapped page's access.
  */
@@ -115,6 +116,15 @@ static void __folio_mark_accessed(struct sws_cpu *cpu, struct sws_mm *mm, struct
 	}
 	if (folio_test(f, PG_active))
 		return;
+	if (folio_test(f, PG_lru_batch)) {
+		/* Not on a list yet: in this CPU's batch it goes there active (no
+		 * pgactivate: no list move); in another CPU's it stays referenced. */
+		if (sws__mm_lru_batch_activate(cpu, mm, pfn)) {
+			folio_clear(f, PG_referenced);
+			atomic_fetch_add(&mm->nonresident_age, 1);
+		}
+		return;
+	}
 	bool activated = false;
 	mm_lock(mm, folio_lru_lock(mm, f), SWS_MM_lock_lru_contended);
 	if (f->lru == LRU_INACTIVE_FILE) {

@@ -516,6 +516,9 @@ void sws__mm_folio_add_lru(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn,
  * half when they exceed a quarter of the lists. */
 void sws___mm_lru_note_cost(struct sws_mm *mm, struct sws_memcg *mc, bool file, uint64_t nr_io,
 			    uint64_t nr_rotated);
+/* __lru_cache_activate_folio(): @pfn, in this CPU's add batch, goes to the
+ * active list when the batch drains. @return false: not in this CPU's batch. */
+bool sws__mm_lru_batch_activate(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn);
 /* lru_add_drain(): this CPU's batch onto the LRU lists. */
 void sws__mm_lru_add_drain(struct sws_cpu *cpu, struct sws_mm *mm);
 /* folio_mark_accessed(): the accessed bit, or (exact LRU) a move to the young end. */

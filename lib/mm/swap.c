@@ -141,6 +141,18 @@ void sws__mm_folio_add_lru(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn,
 		sws__mm_lru_add_drain(cpu, mm);
 }
 
+bool sws__mm_lru_batch_activate(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
+{
+	struct sws_mm_pcpu *pc = &mm->pcpu[sws__cpu_id(cpu)];
+	uint32_t gen = atomic_load_explicit(&mm_folio(mm, pfn)->gen, memory_order_relaxed);
+	for (unsigned i = pc->nr_lru_add; i-- > 0;)
+		if (pc->lru_add[i].pfn == pfn && pc->lru_add[i].gen == gen) {
+			pc->lru_add[i].active = true;
+			return true;
+		}
+	return false;
+}
+
 void sws___mm_lru_move(struct sws_mm *mm, uint64_t pfn, unsigned which)
 {
 	struct sws_folio *f = mm_folio(mm, pfn);

@@ -268,6 +268,26 @@ static void test_second_access_activates(void **state)
 	env_close(&e);
 }
 
+/* A second read of a page still in this CPU's add batch activates it there
+ * (__lru_cache_activate_folio()): it reaches the active list as the batch
+ * drains, with no list move to count, and outlives a page read once after it. */
+static void test_activate_in_batch(void **state)
+{
+	(void)state;
+	struct env e;
+	env_open(&e, 1024, 0, SWS_RECLAIM_KERNEL, 0);
+	struct sws_mm_stats s0 = stats(&e);
+	assert_int_equal(rd(&e, 3, 0, 1), 1);
+	assert_int_equal(rd(&e, 3, 0, 1), 0); /* still in the batch: activated there */
+	assert_int_equal(rd(&e, 3, 1, 1), 1); /* read once, after it */
+	drain(&e);
+	assert_int_equal(delta(&e, &s0, SWS_MM_pgactivate), 0);
+	assert_int_equal(sws_mm_reclaim(e.cpu, e.mm, e.cg, 1), 1);
+	assert_int_equal(rd(&e, 3, 1, 1), 1); /* the inactive one went */
+	assert_int_equal(rd(&e, 3, 0, 1), 0); /* the active one stayed */
+	env_close(&e);
+}
+
 /* Read [@index, @index + @nr) of @file until it is on the active list: as
  * many times as activation takes, with the CPU's batch drained between. */
 static void make_active(struct env *e, uint32_t file, uint64_t index, uint64_t nr)
@@ -772,6 +792,7 @@ int main(void)
 		cmocka_unit_test(test_exact_lru),
 		cmocka_unit_test(test_clock_policy),
 		cmocka_unit_test(test_refault_eviction_memcg),
+		cmocka_unit_test(test_activate_in_batch),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_destroy_frees),
 	};
