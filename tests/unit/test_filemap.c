@@ -55,26 +55,15 @@ static void env_close(struct env *e)
 	uint64_t total, freeslots;
 	sws_swap_totals(e->sim, &total, &freeslots);
 	assert_int_equal(total, freeslots);
-	sws_sim_quiesce(e->sim);
-	struct sws_memory_usage mu;
-	sws_sim_memory_usage(e->sim, &mu);
-	assert_int_equal(mu.bytes[SWS_MEM_mm], 0);
-	assert_int_equal(mu.bytes[SWS_MEM_pgtable], 0);
+	sws_test_assert_mm_freed(e->sim);
 	sws_cpu_detach(e->cpu);
 	sws_sim_destroy(e->sim);
-}
-
-static struct sws_mm_stats stats(struct env *e)
-{
-	struct sws_mm_stats s;
-	sws_mm_stats(e->mm, &s);
-	return s;
 }
 
 /* Counter @c now less its value in snapshot @s0. */
 static uint64_t delta(struct env *e, const struct sws_mm_stats *s0, enum sws_mm_counter c)
 {
-	return stats(e).counters[c] - s0->counters[c];
+	return sws_test_mm_stats(e->mm).counters[c] - s0->counters[c];
 }
 
 static uint64_t iowait(struct env *e)
@@ -116,7 +105,7 @@ static void write_anon(struct env *e, unsigned n)
 static void write_anon_aged(struct env *e, unsigned n)
 {
 	write_anon(e, n);
-	struct sws_mm_stats s0 = stats(e);
+	struct sws_mm_stats s0 = sws_test_mm_stats(e->mm);
 	assert_int_equal(sws_mm_reclaim(e->cpu, e->mm, e->cg, 1), 1);
 	assert_int_equal(delta(e, &s0, SWS_MM_pswpout), 1);
 }
@@ -133,22 +122,22 @@ static void test_read_miss_then_hit(void **state)
 	(void)state;
 	struct env e;
 	env_open(&e, 1024, 0, SWS_RECLAIM_KERNEL, 64);
-	struct sws_mm_stats s0 = stats(&e);
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
 	uint64_t w0 = iowait(&e);
 	assert_int_equal(rd(&e, 3, 10, 40), 40);
 	assert_int_equal(delta(&e, &s0, SWS_MM_pgpgin_file), 40);
 	assert_int_equal(iowait(&e) - w0, 40 * READ_NS);
 	assert_int_equal(delta(&e, &s0, SWS_MM_modelled_io_ns), 40 * READ_NS);
-	assert_int_equal(s0.free_pages - stats(&e).free_pages, 40);
+	assert_int_equal(s0.free_pages - sws_test_mm_stats(e.mm).free_pages, 40);
 	assert_int_equal(delta(&e, &s0, SWS_MM_nr_dirtied), 0);
 	/* cached now: a hit, nothing read, nothing waited */
-	struct sws_mm_stats s1 = stats(&e);
+	struct sws_mm_stats s1 = sws_test_mm_stats(e.mm);
 	uint64_t w1 = iowait(&e);
 	assert_int_equal(rd(&e, 3, 10, 40), 0);
 	assert_int_equal(rd(&e, 3, 20, 5), 0);
 	assert_int_equal(delta(&e, &s1, SWS_MM_pgpgin_file), 0);
 	assert_int_equal(iowait(&e), w1);
-	assert_int_equal(stats(&e).free_pages, s1.free_pages);
+	assert_int_equal(sws_test_mm_stats(e.mm).free_pages, s1.free_pages);
 	/* a range half cached: only the other half misses */
 	assert_int_equal(rd(&e, 3, 40, 20), 10);
 	assert_int_equal(delta(&e, &s1, SWS_MM_pgpgin_file), 10);
@@ -160,7 +149,7 @@ static void test_read_miss_then_hit(void **state)
 	assert_int_equal(rd(&e, 5, 0, 1), 1);
 	assert_true(delta(&e, &s0, SWS_MM_pgsteal_file) > 0);
 	assert_int_equal(delta(&e, &s0, SWS_MM_pgsteal_file), delta(&e, &s0, SWS_MM_pgsteal));
-	assert_true(s0.free_pages - stats(&e).free_pages <= 64);
+	assert_true(s0.free_pages - sws_test_mm_stats(e.mm).free_pages <= 64);
 	env_close(&e);
 }
 
@@ -174,13 +163,13 @@ static void test_write_dirties(void **state)
 	(void)state;
 	struct env e;
 	env_open(&e, 1024, 0, SWS_RECLAIM_KERNEL, 0);
-	struct sws_mm_stats s0 = stats(&e);
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
 	uint64_t w0 = iowait(&e);
 	assert_int_equal(wr(&e, 1, 0, 3), 3); /* missed, but nothing to read */
 	assert_int_equal(delta(&e, &s0, SWS_MM_pgpgin_file), 0);
 	assert_int_equal(delta(&e, &s0, SWS_MM_nr_dirtied), 3);
 	assert_int_equal(iowait(&e), w0);
-	assert_int_equal(s0.free_pages - stats(&e).free_pages, 3); /* yet cached */
+	assert_int_equal(s0.free_pages - sws_test_mm_stats(e.mm).free_pages, 3); /* yet cached */
 	assert_int_equal(rd(&e, 1, 0, 3), 0);
 	assert_int_equal(wr(&e, 1, 0, 3), 0); /* still dirty: not dirtied again */
 	assert_int_equal(delta(&e, &s0, SWS_MM_nr_dirtied), 3);
@@ -213,7 +202,7 @@ static void test_cache_outlives_task(void **state)
 	assert_int_equal(wr(&e, 5, 100, 10), 10);
 	assert_sws(0, sws_mm_exit(e.cpu, e.mm, e.asid));
 	assert_sws(SWS_EINVAL, rd(&e, 5, 0, 1)); /* the task is gone */
-	struct sws_mm_stats s0 = stats(&e);
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
 	uint32_t other, third;
 	assert_sws(0, sws_mm_space_create(e.mm, e.cg, &other));
 	assert_int_equal(sws_mm_file_io(e.cpu, e.mm, other, 5, 0, 110, false), 0);
@@ -222,7 +211,7 @@ static void test_cache_outlives_task(void **state)
 	assert_sws(0, sws_mm_space_create(e.mm, cg2, &third));
 	assert_int_equal(sws_mm_file_io(e.cpu, e.mm, third, 5, 50, 60, false), 0);
 	assert_int_equal(delta(&e, &s0, SWS_MM_pgpgin_file), 0);
-	assert_int_equal(stats(&e).free_pages, s0.free_pages);
+	assert_int_equal(sws_test_mm_stats(e.mm).free_pages, s0.free_pages);
 	e.asid = other;
 	env_close(&e);
 }
@@ -240,7 +229,7 @@ static void test_second_access_activates(void **state)
 	(void)state;
 	struct env e;
 	env_open(&e, 1024, 0, SWS_RECLAIM_KERNEL, 0);
-	struct sws_mm_stats s0 = stats(&e);
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
 	assert_int_equal(rd(&e, 2, 0, 1), 1); /* read in: referenced */
 	drain(&e); /* on the inactive file list */
 	assert_int_equal(delta(&e, &s0, SWS_MM_pgactivate), 0);
@@ -276,7 +265,7 @@ static void test_activate_in_batch(void **state)
 	(void)state;
 	struct env e;
 	env_open(&e, 1024, 0, SWS_RECLAIM_KERNEL, 0);
-	struct sws_mm_stats s0 = stats(&e);
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
 	assert_int_equal(rd(&e, 3, 0, 1), 1);
 	assert_int_equal(rd(&e, 3, 0, 1), 0); /* still in the batch: activated there */
 	assert_int_equal(rd(&e, 3, 1, 1), 1); /* read once, after it */
@@ -292,7 +281,7 @@ static void test_activate_in_batch(void **state)
  * many times as activation takes, with the CPU's batch drained between. */
 static void make_active(struct env *e, uint32_t file, uint64_t index, uint64_t nr)
 {
-	struct sws_mm_stats s0 = stats(e);
+	struct sws_mm_stats s0 = sws_test_mm_stats(e->mm);
 	assert_int_equal(rd(e, file, index, nr), (int64_t)nr);
 	for (int i = 0; i < 3 && delta(e, &s0, SWS_MM_pgactivate) < nr; i++) {
 		drain(e);
@@ -314,7 +303,7 @@ static void test_cache_trim_mode(void **state)
 	env_open(&e, 16384, 16384, SWS_RECLAIM_KERNEL, 0);
 	write_anon_aged(&e, 4096);
 	assert_int_equal(rd(&e, 1, 0, 4200), 4200);
-	struct sws_mm_stats s0 = stats(&e);
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
 	assert_int_equal(sws_mm_reclaim(e.cpu, e.mm, e.cg, 256), 256);
 	assert_int_equal(delta(&e, &s0, SWS_MM_pgsteal_file), 256);
 	assert_int_equal(delta(&e, &s0, SWS_MM_pgsteal), 256);
@@ -339,7 +328,7 @@ static void test_scan_fract_small_file(void **state)
 	env_open(&e, 8192, 8192, SWS_RECLAIM_KERNEL, 0);
 	write_anon_aged(&e, 2048);
 	assert_int_equal(rd(&e, 1, 0, 1000), 1000);
-	struct sws_mm_stats s0 = stats(&e);
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
 	assert_int_equal(sws_mm_reclaim(e.cpu, e.mm, e.cg, 256), 256);
 	assert_true(delta(&e, &s0, SWS_MM_pswpout) > 0);
 	assert_true(delta(&e, &s0, SWS_MM_pgsteal_file) > 0);
@@ -363,7 +352,7 @@ static void test_scan_fract_refaulting(void **state)
 	env_open(&e, 16384, 16384, SWS_RECLAIM_KERNEL, 0);
 	write_anon_aged(&e, 2048);
 	assert_int_equal(rd(&e, 1, 0, 4600), 4600);
-	struct sws_mm_stats s0 = stats(&e);
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
 	assert_int_equal(sws_mm_reclaim(e.cpu, e.mm, e.cg, 64), 64);
 	assert_int_equal(delta(&e, &s0, SWS_MM_pgsteal_file), 64);
 	assert_int_equal(delta(&e, &s0, SWS_MM_pswpout), 0);
@@ -371,12 +360,12 @@ static void test_scan_fract_refaulting(void **state)
 	assert_int_equal(rd(&e, 1, 0, 64), 64);
 	assert_int_equal(delta(&e, &s0, SWS_MM_workingset_refault_file), 64);
 	assert_int_equal(delta(&e, &s0, SWS_MM_workingset_activate_file), 64);
-	struct sws_mm_stats s1 = stats(&e);
+	struct sws_mm_stats s1 = sws_test_mm_stats(e.mm);
 	assert_int_equal(sws_mm_reclaim(e.cpu, e.mm, e.cg, 256), 256);
 	assert_true(delta(&e, &s1, SWS_MM_pswpout) > 0);
 	assert_true(delta(&e, &s1, SWS_MM_pgsteal_file) > 0);
 	/* no activation since: cache trim mode again */
-	struct sws_mm_stats s2 = stats(&e);
+	struct sws_mm_stats s2 = sws_test_mm_stats(e.mm);
 	assert_int_equal(sws_mm_reclaim(e.cpu, e.mm, e.cg, 512), 512);
 	assert_int_equal(delta(&e, &s2, SWS_MM_pgsteal_file), 512);
 	assert_int_equal(delta(&e, &s2, SWS_MM_pgscan), delta(&e, &s2, SWS_MM_pgscan_file));
@@ -396,7 +385,7 @@ static void test_scan_fract_file_low(void **state)
 	write_anon_aged(&e, 2048);
 	make_active(&e, 2, 0, 4400);
 	assert_int_equal(rd(&e, 1, 0, 4200), 4200);
-	struct sws_mm_stats s0 = stats(&e);
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
 	assert_int_equal(sws_mm_reclaim(e.cpu, e.mm, e.cg, 512), 512);
 	assert_true(delta(&e, &s0, SWS_MM_pswpout) > 0);
 	assert_true(delta(&e, &s0, SWS_MM_pgsteal_file) > 0);
@@ -419,7 +408,7 @@ static void test_scan_fract_cost(void **state)
 	assert_int_equal(rd(&e, 1, 0, 3000), 3000);
 	uint64_t anon[2];
 	for (int pass = 0; pass < 2; pass++) {
-		struct sws_mm_stats s0 = stats(&e);
+		struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
 		assert_int_equal(sws_mm_reclaim(e.cpu, e.mm, e.cg, 512), 512);
 		anon[pass] = delta(&e, &s0, SWS_MM_pswpout);
 		assert_int_equal(delta(&e, &s0, SWS_MM_pgsteal_file) + anon[pass], 512);
@@ -449,11 +438,11 @@ static void test_refault_activation(void **state)
 	env_open(&e, 8192, 8192, SWS_RECLAIM_KERNEL, 0);
 	write_anon(&e, 512);
 	assert_int_equal(rd(&e, 1, 0, 4196), 4196);
-	struct sws_mm_stats s0 = stats(&e);
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
 	assert_int_equal(sws_mm_reclaim(e.cpu, e.mm, e.cg, 1024), 1024); /* cache trim: file only */
 	assert_int_equal(delta(&e, &s0, SWS_MM_pgsteal_file), 1024);
 	assert_int_equal(delta(&e, &s0, SWS_MM_workingset_refault_file), 0);
-	struct sws_mm_stats s1 = stats(&e);
+	struct sws_mm_stats s1 = sws_test_mm_stats(e.mm);
 	assert_int_equal(rd(&e, 1, 0, 1), 1); /* long distance */
 	assert_int_equal(delta(&e, &s1, SWS_MM_workingset_refault_file), 1);
 	assert_int_equal(delta(&e, &s1, SWS_MM_workingset_activate_file), 0);
@@ -494,7 +483,7 @@ static void test_refault_lands_active(void **state)
 	make_active(&e, 2, 0, 50);
 	assert_int_equal(rd(&e, 1, 0, 100), 100);
 	assert_int_equal(sws_mm_reclaim(e.cpu, e.mm, e.cg, 10), 10); /* 0..9 */
-	struct sws_mm_stats s0 = stats(&e);
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
 	assert_int_equal(rd(&e, 1, 9, 1), 1); /* distance 1 <= 50 active */
 	assert_int_equal(delta(&e, &s0, SWS_MM_workingset_activate_file), 1);
 	assert_int_equal(sws_mm_reclaim(e.cpu, e.mm, e.cg, 91), 91);
@@ -521,7 +510,7 @@ static void test_activation_ages_clock(void **state)
 	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, e.asid, PG(0), SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
 	make_active(&e, 1, 0, 20);
 	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, e.asid, PG(1), SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
-	struct sws_mm_stats s0 = stats(&e);
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
 	assert_int_equal(delta(&e, &s0, SWS_MM_pswpout), 0);
 	assert_int_equal(s0.counters[SWS_MM_pswpout], 2);
 	assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(0), false), 1); /* distance 21 > 20 */
@@ -550,11 +539,11 @@ static void test_file_refault_ages_clock(void **state)
 	write_anon(&e, 100);
 	assert_int_equal(rd(&e, 1, 0, 10), 10);
 	assert_int_equal(sws_mm_reclaim(e.cpu, e.mm, e.cg, 10), 10);
-	assert_int_equal(stats(&e).counters[SWS_MM_pgsteal_file], 10);
+	assert_int_equal(sws_test_mm_stats(e.mm).counters[SWS_MM_pgsteal_file], 10);
 	struct sws_device_config dc = {.nr_slots = 1024, .flags = SWS_SWP_SOLIDSTATE};
 	assert_sws(0, sws_swapon(e.sim, &dc, &e.type));
 	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, e.asid, PG(0), SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
-	struct sws_mm_stats s0 = stats(&e);
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
 	assert_int_equal(rd(&e, 1, 0, 10), 10);
 	assert_int_equal(delta(&e, &s0, SWS_MM_workingset_activate_file), 10);
 	drain(&e); /* the 10 on the active file list */
@@ -578,7 +567,7 @@ static void test_refault_workingset_size(void **state)
 	env_open(&e, 4096, 0, SWS_RECLAIM_KERNEL, 0);
 	write_anon(&e, 512);
 	assert_int_equal(rd(&e, 1, 0, 200), 200);
-	struct sws_mm_stats s0 = stats(&e);
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
 	assert_int_equal(sws_mm_reclaim(e.cpu, e.mm, e.cg, 32), 32); /* no swap: file only, 0..31 */
 	assert_int_equal(delta(&e, &s0, SWS_MM_pgsteal_file), 32);
 	assert_int_equal(rd(&e, 1, 31, 1), 1); /* distance 1 */
@@ -586,7 +575,7 @@ static void test_refault_workingset_size(void **state)
 	assert_int_equal(delta(&e, &s0, SWS_MM_workingset_activate_file), 0);
 	/* 64 active pages of another file; 169 inactive (32..199, then 31) */
 	make_active(&e, 2, 0, 64);
-	struct sws_mm_stats s1 = stats(&e);
+	struct sws_mm_stats s1 = sws_test_mm_stats(e.mm);
 	assert_int_equal(sws_mm_reclaim(e.cpu, e.mm, e.cg, 90), 90); /* 32..121 */
 	assert_int_equal(delta(&e, &s1, SWS_MM_pgsteal_file), 90);
 	assert_int_equal(delta(&e, &s1, SWS_MM_pgdeactivate), 0); /* 79 inactive left: active not aged */
@@ -615,7 +604,7 @@ static void test_dirty_writeback(void **state)
 	assert_int_equal(rd(&e, 2, 10, 10), 10); /* clean */
 	assert_int_equal(rd(&e, 2, 20, 5), 5);
 	assert_int_equal(wr(&e, 2, 20, 5), 0);   /* clean, then dirtied */
-	struct sws_mm_stats s0 = stats(&e);
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
 	uint64_t w0 = iowait(&e);
 	assert_int_equal(sws_mm_reclaim(e.cpu, e.mm, e.cg, 25), 25);
 	assert_int_equal(delta(&e, &s0, SWS_MM_pgsteal_file), 25);
@@ -623,7 +612,7 @@ static void test_dirty_writeback(void **state)
 	assert_int_equal(delta(&e, &s0, SWS_MM_modelled_io_ns), 15 * WRITE_NS);
 	assert_int_equal(iowait(&e), w0);
 	/* clean now: back in by reads (the data was kept), out with no write */
-	struct sws_mm_stats s1 = stats(&e);
+	struct sws_mm_stats s1 = sws_test_mm_stats(e.mm);
 	assert_int_equal(rd(&e, 2, 0, 25), 25);
 	assert_int_equal(delta(&e, &s1, SWS_MM_pgpgin_file), 25);
 	assert_int_equal(sws_mm_reclaim(e.cpu, e.mm, e.cg, 25), 25);
@@ -643,7 +632,7 @@ static void test_exact_lru(void **state)
 	env_open(&e, 1024, 0, SWS_RECLAIM_LRU, 64);
 	for (uint64_t p = 0; p < 200; p++)
 		assert_int_equal(rd(&e, 1, p, 1), 1);
-	struct sws_mm_stats s0 = stats(&e);
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
 	assert_int_equal(s0.counters[SWS_MM_pgsteal_file], 200 - 64);
 	assert_int_equal(s0.counters[SWS_MM_pgsteal], 200 - 64);
 	assert_int_equal(rd(&e, 1, 136, 64), 0);  /* 136..199 cached, 136 now least recent */
@@ -672,7 +661,7 @@ static void test_clock_policy(void **state)
 		for (uint64_t p = 0; p < 100; p++)
 			assert_true(sws_mm_file_io(e.cpu, e.mm, e.asid, 1, p, 1, p & 1) >= 0);
 	}
-	struct sws_mm_stats s = stats(&e);
+	struct sws_mm_stats s = sws_test_mm_stats(e.mm);
 	assert_true(s.counters[SWS_MM_pgsteal_file] > 0);
 	assert_true(s.counters[SWS_MM_nr_written] > 0);
 	assert_true(s.ram_pages - s.free_pages <= 64);
@@ -696,7 +685,7 @@ static void test_refault_eviction_memcg(void **state)
 	write_anon(&e, 512);
 	assert_int_equal(rd(&e, 1, 0, 4200), 4200);
 	assert_int_equal(sws_mm_reclaim(e.cpu, e.mm, e.cg, 64), 64);
-	struct sws_mm_stats s0 = stats(&e);
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
 	assert_int_equal(rd(&e, 1, 63, 1), 1); /* A: the last evicted, distance 1 */
 	assert_int_equal(delta(&e, &s0, SWS_MM_workingset_activate_file), 1);
 	assert_int_equal(sws_mm_file_io(e.cpu, e.mm, b, 1, 62, 1, false), 1); /* B: distance 2 */
@@ -712,7 +701,7 @@ static void test_errors(void **state)
 	(void)state;
 	struct env e;
 	env_open(&e, 1024, 0, SWS_RECLAIM_KERNEL, 0);
-	struct sws_mm_stats s0 = stats(&e);
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
 	assert_sws(SWS_EINVAL, sws_mm_file_io(e.cpu, e.mm, e.asid + 1, 0, 0, 1, false));
 	assert_sws(SWS_EINVAL, sws_mm_file_io(e.cpu, e.mm, UINT32_MAX, 0, 0, 1, true));
 	assert_sws(SWS_EINVAL, rd(&e, SWS_MM_MAX_FILES, 0, 1));
@@ -728,7 +717,7 @@ static void test_errors(void **state)
 	assert_int_equal(rd(&e, 0, 0, 0), 0);
 	assert_int_equal(wr(&e, SWS_MM_MAX_FILES - 1, SWS_MM_MAX_FILE_PAGES, 0), 0);
 	/* nothing happened */
-	struct sws_mm_stats s1 = stats(&e);
+	struct sws_mm_stats s1 = sws_test_mm_stats(e.mm);
 	assert_memory_equal(s0.counters, s1.counters, sizeof(s0.counters));
 	/* the last page of the last file is a page like any other */
 	assert_int_equal(rd(&e, SWS_MM_MAX_FILES - 1, SWS_MM_MAX_FILE_PAGES - 1, 1), 1);
@@ -760,7 +749,7 @@ static void test_destroy_frees(void **state)
 	assert_true(sws_mm_reclaim(e.cpu, e.mm, e.cg, 200) > 0); /* shadows */
 	make_active(&e, 99, 0, 20);
 	assert_int_equal(rd(&e, 99, 20, 5), 5); /* left in the batch */
-	struct sws_mm_stats s = stats(&e);
+	struct sws_mm_stats s = sws_test_mm_stats(e.mm);
 	assert_true(s.counters[SWS_MM_pgsteal_file] > 0);
 	assert_true(s.counters[SWS_MM_nr_written] > 0);
 	/* and a task that exited, its page cache left behind */

@@ -49,21 +49,10 @@ static void env_close(struct env *e)
 	struct sws_stats st;
 	sws_stats_snapshot(e->sim, &st);
 	assert_int_equal(st.nr_swapcache, 0);
-	sws_sim_quiesce(e->sim);
-	struct sws_memory_usage mu;
-	sws_sim_memory_usage(e->sim, &mu);
-	assert_int_equal(mu.bytes[SWS_MEM_mm], 0);
-	assert_int_equal(mu.bytes[SWS_MEM_pgtable], 0);
+	sws_test_assert_mm_freed(e->sim);
 	assert_consistent(e->sim);
 	sws_cpu_detach(e->cpu);
 	sws_sim_destroy(e->sim);
-}
-
-static struct sws_mm_stats stats(struct env *e)
-{
-	struct sws_mm_stats s;
-	sws_mm_stats(e->mm, &s);
-	return s;
 }
 
 #define PG(n) ((uint64_t)(n) * SWS_PAGE_SIZE + 0x10000000ull)
@@ -112,7 +101,7 @@ static void test_exact_lru_property(void **state)
 		stamp[p] = ++now;
 		assert_access(sws_mm_access(e.cpu, e.mm, asid, PG(p), true));
 	}
-	struct sws_mm_stats s = stats(&e);
+	struct sws_mm_stats s = sws_test_mm_stats(e.mm);
 	assert_int_equal(s.counters[SWS_MM_pgfault], misses);
 	assert_true(s.counters[SWS_MM_pswpout] > 0 && s.counters[SWS_MM_pswpin] > 0);
 	assert_int_equal(s.counters[SWS_MM_swap_ra], 0);
@@ -139,7 +128,7 @@ static void roundtrip(enum sws_backend b, enum sws_backing backing, uint64_t *fa
 	for (int pass = 0; pass < 3; pass++)
 		for (unsigned p = 0; p < 600; p++)
 			assert_access(sws_mm_access(e.cpu, e.mm, asid, PG(p), pass != 1));
-	struct sws_mm_stats s = stats(&e);
+	struct sws_mm_stats s = sws_test_mm_stats(e.mm);
 	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
 	assert_true(s.counters[SWS_MM_verify_ok] > 100);
 	assert_true(s.counters[SWS_MM_pswpout] > 100);
@@ -183,7 +172,7 @@ static void test_fork_cow(void **state)
 	for (unsigned p = 0; p < 100; p++)
 		assert_access(sws_mm_access(e.cpu, e.mm, parent, PG(p), true));
 	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, parent, PG(0), 50 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
-	struct sws_mm_stats s = stats(&e);
+	struct sws_mm_stats s = sws_test_mm_stats(e.mm);
 	assert_int_equal(s.counters[SWS_MM_pswpout], 50);
 	uint64_t total, free0, free1;
 	sws_swap_totals(e.sim, &total, &free0);
@@ -195,10 +184,10 @@ static void test_fork_cow(void **state)
 	sws_swap_totals(e.sim, &total, &free1);
 	assert_int_equal(total - free1, 50);
 	/* Writes on both sides of shared present pages copy. */
-	uint64_t cow0 = stats(&e).counters[SWS_MM_cow_fault];
+	uint64_t cow0 = sws_test_mm_stats(e.mm).counters[SWS_MM_cow_fault];
 	assert_access(sws_mm_access(e.cpu, e.mm, child, PG(70), true));
 	assert_access(sws_mm_access(e.cpu, e.mm, parent, PG(71), true));
-	assert_int_equal(stats(&e).counters[SWS_MM_cow_fault], cow0 + 2);
+	assert_int_equal(sws_test_mm_stats(e.mm).counters[SWS_MM_cow_fault], cow0 + 2);
 	/* The child writes its swapped-in page: it copies, the parent keeps the slot. */
 	assert_access(sws_mm_access(e.cpu, e.mm, child, PG(3), true));
 	/* Neither side sees the other's writes since the fork (verify mode checks
@@ -207,7 +196,7 @@ static void test_fork_cow(void **state)
 		assert_access(sws_mm_access(e.cpu, e.mm, child, PG(p), false));
 		assert_access(sws_mm_access(e.cpu, e.mm, parent, PG(p), false));
 	}
-	assert_int_equal(stats(&e).counters[SWS_MM_verify_fail], 0);
+	assert_int_equal(sws_test_mm_stats(e.mm).counters[SWS_MM_verify_fail], 0);
 	assert_sws(0, sws_mm_exit(e.cpu, e.mm, child));
 	sws_swap_totals(e.sim, &total, &free1);
 	assert_int_equal(total - free1, 50); /* the parent's swap entries */
@@ -215,7 +204,7 @@ static void test_fork_cow(void **state)
 	assert_sws(0, sws_mm_munmap(e.cpu, e.mm, parent, PG(0), 100 * SWS_PAGE_SIZE));
 	sws_swap_totals(e.sim, &total, &free1);
 	assert_int_equal(total, free1);
-	s = stats(&e);
+	s = sws_test_mm_stats(e.mm);
 	assert_true(s.counters[SWS_MM_free_slots_batched] >= 50);
 	assert_int_equal(s.anon_pages, 0);
 	assert_sws(SWS_EINVAL, sws_mm_access(e.cpu, e.mm, child, PG(1), false));
@@ -236,7 +225,7 @@ static void ra_run(enum sws_backend b, uint32_t page_cluster, uint32_t dev_flags
 	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, asid, PG(0), 256 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
 	for (unsigned p = 0; p < 256; p++)
 		assert_access(sws_mm_access(e.cpu, e.mm, asid, PG(p), false));
-	*out = stats(&e);
+	*out = sws_test_mm_stats(e.mm);
 	env_close(&e);
 }
 
@@ -288,13 +277,13 @@ static void test_free_path_lookups(void **state)
 	}
 	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, a, PG(0), 64 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
 	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, c, PG(0), 64 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
-	assert_int_equal(stats(&e).counters[SWS_MM_pswpout], 128);
+	assert_int_equal(sws_test_mm_stats(e.mm).counters[SWS_MM_pswpout], 128);
 	uint64_t l0 = lookups(&e);
 	assert_sws(0, sws_mm_munmap(e.cpu, e.mm, a, PG(0), 64 * SWS_PAGE_SIZE));
 	assert_int_equal(lookups(&e), l0); /* 64 slots freed, none cached: no lookup */
 	/* One fault reads its neighbours ahead into the swap cache, unmapped. */
 	assert_access(sws_mm_access(e.cpu, e.mm, c, PG(20), false));
-	uint64_t ra = stats(&e).counters[SWS_MM_swap_ra];
+	uint64_t ra = sws_test_mm_stats(e.mm).counters[SWS_MM_swap_ra];
 	assert_true(ra > 0);
 	l0 = lookups(&e);
 	assert_sws(0, sws_mm_munmap(e.cpu, e.mm, c, PG(0), 64 * SWS_PAGE_SIZE));
@@ -302,7 +291,7 @@ static void test_free_path_lookups(void **state)
 	uint64_t total, freeslots;
 	sws_swap_totals(e.sim, &total, &freeslots);
 	assert_int_equal(total, freeslots); /* and their folios went with them */
-	assert_int_equal(stats(&e).anon_pages, 0);
+	assert_int_equal(sws_test_mm_stats(e.mm).anon_pages, 0);
 	env_close(&e);
 }
 
@@ -334,14 +323,14 @@ static void test_free_path_swap_full(void **state)
 	struct sws_stats st;
 	sws_stats_snapshot(e.sim, &st);
 	assert_int_equal(st.nr_swapcache, 0);
-	uint64_t faults = stats(&e).counters[SWS_MM_pgfault];
+	uint64_t faults = sws_test_mm_stats(e.mm).counters[SWS_MM_pgfault];
 	assert_int_equal(sws_mm_access(e.cpu, e.mm, child, PG(3), false), 0); /* still mapped */
-	assert_int_equal(stats(&e).counters[SWS_MM_pgfault], faults);
+	assert_int_equal(sws_test_mm_stats(e.mm).counters[SWS_MM_pgfault], faults);
 	/* written out again from the dirty folio and read back intact */
 	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, child, PG(3), SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
 	assert_access(sws_mm_access(e.cpu, e.mm, child, PG(3), false));
-	assert_int_equal(stats(&e).counters[SWS_MM_verify_fail], 0);
-	assert_true(stats(&e).counters[SWS_MM_verify_ok] > 0);
+	assert_int_equal(sws_test_mm_stats(e.mm).counters[SWS_MM_verify_fail], 0);
+	assert_true(sws_test_mm_stats(e.mm).counters[SWS_MM_verify_ok] > 0);
 	assert_sws(0, sws_mm_exit(e.cpu, e.mm, child));
 	env_close(&e);
 }
@@ -363,11 +352,11 @@ static void test_readahead_skips_free_slots(void **state)
 	assert_sws(0, sws_mm_space_create(e.mm, cg, &asid));
 	for (unsigned p = 0; p < 40; p++) /* pages 0..7 go out first, to slots 1..8 */
 		assert_access(sws_mm_access(e.cpu, e.mm, asid, PG(p), true));
-	assert_int_equal(stats(&e).counters[SWS_MM_pswpout], 8);
+	assert_int_equal(sws_test_mm_stats(e.mm).counters[SWS_MM_pswpout], 8);
 	assert_sws(0, sws_mm_munmap(e.cpu, e.mm, asid, PG(1), 7 * SWS_PAGE_SIZE)); /* slots 2..8 free */
-	struct sws_mm_stats s0 = stats(&e);
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
 	assert_int_equal(sws_mm_access(e.cpu, e.mm, asid, PG(0), false), 1); /* the window: slots 1..7 */
-	struct sws_mm_stats s1 = stats(&e);
+	struct sws_mm_stats s1 = sws_test_mm_stats(e.mm);
 	assert_int_equal(s1.counters[SWS_MM_pgmajfault] - s0.counters[SWS_MM_pgmajfault], 1);
 	assert_int_equal(s1.counters[SWS_MM_swap_ra] - s0.counters[SWS_MM_swap_ra], 0);
 	assert_int_equal(s1.counters[SWS_MM_pgalloc] - s0.counters[SWS_MM_pgalloc], 1);
@@ -398,16 +387,16 @@ static void test_vma_readahead_hit_address(void **state)
 	 * swap cache: not a readahead page, yet the hit's address counts. */
 	assert_access(sws_mm_access(e.cpu, e.mm, a, PG(10), false));
 	assert_access(sws_mm_access(e.cpu, e.mm, a, PG(40), false));
-	struct sws_mm_stats s0 = stats(&e);
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
 	assert_int_equal(s0.counters[SWS_MM_swap_ra_hit], 0);
 	/* One page on from the hit: the window starts at the fault and reads on. */
 	assert_access(sws_mm_access(e.cpu, e.mm, a, PG(41), false));
-	uint64_t ra = stats(&e).counters[SWS_MM_swap_ra] - s0.counters[SWS_MM_swap_ra];
+	uint64_t ra = sws_test_mm_stats(e.mm).counters[SWS_MM_swap_ra] - s0.counters[SWS_MM_swap_ra];
 	assert_true(ra > 0);
-	uint64_t hits = stats(&e).counters[SWS_MM_swap_ra_hit];
+	uint64_t hits = sws_test_mm_stats(e.mm).counters[SWS_MM_swap_ra_hit];
 	for (unsigned p = 42; p < 42 + ra; p++) /* the pages read ahead were those after 41 */
 		assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(p), false), 1);
-	assert_int_equal(stats(&e).counters[SWS_MM_swap_ra_hit], hits + ra);
+	assert_int_equal(sws_test_mm_stats(e.mm).counters[SWS_MM_swap_ra_hit], hits + ra);
 	assert_sws(0, sws_mm_exit(e.cpu, e.mm, c));
 	env_close(&e);
 }
@@ -438,9 +427,9 @@ static void test_madv_free(void **state)
 	/* a child shares pages 0..1 until it exits */
 	assert_sws(0, sws_mm_fork(e.cpu, e.mm, a, &c));
 	assert_sws(0, sws_mm_munmap(e.cpu, e.mm, c, PG(2), 22 * SWS_PAGE_SIZE));
-	struct sws_mm_stats s0 = stats(&e);
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
 	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, a, PG(0), 24 * SWS_PAGE_SIZE, SWS_MADV_FREE));
-	struct sws_mm_stats s1 = stats(&e);
+	struct sws_mm_stats s1 = sws_test_mm_stats(e.mm);
 	assert_int_equal(s1.counters[SWS_MM_pglazyfree] - s0.counters[SWS_MM_pglazyfree], 14 + 1); /* 2..15, 20 */
 	sws_swap_totals(e.sim, &total, &freeslots);
 	assert_int_equal(total, freeslots); /* every swap entry and the cached slot went */
@@ -450,21 +439,21 @@ static void test_madv_free(void **state)
 	assert_access(sws_mm_access(e.cpu, e.mm, a, PG(3), true));
 	assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(5), false), 0);
 	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, a, PG(0), 24 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
-	struct sws_mm_stats s2 = stats(&e);
+	struct sws_mm_stats s2 = sws_test_mm_stats(e.mm);
 	assert_int_equal(s2.counters[SWS_MM_pglazyfreed] - s1.counters[SWS_MM_pglazyfreed], 13 + 1);
 	/* the shared pages 0..1 stay put (mapped twice), page 3 is swap-backed again and kept once */
 	assert_int_equal(s2.counters[SWS_MM_pswpout] - s1.counters[SWS_MM_pswpout], 0);
 	assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(3), false), 0); /* still mapped */
 	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, a, PG(3), SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
-	assert_int_equal(stats(&e).counters[SWS_MM_pswpout] - s2.counters[SWS_MM_pswpout], 1);
+	assert_int_equal(sws_test_mm_stats(e.mm).counters[SWS_MM_pswpout] - s2.counters[SWS_MM_pswpout], 1);
 	/* a dropped page is gone: a read maps the zero page, a write a new page,
 	 * both first touches */
-	uint64_t ft = stats(&e).counters[SWS_MM_first_touch], anon = stats(&e).anon_pages;
+	uint64_t ft = sws_test_mm_stats(e.mm).counters[SWS_MM_first_touch], anon = sws_test_mm_stats(e.mm).anon_pages;
 	assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(5), false), 1);
-	assert_int_equal(stats(&e).anon_pages, anon);
+	assert_int_equal(sws_test_mm_stats(e.mm).anon_pages, anon);
 	assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(6), true), 1);
-	assert_int_equal(stats(&e).counters[SWS_MM_first_touch], ft + 2);
-	assert_int_equal(stats(&e).anon_pages, anon + 1);
+	assert_int_equal(sws_test_mm_stats(e.mm).counters[SWS_MM_first_touch], ft + 2);
+	assert_int_equal(sws_test_mm_stats(e.mm).anon_pages, anon + 1);
 	assert_sws(SWS_EINVAL, sws_mm_madvise(e.cpu, e.mm, a, PG(0), SWS_PAGE_SIZE, (enum sws_madvise)9));
 	assert_sws(0, sws_mm_exit(e.cpu, e.mm, c));
 	env_close(&e);
@@ -490,9 +479,9 @@ static void test_readahead_window_shrinks(void **state)
 		assert_access(sws_mm_access(e.cpu, e.mm, a, PG(p), false));
 	uint64_t ra[6];
 	for (unsigned k = 0; k < 6; k++) { /* scattered, nothing read ahead is used */
-		uint64_t r0 = stats(&e).counters[SWS_MM_swap_ra];
+		uint64_t r0 = sws_test_mm_stats(e.mm).counters[SWS_MM_swap_ra];
 		assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(100 + 64 * k), false), 1);
-		ra[k] = stats(&e).counters[SWS_MM_swap_ra] - r0;
+		ra[k] = sws_test_mm_stats(e.mm).counters[SWS_MM_swap_ra] - r0;
 	}
 	assert_int_equal(ra[0], 3);               /* 8 -> 4: three neighbours */
 	assert_int_equal(ra[1], 1);               /* 4 -> 2 */
@@ -523,15 +512,15 @@ static void test_active_inactive_balance(void **state)
 	for (unsigned p = 1; p <= 8; p++) /* used again: the next pass activates them */
 		assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(p), false), 0);
 	assert_int_equal(sws_mm_reclaim(e.cpu, e.mm, cg, 1), 1);
-	struct sws_mm_stats s0 = stats(&e);
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
 	assert_int_equal(s0.counters[SWS_MM_pgactivate], 8);
 	assert_int_equal(s0.counters[SWS_MM_pgdeactivate], 0);
 	/* 8 active, 54 inactive: taking 40 of the inactive deactivates nothing */
 	assert_int_equal(sws_mm_reclaim(e.cpu, e.mm, cg, 40), 40);
-	assert_int_equal(stats(&e).counters[SWS_MM_pgdeactivate], 0);
+	assert_int_equal(sws_test_mm_stats(e.mm).counters[SWS_MM_pgdeactivate], 0);
 	/* 8 active, 14 inactive: once the inactive list is the smaller, reclaim ages the active one */
 	assert_int_equal(sws_mm_reclaim(e.cpu, e.mm, cg, 12), 12);
-	assert_true(stats(&e).counters[SWS_MM_pgdeactivate] > 0);
+	assert_true(sws_test_mm_stats(e.mm).counters[SWS_MM_pgdeactivate] > 0);
 	env_close(&e);
 }
 
@@ -561,12 +550,12 @@ static void test_swapin_shared_readonly(void **state)
 	assert_sws(0, sws_mm_fork(e.cpu, e.mm, parent, &child));
 	assert_int_equal(sws_mm_access(e.cpu, e.mm, parent, PG(0), false), 1); /* count 2 -> 1 */
 	assert_int_equal(sws_mm_access(e.cpu, e.mm, child, PG(0), false), 1);  /* swap cache hit, count 0 */
-	uint64_t cow = stats(&e).counters[SWS_MM_cow_fault];
+	uint64_t cow = sws_test_mm_stats(e.mm).counters[SWS_MM_cow_fault];
 	assert_int_equal(sws_mm_access(e.cpu, e.mm, child, PG(0), true), 1);   /* not a hit: a copy */
-	assert_int_equal(stats(&e).counters[SWS_MM_cow_fault], cow + 1);
+	assert_int_equal(sws_test_mm_stats(e.mm).counters[SWS_MM_cow_fault], cow + 1);
 	assert_int_equal(sws_mm_access(e.cpu, e.mm, parent, PG(0), false), 0); /* its own contents */
 	assert_int_equal(sws_mm_access(e.cpu, e.mm, child, PG(0), false), 0);
-	assert_int_equal(stats(&e).counters[SWS_MM_verify_fail], 0);
+	assert_int_equal(sws_test_mm_stats(e.mm).counters[SWS_MM_verify_fail], 0);
 	assert_sws(0, sws_mm_exit(e.cpu, e.mm, child));
 	env_close(&e);
 }
@@ -583,20 +572,20 @@ static void test_swapin_write_keeps_shared_slot(void **state)
 	struct env e;
 	uint32_t parent, child;
 	swapped_page_open(state, &e, &parent);
-	uint64_t out = stats(&e).counters[SWS_MM_pswpout];
+	uint64_t out = sws_test_mm_stats(e.mm).counters[SWS_MM_pswpout];
 	assert_sws(0, sws_mm_fork(e.cpu, e.mm, parent, &child));
 	assert_int_equal(sws_mm_access(e.cpu, e.mm, child, PG(0), false), 1); /* count 2 -> 1 */
-	uint64_t cow = stats(&e).counters[SWS_MM_cow_fault];
+	uint64_t cow = sws_test_mm_stats(e.mm).counters[SWS_MM_cow_fault];
 	assert_int_equal(sws_mm_access(e.cpu, e.mm, parent, PG(0), true), 1); /* cache hit, count 0 */
-	assert_int_equal(stats(&e).counters[SWS_MM_cow_fault], cow + 1);
+	assert_int_equal(sws_test_mm_stats(e.mm).counters[SWS_MM_cow_fault], cow + 1);
 	struct sws_stats st;
 	sws_stats_snapshot(e.sim, &st);
 	assert_int_equal(st.nr_swapcache, 1); /* the child's folio kept its slot */
 	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, child, PG(0), SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
-	assert_int_equal(stats(&e).counters[SWS_MM_pswpout], out); /* clean: dropped, not written */
+	assert_int_equal(sws_test_mm_stats(e.mm).counters[SWS_MM_pswpout], out); /* clean: dropped, not written */
 	assert_int_equal(sws_mm_access(e.cpu, e.mm, child, PG(0), false), 1); /* read back intact */
 	assert_int_equal(sws_mm_access(e.cpu, e.mm, parent, PG(0), false), 0);
-	assert_int_equal(stats(&e).counters[SWS_MM_verify_fail], 0);
+	assert_int_equal(sws_test_mm_stats(e.mm).counters[SWS_MM_verify_fail], 0);
 	assert_sws(0, sws_mm_exit(e.cpu, e.mm, child));
 	env_close(&e);
 }
@@ -642,7 +631,7 @@ static void test_mthp(void **state)
 	for (unsigned p = 0; p < 256; p++)
 		assert_access(sws_mm_access(e.cpu, e.mm, asid, PG(p), true));
 	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, asid, PG(0), 256 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
-	struct sws_mm_stats s = stats(&e);
+	struct sws_mm_stats s = sws_test_mm_stats(e.mm);
 	assert_int_equal(s.swpout[4], 16);
 	assert_int_equal(s.counters[SWS_MM_pswpout], 256);
 	/* Read back, then fragment swap with single pages so order 4 finds nothing. */
@@ -660,7 +649,7 @@ static void test_mthp(void **state)
 	for (unsigned p = 0; p < 64; p++)
 		assert_access(sws_mm_access(e.cpu, e.mm, asid, PG(p), true));
 	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, asid, PG(0), 64 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
-	s = stats(&e);
+	s = sws_test_mm_stats(e.mm);
 	assert_true(s.swpout_fallback[4] >= 1);
 	assert_int_equal(s.swpout[4], 16); /* no new order-4 swap-out */
 	env_close(&e);
@@ -679,10 +668,10 @@ static void test_memcg_limit(void **state)
 	assert_sws(0, sws_mm_space_create(e.mm, cg, &asid));
 	for (unsigned p = 0; p < 1024; p++) {
 		assert_access(sws_mm_access(e.cpu, e.mm, asid, PG(p), true));
-		struct sws_mm_stats s = stats(&e);
+		struct sws_mm_stats s = sws_test_mm_stats(e.mm);
 		assert_true(s.anon_pages <= 256);
 	}
-	assert_true(stats(&e).counters[SWS_MM_pswpout] >= 1024 - 256);
+	assert_true(sws_test_mm_stats(e.mm).counters[SWS_MM_pswpout] >= 1024 - 256);
 	assert_true(sws_mm_reclaim(e.cpu, e.mm, cg, 100) > 0);
 	env_close(&e);
 }
@@ -704,7 +693,7 @@ static void test_kernel_policy_and_kswapd(void **state)
 		if (i % 256 == 0)
 			sws_mm_kswapd(e.cpu, e.mm, 64);
 	}
-	struct sws_mm_stats s = stats(&e);
+	struct sws_mm_stats s = sws_test_mm_stats(e.mm);
 	assert_true(s.counters[SWS_MM_pgactivate] > 0);
 	assert_true(s.counters[SWS_MM_workingset_refault] > 0);
 	assert_true(s.counters[SWS_MM_workingset_activate] > 0);
@@ -732,9 +721,9 @@ static void test_refault_distance_active_only(void **state)
 		assert_access(sws_mm_access(e.cpu, e.mm, asid, PG(p), true));
 	for (unsigned p = 0; p <= 10; p++) /* page 0 first: ten evictions after it */
 		assert_sws(0, sws_mm_madvise(e.cpu, e.mm, asid, PG(p), SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
-	struct sws_mm_stats s0 = stats(&e);
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
 	assert_access(sws_mm_access(e.cpu, e.mm, asid, PG(0), false));
-	struct sws_mm_stats s1 = stats(&e);
+	struct sws_mm_stats s1 = sws_test_mm_stats(e.mm);
 	assert_int_equal(s1.counters[SWS_MM_workingset_refault], s0.counters[SWS_MM_workingset_refault] + 1);
 	assert_int_equal(s1.counters[SWS_MM_workingset_activate], s0.counters[SWS_MM_workingset_activate]);
 	env_close(&e);
@@ -859,7 +848,7 @@ static void test_deterministic(void **state)
 			if (i % 500 == 0)
 				sws_mm_kswapd(e.cpu, e.mm, 32);
 		}
-		s[run] = stats(&e);
+		s[run] = sws_test_mm_stats(e.mm);
 		/* measured times differ; modelled ones do not */
 		memset(s[run].reclaim_lat, 0, sizeof(s[run].reclaim_lat));
 		s[run].reclaim_sum_ns = s[run].reclaim_max_ns = 0;

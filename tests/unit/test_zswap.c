@@ -77,13 +77,6 @@ static void env_close(struct env *e)
 	sws_sim_destroy(e->sim);
 }
 
-static struct sws_mm_stats stats(struct env *e)
-{
-	struct sws_mm_stats s;
-	sws_mm_stats(e->mm, &s);
-	return s;
-}
-
 static void touch(struct env *e, unsigned from, unsigned to, bool write)
 {
 	for (unsigned p = from; p < to; p++)
@@ -101,7 +94,7 @@ static void test_roundtrip(void **state)
 	env_open(&e, b, 256, text_mix, &zc, 0);
 	touch(&e, 0, 600, true);
 	touch(&e, 0, 600, false);
-	struct sws_mm_stats s = stats(&e);
+	struct sws_mm_stats s = sws_test_mm_stats(e.mm);
 	assert_true(s.counters[SWS_MM_zswpout] > 300);
 	assert_true(s.counters[SWS_MM_zswpin] > 300);
 	assert_int_equal(s.counters[SWS_MM_pswpout], 0); /* all fit the pool */
@@ -116,7 +109,7 @@ static void test_roundtrip(void **state)
 	assert_true(bytes > 0 && bytes < pages);
 	/* freeing the slots invalidates their entries */
 	assert_sws(0, sws_mm_munmap(e.cpu, e.mm, e.asid, PG(0), 600 * SWS_PAGE_SIZE));
-	s = stats(&e);
+	s = sws_test_mm_stats(e.mm);
 	assert_int_equal(s.stored_pages, 0);
 	assert_int_equal(s.pool_total_size, 0);
 	env_close(&e);
@@ -133,7 +126,7 @@ static void test_zero_and_incompressible(void **state)
 	env_open(&e, b, 128, zero_mix, &zc, 0);
 	touch(&e, 0, 512, true);
 	touch(&e, 0, 512, false);
-	struct sws_mm_stats s = stats(&e);
+	struct sws_mm_stats s = sws_test_mm_stats(e.mm);
 	assert_int_equal(s.counters[SWS_MM_zswpout], 0);
 	assert_true(s.counters[SWS_MM_swpout_zero] > 300);
 	assert_true(s.counters[SWS_MM_swpin_zero] > 300);
@@ -141,7 +134,7 @@ static void test_zero_and_incompressible(void **state)
 
 	env_open(&e, b, 128, random_mix, &zc, 0);
 	touch(&e, 0, 512, true);
-	s = stats(&e);
+	s = sws_test_mm_stats(e.mm);
 	assert_true(s.stored_incompressible_pages >= 100); /* raw pages fill the 128-page pool fast */
 	assert_int_equal(s.stored_incompressible_pages, s.stored_pages);
 	touch(&e, 0, 512, false);
@@ -154,7 +147,7 @@ static void test_zero_and_incompressible(void **state)
 	for (unsigned p = 0; p < 512 && rc >= 0; p++)
 		rc = sws_mm_access(e.cpu, e.mm, e.asid, PG(p), true);
 	assert_sws(SWS_EKILLED, rc); /* nothing can leave RAM: the OOM killer takes the task */
-	s = stats(&e);
+	s = sws_test_mm_stats(e.mm);
 	assert_true(s.counters[SWS_MM_reject_compress_poor] > 0);
 	assert_int_equal(s.counters[SWS_MM_pswpout], 0);
 	assert_int_equal(s.stored_pages, 0);
@@ -169,7 +162,7 @@ static void test_limit_and_writeback(void **state)
 	struct env e;
 	env_open(&e, b, 512, text_mix, &zc, 0);
 	touch(&e, 0, 4096, true);
-	struct sws_mm_stats s = stats(&e);
+	struct sws_mm_stats s = sws_test_mm_stats(e.mm);
 	assert_true(s.counters[SWS_MM_pool_limit_hit] > 0);
 	assert_true(s.pool_total_size <= s.pool_limit_pages * SWS_PAGE_SIZE);
 	assert_true(s.counters[SWS_MM_pswpout] > 0); /* refused stores went to the device */
@@ -179,18 +172,18 @@ static void test_limit_and_writeback(void **state)
 	 * down to the accept threshold. */
 	uint64_t wb = 0, accept = s.pool_limit_pages * SWS_PAGE_SIZE / 2;
 	assert_int_equal(sws_mm_zswap_shrink(e.cpu, e.mm, 1u << 20), 0);
-	for (unsigned p = 4095; stats(&e).pool_total_size > accept && p > 3800; p--) {
+	for (unsigned p = 4095; sws_test_mm_stats(e.mm).pool_total_size > accept && p > 3800; p--) {
 		assert_sws(0, sws_mm_madvise(e.cpu, e.mm, e.asid, PG(p), SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
 		wb += sws_mm_zswap_shrink(e.cpu, e.mm, 1u << 20);
 	}
-	s = stats(&e);
+	s = sws_test_mm_stats(e.mm);
 	assert_true(wb > 0);
 	assert_int_equal(s.counters[SWS_MM_zswpwb], wb);
 	assert_int_equal(s.counters[SWS_MM_written_back_pages], wb);
 	assert_true(s.pool_total_size <= s.pool_limit_pages * SWS_PAGE_SIZE / 2 + 8 * SWS_PAGE_SIZE);
 	/* Everything reads back right, from zswap or from the device. */
 	touch(&e, 0, 4096, false);
-	s = stats(&e);
+	s = sws_test_mm_stats(e.mm);
 	assert_true(s.counters[SWS_MM_zswpin] > 0 && s.counters[SWS_MM_pswpin] > 0);
 	assert_true(s.counters[SWS_MM_nr_disk_swapins] > 0);
 	env_close(&e);
@@ -216,18 +209,18 @@ static void test_writeback_folio_kept(void **state)
 	touch(&e, 0, 64, true);
 	for (unsigned p = 0; p < 40; p++)
 		pageout(&e, e.asid, p); /* the pool fills: the shrink worker is queued */
-	struct sws_mm_stats s0 = stats(&e);
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
 	assert_true(s0.counters[SWS_MM_pool_limit_hit] > 0);
 	uint64_t wb = 0;
 	for (int i = 0; i < 20 && !wb; i++)
 		wb += sws_mm_zswap_shrink(e.cpu, e.mm, 1u << 20);
 	assert_true(wb >= 2);
-	struct sws_mm_stats s1 = stats(&e);
+	struct sws_mm_stats s1 = sws_test_mm_stats(e.mm);
 	assert_int_equal(s1.swapcache_pages, s0.swapcache_pages + wb);
 	assert_int_equal(s1.counters[SWS_MM_pswpout], s0.counters[SWS_MM_pswpout] + wb);
 	/* Reclaim takes one of them first: clean, nothing stored or written. */
 	assert_int_equal(sws_mm_reclaim(e.cpu, e.mm, 0, 1), 1);
-	struct sws_mm_stats s2 = stats(&e);
+	struct sws_mm_stats s2 = sws_test_mm_stats(e.mm);
 	assert_int_equal(s2.counters[SWS_MM_zswpout], s1.counters[SWS_MM_zswpout]);
 	assert_int_equal(s2.counters[SWS_MM_pswpout], s1.counters[SWS_MM_pswpout]);
 	assert_int_equal(s2.swapcache_pages, s1.swapcache_pages - 1);
@@ -235,9 +228,9 @@ static void test_writeback_folio_kept(void **state)
 	 * back from the swap cache, neither from the device nor from zswap. */
 	uint64_t hits = 0;
 	for (unsigned p = 0; p < wb; p++) {
-		struct sws_mm_stats x = stats(&e);
+		struct sws_mm_stats x = sws_test_mm_stats(e.mm);
 		touch(&e, p, p + 1, false);
-		struct sws_mm_stats y = stats(&e);
+		struct sws_mm_stats y = sws_test_mm_stats(e.mm);
 		assert_int_equal(y.counters[SWS_MM_zswpin], x.counters[SWS_MM_zswpin]);
 		hits += y.counters[SWS_MM_swapcache_hit] > x.counters[SWS_MM_swapcache_hit] &&
 			y.counters[SWS_MM_pswpin] == x.counters[SWS_MM_pswpin];
@@ -266,31 +259,31 @@ static void test_accept_hysteresis(void **state)
 	env_open(&e, b, 1024, text_mix, &zc, 0);
 	touch(&e, 0, 400, true);
 	unsigned next = 0;
-	while (stats(&e).counters[SWS_MM_pool_limit_hit] == 0 && next < 400)
+	while (sws_test_mm_stats(e.mm).counters[SWS_MM_pool_limit_hit] == 0 && next < 400)
 		pageout(&e, e.asid, next++);
-	struct sws_mm_stats s = stats(&e);
+	struct sws_mm_stats s = sws_test_mm_stats(e.mm);
 	assert_int_equal(s.counters[SWS_MM_pool_limit_hit], 1);
 	assert_int_equal(s.counters[SWS_MM_pswpout], 1); /* the refused page went to the device */
 	uint64_t limit = s.pool_limit_pages * SWS_PAGE_SIZE, accept = limit / 2;
 	assert_true(s.pool_total_size >= limit);
 	/* Free stored pages, oldest first, until the pool is just below its limit. */
 	unsigned freed = 0;
-	while (stats(&e).pool_total_size >= limit && freed < next - 1)
+	while (sws_test_mm_stats(e.mm).pool_total_size >= limit && freed < next - 1)
 		unmap(&e, freed++);
-	s = stats(&e);
+	s = sws_test_mm_stats(e.mm);
 	assert_true(s.pool_total_size < limit && s.pool_total_size > accept);
 	uint64_t zswpout = s.counters[SWS_MM_zswpout], pswpout = s.counters[SWS_MM_pswpout];
 	pageout(&e, e.asid, next++); /* in the band: still refused, not a limit hit */
-	s = stats(&e);
+	s = sws_test_mm_stats(e.mm);
 	assert_int_equal(s.counters[SWS_MM_zswpout], zswpout);
 	assert_int_equal(s.counters[SWS_MM_pswpout], pswpout + 1);
 	assert_int_equal(s.counters[SWS_MM_pool_limit_hit], 1);
 	/* Below the accept threshold the pool takes stores again. */
-	while (stats(&e).pool_total_size > accept && freed < next - 2)
+	while (sws_test_mm_stats(e.mm).pool_total_size > accept && freed < next - 2)
 		unmap(&e, freed++);
-	assert_true(stats(&e).pool_total_size <= accept);
+	assert_true(sws_test_mm_stats(e.mm).pool_total_size <= accept);
 	pageout(&e, e.asid, next++);
-	s = stats(&e);
+	s = sws_test_mm_stats(e.mm);
 	assert_int_equal(s.counters[SWS_MM_zswpout], zswpout + 1);
 	touch(&e, freed, 400, false); /* the rest reads back identical */
 	env_close(&e);
@@ -316,10 +309,10 @@ static void second_chance_run(enum sws_backend b, bool old_scheme)
 	for (unsigned p = 0; p < 600; p++)
 		assert_access(sws_mm_access(e.cpu, e.mm, asid, PG(p), true));
 	unsigned next = 0;
-	struct sws_mm_stats s = stats(&e);
+	struct sws_mm_stats s = sws_test_mm_stats(e.mm);
 	while (s.counters[SWS_MM_zswpwb] == 0 && s.counters[SWS_MM_pswpout] == 0 && next < 600) {
 		pageout(&e, asid, next++);
-		s = stats(&e);
+		s = sws_test_mm_stats(e.mm);
 	}
 	assert_true(next > 100 && next < 600); /* the LRU is longer than one writeback pass */
 	if (old_scheme) {
@@ -353,16 +346,16 @@ static void test_mthp_and_compressor_switch(void **state)
 	assert_sws(0, sws_mm_mmap(e.mm, e.asid, PG(0), 256 * SWS_PAGE_SIZE, SWS_MM_MAP_ORDER(4)));
 	touch(&e, 0, 256, true);
 	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, e.asid, PG(0), 128 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
-	struct sws_mm_stats s = stats(&e);
+	struct sws_mm_stats s = sws_test_mm_stats(e.mm);
 	assert_int_equal(s.zswpout_order[4], 8);
 	assert_int_equal(s.counters[SWS_MM_zswpout], 128);
 	assert_sws(SWS_EINVAL, sws_mm_zswap_set_compressor(e.mm, "lzma"));
 	assert_sws(0, sws_mm_zswap_set_compressor(e.mm, "zstd:3"));
 	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, e.asid, PG(128), 128 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
-	s = stats(&e);
+	s = sws_test_mm_stats(e.mm);
 	assert_int_equal(s.counters[SWS_MM_zswpout], 256);
 	touch(&e, 0, 256, false); /* the lz4 pool's entries still load */
-	s = stats(&e);
+	s = sws_test_mm_stats(e.mm);
 	assert_int_equal(s.counters[SWS_MM_zswpin], 256);
 	assert_int_equal(s.stored_pages, 0);
 	env_close(&e);
@@ -385,20 +378,20 @@ static void test_mthp_all_or_nothing(void **state)
 	assert_sws(0, sws_mm_mmap(e.mm, e.asid, PG(0), 32 * SWS_PAGE_SIZE, SWS_MM_MAP_ORDER(4)));
 	touch(&e, 0, 32, true);
 	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, e.asid, PG(0), 16 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
-	struct sws_mm_stats s = stats(&e);
+	struct sws_mm_stats s = sws_test_mm_stats(e.mm);
 	assert_int_equal(s.stored_pages, 16); /* over the 12-page limit: checked before the folio */
 	assert_int_equal(s.counters[SWS_MM_zswpout], 16);
 	assert_int_equal(s.zswpout_order[4], 1);
 	assert_int_equal(s.counters[SWS_MM_pool_limit_hit], 0);
 	assert_true(s.pool_total_size > s.pool_limit_pages * SWS_PAGE_SIZE);
 	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, e.asid, PG(16), 16 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
-	s = stats(&e);
+	s = sws_test_mm_stats(e.mm);
 	assert_int_equal(s.stored_pages, 16); /* the next folio is refused whole */
 	assert_int_equal(s.counters[SWS_MM_pool_limit_hit], 1);
 	assert_int_equal(s.swpout[4], 1);
 	assert_int_equal(s.counters[SWS_MM_pswpout], 16);
 	touch(&e, 0, 32, false);
-	s = stats(&e);
+	s = sws_test_mm_stats(e.mm);
 	assert_int_equal(s.counters[SWS_MM_pswpin], 16);
 	assert_int_equal(s.counters[SWS_MM_zswpin], 16);
 	assert_int_equal(s.counters[SWS_MM_verify_ok], 32);
@@ -413,7 +406,7 @@ static void test_mthp_all_or_nothing(void **state)
 	assert_sws(0, sws_mm_mmap(e.mm, e.asid, PG(0), 16 * SWS_PAGE_SIZE, SWS_MM_MAP_ORDER(4)));
 	touch(&e, 0, 16, true);
 	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, e.asid, PG(0), 16 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
-	s = stats(&e);
+	s = sws_test_mm_stats(e.mm);
 	assert_true(s.counters[SWS_MM_reject_compress_poor] >= 1);
 	assert_int_equal(s.stored_pages, 0);
 	assert_int_equal(s.counters[SWS_MM_zswpout], 0);
@@ -438,7 +431,7 @@ static void test_memcg_zswap_max(void **state)
 	uint64_t bytes, pages;
 	assert_sws(0, sws_mm_zswap_memcg_stats(e.mm, cg, &bytes, &pages));
 	assert_true(bytes <= 64 * 1024 + SWS_PAGE_SIZE);
-	struct sws_mm_stats s = stats(&e);
+	struct sws_mm_stats s = sws_test_mm_stats(e.mm);
 	assert_true(s.counters[SWS_MM_reject_reclaim_fail] + s.counters[SWS_MM_zswpwb] > 0);
 	assert_sws(SWS_EINVAL, sws_mm_zswap_memcg(e.mm, 200, 0, true));
 	assert_sws(0, sws_mm_exit(e.cpu, e.mm, asid));
@@ -462,7 +455,7 @@ static void cgroup_charge_run(enum sws_backend b, uint32_t cgroup, uint64_t *ram
 	assert_sws(0, sws_mm_space_create(e.mm, cg, &asid));
 	for (unsigned p = 0; p < 800; p++)
 		assert_access(sws_mm_access(e.cpu, e.mm, asid, PG(p), true));
-	struct sws_mm_stats s = stats(&e);
+	struct sws_mm_stats s = sws_test_mm_stats(e.mm);
 	uint64_t bytes, orig;
 	assert_sws(0, sws_mm_zswap_memcg_stats(e.mm, cg, &bytes, &orig));
 	*ram = s.anon_pages; /* the memcg's: nothing else runs */
@@ -516,7 +509,7 @@ static uint64_t shrinker_cgroup_run(enum sws_backend b, uint32_t cgroup)
 	for (int pass = 0; pass < 3; pass++)
 		for (unsigned p = 0; p < 1024; p++)
 			assert_access(sws_mm_access(e.cpu, e.mm, asid, PG(p), pass == 0));
-	uint64_t wb = stats(&e).counters[SWS_MM_zswpwb];
+	uint64_t wb = sws_test_mm_stats(e.mm).counters[SWS_MM_zswpwb];
 	assert_sws(0, sws_mm_exit(e.cpu, e.mm, asid));
 	env_close(&e);
 	return wb;
@@ -562,7 +555,7 @@ static uint64_t experiment(enum sws_backend b, uint32_t scheme)
 			assert_access(sws_mm_access(e.cpu, e.mm, e.asid, PG(cold++), true));
 		sws_mm_kswapd(e.cpu, e.mm, 256);
 	}
-	struct sws_mm_stats s = stats(&e);
+	struct sws_mm_stats s = sws_test_mm_stats(e.mm);
 	uint64_t pswpin = s.counters[SWS_MM_pswpin];
 	assert_true(s.counters[SWS_MM_zswpwb] > 0);
 	env_close(&e);

@@ -26,6 +26,24 @@
 			fail_msg("invariant violated: %s", sws__msg);           \
 	} while (0)
 
+/* The memory model's counters now (sws_mm_stats() by value). */
+static inline struct sws_mm_stats sws_test_mm_stats(struct sws_mm *mm)
+{
+	struct sws_mm_stats s;
+	sws_mm_stats(mm, &s);
+	return s;
+}
+
+/* After sws_mm_destroy(): the memory model's own memory all given back. */
+static inline void sws_test_assert_mm_freed(struct sws_sim *sim)
+{
+	sws_sim_quiesce(sim);
+	struct sws_memory_usage mu;
+	sws_sim_memory_usage(sim, &mu);
+	assert_int_equal(mu.bytes[SWS_MEM_mm], 0);
+	assert_int_equal(mu.bytes[SWS_MEM_pgtable], 0);
+}
+
 /* A simulation with one attached CPU and one device of @nr_slots (SSD). */
 struct sws_fixture {
 	struct sws_sim *sim;
