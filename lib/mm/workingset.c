@@ -39,13 +39,17 @@ bool sws__mm_workingset_refault(struct sws_cpu *cpu, struct sws_mm *mm, struct s
 	if (swap_free)
 		ws += file ? n[LRU_ACTIVE] + n[LRU_INACTIVE] : n[LRU_ACTIVE];
 	bool recent = mm->cfg.policy == SWS_RECLAIM_KERNEL && distance <= ws;
+	/* The refaulting folio's lruvec: its activation, and its cost when it was
+	 * in the workingset before eviction (lru_note_cost_refault()), under the
+	 * lock already held when it is the evicting memcg's. */
+	struct sws_memcg *own = &mm->memcgs[memcg];
+	bool cost = recent && (shadow & SHADOW_WORKINGSET);
+	if (cost && own == mc)
+		sws___mm_lru_note_cost(mm, own, file, 1, 0);
 	sws_spin_unlock(&mc->lru_lock);
 	if (!recent)
 		return false;
-	/* The refaulting folio's lruvec: its activation, and its cost when it was
-	 * in the workingset before eviction (lru_note_cost_refault()). */
-	struct sws_memcg *own = &mm->memcgs[memcg];
-	if (shadow & SHADOW_WORKINGSET) {
+	if (cost && own != mc) {
 		mm_lock(mm, &own->lru_lock, SWS_MM_lock_lru_contended);
 		sws___mm_lru_note_cost(mm, own, file, 1, 0);
 		sws_spin_unlock(&own->lru_lock);
