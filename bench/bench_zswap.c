@@ -7,8 +7,10 @@
  * schemes (old, second-chance, both), without and with cold data written
  * first, each row's disk swap-ins, writebacks, zswap loads and simulated time.
  *
- * Usage: swapsim-bench-zswap [--quick] [--shrinker-experiment] [--pages N] [--reps N]
- * (JSON on stdout; --shrinker-experiment prints the experiment's rows only)
+ * Usage: swapsim-bench-zswap [--quick] [--shrinker-experiment] [--build-mb N] [--pages N]
+ *        [--reps N]
+ * (JSON on stdout; --shrinker-experiment prints the experiment's rows only; --build-mb
+ * sizes its build, 2048 by default: the published 2 GB)
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -161,8 +163,8 @@ static struct result measure(struct sws_mm *mm, const char *comp, enum sws_conte
 /*
  * The zswap shrinker experiment (Nhat Pham, 2024: a kernel build in a 2 GB
  * memcg with the shrinker on; then the same build in a 3 GB memcg with 0.5 GB
- * of cold data written first), scaled down: the kbuild workload (-j 8, its
- * jobs' heaps adding up to @memcg_mb MiB, the build's memcg) on 1 GiB of RAM,
+ * of cold data written first), at its size by default: the kbuild workload (-j 8,
+ * its jobs' heaps adding up to @memcg_mb MiB, the build's memcg) on 32 GiB of RAM,
  * zswap on (cgroup v2, the shrinker on), one NVMe device, one thread, under
  * each scheme, with lz4 and with zstd. The cold variant runs the same build in
  * a memcg 3/2 the size (3 GB against 2 GB) and writes a sixth of that memcg
@@ -181,7 +183,7 @@ static struct exp_row experiment_run(const char *comp, uint32_t scheme_flags, ui
 	struct sws_replay_config cfg = {
 		.version = SWS_REPLAY_CONFIG_VERSION,
 		.threads = 1,
-		.ram_pages = 1u << 18,
+		.ram_pages = 1u << 23,
 		.mem_limit_pages = cold ? cold_memcg_kb(memcg_mb) / 4 : memcg_mb << 8,
 		.seed = 1,
 		.flags = SWS_REPLAY_ZSWAP,
@@ -240,7 +242,7 @@ static bool shrinker_experiment(const char *comp, uint64_t memcg_mb, bool first)
 	return first;
 }
 
-/* The experiment with lz4 (the model's default) and zstd (--quick: lz4, a small memcg). */
+/* The experiment with lz4 (the model's default) and zstd (--quick: lz4 only). */
 static void shrinker_experiments(uint64_t memcg_mb, bool quick, bool first)
 {
 	first = shrinker_experiment("lz4", memcg_mb, first);
@@ -251,11 +253,18 @@ static void shrinker_experiments(uint64_t memcg_mb, bool quick, bool first)
 int main(int argc, char **argv)
 {
 	unsigned npages = 4096, reps = 5;
-	uint64_t memcg_mb = 64;
-	bool only_experiment = false;
+	uint64_t memcg_mb = 2048;
+	bool only_experiment = false, quick = false;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--quick")) {
-			npages = 256, reps = 1, memcg_mb = 8;
+			npages = 256, reps = 1, memcg_mb = 8, quick = true;
+		} else if (!strcmp(argv[i], "--build-mb") && i + 1 < argc) {
+			char *end;
+			memcg_mb = strtoull(argv[++i], &end, 10);
+			if (*end || memcg_mb < 8 || memcg_mb > 8192) {
+				fprintf(stderr, "swapsim-bench-zswap: --build-mb: expected 8..8192\n");
+				return 2;
+			}
 		} else if (!strcmp(argv[i], "--shrinker-experiment")) {
 			only_experiment = true;
 		} else if (!strcmp(argv[i], "--pages") && i + 1 < argc) {
@@ -271,12 +280,11 @@ int main(int argc, char **argv)
 				return 2;
 			}
 		} else {
-			fprintf(stderr, "usage: swapsim-bench-zswap [--quick] [--shrinker-experiment] [--pages N] "
-					"[--reps N]\n");
+			fprintf(stderr, "usage: swapsim-bench-zswap [--quick] [--shrinker-experiment] [--build-mb N] "
+					"[--pages N] [--reps N]\n");
 			return 2;
 		}
 	}
-	bool quick = memcg_mb < 64;
 	if (only_experiment) {
 		printf("[");
 		shrinker_experiments(memcg_mb, quick, true);

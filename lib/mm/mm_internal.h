@@ -657,6 +657,20 @@ void sws__mm_filemap_destroy(struct sws_mm *mm);
 int sws__mm_pageout_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn);
 uint64_t sws__mm_shrink(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr,
 			bool memcg_only);
+/*
+ * The priority do_try_to_free_pages()'s loop reaches for a pass that scanned
+ * @scanned pages against a scan target of @target at priority 0
+ * (get_scan_count(): each type's lists times its fraction): the kernel's
+ * passes scan target >> priority each, from DEF_PRIORITY down until enough
+ * came back, so the first priority at which those targets add up to
+ * @scanned; 0 when the pass fell short of what it was asked for (every
+ * priority ran). shrink_slab() runs after each priority down to it.
+ */
+int sws__mm_reclaim_priority(uint64_t scanned, uint64_t target, bool fell_short);
+/* inactive_is_low()'s ratio of active to inactive pages for a type with @pages
+ * on its two lists: 1 under 1 GiB, then int_sqrt(10 x GiB) (3 at 1 GiB, 4 at 2,
+ * 5 at 3, 10 at 10). */
+uint64_t sws__mm_inactive_ratio(uint64_t pages);
 
 /* swapfile.c */
 /* __try_to_reclaim_swap(TTRS_UNMAPPED | TTRS_FULL) of slot @e the free path

@@ -8,7 +8,8 @@
  *  - clock:  a page whose accessed bit is set loses it and goes round again;
  *  - kernel: folio_check_references(): accessed once -> PG_referenced and
  *            rotate; accessed again while referenced -> activate. The active
- *            list is aged (deactivated) whenever it outgrows the inactive one.
+ *            list is aged (deactivated) whenever the inactive one is low
+ *            (inactive_is_low(): its ratio grows with the type's size).
  * Victims are isolated in batches of up to 32 under one hold of the memcg's
  * lru_lock (isolate_lru_folios()), then each is tried with it dropped
  * (shrink_folio_list()). A victim is locked (trylock) and isolated, gets
@@ -110,6 +111,23 @@ static void __shrink_active(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_m
 	mm_count(mm, cpu, SWS_MM_pgdeactivate, 1);
 }
 
+uint64_t sws__mm_inactive_ratio(uint64_t pages)
+{
+	uint64_t gb = pages >> 18, ratio = 1; /* GiB of 4 KiB pages */
+	while (gb && (ratio + 1) * (ratio + 1) <= 10 * gb)
+		ratio++;
+	return ratio;
+}
+
+/* @mc's lru_lock held: inactive_is_low(), is the inactive list of @base's type
+ * (0 anon, LRU_FILE) short against its active list? */
+static bool __inactive_is_low(struct sws_memcg *mc, unsigned base)
+{
+	SWS_ASSERT_HELD(&mc->lru_lock);
+	uint64_t inactive = mc->lru.nr[LRU_INACTIVE + base], active = mc->lru.nr[LRU_ACTIVE + base];
+	return inactive * sws__mm_inactive_ratio(inactive + active) < active;
+}
+
 /* @memcg's lru_lock held: one scan step on the lists of @file's type.
  * @return the victim it isolated, locked, or 0 (@progress says whether a
  * scan step was made); an activation adds one to *@activated (the caller
@@ -123,7 +141,7 @@ static uint64_t __isolate_one(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t m
 	const bool kernel = mm->cfg.policy == SWS_RECLAIM_KERNEL;
 	uint64_t victim = 0;
 	*progress = false;
-	if (kernel && lru->nr[LRU_ACTIVE + base] > lru->nr[LRU_INACTIVE + base]) {
+	if (kernel && __inactive_is_low(&mm->memcgs[memcg], base)) {
 		__shrink_active(cpu, mm, &mm->memcgs[memcg], base);
 		*progress = true;
 	}
@@ -219,14 +237,16 @@ static int reclaim_file_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t p
 
 #define SWAPPINESS 60      /* vm.swappiness's default */
 #define MAX_SWAPPINESS 200
-#define DEF_PRIORITY 12    /* the model reclaims at the first priority only */
+#define DEF_PRIORITY SWS__DEF_PRIORITY
 
 /* How a pass splits its scan between the anon and the file lists (enum
  * scan_balance as a pair of weights): by weight while both types can be
  * scanned, a type of weight 0 only once the other ran out. */
 struct scan_split {
-	double w[2];  /* [0] anon, [1] file */
-	bool can[2];  /* pages of the type on the lists (anon: and swap room) */
+	double w[2];   /* [0] anon, [1] file */
+	bool can[2];   /* pages of the type on the lists (anon: and swap room) */
+	double target; /* the pass's scan target at priority 0: each type's lists
+			* times its fraction (what get_scan_count() shifts by the priority) */
 };
 
 /*
@@ -245,7 +265,7 @@ static struct scan_split __get_scan_count(struct sws_mm *mm, uint16_t memcg)
 	const uint64_t *n = mc->lru.nr;
 	double anon = (double)(n[LRU_INACTIVE] + n[LRU_ACTIVE]);
 	double file = (double)(n[LRU_INACTIVE_FILE] + n[LRU_ACTIVE_FILE]);
-	struct scan_split s = {{anon, 0}, {anon > 0, file > 0}};
+	struct scan_split s = {{anon, 0}, {anon > 0, file > 0}, anon};
 	if (!file)
 		return s; /* every pass without page cache: the anon lists as they are */
 	uint64_t swap_free;
@@ -253,17 +273,21 @@ static struct scan_split __get_scan_count(struct sws_mm *mm, uint16_t memcg)
 	s.can[0] = anon > 0 && swap_free;
 	bool refaulting = atomic_load_explicit(&mc->workingset_activate[1], memory_order_relaxed) !=
 			  mc->refaults[1];
-	bool file_low = n[LRU_INACTIVE_FILE] < n[LRU_ACTIVE_FILE]; /* inactive_is_low(), ratio 1 */
+	bool file_low = __inactive_is_low(mc, LRU_FILE);
 	if (!s.can[0] || ((n[LRU_INACTIVE_FILE] >> DEF_PRIORITY) && !refaulting && !file_low)) {
 		s.w[0] = 0;
 		s.w[1] = file;
+		s.target = file;
 		return s;
 	}
 	double total = (double)mc->cost[0] + (double)mc->cost[1];
 	double anon_cost = total + (double)mc->cost[0], file_cost = total + (double)mc->cost[1];
 	total = anon_cost + file_cost;
-	s.w[0] = anon * (SWAPPINESS * (total + 1) / (anon_cost + 1));
-	s.w[1] = file * ((MAX_SWAPPINESS - SWAPPINESS) * (total + 1) / (file_cost + 1));
+	double ap = SWAPPINESS * (total + 1) / (anon_cost + 1);
+	double fp = (MAX_SWAPPINESS - SWAPPINESS) * (total + 1) / (file_cost + 1);
+	s.w[0] = anon * ap;
+	s.w[1] = file * fp;
+	s.target = (s.w[0] + s.w[1]) / (ap + fp);
 	return s;
 }
 
@@ -278,15 +302,16 @@ static uint64_t lru_pages(struct sws_mm *mm, uint16_t memcg, struct scan_split *
 }
 
 static uint64_t shrink_memcg(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr,
-			     uint64_t *scanned, uint64_t *eligible)
+			     uint64_t *scanned, uint64_t *target)
 {
 	uint64_t reclaimed = 0;
 	sws__mm_lru_add_drain(cpu, mm); /* shrink_inactive_list(): this CPU's new folios first */
 	struct scan_split split;
-	*eligible = lru_pages(mm, memcg, &split);
+	uint64_t eligible = lru_pages(mm, memcg, &split);
+	*target = (uint64_t)split.target;
 	*scanned = 0;
 	/* Every page may take a few rounds (second chance, activation); bound the scan. */
-	uint64_t budget = 4 * *eligible + 64;
+	uint64_t budget = 4 * eligible + 64;
 	/* Per type: done (its lists ran out, or swap is full), the scan credit
 	 * that picks each batch's type, and what lru_note_cost() is told. */
 	bool done[2] = {!split.can[0], !split.can[1]};
@@ -359,13 +384,35 @@ static uint64_t shrink_memcg(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t me
 	return reclaimed;
 }
 
-/* One LRU pass over @memcg, then shrink_slab()'s zswap shrinker in proportion. */
+int sws__mm_reclaim_priority(uint64_t scanned, uint64_t target, bool fell_short)
+{
+	if (fell_short)
+		return 0;
+	uint64_t sum = 0;
+	int priority = DEF_PRIORITY;
+	for (; priority > 0; priority--) {
+		sum += target >> priority;
+		if (sum >= scanned)
+			break;
+	}
+	return priority;
+}
+
+/* shrink_slab() after each priority of do_try_to_free_pages()'s loop, from
+ * DEF_PRIORITY down to the one the pass over @memcg reached. */
+static void shrink_slab(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, int lowest)
+{
+	for (int priority = DEF_PRIORITY; priority >= lowest; priority--)
+		sws__zswap_shrinker_scan(mm->zswap, cpu, memcg, priority);
+}
+
+/* One LRU pass over @memcg, then shrink_slab() at the priorities it took. */
 static uint64_t shrink_node_memcg(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr)
 {
-	uint64_t scanned, eligible;
-	uint64_t got = shrink_memcg(cpu, mm, memcg, nr, &scanned, &eligible);
+	uint64_t scanned, target;
+	uint64_t got = shrink_memcg(cpu, mm, memcg, nr, &scanned, &target);
 	if (mm->zswap)
-		sws__zswap_shrinker_scan(mm->zswap, cpu, memcg, scanned, eligible);
+		shrink_slab(cpu, mm, memcg, sws__mm_reclaim_priority(scanned, target, got < nr));
 	return got;
 }
 

@@ -40,6 +40,7 @@
  * atomics. A function called with a lock held is __name and asserts it
  * (__shrink_memcg_cb; zsmalloc.c's class-lock helpers).
  */
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -814,22 +815,20 @@ static uint64_t shrinker_scan_batch(struct sws_zswap *zs, struct sws_cpu *cpu, u
 	return arg.encountered_page_in_swapcache || !ret ? UINT64_MAX : ret;
 }
 
-uint64_t sws__zswap_shrinker_scan(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t memcg,
-				  uint64_t scanned, uint64_t eligible)
+uint64_t sws__zswap_shrinker_scan(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t memcg, int priority)
 {
 	if (!(zs->flags & SWS_ZSWAP_SHRINKER))
 		return 0;
+	assert(priority >= 0 && priority <= SWS__DEF_PRIORITY);
 	struct zswap_memcg *mc = &zs->memcgs[memcg];
 	uint64_t freeable = shrinker_count(zs, memcg);
 	if (!freeable)
 		return 0;
-	/* do_shrink_slab(). The kernel's pressure is freeable >> priority, with the
-	 * LRU pass having scanned lru_size >> priority: here 2^-priority is the
-	 * share of the LRU this pass scanned (all of it when the LRU is empty). */
+	/* do_shrink_slab(): the pressure freeable >> priority (x 4 / seeks), the
+	 * memcg's deferred work >> priority on top, at most twice the count. */
 	uint64_t nr = atomic_exchange(&mc->nr_deferred, 0);
-	unsigned __int128 num = scanned < eligible ? scanned : 1, den = scanned < eligible ? eligible : 1;
-	uint64_t delta = (uint64_t)((unsigned __int128)freeable * 4 * num / (den * DEFAULT_SEEKS));
-	uint64_t total_scan = (uint64_t)(nr * num / den) + delta;
+	uint64_t delta = (freeable >> priority) * 4 / DEFAULT_SEEKS;
+	uint64_t total_scan = (nr >> priority) + delta;
 	if (total_scan > 2 * freeable)
 		total_scan = 2 * freeable;
 	uint64_t freed = 0, done = 0;

@@ -64,11 +64,12 @@ void sws__zswap_entry_release(struct sws_zswap *zs, void *entry);
 void sws__zswap_invalidate(struct sws_zswap *zs, unsigned type, uint64_t off, unsigned nr);
 /* A read that missed zswap went to the device (nr_disk_swapins). */
 void sws__zswap_disk_swapin(struct sws_zswap *zs, uint16_t memcg);
-/* The memory-pressure shrinker for @memcg after an LRU pass that scanned
- * @scanned of @eligible pages: write back zswap_shrinker_count() scaled by that
- * proportion (shrink_slab). @return entries written back. */
-uint64_t sws__zswap_shrinker_scan(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t memcg,
-				  uint64_t scanned, uint64_t eligible);
+/* include/linux/mmzone.h's DEF_PRIORITY: reclaim's first and lightest priority. */
+#define SWS__DEF_PRIORITY 12
+/* shrink_slab()'s call of the memory-pressure shrinker for @memcg at reclaim
+ * @priority (SWS__DEF_PRIORITY down to 0: a pressure of 2^-priority of
+ * zswap_shrinker_count()). @return entries written back. */
+uint64_t sws__zswap_shrinker_scan(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t memcg, int priority);
 uint64_t sws__zswap_shrink_worker(struct sws_zswap *zs, struct sws_cpu *cpu, uint64_t budget);
 /* Is the shrink worker queued (a store found the pool full)? */
 bool sws__zswap_shrink_queued(struct sws_zswap *zs);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
+#include "mm/mm_internal.h"
 
 struct env {
 	struct sws_sim *sim;
@@ -859,6 +860,43 @@ static void test_deterministic(void **state)
 	assert_memory_equal(&s[0], &s[1], sizeof(s[0]));
 }
 
+/*
+ * The priority a reclaim pass reached, for shrink_slab(): the first at which
+ * the kernel's per-priority scan targets (target >> priority, summed from
+ * DEF_PRIORITY) cover what the pass scanned; 0 when it fell short.
+ */
+static void test_reclaim_priority(void **state)
+{
+	(void)state;
+	const uint64_t t = 100 << 12; /* 100 pages at DEF_PRIORITY, 200 at 11, 400 at 10 */
+	assert_int_equal(sws__mm_reclaim_priority(0, t, false), 12);
+	assert_int_equal(sws__mm_reclaim_priority(100, t, false), 12);
+	assert_int_equal(sws__mm_reclaim_priority(101, t, false), 11);
+	assert_int_equal(sws__mm_reclaim_priority(300, t, false), 11);
+	assert_int_equal(sws__mm_reclaim_priority(301, t, false), 10);
+	assert_int_equal(sws__mm_reclaim_priority(32, t, true), 0);
+	/* A small memcg (4096 pages to scan at priority 0): 1, 2, 4, 8, 16, 32
+	 * from DEF_PRIORITY down, so SWAP_CLUSTER_MAX scanned reaches priority 7. */
+	assert_int_equal(sws__mm_reclaim_priority(32, 4096, false), 7);
+	assert_int_equal(sws__mm_reclaim_priority(5000, 4096, false), 0);
+	assert_int_equal(sws__mm_reclaim_priority(1, 0, false), 0);
+}
+
+/* inactive_is_low()'s ratio: 1 under 1 GiB of a type's pages, then
+ * int_sqrt(10 x GiB). */
+static void test_inactive_ratio(void **state)
+{
+	(void)state;
+	const uint64_t gib = 1 << 18; /* 4 KiB pages */
+	assert_int_equal(sws__mm_inactive_ratio(0), 1);
+	assert_int_equal(sws__mm_inactive_ratio(gib - 1), 1);
+	assert_int_equal(sws__mm_inactive_ratio(gib), 3);
+	assert_int_equal(sws__mm_inactive_ratio(2 * gib), 4);
+	assert_int_equal(sws__mm_inactive_ratio(3 * gib), 5);
+	assert_int_equal(sws__mm_inactive_ratio(10 * gib), 10);
+	assert_int_equal(sws__mm_inactive_ratio(100 * gib), 31);
+}
+
 static void test_errors(void **state)
 {
 	(void)state;
@@ -1102,6 +1140,7 @@ int main(void)
 		BOTH(test_refault_distance_active_only), BOTH(test_charge_stock_drained),
 		BOTH(test_swap_write_failure),
 		cmocka_unit_test(test_errors),     cmocka_unit_test(test_oom_reap_background),
+		cmocka_unit_test(test_reclaim_priority), cmocka_unit_test(test_inactive_ratio),
 		cmocka_unit_test(test_untimed_store_io),
 		BOTH(test_free_path_lookups),  BOTH(test_free_path_swap_full),
 		BOTH(test_readahead_skips_free_slots), BOTH(test_vma_readahead_hit_address),

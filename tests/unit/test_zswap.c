@@ -778,26 +778,44 @@ static void test_worker_failures_in_total(void **state)
  * The memory-pressure shrinker walks in batches of 128 (do_shrink_slab with
  * zswap's batch 0), every entry looked at using one unit, a second chance
  * included; a batch that writes nothing back is SHRINK_STOP. With 300 fresh
- * raw entries (count 300, the pass at full pressure: 600 to scan) the first
- * call clears 128 bits and stops, the second the next 128, the third passes
- * the last 44 and then writes back everything.
+ * raw entries (count 300, the pass at full pressure, priority 0: 600 to scan)
+ * the first call clears 128 bits and stops, the second the next 128, the
+ * third passes the last 44 and then writes back everything. Before that,
+ * @light_rounds rounds of light pressure (DEF_PRIORITY and priority 6) walk
+ * nothing: the pressure is the count >> priority (x 4 / DEFAULT_SEEKS), and a
+ * call walks only once it, with the deferred work >> priority, reaches a batch
+ * or the whole count (the deferred work stops at twice the count).
  */
-static void test_shrinker_walk_budget(void **state)
+static void walk_budget_run(unsigned light_rounds)
 {
-	(void)state;
 	struct sws_zswap_config zc = {.max_pool_percent = 100, .flags = SWS_ZSWAP_SHRINKER};
 	struct pool_env pe;
 	pool_open(&pe, 4096, &zc);
 	for (unsigned s = 1; s <= 300; s++)
 		assert_sws(0, pool_store(&pe, s, 0));
-	assert_int_equal(sws__zswap_shrinker_scan(pe.zs, pe.cpu, 0, 1, 1), 0);
-	assert_int_equal(sws__zswap_shrinker_scan(pe.zs, pe.cpu, 0, 1, 1), 0);
+	for (unsigned i = 0; i < light_rounds; i++) {
+		assert_int_equal(sws__zswap_shrinker_scan(pe.zs, pe.cpu, 0, SWS__DEF_PRIORITY), 0);
+		assert_int_equal(sws__zswap_shrinker_scan(pe.zs, pe.cpu, 0, 6), 0);
+	}
+	assert_int_equal(sws__zswap_shrinker_scan(pe.zs, pe.cpu, 0, 0), 0);
+	assert_int_equal(sws__zswap_shrinker_scan(pe.zs, pe.cpu, 0, 0), 0);
 	assert_int_equal(pe.written, 0);
-	assert_int_equal(sws__zswap_shrinker_scan(pe.zs, pe.cpu, 0, 1, 1), 300);
+	assert_int_equal(sws__zswap_shrinker_scan(pe.zs, pe.cpu, 0, 0), 300);
 	assert_int_equal(pe.written, 300);
 	pool_close(&pe);
 }
 
+static void test_shrinker_walk_budget(void **state)
+{
+	(void)state;
+	walk_budget_run(0);
+}
+
+static void test_shrinker_priority(void **state)
+{
+	(void)state;
+	walk_budget_run(100);
+}
 
 /*
  * memory.zswap.max as the kernel: a store finding the memcg at its limit writes
@@ -864,8 +882,8 @@ static void test_shrinker_count_memcg_ratio(void **state)
 		assert_sws(0, pool_store(&pe, s, 1));
 	for (unsigned s = 201; s <= 2200; s++)
 		assert_sws(0, pool_store_small(&pe, s, 2));
-	assert_int_equal(sws__zswap_shrinker_scan(pe.zs, pe.cpu, 1, 1, 1), 0);
-	assert_int_equal(sws__zswap_shrinker_scan(pe.zs, pe.cpu, 1, 1, 1), 200);
+	assert_int_equal(sws__zswap_shrinker_scan(pe.zs, pe.cpu, 1, 0), 0);
+	assert_int_equal(sws__zswap_shrinker_scan(pe.zs, pe.cpu, 1, 0), 200);
 	assert_int_equal(pe.written, 200);
 	pool_close(&pe);
 }
@@ -918,7 +936,7 @@ static uint64_t scheme_swapin_run(uint32_t flags, unsigned disk_reads)
 		assert_sws(0, sws__zswap_load(pe.zs, pe.cpu, sws_swp_entry((unsigned)pe.type, s), page));
 	for (unsigned i = 0; i < disk_reads; i++)
 		sws__zswap_disk_swapin(pe.zs, 0);
-	uint64_t wb = sws__zswap_shrinker_scan(pe.zs, pe.cpu, 0, 1, 1);
+	uint64_t wb = sws__zswap_shrinker_scan(pe.zs, pe.cpu, 0, 0);
 	pool_close(&pe);
 	return wb;
 }
@@ -944,7 +962,7 @@ static void test_scheme_swapins(void **state)
 	 * would reach into the protected region unless prot < 100 - 2 x count. */
 	uint64_t count = 100 - prot, walk = 2 * count < 128 ? 2 * count : 128;
 	uint64_t want = prot >= (uint64_t)(100 - walk) ? 0 : (walk < 100 ? walk : 100);
-	assert_int_equal(sws__zswap_shrinker_scan(pe.zs, pe.cpu, 0, 1, 1), want);
+	assert_int_equal(sws__zswap_shrinker_scan(pe.zs, pe.cpu, 0, 0), want);
 	pool_close(&pe);
 	struct sws_sim *sim;
 	struct sws_mm *mm;
@@ -975,6 +993,7 @@ int main(void)
 		cmocka_unit_test(test_worker_second_chance_fails),
 		cmocka_unit_test(test_worker_failures_in_total),
 		cmocka_unit_test(test_shrinker_walk_budget),
+		cmocka_unit_test(test_shrinker_priority),
 		cmocka_unit_test(test_zswap_max_one_entry),
 		cmocka_unit_test(test_shrinker_count_memcg_ratio),
 		cmocka_unit_test(test_worker_queued_on_any_refusal),
