@@ -658,9 +658,9 @@ int sws__mm_pageout_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn);
 uint64_t sws__mm_shrink(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr,
 			bool memcg_only);
 /*
- * The priority do_try_to_free_pages()'s loop reaches for a pass that scanned
- * @scanned pages against a scan target of @target at priority 0
- * (get_scan_count(): each type's lists times its fraction): the kernel's
+ * The priority do_try_to_free_pages()'s loop reaches for a pass that made
+ * @scanned scan steps against an inactive scan target of @target at priority 0
+ * (get_scan_count(): each type's inactive list times its fraction): the kernel's
  * passes scan target >> priority each, from DEF_PRIORITY down until enough
  * came back, so the first priority at which those targets add up to
  * @scanned; 0 when the pass fell short of what it was asked for (every

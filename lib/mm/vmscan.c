@@ -245,8 +245,9 @@ static int reclaim_file_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t p
 struct scan_split {
 	double w[2];   /* [0] anon, [1] file */
 	bool can[2];   /* pages of the type on the lists (anon: and swap room) */
-	double target; /* the pass's scan target at priority 0: each type's lists
-			* times its fraction (what get_scan_count() shifts by the priority) */
+	double target; /* the pass's inactive scan target at priority 0: each type's
+			* inactive list times its fraction (what get_scan_count() shifts
+			* by the priority and shrink_inactive_list() scans) */
 };
 
 /*
@@ -265,9 +266,12 @@ static struct scan_split __get_scan_count(struct sws_mm *mm, uint16_t memcg)
 	const uint64_t *n = mc->lru.nr;
 	double anon = (double)(n[LRU_INACTIVE] + n[LRU_ACTIVE]);
 	double file = (double)(n[LRU_INACTIVE_FILE] + n[LRU_ACTIVE_FILE]);
-	struct scan_split s = {{anon, 0}, {anon > 0, file > 0}, anon};
+	/* Without page cache the pass scans the anon lists as they are; memcg
+	 * reclaim still weighs them by SCAN_FRACT's fraction, which with a file
+	 * cost of 0 and any anon I/O noted is 60 x 3/2 against 140 x 3: 3/17. */
+	struct scan_split s = {{anon, 0}, {anon > 0, file > 0}, (double)n[LRU_INACTIVE] * 3 / 17};
 	if (!file)
-		return s; /* every pass without page cache: the anon lists as they are */
+		return s;
 	uint64_t swap_free;
 	sws_swap_totals(mm->sim, NULL, &swap_free);
 	s.can[0] = anon > 0 && swap_free;
@@ -277,7 +281,7 @@ static struct scan_split __get_scan_count(struct sws_mm *mm, uint16_t memcg)
 	if (!s.can[0] || ((n[LRU_INACTIVE_FILE] >> DEF_PRIORITY) && !refaulting && !file_low)) {
 		s.w[0] = 0;
 		s.w[1] = file;
-		s.target = file;
+		s.target = (double)n[LRU_INACTIVE_FILE];
 		return s;
 	}
 	double total = (double)mc->cost[0] + (double)mc->cost[1];
@@ -287,7 +291,7 @@ static struct scan_split __get_scan_count(struct sws_mm *mm, uint16_t memcg)
 	double fp = (MAX_SWAPPINESS - SWAPPINESS) * (total + 1) / (file_cost + 1);
 	s.w[0] = anon * ap;
 	s.w[1] = file * fp;
-	s.target = (s.w[0] + s.w[1]) / (ap + fp);
+	s.target = ((double)n[LRU_INACTIVE] * ap + (double)n[LRU_INACTIVE_FILE] * fp) / (ap + fp);
 	return s;
 }
 
@@ -406,29 +410,39 @@ static void shrink_slab(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, 
 		sws__zswap_shrinker_scan(mm->zswap, cpu, memcg, priority);
 }
 
-/* One LRU pass over @memcg, then shrink_slab() at the priorities it took. */
-static uint64_t shrink_node_memcg(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr)
+/* One LRU pass over @memcg, then shrink_slab() at the priorities it took, the
+ * lowest not below @floor (kswapd's balance_pgdat() stops at 1). */
+static uint64_t shrink_node_memcg(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr, int floor)
 {
 	uint64_t scanned, target;
 	uint64_t got = shrink_memcg(cpu, mm, memcg, nr, &scanned, &target);
-	if (mm->zswap)
-		shrink_slab(cpu, mm, memcg, sws__mm_reclaim_priority(scanned, target, got < nr));
+	if (mm->zswap) {
+		int lowest = sws__mm_reclaim_priority(scanned, target, got < nr);
+		shrink_slab(cpu, mm, memcg, lowest > floor ? lowest : floor);
+	}
 	return got;
 }
 
-uint64_t sws__mm_shrink(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr,
-			bool memcg_only)
+/* Reclaim @nr pages from @memcg (@memcg_only), or from every memcg in turn. */
+static uint64_t shrink(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr, bool memcg_only,
+		       int floor)
 {
 	if (memcg_only)
-		return shrink_node_memcg(cpu, mm, memcg, nr);
+		return shrink_node_memcg(cpu, mm, memcg, nr, floor);
 	/* Global reclaim: memcgs in turn (round robin), until enough came back. */
 	uint64_t reclaimed = 0;
 	for (uint32_t tries = 0; tries < mm->nr_memcgs && reclaimed < nr; tries++) {
 		uint32_t m = atomic_fetch_add((_Atomic uint32_t *)&mm->reclaim_memcg_rr, 1);
 		m = mm->nr_memcgs > 1 ? m % mm->nr_memcgs : 0; /* no division for the root alone */
-		reclaimed += shrink_node_memcg(cpu, mm, (uint16_t)m, nr - reclaimed);
+		reclaimed += shrink_node_memcg(cpu, mm, (uint16_t)m, nr - reclaimed, floor);
 	}
 	return reclaimed;
+}
+
+uint64_t sws__mm_shrink(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr,
+			bool memcg_only)
+{
+	return shrink(cpu, mm, memcg, nr, memcg_only, 0); /* direct reclaim: do_try_to_free_pages() */
 }
 
 uint64_t sws_mm_reclaim(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr)
@@ -451,7 +465,7 @@ static uint64_t kswapd(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t budget)
 	if (free_pages >= (int64_t)mm->cfg.wmark_low)
 		return 0;
 	uint64_t want = mm->cfg.wmark_high - (uint64_t)free_pages;
-	uint64_t got = sws__mm_shrink(cpu, mm, 0, want < budget ? want : budget, false);
+	uint64_t got = shrink(cpu, mm, 0, want < budget ? want : budget, false, 1);
 	return got >= want ? 0 : want - got;
 }
 

@@ -784,7 +784,7 @@ static void test_worker_failures_in_total(void **state)
  * @light_rounds rounds of light pressure (DEF_PRIORITY and priority 6) walk
  * nothing: the pressure is the count >> priority (x 4 / DEFAULT_SEEKS), and a
  * call walks only once it, with the deferred work >> priority, reaches a batch
- * or the whole count (the deferred work stops at twice the count).
+ * or the whole count.
  */
 static void walk_budget_run(unsigned light_rounds)
 {
