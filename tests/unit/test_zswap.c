@@ -532,6 +532,36 @@ static void test_cgroup_v1_shrinker(void **state)
 }
 
 /*
+ * shrink_slab() after each priority a pass reached: a reclaim that falls short
+ * of what it was asked for ran every priority down to 0, where the pressure is
+ * twice the count, so the shrinker writes back even from a pool far too small
+ * to be walked at DEF_PRIORITY (count >> 12 is 0). The old scheme, so that no
+ * second chance comes first.
+ */
+static void test_shrinker_fell_short(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_zswap_config zc = {.max_pool_percent = 100,
+				      .flags = SWS_ZSWAP_SHRINKER | SWS_ZSWAP_OLD_SCHEME};
+	struct env e;
+	env_open(&e, b, 2048, text_mix, &zc, 0);
+	uint16_t cg;
+	uint32_t asid;
+	assert_sws(0, sws_mm_memcg_create(e.mm, 1024, &cg));
+	assert_sws(0, sws_mm_space_create(e.mm, cg, &asid));
+	for (unsigned p = 0; p < 512; p++) /* under the limit: nothing reclaimed yet */
+		assert_access(sws_mm_access(e.cpu, e.mm, asid, PG(p), true));
+	assert_int_equal(sws_test_mm_stats(e.mm).counters[SWS_MM_zswpout], 0);
+	/* Everything it holds and more: all 512 go to zswap, then the pass falls short. */
+	assert_int_equal(sws_mm_reclaim(e.cpu, e.mm, cg, 4096), 512);
+	struct sws_mm_stats st = sws_test_mm_stats(e.mm);
+	assert_int_equal(st.counters[SWS_MM_zswpout], 512);
+	assert_true(st.counters[SWS_MM_zswpwb] > 0);
+	assert_sws(0, sws_mm_exit(e.cpu, e.mm, asid));
+	env_close(&e);
+}
+
+/*
  * The experiment: a hot set that does not fit in RAM, visited again and again,
  * and a stream of cold pages, with the memory-pressure shrinker writing back
  * (the pool never at its limit: the schemes are the shrinker's; at the limit
@@ -988,7 +1018,7 @@ int main(void)
 		BOTH(test_failnth),             BOTH(test_mthp_all_or_nothing),
 		BOTH(test_accept_hysteresis),       BOTH(test_second_chance),
 		BOTH(test_cgroup_charging),         BOTH(test_cgroup_v1_shrinker),
-		BOTH(test_writeback_folio_kept),
+		BOTH(test_writeback_folio_kept),   BOTH(test_shrinker_fell_short),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_worker_second_chance_fails),
 		cmocka_unit_test(test_worker_failures_in_total),
