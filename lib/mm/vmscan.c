@@ -412,7 +412,8 @@ static void shrink_slab(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, 
 
 /* One LRU pass over @memcg, then shrink_slab() at the priorities it took, the
  * lowest not below @floor (kswapd's balance_pgdat() stops at 1). */
-static uint64_t shrink_node_memcg(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr, int floor)
+static uint64_t shrink_node_memcg(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr,
+				  int floor)
 {
 	uint64_t scanned, target;
 	uint64_t got = shrink_memcg(cpu, mm, memcg, nr, &scanned, &target);
