@@ -85,6 +85,18 @@ static void touch(struct env *e, unsigned from, unsigned to, bool write)
 
 static const uint32_t text_mix[SWS_NR_CONTENT] = {0, 0, 1, 2, 0};
 
+/* env_open() with text pages, then a memcg of @limit pages (0: no limit) and an
+ * address space in it. @return the memcg; *@asid the space. */
+static uint16_t env_open_memcg(struct env *e, enum sws_backend b, uint64_t ram, const struct sws_zswap_config *zc,
+			       uint64_t limit, uint32_t *asid)
+{
+	uint16_t cg;
+	env_open(e, b, ram, text_mix, zc, 0);
+	assert_sws(0, sws_mm_memcg_create(e->mm, limit, &cg));
+	assert_sws(0, sws_mm_space_create(e->mm, cg, asid));
+	return cg;
+}
+
 /* Everything swapped goes through zswap and comes back identical. */
 static void test_roundtrip(void **state)
 {
@@ -300,11 +312,8 @@ static void second_chance_run(enum sws_backend b, bool old_scheme)
 	struct sws_zswap_config zc = {.max_pool_percent = 100,
 				      .flags = old_scheme ? SWS_ZSWAP_OLD_SCHEME : 0};
 	struct env e;
-	env_open(&e, b, 1024, text_mix, &zc, 0);
-	uint16_t cg;
 	uint32_t asid;
-	assert_sws(0, sws_mm_memcg_create(e.mm, 0, &cg));
-	assert_sws(0, sws_mm_space_create(e.mm, cg, &asid));
+	uint16_t cg = env_open_memcg(&e, b, 1024, &zc, 0, &asid);
 	assert_sws(0, sws_mm_zswap_memcg(e.mm, cg, 400 * 1024, true)); /* ~160 entries */
 	for (unsigned p = 0; p < 600; p++)
 		assert_access(sws_mm_access(e.cpu, e.mm, asid, PG(p), true));
@@ -420,11 +429,8 @@ static void test_memcg_zswap_max(void **state)
 	enum sws_backend b = *(enum sws_backend *)*state;
 	struct sws_zswap_config zc = {.max_pool_percent = 100};
 	struct env e;
-	env_open(&e, b, 256, text_mix, &zc, 0);
-	uint16_t cg;
 	uint32_t asid;
-	assert_sws(0, sws_mm_memcg_create(e.mm, 0, &cg));
-	assert_sws(0, sws_mm_space_create(e.mm, cg, &asid));
+	uint16_t cg = env_open_memcg(&e, b, 256, &zc, 0, &asid);
 	assert_sws(0, sws_mm_zswap_memcg(e.mm, cg, 64 * 1024, true));
 	for (unsigned p = 0; p < 2048; p++)
 		assert_access(sws_mm_access(e.cpu, e.mm, asid, PG(p), true));
@@ -448,11 +454,8 @@ static void cgroup_charge_run(enum sws_backend b, uint32_t cgroup, uint64_t *ram
 {
 	struct sws_zswap_config zc = {.max_pool_percent = 100, .cgroup = cgroup};
 	struct env e;
-	env_open(&e, b, 4096, text_mix, &zc, 0);
-	uint16_t cg;
 	uint32_t asid;
-	assert_sws(0, sws_mm_memcg_create(e.mm, 512, &cg));
-	assert_sws(0, sws_mm_space_create(e.mm, cg, &asid));
+	uint16_t cg = env_open_memcg(&e, b, 4096, &zc, 512, &asid);
 	for (unsigned p = 0; p < 800; p++)
 		assert_access(sws_mm_access(e.cpu, e.mm, asid, PG(p), true));
 	struct sws_mm_stats s = sws_test_mm_stats(e.mm);
@@ -496,11 +499,8 @@ static uint64_t shrinker_cgroup_run(enum sws_backend b, uint32_t cgroup)
 {
 	struct sws_zswap_config zc = {.max_pool_percent = 100, .flags = SWS_ZSWAP_SHRINKER, .cgroup = cgroup};
 	struct env e;
-	env_open(&e, b, 2048, text_mix, &zc, 0);
-	uint16_t cg;
 	uint32_t asid;
-	assert_sws(0, sws_mm_memcg_create(e.mm, 256, &cg));
-	assert_sws(0, sws_mm_space_create(e.mm, cg, &asid));
+	uint16_t cg = env_open_memcg(&e, b, 2048, &zc, 256, &asid);
 	if (cgroup == SWS_ZSWAP_CGROUP_V1) {
 		assert_sws(SWS_EOPNOTSUPP, sws_mm_zswap_memcg(e.mm, cg, 4096, true));
 		assert_sws(SWS_EOPNOTSUPP, sws_mm_zswap_memcg(e.mm, cg, 0, false));
@@ -544,11 +544,8 @@ static void test_shrinker_fell_short(void **state)
 	struct sws_zswap_config zc = {.max_pool_percent = 100,
 				      .flags = SWS_ZSWAP_SHRINKER | SWS_ZSWAP_OLD_SCHEME};
 	struct env e;
-	env_open(&e, b, 2048, text_mix, &zc, 0);
-	uint16_t cg;
 	uint32_t asid;
-	assert_sws(0, sws_mm_memcg_create(e.mm, 1024, &cg));
-	assert_sws(0, sws_mm_space_create(e.mm, cg, &asid));
+	uint16_t cg = env_open_memcg(&e, b, 2048, &zc, 1024, &asid);
 	for (unsigned p = 0; p < 512; p++) /* under the limit: nothing reclaimed yet */
 		assert_access(sws_mm_access(e.cpu, e.mm, asid, PG(p), true));
 	assert_int_equal(sws_test_mm_stats(e.mm).counters[SWS_MM_zswpout], 0);
