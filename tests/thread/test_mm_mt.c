@@ -197,10 +197,7 @@ static void mt_close(struct mt_run *r)
 		assert_sws(0, sws_device_info(sim, r->vtype, &di));
 		assert_int_equal(di.inuse_pages, 0);
 	}
-	sws_sim_quiesce(sim);
-	struct sws_memory_usage mu;
-	sws_sim_memory_usage(sim, &mu);
-	assert_int_equal(mu.bytes[SWS_MEM_mm] + mu.bytes[SWS_MEM_pgtable], 0);
+	sws_test_assert_mm_freed(sim);
 	assert_consistent(sim);
 	sws_sim_destroy(sim);
 }
@@ -422,14 +419,7 @@ static void oom_trial(enum sws_backend b, int trial, uint64_t *kills, uint64_t *
 	assert_sws(0, sws_mm_exit(cpu, sh.mm, sh.asid[0]));
 	assert_sws(0, sws_mm_exit(cpu, sh.mm, sh.asid[1]));
 	sws_cpu_detach(cpu);
-	sws_mm_destroy(sh.mm);
-	uint64_t total, freeslots;
-	sws_swap_totals(sh.sim, &total, &freeslots);
-	assert_int_equal(total, freeslots);
-	sws_sim_quiesce(sh.sim);
-	struct sws_memory_usage mu;
-	sws_sim_memory_usage(sh.sim, &mu);
-	assert_int_equal(mu.bytes[SWS_MEM_mm] + mu.bytes[SWS_MEM_pgtable], 0);
+	sws_test_mm_destroy(sh.sim, sh.mm);
 	sws_sim_destroy(sh.sim);
 }
 
@@ -726,14 +716,7 @@ static void test_page_cache_two_cpus(void **state)
 	assert_int_equal(s.free_pages, s.ram_pages);
 	sws_cpu_detach(cpu);
 	assert_consistent(sh.sim);
-	sws_mm_destroy(sh.mm);
-	uint64_t total, freeslots;
-	sws_swap_totals(sh.sim, &total, &freeslots);
-	assert_int_equal(total, freeslots);
-	sws_sim_quiesce(sh.sim);
-	struct sws_memory_usage mu;
-	sws_sim_memory_usage(sh.sim, &mu);
-	assert_int_equal(mu.bytes[SWS_MEM_mm] + mu.bytes[SWS_MEM_pgtable], 0);
+	sws_test_mm_destroy(sh.sim, sh.mm);
 	sws_sim_destroy(sh.sim);
 }
 

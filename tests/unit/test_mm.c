@@ -43,14 +43,10 @@ static void env_open(struct env *e, enum sws_backend b, uint64_t swap_slots, uin
 static void env_close(struct env *e)
 {
 	assert_consistent(e->sim);
-	sws_mm_destroy(e->mm);
-	uint64_t total, freeslots;
-	sws_swap_totals(e->sim, &total, &freeslots);
-	assert_int_equal(total, freeslots);
+	sws_test_mm_destroy(e->sim, e->mm);
 	struct sws_stats st;
 	sws_stats_snapshot(e->sim, &st);
 	assert_int_equal(st.nr_swapcache, 0);
-	sws_test_assert_mm_freed(e->sim);
 	assert_consistent(e->sim);
 	sws_cpu_detach(e->cpu);
 	sws_sim_destroy(e->sim);

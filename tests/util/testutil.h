@@ -44,6 +44,17 @@ static inline void sws_test_assert_mm_freed(struct sws_sim *sim)
 	assert_int_equal(mu.bytes[SWS_MEM_pgtable], 0);
 }
 
+/* Destroy @mm, then check that every slot of @sim is free again and the memory
+ * model's metadata all given back. */
+static inline void sws_test_mm_destroy(struct sws_sim *sim, struct sws_mm *mm)
+{
+	sws_mm_destroy(mm);
+	uint64_t total, freeslots;
+	sws_swap_totals(sim, &total, &freeslots);
+	assert_int_equal(total, freeslots);
+	sws_test_assert_mm_freed(sim);
+}
+
 /* A simulation with one attached CPU and one device of @nr_slots (SSD). */
 struct sws_fixture {
 	struct sws_sim *sim;
