@@ -67,11 +67,24 @@ extern "C" {
  * or a negative SWS_E* error; error() (optional) then says what went wrong.
  * A trace reader becomes a source by wrapping sws_trace_reader_next() and
  * sws_trace_reader_error(); a workload gives one with sws_workload_source().
+ *
+ * Per-task streams (optional, both NULL: none). Where the next records are,
+ * up to some point, independent streams of separate processes, streams()
+ * returns how many (0 where they are not), and stream(ctx, s, rec) gives the
+ * next record of stream s (1), 0 once that stream is through, or an error. A
+ * reader either goes on with next(), which gives the same records
+ * interleaved, or reads every stream to its end (one thread per stream at a
+ * time, different streams on different threads at once) and then goes on
+ * with next(). Each stream's records are one process's (one pid and tid)
+ * and none of them forks or execs; the replay runs the streams in parallel
+ * on its workers (docs/replay.md, "Per-task streams").
  */
 struct sws_replay_source {
 	int (*next)(void *ctx, struct sws_trace_record *rec);
 	const char *(*error)(void *ctx);
 	void *ctx;
+	uint32_t (*streams)(void *ctx);
+	int (*stream)(void *ctx, uint32_t s, struct sws_trace_record *rec);
 };
 
 /* ======================================================================

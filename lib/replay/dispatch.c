@@ -33,14 +33,26 @@
  * it enqueued, then sends the record to the new worker. Structural records are
  * totally ordered with everything by the drain.
  *
+ * Per-task streams: where the source says its next records are independent
+ * streams of separate processes (source.streams()), and several threads run
+ * without samples, the dispatcher drains, creates each stream's process from
+ * its first record, and hands the streams to the workers (a stream to the
+ * worker its tid maps to); each worker reads its streams itself, round robin
+ * SWS__STAGE records a turn, and runs them, the stream's MMAP, MUNMAP and
+ * EXIT included (they touch only its own process). The dispatcher waits,
+ * calling progress() every 50 ms, and goes on with next() when every
+ * stream is through.
+ *
  * Determinism: with threads == 1 no thread is started: the dispatcher runs each
  * record inline on its only CPU, so the order of every mm call is the trace
  * order and nothing depends on timing (deferred work runs every K records, not
  * every K microseconds).
  */
+#include <errno.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "replay_internal.h"
 
@@ -117,6 +129,72 @@ static void run_item(struct sws__worker *w, const struct sws__item *it)
 		sws__run_record(w, it);
 }
 
+/* ---- per-task streams: the worker's side --------------------------------------------- */
+
+static bool is_structural(uint32_t op)
+{
+	return op == SWS_TRACE_FORK || op == SWS_TRACE_EXIT || op == SWS_TRACE_EXEC ||
+	       op == SWS_TRACE_MMAP || op == SWS_TRACE_MUNMAP;
+}
+
+/* Record @rec of stream @st on worker @w: its process's, no FORK or EXEC,
+ * nothing after its EXIT; anything else is an error of the record. */
+static void stream_record(struct sws__worker *w, const struct sws__stream *st, const struct sws_trace_record *rec)
+{
+	struct sws_replay *r = w->r;
+	if (st->proc == UINT32_MAX) {
+		sws__note_error(w, st->refused);
+		return;
+	}
+	const struct sws__proc *p = &r->procs[st->proc];
+	if (rec->pid != p->pid || p->asid == SWS__NO_ASID || rec->op < SWS_TRACE_ACCESS ||
+	    rec->op > SWS_TRACE_OP_MAX || rec->op == SWS_TRACE_FORK || rec->op == SWS_TRACE_EXEC) {
+		sws__note_error(w, SWS_EINVAL);
+		return;
+	}
+	if (is_structural(rec->op)) {
+		sws__run_structural(r, w, rec, st->proc);
+		return;
+	}
+	struct sws__item it = {.rec = *rec, .asid = p->asid, .proc = st->proc};
+	run_item(w, &it);
+}
+
+/* Run @w's streams to their ends, round robin, SWS__STAGE records a turn. */
+static void run_streams(struct sws__worker *w)
+{
+	struct sws_replay *r = w->r;
+	const struct sws_replay_source *src = r->src;
+	for (bool more = true; more && !atomic_load_explicit(&r->streams_stop, memory_order_relaxed);) {
+		more = false;
+		for (uint32_t i = 0; i < r->nstreams; i++) {
+			struct sws__stream *st = &r->streams[i];
+			if (st->worker != w->idx || st->through)
+				continue;
+			uint64_t n = 0;
+			for (; n < SWS__STAGE; n++) {
+				struct sws_trace_record rec;
+				if (st->has_first) {
+					rec = st->first;
+					st->has_first = false;
+				} else {
+					int rc = src->stream(src->ctx, st->s, &rec);
+					if (rc <= 0) {
+						st->through = true;
+						st->err = rc;
+						if (rc < 0)
+							atomic_store_explicit(&r->streams_stop, true, memory_order_relaxed);
+						break;
+					}
+				}
+				stream_record(w, st, &rec);
+			}
+			atomic_fetch_add_explicit(&w->stream_events, n, memory_order_relaxed);
+			more |= !st->through;
+		}
+	}
+}
+
 /* ---- workers ------------------------------------------------------------------------ */
 
 static void *worker_main(void *arg)
@@ -137,12 +215,19 @@ static void *worker_main(void *arg)
 		return NULL;
 	for (;;) {
 		pthread_mutex_lock(&w->lock);
-		while (!w->count && !w->stop) {
+		while (!w->count && !w->stop && !w->streams) {
 			if (w->busy) {
 				w->busy = false;
 				pthread_cond_broadcast(&w->idle);
 			}
 			pthread_cond_wait(&w->not_empty, &w->lock);
+		}
+		if (w->streams) {
+			w->streams = false;
+			w->busy = true;
+			pthread_mutex_unlock(&w->lock);
+			run_streams(w);
+			continue;
 		}
 		if (!w->count) { /* stopped and empty */
 			w->busy = false;
@@ -176,12 +261,6 @@ static void *worker_main(void *arg)
 
 /* ---- dispatch ----------------------------------------------------------------------- */
 
-static bool is_structural(uint32_t op)
-{
-	return op == SWS_TRACE_FORK || op == SWS_TRACE_EXIT || op == SWS_TRACE_EXEC ||
-	       op == SWS_TRACE_MMAP || op == SWS_TRACE_MUNMAP;
-}
-
 /* The worker that runs structural records and counts dispatcher-side errors. */
 static struct sws__worker *struct_worker(struct sws_replay *r)
 {
@@ -191,8 +270,9 @@ static struct sws__worker *struct_worker(struct sws_replay *r)
 /* A new incarnation of @pid with an empty address space (workers drained), in
  * @memcg, or (-1) in the replay's memcg or, with SWS_REPLAY_MEMCG_PER_TASK, a
  * new one of its own. @return 0 with *pidx set, 1 when the model refused it
- * (counted), or an error. */
-static int proc_new(struct sws_replay *r, struct sws__worker *sw, uint32_t pid, int memcg, int64_t *pidx)
+ * (counted; *refused, when given, says why), or an error. */
+static int proc_new(struct sws_replay *r, struct sws__worker *sw, uint32_t pid, int memcg, int64_t *pidx,
+		    int *refused)
 {
 	uint32_t asid, idx;
 	int err = 0;
@@ -207,6 +287,8 @@ static int proc_new(struct sws_replay *r, struct sws__worker *sw, uint32_t pid, 
 		err = sws_mm_space_create(r->mm, (uint16_t)memcg, &asid);
 	if (err) {
 		sws__note_error(sw, err);
+		if (refused)
+			*refused = err;
 		return err == SWS_ENOMEM ? err : 1;
 	}
 	err = sws__proc_add(r, pid, asid, (uint16_t)memcg, &idx);
@@ -250,11 +332,11 @@ static int dispatch(struct sws_replay *r, const struct sws_trace_record *rec)
 			int memcg = pidx >= 0 ? r->procs[pidx].memcg : -1; /* exec keeps the cgroup */
 			if (pidx >= 0)
 				exec_exit(r, sw, rec, (uint32_t)pidx);
-			int err = proc_new(r, sw, rec->pid, memcg, &pidx);
+			int err = proc_new(r, sw, rec->pid, memcg, &pidx, NULL);
 			return err == 1 ? 0 : err;
 		}
 		if (pidx < 0) {
-			int err = proc_new(r, sw, rec->pid, -1, &pidx);
+			int err = proc_new(r, sw, rec->pid, -1, &pidx, NULL);
 			if (err)
 				return err == 1 ? 0 : err;
 		}
@@ -287,6 +369,102 @@ static int dispatch(struct sws_replay *r, const struct sws_trace_record *rec)
 	w->stage[w->nstage++] = it;
 	if (w->nstage == SWS__STAGE)
 		flush(w);
+	return 0;
+}
+
+/* ---- per-task streams: the dispatcher's side ----------------------------------------- */
+
+static uint64_t streamed(struct sws_replay *r)
+{
+	uint64_t n = 0;
+	for (unsigned i = 0; i < r->nthreads; i++)
+		n += atomic_load_explicit(&r->workers[i].stream_events, memory_order_relaxed);
+	return n;
+}
+
+/* Wait until every worker is through its streams, calling progress() every 50 ms. */
+static void streams_wait(struct sws_replay *r)
+{
+	for (unsigned i = 0; i < r->nthreads; i++) {
+		struct sws__worker *w = &r->workers[i];
+		pthread_mutex_lock(&w->lock);
+		while (w->streams || w->busy || w->count) {
+			struct timespec ts;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_nsec += 50 * 1000 * 1000;
+			if (ts.tv_nsec >= 1000000000) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000;
+			}
+			if (pthread_cond_timedwait(&w->idle, &w->lock, &ts) != ETIMEDOUT || !r->cfg.progress)
+				continue;
+			pthread_mutex_unlock(&w->lock);
+			if (!r->interrupted && r->cfg.progress(r->cfg.cb_ctx, r->events + streamed(r))) {
+				r->interrupted = true;
+				atomic_store_explicit(&r->streams_stop, true, memory_order_relaxed);
+			}
+			pthread_mutex_lock(&w->lock);
+		}
+		pthread_mutex_unlock(&w->lock);
+	}
+}
+
+/*
+ * The source's next records are @n per-task streams: create each stream's
+ * process from its first record (workers drained), let every worker run its
+ * streams, wait for them. @return 0 or an error of the source or the replay.
+ */
+static int run_streams_all(struct sws_replay *r, const struct sws_replay_source *src, uint32_t n)
+{
+	sws__drain(r);
+	if (n > r->streams_cap) {
+		struct sws__stream *a = sws__mem_alloc(&r->mem, SWS_MEM_sim, (size_t)n * sizeof(*a), 0);
+		if (!a)
+			return SWS_ENOMEM;
+		sws__mem_free(&r->mem, SWS_MEM_sim, r->streams, r->streams_cap * sizeof(*r->streams));
+		r->streams = a;
+		r->streams_cap = n;
+	}
+	r->nstreams = 0;
+	for (uint32_t s = 0; s < n; s++) {
+		struct sws__stream *st = &r->streams[r->nstreams];
+		memset(st, 0, sizeof(*st));
+		int rc = src->stream(src->ctx, s, &st->first);
+		if (rc < 0)
+			return rc;
+		if (!rc)
+			continue;
+		st->s = s;
+		st->has_first = true;
+		st->worker = (st->first.cpu == SWS_TRACE_CPU_ANY ? st->first.tid : st->first.cpu) % r->nthreads;
+		int64_t pidx = sws__proc_find(r, st->first.pid);
+		st->proc = UINT32_MAX;
+		if (pidx < 0) {
+			int err = proc_new(r, &r->disp, st->first.pid, -1, &pidx, &st->refused);
+			if (err < 0)
+				return err;
+			if (err) /* the model refused the process (counted): so it is for each record */
+				st->has_first = false;
+		}
+		if (!st->refused)
+			st->proc = (uint32_t)pidx;
+		r->nstreams++;
+	}
+	r->src = src;
+	atomic_store_explicit(&r->streams_stop, false, memory_order_relaxed);
+	for (unsigned i = 0; i < r->nthreads; i++) {
+		struct sws__worker *w = &r->workers[i];
+		atomic_store_explicit(&w->stream_events, 0, memory_order_relaxed);
+		pthread_mutex_lock(&w->lock);
+		w->streams = true;
+		pthread_cond_signal(&w->not_empty);
+		pthread_mutex_unlock(&w->lock);
+	}
+	streams_wait(r);
+	r->events += streamed(r);
+	for (uint32_t i = 0; i < r->nstreams; i++)
+		if (r->streams[i].err < 0)
+			return r->streams[i].err;
 	return 0;
 }
 
@@ -426,8 +604,24 @@ int sws_replay_run(struct sws_replay *r, const struct sws_replay_source *src)
 	/* Records left until the next sample and the next progress call: a
 	 * countdown each, no division per record. */
 	uint64_t sample_left = r->cfg.sample_every, progress_left = r->cfg.progress_every;
+	/* Streams run on the workers: several threads, no samples (cut at record counts). */
+	bool streams = r->nthreads > 1 && src->streams && src->stream && !r->cfg.sample;
 	for (;;) {
 		struct sws_trace_record rec;
+		uint32_t n = streams ? src->streams(src->ctx) : 0;
+		if (n) {
+			int rc = run_streams_all(r, src, n);
+			if (rc) {
+				const char *m = src->error ? src->error(src->ctx) : NULL;
+				snprintf(r->errmsg, sizeof(r->errmsg), "%s", m && *m ? m : sws_strerror(rc));
+				err = rc;
+				break;
+			}
+			if (r->interrupted)
+				break;
+			streams = r->nstreams != 0; /* a source that says so and gives nothing: next() */
+			continue;
+		}
 		int rc = src->next(src->ctx, &rec);
 		if (rc == 0)
 			break;

@@ -210,8 +210,8 @@ void sws__run_structural(struct sws_replay *r, struct sws__worker *w, const stru
 	struct sws_mm_cpu_time t1;
 	int rc = 0;
 
-	if (r->cfg.on_record)
-		r->cfg.on_record(r->cfg.cb_ctx, r->nthreads, rec);
+	if (r->cfg.on_record) /* the dispatcher's, or in a stream a worker's */
+		r->cfg.on_record(r->cfg.cb_ctx, r->nthreads > 1 ? w->idx : r->nthreads, rec);
 	sws__charge_flush(w); /* procs[] may grow below */
 	switch (rec->op) {
 	case SWS_TRACE_FORK: {

@@ -67,6 +67,16 @@ struct sws__item {
 	uint32_t pad;
 };
 
+/* A per-task stream of the source, run by one worker (dispatch.c). */
+struct sws__stream {
+	struct sws_trace_record first; /* its first record, read by the dispatcher */
+	uint32_t s;      /* the source's number for it */
+	uint32_t proc;   /* its process; UINT32_MAX: the model refused it (@refused) */
+	uint32_t worker; /* the worker that runs it */
+	int refused, err; /* err: the source's error reading it */
+	bool has_first, through;
+};
+
 #define SWS__STAGE 64 /* records the dispatcher batches per worker before one lock */
 #define SWS__TAKE 128 /* records a worker takes per lock */
 
@@ -103,6 +113,8 @@ struct sws__worker {
 	uint64_t pend[SWS__NR_CLOCKS];
 	uint64_t pend_accesses, pend_reads;
 	int attach_err;
+	bool streams;                   /* told to run its streams (under lock) */
+	_Atomic uint64_t stream_events; /* records of streams it ran (the dispatcher reads it) */
 };
 
 /* Peaks sampled at every deferred-work step and at the end (collect.c). */
@@ -142,6 +154,12 @@ struct sws_replay {
 	struct sws__worker disp;     /* the dispatcher's own CPU, counters, histograms */
 	struct sws_replay_hist sample_fault; /* the fault histogram at the last sample */
 	struct sws__peaks peaks;
+
+	/* Per-task streams of the source, while the workers run them. */
+	const struct sws_replay_source *src;
+	struct sws__stream *streams;
+	uint32_t nstreams, streams_cap;
+	atomic_bool streams_stop;
 
 	uint64_t events, start_ns, wall_ns;
 	char errmsg[256];
@@ -220,7 +238,8 @@ static inline void sws__charge(struct sws__worker *w, uint32_t proc, const struc
 void sws__note_error(struct sws__worker *w, int rc);
 /* Run a per-task record on worker @w (its thread, or the dispatcher inline). */
 void sws__run_record(struct sws__worker *w, const struct sws__item *it);
-/* Run a structural record on the dispatcher's CPU, every worker idle. */
+/* Run a structural record on the dispatcher's CPU, every worker idle, or (MMAP,
+ * MUNMAP, EXIT of a stream's own process) on the worker that runs the stream. */
 void sws__run_structural(struct sws_replay *r, struct sws__worker *w, const struct sws_trace_record *rec,
 			 uint32_t pidx);
 /* kswapd and the devices' deferred work, charged to no task. */

@@ -154,6 +154,7 @@ int sws__tid_slot(struct sws_replay *r, uint32_t tid, uint32_t *idx)
 void sws__tasks_free(struct sws_replay *r)
 {
 	sws__mem_free(&r->mem, SWS_MEM_sim, r->procs, r->procs_cap * sizeof(*r->procs));
+	sws__mem_free(&r->mem, SWS_MEM_sim, r->streams, r->streams_cap * sizeof(*r->streams));
 	sws__mem_free(&r->mem, SWS_MEM_sim, r->tids, r->tids_cap * sizeof(*r->tids));
 	sws__mem_free(&r->mem, SWS_MEM_sim, r->pidmap_key, r->pidmap_cap * sizeof(uint32_t));
 	sws__mem_free(&r->mem, SWS_MEM_sim, r->pidmap_val, r->pidmap_cap * sizeof(uint32_t));

@@ -41,7 +41,14 @@
  * jobs' lives add up to nr_accesses; the phase of a job is the share of jobs
  * started before it. Slots take turns of KB_TURN records.
  *
- * Random numbers: splitmix64 from the seed; zipf samples by rejection-inversion
+ * Per-task streams: the access phase of usemem, memhog, zipf and uniform is
+ * generated per task from the task's own state (task_next()), read either
+ * round robin through next() or as one stream per task (streams(), stream():
+ * the same records of each task; their time_ns is the task's own count where
+ * next() gives the place in the whole stream). bgsave and kbuild never split.
+ *
+ * Random numbers: splitmix64 from the seed (zipf and uniform: one stream per
+ * task, task 0's the seed's); zipf samples by rejection-inversion
  * (Hormann and Derflinger, as Apache Commons' ZipfRejectionInversionSampler),
  * with the library's own log/exp so libswapsim needs no libm.
  */
@@ -57,9 +64,16 @@
 
 enum phase { PH_MAP, PH_ACCESS, PH_FREE, PH_DONE };
 
+/* A task's own state: everything its stream of records needs, so that the
+ * tasks of the access phase can be generated independently (in parallel);
+ * a cache line each, as threads generating two tasks write them per record. */
 struct task_state {
-	uint64_t k;     /* next page index of the pass */
+	_Alignas(SWS_CACHELINE) uint64_t k;    /* usemem: next page index of the pass; zipf, uniform: accesses made */
+	uint64_t quota; /* zipf, uniform: the task's accesses */
+	uint64_t rng;   /* zipf, uniform: the task's random stream */
+	uint64_t nrec;  /* records of the task read as a stream (their time_ns) */
 	uint32_t pass;
+	uint8_t tail;   /* usemem: 2 MUNMAP and EXIT, 1 EXIT still to emit */
 	bool mapped, done;
 };
 
@@ -71,7 +85,8 @@ struct sws_workload {
 	uint32_t ntasks, passes, write_passes;
 	struct task_state *ts;
 	enum phase phase;
-	uint32_t cur, chunk_left, ndone, map_idx, free_idx;
+	uint32_t cur, chunk_left, map_idx, free_idx;
+	_Atomic uint32_t nfinished; /* tasks with nothing left in the access phase */
 	uint64_t rng, emitted, total, count; /* count: random accesses / bgsave progress */
 	uint64_t perm_mask, perm_key[3];
 	double zs, hx1, hn, ss; /* zipf constants */
@@ -197,12 +212,12 @@ static double zHinv(const struct sws_workload *wl, double x)
 
 static double rand01(uint64_t *s) { return (double)(sws__rand(s) >> 11) * (1.0 / 9007199254740992.0); }
 
-/* A zipf rank in [1, pages]. */
-static uint64_t zipf_sample(struct sws_workload *wl)
+/* A zipf rank in [1, pages], from the random stream @rng. */
+static uint64_t zipf_sample(const struct sws_workload *wl, uint64_t *rng)
 {
 	double n = (double)wl->pages;
 	for (;;) {
-		double u = wl->hn + rand01(&wl->rng) * (wl->hx1 - wl->hn);
+		double u = wl->hn + rand01(rng) * (wl->hx1 - wl->hn);
 		double x = zHinv(wl, u);
 		double kd = x + 0.5;
 		uint64_t k = kd < 1 ? 1 : kd > n ? wl->pages : (uint64_t)kd;
@@ -233,10 +248,9 @@ static uint64_t permute(const struct sws_workload *wl, uint64_t x, uint64_t n, u
 
 /* ---- record emission -------------------------------------------------------------- */
 
-static void push(struct sws_workload *wl, uint32_t op, uint32_t task, uint64_t addr, uint64_t len,
+static void fill(struct sws_trace_record *rec, uint32_t op, uint32_t task, uint64_t addr, uint64_t len,
 		 uint32_t flags, uint32_t arg)
 {
-	struct sws_trace_record *rec = &wl->pend[(wl->pend_head + wl->npend++) % 8];
 	memset(rec, 0, sizeof(*rec));
 	rec->op = op;
 	rec->pid = rec->tid = PID0 + task;
@@ -245,6 +259,14 @@ static void push(struct sws_workload *wl, uint32_t op, uint32_t task, uint64_t a
 	rec->len = len;
 	rec->flags = flags;
 	rec->arg = arg;
+}
+
+/* Queue a record for next(); time_ns is its place in the stream. */
+static void push(struct sws_workload *wl, uint32_t op, uint32_t task, uint64_t addr, uint64_t len,
+		 uint32_t flags, uint32_t arg)
+{
+	struct sws_trace_record *rec = &wl->pend[(wl->pend_head + wl->npend++) % 8];
+	fill(rec, op, task, addr, len, flags, arg);
 	rec->time_ns = wl->emitted + wl->npend;
 }
 
@@ -258,56 +280,114 @@ static void push_free(struct sws_workload *wl, uint32_t task)
 	push(wl, SWS_TRACE_EXIT, task, 0, 0, 0, 0);
 }
 
+/* ---- one task's access phase ------------------------------------------------------ */
+
+/*
+ * The next record of task @ti in the access phase, from its own state only
+ * (so tasks may be generated on different threads): usemem and memhog map the
+ * region (without -y), make the passes, then (without -x and --keep) unmap
+ * and exit; zipf and uniform make their share of the accesses, each task from
+ * its own random stream. @return 1, or 0 once the task has nothing left.
+ */
+static int task_next(struct sws_workload *wl, uint32_t ti, struct sws_trace_record *rec)
+{
+	struct task_state *t = &wl->ts[ti];
+	if (wl->cfg.kind == SWS_WORKLOAD_ZIPF || wl->cfg.kind == SWS_WORKLOAD_UNIFORM) {
+		if (t->k == t->quota)
+			return 0;
+		uint64_t idx = wl->cfg.kind == SWS_WORKLOAD_ZIPF ? zipf_sample(wl, &t->rng) - 1
+								  : sws__rand(&t->rng) % wl->pages;
+		/* Scatter ranks over the region: hot pages are not neighbours. */
+		uint64_t page = permute(wl, idx, wl->pages, 0);
+		bool write = sws__rand(&t->rng) % 100 < wl->cfg.write_pct;
+		fill(rec, SWS_TRACE_ACCESS, ti, BASE_ADDR + page * SWS_PAGE_SIZE, 0,
+		     write ? SWS_TRACE_F_WRITE : 0, 0);
+		if (++t->k == t->quota)
+			atomic_fetch_add_explicit(&wl->nfinished, 1, memory_order_relaxed);
+		return 1;
+	}
+	if (!t->mapped) {
+		t->mapped = true;
+		fill(rec, SWS_TRACE_MMAP, ti, BASE_ADDR, region_len(wl), 0, 0);
+		return 1;
+	}
+	if (t->done) {
+		if (!t->tail)
+			return 0;
+		if (t->tail-- == 2)
+			fill(rec, SWS_TRACE_MUNMAP, ti, BASE_ADDR, region_len(wl), 0, 0);
+		else
+			fill(rec, SWS_TRACE_EXIT, ti, 0, 0, 0, 0);
+		if (!t->tail)
+			atomic_fetch_add_explicit(&wl->nfinished, 1, memory_order_relaxed);
+		return 1;
+	}
+	uint64_t idx = t->k;
+	if (wl->cfg.flags & SWS_USEMEM_RANDOM)
+		idx = permute(wl, idx, wl->touch_pages, ((uint64_t)ti << 32) | t->pass);
+	uint64_t page = wl->cfg.step >= SWS_PAGE_SIZE ? idx * wl->cfg.step / SWS_PAGE_SIZE : idx;
+	bool write = t->pass < wl->write_passes;
+	fill(rec, SWS_TRACE_ACCESS, ti, BASE_ADDR + page * SWS_PAGE_SIZE, 0, write ? SWS_TRACE_F_WRITE : 0, 0);
+	if (++t->k == wl->touch_pages) {
+		t->k = 0;
+		if (++t->pass == wl->passes) {
+			t->done = true;
+			t->tail = (wl->cfg.flags & (SWS_USEMEM_SYNC_FREE | SWS_WORKLOAD_KEEP)) ? 0 : 2;
+			if (!t->tail)
+				atomic_fetch_add_explicit(&wl->nfinished, 1, memory_order_relaxed);
+		}
+	}
+	return 1;
+}
+
+/*
+ * The access phase read as one stream: the tasks round robin, a turn of
+ * @turn accesses each (a task's last access ends its turn, after its MUNMAP
+ * and EXIT). @return true once every task is through.
+ */
+static bool gen_turns(struct sws_workload *wl, uint32_t turn)
+{
+	if (atomic_load_explicit(&wl->nfinished, memory_order_relaxed) == wl->ntasks)
+		return true;
+	struct task_state *t = &wl->ts[wl->cur];
+	struct sws_trace_record *rec = &wl->pend[(wl->pend_head + wl->npend) % 8];
+	if ((wl->chunk_left || t->tail) && task_next(wl, wl->cur, rec)) {
+		wl->npend++;
+		rec->time_ns = wl->emitted + wl->npend;
+		if (rec->op == SWS_TRACE_ACCESS)
+			wl->chunk_left--;
+		if (t->done)
+			wl->chunk_left = 0;
+		return false;
+	}
+	wl->cur = (wl->cur + 1) % wl->ntasks;
+	wl->chunk_left = turn;
+	return false;
+}
+
+/* The access phase begins (right after the last MMAP of the map phase, so
+ * that streams() sees it before the next record). */
+static void access_begin(struct sws_workload *wl)
+{
+	bool passes = wl->cfg.kind == SWS_WORKLOAD_USEMEM || wl->cfg.kind == SWS_WORKLOAD_MEMHOG;
+	wl->phase = PH_ACCESS;
+	wl->chunk_left = passes ? CHUNK : 1;
+}
+
 /* usemem and memhog: passes over each task's region, round robin. */
 static void gen_passes(struct sws_workload *wl)
 {
-	bool sync_rw = wl->cfg.flags & SWS_USEMEM_SYNC_RW;
 	switch (wl->phase) {
-	case PH_MAP:
-		if (sync_rw && wl->map_idx < wl->ntasks) {
-			wl->ts[wl->map_idx].mapped = true;
-			push(wl, SWS_TRACE_MMAP, wl->map_idx++, BASE_ADDR, region_len(wl), 0, 0);
-			return;
-		}
-		wl->phase = PH_ACCESS;
-		wl->chunk_left = CHUNK;
+	case PH_MAP: /* -y: every task maps first */
+		wl->ts[wl->map_idx].mapped = true;
+		push(wl, SWS_TRACE_MMAP, wl->map_idx++, BASE_ADDR, region_len(wl), 0, 0);
+		if (wl->map_idx == wl->ntasks)
+			access_begin(wl);
 		return;
-	case PH_ACCESS: {
-		if (wl->ndone == wl->ntasks) {
+	case PH_ACCESS:
+		if (gen_turns(wl, CHUNK))
 			wl->phase = (wl->cfg.flags & SWS_USEMEM_SYNC_FREE) ? PH_FREE : PH_DONE;
-			return;
-		}
-		struct task_state *t = &wl->ts[wl->cur];
-		if (t->done || !wl->chunk_left) {
-			wl->cur = (wl->cur + 1) % wl->ntasks;
-			wl->chunk_left = CHUNK;
-			return;
-		}
-		if (!t->mapped) {
-			t->mapped = true;
-			push(wl, SWS_TRACE_MMAP, wl->cur, BASE_ADDR, region_len(wl), 0, 0);
-			return;
-		}
-		uint64_t idx = t->k;
-		if (wl->cfg.flags & SWS_USEMEM_RANDOM)
-			idx = permute(wl, idx, wl->touch_pages, ((uint64_t)wl->cur << 32) | t->pass);
-		uint64_t page = wl->cfg.step >= SWS_PAGE_SIZE ? idx * wl->cfg.step / SWS_PAGE_SIZE : idx;
-		bool write = t->pass < wl->write_passes;
-		push(wl, SWS_TRACE_ACCESS, wl->cur, BASE_ADDR + page * SWS_PAGE_SIZE, 0,
-		     write ? SWS_TRACE_F_WRITE : 0, 0);
-		wl->chunk_left--;
-		if (++t->k == wl->touch_pages) {
-			t->k = 0;
-			if (++t->pass == wl->passes) {
-				t->done = true;
-				wl->ndone++;
-				wl->chunk_left = 0;
-				if (!(wl->cfg.flags & SWS_USEMEM_SYNC_FREE))
-					push_free(wl, wl->cur);
-			}
-		}
 		return;
-	}
 	case PH_FREE:
 		if (wl->free_idx < wl->ntasks)
 			push_free(wl, wl->free_idx++);
@@ -324,26 +404,14 @@ static void gen_random(struct sws_workload *wl)
 {
 	switch (wl->phase) {
 	case PH_MAP:
-		if (wl->map_idx < wl->ntasks)
-			push(wl, SWS_TRACE_MMAP, wl->map_idx++, BASE_ADDR, region_len(wl), 0, 0);
-		else
-			wl->phase = PH_ACCESS;
+		push(wl, SWS_TRACE_MMAP, wl->map_idx++, BASE_ADDR, region_len(wl), 0, 0);
+		if (wl->map_idx == wl->ntasks)
+			access_begin(wl);
 		return;
-	case PH_ACCESS: {
-		if (wl->count == wl->cfg.nr_accesses) {
+	case PH_ACCESS:
+		if (gen_turns(wl, 1))
 			wl->phase = PH_FREE;
-			return;
-		}
-		uint32_t task = (uint32_t)(wl->count++ % wl->ntasks);
-		uint64_t idx = wl->cfg.kind == SWS_WORKLOAD_ZIPF ? zipf_sample(wl) - 1
-								  : sws__rand(&wl->rng) % wl->pages;
-		/* Scatter ranks over the region: hot pages are not neighbours. */
-		uint64_t page = permute(wl, idx, wl->pages, 0);
-		bool write = sws__rand(&wl->rng) % 100 < wl->cfg.write_pct;
-		push(wl, SWS_TRACE_ACCESS, task, BASE_ADDR + page * SWS_PAGE_SIZE, 0,
-		     write ? SWS_TRACE_F_WRITE : 0, 0);
 		return;
-	}
 	case PH_FREE:
 		if (wl->free_idx < wl->ntasks)
 			push_free(wl, wl->free_idx++);
@@ -587,9 +655,33 @@ static int wl_next(void *ctx, struct sws_trace_record *rec)
 	return 1;
 }
 
+/* The access phase of usemem, memhog, zipf and uniform is one stream per task,
+ * from where next() stands (nothing generated and not yet returned). */
+static uint32_t wl_streams(void *ctx)
+{
+	struct sws_workload *wl = ctx;
+	bool split = wl->cfg.kind == SWS_WORKLOAD_USEMEM || wl->cfg.kind == SWS_WORKLOAD_MEMHOG ||
+		     wl->cfg.kind == SWS_WORKLOAD_ZIPF || wl->cfg.kind == SWS_WORKLOAD_UNIFORM;
+	if (!split || wl->phase != PH_ACCESS || wl->npend ||
+	    atomic_load_explicit(&wl->nfinished, memory_order_relaxed) == wl->ntasks)
+		return 0;
+	return wl->ntasks;
+}
+
+/* Stream @s: task @s's records, time_ns its own count. */
+static int wl_stream(void *ctx, uint32_t s, struct sws_trace_record *rec)
+{
+	struct sws_workload *wl = ctx;
+	if (s >= wl->ntasks || wl->phase != PH_ACCESS || !task_next(wl, s, rec))
+		return 0;
+	rec->time_ns = ++wl->ts[s].nrec;
+	return 1;
+}
+
 struct sws_replay_source sws_workload_source(struct sws_workload *wl)
 {
-	struct sws_replay_source s = {.next = wl_next, .error = NULL, .ctx = wl};
+	struct sws_replay_source s = {
+		.next = wl_next, .error = NULL, .ctx = wl, .streams = wl_streams, .stream = wl_stream};
 	return s;
 }
 
@@ -619,7 +711,7 @@ int sws_workload_create(const struct sws_workload_config *cfg, struct sws_worklo
 	if (!wl)
 		return SWS_ENOMEM;
 	wl->mem.a = tmp.a;
-	wl->ts = sws__mem_zalloc(&tmp, SWS_MEM_sim, ntasks * sizeof(*wl->ts), 0);
+	wl->ts = sws__mem_zalloc(&tmp, SWS_MEM_sim, ntasks * sizeof(*wl->ts), SWS_CACHELINE);
 	if (!wl->ts) {
 		sws__mem_free(&tmp, SWS_MEM_sim, wl, sizeof(*wl));
 		return SWS_ENOMEM;
@@ -710,6 +802,21 @@ int sws_workload_create(const struct sws_workload_config *cfg, struct sws_worklo
 	}
 	if (cfg->flags & SWS_WORKLOAD_KEEP) /* no MUNMAP and EXIT at the end (bgsave's child still exits) */
 		wl->total -= 2ull * (cfg->kind == SWS_WORKLOAD_BGSAVE ? 1 : ntasks);
+	if (cfg->kind == SWS_WORKLOAD_ZIPF || cfg->kind == SWS_WORKLOAD_UNIFORM) {
+		/* Task i makes accesses i, i + n, ... of nr_accesses, from a random
+		 * stream of its own (task 0's is the workload's seed stream). */
+		for (uint32_t i = 0; i < ntasks; i++) {
+			struct task_state *t = &wl->ts[i];
+			t->quota = wl->cfg.nr_accesses / ntasks + (i < wl->cfg.nr_accesses % ntasks);
+			uint64_t s = wl->rng ^ ((uint64_t)i * 0xd1b54a32d192ed03ull);
+			t->rng = i ? sws__rand(&s) : wl->rng;
+			if (!t->quota)
+				wl->nfinished++;
+		}
+	}
+	if ((cfg->kind == SWS_WORKLOAD_USEMEM || cfg->kind == SWS_WORKLOAD_MEMHOG) &&
+	    !(wl->cfg.flags & SWS_USEMEM_SYNC_RW))
+		access_begin(wl); /* each task maps on its first turn */
 	wl->zs = cfg->zipf_s > 0 ? cfg->zipf_s : 0.99;
 	if (cfg->kind == SWS_WORKLOAD_ZIPF) {
 		wl->hx1 = zH(wl, 1.5) - 1;

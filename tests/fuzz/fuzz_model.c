@@ -89,7 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(rc == 0, "replay create: %s (backend %d, kind %d)", sws_strerror(rc), cfg.backend,
 		   kind);
 	struct src s = {data + 2, size - 2, 0};
-	struct sws_replay_source src = {next, error, &s};
+	struct sws_replay_source src = {.next = next, .error = error, .ctx = &s};
 	rc = sws_replay_run(r, &src);
 	FUZZ_CHECK(rc == 0, "replay run: %s", sws_strerror(rc));
 	struct sws_replay_report rep;

@@ -1,7 +1,8 @@
 /*
  * test_replay_mt.c - multi-threaded replays on every design (mt_designs.h; run
- * under TSan in CI): zipf tasks spread over 4 workers with tasks migrating
- * CPUs, usemem with synchronised start and free, and bgsave's fork +
+ * under TSan in CI): zipf tasks spread over 4 workers through the queues and
+ * as per-task streams, usemem with synchronised start and free and as
+ * streams whose tasks map and exit on their workers, and bgsave's fork +
  * copy-on-write, in verify mode; every record runs, the swap core stays
  * consistent, and the first-touch count of a workload whose pages each task
  * touches is the same on every design.
@@ -10,6 +11,9 @@
 
 #include "mt_designs.h"
 #include <swapsim/replay.h>
+
+/* The workload's records through next() only: the dispatcher's queues, no streams. */
+static bool via_queues;
 
 static void run_flags(enum sws_backend backend, const struct sws_workload_config *wc,
 		      struct sws_replay_report *rep, uint32_t flags)
@@ -31,6 +35,8 @@ static void run_flags(enum sws_backend backend, const struct sws_workload_config
 	sws_workload_content(wl, cfg.content_weight);
 	assert_sws(0, sws_replay_create(&cfg, &r));
 	struct sws_replay_source src = sws_workload_source(wl);
+	if (via_queues)
+		src.streams = NULL, src.stream = NULL;
 	assert_sws(0, sws_replay_run(r, &src));
 	assert_sws(0, sws_replay_report(r, rep));
 	assert_int_equal(rep->events, sws_workload_total(wl));
@@ -57,13 +63,33 @@ static void test_mt_zswap(void **state)
 	assert_true(rep.mm.counters[SWS_MM_zswpout] > 0 && rep.mm.counters[SWS_MM_zswpin] > 0);
 }
 
+/* zipf through the dispatcher's queues, and as per-task streams on the workers. */
 static void test_mt_zipf(void **state)
 {
 	struct sws_workload_config wc = {.kind = SWS_WORKLOAD_ZIPF, .bytes = 2 << 20, .nr_tasks = 6,
 					 .nr_accesses = 30000, .write_pct = 50, .seed = 9};
 	struct sws_replay_report rep;
+	via_queues = true;
+	run(*(enum sws_backend *)*state, &wc, &rep);
+	via_queues = false;
+	assert_true(rep.mm.counters[SWS_MM_pswpout] > 0);
 	run(*(enum sws_backend *)*state, &wc, &rep);
 	assert_true(rep.mm.counters[SWS_MM_pswpout] > 0);
+}
+
+/* usemem streams on 4 workers: each task maps, unmaps and exits on its worker
+ * while the others fault and reclaim in the shared memcg. */
+static void test_mt_usemem_streams(void **state)
+{
+	/* tasks 0 and 4 share worker 0 (tid % 4): 1024 pages live at once in a
+	 * 768-page memcg, so it swaps however the workers are timed */
+	struct sws_workload_config wc = {.kind = SWS_WORKLOAD_USEMEM, .bytes = 2 << 20, .nr_tasks = 6,
+					 .repeat = 2, .flags = SWS_USEMEM_RANDOM};
+	struct sws_replay_report rep;
+	run(*(enum sws_backend *)*state, &wc, &rep);
+	assert_true(rep.mm.counters[SWS_MM_pswpout] > 0);
+	assert_int_equal(rep.mm.counters[SWS_MM_first_touch], 6 * 512);
+	assert_int_equal(rep.errors, 0);
 }
 
 static void test_mt_usemem_bgsave(void **state)
@@ -87,6 +113,7 @@ int main(void)
 		ALL_DESIGNS(test_mt_zipf),
 		ALL_DESIGNS(test_mt_usemem_bgsave),
 		ALL_DESIGNS(test_mt_zswap),
+		ALL_DESIGNS(test_mt_usemem_streams),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1526,6 +1526,313 @@ static void test_kernel_recording(void **state)
 	assert_true(c[SWS_MM_pswpin] * 10 < k_in * 8); /* below 80% of the kernel's */
 }
 
+/* ---- per-task streams ---------------------------------------------------------------- */
+
+/* A record's content (not time_ns) folded into a per-pid FNV hash. */
+static uint64_t rec_fold(uint64_t h, const struct sws_trace_record *rec)
+{
+	uint64_t v[] = {rec->op, rec->pid, rec->tid, rec->cpu, rec->addr, rec->len, rec->flags, rec->arg};
+	for (unsigned i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		h = (h ^ v[i]) * 1099511628211ull;
+	return h;
+}
+
+#define ST_TASKS 4
+struct per_pid {
+	uint64_t hash[ST_TASKS], n[ST_TASKS];
+	uint64_t other; /* records of no workload task */
+};
+
+static void per_pid_add(struct per_pid *p, const struct sws_trace_record *rec)
+{
+	unsigned t = rec->pid - 1000;
+	if (t >= ST_TASKS) {
+		p->other++;
+		return;
+	}
+	p->hash[t] = rec_fold(p->hash[t] ? p->hash[t] : 1469598103934665603ull, rec);
+	p->n[t]++;
+}
+
+/*
+ * Read workload @wc whole through next(), and again with its access phase
+ * read as streams (after @skip records of the phase through next()): every
+ * task's records are the same, in the same order, and streams() says so
+ * once, with one stream per task, each of them one task's.
+ */
+static void streams_match(const struct sws_workload_config *wc, unsigned skip)
+{
+	struct sws_workload *a, *b;
+	struct sws_trace_record rec;
+	struct per_pid serial = {{0}, {0}, 0}, split = {{0}, {0}, 0};
+	assert_sws(0, sws_workload_create(wc, &a));
+	assert_sws(0, sws_workload_create(wc, &b));
+	struct sws_replay_source sa = sws_workload_source(a), sb = sws_workload_source(b);
+	uint64_t na = 0, nb = 0;
+	while (sa.next(sa.ctx, &rec) == 1) {
+		per_pid_add(&serial, &rec);
+		na++;
+	}
+	assert_int_equal(na, sws_workload_total(a));
+	unsigned announced = 0, seen_phase = 0;
+	for (;;) {
+		uint32_t n = sb.streams(sb.ctx);
+		if (n && seen_phase++ >= skip) {
+			assert_int_equal(n, wc->nr_tasks);
+			announced++;
+			for (uint32_t s = 0; s < n; s++)
+				while (sb.stream(sb.ctx, s, &rec) == 1) {
+					assert_int_equal(rec.pid, 1000 + s); /* a stream is one task's */
+					per_pid_add(&split, &rec);
+					nb++;
+				}
+			assert_int_equal(sb.streams(sb.ctx), 0); /* through */
+			continue;
+		}
+		if (sb.next(sb.ctx, &rec) != 1)
+			break;
+		per_pid_add(&split, &rec);
+		nb++;
+	}
+	assert_int_equal(announced, 1);
+	assert_int_equal(nb, na);
+	assert_memory_equal(&serial, &split, sizeof(serial));
+	sws_workload_destroy(a);
+	sws_workload_destroy(b);
+}
+
+static void test_workload_streams(void **state)
+{
+	(void)state;
+	const struct sws_workload_config cases[] = {
+		{.kind = SWS_WORKLOAD_ZIPF, .bytes = 1 << 20, .nr_tasks = 3, .nr_accesses = 1000, .write_pct = 30, .seed = 7},
+		{.kind = SWS_WORKLOAD_UNIFORM, .bytes = 1 << 20, .nr_tasks = 2, .nr_accesses = 999, .seed = 2},
+		{.kind = SWS_WORKLOAD_USEMEM, .bytes = 200 << 10, .nr_tasks = 3, .repeat = 2},
+		{.kind = SWS_WORKLOAD_USEMEM, .bytes = 200 << 10, .nr_tasks = 4, .repeat = 2,
+		 .flags = SWS_USEMEM_SYNC_RW | SWS_USEMEM_SYNC_FREE | SWS_USEMEM_RANDOM},
+		{.kind = SWS_WORKLOAD_USEMEM, .bytes = 100 << 10, .nr_tasks = 2, .flags = SWS_WORKLOAD_KEEP},
+	};
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		streams_match(&cases[i], 0);
+		streams_match(&cases[i], 17); /* from the middle of the phase */
+	}
+	/* A task's own random stream: the tasks of zipf do not repeat each other. */
+	struct sws_workload *wl;
+	struct sws_workload_config z = cases[0];
+	z.nr_tasks = 2;
+	assert_sws(0, sws_workload_create(&z, &wl));
+	struct sws_replay_source src = sws_workload_source(wl);
+	struct sws_trace_record rec;
+	while (!src.streams(src.ctx))
+		assert_int_equal(src.next(src.ctx, &rec), 1);
+	uint64_t same = 0;
+	for (unsigned k = 0; k < 500; k++) {
+		struct sws_trace_record r0, r1;
+		assert_int_equal(src.stream(src.ctx, 0, &r0), 1);
+		assert_int_equal(src.stream(src.ctx, 1, &r1), 1);
+		same += r0.addr == r1.addr;
+	}
+	assert_true(same < 250);
+	/* kbuild and bgsave fork or share: never streams */
+	sws_workload_destroy(wl);
+	struct sws_workload_config bg = {.kind = SWS_WORKLOAD_BGSAVE, .bytes = 1 << 20};
+	assert_sws(0, sws_workload_create(&bg, &wl));
+	src = sws_workload_source(wl);
+	do
+		assert_int_equal(src.streams(src.ctx), 0);
+	while (src.next(src.ctx, &rec) == 1);
+	sws_workload_destroy(wl);
+}
+
+static void no_sample(void *ctx, const struct sws_replay_sample *s)
+{
+	(void)ctx;
+	(void)s;
+}
+
+struct stream_seen {
+	uint64_t hash[ST_TASKS], n[ST_TASKS]; /* each written by the one worker that runs the task */
+	unsigned worker[ST_TASKS];
+	_Atomic uint64_t structural_on_dispatcher, wrong_worker;
+	unsigned nthreads;
+};
+
+static void stream_hook(void *ctx, unsigned worker, const struct sws_trace_record *rec)
+{
+	struct stream_seen *c = ctx;
+	unsigned t = rec->pid - 1000;
+	if (t >= ST_TASKS)
+		return;
+	c->hash[t] = rec_fold(c->hash[t] ? c->hash[t] : 1469598103934665603ull, rec);
+	c->n[t]++;
+	bool structural = rec->op == SWS_TRACE_MMAP || rec->op == SWS_TRACE_MUNMAP || rec->op == SWS_TRACE_EXIT;
+	if (structural && worker == c->nthreads)
+		atomic_fetch_add(&c->structural_on_dispatcher, 1);
+	else if (worker != rec->tid % c->nthreads)
+		atomic_fetch_add(&c->wrong_worker, 1);
+}
+
+/*
+ * A workload's access phase on two workers runs as per-task streams: every
+ * task's records run once, in its order, on the worker its tid maps to, its
+ * MMAP, MUNMAP and EXIT included (not on the dispatcher, as outside
+ * streams); what each task touches is the same as with one thread.
+ */
+static void test_replay_streams(void **state)
+{
+	(void)state;
+	/* tasks 0 and 2 share worker 0: 1024 pages live at once in the 512-page memcg */
+	struct sws_workload_config wc = {.kind = SWS_WORKLOAD_USEMEM, .bytes = 2 << 20, .nr_tasks = 3, .repeat = 2};
+	struct sws_workload *wl;
+	struct sws_trace_record rec;
+	struct per_pid want = {{0}, {0}, 0};
+	assert_sws(0, sws_workload_create(&wc, &wl));
+	struct sws_replay_source src = sws_workload_source(wl);
+	while (src.next(src.ctx, &rec) == 1)
+		per_pid_add(&want, &rec);
+	sws_workload_destroy(wl);
+
+	struct sws_replay_report one, two;
+	struct stream_seen seen;
+	memset(&seen, 0, sizeof(seen));
+	seen.nthreads = 2;
+	struct sws_replay_config cfg = small_config(SWS_BACKEND_SWAP_TABLE, 2);
+	cfg.nr_swap = 1;
+	cfg.swap[0] = (struct sws_replay_swap){.pages = 4096, .prio = -1};
+	cfg.on_record = stream_hook;
+	cfg.cb_ctx = &seen;
+	run_workload(&cfg, &wc, &two, NULL);
+	assert_memory_equal(seen.hash, want.hash, sizeof(want.hash));
+	assert_memory_equal(seen.n, want.n, sizeof(want.n));
+	assert_int_equal(seen.structural_on_dispatcher, 0);
+	assert_int_equal(seen.wrong_worker, 0);
+	assert_int_equal(two.errors, 0);
+	assert_true(two.mm.counters[SWS_MM_pswpout] > 0);
+	cfg = small_config(SWS_BACKEND_SWAP_TABLE, 1);
+	cfg.nr_swap = 1;
+	cfg.swap[0] = (struct sws_replay_swap){.pages = 4096, .prio = -1};
+	run_workload(&cfg, &wc, &one, NULL);
+	assert_int_equal(one.events, two.events);
+	assert_int_equal(one.accesses, two.accesses);
+	assert_int_equal(one.mm.counters[SWS_MM_first_touch], two.mm.counters[SWS_MM_first_touch]);
+
+	/* With samples (cut at record counts) the dispatcher hands out every record:
+	 * the structural ones run on its CPU. */
+	memset(&seen, 0, sizeof(seen));
+	seen.nthreads = 2;
+	cfg = small_config(SWS_BACKEND_SWAP_TABLE, 2);
+	cfg.nr_swap = 1;
+	cfg.swap[0] = (struct sws_replay_swap){.pages = 4096, .prio = -1};
+	cfg.on_record = stream_hook;
+	cfg.cb_ctx = &seen;
+	cfg.sample_every = 100000;
+	cfg.sample = no_sample;
+	run_workload(&cfg, &wc, &two, NULL);
+	assert_memory_equal(seen.hash, want.hash, sizeof(want.hash));
+	assert_int_equal(seen.structural_on_dispatcher, 3 * 3);
+}
+
+/* Two streams of fixed records; @fail: the index at which a stream's read fails (-1: never). */
+struct two_streams {
+	const struct sws_trace_record *recs[2];
+	int64_t n[2], pos[2], fail[2];
+	bool started;
+};
+
+static int ts_stream(void *ctx, uint32_t s, struct sws_trace_record *rec)
+{
+	struct two_streams *t = ctx;
+	t->started = true;
+	if (t->pos[s] == t->fail[s])
+		return SWS_EIO;
+	if (t->pos[s] == t->n[s])
+		return 0;
+	*rec = t->recs[s][t->pos[s]++];
+	return 1;
+}
+
+static uint32_t ts_streams(void *ctx) { return ((struct two_streams *)ctx)->started ? 0 : 2; }
+
+static int ts_next(void *ctx, struct sws_trace_record *rec)
+{
+	int rc = ts_stream(ctx, 0, rec);
+	return rc ? rc : ts_stream(ctx, 1, rec);
+}
+
+static const char *ts_error(void *ctx)
+{
+	(void)ctx;
+	return "two streams: read error";
+}
+
+static int stop_at_once(void *ctx, uint64_t events)
+{
+	(void)ctx;
+	(void)events;
+	return 1;
+}
+
+/*
+ * A stream's records are its process's: another pid's record, a FORK, and
+ * anything after its EXIT are errors of those records; a stream the source
+ * fails to read is the run's error, with the source's message; progress()
+ * stops a run in the middle of its streams.
+ */
+static void test_stream_errors(void **state)
+{
+	(void)state;
+	const struct sws_trace_record s0[] = {
+		REC(SWS_TRACE_ACCESS, 7, 0x100000, 4 * 4096, 0, SWS_TRACE_F_WRITE),
+		REC(SWS_TRACE_ACCESS, 7, 0x100000, 4096, 0, 0),
+		REC(SWS_TRACE_ACCESS, 8, 0x100000, 4096, 0, 0), /* not its pid */
+		REC(SWS_TRACE_FORK, 7, 0, 0, 70, 0),             /* streams do not fork */
+		REC(SWS_TRACE_EXIT, 7, 0, 0, 0, 0),
+		REC(SWS_TRACE_ACCESS, 7, 0x100000, 4096, 0, 0),  /* after its EXIT */
+	};
+	const struct sws_trace_record s1[] = {
+		REC(SWS_TRACE_MMAP, 9, 0x200000, 16 * 4096, 0, 0),
+		REC(SWS_TRACE_ACCESS, 9, 0x200000, 16 * 4096, 0, SWS_TRACE_F_WRITE),
+		REC(SWS_TRACE_MUNMAP, 9, 0x200000, 16 * 4096, 0, 0),
+		REC(SWS_TRACE_EXIT, 9, 0, 0, 0, 0),
+	};
+	struct two_streams t = {{s0, s1}, {6, 4}, {0, 0}, {-1, -1}, false};
+	struct sws_replay_source src = {
+		.next = ts_next, .error = ts_error, .ctx = &t, .streams = ts_streams, .stream = ts_stream};
+	struct sws_replay_config cfg = small_config(SWS_BACKEND_SWAP_TABLE, 2);
+	struct sws_replay *r;
+	struct sws_replay_report rep;
+	assert_sws(0, sws_replay_create(&cfg, &r));
+	assert_sws(0, sws_replay_run(r, &src));
+	assert_sws(0, sws_replay_report(r, &rep));
+	assert_int_equal(rep.events, 10);
+	assert_int_equal(rep.errors, 3);
+	assert_int_equal(rep.accesses, 4 + 1 + 16);
+	assert_int_equal(sws_replay_nr_tasks(r), 2);
+	sws_replay_destroy(r);
+
+	struct two_streams bad = {{s0, s1}, {6, 4}, {0, 0}, {-1, 2}, false};
+	src.ctx = &bad;
+	assert_sws(0, sws_replay_create(&cfg, &r));
+	assert_sws(SWS_EIO, sws_replay_run(r, &src));
+	assert_non_null(strstr(sws_replay_error(r), "read error"));
+	sws_replay_destroy(r);
+
+	/* Interrupted in the middle of the streams: the run stops cleanly. */
+	struct sws_workload_config wc = {.kind = SWS_WORKLOAD_ZIPF, .bytes = 4 << 20, .nr_tasks = 2,
+					 .nr_accesses = 20000000, .seed = 1};
+	struct sws_workload *wl;
+	assert_sws(0, sws_workload_create(&wc, &wl));
+	cfg.progress = stop_at_once;
+	assert_sws(0, sws_replay_create(&cfg, &r));
+	src = sws_workload_source(wl);
+	assert_sws(0, sws_replay_run(r, &src));
+	assert_sws(0, sws_replay_report(r, &rep));
+	assert_true(rep.interrupted);
+	assert_true(rep.events > 2 && rep.events < sws_workload_total(wl));
+	sws_replay_destroy(r);
+	sws_workload_destroy(wl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1557,6 +1864,9 @@ int main(void)
 		cmocka_unit_test(test_kernel_recording),
 		cmocka_unit_test(test_memcg_per_task),
 		cmocka_unit_test(test_lifecycle_tolerated),
+		cmocka_unit_test(test_workload_streams),
+		cmocka_unit_test(test_replay_streams),
+		cmocka_unit_test(test_stream_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
