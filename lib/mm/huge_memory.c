@@ -33,7 +33,8 @@ int sws__mm_split_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 	struct sws_rmap r;
 	while (sws__mm_first_rmap(mm, f, &r)) {
 		struct sws_space *sp = sws__mm_space(mm, r.asid);
-		mm_lock(mm, &sp->ptl, SWS_MM_lock_ptl_contended);
+		sws_spinlock_t *ptl = pte_lockptr(sp, r.vaddr); /* the folio lies in one PTE table */
+		mm_lock(mm, ptl, SWS_MM_lock_ptl_contended);
 		/* A write through this mapping (its ptl) may have given the folio a
 		 * new version since: the pages take the latest (only an exclusive
 		 * mapping writes; the kernel's split unmaps first, so writers wait). */
@@ -48,7 +49,7 @@ int sws__mm_split_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 			sws__mm_rmap_add(mm, mm_folio(mm, news[i]), r.asid, va);
 		}
 		sws__mm_rmap_del(mm, f, r.asid, r.vaddr, NULL);
-		sws_spin_unlock(&sp->ptl);
+		sws_spin_unlock(ptl);
 	}
 	for (unsigned i = 0; i < nr; i++) {
 		sws__mm_lru_add(mm, news[i], false);
@@ -66,10 +67,10 @@ void sws__mm_split_edges(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_spac
 	uint64_t edges[2] = {start, end};
 	for (int k = 0; k < 2; k++) {
 		for (int tries = 0; tries < 4; tries++) {
-			mm_lock(mm, &sp->ptl, SWS_MM_lock_ptl_contended);
+			mm_lock(mm, pte_lockptr(sp, edges[k]), SWS_MM_lock_ptl_contended);
 			uint64_t *pte = sws___pte_lookup(sp, edges[k]);
 			uint64_t v = pte ? *pte : 0;
-			sws_spin_unlock(&sp->ptl);
+			sws_spin_unlock(pte_lockptr(sp, edges[k]));
 			if (!pte_present(v) || (v & PTE_ZEROPAGE) || !pte_sub(v))
 				break; /* not inside a large folio (or at its first page) */
 			uint64_t pfn = pte_pfn(v);

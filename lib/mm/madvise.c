@@ -14,10 +14,10 @@ static int madv_pageout(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space
 {
 	sws__mm_lru_add_drain(cpu, mm); /* madvise_pageout(): lru_add_drain() first */
 	for (uint64_t va = addr; va < end; va += SWS_PAGE_SIZE) {
-		mm_lock(mm, &sp->ptl, SWS_MM_lock_ptl_contended);
+		mm_lock(mm, pte_lockptr(sp, va), SWS_MM_lock_ptl_contended);
 		uint64_t *pte = sws___pte_lookup(sp, va);
 		uint64_t v = pte ? *pte : 0;
-		sws_spin_unlock(&sp->ptl);
+		sws_spin_unlock(pte_lockptr(sp, va));
 		if (!pte_present(v) || (v & PTE_ZEROPAGE) || pte_sub(v))
 			continue;
 		uint64_t pfn = pte_pfn(v);
@@ -99,10 +99,10 @@ static void madv_free(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, str
 {
 	struct lazyfree l = {.z = {cpu, mm, asid, 0, 0}};
 	sws__mm_split_edges(cpu, mm, sp, addr, end);
-	mm_lock(mm, &sp->ptl, SWS_MM_lock_ptl_contended);
+	sws__mm_space_lock(mm, sp);
 	sws___pte_walk(sp, addr, end, lazyfree_pte, &l);
 	sws__mm_zap_flush(&l.z);
-	sws_spin_unlock(&sp->ptl);
+	sws__mm_space_unlock(sp);
 	mm_count(mm, cpu, SWS_MM_pglazyfree, l.marked);
 }
 
@@ -124,9 +124,9 @@ int sws_mm_madvise(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64
 	} else {
 		enum sws_work_ctx wc = sws__work_enter(cpu, SWS_WCTX_free);
 		sws__mm_split_edges(cpu, mm, sp, addr, addr + len);
-		mm_lock(mm, &sp->ptl, SWS_MM_lock_ptl_contended);
+		sws__mm_space_lock(mm, sp);
 		sws___mm_zap_range(cpu, mm, asid, sp, addr, addr + len);
-		sws_spin_unlock(&sp->ptl);
+		sws__mm_space_unlock(sp);
 		sws__work_enter(cpu, wc);
 	}
 	mm_kernel_exit(mm, cpu, t0);

@@ -18,8 +18,12 @@
  *    (should_try_to_free_swap), else the clean folio stays in the swap cache
  *    and a later reclaim needs no write. The page is mapped writable only
  *    when exclusive.
- * Allocation may reclaim, so it happens with no ptl held; the PTE is checked
- * again afterwards and the fault retried if it changed (pte_same).
+ * Locks: a PTE is read and written under its PTE table's lock (the ptl,
+ * pte_lockptr(): split page-table locks, so reclaim on another CPU unmapping
+ * this space's old pages does not wait for a fault elsewhere in it); the
+ * region of a first touch is read under the space's mmap_lock, taken before
+ * the ptl. Allocation may reclaim, so it happens with no ptl held; the PTE is
+ * checked again afterwards and the fault retried if it changed (pte_same).
  * Zapping (munmap, exit, MADV_DONTNEED) frees present pages (a folio goes when
  * its last mapping does, unless a slot still needs it in the swap cache) and
  * puts swap entries in runs that stay inside one cluster
@@ -66,10 +70,10 @@ static uint64_t new_seed(struct sws_space *sp, uint64_t vaddr, uint64_t old)
 	return mm_mix(sp->seed ^ mm_mix(vaddr ^ old));
 }
 
-/* ptl of @sp held, verify mode: @sp now expects @f's contents at its pages from @base. */
+/* ptl of @base held, verify mode: @sp now expects @f's contents at its pages from @base. */
 static void __expect_folio(struct sws_mm *mm, struct sws_space *sp, uint64_t base, const struct sws_folio *f)
 {
-	SWS_ASSERT_HELD(&sp->ptl);
+	SWS_ASSERT_HELD(pte_lockptr(sp, base));
 	if (!(mm->cfg.flags & SWS_MM_VERIFY))
 		return;
 	for (unsigned i = 0; i < (1u << f->order); i++) {
@@ -79,22 +83,25 @@ static void __expect_folio(struct sws_mm *mm, struct sws_space *sp, uint64_t bas
 	}
 }
 
-/* ptl of @sp held, verify mode: does page @sub of @f, mapped at @pte, hold
- * what @sp wrote there last (or inherited)? A mismatch counts verify_fail. */
-static bool __expect_ok(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint64_t *pte,
-			const struct sws_folio *f, unsigned sub)
+/* ptl of @vaddr held, verify mode: does page @sub of @f, mapped at @pte (of
+ * @vaddr), hold what @sp wrote there last (or inherited)? A mismatch counts
+ * verify_fail. */
+static bool __expect_ok(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr,
+			uint64_t *pte, const struct sws_folio *f, unsigned sub)
 {
-	SWS_ASSERT_HELD(&sp->ptl);
+	SWS_ASSERT_HELD(pte_lockptr(sp, vaddr));
 	if (!(mm->cfg.flags & SWS_MM_VERIFY) || *pte_expected(pte) == folio_page_seed(f, sub))
 		return true;
 	mm_count(mm, cpu, SWS_MM_verify_fail, 1);
 	return false;
 }
 
-/* ptl of @sp held: the mTHP order to use for a first touch at @vaddr. */
+/* mmap_lock of @sp and ptl of @vaddr held: the mTHP order to use for a first
+ * touch at @vaddr (its block lies in one PTE table). */
 static unsigned __fault_order(struct sws_space *sp, struct sws_region *r, uint64_t vaddr)
 {
-	SWS_ASSERT_HELD(&sp->ptl);
+	SWS_ASSERT_HELD(&sp->mmap_lock);
+	SWS_ASSERT_HELD(pte_lockptr(sp, vaddr));
 	for (unsigned o = r ? r->order : 0; o > 0; o--) {
 		uint64_t span = (uint64_t)SWS_PAGE_SIZE << o, base = vaddr & ~(span - 1);
 		if (base < r->start || base + span > r->end)
@@ -120,7 +127,8 @@ static int do_anonymous_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t as
 	struct sws_folio *f = mm_folio(mm, pfn); /* locked */
 	folio_set(f, PG_dirty | PG_young);
 	f->seed = new_seed(sp, base, 0);
-	mm_lock(mm, &sp->ptl, SWS_MM_lock_ptl_contended);
+	sws_spinlock_t *ptl = pte_lockptr(sp, base); /* the block lies in one PTE table */
+	mm_lock(mm, ptl, SWS_MM_lock_ptl_contended);
 	bool ok = !atomic_load(&sp->oom_killed); /* reaped meanwhile: map nothing more */
 	if (!ok)
 		rc = SWS_EKILLED;
@@ -147,7 +155,7 @@ static int do_anonymous_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t as
 	}
 	if (ok)
 		__expect_folio(mm, sp, base, f);
-	sws_spin_unlock(&sp->ptl);
+	sws_spin_unlock(ptl);
 	if (!ok) {
 		sws__mm_folio_free(cpu, mm, pfn);
 		return rc ? rc : SWS_EAGAIN_INTERNAL;
@@ -158,12 +166,13 @@ static int do_anonymous_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t as
 	return 0;
 }
 
-/* ptl of @sp held, and dropped here: do_wp_page(), a write to a read-only
+/* ptl of @vaddr held, and dropped here: do_wp_page(), a write to a read-only
  * present page. @pte is valid only while the ptl is held. */
 static int __do_wp_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp,
 			uint64_t vaddr, uint64_t *pte)
 {
-	SWS_ASSERT_HELD(&sp->ptl);
+	sws_spinlock_t *ptl = pte_lockptr(sp, vaddr);
+	SWS_ASSERT_HELD(ptl);
 	uint64_t old = *pte, pfn = pte_pfn(old);
 	struct sws_folio *f = mm_folio(mm, pfn);
 	uint32_t swapcount = 0;
@@ -184,10 +193,10 @@ static int __do_wp_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, s
 		f->seed = new_seed(sp, vaddr, f->seed);
 		__expect_folio(mm, sp, vaddr, f);
 		folio_set(f, PG_dirty | PG_young);
-		sws_spin_unlock(&sp->ptl);
+		sws_spin_unlock(ptl);
 		return 0;
 	}
-	sws_spin_unlock(&sp->ptl);
+	sws_spin_unlock(ptl);
 	if (f->order) { /* COW of one page of a large folio: split it first */
 		if (folio_trylock(f)) {
 			sws__mm_lru_del(mm, pfn);
@@ -206,7 +215,7 @@ static int __do_wp_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, s
 	uint64_t npfn;
 	int rc = sws__mm_folio_alloc(cpu, mm, sp->memcg, 0, &npfn);
 	struct sws_folio *n = rc ? NULL : mm_folio(mm, npfn); /* locked until it is on the LRU */
-	mm_lock(mm, &sp->ptl, SWS_MM_lock_ptl_contended);
+	mm_lock(mm, ptl, SWS_MM_lock_ptl_contended);
 	/* The PTE again, under the lock (pte_offset_map_lock), and nothing more
 	 * mapped into a space the OOM killer reaped meanwhile. */
 	bool killed = atomic_load(&sp->oom_killed);
@@ -222,7 +231,7 @@ static int __do_wp_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, s
 		__expect_folio(mm, sp, vaddr, n);
 		sws__mm_rmap_del(mm, f, asid, vaddr, NULL);
 	}
-	sws_spin_unlock(&sp->ptl);
+	sws_spin_unlock(ptl);
 	if (n && rc) {
 		sws__mm_folio_free(cpu, mm, npfn);
 	} else if (n) {
@@ -254,12 +263,13 @@ static int do_swap_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, s
 		return rc == SWS_ENOENT ? SWS_EAGAIN_INTERNAL : rc;
 	int read_rc = rc;
 	struct sws_folio *f = mm_folio(mm, pfn);
-	mm_lock(mm, &sp->ptl, SWS_MM_lock_ptl_contended);
+	sws_spinlock_t *ptl = pte_lockptr(sp, vaddr);
+	mm_lock(mm, ptl, SWS_MM_lock_ptl_contended);
 	uint64_t *pte = sws___pte_lookup(sp, vaddr);
 	if (!pte || *pte != swp_entry_to_pte(e) || sws__mm_rmap_add(mm, f, asid, vaddr)) {
 		/* !pte_same: someone else did it (or no memory for the rmap) */
 		bool nomem = pte && *pte == swp_entry_to_pte(e);
-		sws_spin_unlock(&sp->ptl);
+		sws_spin_unlock(ptl);
 		if (bypassed) { /* the private folio goes, the pin too */
 			sws__mm_lru_del(mm, pfn);
 			sws__mm_folio_free(cpu, mm, pfn);
@@ -273,10 +283,10 @@ static int do_swap_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, s
 	if (bypassed) {
 		/* A private folio: the slot (count 0 now) goes with the pin. */
 		*pte = mk_pte(pfn, 0, true);
-		if (!__expect_ok(cpu, mm, sp, pte, f, 0))
+		if (!__expect_ok(cpu, mm, sp, vaddr, pte, f, 0))
 			read_rc = SWS_ECORRUPT;
 		folio_set(f, PG_young);
-		sws_spin_unlock(&sp->ptl);
+		sws_spin_unlock(ptl);
 		sws_swapin_bypass_done(cpu, e, 1);
 		folio_unlock(f);
 		return read_rc;
@@ -300,14 +310,14 @@ static int do_swap_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, s
 	 * (a page shared since a fork, swapped in by both, stays read-only: a
 	 * write copies it, do_wp_page()). */
 	*pte = mk_pte(pfn, 0, !count && sole);
-	if (!__expect_ok(cpu, mm, sp, pte, f, 0))
+	if (!__expect_ok(cpu, mm, sp, vaddr, pte, f, 0))
 		read_rc = SWS_ECORRUPT;
 	folio_set(f, PG_young);
 	if (free_swap && sws_swap_cache_del(cpu, e, 1, pfn, 0) == 0) {
 		folio_clear(f, PG_swapcache);
 		folio_set(f, PG_dirty); /* the only copy is in memory now */
 	}
-	sws_spin_unlock(&sp->ptl);
+	sws_spin_unlock(ptl);
 	folio_unlock(f);
 	return read_rc;
 }
@@ -326,23 +336,24 @@ static int do_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, stru
 		     uint64_t vaddr, bool write, uint64_t *t0)
 {
 	int faulted = 0;
+	sws_spinlock_t *ptl = pte_lockptr(sp, vaddr);
 	for (int tries = 0; tries < 1000; tries++) {
-		mm_lock(mm, &sp->ptl, SWS_MM_lock_ptl_contended);
+		mm_lock(mm, ptl, SWS_MM_lock_ptl_contended);
 		if (sws_unlikely(atomic_load_explicit(&sp->oom_killed, memory_order_relaxed))) {
-			sws_spin_unlock(&sp->ptl);
+			sws_spin_unlock(ptl);
 			mm_count(mm, cpu, faulted ? SWS_MM_oom : SWS_MM_oom_refused, 1);
 			return SWS_EKILLED;
 		}
 		uint64_t *pte = sws___pte_lookup(sp, vaddr);
 		uint64_t v = pte ? *pte : 0;
 		if (pte_present(v) && (v & PTE_ZEROPAGE) && !write) {
-			sws_spin_unlock(&sp->ptl);
+			sws_spin_unlock(ptl);
 			return faulted; /* a read of the shared zero page */
 		}
 		if (pte_present(v) && !(v & PTE_ZEROPAGE) && (!write || (v & PTE_WRITE))) {
 			uint64_t pfn = pte_pfn(v);
 			struct sws_folio *f = mm_folio(mm, pfn);
-			bool same = __expect_ok(cpu, mm, sp, pte, f, pte_sub(v));
+			bool same = __expect_ok(cpu, mm, sp, vaddr, pte, f, pte_sub(v));
 			if (write) {
 				f->seed = new_seed(sp, vaddr, f->seed); /* a new write version */
 				/* a large folio's pages all change with its seed */
@@ -353,7 +364,7 @@ static int do_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, stru
 					folio_set(f, PG_dirty);
 			}
 			sws__mm_mark_accessed(mm, pfn);
-			sws_spin_unlock(&sp->ptl);
+			sws_spin_unlock(ptl);
 			return same ? faulted : SWS_ECORRUPT;
 		}
 		if (!faulted) {
@@ -365,7 +376,7 @@ static int do_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, stru
 		if (pte_present(v) && !(v & PTE_ZEROPAGE)) {
 			rc = __do_wp_page(cpu, mm, asid, sp, vaddr, pte); /* drops the ptl */
 		} else if (pte_is_swap(v)) {
-			sws_spin_unlock(&sp->ptl);
+			sws_spin_unlock(ptl);
 			enum sws_work_ctx wc = sws__work_enter(cpu, SWS_WCTX_swapin);
 			rc = do_swap_page(cpu, mm, asid, sp, vaddr, pte_to_swp_entry(v), write);
 			sws__work_enter(cpu, wc);
@@ -378,16 +389,22 @@ static int do_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, stru
 				*pte = PTE_PRESENT | PTE_ZEROPAGE;
 				mm_count(mm, cpu, SWS_MM_first_touch, 1);
 			}
-			sws_spin_unlock(&sp->ptl);
+			sws_spin_unlock(ptl);
 			return rc ? rc : 1;
 		} else {
+			/* The region (its mTHP order): under the mmap_lock, which
+			 * comes before the ptl; the PTE is checked again when mapped. */
+			sws_spin_unlock(ptl);
+			mm_lock(mm, &sp->mmap_lock, SWS_MM_lock_mm_other_contended);
 			struct sws_region *r = sws___mm_region(sp, vaddr);
 			if (!r) {
 				sws___mm_mmap_implicit(mm, sp, vaddr);
 				r = sws___mm_region(sp, vaddr);
 			}
+			mm_lock(mm, ptl, SWS_MM_lock_ptl_contended);
 			unsigned order = __fault_order(sp, r, vaddr);
-			sws_spin_unlock(&sp->ptl);
+			sws_spin_unlock(ptl);
+			sws_spin_unlock(&sp->mmap_lock);
 			rc = do_anonymous_page(cpu, mm, asid, sp, vaddr, order);
 			if (rc == 0 && order == 0)
 				return 1;
@@ -496,7 +513,7 @@ static void zap_pte(void *ctx, uint64_t vaddr, uint64_t *pte)
 void sws___mm_zap_range(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp,
 			uint64_t start, uint64_t end)
 {
-	SWS_ASSERT_HELD(&sp->ptl);
+	SWS_ASSERT_HELD(&sp->mmap_lock);
 	struct sws__zap z = {cpu, mm, asid, 0, 0};
 	sws___pte_walk(sp, start, end, zap_pte, &z);
 	sws__mm_zap_flush(&z);
@@ -541,8 +558,8 @@ static void copy_pte(void *ctx, uint64_t vaddr, uint64_t *pte)
 int sws___mm_copy_page_range(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, struct sws_space *cp,
 			     uint32_t child_asid)
 {
-	SWS_ASSERT_HELD(&sp->ptl);
-	SWS_ASSERT_HELD(&cp->ptl);
+	SWS_ASSERT_HELD(&sp->mmap_lock);
+	SWS_ASSERT_HELD(&cp->mmap_lock);
 	struct copy c = {cpu, mm, cp, child_asid, 0};
 	sws___pte_walk(sp, 0, 1ull << 48, copy_pte, &c);
 	return c.rc;

@@ -10,11 +10,13 @@
  *                  └─ slot_seed  per swap device, per cluster in use, the content
  *                                seed of each slot
  *
- * Locks, outer first: folio lock (PG_locked bit) -> space->ptl (fork nests
- * the child's inside the parent's) or a file's i_pages lock (never both) ->
- * a memcg's lru_lock (its lruvec: its LRU
+ * Locks, outer first: folio lock (PG_locked bit) -> space->mmap_lock -> a
+ * PTE table's lock (pte_lockptr(); a whole-space walk takes every one, in
+ * index order; fork nests the child's locks inside the parent's) or a file's
+ * i_pages lock (never both) -> a memcg's lru_lock (its lruvec: its LRU
  * lists) or a folio's rmap lock (hashed by PFN: reverse maps and mapcount),
- * never both -> a CPU's pcp_lock (its page list) -> mm->pfn_lock. Reclaim
+ * never both -> a CPU's pcp_lock (its page list) -> mm->pfn_lock. ("ptl"
+ * below: the PTE-table lock of the address in question.) Reclaim
  * never runs with a ptl held: the fault path drops it to allocate and
  * re-checks the PTE afterwards (pte_same). The free path, which holds a ptl,
  * only ever trylocks folios. A function whose
@@ -150,17 +152,38 @@ struct sws_region {
 	uint32_t ra_win, ra_hits;
 };
 
+/* Split page-table locks (USE_SPLIT_PTE_PTLOCKS): the kernel keeps one in each
+ * PTE table's page; here a space has SWS__PTE_LOCKS, the table that maps
+ * vaddr taking lock (vaddr >> PMD_SHIFT) % SWS__PTE_LOCKS, a cache line each. */
+#define SWS__PTE_LOCKS 64
+#define SWS__PMD_SHIFT 21
+struct sws_pte_lock {
+	_Alignas(SWS_CACHELINE) sws_spinlock_t l;
+};
+
 struct sws_space {
-	sws_spinlock_t ptl;
+	/* mmap_lock (and page_table_lock): the regions and their readahead state,
+	 * the page tables' lifetime; held with every PTE-table lock it is the
+	 * whole space (mmap, munmap, exit, fork, walks: sws__mm_space_lock()). */
+	sws_spinlock_t mmap_lock;
 	bool alive;
 	atomic_bool oom_killed; /* the OOM killer reaped it: accesses fail with SWS_EKILLED */
 	uint16_t memcg;
 	uint64_t seed;      /* content seeds of new pages derive from it */
-	uint64_t **pgd;     /* 4-level radix: 512 x 512 x 512 x 512 PTEs (48-bit VA) */
+	/* 4-level radix: 512 x 512 x 512 x 512 PTEs (48-bit VA); a table's slots
+	 * are filled by compare-and-swap (PTE locks of different tables race) */
+	_Atomic(void *) pgd;
 	struct sws_region *regions; /* sorted, non-overlapping */
 	uint32_t nr_regions, cap_regions;
-	uint64_t nr_tables; /* page-table pages allocated */
+	_Atomic uint64_t nr_tables; /* page-table pages allocated */
+	struct sws_pte_lock ptlocks[SWS__PTE_LOCKS];
 };
+
+/* pte_lockptr(): the lock of the PTE table that maps @vaddr. */
+static inline sws_spinlock_t *pte_lockptr(struct sws_space *sp, uint64_t vaddr)
+{
+	return &sp->ptlocks[(vaddr >> SWS__PMD_SHIFT) % SWS__PTE_LOCKS].l;
+}
 
 /* Per-CPU state of the model: counters (single writer). */
 /* PAGEVEC_SIZE: folios a CPU's LRU batch holds before it drains. */
@@ -544,7 +567,7 @@ int sws__mm_split_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn);
 /* Split every large folio that straddles @start or @end, so a range op takes whole folios. */
 void sws__mm_split_edges(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint64_t start, uint64_t end);
 
-/* pgtable.c: all with the ptl of @sp held */
+/* pgtable.c: with the ptl of the address held, or (walks, freeing) the whole space */
 uint64_t *sws___pte_lookup(struct sws_space *sp, uint64_t vaddr);
 /* The PTE of @vaddr given @prev, that of the page before it: the next entry
  * of the same table, or a lookup where a new table starts. */
@@ -553,13 +576,16 @@ static inline uint64_t *__pte_next(struct sws_space *sp, uint64_t *prev, uint64_
 	return prev && ((vaddr / SWS_PAGE_SIZE) % 512) ? prev + 1 : sws___pte_lookup(sp, vaddr);
 }
 int sws___pte_alloc(struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr, uint64_t **ptep);
-/* Call @fn for every non-empty PTE in [start, end) (@fn runs under the ptl). */
+/* The whole space locked: call @fn for every non-empty PTE in [start, end). */
 void sws___pte_walk(struct sws_space *sp, uint64_t start, uint64_t end,
 		    void (*fn)(void *ctx, uint64_t vaddr, uint64_t *pte), void *ctx);
 void sws___pgtable_free(struct sws_mm *mm, struct sws_space *sp);
 
 /* mmap.c */
 struct sws_space *sws__mm_space(struct sws_mm *mm, uint32_t asid);
+/* The whole space: its mmap_lock, then every PTE-table lock in index order. */
+void sws__mm_space_lock(struct sws_mm *mm, struct sws_space *sp);
+void sws__mm_space_unlock(struct sws_space *sp);
 /* sws__mm_space() through @cpu's one-entry cache: a space's descriptor stays
  * until sws_mm_destroy(), so a cached pointer never goes stale. */
 static inline struct sws_space *mm_space(struct sws_mm *mm, struct sws_cpu *cpu, uint32_t asid)
@@ -575,11 +601,11 @@ static inline struct sws_space *mm_space(struct sws_mm *mm, struct sws_cpu *cpu,
 	return sp;
 }
 int sws__mm_space_new(struct sws_mm *mm, uint16_t memcg, uint32_t *asid, struct sws_space **out);
-/* The ptl of @sp held: the region of @vaddr, or NULL. */
+/* The mmap_lock of @sp held: the region of @vaddr, or NULL. */
 struct sws_region *sws___mm_region(struct sws_space *sp, uint64_t vaddr);
-/* The ptl of @sp held: a new region [start, end). @return 0, SWS_EINVAL (overlap), SWS_ENOMEM. */
+/* The mmap_lock of @sp held: a new region [start, end). @return 0, SWS_EINVAL (overlap), SWS_ENOMEM. */
 int sws___mm_region_insert(struct sws_mm *mm, struct sws_space *sp, uint64_t start, uint64_t end, unsigned order);
-/* The ptl of @sp held: a first touch outside every region maps the implicit region around it. */
+/* The mmap_lock of @sp held: a first touch outside every region maps the implicit region around it. */
 void sws___mm_mmap_implicit(struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr);
 /* A live space and a page-aligned, non-empty range below 2^48. */
 int sws__mm_range_ok(struct sws_space *sp, uint64_t addr, uint64_t len);
@@ -607,10 +633,10 @@ struct sws__zap {
 void sws__mm_zap_flush(struct sws__zap *z);
 /* Swap PTE value @v zapped: its entry joins the run (under a ptl, as above). */
 void sws__mm_zap_swap_pte(struct sws__zap *z, uint64_t v);
-/* The ptl of @sp held: zap the PTEs of [start, end). */
+/* The whole space @sp locked: zap the PTEs of [start, end). */
 void sws___mm_zap_range(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp,
 			uint64_t start, uint64_t end);
-/* The ptls of @sp and of the child @cp held: copy_page_range() into @cp. */
+/* The whole of @sp and of the child @cp locked: copy_page_range() into @cp. */
 int sws___mm_copy_page_range(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, struct sws_space *cp,
 			     uint32_t child_asid);
 

@@ -25,7 +25,9 @@ int sws__mm_space_new(struct sws_mm *mm, uint16_t memcg, uint32_t *asid, struct 
 	struct sws_space *sp = sws__mem_zalloc(&mm->sim->mem, SWS_MEM_mm, sizeof(*sp), 64);
 	if (!sp)
 		return SWS_ENOMEM;
-	sws_spin_init(&sp->ptl);
+	sws_spin_init(&sp->mmap_lock);
+	for (unsigned i = 0; i < SWS__PTE_LOCKS; i++)
+		sws_spin_init(&sp->ptlocks[i].l);
 	sp->memcg = memcg;
 	sp->alive = true;
 	mm_lock(mm, &mm->spaces_lock, SWS_MM_lock_mm_other_contended);
@@ -59,17 +61,31 @@ int sws_mm_space_create(struct sws_mm *mm, uint16_t memcg, uint32_t *asid)
 	return sws__mm_space_new(mm, memcg, asid, &sp);
 }
 
+void sws__mm_space_lock(struct sws_mm *mm, struct sws_space *sp)
+{
+	mm_lock(mm, &sp->mmap_lock, SWS_MM_lock_mm_other_contended);
+	for (unsigned i = 0; i < SWS__PTE_LOCKS; i++)
+		mm_lock(mm, &sp->ptlocks[i].l, SWS_MM_lock_ptl_contended);
+}
+
+void sws__mm_space_unlock(struct sws_space *sp)
+{
+	for (unsigned i = SWS__PTE_LOCKS; i-- > 0;)
+		sws_spin_unlock(&sp->ptlocks[i].l);
+	sws_spin_unlock(&sp->mmap_lock);
+}
+
 bool sws_mm_oom_killed(struct sws_mm *mm, uint32_t asid)
 {
 	struct sws_space *sp = mm ? sws__mm_space(mm, asid) : NULL;
 	return sp && atomic_load(&sp->oom_killed);
 }
 
-/* ---- regions (the space's ptl held) -------------------------------------------------- */
+/* ---- regions (the space's mmap_lock held) --------------------------------------------- */
 
 struct sws_region *sws___mm_region(struct sws_space *sp, uint64_t vaddr)
 {
-	SWS_ASSERT_HELD(&sp->ptl);
+	SWS_ASSERT_HELD(&sp->mmap_lock);
 	uint32_t lo = 0, hi = sp->nr_regions;
 	while (lo < hi) {
 		uint32_t mid = (lo + hi) / 2;
@@ -85,7 +101,7 @@ struct sws_region *sws___mm_region(struct sws_space *sp, uint64_t vaddr)
 }
 int sws___mm_region_insert(struct sws_mm *mm, struct sws_space *sp, uint64_t start, uint64_t end, unsigned order)
 {
-	SWS_ASSERT_HELD(&sp->ptl);
+	SWS_ASSERT_HELD(&sp->mmap_lock);
 	uint32_t at = 0;
 	while (at < sp->nr_regions && sp->regions[at].start < start)
 		at++;
@@ -110,7 +126,7 @@ int sws___mm_region_insert(struct sws_mm *mm, struct sws_space *sp, uint64_t sta
 
 void sws___mm_mmap_implicit(struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr)
 {
-	SWS_ASSERT_HELD(&sp->ptl);
+	SWS_ASSERT_HELD(&sp->mmap_lock);
 	uint64_t start = vaddr & ~(IMPLICIT_REGION - 1), end = start + IMPLICIT_REGION;
 	for (uint32_t i = 0; i < sp->nr_regions; i++) { /* clip against neighbours */
 		struct sws_region *r = &sp->regions[i];
@@ -129,9 +145,9 @@ int sws_mm_mmap(struct sws_mm *mm, uint32_t asid, uint64_t addr, uint64_t len, u
 	if (!sp || !sp->alive || !len || (addr | len) & (SWS_PAGE_SIZE - 1) || addr + len < addr ||
 	    (addr + len) >> 48 || order >= SWS_NR_ORDERS || (flags & ~0xfu))
 		return SWS_EINVAL;
-	mm_lock(mm, &sp->ptl, SWS_MM_lock_ptl_contended);
+	mm_lock(mm, &sp->mmap_lock, SWS_MM_lock_mm_other_contended);
 	int rc = sws___mm_region_insert(mm, sp, addr, addr + len, order);
-	sws_spin_unlock(&sp->ptl);
+	sws_spin_unlock(&sp->mmap_lock);
 	return rc;
 }
 
@@ -150,7 +166,7 @@ int sws_mm_munmap(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_
 	enum sws_work_ctx wc = sws__work_enter(cpu, SWS_WCTX_free);
 	sws__mm_lru_add_drain(cpu, mm); /* unmap_region() */
 	sws__mm_split_edges(cpu, mm, sp, addr, end);
-	mm_lock(mm, &sp->ptl, SWS_MM_lock_ptl_contended);
+	sws__mm_space_lock(mm, sp);
 	sws___mm_zap_range(cpu, mm, asid, sp, addr, end);
 	/* Cut the regions. */
 	for (uint32_t i = 0; i < sp->nr_regions; i++) {
@@ -172,7 +188,7 @@ int sws_mm_munmap(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_
 			r->start = end;
 		}
 	}
-	sws_spin_unlock(&sp->ptl);
+	sws__mm_space_unlock(sp);
 	sws__work_enter(cpu, wc);
 	mm_kernel_exit(mm, cpu, t0);
 	return 0;
@@ -186,37 +202,37 @@ int sws_mm_exit(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid)
 	uint64_t t0 = mm_kernel_enter(mm, cpu);
 	enum sws_work_ctx wc = sws__work_enter(cpu, SWS_WCTX_free);
 	sws__mm_lru_add_drain(cpu, mm); /* exit_mmap() */
-	mm_lock(mm, &sp->ptl, SWS_MM_lock_ptl_contended);
+	sws__mm_space_lock(mm, sp);
 	sp->alive = false;
 	sws___mm_zap_range(cpu, mm, asid, sp, 0, 1ull << 48);
 	sws___pgtable_free(mm, sp);
 	sws__mem_free(&mm->sim->mem, SWS_MEM_mm, sp->regions, sizeof(*sp->regions) * sp->cap_regions);
 	sp->regions = NULL;
 	sp->nr_regions = sp->cap_regions = 0;
-	sws_spin_unlock(&sp->ptl);
+	sws__mm_space_unlock(sp);
 	sws__work_enter(cpu, wc);
 	mm_kernel_exit(mm, cpu, t0);
 	return 0;
 }
 
-/* dup_mmap(): the child's regions and page tables (copy_page_range), under
- * the parent's ptl and then the child's (the child's is uncontended until its
- * first rmap is added: a reclaim that finds it takes it, one ptl at a time). */
+/* dup_mmap(): the child's regions and page tables (copy_page_range), the
+ * parent whole and then the child whole (the child's locks are uncontended
+ * until its first rmap is added: a reclaim that finds it takes its ptl). */
 static int dup_mmap(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint32_t *child)
 {
 	struct sws_space *cp;
 	int rc = sws__mm_space_new(mm, sp->memcg, child, &cp);
 	if (rc)
 		return rc;
-	mm_lock(mm, &sp->ptl, SWS_MM_lock_ptl_contended);
-	mm_lock(mm, &cp->ptl, SWS_MM_lock_ptl_contended);
+	sws__mm_space_lock(mm, sp);
+	sws__mm_space_lock(mm, cp);
 	for (uint32_t i = 0; i < sp->nr_regions && !rc; i++)
 		rc = sws___mm_region_insert(mm, cp, sp->regions[i].start, sp->regions[i].end,
 					    sp->regions[i].order);
 	if (!rc)
 		rc = sws___mm_copy_page_range(cpu, mm, sp, cp, *child);
-	sws_spin_unlock(&cp->ptl);
-	sws_spin_unlock(&sp->ptl);
+	sws__mm_space_unlock(cp);
+	sws__mm_space_unlock(sp);
 	if (rc) { /* undo: the child goes as a whole */
 		sws_mm_exit(cpu, mm, *child);
 		return rc;

@@ -44,16 +44,16 @@ static void count_pte(void *ctx, uint64_t vaddr, uint64_t *pte)
 		b->points++; /* a resident page, or a swap entry */
 }
 
-/* oom_badness() of a live space (its ptl taken here). */
+/* oom_badness() of a live space (the whole space locked here). */
 static uint64_t oom_badness(struct sws_mm *mm, struct sws_space *sp)
 {
 	struct badness b = {0};
-	mm_lock(mm, &sp->ptl, SWS_MM_lock_ptl_contended);
+	sws__mm_space_lock(mm, sp);
 	if (sp->alive && !atomic_load(&sp->oom_killed)) {
 		sws___pte_walk(sp, 0, 1ull << 48, count_pte, &b);
-		b.points += sp->nr_tables;
+		b.points += atomic_load_explicit(&sp->nr_tables, memory_order_relaxed);
 	}
-	sws_spin_unlock(&sp->ptl);
+	sws__mm_space_unlock(sp);
 	return b.points;
 }
 
@@ -85,14 +85,14 @@ static bool oom_reap(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, stru
 {
 	/* The oom_reaper kthread's work, not the allocating task's: background time. */
 	uint64_t t0 = mm_untimed_begin(mm, cpu, true);
-	mm_lock(mm, &sp->ptl, SWS_MM_lock_ptl_contended);
+	sws__mm_space_lock(mm, sp);
 	bool reap = sp->alive && !atomic_exchange(&sp->oom_killed, true);
 	if (reap) {
 		enum sws_work_ctx wc = sws__work_enter(cpu, SWS_WCTX_free);
 		sws___mm_zap_range(cpu, mm, asid, sp, 0, 1ull << 48);
 		sws__work_enter(cpu, wc);
 	}
-	sws_spin_unlock(&sp->ptl);
+	sws__mm_space_unlock(sp);
 	mm_untimed_end(mm, cpu, t0, true);
 	return reap;
 }

@@ -85,7 +85,8 @@ bool sws__mm_try_to_unmap(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn, 
 	bool more = sws__mm_first_rmap(mm, f, &r);
 	while (more) {
 		struct sws_space *sp = mm_space(mm, cpu, r.asid);
-		mm_lock(mm, &sp->ptl, SWS_MM_lock_ptl_contended);
+		sws_spinlock_t *ptl = pte_lockptr(sp, r.vaddr); /* the folio lies in one PTE table */
+		mm_lock(mm, ptl, SWS_MM_lock_ptl_contended);
 		bool ok = true;
 		uint64_t *pte0 = sws___pte_lookup(sp, r.vaddr), *pte = pte0;
 		for (unsigned i = 0; i < nr && ok; i++) {
@@ -103,12 +104,12 @@ bool sws__mm_try_to_unmap(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn, 
 				*pte = swp_entry_to_pte(entry + i);
 			}
 		} else if (ok) {
-			sws_spin_unlock(&sp->ptl);
+			sws_spin_unlock(ptl);
 			return false; /* no swap count to give (ENOMEM / overflow): keep it */
 		}
 		/* A stale rmap (the PTEs changed under us) is dropped as well. */
 		more = sws__mm_rmap_del(mm, f, r.asid, r.vaddr, &r);
-		sws_spin_unlock(&sp->ptl);
+		sws_spin_unlock(ptl);
 	}
 	return true;
 }
@@ -122,13 +123,14 @@ void sws__mm_try_to_unmap_discard(struct sws_mm *mm, uint64_t pfn)
 	struct sws_rmap r;
 	while (sws__mm_first_rmap(mm, f, &r)) {
 		struct sws_space *sp = sws__mm_space(mm, r.asid);
-		mm_lock(mm, &sp->ptl, SWS_MM_lock_ptl_contended);
+		sws_spinlock_t *ptl = pte_lockptr(sp, r.vaddr);
+		mm_lock(mm, ptl, SWS_MM_lock_ptl_contended);
 		for (unsigned i = 0; i < nr; i++) {
 			uint64_t *pte = sws___pte_lookup(sp, r.vaddr + (uint64_t)i * SWS_PAGE_SIZE);
 			if (pte && pte_present(*pte) && pte_pfn(*pte) == pfn)
 				*pte = 0;
 		}
 		sws__mm_rmap_del(mm, f, r.asid, r.vaddr, NULL);
-		sws_spin_unlock(&sp->ptl);
+		sws_spin_unlock(ptl);
 	}
 }

@@ -117,10 +117,10 @@ static void vma_readahead(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_spa
 		return;
 	sws_entry_t found[32];
 	unsigned n = 0;
-	mm_lock(mm, &sp->ptl, SWS_MM_lock_ptl_contended);
+	mm_lock(mm, &sp->mmap_lock, SWS_MM_lock_mm_other_contended);
 	struct sws_region *r = sws___mm_region(sp, vaddr);
 	if (!r) {
-		sws_spin_unlock(&sp->ptl);
+		sws_spin_unlock(&sp->mmap_lock);
 		return;
 	}
 	uint64_t prev = r->ra_addr;
@@ -130,6 +130,8 @@ static void vma_readahead(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_spa
 	r->ra_hits = 0;
 	r->ra_addr = vaddr;
 	r->ra_win = win;
+	sws_spinlock_t *ptl = pte_lockptr(sp, vaddr); /* the window stays in its PTE table */
+	mm_lock(mm, ptl, SWS_MM_lock_ptl_contended);
 	if (win > 1) {
 		uint64_t lo, pmd_lo = vaddr & ~((2ull << 20) - 1), pmd_hi = pmd_lo + (2ull << 20);
 		if (vpn == prev / SWS_PAGE_SIZE + 1)
@@ -147,7 +149,8 @@ static void vma_readahead(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_spa
 		}
 	}
 	uint16_t memcg = sp->memcg;
-	sws_spin_unlock(&sp->ptl);
+	sws_spin_unlock(ptl);
+	sws_spin_unlock(&sp->mmap_lock);
 	for (unsigned i = 0; i < n; i++)
 		readahead_one(cpu, mm, memcg, found[i]);
 }
@@ -176,14 +179,14 @@ static void swap_update_readahead(struct sws_cpu *cpu, struct sws_mm *mm, struct
 {
 	bool vma_ra = use_vma_readahead(mm);
 	if (vma_ra) {
-		mm_lock(mm, &sp->ptl, SWS_MM_lock_ptl_contended);
+		mm_lock(mm, &sp->mmap_lock, SWS_MM_lock_mm_other_contended);
 		struct sws_region *r = sws___mm_region(sp, vaddr);
 		if (r) {
 			r->ra_addr = vaddr;
 			if (readahead && r->ra_hits < 63)
 				r->ra_hits++;
 		}
-		sws_spin_unlock(&sp->ptl);
+		sws_spin_unlock(&sp->mmap_lock);
 	}
 	if (readahead) {
 		mm_count(mm, cpu, SWS_MM_swap_ra_hit, 1);

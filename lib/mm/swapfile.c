@@ -34,7 +34,7 @@ struct unuse_ctx {
 	int rc;
 };
 
-/* ptl held: remember the swap PTEs of the device (swapping in needs the ptl dropped). */
+/* The whole space locked: remember the swap PTEs of the device (swapping in needs the ptl dropped). */
 static void collect_pte(void *ctx, uint64_t vaddr, uint64_t *pte)
 {
 	struct unuse_ctx *u = ctx;
@@ -72,9 +72,9 @@ static int unuse_space(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, st
 	if (!sp || !sp->alive)
 		return 0;
 	u->n = 0;
-	mm_lock(mm, &sp->ptl, SWS_MM_lock_ptl_contended);
+	sws__mm_space_lock(mm, sp);
 	sws___pte_walk(sp, 0, 1ull << 48, collect_pte, u);
-	sws_spin_unlock(&sp->ptl);
+	sws__mm_space_unlock(sp);
 	for (size_t i = 0; i < u->n && !u->rc; i++) {
 		int rc = sws__mm_swapin_pte(cpu, mm, asid, sp, u->vaddrs[i], u->entries[i]);
 		if (rc == 0 || rc == SWS_ECORRUPT)

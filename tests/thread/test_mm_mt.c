@@ -439,7 +439,8 @@ struct ptl_waiter {
 	struct sws_sim *sim;
 	struct sws_mm *mm;
 	uint32_t asid;
-	_Atomic int started;
+	uint64_t vaddr; /* 0: PG(1) */
+	_Atomic int started, done;
 	int rc;
 };
 
@@ -450,12 +451,13 @@ static void *ptl_waiter_main(void *arg)
 	if ((w->rc = sws_cpu_attach(w->sim, &cpu)) != 0)
 		return NULL;
 	atomic_store(&w->started, 1);
-	w->rc = sws_mm_access(cpu, w->mm, w->asid, PG(1), true); /* waits for the ptl */
+	w->rc = sws_mm_access(cpu, w->mm, w->asid, w->vaddr ? w->vaddr : PG(1), true);
+	atomic_store(&w->done, 1);
 	sws_cpu_detach(cpu);
 	return NULL;
 }
 
-/* A fault that has to wait for a space's page-table lock is counted as
+/* A fault that has to wait for the lock of its PTE table is counted as
  * lock_ptl_contended; nothing else is. */
 static void test_lock_contention_counted(void **state)
 {
@@ -467,14 +469,14 @@ static void test_lock_contention_counted(void **state)
 	assert_sws(0, sws_mm_create(w.sim, &mc, &w.mm));
 	assert_sws(0, sws_mm_space_create(w.mm, 0, &w.asid));
 	struct sws_space *sp = sws__mm_space(w.mm, w.asid);
-	sws_spin_lock(&sp->ptl);
+	sws_spin_lock(pte_lockptr(sp, PG(1)));
 	pthread_t t;
 	pthread_create(&t, NULL, ptl_waiter_main, &w);
 	while (!atomic_load(&w.started))
 		sched_yield();
 	struct timespec ts = {0, 50 * 1000 * 1000};
 	nanosleep(&ts, NULL); /* long enough for the fault to reach the lock */
-	sws_spin_unlock(&sp->ptl);
+	sws_spin_unlock(pte_lockptr(sp, PG(1)));
 	pthread_join(t, NULL);
 	assert_int_equal(w.rc, 1);
 	struct sws_mm_stats s;
@@ -482,6 +484,41 @@ static void test_lock_contention_counted(void **state)
 	assert_true(s.counters[SWS_MM_lock_ptl_contended] >= 1);
 	assert_int_equal(s.counters[SWS_MM_lock_pfn_contended], 0);
 	assert_int_equal(s.counters[SWS_MM_lock_rmap_contended], 0);
+	sws_mm_destroy(w.mm);
+	sws_sim_destroy(w.sim);
+}
+
+/*
+ * Split page-table locks: with the lock of one PTE table held (a reclaim
+ * unmapping old pages there), a fault in another table of the same space
+ * (2 MiB away, the next PMD) runs through without waiting.
+ */
+static void test_split_ptl(void **state)
+{
+	(void)state;
+	struct sws_sim_config cfg = {.max_cpus = 4};
+	struct ptl_waiter w = {.vaddr = (2ull << 20) + PG(1)};
+	assert_sws(0, sws_sim_create(&cfg, &w.sim));
+	struct sws_mm_config mc = {.ram_pages = 1024, .seed = 1};
+	assert_sws(0, sws_mm_create(w.sim, &mc, &w.mm));
+	assert_sws(0, sws_mm_space_create(w.mm, 0, &w.asid));
+	struct sws_space *sp = sws__mm_space(w.mm, w.asid);
+	assert_ptr_not_equal(pte_lockptr(sp, PG(1)), pte_lockptr(sp, w.vaddr));
+	sws_spin_lock(pte_lockptr(sp, PG(1)));
+	pthread_t t;
+	pthread_create(&t, NULL, ptl_waiter_main, &w);
+	for (int i = 0; i < 2000 && !atomic_load(&w.done); i++) { /* up to 2 s */
+		struct timespec ts = {0, 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	bool done = atomic_load(&w.done);
+	sws_spin_unlock(pte_lockptr(sp, PG(1)));
+	pthread_join(t, NULL);
+	assert_true(done);
+	assert_int_equal(w.rc, 1);
+	struct sws_mm_stats s;
+	sws_mm_stats(w.mm, &s);
+	assert_int_equal(s.counters[SWS_MM_lock_ptl_contended], 0);
 	sws_mm_destroy(w.mm);
 	sws_sim_destroy(w.sim);
 }
@@ -725,6 +762,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {ALL_DESIGNS(test_faults), ALL_DESIGNS(test_faults_zswap),
 					   cmocka_unit_test(test_vswap_zswap_writeback), ALL_DESIGNS(test_oom_cow),
 					   cmocka_unit_test(test_lock_contention_counted),
+					   cmocka_unit_test(test_split_ptl),
 					   cmocka_unit_test(test_pcp_lists_never_fail), ALL_DESIGNS(test_page_cache_two_cpus)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

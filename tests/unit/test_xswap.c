@@ -687,10 +687,10 @@ static void test_no_readahead_from_xswap(void **state)
 static int pte_type(struct xenv *e, unsigned page)
 {
 	struct sws_space *sp = sws__mm_space(e->mm, e->asid);
-	sws_spin_lock(&sp->ptl);
+	sws_spin_lock(pte_lockptr(sp, PG(page)));
 	uint64_t *pte = sws___pte_lookup(sp, PG(page));
 	int type = pte && pte_is_swap(*pte) ? (int)sws_swp_type(pte_to_swp_entry(*pte)) : -1;
-	sws_spin_unlock(&sp->ptl);
+	sws_spin_unlock(pte_lockptr(sp, PG(page)));
 	return type;
 }
 
