@@ -7,7 +7,8 @@
 #
 # Usage: bench/thread_scaling.sh [BUILD_DIR] [ROUNDS] [T]
 #   cases: zipf, two tasks in a memcg each (--memcg-per-task);
-#          usemem -n T in one memcg.
+#          usemem -n T in one memcg that holds them (first touches, then hits);
+#          usemem -n T in one memcg half their size (every pass swaps).
 # Needs jq (scripts/deps.sh installs it).
 set -eu
 build=${1:-build}
@@ -38,4 +39,6 @@ run_case() { # NAME ARGS...: the rounds, then the summary
 run_case zipf_memcg_per_task --ram 1G --mem-limit 128M --memcg-per-task \
 	--workload zipf -n "$t" -a 4000000 256M
 run_case usemem_one_memcg --ram 1G --mem-limit 512M --swap size=2G,type=pmem \
-	--workload usemem -n "$t" -r 2 256M
+	--workload usemem -n "$t" -r 8 256M
+run_case usemem_one_memcg_swapping --ram 4G --mem-limit 1G --swap size=4G,type=pmem \
+	--workload usemem -n "$t" -r 2 1G

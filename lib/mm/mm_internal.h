@@ -164,7 +164,7 @@ struct sws_pte_lock {
 struct sws_space {
 	/* mmap_lock (and page_table_lock): the regions and their readahead state,
 	 * the page tables' lifetime; held with every PTE-table lock it is the
-	 * whole space (mmap, munmap, exit, fork, walks: sws__mm_space_lock()). */
+	 * whole space (munmap, exit, fork, walks: sws__mm_space_lock()). */
 	sws_spinlock_t mmap_lock;
 	bool alive;
 	atomic_bool oom_killed; /* the OOM killer reaped it: accesses fail with SWS_EKILLED */

@@ -409,13 +409,24 @@ static void streams_wait(struct sws_replay *r)
 	}
 }
 
+/* A record no stream may carry (not one of its process's own). */
+static bool stream_op_ok(uint32_t op)
+{
+	return op >= SWS_TRACE_ACCESS && op <= SWS_TRACE_OP_MAX && op != SWS_TRACE_FORK && op != SWS_TRACE_EXEC;
+}
+
 /*
  * The source's next records are @n per-task streams: create each stream's
  * process from its first record (workers drained), let every worker run its
- * streams, wait for them. @return 0 or an error of the source or the replay.
+ * streams, wait for them. A first record no stream may carry is an error of
+ * that record (the next one is the stream's first); a stream of a pid that an
+ * earlier stream of the section has is refused, each of its records an error
+ * (two workers would run one process). @return 0 or an error, *@source set
+ * when it is the source's.
  */
-static int run_streams_all(struct sws_replay *r, const struct sws_replay_source *src, uint32_t n)
+static int run_streams_all(struct sws_replay *r, const struct sws_replay_source *src, uint32_t n, bool *source)
 {
+	*source = false;
 	sws__drain(r);
 	if (n > r->streams_cap) {
 		struct sws__stream *a = sws__mem_alloc(&r->mem, SWS_MEM_sim, (size_t)n * sizeof(*a), 0);
@@ -429,9 +440,15 @@ static int run_streams_all(struct sws_replay *r, const struct sws_replay_source 
 	for (uint32_t s = 0; s < n; s++) {
 		struct sws__stream *st = &r->streams[r->nstreams];
 		memset(st, 0, sizeof(*st));
-		int rc = src->stream(src->ctx, s, &st->first);
-		if (rc < 0)
+		int rc;
+		while ((rc = src->stream(src->ctx, s, &st->first)) == 1 && !stream_op_ok(st->first.op)) {
+			sws__note_error(&r->disp, SWS_EINVAL);
+			r->events++;
+		}
+		if (rc < 0) {
+			*source = true;
 			return rc;
+		}
 		if (!rc)
 			continue;
 		st->s = s;
@@ -439,15 +456,21 @@ static int run_streams_all(struct sws_replay *r, const struct sws_replay_source 
 		st->worker = (st->first.cpu == SWS_TRACE_CPU_ANY ? st->first.tid : st->first.cpu) % r->nthreads;
 		int64_t pidx = sws__proc_find(r, st->first.pid);
 		st->proc = UINT32_MAX;
-		if (pidx < 0) {
+		if (pidx >= 0 && r->procs[pidx].section == r->section) {
+			st->refused = SWS_EINVAL; /* another stream's process */
+		} else if (pidx < 0) {
 			int err = proc_new(r, &r->disp, st->first.pid, -1, &pidx, &st->refused);
 			if (err < 0)
 				return err;
-			if (err) /* the model refused the process (counted): so it is for each record */
+			if (err) { /* the model refused the process (counted with its first record) */
 				st->has_first = false;
+				r->events++;
+			}
 		}
-		if (!st->refused)
+		if (!st->refused) {
 			st->proc = (uint32_t)pidx;
+			r->procs[pidx].section = r->section;
+		}
 		r->nstreams++;
 	}
 	r->src = src;
@@ -462,9 +485,12 @@ static int run_streams_all(struct sws_replay *r, const struct sws_replay_source 
 	}
 	streams_wait(r);
 	r->events += streamed(r);
+	r->section++;
 	for (uint32_t i = 0; i < r->nstreams; i++)
-		if (r->streams[i].err < 0)
+		if (r->streams[i].err < 0) {
+			*source = true;
 			return r->streams[i].err;
+		}
 	return 0;
 }
 
@@ -587,6 +613,7 @@ int sws_replay_run(struct sws_replay *r, const struct sws_replay_source *src)
 	if (!r || !src || !src->next || r->ran)
 		return SWS_EINVAL;
 	r->ran = true;
+	r->section = 1;
 	r->errmsg[0] = 0;
 	err = sws_cpu_attach(r->sim, &r->disp.cpu);
 	if (err)
@@ -610,10 +637,14 @@ int sws_replay_run(struct sws_replay *r, const struct sws_replay_source *src)
 		struct sws_trace_record rec;
 		uint32_t n = streams ? src->streams(src->ctx) : 0;
 		if (n) {
-			int rc = run_streams_all(r, src, n);
+			bool source;
+			int rc = run_streams_all(r, src, n, &source);
 			if (rc) {
-				const char *m = src->error ? src->error(src->ctx) : NULL;
-				snprintf(r->errmsg, sizeof(r->errmsg), "%s", m && *m ? m : sws_strerror(rc));
+				const char *m = source && src->error ? src->error(src->ctx) : NULL;
+				if (source)
+					snprintf(r->errmsg, sizeof(r->errmsg), "%s", m && *m ? m : sws_strerror(rc));
+				else
+					snprintf(r->errmsg, sizeof(r->errmsg), "replay: %s", sws_strerror(rc));
 				err = rc;
 				break;
 			}

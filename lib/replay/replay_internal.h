@@ -47,6 +47,7 @@ struct sws__proc {
 	uint32_t asid; /* SWS__NO_ASID once exited */
 	uint32_t space; /* its address space, kept after the exit (sws_mm_oom_killed) */
 	uint16_t memcg; /* the memcg it is charged to */
+	uint32_t section; /* the stream section that last gave it a stream (0: none) */
 	_Atomic uint64_t accesses, reads;
 	_Atomic uint64_t clock[SWS__NR_CLOCKS];
 };
@@ -160,6 +161,7 @@ struct sws_replay {
 	struct sws__stream *streams;
 	uint32_t nstreams, streams_cap;
 	atomic_bool streams_stop;
+	uint32_t section; /* the stream section running or next (from 1) */
 
 	uint64_t events, start_ns, wall_ns;
 	char errmsg[256];

@@ -44,8 +44,8 @@
  * Per-task streams: the access phase of usemem, memhog, zipf and uniform is
  * generated per task from the task's own state (task_next()), read either
  * round robin through next() or as one stream per task (streams(), stream():
- * the same records of each task; their time_ns is the task's own count where
- * next() gives the place in the whole stream). bgsave and kbuild never split.
+ * the same records of each task; their time_ns is the task's own count, where
+ * next() numbers the records it returns itself). bgsave and kbuild never split.
  *
  * Random numbers: splitmix64 from the seed (zipf and uniform: one stream per
  * task, task 0's the seed's); zipf samples by rejection-inversion

@@ -1810,6 +1810,29 @@ static void test_stream_errors(void **state)
 	assert_int_equal(sws_replay_nr_tasks(r), 2);
 	sws_replay_destroy(r);
 
+	/* A first record no stream may carry is that record's error; a second
+	 * stream of one pid is refused (one process, one worker). */
+	const struct sws_trace_record d0[] = {
+		REC(SWS_TRACE_FORK, 7, 0, 0, 70, 0),
+		REC(SWS_TRACE_ACCESS, 7, 0x100000, 4096, 0, SWS_TRACE_F_WRITE),
+		REC(SWS_TRACE_ACCESS, 7, 0x101000, 4096, 0, SWS_TRACE_F_WRITE),
+	};
+	const struct sws_trace_record d1[] = {
+		REC(SWS_TRACE_ACCESS, 7, 0x100000, 4096, 0, 0),
+		REC(SWS_TRACE_ACCESS, 7, 0x100000, 4096, 0, 0),
+		REC(SWS_TRACE_EXIT, 7, 0, 0, 0, 0),
+	};
+	struct two_streams dup = {{d0, d1}, {3, 3}, {0, 0}, {-1, -1}, false};
+	src.ctx = &dup;
+	assert_sws(0, sws_replay_create(&cfg, &r));
+	assert_sws(0, sws_replay_run(r, &src));
+	assert_sws(0, sws_replay_report(r, &rep));
+	assert_int_equal(rep.events, 6);
+	assert_int_equal(rep.errors, 1 + 3);
+	assert_int_equal(rep.accesses, 2);
+	assert_int_equal(sws_replay_nr_tasks(r), 1);
+	sws_replay_destroy(r);
+
 	struct two_streams bad = {{s0, s1}, {6, 4}, {0, 0}, {-1, 2}, false};
 	src.ctx = &bad;
 	assert_sws(0, sws_replay_create(&cfg, &r));
