@@ -124,7 +124,7 @@ int sws__mm_charge(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint6
 		 * Without a stock, a memcg without a limit is never full: with RAM
 		 * short, go straight to reclaim (no charge to take back). */
 		bool memcg_full = false;
-		if (stock || mc->limit || atomic_load_explicit(&mm->free_pages, memory_order_relaxed) >= (int64_t)nr) {
+		if (stock || mc->limit || sws__mm_free_pages(mm) >= (int64_t)nr) {
 			if (!stock || !consume_stock(stock, memcg, nr)) {
 				uint64_t ahead = stock && nr < MEMCG_CHARGE_BATCH ? MEMCG_CHARGE_BATCH - nr : 0;
 				if (ahead && memcg_try_charge(mc, nr + ahead))
@@ -133,9 +133,8 @@ int sws__mm_charge(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint6
 					memcg_full = !memcg_try_charge(mc, nr);
 			}
 			if (!memcg_full) {
-				if (atomic_fetch_sub(&mm->free_pages, (int64_t)nr) - (int64_t)nr >= 0)
+				if (sws__mm_ram_take(cpu, mm, nr))
 					return 0;
-				atomic_fetch_add(&mm->free_pages, (int64_t)nr);
 				atomic_fetch_sub(&mc->usage, nr);
 			}
 		}

@@ -196,13 +196,18 @@ static int __do_wp_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, s
 		sws_spin_unlock(ptl);
 		return 0;
 	}
+	bool large = f->order != 0; /* read under the ptl: once it drops, the folio may go */
 	sws_spin_unlock(ptl);
-	if (f->order) { /* COW of one page of a large folio: split it first */
+	if (large) { /* COW of one page of a large folio: split it first */
 		if (folio_trylock(f)) {
-			sws__mm_lru_del(mm, pfn);
-			if (sws__mm_split_folio(cpu, mm, pfn) != 0) {
-				sws__mm_lru_add(mm, pfn, false);
+			if (!f->order || folio_test(f, PG_free)) { /* freed (and reused) meanwhile */
 				folio_unlock(f);
+			} else {
+				sws__mm_lru_del(mm, pfn);
+				if (sws__mm_split_folio(cpu, mm, pfn) != 0) {
+					sws__mm_lru_add(mm, pfn, false);
+					folio_unlock(f);
+				}
 			}
 		}
 		return SWS_EAGAIN_INTERNAL;

@@ -90,7 +90,7 @@ int sws_mm_create(struct sws_sim *sim, const struct sws_mm_config *cfg, struct s
 	sws_spin_init(&mm->spaces_lock);
 	sws_spin_init(&mm->ra_lock);
 	for (unsigned i = 0; i < SWS__MM_RMAP_LOCKS; i++)
-		sws_spin_init(&mm->rmap_locks[i]);
+		sws_spin_init(&mm->rmap_locks[i].l);
 	mm->cap_memcgs = SWS_MM_MAX_MEMCGS;
 	mm->memcgs = sws__mem_zalloc(mem, SWS_MEM_mm, sizeof(*mm->memcgs) * mm->cap_memcgs, 64);
 	mm->pcpu = sws__mem_zalloc(mem, SWS_MEM_mm, sizeof(*mm->pcpu) * sim->max_cpus, 64);

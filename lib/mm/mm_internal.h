@@ -122,6 +122,12 @@ struct sws_file_dir {
 	struct sws_file_table *_Atomic table[SWS__MM_FILE_DIR];
 };
 
+/* A spinlock on a cache line of its own: locks of an array that different
+ * CPUs take (hashed locks) do not share lines. */
+struct sws_lock_line {
+	_Alignas(SWS_CACHELINE) sws_spinlock_t l;
+};
+
 /* Reverse maps are guarded by one of these, hashed by PFN (the kernel's
  * anon_vma locks and atomic mapcounts: no lock a whole memcg shares). */
 #define SWS__MM_RMAP_LOCKS 64
@@ -157,9 +163,6 @@ struct sws_region {
  * vaddr taking lock (vaddr >> PMD_SHIFT) % SWS__PTE_LOCKS, a cache line each. */
 #define SWS__PTE_LOCKS 64
 #define SWS__PMD_SHIFT 21
-struct sws_pte_lock {
-	_Alignas(SWS_CACHELINE) sws_spinlock_t l;
-};
 
 struct sws_space {
 	/* mmap_lock (and page_table_lock): the regions and their readahead state,
@@ -176,7 +179,7 @@ struct sws_space {
 	struct sws_region *regions; /* sorted, non-overlapping */
 	uint32_t nr_regions, cap_regions;
 	_Atomic uint64_t nr_tables; /* page-table pages allocated */
-	struct sws_pte_lock ptlocks[SWS__PTE_LOCKS];
+	struct sws_lock_line ptlocks[SWS__PTE_LOCKS];
 };
 
 /* pte_lockptr(): the lock of the PTE table that maps @vaddr. */
@@ -212,6 +215,9 @@ struct sws_mm_pcpu {
 	/* memcg_stock_pcp: pages charged ahead to one memcg (memcg << 32 | pages);
 	 * the owner takes and refills it, drain_all_stock() empties it from anywhere */
 	_Atomic uint64_t stock;
+	/* RAM pages this CPU took ahead of free_pages (page_alloc.c, the free
+	 * stock): the owner takes and refills it, sws__mm_ram_drain() empties it */
+	_Atomic int64_t free_stock;
 	/* The last space this CPU looked up (mm_space()) */
 	uint32_t space_asid;
 	struct sws_space *space;
@@ -239,7 +245,11 @@ struct sws_mm {
 	uint32_t free_head;       /* freed PFNs, last freed first, linked through folio->next */
 	uint32_t nr_free_listed;  /* PFNs on that list */
 	uint32_t pfn_hwm;         /* PFNs [1, pfn_hwm) have been claimed; the rest never were */
-	_Atomic int64_t free_pages; /* RAM pages not in a folio */
+	_Atomic int64_t free_pages; /* RAM pages not in a folio, less the CPUs' free stocks */
+	/* moves of RAM pages between free_pages and a stock begun and finished:
+	 * a failed allocation knows whether pages were in flight meanwhile */
+	_Atomic uint64_t ram_moves_started, ram_moves_done;
+	atomic_bool ram_tight; /* stocks are not refilled, frees go to free_pages */
 
 	/* Memcgs and LRU */
 	sws_spinlock_t memcg_lock;  /* creating memcgs */
@@ -248,7 +258,7 @@ struct sws_mm {
 	uint32_t reclaim_memcg_rr; /* round robin of global reclaim */
 	_Atomic uint64_t nonresident_age; /* workingset eviction clock */
 	_Atomic uint64_t lru_clock;       /* not maintained (0) */
-	sws_spinlock_t rmap_locks[SWS__MM_RMAP_LOCKS];
+	struct sws_lock_line rmap_locks[SWS__MM_RMAP_LOCKS];
 
 	/* Address spaces */
 	sws_spinlock_t spaces_lock; /* the array itself */
@@ -470,7 +480,7 @@ static inline void mm_lock(struct sws_mm *mm, sws_spinlock_t *l, enum sws_mm_cou
 /* The lock of @f's reverse maps and mapcount. */
 static inline sws_spinlock_t *folio_rmap_lock(struct sws_mm *mm, const struct sws_folio *f)
 {
-	return &mm->rmap_locks[(uint64_t)(f - mm->folios) % SWS__MM_RMAP_LOCKS];
+	return &mm->rmap_locks[(uint64_t)(f - mm->folios) % SWS__MM_RMAP_LOCKS].l;
 }
 
 /* The content seed of page @i of @f (a large folio's pages derive theirs). */
@@ -508,6 +518,16 @@ struct sws_folio *sws__mm_folio_claim(struct sws_mm *mm, uint64_t pfn, unsigned 
  * back whole (sws_mm_destroy()). */
 int sws__mm_folio_map_init(struct sws_mm *mm);
 void sws__mm_folio_map_fini(struct sws_mm *mm);
+/* RAM pages not in a folio: free_pages and every CPU's free stock. */
+int64_t sws__mm_free_pages(struct sws_mm *mm);
+/* Take @nr pages of RAM for an allocation on @cpu: from its free stock, else
+ * from free_pages with a batch ahead into the stock (NULL, or the exact-LRU
+ * policy: exactly @nr, no stock). @return false when fewer are free
+ * (after every stock went back to free_pages). */
+bool sws__mm_ram_take(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t nr);
+/* Give @nr pages of RAM back: into @cpu's free stock (the excess above two
+ * batches to free_pages), or to free_pages. */
+void sws__mm_ram_give(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t nr);
 /* A new folio, charged (reclaiming as needed), returned locked. */
 int sws__mm_folio_alloc(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, unsigned order,
 			uint64_t *pfn);

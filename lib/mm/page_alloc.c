@@ -26,9 +26,21 @@
  * (the kernel gives back the coldest). When the free list and the never
  * claimed PFNs run dry every CPU's list is drained into it, one PFN taken for
  * the caller on the way (drain_all_pages() on the allocation slow path). The
- * RAM count (free_pages) is separate and moves at allocation and free, so the
- * lists change which PFN a folio gets (and so the stack order above holds
- * only up to them), never how much memory is free. A caller without a CPU
+ * RAM count is separate and moves at allocation and free, so the lists change
+ * which PFN a folio gets (and so the stack order above holds only up to them),
+ * never how much memory is free.
+ *
+ * THE RAM COUNT. free_pages less what each CPU took ahead: an allocation
+ * takes its pages from its CPU's free stock, else FREE_STOCK_BATCH ahead from
+ * free_pages into it, and a free gives them back to the stock (two batches at
+ * most, the rest to free_pages), so CPUs touch the shared count once per
+ * batch, as the kernel moves NR_FREE_PAGES once per batch of its per-CPU
+ * lists. Unlike the kernel, the count readers see (kswapd's watermarks,
+ * statistics: sws__mm_free_pages()) includes the stocks, and an allocation
+ * that finds free_pages short makes RAM tight (no stock is refilled and frees
+ * go to free_pages until it has four batches per CPU again), brings every
+ * stock back and tries again: one CPU decides exactly as with one shared
+ * count, several never fail while pages are free. A caller without a CPU
  * (NULL: white-box tests) uses the free list (and drains the lists when it
  * runs dry).
  *
@@ -283,7 +295,7 @@ int sws__mm_folio_alloc(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, 
 		return rc;
 	uint32_t p;
 	if (pfn_take_one(cpu, mm, &p)) { /* a section not mapped (one PFN per page of RAM at least) */
-		atomic_fetch_add(&mm->free_pages, (int64_t)1 << order);
+		sws__mm_ram_give(cpu, mm, 1ull << order);
 		atomic_fetch_sub(&mm->memcgs[memcg].usage, 1ull << order);
 		return SWS_ENOMEM;
 	}
@@ -295,19 +307,135 @@ int sws__mm_folio_alloc(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, 
 }
 
 #define MEMALLOC_RESERVE 64 /* pages reclaim itself may use beyond RAM (PF_MEMALLOC) */
+#define FREE_STOCK_BATCH 64 /* RAM pages an allocation takes ahead into its CPU's free stock */
+
+/* @cpu's free stock, when the policy keeps one. */
+static _Atomic int64_t *free_stock(struct sws_cpu *cpu, struct sws_mm *mm)
+{
+	return cpu && mm->cfg.policy != SWS_RECLAIM_LRU ? &mm->pcpu[sws__cpu_id(cpu)].free_stock : NULL;
+}
+
+/* RAM is tight from an allocation that found free_pages short until free_pages
+ * has a few batches per CPU again: meanwhile frees go to free_pages and no
+ * stock is refilled, so what is free stays where every CPU sees it. */
+static bool ram_tight(struct sws_mm *mm) { return atomic_load_explicit(&mm->ram_tight, memory_order_relaxed); }
+
+int64_t sws__mm_free_pages(struct sws_mm *mm)
+{
+	int64_t n = atomic_load_explicit(&mm->free_pages, memory_order_relaxed);
+	for (unsigned i = 0; i < mm->sim->max_cpus; i++)
+		n += atomic_load_explicit(&mm->pcpu[i].free_stock, memory_order_relaxed);
+	return n;
+}
+
+/* A move of pages between free_pages and a stock: for a moment they are in
+ * neither, so a failing allocation that saw one begin retries. */
+static void ram_move_begin(struct sws_mm *mm) { atomic_fetch_add(&mm->ram_moves_started, 1); }
+static void ram_move_end(struct sws_mm *mm) { atomic_fetch_add(&mm->ram_moves_done, 1); }
+
+/* Every CPU's free stock back to free_pages. */
+static void ram_drain(struct sws_mm *mm)
+{
+	ram_move_begin(mm);
+	for (unsigned i = 0; i < mm->sim->max_cpus; i++) {
+		int64_t v = atomic_exchange(&mm->pcpu[i].free_stock, 0);
+		if (v)
+			atomic_fetch_add(&mm->free_pages, v);
+	}
+	ram_move_end(mm);
+}
+
+/* @nr pages from free_pages, leaving at least -@floor (compare-and-swap: a
+ * take that fails never shows others a count it has not left). */
+static bool ram_take_shared(struct sws_mm *mm, int64_t nr, int64_t floor)
+{
+	int64_t v = atomic_load_explicit(&mm->free_pages, memory_order_relaxed);
+	while (v - nr >= -floor)
+		if (atomic_compare_exchange_weak(&mm->free_pages, &v, v - nr))
+			return true;
+	return false;
+}
+
+/* @nr pages from @stock, if it has them. */
+static bool stock_take(_Atomic int64_t *stock, int64_t nr)
+{
+	int64_t v = atomic_load_explicit(stock, memory_order_relaxed);
+	while (v >= nr)
+		if (atomic_compare_exchange_weak(stock, &v, v - nr))
+			return true;
+	return false;
+}
+
+/*
+ * The RAM of an allocation, leaving at least -@floor in free_pages (reclaim's
+ * own folios may dip into the reserves). The stock serves only while
+ * free_pages is not below zero (then the stock is free RAM on top of it), and
+ * only an allocation that stays out of the reserves takes a batch ahead.
+ */
+static bool ram_take(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t n, int64_t floor)
+{
+	_Atomic int64_t *stock = free_stock(cpu, mm);
+	int64_t nr = (int64_t)n;
+	if (stock && atomic_load_explicit(&mm->free_pages, memory_order_relaxed) >= 0 && stock_take(stock, nr))
+		return true;
+	if (stock && !floor && nr < FREE_STOCK_BATCH && !ram_tight(mm) &&
+	    atomic_load_explicit(&mm->free_pages, memory_order_relaxed) >= FREE_STOCK_BATCH) {
+		ram_move_begin(mm);
+		bool ok = ram_take_shared(mm, FREE_STOCK_BATCH, 0);
+		if (ok)
+			atomic_fetch_add(stock, FREE_STOCK_BATCH - nr);
+		ram_move_end(mm);
+		if (ok)
+			return true;
+	}
+	if (ram_take_shared(mm, nr, floor))
+		return true;
+	/* The stocks hold the rest of what is free: RAM is tight, the stocks go
+	 * back to free_pages, and again while pages moved meanwhile (RAM is full
+	 * only when it is with nothing in flight). */
+	if (stock)
+		atomic_store_explicit(&mm->ram_tight, true, memory_order_relaxed);
+	for (unsigned tries = 0; tries < 64; tries++) {
+		ram_drain(mm);
+		uint64_t done = atomic_load(&mm->ram_moves_done);
+		if (ram_take_shared(mm, nr, floor))
+			return true;
+		if (atomic_load(&mm->ram_moves_started) == done && sws__mm_free_pages(mm) - nr < -floor)
+			return false;
+	}
+	return false;
+}
+
+bool sws__mm_ram_take(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t nr) { return ram_take(cpu, mm, nr, 0); }
+
+void sws__mm_ram_give(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t nr)
+{
+	_Atomic int64_t *stock = free_stock(cpu, mm);
+	if (!stock || ram_tight(mm)) {
+		int64_t v = atomic_fetch_add(&mm->free_pages, (int64_t)nr) + (int64_t)nr;
+		if (stock && v >= 4 * FREE_STOCK_BATCH * (int64_t)mm->sim->max_cpus)
+			atomic_store_explicit(&mm->ram_tight, false, memory_order_relaxed);
+		return;
+	}
+	int64_t v = atomic_fetch_add(stock, (int64_t)nr) + (int64_t)nr;
+	if (v > 2 * FREE_STOCK_BATCH) {
+		ram_move_begin(mm);
+		if (stock_take(stock, v - FREE_STOCK_BATCH))
+			atomic_fetch_add(&mm->free_pages, v - FREE_STOCK_BATCH);
+		ram_move_end(mm);
+	}
+}
 
 int sws__mm_folio_alloc_noreclaim(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t *pfn)
 {
 	/* Reclaim's own short-lived folios (zswap writeback) dip into the reserves,
 	 * ignore the memcg limit and never reclaim. */
-	if (atomic_fetch_sub(&mm->free_pages, 1) - 1 < -MEMALLOC_RESERVE) {
-		atomic_fetch_add(&mm->free_pages, 1);
+	if (!ram_take(cpu, mm, 1, MEMALLOC_RESERVE))
 		return SWS_ENOMEM;
-	}
 	atomic_fetch_add(&mm->memcgs[memcg].usage, 1);
 	uint32_t p;
 	if (pfn_take_one(cpu, mm, &p)) {
-		atomic_fetch_add(&mm->free_pages, 1);
+		sws__mm_ram_give(cpu, mm, 1);
 		atomic_fetch_sub(&mm->memcgs[memcg].usage, 1);
 		return SWS_ENOMEM;
 	}
@@ -329,6 +457,6 @@ void sws__mm_folio_free(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 	atomic_store(&f->mapcount, 0);
 	atomic_store(&f->flags, PG_free); /* also drops PG_locked */
 	atomic_fetch_sub(&mm->memcgs[f->memcg].usage, nr);
-	atomic_fetch_add(&mm->free_pages, (int64_t)nr);
+	sws__mm_ram_give(cpu, mm, nr);
 	pfn_put(cpu, mm, pfn);
 }

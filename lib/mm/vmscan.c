@@ -462,7 +462,7 @@ static uint64_t kswapd(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t budget)
 		sws__zswap_shrink_worker(mm->zswap, cpu, budget);
 	if (mm->cfg.policy == SWS_RECLAIM_LRU)
 		return 0; /* the exact-LRU reference reclaims on demand only */
-	int64_t free_pages = atomic_load(&mm->free_pages);
+	int64_t free_pages = sws__mm_free_pages(mm);
 	if (free_pages >= (int64_t)mm->cfg.wmark_low)
 		return 0;
 	uint64_t want = mm->cfg.wmark_high - (uint64_t)free_pages;
@@ -476,7 +476,7 @@ uint64_t sws_mm_kswapd(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t budget)
 		return 0;
 	/* Cheap when idle: no clock read unless there is work. */
 	if (!(mm->zswap && sws__zswap_shrink_queued(mm->zswap)) &&
-	    (mm->cfg.policy == SWS_RECLAIM_LRU || atomic_load(&mm->free_pages) >= (int64_t)mm->cfg.wmark_low))
+	    (mm->cfg.policy == SWS_RECLAIM_LRU || sws__mm_free_pages(mm) >= (int64_t)mm->cfg.wmark_low))
 		return 0;
 	uint64_t t0 = mm_kernel_enter(mm, cpu);
 	uint64_t left = kswapd(cpu, mm, budget);

@@ -64,7 +64,7 @@ void sws_mm_stats(struct sws_mm *mm, struct sws_mm_stats *st)
 	if (mm->zswap)
 		sws__zswap_stats(mm->zswap, st);
 	st->ram_pages = mm->cfg.ram_pages;
-	int64_t fp = atomic_load(&mm->free_pages);
+	int64_t fp = sws__mm_free_pages(mm);
 	st->free_pages = fp > 0 ? (uint64_t)fp : 0;
 	st->anon_pages = st->ram_pages - st->free_pages;
 	struct sws_stats ss;
