@@ -86,6 +86,7 @@ int sws_mm_create(struct sws_sim *sim, const struct sws_mm_config *cfg, struct s
 	atomic_init(&mm->free_pages, (int64_t)cfg->ram_pages);
 	atomic_init(&mm->ra_hits, 4); /* the kernel starts with 4 readahead hits */
 	sws_spin_init(&mm->pfn_lock);
+	sws_spin_init(&mm->ram_lock);
 	sws_spin_init(&mm->memcg_lock);
 	sws_spin_init(&mm->spaces_lock);
 	sws_spin_init(&mm->ra_lock);

@@ -250,6 +250,7 @@ struct sws_mm {
 	 * a failed allocation knows whether pages were in flight meanwhile */
 	_Atomic uint64_t ram_moves_started, ram_moves_done;
 	atomic_bool ram_tight; /* stocks are not refilled, frees go to free_pages */
+	sws_spinlock_t ram_lock; /* an allocation that found RAM short (a leaf) */
 
 	/* Memcgs and LRU */
 	sws_spinlock_t memcg_lock;  /* creating memcgs */

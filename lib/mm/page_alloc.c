@@ -58,6 +58,8 @@
  *              |<- mapped (charged to SWS_MEM_mm) ->|
  *              PFN 0 .......... pfn_hwm ^           (whole sections: the last ends at nr_pfn)
  */
+#include <sched.h>
+
 #include "mm_internal.h"
 
 /* Bytes of the folio map that hold PFNs below @end. */
@@ -381,7 +383,7 @@ static bool ram_take(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t n, int64_t
 	if (stock && !floor && nr < FREE_STOCK_BATCH && !ram_tight(mm) &&
 	    atomic_load_explicit(&mm->free_pages, memory_order_relaxed) >= FREE_STOCK_BATCH) {
 		ram_move_begin(mm);
-		bool ok = ram_take_shared(mm, FREE_STOCK_BATCH, 0);
+		bool ok = !ram_tight(mm) && ram_take_shared(mm, FREE_STOCK_BATCH, 0);
 		if (ok)
 			atomic_fetch_add(stock, FREE_STOCK_BATCH - nr);
 		ram_move_end(mm);
@@ -394,16 +396,23 @@ static bool ram_take(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t n, int64_t
 	 * back to free_pages, and again while pages moved meanwhile (RAM is full
 	 * only when it is with nothing in flight). */
 	if (stock)
-		atomic_store_explicit(&mm->ram_tight, true, memory_order_relaxed);
-	for (unsigned tries = 0; tries < 64; tries++) {
+		atomic_store(&mm->ram_tight, true);
+	/* One CPU at a time (ram_lock, a leaf): no drain overlaps another, and
+	 * while RAM is tight no move begins, so the moves in flight end. */
+	mm_lock(mm, &mm->ram_lock, SWS_MM_lock_mm_other_contended);
+	bool ok;
+	for (;;) {
+		while (atomic_load(&mm->ram_moves_started) != atomic_load(&mm->ram_moves_done))
+			sched_yield();
 		ram_drain(mm);
 		uint64_t done = atomic_load(&mm->ram_moves_done);
-		if (ram_take_shared(mm, nr, floor))
-			return true;
+		if ((ok = ram_take_shared(mm, nr, floor)))
+			break;
 		if (atomic_load(&mm->ram_moves_started) == done && sws__mm_free_pages(mm) - nr < -floor)
-			return false;
+			break;
 	}
-	return false;
+	sws_spin_unlock(&mm->ram_lock);
+	return ok;
 }
 
 bool sws__mm_ram_take(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t nr) { return ram_take(cpu, mm, nr, 0); }
@@ -420,7 +429,7 @@ void sws__mm_ram_give(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t nr)
 	int64_t v = atomic_fetch_add(stock, (int64_t)nr) + (int64_t)nr;
 	if (v > 2 * FREE_STOCK_BATCH) {
 		ram_move_begin(mm);
-		if (stock_take(stock, v - FREE_STOCK_BATCH))
+		if (!ram_tight(mm) && stock_take(stock, v - FREE_STOCK_BATCH))
 			atomic_fetch_add(&mm->free_pages, v - FREE_STOCK_BATCH);
 		ram_move_end(mm);
 	}
