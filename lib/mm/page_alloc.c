@@ -392,9 +392,9 @@ static bool ram_take(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t n, int64_t
 	}
 	if (ram_take_shared(mm, nr, floor))
 		return true;
-	/* The stocks hold the rest of what is free: RAM is tight, the stocks go
-	 * back to free_pages, and again while pages moved meanwhile (RAM is full
-	 * only when it is with nothing in flight). */
+	/* The stocks hold the rest of what is free: RAM is tight, and the stocks
+	 * go back to free_pages until the take succeeds or fails with no move in
+	 * flight and no page in a stock (RAM is then full). */
 	if (stock)
 		atomic_store(&mm->ram_tight, true);
 	/* One CPU at a time (ram_lock, a leaf): no drain overlaps another, and
