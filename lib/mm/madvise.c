@@ -97,7 +97,7 @@ static void lazyfree_pte(void *ctx, uint64_t vaddr, uint64_t *pte)
 static void madv_free(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp, uint64_t addr,
 		      uint64_t end)
 {
-	struct lazyfree l = {.z = {cpu, mm, asid, 0, 0}};
+	struct lazyfree l = {.z = {cpu, mm, asid, 0, 0, {0}}};
 	sws__mm_split_edges(cpu, mm, sp, addr, end);
 	sws__mm_space_lock(mm, sp);
 	sws___pte_walk(sp, addr, end, lazyfree_pte, &l);

@@ -3,7 +3,9 @@
  * takes pages of the memcg's limit and of RAM, reclaiming from the memcg (at
  * its limit) or the machine (RAM short) and, when reclaim makes no progress
  * 16 times (MAX_RECLAIM_RETRIES), calling the OOM killer.
- * Callers: page_alloc.c (every folio), sws_mm_memcg_create.
+ * Uncharging a batch of freed folios (mem_cgroup_uncharge_folios) updates
+ * each memcg's counter once per run of its folios.
+ * Callers: page_alloc.c (every folio), swap.c (folios_put), sws_mm_memcg_create.
  */
 #include "mm_internal.h"
 
@@ -156,6 +158,23 @@ int sws__mm_charge(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint6
 		retries = MAX_RECLAIM_RETRIES;
 	}
 	return SWS_ENOMEM;
+}
+
+void sws__mm_uncharge_folios(struct sws_mm *mm, const uint32_t *pfn, unsigned n)
+{
+	uint64_t pages = 0;
+	uint16_t memcg = 0;
+	for (unsigned i = 0; i < n; i++) {
+		const struct sws_folio *f = mm_folio(mm, pfn[i]);
+		if (pages && f->memcg != memcg) { /* uncharge_batch() of the run so far */
+			atomic_fetch_sub(&mm->memcgs[memcg].usage, pages);
+			pages = 0;
+		}
+		memcg = f->memcg;
+		pages += folio_nr(f);
+	}
+	if (pages)
+		atomic_fetch_sub(&mm->memcgs[memcg].usage, pages);
 }
 
 int sws_mm_memcg_create(struct sws_mm *mm, uint64_t limit_pages, uint16_t *id)

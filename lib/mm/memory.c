@@ -447,6 +447,8 @@ int sws_mm_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_
  * it left cache-only (a swap-cache lookup each; the others need none). */
 void sws__mm_zap_flush(struct sws__zap *z)
 {
+	if (z->fb.nr) /* first: the folios were zapped before the run's entries were put */
+		sws__mm_folios_put(z->cpu, z->mm, &z->fb);
 	if (!z->nr)
 		return;
 	uint64_t only_cache[SWS_CLUSTER_SLOTS / 64];
@@ -484,8 +486,11 @@ static void drop_folio_mapping(struct sws__zap *z, uint64_t pfn, uint64_t vaddr)
 		}
 		sws_swap_cache_del(z->cpu, f->swap, nr, pfn, 0);
 	}
-	sws__mm_lru_del(mm, pfn);
-	sws__mm_folio_free(z->cpu, mm, pfn);
+	/* Locked, unmapped, out of the swap cache: nobody else finds it, and reclaim's
+	 * trylock skips it until the batch frees it (tlb_flush_mmu() -> folios_put()). */
+	z->fb.pfn[z->fb.nr++] = (uint32_t)pfn;
+	if (z->fb.nr == SWS__FOLIO_BATCH)
+		sws__mm_folios_put(z->cpu, mm, &z->fb);
 }
 
 /* A swap PTE zapped: its entry joins the run (a new run when it does not extend it). */
@@ -519,7 +524,7 @@ void sws___mm_zap_range(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, s
 			uint64_t start, uint64_t end)
 {
 	SWS_ASSERT_HELD(&sp->mmap_lock);
-	struct sws__zap z = {cpu, mm, asid, 0, 0};
+	struct sws__zap z = {cpu, mm, asid, 0, 0, {0}};
 	sws___pte_walk(sp, start, end, zap_pte, &z);
 	sws__mm_zap_flush(&z);
 }

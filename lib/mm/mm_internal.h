@@ -537,10 +537,16 @@ int sws__mm_folio_alloc_noreclaim(struct sws_cpu *cpu, struct sws_mm *mm, uint16
 /* Free @pfn's folio: uncharged, its descriptor onto @cpu's page list (or the
  * free list without a CPU). */
 void sws__mm_folio_free(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn);
+/* free_unref_folios(): the @n folios @pfn, off the LRU and uncharged
+ * (sws__mm_uncharge_folios()), freed in order as sws__mm_folio_free() would. */
+void sws__mm_free_unref_folios(struct sws_cpu *cpu, struct sws_mm *mm, const uint32_t *pfn, unsigned n);
 
 /* memcontrol.c: try_charge() of @nr pages to @memcg and RAM, reclaiming and
  * then calling the OOM killer as needed. @return 0, SWS_EKILLED, SWS_ENOMEM. */
 int sws__mm_charge(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr);
+/* mem_cgroup_uncharge_folios(): the pages of the @n folios @pfn off their
+ * memcgs' counters, one update per run of folios of one memcg (uncharge_batch()). */
+void sws__mm_uncharge_folios(struct sws_mm *mm, const uint32_t *pfn, unsigned n);
 
 /* swap.c: the LRU lists */
 void sws__mm_lru_add(struct sws_mm *mm, uint64_t pfn, bool active);
@@ -549,6 +555,17 @@ void sws___mm_lru_unlink(struct sws_mm *mm, uint64_t pfn);
 /* The folio's lru_lock held: put at the MRU end of @which. */
 void sws___mm_lru_move(struct sws_mm *mm, uint64_t pfn, unsigned which);
 void sws__mm_lru_del(struct sws_mm *mm, uint64_t pfn);
+/* folios_put()'s batch (a folio_batch of PAGEVEC_SIZE): locked folios that
+ * nothing maps or caches any more, freed together. */
+#define SWS__FOLIO_BATCH 31
+struct sws__folio_batch {
+	unsigned nr;
+	uint32_t pfn[SWS__FOLIO_BATCH];
+};
+/* folios_put(): the batch's folios off the LRU, each lruvec's lock taken once
+ * per run of its folios (folio_lruvec_relock()), uncharged, freed; the batch
+ * is empty after. */
+void sws__mm_folios_put(struct sws_cpu *cpu, struct sws_mm *mm, struct sws__folio_batch *fb);
 /* folio_rotate_reclaimable(): the folio (its write-back done, clean, PG_reclaim)
  * to the end of the inactive list reclaim takes next. */
 void sws__mm_folio_rotate_reclaimable(struct sws_mm *mm, uint64_t pfn);
@@ -648,9 +665,11 @@ struct sws__zap {
 	uint32_t asid;
 	sws_entry_t run; /* a run of swap entries inside one cluster */
 	unsigned nr;
+	struct sws__folio_batch fb; /* the mmu_gather's folios, freed after the PTEs go */
 };
-/* Put the run (swap_put_entries_direct), reclaim what it left cache-only. It
- * needs no lock but runs under a ptl (a walk's): it only trylocks folios. */
+/* Free the batched folios, then put the run (swap_put_entries_direct) and
+ * reclaim what it left cache-only. It needs no lock but runs under a ptl (a
+ * walk's): it only trylocks folios. */
 void sws__mm_zap_flush(struct sws__zap *z);
 /* Swap PTE value @v zapped: its entry joins the run (under a ptl, as above). */
 void sws__mm_zap_swap_pte(struct sws__zap *z, uint64_t v);

@@ -453,7 +453,9 @@ int sws__mm_folio_alloc_noreclaim(struct sws_cpu *cpu, struct sws_mm *mm, uint16
 	return 0;
 }
 
-void sws__mm_folio_free(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
+/* free_unref_folio(): @pfn's descriptor and RAM back (@uncharge: its memcg's
+ * pages too, else the caller uncharged them). */
+static void free_unref_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn, bool uncharge)
 {
 	struct sws_folio *f = mm_folio(mm, pfn);
 	if (folio_test(f, PG_lru_batch)) { /* still in a CPU's batch: its entry goes stale */
@@ -465,7 +467,19 @@ void sws__mm_folio_free(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 	f->nr_rmap = 0;
 	atomic_store(&f->mapcount, 0);
 	atomic_store(&f->flags, PG_free); /* also drops PG_locked */
-	atomic_fetch_sub(&mm->memcgs[f->memcg].usage, nr);
+	if (uncharge)
+		atomic_fetch_sub(&mm->memcgs[f->memcg].usage, nr);
 	sws__mm_ram_give(cpu, mm, nr);
 	pfn_put(cpu, mm, pfn);
+}
+
+void sws__mm_folio_free(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
+{
+	free_unref_folio(cpu, mm, pfn, true);
+}
+
+void sws__mm_free_unref_folios(struct sws_cpu *cpu, struct sws_mm *mm, const uint32_t *pfn, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		free_unref_folio(cpu, mm, pfn[i], false);
 }

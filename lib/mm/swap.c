@@ -179,6 +179,26 @@ void sws__mm_lru_del(struct sws_mm *mm, uint64_t pfn)
 	sws_spin_unlock(folio_lru_lock(mm, f));
 }
 
+void sws__mm_folios_put(struct sws_cpu *cpu, struct sws_mm *mm, struct sws__folio_batch *fb)
+{
+	sws_spinlock_t *held = NULL;
+	for (unsigned i = 0; i < fb->nr; i++) {
+		sws_spinlock_t *lock = folio_lru_lock(mm, mm_folio(mm, fb->pfn[i]));
+		if (lock != held) { /* folio_lruvec_relock_irqsave() */
+			if (held)
+				sws_spin_unlock(held);
+			mm_lock(mm, lock, SWS_MM_lock_lru_contended);
+			held = lock;
+		}
+		sws___mm_lru_unlink(mm, fb->pfn[i]); /* also stales a CPU batch's entry */
+	}
+	if (held)
+		sws_spin_unlock(held);
+	sws__mm_uncharge_folios(mm, fb->pfn, fb->nr);
+	sws__mm_free_unref_folios(cpu, mm, fb->pfn, fb->nr);
+	fb->nr = 0;
+}
+
 /* An access to a mapped folio: the hardware accessed bit, or for the exact-LRU
  * reference a move to the most recently used end. */
 void sws__mm_mark_accessed(struct sws_mm *mm, uint64_t pfn)
