@@ -31,6 +31,8 @@ static int madv_pageout(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space
 		sws__mm_lru_del(mm, pfn);
 		folio_clear(f, PG_young | PG_referenced);
 		int rc = sws__mm_pageout_folio(cpu, mm, pfn);
+		if (rc == 0)
+			sws__mm_folio_free(cpu, mm, pfn);
 		if (rc == SWS_EAGAIN) {
 			va -= SWS_PAGE_SIZE; /* split: take its pages one by one */
 			continue;

@@ -537,9 +537,17 @@ int sws__mm_folio_alloc_noreclaim(struct sws_cpu *cpu, struct sws_mm *mm, uint16
 /* Free @pfn's folio: uncharged, its descriptor onto @cpu's page list (or the
  * free list without a CPU). */
 void sws__mm_folio_free(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn);
-/* free_unref_folios(): the @n folios @pfn, off the LRU and uncharged
- * (sws__mm_uncharge_folios()), freed in order as sws__mm_folio_free() would. */
-void sws__mm_free_unref_folios(struct sws_cpu *cpu, struct sws_mm *mm, const uint32_t *pfn, unsigned n);
+/* A folio_batch (PAGEVEC_SIZE): locked folios that nothing maps or caches any
+ * more, freed together. */
+#define SWS__FOLIO_BATCH 31
+struct sws__folio_batch {
+	unsigned nr;
+	uint32_t pfn[SWS__FOLIO_BATCH];
+};
+/* The batch's folios, off the LRU: uncharged (mem_cgroup_uncharge_folios()),
+ * then freed in order as sws__mm_folio_free() frees (free_unref_folios()); the
+ * batch is empty after. */
+void sws__mm_folio_batch_free(struct sws_cpu *cpu, struct sws_mm *mm, struct sws__folio_batch *fb);
 
 /* memcontrol.c: try_charge() of @nr pages to @memcg and RAM, reclaiming and
  * then calling the OOM killer as needed. @return 0, SWS_EKILLED, SWS_ENOMEM. */
@@ -555,13 +563,6 @@ void sws___mm_lru_unlink(struct sws_mm *mm, uint64_t pfn);
 /* The folio's lru_lock held: put at the MRU end of @which. */
 void sws___mm_lru_move(struct sws_mm *mm, uint64_t pfn, unsigned which);
 void sws__mm_lru_del(struct sws_mm *mm, uint64_t pfn);
-/* folios_put()'s batch (a folio_batch of PAGEVEC_SIZE): locked folios that
- * nothing maps or caches any more, freed together. */
-#define SWS__FOLIO_BATCH 31
-struct sws__folio_batch {
-	unsigned nr;
-	uint32_t pfn[SWS__FOLIO_BATCH];
-};
 /* folios_put(): the batch's folios off the LRU, each lruvec's lock taken once
  * per run of its folios (folio_lruvec_relock()), uncharged, freed; the batch
  * is empty after. */
@@ -718,8 +719,10 @@ int sws__mm_filemap_evict(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn);
 void sws__mm_filemap_destroy(struct sws_mm *mm);
 
 /* vmscan.c */
-/* The swap-out of one folio (locked, isolated). @return 0; SWS_EAGAIN: split
- * (its pages are on the LRU again, the descriptor free); another error: kept. */
+/* The swap-out of one folio (locked, isolated). @return 0: ready to be freed
+ * (unmapped, out of the swap cache, still locked and charged; the caller frees
+ * it); SWS_EAGAIN: split (its pages are on the LRU again, the descriptor free);
+ * another error: kept. */
 int sws__mm_pageout_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn);
 uint64_t sws__mm_shrink(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr,
 			bool memcg_only);

@@ -478,8 +478,10 @@ void sws__mm_folio_free(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 	free_unref_folio(cpu, mm, pfn, true);
 }
 
-void sws__mm_free_unref_folios(struct sws_cpu *cpu, struct sws_mm *mm, const uint32_t *pfn, unsigned n)
+void sws__mm_folio_batch_free(struct sws_cpu *cpu, struct sws_mm *mm, struct sws__folio_batch *fb)
 {
-	for (unsigned i = 0; i < n; i++)
-		free_unref_folio(cpu, mm, pfn[i], false);
+	sws__mm_uncharge_folios(mm, fb->pfn, fb->nr);
+	for (unsigned i = 0; i < fb->nr; i++) /* free_unref_folios() */
+		free_unref_folio(cpu, mm, fb->pfn[i], false);
+	fb->nr = 0;
 }

@@ -194,9 +194,7 @@ void sws__mm_folios_put(struct sws_cpu *cpu, struct sws_mm *mm, struct sws__foli
 	}
 	if (held)
 		sws_spin_unlock(held);
-	sws__mm_uncharge_folios(mm, fb->pfn, fb->nr);
-	sws__mm_free_unref_folios(cpu, mm, fb->pfn, fb->nr);
-	fb->nr = 0;
+	sws__mm_folio_batch_free(cpu, mm, fb);
 }
 
 /* An access to a mapped folio: the hardware accessed bit, or for the exact-LRU

@@ -31,7 +31,9 @@
 #include "mm_internal.h"
 
 /*
- * Swap out locked, isolated @pfn. @return 0 when it was freed; SWS_EAGAIN when
+ * Swap out locked, isolated @pfn. @return 0 when it is ready to be freed
+ * (unmapped, out of the swap cache, still locked and charged: the caller frees
+ * it, as shrink_folio_list() collects its free_folios); SWS_EAGAIN when
  * it was split (its pages are back on the LRU, its descriptor free: the caller
  * must not look at it again); an error when it stays (the caller puts it back).
  */
@@ -59,7 +61,6 @@ static int pageout_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 		sws__mm_try_to_unmap_discard(mm, pfn);
 		mm_count(mm, cpu, SWS_MM_pglazyfreed, nr);
 		mm_count(mm, cpu, SWS_MM_pgsteal, nr);
-		sws__mm_folio_free(cpu, mm, pfn);
 		return 0;
 	}
 	if (!folio_test(f, PG_swapcache)) {
@@ -89,7 +90,6 @@ static int pageout_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 		return rc; /* cannot happen: the folio holds these slots */
 	folio_clear(f, PG_swapcache);
 	mm_count(mm, cpu, SWS_MM_pgsteal, nr);
-	sws__mm_folio_free(cpu, mm, pfn);
 	return 0;
 }
 
@@ -229,8 +229,7 @@ static int reclaim_file_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t p
 		return rc;
 	mm_count(mm, cpu, SWS_MM_pgsteal, 1);
 	mm_count(mm, cpu, SWS_MM_pgsteal_file, 1);
-	sws__mm_folio_free(cpu, mm, pfn);
-	return 0;
+	return 0; /* the caller frees it, as pageout_folio()'s */
 }
 
 /* ---- scan balance (get_scan_count) ---------------------------------------------- */
@@ -334,6 +333,7 @@ static uint64_t shrink_memcg(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t me
 			credit[file] -= split.w[0] + split.w[1];
 		}
 		uint64_t victims[ISOLATE_BATCH], scanned0 = *scanned, got0 = reclaimed;
+		struct sws__folio_batch freed = {0}; /* shrink_folio_list()'s free_folios */
 		unsigned before[ISOLATE_BATCH], activated = 0, aged = 0;
 		bool end = false;
 		unsigned n = isolate_victims(cpu, mm, memcg, file, nr - reclaimed, &budget, scanned, victims, before,
@@ -360,6 +360,9 @@ static uint64_t shrink_memcg(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t me
 			if (rc == 0) {
 				reclaimed += nr_pages;
 				io[file] += writes ? nr_pages : 0;
+				freed.pfn[freed.nr++] = (uint32_t)pfn;
+				if (freed.nr == SWS__FOLIO_BATCH)
+					sws__mm_folio_batch_free(cpu, mm, &freed);
 				continue;
 			}
 			if (rc == SWS_EAGAIN)
@@ -369,6 +372,7 @@ static uint64_t shrink_memcg(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t me
 			if (rc == SWS_ENOSPC)
 				done[0] = true; /* swap is full: scanning anon on will not help */
 		}
+		sws__mm_folio_batch_free(cpu, mm, &freed);
 		if (activated > aged)
 			atomic_fetch_add(&mm->nonresident_age, activated - aged);
 		uint64_t steps = *scanned - scanned0, got = reclaimed - got0;
