@@ -160,6 +160,13 @@ int sws_mm_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_
  *  @return the pages reclaimed. */
 uint64_t sws_mm_reclaim(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr);
 
+/** lru_add_drain(): @cpu's folio batches moved onto the LRU lists now: new folios
+ *  (folio_add_lru), MADV_FREE's lazily freed ones (pglazyfree) and activated page cache
+ *  folios (pgactivate) wait in a batch of their CPU until it fills, reclaim or MADV_PAGEOUT
+ *  runs on that CPU, a swap-in reads ahead, munmap or exit, or this call (the kernel drains
+ *  a CPU going offline the same way). Without a CPU it does nothing. */
+void sws_mm_lru_add_drain(struct sws_cpu *cpu, struct sws_mm *mm);
+
 #define SWS_MM_MAX_FILES (1u << 24)      /* file ids: 0 .. SWS_MM_MAX_FILES - 1 */
 #define SWS_MM_MAX_FILE_PAGES (1ull << 24) /* pages of one file (64 GiB) */
 

@@ -125,18 +125,11 @@ static void __folio_mark_accessed(struct sws_cpu *cpu, struct sws_mm *mm, struct
 		}
 		return;
 	}
-	bool activated = false;
-	mm_lock(mm, folio_lru_lock(mm, f), SWS_MM_lock_lru_contended);
-	if (f->lru == LRU_INACTIVE_FILE) {
-		sws___mm_lru_move(mm, pfn, LRU_ACTIVE);
-		folio_clear(f, PG_referenced);
-		activated = true;
-	}
-	sws_spin_unlock(folio_lru_lock(mm, f));
-	if (activated) {
-		mm_count(mm, cpu, SWS_MM_pgactivate, 1);
-		atomic_fetch_add(&mm->nonresident_age, 1);
-	}
+	if (!folio_test(f, PG_lru))
+		return; /* isolated by reclaim meanwhile */
+	sws__mm_folio_activate(cpu, mm, pfn); /* pgactivate when the batch moves it */
+	folio_clear(f, PG_referenced);
+	atomic_fetch_add(&mm->nonresident_age, 1); /* workingset_activation() */
 }
 
 /* One page of read(2)/write(2). @return 1 when it missed, 0 when cached, or an error. */

@@ -52,20 +52,15 @@ static int madv_pageout(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space
  * PTE needs it, at the young end of the inactive list; the kernel's is the
  * inactive file list). Shared pages, and folios someone else holds, stay.
  */
-struct lazyfree {
-	struct sws__zap z;
-	uint64_t marked;
-};
-
 static void lazyfree_pte(void *ctx, uint64_t vaddr, uint64_t *pte)
 {
-	struct lazyfree *l = ctx;
-	struct sws_mm *mm = l->z.mm;
+	struct sws__zap *z = ctx;
+	struct sws_mm *mm = z->mm;
 	uint64_t v = *pte;
 	(void)vaddr;
 	if (pte_is_swap(v)) {
 		*pte = 0;
-		sws__mm_zap_swap_pte(&l->z, v);
+		sws__mm_zap_swap_pte(z, v);
 		return;
 	}
 	if (!pte_present(v) || (v & PTE_ZEROPAGE) || pte_sub(v) != 0)
@@ -79,19 +74,15 @@ static void lazyfree_pte(void *ctx, uint64_t vaddr, uint64_t *pte)
 	if (ok && folio_test(f, PG_swapcache)) { /* folio_free_swap(): only with no swap PTE left */
 		for (unsigned i = 0; i < nr && ok; i++) {
 			uint32_t count = 1;
-			ok = sws_swap_count(l->z.cpu, f->swap + i, &count) == 0 && !count;
+			ok = sws_swap_count(z->cpu, f->swap + i, &count) == 0 && !count;
 		}
-		ok = ok && sws_swap_cache_del(l->z.cpu, f->swap, nr, pfn, 0) == 0;
+		ok = ok && sws_swap_cache_del(z->cpu, f->swap, nr, pfn, 0) == 0;
 		if (ok)
 			folio_clear(f, PG_swapcache);
 	}
 	if (ok) {
 		folio_clear(f, PG_dirty | PG_young | PG_referenced);
-		folio_set(f, PG_lazyfree);
-		mm_lock(mm, folio_lru_lock(mm, f), SWS_MM_lock_lru_contended);
-		sws___mm_lru_move(mm, pfn, LRU_INACTIVE);
-		sws_spin_unlock(folio_lru_lock(mm, f));
-		l->marked += nr;
+		sws__mm_folio_mark_lazyfree(z->cpu, mm, pfn); /* pglazyfree when its batch moves */
 	}
 	folio_unlock(f);
 }
@@ -99,13 +90,12 @@ static void lazyfree_pte(void *ctx, uint64_t vaddr, uint64_t *pte)
 static void madv_free(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp, uint64_t addr,
 		      uint64_t end)
 {
-	struct lazyfree l = {.z = {cpu, mm, asid, 0, 0, {0}}};
+	struct sws__zap z = {cpu, mm, asid, 0, 0, {0}};
 	sws__mm_split_edges(cpu, mm, sp, addr, end);
 	sws__mm_space_lock(mm, sp);
-	sws___pte_walk(sp, addr, end, lazyfree_pte, &l);
-	sws__mm_zap_flush(&l.z);
+	sws___pte_walk(sp, addr, end, lazyfree_pte, &z);
+	sws__mm_zap_flush(&z);
 	sws__mm_space_unlock(sp);
-	mm_count(mm, cpu, SWS_MM_pglazyfree, l.marked);
 }
 
 int sws_mm_madvise(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_t addr,

@@ -188,9 +188,22 @@ static inline sws_spinlock_t *pte_lockptr(struct sws_space *sp, uint64_t vaddr)
 	return &sp->ptlocks[(vaddr >> SWS__PMD_SHIFT) % SWS__PTE_LOCKS].l;
 }
 
-/* Per-CPU state of the model: counters (single writer). */
 /* PAGEVEC_SIZE: folios a CPU's LRU batch holds before it drains. */
 #define SWS__LRU_BATCH 31
+
+/* A CPU's folio batch for one LRU move (a cpu_fbatches member): each entry
+ * keeps the claim it was made for (a freed and reused folio's entry is stale)
+ * and its lruvec (the memcg's), read from the entry as the folio may be reused. */
+struct sws__lru_fbatch {
+	unsigned nr;
+	struct {
+		uint32_t pfn, gen;
+		uint16_t memcg;
+		bool active; /* lru_add: to the active list */
+	} e[SWS__LRU_BATCH];
+};
+
+/* Per-CPU state of the model: counters (single writer). */
 
 struct sws_mm_pcpu {
 	_Atomic uint64_t ctr[SWS_MM_NR_COUNTERS];
@@ -205,13 +218,10 @@ struct sws_mm_pcpu {
 	unsigned untimed_depth; /* nesting of untimed regions (mm_untimed_begin) */
 	uint64_t untimed_ns; /* untimed time inside the current outermost kernel entry */
 	uint32_t current; /* the address space this CPU's access runs for (current->mm) */
-	/* cpu_fbatches.lru_add: new folios on their way to the LRU (owner only) */
-	struct {
-		uint32_t pfn, gen;
-		uint16_t memcg; /* its lruvec: read from the entry, the folio may be reused */
-		bool active;
-	} lru_add[SWS__LRU_BATCH];
-	unsigned nr_lru_add;
+	/* cpu_fbatches (owner only): lru_add, new folios on their way to the LRU;
+	 * lru_lazyfree, MADV_FREE's folios on their way to the inactive list;
+	 * activate, mapped page cache folios on their way to the active list */
+	struct sws__lru_fbatch lru_add, lru_lazyfree, lru_activate;
 	/* memcg_stock_pcp: pages charged ahead to one memcg (memcg << 32 | pages);
 	 * the owner takes and refills it, drain_all_stock() empties it from anywhere */
 	_Atomic uint64_t stock;
@@ -581,7 +591,14 @@ void sws___mm_lru_note_cost(struct sws_mm *mm, struct sws_memcg *mc, bool file, 
 /* __lru_cache_activate_folio(): @pfn, in this CPU's add batch, goes to the
  * active list when the batch drains. @return false: not in this CPU's batch. */
 bool sws__mm_lru_batch_activate(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn);
-/* lru_add_drain(): this CPU's batch onto the LRU lists. */
+/* folio_mark_lazyfree(): MADV_FREE's folio @pfn (clean, out of the swap
+ * cache) joins this CPU's lru_lazyfree batch; it becomes lazily freed
+ * (PG_lazyfree, pglazyfree) when the batch moves. */
+void sws__mm_folio_mark_lazyfree(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn);
+/* folio_activate(): folio @pfn, on an inactive list, joins this CPU's
+ * activate batch; it goes to the active list (pgactivate) when the batch moves. */
+void sws__mm_folio_activate(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn);
+/* lru_add_drain(): this CPU's batches (lru_add, lru_lazyfree, activate) moved. */
 void sws__mm_lru_add_drain(struct sws_cpu *cpu, struct sws_mm *mm);
 /* folio_mark_accessed(): the accessed bit, or (exact LRU) a move to the young end. */
 void sws__mm_mark_accessed(struct sws_mm *mm, uint64_t pfn);

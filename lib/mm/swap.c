@@ -93,35 +93,110 @@ void sws___mm_lru_unlink(struct sws_mm *mm, uint64_t pfn)
 	folio_clear(f, PG_lru | PG_active | PG_lru_batch); /* a batch's entry for it goes stale */
 }
 
-void sws__mm_lru_add_drain(struct sws_cpu *cpu, struct sws_mm *mm)
+/* ---- the per-CPU folio batches (cpu_fbatches) --------------------------------------- */
+
+/* The move of one current batch entry, the folio's lru_lock held; it checks
+ * the folio is still where the move applies. */
+typedef void (*lru_move_fn)(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f, uint32_t pfn,
+			    bool active);
+
+/* lru_add_fn(): a new folio onto its list, unless it was freed (or taken off
+ * for a split) meanwhile: PG_lru_batch was cleared under this lock. */
+static void __lru_add_fn(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f, uint32_t pfn, bool active)
 {
-	struct sws_mm_pcpu *pc = &mm->pcpu[sws__cpu_id(cpu)];
+	(void)cpu;
+	SWS_ASSERT_HELD(folio_lru_lock(mm, f));
+	if (!folio_test(f, PG_lru_batch))
+		return;
+	folio_clear(f, PG_lru_batch);
+	if (f->lru != LRU_NONE)
+		return;
+	__list_append(mm, &mm->memcgs[f->memcg].lru, active ? LRU_ACTIVE : LRU_INACTIVE, pfn);
+	folio_set(f, PG_lru | (active ? PG_active : 0));
+}
+
+/* lru_lazyfree_fn(): an anon folio MADV_FREE left clean, not in the swap
+ * cache and still on an anon list, goes to the young end of the inactive list
+ * lazily freed (the kernel's inactive file list; here the anon one). */
+static void __lru_lazyfree_fn(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f, uint32_t pfn,
+			      bool active)
+{
+	(void)active;
+	SWS_ASSERT_HELD(folio_lru_lock(mm, f));
+	if ((f->lru != LRU_INACTIVE && f->lru != LRU_ACTIVE) ||
+	    folio_test(f, PG_free | PG_lazyfree | PG_swapcache))
+		return;
+	folio_clear(f, PG_referenced);
+	folio_set(f, PG_lazyfree);
+	sws___mm_lru_move(mm, pfn, LRU_INACTIVE);
+	mm_count(mm, cpu, SWS_MM_pglazyfree, folio_nr(f));
+}
+
+/* folio_activate_fn(): a folio still on an inactive list to the active one. */
+static void __lru_activate_fn(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f, uint32_t pfn,
+			      bool active)
+{
+	(void)active;
+	SWS_ASSERT_HELD(folio_lru_lock(mm, f));
+	if (f->lru != LRU_INACTIVE && f->lru != LRU_INACTIVE_FILE)
+		return;
+	sws___mm_lru_move(mm, pfn, LRU_ACTIVE);
+	mm_count(mm, cpu, SWS_MM_pgactivate, folio_nr(f));
+}
+
+/* folio_batch_move_lru(): every current entry of @fb moved by @fn, one hold
+ * of each lruvec's lock per run of its entries; the batch is empty after. */
+static void folio_batch_move_lru(struct sws_cpu *cpu, struct sws_mm *mm, struct sws__lru_fbatch *fb, lru_move_fn fn)
+{
 	sws_spinlock_t *held = NULL;
-	for (unsigned i = 0; i < pc->nr_lru_add; i++) {
-		struct sws_folio *f = mm_folio(mm, pc->lru_add[i].pfn);
-		sws_spinlock_t *l = &mm->memcgs[pc->lru_add[i].memcg].lru_lock;
-		if (l != held) { /* folio_batch_move_lru(): one lock hold per run of a lruvec */
+	for (unsigned i = 0; i < fb->nr; i++) {
+		struct sws_folio *f = mm_folio(mm, fb->e[i].pfn);
+		sws_spinlock_t *l = &mm->memcgs[fb->e[i].memcg].lru_lock;
+		if (l != held) {
 			if (held)
 				sws_spin_unlock(held);
 			mm_lock(mm, l, SWS_MM_lock_lru_contended);
 			held = l;
 		}
-		/* Freed (or taken off for a split) meanwhile: PG_lru_batch was
-		 * cleared under this lock, and a claim since changed gen. */
-		if (atomic_load_explicit(&f->gen, memory_order_relaxed) != pc->lru_add[i].gen ||
-		    !folio_test(f, PG_lru_batch))
-			continue;
-		folio_clear(f, PG_lru_batch);
-		if (f->lru == LRU_NONE) {
-			bool active = pc->lru_add[i].active;
-			__list_append(mm, &mm->memcgs[f->memcg].lru, active ? LRU_ACTIVE : LRU_INACTIVE,
-				    pc->lru_add[i].pfn);
-			folio_set(f, PG_lru | (active ? PG_active : 0));
-		}
+		/* a claim since the entry was made changed gen: the folio is another one */
+		if (atomic_load_explicit(&f->gen, memory_order_relaxed) == fb->e[i].gen)
+			fn(cpu, mm, f, fb->e[i].pfn, fb->e[i].active);
 	}
 	if (held)
 		sws_spin_unlock(held);
-	pc->nr_lru_add = 0;
+	fb->nr = 0;
+}
+
+/* folio_batch_add_and_move(): @pfn joins @fb, which moves when it is full or
+ * the folio is large. */
+static void folio_batch_add_and_move(struct sws_cpu *cpu, struct sws_mm *mm, struct sws__lru_fbatch *fb,
+				     uint64_t pfn, bool active, lru_move_fn fn)
+{
+	struct sws_folio *f = mm_folio(mm, pfn);
+	fb->e[fb->nr].pfn = (uint32_t)pfn;
+	fb->e[fb->nr].gen = atomic_load_explicit(&f->gen, memory_order_relaxed);
+	fb->e[fb->nr].memcg = f->memcg;
+	fb->e[fb->nr].active = active;
+	if (++fb->nr == SWS__LRU_BATCH || f->order)
+		folio_batch_move_lru(cpu, mm, fb, fn);
+}
+
+void sws__mm_lru_add_drain(struct sws_cpu *cpu, struct sws_mm *mm)
+{
+	/* lru_add_drain_cpu()'s order: lru_add, then lru_lazyfree, then activate */
+	struct sws_mm_pcpu *pc = &mm->pcpu[sws__cpu_id(cpu)];
+	if (pc->lru_add.nr)
+		folio_batch_move_lru(cpu, mm, &pc->lru_add, __lru_add_fn);
+	if (pc->lru_lazyfree.nr)
+		folio_batch_move_lru(cpu, mm, &pc->lru_lazyfree, __lru_lazyfree_fn);
+	if (pc->lru_activate.nr)
+		folio_batch_move_lru(cpu, mm, &pc->lru_activate, __lru_activate_fn);
+}
+
+void sws_mm_lru_add_drain(struct sws_cpu *cpu, struct sws_mm *mm)
+{
+	if (cpu && mm)
+		sws__mm_lru_add_drain(cpu, mm);
 }
 
 void sws__mm_folio_add_lru(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn, bool active)
@@ -130,24 +205,27 @@ void sws__mm_folio_add_lru(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn,
 		sws__mm_lru_add(mm, pfn, active);
 		return;
 	}
-	struct sws_mm_pcpu *pc = &mm->pcpu[sws__cpu_id(cpu)];
-	struct sws_folio *f = mm_folio(mm, pfn);
-	folio_set(f, PG_lru_batch); /* the folio is new: nobody else looks at it yet */
-	pc->lru_add[pc->nr_lru_add].pfn = (uint32_t)pfn;
-	pc->lru_add[pc->nr_lru_add].gen = atomic_load_explicit(&f->gen, memory_order_relaxed);
-	pc->lru_add[pc->nr_lru_add].memcg = f->memcg;
-	pc->lru_add[pc->nr_lru_add].active = active;
-	if (++pc->nr_lru_add == SWS__LRU_BATCH)
-		sws__mm_lru_add_drain(cpu, mm);
+	folio_set(mm_folio(mm, pfn), PG_lru_batch); /* the folio is new: nobody else looks at it yet */
+	folio_batch_add_and_move(cpu, mm, &mm->pcpu[sws__cpu_id(cpu)].lru_add, pfn, active, __lru_add_fn);
+}
+
+void sws__mm_folio_mark_lazyfree(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
+{
+	folio_batch_add_and_move(cpu, mm, &mm->pcpu[sws__cpu_id(cpu)].lru_lazyfree, pfn, false, __lru_lazyfree_fn);
+}
+
+void sws__mm_folio_activate(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
+{
+	folio_batch_add_and_move(cpu, mm, &mm->pcpu[sws__cpu_id(cpu)].lru_activate, pfn, true, __lru_activate_fn);
 }
 
 bool sws__mm_lru_batch_activate(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 {
-	struct sws_mm_pcpu *pc = &mm->pcpu[sws__cpu_id(cpu)];
+	struct sws__lru_fbatch *fb = &mm->pcpu[sws__cpu_id(cpu)].lru_add;
 	uint32_t gen = atomic_load_explicit(&mm_folio(mm, pfn)->gen, memory_order_relaxed);
-	for (unsigned i = pc->nr_lru_add; i-- > 0;)
-		if (pc->lru_add[i].pfn == pfn && pc->lru_add[i].gen == gen) {
-			pc->lru_add[i].active = true;
+	for (unsigned i = fb->nr; i-- > 0;)
+		if (fb->e[i].pfn == pfn && fb->e[i].gen == gen) {
+			fb->e[i].active = true;
 			return true;
 		}
 	return false;

@@ -267,6 +267,7 @@ int sws__mm_swapin(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp,
 				} else {
 					vma_readahead(cpu, mm, sp, vaddr);
 				}
+				sws__mm_lru_add_drain(cpu, mm); /* the read-ahead folios onto the LRU now */
 			}
 		}
 		int rc = swapin_new(cpu, mm, sp->memcg, e, false, pfnp);

@@ -254,6 +254,7 @@ static void *worker_main(void *arg)
 		}
 	}
 	sws__deferred(w);
+	sws_mm_lru_add_drain(w->cpu, r->mm); /* a CPU going offline: lru_add_drain_cpu() */
 	sws_cpu_detach(w->cpu);
 	w->cpu = NULL;
 	return NULL;
@@ -680,8 +681,10 @@ int sws_replay_run(struct sws_replay *r, const struct sws_replay_source *src)
 		}
 	}
 	sws__drain(r);
-	if (r->nthreads == 1)
+	if (r->nthreads == 1) {
 		sws__deferred(&r->workers[0]);
+		sws_mm_lru_add_drain(r->workers[0].cpu, r->mm); /* the run's end, as a worker's */
+	}
 	if (!err && !r->interrupted && r->cfg.swapoff_device)
 		err = run_swapoff(r, r->nthreads == 1 ? &r->workers[0] : &r->disp);
 	if (r->cfg.sample && (r->events % r->cfg.sample_every != 0 || !r->events))

@@ -426,6 +426,7 @@ static void test_madv_free(void **state)
 	assert_sws(0, sws_mm_munmap(e.cpu, e.mm, c, PG(2), 22 * SWS_PAGE_SIZE));
 	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
 	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, a, PG(0), 24 * SWS_PAGE_SIZE, SWS_MADV_FREE));
+	sws_mm_lru_add_drain(e.cpu, e.mm); /* folio_mark_lazyfree()'s batch */
 	struct sws_mm_stats s1 = sws_test_mm_stats(e.mm);
 	assert_int_equal(s1.counters[SWS_MM_pglazyfree] - s0.counters[SWS_MM_pglazyfree], 14 + 1); /* 2..15, 20 */
 	sws_swap_totals(e.sim, &total, &freeslots);
@@ -611,6 +612,60 @@ static void test_lru_add_batch(void **state)
 	for (unsigned p = 10; p < 10 + 31; p++) /* a full batch drains itself */
 		assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(p), true), 1);
 	assert_int_equal(sws_mm_reclaim(other, e.mm, cg, 100), 31);
+	sws_cpu_detach(other);
+	env_close(&e);
+}
+
+/*
+ * The other moves wait in their CPU's batches too and go with lru_add_drain():
+ * MADV_FREE's folios become lazily freed (pglazyfree) when the batch moves; a
+ * swap-in that reads ahead drains before it reads the faulting page, so the
+ * pages read ahead (and the batch before them) are on the LRU for every CPU;
+ * a large folio never waits in a batch.
+ */
+static void test_lru_move_batches(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_mm_config mc = {.ram_pages = 1024, .page_cluster = 3};
+	struct env e;
+	env_open(&e, b, 4096, SWS_SWP_SOLIDSTATE, SWS_BACKING_NONE, &mc);
+	struct sws_cpu *other;
+	assert_sws(0, sws_cpu_attach(e.sim, &other));
+	uint16_t cg;
+	uint32_t a;
+	assert_sws(0, sws_mm_memcg_create(e.mm, 0, &cg));
+	assert_sws(0, sws_mm_space_create(e.mm, cg, &a));
+	/* MADV_FREE: nothing counted until the batch moves */
+	for (unsigned p = 0; p < 8; p++)
+		assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(p), true), 1);
+	sws_mm_lru_add_drain(e.cpu, e.mm);
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, a, PG(0), 8 * SWS_PAGE_SIZE, SWS_MADV_FREE));
+	struct sws_mm_stats s1 = sws_test_mm_stats(e.mm);
+	assert_int_equal(s1.counters[SWS_MM_pglazyfree], s0.counters[SWS_MM_pglazyfree]);
+	sws_mm_lru_add_drain(NULL, e.mm); /* no CPU: nothing */
+	sws_mm_lru_add_drain(e.cpu, e.mm);
+	s1 = sws_test_mm_stats(e.mm);
+	assert_int_equal(s1.counters[SWS_MM_pglazyfree] - s0.counters[SWS_MM_pglazyfree], 8);
+	assert_int_equal(sws_mm_reclaim(other, e.mm, cg, 8), 8); /* dropped, not written */
+	struct sws_mm_stats s2 = sws_test_mm_stats(e.mm);
+	assert_int_equal(s2.counters[SWS_MM_pglazyfreed] - s1.counters[SWS_MM_pglazyfreed], 8);
+	assert_int_equal(s2.counters[SWS_MM_pswpout], s1.counters[SWS_MM_pswpout]);
+	/* readahead: swap 64 pages out, fault one back in */
+	for (unsigned p = 100; p < 164; p++)
+		assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(p), true), 1);
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, a, PG(100), 64 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	s1 = sws_test_mm_stats(e.mm);
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(132), false), 1); /* no readahead yet */
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(133), false), 1); /* page 134 read ahead */
+	s2 = sws_test_mm_stats(e.mm);
+	assert_int_equal(s2.counters[SWS_MM_swap_ra] - s1.counters[SWS_MM_swap_ra], 1);
+	/* the drain moved page 132's folio and page 134's; page 133's waits */
+	assert_int_equal(sws_mm_reclaim(other, e.mm, cg, 100), 2);
+	/* a large folio goes to the LRU at once, with the batch before it (page 133's) */
+	assert_sws(0, sws_mm_mmap(e.mm, a, PG(512), 16 * SWS_PAGE_SIZE, SWS_MM_MAP_ORDER(4)));
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(512), true), 1);
+	assert_int_equal(sws_mm_reclaim(other, e.mm, cg, 100), 16 + 1);
 	sws_cpu_detach(other);
 	env_close(&e);
 }
@@ -1141,6 +1196,7 @@ int main(void)
 		BOTH(test_free_path_lookups),  BOTH(test_free_path_swap_full),
 		BOTH(test_readahead_skips_free_slots), BOTH(test_vma_readahead_hit_address),
 		BOTH(test_madv_free),          BOTH(test_readahead_window_shrinks),
+		BOTH(test_lru_move_batches),
 		BOTH(test_active_inactive_balance), BOTH(test_swapin_shared_readonly),
 		BOTH(test_swapin_write_keeps_shared_slot),
 		BOTH(test_lru_add_batch),
