@@ -144,9 +144,21 @@ static void __lru_activate_fn(struct sws_cpu *cpu, struct sws_mm *mm, struct sws
 	mm_count(mm, cpu, SWS_MM_pgactivate, folio_nr(f));
 }
 
+/* Each batch's move and the flag a folio needs for it: an add batch's
+ * folio is PG_lru_batch, the others' are on a list (PG_lru; the kernel's
+ * folio_test_clear_lru() in folio_batch_move_lru()). */
+struct lru_move {
+	lru_move_fn fn;
+	uint32_t need;
+};
+static const struct lru_move lru_add = {__lru_add_fn, PG_lru_batch};
+static const struct lru_move lru_lazyfree = {__lru_lazyfree_fn, PG_lru};
+static const struct lru_move lru_activate = {__lru_activate_fn, PG_lru};
+
 /* folio_batch_move_lru(): every current entry of @fb moved by @fn, one hold
  * of each lruvec's lock per run of its entries; the batch is empty after. */
-static void folio_batch_move_lru(struct sws_cpu *cpu, struct sws_mm *mm, struct sws__lru_fbatch *fb, lru_move_fn fn)
+static void folio_batch_move_lru(struct sws_cpu *cpu, struct sws_mm *mm, struct sws__lru_fbatch *fb,
+				 const struct lru_move *mv)
 {
 	sws_spinlock_t *held = NULL;
 	for (unsigned i = 0; i < fb->nr; i++) {
@@ -158,9 +170,14 @@ static void folio_batch_move_lru(struct sws_cpu *cpu, struct sws_mm *mm, struct 
 			mm_lock(mm, l, SWS_MM_lock_lru_contended);
 			held = l;
 		}
-		/* a claim since the entry was made changed gen: the folio is another one */
-		if (atomic_load_explicit(&f->gen, memory_order_relaxed) == fb->e[i].gen)
-			fn(cpu, mm, f, fb->e[i].pfn, fb->e[i].active);
+		/* The folio must still be where the move applies (on a list, or in
+		 * an add batch) and be the one the entry was made for: a claim since
+		 * changed gen. The flags first, with acquire: a new owner's PG_lru or
+		 * PG_lru_batch seen here follows its claim's gen, so a stale entry
+		 * never reads a folio another memcg's lock guards. */
+		uint32_t fl = atomic_load_explicit(&f->flags, memory_order_acquire);
+		if ((fl & mv->need) && atomic_load_explicit(&f->gen, memory_order_relaxed) == fb->e[i].gen)
+			mv->fn(cpu, mm, f, fb->e[i].pfn, fb->e[i].active);
 	}
 	if (held)
 		sws_spin_unlock(held);
@@ -170,7 +187,7 @@ static void folio_batch_move_lru(struct sws_cpu *cpu, struct sws_mm *mm, struct 
 /* folio_batch_add_and_move(): @pfn joins @fb, which moves when it is full or
  * the folio is large. */
 static void folio_batch_add_and_move(struct sws_cpu *cpu, struct sws_mm *mm, struct sws__lru_fbatch *fb,
-				     uint64_t pfn, bool active, lru_move_fn fn)
+				     uint64_t pfn, bool active, const struct lru_move *mv)
 {
 	struct sws_folio *f = mm_folio(mm, pfn);
 	fb->e[fb->nr].pfn = (uint32_t)pfn;
@@ -178,7 +195,7 @@ static void folio_batch_add_and_move(struct sws_cpu *cpu, struct sws_mm *mm, str
 	fb->e[fb->nr].memcg = f->memcg;
 	fb->e[fb->nr].active = active;
 	if (++fb->nr == SWS__LRU_BATCH || f->order)
-		folio_batch_move_lru(cpu, mm, fb, fn);
+		folio_batch_move_lru(cpu, mm, fb, mv);
 }
 
 void sws__mm_lru_add_drain(struct sws_cpu *cpu, struct sws_mm *mm)
@@ -186,11 +203,11 @@ void sws__mm_lru_add_drain(struct sws_cpu *cpu, struct sws_mm *mm)
 	/* lru_add_drain_cpu()'s order: lru_add, then lru_lazyfree, then activate */
 	struct sws_mm_pcpu *pc = &mm->pcpu[sws__cpu_id(cpu)];
 	if (pc->lru_add.nr)
-		folio_batch_move_lru(cpu, mm, &pc->lru_add, __lru_add_fn);
+		folio_batch_move_lru(cpu, mm, &pc->lru_add, &lru_add);
 	if (pc->lru_lazyfree.nr)
-		folio_batch_move_lru(cpu, mm, &pc->lru_lazyfree, __lru_lazyfree_fn);
+		folio_batch_move_lru(cpu, mm, &pc->lru_lazyfree, &lru_lazyfree);
 	if (pc->lru_activate.nr)
-		folio_batch_move_lru(cpu, mm, &pc->lru_activate, __lru_activate_fn);
+		folio_batch_move_lru(cpu, mm, &pc->lru_activate, &lru_activate);
 }
 
 void sws_mm_lru_add_drain(struct sws_cpu *cpu, struct sws_mm *mm)
@@ -206,17 +223,17 @@ void sws__mm_folio_add_lru(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn,
 		return;
 	}
 	folio_set(mm_folio(mm, pfn), PG_lru_batch); /* the folio is new: nobody else looks at it yet */
-	folio_batch_add_and_move(cpu, mm, &mm->pcpu[sws__cpu_id(cpu)].lru_add, pfn, active, __lru_add_fn);
+	folio_batch_add_and_move(cpu, mm, &mm->pcpu[sws__cpu_id(cpu)].lru_add, pfn, active, &lru_add);
 }
 
 void sws__mm_folio_mark_lazyfree(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 {
-	folio_batch_add_and_move(cpu, mm, &mm->pcpu[sws__cpu_id(cpu)].lru_lazyfree, pfn, false, __lru_lazyfree_fn);
+	folio_batch_add_and_move(cpu, mm, &mm->pcpu[sws__cpu_id(cpu)].lru_lazyfree, pfn, false, &lru_lazyfree);
 }
 
 void sws__mm_folio_activate(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 {
-	folio_batch_add_and_move(cpu, mm, &mm->pcpu[sws__cpu_id(cpu)].lru_activate, pfn, true, __lru_activate_fn);
+	folio_batch_add_and_move(cpu, mm, &mm->pcpu[sws__cpu_id(cpu)].lru_activate, pfn, true, &lru_activate);
 }
 
 bool sws__mm_lru_batch_activate(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
