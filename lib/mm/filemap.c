@@ -239,6 +239,7 @@ int sws_mm_set_file_latency(struct sws_mm *mm, uint64_t read_ns, uint64_t write_
 int sws__mm_filemap_evict(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 {
 	struct sws_folio *f = mm_folio(mm, pfn);
+	SWS_ASSERT_FOLIO_LOCKED(f);
 	if (folio_test(f, PG_dirty)) { /* the flusher's write-back of it */
 		folio_clear(f, PG_dirty);
 		mm_count(mm, cpu, SWS_MM_nr_written, 1);

@@ -14,6 +14,7 @@
 int sws__mm_split_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 {
 	struct sws_folio *f = mm_folio(mm, pfn);
+	SWS_ASSERT_FOLIO_LOCKED(f);
 	const unsigned nr = 1u << f->order;
 	uint32_t news[512];
 	if (sws__mm_pfn_take(mm, nr, news))

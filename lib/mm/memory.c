@@ -460,7 +460,9 @@ void sws__mm_zap_flush(struct sws__zap *z)
 	z->nr = 0;
 }
 
-/* A mapping gone: free the folio when nothing else holds it. */
+/* Under the zap's ptl (a walk's callback, or the zap of one PTE): a mapping
+ * gone frees the folio when nothing else holds it; the folio is only
+ * trylocked (its lock ranks above the ptl). */
 static void drop_folio_mapping(struct sws__zap *z, uint64_t pfn, uint64_t vaddr)
 {
 	struct sws_mm *mm = z->mm;

@@ -226,7 +226,7 @@ struct sws_mm_pcpu {
 	 * the owner takes and refills it, drain_all_stock() empties it from anywhere */
 	_Atomic uint64_t stock;
 	/* RAM pages this CPU took ahead of free_pages (page_alloc.c, the free
-	 * stock): the owner takes and refills it, sws__mm_ram_drain() empties it */
+	 * stock): the owner takes and refills it, page_alloc.c's ram_drain() empties it */
 	_Atomic int64_t free_stock;
 	/* The last space this CPU looked up (mm_space()) */
 	uint32_t space_asid;
@@ -452,6 +452,10 @@ static inline void folio_unlock(struct sws_folio *f)
 static inline bool folio_test(struct sws_folio *f, uint32_t flag) { return sws_load_relaxed(&f->flags) & flag; }
 static inline void folio_set(struct sws_folio *f, uint32_t flag) { atomic_fetch_or(&f->flags, flag); }
 static inline void folio_clear(struct sws_folio *f, uint32_t flag) { atomic_fetch_and(&f->flags, ~flag); }
+/* A function whose caller holds a folio's lock (PG_locked, the kernel's
+ * sleeping folio lock) keeps its kernel name and checks the lock first; with
+ * NDEBUG it compiles to nothing (docs/design.md). */
+#define SWS_ASSERT_FOLIO_LOCKED(f) assert(folio_test((f), PG_locked))
 static inline bool folio_test_clear(struct sws_folio *f, uint32_t flag)
 {
 	return atomic_fetch_and(&f->flags, ~flag) & flag;
@@ -629,6 +633,7 @@ uint64_t *sws___pte_lookup(struct sws_space *sp, uint64_t vaddr);
  * of the same table, or a lookup where a new table starts. */
 static inline uint64_t *__pte_next(struct sws_space *sp, uint64_t *prev, uint64_t vaddr)
 {
+	SWS_ASSERT_HELD(pte_lockptr(sp, vaddr));
 	return prev && ((vaddr / SWS_PAGE_SIZE) % 512) ? prev + 1 : sws___pte_lookup(sp, vaddr);
 }
 int sws___pte_alloc(struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr, uint64_t **ptep);

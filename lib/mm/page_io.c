@@ -16,6 +16,7 @@
 int sws__mm_swap_read_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f, sws_entry_t e,
 		     bool sync)
 {
+	SWS_ASSERT_FOLIO_LOCKED(f);
 	unsigned type = sws_swp_type(e);
 	f->seed = sws__mm_slot_seed_get(mm, e);
 	if (sws_swap_test_zero(cpu, e)) {
@@ -85,6 +86,7 @@ void sws__mm_count_order(struct sws_mm *mm, struct sws_cpu *cpu, _Atomic uint64_
  */
 int sws__mm_swap_writeout(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f, sws_entry_t entry)
 {
+	SWS_ASSERT_FOLIO_LOCKED(f);
 	const unsigned nr = 1u << f->order;
 	bool zero = true;
 	for (unsigned i = 0; i < nr && zero; i++)

@@ -80,6 +80,7 @@ bool sws__mm_first_rmap(struct sws_mm *mm, struct sws_folio *f, struct sws_rmap 
 bool sws__mm_try_to_unmap(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn, sws_entry_t entry)
 {
 	struct sws_folio *f = mm_folio(mm, pfn);
+	SWS_ASSERT_FOLIO_LOCKED(f);
 	const unsigned nr = 1u << f->order;
 	struct sws_rmap r;
 	bool more = sws__mm_first_rmap(mm, f, &r);
@@ -119,6 +120,7 @@ bool sws__mm_try_to_unmap(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn, 
 void sws__mm_try_to_unmap_discard(struct sws_mm *mm, uint64_t pfn)
 {
 	struct sws_folio *f = mm_folio(mm, pfn);
+	SWS_ASSERT_FOLIO_LOCKED(f);
 	const unsigned nr = 1u << f->order;
 	struct sws_rmap r;
 	while (sws__mm_first_rmap(mm, f, &r)) {

@@ -41,10 +41,12 @@ static int swapin_new(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, sw
 
 /* ---- readahead ---------------------------------------------------------------------- */
 
-/* __swapin_nr_pages(): the adaptive window (cluster readahead: global state under ra_lock). */
-static unsigned swapin_nr_pages(struct sws_mm *mm, uint64_t offset, unsigned max_pages,
+/* The lock of the state passed held (mm->ra_lock for cluster readahead, the
+ * region's mmap_lock for VMA readahead): the adaptive window. */
+static unsigned __swapin_nr_pages(sws_spinlock_t *lock, uint64_t offset, unsigned max_pages,
 				uint32_t hits, uint64_t *prev_offset, uint32_t *prev_win)
 {
+	SWS_ASSERT_HELD(lock);
 	unsigned pages = hits + 2;
 	if (pages == 2) {
 		if (offset != *prev_offset + 1 && offset != *prev_offset - 1)
@@ -62,7 +64,6 @@ static unsigned swapin_nr_pages(struct sws_mm *mm, uint64_t offset, unsigned max
 	if (!hits)
 		*prev_offset = offset;
 	*prev_win = pages;
-	(void)mm;
 	return pages;
 }
 
@@ -90,7 +91,7 @@ static void cluster_readahead(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t m
 		return;
 	uint64_t off = sws_swp_offset(e);
 	mm_lock(mm, &mm->ra_lock, SWS_MM_lock_mm_other_contended);
-	unsigned win = swapin_nr_pages(mm, off, max_pages, atomic_exchange(&mm->ra_hits, 0),
+	unsigned win = __swapin_nr_pages(&mm->ra_lock, off, max_pages, atomic_exchange(&mm->ra_hits, 0),
 				       &mm->ra_prev_offset, &mm->ra_prev_win);
 	sws_spin_unlock(&mm->ra_lock);
 	if (win <= 1)
@@ -126,7 +127,7 @@ static void vma_readahead(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_spa
 	uint64_t prev = r->ra_addr;
 	uint32_t prev_win = r->ra_win;
 	uint64_t vpn = vaddr / SWS_PAGE_SIZE, pvpn = prev / SWS_PAGE_SIZE;
-	unsigned win = swapin_nr_pages(mm, vpn, max_pages, r->ra_hits, &pvpn, &prev_win);
+	unsigned win = __swapin_nr_pages(&sp->mmap_lock, vpn, max_pages, r->ra_hits, &pvpn, &prev_win);
 	r->ra_hits = 0;
 	r->ra_addr = vaddr;
 	r->ra_win = win;

@@ -42,6 +42,7 @@ static int pageout_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn);
 /* The swap-out of one folio, its work counted in the swapout context. */
 int sws__mm_pageout_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 {
+	SWS_ASSERT_FOLIO_LOCKED(mm_folio(mm, pfn));
 	enum sws_work_ctx wc = sws__work_enter(cpu, SWS_WCTX_swapout);
 	int rc = pageout_folio(cpu, mm, pfn);
 	sws__work_enter(cpu, wc);

@@ -4,8 +4,8 @@
  * eviction age and PG_workingset, packed here and unpacked here only) and
  * workingset_refault(): a refault whose distance fits in the workingset it
  * competes with activates the folio.
- * Callers: vmscan.c, filemap.c and zswap's writeback (pack), swap_state.c,
- * memory.c and filemap.c (refault).
+ * Callers: vmscan.c and filemap.c (pack; a page zswap writes back leaves the
+ * swap cache with no shadow), swap_state.c, memory.c and filemap.c (refault).
  */
 #include "mm_internal.h"
 

@@ -128,6 +128,7 @@ static void fill_subpage(void *ctx, unsigned i, void *page)
 int sws__mm_zswap_store_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f,
 			      sws_entry_t entry)
 {
+	SWS_ASSERT_FOLIO_LOCKED(f);
 	const unsigned nr = 1u << f->order;
 	struct folio_pages fp = {mm, f, cpu};
 	int rc = sws__zswap_store_folio(mm->zswap, cpu, entry, nr, f->memcg, fill_subpage, &fp);

@@ -588,6 +588,36 @@ static void test_swapin_write_keeps_shared_slot(void **state)
 	env_close(&e);
 }
 
+/* Pages [@from, @to) of space @a written for the first time: a fault each. */
+static void first_writes(struct env *e, uint32_t a, unsigned from, unsigned to)
+{
+	for (unsigned p = from; p < to; p++)
+		assert_int_equal(sws_mm_access(e->cpu, e->mm, a, PG(p), true), 1);
+}
+
+/* An SSD environment with a second CPU, a memcg and a space in it: the
+ * per-CPU batch tests. */
+struct batch_env {
+	struct env e;
+	struct sws_cpu *other; /* the second CPU */
+	uint16_t cg;
+	uint32_t a;
+};
+
+static void batch_env_open(struct batch_env *t, enum sws_backend b, struct sws_mm_config *mc)
+{
+	env_open(&t->e, b, 4096, SWS_SWP_SOLIDSTATE, SWS_BACKING_NONE, mc);
+	assert_sws(0, sws_cpu_attach(t->e.sim, &t->other));
+	assert_sws(0, sws_mm_memcg_create(t->e.mm, 0, &t->cg));
+	assert_sws(0, sws_mm_space_create(t->e.mm, t->cg, &t->a));
+}
+
+static void batch_env_close(struct batch_env *t)
+{
+	sws_cpu_detach(t->other);
+	env_close(&t->e);
+}
+
 /*
  * folio_add_lru(): a CPU's new folios wait in its batch (31) until it fills or
  * the CPU drains it (lru_add_drain(): its own reclaim, munmap, exit,
@@ -597,23 +627,14 @@ static void test_lru_add_batch(void **state)
 {
 	enum sws_backend b = *(enum sws_backend *)*state;
 	struct sws_mm_config mc = {.ram_pages = 1024};
-	struct env e;
-	env_open(&e, b, 4096, SWS_SWP_SOLIDSTATE, SWS_BACKING_NONE, &mc);
-	struct sws_cpu *other;
-	assert_sws(0, sws_cpu_attach(e.sim, &other));
-	uint16_t cg;
-	uint32_t a;
-	assert_sws(0, sws_mm_memcg_create(e.mm, 0, &cg));
-	assert_sws(0, sws_mm_space_create(e.mm, cg, &a));
-	for (unsigned p = 0; p < 10; p++)
-		assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(p), true), 1);
-	assert_int_equal(sws_mm_reclaim(other, e.mm, cg, 100), 0); /* all ten in e.cpu's batch */
-	assert_int_equal(sws_mm_reclaim(e.cpu, e.mm, cg, 100), 10); /* drained, then reclaimed */
-	for (unsigned p = 10; p < 10 + 31; p++) /* a full batch drains itself */
-		assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(p), true), 1);
-	assert_int_equal(sws_mm_reclaim(other, e.mm, cg, 100), 31);
-	sws_cpu_detach(other);
-	env_close(&e);
+	struct batch_env t;
+	batch_env_open(&t, b, &mc);
+	first_writes(&t.e, t.a, 0, 10);
+	assert_int_equal(sws_mm_reclaim(t.other, t.e.mm, t.cg, 100), 0); /* all ten in t.e.cpu's batch */
+	assert_int_equal(sws_mm_reclaim(t.e.cpu, t.e.mm, t.cg, 100), 10); /* drained, then reclaimed */
+	first_writes(&t.e, t.a, 10, 10 + 31); /* a full batch drains itself */
+	assert_int_equal(sws_mm_reclaim(t.other, t.e.mm, t.cg, 100), 31);
+	batch_env_close(&t);
 }
 
 /*
@@ -627,47 +648,38 @@ static void test_lru_move_batches(void **state)
 {
 	enum sws_backend b = *(enum sws_backend *)*state;
 	struct sws_mm_config mc = {.ram_pages = 1024, .page_cluster = 3};
-	struct env e;
-	env_open(&e, b, 4096, SWS_SWP_SOLIDSTATE, SWS_BACKING_NONE, &mc);
-	struct sws_cpu *other;
-	assert_sws(0, sws_cpu_attach(e.sim, &other));
-	uint16_t cg;
-	uint32_t a;
-	assert_sws(0, sws_mm_memcg_create(e.mm, 0, &cg));
-	assert_sws(0, sws_mm_space_create(e.mm, cg, &a));
+	struct batch_env t;
+	batch_env_open(&t, b, &mc);
 	/* MADV_FREE: nothing counted until the batch moves */
-	for (unsigned p = 0; p < 8; p++)
-		assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(p), true), 1);
-	sws_mm_lru_add_drain(e.cpu, e.mm);
-	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
-	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, a, PG(0), 8 * SWS_PAGE_SIZE, SWS_MADV_FREE));
-	struct sws_mm_stats s1 = sws_test_mm_stats(e.mm);
+	first_writes(&t.e, t.a, 0, 8);
+	sws_mm_lru_add_drain(t.e.cpu, t.e.mm);
+	struct sws_mm_stats s0 = sws_test_mm_stats(t.e.mm);
+	assert_sws(0, sws_mm_madvise(t.e.cpu, t.e.mm, t.a, PG(0), 8 * SWS_PAGE_SIZE, SWS_MADV_FREE));
+	struct sws_mm_stats s1 = sws_test_mm_stats(t.e.mm);
 	assert_int_equal(s1.counters[SWS_MM_pglazyfree], s0.counters[SWS_MM_pglazyfree]);
-	sws_mm_lru_add_drain(NULL, e.mm); /* no CPU: nothing */
-	sws_mm_lru_add_drain(e.cpu, e.mm);
-	s1 = sws_test_mm_stats(e.mm);
+	sws_mm_lru_add_drain(NULL, t.e.mm); /* no CPU: nothing */
+	sws_mm_lru_add_drain(t.e.cpu, t.e.mm);
+	s1 = sws_test_mm_stats(t.e.mm);
 	assert_int_equal(s1.counters[SWS_MM_pglazyfree] - s0.counters[SWS_MM_pglazyfree], 8);
-	assert_int_equal(sws_mm_reclaim(other, e.mm, cg, 8), 8); /* dropped, not written */
-	struct sws_mm_stats s2 = sws_test_mm_stats(e.mm);
+	assert_int_equal(sws_mm_reclaim(t.other, t.e.mm, t.cg, 8), 8); /* dropped, not written */
+	struct sws_mm_stats s2 = sws_test_mm_stats(t.e.mm);
 	assert_int_equal(s2.counters[SWS_MM_pglazyfreed] - s1.counters[SWS_MM_pglazyfreed], 8);
 	assert_int_equal(s2.counters[SWS_MM_pswpout], s1.counters[SWS_MM_pswpout]);
 	/* readahead: swap 64 pages out, fault one back in */
-	for (unsigned p = 100; p < 164; p++)
-		assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(p), true), 1);
-	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, a, PG(100), 64 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
-	s1 = sws_test_mm_stats(e.mm);
-	assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(132), false), 1); /* no readahead yet */
-	assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(133), false), 1); /* page 134 read ahead */
-	s2 = sws_test_mm_stats(e.mm);
+	first_writes(&t.e, t.a, 100, 164);
+	assert_sws(0, sws_mm_madvise(t.e.cpu, t.e.mm, t.a, PG(100), 64 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	s1 = sws_test_mm_stats(t.e.mm);
+	assert_int_equal(sws_mm_access(t.e.cpu, t.e.mm, t.a, PG(132), false), 1); /* no readahead yet */
+	assert_int_equal(sws_mm_access(t.e.cpu, t.e.mm, t.a, PG(133), false), 1); /* page 134 read ahead */
+	s2 = sws_test_mm_stats(t.e.mm);
 	assert_int_equal(s2.counters[SWS_MM_swap_ra] - s1.counters[SWS_MM_swap_ra], 1);
 	/* the drain moved page 132's folio and page 134's; page 133's waits */
-	assert_int_equal(sws_mm_reclaim(other, e.mm, cg, 100), 2);
+	assert_int_equal(sws_mm_reclaim(t.other, t.e.mm, t.cg, 100), 2);
 	/* a large folio goes to the LRU at once, with the batch before it (page 133's) */
-	assert_sws(0, sws_mm_mmap(e.mm, a, PG(512), 16 * SWS_PAGE_SIZE, SWS_MM_MAP_ORDER(4)));
-	assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(512), true), 1);
-	assert_int_equal(sws_mm_reclaim(other, e.mm, cg, 100), 16 + 1);
-	sws_cpu_detach(other);
-	env_close(&e);
+	assert_sws(0, sws_mm_mmap(t.e.mm, t.a, PG(512), 16 * SWS_PAGE_SIZE, SWS_MM_MAP_ORDER(4)));
+	assert_int_equal(sws_mm_access(t.e.cpu, t.e.mm, t.a, PG(512), true), 1);
+	assert_int_equal(sws_mm_reclaim(t.other, t.e.mm, t.cg, 100), 16 + 1);
+	batch_env_close(&t);
 }
 
 /* mTHP regions swap out whole folios; with no room for them, they are split. */
