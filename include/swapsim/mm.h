@@ -139,7 +139,8 @@ enum sws_madvise { SWS_MADV_DONTNEED = 1, SWS_MADV_PAGEOUT = 2, SWS_MADV_FREE = 
  *  FREE (madvise_free_pte_range()) frees the range's swap entries and makes its
  *  exclusive pages lazily freed: clean, off swap, reclaimed without a write
  *  (pglazyfreed) unless written again first (then swap-backed as before);
- *  pglazyfree counts the pages marked. @return 0, SWS_EINVAL. */
+ *  pglazyfree counts the pages marked when @cpu's lazyfree batch moves them
+ *  (sws_mm_lru_add_drain()). @return 0, SWS_EINVAL. */
 int sws_mm_madvise(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_t addr,
 		   uint64_t len, enum sws_madvise advice);
 
@@ -163,8 +164,9 @@ uint64_t sws_mm_reclaim(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, 
 /** lru_add_drain(): @cpu's folio batches moved onto the LRU lists now: new folios
  *  (folio_add_lru), MADV_FREE's lazily freed ones (pglazyfree) and activated page cache
  *  folios (pgactivate) wait in a batch of their CPU until it fills, reclaim or MADV_PAGEOUT
- *  runs on that CPU, a swap-in reads ahead, munmap or exit, or this call (the kernel drains
- *  a CPU going offline the same way). Without a CPU it does nothing. */
+ *  runs on that CPU, a swap-in reads ahead, MADV_FREE, MADV_DONTNEED, munmap or exit, or
+ *  this call (the kernel drains a CPU going offline the same way). The batches are the
+ *  CPU's own: call it on @cpu's thread. Without a CPU it does nothing. */
 void sws_mm_lru_add_drain(struct sws_cpu *cpu, struct sws_mm *mm);
 
 #define SWS_MM_MAX_FILES (1u << 24)      /* file ids: 0 .. SWS_MM_MAX_FILES - 1 */

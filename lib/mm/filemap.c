@@ -98,8 +98,9 @@ static void file_io(struct sws_mm *mm, struct sws_cpu *cpu, uint64_t ns, bool wa
  * @fl's lock held: folio_mark_accessed() of cached @pfn. The kernel policy:
  * a first access sets PG_referenced, a second one while inactive activates
  * (folio_activate(); one in this CPU's add batch goes to the active list as
- * the batch drains, __lru_cache_activate_folio()) and ages the
- * workingset clock (workingset_activation()). The exact-LRU and clock
+ * the batch drains, __lru_cache_activate_folio(); one off every list, in
+ * another CPU's batch or isolated, stays where it is), clears PG_referenced
+ * and ages the workingset clock (workingset_activation()), whichever it was. The exact-LRU and clock
  * policies treat it as a mapped page's access.
  */
 static void __folio_mark_accessed(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_file *fl, uint64_t pfn)
@@ -116,18 +117,10 @@ static void __folio_mark_accessed(struct sws_cpu *cpu, struct sws_mm *mm, struct
 	}
 	if (folio_test(f, PG_active))
 		return;
-	if (folio_test(f, PG_lru_batch)) {
-		/* Not on a list yet: in this CPU's batch it goes there active (no
-		 * pgactivate: no list move); in another CPU's it stays referenced. */
-		if (sws__mm_lru_batch_activate(cpu, mm, pfn)) {
-			folio_clear(f, PG_referenced);
-			atomic_fetch_add(&mm->nonresident_age, 1);
-		}
-		return;
-	}
-	if (!folio_test(f, PG_lru))
-		return; /* isolated by reclaim meanwhile */
-	sws__mm_folio_activate(cpu, mm, pfn); /* pgactivate when the batch moves it */
+	if (folio_test(f, PG_lru))
+		sws__mm_folio_activate(cpu, mm, pfn); /* pgactivate when the batch moves it */
+	else /* in an add batch (active as this CPU's drains; another CPU's: not found) or isolated */
+		sws__mm_lru_batch_activate(cpu, mm, pfn);
 	folio_clear(f, PG_referenced);
 	atomic_fetch_add(&mm->nonresident_age, 1); /* workingset_activation() */
 }

@@ -8,10 +8,12 @@
  */
 #include "mm_internal.h"
 
-/* MADV_PAGEOUT: reclaim the range's exclusively mapped folios now. */
+/* MADV_PAGEOUT: reclaim the range's exclusively mapped folios now; those
+ * reclaimed are freed in batches (reclaim_pages() -> shrink_folio_list()). */
 static int madv_pageout(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint64_t addr,
 			uint64_t end)
 {
+	struct sws__folio_batch freed = {0};
 	sws__mm_lru_add_drain(cpu, mm); /* madvise_pageout(): lru_add_drain() first */
 	for (uint64_t va = addr; va < end; va += SWS_PAGE_SIZE) {
 		mm_lock(mm, pte_lockptr(sp, va), SWS_MM_lock_ptl_contended);
@@ -31,8 +33,11 @@ static int madv_pageout(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space
 		sws__mm_lru_del(mm, pfn);
 		folio_clear(f, PG_young | PG_referenced);
 		int rc = sws__mm_pageout_folio(cpu, mm, pfn);
-		if (rc == 0)
-			sws__mm_folio_free(cpu, mm, pfn);
+		if (rc == 0) {
+			freed.pfn[freed.nr++] = (uint32_t)pfn;
+			if (freed.nr == SWS__FOLIO_BATCH)
+				sws__mm_folio_batch_free(cpu, mm, &freed);
+		}
 		if (rc == SWS_EAGAIN) {
 			va -= SWS_PAGE_SIZE; /* split: take its pages one by one */
 			continue;
@@ -42,6 +47,7 @@ static int madv_pageout(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space
 			folio_unlock(f);
 		}
 	}
+	sws__mm_folio_batch_free(cpu, mm, &freed);
 	return 0;
 }
 
@@ -91,6 +97,7 @@ static void madv_free(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, str
 		      uint64_t end)
 {
 	struct sws__zap z = {cpu, mm, asid, 0, 0, {0}};
+	sws__mm_lru_add_drain(cpu, mm); /* madvise_free_single_vma(): lru_add_drain() first */
 	sws__mm_split_edges(cpu, mm, sp, addr, end);
 	sws__mm_space_lock(mm, sp);
 	sws___pte_walk(sp, addr, end, lazyfree_pte, &z);
@@ -115,6 +122,7 @@ int sws_mm_madvise(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64
 		sws__work_enter(cpu, wc);
 	} else {
 		enum sws_work_ctx wc = sws__work_enter(cpu, SWS_WCTX_free);
+		sws__mm_lru_add_drain(cpu, mm); /* zap_page_range_single(): lru_add_drain() first */
 		sws__mm_split_edges(cpu, mm, sp, addr, addr + len);
 		sws__mm_space_lock(mm, sp);
 		sws___mm_zap_range(cpu, mm, asid, sp, addr, addr + len);

@@ -5,7 +5,8 @@
  * 16 times (MAX_RECLAIM_RETRIES), calling the OOM killer.
  * Uncharging a batch of freed folios (mem_cgroup_uncharge_folios) updates
  * each memcg's counter once per run of its folios.
- * Callers: page_alloc.c (every folio), swap.c (folios_put), sws_mm_memcg_create.
+ * Callers: page_alloc.c (every folio; a batch's in sws__mm_folio_batch_free),
+ * sws_mm_memcg_create.
  */
 #include "mm_internal.h"
 

@@ -443,12 +443,20 @@ int sws_mm_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_
 	return rc;
 }
 
+/* free_pages_and_swap_cache(): this CPU's LRU batches drained, then the
+ * zapped folios freed together (folios_put()). */
+static void free_pages_and_swap_cache(struct sws__zap *z)
+{
+	sws__mm_lru_add_drain(z->cpu, z->mm);
+	sws__mm_folios_put(z->cpu, z->mm, &z->fb);
+}
+
 /* swap_put_entries_direct(): put the run, then try to reclaim only the slots
  * it left cache-only (a swap-cache lookup each; the others need none). */
 void sws__mm_zap_flush(struct sws__zap *z)
 {
 	if (z->fb.nr) /* first: the folios were zapped before the run's entries were put */
-		sws__mm_folios_put(z->cpu, z->mm, &z->fb);
+		free_pages_and_swap_cache(z);
 	if (!z->nr)
 		return;
 	uint64_t only_cache[SWS_CLUSTER_SLOTS / 64];
@@ -489,10 +497,10 @@ static void drop_folio_mapping(struct sws__zap *z, uint64_t pfn, uint64_t vaddr)
 		sws_swap_cache_del(z->cpu, f->swap, nr, pfn, 0);
 	}
 	/* Locked, unmapped, out of the swap cache: nobody else finds it, and reclaim's
-	 * trylock skips it until the batch frees it (tlb_flush_mmu() -> folios_put()). */
+	 * trylock skips it until the batch frees it (tlb_flush_mmu()). */
 	z->fb.pfn[z->fb.nr++] = (uint32_t)pfn;
 	if (z->fb.nr == SWS__FOLIO_BATCH)
-		sws__mm_folios_put(z->cpu, mm, &z->fb);
+		free_pages_and_swap_cache(z);
 }
 
 /* A swap PTE zapped: its entry joins the run (a new run when it does not extend it). */

@@ -220,7 +220,7 @@ struct sws_mm_pcpu {
 	uint32_t current; /* the address space this CPU's access runs for (current->mm) */
 	/* cpu_fbatches (owner only): lru_add, new folios on their way to the LRU;
 	 * lru_lazyfree, MADV_FREE's folios on their way to the inactive list;
-	 * activate, mapped page cache folios on their way to the active list */
+	 * activate, page cache folios read again on their way to the active list */
 	struct sws__lru_fbatch lru_add, lru_lazyfree, lru_activate;
 	/* memcg_stock_pcp: pages charged ahead to one memcg (memcg << 32 | pages);
 	 * the owner takes and refills it, drain_all_stock() empties it from anywhere */
@@ -592,9 +592,9 @@ void sws__mm_folio_add_lru(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn,
  * half when they exceed a quarter of the lists. */
 void sws___mm_lru_note_cost(struct sws_mm *mm, struct sws_memcg *mc, bool file, uint64_t nr_io,
 			    uint64_t nr_rotated);
-/* __lru_cache_activate_folio(): @pfn, in this CPU's add batch, goes to the
- * active list when the batch drains. @return false: not in this CPU's batch. */
-bool sws__mm_lru_batch_activate(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn);
+/* __lru_cache_activate_folio(): @pfn, when in this CPU's add batch, goes to
+ * the active list as the batch drains. */
+void sws__mm_lru_batch_activate(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn);
 /* folio_mark_lazyfree(): MADV_FREE's folio @pfn (clean, out of the swap
  * cache) joins this CPU's lru_lazyfree batch; it becomes lazily freed
  * (PG_lazyfree, pglazyfree) when the batch moves. */

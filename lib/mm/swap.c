@@ -184,8 +184,8 @@ static void folio_batch_move_lru(struct sws_cpu *cpu, struct sws_mm *mm, struct 
 	fb->nr = 0;
 }
 
-/* folio_batch_add_and_move(): @pfn joins @fb, which moves when it is full or
- * the folio is large. */
+/* folio_batch_add_and_move(): @pfn joins @fb, which moves when it is full,
+ * the folio is large, or the policy is the exact-LRU reference. */
 static void folio_batch_add_and_move(struct sws_cpu *cpu, struct sws_mm *mm, struct sws__lru_fbatch *fb,
 				     uint64_t pfn, bool active, const struct lru_move *mv)
 {
@@ -194,8 +194,8 @@ static void folio_batch_add_and_move(struct sws_cpu *cpu, struct sws_mm *mm, str
 	fb->e[fb->nr].gen = atomic_load_explicit(&f->gen, memory_order_relaxed);
 	fb->e[fb->nr].memcg = f->memcg;
 	fb->e[fb->nr].active = active;
-	if (++fb->nr == SWS__LRU_BATCH || f->order)
-		folio_batch_move_lru(cpu, mm, fb, mv);
+	if (++fb->nr == SWS__LRU_BATCH || f->order || mm->cfg.policy == SWS_RECLAIM_LRU)
+		folio_batch_move_lru(cpu, mm, fb, mv); /* the exact-LRU reference moves at once */
 }
 
 void sws__mm_lru_add_drain(struct sws_cpu *cpu, struct sws_mm *mm)
@@ -236,16 +236,15 @@ void sws__mm_folio_activate(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn
 	folio_batch_add_and_move(cpu, mm, &mm->pcpu[sws__cpu_id(cpu)].lru_activate, pfn, true, &lru_activate);
 }
 
-bool sws__mm_lru_batch_activate(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
+void sws__mm_lru_batch_activate(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 {
 	struct sws__lru_fbatch *fb = &mm->pcpu[sws__cpu_id(cpu)].lru_add;
 	uint32_t gen = atomic_load_explicit(&mm_folio(mm, pfn)->gen, memory_order_relaxed);
 	for (unsigned i = fb->nr; i-- > 0;)
 		if (fb->e[i].pfn == pfn && fb->e[i].gen == gen) {
 			fb->e[i].active = true;
-			return true;
+			return;
 		}
-	return false;
 }
 
 void sws___mm_lru_move(struct sws_mm *mm, uint64_t pfn, unsigned which)

@@ -83,19 +83,21 @@ static void readahead_one(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg
 		folio_unlock(mm_folio(mm, pfn));
 }
 
-/* swap_cluster_readahead(): the aligned block of the window around the target. */
-static void cluster_readahead(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, sws_entry_t e)
+/* swap_cluster_readahead(): the aligned block of the window around the
+ * target. @return whether the window was more than the target (the kernel then
+ * drains the CPU's LRU batches). */
+static bool cluster_readahead(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, sws_entry_t e)
 {
 	unsigned max_pages = 1u << mm->page_cluster;
 	if (max_pages <= 1)
-		return;
+		return false;
 	uint64_t off = sws_swp_offset(e);
 	mm_lock(mm, &mm->ra_lock, SWS_MM_lock_mm_other_contended);
 	unsigned win = __swapin_nr_pages(&mm->ra_lock, off, max_pages, atomic_exchange(&mm->ra_hits, 0),
 				       &mm->ra_prev_offset, &mm->ra_prev_win);
 	sws_spin_unlock(&mm->ra_lock);
 	if (win <= 1)
-		return;
+		return false;
 	struct sws_device *dev = sws__device(mm->sim, sws_swp_type(e));
 	uint64_t start = off & ~(uint64_t)(win - 1), end = start + win;
 	for (uint64_t o = start ? start : 1; dev && o < end && o < dev->max; o++) {
@@ -107,22 +109,24 @@ static void cluster_readahead(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t m
 		if (n)
 			readahead_one(cpu, mm, memcg, n);
 	}
+	return true;
 }
 
-/* swap_vma_readahead(): the swap PTEs of the window around the faulting address. */
-static void vma_readahead(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr)
+/* swap_vma_readahead(): the swap PTEs of the window around the faulting
+ * address. @return whether the window was more than the faulting page. */
+static bool vma_readahead(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr)
 {
 	unsigned pc = mm->page_cluster < 5 ? mm->page_cluster : 5;
 	unsigned max_pages = 1u << pc;
 	if (max_pages <= 1)
-		return;
+		return false;
 	sws_entry_t found[32];
 	unsigned n = 0;
 	mm_lock(mm, &sp->mmap_lock, SWS_MM_lock_mm_other_contended);
 	struct sws_region *r = sws___mm_region(sp, vaddr);
 	if (!r) {
 		sws_spin_unlock(&sp->mmap_lock);
-		return;
+		return false;
 	}
 	uint64_t prev = r->ra_addr;
 	uint32_t prev_win = r->ra_win;
@@ -154,6 +158,7 @@ static void vma_readahead(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_spa
 	sws_spin_unlock(&sp->mmap_lock);
 	for (unsigned i = 0; i < n; i++)
 		readahead_one(cpu, mm, memcg, found[i]);
+	return win > 1;
 }
 
 static bool any_rotational(struct sws_mm *mm)
@@ -262,13 +267,10 @@ int sws__mm_swapin(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp,
 			 * xswap (each page is its own zswap entry: a read of it costs the
 			 * same later), nor (cluster readahead) for a vswap page on no device. */
 			if (readahead && mm->page_cluster && !(dev && (dev->flags & SWS_SWP_XSWAP))) {
-				if (!use_vma_readahead(mm)) {
-					if (on_device)
-						cluster_readahead(cpu, mm, sp->memcg, t);
-				} else {
-					vma_readahead(cpu, mm, sp, vaddr);
-				}
-				sws__mm_lru_add_drain(cpu, mm); /* the read-ahead folios onto the LRU now */
+				bool window = use_vma_readahead(mm) ? vma_readahead(cpu, mm, sp, vaddr)
+								    : on_device && cluster_readahead(cpu, mm, sp->memcg, t);
+				if (window) /* the read-ahead folios onto the LRU now (lru_add_drain()) */
+					sws__mm_lru_add_drain(cpu, mm);
 			}
 		}
 		int rc = swapin_new(cpu, mm, sp->memcg, e, false, pfnp);

@@ -109,7 +109,7 @@ static void __shrink_active(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_m
 	if (!folio_test(f, PG_workingset))
 		folio_set(f, PG_workingset);
 	sws___mm_lru_move(mm, pfn, LRU_INACTIVE);
-	mm_count(mm, cpu, SWS_MM_pgdeactivate, 1);
+	mm_count(mm, cpu, SWS_MM_pgdeactivate, folio_nr(f));
 }
 
 uint64_t sws__mm_inactive_ratio(uint64_t pages)
@@ -165,7 +165,7 @@ static uint64_t __isolate_one(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t m
 			folio_clear(f, PG_referenced);
 		if (young && kernel && folio_test_clear(f, PG_referenced)) {
 			sws___mm_lru_move(mm, pfn, LRU_ACTIVE); /* used twice: activate */
-			mm_count(mm, cpu, SWS_MM_pgactivate, 1);
+			mm_count(mm, cpu, SWS_MM_pgactivate, folio_nr(f));
 			(*activated)++;
 		} else if (young) {
 			if (kernel)
@@ -221,7 +221,8 @@ static unsigned isolate_victims(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t
  * Reclaim locked, isolated page cache folio @pfn: written back if dirty (the
  * flusher's work: the model has no flusher, so reclaim reaching a dirty
  * folio stands for it), removed from its file leaving a shadow
- * (__remove_mapping()), freed. @return 0, or SWS_EBUSY: written again, kept.
+ * (__remove_mapping()). @return 0: ready to be freed (the caller frees it), or
+ * SWS_EBUSY: written again, kept.
  */
 static int reclaim_file_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 {

@@ -685,8 +685,11 @@ int sws_replay_run(struct sws_replay *r, const struct sws_replay_source *src)
 		sws__deferred(&r->workers[0]);
 		sws_mm_lru_add_drain(r->workers[0].cpu, r->mm); /* the run's end, as a worker's */
 	}
-	if (!err && !r->interrupted && r->cfg.swapoff_device)
-		err = run_swapoff(r, r->nthreads == 1 ? &r->workers[0] : &r->disp);
+	if (!err && !r->interrupted && r->cfg.swapoff_device) {
+		struct sws__worker *sw = r->nthreads == 1 ? &r->workers[0] : &r->disp;
+		err = run_swapoff(r, sw);
+		sws_mm_lru_add_drain(sw->cpu, r->mm); /* the folios swapoff brought in */
+	}
 	if (r->cfg.sample && (r->events % r->cfg.sample_every != 0 || !r->events))
 		take_sample(r);
 out:
@@ -695,6 +698,7 @@ out:
 		sws__charge_flush(&r->workers[i]);
 	sws__charge_flush(&r->disp);
 	r->wall_ns = sws__replay_now(r) - r->start_ns;
+	sws_mm_lru_add_drain(r->disp.cpu, r->mm); /* the dispatcher's CPU goes offline */
 	sws_cpu_detach(r->disp.cpu);
 	r->disp.cpu = NULL;
 	if (r->nthreads == 1)

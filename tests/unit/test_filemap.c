@@ -230,6 +230,7 @@ static void test_second_access_activates(void **state)
 	drain(&e); /* on the inactive file list */
 	assert_int_equal(delta(&e, &s0, SWS_MM_pgactivate), 0);
 	assert_int_equal(rd(&e, 2, 0, 1), 0); /* activated (folio_activate(): its CPU's batch) */
+	assert_int_equal(delta(&e, &s0, SWS_MM_pgactivate), 0); /* counted when the batch moves */
 	drain(&e);
 	assert_int_equal(delta(&e, &s0, SWS_MM_pgactivate), 1);
 	for (int i = 0; i < 4; i++)
@@ -272,6 +273,35 @@ static void test_activate_in_batch(void **state)
 	assert_int_equal(sws_mm_reclaim(e.cpu, e.mm, e.cg, 1), 1);
 	assert_int_equal(rd(&e, 3, 1, 1), 1); /* the inactive one went */
 	assert_int_equal(rd(&e, 3, 0, 1), 0); /* the active one stayed */
+	env_close(&e);
+}
+
+/* A folio waiting in a CPU's activate batch can be reclaimed by another CPU
+ * and its descriptor reused there for another page before the batch moves
+ * (the kernel's batch holds a reference; the model's entry records the
+ * descriptor's claim generation): the stale entry moves nothing and counts
+ * nothing, and the new page stays inactive. */
+static void test_activate_batch_stale_entry(void **state)
+{
+	(void)state;
+	struct env e;
+	env_open(&e, 1024, 0, SWS_RECLAIM_KERNEL, 0);
+	struct sws_cpu *other;
+	assert_sws(0, sws_cpu_attach(e.sim, &other));
+	assert_int_equal(rd(&e, 4, 0, 1), 1);
+	drain(&e);
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
+	assert_int_equal(rd(&e, 4, 0, 1), 0); /* in e.cpu's activate batch */
+	assert_int_equal(sws_mm_reclaim(other, e.mm, e.cg, 1), 1); /* taken meanwhile */
+	/* the freed descriptor comes back from other's per-CPU list */
+	assert_int_equal(sws_mm_file_io(other, e.mm, e.asid, 4, 1, 1, false), 1);
+	sws_mm_lru_add_drain(other, e.mm); /* the new page on the inactive list */
+	drain(&e);
+	assert_int_equal(delta(&e, &s0, SWS_MM_pgactivate), 0);
+	/* page 1 is the inactive one reclaim takes (page 0 is gone) */
+	assert_int_equal(sws_mm_reclaim(other, e.mm, e.cg, 1), 1);
+	assert_int_equal(rd(&e, 4, 1, 1), 1);
+	sws_cpu_detach(other);
 	env_close(&e);
 }
 
@@ -781,6 +811,7 @@ int main(void)
 		cmocka_unit_test(test_clock_policy),
 		cmocka_unit_test(test_refault_eviction_memcg),
 		cmocka_unit_test(test_activate_in_batch),
+		cmocka_unit_test(test_activate_batch_stale_entry),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_destroy_frees),
 	};

@@ -650,14 +650,18 @@ static void test_lru_move_batches(void **state)
 	struct sws_mm_config mc = {.ram_pages = 1024, .page_cluster = 3};
 	struct batch_env t;
 	batch_env_open(&t, b, &mc);
-	/* MADV_FREE: nothing counted until the batch moves */
+	/* MADV_FREE drains first (madvise_free_single_vma()), so the pages just
+	 * written, still in the add batch, are taken; nothing is counted until
+	 * the lazyfree batch moves */
 	first_writes(&t.e, t.a, 0, 8);
-	sws_mm_lru_add_drain(t.e.cpu, t.e.mm);
 	struct sws_mm_stats s0 = sws_test_mm_stats(t.e.mm);
 	assert_sws(0, sws_mm_madvise(t.e.cpu, t.e.mm, t.a, PG(0), 8 * SWS_PAGE_SIZE, SWS_MADV_FREE));
 	struct sws_mm_stats s1 = sws_test_mm_stats(t.e.mm);
 	assert_int_equal(s1.counters[SWS_MM_pglazyfree], s0.counters[SWS_MM_pglazyfree]);
 	sws_mm_lru_add_drain(NULL, t.e.mm); /* no CPU: nothing */
+	sws_mm_lru_add_drain(t.other, t.e.mm); /* another CPU's batches: not these */
+	s1 = sws_test_mm_stats(t.e.mm);
+	assert_int_equal(s1.counters[SWS_MM_pglazyfree], s0.counters[SWS_MM_pglazyfree]);
 	sws_mm_lru_add_drain(t.e.cpu, t.e.mm);
 	s1 = sws_test_mm_stats(t.e.mm);
 	assert_int_equal(s1.counters[SWS_MM_pglazyfree] - s0.counters[SWS_MM_pglazyfree], 8);
@@ -665,6 +669,15 @@ static void test_lru_move_batches(void **state)
 	struct sws_mm_stats s2 = sws_test_mm_stats(t.e.mm);
 	assert_int_equal(s2.counters[SWS_MM_pglazyfreed] - s1.counters[SWS_MM_pglazyfreed], 8);
 	assert_int_equal(s2.counters[SWS_MM_pswpout], s1.counters[SWS_MM_pswpout]);
+	/* a full lazyfree batch (31) moves by itself */
+	first_writes(&t.e, t.a, 200, 240);
+	assert_sws(0, sws_mm_madvise(t.e.cpu, t.e.mm, t.a, PG(200), 40 * SWS_PAGE_SIZE, SWS_MADV_FREE));
+	s1 = sws_test_mm_stats(t.e.mm);
+	assert_int_equal(s1.counters[SWS_MM_pglazyfree] - s2.counters[SWS_MM_pglazyfree], 31);
+	/* MADV_DONTNEED drains first (zap_page_range_single()): the other 9 count */
+	assert_sws(0, sws_mm_madvise(t.e.cpu, t.e.mm, t.a, PG(200), 40 * SWS_PAGE_SIZE, SWS_MADV_DONTNEED));
+	s2 = sws_test_mm_stats(t.e.mm);
+	assert_int_equal(s2.counters[SWS_MM_pglazyfree] - s1.counters[SWS_MM_pglazyfree], 9);
 	/* readahead: swap 64 pages out, fault one back in */
 	first_writes(&t.e, t.a, 100, 164);
 	assert_sws(0, sws_mm_madvise(t.e.cpu, t.e.mm, t.a, PG(100), 64 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
@@ -680,6 +693,34 @@ static void test_lru_move_batches(void **state)
 	assert_int_equal(sws_mm_access(t.e.cpu, t.e.mm, t.a, PG(512), true), 1);
 	assert_int_equal(sws_mm_reclaim(t.other, t.e.mm, t.cg, 100), 16 + 1);
 	batch_env_close(&t);
+}
+
+/*
+ * munmap frees its folios in batches (folios_put(): 31, then the rest) and
+ * uncharges them (mem_cgroup_uncharge_folios()): a memcg at its limit gets
+ * the room back, so as many new pages fit again without reclaim.
+ */
+static void test_munmap_uncharges(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_mm_config mc = {.ram_pages = 1024};
+	struct env e;
+	env_open(&e, b, 4096, SWS_SWP_SOLIDSTATE, SWS_BACKING_NONE, &mc);
+	uint16_t cg;
+	uint32_t a;
+	assert_sws(0, sws_mm_memcg_create(e.mm, 128, &cg));
+	assert_sws(0, sws_mm_space_create(e.mm, cg, &a));
+	first_writes(&e, a, 0, 128);
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
+	assert_int_equal(s0.counters[SWS_MM_pgscan], 0);
+	assert_sws(0, sws_mm_munmap(e.cpu, e.mm, a, PG(0), 40 * SWS_PAGE_SIZE));
+	first_writes(&e, a, 300, 340);
+	struct sws_mm_stats s1 = sws_test_mm_stats(e.mm);
+	assert_int_equal(s1.counters[SWS_MM_pgscan], 0);
+	first_writes(&e, a, 340, 341); /* one more: the memcg reclaims */
+	s1 = sws_test_mm_stats(e.mm);
+	assert_true(s1.counters[SWS_MM_pgscan] > 0);
+	env_close(&e);
 }
 
 /* mTHP regions swap out whole folios; with no room for them, they are split. */
@@ -1209,6 +1250,7 @@ int main(void)
 		BOTH(test_readahead_skips_free_slots), BOTH(test_vma_readahead_hit_address),
 		BOTH(test_madv_free),          BOTH(test_readahead_window_shrinks),
 		BOTH(test_lru_move_batches),
+		BOTH(test_munmap_uncharges),
 		BOTH(test_active_inactive_balance), BOTH(test_swapin_shared_readonly),
 		BOTH(test_swapin_write_keeps_shared_slot),
 		BOTH(test_lru_add_batch),
