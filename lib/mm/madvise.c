@@ -33,11 +33,8 @@ static int madv_pageout(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space
 		sws__mm_lru_del(mm, pfn);
 		folio_clear(f, PG_young | PG_referenced);
 		int rc = sws__mm_pageout_folio(cpu, mm, pfn);
-		if (rc == 0) {
-			freed.pfn[freed.nr++] = (uint32_t)pfn;
-			if (freed.nr == SWS__FOLIO_BATCH)
-				sws__mm_folio_batch_free(cpu, mm, &freed);
-		}
+		if (rc == 0 && !folio_batch_add(&freed, pfn))
+			sws__mm_folio_batch_free(cpu, mm, &freed);
 		if (rc == SWS_EAGAIN) {
 			va -= SWS_PAGE_SIZE; /* split: take its pages one by one */
 			continue;

@@ -498,8 +498,7 @@ static void drop_folio_mapping(struct sws__zap *z, uint64_t pfn, uint64_t vaddr)
 	}
 	/* Locked, unmapped, out of the swap cache: nobody else finds it, and reclaim's
 	 * trylock skips it until the batch frees it (tlb_flush_mmu()). */
-	z->fb.pfn[z->fb.nr++] = (uint32_t)pfn;
-	if (z->fb.nr == SWS__FOLIO_BATCH)
+	if (!folio_batch_add(&z->fb, pfn))
 		free_pages_and_swap_cache(z);
 }
 

@@ -188,8 +188,9 @@ static inline sws_spinlock_t *pte_lockptr(struct sws_space *sp, uint64_t vaddr)
 	return &sp->ptlocks[(vaddr >> SWS__PMD_SHIFT) % SWS__PTE_LOCKS].l;
 }
 
-/* PAGEVEC_SIZE: folios a CPU's LRU batch holds before it drains. */
-#define SWS__LRU_BATCH 31
+/* PAGEVEC_SIZE: the folios a folio_batch holds (a CPU's LRU move batch, a
+ * batch of folios freed together). */
+#define SWS__PAGEVEC_SIZE 31
 
 /* A CPU's folio batch for one LRU move (a cpu_fbatches member): each entry
  * keeps the claim it was made for (a freed and reused folio's entry is stale)
@@ -200,7 +201,7 @@ struct sws__lru_fbatch {
 		uint32_t pfn, gen;
 		uint16_t memcg;
 		bool active; /* lru_add: to the active list */
-	} e[SWS__LRU_BATCH];
+	} e[SWS__PAGEVEC_SIZE];
 };
 
 /* Per-CPU state of the model: counters (single writer). */
@@ -551,13 +552,18 @@ int sws__mm_folio_alloc_noreclaim(struct sws_cpu *cpu, struct sws_mm *mm, uint16
 /* Free @pfn's folio: uncharged, its descriptor onto @cpu's page list (or the
  * free list without a CPU). */
 void sws__mm_folio_free(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn);
-/* A folio_batch (PAGEVEC_SIZE): locked folios that nothing maps or caches any
- * more, freed together. */
-#define SWS__FOLIO_BATCH 31
+/* A folio_batch: locked folios that nothing maps or caches any more, freed
+ * together. */
 struct sws__folio_batch {
 	unsigned nr;
-	uint32_t pfn[SWS__FOLIO_BATCH];
+	uint32_t pfn[SWS__PAGEVEC_SIZE];
 };
+/* folio_batch_add(): @pfn joins @fb. @return the room left (0: full, free it). */
+static inline unsigned folio_batch_add(struct sws__folio_batch *fb, uint64_t pfn)
+{
+	fb->pfn[fb->nr++] = (uint32_t)pfn;
+	return SWS__PAGEVEC_SIZE - fb->nr;
+}
 /* The batch's folios, off the LRU: uncharged (mem_cgroup_uncharge_folios()),
  * then freed in order as sws__mm_folio_free() frees (free_unref_folios()); the
  * batch is empty after. */

@@ -100,14 +100,12 @@ void sws___mm_lru_unlink(struct sws_mm *mm, uint64_t pfn)
 typedef void (*lru_move_fn)(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f, uint32_t pfn,
 			    bool active);
 
-/* lru_add_fn(): a new folio onto its list, unless it was freed (or taken off
- * for a split) meanwhile: PG_lru_batch was cleared under this lock. */
+/* lru_add_fn(): a new folio, still PG_lru_batch (a free or a split clears it
+ * under this lock), onto its list. */
 static void __lru_add_fn(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f, uint32_t pfn, bool active)
 {
 	(void)cpu;
 	SWS_ASSERT_HELD(folio_lru_lock(mm, f));
-	if (!folio_test(f, PG_lru_batch))
-		return;
 	folio_clear(f, PG_lru_batch);
 	if (f->lru != LRU_NONE)
 		return;
@@ -123,8 +121,7 @@ static void __lru_lazyfree_fn(struct sws_cpu *cpu, struct sws_mm *mm, struct sws
 {
 	(void)active;
 	SWS_ASSERT_HELD(folio_lru_lock(mm, f));
-	if ((f->lru != LRU_INACTIVE && f->lru != LRU_ACTIVE) ||
-	    folio_test(f, PG_free | PG_lazyfree | PG_swapcache))
+	if ((f->lru != LRU_INACTIVE && f->lru != LRU_ACTIVE) || folio_test(f, PG_lazyfree | PG_swapcache))
 		return;
 	folio_clear(f, PG_referenced);
 	folio_set(f, PG_lazyfree);
@@ -194,7 +191,7 @@ static void folio_batch_add_and_move(struct sws_cpu *cpu, struct sws_mm *mm, str
 	fb->e[fb->nr].gen = atomic_load_explicit(&f->gen, memory_order_relaxed);
 	fb->e[fb->nr].memcg = f->memcg;
 	fb->e[fb->nr].active = active;
-	if (++fb->nr == SWS__LRU_BATCH || f->order || mm->cfg.policy == SWS_RECLAIM_LRU)
+	if (++fb->nr == SWS__PAGEVEC_SIZE || f->order || mm->cfg.policy == SWS_RECLAIM_LRU)
 		folio_batch_move_lru(cpu, mm, fb, mv); /* the exact-LRU reference moves at once */
 }
 

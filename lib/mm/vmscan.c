@@ -362,8 +362,7 @@ static uint64_t shrink_memcg(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t me
 			if (rc == 0) {
 				reclaimed += nr_pages;
 				io[file] += writes ? nr_pages : 0;
-				freed.pfn[freed.nr++] = (uint32_t)pfn;
-				if (freed.nr == SWS__FOLIO_BATCH)
+				if (!folio_batch_add(&freed, pfn))
 					sws__mm_folio_batch_free(cpu, mm, &freed);
 				continue;
 			}
