@@ -343,6 +343,10 @@ int check_machine_get(const struct check_recording *rec, struct check_machine *m
 		return -1;
 	if (r)
 		m->page_cluster = (uint32_t)v + 1;
+	if ((r = setup_int(rec, "cpus", 1, 1 << 20, &v, err, errlen)) < 0)
+		return -1;
+	if (r) /* a bigger machine: as many as the model has */
+		m->cpus = v > SWS_REPLAY_MAX_CPUS ? SWS_REPLAY_MAX_CPUS : (uint32_t)v;
 	const struct check_entry *cg = find(rec, SEC_SETUP, "cgroup");
 	if (cg) {
 		if (strcmp(cg->value, "v1") && strcmp(cg->value, "v2"))

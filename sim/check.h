@@ -56,6 +56,7 @@ struct check_machine {
 	char zswap_note[96];	   /* how the kernel's compressor maps, or "" */
 	uint32_t zswap_max_pool_percent, zswap_accept_threshold; /* 0: not recorded */
 	bool zswap_shrinker;
+	uint32_t cpus;            /* the recorded machine's CPUs; 0: not recorded */
 	enum sws_backend backend; /* the design of the kernel's version */
 	char backend_why[160];
 };

@@ -5,6 +5,7 @@
  * (usemem's vm-scalability flags). Public API only (swapsim/replay.h).
  */
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -157,9 +158,14 @@ int cli_parse_swap(char *s, struct sws_replay_swap *out, char *msg, size_t msg_l
 			if (parse_u64(val, &e, &v) || *e || !v)
 				return fail(msg, msg_len, "limit=%s: expected pages > 0", val);
 			out->limit_pages = v;
+		} else if (!strcmp(kv, "qd")) {
+			if (parse_u64(val, &e, &v) || *e || !v || v > SWS_DEVICE_MAX_QUEUE)
+				return fail(msg, msg_len, "qd=%s: expected a queue depth in 1..%u", val,
+					    SWS_DEVICE_MAX_QUEUE);
+			out->queue_depth = (uint32_t)v;
 		} else {
 			return fail(msg, msg_len,
-				    "unknown key '%s' (size, type, prio, file, rlat, wlat, limit, reuse, follow, discard)",
+				    "unknown key '%s' (size, type, prio, file, rlat, wlat, qd, limit, reuse, follow, discard)",
 				    kv);
 		}
 	}
@@ -169,6 +175,8 @@ int cli_parse_swap(char *s, struct sws_replay_swap *out, char *msg, size_t msg_l
 					  "no size, file, rlat or wlat (limit=PAGES sets its limit)");
 	if ((out->swap_flags & SWS_REPLAY_SWAP_DISCARD) && (xswap || out->kind == SWS_REPLAY_SWAP_HDD))
 		return fail(msg, msg_len, "discard needs a non-rotational device with storage (not hdd or xswap)");
+	if (out->queue_depth && (xswap || out->kind == SWS_REPLAY_SWAP_PMEM || out->kind == SWS_REPLAY_SWAP_ZRAM))
+		return fail(msg, msg_len, "qd= is for devices with a queue (ssd, nvme, sata, hdd): pmem and zram work on the CPU");
 	if (!xswap && out->limit_pages)
 		return fail(msg, msg_len, "limit= is for type=xswap devices (use size= for others)");
 	if (out->file_flags && !out->path)
@@ -366,4 +374,27 @@ int cli_bad(const char *prog, const char *opt, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "\n(try --help)\n");
 	return 2;
+}
+
+int cli_read_costs(const char *path, struct sws_costs *c, char *msg, size_t msg_len)
+{
+	enum { MAX = 1 << 20 }; /* a cost file is a few KiB */
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return fail(msg, msg_len, "%s: %s", path, strerror(errno));
+	char *text = malloc(MAX + 1);
+	size_t n = text ? fread(text, 1, MAX + 1, f) : 0;
+	int err = ferror(f);
+	fclose(f);
+	if (!text)
+		return fail(msg, msg_len, "%s: out of memory", path);
+	if (err || n > MAX) {
+		free(text);
+		return fail(msg, msg_len, "%s: %s", path, err ? "read error" : "longer than 1 MiB: not a cost file");
+	}
+	char why[192];
+	sws_costs_default(c);
+	int rc = sws_costs_parse(c, text, n, why, sizeof(why));
+	free(text);
+	return rc ? fail(msg, msg_len, "%s: %s", path, why) : 0;
 }

@@ -63,6 +63,9 @@ int cli_parse_workload_args(struct sws_workload_config *cfg, int argc, char *con
  * Parse a content mix: "index", or weights "zero=1,same=1,index=2,text=3,random=1".
  * @return 0 or SWS_EINVAL (message in @msg).
  */
+/* Read a cost file (swapsim-calibrate's) over the defaults. @return 0, or SWS_EINVAL
+ * with a message naming the file (and line). */
+int cli_read_costs(const char *path, struct sws_costs *c, char *msg, size_t msg_len);
 int cli_parse_content(const char *s, uint32_t weight[SWS_NR_CONTENT], char *msg, size_t msg_len);
 
 #endif

@@ -109,7 +109,8 @@ static const char usage_text[] =
 	"                          so the memcg shrinker finds nothing to write back\n"
 	"  --swap SPEC             a swap device, repeatable; SPEC is key=value pairs:\n"
 	"                          size=SIZE,type=ssd|nvme|sata|hdd|zram|pmem,prio=N,file=PATH,\n"
-	"                          rlat=NS,wlat=NS; a file=PATH is created new: add the words\n"
+	"                          rlat=NS,wlat=NS,qd=N (the modelled clock's queue depth;\n"
+	"                          defaults ssd 32, sata 8, hdd 1); a file=PATH is created new: add the words\n"
 	"                          reuse (overwrite an existing file) and follow (PATH may be\n"
 	"                          a symbolic link) to allow those; a file the run created\n"
 	"                          is removed after it, a reused one stays; the word discard\n"
@@ -145,8 +146,23 @@ static const char usage_text[] =
 	"                          second chance, every swap-in counted (the first patch);\n"
 	"                          old: the protected size of 6.8-6.11, no second chance\n"
 	"\n"
+	"Time (docs/modelled-time.md):\n"
+	"  --clock model|host      model (default): modelled time on simulated CPUs, from a\n"
+	"                          cost table, with locks and device queues in virtual time:\n"
+	"                          every figure is the same on every run and every host;\n"
+	"                          host: the host's clock around the model's own code\n"
+	"  --cpus N                simulated CPUs of the modelled clock, 1..254 (default: a\n"
+	"                          workload's tasks (kbuild: its jobs and make); --check: the\n"
+	"                          recorded machine's CPUs; a trace: 1); one host thread runs\n"
+	"                          them all\n"
+	"  --costs FILE            the cost table (swapsim-calibrate's output; default: the\n"
+	"                          bundled table, docs/benchmarks.md)\n"
+	"  --sync-quantum NS       how far past the earliest CPU another may run before it\n"
+	"                          yields at a lock (default 250; 0: exact virtual-time order)\n"
+	"\n"
 	"Run and report:\n"
-	"  --threads N             worker threads standing for CPUs (default 1: deterministic)\n"
+	"  --threads N             host clock: worker threads standing for CPUs (default 1:\n"
+	"                          deterministic counters)\n"
 	"  --repeat N              run every compared configuration N times, interleaved\n"
 	"                          (A B A B ...); times are reported as mean and spread\n"
 	"  --user-bandwidth SIZE   the user-time model: bytes per second a task touches memory\n"
@@ -187,6 +203,11 @@ struct opts {
 	unsigned nbackends;
 	uint32_t threads, repeat;
 	uint64_t seed, user_bandwidth;
+	enum sws_replay_clock clock;
+	uint32_t cpus;          /* --cpus; 0: the default for the input */
+	uint64_t sync_quantum;  /* --sync-quantum + 1; 0: not given */
+	struct sws_costs costs; /* --costs FILE */
+	bool costs_set;
 	bool allow_errors;
 	const char *ram_arg, *mem_limit_arg; /* as given, for messages */
 	bool memcg_per_task;
@@ -361,6 +382,25 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		} else if (!strcmp(name, "--threads")) {
 			if (parse_u32(name, v, 1, 128, &o->threads))
 				return 2;
+		} else if (!strcmp(name, "--clock")) {
+			if (!strcmp(v, "model"))
+				o->clock = SWS_REPLAY_CLOCK_MODEL;
+			else if (!strcmp(v, "host"))
+				o->clock = SWS_REPLAY_CLOCK_HOST;
+			else
+				return bad(name, "'%s': expected model or host", v);
+		} else if (!strcmp(name, "--cpus")) {
+			if (parse_u32(name, v, 1, SWS_REPLAY_MAX_CPUS, &o->cpus))
+				return 2;
+		} else if (!strcmp(name, "--sync-quantum")) {
+			uint32_t q;
+			if (parse_u32(name, v, 0, 1000000, &q))
+				return 2;
+			o->sync_quantum = (uint64_t)q + 1;
+		} else if (!strcmp(name, "--costs")) {
+			if (cli_read_costs(v, &o->costs, msg, sizeof(msg)))
+				return bad(name, "%s", msg);
+			o->costs_set = true;
 		} else if (!strcmp(name, "--repeat")) {
 			if (parse_u32(name, v, 1, MAX_REPEAT, &o->repeat))
 				return 2;
@@ -572,6 +612,25 @@ static int on_progress(void *ctx, uint64_t events)
 static int trace_next(void *ctx, struct sws_trace_record *rec) { return sws_trace_reader_next(ctx, rec); }
 static const char *trace_error(void *ctx) { return sws_trace_reader_error(ctx); }
 
+/* The modelled clock's CPUs when --cpus is not given: one per task a workload
+ * runs at once (kbuild: its jobs and make), one for a trace. */
+static uint32_t default_cpus(const struct opts *o)
+{
+	if (!o->have_workload)
+		return 1;
+	uint32_t n = o->wl.nr_tasks ? o->wl.nr_tasks : 1;
+	switch (o->wl.kind) {
+	case SWS_WORKLOAD_MEMHOG:
+		return 1;
+	case SWS_WORKLOAD_BGSAVE:
+		return 2;
+	case SWS_WORKLOAD_KBUILD:
+		return (o->wl.nr_tasks ? o->wl.nr_tasks : 8) + 1;
+	default:
+		return n;
+	}
+}
+
 /* One run of the input on @backend; @lines: print the workload's own lines.
  * @return exit status contribution (0 or 1; 2 for a configuration error). */
 static int run_one(const struct opts *o, enum sws_backend backend, struct sws_replay_report *rep,
@@ -588,6 +647,10 @@ static int run_one(const struct opts *o, enum sws_backend backend, struct sws_re
 	struct sws_replay_config cfg = {
 		.version = SWS_REPLAY_CONFIG_VERSION,
 		.threads = o->threads,
+		.clock = o->clock,
+		.cpus = o->cpus ? o->cpus : default_cpus(o),
+		.costs = o->costs_set ? &o->costs : NULL,
+		.sync_quantum_ns = o->sync_quantum == 1 ? UINT64_MAX : o->sync_quantum ? o->sync_quantum - 1 : 0,
 		.user_bandwidth = o->user_bandwidth,
 		.backend = backend,
 		.policy = o->policy,
@@ -761,7 +824,7 @@ static void warn_cpus(const struct opts *o)
 	if (sched_getaffinity(0, sizeof(set), &set) != 0)
 		return;
 	unsigned cpus = (unsigned)CPU_COUNT(&set), threads = o->threads ? o->threads : 1;
-	if (threads > cpus)
+	if (o->clock == SWS_REPLAY_CLOCK_HOST && threads > cpus)
 		fprintf(stderr,
 			"swapsim-replay: warning: --threads %u exceeds the %u CPUs this process may run on:\n"
 			"  the host's scheduler, not the simulated design, decides the measured times\n",
@@ -846,6 +909,10 @@ static void check_merge(struct opts *o, const struct check_recording *rec, struc
 	if (!o->page_cluster && m->page_cluster) {
 		o->page_cluster = m->page_cluster;
 		put_opt(cmd, "--page-cluster", "%u", m->page_cluster - 1);
+	}
+	if (!o->cpus && m->cpus && o->clock == SWS_REPLAY_CLOCK_MODEL) {
+		o->cpus = m->cpus;
+		put_opt(cmd, "--cpus", "%u", m->cpus);
 	}
 	if (!o->nbackends) {
 		o->backends[0] = m->backend;

@@ -105,6 +105,17 @@ int sws_swapon(struct sws_sim *sim, const struct sws_device_config *cfg, int *ty
  */
 int sws_swapoff(struct sws_sim *sim, int type);
 
+/* The deepest request queue a device may have (sws_device_set_queue()). */
+#define SWS_DEVICE_MAX_QUEUE 64
+
+/**
+ * The device's request queue under the modelled clock (docs/modelled-time.md):
+ * @depth requests in service at once (1..SWS_DEVICE_MAX_QUEUE; 0: no queue,
+ * the submitting CPU does the work, as on pmem and zram). The host clock has
+ * no queues. @return 0, SWS_ENODEV, SWS_EINVAL.
+ */
+int sws_device_set_queue(struct sws_sim *sim, int type, uint32_t depth);
+
 /* A device as seen by /proc/swaps and the cluster lists. */
 struct sws_device_info {
 	int type;

@@ -197,6 +197,9 @@ int sws_mm_set_file_latency(struct sws_mm *mm, uint64_t read_ns, uint64_t write_
 /** kswapd as a deferred-work step: reclaim toward the high watermark, at most @budget
  *  pages. @return the pages still wanted (0: above the high watermark). */
 uint64_t sws_mm_kswapd(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t budget);
+/** Whether kswapd would work now: free memory below the low watermark, or zswap's
+ *  shrink work queued (the wakeup_kswapd() test; reads every CPU's free stock). */
+bool sws_mm_kswapd_wanted(struct sws_mm *mm);
 
 /* Counters of the memory model, named as in /proc/vmstat and memcg stats. */
 #define SWS_MM_COUNTER_LIST(X)                                                             \

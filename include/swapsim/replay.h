@@ -44,6 +44,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <swapsim/cost.h>
 #include <swapsim/device.h>
 #include <swapsim/env.h>
 #include <swapsim/error.h>
@@ -124,7 +125,14 @@ struct sws_replay_swap {
 	uint32_t file_flags;            /* with path: SWS_BACKING_REUSE, SWS_BACKING_FOLLOW
 					 * (SWS_BACKING_UNLINK is always on) */
 	uint32_t swap_flags;            /* SWS_REPLAY_SWAP_DISCARD, or 0 */
+	uint32_t queue_depth;           /* modelled clock: requests the device serves at once
+					 * (1..SWS_DEVICE_MAX_QUEUE); 0: its kind's default
+					 * (sws_replay_swap_kind_queue()); pmem and zram have
+					 * none, the CPU does their work */
 };
+
+/** @return a kind's default queue depth under the modelled clock (0: none). */
+uint32_t sws_replay_swap_kind_queue(enum sws_replay_swap_kind kind);
 
 /* swapon --discard=pages: SWP_PAGE_DISCARD, a freed cluster is discarded
  * before it is reused (and the allocator prefers free clusters). Off by
@@ -174,7 +182,7 @@ struct sws_replay_sample {
 	uint64_t fault_count, fault_mean_ns, fault_p99_ns;
 };
 
-#define SWS_REPLAY_CONFIG_VERSION 1
+#define SWS_REPLAY_CONFIG_VERSION 2
 
 /* Default user bandwidth: 16 GB/s (decimal: 16e9 B/s, not 16 GiB/s), 256 ns per 4 KiB
  * page access (docs/replay.md). */
@@ -183,6 +191,15 @@ struct sws_replay_sample {
 /*
  * Replay configuration. Zero means the default everywhere.
  */
+/* The clock a replay's times come from. */
+enum sws_replay_clock {
+	SWS_REPLAY_CLOCK_MODEL = 0, /* modelled time on simulated CPUs: deterministic (the default) */
+	SWS_REPLAY_CLOCK_HOST = 1,  /* the host's clock around the model's own code */
+};
+/** @return "model" or "host" ("" out of range). */
+const char *sws_replay_clock_name(enum sws_replay_clock c);
+#define SWS_REPLAY_MAX_CPUS 254
+
 struct sws_replay_config {
 	uint32_t version;               /* SWS_REPLAY_CONFIG_VERSION or 0 */
 	uint32_t threads;               /* worker threads (CPUs); 0: 1; at most 128 */
@@ -222,7 +239,22 @@ struct sws_replay_config {
 	char *errbuf;                   /* optional: why sws_replay_create() failed (the
 					 * device and its file with the errno, ...) */
 	size_t errlen;
+
+	/* Time (docs/modelled-time.md). */
+	enum sws_replay_clock clock;    /* SWS_REPLAY_CLOCK_MODEL (0) or _HOST */
+	uint32_t cpus;                  /* modelled clock: simulated CPUs, 1..SWS_REPLAY_MAX_CPUS;
+					 * 0: threads (1 when that is 0). The host clock uses
+					 * threads and ignores this. */
+	const struct sws_costs *costs;  /* modelled clock: the cost table; NULL: the defaults */
+	uint64_t sync_quantum_ns;       /* modelled clock: how far past the earliest CPU another
+					 * may run before it yields at a sync point (locks may be
+					 * granted out of virtual-time order by up to this much);
+					 * 0: SWS_REPLAY_SYNC_QUANTUM_NS; UINT64_MAX: 0, exact */
 };
+
+/* The default sync quantum: 250 ns, about one lock hold. On usemem -n 31 it
+ * runs the event loop 2.5x faster than exact ordering, the times within 0.1%. */
+#define SWS_REPLAY_SYNC_QUANTUM_NS 250
 
 struct sws_replay;
 
@@ -310,9 +342,27 @@ struct sws_replay_peaks {
 	uint64_t dynamic_bytes;          /* sums of sws_sim_memory_usage()), at their peaks */
 };
 
+/* Where the modelled time went (the modelled clock; zero with the host clock):
+ * summed over the simulated CPUs, in picoseconds. */
+struct sws_replay_model {
+	uint64_t cost_ps[SWS_NR_COSTS];     /* charged per cost class */
+	uint64_t cost_count[SWS_NR_COSTS];  /* units charged per class (the work counters) */
+	uint64_t spin_ps;                   /* spinning on taken locks (busy) */
+	uint64_t device_cpu_ps;             /* device work done on the CPUs (pmem, zram) */
+	uint64_t user_ps;                   /* the tasks' own code */
+	uint64_t busy_ps;                   /* all of the above and the costs: CPU time used */
+	uint64_t io_wait_ps;                /* waiting for devices */
+	uint64_t lock_wait_ps[SWS_NR_LOCK_CLASSES]; /* waiting for locks (spinning or asleep) */
+	uint64_t lock_waits[SWS_NR_LOCK_CLASSES];   /* acquisitions that waited */
+	uint64_t line_transfers;            /* locks and counters taken over from another CPU */
+};
+
 /* What a run did: counters, time, latency, memory. */
 struct sws_replay_report {
 	enum sws_backend backend;
+	enum sws_replay_clock clock;    /* what the times were taken with */
+	uint32_t cpus;                  /* simulated CPUs (the modelled clock) */
+	struct sws_replay_model model;
 	uint32_t threads;
 	uint64_t events;        /* records replayed */
 	uint64_t accesses;      /* page accesses (sws_mm_access calls) */

@@ -26,6 +26,7 @@
 #include <swapsim/device.h>
 #include <swapsim/swap.h>
 #include <swapsim/stats.h>
+#include <swapsim/cost.h>
 #include <swapsim/mm.h>
 #include <swapsim/zswap.h>
 #include <swapsim/xswap.h>

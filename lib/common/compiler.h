@@ -21,6 +21,23 @@
 #define sws_load_acquire(p) atomic_load_explicit((p), memory_order_acquire)
 #define sws_store_release(p, v) atomic_store_explicit((p), (v), memory_order_release)
 
+/* Which sanitizer this is built with (GCC's macros, clang's __has_feature):
+ * SWS_TSAN, SWS_ASAN. */
+#if defined(__SANITIZE_THREAD__)
+#define SWS_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SWS_TSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define SWS_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SWS_ASAN 1
+#endif
+#endif
+
 /* Plain (not atomic) bitmaps of uint64_t words. */
 static inline bool sws_bit_test(const uint64_t *b, unsigned i) { return (b[i / 64] >> (i % 64)) & 1; }
 static inline void sws_bit_set(uint64_t *b, unsigned i) { b[i / 64] |= 1ull << (i % 64); }

@@ -14,20 +14,14 @@
 #define _LGPL_SOURCE 1
 #include <urcu/urcu-memb.h>
 
+#include "compiler.h"
+
 /* Per-thread registration with a nesting count (several sims may share a thread).
  * Calls that take a sim rather than a CPU hold a registration for their
  * duration: a read lock on an unregistered thread is invisible to
  * synchronize_rcu() in the memb flavour. */
 void sws__rcu_thread_get(void);
 void sws__rcu_thread_put(void);
-
-#if defined(__SANITIZE_THREAD__)
-#define SWS_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define SWS_TSAN 1
-#endif
-#endif
 
 #ifdef SWS_TSAN
 void __tsan_acquire(void *addr);

@@ -4,6 +4,10 @@
  * make it visible to ThreadSanitizer. sws_spin_lock() reports whether it had to
  * wait, so callers can count contention per lock class.
  *
+ * Under the modelled clock (sws__vt_current set) every acquisition and
+ * release is a sync point of the event loop and a taken lock makes the CPU
+ * wait in virtual time (vtime.h); the host path is a plain bit lock.
+ *
  * SWS_ASSERT_HELD() is what a `__` function (the caller holds a lock) checks
  * first: lockdep_assert_held() without lockdep.
  */
@@ -15,9 +19,12 @@
 #include <sched.h>
 #include <stdbool.h>
 #include "compiler.h"
+#include "vtime.h"
 
 typedef struct {
-	atomic_int v;
+	/* bit 0: locked; under the modelled clock the upper bits remember the
+	 * CPU that held it last (its id + 1): a shared cache line */
+	atomic_uint v;
 } sws_spinlock_t;
 
 #define SWS_SPIN_BEFORE_YIELD 64
@@ -35,17 +42,24 @@ static inline void sws_spin_init(sws_spinlock_t *l) { atomic_init(&l->v, 0); }
 
 static inline bool sws_spin_trylock(sws_spinlock_t *l)
 {
-	return !sws_load_relaxed(&l->v) &&
-	       !atomic_exchange_explicit(&l->v, 1, memory_order_acquire);
+	struct sws_vcpu *vc = sws__vt_current;
+	if (sws_unlikely(vc))
+		return sws__vt_trylock(vc, &l->v);
+	return !(sws_load_relaxed(&l->v) & 1) && !(atomic_fetch_or_explicit(&l->v, 1, memory_order_acquire) & 1);
 }
 
-/* @return true when the lock was contended. */
-static inline bool sws_spin_lock(sws_spinlock_t *l)
+/* @return true when the lock was contended (under the modelled clock: the
+ * CPU waited in virtual time, counted against @cls). */
+static inline bool sws_spin_lock_cls(sws_spinlock_t *l, enum sws_lock_class cls)
 {
-	if (sws_likely(!atomic_exchange_explicit(&l->v, 1, memory_order_acquire)))
+	struct sws_vcpu *vc = sws__vt_current;
+	if (sws_unlikely(vc))
+		return sws__vt_lock(vc, &l->v, cls, true);
+	if (sws_likely(!(atomic_fetch_or_explicit(&l->v, 1, memory_order_acquire) & 1)))
 		return false;
 	for (unsigned spins = 0;; spins++) {
-		if (!sws_load_relaxed(&l->v) && sws_spin_trylock(l))
+		if (!(sws_load_relaxed(&l->v) & 1) &&
+		    !(atomic_fetch_or_explicit(&l->v, 1, memory_order_acquire) & 1))
 			return true;
 		if (spins >= SWS_SPIN_BEFORE_YIELD)
 			sched_yield();
@@ -54,9 +68,43 @@ static inline bool sws_spin_lock(sws_spinlock_t *l)
 	}
 }
 
-static inline void sws_spin_unlock(sws_spinlock_t *l) { sws_store_release(&l->v, 0); }
+static inline bool sws_spin_lock(sws_spinlock_t *l) { return sws_spin_lock_cls(l, SWS_LOCK_other); }
 
-static inline bool sws_spin_is_locked(sws_spinlock_t *l) { return sws_load_relaxed(&l->v) != 0; }
+static inline void sws_spin_unlock(sws_spinlock_t *l)
+{
+	struct sws_vcpu *vc = sws__vt_current;
+	if (sws_unlikely(vc)) {
+		sws__vt_unlock(vc, &l->v);
+		return;
+	}
+	sws_store_release(&l->v, 0);
+}
+
+static inline bool sws_spin_is_locked(sws_spinlock_t *l) { return sws_load_relaxed(&l->v) & 1; }
+
+/* A mutex of the model (a sleeping lock): under the modelled clock a CPU
+ * that finds it taken sleeps in virtual time until its holder releases it. */
+static inline void sws_mutex_lock(pthread_mutex_t *m)
+{
+	struct sws_vcpu *vc = sws__vt_current;
+	if (sws_unlikely(vc)) {
+		sws__vt_sync(vc);
+		while (pthread_mutex_trylock(m))
+			vc->ops->block(vc, m, false);
+		return;
+	}
+	pthread_mutex_lock(m);
+}
+
+static inline void sws_mutex_unlock(pthread_mutex_t *m)
+{
+	struct sws_vcpu *vc = sws__vt_current;
+	if (sws_unlikely(vc))
+		sws__vt_sync(vc);
+	pthread_mutex_unlock(m);
+	if (sws_unlikely(vc) && *vc->nr_blocked)
+		vc->ops->wake(vc, m);
+}
 
 /* A default (non-recursive) mutex is locked when trylock says EBUSY; one
  * that was not is released again. For SWS_ASSERT_HELD() only. */

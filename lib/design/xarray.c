@@ -663,7 +663,8 @@ static int xa_check_cluster(struct sws_device *dev, struct sws_cluster *ci, char
 const struct sws_design_ops sws__xarray_ops = {
 	.version = SWS_DESIGN_OPS_VERSION,
 	.name = "xarray",
-	.flags = SWS_DESIGN_RCU_BARRIER /* node frees reach their tree */ | SWS_DESIGN_SYNC_BYPASS,
+	.flags = SWS_DESIGN_RCU_BARRIER /* node frees reach their tree */ | SWS_DESIGN_SYNC_BYPASS |
+		 SWS_DESIGN_CLUSTER_COLS,
 	.device_init = xa_device_init,
 	.device_fini = xa_device_fini,
 	.range_find = xa_range_find,

@@ -90,8 +90,13 @@ static void file_io(struct sws_mm *mm, struct sws_cpu *cpu, uint64_t ns, bool wa
 {
 	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
 	mm_time_add(&p->ctr[SWS_MM_modelled_io_ns], ns);
-	if (wait)
-		mm_time_add(&p->iowait_ns, ns);
+	if (!wait)
+		return;
+	mm_time_add(&p->iowait_ns, ns);
+	if (cpu->vc) { /* the file's device has no queue in the model: the read's latency */
+		sws__vt_idle(cpu->vc, ns * 1000);
+		cpu->vc->io_wait += ns * 1000;
+	}
 }
 
 /*

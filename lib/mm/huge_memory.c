@@ -57,7 +57,7 @@ int sws__mm_split_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 		folio_unlock(mm_folio(mm, news[i]));
 	}
 	/* The old descriptor goes; its pages now belong to the new folios. */
-	atomic_store(&f->flags, PG_free);
+	folio_set_free(f); /* also drops PG_locked */
 	sws__mm_pfn_put(cpu, mm, pfn);
 	return 0;
 }

@@ -32,8 +32,10 @@ static bool consume_stock(struct sws_mm_pcpu *p, uint16_t memcg, uint64_t nr)
 /* The pages of stock value @v back to their memcg's counter. */
 static void stock_uncharge(struct sws_mm *mm, uint64_t v)
 {
-	if (stock_pages(v))
+	if (stock_pages(v)) {
+		mm_page_counter(&mm->memcgs[stock_memcg(v)]);
 		atomic_fetch_sub(&mm->memcgs[stock_memcg(v)].usage, stock_pages(v));
+	}
 }
 
 /* refill_stock(): @nr pages charged ahead to @memcg into this CPU's stock; a
@@ -48,8 +50,10 @@ static void refill_stock(struct sws_mm *mm, struct sws_mm_pcpu *p, uint16_t memc
 	} while (!atomic_compare_exchange_weak(&p->stock, &v, want));
 	if (stock_memcg(v) != memcg)
 		stock_uncharge(mm, v);
-	if (total > MEMCG_CHARGE_BATCH)
+	if (total > MEMCG_CHARGE_BATCH) {
+		mm_page_counter(&mm->memcgs[memcg]);
 		atomic_fetch_sub(&mm->memcgs[memcg].usage, total);
+	}
 }
 
 /* drain_all_stock(): every CPU's stock of @memcg back to its counter. */
@@ -69,6 +73,7 @@ static void drain_all_stock(struct sws_mm *mm, uint16_t memcg)
 /* Take @nr pages of @memcg's limit, or report that it is full. */
 static bool memcg_try_charge(struct sws_memcg *mc, uint64_t nr)
 {
+	mm_page_counter(mc);
 	if (!mc->limit) {
 		atomic_fetch_add(&mc->usage, nr);
 		return true;
@@ -80,17 +85,19 @@ static bool memcg_try_charge(struct sws_memcg *mc, uint64_t nr)
 	return false;
 }
 
-/* One round of direct reclaim, into the CPU's reclaim latency histogram
- * (sys measured around it, less its untimed regions, plus the modelled time
- * it charged). */
+/* One round of direct reclaim, into the CPU's reclaim latency histogram: its
+ * virtual time under the modelled clock; else sys measured around it, less
+ * its untimed regions, plus the modelled device time it charged. */
 static uint64_t reclaim_round(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr,
 			      bool memcg_only)
 {
 	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
-	uint64_t t0 = sws__clock_ns(mm->sim), m0 = p->sys_modelled_ns + p->iowait_ns, u0 = p->untimed_ns;
+	struct sws_vcpu *vc = cpu->vc;
+	uint64_t t0 = vc ? vc->now : sws__clock_ns(mm->sim), m0 = p->sys_modelled_ns + p->iowait_ns,
+		 u0 = p->untimed_ns;
 	uint64_t got = sws__mm_shrink(cpu, mm, memcg, nr, memcg_only);
-	uint64_t ns = sws__clock_ns(mm->sim) - t0 - (p->untimed_ns - u0) + p->sys_modelled_ns +
-		      p->iowait_ns - m0;
+	uint64_t ns = vc ? (vc->now - t0) / 1000
+			 : sws__clock_ns(mm->sim) - t0 - (p->untimed_ns - u0) + p->sys_modelled_ns + p->iowait_ns - m0;
 	unsigned b = ns ? 63u - (unsigned)__builtin_clzll(ns) : 0;
 	if (b >= SWS_MM_LAT_BUCKETS)
 		b = SWS_MM_LAT_BUCKETS - 1;
@@ -136,8 +143,10 @@ int sws__mm_charge(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint6
 					memcg_full = !memcg_try_charge(mc, nr);
 			}
 			if (!memcg_full) {
-				if (sws__mm_ram_take(cpu, mm, nr))
+				if (sws__mm_ram_take(cpu, mm, nr)) {
+					mm_cost(cpu, SWS_COST_memcg_charge, 1);
 					return 0;
+				}
 				atomic_fetch_sub(&mc->usage, nr);
 			}
 		}
@@ -168,14 +177,19 @@ void sws__mm_uncharge_folios(struct sws_mm *mm, const uint32_t *pfn, unsigned n)
 	for (unsigned i = 0; i < n; i++) {
 		const struct sws_folio *f = mm_folio(mm, pfn[i]);
 		if (pages && f->memcg != memcg) { /* uncharge_batch() of the run so far */
+			mm_cost_here(SWS_COST_memcg_uncharge, 1);
+			mm_page_counter(&mm->memcgs[memcg]);
 			atomic_fetch_sub(&mm->memcgs[memcg].usage, pages);
 			pages = 0;
 		}
 		memcg = f->memcg;
 		pages += folio_nr(f);
 	}
-	if (pages)
+	if (pages) {
+		mm_cost_here(SWS_COST_memcg_uncharge, 1);
+		mm_page_counter(&mm->memcgs[memcg]);
 		atomic_fetch_sub(&mm->memcgs[memcg].usage, pages);
+	}
 }
 
 int sws_mm_memcg_create(struct sws_mm *mm, uint64_t limit_pages, uint16_t *id)

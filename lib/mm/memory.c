@@ -125,6 +125,7 @@ static int do_anonymous_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t as
 	if (rc)
 		return rc;
 	struct sws_folio *f = mm_folio(mm, pfn); /* locked */
+	mm_cost(cpu, SWS_COST_page_zero, 1ull << order); /* clear_highpage() of each page */
 	folio_set(f, PG_dirty | PG_young);
 	f->seed = new_seed(sp, base, 0);
 	sws_spinlock_t *ptl = pte_lockptr(sp, base); /* the block lies in one PTE table */
@@ -230,6 +231,7 @@ static int __do_wp_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, s
 	if (!rc && sws__mm_rmap_add(mm, n, asid, vaddr))
 		rc = SWS_ENOMEM;
 	if (!rc) {
+		mm_cost(cpu, SWS_COST_page_copy, 1); /* copy_user_highpage() */
 		folio_set(n, PG_dirty | PG_young);
 		n->seed = new_seed(sp, vaddr, f->seed);
 		*pte = mk_pte(npfn, 0, true);
@@ -375,7 +377,13 @@ static int do_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, stru
 		if (!faulted) {
 			mm_count(mm, cpu, SWS_MM_pgfault, 1);
 			faulted = 1;
-			*t0 = mm_kernel_enter(mm, cpu); /* the fault enters the kernel; a hit does not */
+			/* The fault enters the kernel, a hit does not: what ran so far was
+			 * the hardware's walk; the kernel walks the tables and takes the ptl. */
+			if (cpu->vc)
+				cpu->vc->hw = 0;
+			*t0 = mm_kernel_enter(mm, cpu);
+			mm_cost(cpu, SWS_COST_pt_level, 4);
+			mm_cost(cpu, SWS_COST_lock, 1);
 		}
 		int rc;
 		if (pte_present(v) && !(v & PTE_ZEROPAGE)) {
@@ -433,11 +441,15 @@ int sws_mm_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_
 	if (!sp || !sp->alive || addr >> 48)
 		return SWS_EINVAL;
 	uint64_t vaddr = addr & ~(uint64_t)(SWS_PAGE_SIZE - 1);
-	uint32_t *current = &mm->pcpu[sws__cpu_id(cpu)].current;
+	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
 	uint64_t t0 = UINT64_MAX;
-	*current = asid;
+	p->current = p->loaded = asid;
+	if (cpu->vc)
+		cpu->vc->hw = 1; /* a hit is the hardware's: no kernel cost */
 	int rc = do_access(cpu, mm, asid, sp, vaddr, write, &t0);
-	*current = SWS__MM_NO_ASID;
+	if (cpu->vc)
+		cpu->vc->hw = 0;
+	p->current = SWS__MM_NO_ASID;
 	if (t0 != UINT64_MAX)
 		mm_kernel_exit(mm, cpu, t0);
 	return rc;
@@ -535,6 +547,7 @@ void sws___mm_zap_range(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, s
 	SWS_ASSERT_HELD(&sp->mmap_lock);
 	struct sws__zap z = {cpu, mm, asid, 0, 0, {0}};
 	sws___pte_walk(sp, start, end, zap_pte, &z);
+	mm_cost(cpu, SWS_COST_tlb_flush, 1); /* tlb_finish_mmu(): one flush of the range */
 	sws__mm_zap_flush(&z);
 }
 

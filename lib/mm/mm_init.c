@@ -122,7 +122,7 @@ int sws_mm_create(struct sws_sim *sim, const struct sws_mm_config *cfg, struct s
 		return rc;
 	}
 	for (unsigned c = 0; c < sim->max_cpus; c++)
-		mm->pcpu[c].current = SWS__MM_NO_ASID;
+		mm->pcpu[c].current = mm->pcpu[c].loaded = SWS__MM_NO_ASID;
 	mm->nr_memcgs = 1; /* the root */
 	*out = mm;
 	return 0;
@@ -142,13 +142,13 @@ int sws_mm_xswap_create(struct sws_mm *mm, int prio, int *type)
 		return SWS_EOPNOTSUPP;
 	struct sws_sim *sim = mm->sim;
 	int t;
-	pthread_mutex_lock(&sim->ext_mutex);
+	sws_mutex_lock(&sim->ext_mutex);
 	int rc = sws__xswap_create(sim, prio, mm->cfg.ram_pages, &t);
 	if (!rc) {
 		sws__device_enable(sws__device(sim, (unsigned)t));
 		*type = t;
 	}
-	pthread_mutex_unlock(&sim->ext_mutex);
+	sws_mutex_unlock(&sim->ext_mutex);
 	return rc;
 }
 
@@ -156,9 +156,9 @@ int sws_mm_xswap_destroy(struct sws_mm *mm, int type)
 {
 	if (!mm)
 		return SWS_EINVAL;
-	pthread_mutex_lock(&mm->sim->ext_mutex);
+	sws_mutex_lock(&mm->sim->ext_mutex);
 	int rc = sws__xswap_destroy(mm->sim, type);
-	pthread_mutex_unlock(&mm->sim->ext_mutex);
+	sws_mutex_unlock(&mm->sim->ext_mutex);
 	return rc;
 }
 

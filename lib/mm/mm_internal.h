@@ -97,6 +97,7 @@ struct sws_lru {
 struct sws_memcg {
 	uint64_t limit;
 	_Atomic uint64_t usage; /* pages charged */
+	uint32_t usage_last;    /* the modelled clock: the CPU that wrote usage last (id + 1) */
 	sws_spinlock_t lru_lock; /* the lruvec's lock (one node) */
 	struct sws_lru lru;     /* lru_lock */
 	/* The lruvec's reclaim costs (lru_note_cost(): [0] anon, [1] file) and the
@@ -219,6 +220,10 @@ struct sws_mm_pcpu {
 	unsigned untimed_depth; /* nesting of untimed regions (mm_untimed_begin) */
 	uint64_t untimed_ns; /* untimed time inside the current outermost kernel entry */
 	uint32_t current; /* the address space this CPU's access runs for (current->mm) */
+	uint32_t loaded;  /* the address space it last ran for (its TLB's: mm_cpumask) */
+	/* CPUs whose TLBs this CPU's reclaim must flush before it frees what it
+	 * unmapped (try_to_unmap_flush()'s pending batch; the modelled clock) */
+	uint64_t tlb_pending[4];
 	/* cpu_fbatches (owner only): lru_add, new folios on their way to the LRU;
 	 * lru_lazyfree, MADV_FREE's folios on their way to the inactive list;
 	 * activate, page cache folios read again on their way to the active list */
@@ -337,25 +342,69 @@ static inline uint32_t sws__mm_current(const struct sws_mm *mm, const struct sws
 
 /* ---- simulated time ------------------------------------------------------------- */
 
+/* The modelled clock: @n units of cost class @c on @cpu (nothing with the host clock). */
+static inline void mm_cost(struct sws_cpu *cpu, enum sws_cost c, uint64_t n)
+{
+	if (cpu->vc)
+		sws__vt_charge(cpu->vc, c, n);
+}
+
+/* zswap's compression (@decompress: its decompression) of a page whose content
+ * seed is @seed, priced by its content class and the pool's compressor. */
+void sws__mm_cost_zcomp(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t seed, bool decompress);
+
+/* A page_counter update of @mc (the modelled clock): an atomic on a line the
+ * memcg's CPUs share. */
+static inline void mm_page_counter(struct sws_memcg *mc)
+{
+	struct sws_vcpu *vc = sws__vt_current;
+	if (vc) {
+		sws__vt_charge(vc, SWS_COST_page_counter, 1);
+		sws__vt_line(vc, &mc->usage_last);
+	}
+}
+
+/* The same on the CPU running this code, for helpers without a CPU argument. */
+static inline void mm_cost_here(enum sws_cost c, uint64_t n)
+{
+	struct sws_vcpu *vc = sws__vt_current;
+	if (vc)
+		sws__vt_charge(vc, c, n);
+}
+
 static inline void mm_time_add(_Atomic uint64_t *p, uint64_t ns)
 {
 	sws_store_relaxed(p, sws_load_relaxed(p) + ns);
 }
 
+/* The CPU's clock (ns): its busy virtual time under the modelled clock, else
+ * the host's. */
+static inline uint64_t mm_clock(struct sws_mm *mm, struct sws_cpu *cpu)
+{
+	if (cpu->vc)
+		return cpu->vc->busy / 1000;
+	return sws__clock_ns(mm->sim);
+}
+
 /* Entering the model's kernel (a syscall, a fault, kswapd): @return the clock,
- * read by the outermost entry only (0 when nested). */
+ * read by the outermost entry only (0 when nested), which pays kernel_entry. */
 static inline uint64_t mm_kernel_enter(struct sws_mm *mm, struct sws_cpu *cpu)
 {
 	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
-	return p->depth++ ? 0 : sws__clock_ns(mm->sim);
+	if (p->depth++)
+		return 0;
+	uint64_t t0 = mm_clock(mm, cpu);
+	if (cpu->vc)
+		sws__vt_charge(cpu->vc, SWS_COST_kernel_entry, 1);
+	return t0;
 }
 
-/* Leaving it: the measured time goes to sys, less its untimed regions. */
+/* Leaving it: the time since the entry goes to sys, less its untimed regions. */
 static inline void mm_kernel_exit(struct sws_mm *mm, struct sws_cpu *cpu, uint64_t t0)
 {
 	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
 	if (--p->depth == 0) {
-		uint64_t ns = sws__clock_ns(mm->sim) - t0;
+		uint64_t ns = mm_clock(mm, cpu) - t0;
 		mm_time_add(&p->sys_ns, ns > p->untimed_ns ? ns - p->untimed_ns : 0);
 		p->untimed_ns = 0;
 	}
@@ -382,7 +431,7 @@ static inline uint64_t mm_untimed_begin(struct sws_mm *mm, struct sws_cpu *cpu, 
 	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
 	if (p->untimed_depth++ || (!p->depth && !background))
 		return UINT64_MAX;
-	return sws__clock_ns(mm->sim);
+	return mm_clock(mm, cpu);
 }
 
 static inline void mm_untimed_end(struct sws_mm *mm, struct sws_cpu *cpu, uint64_t t0, bool background)
@@ -391,7 +440,7 @@ static inline void mm_untimed_end(struct sws_mm *mm, struct sws_cpu *cpu, uint64
 	p->untimed_depth--;
 	if (t0 == UINT64_MAX)
 		return;
-	uint64_t ns = sws__clock_ns(mm->sim) - t0;
+	uint64_t ns = mm_clock(mm, cpu) - t0;
 	if (p->depth)
 		p->untimed_ns += ns;
 	if (background)
@@ -413,15 +462,24 @@ static inline int mm_io_target(struct sws_cpu *cpu, struct sws_mm *mm, sws_entry
 	return sws_swap_io_target(cpu, e, nr, write, t);
 }
 
+/* page_io.c: mm_io() under the modelled clock. */
+void sws__mm_io_model(struct sws_mm *mm, struct sws_cpu *cpu, unsigned type, uint64_t ns, bool wait, bool write);
+
 /*
- * @ns of device @type's modelled time: the device is busy (modelled_io_ns);
- * with @wait the running task waits for it: iowait, or CPU time on a
- * SYNCHRONOUS_IO device (zram, pmem compress and copy on the CPU).
+ * @ns of device @type's modelled time for a read (@write false) or a write:
+ * the device is busy (modelled_io_ns); with @wait the running task waits for
+ * it: iowait, or CPU time on a SYNCHRONOUS_IO device (zram, pmem compress
+ * and copy on the CPU). Under the modelled clock the request goes through
+ * the device's queue (sws__mm_io_model).
  */
-static inline void mm_io(struct sws_mm *mm, struct sws_cpu *cpu, unsigned type, uint64_t ns, bool wait)
+static inline void mm_io(struct sws_mm *mm, struct sws_cpu *cpu, unsigned type, uint64_t ns, bool wait, bool write)
 {
 	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
 	mm_time_add(&p->ctr[SWS_MM_modelled_io_ns], ns);
+	if (cpu->vc) {
+		sws__mm_io_model(mm, cpu, type, ns, wait, write);
+		return;
+	}
 	if (!wait)
 		return;
 	if (mm->io_is_cpu[type]) {
@@ -437,18 +495,44 @@ static inline struct sws_folio *mm_folio(struct sws_mm *mm, uint64_t pfn) { retu
 
 static inline uint64_t folio_nr(const struct sws_folio *f) { return 1ull << f->order; }
 
+/* The folio lock (PG_locked), a sleeping lock: under the modelled clock a
+ * CPU that finds it taken sleeps in virtual time (vtime.h). */
 static inline bool folio_trylock(struct sws_folio *f)
 {
+	struct sws_vcpu *vc = sws__vt_current;
+	if (sws_unlikely(vc))
+		return sws__vt_bit_trylock(vc, &f->flags, PG_locked);
 	return !(atomic_fetch_or_explicit(&f->flags, PG_locked, memory_order_acquire) & PG_locked);
 }
 static inline void folio_lock(struct sws_folio *f)
 {
+	struct sws_vcpu *vc = sws__vt_current;
+	if (sws_unlikely(vc)) {
+		sws__vt_bit_lock(vc, &f->flags, PG_locked, SWS_LOCK_folio);
+		return;
+	}
 	while (!folio_trylock(f))
 		sched_yield();
 }
 static inline void folio_unlock(struct sws_folio *f)
 {
+	struct sws_vcpu *vc = sws__vt_current;
+	if (sws_unlikely(vc)) {
+		sws__vt_bit_unlock(vc, &f->flags, PG_locked);
+		return;
+	}
 	atomic_fetch_and_explicit(&f->flags, ~(uint32_t)PG_locked, memory_order_release);
+}
+/* The descriptor goes free: every flag but PG_free drops, PG_locked with them
+ * (a release: under the modelled clock a waiter for the lock wakes). */
+static inline void folio_set_free(struct sws_folio *f)
+{
+	struct sws_vcpu *vc = sws__vt_current;
+	if (sws_unlikely(vc))
+		sws__vt_sync(vc);
+	atomic_store(&f->flags, PG_free);
+	if (sws_unlikely(vc) && *vc->nr_blocked)
+		vc->ops->wake(vc, &f->flags);
 }
 static inline bool folio_test(struct sws_folio *f, uint32_t flag) { return sws_load_relaxed(&f->flags) & flag; }
 static inline void folio_set(struct sws_folio *f, uint32_t flag) { atomic_fetch_or(&f->flags, flag); }
@@ -488,7 +572,13 @@ static inline sws_spinlock_t *folio_lru_lock(struct sws_mm *mm, const struct sws
  * SWS_MM_lock_*_contended counters). */
 static inline void mm_lock(struct sws_mm *mm, sws_spinlock_t *l, enum sws_mm_counter cls)
 {
-	if (sws_unlikely(sws_spin_lock(l)))
+	static const enum sws_lock_class lc[] = {SWS_LOCK_ptl, SWS_LOCK_lru, SWS_LOCK_pfn, SWS_LOCK_rmap, SWS_LOCK_mm};
+	_Static_assert(SWS_MM_lock_lru_contended == SWS_MM_lock_ptl_contended + 1 &&
+			       SWS_MM_lock_pfn_contended == SWS_MM_lock_ptl_contended + 2 &&
+			       SWS_MM_lock_rmap_contended == SWS_MM_lock_ptl_contended + 3 &&
+			       SWS_MM_lock_mm_other_contended == SWS_MM_lock_ptl_contended + 4,
+		       "mm_lock's class map follows the counters");
+	if (sws_unlikely(sws_spin_lock_cls(l, lc[cls - SWS_MM_lock_ptl_contended])))
 		atomic_fetch_add_explicit(&mm->lock_contended[cls - SWS_MM_lock_ptl_contended], 1,
 					  memory_order_relaxed);
 }
@@ -619,6 +709,10 @@ int sws__mm_rmap_add(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uint
 bool sws__mm_rmap_del(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uint64_t vaddr, struct sws_rmap *next);
 /* The first mapping of @f left to undo. */
 bool sws__mm_first_rmap(struct sws_mm *mm, struct sws_folio *f, struct sws_rmap *out);
+/* Under the modelled clock: reclaim unmapped a page of space @asid, its TLB
+ * flush pending on every CPU that runs it; the pending flush, done. */
+void sws__mm_tlb_pending(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid);
+void sws__mm_tlb_flush_pending(struct sws_cpu *cpu, struct sws_mm *mm);
 /* try_to_unmap(): every mapping of locked @pfn becomes swap PTEs of @entry.
  * @return false: a swap count could not be taken (the folio stays). */
 bool sws__mm_try_to_unmap(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn, sws_entry_t entry);

@@ -302,8 +302,10 @@ int sws__mm_folio_alloc(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, 
 		return SWS_ENOMEM;
 	}
 	sws__mm_folio_claim(mm, p, order, memcg);
-	if (cpu)
+	if (cpu) {
 		mm_count(mm, cpu, SWS_MM_pgalloc, 1ull << order);
+		mm_cost(cpu, SWS_COST_page_alloc, 1);
+	}
 	*pfn = p;
 	return 0;
 }
@@ -464,11 +466,15 @@ static void free_unref_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pf
 		sws_spin_unlock(folio_lru_lock(mm, f));
 	}
 	uint64_t nr = folio_nr(f);
+	mm_cost_here(SWS_COST_page_free, 1);
 	f->nr_rmap = 0;
 	atomic_store(&f->mapcount, 0);
-	atomic_store(&f->flags, PG_free); /* also drops PG_locked */
-	if (uncharge)
+	folio_set_free(f); /* also drops PG_locked */
+	if (uncharge) {
+		mm_cost_here(SWS_COST_memcg_uncharge, 1);
+		mm_page_counter(&mm->memcgs[f->memcg]);
 		atomic_fetch_sub(&mm->memcgs[f->memcg].usage, nr);
+	}
 	sws__mm_ram_give(cpu, mm, nr);
 	pfn_put(cpu, mm, pfn);
 }
@@ -480,6 +486,8 @@ void sws__mm_folio_free(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 
 void sws__mm_folio_batch_free(struct sws_cpu *cpu, struct sws_mm *mm, struct sws__folio_batch *fb)
 {
+	if (cpu && cpu->vc)
+		sws__mm_tlb_flush_pending(cpu, mm); /* try_to_unmap_flush() before the frees */
 	sws__mm_uncharge_folios(mm, fb->pfn, fb->nr);
 	for (unsigned i = 0; i < fb->nr; i++) /* free_unref_folios() */
 		free_unref_folio(cpu, mm, fb->pfn[i], false);

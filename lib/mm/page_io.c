@@ -27,6 +27,7 @@ int sws__mm_swap_read_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_f
 		uint8_t page[SWS_PAGE_SIZE], want[SWS_PAGE_SIZE];
 		int rc = sws__zswap_load(mm->zswap, cpu, e, page);
 		if (rc == 0) {
+			sws__mm_cost_zcomp(cpu, mm, f->seed, true);
 			/* Exclusive load: the folio owns the only copy now, it must be
 			 * written again should it be reclaimed. */
 			folio_set(f, PG_dirty);
@@ -50,7 +51,7 @@ int sws__mm_swap_read_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_f
 		return SWS_EIO; /* no copy anywhere: the kernel's swap_read_folio() fails it */
 	type = sws_swp_type(t);
 	mm_count(mm, cpu, SWS_MM_pswpin, 1);
-	mm_io(mm, cpu, type, mm->read_ns[type], sync);
+	mm_io(mm, cpu, type, mm->read_ns[type], sync, false);
 	struct sws_device *dev = sws__device(mm->sim, type);
 	if (!(mm->cfg.flags & SWS_MM_VERIFY) || !dev || dev->backing.kind == SWS_BACKING_NONE)
 		return 0;
@@ -67,6 +68,37 @@ int sws__mm_swap_read_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_f
 	if (rc != SWS_EIO)
 		mm_count(mm, cpu, rc ? SWS_MM_verify_fail : SWS_MM_verify_ok, 1);
 	return rc;
+}
+
+/*
+ * A page I/O under the modelled clock. On a SYNCHRONOUS_IO device (zram,
+ * pmem) the submitting CPU does the work: @ns of its time when it waits
+ * (sys; read-ahead costs nothing here, as with the host clock). Elsewhere the
+ * request goes through the device's queue: a read the task waits for ends its
+ * wait at the request's end; a write is asynchronous and holds the writer only
+ * while every queue slot is taken (reclaim throttled on writeback).
+ */
+void sws__mm_io_model(struct sws_mm *mm, struct sws_cpu *cpu, unsigned type, uint64_t ns, bool wait, bool write)
+{
+	struct sws_vcpu *vc = cpu->vc;
+	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
+	if (mm->io_is_cpu[type]) {
+		if (!wait)
+			return;
+		vc->now += ns * 1000;
+		vc->busy += ns * 1000;
+		vc->device_cpu += ns * 1000;
+		mm_time_add(&p->sys_modelled_ns, ns);
+		return;
+	}
+	uint64_t start, end = sws__device_submit(cpu, type, ns * 1000, &start);
+	uint64_t until = write ? start : wait ? end : vc->now;
+	if (until > vc->now) {
+		uint64_t waited = until - vc->now;
+		sws__vt_idle(vc, waited);
+		vc->io_wait += waited;
+		mm_time_add(&p->iowait_ns, waited / 1000);
+	}
 }
 
 /* ---- pageout -------------------------------------------------------------------------- */
@@ -133,7 +165,7 @@ int sws__mm_swap_writeout(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_fol
 			return SWS_EBUSY; /* the write failed: keep the page (re-dirtied) */
 	}
 	mm_count(mm, cpu, SWS_MM_pswpout, nr);
-	mm_io(mm, cpu, type, mm->write_ns[type] * nr, true); /* reclaim waits for its writeback */
+	mm_io(mm, cpu, type, mm->write_ns[type] * nr, true, true); /* reclaim waits for its writeback */
 	sws__mm_count_order(mm, cpu, &mm->pcpu[sws__cpu_id(cpu)].swpout[f->order]);
 	if (f->order == SWS_NR_ORDERS - 1)
 		mm_count(mm, cpu, SWS_MM_thp_swpout, 1);

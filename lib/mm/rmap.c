@@ -12,6 +12,7 @@
 
 int sws__mm_rmap_add(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uint64_t vaddr)
 {
+	mm_cost_here(SWS_COST_rmap, 1);
 	mm_lock(mm, folio_rmap_lock(mm, f), SWS_MM_lock_rmap_contended);
 	if (f->nr_rmap == 0) {
 		f->rmap1 = (struct sws_rmap){asid, vaddr};
@@ -42,6 +43,7 @@ bool sws__mm_rmap_del(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uin
 {
 	sws_spinlock_t *l = folio_rmap_lock(mm, f);
 	bool found = false;
+	mm_cost_here(SWS_COST_rmap, 1);
 	mm_lock(mm, l, SWS_MM_lock_rmap_contended);
 	for (uint32_t i = 0; i < f->nr_rmap && !found; i++) {
 		struct sws_rmap *r = i ? &f->rmaps[i - 1] : &f->rmap1;
@@ -96,6 +98,8 @@ bool sws__mm_try_to_unmap(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn, 
 			ok = pte && pte_present(*pte) && pte_pfn(*pte) == pfn && pte_sub(*pte) == i;
 		}
 		if (ok && sws_swap_dup(cpu, entry, nr) == 0) {
+			if (cpu->vc) /* the flush is batched (TTU_BATCH_FLUSH) */
+				sws__mm_tlb_pending(cpu, mm, r.asid);
 			pte = pte0;
 			for (unsigned i = 0; i < nr; i++) {
 				if (i)
@@ -113,6 +117,36 @@ bool sws__mm_try_to_unmap(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn, 
 		sws_spin_unlock(ptl);
 	}
 	return true;
+}
+
+/*
+ * The TLB flush of reclaim's unmaps (the modelled clock): try_to_unmap()
+ * with TTU_BATCH_FLUSH notes every CPU that runs the space (mm_cpumask:
+ * the CPUs whose last task ran it), and try_to_unmap_flush() flushes them
+ * once per batch, before the batch is freed: a local flush, and an IPI to
+ * each other CPU.
+ */
+void sws__mm_tlb_pending(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid)
+{
+	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
+	sws_bit_set(p->tlb_pending, sws__cpu_id(cpu));
+	for (unsigned c = 0; c < mm->sim->max_cpus && c < 256; c++)
+		if (mm->pcpu[c].loaded == asid)
+			sws_bit_set(p->tlb_pending, c);
+}
+
+void sws__mm_tlb_flush_pending(struct sws_cpu *cpu, struct sws_mm *mm)
+{
+	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
+	unsigned self = sws__cpu_id(cpu), others = 0;
+	if (!sws_bit_test(p->tlb_pending, self))
+		return; /* nothing unmapped since the last flush */
+	for (unsigned i = 0; i < 4; i++) {
+		others += (unsigned)__builtin_popcountll(p->tlb_pending[i]);
+		p->tlb_pending[i] = 0;
+	}
+	mm_cost(cpu, SWS_COST_tlb_flush, 1);
+	mm_cost(cpu, SWS_COST_tlb_shootdown, others - 1);
 }
 
 /* try_to_unmap() of a lazily freed folio (locked): every mapping goes, its PTEs

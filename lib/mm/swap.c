@@ -19,6 +19,7 @@ static void __list_append(struct sws_mm *mm, struct sws_lru *lru, unsigned which
 {
 	struct sws_folio *f = mm_folio(mm, pfn);
 	SWS_ASSERT_HELD(folio_lru_lock(mm, f));
+	mm_cost_here(SWS_COST_lru_move, 1);
 	which = folio_list(f, which);
 	f->prev = lru->tail[which];
 	f->next = 0;
@@ -35,6 +36,7 @@ static void __list_unlink(struct sws_mm *mm, struct sws_lru *lru, uint32_t pfn)
 {
 	struct sws_folio *f = mm_folio(mm, pfn);
 	SWS_ASSERT_HELD(folio_lru_lock(mm, f));
+	mm_cost_here(SWS_COST_lru_move, 1);
 	unsigned which = f->lru;
 	if (f->prev)
 		mm_folio(mm, f->prev)->next = f->next;

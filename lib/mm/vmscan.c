@@ -155,6 +155,7 @@ static uint64_t __isolate_one(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t m
 		struct sws_folio *f = mm_folio(mm, pfn);
 		*progress = true;
 		mm_count(mm, cpu, SWS_MM_pgscan, folio_nr(f));
+		mm_cost(cpu, SWS_COST_rmap, 1); /* folio_referenced(): its mappings' young bits */
 		if (file)
 			mm_count(mm, cpu, SWS_MM_pgscan_file, 1);
 		/* folio_check_references(): an unmapped page cache folio has no PTE
@@ -475,13 +476,18 @@ static uint64_t kswapd(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t budget)
 	return got >= want ? 0 : want - got;
 }
 
+bool sws_mm_kswapd_wanted(struct sws_mm *mm)
+{
+	return mm && ((mm->zswap && sws__zswap_shrink_queued(mm->zswap)) ||
+		      (mm->cfg.policy != SWS_RECLAIM_LRU && sws__mm_free_pages(mm) < (int64_t)mm->cfg.wmark_low));
+}
+
 uint64_t sws_mm_kswapd(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t budget)
 {
 	if (!cpu || !mm)
 		return 0;
 	/* Cheap when idle: no clock read unless there is work. */
-	if (!(mm->zswap && sws__zswap_shrink_queued(mm->zswap)) &&
-	    (mm->cfg.policy == SWS_RECLAIM_LRU || sws__mm_free_pages(mm) >= (int64_t)mm->cfg.wmark_low))
+	if (!sws_mm_kswapd_wanted(mm))
 		return 0;
 	uint64_t t0 = mm_kernel_enter(mm, cpu);
 	uint64_t left = kswapd(cpu, mm, budget);

@@ -74,6 +74,7 @@ static bool wb_end(void *ctx, struct sws_cpu *cpu, sws_entry_t e, uint64_t token
 	}
 	unsigned type = sws_swp_type(t);
 	if (page) {
+		sws__mm_cost_zcomp(cpu, mm, f->seed, true); /* zswap_writeback_entry() decompresses */
 		struct sws_device *dev = sws__device(mm->sim, type);
 		int wrc = 0;
 		if (dev && dev->backing.kind != SWS_BACKING_NONE) {
@@ -94,7 +95,7 @@ static bool wb_end(void *ctx, struct sws_cpu *cpu, sws_entry_t e, uint64_t token
 		mm_count(mm, cpu, SWS_MM_pswpout, 1);
 		_Atomic uint64_t *o = &mm->pcpu[sws__cpu_id(cpu)].swpout[0];
 		sws_store_relaxed(o, sws_load_relaxed(o) + 1);
-		mm_io(mm, cpu, type, mm->write_ns[type], true); /* writeback waits for the write */
+		mm_io(mm, cpu, type, mm->write_ns[type], true, true); /* writeback waits for the write */
 		/* zswap_writeback_entry(): the folio, clean and PG_reclaim, stays in the
 		 * swap cache on the LRU; the write's end rotates it to the inactive
 		 * list's reclaim end (folio_rotate_reclaimable()). A fault meanwhile
@@ -107,6 +108,21 @@ static bool wb_end(void *ctx, struct sws_cpu *cpu, sws_entry_t e, uint64_t token
 	folio_clear(f, PG_swapcache);
 	sws__mm_folio_free(cpu, mm, token);
 	return false;
+}
+
+void sws__mm_cost_zcomp(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t seed, bool decompress)
+{
+	if (!cpu->vc)
+		return;
+	/* SWS_COST_LIST: per compressor, SWS_NR_CONTENT compress classes then as
+	 * many decompress classes, in the content classes' order */
+	_Static_assert(SWS_COST_decompress_lz4_zero == SWS_COST_compress_lz4_zero + SWS_NR_CONTENT &&
+			       SWS_COST_compress_zstd_zero == SWS_COST_compress_lz4_zero + 2 * SWS_NR_CONTENT &&
+			       SWS_COST_compress_lz4_random == SWS_COST_compress_lz4_zero + SWS_CONTENT_RANDOM,
+		       "the compression classes follow the content classes");
+	unsigned c = SWS_COST_compress_lz4_zero + (sws__zswap_alg(mm->zswap) == SWS_ZCOMP_ZSTD ? 2 * SWS_NR_CONTENT : 0) +
+		     (decompress ? SWS_NR_CONTENT : 0) + sws__mm_content_class(mm, seed);
+	sws__vt_charge(cpu->vc, (enum sws_cost)c, SWS_PAGE_SIZE);
 }
 
 struct folio_pages {
@@ -131,6 +147,8 @@ int sws__mm_zswap_store_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws
 	SWS_ASSERT_FOLIO_LOCKED(f);
 	const unsigned nr = 1u << f->order;
 	struct folio_pages fp = {mm, f, cpu};
+	for (unsigned i = 0; i < nr; i++) /* zswap_compress() of each page */
+		sws__mm_cost_zcomp(cpu, mm, folio_page_seed(f, i), false);
 	int rc = sws__zswap_store_folio(mm->zswap, cpu, entry, nr, f->memcg, fill_subpage, &fp);
 	if (rc)
 		return rc;

@@ -116,6 +116,12 @@ static void collect_times(const struct sws_replay *r, struct sws_replay_times *t
 	}
 	uint64_t shared = cpu_work / r->nthreads;
 	t->elapsed_ns = longest > shared ? longest : shared;
+	if (r->model) { /* until the last CPU was done */
+		t->elapsed_ns = 0;
+		for (unsigned i = 0; i < r->nthreads; i++)
+			if (r->workers[i].vc.now / 1000 > t->elapsed_ns)
+				t->elapsed_ns = r->workers[i].vc.now / 1000;
+	}
 	t->swapoff = r->swapoff_ran;
 	t->swapoff_ns = r->swapoff_ns;
 	t->swapoff_sys_ns = r->swapoff_sys_ns;
@@ -148,7 +154,27 @@ int sws_replay_report(struct sws_replay *r, struct sws_replay_report *out)
 		return SWS_EINVAL;
 	memset(out, 0, sizeof(*out));
 	out->backend = sws_sim_backend(r->sim);
-	out->threads = r->nthreads;
+	out->clock = r->cfg.clock;
+	out->cpus = r->model ? r->nthreads : 0;
+	for (unsigned i = 0; r->model && i < r->nthreads; i++) {
+		const struct sws_vcpu *vc = &r->workers[i].vc;
+		struct sws_replay_model *m = &out->model;
+		for (unsigned c = 0; c < SWS_NR_COSTS; c++) {
+			m->cost_ps[c] += vc->charged[c];
+			m->cost_count[c] += vc->count[c];
+		}
+		for (unsigned l = 0; l < SWS_NR_LOCK_CLASSES; l++) {
+			m->lock_wait_ps[l] += vc->lock_wait[l];
+			m->lock_waits[l] += vc->lock_waits[l];
+		}
+		m->spin_ps += vc->spin;
+		m->device_cpu_ps += vc->device_cpu;
+		m->user_ps += vc->user;
+		m->busy_ps += vc->busy;
+		m->io_wait_ps += vc->io_wait;
+		m->line_transfers += vc->line_transfers;
+	}
+	out->threads = r->model ? (r->cfg.threads ? r->cfg.threads : 1) : r->nthreads; /* host threads asked for */
 	out->events = r->events;
 	out->wall_ns = r->wall_ns;
 	out->events_per_sec = r->wall_ns ? (double)r->events * 1e9 / (double)r->wall_ns : 0;

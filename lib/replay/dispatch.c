@@ -81,6 +81,10 @@ static void flush(struct sws__worker *w)
 /* Wait until every worker is idle with an empty ring. */
 void sws__drain(struct sws_replay *r)
 {
+	if (r->model) {
+		sws__sched_drain(r);
+		return;
+	}
 	if (r->nthreads == 1)
 		return;
 	for (unsigned i = 0; i < r->nthreads; i++)
@@ -112,7 +116,8 @@ static void run_madv_free(struct sws__worker *w, const struct sws__item *it)
 	int rc = sws_mm_madvise(w->cpu, r->mm, it->asid, a, len, SWS_MADV_FREE);
 	sws_mm_cpu_time(r->mm, w->cpu, &t1);
 	sws__hist_add(&w->lat[SWS_REPLAY_LAT_FREE],
-		      (t1.sys_ns - w->seen.sys_ns) + (t1.iowait_ns - w->seen.iowait_ns));
+		      r->model ? (w->vc.now - w->wall_mark) / 1000
+			       : (t1.sys_ns - w->seen.sys_ns) + (t1.iowait_ns - w->seen.iowait_ns));
 	sws__charge(w, it->proc, &t1, 0, 0, SWS__PH_FREE);
 	if (rc)
 		sws__note_error(w, rc);
@@ -120,13 +125,15 @@ static void run_madv_free(struct sws__worker *w, const struct sws__item *it)
 		sws__deferred(w);
 }
 
-/* A per-task record on worker @w (its thread, or the dispatcher inline). */
-static void run_item(struct sws__worker *w, const struct sws__item *it)
+/* A per-task record on worker @w (its thread, its fiber, or the dispatcher inline). */
+void sws__run_item(struct sws__worker *w, const struct sws__item *it)
 {
+	sws__rec_begin(w);
 	if (it->rec.op == SWS_TRACE_MADV_FREE)
 		run_madv_free(w, it);
 	else
 		sws__run_record(w, it);
+	sws__rec_end(w);
 }
 
 /* ---- per-task streams: the worker's side --------------------------------------------- */
@@ -153,15 +160,17 @@ static void stream_record(struct sws__worker *w, const struct sws__stream *st, c
 		return;
 	}
 	if (is_structural(rec->op)) {
+		sws__rec_begin(w);
 		sws__run_structural(r, w, rec, st->proc);
+		sws__rec_end(w);
 		return;
 	}
 	struct sws__item it = {.rec = *rec, .asid = p->asid, .proc = st->proc};
-	run_item(w, &it);
+	sws__run_item(w, &it);
 }
 
 /* Run @w's streams to their ends, round robin, SWS__STAGE records a turn. */
-static void run_streams(struct sws__worker *w)
+void sws__run_streams(struct sws__worker *w)
 {
 	struct sws_replay *r = w->r;
 	const struct sws_replay_source *src = r->src;
@@ -226,7 +235,7 @@ static void *worker_main(void *arg)
 			w->streams = false;
 			w->busy = true;
 			pthread_mutex_unlock(&w->lock);
-			run_streams(w);
+			sws__run_streams(w);
 			continue;
 		}
 		if (!w->count) { /* stopped and empty */
@@ -245,7 +254,7 @@ static void *worker_main(void *arg)
 		/* A tid's done count moves once per run of its records in the batch:
 		 * the dispatcher writes the same cache line for every record. */
 		for (uint32_t i = 0, run = 0; i < k; i++) {
-			run_item(w, &buf[i]);
+			sws__run_item(w, &buf[i]);
 			run++;
 			if (i + 1 == k || buf[i + 1].tid != buf[i].tid) {
 				atomic_fetch_add_explicit(&r->tids[buf[i].tid].done, run, memory_order_release);
@@ -317,6 +326,41 @@ static void exec_exit(struct sws_replay *r, struct sws__worker *sw,
 	r->cfg.on_record = hook;
 }
 
+/* The worker (CPU) that runs @rec's task: the record's CPU, or with none its
+ * tid, modulo the workers; under the modelled clock a task stays on the CPU
+ * it started on. */
+static unsigned worker_of(struct sws_replay *r, const struct sws_trace_record *rec)
+{
+	uint32_t idx;
+	if (r->model && !sws__tid_slot(r, rec->tid, &idx) && r->tids[idx].enqueued)
+		return r->tids[idx].worker;
+	return (rec->cpu == SWS_TRACE_CPU_ANY ? rec->tid : rec->cpu) % r->nthreads;
+}
+
+static int dispatch_barrier(struct sws_replay *r, struct sws__worker *sw, const struct sws_trace_record *rec,
+			    int64_t pidx)
+{
+	if (rec->op == SWS_TRACE_EXEC) {
+		if (r->cfg.on_record)
+			r->cfg.on_record(r->cfg.cb_ctx, r->nthreads, rec);
+		int memcg = pidx >= 0 ? r->procs[pidx].memcg : -1; /* exec keeps the cgroup */
+		if (pidx >= 0)
+			exec_exit(r, sw, rec, (uint32_t)pidx);
+		int err = proc_new(r, sw, rec->pid, memcg, &pidx, NULL);
+		return err == 1 ? 0 : err;
+	}
+	if (pidx < 0) {
+		int err = proc_new(r, sw, rec->pid, -1, &pidx, NULL);
+		if (err)
+			return err == 1 ? 0 : err;
+	}
+	if (is_structural(rec->op)) {
+		sws__run_structural(r, sw, rec, (uint32_t)pidx);
+		return 0;
+	}
+	return 1; /* a first record that is per-task: dispatch it as one */
+}
+
 static int dispatch(struct sws_replay *r, const struct sws_trace_record *rec)
 {
 	struct sws__worker *sw = struct_worker(r);
@@ -327,28 +371,18 @@ static int dispatch(struct sws_replay *r, const struct sws_trace_record *rec)
 	int64_t pidx = sws__proc_find(r, rec->pid);
 	if (pidx < 0 || is_structural(rec->op)) {
 		sws__drain(r);
-		if (rec->op == SWS_TRACE_EXEC) {
-			if (r->cfg.on_record)
-				r->cfg.on_record(r->cfg.cb_ctx, r->nthreads, rec);
-			int memcg = pidx >= 0 ? r->procs[pidx].memcg : -1; /* exec keeps the cgroup */
-			if (pidx >= 0)
-				exec_exit(r, sw, rec, (uint32_t)pidx);
-			int err = proc_new(r, sw, rec->pid, memcg, &pidx, NULL);
-			return err == 1 ? 0 : err;
-		}
-		if (pidx < 0) {
-			int err = proc_new(r, sw, rec->pid, -1, &pidx, NULL);
-			if (err)
-				return err == 1 ? 0 : err;
-		}
-		if (is_structural(rec->op)) {
-			sws__run_structural(r, sw, rec, (uint32_t)pidx);
-			return 0;
-		}
+		if (r->model)
+			sw = sws__replay_enter(r, worker_of(r, rec));
+		int rc = dispatch_barrier(r, sw, rec, pidx);
+		if (r->model)
+			sws__replay_leave(r, sw);
+		if (rc <= 0)
+			return rc;
+		pidx = sws__proc_find(r, rec->pid);
 	}
 	struct sws__item it = {.rec = *rec, .asid = r->procs[pidx].asid, .proc = (uint32_t)pidx};
-	if (r->nthreads == 1) {
-		run_item(&r->workers[0], &it);
+	if (r->nthreads == 1 && !r->model) {
+		sws__run_item(&r->workers[0], &it);
 		return 0;
 	}
 	uint32_t tidx;
@@ -356,8 +390,8 @@ static int dispatch(struct sws_replay *r, const struct sws_trace_record *rec)
 	if (err)
 		return err;
 	it.tid = tidx;
-	unsigned wi = (rec->cpu == SWS_TRACE_CPU_ANY ? rec->tid : rec->cpu) % r->nthreads;
 	struct sws__tid *t = &r->tids[tidx];
+	unsigned wi = r->model && t->enqueued ? t->worker : worker_of(r, rec);
 	if (t->enqueued && t->worker != wi) {
 		/* The task moved CPU: its earlier records must run first. */
 		flush(&r->workers[t->worker]);
@@ -367,6 +401,10 @@ static int dispatch(struct sws_replay *r, const struct sws_trace_record *rec)
 	t->worker = wi;
 	t->enqueued++;
 	struct sws__worker *w = &r->workers[wi];
+	if (r->model) {
+		sws__sched_push(r, w, &it);
+		return 0;
+	}
 	w->stage[w->nstage++] = it;
 	if (w->nstage == SWS__STAGE)
 		flush(w);
@@ -375,7 +413,7 @@ static int dispatch(struct sws_replay *r, const struct sws_trace_record *rec)
 
 /* ---- per-task streams: the dispatcher's side ----------------------------------------- */
 
-static uint64_t streamed(struct sws_replay *r)
+uint64_t sws__streamed(struct sws_replay *r)
 {
 	uint64_t n = 0;
 	for (unsigned i = 0; i < r->nthreads; i++)
@@ -400,7 +438,7 @@ static void streams_wait(struct sws_replay *r)
 			if (pthread_cond_timedwait(&w->idle, &w->lock, &ts) != ETIMEDOUT || !r->cfg.progress)
 				continue;
 			pthread_mutex_unlock(&w->lock);
-			if (!r->interrupted && r->cfg.progress(r->cfg.cb_ctx, r->events + streamed(r))) {
+			if (!r->interrupted && r->cfg.progress(r->cfg.cb_ctx, r->events + sws__streamed(r))) {
 				r->interrupted = true;
 				atomic_store_explicit(&r->streams_stop, true, memory_order_relaxed);
 			}
@@ -479,13 +517,18 @@ static int run_streams_all(struct sws_replay *r, const struct sws_replay_source 
 	for (unsigned i = 0; i < r->nthreads; i++) {
 		struct sws__worker *w = &r->workers[i];
 		atomic_store_explicit(&w->stream_events, 0, memory_order_relaxed);
+		if (r->model)
+			continue; /* sws__sched_streams() hands them out */
 		pthread_mutex_lock(&w->lock);
 		w->streams = true;
 		pthread_cond_signal(&w->not_empty);
 		pthread_mutex_unlock(&w->lock);
 	}
-	streams_wait(r);
-	r->events += streamed(r);
+	if (r->model)
+		sws__sched_streams(r);
+	else
+		streams_wait(r);
+	r->events += sws__streamed(r);
 	r->section++;
 	for (uint32_t i = 0; i < r->nstreams; i++)
 		if (r->streams[i].err < 0) {
@@ -502,7 +545,7 @@ static void take_sample(struct sws_replay *r)
 	memset(&s, 0, sizeof(s));
 	sws__drain(r); /* a cut: the workers' histograms and counters hold still */
 	s.events = r->events;
-	s.time_ns = sws__replay_now(r) - r->start_ns;
+	s.time_ns = r->model ? sws__sched_gvt(&r->sched) / 1000 : sws__replay_now(r) - r->start_ns;
 	sws_mm_stats(r->mm, &s.mm);
 	sws_swap_totals(r->sim, &total, &free);
 	s.swap_used = total - free;
@@ -541,13 +584,18 @@ static void take_sample(struct sws_replay *r)
 
 /* ---- the run ------------------------------------------------------------------------ */
 
+int sws__worker_ring(struct sws_replay *r, struct sws__worker *w)
+{
+	w->cap = r->cfg.queue_depth;
+	w->ring = sws__mem_alloc(&r->mem, SWS_MEM_sim, w->cap * sizeof(*w->ring), 64);
+	return w->ring ? 0 : SWS_ENOMEM;
+}
+
 static int start_workers(struct sws_replay *r)
 {
 	for (unsigned i = 0; i < r->nthreads; i++) {
 		struct sws__worker *w = &r->workers[i];
-		w->cap = r->cfg.queue_depth;
-		w->ring = sws__mem_alloc(&r->mem, SWS_MEM_sim, w->cap * sizeof(*w->ring), 64);
-		if (!w->ring)
+		if (sws__worker_ring(r, w))
 			return SWS_ENOMEM;
 		pthread_mutex_init(&w->lock, NULL);
 		pthread_cond_init(&w->not_empty, NULL);
@@ -620,7 +668,13 @@ int sws_replay_run(struct sws_replay *r, const struct sws_replay_source *src)
 	if (err)
 		return err;
 	sws__clock_sync(r, &r->disp);
-	if (r->nthreads == 1) {
+	if (r->model) {
+		if ((err = sws__sched_start(r))) {
+			snprintf(r->errmsg, sizeof(r->errmsg), "cannot start the simulated CPUs: %s",
+				 sws_strerror(err));
+			goto out;
+		}
+	} else if (r->nthreads == 1) {
 		r->workers[0].cpu = r->disp.cpu;
 		sws__clock_sync(r, &r->workers[0]);
 	} else if ((err = start_workers(r))) {
@@ -681,19 +735,26 @@ int sws_replay_run(struct sws_replay *r, const struct sws_replay_source *src)
 		}
 	}
 	sws__drain(r);
-	if (r->nthreads == 1) {
+	if (r->model) {
+		sws__sched_stop(r, true);
+	} else if (r->nthreads == 1) {
 		sws__deferred(&r->workers[0]);
 		sws_mm_lru_add_drain(r->workers[0].cpu, r->mm); /* the run's end, as a worker's */
 	}
 	if (!err && !r->interrupted && r->cfg.swapoff_device) {
-		struct sws__worker *sw = r->nthreads == 1 ? &r->workers[0] : &r->disp;
+		struct sws__worker *sw = r->model ? sws__replay_enter(r, 0) : r->nthreads == 1 ? &r->workers[0] : &r->disp;
 		err = run_swapoff(r, sw);
 		sws_mm_lru_add_drain(sw->cpu, r->mm); /* the folios swapoff brought in */
+		if (r->model)
+			sws__replay_leave(r, sw);
 	}
 	if (r->cfg.sample && (r->events % r->cfg.sample_every != 0 || !r->events))
 		take_sample(r);
 out:
-	sws__stop_workers(r);
+	if (r->model)
+		sws__sched_free(r);
+	else
+		sws__stop_workers(r);
 	for (unsigned i = 0; i < r->nthreads; i++)
 		sws__charge_flush(&r->workers[i]);
 	sws__charge_flush(&r->disp);
@@ -701,7 +762,7 @@ out:
 	sws_mm_lru_add_drain(r->disp.cpu, r->mm); /* the dispatcher's CPU goes offline */
 	sws_cpu_detach(r->disp.cpu);
 	r->disp.cpu = NULL;
-	if (r->nthreads == 1)
+	if (r->nthreads == 1 && !r->model)
 		r->workers[0].cpu = NULL;
 	return err;
 }

@@ -17,19 +17,37 @@
 #define DEFAULT_PROGRESS 65536
 #define MAX_THREADS 128
 
-/* Device kinds: name, the kernel flags they swap on with, latency per page. */
+/*
+ * Device kinds: name, the kernel flags they swap on with, latency per page
+ * (service time), and the modelled clock's queue depth: the requests the
+ * device serves at once, read as its 4 KiB random IOPS at queue depth 32
+ * times its latency (an NVMe drive of ~1M IOPS at ~25 us: 32; a SATA SSD of
+ * ~90K IOPS at ~60-100 us: 8; a disk: one at a time). pmem and zram have no
+ * queue: the CPU that submits does the copy or the compression.
+ */
 static const struct swap_kind {
 	const char *name;
 	uint32_t flags;
 	uint64_t read_ns, write_ns;
+	uint32_t queue;
 } kinds[SWS_REPLAY_NR_SWAP_KINDS] = {
-	[SWS_REPLAY_SWAP_SSD] = {"ssd", SWS_SWP_SOLIDSTATE, 20000, 25000},
-	[SWS_REPLAY_SWAP_HDD] = {"hdd", 0, 5000000, 5000000},
-	[SWS_REPLAY_SWAP_ZRAM] = {"zram", SWS_SWP_SOLIDSTATE | SWS_SWP_SYNCHRONOUS_IO, 2000, 3000},
-	[SWS_REPLAY_SWAP_PMEM] = {"pmem", SWS_SWP_SOLIDSTATE | SWS_SWP_SYNCHRONOUS_IO, 1000, 2000},
-	[SWS_REPLAY_SWAP_SATA] = {"sata", SWS_SWP_SOLIDSTATE, 100000, 60000},
-	[SWS_REPLAY_SWAP_XSWAP] = {"xswap", 0, 0, 0}, /* sws_mm_xswap_create(): no storage */
+	[SWS_REPLAY_SWAP_SSD] = {"ssd", SWS_SWP_SOLIDSTATE, 20000, 25000, 32},
+	[SWS_REPLAY_SWAP_HDD] = {"hdd", 0, 5000000, 5000000, 1},
+	[SWS_REPLAY_SWAP_ZRAM] = {"zram", SWS_SWP_SOLIDSTATE | SWS_SWP_SYNCHRONOUS_IO, 2000, 3000, 0},
+	[SWS_REPLAY_SWAP_PMEM] = {"pmem", SWS_SWP_SOLIDSTATE | SWS_SWP_SYNCHRONOUS_IO, 1000, 2000, 0},
+	[SWS_REPLAY_SWAP_SATA] = {"sata", SWS_SWP_SOLIDSTATE, 100000, 60000, 8},
+	[SWS_REPLAY_SWAP_XSWAP] = {"xswap", 0, 0, 0, 0}, /* sws_mm_xswap_create(): no storage */
 };
+
+uint32_t sws_replay_swap_kind_queue(enum sws_replay_swap_kind kind)
+{
+	return (unsigned)kind < SWS_REPLAY_NR_SWAP_KINDS ? kinds[kind].queue : 0;
+}
+
+const char *sws_replay_clock_name(enum sws_replay_clock c)
+{
+	return c == SWS_REPLAY_CLOCK_MODEL ? "model" : c == SWS_REPLAY_CLOCK_HOST ? "host" : "";
+}
 
 const char *sws_replay_swap_kind_name(enum sws_replay_swap_kind kind)
 {
@@ -93,13 +111,14 @@ static int check_config(const struct sws_replay_config *cfg)
 	if (cfg->version > SWS_REPLAY_CONFIG_VERSION ||
 	    (cfg->env && cfg->env->version > SWS_ENV_VERSION))
 		return SWS_EVERSION;
-	if (cfg->threads > MAX_THREADS || (cfg->ram_pages && cfg->ram_pages < 64) ||
+	if (cfg->threads > MAX_THREADS || cfg->cpus > SWS_REPLAY_MAX_CPUS ||
+	    (unsigned)cfg->clock > SWS_REPLAY_CLOCK_HOST || (cfg->ram_pages && cfg->ram_pages < 64) ||
 	    (cfg->queue_depth && cfg->queue_depth < 64) || cfg->nr_swap > SWS_REPLAY_MAX_SWAP ||
 	    (cfg->sample && !cfg->sample_every) || (cfg->flags & ~flags) ||
 	    ((cfg->flags & SWS_REPLAY_MEMCG_PER_TASK) && !cfg->mem_limit_pages))
 		return SWS_EINVAL;
 	for (uint32_t i = 0; i < cfg->nr_swap; i++)
-		if (!swap_ok(&cfg->swap[i]))
+		if (!swap_ok(&cfg->swap[i]) || cfg->swap[i].queue_depth > SWS_DEVICE_MAX_QUEUE)
 			return SWS_EINVAL;
 	uint32_t nsw = cfg->nr_swap ? cfg->nr_swap : 1;
 	if (cfg->swapoff_device > nsw ||
@@ -138,6 +157,8 @@ static void set_latency(struct sws_replay *r, uint32_t i)
 	const struct swap_kind *k = &kinds[sw->kind];
 	sws_mm_set_latency(r->mm, r->types[i], sw->read_ns ? sw->read_ns : k->read_ns,
 			   sw->write_ns ? sw->write_ns : k->write_ns);
+	if (r->model)
+		sws_device_set_queue(r->sim, r->types[i], sw->queue_depth ? sw->queue_depth : k->queue);
 }
 
 static int xswap_one(struct sws_replay *r, uint32_t i)
@@ -162,7 +183,20 @@ static void worker_init(struct sws_replay *r, struct sws__worker *w, unsigned id
 static void set_defaults(struct sws_replay *r)
 {
 	struct sws_replay_config *c = &r->cfg;
+	r->model = c->clock == SWS_REPLAY_CLOCK_MODEL;
 	r->nthreads = c->threads ? c->threads : 1;
+	if (r->model) { /* the workers are the simulated CPUs */
+		r->nthreads = c->cpus ? c->cpus : r->nthreads;
+		if (c->costs)
+			r->costs = *c->costs;
+		else
+			sws_costs_default(&r->costs);
+		c->costs = &r->costs;
+		if (!c->sync_quantum_ns)
+			c->sync_quantum_ns = SWS_REPLAY_SYNC_QUANTUM_NS;
+		else if (c->sync_quantum_ns == UINT64_MAX)
+			c->sync_quantum_ns = 0;
+	}
 	if (!c->ram_pages)
 		c->ram_pages = DEFAULT_RAM_PAGES;
 	if (!c->deferred_every)

@@ -31,8 +31,7 @@ void sws__note_error(struct sws__worker *w, int rc)
 		w->first_error = rc;
 }
 
-/* What the CPU's clock moved since the last record goes to background work. */
-static void charge_background(struct sws__worker *w)
+void sws__charge_background(struct sws__worker *w)
 {
 	struct sws_mm_cpu_time t1;
 	sws_mm_cpu_time(w->r->mm, w->cpu, &t1);
@@ -46,9 +45,19 @@ static void charge_background(struct sws__worker *w)
 void sws__deferred(struct sws__worker *w)
 {
 	struct sws_replay *r = w->r;
-	sws_mm_kswapd(w->cpu, r->mm, r->cfg.kswapd_budget);
+	if (r->model) {
+		/* kswapd is a thread of its own (sched.c): woken here, it runs on this
+		 * CPU between records. The LLC model follows the metadata's size. */
+		sws__sched_kswapd_wake(w);
+		struct sws_memory_usage mu;
+		sws_sim_memory_usage(r->sim, &mu);
+		for (unsigned i = 0; i < r->nthreads; i++)
+			sws__vt_set_footprint(&r->workers[i].vc, mu.static_bytes + mu.dynamic_bytes);
+	} else {
+		sws_mm_kswapd(w->cpu, r->mm, r->cfg.kswapd_budget);
+	}
 	sws_swap_do_deferred_work(r->sim, 64);
-	charge_background(w);
+	sws__charge_background(w);
 	sws__charge_flush(w);
 	sws__sample_peaks(r);
 	w->since_deferred = 0;
@@ -63,7 +72,7 @@ void sws__deferred(struct sws__worker *w)
 static void zswap_work(struct sws__worker *w)
 {
 	sws_mm_zswap_shrink(w->cpu, w->r->mm, UINT64_MAX);
-	charge_background(w);
+	sws__charge_background(w);
 }
 
 static uint16_t reclaim_memcg(const struct sws_replay *r, uint32_t arg, uint32_t pidx)
@@ -76,6 +85,14 @@ static uint16_t reclaim_memcg(const struct sws_replay *r, uint32_t arg, uint32_t
 static uint64_t fault_ns(const struct sws_mm_cpu_time *a, const struct sws_mm_cpu_time *b)
 {
 	return (b->sys_ns - a->sys_ns) + (b->iowait_ns - a->iowait_ns);
+}
+
+/* A latency sample: the virtual time since @t0_ps under the modelled clock
+ * (waits for locks included), else sys + iowait between @a and @b. */
+static uint64_t lat_ns(const struct sws__worker *w, uint64_t t0_ps, const struct sws_mm_cpu_time *a,
+		       const struct sws_mm_cpu_time *b)
+{
+	return w->r->model ? (w->vc.now - t0_ps) / 1000 : fault_ns(a, b);
 }
 
 /* The pages of an ACCESS record, one sws_mm_access() each; a hit reads no clock. */
@@ -96,13 +113,13 @@ static void run_access(struct sws__worker *w, const struct sws__item *it)
 	}
 	bool write = rec->flags & SWS_TRACE_F_WRITE, kernel = false;
 	struct sws_mm_cpu_time before = w->seen, after;
-	uint64_t refused = 0;
+	uint64_t refused = 0, t0 = w->vc.now;
 	for (uint64_t pg = first;; pg++) {
 		int rc = sws_mm_access(w->cpu, r->mm, it->asid, pg << 12, write);
 		if (rc) { /* a hit charges nothing: only faults go to the fault-path histogram */
 			sws_mm_cpu_time(r->mm, w->cpu, &after);
 			if (rc == 1) {
-				sws__hist_add(&w->lat[SWS_REPLAY_LAT_FAULT], fault_ns(&before, &after));
+				sws__hist_add(&w->lat[SWS_REPLAY_LAT_FAULT], lat_ns(w, t0, &before, &after));
 			} else {
 				sws__note_error(w, rc);
 				refused++;
@@ -110,6 +127,7 @@ static void run_access(struct sws__worker *w, const struct sws__item *it)
 			before = after;
 			kernel = true;
 		}
+		t0 = w->vc.now;
 		if (pg == last)
 			break;
 	}
@@ -169,7 +187,7 @@ void sws__run_record(struct sws__worker *w, const struct sws__item *it)
 				    out ? SWS_MADV_PAGEOUT : SWS_MADV_DONTNEED);
 		sws_mm_cpu_time(r->mm, w->cpu, &t1);
 		if (!out)
-			sws__hist_add(&w->lat[SWS_REPLAY_LAT_FREE], fault_ns(&w->seen, &t1));
+			sws__hist_add(&w->lat[SWS_REPLAY_LAT_FREE], lat_ns(w, w->wall_mark, &w->seen, &t1));
 		sws__charge(w, it->proc, &t1, 0, 0, out ? SWS__PH_OTHER : SWS__PH_FREE);
 		if (rc)
 			sws__note_error(w, rc);
@@ -198,7 +216,7 @@ static void charge_free(struct sws_replay *r, struct sws__worker *w, uint32_t pr
 {
 	struct sws_mm_cpu_time t1;
 	sws_mm_cpu_time(r->mm, w->cpu, &t1);
-	sws__hist_add(&w->lat[SWS_REPLAY_LAT_FREE], fault_ns(&w->seen, &t1));
+	sws__hist_add(&w->lat[SWS_REPLAY_LAT_FREE], lat_ns(w, w->wall_mark, &w->seen, &t1));
 	sws__charge(w, proc, &t1, 0, 0, SWS__PH_FREE);
 }
 
@@ -247,9 +265,12 @@ void sws__run_structural(struct sws_replay *r, struct sws__worker *w, const stru
 		uint64_t a = rec->addr & ~4095ull, len = (rec->len + (rec->addr & 4095) + 4095) & ~4095ull;
 		if (rec->op == SWS_TRACE_MMAP) {
 			uint32_t fl = (rec->flags & SWS_TRACE_F_THP) ? SWS_MM_MAP_ORDER(9) : 0;
-			uint64_t c0 = sws__replay_now(r);
+			uint64_t c0 = r->model ? w->vc.now : sws__replay_now(r);
 			rc = sws_mm_mmap(r->mm, asid, a, len, fl); /* no CPU: timed here */
-			sws__charge(w, pidx, NULL, 0, sws__replay_now(r) - c0, SWS__PH_INIT);
+			if (r->model) /* the modelled clock: the syscall's entry and exit */
+				sws__vt_charge(&w->vc, SWS_COST_kernel_entry, 1);
+			uint64_t ns = r->model ? (w->vc.now - c0) / 1000 : sws__replay_now(r) - c0;
+			sws__charge(w, pidx, NULL, 0, ns, SWS__PH_INIT);
 		} else {
 			rc = sws_mm_munmap(w->cpu, r->mm, asid, a, len);
 			charge_free(r, w, pidx);

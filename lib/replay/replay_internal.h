@@ -32,6 +32,8 @@
 #include <swapsim/replay.h>
 
 #include "../common/mem.h"
+#include "../swap/swap_vtime.h"
+#include "fiber.h"
 
 #define SWS__NO_ASID UINT32_MAX
 
@@ -81,6 +83,61 @@ struct sws__stream {
 #define SWS__STAGE 64 /* records the dispatcher batches per worker before one lock */
 #define SWS__TAKE 128 /* records a worker takes per lock */
 
+/*
+ * The modelled clock's event loop (sched.c): simulated CPUs as fibers on the
+ * caller's thread, run in virtual-time order. Generic: a CPU runs its body
+ * (the replay's: a worker's records) until it yields, blocks or idles.
+ */
+enum { SWS__CPU_IDLE, SWS__CPU_READY, SWS__CPU_RUNNING, SWS__CPU_BLOCKED };
+
+struct sws__sched;
+
+struct sws__vcpu_run {
+	struct sws_vcpu *vc;
+	struct sws__fiber fiber;
+	struct sws__sched *s;
+	unsigned idx;
+	uint8_t state;        /* SWS__CPU_* */
+	bool wait_spin;       /* blocked: spinning (busy) or asleep */
+	const void *wait_obj; /* blocked: the lock it waits for */
+	uint64_t wait_since;  /* blocked: since when (ps) */
+};
+
+struct sws__sched {
+	struct sws__fiber main;         /* the caller's context */
+	struct sws__vcpu_run **cpu;     /* [n] */
+	struct sws__vcpu_run **heap;    /* READY CPUs by (virtual time, index) */
+	unsigned n, nheap;
+	uint64_t horizon;               /* the earliest READY CPU's time + quantum (ps) */
+	uint64_t quantum;               /* how far past the earliest a CPU may run (0: exact) */
+	unsigned nr_blocked;            /* CPUs waiting for a lock */
+	uint64_t turns;                 /* CPU runs started */
+	bool (*turn)(void *ctx);        /* every 4096 turns (progress); true: stop; may be NULL */
+	void *turn_ctx;
+	struct sws_mem *mem;
+	uint32_t kswapd;                /* the replay's: the CPU kswapd runs on, UINT32_MAX: asleep */
+};
+
+/* An event loop of @n CPUs (each added next); @quantum_ps: see struct sws__sched. */
+int sws__sched_init(struct sws__sched *s, struct sws_mem *mem, unsigned n, uint64_t quantum_ps);
+/* CPU @idx: @vc's clock (charging @costs), running @body(@arg) on a fiber of @stack bytes. */
+int sws__sched_add(struct sws__sched *s, unsigned idx, struct sws__vcpu_run *c, struct sws_vcpu *vc,
+		   const struct sws_costs *costs, size_t stack, void (*body)(void *), void *arg);
+void sws__sched_fini(struct sws__sched *s);
+/* Run CPUs until @done(@arg) or none is ready (a CPU waiting for a lock then
+ * is a deadlock: aborts). */
+void sws__sched_run(struct sws__sched *s, bool (*done)(const void *arg), const void *arg);
+/* From a body: nothing to run now; it returns when sws__sched_wake() was called. */
+void sws__sched_idle(struct sws__vcpu_run *c);
+/* An idle CPU has something to run: it resumes at the global virtual time. */
+void sws__sched_wake(struct sws__vcpu_run *c);
+/* The global virtual time: the earliest busy CPU's, with every CPU idle the latest's. */
+uint64_t sws__sched_gvt(const struct sws__sched *s);
+/* A barrier: @c runs on the caller's stack (every CPU idle) at the latest
+ * CPU's time, until sws__sched_leave(). */
+void sws__sched_enter(struct sws__vcpu_run *c);
+void sws__sched_leave(struct sws__vcpu_run *c);
+
 struct sws__worker {
 	struct sws_replay *r;
 	unsigned idx;
@@ -116,6 +173,12 @@ struct sws__worker {
 	int attach_err;
 	bool streams;                   /* told to run its streams (under lock) */
 	_Atomic uint64_t stream_events; /* records of streams it ran (the dispatcher reads it) */
+
+	/* The modelled clock (sched.c): this simulated CPU. */
+	struct sws_vcpu vc;
+	struct sws__vcpu_run run;
+	uint64_t wall_mark;      /* the virtual time charged up to (ps) */
+	uint64_t ks_ps, task_ps; /* kswapd's and the tasks' time here since kswapd woke here */
 };
 
 /* Peaks sampled at every deferred-work step and at the end (collect.c). */
@@ -128,6 +191,9 @@ struct sws__peaks {
 
 struct sws_replay {
 	struct sws_mem mem; /* the replay's own allocations (class sim), beside the sim's */
+	bool model;                  /* the modelled clock (else the host's) */
+	struct sws_costs costs;      /* its cost table */
+	struct sws__sched sched;     /* its event loop */
 	uint64_t swapoff_ns, swapoff_sys_ns; /* config.swapoff_device's swapoff, when it ran */
 	bool swapoff_ran;
 	struct sws_replay_config cfg;
@@ -212,6 +278,16 @@ static inline void sws__charge(struct sws__worker *w, uint32_t proc, const struc
 		w->pend_proc = proc;
 	}
 	uint64_t *c = w->pend, total = sys + io + user_ns;
+	if (w->r->model) {
+		/* The task runs its own code for @user_ns on this CPU; its phase lasts
+		 * the virtual time since the last charge (waits for locks included). */
+		uint64_t ps = user_ns * 1000;
+		w->vc.now += ps;
+		w->vc.busy += ps;
+		w->vc.user += ps;
+		total = (w->vc.now - w->wall_mark) / 1000;
+		w->wall_mark += total * 1000;
+	}
 	c[SWS__C_SYS] += sys;
 	c[SWS__C_SYS_MODELLED] += modelled;
 	c[SWS__C_IOWAIT] += io;
@@ -246,12 +322,59 @@ void sws__run_structural(struct sws_replay *r, struct sws__worker *w, const stru
 			 uint32_t pidx);
 /* kswapd and the devices' deferred work, charged to no task. */
 void sws__deferred(struct sws__worker *w);
+/* What the CPU's clock moved since the record before goes to background work. */
+void sws__charge_background(struct sws__worker *w);
 
 /* ---- dispatch.c ----------------------------------------------------------------- */
 
 /* Wait until every worker is idle with an empty ring. */
 void sws__drain(struct sws_replay *r);
 void sws__stop_workers(struct sws_replay *r);
+/* A per-task record on worker @w; @w's streams, round robin, to their ends. */
+void sws__run_item(struct sws__worker *w, const struct sws__item *it);
+void sws__run_streams(struct sws__worker *w);
+/* @w's ring of queue_depth records. @return 0 or SWS_ENOMEM. */
+int sws__worker_ring(struct sws_replay *r, struct sws__worker *w);
+/* Records of streams the workers ran. */
+uint64_t sws__streamed(struct sws_replay *r);
+
+/* ---- sched.c -------------------------------------------------------------------- */
+
+int sws__sched_start(struct sws_replay *r);
+/* The run's end (@finish: the CPUs' last deferred work and LRU batches). */
+void sws__sched_stop(struct sws_replay *r, bool finish);
+void sws__sched_free(struct sws_replay *r);
+/* Queue @it on @w's ring, running CPUs while it is full. */
+void sws__sched_push(struct sws_replay *r, struct sws__worker *w, const struct sws__item *it);
+/* Run every CPU until all are idle. */
+void sws__sched_drain(struct sws_replay *r);
+/* Run the streams handed to the workers to their ends. */
+void sws__sched_streams(struct sws_replay *r);
+/* A barrier record runs on worker @wi's CPU at the latest CPU's time, on the main stack. */
+struct sws__worker *sws__replay_enter(struct sws_replay *r, unsigned wi);
+void sws__replay_leave(struct sws_replay *r, struct sws__worker *w);
+/* kswapd: wake it on @w's CPU if there is work; one step of it there. */
+void sws__sched_kswapd_wake(struct sws__worker *w);
+void sws__kswapd_step(struct sws__worker *w);
+
+/* A record starts on @w: under the modelled clock its task is charged the
+ * virtual time from here. */
+static inline void sws__rec_begin(struct sws__worker *w)
+{
+	if (w->r->model)
+		w->wall_mark = w->vc.now;
+}
+
+/* A record ended on @w: a sync point, and kswapd's turn when it runs here. */
+static inline void sws__rec_end(struct sws__worker *w)
+{
+	if (!w->r->model)
+		return;
+	w->task_ps += w->vc.now - w->wall_mark;
+	if (sws_unlikely(w->r->sched.kswapd == w->idx) && w->ks_ps <= w->task_ps)
+		sws__kswapd_step(w);
+	sws__vt_sync(&w->vc);
+}
 
 /* ---- collect.c ------------------------------------------------------------------ */
 

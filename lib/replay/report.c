@@ -459,6 +459,62 @@ static void print_state(struct out *o, const struct sws_replay_series *s, unsign
 		}
 }
 
+static uint64_t r_cpus(const struct sws_replay_report *r, unsigned i) { (void)i; return r->cpus; }
+static uint64_t m_cost(const struct sws_replay_report *r, unsigned c) { return r->model.cost_ps[c]; }
+static uint64_t m_wait(const struct sws_replay_report *r, unsigned l) { return r->model.lock_wait_ps[l]; }
+static uint64_t m_waits(const struct sws_replay_report *r, unsigned l) { return r->model.lock_waits[l]; }
+static uint64_t m_other(const struct sws_replay_report *r, unsigned k)
+{
+	const struct sws_replay_model *m = &r->model;
+	const uint64_t v[] = {m->spin_ps, m->device_cpu_ps, m->user_ps, m->busy_ps, m->io_wait_ps};
+	return v[k];
+}
+
+/* A row of picoseconds shown as milliseconds, @get(idx) of the first repeat (the
+ * modelled clock's figures do not vary between repeats with the same seed). */
+static void row_ms(struct out *o, const char *name, const struct sws_replay_series *s, unsigned n, uget get,
+		   unsigned idx)
+{
+	char c[64];
+	bool any = false;
+	for (unsigned i = 0; i < n; i++)
+		any |= get(s[i].repeats[0], idx) != 0;
+	if (!any)
+		return;
+	pr(o, "%-*s", NAMEW, name);
+	for (unsigned i = 0; i < n; i++) {
+		snprintf(c, sizeof(c), "%.3f", (double)get(s[i].repeats[0], idx) / 1e9);
+		cell(o, c);
+	}
+	pr(o, "\n");
+}
+
+/* Where the modelled time went, per design: CPU time by cost class, and waits. */
+static void print_model(struct out *o, const struct sws_replay_series *s, unsigned n)
+{
+	static const char *const other[] = {"lock spinning", "device work on the CPU (pmem, zram)",
+					    "user (the tasks' own code)", "CPU time, all of the above",
+					    "waiting for devices"};
+	pr(o, "-- modelled CPU time by cost class (ms, all CPUs; docs/modelled-time.md)\n");
+	for (unsigned c = 0; c < SWS_NR_COSTS; c++)
+		row_ms(o, sws_cost_name((enum sws_cost)c), s, n, m_cost, c);
+	for (unsigned k = 0; k < 5; k++)
+		row_ms(o, other[k], s, n, m_other, k);
+	pr(o, "-- lock waits (ms waited, all CPUs; then the acquisitions that waited)\n");
+	char name[64];
+	for (unsigned l = 0; l < SWS_NR_LOCK_CLASSES; l++) {
+		bool any = false;
+		for (unsigned i = 0; i < n; i++)
+			any |= s[i].repeats[0]->model.lock_waits[l] != 0;
+		if (!any)
+			continue;
+		snprintf(name, sizeof(name), "%s", sws_lock_class_name((enum sws_lock_class)l));
+		row_ms(o, name, s, n, m_wait, l);
+		snprintf(name, sizeof(name), "%s (waits)", sws_lock_class_name((enum sws_lock_class)l));
+		row_counter(o, name, s, n, m_waits, l);
+	}
+}
+
 static void print_table(struct out *o, const struct sws_replay_series *s, unsigned n)
 {
 	const struct sws_replay_report *first[SWS_REPLAY_MAX_SERIES];
@@ -477,6 +533,12 @@ static void print_table(struct out *o, const struct sws_replay_series *s, unsign
 	for (unsigned i = 0; i < n; i++)
 		cell(o, label_of(&s[i]));
 	pr(o, "\n");
+	pr(o, "%-*s", NAMEW, "clock");
+	for (unsigned i = 0; i < n; i++)
+		cell(o, sws_replay_clock_name(first[i]->clock));
+	pr(o, "\n");
+	if (first[0]->clock == SWS_REPLAY_CLOCK_MODEL)
+		row_counter(o, "cpus (simulated)", s, n, r_cpus, 0);
 	for (unsigned st = ST_THREADS; st <= ST_ERRORS; st++)
 		row_state(o, s, n, st);
 	pr(o, "%-*s", NAMEW, repeats > 1 ? "first_error (first repeat)" : "first_error");
@@ -494,6 +556,8 @@ static void print_table(struct out *o, const struct sws_replay_series *s, unsign
 			killed |= s[i].repeats[k]->workload.killed != 0;
 	if (killed) /* usemem's figures are those of the tasks that completed */
 		row_counter(o, "usemem tasks OOM-killed (no figures)", s, n, wl_killed, 0);
+	if (first[0]->clock == SWS_REPLAY_CLOCK_MODEL)
+		print_model(o, s, n);
 	pr(o, "-- host (the simulator's own speed on this machine, measured: not a figure of the design)\n");
 	for (unsigned f = 0; f < NR_FIGURES; f++)
 		if (figures[f].when == F_HOST)
@@ -551,6 +615,24 @@ static void json_counters(struct out *o, const struct sws_replay_report *r)
 	pr(o, ",\"zswap\":%" PRIu64 ",\"zswapped\":%" PRIu64 "}", r->memcg_zswap_bytes, r->memcg_zswapped_bytes);
 }
 
+/* The modelled clock's breakdown: "cpus", and "model" with each cost class's
+ * units and ps, each lock class's waits and ps, and the other parts. */
+static void json_model(struct out *o, const struct sws_replay_report *r)
+{
+	const struct sws_replay_model *m = &r->model;
+	pr(o, "\"cpus\":%u,\"model\":{\"costs\":{", r->cpus);
+	for (unsigned c = 0; c < SWS_NR_COSTS; c++)
+		pr(o, "%s\"%s\":{\"count\":%" PRIu64 ",\"ps\":%" PRIu64 "}", c ? "," : "",
+		   sws_cost_name((enum sws_cost)c), m->cost_count[c], m->cost_ps[c]);
+	pr(o, "},\"lock_waits\":{");
+	for (unsigned l = 0; l < SWS_NR_LOCK_CLASSES; l++)
+		pr(o, "%s\"%s\":{\"count\":%" PRIu64 ",\"ps\":%" PRIu64 "}", l ? "," : "",
+		   sws_lock_class_name((enum sws_lock_class)l), m->lock_waits[l], m->lock_wait_ps[l]);
+	pr(o, "},\"spin_ps\":%" PRIu64 ",\"device_cpu_ps\":%" PRIu64 ",\"user_ps\":%" PRIu64 ",\"busy_ps\":%" PRIu64
+	      ",\"io_wait_ps\":%" PRIu64 ",\"line_transfers\":%" PRIu64 "},",
+	   m->spin_ps, m->device_cpu_ps, m->user_ps, m->busy_ps, m->io_wait_ps, m->line_transfers);
+}
+
 /* One run: everything it measured and counted. */
 static void json_run(struct out *o, const struct sws_replay_report *r)
 {
@@ -569,6 +651,9 @@ static void json_run(struct out *o, const struct sws_replay_report *r)
 	pr(o, "\"sys_modelled_ns\":%" PRIu64 ",", r->time.sys_modelled_ns);
 	if (r->workload.valid || r->workload.killed)
 		pr(o, "\"workload_tasks\":%u,\"workload_killed\":%u,", r->workload.tasks, r->workload.killed);
+	pr(o, "\"clock\":\"%s\",", sws_replay_clock_name(r->clock));
+	if (r->clock == SWS_REPLAY_CLOCK_MODEL)
+		json_model(o, r);
 	json_counters(o, r);
 	pr(o, ",\"order_counters\":{");
 	json_orders(o, "swpout", r->mm.swpout);
@@ -673,6 +758,22 @@ static void counters_run(struct out *o, const struct sws_replay_report *r)
 		   r->devices[d].inuse_pages);
 	if (r->workload.valid || r->workload.killed)
 		pr(o, "workload.tasks %u\nworkload.killed %u\n", r->workload.tasks, r->workload.killed);
+	if (r->clock != SWS_REPLAY_CLOCK_MODEL)
+		return;
+	/* The modelled clock's figures are as deterministic as the counters. */
+	pr(o, "time.elapsed_ns %" PRIu64 "\ntime.sys_ns %" PRIu64 "\ntime.user_ns %" PRIu64 "\ntime.iowait_ns %" PRIu64
+	      "\ntime.kswapd_ns %" PRIu64 "\n",
+	   r->time.elapsed_ns, r->time.sys_ns, r->time.user_ns, r->time.iowait_ns, r->time.kswapd_ns);
+	const struct sws_replay_model *m = &r->model;
+	for (unsigned c = 0; c < SWS_NR_COSTS; c++)
+		pr(o, "model.%s %" PRIu64 " %" PRIu64 "\n", sws_cost_name((enum sws_cost)c), m->cost_count[c],
+		   m->cost_ps[c]);
+	for (unsigned l = 0; l < SWS_NR_LOCK_CLASSES; l++)
+		pr(o, "model.wait.%s %" PRIu64 " %" PRIu64 "\n", sws_lock_class_name((enum sws_lock_class)l),
+		   m->lock_waits[l], m->lock_wait_ps[l]);
+	pr(o, "model.spin_ps %" PRIu64 "\nmodel.device_cpu_ps %" PRIu64 "\nmodel.user_ps %" PRIu64
+	      "\nmodel.busy_ps %" PRIu64 "\nmodel.io_wait_ps %" PRIu64 "\nmodel.line_transfers %" PRIu64 "\n",
+	   m->spin_ps, m->device_cpu_ps, m->user_ps, m->busy_ps, m->io_wait_ps, m->line_transfers);
 }
 
 static void json_series(struct out *o, const struct sws_replay_series *s)

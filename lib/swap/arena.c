@@ -46,6 +46,19 @@ int sws__arena_grow(struct sws_arena *a, size_t bytes)
 	return 0;
 }
 
+int sws__arena_stack(struct sws_arena *a, size_t bytes, uint8_t **lo)
+{
+	int rc = sws__arena_reserve(a, bytes + 4096);
+	if (rc)
+		return rc;
+	if (mprotect(a->base + a->page, a->reserved - a->page, PROT_READ | PROT_WRITE)) {
+		sws__arena_release(a);
+		return SWS_ENOMEM;
+	}
+	*lo = a->base + a->page;
+	return 0;
+}
+
 int sws__arena_shrink(struct sws_arena *a, size_t bytes)
 {
 	if (!a || !a->base)

@@ -41,6 +41,11 @@ static inline size_t sws__arena_mapped(const struct sws_arena *a)
 {
 	return atomic_load_explicit(&a->mapped, memory_order_acquire);
 }
+/* A stack: at least @bytes mapped read-write from *@lo up to the end of the
+ * reservation, above one inaccessible guard page (an overflow faults). Not
+ * grown or shrunk; sws__arena_release() gives it back. @return 0, SWS_EINVAL,
+ * SWS_ENOMEM. */
+int sws__arena_stack(struct sws_arena *a, size_t bytes, uint8_t **lo);
 /* Unmap the whole reservation. */
 void sws__arena_release(struct sws_arena *a);
 

@@ -84,9 +84,9 @@ void *sws__cluster_array_create(struct sws_device *dev, struct sws_cluster_array
 		sws__arena_release(ca->arena);
 		goto fail;
 	}
-	pthread_mutex_lock(&ext->lock);
+	sws_mutex_lock(&ext->lock);
 	ext->arrays[ext->nr_arrays++] = ca;
-	pthread_mutex_unlock(&ext->lock);
+	sws_mutex_unlock(&ext->lock);
 	return ca->base = ca->arena->base;
 fail:
 	sws__mem_free(mem, SWS_MEM_sim, ca->arena, sizeof(*ca->arena));
@@ -99,14 +99,14 @@ void sws__cluster_array_destroy(struct sws_device *dev, struct sws_cluster_array
 	struct sws_mem *mem = &dev->sim->mem;
 	if (ca->arena) {
 		struct sws_ext *ext = dev->ext;
-		pthread_mutex_lock(&ext->lock);
+		sws_mutex_lock(&ext->lock);
 		for (unsigned i = 0; i < ext->nr_arrays; i++) {
 			if (ext->arrays[i] == ca) {
 				ext->arrays[i] = ext->arrays[--ext->nr_arrays];
 				break;
 			}
 		}
-		pthread_mutex_unlock(&ext->lock);
+		sws_mutex_unlock(&ext->lock);
 		array_charge(dev, ca, 0);
 		sws__arena_release(ca->arena);
 		sws__mem_free(mem, SWS_MEM_sim, ca->arena, sizeof(*ca->arena));
@@ -164,7 +164,7 @@ int sws__ext_grow(struct sws_cpu *cpu, struct sws_device *dev, unsigned nr)
 {
 	struct sws_ext *ext = dev->ext;
 	int rc = 0;
-	pthread_mutex_lock(&ext->lock);
+	sws_mutex_lock(&ext->lock);
 	if (nr_free_clusters(dev))
 		goto out; /* another CPU grew, or a cluster was freed: retry */
 	uint32_t mapped = sws__nr_clusters_mapped(dev);
@@ -207,7 +207,7 @@ int sws__ext_grow(struct sws_cpu *cpu, struct sws_device *dev, unsigned nr)
 fail:
 	atomic_fetch_add(&ext->grow_fails, 1);
 out:
-	pthread_mutex_unlock(&ext->lock);
+	sws_mutex_unlock(&ext->lock);
 	return rc;
 }
 
@@ -248,7 +248,7 @@ uint32_t sws___ext_shrink(struct sws_device *dev)
 {
 	struct sws_ext *ext = dev->ext;
 	SWS_ASSERT_HELD(&dev->sim->ext_mutex);
-	pthread_mutex_lock(&ext->lock);
+	sws_mutex_lock(&ext->lock);
 	uint32_t mapped = sws__nr_clusters_mapped(dev);
 	sws_spin_lock(&dev->lock);
 	uint32_t tail = __free_tail(dev, mapped);
@@ -268,14 +268,14 @@ uint32_t sws___ext_shrink(struct sws_device *dev)
 		ext->isolated_end = mapped;
 		publish_mapped(dev, mapped - n);
 	}
-	pthread_mutex_unlock(&ext->lock);
+	sws_mutex_unlock(&ext->lock);
 	if (!locked)
 		return 0;
 
 	/* Whoever saw the old bound is inside an RCU read section: wait them out. */
 	sws_synchronize_rcu();
 
-	pthread_mutex_lock(&ext->lock);
+	sws_mutex_lock(&ext->lock);
 	uint32_t now = sws__nr_clusters_mapped(dev); /* >= mapped - n: a grow may have come */
 	for (unsigned i = 0; i < ext->nr_arrays; i++)
 		array_unmap(dev, ext->arrays[i], now);
@@ -286,7 +286,7 @@ uint32_t sws___ext_shrink(struct sws_device *dev)
 		atomic_fetch_add(&ext->clusters_unmapped, gone);
 		sws__count_sim(dev->sim, SWS_CTR_ext_shrink, 1);
 	}
-	pthread_mutex_unlock(&ext->lock);
+	sws_mutex_unlock(&ext->lock);
 	return gone;
 }
 
@@ -294,11 +294,11 @@ void sws__ext_arena_bytes(struct sws_device *dev, uint64_t *reserved, uint64_t *
 {
 	struct sws_ext *ext = dev->ext;
 	*reserved = *mapped = *resident = 0;
-	pthread_mutex_lock(&ext->lock);
+	sws_mutex_lock(&ext->lock);
 	for (unsigned i = 0; i < ext->nr_arrays; i++) {
 		*reserved += ext->arrays[i]->arena->reserved;
 		*mapped += sws__arena_mapped(ext->arrays[i]->arena);
 		*resident += sws__arena_resident(ext->arrays[i]->arena);
 	}
-	pthread_mutex_unlock(&ext->lock);
+	sws_mutex_unlock(&ext->lock);
 }

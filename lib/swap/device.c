@@ -286,7 +286,7 @@ unsigned sws__device_do_discard(struct sws_device *dev, unsigned budget)
 static unsigned ext_deferred_work(struct sws_sim *sim)
 {
 	unsigned pending = 0;
-	pthread_mutex_lock(&sim->ext_mutex);
+	sws_mutex_lock(&sim->ext_mutex);
 	for (unsigned t = 0; t < SWS_MAX_SWAPFILES; t++) {
 		struct sws_device *dev = sws__device(sim, t); /* stable under ext_mutex */
 		if (!dev || !dev->ext)
@@ -297,7 +297,7 @@ static unsigned ext_deferred_work(struct sws_sim *sim)
 			sws___ext_shrink(dev);
 		pending += atomic_load(&dev->ext->shrink_pending);
 	}
-	pthread_mutex_unlock(&sim->ext_mutex);
+	sws_mutex_unlock(&sim->ext_mutex);
 	return pending;
 }
 
@@ -373,7 +373,7 @@ static void setup_clusters(struct sws_device *dev)
 		ci->flags = SWS_CLUSTER_NONE;
 		sws_spin_lock(&ci->lock); /* uncontended: the device is not published yet */
 		if (!ci->count)
-			sws___cluster_move(NULL, dev, ci, &dev->free_clusters, SWS_CLUSTER_FREE);
+			; /* filed below */
 		else if (ci->count == SWS_CLUSTER_SLOTS)
 			sws___cluster_move(NULL, dev, ci, &dev->full_clusters, SWS_CLUSTER_FULL);
 		else
@@ -381,6 +381,18 @@ static void setup_clusters(struct sws_device *dev)
 					   SWS_CLUSTER_NONFULL);
 		sws_spin_unlock(&ci->lock);
 	}
+	/* The free list in index order, or 6.17's columns: 0, 32, 64, ..., 1, 33, ... */
+	bool cols = dev->sim->design_flags & SWS_DESIGN_CLUSTER_COLS;
+	uint32_t ncols = cols ? SWS_CLUSTER_COLS : 1;
+	for (uint32_t k = 0; k < ncols; k++)
+		for (uint32_t i = k; i < end; i += ncols) {
+			struct sws_cluster *ci = &dev->cluster_info[i];
+			if (ci->count)
+				continue;
+			sws_spin_lock(&ci->lock);
+			sws___cluster_move(NULL, dev, ci, &dev->free_clusters, SWS_CLUSTER_FREE);
+			sws_spin_unlock(&ci->lock);
+		}
 }
 
 /*
@@ -528,9 +540,9 @@ int sws__device_remove(struct sws_sim *sim, int type, bool force)
 {
 	if (!sim || type < 0 || type >= SWS_MAX_SWAPFILES)
 		return SWS_ENODEV;
-	pthread_mutex_lock(&sim->ext_mutex); /* no xswap shrink works on it meanwhile */
+	sws_mutex_lock(&sim->ext_mutex); /* no xswap shrink works on it meanwhile */
 	int rc = sws___device_remove(sim, type, force);
-	pthread_mutex_unlock(&sim->ext_mutex);
+	sws_mutex_unlock(&sim->ext_mutex);
 	return rc;
 }
 
@@ -566,12 +578,52 @@ int sws_swapoff(struct sws_sim *sim, int type)
 {
 	if (!sim || type < 0 || type >= SWS_MAX_SWAPFILES)
 		return SWS_ENODEV;
-	pthread_mutex_lock(&sim->ext_mutex);
+	sws_mutex_lock(&sim->ext_mutex);
 	struct sws_device *dev = sws__device(sim, (unsigned)type);
 	/* Extendable devices go through their owner (sws_mm_xswap_destroy()). */
 	int rc = dev && dev->ext ? SWS_EINVAL : sws___device_remove(sim, type, false);
-	pthread_mutex_unlock(&sim->ext_mutex);
+	sws_mutex_unlock(&sim->ext_mutex);
 	return rc;
+}
+
+/* ---- the request queue (modelled clock) ------------------------------------------- */
+
+int sws_device_set_queue(struct sws_sim *sim, int type, uint32_t depth)
+{
+	if (!sim || type < 0)
+		return SWS_ENODEV;
+	if (depth > SWS_DEVICE_MAX_QUEUE)
+		return SWS_EINVAL;
+	struct sws_device *dev = sws__device(sim, (unsigned)type);
+	if (!dev)
+		return SWS_ENODEV;
+	dev->queue_depth = depth;
+	memset(dev->queue_free, 0, sizeof(dev->queue_free));
+	return 0;
+}
+
+/*
+ * blk-mq in virtual time: the request takes the slot that frees first
+ * (lowest index on a tie). Submissions arrive in virtual-time order because
+ * each is a sync point, so a slot's time only moves forward.
+ */
+uint64_t sws__device_submit(struct sws_cpu *cpu, unsigned type, uint64_t service_ps, uint64_t *start)
+{
+	struct sws_vcpu *vc = cpu->vc;
+	sws__vt_sync(vc);
+	struct sws_device *dev = sws__device(cpu->sim, type);
+	uint64_t t = vc->now;
+	if (!dev || !dev->queue_depth) {
+		*start = t;
+		return t + service_ps;
+	}
+	unsigned best = 0;
+	for (unsigned i = 1; i < dev->queue_depth; i++)
+		if (dev->queue_free[i] < dev->queue_free[best])
+			best = i;
+	*start = dev->queue_free[best] > t ? dev->queue_free[best] : t;
+	dev->queue_free[best] = *start + service_ps;
+	return dev->queue_free[best];
 }
 
 /* ---- information ----------------------------------------------------------------- */

@@ -12,6 +12,7 @@
 
 #include "design.h"
 #include "swap_internal.h"
+#include "swap_vtime.h"
 
 static _Thread_local unsigned rcu_thread_depth;
 
@@ -182,3 +183,5 @@ void sws_cpu_detach(struct sws_cpu *cpu)
 }
 
 unsigned sws_cpu_id(const struct sws_cpu *cpu) { return cpu->id; }
+
+void sws__cpu_set_vcpu(struct sws_cpu *cpu, struct sws_vcpu *vc) { cpu->vc = vc; }

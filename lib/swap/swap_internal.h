@@ -69,6 +69,13 @@ struct sws_device;
 #define SWS_DESIGN_SYNC_FREE (1u << 4)   /* phase II+: a swap-in from a SYNCHRONOUS_IO
 					  * device always tries to free the slot
 					  * (should_try_to_free_swap()) */
+#define SWS_DESIGN_CLUSTER_COLS (1u << 5) /* 6.17: swapon files the free clusters
+					  * SWS_CLUSTER_COLS apart, so CPUs taking fresh
+					  * clusters in turn land in different 64 MiB
+					  * swap-cache spaces (xa_lock) */
+/* 6.17's SWAP_CLUSTER_COLS: max(clusters a cache line of cluster_info holds,
+ * clusters a 64 MiB address space holds) = max(3, 16384 / 512). */
+#define SWS_CLUSTER_COLS 32
 struct sws_arena;
 struct sws_sim;
 
@@ -212,7 +219,20 @@ struct sws_device {
 	struct sws_list avail_node; /* on sim->avail_head[space] while it has free slots */
 	bool on_avail;
 	uint8_t space;              /* enum sws_alloc_space */
+
+	/* The device's request queue in virtual time (the modelled clock,
+	 * sws__device_submit()): when each of its queue_depth slots is free (ps). */
+	uint32_t queue_depth;       /* 0: no queue (the CPU does the work) */
+	uint64_t queue_free[SWS_DEVICE_MAX_QUEUE];
 };
+
+/*
+ * device.c: a request of @service_ps to device @type's queue at the CPU's
+ * virtual time (a sync point): it starts when a queue slot is free and ends
+ * @service_ps later. @return its end; *@start its start. A device without a
+ * queue starts it at once.
+ */
+uint64_t sws__device_submit(struct sws_cpu *cpu, unsigned type, uint64_t service_ps, uint64_t *start);
 
 /* Allocation spaces (alloc.c): where entries come from, and vswap's physical devices. */
 enum sws_alloc_space { SWS_SPACE_ENTRY = 0, SWS_SPACE_PHYS = 1, SWS_NR_SPACES };
@@ -228,6 +248,7 @@ struct sws_pcp {
 struct sws_cpu {
 	struct sws_sim *sim;
 	unsigned id;
+	struct sws_vcpu *vc; /* its virtual clock under the modelled clock, else NULL */
 	struct sws_pcp pcp[SWS_NR_SPACES][SWS_NR_ORDERS];
 	_Atomic uint64_t ctr[SWS_NR_COUNTERS];
 	_Atomic uint64_t octr[SWS_NR_ORDER_COUNTERS][SWS_NR_ORDERS];
@@ -325,6 +346,25 @@ static inline void sws__work(struct sws_cpu *cpu, enum sws_work w, uint64_t n)
 {
 	_Atomic uint64_t *p = &cpu->work[cpu->work_ctx][w];
 	sws_store_relaxed(p, sws_load_relaxed(p) + n);
+	if (sws_unlikely(cpu->vc)) { /* the modelled clock: what the work costs (locks: their own) */
+		switch (w) {
+		case SWS_WORK_atomic_rmw:
+			sws__vt_charge(cpu->vc, SWS_COST_atomic, n);
+			break;
+		case SWS_WORK_meta_alloc:
+			sws__vt_charge(cpu->vc, SWS_COST_meta_alloc, n);
+			break;
+		case SWS_WORK_meta_free:
+			sws__vt_charge(cpu->vc, SWS_COST_meta_free, n);
+			break;
+		case SWS_WORK_lookup_loads:
+		case SWS_WORK_meta_walk:
+			sws__vt_loads(cpu->vc, n);
+			break;
+		default:
+			break;
+		}
+	}
 }
 
 /* The same where there may be no CPU (work done outside one is not counted). */
@@ -346,7 +386,12 @@ static inline enum sws_work_ctx sws__work_enter(struct sws_cpu *cpu, enum sws_wo
 static inline void sws__lock_counted(struct sws_cpu *cpu, sws_spinlock_t *l, enum sws_work w,
 				     enum sws_counter contended)
 {
-	bool waited = sws_spin_lock(l);
+	_Static_assert(SWS_WORK_lock_cluster == (int)SWS_LOCK_cluster && SWS_WORK_lock_device == (int)SWS_LOCK_device &&
+			       SWS_WORK_lock_avail == (int)SWS_LOCK_avail &&
+			       SWS_WORK_lock_global_cluster == (int)SWS_LOCK_global_cluster &&
+			       SWS_WORK_lock_xa == (int)SWS_LOCK_xa && SWS_WORK_lock_cont == (int)SWS_LOCK_cont,
+		       "a lock's work class is its lock class");
+	bool waited = sws_spin_lock_cls(l, (enum sws_lock_class)w);
 	if (cpu) {
 		sws__work(cpu, w, 1);
 		if (waited)

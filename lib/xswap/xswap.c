@@ -77,11 +77,11 @@ static void __set_pages(struct sws_device *dev, uint64_t pages)
 static void xswap_trim_pages(struct sws_device *dev)
 {
 	SWS_ASSERT_HELD(&dev->sim->ext_mutex);
-	pthread_mutex_lock(&dev->ext->lock);
+	sws_mutex_lock(&dev->ext->lock);
 	uint64_t want = sws__xswap_pages(atomic_load(&xs_of(dev)->limit), dev->nr_clusters, inuse_of(dev));
 	if (dev->enabled && dev->pages > want)
 		__set_pages(dev, want);
-	pthread_mutex_unlock(&dev->ext->lock);
+	sws_mutex_unlock(&dev->ext->lock);
 }
 
 static void xswap_teardown(struct sws_device *dev)
@@ -159,14 +159,14 @@ int sws__xswap_fail_grow(struct sws_sim *sim, int type, uint64_t nth)
 	int rc = SWS_EINVAL;
 	if (!sim)
 		return rc;
-	pthread_mutex_lock(&sim->ext_mutex);
+	sws_mutex_lock(&sim->ext_mutex);
 	struct sws_device *dev = __xswap_device(sim, type, &rc);
 	if (dev) {
-		pthread_mutex_lock(&dev->ext->lock);
+		sws_mutex_lock(&dev->ext->lock);
 		dev->ext->grow_fail_nth = nth;
-		pthread_mutex_unlock(&dev->ext->lock);
+		sws_mutex_unlock(&dev->ext->lock);
 	}
-	pthread_mutex_unlock(&sim->ext_mutex);
+	sws_mutex_unlock(&sim->ext_mutex);
 	return rc;
 }
 
@@ -175,13 +175,13 @@ int sws_xswap_limit_get(struct sws_sim *sim, int type, uint64_t *pages)
 	int rc = SWS_EINVAL;
 	if (!sim || !pages)
 		return rc;
-	pthread_mutex_lock(&sim->ext_mutex);
+	sws_mutex_lock(&sim->ext_mutex);
 	struct sws_device *dev = __xswap_device(sim, type, &rc);
 	if (dev) {
 		uint64_t slots = (uint64_t)atomic_load(&xs_of(dev)->limit) * SWS_CLUSTER_SLOTS;
 		*pages = slots < dev->max ? slots : dev->max;
 	}
-	pthread_mutex_unlock(&sim->ext_mutex);
+	sws_mutex_unlock(&sim->ext_mutex);
 	return rc;
 }
 
@@ -191,20 +191,20 @@ int sws_xswap_limit_set(struct sws_sim *sim, int type, uint64_t pages)
 	if (!sim)
 		return rc;
 	sws__rcu_thread_get();
-	pthread_mutex_lock(&sim->ext_mutex);
+	sws_mutex_lock(&sim->ext_mutex);
 	struct sws_device *dev = __xswap_device(sim, type, &rc);
 	if (dev) {
-		pthread_mutex_lock(&dev->ext->lock);
+		sws_mutex_lock(&dev->ext->lock);
 		uint64_t inuse = inuse_of(dev);
 		uint32_t limit = sws__xswap_limit_clusters(pages, inuse, dev->nr_clusters);
 		atomic_store(&xs_of(dev)->limit, limit);
 		if (dev->enabled)
 			__set_pages(dev, sws__xswap_pages(limit, dev->nr_clusters, inuse));
-		pthread_mutex_unlock(&dev->ext->lock);
+		sws_mutex_unlock(&dev->ext->lock);
 		sws___ext_shrink(
 		    dev); /* after any limit write; a lowered one is enforced at once */
 	}
-	pthread_mutex_unlock(&sim->ext_mutex);
+	sws_mutex_unlock(&sim->ext_mutex);
 	sws__rcu_thread_put();
 	return rc;
 }
@@ -214,14 +214,14 @@ int sws_xswap_info(struct sws_sim *sim, int type, struct sws_xswap_info *info)
 	int rc = SWS_EINVAL;
 	if (!sim || !info)
 		return rc;
-	pthread_mutex_lock(&sim->ext_mutex);
+	sws_mutex_lock(&sim->ext_mutex);
 	struct sws_device *dev = __xswap_device(sim, type, &rc);
 	if (dev) {
 		struct sws_ext *ext = dev->ext;
 		memset(info, 0, sizeof(*info));
 		sws__ext_arena_bytes(dev, &info->arena_reserved_bytes, &info->arena_mapped_bytes,
 				     &info->arena_resident_bytes);
-		pthread_mutex_lock(&ext->lock);
+		sws_mutex_lock(&ext->lock);
 		info->nr_clusters_max = dev->nr_clusters;
 		info->nr_clusters_limit = atomic_load(&xs_of(dev)->limit);
 		info->nr_clusters_mapped = sws__nr_clusters_mapped(dev);
@@ -234,8 +234,8 @@ int sws_xswap_info(struct sws_sim *sim, int type, struct sws_xswap_info *info)
 		info->grow_fails = atomic_load(&ext->grow_fails);
 		info->shrinks = atomic_load(&ext->shrinks);
 		info->clusters_unmapped = atomic_load(&ext->clusters_unmapped);
-		pthread_mutex_unlock(&ext->lock);
+		sws_mutex_unlock(&ext->lock);
 	}
-	pthread_mutex_unlock(&sim->ext_mutex);
+	sws_mutex_unlock(&sim->ext_mutex);
 	return rc;
 }

@@ -264,6 +264,12 @@ int sws__zswap_set_compressor(struct sws_zswap *zs, const char *name)
 	return 0;
 }
 
+enum sws_zcomp_alg sws__zswap_alg(struct sws_zswap *zs)
+{
+	struct zswap_pool *p = atomic_load_explicit(&zs->current, memory_order_acquire);
+	return p ? p->spec.alg : SWS_ZCOMP_LZ4;
+}
+
 /* ---- trees ---------------------------------------------------------------------------- */
 
 static struct zswap_tree *tree_of(struct sws_zswap *zs, sws_entry_t e)

@@ -9,6 +9,7 @@
 #include <swapsim/zswap.h>
 
 #include "../swap/swap_internal.h"
+#include "compress.h"
 
 struct sws_zswap;
 
@@ -79,6 +80,8 @@ bool sws__zswap_writeback_allowed(struct sws_zswap *zs, uint16_t memcg);
 
 
 int sws__zswap_set_compressor(struct sws_zswap *zs, const char *name);
+/* The current pool's compressor (the modelled clock prices its work). */
+enum sws_zcomp_alg sws__zswap_alg(struct sws_zswap *zs);
 int sws__zswap_memcg_set(struct sws_zswap *zs, uint16_t memcg, uint64_t max_bytes, bool writeback);
 int sws__zswap_memcg_stats(struct sws_zswap *zs, uint16_t memcg, uint64_t *bytes, uint64_t *orig_bytes);
 #endif

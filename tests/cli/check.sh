@@ -22,7 +22,7 @@ for re in "^recording +$rec\$" "^trace +$data/bgsave32_perf.txt.zst\$" \
 	"^kernel +Linux 6\\.18\\.44-fc-v669, 2 CPUs, RAM 24684084 kB, cgroup v1\$" \
 	"^machine +memcg limit 16 MiB; swap /dev/zram0 zram 128 MiB prio 100; page-cluster 3; zswap off\$" \
 	"^design +st-p1, the design of Linux 6\\.18 " \
-	"^replayed as +swapsim-replay --trace [^ ]*bgsave32_perf.txt.zst --ram 24684084K --mem-limit 16M --swap size=128M,type=zram,prio=100 --page-cluster 3 --backend st-p1 --allow-errors\$" \
+	"^replayed as +swapsim-replay --trace [^ ]*bgsave32_perf.txt.zst --ram 24684084K --mem-limit 16M --swap size=128M,type=zram,prio=100 --page-cluster 3 --cpus 2 --backend st-p1 --allow-errors\$" \
 	"^errors +4 records the model refused" \
 	"^counter +source +kernel +simulator +diff\$" \
 	"^pswpin +vmstat +12345 +[0-9]+ +[-+][0-9.]+%\$" "^pgmajfault +memcg +5174 " "^pgfault +memcg +24728 "; do

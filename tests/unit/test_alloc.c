@@ -472,11 +472,37 @@ static void test_odd_sizes_default_allocator(void **state)
 	}
 }
 
+/*
+ * 6.17 (xarray) files the free clusters SWS_CLUSTER_COLS (32) apart at swapon,
+ * so a CPU's next fresh cluster lies in the next 64 MiB swap-cache space: on
+ * 64 clusters, cluster 0 (slots 1..511, the header in slot 0), then cluster 32.
+ * The swap table (phase I on) takes them in order: cluster 1.
+ */
+static void test_cluster_columns(void **state)
+{
+	(void)state;
+	const enum sws_backend designs[2] = {SWS_BACKEND_XARRAY, SWS_BACKEND_ST_P1};
+	const uint64_t next[2] = {32 * 512, 512};
+	for (int d = 0; d < 2; d++) {
+		struct sws_fixture f;
+		sws_fixture_open(&f, designs[d], 64 * 512, SWS_SWP_SOLIDSTATE);
+		sws_entry_t e;
+		for (uint64_t i = 1; i < 512; i++) {
+			assert_sws(0, sws_folio_alloc_swap(f.cpu, i, 0, &e));
+			assert_int_equal(sws_swp_offset(e), i);
+		}
+		assert_sws(0, sws_folio_alloc_swap(f.cpu, 512, 0, &e));
+		assert_int_equal(sws_swp_offset(e), next[d]);
+		sws_fixture_close(&f);
+	}
+}
+
 #define BOTH(fn) cmocka_unit_test_prestate(fn, &backend_table), cmocka_unit_test_prestate(fn, &backend_xarray)
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cluster_columns),
 		BOTH(test_orders_aligned),     BOTH(test_fill_and_drain),   BOTH(test_list_transitions),
 		BOTH(test_large_order_fallback), BOTH(test_order0_steals),  BOTH(test_rotational_sequential),
 		BOTH(test_priorities),         BOTH(test_round_robin_two),         BOTH(test_discard),          BOTH(test_discard_sync),

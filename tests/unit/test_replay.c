@@ -450,27 +450,13 @@ static void test_table_discard(void **state)
 	assert_sws(SWS_EINVAL, sws_replay_create(&cfg, &r));
 }
 
-/* A source over an array of records. */
-struct vec_src {
-	const struct sws_trace_record *rec;
-	size_t n, i;
-};
-
-static int vec_next(void *ctx, struct sws_trace_record *rec)
-{
-	struct vec_src *v = ctx;
-	if (v->i == v->n)
-		return 0;
-	*rec = v->rec[v->i++];
-	return 1;
-}
 
 /* A replay of @n records on @cfg's machine, run: the caller reports and destroys it. */
 static struct sws_replay *replay_records(const struct sws_replay_config *cfg, const struct sws_trace_record *recs,
 					 size_t n)
 {
-	struct vec_src vs = {recs, n, 0};
-	struct sws_replay_source src = {.next = vec_next, .ctx = &vs};
+	struct sws_test_vec vs = {recs, n, 0};
+	struct sws_replay_source src = {.next = sws_test_vec_next, .ctx = &vs};
 	struct sws_replay *r;
 	assert_sws(0, sws_replay_create(cfg, &r));
 	assert_sws(0, sws_replay_run(r, &src));
@@ -483,9 +469,7 @@ static uint64_t tick_clock(void *ctx)
 	return atomic_fetch_add((_Atomic uint64_t *)ctx, 1);
 }
 
-#define REC(op_, pid_, addr_, len_, arg_, fl_)                                                     \
-	(struct sws_trace_record){.op = (op_), .pid = (pid_), .tid = (pid_), .cpu = SWS_TRACE_CPU_ANY, \
-				  .addr = (addr_), .len = (len_), .arg = (arg_), .flags = (fl_)}
+#define REC SWS_TEST_REC
 
 /* @recs replayed with a 256-page memcg limit, shared or (@per_task) one per process: pswpout. */
 static uint64_t per_task_pswpout(const struct sws_trace_record *recs, size_t n, bool per_task)
@@ -541,6 +525,7 @@ static void test_fork_reused_pid(void **state)
 	struct sws_env env = {.clock_ns = tick_clock, .clock_ctx = (void *)&now};
 	struct sws_replay_config cfg = small_config(SWS_BACKEND_SWAP_TABLE, 1);
 	cfg.env = &env;
+	cfg.clock = SWS_REPLAY_CLOCK_HOST; /* the injected clock ticks once per read */
 	const struct sws_trace_record recs[] = {
 		REC(SWS_TRACE_ACCESS, 200, 0x100000, 64 * 4096, 0, SWS_TRACE_F_WRITE),
 		REC(SWS_TRACE_ACCESS, 100, 0x100000, 4096, 0, SWS_TRACE_F_WRITE),
@@ -548,8 +533,8 @@ static void test_fork_reused_pid(void **state)
 		REC(SWS_TRACE_EXIT, 200, 0, 0, 0, 0),
 		REC(SWS_TRACE_EXIT, 100, 0, 0, 0, 0),
 	};
-	struct vec_src vs = {recs, sizeof(recs) / sizeof(recs[0]), 0};
-	struct sws_replay_source src = {.next = vec_next, .ctx = &vs};
+	struct sws_test_vec vs = {recs, sizeof(recs) / sizeof(recs[0]), 0};
+	struct sws_replay_source src = {.next = sws_test_vec_next, .ctx = &vs};
 	struct sws_replay *r;
 	assert_sws(0, sws_replay_create(&cfg, &r));
 	assert_sws(0, sws_replay_run(r, &src));
@@ -609,8 +594,8 @@ static void test_undo_charged_to_nobody(void **state)
 		struct sws_trace_record recs[17];
 		for (unsigned i = 0; i < 17; i++)
 			recs[i] = REC(SWS_TRACE_ACCESS, 300 + i, 0x100000, 4096, 0, 0); /* zero page: no alloc */
-		struct vec_src vs = {recs, fail ? 17 : 16, 0};
-		struct sws_replay_source src = {.next = vec_next, .ctx = &vs};
+		struct sws_test_vec vs = {recs, fail ? 17 : 16, 0};
+		struct sws_replay_source src = {.next = sws_test_vec_next, .ctx = &vs};
 		struct sws_replay *r;
 		struct sws_replay_report rep;
 		assert_sws(0, sws_replay_create(&cfg, &r));
@@ -1085,6 +1070,7 @@ static void test_simulated_time(void **state)
 					 .flags = SWS_USEMEM_READ_AGAIN};
 	for (int k = 0; k < 3; k++) {
 		struct sws_replay_config cfg = small_config(SWS_BACKEND_SWAP_TABLE, 1);
+		cfg.clock = SWS_REPLAY_CLOCK_HOST; /* every write waited for: the host clock's model */
 		cfg.nr_swap = 1;
 		cfg.swap[0] = (struct sws_replay_swap){.pages = 8192, .kind = kinds[k], .prio = -1};
 		run_workload(&cfg, &wc, &rep[k], NULL);
@@ -1278,8 +1264,8 @@ static void count_hook(void *ctx, unsigned worker, const struct sws_trace_record
 static struct sws_replay *replay_recs(const struct sws_replay_config *cfg, const struct sws_trace_record *recs,
 				      size_t n, struct sws_replay_report *rep)
 {
-	struct vec_src vs = {recs, n, 0};
-	struct sws_replay_source src = {.next = vec_next, .ctx = &vs};
+	struct sws_test_vec vs = {recs, n, 0};
+	struct sws_replay_source src = {.next = sws_test_vec_next, .ctx = &vs};
 	struct sws_replay *r;
 	assert_sws(0, sws_replay_create(cfg, &r));
 	assert_sws(0, sws_replay_run(r, &src));
@@ -1721,6 +1707,7 @@ static void test_replay_streams(void **state)
 	memset(&seen, 0, sizeof(seen));
 	seen.nthreads = 2;
 	cfg = small_config(SWS_BACKEND_SWAP_TABLE, 2);
+	cfg.clock = SWS_REPLAY_CLOCK_HOST; /* the modelled clock runs barriers on the task's CPU */
 	cfg.nr_swap = 1;
 	cfg.swap[0] = (struct sws_replay_swap){.pages = 4096, .prio = -1};
 	cfg.on_record = stream_hook;

@@ -74,3 +74,12 @@ uint64_t sws_test_proc_status_kb(const char *key)
 		fclose(f);
 	return v;
 }
+
+int sws_test_vec_next(void *ctx, struct sws_trace_record *rec)
+{
+	struct sws_test_vec *v = ctx;
+	if (v->i == v->n)
+		return 0;
+	*rec = v->rec[v->i++];
+	return 1;
+}

@@ -82,6 +82,16 @@ static inline uint64_t sws_test_rand(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
+/* A replay source over an array of records, and a record with no CPU (tid = pid). */
+struct sws_test_vec {
+	const struct sws_trace_record *rec;
+	size_t n, i;
+};
+int sws_test_vec_next(void *ctx, struct sws_trace_record *rec);
+#define SWS_TEST_REC(op_, pid_, addr_, len_, arg_, fl_)                                               \
+	(struct sws_trace_record){.op = (op_), .pid = (pid_), .tid = (pid_), .cpu = SWS_TRACE_CPU_ANY, \
+				  .addr = (addr_), .len = (len_), .arg = (arg_), .flags = (fl_)}
+
 /* A path for a scratch file under the test directory. */
 const char *sws_test_path(char *buf, size_t len, const char *name);
 

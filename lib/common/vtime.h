@@ -1,0 +1,124 @@
+/*
+ * vtime.h - modelled time below the event loop: a simulated CPU's virtual
+ * clock, the charging of costs to it, and the hooks by which locks and
+ * devices let the event loop order CPUs in virtual time
+ * (docs/modelled-time.md).
+ *
+ * The event loop (lib/replay/sched.c) owns the CPUs and their order; the
+ * library below it only charges the running CPU and, at a sync point, asks
+ * the event loop through struct sws_vsched_ops to let CPUs that are earlier
+ * in virtual time run first. sws__vt_current names the virtual CPU running on
+ * this host thread (NULL: the host clock, or outside the event loop), as the
+ * kernel's `current` names the running task: locks have no CPU argument, so
+ * this is how a lock finds out that it must wait in virtual time.
+ *
+ * Times are picoseconds.
+ */
+#ifndef SWS_VTIME_H
+#define SWS_VTIME_H
+
+#include <swapsim/cost.h>
+
+#include "compiler.h"
+
+struct sws_vcpu;
+
+/* The event loop's side (lib/replay/sched.c). */
+struct sws_vsched_ops {
+	/* @vc is past the earliest other ready CPU: suspend it until it is the earliest. */
+	void (*yield)(struct sws_vcpu *vc);
+	/* @obj (a lock) is held by another CPU: suspend @vc until the holder releases it;
+	 * @spin: the CPU spins meanwhile (busy), else it sleeps (idle). On return
+	 * vc->now is the release time (or later). */
+	void (*block)(struct sws_vcpu *vc, const void *obj, bool spin);
+	/* @obj was released at vc->now: let the earliest CPU waiting for it go. */
+	void (*wake)(struct sws_vcpu *vc, const void *obj);
+};
+
+struct sws_vcpu {
+	uint64_t now;  /* virtual time (ps) */
+	uint64_t busy; /* of which this CPU was busy: now less idle and sleep */
+	const uint64_t *horizon; /* the earliest other ready CPU's time (the event loop's) */
+	const unsigned *nr_blocked; /* CPUs waiting for a lock (the event loop's) */
+	const struct sws_costs *costs;
+	const struct sws_vsched_ops *ops;
+	void *sched; /* the event loop's own: its CPU */
+	unsigned id;
+	/* What this CPU's time went to: ps per cost class, per lock class waited for. */
+	uint64_t charged[SWS_NR_COSTS];
+	uint64_t lock_wait[SWS_NR_LOCK_CLASSES];  /* ps */
+	uint64_t lock_waits[SWS_NR_LOCK_CLASSES]; /* acquisitions that waited */
+	uint64_t line_transfers;                  /* locks taken over from another CPU */
+	uint64_t spin;                            /* ps spent spinning on taken locks (busy) */
+	uint64_t device_cpu;                      /* ps of device work done on this CPU (zram, pmem) */
+	uint64_t io_wait;                         /* ps waiting for devices (idle) */
+	uint64_t user;                            /* ps running the tasks' own code */
+	uint64_t llc_miss_ppm; /* the LLC model's miss ratio for metadata loads, per million */
+	uint64_t count[SWS_NR_COSTS]; /* units charged per cost class: the work counters */
+	unsigned hw;  /* nonzero: the hardware's work, not the kernel's (a TLB hit): charges nothing */
+};
+
+extern _Thread_local struct sws_vcpu *sws__vt_current;
+
+/* Charge @n units of cost class @c: the CPU is busy that long. */
+static inline void sws__vt_charge(struct sws_vcpu *vc, enum sws_cost c, uint64_t n)
+{
+	if (sws_unlikely(vc->hw))
+		return;
+	vc->count[c] += n;
+	uint64_t ps = n * vc->costs->ps[c];
+	vc->now += ps;
+	vc->busy += ps;
+	vc->charged[c] += ps;
+}
+
+/* @n dependent metadata loads, hits or misses as the LLC model says. */
+static inline void sws__vt_loads(struct sws_vcpu *vc, uint64_t n)
+{
+	if (sws_unlikely(vc->hw))
+		return;
+	const uint64_t *ps = vc->costs->ps;
+	uint64_t miss = n * (ps[SWS_COST_load_miss] - ps[SWS_COST_load_hit]) * vc->llc_miss_ppm / 1000000;
+	sws__vt_charge(vc, SWS_COST_load_hit, n);
+	vc->now += miss;
+	vc->busy += miss;
+	vc->charged[SWS_COST_load_miss] += miss;
+}
+
+/* A write to a cache line other CPUs write too, whose last writer *@last
+ * records (id + 1; 0: none): moving it here costs a transfer. */
+static inline void sws__vt_line(struct sws_vcpu *vc, uint32_t *last)
+{
+	if (*last && *last != vc->id + 1) {
+		sws__vt_charge(vc, SWS_COST_line_transfer, 1);
+		vc->line_transfers++;
+	}
+	*last = vc->id + 1;
+}
+
+/* The CPU waits @ps without working (a device, a sleeping lock): virtual time
+ * moves, busy time does not. */
+static inline void sws__vt_idle(struct sws_vcpu *vc, uint64_t ps) { vc->now += ps; }
+
+/* A sync point: CPUs earlier in virtual time run first. */
+static inline void sws__vt_sync(struct sws_vcpu *vc)
+{
+	if (sws_unlikely(vc->now > *vc->horizon))
+		vc->ops->yield(vc);
+}
+
+/* The LLC model: the miss ratio of random loads into @footprint bytes with
+ * the table's last-level cache. */
+void sws__vt_set_footprint(struct sws_vcpu *vc, uint64_t footprint);
+
+/* Lock hooks for lib/common/spinlock.h (vtime.c): take @word's bit 0 in
+ * virtual time, recording this CPU in the upper bits. */
+bool sws__vt_lock(struct sws_vcpu *vc, atomic_uint *word, enum sws_lock_class cls, bool spin);
+bool sws__vt_trylock(struct sws_vcpu *vc, atomic_uint *word);
+void sws__vt_unlock(struct sws_vcpu *vc, atomic_uint *word);
+/* A bit lock in a word with other bits (a folio's PG_locked). */
+void sws__vt_bit_lock(struct sws_vcpu *vc, _Atomic uint32_t *word, uint32_t bit, enum sws_lock_class cls);
+bool sws__vt_bit_trylock(struct sws_vcpu *vc, _Atomic uint32_t *word, uint32_t bit);
+void sws__vt_bit_unlock(struct sws_vcpu *vc, _Atomic uint32_t *word, uint32_t bit);
+
+#endif

@@ -1,0 +1,341 @@
+/*
+ * test_vtime.c - the modelled clock (docs/modelled-time.md): its event loop
+ * against hand-computed virtual times (two CPUs and one lock, spinning and
+ * sleeping), the cost file, and whole replays whose modelled time is the sum
+ * of what they charged, identical from run to run.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../../lib/common/spinlock.h"
+#include "../../lib/replay/replay_internal.h"
+#include "testutil.h"
+
+/* ---- the event loop ------------------------------------------------------------- */
+
+/* A cost table with nothing but what a case sets. */
+static struct sws_costs zero_costs(void)
+{
+	struct sws_costs c;
+	memset(&c, 0, sizeof(c));
+	c.llc_bytes = 1 << 20;
+	return c;
+}
+
+struct two {
+	struct sws__sched s;
+	struct sws_vcpu vc[2];
+	struct sws__vcpu_run run[2];
+	sws_spinlock_t lock;
+	pthread_mutex_t mutex;
+	bool sleep;           /* take the mutex (a sleeping lock) instead of the spinlock */
+	uint64_t before[2];   /* page_zero units charged before the lock */
+	uint64_t at_lock[2];  /* virtual time just after taking it */
+	bool waited[2];
+	bool done[2];
+};
+
+static struct two *the_two;
+
+static void body(void *arg)
+{
+	unsigned i = (unsigned)(uintptr_t)arg;
+	struct two *t = the_two;
+	struct sws_vcpu *vc = &t->vc[i];
+	sws__vt_charge(vc, SWS_COST_page_zero, t->before[i]);
+	if (t->sleep) {
+		uint64_t t0 = vc->now;
+		sws_mutex_lock(&t->mutex);
+		t->waited[i] = vc->now != t0;
+	} else {
+		t->waited[i] = sws_spin_lock(&t->lock);
+	}
+	t->at_lock[i] = vc->now;
+	sws__vt_charge(vc, SWS_COST_page_copy, 1); /* the work done under the lock */
+	if (t->sleep)
+		sws_mutex_unlock(&t->mutex);
+	else
+		sws_spin_unlock(&t->lock);
+	t->done[i] = true;
+	for (;;)
+		sws__sched_idle(&t->run[i]);
+}
+
+/* CPU i does @b0 / @b1 units of page_zero work before it asks for the lock. */
+static struct two *two_case(bool sleep, uint64_t b0, uint64_t b1)
+{
+	static struct two t;
+	memset(&t, 0, sizeof(t));
+	t.sleep = sleep;
+	t.before[0] = b0;
+	t.before[1] = b1;
+	return &t;
+}
+
+static void run_two(struct two *t, const struct sws_costs *costs)
+{
+	struct sws_mem mem;
+	sws__mem_init(&mem, NULL);
+	the_two = t;
+	sws_spin_init(&t->lock);
+	pthread_mutex_init(&t->mutex, NULL);
+	assert_sws(0, sws__sched_init(&t->s, &mem, 2, 0));
+	for (unsigned i = 0; i < 2; i++) {
+		memset(&t->vc[i], 0, sizeof(t->vc[i]));
+		assert_sws(0, sws__sched_add(&t->s, i, &t->run[i], &t->vc[i], costs, 256 << 10, body,
+					     (void *)(uintptr_t)i));
+		sws__sched_wake(&t->run[i]);
+	}
+	sws__sched_run(&t->s, NULL, NULL);
+	assert_true(t->done[0] && t->done[1]);
+	assert_false(sws_spin_is_locked(&t->lock));
+	sws__sched_fini(&t->s);
+	pthread_mutex_destroy(&t->mutex);
+}
+
+/*
+ * Two CPUs, one spinlock. page_zero 100 ps, page_copy 1000 ps, lock 10 ps,
+ * line_transfer 5 ps. CPU 0 works 100 ps, takes the lock at 100 (paid: 110),
+ * holds it for the 1000 ps of its work and releases it at 1110. CPU 1 works
+ * 300 ps and asks for it at 300: it spins until 1110 (810 ps waited), takes
+ * it (10 ps, and 5 ps for the line CPU 0 held last: 1125), works, releases
+ * it at 2125. Its spin is busy time: it was never idle.
+ */
+static void test_two_cpus_one_lock(void **state)
+{
+	(void)state;
+	struct sws_costs c = zero_costs();
+	c.ps[SWS_COST_page_zero] = 100;
+	c.ps[SWS_COST_page_copy] = 1000;
+	c.ps[SWS_COST_lock] = 10;
+	c.ps[SWS_COST_line_transfer] = 5;
+	struct two *t = two_case(false, 1, 3);
+	run_two(t, &c);
+	assert_false(t->waited[0]);
+	assert_true(t->waited[1]);
+	assert_int_equal(t->at_lock[0], 110);
+	assert_int_equal(t->at_lock[1], 1125);
+	assert_int_equal(t->vc[0].now, 1110);
+	assert_int_equal(t->vc[1].now, 2125);
+	assert_int_equal(t->vc[1].lock_wait[SWS_LOCK_other], 810);
+	assert_int_equal(t->vc[1].lock_waits[SWS_LOCK_other], 1);
+	assert_int_equal(t->vc[0].lock_waits[SWS_LOCK_other], 0);
+	assert_int_equal(t->vc[1].spin, 810);
+	assert_int_equal(t->vc[1].busy, 2125); /* spinning is work */
+	assert_int_equal(t->vc[1].line_transfers, 1);
+	assert_int_equal(t->vc[0].line_transfers, 0);
+	assert_int_equal(t->vc[1].charged[SWS_COST_line_transfer], 5);
+	assert_int_equal(t->vc[1].count[SWS_COST_lock], 1);
+}
+
+/*
+ * The same with a mutex, a sleeping lock: CPU 1 sleeps from 300 until the
+ * release at 1100 (mutexes cost no lock class here), idle meanwhile: busy
+ * 300 + 1000.
+ */
+static void test_two_cpus_one_mutex(void **state)
+{
+	(void)state;
+	struct sws_costs c = zero_costs();
+	c.ps[SWS_COST_page_zero] = 100;
+	c.ps[SWS_COST_page_copy] = 1000;
+	struct two *t = two_case(true, 1, 3);
+	run_two(t, &c);
+	assert_true(t->waited[1]);
+	assert_int_equal(t->at_lock[0], 100);
+	assert_int_equal(t->at_lock[1], 1100);
+	assert_int_equal(t->vc[1].now, 2100);
+	assert_int_equal(t->vc[1].busy, 1300);
+	assert_int_equal(t->vc[1].spin, 0);
+}
+
+/* A CPU that asks for the lock before the holder took it in virtual time is
+ * not made to wait: CPU 1 (10 ps of work) takes it first, CPU 0 (100 ps) waits
+ * for CPU 1's release at 1010 + lock costs. */
+static void test_virtual_time_order(void **state)
+{
+	(void)state;
+	struct sws_costs c = zero_costs();
+	c.ps[SWS_COST_page_zero] = 10;
+	c.ps[SWS_COST_page_copy] = 1000;
+	struct two *t = two_case(false, 10, 1);
+	run_two(t, &c);
+	assert_false(t->waited[1]);
+	assert_true(t->waited[0]);
+	assert_int_equal(t->at_lock[1], 10);
+	assert_int_equal(t->at_lock[0], 1010);
+	assert_int_equal(t->vc[0].lock_wait[SWS_LOCK_other], 910);
+}
+
+/* ---- the cost file ---------------------------------------------------------------- */
+
+static int to_buf(void *ctx, const char *text, size_t len)
+{
+	char *b = ctx;
+	size_t l = strlen(b);
+	assert_true(l + len < 16384);
+	memcpy(b + l, text, len);
+	b[l + len] = 0;
+	return 0;
+}
+
+static void test_cost_file(void **state)
+{
+	(void)state;
+	struct sws_costs c, d;
+	char err[256];
+	static char buf[16384];
+	sws_costs_default(&c);
+	/* derived classes follow their formulas */
+	assert_int_equal(c.ps[SWS_COST_kernel_entry], c.ps[SWS_COST_syscall]);
+	assert_int_equal(c.ps[SWS_COST_lru_move], 4 * c.ps[SWS_COST_load_hit]);
+	assert_int_equal(c.ps[SWS_COST_rmap], c.ps[SWS_COST_atomic] + c.ps[SWS_COST_load_hit]);
+	/* printed and read back: the same table */
+	c.ps[SWS_COST_lock] = 12345;
+	c.llc_bytes = 777;
+	buf[0] = 0;
+	assert_int_equal(sws_costs_print(&c, "a header\nof two lines", to_buf, buf), 0);
+	assert_non_null(strstr(buf, "# a header\n# of two lines\n"));
+	sws_costs_default(&d);
+	assert_sws(0, sws_costs_parse(&d, buf, strlen(buf), err, sizeof(err)));
+	assert_memory_equal(&c, &d, sizeof(c));
+	/* a primitive given, its derived classes left out: they follow it */
+	const char *f = "# comment\n\nload_hit 1000   # ps\n";
+	assert_sws(0, sws_costs_parse(&d, f, strlen(f), err, sizeof(err)));
+	assert_int_equal(d.ps[SWS_COST_load_hit], 1000);
+	assert_int_equal(d.ps[SWS_COST_lru_move], 4000);
+	assert_int_equal(d.ps[SWS_COST_pt_level], 1000);
+	/* bad lines name the line */
+	const char *bad[][2] = {
+		{"lock 10\nnosuch 5\n", "line 2: unknown cost class 'nosuch'"},
+		{"lock ten\n", "line 1: expected 'name picoseconds', got 'lock ten'"},
+		{"lock 1\nlock 2\n", "line 2: given twice: 'lock'"},
+		{"llc_bytes 0\n", "line 1: must be at least 1: 'llc_bytes'"},
+		{"lock -3\n", "line 1: expected 'name picoseconds', got 'lock -3'"},
+	};
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_sws(SWS_EINVAL, sws_costs_parse(&d, bad[i][0], strlen(bad[i][0]), err, sizeof(err)));
+		assert_string_equal(err, bad[i][1]);
+	}
+	enum sws_cost k;
+	assert_sws(0, sws_cost_parse("tlb_shootdown", &k));
+	assert_int_equal(k, SWS_COST_tlb_shootdown);
+	assert_sws(SWS_EINVAL, sws_cost_parse("nope", &k));
+	assert_string_equal(sws_cost_name(SWS_NR_COSTS), "");
+	assert_string_equal(sws_lock_class_name(SWS_LOCK_xa), "xa");
+}
+
+/* ---- whole replays --------------------------------------------------------------- */
+
+#define REC(op_, pid_, addr_, len_, fl_) SWS_TEST_REC(op_, pid_, addr_, len_, 0, fl_)
+
+/*
+ * Four pages written by one process, then its exit, on two designs. Only
+ * kernel_entry (1 ns), page_zero (100 ns) and the user time (1 us a page) cost
+ * anything: the mmap, four faults and the exit enter the kernel, four pages
+ * are zeroed, four touched. Elapsed: 6 x 1 + 4 x 100 + 4 x 1000 = 4406 ns, on
+ * either design (no swap).
+ */
+static void test_small_case_by_hand(void **state)
+{
+	(void)state;
+	const struct sws_trace_record recs[] = {
+		REC(SWS_TRACE_MMAP, 7, 0x400000, 4 * 4096, 0),
+		REC(SWS_TRACE_ACCESS, 7, 0x400000, 4 * 4096, SWS_TRACE_F_WRITE),
+		REC(SWS_TRACE_EXIT, 7, 0, 0, 0),
+	};
+	enum sws_backend designs[2] = {SWS_BACKEND_XARRAY, SWS_BACKEND_ST_P4};
+	struct sws_costs c = zero_costs();
+	c.ps[SWS_COST_kernel_entry] = 1000;
+	c.ps[SWS_COST_page_zero] = 100000;
+	for (int d = 0; d < 2; d++) {
+		struct sws_replay_config cfg = {.backend = designs[d], .ram_pages = 1024, .cpus = 1, .costs = &c,
+						.user_bandwidth = 4096000000ull /* 1 us a page */};
+		struct sws_test_vec vs = {recs, 3, 0};
+		struct sws_replay_source src = {.next = sws_test_vec_next, .ctx = &vs};
+		struct sws_replay *r;
+		struct sws_replay_report rep;
+		assert_sws(0, sws_replay_create(&cfg, &r));
+		assert_sws(0, sws_replay_run(r, &src));
+		assert_sws(0, sws_replay_report(r, &rep));
+		assert_int_equal(rep.clock, SWS_REPLAY_CLOCK_MODEL);
+		assert_int_equal(rep.model.cost_count[SWS_COST_kernel_entry], 6);
+		assert_int_equal(rep.model.cost_count[SWS_COST_page_zero], 4);
+		assert_int_equal(rep.time.user_ns, 4000);
+		assert_int_equal(rep.time.elapsed_ns, 4406);
+		assert_int_equal(rep.time.sys_ns + rep.time.user_ns, 4406);
+		assert_int_equal(rep.model.busy_ps, 4406000);
+		sws_replay_destroy(r);
+	}
+}
+
+/* The report's time is what its classes charged: busy = the cost classes'
+ * picoseconds (each count x its cost) + spinning + device work + user. */
+static void check_sum(const struct sws_replay_report *rep, const struct sws_costs *c)
+{
+	uint64_t sum = rep->model.spin_ps + rep->model.device_cpu_ps + rep->model.user_ps;
+	for (unsigned k = 0; k < SWS_NR_COSTS; k++) {
+		if (k != SWS_COST_load_hit && k != SWS_COST_load_miss) /* the LLC model splits loads */
+			assert_int_equal(rep->model.cost_ps[k], rep->model.cost_count[k] * c->ps[k]);
+		sum += rep->model.cost_ps[k];
+	}
+	assert_int_equal(rep->model.busy_ps, sum);
+}
+
+static void run_usemem(enum sws_backend b, uint32_t cpus, struct sws_replay_report *rep)
+{
+	struct sws_workload_config wc = {.kind = SWS_WORKLOAD_USEMEM, .bytes = 2 << 20, .nr_tasks = 4};
+	struct sws_replay_config cfg = {.backend = b, .ram_pages = 4096, .mem_limit_pages = 1024, .cpus = cpus,
+					.nr_swap = 1};
+	cfg.swap[0] = (struct sws_replay_swap){.pages = 8192, .kind = SWS_REPLAY_SWAP_PMEM, .prio = -1};
+	struct sws_workload *wl;
+	struct sws_replay *r;
+	assert_sws(0, sws_workload_create(&wc, &wl));
+	sws_workload_content(wl, cfg.content_weight);
+	struct sws_replay_source src = sws_workload_source(wl);
+	assert_sws(0, sws_replay_create(&cfg, &r));
+	assert_sws(0, sws_replay_run(r, &src));
+	assert_sws(0, sws_replay_report(r, rep));
+	sws_replay_destroy(r);
+	sws_workload_destroy(wl);
+}
+
+/* Four tasks swapping in one memcg on four CPUs: twice the same figures, to
+ * the picosecond; the time is the sum of what was charged; the xa_lock is
+ * waited for on 6.17 only, whose swap cache has it. */
+static void test_deterministic_contended(void **state)
+{
+	(void)state;
+	static struct sws_replay_report a, b, x;
+	struct sws_costs c;
+	sws_costs_default(&c);
+	run_usemem(SWS_BACKEND_ST_P1, 4, &a);
+	run_usemem(SWS_BACKEND_ST_P1, 4, &b);
+	assert_true(a.mm.counters[SWS_MM_pswpout] > 500);
+	assert_memory_equal(&a.model, &b.model, sizeof(a.model));
+	assert_memory_equal(&a.time, &b.time, sizeof(a.time));
+	assert_true(sws_replay_counters_equal(&a, &b));
+	assert_int_equal(a.cpus, 4);
+	check_sum(&a, &c);
+	assert_true(a.model.lock_waits[SWS_LOCK_lru] > 0); /* one memcg: one lruvec */
+	assert_int_equal(a.model.lock_waits[SWS_LOCK_xa], 0);
+	run_usemem(SWS_BACKEND_XARRAY, 4, &x);
+	check_sum(&x, &c);
+	assert_true(x.model.lock_waits[SWS_LOCK_xa] > 0);
+	/* elapsed: the last CPU's end; the tasks ran in parallel */
+	assert_true(a.time.elapsed_ns < a.time.sys_ns + a.time.user_ns);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_two_cpus_one_lock),
+		cmocka_unit_test(test_two_cpus_one_mutex),
+		cmocka_unit_test(test_virtual_time_order),
+		cmocka_unit_test(test_cost_file),
+		cmocka_unit_test(test_small_case_by_hand),
+		cmocka_unit_test(test_deterministic_contended),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
