@@ -164,7 +164,9 @@ static const char usage_text[] =
 	"  --threads N             host clock: worker threads standing for CPUs (default 1:\n"
 	"                          deterministic counters)\n"
 	"  --repeat N              run every compared configuration N times, interleaved\n"
-	"                          (A B A B ...); times are reported as mean and spread\n"
+	"                          (A B A B ...); times are reported as mean and spread;\n"
+	"                          with the modelled clock repeat k adds k to the seeds\n"
+	"                          (the same seed gives the same figures)\n"
 	"  --user-bandwidth SIZE   the user-time model: bytes per second a task touches memory\n"
 	"                          at (each page access costs 4 KiB of it; default 16000000000,\n"
 	"                          16 GB/s: 256 ns a page; suffixes are binary, 16G = 16 GiB/s)\n"
@@ -634,8 +636,11 @@ static uint32_t default_cpus(const struct opts *o)
 /* One run of the input on @backend; @lines: print the workload's own lines.
  * @return exit status contribution (0 or 1; 2 for a configuration error). */
 static int run_one(const struct opts *o, enum sws_backend backend, struct sws_replay_report *rep,
-		   bool *have_rep, bool lines)
+		   bool *have_rep, bool lines, unsigned repeat)
 {
+	/* The modelled clock gives the same figures for the same input: repeat k
+	 * varies the seeds (seed + k); the host clock repeats to see its noise. */
+	uint64_t seed = o->seed + (o->clock == SWS_REPLAY_CLOCK_MODEL ? repeat : 0);
 	struct run_ctx rc = {.o = o, .backend = backend, .last_pct = -1};
 	struct sws_workload *wl = NULL;
 	struct sws_replay_source src;
@@ -662,7 +667,7 @@ static int run_one(const struct opts *o, enum sws_backend backend, struct sws_re
 			 (o->read_zero ? 0 : SWS_REPLAY_READ_POPULATES) |
 			 (o->memcg_per_task ? SWS_REPLAY_MEMCG_PER_TASK : 0),
 		.zswap = o->zc,
-		.seed = o->seed,
+		.seed = seed,
 		.nr_swap = o->nswap,
 		.progress = on_progress,
 		.progress_every = 16384,
@@ -679,8 +684,7 @@ static int run_one(const struct opts *o, enum sws_backend backend, struct sws_re
 	}
 	if (o->have_workload) {
 		struct sws_workload_config wc = o->wl;
-		if (!wc.seed)
-			wc.seed = o->seed;
+		wc.seed = (wc.seed ? wc.seed : o->seed) + (seed - o->seed);
 		if ((e = sws_workload_create(&wc, &wl))) {
 			fprintf(stderr, "swapsim-replay: --workload: %s\n", sws_strerror(e));
 			return 2;
@@ -992,7 +996,7 @@ static int run_check(struct opts *o, int argc, char **argv)
 	warn_cpus(o);
 	struct sws_replay_report rep;
 	bool have = false;
-	status = run_one(o, o->backends[0], &rep, &have, false);
+	status = run_one(o, o->backends[0], &rep, &have, false, 0);
 	if (!have)
 		goto out;
 	if (interrupted)
@@ -1133,7 +1137,7 @@ int main(int argc, char **argv)
 		for (unsigned i = 0; i < o.nbackends && !interrupted; i++) {
 			bool have;
 			struct sws_replay_report *rep = &reps[(size_t)i * nrep + k];
-			int s = run_one(&o, o.backends[i], rep, &have, k == 0);
+			int s = run_one(&o, o.backends[i], rep, &have, k == 0, k);
 			if (s == 2) {
 				status = 2;
 				goto done;

@@ -528,7 +528,9 @@ static void print_table(struct out *o, const struct sws_replay_series *s, unsign
 	if (repeats > 1 || !same)
 		pr(o, "%u configuration%s, %u repeat%s each (interleaved); counters identical across repeats: %s\n",
 		   n, n == 1 ? "" : "s", repeats, repeats == 1 ? "" : "s",
-		   identical ? "yes" : first[0]->threads > 1 ? "no (expected with several threads)" : "NO");
+		   identical ? "yes"
+		   : first[0]->clock == SWS_REPLAY_CLOCK_MODEL ? "no (each repeat has its own seed)"
+		   : first[0]->threads > 1 ? "no (expected with several threads)" : "NO");
 	pr(o, "%-*s", NAMEW, "");
 	for (unsigned i = 0; i < n; i++)
 		cell(o, label_of(&s[i]));
