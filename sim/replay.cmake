@@ -37,7 +37,13 @@ if(SWS_BUILD_TESTS)
                 "compressor;--zswap-compressor: 'bogus': expected lz4;--zswap-compressor;bogus;--workload;memhog;1M"
                 "zstd_level;--zswap-compressor: 'zstd:99': expected;--zswap-compressor;zstd:99;--workload;memhog;1M"
                 "workload_size;--workload: usemem: size '99999T' is above the limit of 1P;--workload;usemem;99999T"
-                "cold_size;kbuild --cold: size '9999T' is above the limit;--workload;kbuild;--cold;9999T;1M")
+                "cold_size;kbuild --cold: size '9999T' is above the limit;--workload;kbuild;--cold;9999T;1M"
+                # a bare number below a page is a slip for a unit (64 for 64M): refused with the hint
+                "bare_workload_size;--workload: usemem: bad size '64': 64 bytes is less than one page: add a unit or p;--workload;usemem;64"
+                "bare_ram;--ram: '64': 64 bytes is less than one page: add a unit or p;--ram;64;--workload;memhog;1M"
+                "bare_mem_limit;--mem-limit: '512': 512 bytes is less than one page;--mem-limit;512;--workload;memhog;1M"
+                "bare_swap_size;--swap: size=100: 100 bytes is less than one page;--swap;size=100;--workload;memhog;1M"
+                "bare_bandwidth;--user-bandwidth: '1000': expected bytes per second: 1000 bytes is less than one page;--user-bandwidth;1000;--workload;memhog;1M")
     list(GET case 0 name)
     list(GET case 1 expect)
     list(SUBLIST case 2 -1 args)
