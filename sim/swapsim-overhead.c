@@ -207,7 +207,7 @@ static void snapshot(struct sws_sim *sim, int type, enum sws_backend d, unsigned
 	struct sws_device_info di;
 	r->design = d;
 	r->usage = usage;
-	r->inuse = sws_device_info(sim, type, &di) ? 0 : di.inuse_pages;
+	r->inuse = sws_device_info_get(sim, type, &di) ? 0 : di.inuse_pages;
 	sws_sim_memory_usage(sim, &r->mu);
 }
 

@@ -550,7 +550,7 @@ static int on_progress(void *ctx, uint64_t events)
 			f = (double)events / (double)rc->total;
 		else if (rc->reader && rc->trace_size) {
 			struct sws_trace_reader_stats st;
-			sws_trace_reader_stats(rc->reader, &st);
+			sws_trace_reader_stats_get(rc->reader, &st);
 			f = (double)st.bytes / (double)rc->trace_size;
 		}
 		if (f > 0.99)
@@ -575,8 +575,8 @@ static const char *trace_error(void *ctx) { return sws_trace_reader_error(ctx); 
 
 /* One run of the input on @backend; @lines: print the workload's own lines.
  * @return exit status contribution (0 or 1; 2 for a configuration error). */
-static int run_one(const struct opts *o, enum sws_backend backend, struct sws_replay_report *rep,
-		   bool *have_rep, bool lines)
+static int run_one(const struct opts *o, enum sws_backend backend, const char *label,
+		   struct sws_replay_report *rep, bool *have_rep, bool lines)
 {
 	struct run_ctx rc = {.o = o, .backend = backend, .last_pct = -1};
 	struct sws_workload *wl = NULL;
@@ -655,10 +655,26 @@ static int run_one(const struct opts *o, enum sws_backend backend, struct sws_re
 	if (rc.bar)
 		fprintf(stderr, "\r%*s\r", 80, "");
 	if (e) {
-		fprintf(stderr, "swapsim-replay: %s\n", sws_replay_error(r));
+		/* The input is bad (a line the format does not read, a cut file): no
+		 * report of it, only the message; with --format, the format the file
+		 * reads as when that is another. */
+		char hint[96] = "";
+		if (rc.reader && o->format != SWS_TRACE_FORMAT_AUTO && strcmp(o->trace, "-")) {
+			struct sws_trace_reader_config tc = o->rcfg;
+			struct sws_trace_reader *probe = NULL;
+			tc.format = SWS_TRACE_FORMAT_AUTO;
+			if (!sws_trace_reader_open(o->trace, &tc, &probe, NULL, 0) &&
+			    sws_trace_reader_format(probe) != o->format)
+				snprintf(hint, sizeof(hint), " (it reads as %s: give --format %s, or leave --format out)",
+					 sws_trace_format_name(sws_trace_reader_format(probe)),
+					 sws_trace_format_name(sws_trace_reader_format(probe)));
+			sws_trace_reader_close(probe);
+		}
+		fprintf(stderr, "swapsim-replay: %s%s\n", sws_replay_error(r), hint);
 		status = 1;
+		goto out; /* no report of a run the input broke */
 	}
-	sws_replay_report(r, rep);
+	sws_replay_report_get(r, rep);
 	if (wl)
 		sws_workload_figures(wl, r, rep);
 	*have_rep = true;
@@ -681,7 +697,7 @@ static int run_one(const struct opts *o, enum sws_backend backend, struct sws_re
 		/* JSON and CSV keep stdout machine-readable: the usemem lines go to stderr. */
 		FILE *f = o->report == 0 ? stdout : stderr;
 		if (o->nbackends > 1 || o->repeat > 1)
-			fprintf(f, "== %s%s\n", sws_backend_name(backend),
+			fprintf(f, "== %s%s\n", label,
 				o->repeat > 1 ? " (first repeat)" : "");
 		sws_workload_print_results(wl, r, write_file, f);
 	}
@@ -753,6 +769,23 @@ static bool xswap_usable(const struct opts *o)
 		}
 	}
 	return true;
+}
+
+/*
+ * The name of the @i-th compared run: its design's, and "#N" after a design
+ * listed before (--compare st-p4,st-p4: st-p4 and st-p4#2, a control whose
+ * differences are the noise).
+ */
+static const char *run_label(const struct opts *o, unsigned i, char *buf, size_t len)
+{
+	unsigned nth = 1;
+	for (unsigned k = 0; k < i; k++)
+		nth += o->backends[k] == o->backends[i];
+	if (nth == 1)
+		snprintf(buf, len, "%s", sws_backend_name(o->backends[i]));
+	else
+		snprintf(buf, len, "%s#%u", sws_backend_name(o->backends[i]), nth);
+	return buf;
 }
 
 /* The host decides the result when simulated CPUs outnumber real ones: say so. */
@@ -926,7 +959,7 @@ static int run_check(struct opts *o, int argc, char **argv)
 	warn_cpus(o);
 	struct sws_replay_report rep;
 	bool have = false;
-	status = run_one(o, o->backends[0], &rep, &have, false);
+	status = run_one(o, o->backends[0], sws_backend_name(o->backends[0]), &rep, &have, false);
 	if (!have)
 		goto out;
 	if (interrupted)
@@ -1019,9 +1052,13 @@ int main(int argc, char **argv)
 		return brc;
 	}
 	if (o.trace && !strcmp(o.trace, "-") && (o.nbackends > 1 || o.repeat > 1)) {
+		char what[64];
+		if (o.nbackends > 1)
+			snprintf(what, sizeof(what), "no --compare of %u designs", o.nbackends);
+		else
+			snprintf(what, sizeof(what), "no --repeat %u", o.repeat);
 		fprintf(stderr, "swapsim-replay: --trace -: standard input can be read once, so one run: "
-				"no --compare of %u designs, no --repeat %u (save the trace to a file) "
-				"(try --help)\n", o.nbackends, o.repeat ? o.repeat : 1);
+				"%s (save the trace to a file) (try --help)\n", what);
 		free_opts(&o);
 		return 2;
 	}
@@ -1067,7 +1104,8 @@ int main(int argc, char **argv)
 		for (unsigned i = 0; i < o.nbackends && !interrupted; i++) {
 			bool have;
 			struct sws_replay_report *rep = &reps[(size_t)i * nrep + k];
-			int s = run_one(&o, o.backends[i], rep, &have, k == 0);
+			char label[32];
+			int s = run_one(&o, o.backends[i], run_label(&o, i, label, sizeof(label)), rep, &have, k == 0);
 			if (s == 2) {
 				status = 2;
 				goto done;
@@ -1086,8 +1124,11 @@ report:
 		fprintf(stderr, "swapsim-replay: interrupted (%s); summary of what ran:\n", strsignal(interrupted));
 	if (ran && o.report != 2) {
 		struct sws_replay_series series[CLI_MAX_RUNS];
-		for (unsigned i = 0; i < o.nbackends; i++)
-			series[i] = (struct sws_replay_series){.repeats = &ptrs[(size_t)i * nrep], .nr_repeats = ran};
+		char labels[CLI_MAX_RUNS][32];
+		for (unsigned i = 0; i < o.nbackends; i++) {
+			series[i] = (struct sws_replay_series){.repeats = &ptrs[(size_t)i * nrep], .nr_repeats = ran,
+							       .label = run_label(&o, i, labels[i], sizeof(labels[i]))};
+		}
 		sws_replay_series_print(series, o.nbackends,
 					o.report == 1   ? SWS_REPLAY_REPORT_JSON
 					: o.report == 3 ? SWS_REPLAY_REPORT_COUNTERS

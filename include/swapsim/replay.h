@@ -336,7 +336,7 @@ struct sws_replay_report {
 };
 
 /** Fill @out (after a run; counters read after every worker stopped). @return 0, SWS_EINVAL. */
-int sws_replay_report(struct sws_replay *r, struct sws_replay_report *out);
+int sws_replay_report_get(struct sws_replay *r, struct sws_replay_report *out);
 
 /* One traced process (pid), in order of first appearance; times are simulated
  * (sys + user + iowait, see struct sws_replay_times). */
@@ -358,7 +358,15 @@ struct sws_replay_task {
 /** @return the number of tasks (pids, a pid reused after exit counts again). */
 uint32_t sws_replay_nr_tasks(const struct sws_replay *r);
 /** Copy task @i. @return 0 or SWS_EINVAL. */
-int sws_replay_task(const struct sws_replay *r, uint32_t i, struct sws_replay_task *out);
+int sws_replay_task_get(const struct sws_replay *r, uint32_t i, struct sws_replay_task *out);
+/* Obsolete: the old names of sws_replay_report_get() and sws_replay_task_get(),
+ * in C only (in C++ a function of a struct's name hides the struct). */
+#ifndef __cplusplus
+SWS_DEPRECATED("use sws_replay_report_get()") int sws_replay_report(struct sws_replay *r,
+								     struct sws_replay_report *out);
+SWS_DEPRECATED("use sws_replay_task_get()") int sws_replay_task(const struct sws_replay *r, uint32_t i,
+								 struct sws_replay_task *out);
+#endif
 
 /* ======================================================================
  *  Reports
