@@ -1,6 +1,6 @@
 # swapsim-replay: the replay driver's command line (included from sim/CMakeLists.txt).
 add_executable(swapsim-replay ${CMAKE_CURRENT_LIST_DIR}/swapsim-replay.c ${CMAKE_CURRENT_LIST_DIR}/cli_parse.c
-  ${CMAKE_CURRENT_LIST_DIR}/cli_output.c ${CMAKE_CURRENT_LIST_DIR}/check.c)
+  ${CMAKE_CURRENT_LIST_DIR}/cli_output.c ${CMAKE_CURRENT_LIST_DIR}/check.c ${CMAKE_CURRENT_LIST_DIR}/rerun.c)
 target_link_libraries(swapsim-replay PRIVATE swapsim_static sws_warnings sws_sanitize)
 
 if(SWS_BUILD_TESTS)
@@ -78,6 +78,20 @@ if(SWS_BUILD_TESTS)
     $<TARGET_FILE:swapsim-replay>)
   set_tests_properties(replay_cli_signals PROPERTIES LABELS unit TIMEOUT 300
     PASS_REGULAR_EXPRESSION "signals: all cases passed" FAIL_REGULAR_EXPRESSION "FAIL:")
+  # A report stands on its own: the table's command, version, clock, input and machine
+  # lines, the JSON's version, command, argv, clock and setup, --rerun REPORT.json,
+  # counters 0 everywhere left out (--all-counters), the verdicts (tests/cli/report.sh).
+  add_test(NAME replay_cli_report COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/report.sh
+    $<TARGET_FILE:swapsim-replay> ${PROJECT_VERSION} ${PROJECT_SOURCE_DIR}/tests/data/perf_swap_excerpt.txt
+    ${CMAKE_CURRENT_BINARY_DIR}/replay_cli_report)
+  set_tests_properties(replay_cli_report PROPERTIES LABELS unit TIMEOUT 300 SKIP_RETURN_CODE 77
+    PASS_REGULAR_EXPRESSION "report: all cases passed" FAIL_REGULAR_EXPRESSION "FAIL:")
+  # --report mmtests and --report lkp against published samples of those layouts.
+  add_test(NAME replay_cli_report_formats COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/report_formats.sh
+    $<TARGET_FILE:swapsim-replay> ${PROJECT_SOURCE_DIR}/tests/data/report-formats
+    ${CMAKE_CURRENT_BINARY_DIR}/replay_cli_report_formats)
+  set_tests_properties(replay_cli_report_formats PROPERTIES LABELS unit TIMEOUT 300 SKIP_RETURN_CODE 77
+    PASS_REGULAR_EXPRESSION "report formats: all cases passed" FAIL_REGULAR_EXPRESSION "FAIL:")
   # Backing files: a run removes only what it created (a dangling link, an existing file stay).
   add_test(NAME replay_cli_backing_files COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/backing_files.sh
     $<TARGET_FILE:swapsim-replay>)
@@ -109,7 +123,7 @@ if(SWS_BUILD_TESTS)
   add_test(NAME replay_cli_compare_json COMMAND swapsim-replay --ram 4M --mem-limit 2M
     --compare table,xarray --report json --seed 7 --workload usemem -n 2 -y -x 3M)
   set_tests_properties(replay_cli_compare_json PROPERTIES LABELS unit TIMEOUT 300
-    PASS_REGULAR_EXPRESSION "\\{\"runs\":\\[\\{\"backend\":\"st-p4\".*\\{\"backend\":\"xarray\"")
+    PASS_REGULAR_EXPRESSION "\\{\"version\":.*,\"runs\":\\[\\{\"backend\":\"st-p4\".*\\{\"backend\":\"xarray\"")
 endif()
 
 # --check: the committed kernel recording replayed on its machine, the table's

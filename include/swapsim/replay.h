@@ -174,6 +174,19 @@ struct sws_replay_sample {
 	uint64_t fault_count, fault_mean_ns, fault_p99_ns;
 };
 
+/*
+ * The clock a replay's times come from. One today: the host's, CPU time
+ * measured around the model's kernel paths (see "Time" below) plus modelled
+ * device and user time. Every report names it (sws_replay_clock_name()).
+ */
+enum sws_replay_clock {
+	SWS_REPLAY_CLOCK_HOST = 0,
+};
+#define SWS_REPLAY_NR_CLOCKS 1
+
+/** @return a clock's name: "host" ("" out of range). */
+const char *sws_replay_clock_name(enum sws_replay_clock clock);
+
 #define SWS_REPLAY_CONFIG_VERSION 1
 
 /* Default user bandwidth: 16 GB/s (decimal: 16e9 B/s, not 16 GiB/s), 256 ns per 4 KiB
@@ -222,6 +235,7 @@ struct sws_replay_config {
 	char *errbuf;                   /* optional: why sws_replay_create() failed (the
 					 * device and its file with the errno, ...) */
 	size_t errlen;
+	enum sws_replay_clock clock;    /* the times' clock; 0: SWS_REPLAY_CLOCK_HOST, the only one */
 };
 
 struct sws_replay;
@@ -310,6 +324,32 @@ struct sws_replay_peaks {
 	uint64_t dynamic_bytes;          /* sums of sws_sim_memory_usage()), at their peaks */
 };
 
+/*
+ * The machine a run had, every default filled in (from its configuration):
+ * what a report says so that it can be traced back and run again.
+ */
+struct sws_replay_setup {
+	enum sws_replay_clock clock;
+	uint32_t cpus;                  /* worker threads standing for CPUs */
+	uint64_t ram_pages;
+	uint64_t mem_limit_pages;       /* 0: no memcg */
+	uint32_t cgroup;                /* the memcgs' cgroup version: 1 or 2 */
+	uint32_t page_cluster;          /* vm.page-cluster (readahead of 2^N pages) */
+	enum sws_reclaim_policy policy;
+	uint32_t flags;                 /* SWS_REPLAY_* */
+	uint64_t seed;                  /* the content model's and random decisions' */
+	uint64_t user_bandwidth;        /* bytes per second */
+	uint32_t content_weight[SWS_NR_CONTENT];
+	uint32_t swapoff_device;        /* 1-based; 0: none */
+	uint32_t nr_swap;
+	struct sws_replay_swap swap[SWS_REPLAY_MAX_SWAP]; /* pages and latencies filled in;
+							   * path: the configuration's */
+	/* zswap (with SWS_REPLAY_ZSWAP), defaults filled in */
+	char zswap_compressor[24];
+	uint32_t zswap_max_pool_percent, zswap_accept_threshold_percent;
+	uint32_t zswap_flags;           /* SWS_ZSWAP_* */
+};
+
 /* What a run did: counters, time, latency, memory. */
 struct sws_replay_report {
 	enum sws_backend backend;
@@ -333,6 +373,7 @@ struct sws_replay_report {
 	uint64_t memcg_zswap_bytes, memcg_zswapped_bytes; /* the workload memcgs' zswap stats */
 	uint32_t nr_devices;            /* config.swap[] in order */
 	struct sws_replay_device devices[SWS_REPLAY_MAX_SWAP];
+	struct sws_replay_setup setup;  /* the machine the run had */
 };
 
 /** Fill @out (after a run; counters read after every worker stopped). @return 0, SWS_EINVAL. */
@@ -385,6 +426,13 @@ enum sws_replay_format {
 					 * (the set sws_replay_counters_equal() compares, the
 					 * memory classes at the end, devices, zswap gauges);
 					 * "# run LABEL" before each run: for diffs and golden files */
+	SWS_REPLAY_REPORT_MMTESTS = 3,  /* mmtests' compare-kernels layout: per key the
+					 * statistic rows (Min, Amean or Hmean, Stddev, CoeffVar,
+					 * Max), the first configuration the baseline "(   0.00%)",
+					 * the others their difference, "*" where mmtests marks it
+					 * significant; then Duration and the Ops (vmstat) table */
+	SWS_REPLAY_REPORT_LKP = 4,      /* lkp-tests' compare layout: "%stddev %change
+					 * %stddev" columns, one row per figure and counter */
 };
 
 /* One compared configuration and its repeated runs. */
@@ -405,12 +453,58 @@ struct sws_replay_series {
  * JSON is one object {"runs": [{"backend", ..., "repeats": [{"counters", ...
  * timing figures}], "summary": {FIGURE: {"mean", "stdev", "min", "max"}},
  * "counters_identical", "work", ...}]}. docs/replay.md, "Reading the
- * report", names every row and key.
+ * report", names every row and key. The same as sws_replay_print() with a
+ * print configuration of only @fmt.
  * @return 0, SWS_EINVAL, or the first non-zero value @write returned.
  */
 int sws_replay_series_print(const struct sws_replay_series *series, unsigned n,
 			    enum sws_replay_format fmt,
 			    int (*write)(void *ctx, const char *text, size_t len), void *ctx);
+
+/*
+ * What a printed report says about itself, and how much it shows. Zero: a
+ * table that names the library's version, the clock and the machine but not
+ * the command or the input.
+ */
+struct sws_replay_print_config {
+	uint32_t version;               /* SWS_REPLAY_PRINT_CONFIG_VERSION or 0 */
+	enum sws_replay_format format;
+	uint32_t flags;                 /* SWS_REPLAY_PRINT_* */
+	const char *program;            /* the program that ran the replays ("swapsim-replay"), or NULL */
+	const char *program_version;    /* its version; NULL: libswapsim's */
+	const char *command;            /* the command line, as shell words, or NULL */
+	const char *const *argv;        /* the same as separate words (argv[0] the program),
+					 * NULL-terminated, or NULL: JSON "argv" (swapsim-replay
+					 * --rerun runs them again) */
+	const char *input;              /* what was replayed, one line ("workload usemem -n 4
+					 * 1G", "trace /path (perf, 1234 bytes)"), or NULL */
+	const char *input_name;         /* a short name for it, the benchmark's in mmtests and
+					 * lkp: the workload's ("usemem"), "trace"; NULL: "replay" */
+	uint64_t workload_seed;         /* the workload generator's seed, with has_workload_seed */
+	bool has_workload_seed;
+};
+#define SWS_REPLAY_PRINT_CONFIG_VERSION 1
+/* The table (and mmtests, lkp) show every counter, also those that are 0 in every
+ * configuration (left out by default). */
+#define SWS_REPLAY_PRINT_ALL_COUNTERS (1u << 0)
+
+/**
+ * Print @n configurations as sws_replay_series_print() does, in @pc->format,
+ * with what the report says about itself: the table starts with one line
+ * each for the command, the version, the clock, the input and the machine
+ * (struct sws_replay_setup of the first run), leaves out counters that are 0
+ * in every configuration (unless SWS_REPLAY_PRINT_ALL_COUNTERS) and ends with
+ * one verdict line per compared configuration (faster, slower or equal on
+ * elapsed and system time, more or less metadata memory, by how much); the
+ * JSON object starts with "version", "program", "command", "argv", "clock"
+ * and "setup" (input, RAM, memcg limit and cgroup version, devices,
+ * page-cluster, zswap, CPUs, seeds) before "runs". docs/replay.md,
+ * "Reading the report", names every line and key.
+ * @return 0, SWS_EINVAL (a bad series, format, version or flag), or the first
+ *         non-zero value @write returned.
+ */
+int sws_replay_print(const struct sws_replay_print_config *pc, const struct sws_replay_series *series,
+		     unsigned n, int (*write)(void *ctx, const char *text, size_t len), void *ctx);
 
 /** Print @n reports (one run each) side by side: sws_replay_series_print()
  *  with one repeat per configuration. */

@@ -193,6 +193,7 @@ int sws_replay_report_get(struct sws_replay *r, struct sws_replay_report *out)
 	out->peaks.static_bytes = atomic_load(&r->peaks.meta_static);
 	out->peaks.dynamic_bytes = atomic_load(&r->peaks.meta_dynamic);
 	collect_devices(r, out);
+	sws__replay_setup(r, &out->setup);
 	sws_sim_quiesce(r->sim);
 	sws_stats_snapshot(r->sim, &out->swap);
 	sws_sim_memory_usage(r->sim, &out->memory);

@@ -170,6 +170,8 @@ struct sws_replay {
 /* ---- machine.c ------------------------------------------------------------------ */
 
 uint64_t sws__replay_now(const struct sws_replay *r);
+/* The machine of @r, every default filled in (the report's setup). */
+void sws__replay_setup(const struct sws_replay *r, struct sws_replay_setup *out);
 
 /* ---- task.c --------------------------------------------------------------------- */
 
@@ -259,6 +261,33 @@ void sws__hist_add(struct sws_replay_hist *h, uint64_t ns);
 void sws__hist_merge(struct sws_replay_hist *dst, const struct sws_replay_hist *src);
 /* Sample the peaks (any thread; cheap: a few loads and maxima). */
 void sws__sample_peaks(struct sws_replay *r);
+
+/* ---- report.c: what the report layouts share (report_compare.c) ------------------ */
+
+/* Printing through a write callback; after its first error nothing more is written. */
+struct sws__out {
+	int (*write)(void *ctx, const char *text, size_t len);
+	void *ctx;
+	int err;
+};
+void sws__pr(struct sws__out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Newton's square root (libswapsim links no libm). */
+double sws__sqrt(double x);
+/* The column's name of a configuration: its label, or its backend's name. */
+const char *sws__series_label(const struct sws_replay_series *s);
+/* Is the row of value @get(run, @idx) shown: non-zero in some run of some
+ * configuration, or every row asked for (SWS_REPLAY_PRINT_ALL_COUNTERS in @flags)? */
+bool sws__row_shown(const struct sws_replay_series *s, unsigned n, uint32_t flags,
+		    uint64_t (*get)(const struct sws_replay_report *r, unsigned idx), unsigned idx);
+/* The machine in one line: "RAM 4G, memcg 2G (cgroup v2), swap pmem 8G, ...". */
+void sws__setup_line(const struct sws_replay_setup *st, char *buf, size_t len);
+
+/* ---- report_compare.c: other tools' comparison layouts ---------------------------- */
+
+void sws__print_mmtests(struct sws__out *o, const struct sws_replay_print_config *pc,
+			const struct sws_replay_series *s, unsigned n);
+void sws__print_lkp(struct sws__out *o, const struct sws_replay_print_config *pc,
+		    const struct sws_replay_series *s, unsigned n);
 
 /* Deterministic PRNG (splitmix64) and a bijection on [0, n) for permutations. */
 static inline uint64_t sws__rand(uint64_t *s)
