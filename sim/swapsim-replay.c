@@ -1286,6 +1286,7 @@ static int replay_main(int argc, char **argv)
 		const char *why = o.have_workload	? "--workload (the recording is the input)"
 				  : o.report == 2	? "--report csv (a table, or --report json)"
 				  : o.report == 3	? "--report counters (a table, or --report json)"
+				  : o.report >= 4	? "--report mmtests or lkp (a table, or --report json)"
 				  : o.nbackends > 1	? "--compare (one design: --backend)"
 				  : o.repeat > 1	? "--repeat (one run)"
 				  : o.trace && !strcmp(o.trace, "-") ? "--trace - (a file)"
