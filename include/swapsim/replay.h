@@ -421,7 +421,7 @@ uint64_t sws_replay_hist_quantile(const struct sws_replay_hist *h, double q);
 
 enum sws_replay_format {
 	SWS_REPLAY_REPORT_TABLE = 0, /* aligned text, one column per run */
-	SWS_REPLAY_REPORT_JSON = 1,  /* {"runs": [ {...}, ... ]} */
+	SWS_REPLAY_REPORT_JSON = 1,  /* {"version", ..., "setup": {...}, "runs": [ {...}, ... ]} */
 	SWS_REPLAY_REPORT_COUNTERS = 2, /* every deterministic figure, "key value" per line
 					 * (the set sws_replay_counters_equal() compares, the
 					 * memory classes at the end, devices, zswap gauges);
@@ -450,7 +450,7 @@ struct sws_replay_series {
  * configuration, timing figures as mean ± standard deviation and each
  * configuration's difference from the first in percent with its spread, then
  * the deterministic work per swapped page, the counters, peaks and memory);
- * JSON is one object {"runs": [{"backend", ..., "repeats": [{"counters", ...
+ * JSON is one object {"version", ..., "runs": [{"backend", ..., "repeats": [{"counters", ...
  * timing figures}], "summary": {FIGURE: {"mean", "stdev", "min", "max"}},
  * "counters_identical", "work", ...}]}. docs/replay.md, "Reading the
  * report", names every row and key. The same as sws_replay_print() with a
