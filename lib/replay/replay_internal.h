@@ -264,13 +264,6 @@ void sws__sample_peaks(struct sws_replay *r);
 
 /* ---- report.c: what the report layouts share (report_compare.c) ------------------ */
 
-/* Printing through a write callback; after its first error nothing more is written. */
-struct sws__out {
-	int (*write)(void *ctx, const char *text, size_t len);
-	void *ctx;
-	int err;
-};
-void sws__pr(struct sws__out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Newton's square root (libswapsim links no libm). */
 double sws__sqrt(double x);
 /* The column's name of a configuration: its label, or its backend's name. */
@@ -284,10 +277,12 @@ void sws__setup_line(const struct sws_replay_setup *st, char *buf, size_t len);
 
 /* ---- report_compare.c: other tools' comparison layouts ---------------------------- */
 
-void sws__print_mmtests(struct sws__out *o, const struct sws_replay_print_config *pc,
-			const struct sws_replay_series *s, unsigned n);
-void sws__print_lkp(struct sws__out *o, const struct sws_replay_print_config *pc,
-		    const struct sws_replay_series *s, unsigned n);
+/* sws_replay_print()'s SWS_REPLAY_REPORT_MMTESTS and _LKP (arguments checked).
+ * @return 0 or the first non-zero value @write returned. */
+int sws__print_mmtests(const struct sws_replay_print_config *pc, const struct sws_replay_series *s,
+		       unsigned n, int (*write)(void *ctx, const char *text, size_t len), void *ctx);
+int sws__print_lkp(const struct sws_replay_print_config *pc, const struct sws_replay_series *s, unsigned n,
+		   int (*write)(void *ctx, const char *text, size_t len), void *ctx);
 
 /* Deterministic PRNG (splitmix64) and a bijection on [0, n) for permutations. */
 static inline uint64_t sws__rand(uint64_t *s)

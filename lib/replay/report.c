@@ -23,7 +23,15 @@
 /* libswapsim's version, "MAJOR.MINOR.PATCH" (swapsim/swapsim.h) */
 #define LIB_VERSION STR(SWS_VERSION_MAJOR) "." STR(SWS_VERSION_MINOR) "." STR(SWS_VERSION_PATCH)
 
-void sws__pr(struct sws__out *o, const char *fmt, ...)
+struct out {
+	int (*write)(void *ctx, const char *text, size_t len);
+	void *ctx;
+	int err;
+};
+
+static void pr(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void pr(struct out *o, const char *fmt, ...)
 {
 	char buf[1024];
 	va_list ap;
@@ -45,7 +53,7 @@ typedef double (*getter)(const struct sws_replay_report *r);
 /* Without libm (libswapsim links none): |x|, x squared, and Newton's square root. */
 static double absd(double x) { return x < 0 ? -x : x; }
 static double sqd(double x) { return x * x; }
-double sws__sqrt(double x)
+static double rootd(double x)
 {
 	if (x <= 0)
 		return 0;
@@ -131,7 +139,7 @@ static struct stat stat_of(const struct sws_replay_series *s, getter get)
 		double d = get(s->repeats[k]) - st.mean;
 		sq += d * d;
 	}
-	st.stdev = s->nr_repeats > 1 ? sws__sqrt(sq / (s->nr_repeats - 1)) : 0; /* sample standard deviation */
+	st.stdev = s->nr_repeats > 1 ? rootd(sq / (s->nr_repeats - 1)) : 0; /* sample standard deviation */
 	return st;
 }
 
@@ -158,10 +166,13 @@ static bool counters_identical(const struct sws_replay_series *s)
 	return true;
 }
 
-const char *sws__series_label(const struct sws_replay_series *s)
+static const char *label_of(const struct sws_replay_series *s)
 {
 	return s->label ? s->label : sws_backend_name(s->repeats[0]->backend);
 }
+
+const char *sws__series_label(const struct sws_replay_series *s) { return label_of(s); }
+double sws__sqrt(double x) { return rootd(x); }
 
 bool sws__row_shown(const struct sws_replay_series *s, unsigned n, uint32_t flags,
 		    uint64_t (*get)(const struct sws_replay_report *r, unsigned idx), unsigned idx)
@@ -213,14 +224,14 @@ static double work_per(const struct sws_replay_series *s, enum sws_work_ctx c, e
 #define NAMEW 36
 #define COLW 30
 
-static void cell(struct sws__out *o, const char *text) { sws__pr(o, " %*s", COLW, text); }
+static void cell(struct out *o, const char *text) { pr(o, " %*s", COLW, text); }
 
 /* One figure: mean ±relative stdev, and for the others the difference from the first. */
-static void print_figure(struct sws__out *o, const struct figure *f, const struct sws_replay_series *s,
+static void print_figure(struct out *o, const struct figure *f, const struct sws_replay_series *s,
 			 unsigned n)
 {
 	struct stat base = stat_of(&s[0], f->get);
-	sws__pr(o, "%-*s", NAMEW, f->label);
+	pr(o, "%-*s", NAMEW, f->label);
 	for (unsigned i = 0; i < n; i++) {
 		struct stat st = i ? stat_of(&s[i], f->get) : base;
 		char c[96], v[40];
@@ -230,7 +241,7 @@ static void print_figure(struct sws__out *o, const struct figure *f, const struc
 			len += snprintf(c + len, sizeof(c) - (size_t)len, " ±%.1f%%", 100 * st.stdev / absd(st.mean));
 		if (i && base.mean) {
 			double ratio = st.mean / base.mean;
-			double spread = absd(ratio) * sws__sqrt(sqd(base.stdev / base.mean) +
+			double spread = absd(ratio) * rootd(sqd(base.stdev / base.mean) +
 							    (st.mean ? sqd(st.stdev / st.mean) : 0));
 			len += snprintf(c + len, sizeof(c) - (size_t)len, " (%+.2f%%", 100 * (ratio - 1));
 			if (s[i].nr_repeats > 1 || s[0].nr_repeats > 1)
@@ -239,7 +250,7 @@ static void print_figure(struct sws__out *o, const struct figure *f, const struc
 		}
 		cell(o, c);
 	}
-	sws__pr(o, "\n");
+	pr(o, "\n");
 }
 
 /* Work @w per base unit of context @c in repeat @k of @s. */
@@ -249,7 +260,7 @@ static double work_one(const struct sws_replay_series *s, unsigned k, enum sws_w
 	return base ? (double)s->repeats[k]->swap.work[c][w] / base : 0;
 }
 
-static void print_work(struct sws__out *o, const struct sws_replay_series *s, unsigned n)
+static void print_work(struct out *o, const struct sws_replay_series *s, unsigned n)
 {
 	char name[80], c[64];
 	for (unsigned ctx = SWS_WCTX_swapout; ctx < SWS_NR_WORK_CTX; ctx++) {
@@ -258,7 +269,7 @@ static void print_work(struct sws__out *o, const struct sws_replay_series *s, un
 			any |= work_base(s[i].repeats[0], ctx) > 0;
 		if (!any)
 			continue;
-		sws__pr(o, "-- work per %s (deterministic at one thread: the repeats' value; mean ±relative "
+		pr(o, "-- work per %s (deterministic at one thread: the repeats' value; mean ±relative "
 		      "spread where they differ)\n", work_base_name[ctx]);
 		for (unsigned w = 0; w < SWS_NR_WORK; w++) {
 			bool nonzero = false;
@@ -267,7 +278,7 @@ static void print_work(struct sws__out *o, const struct sws_replay_series *s, un
 			if (!nonzero)
 				continue;
 			snprintf(name, sizeof(name), "%s", sws_work_name((enum sws_work)w));
-			sws__pr(o, "%-*s", NAMEW, name);
+			pr(o, "%-*s", NAMEW, name);
 			for (unsigned i = 0; i < n; i++) {
 				double mean = work_per(&s[i], ctx, w), sq = 0, first = work_one(&s[i], 0, ctx, w);
 				bool same = true;
@@ -280,10 +291,10 @@ static void print_work(struct sws__out *o, const struct sws_replay_series *s, un
 					snprintf(c, sizeof(c), "%.3f", mean);
 				else
 					snprintf(c, sizeof(c), "%.3f ±%.2f%%", mean,
-						 mean ? 100 * sws__sqrt(sq / (s[i].nr_repeats - 1)) / mean : 0);
+						 mean ? 100 * rootd(sq / (s[i].nr_repeats - 1)) / mean : 0);
 				cell(o, c);
 			}
-			sws__pr(o, "\n");
+			pr(o, "\n");
 		}
 	}
 }
@@ -298,11 +309,11 @@ typedef uint64_t (*uget)(const struct sws_replay_report *r, unsigned idx);
 
 /* Value @get(idx) of every configuration: the repeats' value when they agree, else
  * their mean with the relative spread (several threads). */
-static void row_counter(struct sws__out *o, const char *name, const struct sws_replay_series *s, unsigned n,
+static void row_counter(struct out *o, const char *name, const struct sws_replay_series *s, unsigned n,
 			uget get, unsigned idx)
 {
 	char c[64];
-	sws__pr(o, "%-*s", NAMEW, name);
+	pr(o, "%-*s", NAMEW, name);
 	for (unsigned i = 0; i < n; i++) {
 		double sum = 0, sq = 0, first = (double)get(s[i].repeats[0], idx);
 		bool same = true;
@@ -318,10 +329,10 @@ static void row_counter(struct sws__out *o, const char *name, const struct sws_r
 			snprintf(c, sizeof(c), "%" PRIu64, get(s[i].repeats[0], idx));
 		else
 			snprintf(c, sizeof(c), "%.0f ±%.2f%%", mean,
-				 mean ? 100 * sws__sqrt(sq / (s[i].nr_repeats - 1)) / mean : 0);
+				 mean ? 100 * rootd(sq / (s[i].nr_repeats - 1)) / mean : 0);
 		cell(o, c);
 	}
-	sws__pr(o, "\n");
+	pr(o, "\n");
 }
 
 static uint64_t mm_ctr(const struct sws_replay_report *r, unsigned c) { return r->mm.counters[c]; }
@@ -331,11 +342,11 @@ static uint64_t swpout_fb(const struct sws_replay_report *r, unsigned o) { retur
 static uint64_t wl_killed(const struct sws_replay_report *r, unsigned i) { (void)i; return r->workload.killed; }
 
 /* The counters: rows that are 0 in every run left out, unless every row is asked for. */
-static void print_counters(struct sws__out *o, const struct sws_replay_series *s, unsigned n, uint32_t flags)
+static void print_counters(struct out *o, const struct sws_replay_series *s, unsigned n, uint32_t flags)
 {
 	char name[64];
 	unsigned hidden = 0;
-	sws__pr(o, "-- counters (the repeats' value; mean ±relative spread where they differ%s)\n",
+	pr(o, "-- counters (the repeats' value; mean ±relative spread where they differ%s)\n",
 		flags & SWS_REPLAY_PRINT_ALL_COUNTERS ? "" : "; those 0 in every run left out");
 	for (unsigned c = 0; c < SWS_MM_NR_COUNTERS; c++) {
 		if (sws__row_shown(s, n, flags, mm_ctr, c))
@@ -372,9 +383,9 @@ static void print_counters(struct sws__out *o, const struct sws_replay_series *s
 			hidden++;
 	}
 	if (hidden)
-		sws__pr(o, "(%u counters are 0 in every run and left out: --all-counters shows them)\n", hidden);
+		pr(o, "(%u counters are 0 in every run and left out: --all-counters shows them)\n", hidden);
 	if (!backing)
-		sws__pr(o, "(no device has a backing store here: pages are not stored, only their I/O time is\n"
+		pr(o, "(no device has a backing store here: pages are not stored, only their I/O time is\n"
 		      " modelled, so swap_writepage, swap_readpage and swap_writepage_error count nothing;\n"
 		      " --verify or file= give devices a store)\n");
 }
@@ -424,7 +435,7 @@ static uint64_t state_val(const struct sws_replay_report *r, unsigned idx)
 	}
 }
 
-static void row_state(struct sws__out *o, const struct sws_replay_series *s, unsigned n, unsigned idx)
+static void row_state(struct out *o, const struct sws_replay_series *s, unsigned n, unsigned idx)
 {
 	row_counter(o, state_name[idx], s, n, state_val, idx);
 }
@@ -440,14 +451,14 @@ static uint64_t mem_peak(const struct sws_replay_report *r, unsigned c) { return
 
 /* Peaks, end state, latency and memory: every row is the repeats' value, or their
  * mean ±relative spread where they differ (as the counters). */
-static void print_state(struct sws__out *o, const struct sws_replay_series *s, unsigned n)
+static void print_state(struct out *o, const struct sws_replay_series *s, unsigned n)
 {
 	char name[64];
-	sws__pr(o, "-- peaks (sampled every deferred-work step) and end of run (the repeats' value; mean "
+	pr(o, "-- peaks (sampled every deferred-work step) and end of run (the repeats' value; mean "
 	      "±relative spread where they differ)\n");
 	for (unsigned st = ST_SWAP_PEAK; st <= ST_SWAPCACHE_END; st++)
 		row_state(o, s, n, st);
-	sws__pr(o, "-- latency (simulated ns; p50 is a log2-bucket upper bound; the repeats' value, mean "
+	pr(o, "-- latency (simulated ns; p50 is a log2-bucket upper bound; the repeats' value, mean "
 	      "±relative spread where they differ)\n");
 	for (unsigned l = 0; l < SWS_REPLAY_NR_LAT; l++) {
 		const char *ln = sws_replay_lat_name((enum sws_replay_lat)l);
@@ -458,7 +469,7 @@ static void print_state(struct sws__out *o, const struct sws_replay_series *s, u
 		snprintf(name, sizeof(name), "%s.max", ln);
 		row_counter(o, name, s, n, lat_max, l);
 	}
-	sws__pr(o, "-- metadata memory (bytes at the end / at the peak; the repeats' value, mean ±relative "
+	pr(o, "-- metadata memory (bytes at the end / at the peak; the repeats' value, mean ±relative "
 	      "spread where they differ)\n");
 	for (unsigned st = ST_STATIC; st <= ST_DYNAMIC_PEAK; st++)
 		row_state(o, s, n, st); /* the sums' peaks: sampled every deferred-work step */
@@ -479,8 +490,8 @@ static void print_state(struct sws__out *o, const struct sws_replay_series *s, u
 			const struct sws_replay_report *r = s[i].repeats[k];
 			for (uint32_t d = 0; d < r->nr_devices; d++)
 				if (r->devices[d].write_errors)
-					sws__pr(o, "%s (repeat %u): swap device %u: %" PRIu64 " page writes failed (errno %d)%s\n",
-					   sws__series_label(&s[i]), k + 1, d + 1, r->devices[d].write_errors,
+					pr(o, "%s (repeat %u): swap device %u: %" PRIu64 " page writes failed (errno %d)%s\n",
+					   label_of(&s[i]), k + 1, d + 1, r->devices[d].write_errors,
 					   r->devices[d].write_errno,
 					   r->devices[d].write_failed ? "; it took no new slots after that" : "");
 		}
@@ -573,21 +584,21 @@ static const char *clock_meaning(enum sws_replay_clock c)
 }
 
 /* The five lines that say what made the report: command, version, clock, input, machine. */
-static void print_header(struct sws__out *o, const struct sws_replay_print_config *pc,
+static void print_header(struct out *o, const struct sws_replay_print_config *pc,
 			 const struct sws_replay_series *s)
 {
 	const struct sws_replay_setup *st = &s[0].repeats[0]->setup;
 	char line[1024];
-	sws__pr(o, "command: %s\n", pc->command ? pc->command : "(not given)");
+	pr(o, "command: %s\n", pc->command ? pc->command : "(not given)");
 	if (pc->program)
-		sws__pr(o, "version: %s %s (libswapsim %s)\n", pc->program,
+		pr(o, "version: %s %s (libswapsim %s)\n", pc->program,
 			pc->program_version ? pc->program_version : LIB_VERSION, LIB_VERSION);
 	else
-		sws__pr(o, "version: libswapsim %s\n", LIB_VERSION);
-	sws__pr(o, "clock:   %s (%s)\n", sws_replay_clock_name(st->clock), clock_meaning(st->clock));
-	sws__pr(o, "input:   %s\n", pc->input ? pc->input : "(not given)");
+		pr(o, "version: libswapsim %s\n", LIB_VERSION);
+	pr(o, "clock:   %s (%s)\n", sws_replay_clock_name(st->clock), clock_meaning(st->clock));
+	pr(o, "input:   %s\n", pc->input ? pc->input : "(not given)");
 	sws__setup_line(st, line, sizeof(line));
-	sws__pr(o, "machine: %s\n", line);
+	pr(o, "machine: %s\n", line);
 }
 
 /* Figure @get's mean over the repeats of @s. */
@@ -602,31 +613,31 @@ static double g_meta_peak(const struct sws_replay_report *r)
  * One verdict part: @what of @s against @base, the difference in percent with
  * its spread; a difference within its spread (several repeats) is "equal".
  */
-static void verdict_part(struct sws__out *o, const struct sws_replay_series *s, const struct sws_replay_series *base,
+static void verdict_part(struct out *o, const struct sws_replay_series *s, const struct sws_replay_series *base,
 			 getter get, const char *less, const char *more, const char *what, const char *detail)
 {
 	struct stat a = stat_of(s, get), b = stat_of(base, get);
 	double diff = b.mean ? 100 * (a.mean / b.mean - 1) : 0;
 	double spread = b.mean && a.mean ? 100 * absd(a.mean / b.mean) *
-						  sws__sqrt(sqd(b.stdev / b.mean) + sqd(a.stdev / a.mean))
+						  rootd(sqd(b.stdev / b.mean) + sqd(a.stdev / a.mean))
 					 : 0;
 	bool noisy = (s->nr_repeats > 1 || base->nr_repeats > 1) && spread > 0;
 	bool equal = a.mean == b.mean || (noisy && absd(diff) <= spread);
 	const char *sep = equal ? ", " : " (";
 	if (equal)
-		sws__pr(o, "equal %s (%+.2f%%", what, diff);
+		pr(o, "equal %s (%+.2f%%", what, diff);
 	else
-		sws__pr(o, "%s by %.2f%%", diff < 0 ? less : more, absd(diff));
+		pr(o, "%s by %.2f%%", diff < 0 ? less : more, absd(diff));
 	if (noisy) {
-		sws__pr(o, "%s%s±%.2f", sep, equal ? "within its spread " : "", spread);
+		pr(o, "%s%s±%.2f", sep, equal ? "within its spread " : "", spread);
 		sep = ", ";
 	}
 	if (detail) {
-		sws__pr(o, "%s%s", sep, detail);
+		pr(o, "%s%s", sep, detail);
 		sep = ", ";
 	}
 	if (sep[0] == ',')
-		sws__pr(o, ")");
+		pr(o, ")");
 }
 
 /* @bytes for a reader: B, KiB, MiB or GiB. */
@@ -644,21 +655,21 @@ static const char *bytes_str(double bytes, char *buf, size_t len)
 }
 
 /* One line per configuration after the first: how it compares with the first. */
-static void print_verdicts(struct sws__out *o, const struct sws_replay_series *s, unsigned n)
+static void print_verdicts(struct out *o, const struct sws_replay_series *s, unsigned n)
 {
 	char a[32], b[32], detail[96];
 	for (unsigned i = 1; i < n; i++) {
-		sws__pr(o, "verdict: %s against %s: ", sws__series_label(&s[i]), sws__series_label(&s[0]));
+		pr(o, "verdict: %s against %s: ", label_of(&s[i]), label_of(&s[0]));
 		verdict_part(o, &s[i], &s[0], g_elapsed, "faster", "slower", "elapsed time", NULL);
-		sws__pr(o, ", ");
+		pr(o, ", ");
 		verdict_part(o, &s[i], &s[0], g_sys, "less system time", "more system time", "system time", NULL);
-		sws__pr(o, ", ");
+		pr(o, ", ");
 		snprintf(detail, sizeof(detail), "at the peak %s against %s",
 			 bytes_str(mean_of(&s[i], g_meta_peak), a, sizeof(a)),
 			 bytes_str(mean_of(&s[0], g_meta_peak), b, sizeof(b)));
 		verdict_part(o, &s[i], &s[0], g_meta_peak, "less metadata memory", "more metadata memory",
 			     "metadata memory", detail);
-		sws__pr(o, "\n");
+		pr(o, "\n");
 	}
 }
 
@@ -668,12 +679,12 @@ static void print_verdicts(struct sws__out *o, const struct sws_replay_series *s
  * the peak of Used, from the first repeat. A device without a file is named
  * by its place in the configuration; Priority -1 is none.
  */
-static void print_devices(struct sws__out *o, const struct sws_replay_series *s, unsigned n)
+static void print_devices(struct out *o, const struct sws_replay_series *s, unsigned n)
 {
 	if (s[0].repeats[0]->setup.nr_swap < 2)
 		return;
-	sws__pr(o, "-- swap devices (as /proc/swaps, KiB; Used at the end of the first repeat, Peak its largest)\n");
-	sws__pr(o, "%-10s %-32s %-8s %12s %12s %12s %8s\n", "run", "Filename", "Type", "Size", "Used", "Peak",
+	pr(o, "-- swap devices (as /proc/swaps, KiB; Used at the end of the first repeat, Peak its largest)\n");
+	pr(o, "%-10s %-32s %-8s %12s %12s %12s %8s\n", "run", "Filename", "Type", "Size", "Used", "Peak",
 		"Priority");
 	for (unsigned i = 0; i < n; i++) {
 		const struct sws_replay_report *r = s[i].repeats[0];
@@ -684,14 +695,14 @@ static void print_devices(struct sws__out *o, const struct sws_replay_series *s,
 				snprintf(fname, sizeof(fname), "%.32s", r->setup.swap[d].path);
 			else
 				snprintf(fname, sizeof(fname), "(--swap %u, no file)", d + 1);
-			sws__pr(o, "%-10s %-32s %-8s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %8d\n",
-				sws__series_label(&s[i]), fname, sws_replay_swap_kind_name(dv->kind), dv->pages * 4,
+			pr(o, "%-10s %-32s %-8s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %8d\n",
+				label_of(&s[i]), fname, sws_replay_swap_kind_name(dv->kind), dv->pages * 4,
 				dv->inuse_pages * 4, dv->peak_inuse_pages * 4, r->setup.swap[d].prio);
 		}
 	}
 }
 
-static void print_table(struct sws__out *o, const struct sws_replay_print_config *pc,
+static void print_table(struct out *o, const struct sws_replay_print_config *pc,
 			const struct sws_replay_series *s, unsigned n)
 {
 	const struct sws_replay_report *first[SWS_REPLAY_MAX_SERIES];
@@ -704,21 +715,21 @@ static void print_table(struct sws__out *o, const struct sws_replay_print_config
 	}
 	print_header(o, pc, s);
 	if (repeats > 1 || !same)
-		sws__pr(o, "%u configuration%s, %u repeat%s each (interleaved); counters identical across repeats: %s\n",
+		pr(o, "%u configuration%s, %u repeat%s each (interleaved); counters identical across repeats: %s\n",
 		   n, n == 1 ? "" : "s", repeats, repeats == 1 ? "" : "s",
 		   identical ? "yes" : first[0]->threads > 1 ? "no (expected with several threads)" : "NO");
-	sws__pr(o, "%-*s", NAMEW, "");
+	pr(o, "%-*s", NAMEW, "");
 	for (unsigned i = 0; i < n; i++)
-		cell(o, sws__series_label(&s[i]));
-	sws__pr(o, "\n");
+		cell(o, label_of(&s[i]));
+	pr(o, "\n");
 	for (unsigned st = ST_THREADS; st <= ST_ERRORS; st++)
 		row_state(o, s, n, st);
-	sws__pr(o, "%-*s", NAMEW, repeats > 1 ? "first_error (first repeat)" : "first_error");
+	pr(o, "%-*s", NAMEW, repeats > 1 ? "first_error (first repeat)" : "first_error");
 	for (unsigned i = 0; i < n; i++)
 		cell(o, first[i]->first_error ? sws_error_name(first[i]->first_error) : "-");
-	sws__pr(o, "\n");
-	sws__pr(o, "-- simulated time (mean%s; in parentheses the difference from %s)\n",
-	   repeats > 1 ? " ±relative standard deviation" : "", sws__series_label(&s[0]));
+	pr(o, "\n");
+	pr(o, "-- simulated time (mean%s; in parentheses the difference from %s)\n",
+	   repeats > 1 ? " ±relative standard deviation" : "", label_of(&s[0]));
 	for (unsigned f = 0; f < NR_FIGURES; f++)
 		if (figures[f].when != F_HOST && figure_shown(&figures[f], s, n))
 			print_figure(o, &figures[f], s, n);
@@ -728,7 +739,7 @@ static void print_table(struct sws__out *o, const struct sws_replay_print_config
 			killed |= s[i].repeats[k]->workload.killed != 0;
 	if (killed) /* usemem's figures are those of the tasks that completed */
 		row_counter(o, "usemem tasks OOM-killed (no figures)", s, n, wl_killed, 0);
-	sws__pr(o, "-- host (the simulator's own speed on this machine, measured: not a figure of the design)\n");
+	pr(o, "-- host (the simulator's own speed on this machine, measured: not a figure of the design)\n");
 	for (unsigned f = 0; f < NR_FIGURES; f++)
 		if (figures[f].when == F_HOST)
 			print_figure(o, &figures[f], s, n);
@@ -744,17 +755,17 @@ static void print_table(struct sws__out *o, const struct sws_replay_print_config
 /* A JSON number that keeps every digit: an integral value as an integer (the ns
  * figures are), anything else with 17 significant digits (a double read back is
  * the same double). */
-static void json_num(struct sws__out *o, double v)
+static void json_num(struct out *o, double v)
 {
 	if (v >= 0 && v < 9007199254740992.0 && v == (double)(uint64_t)v)
-		sws__pr(o, "%" PRIu64, (uint64_t)v);
+		pr(o, "%" PRIu64, (uint64_t)v);
 	else
-		sws__pr(o, "%.17g", v);
+		pr(o, "%.17g", v);
 }
 
-static void json_hist(struct sws__out *o, const struct sws_replay_hist *h)
+static void json_hist(struct out *o, const struct sws_replay_hist *h)
 {
-	sws__pr(o, "{\"count\":%" PRIu64 ",\"sum_ns\":%" PRIu64 ",\"mean_ns\":%" PRIu64
+	pr(o, "{\"count\":%" PRIu64 ",\"sum_ns\":%" PRIu64 ",\"mean_ns\":%" PRIu64
 	      ",\"p50_ns\":%" PRIu64 ",\"p99_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ",\"buckets\":[",
 	   h->count, h->sum_ns, h->count ? h->sum_ns / h->count : 0, sws_replay_hist_quantile(h, 0.5),
 	   sws_replay_hist_quantile(h, 0.99), h->max_ns);
@@ -763,34 +774,34 @@ static void json_hist(struct sws__out *o, const struct sws_replay_hist *h)
 		if (h->bucket[b])
 			last = b + 1;
 	for (unsigned b = 0; b < last; b++)
-		sws__pr(o, "%s%" PRIu64, b ? "," : "", h->bucket[b]);
-	sws__pr(o, "]}");
+		pr(o, "%s%" PRIu64, b ? "," : "", h->bucket[b]);
+	pr(o, "]}");
 }
 
-static void json_orders(struct sws__out *o, const char *name, const uint64_t *v)
+static void json_orders(struct out *o, const char *name, const uint64_t *v)
 {
-	sws__pr(o, "\"%s\":[", name);
+	pr(o, "\"%s\":[", name);
 	for (unsigned i = 0; i < SWS_NR_ORDERS; i++)
-		sws__pr(o, "%s%" PRIu64, i ? "," : "", v[i]);
-	sws__pr(o, "]");
+		pr(o, "%s%" PRIu64, i ? "," : "", v[i]);
+	pr(o, "]");
 }
 
-static void json_counters(struct sws__out *o, const struct sws_replay_report *r)
+static void json_counters(struct out *o, const struct sws_replay_report *r)
 {
-	sws__pr(o, "\"counters\":{");
+	pr(o, "\"counters\":{");
 	for (unsigned c = 0; c < SWS_MM_NR_COUNTERS; c++)
-		sws__pr(o, "%s\"%s\":%" PRIu64, c ? "," : "", sws_mm_counter_name((enum sws_mm_counter)c),
+		pr(o, "%s\"%s\":%" PRIu64, c ? "," : "", sws_mm_counter_name((enum sws_mm_counter)c),
 		   r->mm.counters[c]);
 	for (unsigned c = 0; c < SWS_NR_COUNTERS; c++)
-		sws__pr(o, ",\"%s\":%" PRIu64, sws_counter_name((enum sws_counter)c), r->swap.counters[c]);
+		pr(o, ",\"%s\":%" PRIu64, sws_counter_name((enum sws_counter)c), r->swap.counters[c]);
 	/* the workload memcg's stats under their memory.stat names */
-	sws__pr(o, ",\"zswap\":%" PRIu64 ",\"zswapped\":%" PRIu64 "}", r->memcg_zswap_bytes, r->memcg_zswapped_bytes);
+	pr(o, ",\"zswap\":%" PRIu64 ",\"zswapped\":%" PRIu64 "}", r->memcg_zswap_bytes, r->memcg_zswapped_bytes);
 }
 
 /* One run: everything it measured and counted. */
-static void json_run(struct sws__out *o, const struct sws_replay_report *r)
+static void json_run(struct out *o, const struct sws_replay_report *r)
 {
-	sws__pr(o, "{\"events\":%" PRIu64 ",\"accesses\":%" PRIu64 ",\"errors\":%" PRIu64
+	pr(o, "{\"events\":%" PRIu64 ",\"accesses\":%" PRIu64 ",\"errors\":%" PRIu64
 	      ",\"first_error\":%s%s%s,\"verify_failures\":%" PRIu64 ",\"interrupted\":%s,\"tasks\":%" PRIu64 ",",
 	   r->events, r->accesses, r->errors, r->first_error ? "\"" : "",
 	   r->first_error ? sws_error_name(r->first_error) : "null", r->first_error ? "\"" : "",
@@ -798,181 +809,181 @@ static void json_run(struct sws__out *o, const struct sws_replay_report *r)
 	for (unsigned f = 0; f < NR_FIGURES; f++) {
 		if (!figure_in(&figures[f], r))
 			continue;
-		sws__pr(o, "\"%s\":", figures[f].key);
+		pr(o, "\"%s\":", figures[f].key);
 		json_num(o, figures[f].get(r));
-		sws__pr(o, ",");
+		pr(o, ",");
 	}
-	sws__pr(o, "\"sys_modelled_ns\":%" PRIu64 ",", r->time.sys_modelled_ns);
+	pr(o, "\"sys_modelled_ns\":%" PRIu64 ",", r->time.sys_modelled_ns);
 	if (r->workload.valid || r->workload.killed)
-		sws__pr(o, "\"workload_tasks\":%u,\"workload_killed\":%u,", r->workload.tasks, r->workload.killed);
+		pr(o, "\"workload_tasks\":%u,\"workload_killed\":%u,", r->workload.tasks, r->workload.killed);
 	json_counters(o, r);
-	sws__pr(o, ",\"order_counters\":{");
+	pr(o, ",\"order_counters\":{");
 	json_orders(o, "swpout", r->mm.swpout);
-	sws__pr(o, ",");
+	pr(o, ",");
 	json_orders(o, "swpout_fallback", r->mm.swpout_fallback);
-	sws__pr(o, ",");
+	pr(o, ",");
 	json_orders(o, "zswpout", r->mm.zswpout_order);
 	for (unsigned c = 0; c < SWS_NR_ORDER_COUNTERS; c++) {
-		sws__pr(o, ",");
+		pr(o, ",");
 		json_orders(o, sws_order_counter_name((enum sws_order_counter)c), r->swap.order_counters[c]);
 	}
-	sws__pr(o, "},\"work\":{");
+	pr(o, "},\"work\":{");
 	for (unsigned c = 0; c < SWS_NR_WORK_CTX; c++) {
-		sws__pr(o, "%s\"%s\":{", c ? "," : "", sws_work_ctx_name((enum sws_work_ctx)c));
+		pr(o, "%s\"%s\":{", c ? "," : "", sws_work_ctx_name((enum sws_work_ctx)c));
 		for (unsigned w = 0; w < SWS_NR_WORK; w++)
-			sws__pr(o, "%s\"%s\":%" PRIu64, w ? "," : "", sws_work_name((enum sws_work)w), r->swap.work[c][w]);
-		sws__pr(o, "}");
+			pr(o, "%s\"%s\":%" PRIu64, w ? "," : "", sws_work_name((enum sws_work)w), r->swap.work[c][w]);
+		pr(o, "}");
 	}
-	sws__pr(o, "},\"state\":{\"ram_pages\":%" PRIu64 ",\"free_pages\":%" PRIu64 ",\"anon_pages\":%" PRIu64
+	pr(o, "},\"state\":{\"ram_pages\":%" PRIu64 ",\"free_pages\":%" PRIu64 ",\"anon_pages\":%" PRIu64
 	      ",\"swapcache_pages\":%" PRIu64 ",\"total_swap_pages\":%" PRIu64
 	      ",\"swap_used_pages\":%" PRIu64 ",\"nr_spaces\":%" PRIu64 "}",
 	   r->mm.ram_pages, r->mm.free_pages, r->mm.anon_pages, r->mm.swapcache_pages,
 	   r->swap.total_swap_pages, r->swap.total_swap_pages - r->swap.nr_swap_pages, r->mm.nr_spaces);
-	sws__pr(o, ",\"peaks\":{\"swap_used_pages\":%" PRIu64 ",\"pool_total_size\":%" PRIu64
+	pr(o, ",\"peaks\":{\"swap_used_pages\":%" PRIu64 ",\"pool_total_size\":%" PRIu64
 	      ",\"compression_ratio\":%.17g}",
 	   r->peaks.swap_used_pages, r->peaks.pool_total_size,
 	   r->peaks.pool_total_size ? (double)(r->peaks.pool_stored_pages * SWS_PAGE_SIZE) / (double)r->peaks.pool_total_size
 				    : 0.0);
-	sws__pr(o, ",\"zswap\":{\"stored_pages\":%" PRIu64 ",\"stored_incompressible_pages\":%" PRIu64
+	pr(o, ",\"zswap\":{\"stored_pages\":%" PRIu64 ",\"stored_incompressible_pages\":%" PRIu64
 	      ",\"pool_total_size\":%" PRIu64 ",\"pool_limit_pages\":%" PRIu64
 	      ",\"compression_ratio\":%.17g}",
 	   r->mm.stored_pages, r->mm.stored_incompressible_pages, r->mm.pool_total_size,
 	   r->mm.pool_limit_pages,
 	   r->mm.pool_total_size ? (double)(r->mm.stored_pages * SWS_PAGE_SIZE) / (double)r->mm.pool_total_size
 				 : 0.0);
-	sws__pr(o,
+	pr(o,
 	   ",\"memory\":{\"static_bytes\":%" PRIu64 ",\"dynamic_bytes\":%" PRIu64 ",\"static_peak_bytes\":%" PRIu64
 	   ",\"dynamic_peak_bytes\":%" PRIu64 ",\"classes\":{",
 	   r->memory.static_bytes, r->memory.dynamic_bytes, r->peaks.static_bytes, r->peaks.dynamic_bytes);
 	for (unsigned c = 0; c < SWS_NR_MEM_CLASSES; c++)
-		sws__pr(o, "%s\"%s\":%" PRIu64, c ? "," : "", sws_mem_class_name((enum sws_mem_class)c),
+		pr(o, "%s\"%s\":%" PRIu64, c ? "," : "", sws_mem_class_name((enum sws_mem_class)c),
 		   r->memory.bytes[c]);
-	sws__pr(o, "},\"peak\":{");
+	pr(o, "},\"peak\":{");
 	for (unsigned c = 0; c < SWS_NR_MEM_CLASSES; c++)
-		sws__pr(o, "%s\"%s\":%" PRIu64, c ? "," : "", sws_mem_class_name((enum sws_mem_class)c),
+		pr(o, "%s\"%s\":%" PRIu64, c ? "," : "", sws_mem_class_name((enum sws_mem_class)c),
 		   r->swap.mem_peak[c]);
-	sws__pr(o, "}},\"devices\":[");
+	pr(o, "}},\"devices\":[");
 	for (uint32_t d = 0; d < r->nr_devices; d++) {
 		const struct sws_replay_device *dv = &r->devices[d];
-		sws__pr(o, "%s{\"type\":%d,\"kind\":\"%s\",\"pages\":%" PRIu64 ",\"inuse_pages\":%" PRIu64
+		pr(o, "%s{\"type\":%d,\"kind\":\"%s\",\"pages\":%" PRIu64 ",\"inuse_pages\":%" PRIu64
 		      ",\"peak_inuse_pages\":%" PRIu64 ",\"write_errors\":%" PRIu64
 		      ",\"write_errno\":%d,\"write_failed\":%s}",
 		   d ? "," : "", dv->type, sws_replay_swap_kind_name(dv->kind), dv->pages, dv->inuse_pages,
 		   dv->peak_inuse_pages,
 		   dv->write_errors, dv->write_errno, dv->write_failed ? "true" : "false");
 	}
-	sws__pr(o, "],\"latency\":{");
+	pr(o, "],\"latency\":{");
 	for (unsigned l = 0; l < SWS_REPLAY_NR_LAT; l++) {
-		sws__pr(o, "%s\"%s\":", l ? "," : "", sws_replay_lat_name((enum sws_replay_lat)l));
+		pr(o, "%s\"%s\":", l ? "," : "", sws_replay_lat_name((enum sws_replay_lat)l));
 		json_hist(o, &r->latency[l]);
 	}
-	sws__pr(o, "}}");
+	pr(o, "}}");
 }
 
 /* ---- the counters format ---------------------------------------------------------------- */
 
 /* One run's deterministic figures, one "key value" line each (no times: they
  * are measured). */
-static void counters_run(struct sws__out *o, const struct sws_replay_report *r)
+static void counters_run(struct out *o, const struct sws_replay_report *r)
 {
-	sws__pr(o, "events %" PRIu64 "\naccesses %" PRIu64 "\nerrors %" PRIu64 "\nfirst_error %s\nverify_failures %" PRIu64
+	pr(o, "events %" PRIu64 "\naccesses %" PRIu64 "\nerrors %" PRIu64 "\nfirst_error %s\nverify_failures %" PRIu64
 	      "\ntasks %" PRIu64 "\n",
 	   r->events, r->accesses, r->errors, r->first_error ? sws_error_name(r->first_error) : "-",
 	   r->verify_failures, r->nr_tasks);
 	for (unsigned c = 0; c < SWS_MM_NR_COUNTERS; c++)
-		sws__pr(o, "mm.%s %" PRIu64 "\n", sws_mm_counter_name((enum sws_mm_counter)c), r->mm.counters[c]);
+		pr(o, "mm.%s %" PRIu64 "\n", sws_mm_counter_name((enum sws_mm_counter)c), r->mm.counters[c]);
 	for (unsigned k = 0; k < SWS_NR_ORDERS; k++)
-		sws__pr(o, "mm.swpout[%u] %" PRIu64 "\nmm.swpout_fallback[%u] %" PRIu64 "\nmm.zswpout[%u] %" PRIu64 "\n", k,
+		pr(o, "mm.swpout[%u] %" PRIu64 "\nmm.swpout_fallback[%u] %" PRIu64 "\nmm.zswpout[%u] %" PRIu64 "\n", k,
 		   r->mm.swpout[k], k, r->mm.swpout_fallback[k], k, r->mm.zswpout_order[k]);
-	sws__pr(o, "mm.reclaim_count %" PRIu64 "\nmm.anon_pages %" PRIu64 "\nmm.free_pages %" PRIu64
+	pr(o, "mm.reclaim_count %" PRIu64 "\nmm.anon_pages %" PRIu64 "\nmm.free_pages %" PRIu64
 	      "\nmm.swapcache_pages %" PRIu64 "\nmm.nr_spaces %" PRIu64 "\nmm.stored_pages %" PRIu64
 	      "\nmm.stored_incompressible_pages %" PRIu64 "\nmm.pool_total_size %" PRIu64 "\n",
 	   r->mm.reclaim_count, r->mm.anon_pages, r->mm.free_pages, r->mm.swapcache_pages, r->mm.nr_spaces,
 	   r->mm.stored_pages, r->mm.stored_incompressible_pages, r->mm.pool_total_size);
-	sws__pr(o, "memcg.zswap %" PRIu64 "\nmemcg.zswapped %" PRIu64 "\n", r->memcg_zswap_bytes, r->memcg_zswapped_bytes);
+	pr(o, "memcg.zswap %" PRIu64 "\nmemcg.zswapped %" PRIu64 "\n", r->memcg_zswap_bytes, r->memcg_zswapped_bytes);
 	for (unsigned c = 0; c < SWS_NR_COUNTERS; c++)
-		sws__pr(o, "swap.%s %" PRIu64 "\n", sws_counter_name((enum sws_counter)c), r->swap.counters[c]);
+		pr(o, "swap.%s %" PRIu64 "\n", sws_counter_name((enum sws_counter)c), r->swap.counters[c]);
 	for (unsigned c = 0; c < SWS_NR_ORDER_COUNTERS; c++)
 		for (unsigned k = 0; k < SWS_NR_ORDERS; k++)
-			sws__pr(o, "swap.%s[%u] %" PRIu64 "\n", sws_order_counter_name((enum sws_order_counter)c), k,
+			pr(o, "swap.%s[%u] %" PRIu64 "\n", sws_order_counter_name((enum sws_order_counter)c), k,
 			   r->swap.order_counters[c][k]);
 	for (unsigned c = 0; c < SWS_NR_WORK_CTX; c++)
 		for (unsigned w = 0; w < SWS_NR_WORK; w++)
-			sws__pr(o, "work.%s.%s %" PRIu64 "\n", sws_work_ctx_name((enum sws_work_ctx)c),
+			pr(o, "work.%s.%s %" PRIu64 "\n", sws_work_ctx_name((enum sws_work_ctx)c),
 			   sws_work_name((enum sws_work)w), r->swap.work[c][w]);
-	sws__pr(o, "swap.total_swap_pages %" PRIu64 "\nswap.swap_used_pages %" PRIu64 "\n", r->swap.total_swap_pages,
+	pr(o, "swap.total_swap_pages %" PRIu64 "\nswap.swap_used_pages %" PRIu64 "\n", r->swap.total_swap_pages,
 	   r->swap.total_swap_pages - r->swap.nr_swap_pages);
 	for (unsigned c = 0; c < SWS_NR_MEM_CLASSES; c++)
-		sws__pr(o, "memory.%s %" PRIu64 "\n", sws_mem_class_name((enum sws_mem_class)c), r->memory.bytes[c]);
+		pr(o, "memory.%s %" PRIu64 "\n", sws_mem_class_name((enum sws_mem_class)c), r->memory.bytes[c]);
 	for (uint32_t d = 0; d < r->nr_devices; d++)
-		sws__pr(o, "device%u.pages %" PRIu64 "\ndevice%u.inuse_pages %" PRIu64 "\n", d + 1, r->devices[d].pages, d + 1,
+		pr(o, "device%u.pages %" PRIu64 "\ndevice%u.inuse_pages %" PRIu64 "\n", d + 1, r->devices[d].pages, d + 1,
 		   r->devices[d].inuse_pages);
 	if (r->workload.valid || r->workload.killed)
-		sws__pr(o, "workload.tasks %u\nworkload.killed %u\n", r->workload.tasks, r->workload.killed);
+		pr(o, "workload.tasks %u\nworkload.killed %u\n", r->workload.tasks, r->workload.killed);
 }
 
-static void json_series(struct sws__out *o, const struct sws_replay_series *s)
+static void json_series(struct out *o, const struct sws_replay_series *s)
 {
 	const struct sws_replay_report *r = s->repeats[0];
-	sws__pr(o, "{\"backend\":\"%s\",\"label\":\"%s\",\"threads\":%u,\"nr_repeats\":%u,"
+	pr(o, "{\"backend\":\"%s\",\"label\":\"%s\",\"threads\":%u,\"nr_repeats\":%u,"
 	      "\"counters_identical\":%s,",
-	   sws_backend_name(r->backend), sws__series_label(s), r->threads, s->nr_repeats,
+	   sws_backend_name(r->backend), label_of(s), r->threads, s->nr_repeats,
 	   counters_identical(s) ? "true" : "false");
 	json_counters(o, r); /* the first repeat's */
-	sws__pr(o, ",\"work_per_page\":{");
+	pr(o, ",\"work_per_page\":{");
 	bool first = true;
 	for (unsigned c = SWS_WCTX_swapout; c < SWS_NR_WORK_CTX; c++) {
-		sws__pr(o, "%s\"%s\":{\"pages\":%.0f", first ? "" : ",", sws_work_ctx_name((enum sws_work_ctx)c),
+		pr(o, "%s\"%s\":{\"pages\":%.0f", first ? "" : ",", sws_work_ctx_name((enum sws_work_ctx)c),
 		   work_base(r, c));
 		for (unsigned w = 0; w < SWS_NR_WORK; w++) {
-			sws__pr(o, ",\"%s\":", sws_work_name((enum sws_work)w));
+			pr(o, ",\"%s\":", sws_work_name((enum sws_work)w));
 			json_num(o, work_per(s, c, w));
 		}
-		sws__pr(o, "}");
+		pr(o, "}");
 		first = false;
 	}
-	sws__pr(o, "},\"summary\":{");
+	pr(o, "},\"summary\":{");
 	first = true;
 	for (unsigned f = 0; f < NR_FIGURES; f++) {
 		if (!figure_in(&figures[f], r))
 			continue;
 		struct stat st = stat_of(s, figures[f].get);
-		sws__pr(o, "%s\"%s\":{\"mean\":", first ? "" : ",", figures[f].key);
+		pr(o, "%s\"%s\":{\"mean\":", first ? "" : ",", figures[f].key);
 		json_num(o, st.mean);
-		sws__pr(o, ",\"stdev\":");
+		pr(o, ",\"stdev\":");
 		json_num(o, st.stdev);
-		sws__pr(o, ",\"min\":");
+		pr(o, ",\"min\":");
 		json_num(o, st.min);
-		sws__pr(o, ",\"max\":");
+		pr(o, ",\"max\":");
 		json_num(o, st.max);
-		sws__pr(o, "}");
+		pr(o, "}");
 		first = false;
 	}
-	sws__pr(o, "},\"repeats\":[");
+	pr(o, "},\"repeats\":[");
 	for (unsigned k = 0; k < s->nr_repeats; k++) {
 		if (k)
-			sws__pr(o, ",");
+			pr(o, ",");
 		json_run(o, s->repeats[k]);
 	}
-	sws__pr(o, "]}");
+	pr(o, "]}");
 }
 
 /* ---- JSON: what the report says about itself ------------------------------------ */
 
 /* A JSON string (NULL: null). */
-static void json_str(struct sws__out *o, const char *v)
+static void json_str(struct out *o, const char *v)
 {
 	char buf[256];
 	size_t at = 0;
 	if (!v) {
-		sws__pr(o, "null");
+		pr(o, "null");
 		return;
 	}
-	sws__pr(o, "\"");
+	pr(o, "\"");
 	for (; *v; v++) {
 		unsigned char c = (unsigned char)*v;
 		if (at > sizeof(buf) - 8) {
-			sws__pr(o, "%.*s", (int)at, buf);
+			pr(o, "%.*s", (int)at, buf);
 			at = 0;
 		}
 		if (c == '"' || c == '\\')
@@ -982,80 +993,80 @@ static void json_str(struct sws__out *o, const char *v)
 		else
 			buf[at++] = (char)c;
 	}
-	sws__pr(o, "%.*s\"", (int)at, buf);
+	pr(o, "%.*s\"", (int)at, buf);
 }
 
 /* enum sws_content's names, as --content spells them */
 static const char *const content_names[SWS_NR_CONTENT] = {"zero", "same", "index", "text", "random"};
 
-static void json_setup(struct sws__out *o, const struct sws_replay_print_config *pc,
+static void json_setup(struct out *o, const struct sws_replay_print_config *pc,
 		       const struct sws_replay_setup *st)
 {
-	sws__pr(o, "\"setup\":{\"input\":");
+	pr(o, "\"setup\":{\"input\":");
 	json_str(o, pc->input);
-	sws__pr(o, ",\"ram_bytes\":%" PRIu64 ",\"memcg_limit_bytes\":", st->ram_pages * SWS_PAGE_SIZE);
+	pr(o, ",\"ram_bytes\":%" PRIu64 ",\"memcg_limit_bytes\":", st->ram_pages * SWS_PAGE_SIZE);
 	if (st->mem_limit_pages)
-		sws__pr(o, "%" PRIu64, st->mem_limit_pages * SWS_PAGE_SIZE);
+		pr(o, "%" PRIu64, st->mem_limit_pages * SWS_PAGE_SIZE);
 	else
-		sws__pr(o, "null");
-	sws__pr(o, ",\"memcg_per_task\":%s,\"cgroup_version\":%u,\"devices\":[",
+		pr(o, "null");
+	pr(o, ",\"memcg_per_task\":%s,\"cgroup_version\":%u,\"devices\":[",
 		st->flags & SWS_REPLAY_MEMCG_PER_TASK ? "true" : "false", st->cgroup);
 	for (uint32_t i = 0; i < st->nr_swap; i++) {
 		const struct sws_replay_swap *sw = &st->swap[i];
-		sws__pr(o, "%s{\"kind\":\"%s\",\"bytes\":%" PRIu64 ",\"prio\":%d,\"file\":", i ? "," : "",
+		pr(o, "%s{\"kind\":\"%s\",\"bytes\":%" PRIu64 ",\"prio\":%d,\"file\":", i ? "," : "",
 			sws_replay_swap_kind_name(sw->kind), sw->pages * SWS_PAGE_SIZE, sw->prio);
 		json_str(o, sw->path);
-		sws__pr(o, ",\"read_ns\":%" PRIu64 ",\"write_ns\":%" PRIu64 ",\"discard\":%s,\"limit_pages\":%" PRIu64
+		pr(o, ",\"read_ns\":%" PRIu64 ",\"write_ns\":%" PRIu64 ",\"discard\":%s,\"limit_pages\":%" PRIu64
 			   "}",
 			sw->read_ns, sw->write_ns, sw->swap_flags & SWS_REPLAY_SWAP_DISCARD ? "true" : "false",
 			sw->limit_pages);
 	}
-	sws__pr(o, "],\"page_cluster\":%u,\"zswap\":{\"enabled\":%s", st->page_cluster,
+	pr(o, "],\"page_cluster\":%u,\"zswap\":{\"enabled\":%s", st->page_cluster,
 		st->flags & SWS_REPLAY_ZSWAP ? "true" : "false");
 	if (st->flags & SWS_REPLAY_ZSWAP)
-		sws__pr(o, ",\"compressor\":\"%s\",\"max_pool_percent\":%u,\"accept_threshold_percent\":%u,"
+		pr(o, ",\"compressor\":\"%s\",\"max_pool_percent\":%u,\"accept_threshold_percent\":%u,"
 			   "\"shrinker\":%s,\"scheme\":\"%s\"",
 			st->zswap_compressor, st->zswap_max_pool_percent, st->zswap_accept_threshold_percent,
 			st->zswap_flags & SWS_ZSWAP_SHRINKER ? "true" : "false", zswap_scheme_name(st->zswap_flags));
-	sws__pr(o, "},\"cpus\":%u,\"policy\":\"%s\",\"seeds\":{\"content\":%" PRIu64 ",\"workload\":", st->cpus,
+	pr(o, "},\"cpus\":%u,\"policy\":\"%s\",\"seeds\":{\"content\":%" PRIu64 ",\"workload\":", st->cpus,
 		policy_name(st->policy), st->seed);
 	if (pc->has_workload_seed)
-		sws__pr(o, "%" PRIu64, pc->workload_seed);
+		pr(o, "%" PRIu64, pc->workload_seed);
 	else
-		sws__pr(o, "null");
-	sws__pr(o, "},\"user_bandwidth\":%" PRIu64 ",\"verify\":%s,\"read_fault\":\"%s\",\"swapoff_device\":%u,"
+		pr(o, "null");
+	pr(o, "},\"user_bandwidth\":%" PRIu64 ",\"verify\":%s,\"read_fault\":\"%s\",\"swapoff_device\":%u,"
 		   "\"content_weight\":{",
 		st->user_bandwidth, st->flags & SWS_REPLAY_VERIFY ? "true" : "false",
 		st->flags & SWS_REPLAY_READ_POPULATES ? "data" : "zero", st->swapoff_device);
 	for (unsigned c = 0; c < SWS_NR_CONTENT; c++)
-		sws__pr(o, "%s\"%s\":%u", c ? "," : "", content_names[c], st->content_weight[c]);
-	sws__pr(o, "}}");
+		pr(o, "%s\"%s\":%u", c ? "," : "", content_names[c], st->content_weight[c]);
+	pr(o, "}}");
 }
 
 /* The report's first keys: version, program, command, argv, clock, setup. */
-static void json_head(struct sws__out *o, const struct sws_replay_print_config *pc, const struct sws_replay_series *s)
+static void json_head(struct out *o, const struct sws_replay_print_config *pc, const struct sws_replay_series *s)
 {
 	const struct sws_replay_setup *st = &s[0].repeats[0]->setup;
-	sws__pr(o, "\"version\":");
+	pr(o, "\"version\":");
 	json_str(o, pc->program_version ? pc->program_version : LIB_VERSION);
-	sws__pr(o, ",\"library_version\":\"%s\",\"program\":", LIB_VERSION);
+	pr(o, ",\"library_version\":\"%s\",\"program\":", LIB_VERSION);
 	json_str(o, pc->program);
-	sws__pr(o, ",\"command\":");
+	pr(o, ",\"command\":");
 	json_str(o, pc->command);
-	sws__pr(o, ",\"argv\":");
+	pr(o, ",\"argv\":");
 	if (pc->argv) {
-		sws__pr(o, "[");
+		pr(o, "[");
 		for (unsigned i = 0; pc->argv[i]; i++) {
-			sws__pr(o, "%s", i ? "," : "");
+			pr(o, "%s", i ? "," : "");
 			json_str(o, pc->argv[i]);
 		}
-		sws__pr(o, "]");
+		pr(o, "]");
 	} else {
-		sws__pr(o, "null");
+		pr(o, "null");
 	}
-	sws__pr(o, ",\"clock\":\"%s\",", sws_replay_clock_name(st->clock));
+	pr(o, ",\"clock\":\"%s\",", sws_replay_clock_name(st->clock));
 	json_setup(o, pc, st);
-	sws__pr(o, ",");
+	pr(o, ",");
 }
 
 /* ---- entry points ---------------------------------------------------------------------- */
@@ -1063,7 +1074,7 @@ static void json_head(struct sws__out *o, const struct sws_replay_print_config *
 int sws_replay_print(const struct sws_replay_print_config *pc, const struct sws_replay_series *series,
 		     unsigned n, int (*write)(void *ctx, const char *text, size_t len), void *ctx)
 {
-	struct sws__out o = {write, ctx, 0};
+	struct out o = {write, ctx, 0};
 	if (!pc || !series || !write || !n || n > SWS_REPLAY_MAX_SERIES ||
 	    pc->version > SWS_REPLAY_PRINT_CONFIG_VERSION || (pc->flags & ~SWS_REPLAY_PRINT_ALL_COUNTERS))
 		return pc && pc->version > SWS_REPLAY_PRINT_CONFIG_VERSION ? SWS_EVERSION : SWS_EINVAL;
@@ -1079,32 +1090,30 @@ int sws_replay_print(const struct sws_replay_print_config *pc, const struct sws_
 		print_table(&o, pc, series, n);
 		break;
 	case SWS_REPLAY_REPORT_JSON:
-		sws__pr(&o, "{");
+		pr(&o, "{");
 		json_head(&o, pc, series);
-		sws__pr(&o, "\"runs\":[");
+		pr(&o, "\"runs\":[");
 		for (unsigned i = 0; i < n; i++) {
 			if (i)
-				sws__pr(&o, ",");
+				pr(&o, ",");
 			json_series(&o, &series[i]);
 		}
-		sws__pr(&o, "]}\n");
+		pr(&o, "]}\n");
 		break;
 	case SWS_REPLAY_REPORT_COUNTERS:
 		for (unsigned i = 0; i < n; i++)
 			for (unsigned k = 0; k < series[i].nr_repeats; k++) {
-				sws__pr(&o, "# run %s", sws__series_label(&series[i]));
+				pr(&o, "# run %s", label_of(&series[i]));
 				if (series[i].nr_repeats > 1)
-					sws__pr(&o, " repeat %u", k + 1);
-				sws__pr(&o, "\n");
+					pr(&o, " repeat %u", k + 1);
+				pr(&o, "\n");
 				counters_run(&o, series[i].repeats[k]);
 			}
 		break;
 	case SWS_REPLAY_REPORT_MMTESTS:
-		sws__print_mmtests(&o, pc, series, n);
-		break;
+		return sws__print_mmtests(pc, series, n, write, ctx);
 	case SWS_REPLAY_REPORT_LKP:
-		sws__print_lkp(&o, pc, series, n);
-		break;
+		return sws__print_lkp(pc, series, n, write, ctx);
 	default:
 		return SWS_EINVAL;
 	}
@@ -1133,8 +1142,8 @@ int sws_replay_report_print(const struct sws_replay_report *const *runs, unsigne
 
 int sws_replay_csv_header(int (*write)(void *ctx, const char *text, size_t len), void *ctx)
 {
-	struct sws__out o = {write, ctx, 0};
-	sws__pr(&o, "backend,events,time_s,pgfault,pgmajfault,pswpin,pswpout,pgsteal,resident_pages,"
+	struct out o = {write, ctx, 0};
+	pr(&o, "backend,events,time_s,pgfault,pgmajfault,pswpin,pswpout,pgsteal,resident_pages,"
 	       "swap_used_pages,zswpout,zswpin,xswap_inuse_pages,xswap_mapped_clusters,"
 	       "arena_mapped_bytes,arena_resident_bytes,zswap_pool_bytes,metadata_static_bytes,"
 	       "metadata_dynamic_bytes,fault_count,fault_mean_ns,fault_p99_ns\n");
@@ -1144,10 +1153,10 @@ int sws_replay_csv_header(int (*write)(void *ctx, const char *text, size_t len),
 int sws_replay_csv_row(enum sws_backend backend, const struct sws_replay_sample *s,
 		       int (*write)(void *ctx, const char *text, size_t len), void *ctx)
 {
-	struct sws__out o = {write, ctx, 0};
+	struct out o = {write, ctx, 0};
 	if (!s || !write)
 		return SWS_EINVAL;
-	sws__pr(&o, "%s,%" PRIu64 ",%.6f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+	pr(&o, "%s,%" PRIu64 ",%.6f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 	       ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 	       ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
 	   sws_backend_name(backend), s->events, (double)s->time_ns / 1e9,

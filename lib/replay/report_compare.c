@@ -22,12 +22,36 @@
  * sample of each); no code of theirs.
  */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "replay_internal.h"
 
 typedef double (*getter)(const struct sws_replay_report *r);
+
+struct out {
+	int (*write)(void *ctx, const char *text, size_t len);
+	void *ctx;
+	int err;
+};
+
+static void pr(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Printing through the write callback; after its first error nothing more is written. */
+static void pr(struct out *o, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	if (o->err)
+		return;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	o->err = o->write(o->ctx, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+}
 
 static double absd(double x) { return x < 0 ? -x : x; }
 
@@ -200,18 +224,19 @@ static double ops_mean(const struct sws_replay_series *s, unsigned c)
 }
 
 /* The configurations' names over their columns, right-aligned. */
-static void header_row(struct sws__out *o, unsigned lead, unsigned width, const struct sws_replay_series *s,
+static void header_row(struct out *o, unsigned lead, unsigned width, const struct sws_replay_series *s,
 		       unsigned n)
 {
-	sws__pr(o, "%*s", (int)lead, "");
+	pr(o, "%*s", (int)lead, "");
 	for (unsigned i = 0; i < n; i++)
-		sws__pr(o, "%*.*s", (int)width, (int)width - 1, sws__series_label(&s[i]));
-	sws__pr(o, "\n");
+		pr(o, "%*.*s", (int)width, (int)width - 1, sws__series_label(&s[i]));
+	pr(o, "\n");
 }
 
-void sws__print_mmtests(struct sws__out *o, const struct sws_replay_print_config *pc,
-			const struct sws_replay_series *s, unsigned n)
+int sws__print_mmtests(const struct sws_replay_print_config *pc, const struct sws_replay_series *s,
+		       unsigned n, int (*write)(void *ctx, const char *text, size_t len), void *ctx)
 {
+	struct out out = {write, ctx, 0}, *o = &out;
 	const unsigned cmpw = 7; /* mmtests' _CompareLength */
 	unsigned tasks = (unsigned)s[0].repeats[0]->nr_tasks;
 	unsigned statw = 0, keyw = 0, fieldw = 12, prec = 2;
@@ -235,7 +260,7 @@ void sws__print_mmtests(struct sws__out *o, const struct sws_replay_print_config
 			fieldw = (unsigned)len + 2 > fieldw ? (unsigned)len + 2 : fieldw;
 		}
 	}
-	sws__pr(o, "%s\n", bench_name(pc));
+	pr(o, "%s\n", bench_name(pc));
 	header_row(o, statw + 1 + keyw, fieldw + cmpw + 4, s, n);
 	for (unsigned st = 0; st < NR_ST; st++) {
 		for (unsigned k = 0; k < NR_KEYS; k++) {
@@ -244,58 +269,59 @@ void sws__print_mmtests(struct sws__out *o, const struct sws_replay_print_config
 			const struct key *key = &keys[k];
 			struct mstat base = mstat_of(&s[0], key);
 			snprintf(name, sizeof(name), "%s-%u", key->mmtests, tasks);
-			sws__pr(o, "%-*s %-*s", (int)statw, stat_name(st, key), (int)keyw, name);
+			pr(o, "%-*s %-*s", (int)statw, stat_name(st, key), (int)keyw, name);
 			for (unsigned i = 0; i < n; i++) {
 				struct mstat m = i ? mstat_of(&s[i], key) : base;
 				double v, bv;
 				bool have = stat_value(&m, st, &v), bhave = stat_value(&base, st, &bv);
 				if (have)
-					sws__pr(o, "%*.*f", (int)fieldw, (int)prec, v);
+					pr(o, "%*.*f", (int)fieldw, (int)prec, v);
 				else
-					sws__pr(o, "%*s", (int)fieldw, "NaN");
+					pr(o, "%*s", (int)fieldw, "NaN");
 				if (!have || !bhave) {
-					sws__pr(o, " (%*s%%)", (int)cmpw, "NaN");
+					pr(o, " (%*s%%)", (int)cmpw, "NaN");
 					continue;
 				}
 				/* Stddev and CoeffVar: lower is better; the others as the key */
 				bool lower = st == ST_STDDEV || st == ST_COEFFVAR || !key->higher_better;
 				double d = lower ? pndiff(v, bv) : pdiff(v, bv);
 				bool sig = st == ST_MEAN && i && significant(&m, &base);
-				sws__pr(o, sig ? " *%*.2f%%*" : " (%*.2f%%)", (int)cmpw, d);
+				pr(o, sig ? " *%*.2f%%*" : " (%*.2f%%)", (int)cmpw, d);
 			}
-			sws__pr(o, "\n");
+			pr(o, "\n");
 		}
 	}
 	/* Duration: the repeats' simulated times, summed, per configuration. */
 	static const char *const dur[] = {"User", "System", "Elapsed"};
 	const getter dget[] = {g_user, g_sys, g_elapsed};
-	sws__pr(o, "\n");
+	pr(o, "\n");
 	header_row(o, 16, 12, s, n);
 	for (unsigned d = 0; d < 3; d++) {
-		sws__pr(o, "Duration %-7s", dur[d]);
+		pr(o, "Duration %-7s", dur[d]);
 		for (unsigned i = 0; i < n; i++) {
 			double sum = 0;
 			for (unsigned r = 0; r < s[i].nr_repeats; r++)
 				sum += dget[d](s[i].repeats[r]);
-			sws__pr(o, "%12.2f", sum);
+			pr(o, "%12.2f", sum);
 		}
-		sws__pr(o, "\n");
+		pr(o, "\n");
 	}
 	/* Ops: the vmstat counters (the repeats' mean), those 0 everywhere left out. */
 	unsigned opsw = 0;
 	for (unsigned c = 0; c < SWS_MM_NR_COUNTERS; c++)
 		if (sws__row_shown(s, n, pc->flags, ops_value, c) && strlen(ops_name(c)) > opsw)
 			opsw = (unsigned)strlen(ops_name(c));
-	sws__pr(o, "\n");
+	pr(o, "\n");
 	header_row(o, 4 + opsw, 15, s, n);
 	for (unsigned c = 0; c < SWS_MM_NR_COUNTERS; c++) {
 		if (!sws__row_shown(s, n, pc->flags, ops_value, c))
 			continue;
-		sws__pr(o, "Ops %-*s", (int)opsw, ops_name(c));
+		pr(o, "Ops %-*s", (int)opsw, ops_name(c));
 		for (unsigned i = 0; i < n; i++)
-			sws__pr(o, "%15.2f", ops_mean(&s[i], c));
-		sws__pr(o, "\n");
+			pr(o, "%15.2f", ops_mean(&s[i], c));
+		pr(o, "\n");
 	}
+	return out.err;
 }
 
 /* ---- lkp ------------------------------------------------------------------------------ */
@@ -319,23 +345,23 @@ static void lkp_stat(const struct sws_replay_series *s, double (*get)(const stru
 }
 
 /* One value and its relative spread, as lkp prints them. */
-static void lkp_value(struct sws__out *o, double avg, double stddev)
+static void lkp_value(struct out *o, double avg, double stddev)
 {
 	if (absd(avg) < 1000)
-		sws__pr(o, "%*.2f", ABS_WIDTH, avg);
+		pr(o, "%*.2f", ABS_WIDTH, avg);
 	else if (absd(avg) > 100000000)
-		sws__pr(o, "%*.4g", ABS_WIDTH, avg);
+		pr(o, "%*.4g", ABS_WIDTH, avg);
 	else
-		sws__pr(o, "%*lld", ABS_WIDTH, (long long)avg);
+		pr(o, "%*lld", ABS_WIDTH, (long long)avg);
 	if (avg)
 		stddev = 100 * stddev / avg;
 	if (stddev > 2)
-		sws__pr(o, " ±%*d%%", ERR_WIDTH - 3, (int)stddev);
+		pr(o, " ±%*d%%", ERR_WIDTH - 3, (int)stddev);
 	else
-		sws__pr(o, "%*s", ERR_WIDTH, "");
+		pr(o, "%*s", ERR_WIDTH, "");
 }
 
-static void lkp_row(struct sws__out *o, const struct sws_replay_series *s, unsigned n,
+static void lkp_row(struct out *o, const struct sws_replay_series *s, unsigned n,
 		    double (*get)(const struct sws_replay_report *, unsigned), unsigned idx, const char *name,
 		    const char *sub)
 {
@@ -347,12 +373,12 @@ static void lkp_row(struct sws__out *o, const struct sws_replay_series *s, unsig
 		lkp_stat(&s[i], get, idx, &avg, &sd);
 		double p = 100.0 * (avg - base) / base;
 		if (absd(p) < 100000)
-			sws__pr(o, "%+*.1f%% ", REL_WIDTH, p);
+			pr(o, "%+*.1f%% ", REL_WIDTH, p);
 		else
-			sws__pr(o, "%+*.2g%% ", REL_WIDTH, p);
+			pr(o, "%+*.2g%% ", REL_WIDTH, p);
 		lkp_value(o, avg, sd);
 	}
-	sws__pr(o, "  %s%s\n", name, sub);
+	pr(o, "  %s%s\n", name, sub);
 }
 
 
@@ -362,31 +388,32 @@ static double lkp_swap(const struct sws_replay_report *r, unsigned c) { return (
 static uint64_t mm_ctr(const struct sws_replay_report *r, unsigned c) { return r->mm.counters[c]; }
 static uint64_t swap_ctr(const struct sws_replay_report *r, unsigned c) { return r->swap.counters[c]; }
 
-void sws__print_lkp(struct sws__out *o, const struct sws_replay_print_config *pc,
-		    const struct sws_replay_series *s, unsigned n)
+int sws__print_lkp(const struct sws_replay_print_config *pc, const struct sws_replay_series *s, unsigned n,
+		   int (*write)(void *ctx, const char *text, size_t len), void *ctx)
 {
+	struct out out = {write, ctx, 0}, *o = &out;
 	const unsigned first = ABS_WIDTH + ERR_WIDTH, width = first + REL_WIDTH + 1;
 	char line[1024], name[96];
 	/* The group header: the common axes (the machine), then the compared one. */
 	sws__setup_line(&s[0].repeats[0]->setup, line, sizeof(line));
-	sws__pr(o, "=========================================================================================\n");
-	sws__pr(o, "testcase/machine:\n  %s/%s\n\n", bench_name(pc), line);
-	sws__pr(o, "design: \n");
+	pr(o, "=========================================================================================\n");
+	pr(o, "testcase/machine:\n  %s/%s\n\n", bench_name(pc), line);
+	pr(o, "design: \n");
 	for (unsigned i = 0; i < n; i++)
-		sws__pr(o, "  %s\n", sws__series_label(&s[i]));
-	sws__pr(o, "\n%*.*s ", (int)first, (int)first, sws__series_label(&s[0]));
+		pr(o, "  %s\n", sws__series_label(&s[i]));
+	pr(o, "\n%*.*s ", (int)first, (int)first, sws__series_label(&s[0]));
 	for (unsigned i = 1; i < n; i++)
-		sws__pr(o, "%*.*s ", (int)width, (int)width, sws__series_label(&s[i]));
-	sws__pr(o, "\n%.*s ", (int)first, "--------------------------------");
+		pr(o, "%*.*s ", (int)width, (int)width, sws__series_label(&s[i]));
+	pr(o, "\n%.*s ", (int)first, "--------------------------------");
 	for (unsigned i = 1; i < n; i++)
-		sws__pr(o, "%.*s ", (int)width, "--------------------------------");
-	sws__pr(o, "\n         %%stddev");
+		pr(o, "%.*s ", (int)width, "--------------------------------");
+	pr(o, "\n         %%stddev");
 	for (unsigned i = 1; i < n; i++)
-		sws__pr(o, "     %%change         %%stddev");
-	sws__pr(o, "\n             \\  ");
+		pr(o, "     %%change         %%stddev");
+	pr(o, "\n             \\  ");
 	for (unsigned i = 1; i < n; i++)
-		sws__pr(o, "        |                \\  ");
-	sws__pr(o, "\n");
+		pr(o, "        |                \\  ");
+	pr(o, "\n");
 	for (unsigned k = 0; k < NR_KEYS; k++) {
 		if (!key_shown(&keys[k], s, n))
 			continue;
@@ -399,5 +426,6 @@ void sws__print_lkp(struct sws__out *o, const struct sws_replay_print_config *pc
 	for (unsigned c = 0; c < SWS_NR_COUNTERS; c++)
 		if (sws__row_shown(s, n, pc->flags, swap_ctr, c))
 			lkp_row(o, s, n, lkp_swap, c, "swapsim.", sws_counter_name((enum sws_counter)c));
-	sws__pr(o, "\n");
+	pr(o, "\n");
+	return out.err;
 }
