@@ -59,7 +59,7 @@ static int run(enum sws_backend backend, const struct sws_workload_config *wc, u
 	struct sws_replay_source src = sws_workload_source(wl);
 	err = sws_replay_run(r, &src);
 	if (!err) {
-		sws_replay_report(r, &rep);
+		sws_replay_report_get(r, &rep);
 		printf("%s\n  {\"backend\": \"%s\", \"workload\": \"%s\", \"threads\": %u, "
 		       "\"events\": %llu, \"events_per_sec\": %.0f, \"pgfault\": %llu, "
 		       "\"pswpin\": %llu, \"pswpout\": %llu, \"errors\": %llu, \"wall_ms\": %.1f, "
@@ -141,7 +141,7 @@ static double timing_run(bool stub, enum timing_workload tw, uint64_t accesses, 
 		exit(1);
 	}
 	uint64_t dt = host_ns() - t0;
-	sws_replay_report(r, &rep);
+	sws_replay_report_get(r, &rep);
 	*events = rep.events;
 	sws_replay_destroy(r);
 	sws_workload_destroy(wl);

@@ -104,7 +104,7 @@ static uint64_t vmrss_kb(void)
 static void row(struct sws_sim *sim, int type, const char *phase)
 {
 	struct sws_xswap_info xi;
-	check(sws_xswap_info(sim, type, &xi), "info");
+	check(sws_xswap_info_get(sim, type, &xi), "info");
 	struct sws_memory_usage mu;
 	sws_sim_memory_usage(sim, &mu);
 	printf("%s,%llu,%u,%llu,%llu,%lld,%llu\n", phase, (unsigned long long)xi.inuse_pages,
@@ -130,7 +130,7 @@ static int run_resident(bool quick)
 	pthread_mutex_unlock(&sim->ext_mutex);
 	check(sws_xswap_limit_set(sim, type, 2 * ram), "limit");
 	struct sws_xswap_info xi;
-	check(sws_xswap_info(sim, type, &xi), "info");
+	check(sws_xswap_info_get(sim, type, &xi), "info");
 	uint32_t target = xi.nr_clusters_max * 3 / 4, per_step = target / steps;
 	sws_entry_t *held = malloc(sizeof(*held) * target);
 	if (!held)

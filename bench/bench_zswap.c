@@ -203,7 +203,7 @@ static struct exp_row experiment_run(const char *comp, uint32_t scheme_flags, ui
 	if ((rc = sws_replay_run(r, &src)))
 		die("replay run", rc);
 	struct sws_replay_report rep;
-	sws_replay_report(r, &rep);
+	sws_replay_report_get(r, &rep);
 	if (rep.errors)
 		die("replay: the model refused accesses", rep.first_error);
 	struct exp_row row = {rep.mm.counters[SWS_MM_pswpin], rep.mm.counters[SWS_MM_zswpwb],

@@ -15,7 +15,17 @@ for a; do
 	*) echo "usage: deps.sh [--record]" >&2; exit 2 ;;
 	esac
 done
+pkgs=(build-essential cmake pkg-config liburcu-dev libjemalloc-dev liblz4-dev libzstd-dev libcmocka-dev
+  gnuplot-nox fonts-dejavu-core parallel jq help2man "${extra[@]}")
+# Everything installed already: nothing to do (no apt-get update: it needs
+# root and the network, and takes seconds).
+missing=()
+for p in "${pkgs[@]}"; do
+	[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" = "install ok installed" ] || missing+=("$p")
+done
+if [ ${#missing[@]} = 0 ]; then
+	exit 0
+fi
+echo "deps.sh: installing ${missing[*]}" >&2
 apt-get update -qq
-apt-get install -y -qq --no-install-recommends build-essential cmake pkg-config \
-  liburcu-dev libjemalloc-dev liblz4-dev libzstd-dev libcmocka-dev \
-  gnuplot-nox fonts-dejavu-core parallel jq help2man "${extra[@]}" >/dev/null
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

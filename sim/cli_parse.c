@@ -43,7 +43,8 @@ static int parse_u64(const char *s, const char **end, uint64_t *out)
 	return 0;
 }
 
-int cli_parse_size(const char *s, uint64_t *bytes)
+/* A size in any unit, a bare number too (bytes). */
+static int parse_bytes(const char *s, uint64_t *bytes)
 {
 	const char *e;
 	uint64_t v, mul = 1;
@@ -70,11 +71,34 @@ int cli_parse_size(const char *s, uint64_t *bytes)
 	return 0;
 }
 
+/* Digits only: a size without a unit. */
+static bool bare_number(const char *s)
+{
+	return s && *s && strspn(s, "0123456789") == strlen(s);
+}
+
+int cli_parse_size(const char *s, uint64_t *bytes)
+{
+	uint64_t v;
+	if (parse_bytes(s, &v))
+		return SWS_EINVAL;
+	if (bare_number(s) && v < SWS_PAGE_SIZE)
+		return SWS_EINVAL; /* 64 for 64M: cli_size_hint() says so */
+	*bytes = v;
+	return 0;
+}
+
 const char *cli_size_hint(const char *s, char *buf, size_t len)
 {
 	/* A decimal fraction: say the whole number of a smaller unit it is. */
 	static const char units[] = "KMGT";
 	const char *dot = s ? strchr(s, '.') : NULL;
+	uint64_t bytes;
+	if (bare_number(s) && !parse_bytes(s, &bytes) && bytes < SWS_PAGE_SIZE) {
+		snprintf(buf, len, "%s bytes is less than one page: add a unit or p (%sM, %sK, or %sp for %s pages "
+				   "of 4 KiB)", s, s, s, s, s);
+		return buf;
+	}
 	const char *u = dot ? strpbrk(dot, "kKmMgGtT") : NULL;
 	if (dot && u && dot > s && dot[1] >= '0' && dot[1] <= '9') {
 		char *e;
@@ -268,8 +292,11 @@ int cli_parse_workload_args(struct sws_workload_config *cfg, int argc, char *con
 			continue;
 		}
 		if (kb && !strcmp(a, "--cold")) {
-			if (!(v = optval(argc, argv, &i, a, strlen(a))) || cli_parse_size(v, &n))
+			char hint[160];
+			if (!(v = optval(argc, argv, &i, a, strlen(a))))
 				return fail(msg, msg_len, "kbuild --cold: expected a size (K/M/G or pages with p)");
+			if (cli_parse_size(v, &n))
+				return fail(msg, msg_len, "kbuild --cold: '%s': %s", v, cli_size_hint(v, hint, sizeof(hint)));
 			if (n > SWS_WORKLOAD_MAX_BYTES)
 				return fail(msg, msg_len, "kbuild --cold: size '%s' is above the limit of 1P", v);
 			cfg->cold_bytes = n;
@@ -308,7 +335,7 @@ int cli_parse_workload_args(struct sws_workload_config *cfg, int argc, char *con
 			cfg->repeat = (uint32_t)n;
 		} else if (um && (!strncmp(a, "-j", 2) || !strcmp(a, "--step")) &&
 			   (v = optval(argc, argv, &i, a, a[1] == '-' ? strlen(a) : 2))) {
-			if (cli_parse_size(v, &n) || n < 8)
+			if (parse_bytes(v, &n) || n < 8)
 				return fail(msg, msg_len, "%s -j %s: expected a step of at least 8 bytes",
 					    name, v);
 			cfg->step = n;

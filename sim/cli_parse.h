@@ -22,14 +22,17 @@ int cli_bad(const char *prog, const char *opt, const char *fmt, ...) __attribute
 /**
  * Parse a size: digits with an optional suffix K, M, G, T (binary, any case,
  * an optional trailing B/iB), or a page count with a "p" suffix (x 4096).
- * No suffix: bytes. @return 0, SWS_EINVAL (empty, junk, overflow).
+ * No suffix: bytes, at least one page (4096): a bare number below that is a
+ * slip for a unit (64 for 64M) and refused. @return 0, SWS_EINVAL (empty,
+ * junk, overflow, a bare number below a page; cli_size_hint() says which).
  */
 int cli_parse_size(const char *s, uint64_t *bytes);
 
 /**
  * What is wrong with @s, a string cli_parse_size() refused, for a message:
- * a decimal fraction gets the whole number of a smaller unit it is ("1.5G is
- * 1536M"), anything else the grammar. Written into @buf. @return @buf.
+ * a bare number below a page is bytes ("add a unit or p"), a decimal
+ * fraction gets the whole number of a smaller unit it is ("1.5G is 1536M"),
+ * anything else the grammar. Written into @buf. @return @buf.
  */
 const char *cli_size_hint(const char *s, char *buf, size_t len);
 

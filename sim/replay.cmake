@@ -1,6 +1,6 @@
 # swapsim-replay: the replay driver's command line (included from sim/CMakeLists.txt).
 add_executable(swapsim-replay ${CMAKE_CURRENT_LIST_DIR}/swapsim-replay.c ${CMAKE_CURRENT_LIST_DIR}/cli_parse.c
-  ${CMAKE_CURRENT_LIST_DIR}/cli_output.c ${CMAKE_CURRENT_LIST_DIR}/check.c)
+  ${CMAKE_CURRENT_LIST_DIR}/cli_output.c ${CMAKE_CURRENT_LIST_DIR}/check.c ${CMAKE_CURRENT_LIST_DIR}/rerun.c)
 target_link_libraries(swapsim-replay PRIVATE swapsim_static sws_warnings sws_sanitize)
 
 if(SWS_BUILD_TESTS)
@@ -37,7 +37,13 @@ if(SWS_BUILD_TESTS)
                 "compressor;--zswap-compressor: 'bogus': expected lz4;--zswap-compressor;bogus;--workload;memhog;1M"
                 "zstd_level;--zswap-compressor: 'zstd:99': expected;--zswap-compressor;zstd:99;--workload;memhog;1M"
                 "workload_size;--workload: usemem: size '99999T' is above the limit of 1P;--workload;usemem;99999T"
-                "cold_size;kbuild --cold: size '9999T' is above the limit;--workload;kbuild;--cold;9999T;1M")
+                "cold_size;kbuild --cold: size '9999T' is above the limit;--workload;kbuild;--cold;9999T;1M"
+                # a bare number below a page is a slip for a unit (64 for 64M): refused with the hint
+                "bare_workload_size;--workload: usemem: bad size '64': 64 bytes is less than one page: add a unit or p;--workload;usemem;64"
+                "bare_ram;--ram: '64': 64 bytes is less than one page: add a unit or p;--ram;64;--workload;memhog;1M"
+                "bare_mem_limit;--mem-limit: '512': 512 bytes is less than one page;--mem-limit;512;--workload;memhog;1M"
+                "bare_swap_size;--swap: size=100: 100 bytes is less than one page;--swap;size=100;--workload;memhog;1M"
+                "bare_bandwidth;--user-bandwidth: '1000': expected bytes per second: 1000 bytes is less than one page;--user-bandwidth;1000;--workload;memhog;1M")
     list(GET case 0 name)
     list(GET case 1 expect)
     list(SUBLIST case 2 -1 args)
@@ -72,6 +78,20 @@ if(SWS_BUILD_TESTS)
     $<TARGET_FILE:swapsim-replay>)
   set_tests_properties(replay_cli_signals PROPERTIES LABELS unit TIMEOUT 300
     PASS_REGULAR_EXPRESSION "signals: all cases passed" FAIL_REGULAR_EXPRESSION "FAIL:")
+  # A report stands on its own: the table's command, version, clock, input and machine
+  # lines, the JSON's version, command, argv, clock and setup, --rerun REPORT.json,
+  # counters 0 everywhere left out (--all-counters), the verdicts (tests/cli/report.sh).
+  add_test(NAME replay_cli_report COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/report.sh
+    $<TARGET_FILE:swapsim-replay> ${PROJECT_VERSION} ${PROJECT_SOURCE_DIR}/tests/data/perf_swap_excerpt.txt
+    ${CMAKE_CURRENT_BINARY_DIR}/replay_cli_report)
+  set_tests_properties(replay_cli_report PROPERTIES LABELS unit TIMEOUT 300 SKIP_RETURN_CODE 77
+    PASS_REGULAR_EXPRESSION "report: all cases passed" FAIL_REGULAR_EXPRESSION "FAIL:")
+  # --report mmtests and --report lkp against published samples of those layouts.
+  add_test(NAME replay_cli_report_formats COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/report_formats.sh
+    $<TARGET_FILE:swapsim-replay> ${PROJECT_SOURCE_DIR}/tests/data/report-formats
+    ${CMAKE_CURRENT_BINARY_DIR}/replay_cli_report_formats)
+  set_tests_properties(replay_cli_report_formats PROPERTIES LABELS unit TIMEOUT 300 SKIP_RETURN_CODE 77
+    PASS_REGULAR_EXPRESSION "report formats: all cases passed" FAIL_REGULAR_EXPRESSION "FAIL:")
   # Backing files: a run removes only what it created (a dangling link, an existing file stay).
   add_test(NAME replay_cli_backing_files COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/backing_files.sh
     $<TARGET_FILE:swapsim-replay>)
@@ -103,7 +123,7 @@ if(SWS_BUILD_TESTS)
   add_test(NAME replay_cli_compare_json COMMAND swapsim-replay --ram 4M --mem-limit 2M
     --compare table,xarray --report json --seed 7 --workload usemem -n 2 -y -x 3M)
   set_tests_properties(replay_cli_compare_json PROPERTIES LABELS unit TIMEOUT 300
-    PASS_REGULAR_EXPRESSION "\\{\"runs\":\\[\\{\"backend\":\"st-p4\".*\\{\"backend\":\"xarray\"")
+    PASS_REGULAR_EXPRESSION "\\{\"version\":.*,\"runs\":\\[\\{\"backend\":\"st-p4\".*\\{\"backend\":\"xarray\"")
 endif()
 
 # --check: the committed kernel recording replayed on its machine, the table's

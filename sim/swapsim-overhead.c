@@ -49,7 +49,8 @@ static const char usage_text[] =
 	"for one swap device of SIZE filled to each usage point, measured from what the\n"
 	"simulation allocated.\n"
 	"\n"
-	"  --size SIZE             the device (K, M, G, T suffixes, binary), e.g. 32G\n"
+	"  --size SIZE             the device (K, M, G, T suffixes, binary, or p for 4 KiB\n"
+	"                          pages), e.g. 32G; a bare number is bytes, at least 4096\n"
 	"  --usage P1,P2,...       usage points in percent of the device (default 0,25,50,75,100)\n"
 	"  --placement dense|random  pages in allocation order, or freed at random from a full\n"
 	"                          device (default dense)\n"
@@ -109,7 +110,10 @@ static int parse_args(struct opts *o, int argc, char **argv)
 			return bad(name, strncmp(name, "--", 2) ? "unknown argument" : "needs a value");
 		char *v = argv[++i];
 		if (!strcmp(name, "--size")) {
-			if (cli_parse_size(v, &o->size) || o->size < 2 * SWS_PAGE_SIZE ||
+			char hint[160];
+			if (cli_parse_size(v, &o->size))
+				return bad(name, "'%s': %s", v, cli_size_hint(v, hint, sizeof(hint)));
+			if (o->size < 2 * SWS_PAGE_SIZE ||
 			    o->size / SWS_PAGE_SIZE > SWS_DEVICE_MAX_SLOTS)
 				return bad(name, "'%s': expected a size from 8K to 16T, like 32G", v);
 		} else if (!strcmp(name, "--usage")) {
@@ -203,7 +207,7 @@ static void snapshot(struct sws_sim *sim, int type, enum sws_backend d, unsigned
 	struct sws_device_info di;
 	r->design = d;
 	r->usage = usage;
-	r->inuse = sws_device_info(sim, type, &di) ? 0 : di.inuse_pages;
+	r->inuse = sws_device_info_get(sim, type, &di) ? 0 : di.inuse_pages;
 	sws_sim_memory_usage(sim, &r->mu);
 }
 

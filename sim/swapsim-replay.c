@@ -28,6 +28,7 @@
 #include <swapsim/swapsim.h>
 
 #include "check.h"
+#include "rerun.h"
 #include "cli_output.h"
 #include "cli_parse.h"
 
@@ -122,7 +123,8 @@ static const char usage_text[] =
 	"  --backend D             the per-slot design: xarray (6.17), st-p1 (6.18), st-p2\n"
 	"                          (7.0), st-p3 (~7.1), st-p4 (~7.2; alias table), vswap\n"
 	"                          (default st-p4; docs/designs.md)\n"
-	"  --compare D1,D2,...     run the same input on each design, report side by side\n"
+	"  --compare D1,D2,...     run the same input on each design, report side by side (a\n"
+	"                          design listed again is a control run: its column D#2)\n"
 	"  --policy P              kernel|lru|clock reclaim policy (default kernel)\n"
 	"  --swapoff N             when the input ends, swap off the N-th --swap device with its\n"
 	"                          pages in use (try_to_unuse; vswap: through its reverse map)\n"
@@ -172,22 +174,32 @@ static const char usage_text[] =
 	"                          16 GB/s: 256 ns a page; suffixes are binary, 16G = 16 GiB/s)\n"
 	"  --allow-errors          exit 0 even when the model refused accesses (OOM kills)\n"
 	"  --seed S                seed of the content model and random workloads (default 1)\n"
-	"  --report table|json|csv|counters  readable table (default), one JSON object\n"
-	"                          {\"runs\": [...]}, a CSV time series (one row every\n"
-	"                          --interval records), or every deterministic counter as\n"
-	"                          \"key value\" lines per run (to diff runs)\n"
+	"  --report table|json|csv|counters|mmtests|lkp  readable table (default: the command,\n"
+	"                          version, clock, input and machine first, a verdict per\n"
+	"                          compared design last), one JSON object {\"version\",\n"
+	"                          \"command\", \"argv\", \"clock\", \"setup\", \"runs\": [...]}, a CSV\n"
+	"                          time series (one row every --interval records), every\n"
+	"                          deterministic counter as \"key value\" lines per run (to\n"
+	"                          diff runs), mmtests' compare-kernels layout or lkp's\n"
+	"                          compare layout (%stddev %change %stddev)\n"
+	"  --all-counters          the table, mmtests and lkp show every counter (by default\n"
+	"                          those that are 0 in every run are left out)\n"
 	"  --json-out FILE         also write the JSON report to FILE (table or json runs)\n"
+	"  --rerun REPORT.json     run again what a JSON report records (its \"argv\": the same\n"
+	"                          input, machine, designs, repeats and seeds); only --report,\n"
+	"                          --json-out, --quiet and --all-counters may go with it\n"
 	"  --interval K            records between CSV rows (default 100000)\n"
 	"  --quiet                 no workload output lines, no progress bar\n"
 	"  --help                  this text\n"
 	"  --version               the program's version\n"
 	"\n"
-	"Sizes take K, M, G, T suffixes (binary) or a page count with a p suffix (256p = 1M).\n"
+	"Sizes take K, M, G, T suffixes (binary) or a page count with a p suffix (256p = 1M);\n"
+	"a bare number is bytes, at least 4096 (64 alone is refused: write 64M, 64K or 64p).\n"
 	"A progress bar goes to stderr when it is a terminal; Ctrl-C (SIGINT), SIGTERM or SIGHUP\n"
 	"stops the run and prints a summary of what ran. An option given twice with different\n"
 	"values is an error (--swap excepted: each adds a device), and so are --backend and\n"
 	"--compare together.\n"
-	"With several --swap devices the table ends with one line per device, as /proc/swaps.\n"
+	"With several --swap devices the table lists them, as /proc/swaps, before its verdicts.\n"
 	"Exit: 0 ok, 1 run failed (unreadable trace, verify mismatch, a device that cannot be\n"
 	"set up or whose writes failed), 2 bad usage, 3 the model refused accesses (errors > 0:\n"
 	"the OOM killer, ...; --allow-errors makes that 0), 128+N stopped by signal N\n"
@@ -226,8 +238,9 @@ struct opts {
 	bool shrinker_set; /* --zswap-shrinker given */
 	struct sws_zswap_config zc;
 	char zcomp[24];
-	int report;
-	const char *json_out; /* --json-out: the JSON report written here too */ /* 0 table, 1 json, 2 csv */
+	int report;           /* 0 table, 1 json, 2 csv, 3 counters, 4 mmtests, 5 lkp */
+	bool all_counters;    /* --all-counters */
+	const char *json_out; /* --json-out: the JSON report written here too */
 	uint64_t interval;
 	char *wl_args_copy;
 	char *swap_str[SWS_REPLAY_MAX_SWAP]; /* the specs' text (paths point into it) */
@@ -340,6 +353,10 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		}
 		if (!strcmp(a, "--memcg-per-task")) {
 			o->memcg_per_task = true;
+			continue;
+		}
+		if (!strcmp(a, "--all-counters")) {
+			o->all_counters = true;
 			continue;
 		}
 		if (!strcmp(a, "--workload"))
@@ -527,8 +544,12 @@ static int parse_args(struct opts *o, int argc, char **argv)
 				o->report = 2;
 			else if (!strcmp(v, "counters"))
 				o->report = 3;
+			else if (!strcmp(v, "mmtests"))
+				o->report = 4;
+			else if (!strcmp(v, "lkp"))
+				o->report = 5;
 			else
-				return bad(name, "'%s': expected table, json, csv or counters", v);
+				return bad(name, "'%s': expected table, json, csv, counters, mmtests or lkp", v);
 		} else if (!strcmp(name, "--interval")) {
 			char *e;
 			errno = 0;
@@ -591,7 +612,7 @@ static int on_progress(void *ctx, uint64_t events)
 			f = (double)events / (double)rc->total;
 		else if (rc->reader && rc->trace_size) {
 			struct sws_trace_reader_stats st;
-			sws_trace_reader_stats(rc->reader, &st);
+			sws_trace_reader_stats_get(rc->reader, &st);
 			f = (double)st.bytes / (double)rc->trace_size;
 		}
 		if (f > 0.99)
@@ -635,8 +656,8 @@ static uint32_t default_cpus(const struct opts *o)
 
 /* One run of the input on @backend; @lines: print the workload's own lines.
  * @return exit status contribution (0 or 1; 2 for a configuration error). */
-static int run_one(const struct opts *o, enum sws_backend backend, struct sws_replay_report *rep,
-		   bool *have_rep, bool lines, unsigned repeat)
+static int run_one(const struct opts *o, enum sws_backend backend, const char *label,
+		   struct sws_replay_report *rep, bool *have_rep, bool lines, unsigned repeat)
 {
 	/* The modelled clock gives the same figures for the same input: repeat k
 	 * varies the seeds (seed + k); the host clock repeats to see its noise. */
@@ -721,10 +742,26 @@ static int run_one(const struct opts *o, enum sws_backend backend, struct sws_re
 	if (rc.bar)
 		fprintf(stderr, "\r%*s\r", 80, "");
 	if (e) {
-		fprintf(stderr, "swapsim-replay: %s\n", sws_replay_error(r));
+		/* The input is bad (a line the format does not read, a cut file): no
+		 * report of it, only the message; with --format, the format the file
+		 * reads as when that is another. */
+		char hint[96] = "";
+		if (rc.reader && o->format != SWS_TRACE_FORMAT_AUTO && strcmp(o->trace, "-")) {
+			struct sws_trace_reader_config tc = o->rcfg;
+			struct sws_trace_reader *probe = NULL;
+			tc.format = SWS_TRACE_FORMAT_AUTO;
+			if (!sws_trace_reader_open(o->trace, &tc, &probe, NULL, 0) &&
+			    sws_trace_reader_format(probe) != o->format)
+				snprintf(hint, sizeof(hint), " (it reads as %s: give --format %s, or leave --format out)",
+					 sws_trace_format_name(sws_trace_reader_format(probe)),
+					 sws_trace_format_name(sws_trace_reader_format(probe)));
+			sws_trace_reader_close(probe);
+		}
+		fprintf(stderr, "swapsim-replay: %s%s\n", sws_replay_error(r), hint);
 		status = 1;
+		goto out; /* no report of a run the input broke */
 	}
-	sws_replay_report(r, rep);
+	sws_replay_report_get(r, rep);
 	if (wl)
 		sws_workload_figures(wl, r, rep);
 	*have_rep = true;
@@ -747,7 +784,7 @@ static int run_one(const struct opts *o, enum sws_backend backend, struct sws_re
 		/* JSON and CSV keep stdout machine-readable: the usemem lines go to stderr. */
 		FILE *f = o->report == 0 ? stdout : stderr;
 		if (o->nbackends > 1 || o->repeat > 1)
-			fprintf(f, "== %s%s\n", sws_backend_name(backend),
+			fprintf(f, "== %s%s\n", label,
 				o->repeat > 1 ? " (first repeat)" : "");
 		sws_workload_print_results(wl, r, write_file, f);
 	}
@@ -756,39 +793,6 @@ out:
 	sws_workload_destroy(wl);
 	sws_trace_reader_close(rc.reader);
 	return status;
-}
-
-/*
- * With several --swap devices: one line per device and run, in /proc/swaps'
- * columns (Filename, Type, Size and Used in KiB, Priority) and the peak of
- * Used, from the run's first repeat. A device without a file is named by its place on the
- * command line; Priority -1 is none (round robin among such devices).
- */
-static void print_devices(const struct opts *o, const struct sws_replay_report *const *first, unsigned n)
-{
-	if (o->nswap < 2)
-		return;
-	printf("-- swap devices (as /proc/swaps, KiB; Used at the end of the first repeat, Peak its "
-	       "largest)\n");
-	printf("%-10s %-32s %-8s %12s %12s %12s %8s\n", "run", "Filename", "Type", "Size", "Used", "Peak",
-	       "Priority");
-	for (unsigned i = 0; i < n; i++) {
-		const struct sws_replay_report *r = first[i];
-		if (!r)
-			continue;
-		for (uint32_t d = 0; d < r->nr_devices && d < o->nswap; d++) {
-			const struct sws_replay_device *dv = &r->devices[d];
-			char fname[40];
-			if (o->swap[d].path)
-				snprintf(fname, sizeof(fname), "%.32s", o->swap[d].path);
-			else
-				snprintf(fname, sizeof(fname), "(--swap %u, no file)", d + 1);
-			printf("%-10s %-32s %-8s %12llu %12llu %12llu %8d\n", sws_backend_name(r->backend), fname,
-			       sws_replay_swap_kind_name(dv->kind), (unsigned long long)dv->pages * 4,
-			       (unsigned long long)dv->inuse_pages * 4, (unsigned long long)dv->peak_inuse_pages * 4,
-			       o->swap[d].prio);
-		}
-	}
 }
 
 static void free_opts(struct opts *o)
@@ -819,6 +823,23 @@ static bool xswap_usable(const struct opts *o)
 		}
 	}
 	return true;
+}
+
+/*
+ * The name of the @i-th compared run: its design's, and "#N" after a design
+ * listed before (--compare st-p4,st-p4: st-p4 and st-p4#2, a control whose
+ * differences are the noise).
+ */
+static const char *run_label(const struct opts *o, unsigned i, char *buf, size_t len)
+{
+	unsigned nth = 1;
+	for (unsigned k = 0; k < i; k++)
+		nth += o->backends[k] == o->backends[i];
+	if (nth == 1)
+		snprintf(buf, len, "%s", sws_backend_name(o->backends[i]));
+	else
+		snprintf(buf, len, "%s#%u", sws_backend_name(o->backends[i]), nth);
+	return buf;
 }
 
 /* The host decides the result when simulated CPUs outnumber real ones: say so. */
@@ -996,7 +1017,7 @@ static int run_check(struct opts *o, int argc, char **argv)
 	warn_cpus(o);
 	struct sws_replay_report rep;
 	bool have = false;
-	status = run_one(o, o->backends[0], &rep, &have, false, 0);
+	status = run_one(o, o->backends[0], sws_backend_name(o->backends[0]), &rep, &have, false, 0);
 	if (!have)
 		goto out;
 	if (interrupted)
@@ -1035,7 +1056,295 @@ out:
 	return status;
 }
 
-int main(int argc, char **argv)
+/* ---- what a report says about itself, and --rerun ---------------------------------- */
+
+/* The options that take no value (every other one takes one: --name VALUE or --name=VALUE). */
+static bool flag_option(const char *a)
+{
+	static const char *const flags[] = {"--verify", "--addr-hex", "--no-ifetch", "--zswap", "--quiet",
+					    "--allow-errors", "--memcg-per-task", "--all-counters", "--help",
+					    "-h", "--version"};
+	for (unsigned i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		if (!strcmp(a, flags[i]))
+			return true;
+	return false;
+}
+
+/* @p made absolute against the working directory (malloc'ed). */
+static char *abs_path(const char *p)
+{
+	char cwd[4096], *out;
+	if (p[0] == '/' || !strcmp(p, "-") || !getcwd(cwd, sizeof(cwd)))
+		return strdup(p);
+	if (asprintf(&out, "%s/%s", cwd, p) < 0)
+		return NULL;
+	return out;
+}
+
+/* A --swap spec with its file=PATH made absolute (malloc'ed). */
+static char *abs_swap_spec(const char *spec)
+{
+	const char *f = !strncmp(spec, "file=", 5) ? spec : strstr(spec, ",file=");
+	if (!f)
+		return strdup(spec);
+	const char *path = f + (*f == ',' ? 6 : 5);
+	size_t plen = strcspn(path, ",");
+	char *rel = strndup(path, plen), *abs = rel ? abs_path(rel) : NULL, *out = NULL;
+	if (abs && asprintf(&out, "%.*s%s%s", (int)(path - spec), spec, abs, path + plen) < 0)
+		out = NULL;
+	free(rel);
+	free(abs);
+	return out;
+}
+
+/* What the report says about the command that made it. */
+struct self_description {
+	char **words;  /* the command's words, paths absolute, NULL-terminated */
+	char *command; /* the same as one shell line */
+	char input[1024];
+	char input_name[32];
+};
+
+/*
+ * The command as a report records it: this program's name, then the words as
+ * given, with the --trace file and --swap file=PATH made absolute so that the
+ * command runs again from any directory (swapsim-replay --rerun).
+ */
+static void record_command(struct self_description *d, int argc, char **argv)
+{
+	size_t len = 0;
+	d->words = calloc((size_t)argc + 1, sizeof(char *));
+	if (!d->words)
+		return;
+	d->words[0] = strdup("swapsim-replay");
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *prev = argv[i - 1];
+		bool workload_tail = false;
+		for (int k = 1; k < i; k++)
+			workload_tail |= !strcmp(argv[k], "--workload");
+		if (!workload_tail && !strncmp(a, "--trace=", 8)) {
+			char *abs = abs_path(a + 8);
+			if (abs && asprintf(&d->words[i], "--trace=%s", abs) < 0)
+				d->words[i] = NULL;
+			free(abs);
+		} else if (!workload_tail && !strncmp(a, "--swap=", 7)) {
+			char *abs = abs_swap_spec(a + 7);
+			if (abs && asprintf(&d->words[i], "--swap=%s", abs) < 0)
+				d->words[i] = NULL;
+			free(abs);
+		} else if (!workload_tail && !strcmp(prev, "--trace")) {
+			d->words[i] = abs_path(a);
+		} else if (!workload_tail && !strcmp(prev, "--swap")) {
+			d->words[i] = abs_swap_spec(a);
+		} else {
+			d->words[i] = strdup(a);
+		}
+	}
+	for (int i = 0; i < argc; i++)
+		if (!d->words[i]) { /* out of memory: no command */
+			for (int k = 0; k < argc; k++)
+				free(d->words[k]);
+			free(d->words);
+			d->words = NULL;
+			return;
+		}
+	FILE *f = open_memstream(&d->command, &len);
+	if (!f)
+		return;
+	fputs(d->words[0], f);
+	for (int i = 1; i < argc; i++)
+		put_word(f, d->words[i]);
+	fclose(f);
+}
+
+/* What was replayed, one line, and its short name. */
+static void describe_input(struct self_description *d, const struct opts *o, int argc, char **argv)
+{
+	size_t at = 0;
+	if (o->have_workload) {
+		snprintf(d->input_name, sizeof(d->input_name), "%s", sws_workload_name(o->wl.kind));
+		at = (size_t)snprintf(d->input, sizeof(d->input), "workload");
+		for (int i = 1; i < argc && at < sizeof(d->input); i++) {
+			if (!strcmp(argv[i], "--workload")) {
+				for (int k = i + 1; k < argc && at < sizeof(d->input); k++)
+					at += (size_t)snprintf(d->input + at, sizeof(d->input) - at, " %s", argv[k]);
+				break;
+			}
+			if (!strncmp(argv[i], "--workload-args", 15)) {
+				const char *v = argv[i][15] == '=' ? argv[i] + 16 : i + 1 < argc ? argv[i + 1] : "";
+				at += (size_t)snprintf(d->input + at, sizeof(d->input) - at, " %s", v);
+			}
+		}
+		if (at < sizeof(d->input))
+			snprintf(d->input + at, sizeof(d->input) - at, " (seed %llu)",
+				 (unsigned long long)(o->wl.seed ? o->wl.seed : o->seed));
+		return;
+	}
+	snprintf(d->input_name, sizeof(d->input_name), "trace");
+	if (!strcmp(o->trace, "-")) {
+		snprintf(d->input, sizeof(d->input), "trace - (standard input, %s)",
+			 o->format ? sws_trace_format_name(o->format) : "format detected");
+		return;
+	}
+	/* The format the reader takes the file as, and its size. */
+	struct sws_trace_reader_config tc = o->rcfg;
+	struct sws_trace_reader *rd = NULL;
+	struct stat st;
+	const char *fmt = o->format ? sws_trace_format_name(o->format) : "?";
+	tc.format = o->format;
+	if (!o->format && !sws_trace_reader_open(o->trace, &tc, &rd, NULL, 0))
+		fmt = sws_trace_format_name(sws_trace_reader_format(rd));
+	sws_trace_reader_close(rd);
+	char *abs = abs_path(o->trace);
+	snprintf(d->input, sizeof(d->input), "trace %s (%s, %lld bytes)", abs ? abs : o->trace, fmt,
+		 stat(o->trace, &st) ? -1LL : (long long)st.st_size);
+	free(abs);
+}
+
+static void describe_self(struct self_description *d, const struct opts *o, int argc, char **argv,
+			  struct sws_replay_print_config *pc)
+{
+	memset(d, 0, sizeof(*d));
+	record_command(d, argc, argv);
+	describe_input(d, o, argc, argv);
+	*pc = (struct sws_replay_print_config){
+		.version = SWS_REPLAY_PRINT_CONFIG_VERSION,
+		.flags = o->all_counters ? SWS_REPLAY_PRINT_ALL_COUNTERS : 0,
+		.program = "swapsim-replay",
+		.program_version = SWS_TOOLS_VERSION,
+		.command = d->command,
+		.argv = (const char *const *)d->words,
+		.input = d->input,
+		.input_name = d->input_name,
+		.workload_seed = o->wl.seed ? o->wl.seed : o->seed,
+		.has_workload_seed = o->have_workload,
+	};
+}
+
+static void free_self(struct self_description *d)
+{
+	for (char **w = d->words; w && *w; w++)
+		free(*w);
+	free(d->words);
+	free(d->command);
+}
+
+/*
+ * --rerun REPORT.json: the command line the report records, less its output
+ * options (--report, --json-out, --quiet, --all-counters), with those given
+ * beside --rerun instead. @return 0 with *@argcp, *@argvp replaced (free
+ * *@keep with rerun_free() at the end), or the exit status (2: bad usage, 1:
+ * the report cannot be read).
+ */
+static int expand_rerun(int *argcp, char ***argvp, char ***keep)
+{
+	int argc = *argcp, at = -1;
+	char **argv = *argvp;
+	const char *path = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--workload"))
+			break;
+		if (!strcmp(argv[i], "--rerun") || !strncmp(argv[i], "--rerun=", 8)) {
+			path = argv[i][7] ? argv[i] + 8 : i + 1 < argc ? argv[i + 1] : NULL;
+			at = i;
+			break;
+		}
+	}
+	if (at < 0)
+		return 0;
+	if (!path)
+		return bad("--rerun", "missing value");
+	/* Only output options may go with it: the run is the report's. */
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (i == at) {
+			i += argv[i][7] ? 0 : 1;
+			continue;
+		}
+		if (!strcmp(a, "--quiet") || !strcmp(a, "--all-counters"))
+			continue;
+		if (!strncmp(a, "--report", 8) || !strncmp(a, "--json-out", 10)) {
+			i += strchr(a, '=') ? 0 : 1;
+			continue;
+		}
+		return bad("--rerun", "'%s': only --report, --json-out, --quiet and --all-counters go with it "
+				      "(the run is the report's: its input, machine, designs and seeds)", a);
+	}
+	for (int i = 1; i < argc; i++) { /* never write over the report it reads */
+		const char *jo = !strcmp(argv[i], "--json-out") && i + 1 < argc ? argv[i + 1]
+				 : !strncmp(argv[i], "--json-out=", 11) ? argv[i] + 11 : NULL;
+		if (jo && cli_same_file(path, jo))
+			return bad("--json-out", "'%s' is the --rerun report (the new report would replace it)", jo);
+	}
+	char **rec, err[256];
+	int rargc;
+	if (rerun_load(path, &rec, &rargc, err, sizeof(err))) {
+		fprintf(stderr, "swapsim-replay: --rerun %s: %s\n", path, err);
+		return 1;
+	}
+	if (strcmp(rec[0], "swapsim-replay")) {
+		fprintf(stderr, "swapsim-replay: --rerun %s: its command is %s's, not swapsim-replay's\n", path, rec[0]);
+		rerun_free(rec);
+		return 1;
+	}
+	char **nv = calloc((size_t)rargc + (size_t)argc + 1, sizeof(char *));
+	int n = 0;
+	if (!nv) {
+		rerun_free(rec);
+		return 1;
+	}
+	nv[n++] = argv[0];
+	/* The recorded words less their output options (a workload's words stay whole). */
+	for (int i = 1; i < rargc; i++) {
+		const char *a = rec[i];
+		if (!strcmp(a, "--workload")) {
+			while (i < rargc)
+				nv[n++] = rec[i++];
+			break;
+		}
+		if (!strcmp(a, "--quiet") || !strcmp(a, "--all-counters"))
+			continue;
+		if (!strcmp(a, "--report") || !strcmp(a, "--json-out")) {
+			i++;
+			continue;
+		}
+		if (!strncmp(a, "--report=", 9) || !strncmp(a, "--json-out=", 11))
+			continue;
+		nv[n++] = rec[i];
+		if (!flag_option(a) && !strchr(a, '=') && !strncmp(a, "--", 2) && i + 1 < rargc)
+			nv[n++] = rec[++i]; /* its value, whatever it looks like */
+	}
+	/* The output options given now, before a --workload's words. */
+	int tail = n;
+	for (int i = 1; i < rargc; i++)
+		if (!strcmp(rec[i], "--workload")) {
+			for (tail = 1; tail < n && strcmp(nv[tail], "--workload"); tail++)
+				;
+			break;
+		}
+	int nout = 0;
+	char *outs[8];
+	for (int i = 1; i < argc && nout < 6; i++) {
+		if (i == at) {
+			i += argv[i][7] ? 0 : 1;
+			continue;
+		}
+		outs[nout++] = argv[i];
+		if (!strchr(argv[i], '=') && (!strcmp(argv[i], "--report") || !strcmp(argv[i], "--json-out")) &&
+		    i + 1 < argc)
+			outs[nout++] = argv[++i];
+	}
+	memmove(nv + tail + nout, nv + tail, (size_t)(n - tail) * sizeof(char *));
+	memcpy(nv + tail, outs, (size_t)nout * sizeof(char *));
+	n += nout;
+	nv[n] = NULL;
+	*argcp = n;
+	*argvp = nv;
+	*keep = rec;
+	return 0;
+}
+
+static int replay_main(int argc, char **argv)
 {
 	struct opts o;
 	memset(&o, 0, sizeof(o));
@@ -1049,6 +1358,7 @@ int main(int argc, char **argv)
 		const char *why = o.have_workload	? "--workload (the recording is the input)"
 				  : o.report == 2	? "--report csv (a table, or --report json)"
 				  : o.report == 3	? "--report counters (a table, or --report json)"
+				  : o.report >= 4	? "--report mmtests or lkp (a table, or --report json)"
 				  : o.nbackends > 1	? "--compare (one design: --backend)"
 				  : o.repeat > 1	? "--repeat (one run)"
 				  : o.trace && !strcmp(o.trace, "-") ? "--trace - (a file)"
@@ -1089,9 +1399,13 @@ int main(int argc, char **argv)
 		return brc;
 	}
 	if (o.trace && !strcmp(o.trace, "-") && (o.nbackends > 1 || o.repeat > 1)) {
+		char what[64];
+		if (o.nbackends > 1)
+			snprintf(what, sizeof(what), "no --compare of %u designs", o.nbackends);
+		else
+			snprintf(what, sizeof(what), "no --repeat %u", o.repeat);
 		fprintf(stderr, "swapsim-replay: --trace -: standard input can be read once, so one run: "
-				"no --compare of %u designs, no --repeat %u (save the trace to a file) "
-				"(try --help)\n", o.nbackends, o.repeat ? o.repeat : 1);
+				"%s (save the trace to a file) (try --help)\n", what);
 		free_opts(&o);
 		return 2;
 	}
@@ -1137,7 +1451,9 @@ int main(int argc, char **argv)
 		for (unsigned i = 0; i < o.nbackends && !interrupted; i++) {
 			bool have;
 			struct sws_replay_report *rep = &reps[(size_t)i * nrep + k];
-			int s = run_one(&o, o.backends[i], rep, &have, k == 0, k);
+			char label[32];
+			int s = run_one(&o, o.backends[i], run_label(&o, i, label, sizeof(label)), rep, &have, k == 0,
+					k);
 			if (s == 2) {
 				status = 2;
 				goto done;
@@ -1156,25 +1472,25 @@ report:
 		fprintf(stderr, "swapsim-replay: interrupted (%s); summary of what ran:\n", strsignal(interrupted));
 	if (ran && o.report != 2) {
 		struct sws_replay_series series[CLI_MAX_RUNS];
-		for (unsigned i = 0; i < o.nbackends; i++)
-			series[i] = (struct sws_replay_series){.repeats = &ptrs[(size_t)i * nrep], .nr_repeats = ran};
-		sws_replay_series_print(series, o.nbackends,
-					o.report == 1   ? SWS_REPLAY_REPORT_JSON
-					: o.report == 3 ? SWS_REPLAY_REPORT_COUNTERS
-							: SWS_REPLAY_REPORT_TABLE,
-					write_file, stdout);
-		if (o.report == 0) {
-			const struct sws_replay_report *first[CLI_MAX_RUNS];
-			for (unsigned i = 0; i < o.nbackends; i++)
-				first[i] = ptrs[(size_t)i * nrep];
-			print_devices(&o, first, o.nbackends);
+		char labels[CLI_MAX_RUNS][32];
+		for (unsigned i = 0; i < o.nbackends; i++) {
+			series[i] = (struct sws_replay_series){.repeats = &ptrs[(size_t)i * nrep], .nr_repeats = ran,
+							       .label = run_label(&o, i, labels[i], sizeof(labels[i]))};
 		}
+		static const enum sws_replay_format formats[] = {
+			SWS_REPLAY_REPORT_TABLE, SWS_REPLAY_REPORT_JSON,    SWS_REPLAY_REPORT_TABLE,
+			SWS_REPLAY_REPORT_COUNTERS, SWS_REPLAY_REPORT_MMTESTS, SWS_REPLAY_REPORT_LKP};
+		struct sws_replay_print_config pc;
+		struct self_description self;
+		describe_self(&self, &o, argc, argv, &pc);
+		pc.format = formats[o.report];
+		sws_replay_print(&pc, series, o.nbackends, write_file, stdout);
 		if (o.json_out) { /* written whole or not at all */
 			struct cli_output jo;
 			int jrc = cli_output_open(&jo, o.json_out);
 			if (!jrc) {
-				jrc = sws_replay_series_print(series, o.nbackends, SWS_REPLAY_REPORT_JSON,
-							      write_file, jo.f);
+				pc.format = SWS_REPLAY_REPORT_JSON;
+				jrc = sws_replay_print(&pc, series, o.nbackends, write_file, jo.f);
 				if (cli_output_commit(&jo) || jrc)
 					jrc = -1;
 			}
@@ -1183,6 +1499,7 @@ report:
 				status = status ? status : 1;
 			}
 		}
+		free_self(&self);
 	}
 	if (errors && !status) {
 		fprintf(stderr, "swapsim-replay: the model refused %llu accesses or records (first error: see "
@@ -1197,4 +1514,17 @@ done:
 	free_opts(&o);
 	fflush(stdout);
 	return interrupted ? 128 + interrupted : status;
+}
+
+int main(int argc, char **argv)
+{
+	char **rerun_words = NULL, **args = argv;
+	int rc = expand_rerun(&argc, &args, &rerun_words);
+	if (rc)
+		return rc;
+	rc = replay_main(argc, args);
+	if (args != argv)
+		free(args);
+	rerun_free(rerun_words);
+	return rc;
 }

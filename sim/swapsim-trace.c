@@ -328,7 +328,7 @@ static int convert(const char *in, const char *out, const struct sws_trace_reade
 		return read_error(r, rc);
 	}
 	struct sws_trace_reader_stats st;
-	sws_trace_reader_stats(r, &st);
+	sws_trace_reader_stats_get(r, &st);
 	sws_trace_reader_close(r);
 	if ((rc = sws_trace_writer_close(w, err, sizeof(err)))) {
 		fprintf(stderr, "swapsim-trace: %s (%s)\n", err, sws_error_name(rc));
@@ -410,7 +410,7 @@ static int cmd_stats(const char *in, const struct sws_trace_reader_config *rcfg)
 		return read_error(r, rc);
 	}
 	struct sws_trace_reader_stats st;
-	sws_trace_reader_stats(r, &st);
+	sws_trace_reader_stats_get(r, &st);
 	int zstd;
 	int bin = sws_trace_reader_is_binary(r, &zstd);
 	uint64_t total = 0;

@@ -136,7 +136,13 @@ struct sws_device_info {
 };
 
 /** @return 0 or SWS_ENODEV. */
-int sws_device_info(struct sws_sim *sim, int type, struct sws_device_info *info);
+int sws_device_info_get(struct sws_sim *sim, int type, struct sws_device_info *info);
+/* Obsolete: the old name of sws_device_info_get(), in C only (in C++ a function of a
+ * struct's name hides the struct: "struct" would be needed before every use). */
+#ifndef __cplusplus
+SWS_DEPRECATED("use sws_device_info_get()") int sws_device_info(struct sws_sim *sim, int type, struct sws_device_info *info);
+#endif
+
 
 /** Total and free slots over all devices (total_swap_pages, nr_swap_pages). */
 void sws_swap_totals(struct sws_sim *sim, uint64_t *total, uint64_t *free);

@@ -16,6 +16,13 @@
 extern "C" {
 #endif
 
+/* An old name kept for source compatibility: using it warns, naming the new one. */
+#if defined(__GNUC__) || defined(__clang__)
+#define SWS_DEPRECATED(msg) __attribute__((deprecated(msg)))
+#else
+#define SWS_DEPRECATED(msg)
+#endif
+
 #define SWS_ENV_VERSION 1
 
 /*

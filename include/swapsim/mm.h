@@ -270,7 +270,7 @@ enum sws_mm_counter {
 #define SWS_MM_LAT_BUCKETS 48
 
 /*
- * Simulated time a CPU charged to whatever it ran (see sws_mm_cpu_time()):
+ * Simulated time a CPU charged to whatever it ran (see sws_mm_cpu_time_get()):
  *   sys_ns     CPU time inside the simulated kernel: measured (one clock read
  *              at each entry to and exit from the model's kernel paths: a
  *              fault, munmap, exit, madvise, fork, reclaim, kswapd; a hit is
@@ -312,12 +312,20 @@ struct sws_mm_stats {
 };
 
 /** Snapshot the memory model's counters (sum over CPUs). */
-void sws_mm_stats(struct sws_mm *mm, struct sws_mm_stats *out);
+void sws_mm_stats_get(struct sws_mm *mm, struct sws_mm_stats *out);
 
 /** The simulated time @cpu has charged so far (monotonic; callers take
  *  differences around what they run to charge it to a task). Reads only
  *  memory: no clock. */
-void sws_mm_cpu_time(const struct sws_mm *mm, const struct sws_cpu *cpu, struct sws_mm_cpu_time *out);
+void sws_mm_cpu_time_get(const struct sws_mm *mm, const struct sws_cpu *cpu, struct sws_mm_cpu_time *out);
+/* Obsolete: the old names of sws_mm_stats_get() and sws_mm_cpu_time_get(), in
+ * C only (in C++ a function of a struct's name hides the struct:
+ * "sws_mm_stats st;" would not compile). */
+#ifndef __cplusplus
+SWS_DEPRECATED("use sws_mm_stats_get()") void sws_mm_stats(struct sws_mm *mm, struct sws_mm_stats *out);
+SWS_DEPRECATED("use sws_mm_cpu_time_get()") void sws_mm_cpu_time(const struct sws_mm *mm, const struct sws_cpu *cpu,
+								    struct sws_mm_cpu_time *out);
+#endif
 /** @return a counter's name ("" when out of range). */
 const char *sws_mm_counter_name(enum sws_mm_counter c);
 

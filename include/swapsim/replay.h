@@ -357,6 +357,33 @@ struct sws_replay_model {
 	uint64_t line_transfers;            /* locks and counters taken over from another CPU */
 };
 
+/*
+ * The machine a run had, every default filled in (from its configuration):
+ * what a report says so that it can be traced back and run again.
+ */
+struct sws_replay_setup {
+	enum sws_replay_clock clock;
+	uint32_t cpus;                  /* the modelled clock's simulated CPUs; the host clock's
+					 * worker threads standing for CPUs */
+	uint64_t ram_pages;
+	uint64_t mem_limit_pages;       /* 0: no memcg */
+	uint32_t cgroup;                /* the memcgs' cgroup version: 1 or 2 */
+	uint32_t page_cluster;          /* vm.page-cluster (readahead of 2^N pages) */
+	enum sws_reclaim_policy policy;
+	uint32_t flags;                 /* SWS_REPLAY_* */
+	uint64_t seed;                  /* the content model's and random decisions' */
+	uint64_t user_bandwidth;        /* bytes per second */
+	uint32_t content_weight[SWS_NR_CONTENT];
+	uint32_t swapoff_device;        /* 1-based; 0: none */
+	uint32_t nr_swap;
+	struct sws_replay_swap swap[SWS_REPLAY_MAX_SWAP]; /* pages and latencies filled in;
+							   * path: the configuration's */
+	/* zswap (with SWS_REPLAY_ZSWAP), defaults filled in */
+	char zswap_compressor[24];
+	uint32_t zswap_max_pool_percent, zswap_accept_threshold_percent;
+	uint32_t zswap_flags;           /* SWS_ZSWAP_* */
+};
+
 /* What a run did: counters, time, latency, memory. */
 struct sws_replay_report {
 	enum sws_backend backend;
@@ -383,10 +410,11 @@ struct sws_replay_report {
 	uint64_t memcg_zswap_bytes, memcg_zswapped_bytes; /* the workload memcgs' zswap stats */
 	uint32_t nr_devices;            /* config.swap[] in order */
 	struct sws_replay_device devices[SWS_REPLAY_MAX_SWAP];
+	struct sws_replay_setup setup;  /* the machine the run had */
 };
 
 /** Fill @out (after a run; counters read after every worker stopped). @return 0, SWS_EINVAL. */
-int sws_replay_report(struct sws_replay *r, struct sws_replay_report *out);
+int sws_replay_report_get(struct sws_replay *r, struct sws_replay_report *out);
 
 /* One traced process (pid), in order of first appearance; times are simulated
  * (sys + user + iowait, see struct sws_replay_times). */
@@ -408,7 +436,15 @@ struct sws_replay_task {
 /** @return the number of tasks (pids, a pid reused after exit counts again). */
 uint32_t sws_replay_nr_tasks(const struct sws_replay *r);
 /** Copy task @i. @return 0 or SWS_EINVAL. */
-int sws_replay_task(const struct sws_replay *r, uint32_t i, struct sws_replay_task *out);
+int sws_replay_task_get(const struct sws_replay *r, uint32_t i, struct sws_replay_task *out);
+/* Obsolete: the old names of sws_replay_report_get() and sws_replay_task_get(),
+ * in C only (in C++ a function of a struct's name hides the struct). */
+#ifndef __cplusplus
+SWS_DEPRECATED("use sws_replay_report_get()") int sws_replay_report(struct sws_replay *r,
+								     struct sws_replay_report *out);
+SWS_DEPRECATED("use sws_replay_task_get()") int sws_replay_task(const struct sws_replay *r, uint32_t i,
+								 struct sws_replay_task *out);
+#endif
 
 /* ======================================================================
  *  Reports
@@ -422,11 +458,18 @@ uint64_t sws_replay_hist_quantile(const struct sws_replay_hist *h, double q);
 
 enum sws_replay_format {
 	SWS_REPLAY_REPORT_TABLE = 0, /* aligned text, one column per run */
-	SWS_REPLAY_REPORT_JSON = 1,  /* {"runs": [ {...}, ... ]} */
+	SWS_REPLAY_REPORT_JSON = 1,  /* {"version", ..., "setup": {...}, "runs": [ {...}, ... ]} */
 	SWS_REPLAY_REPORT_COUNTERS = 2, /* every deterministic figure, "key value" per line
 					 * (the set sws_replay_counters_equal() compares, the
 					 * memory classes at the end, devices, zswap gauges);
 					 * "# run LABEL" before each run: for diffs and golden files */
+	SWS_REPLAY_REPORT_MMTESTS = 3,  /* mmtests' compare-kernels layout: per key the
+					 * statistic rows (Min, Amean or Hmean, Stddev, CoeffVar,
+					 * Max), the first configuration the baseline "(   0.00%)",
+					 * the others their difference, "*" where mmtests marks it
+					 * significant; then Duration and the Ops (vmstat) table */
+	SWS_REPLAY_REPORT_LKP = 4,      /* lkp-tests' compare layout: "%stddev %change
+					 * %stddev" columns, one row per figure and counter */
 };
 
 /* One compared configuration and its repeated runs. */
@@ -444,15 +487,61 @@ struct sws_replay_series {
  * configuration, timing figures as mean ± standard deviation and each
  * configuration's difference from the first in percent with its spread, then
  * the deterministic work per swapped page, the counters, peaks and memory);
- * JSON is one object {"runs": [{"backend", ..., "repeats": [{"counters", ...
+ * JSON is one object {"version", ..., "runs": [{"backend", ..., "repeats": [{"counters", ...
  * timing figures}], "summary": {FIGURE: {"mean", "stdev", "min", "max"}},
  * "counters_identical", "work", ...}]}. docs/replay.md, "Reading the
- * report", names every row and key.
+ * report", names every row and key. The same as sws_replay_print() with a
+ * print configuration of only @fmt.
  * @return 0, SWS_EINVAL, or the first non-zero value @write returned.
  */
 int sws_replay_series_print(const struct sws_replay_series *series, unsigned n,
 			    enum sws_replay_format fmt,
 			    int (*write)(void *ctx, const char *text, size_t len), void *ctx);
+
+/*
+ * What a printed report says about itself, and how much it shows. Zero: a
+ * table that names the library's version, the clock and the machine but not
+ * the command or the input.
+ */
+struct sws_replay_print_config {
+	uint32_t version;               /* SWS_REPLAY_PRINT_CONFIG_VERSION or 0 */
+	enum sws_replay_format format;
+	uint32_t flags;                 /* SWS_REPLAY_PRINT_* */
+	const char *program;            /* the program that ran the replays ("swapsim-replay"), or NULL */
+	const char *program_version;    /* its version; NULL: libswapsim's */
+	const char *command;            /* the command line, as shell words, or NULL */
+	const char *const *argv;        /* the same as separate words (argv[0] the program),
+					 * NULL-terminated, or NULL: JSON "argv" (swapsim-replay
+					 * --rerun runs them again) */
+	const char *input;              /* what was replayed, one line ("workload usemem -n 4
+					 * 1G", "trace /path (perf, 1234 bytes)"), or NULL */
+	const char *input_name;         /* a short name for it, the benchmark's in mmtests and
+					 * lkp: the workload's ("usemem"), "trace"; NULL: "replay" */
+	uint64_t workload_seed;         /* the workload generator's seed, with has_workload_seed */
+	bool has_workload_seed;
+};
+#define SWS_REPLAY_PRINT_CONFIG_VERSION 1
+/* The table (and mmtests, lkp) show every counter, also those that are 0 in every
+ * configuration (left out by default). */
+#define SWS_REPLAY_PRINT_ALL_COUNTERS (1u << 0)
+
+/**
+ * Print @n configurations as sws_replay_series_print() does, in @pc->format,
+ * with what the report says about itself: the table starts with one line
+ * each for the command, the version, the clock, the input and the machine
+ * (struct sws_replay_setup of the first run), leaves out counters that are 0
+ * in every configuration (unless SWS_REPLAY_PRINT_ALL_COUNTERS) and ends with
+ * one verdict line per compared configuration (faster, slower or equal on
+ * elapsed and system time, more or less metadata memory, by how much); the
+ * JSON object starts with "version", "program", "command", "argv", "clock"
+ * and "setup" (input, RAM, memcg limit and cgroup version, devices,
+ * page-cluster, zswap, CPUs, seeds) before "runs". docs/replay.md,
+ * "Reading the report", names every line and key.
+ * @return 0, SWS_EINVAL (a bad series, format, version or flag), or the first
+ *         non-zero value @write returned.
+ */
+int sws_replay_print(const struct sws_replay_print_config *pc, const struct sws_replay_series *series,
+		     unsigned n, int (*write)(void *ctx, const char *text, size_t len), void *ctx);
 
 /** Print @n reports (one run each) side by side: sws_replay_series_print()
  *  with one repeat per configuration. */

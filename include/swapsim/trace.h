@@ -265,7 +265,13 @@ enum sws_trace_format sws_trace_reader_format(const struct sws_trace_reader *r);
 int sws_trace_reader_is_binary(const struct sws_trace_reader *r, int *zstd);
 
 /** Copy the reader's counters into @out. */
-void sws_trace_reader_stats(const struct sws_trace_reader *r, struct sws_trace_reader_stats *out);
+void sws_trace_reader_stats_get(const struct sws_trace_reader *r, struct sws_trace_reader_stats *out);
+/* Obsolete: the old name of sws_trace_reader_stats_get(), in C only (in C++ a function of a
+ * struct's name hides the struct: "struct" would be needed before every use). */
+#ifndef __cplusplus
+SWS_DEPRECATED("use sws_trace_reader_stats_get()") void sws_trace_reader_stats(const struct sws_trace_reader *r, struct sws_trace_reader_stats *out);
+#endif
+
 
 /*
  * What the perf importer made of the life of processes (all zero for the

@@ -75,7 +75,13 @@ struct sws_xswap_info {
 };
 
 /** @return 0, SWS_ENODEV, SWS_EINVAL (not an xswap device). */
-int sws_xswap_info(struct sws_sim *sim, int type, struct sws_xswap_info *info);
+int sws_xswap_info_get(struct sws_sim *sim, int type, struct sws_xswap_info *info);
+/* Obsolete: the old name of sws_xswap_info_get(), in C only (in C++ a function of a
+ * struct's name hides the struct: "struct" would be needed before every use). */
+#ifndef __cplusplus
+SWS_DEPRECATED("use sws_xswap_info_get()") int sws_xswap_info(struct sws_sim *sim, int type, struct sws_xswap_info *info);
+#endif
+
 
 #ifdef __cplusplus
 }

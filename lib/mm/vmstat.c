@@ -21,7 +21,7 @@ const char *sws_mm_counter_name(enum sws_mm_counter c)
 
 /* ---- stats ------------------------------------------------------------------------------ */
 
-void sws_mm_cpu_time(const struct sws_mm *mm, const struct sws_cpu *cpu, struct sws_mm_cpu_time *out)
+void sws_mm_cpu_time_get(const struct sws_mm *mm, const struct sws_cpu *cpu, struct sws_mm_cpu_time *out)
 {
 	const struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
 	out->sys_ns = sws_load_relaxed(&p->sys_ns);
@@ -30,7 +30,7 @@ void sws_mm_cpu_time(const struct sws_mm *mm, const struct sws_cpu *cpu, struct 
 	out->background_ns = sws_load_relaxed(&p->background_ns);
 }
 
-void sws_mm_stats(struct sws_mm *mm, struct sws_mm_stats *st)
+void sws_mm_stats_get(struct sws_mm *mm, struct sws_mm_stats *st)
 {
 	memset(st, 0, sizeof(*st));
 	for (unsigned c = 0; c < mm->sim->max_cpus; c++) {
@@ -71,4 +71,12 @@ void sws_mm_stats(struct sws_mm *mm, struct sws_mm_stats *st)
 	sws_stats_snapshot(mm->sim, &ss);
 	st->swapcache_pages = ss.nr_swapcache;
 	st->nr_spaces = mm->nr_spaces;
+}
+
+/* The obsolete names (swapsim/mm.h), for callers built against them. */
+void sws_mm_stats(struct sws_mm *mm, struct sws_mm_stats *out) { sws_mm_stats_get(mm, out); }
+
+void sws_mm_cpu_time(const struct sws_mm *mm, const struct sws_cpu *cpu, struct sws_mm_cpu_time *out)
+{
+	sws_mm_cpu_time_get(mm, cpu, out);
 }

@@ -73,13 +73,13 @@ void sws__sample_peaks(struct sws_replay *r)
 	/* Each device's own peak, with several (one: the total's is its). */
 	for (uint32_t i = 0; r->cfg.nr_swap > 1 && i < r->cfg.nr_swap; i++) {
 		struct sws_device_info di;
-		if (!sws_device_info(r->sim, r->types[i], &di))
+		if (!sws_device_info_get(r->sim, r->types[i], &di))
 			store_max(&r->peaks.dev_inuse[i], di.inuse_pages);
 	}
 	if (!(r->cfg.flags & SWS_REPLAY_ZSWAP))
 		return;
 	struct sws_mm_stats st;
-	sws_mm_stats(r->mm, &st);
+	sws_mm_stats_get(r->mm, &st);
 	pthread_mutex_lock(&r->peaks.lock);
 	if (st.pool_total_size > atomic_load(&r->peaks.pool_bytes)) {
 		atomic_store(&r->peaks.pool_bytes, st.pool_total_size);
@@ -134,7 +134,7 @@ static void collect_devices(struct sws_replay *r, struct sws_replay_report *out)
 		struct sws_replay_device *d = &out->devices[out->nr_devices++];
 		d->type = r->types[i];
 		d->kind = r->cfg.swap[i].kind;
-		if (sws_device_info(r->sim, r->types[i], &di))
+		if (sws_device_info_get(r->sim, r->types[i], &di))
 			continue;
 		d->pages = di.pages;
 		d->inuse_pages = di.inuse_pages;
@@ -148,7 +148,7 @@ static void collect_devices(struct sws_replay *r, struct sws_replay_report *out)
 	}
 }
 
-int sws_replay_report(struct sws_replay *r, struct sws_replay_report *out)
+int sws_replay_report_get(struct sws_replay *r, struct sws_replay_report *out)
 {
 	if (!r || !out)
 		return SWS_EINVAL;
@@ -191,7 +191,7 @@ int sws_replay_report(struct sws_replay *r, struct sws_replay_report *out)
 			sws__hist_merge(&out->latency[l], &w->lat[l]);
 	}
 	collect_times(r, &out->time);
-	sws_mm_stats(r->mm, &out->mm);
+	sws_mm_stats_get(r->mm, &out->mm);
 	/* The workload's memcg, or every task's one (SWS_REPLAY_MEMCG_PER_TASK) summed. */
 	out->memcg_zswap_bytes = out->memcg_zswapped_bytes = 0;
 	uint64_t seen[SWS_MM_MAX_MEMCGS / 64] = {0};
@@ -219,6 +219,7 @@ int sws_replay_report(struct sws_replay *r, struct sws_replay_report *out)
 	out->peaks.static_bytes = atomic_load(&r->peaks.meta_static);
 	out->peaks.dynamic_bytes = atomic_load(&r->peaks.meta_dynamic);
 	collect_devices(r, out);
+	sws__replay_setup(r, &out->setup);
 	sws_sim_quiesce(r->sim);
 	sws_stats_snapshot(r->sim, &out->swap);
 	sws_sim_memory_usage(r->sim, &out->memory);
@@ -245,7 +246,7 @@ bool sws_replay_counters_equal(const struct sws_replay_report *a, const struct s
 
 uint32_t sws_replay_nr_tasks(const struct sws_replay *r) { return r ? r->nprocs : 0; }
 
-int sws_replay_task(const struct sws_replay *r, uint32_t i, struct sws_replay_task *out)
+int sws_replay_task_get(const struct sws_replay *r, uint32_t i, struct sws_replay_task *out)
 {
 	if (!r || !out || i >= r->nprocs)
 		return SWS_EINVAL;
@@ -264,4 +265,12 @@ int sws_replay_task(const struct sws_replay *r, uint32_t i, struct sws_replay_ta
 	out->exited = p->asid == SWS__NO_ASID;
 	out->oom_killed = sws_mm_oom_killed(r->mm, p->space);
 	return 0;
+}
+
+/* The obsolete names (swapsim/replay.h), for callers built against them. */
+int sws_replay_report(struct sws_replay *r, struct sws_replay_report *out) { return sws_replay_report_get(r, out); }
+
+int sws_replay_task(const struct sws_replay *r, uint32_t i, struct sws_replay_task *out)
+{
+	return sws_replay_task_get(r, i, out);
 }

@@ -114,7 +114,7 @@ static void run_madv_free(struct sws__worker *w, const struct sws__item *it)
 		r->cfg.on_record(r->cfg.cb_ctx, w->idx, rec);
 	uint64_t a = rec->addr & ~4095ull, len = (rec->len + (rec->addr & 4095) + 4095) & ~4095ull;
 	int rc = sws_mm_madvise(w->cpu, r->mm, it->asid, a, len, SWS_MADV_FREE);
-	sws_mm_cpu_time(r->mm, w->cpu, &t1);
+	sws_mm_cpu_time_get(r->mm, w->cpu, &t1);
 	sws__hist_add(&w->lat[SWS_REPLAY_LAT_FREE],
 		      r->model ? (w->vc.now - w->wall_mark) / 1000
 			       : (t1.sys_ns - w->seen.sys_ns) + (t1.iowait_ns - w->seen.iowait_ns));
@@ -546,13 +546,13 @@ static void take_sample(struct sws_replay *r)
 	sws__drain(r); /* a cut: the workers' histograms and counters hold still */
 	s.events = r->events;
 	s.time_ns = r->model ? sws__sched_gvt(&r->sched) / 1000 : sws__replay_now(r) - r->start_ns;
-	sws_mm_stats(r->mm, &s.mm);
+	sws_mm_stats_get(r->mm, &s.mm);
 	sws_swap_totals(r->sim, &total, &free);
 	s.swap_used = total - free;
 	for (uint32_t i = 0; i < r->cfg.nr_swap; i++) {
 		struct sws_xswap_info xi;
 		if (r->cfg.swap[i].kind != SWS_REPLAY_SWAP_XSWAP ||
-		    sws_xswap_info(r->sim, r->types[i], &xi))
+		    sws_xswap_info_get(r->sim, r->types[i], &xi))
 			continue;
 		s.xswap_inuse_pages += xi.inuse_pages;
 		s.xswap_mapped_clusters += xi.nr_clusters_mapped;
@@ -644,9 +644,9 @@ static int run_swapoff(struct sws_replay *r, struct sws__worker *w)
 	unsigned i = r->cfg.swapoff_device - 1;
 	sws__charge_flush(w);
 	struct sws_mm_cpu_time t0, t1;
-	sws_mm_cpu_time(r->mm, w->cpu, &t0);
+	sws_mm_cpu_time_get(r->mm, w->cpu, &t0);
 	int rc = sws_mm_swapoff(w->cpu, r->mm, r->types[i]);
-	sws_mm_cpu_time(r->mm, w->cpu, &t1);
+	sws_mm_cpu_time_get(r->mm, w->cpu, &t1);
 	r->swapoff_sys_ns = t1.sys_ns - t0.sys_ns;
 	r->swapoff_ns = r->swapoff_sys_ns + (t1.iowait_ns - t0.iowait_ns);
 	r->swapoff_ran = true;

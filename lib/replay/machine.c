@@ -71,6 +71,53 @@ int sws_replay_swap_kind_parse(const char *name, enum sws_replay_swap_kind *out)
 	return SWS_EINVAL;
 }
 
+/* zswap's defaults (swapsim/zswap.h): what a zero field of sws_zswap_config means. */
+#define ZSWAP_DEFAULT_COMPRESSOR "lz4"
+#define ZSWAP_DEFAULT_POOL_PERCENT 20
+#define ZSWAP_DEFAULT_ACCEPT_PERCENT 90
+#define DEFAULT_PAGE_CLUSTER 3 /* vm.page-cluster's default (sws_mm_config) */
+
+void sws__replay_setup(const struct sws_replay *r, struct sws_replay_setup *out)
+{
+	const struct sws_replay_config *c = &r->cfg;
+	memset(out, 0, sizeof(*out));
+	out->clock = c->clock;
+	out->cpus = r->nthreads;
+	out->ram_pages = c->ram_pages;
+	out->mem_limit_pages = c->mem_limit_pages;
+	out->cgroup = c->zswap.cgroup == SWS_ZSWAP_CGROUP_V1 ? 1 : 2;
+	out->page_cluster = c->page_cluster ? c->page_cluster - 1 : DEFAULT_PAGE_CLUSTER;
+	out->policy = c->policy;
+	out->flags = c->flags;
+	out->seed = c->seed;
+	out->user_bandwidth = c->user_bandwidth;
+	memcpy(out->content_weight, c->content_weight, sizeof(out->content_weight));
+	out->swapoff_device = c->swapoff_device;
+	out->nr_swap = c->nr_swap;
+	for (uint32_t i = 0; i < c->nr_swap; i++) {
+		struct sws_replay_swap *sw = &out->swap[i];
+		*sw = c->swap[i];
+		if (sw->kind == SWS_REPLAY_SWAP_XSWAP)
+			continue; /* sized by RAM, no storage */
+		if (!sw->pages)
+			sw->pages = 2 * c->ram_pages;
+		if (!sw->read_ns)
+			sw->read_ns = kinds[sw->kind].read_ns;
+		if (!sw->write_ns)
+			sw->write_ns = kinds[sw->kind].write_ns;
+	}
+	if (c->flags & SWS_REPLAY_ZSWAP) {
+		snprintf(out->zswap_compressor, sizeof(out->zswap_compressor), "%s",
+			 c->zswap.compressor ? c->zswap.compressor : ZSWAP_DEFAULT_COMPRESSOR);
+		out->zswap_max_pool_percent = c->zswap.max_pool_percent ? c->zswap.max_pool_percent
+									 : ZSWAP_DEFAULT_POOL_PERCENT;
+		out->zswap_accept_threshold_percent = c->zswap.accept_threshold_percent
+							      ? c->zswap.accept_threshold_percent
+							      : ZSWAP_DEFAULT_ACCEPT_PERCENT;
+		out->zswap_flags = c->zswap.flags;
+	}
+}
+
 uint64_t sws__replay_now(const struct sws_replay *r)
 {
 	if (r->has_env && r->env.clock_ns)

@@ -34,7 +34,7 @@ void sws__note_error(struct sws__worker *w, int rc)
 void sws__charge_background(struct sws__worker *w)
 {
 	struct sws_mm_cpu_time t1;
-	sws_mm_cpu_time(w->r->mm, w->cpu, &t1);
+	sws_mm_cpu_time_get(w->r->mm, w->cpu, &t1);
 	w->kswapd.sys_ns += t1.sys_ns - w->seen.sys_ns;
 	w->kswapd.sys_modelled_ns += t1.sys_modelled_ns - w->seen.sys_modelled_ns;
 	w->kswapd.iowait_ns += t1.iowait_ns - w->seen.iowait_ns;
@@ -117,7 +117,7 @@ static void run_access(struct sws__worker *w, const struct sws__item *it)
 	for (uint64_t pg = first;; pg++) {
 		int rc = sws_mm_access(w->cpu, r->mm, it->asid, pg << 12, write);
 		if (rc) { /* a hit charges nothing: only faults go to the fault-path histogram */
-			sws_mm_cpu_time(r->mm, w->cpu, &after);
+			sws_mm_cpu_time_get(r->mm, w->cpu, &after);
 			if (rc == 1) {
 				sws__hist_add(&w->lat[SWS_REPLAY_LAT_FAULT], lat_ns(w, t0, &before, &after));
 			} else {
@@ -160,7 +160,7 @@ static void run_file(struct sws__worker *w, const struct sws__item *it)
 	bool write = rec->flags & SWS_TRACE_F_WRITE;
 	int64_t rc = sws_mm_file_io(w->cpu, r->mm, it->asid, rec->arg, first, pages, write);
 	struct sws_mm_cpu_time t1;
-	sws_mm_cpu_time(r->mm, w->cpu, &t1);
+	sws_mm_cpu_time_get(r->mm, w->cpu, &t1);
 	sws__charge(w, it->proc, &t1, rc < 0 ? 0 : pages * r->user_ns_per_page, 0, SWS__PH_OTHER);
 	if (rc < 0)
 		sws__note_error(w, (int)rc);
@@ -185,7 +185,7 @@ void sws__run_record(struct sws__worker *w, const struct sws__item *it)
 		uint64_t a = rec->addr & ~4095ull, len = (rec->len + (rec->addr & 4095) + 4095) & ~4095ull;
 		rc = sws_mm_madvise(w->cpu, r->mm, it->asid, a, len,
 				    out ? SWS_MADV_PAGEOUT : SWS_MADV_DONTNEED);
-		sws_mm_cpu_time(r->mm, w->cpu, &t1);
+		sws_mm_cpu_time_get(r->mm, w->cpu, &t1);
 		if (!out)
 			sws__hist_add(&w->lat[SWS_REPLAY_LAT_FREE], lat_ns(w, w->wall_mark, &w->seen, &t1));
 		sws__charge(w, it->proc, &t1, 0, 0, out ? SWS__PH_OTHER : SWS__PH_FREE);
@@ -198,7 +198,7 @@ void sws__run_record(struct sws__worker *w, const struct sws__item *it)
 		break;
 	case SWS_TRACE_RECLAIM:
 		sws_mm_reclaim(w->cpu, r->mm, reclaim_memcg(r, rec->arg, it->proc), rec->len);
-		sws_mm_cpu_time(r->mm, w->cpu, &t1);
+		sws_mm_cpu_time_get(r->mm, w->cpu, &t1);
 		sws__charge(w, it->proc, &t1, 0, 0, SWS__PH_OTHER);
 		break;
 	default:
@@ -215,7 +215,7 @@ void sws__run_record(struct sws__worker *w, const struct sws__item *it)
 static void charge_free(struct sws_replay *r, struct sws__worker *w, uint32_t proc)
 {
 	struct sws_mm_cpu_time t1;
-	sws_mm_cpu_time(r->mm, w->cpu, &t1);
+	sws_mm_cpu_time_get(r->mm, w->cpu, &t1);
 	sws__hist_add(&w->lat[SWS_REPLAY_LAT_FREE], lat_ns(w, w->wall_mark, &w->seen, &t1));
 	sws__charge(w, proc, &t1, 0, 0, SWS__PH_FREE);
 }
@@ -251,7 +251,7 @@ void sws__run_structural(struct sws_replay *r, struct sws__worker *w, const stru
 			if (rc)
 				sws_mm_exit(w->cpu, r->mm, child);
 		}
-		sws_mm_cpu_time(r->mm, w->cpu, &t1);
+		sws_mm_cpu_time_get(r->mm, w->cpu, &t1);
 		sws__charge(w, pidx, &t1, 0, 0, SWS__PH_OTHER);
 		break;
 	}

@@ -236,6 +236,8 @@ struct sws_replay {
 /* ---- machine.c ------------------------------------------------------------------ */
 
 uint64_t sws__replay_now(const struct sws_replay *r);
+/* The machine of @r, every default filled in (the report's setup). */
+void sws__replay_setup(const struct sws_replay *r, struct sws_replay_setup *out);
 
 /* ---- task.c --------------------------------------------------------------------- */
 
@@ -382,6 +384,28 @@ void sws__hist_add(struct sws_replay_hist *h, uint64_t ns);
 void sws__hist_merge(struct sws_replay_hist *dst, const struct sws_replay_hist *src);
 /* Sample the peaks (any thread; cheap: a few loads and maxima). */
 void sws__sample_peaks(struct sws_replay *r);
+
+/* ---- report.c: what the report layouts share (report_compare.c) ------------------ */
+
+/* Newton's square root (libswapsim links no libm). */
+double sws__sqrt(double x);
+/* The column's name of a configuration: its label, or its backend's name. */
+const char *sws__series_label(const struct sws_replay_series *s);
+/* Is the row of value @get(run, @idx) shown: non-zero in some run of some
+ * configuration, or every row asked for (SWS_REPLAY_PRINT_ALL_COUNTERS in @flags)? */
+bool sws__row_shown(const struct sws_replay_series *s, unsigned n, uint32_t flags,
+		    uint64_t (*get)(const struct sws_replay_report *r, unsigned idx), unsigned idx);
+/* The machine in one line: "RAM 4G, memcg 2G (cgroup v2), swap pmem 8G, ...". */
+void sws__setup_line(const struct sws_replay_setup *st, char *buf, size_t len);
+
+/* ---- report_compare.c: other tools' comparison layouts ---------------------------- */
+
+/* sws_replay_print()'s SWS_REPLAY_REPORT_MMTESTS and _LKP (arguments checked).
+ * @return 0 or the first non-zero value @write returned. */
+int sws__print_mmtests(const struct sws_replay_print_config *pc, const struct sws_replay_series *s,
+		       unsigned n, int (*write)(void *ctx, const char *text, size_t len), void *ctx);
+int sws__print_lkp(const struct sws_replay_print_config *pc, const struct sws_replay_series *s, unsigned n,
+		   int (*write)(void *ctx, const char *text, size_t len), void *ctx);
 
 /* Deterministic PRNG (splitmix64) and a bijection on [0, n) for permutations. */
 static inline uint64_t sws__rand(uint64_t *s)

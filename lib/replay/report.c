@@ -14,7 +14,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <swapsim/swapsim.h>
+
 #include "replay_internal.h"
+
+#define STR2(x) #x
+#define STR(x) STR2(x)
+/* libswapsim's version, "MAJOR.MINOR.PATCH" (swapsim/swapsim.h) */
+#define LIB_VERSION STR(SWS_VERSION_MAJOR) "." STR(SWS_VERSION_MINOR) "." STR(SWS_VERSION_PATCH)
 
 struct out {
 	int (*write)(void *ctx, const char *text, size_t len);
@@ -37,6 +44,7 @@ static void pr(struct out *o, const char *fmt, ...)
 		return;
 	o->err = o->write(o->ctx, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
+
 
 /* ---- figures: what is compared, with its statistics over the repeats ------------------- */
 
@@ -161,6 +169,21 @@ static bool counters_identical(const struct sws_replay_series *s)
 static const char *label_of(const struct sws_replay_series *s)
 {
 	return s->label ? s->label : sws_backend_name(s->repeats[0]->backend);
+}
+
+const char *sws__series_label(const struct sws_replay_series *s) { return label_of(s); }
+double sws__sqrt(double x) { return rootd(x); }
+
+bool sws__row_shown(const struct sws_replay_series *s, unsigned n, uint32_t flags,
+		    uint64_t (*get)(const struct sws_replay_report *r, unsigned idx), unsigned idx)
+{
+	if (flags & SWS_REPLAY_PRINT_ALL_COUNTERS)
+		return true;
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned k = 0; k < s[i].nr_repeats; k++)
+			if (get(s[i].repeats[k], idx))
+				return true;
+	return false;
 }
 
 /* ---- the work report ---------------------------------------------------------------------- */
@@ -318,22 +341,32 @@ static uint64_t swpout(const struct sws_replay_report *r, unsigned o) { return r
 static uint64_t swpout_fb(const struct sws_replay_report *r, unsigned o) { return r->mm.swpout_fallback[o]; }
 static uint64_t wl_killed(const struct sws_replay_report *r, unsigned i) { (void)i; return r->workload.killed; }
 
-static void print_counters(struct out *o, const struct sws_replay_series *s, unsigned n)
+/* The counters: rows that are 0 in every run left out, unless every row is asked for. */
+static void print_counters(struct out *o, const struct sws_replay_series *s, unsigned n, uint32_t flags)
 {
 	char name[64];
-	pr(o, "-- counters (the repeats' value; mean ±relative spread where they differ)\n");
-	for (unsigned c = 0; c < SWS_MM_NR_COUNTERS; c++)
-		row_counter(o, sws_mm_counter_name((enum sws_mm_counter)c), s, n, mm_ctr, c);
-	for (unsigned ord = 0; ord < SWS_NR_ORDERS; ord++) {
-		bool any = false;
-		for (unsigned i = 0; i < n; i++)
-			any |= s[i].repeats[0]->mm.swpout[ord] || s[i].repeats[0]->mm.swpout_fallback[ord];
-		if (!any && ord)
-			continue;
-		snprintf(name, sizeof(name), "swpout[%u]", ord);
-		row_counter(o, name, s, n, swpout, ord);
-		snprintf(name, sizeof(name), "swpout_fallback[%u]", ord);
-		row_counter(o, name, s, n, swpout_fb, ord);
+	unsigned hidden = 0;
+	pr(o, "-- counters (the repeats' value; mean ±relative spread where they differ%s)\n",
+		flags & SWS_REPLAY_PRINT_ALL_COUNTERS ? "" : "; those 0 in every run left out");
+	for (unsigned c = 0; c < SWS_MM_NR_COUNTERS; c++) {
+		if (sws__row_shown(s, n, flags, mm_ctr, c))
+			row_counter(o, sws_mm_counter_name((enum sws_mm_counter)c), s, n, mm_ctr, c);
+		else
+			hidden++;
+	}
+	for (unsigned ord = 0; ord < SWS_NR_ORDERS; ord++) { /* per folio order */
+		if (sws__row_shown(s, n, flags, swpout, ord)) {
+			snprintf(name, sizeof(name), "swpout[%u]", ord);
+			row_counter(o, name, s, n, swpout, ord);
+		} else {
+			hidden++;
+		}
+		if (sws__row_shown(s, n, flags, swpout_fb, ord)) {
+			snprintf(name, sizeof(name), "swpout_fallback[%u]", ord);
+			row_counter(o, name, s, n, swpout_fb, ord);
+		} else {
+			hidden++;
+		}
 	}
 	bool backing = false;
 	for (unsigned i = 0; i < n; i++)
@@ -344,8 +377,13 @@ static void print_counters(struct out *o, const struct sws_replay_series *s, uns
 		if (!backing && (c == SWS_CTR_swap_writepage || c == SWS_CTR_swap_readpage ||
 				 c == SWS_CTR_swap_writepage_error))
 			continue; /* said below */
-		row_counter(o, sws_counter_name((enum sws_counter)c), s, n, swap_ctr, c);
+		if (sws__row_shown(s, n, flags, swap_ctr, c))
+			row_counter(o, sws_counter_name((enum sws_counter)c), s, n, swap_ctr, c);
+		else
+			hidden++;
 	}
+	if (hidden)
+		pr(o, "(%u counters are 0 in every run and left out: --all-counters shows them)\n", hidden);
 	if (!backing)
 		pr(o, "(no device has a backing store here: pages are not stored, only their I/O time is\n"
 		      " modelled, so swap_writepage, swap_readpage and swap_writepage_error count nothing;\n"
@@ -515,7 +553,215 @@ static void print_model(struct out *o, const struct sws_replay_series *s, unsign
 	}
 }
 
-static void print_table(struct out *o, const struct sws_replay_series *s, unsigned n)
+/* ---- what the report says about itself ------------------------------------------ */
+
+/* @bytes as a size option takes it: the largest binary unit that divides it. */
+static const char *size_str(uint64_t bytes, char *buf, size_t len)
+{
+	static const char units[] = "KMGTP";
+	unsigned u = 0;
+	if (!bytes || bytes % 1024) {
+		snprintf(buf, len, "%" PRIu64, bytes);
+		return buf;
+	}
+	uint64_t v = bytes / 1024;
+	while (u + 1 < sizeof(units) - 1 && v % 1024 == 0) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%" PRIu64 "%c", v, units[u]);
+	return buf;
+}
+
+static const char *policy_name(enum sws_reclaim_policy p)
+{
+	return p == SWS_RECLAIM_LRU ? "lru" : p == SWS_RECLAIM_CLOCK ? "clock" : "kernel";
+}
+
+static const char *zswap_scheme_name(uint32_t flags)
+{
+	return flags & SWS_ZSWAP_OLD_SCHEME ? "old" : flags & SWS_ZSWAP_SECOND_CHANCE_ONLY ? "second-chance" : "both";
+}
+
+void sws__setup_line(const struct sws_replay_setup *st, char *buf, size_t len)
+{
+	char a[32];
+	size_t at = 0;
+#define ADD(...)                                                                  \
+	do {                                                                      \
+		if (at < len)                                                     \
+			at += (size_t)snprintf(buf + at, len - at, __VA_ARGS__); \
+	} while (0)
+	buf[0] = 0;
+	ADD("RAM %s", size_str(st->ram_pages * SWS_PAGE_SIZE, a, sizeof(a)));
+	if (st->mem_limit_pages)
+		ADD(", memcg %s%s (cgroup v%u)", size_str(st->mem_limit_pages * SWS_PAGE_SIZE, a, sizeof(a)),
+		    st->flags & SWS_REPLAY_MEMCG_PER_TASK ? " per task" : "", st->cgroup);
+	else
+		ADD(", no memcg");
+	for (uint32_t i = 0; i < st->nr_swap; i++) {
+		const struct sws_replay_swap *sw = &st->swap[i];
+		ADD("%s %s", i ? " +" : ", swap", sws_replay_swap_kind_name(sw->kind));
+		if (sw->kind == SWS_REPLAY_SWAP_XSWAP) {
+			if (sw->limit_pages)
+				ADD(" limit %" PRIu64 "p", sw->limit_pages);
+		} else {
+			ADD(" %s (%g/%g us read/write)", size_str(sw->pages * SWS_PAGE_SIZE, a, sizeof(a)),
+			    (double)sw->read_ns / 1e3, (double)sw->write_ns / 1e3);
+		}
+		if (sw->prio >= 0)
+			ADD(" prio %d", sw->prio);
+		if (sw->path)
+			ADD(" file %s", sw->path);
+		if (sw->swap_flags & SWS_REPLAY_SWAP_DISCARD)
+			ADD(" discard");
+	}
+	ADD(", page-cluster %u", st->page_cluster);
+	if (st->flags & SWS_REPLAY_ZSWAP)
+		ADD(", zswap %s (max_pool_percent %u, accept_threshold %u, shrinker %s, scheme %s)",
+		    st->zswap_compressor, st->zswap_max_pool_percent, st->zswap_accept_threshold_percent,
+		    st->zswap_flags & SWS_ZSWAP_SHRINKER ? "on" : "off", zswap_scheme_name(st->zswap_flags));
+	else
+		ADD(", zswap off");
+	ADD(", %u CPU%s, policy %s, seed %" PRIu64, st->cpus, st->cpus == 1 ? "" : "s", policy_name(st->policy),
+	    st->seed);
+	if (st->flags & SWS_REPLAY_VERIFY)
+		ADD(", verify");
+	if (st->swapoff_device)
+		ADD(", swapoff of device %u at the end", st->swapoff_device);
+#undef ADD
+}
+
+static const char *clock_meaning(enum sws_replay_clock c)
+{
+	return c == SWS_REPLAY_CLOCK_HOST ? "times are this host's CPU time measured around the model's kernel "
+					    "paths, plus modelled device and user time"
+	       : c == SWS_REPLAY_CLOCK_MODEL ? "modelled times on simulated CPUs from the cost table, the same on "
+					       "every run and host"
+					     : "";
+}
+
+/* The five lines that say what made the report: command, version, clock, input, machine. */
+static void print_header(struct out *o, const struct sws_replay_print_config *pc,
+			 const struct sws_replay_series *s)
+{
+	const struct sws_replay_setup *st = &s[0].repeats[0]->setup;
+	char line[1024];
+	pr(o, "command: %s\n", pc->command ? pc->command : "(not given)");
+	if (pc->program)
+		pr(o, "version: %s %s (libswapsim %s)\n", pc->program,
+			pc->program_version ? pc->program_version : LIB_VERSION, LIB_VERSION);
+	else
+		pr(o, "version: libswapsim %s\n", LIB_VERSION);
+	pr(o, "clock:   %s (%s)\n", sws_replay_clock_name(st->clock), clock_meaning(st->clock));
+	pr(o, "input:   %s\n", pc->input ? pc->input : "(not given)");
+	sws__setup_line(st, line, sizeof(line));
+	pr(o, "machine: %s\n", line);
+}
+
+/* Figure @get's mean over the repeats of @s. */
+static double mean_of(const struct sws_replay_series *s, getter get) { return stat_of(s, get).mean; }
+
+static double g_meta_peak(const struct sws_replay_report *r)
+{
+	return (double)(r->peaks.static_bytes + r->peaks.dynamic_bytes);
+}
+
+/*
+ * One verdict part: @what of @s against @base, the difference in percent with
+ * its spread; a difference within its spread (several repeats) is "equal".
+ */
+static void verdict_part(struct out *o, const struct sws_replay_series *s, const struct sws_replay_series *base,
+			 getter get, const char *less, const char *more, const char *what, const char *detail)
+{
+	struct stat a = stat_of(s, get), b = stat_of(base, get);
+	double diff = b.mean ? 100 * (a.mean / b.mean - 1) : 0;
+	double spread = b.mean && a.mean ? 100 * absd(a.mean / b.mean) *
+						  rootd(sqd(b.stdev / b.mean) + sqd(a.stdev / a.mean))
+					 : 0;
+	bool noisy = (s->nr_repeats > 1 || base->nr_repeats > 1) && spread > 0;
+	bool equal = a.mean == b.mean || (noisy && absd(diff) <= spread);
+	const char *sep = equal ? ", " : " (";
+	if (equal)
+		pr(o, "equal %s (%+.2f%%", what, diff);
+	else
+		pr(o, "%s by %.2f%%", diff < 0 ? less : more, absd(diff));
+	if (noisy) {
+		pr(o, "%s%s±%.2f", sep, equal ? "within its spread " : "", spread);
+		sep = ", ";
+	}
+	if (detail) {
+		pr(o, "%s%s", sep, detail);
+		sep = ", ";
+	}
+	if (sep[0] == ',')
+		pr(o, ")");
+}
+
+/* @bytes for a reader: B, KiB, MiB or GiB. */
+static const char *bytes_str(double bytes, char *buf, size_t len)
+{
+	if (bytes < 1024)
+		snprintf(buf, len, "%.0f B", bytes);
+	else if (bytes < 1024.0 * 1024)
+		snprintf(buf, len, "%.1f KiB", bytes / 1024);
+	else if (bytes < 1024.0 * 1024 * 1024)
+		snprintf(buf, len, "%.1f MiB", bytes / (1024.0 * 1024));
+	else
+		snprintf(buf, len, "%.2f GiB", bytes / (1024.0 * 1024 * 1024));
+	return buf;
+}
+
+/* One line per configuration after the first: how it compares with the first. */
+static void print_verdicts(struct out *o, const struct sws_replay_series *s, unsigned n)
+{
+	char a[32], b[32], detail[96];
+	for (unsigned i = 1; i < n; i++) {
+		pr(o, "verdict: %s against %s: ", label_of(&s[i]), label_of(&s[0]));
+		verdict_part(o, &s[i], &s[0], g_elapsed, "faster", "slower", "elapsed time", NULL);
+		pr(o, ", ");
+		verdict_part(o, &s[i], &s[0], g_sys, "less system time", "more system time", "system time", NULL);
+		pr(o, ", ");
+		snprintf(detail, sizeof(detail), "at the peak %s against %s",
+			 bytes_str(mean_of(&s[i], g_meta_peak), a, sizeof(a)),
+			 bytes_str(mean_of(&s[0], g_meta_peak), b, sizeof(b)));
+		verdict_part(o, &s[i], &s[0], g_meta_peak, "less metadata memory", "more metadata memory",
+			     "metadata memory", detail);
+		pr(o, "\n");
+	}
+}
+
+/*
+ * With several swap devices: one line per device and configuration, in
+ * /proc/swaps' columns (Filename, Type, Size and Used in KiB, Priority) and
+ * the peak of Used, from the first repeat. A device without a file is named
+ * by its place in the configuration; Priority -1 is none.
+ */
+static void print_devices(struct out *o, const struct sws_replay_series *s, unsigned n)
+{
+	if (s[0].repeats[0]->setup.nr_swap < 2)
+		return;
+	pr(o, "-- swap devices (as /proc/swaps, KiB; Used at the end of the first repeat, Peak its largest)\n");
+	pr(o, "%-10s %-32s %-8s %12s %12s %12s %8s\n", "run", "Filename", "Type", "Size", "Used", "Peak",
+		"Priority");
+	for (unsigned i = 0; i < n; i++) {
+		const struct sws_replay_report *r = s[i].repeats[0];
+		for (uint32_t d = 0; d < r->nr_devices && d < r->setup.nr_swap; d++) {
+			const struct sws_replay_device *dv = &r->devices[d];
+			char fname[40];
+			if (r->setup.swap[d].path)
+				snprintf(fname, sizeof(fname), "%.32s", r->setup.swap[d].path);
+			else
+				snprintf(fname, sizeof(fname), "(--swap %u, no file)", d + 1);
+			pr(o, "%-10s %-32s %-8s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %8d\n",
+				label_of(&s[i]), fname, sws_replay_swap_kind_name(dv->kind), dv->pages * 4,
+				dv->inuse_pages * 4, dv->peak_inuse_pages * 4, r->setup.swap[d].prio);
+		}
+	}
+}
+
+static void print_table(struct out *o, const struct sws_replay_print_config *pc,
+			const struct sws_replay_series *s, unsigned n)
 {
 	const struct sws_replay_report *first[SWS_REPLAY_MAX_SERIES];
 	unsigned repeats = s[0].nr_repeats;
@@ -525,21 +771,18 @@ static void print_table(struct out *o, const struct sws_replay_series *s, unsign
 		same &= s[i].nr_repeats == repeats;
 		identical &= counters_identical(&s[i]);
 	}
+	print_header(o, pc, s);
 	if (repeats > 1 || !same)
 		pr(o, "%u configuration%s, %u repeat%s each (interleaved); counters identical across repeats: %s\n",
 		   n, n == 1 ? "" : "s", repeats, repeats == 1 ? "" : "s",
 		   identical ? "yes"
-		   : first[0]->clock == SWS_REPLAY_CLOCK_MODEL ? "no (each repeat has its own seed)"
+		   : s[0].repeats[0]->clock == SWS_REPLAY_CLOCK_MODEL ? "no (each repeat has its own seed)"
 		   : first[0]->threads > 1 ? "no (expected with several threads)" : "NO");
 	pr(o, "%-*s", NAMEW, "");
 	for (unsigned i = 0; i < n; i++)
 		cell(o, label_of(&s[i]));
 	pr(o, "\n");
-	pr(o, "%-*s", NAMEW, "clock");
-	for (unsigned i = 0; i < n; i++)
-		cell(o, sws_replay_clock_name(first[i]->clock));
-	pr(o, "\n");
-	if (first[0]->clock == SWS_REPLAY_CLOCK_MODEL)
+	if (s[0].repeats[0]->clock == SWS_REPLAY_CLOCK_MODEL)
 		row_counter(o, "cpus (simulated)", s, n, r_cpus, 0);
 	for (unsigned st = ST_THREADS; st <= ST_ERRORS; st++)
 		row_state(o, s, n, st);
@@ -558,15 +801,17 @@ static void print_table(struct out *o, const struct sws_replay_series *s, unsign
 			killed |= s[i].repeats[k]->workload.killed != 0;
 	if (killed) /* usemem's figures are those of the tasks that completed */
 		row_counter(o, "usemem tasks OOM-killed (no figures)", s, n, wl_killed, 0);
-	if (first[0]->clock == SWS_REPLAY_CLOCK_MODEL)
+	if (s[0].repeats[0]->clock == SWS_REPLAY_CLOCK_MODEL)
 		print_model(o, s, n);
 	pr(o, "-- host (the simulator's own speed on this machine, measured: not a figure of the design)\n");
 	for (unsigned f = 0; f < NR_FIGURES; f++)
 		if (figures[f].when == F_HOST)
 			print_figure(o, &figures[f], s, n);
 	print_work(o, s, n);
-	print_counters(o, s, n);
+	print_counters(o, s, n, pc->flags);
 	print_state(o, s, n);
+	print_devices(o, s, n);
+	print_verdicts(o, s, n);
 }
 
 /* ---- JSON --------------------------------------------------------------------------------- */
@@ -824,15 +1069,116 @@ static void json_series(struct out *o, const struct sws_replay_series *s)
 	pr(o, "]}");
 }
 
+/* ---- JSON: what the report says about itself ------------------------------------ */
+
+/* A JSON string (NULL: null). */
+static void json_str(struct out *o, const char *v)
+{
+	char buf[256];
+	size_t at = 0;
+	if (!v) {
+		pr(o, "null");
+		return;
+	}
+	pr(o, "\"");
+	for (; *v; v++) {
+		unsigned char c = (unsigned char)*v;
+		if (at > sizeof(buf) - 8) {
+			pr(o, "%.*s", (int)at, buf);
+			at = 0;
+		}
+		if (c == '"' || c == '\\')
+			at += (size_t)snprintf(buf + at, sizeof(buf) - at, "\\%c", c);
+		else if (c < 0x20)
+			at += (size_t)snprintf(buf + at, sizeof(buf) - at, "\\u%04x", c);
+		else
+			buf[at++] = (char)c;
+	}
+	pr(o, "%.*s\"", (int)at, buf);
+}
+
+/* enum sws_content's names, as --content spells them */
+static const char *const content_names[SWS_NR_CONTENT] = {"zero", "same", "index", "text", "random"};
+
+static void json_setup(struct out *o, const struct sws_replay_print_config *pc,
+		       const struct sws_replay_setup *st)
+{
+	pr(o, "\"setup\":{\"input\":");
+	json_str(o, pc->input);
+	pr(o, ",\"ram_bytes\":%" PRIu64 ",\"memcg_limit_bytes\":", st->ram_pages * SWS_PAGE_SIZE);
+	if (st->mem_limit_pages)
+		pr(o, "%" PRIu64, st->mem_limit_pages * SWS_PAGE_SIZE);
+	else
+		pr(o, "null");
+	pr(o, ",\"memcg_per_task\":%s,\"cgroup_version\":%u,\"devices\":[",
+		st->flags & SWS_REPLAY_MEMCG_PER_TASK ? "true" : "false", st->cgroup);
+	for (uint32_t i = 0; i < st->nr_swap; i++) {
+		const struct sws_replay_swap *sw = &st->swap[i];
+		pr(o, "%s{\"kind\":\"%s\",\"bytes\":%" PRIu64 ",\"prio\":%d,\"file\":", i ? "," : "",
+			sws_replay_swap_kind_name(sw->kind), sw->pages * SWS_PAGE_SIZE, sw->prio);
+		json_str(o, sw->path);
+		pr(o, ",\"read_ns\":%" PRIu64 ",\"write_ns\":%" PRIu64 ",\"discard\":%s,\"limit_pages\":%" PRIu64
+			   "}",
+			sw->read_ns, sw->write_ns, sw->swap_flags & SWS_REPLAY_SWAP_DISCARD ? "true" : "false",
+			sw->limit_pages);
+	}
+	pr(o, "],\"page_cluster\":%u,\"zswap\":{\"enabled\":%s", st->page_cluster,
+		st->flags & SWS_REPLAY_ZSWAP ? "true" : "false");
+	if (st->flags & SWS_REPLAY_ZSWAP)
+		pr(o, ",\"compressor\":\"%s\",\"max_pool_percent\":%u,\"accept_threshold_percent\":%u,"
+			   "\"shrinker\":%s,\"scheme\":\"%s\"",
+			st->zswap_compressor, st->zswap_max_pool_percent, st->zswap_accept_threshold_percent,
+			st->zswap_flags & SWS_ZSWAP_SHRINKER ? "true" : "false", zswap_scheme_name(st->zswap_flags));
+	pr(o, "},\"cpus\":%u,\"policy\":\"%s\",\"seeds\":{\"content\":%" PRIu64 ",\"workload\":", st->cpus,
+		policy_name(st->policy), st->seed);
+	if (pc->has_workload_seed)
+		pr(o, "%" PRIu64, pc->workload_seed);
+	else
+		pr(o, "null");
+	pr(o, "},\"user_bandwidth\":%" PRIu64 ",\"verify\":%s,\"read_fault\":\"%s\",\"swapoff_device\":%u,"
+		   "\"content_weight\":{",
+		st->user_bandwidth, st->flags & SWS_REPLAY_VERIFY ? "true" : "false",
+		st->flags & SWS_REPLAY_READ_POPULATES ? "data" : "zero", st->swapoff_device);
+	for (unsigned c = 0; c < SWS_NR_CONTENT; c++)
+		pr(o, "%s\"%s\":%u", c ? "," : "", content_names[c], st->content_weight[c]);
+	pr(o, "}}");
+}
+
+/* The report's first keys: version, program, command, argv, clock, setup. */
+static void json_head(struct out *o, const struct sws_replay_print_config *pc, const struct sws_replay_series *s)
+{
+	const struct sws_replay_setup *st = &s[0].repeats[0]->setup;
+	pr(o, "\"version\":");
+	json_str(o, pc->program_version ? pc->program_version : LIB_VERSION);
+	pr(o, ",\"library_version\":\"%s\",\"program\":", LIB_VERSION);
+	json_str(o, pc->program);
+	pr(o, ",\"command\":");
+	json_str(o, pc->command);
+	pr(o, ",\"argv\":");
+	if (pc->argv) {
+		pr(o, "[");
+		for (unsigned i = 0; pc->argv[i]; i++) {
+			pr(o, "%s", i ? "," : "");
+			json_str(o, pc->argv[i]);
+		}
+		pr(o, "]");
+	} else {
+		pr(o, "null");
+	}
+	pr(o, ",\"clock\":\"%s\",", sws_replay_clock_name(st->clock));
+	json_setup(o, pc, st);
+	pr(o, ",");
+}
+
 /* ---- entry points ---------------------------------------------------------------------- */
 
-int sws_replay_series_print(const struct sws_replay_series *series, unsigned n,
-			    enum sws_replay_format fmt,
-			    int (*write)(void *ctx, const char *text, size_t len), void *ctx)
+int sws_replay_print(const struct sws_replay_print_config *pc, const struct sws_replay_series *series,
+		     unsigned n, int (*write)(void *ctx, const char *text, size_t len), void *ctx)
 {
 	struct out o = {write, ctx, 0};
-	if (!series || !write || !n || n > SWS_REPLAY_MAX_SERIES)
-		return SWS_EINVAL;
+	if (!pc || !series || !write || !n || n > SWS_REPLAY_MAX_SERIES ||
+	    pc->version > SWS_REPLAY_PRINT_CONFIG_VERSION || (pc->flags & ~SWS_REPLAY_PRINT_ALL_COUNTERS))
+		return pc && pc->version > SWS_REPLAY_PRINT_CONFIG_VERSION ? SWS_EVERSION : SWS_EINVAL;
 	for (unsigned i = 0; i < n; i++) {
 		if (!series[i].repeats || !series[i].nr_repeats)
 			return SWS_EINVAL;
@@ -840,17 +1186,22 @@ int sws_replay_series_print(const struct sws_replay_series *series, unsigned n,
 			if (!series[i].repeats[k])
 				return SWS_EINVAL;
 	}
-	if (fmt == SWS_REPLAY_REPORT_TABLE) {
-		print_table(&o, series, n);
-	} else if (fmt == SWS_REPLAY_REPORT_JSON) {
-		pr(&o, "{\"runs\":[");
+	switch (pc->format) {
+	case SWS_REPLAY_REPORT_TABLE:
+		print_table(&o, pc, series, n);
+		break;
+	case SWS_REPLAY_REPORT_JSON:
+		pr(&o, "{");
+		json_head(&o, pc, series);
+		pr(&o, "\"runs\":[");
 		for (unsigned i = 0; i < n; i++) {
 			if (i)
 				pr(&o, ",");
 			json_series(&o, &series[i]);
 		}
 		pr(&o, "]}\n");
-	} else if (fmt == SWS_REPLAY_REPORT_COUNTERS) {
+		break;
+	case SWS_REPLAY_REPORT_COUNTERS:
 		for (unsigned i = 0; i < n; i++)
 			for (unsigned k = 0; k < series[i].nr_repeats; k++) {
 				pr(&o, "# run %s", label_of(&series[i]));
@@ -859,10 +1210,23 @@ int sws_replay_series_print(const struct sws_replay_series *series, unsigned n,
 				pr(&o, "\n");
 				counters_run(&o, series[i].repeats[k]);
 			}
-	} else {
+		break;
+	case SWS_REPLAY_REPORT_MMTESTS:
+		return sws__print_mmtests(pc, series, n, write, ctx);
+	case SWS_REPLAY_REPORT_LKP:
+		return sws__print_lkp(pc, series, n, write, ctx);
+	default:
 		return SWS_EINVAL;
 	}
 	return o.err;
+}
+
+int sws_replay_series_print(const struct sws_replay_series *series, unsigned n,
+			    enum sws_replay_format fmt,
+			    int (*write)(void *ctx, const char *text, size_t len), void *ctx)
+{
+	struct sws_replay_print_config pc = {.version = SWS_REPLAY_PRINT_CONFIG_VERSION, .format = fmt};
+	return sws_replay_print(&pc, series, n, write, ctx);
 }
 
 int sws_replay_report_print(const struct sws_replay_report *const *runs, unsigned n,

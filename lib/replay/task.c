@@ -164,13 +164,13 @@ void sws__tasks_free(struct sws_replay *r)
 
 void sws__clock_sync(struct sws_replay *r, struct sws__worker *w)
 {
-	sws_mm_cpu_time(r->mm, w->cpu, &w->seen);
+	sws_mm_cpu_time_get(r->mm, w->cpu, &w->seen);
 	w->pend_proc = UINT32_MAX;
 }
 
 void sws__clock_skip(struct sws_replay *r, struct sws__worker *w)
 {
-	sws_mm_cpu_time(r->mm, w->cpu, &w->seen);
+	sws_mm_cpu_time_get(r->mm, w->cpu, &w->seen);
 }
 
 void sws__charge_flush(struct sws__worker *w)

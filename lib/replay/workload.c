@@ -925,7 +925,7 @@ int sws_workload_print_results(const struct sws_workload *wl, const struct sws_r
 		struct sws_replay_task t;
 		struct usemem_task u;
 		int err;
-		sws_replay_task(r, i, &t);
+		sws_replay_task_get(r, i, &t);
 		if (!usemem_task(wl, &t, &u))
 			continue;
 		if (t.oom_killed) { /* usemem killed by SIGKILL prints nothing of its own */
@@ -962,7 +962,7 @@ int sws_workload_figures(const struct sws_workload *wl, const struct sws_replay 
 	for (uint32_t i = 0; i < sws_replay_nr_tasks(r); i++) {
 		struct sws_replay_task t;
 		struct usemem_task u;
-		sws_replay_task(r, i, &t);
+		sws_replay_task_get(r, i, &t);
 		if (!usemem_task(wl, &t, &u))
 			continue;
 		if (t.oom_killed) { /* it did not do the work: no throughput, no free time */

@@ -628,7 +628,7 @@ uint64_t sws__device_submit(struct sws_cpu *cpu, unsigned type, uint64_t service
 
 /* ---- information ----------------------------------------------------------------- */
 
-int sws_device_info(struct sws_sim *sim, int type, struct sws_device_info *info)
+int sws_device_info_get(struct sws_sim *sim, int type, struct sws_device_info *info)
 {
 	if (!sim || !info || type < 0)
 		return SWS_ENODEV;
@@ -691,4 +691,10 @@ bool sws_swap_full(struct sws_sim *sim)
 {
 	/* vm_swap_full(): free * 2 < total */
 	return sim && atomic_load(&sim->nr_swap_pages) * 2 < atomic_load(&sim->total_swap_pages);
+}
+
+/* The obsolete name (swapsim/device.h), for callers built against it. */
+int sws_device_info(struct sws_sim *sim, int type, struct sws_device_info *info)
+{
+	return sws_device_info_get(sim, type, info);
 }

@@ -260,7 +260,7 @@ int sws_trace_reader_is_binary(const struct sws_trace_reader *r, int *zstd)
 	return r->binary;
 }
 
-void sws_trace_reader_stats(const struct sws_trace_reader *r, struct sws_trace_reader_stats *out)
+void sws_trace_reader_stats_get(const struct sws_trace_reader *r, struct sws_trace_reader_stats *out)
 {
 	*out = r->st;
 }
@@ -279,4 +279,10 @@ void sws_trace_reader_close(struct sws_trace_reader *r)
 	sws__perf_free(r);
 	struct sws_mem mem = r->mem;
 	sws__mem_free(&mem, SWS__TRACE_MEM, r, sizeof(*r));
+}
+
+/* The obsolete name (swapsim/trace.h), for callers built against it. */
+void sws_trace_reader_stats(const struct sws_trace_reader *r, struct sws_trace_reader_stats *out)
+{
+	sws_trace_reader_stats_get(r, out);
 }

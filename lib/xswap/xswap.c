@@ -209,7 +209,7 @@ int sws_xswap_limit_set(struct sws_sim *sim, int type, uint64_t pages)
 	return rc;
 }
 
-int sws_xswap_info(struct sws_sim *sim, int type, struct sws_xswap_info *info)
+int sws_xswap_info_get(struct sws_sim *sim, int type, struct sws_xswap_info *info)
 {
 	int rc = SWS_EINVAL;
 	if (!sim || !info)
@@ -238,4 +238,10 @@ int sws_xswap_info(struct sws_sim *sim, int type, struct sws_xswap_info *info)
 	}
 	sws_mutex_unlock(&sim->ext_mutex);
 	return rc;
+}
+
+/* The obsolete name (swapsim/xswap.h), for callers built against it. */
+int sws_xswap_info(struct sws_sim *sim, int type, struct sws_xswap_info *info)
+{
+	return sws_xswap_info_get(sim, type, info);
 }

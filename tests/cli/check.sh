@@ -50,7 +50,7 @@ echo "ok: the replayed-as command gives the same figures"
 
 # JSON: the same rows, the setup, the replay's own report.
 "$replay" --check "$rec" --report json >"$work/json" || fail "--check --report json exited $?"
-grep -Eq '^\{"swapsim_check":\{"recording":"[^"]*bgsave32_kernel.txt","trace":"[^"]*bgsave32_perf.txt.zst","setup":\{"command":"/tmp/pl/bgsave 32",.*"memcg_limit_bytes":16777216,.*"design":"st-p1",.*"errors":4,"first_error":"SWS_EINVAL","counters":\[\{"name":"pswpin","source":"vmstat","kernel":12345,"simulator":[0-9]+,"diff_pct":-?[0-9.]+\},.*\]\},"report":\{"runs":\[\{.*\}\]\}\}$' "$work/json" ||
+grep -Eq '^\{"swapsim_check":\{"recording":"[^"]*bgsave32_kernel.txt","trace":"[^"]*bgsave32_perf.txt.zst","setup":\{"command":"/tmp/pl/bgsave 32",.*"memcg_limit_bytes":16777216,.*"design":"st-p1",.*"errors":4,"first_error":"SWS_EINVAL","counters":\[\{"name":"pswpin","source":"vmstat","kernel":12345,"simulator":[0-9]+,"diff_pct":-?[0-9.]+\},.*\]\},"report":\{"version":.*"runs":\[\{.*\}\]\}\}$' "$work/json" ||
 	fail "the JSON's shape: $(head -c 400 "$work/json")"
 if command -v jq >/dev/null 2>&1; then
 	jq -e '.swapsim_check.counters | map(select(.name == "pswpout"))[0] |

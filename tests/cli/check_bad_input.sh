@@ -67,6 +67,8 @@ expect_fail 1 "bad_perf\\.txt:3: not a perf script sample line" "$replay" --chec
 expect_fail 2 "^swapsim-replay: --check: not with --workload" "$replay" --check "$good" --workload memhog 1M
 expect_fail 2 "^swapsim-replay: --check: not with --report csv" "$replay" --check "$good" --report csv
 expect_fail 2 "^swapsim-replay: --check: not with --report counters" "$replay" --check "$good" --report counters
+expect_fail 2 "^swapsim-replay: --check: not with --report mmtests or lkp" "$replay" --check "$good" --report mmtests
+expect_fail 2 "^swapsim-replay: --check: not with --report mmtests or lkp" "$replay" --check "$good" --report lkp
 expect_fail 2 "^swapsim-replay: --check: not with --compare" "$replay" --check "$good" --compare xarray,st-p1
 expect_fail 2 "^swapsim-replay: --check: not with --repeat" "$replay" --check "$good" --repeat 2
 finish "check bad input"

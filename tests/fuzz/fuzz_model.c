@@ -93,7 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rc = sws_replay_run(r, &src);
 	FUZZ_CHECK(rc == 0, "replay run: %s", sws_strerror(rc));
 	struct sws_replay_report rep;
-	FUZZ_CHECK(sws_replay_report(r, &rep) == 0, "report");
+	FUZZ_CHECK(sws_replay_report_get(r, &rep) == 0, "report");
 	FUZZ_CHECK(rep.mm.counters[SWS_MM_verify_fail] == 0, "%llu pages came back different",
 		   (unsigned long long)rep.mm.counters[SWS_MM_verify_fail]);
 	char msg[256];

@@ -114,7 +114,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			   sws_trace_reader_memory_usage(r));
 	}
 	struct sws_trace_reader_stats st;
-	sws_trace_reader_stats(r, &st);
+	sws_trace_reader_stats_get(r, &st);
 	/* DAMON: per byte of the file (compressed or not); the others: per byte read */
 	uint64_t bound = sws_trace_reader_format(r) == SWS_TRACE_FORMAT_DAMON
 				 ? SWS_TRACE_DAMON_EXPANSION_DEFAULT * (uint64_t)(hn + size)

@@ -39,7 +39,7 @@ static inline int mt_virtual_type(struct sws_sim *sim)
 {
 	for (int t = 0; t < SWS_MAX_SWAPFILES; t++) {
 		struct sws_device_info di;
-		if (sws_device_info(sim, t, &di) == 0 && (di.flags & SWS_SWP_VIRTUAL))
+		if (sws_device_info_get(sim, t, &di) == 0 && (di.flags & SWS_SWP_VIRTUAL))
 			return t;
 	}
 	return -1;

@@ -541,14 +541,14 @@ static void run_close(struct run *r)
 	assert_int_equal(st.nr_swapcache, 0);
 	for (unsigned i = 0; i < r->ndev; i++) {
 		struct sws_device_info di;
-		assert_sws(0, sws_device_info(sim, r->types[i], &di));
+		assert_sws(0, sws_device_info_get(sim, r->types[i], &di));
 		assert_int_equal(di.inuse_pages, 0);
 		pages += di.pages;
 	}
 	assert_int_equal(total, pages); /* vswap too: the totals are physical */
 	if (r->vtype >= 0) {
 		struct sws_device_info di;
-		assert_sws(0, sws_device_info(sim, r->vtype, &di));
+		assert_sws(0, sws_device_info_get(sim, r->vtype, &di));
 		assert_int_equal(di.inuse_pages, 0);
 	}
 	sws_swap_do_deferred_work(sim, UINT32_MAX);
@@ -607,7 +607,7 @@ static void test_readers_vs_writer(void **state)
 	uint64_t pmax = dc.nr_slots + 8;
 	if (r->vtype >= 0) {
 		struct sws_device_info di;
-		assert_sws(0, sws_device_info(r->sh.sim, r->vtype, &di));
+		assert_sws(0, sws_device_info_get(r->sh.sim, r->vtype, &di));
 		ptype = r->vtype;
 		pmax = (uint64_t)di.nr_clusters * SWS_CLUSTER_SLOTS + 8; /* di.max: the 2^32 it reserves */
 	}

@@ -143,7 +143,7 @@ static void mt_open(struct mt_run *r, enum sws_backend b, const struct sws_mm_co
 	r->vtype = mt_virtual_type(r->sh.sim);
 	assert_int_equal(r->vtype >= 0, b == SWS_BACKEND_VSWAP);
 	struct sws_device_info di;
-	assert_sws(0, sws_device_info(r->sh.sim, r->type, &di));
+	assert_sws(0, sws_device_info_get(r->sh.sim, r->type, &di));
 	r->pages = di.pages;
 	uint64_t total, freeslots;
 	sws_swap_totals(r->sh.sim, &total, &freeslots);
@@ -191,10 +191,10 @@ static void mt_close(struct mt_run *r)
 	assert_int_equal(total, r->pages);
 	assert_int_equal(total, freeslots);
 	struct sws_device_info di;
-	assert_sws(0, sws_device_info(sim, r->type, &di));
+	assert_sws(0, sws_device_info_get(sim, r->type, &di));
 	assert_int_equal(di.inuse_pages, 0);
 	if (r->vtype >= 0) {
-		assert_sws(0, sws_device_info(sim, r->vtype, &di));
+		assert_sws(0, sws_device_info_get(sim, r->vtype, &di));
 		assert_int_equal(di.inuse_pages, 0);
 	}
 	sws_test_assert_mm_freed(sim);
@@ -213,7 +213,7 @@ static void run(enum sws_backend b, bool zswap)
 	mt_start(r, false);
 	mt_join(r);
 	struct sws_mm_stats s;
-	sws_mm_stats(r->sh.mm, &s);
+	sws_mm_stats_get(r->sh.mm, &s);
 	if (s.counters[SWS_MM_verify_fail] || !s.counters[SWS_MM_pswpout] || !s.counters[SWS_MM_pswpin] ||
 	    (zswap && (!s.counters[SWS_MM_zswpout] || !s.counters[SWS_MM_zswpin] || !s.counters[SWS_MM_zswpwb])))
 		fail_msg("%s%s: verify_fail %llu pswpout %llu pswpin %llu zswpout %llu zswpin %llu zswpwb %llu",
@@ -251,8 +251,8 @@ static void test_vswap_zswap_writeback(void **state)
 		struct sws_stats st;
 		sws_stats_snapshot(r->sh.sim, &st);
 		struct sws_device_info pd, vd;
-		int rc1 = sws_device_info(r->sh.sim, r->type, &pd);
-		int rc2 = sws_device_info(r->sh.sim, r->vtype, &vd);
+		int rc1 = sws_device_info_get(r->sh.sim, r->type, &pd);
+		int rc2 = sws_device_info_get(r->sh.sim, r->vtype, &vd);
 		struct sws_memory_usage mu;
 		sws_sim_memory_usage(r->sh.sim, &mu);
 		if (!bad[0] && (st.total_swap_pages != r->pages || st.nr_swap_pages > st.total_swap_pages || rc1 ||
@@ -276,7 +276,7 @@ static void test_vswap_zswap_writeback(void **state)
 	if (bad[0])
 		fail_msg("vswap: %s", bad);
 	struct sws_mm_stats s;
-	sws_mm_stats(r->sh.mm, &s);
+	sws_mm_stats_get(r->sh.mm, &s);
 	struct sws_stats st;
 	sws_stats_snapshot(r->sh.sim, &st);
 	print_message("vswap: %llu samples, peak %llu virtual and %llu physical slots in use; zswpout %llu "
@@ -302,8 +302,8 @@ static void test_vswap_zswap_writeback(void **state)
 	struct sws_cpu *cpu;
 	assert_sws(0, sws_cpu_attach(r->sh.sim, &cpu));
 	struct sws_device_info pd, vd;
-	assert_sws(0, sws_device_info(r->sh.sim, r->type, &pd));
-	assert_sws(0, sws_device_info(r->sh.sim, r->vtype, &vd));
+	assert_sws(0, sws_device_info_get(r->sh.sim, r->type, &pd));
+	assert_sws(0, sws_device_info_get(r->sh.sim, r->vtype, &vd));
 	uint64_t backed = 0;
 	for (uint64_t off = 1; off < pd.max; off++) {
 		sws_entry_t phys = sws_swp_entry((unsigned)r->type, off);
@@ -327,7 +327,7 @@ static void test_vswap_zswap_writeback(void **state)
 			if (rc < 0)
 				fail_msg("vswap: reading page %u of space %u: %s", p, r->w[i].asid, sws_error_name(rc));
 		}
-	sws_mm_stats(r->sh.mm, &s);
+	sws_mm_stats_get(r->sh.mm, &s);
 	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
 	assert_true(s.counters[SWS_MM_verify_ok] > ok0);
 	assert_consistent(r->sh.sim);
@@ -411,7 +411,7 @@ static void oom_trial(enum sws_backend b, int trial, uint64_t *kills, uint64_t *
 			fail_msg("%s: trial %d: worker %u: %s", sws_backend_name(b), trial, i, sws_error_name(w[i].rc));
 	pthread_barrier_destroy(&sh.start);
 	struct sws_mm_stats s;
-	sws_mm_stats(sh.mm, &s);
+	sws_mm_stats_get(sh.mm, &s);
 	*kills += s.counters[SWS_MM_oom_kill];
 	*cows += s.counters[SWS_MM_cow_fault];
 	assert_consistent(sh.sim);
@@ -480,7 +480,7 @@ static void test_lock_contention_counted(void **state)
 	pthread_join(t, NULL);
 	assert_int_equal(w.rc, 1);
 	struct sws_mm_stats s;
-	sws_mm_stats(w.mm, &s);
+	sws_mm_stats_get(w.mm, &s);
 	assert_true(s.counters[SWS_MM_lock_ptl_contended] >= 1);
 	assert_int_equal(s.counters[SWS_MM_lock_pfn_contended], 0);
 	assert_int_equal(s.counters[SWS_MM_lock_rmap_contended], 0);
@@ -517,7 +517,7 @@ static void test_split_ptl(void **state)
 	assert_true(done);
 	assert_int_equal(w.rc, 1);
 	struct sws_mm_stats s;
-	sws_mm_stats(w.mm, &s);
+	sws_mm_stats_get(w.mm, &s);
 	assert_int_equal(s.counters[SWS_MM_lock_ptl_contended], 0);
 	sws_mm_destroy(w.mm);
 	sws_sim_destroy(w.sim);
@@ -593,7 +593,7 @@ static void test_pcp_lists_never_fail(void **state)
 	assert_true(w[0].allocs > 0 && w[1].allocs > 0);
 	assert_int_equal(w[0].fails + w[1].fails, 0);
 	struct sws_mm_stats s;
-	sws_mm_stats(mm, &s);
+	sws_mm_stats_get(mm, &s);
 	assert_int_equal(s.free_pages, 1000);
 	sws_mm_destroy(mm);
 	sws_sim_destroy(sim);
@@ -713,7 +713,7 @@ static void test_page_cache_two_cpus(void **state)
 		if (w[i].rc)
 			fail_msg("%s: worker %u: %s", sws_backend_name(b), i, sws_error_name(w[i].rc));
 	struct sws_mm_stats s;
-	sws_mm_stats(sh.mm, &s);
+	sws_mm_stats_get(sh.mm, &s);
 	uint64_t read_missed = w[0].read_missed + w[1].read_missed;
 	uint64_t write_missed = w[0].write_missed + w[1].write_missed;
 	uint64_t pages = w[0].pages_read + w[1].pages_read + w[0].pages_written + w[1].pages_written;
@@ -749,7 +749,7 @@ static void test_page_cache_two_cpus(void **state)
 	assert_sws(0, sws_cpu_attach(sh.sim, &cpu));
 	for (int i = 0; i < 100 && sws_mm_reclaim(cpu, sh.mm, sh.memcg, UINT64_MAX / 2); i++)
 		;
-	sws_mm_stats(sh.mm, &s);
+	sws_mm_stats_get(sh.mm, &s);
 	assert_int_equal(s.free_pages, s.ram_pages);
 	sws_cpu_detach(cpu);
 	assert_consistent(sh.sim);

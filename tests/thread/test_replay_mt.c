@@ -38,7 +38,7 @@ static void run_flags(enum sws_backend backend, const struct sws_workload_config
 	if (via_queues)
 		src.streams = NULL, src.stream = NULL;
 	assert_sws(0, sws_replay_run(r, &src));
-	assert_sws(0, sws_replay_report(r, rep));
+	assert_sws(0, sws_replay_report_get(r, rep));
 	assert_int_equal(rep->events, sws_workload_total(wl));
 	assert_int_equal(rep->verify_failures, 0);
 	assert_int_equal(rep->mm.counters[SWS_MM_verify_fail], 0);

@@ -130,7 +130,7 @@ static void *control(void *arg)
 			atomic_fetch_add(&sh->limit_writes, 1);
 		}
 		struct sws_xswap_info xi;
-		int rc = sws_xswap_info(sh->sim, sh->type, &xi);
+		int rc = sws_xswap_info_get(sh->sim, sh->type, &xi);
 		if (rc)
 			note_failure(sh, "info", rc);
 		/* An allocation counts its slots before it checks them against the
@@ -212,7 +212,7 @@ static void test_grow_shrink_concurrently(void **state)
 
 	assert_consistent(sh.sim);
 	struct sws_xswap_info xi;
-	assert_sws(0, sws_xswap_info(sh.sim, sh.type, &xi));
+	assert_sws(0, sws_xswap_info_get(sh.sim, sh.type, &xi));
 	assert_true(xi.grows > 0);
 	assert_int_equal(xi.inuse_pages, 0);
 	uint64_t total, freeslots;
@@ -222,7 +222,7 @@ static void test_grow_shrink_concurrently(void **state)
 	/* Empty: the shrink keeps at most one chunk of slack above cluster 0
 	 * plus what is under five chunks of free tail. */
 	sws_swap_do_deferred_work(sh.sim, 64);
-	assert_sws(0, sws_xswap_info(sh.sim, sh.type, &xi));
+	assert_sws(0, sws_xswap_info_get(sh.sim, sh.type, &xi));
 	assert_true(xi.nr_clusters_mapped < 1 + SWS_XSWAP_SHRINK_SLACK + SWS_XSWAP_SHRINK_MIN);
 	assert_sws(0, sws_mm_xswap_destroy(sh.mm, sh.type));
 	sws_sim_quiesce(sh.sim);
@@ -357,7 +357,7 @@ static void test_grow_waits_for_old_reader(void **state)
 	pthread_join(shrinker, NULL);
 	assert_consistent(o.sim);
 	struct sws_xswap_info xi;
-	assert_sws(0, sws_xswap_info(o.sim, type, &xi));
+	assert_sws(0, sws_xswap_info_get(o.sim, type, &xi));
 	assert_true(xi.nr_clusters_mapped >= 255); /* the regrown range stayed mapped */
 	machine_close(&m);
 	(void)n;
@@ -468,7 +468,7 @@ static void *poke(void *arg)
 		struct sws_xswap_info xi;
 		int rc = sws_test_rand(&seed) % 2 ? sws_xswap_limit_set(c->sim, type, sws_test_rand(&seed) % 300000)
 						  : sws_xswap_limit_get(c->sim, type, &v);
-		int rc2 = sws_xswap_info(c->sim, type, &xi);
+		int rc2 = sws_xswap_info_get(c->sim, type, &xi);
 		int rc3 = sws_mm_xswap_destroy(c->mm, type); /* racing the owner: ENODEV or success */
 		sws_swap_do_deferred_work(c->sim, 8);
 		if ((rc && rc != SWS_ENODEV) || (rc2 && rc2 != SWS_ENODEV) || (rc3 && rc3 != SWS_ENODEV)) {

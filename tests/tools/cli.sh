@@ -4,7 +4,8 @@
 # "-" for standard input and output; swapsim-trace head on any trace; the
 # hints for a bare --swap size and a fractional size; contradictory options
 # refused; the /proc/swaps-like device lines; the CSV's metadata-memory,
-# zswap pool and latency columns.
+# zswap pool and latency columns; a wrong --format (no empty report), the
+# --trace - message, a design compared with itself.
 # Usage: cli.sh BUILD-SIM-DIR VERSION WORKDIR
 set -eu
 bin=$1 version=$2 work=$3
@@ -111,4 +112,27 @@ awk -F, 'NR == 1 { for (k = 1; k <= NF; k++) c[$k] = k; next }
 last_pgfault=$(tail -n 1 "$work/series.csv" | cut -d, -f4)
 [ "$(cat "$work/sum")" = "$last_pgfault" ] || fail "fault_count sums to $(cat "$work/sum"), pgfault $last_pgfault"
 echo "ok: CSV columns, fault_count sums to pgfault ($last_pgfault)"
+
+# A --format the file is not: the message names the line and the format the
+# file reads as, exit 1, and nothing on standard output (no empty report).
+set +e
+"$replay" --quiet --trace "$work/lackey.txt" --format perf >"$work/fmt.out" 2>"$work/fmt.err"
+st=$?
+set -e
+[ $st = 1 ] && [ ! -s "$work/fmt.out" ] &&
+	grep -q "lackey.txt:1: .*(it reads as lackey: give --format lackey, or leave --format out)" "$work/fmt.err" ||
+	fail "wrong --format: exit $st, stdout $(wc -c <"$work/fmt.out") bytes: $(cat "$work/fmt.err")"
+echo "ok: wrong --format: $(cat "$work/fmt.err")"
+# --trace - names what was given: --compare, or --repeat, never a --repeat 1 nobody gave.
+expect_fail 2 "one run: no --compare of 2 designs \\(save" "$replay" --trace - --compare st-p4,xarray
+grep -q -- "--repeat" "$work/err" && fail "--trace - --compare mentions --repeat: $(cat "$work/err")"
+expect_fail 2 "one run: no --repeat 3 \\(save" "$replay" --trace - --repeat 3
+# A design listed twice is a control run: its own column, named apart (st-p4#2),
+# in the table, the JSON and the usemem lines.
+"$replay" --ram 4M --compare xarray,st-p4,xarray --workload usemem 2M >"$work/dup.txt"
+grep -Eq '^ +xarray +st-p4 +xarray#2$' "$work/dup.txt" && grep -q '^== xarray#2$' "$work/dup.txt" ||
+	fail "--compare xarray,st-p4,xarray: $(grep -E 'xarray' "$work/dup.txt" | head -n 3)"
+"$replay" --quiet --ram 4M --compare xarray,xarray --report json --workload memhog 1M |
+	grep -q '"label":"xarray",.*"label":"xarray#2"' || fail "--compare xarray,xarray: JSON labels"
+echo "ok: --compare xarray,st-p4,xarray: columns xarray, st-p4, xarray#2"
 finish "cli"

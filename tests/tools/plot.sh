@@ -19,6 +19,20 @@ png "$work/designs.png" 700 420
 	--figure elapsed_ns,sys_ns,pswpout,peaks.swap_used_pages,memory.dynamic_bytes,work_per_page.swapout.lock_cluster \
 	>/dev/null || fail "designs plot of six figures"
 png "$work/six.png" 900 500
+# Panel titles say what a figure is, that the report's times are simulated (the
+# host's measured), and its key; the throughput's axis is MB/s. --script keeps
+# the gnuplot script that drew the plot.
+"$plot" designs "$work/designs.json" -o "$work/titles.png" --script "$work/titles.gp" --size 900x400 \
+	--figure elapsed_ns,throughput_kbs,wall_ns,pswpout >/dev/null || fail "designs plot with --script"
+png "$work/titles.png" 900 400
+for t in "set title 'Elapsed time, simulated (elapsed_ns)'" "set title 'Sum throughput (usemem), simulated (throughput_kbs)'" \
+	"set ylabel 'MB/s'" "set title 'pswpout'"; do
+	grep -qxF "$t" "$work/titles.gp" || fail "the plot's script has no line $t: $(grep 'set title' "$work/titles.gp")"
+done
+grep -q "^set title 'Host wall time, measured" "$work/titles.gp" || fail "wall_ns's title"
+grep -q "out.png" "$work/titles.gp" && ! grep -q "swapsim-plot\." "$work/titles.gp" ||
+	fail "--script names the scratch folder: $(grep output "$work/titles.gp")"
+echo "ok: panel titles: $(grep -c 'set title' "$work/titles.gp") in the saved script"
 # The figures listed are those the plot accepts.
 "$plot" figures "$work/designs.json" >"$work/figures"
 for f in elapsed_ns sys_ns pgfault pswpout peaks.swap_used_pages memory.dynamic_bytes latency.fault.p99_ns \
@@ -38,6 +52,10 @@ png "$work/zswap.png" 800 400
 	--columns arena_mapped_bytes+arena_resident_bytes,swap_used_pages/interval >/dev/null ||
 	fail "series plot of chosen columns"
 png "$work/xswap-arena.png" 600 400
+"$plot" series "$work/zswap.csv" -o "$work/fault.png" --columns fault_mean_ns,pswpout/interval --script "$work/fault.gp" \
+	>/dev/null 2>&1 || fail "series plot of fault_mean_ns"
+grep -qxF "set title 'Fault latency, mean, simulated (fault_mean_ns)'" "$work/fault.gp" &&
+	grep -qxF "set title 'pswpout/interval'" "$work/fault.gp" || fail "series titles: $(grep 'set title' "$work/fault.gp")"
 
 # A blank image, and axes with nothing drawn, are not plots.
 gnuplot -e "set terminal pngcairo size 300,200; set output '$work/blank.png'; unset border; unset tics; unset key; plot [0:1][0:1] NaN"

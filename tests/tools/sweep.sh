@@ -6,7 +6,8 @@
 # sweep run again runs nothing; a result removed or cut short (and a stale
 # temporary file) is redone and nothing else; the sweep is collected again
 # and plotted.
-# A wrapper around swapsim-replay logs every run (not the sweep's --help call).
+# A wrapper around swapsim-replay logs every run (not the sweep's --help calls:
+# its options, and each axis value checked before any point runs).
 # Usage: sweep.sh SWAPSIM-SWEEP SWAPSIM-REPLAY WORKDIR
 set -eu
 sweep=$1 replay=$2 work=$3
@@ -15,7 +16,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 start parallel jq gnuplot
 cat >"$work/replay" <<WRAP
 #!/bin/sh
-[ "\$*" = --help ] || printf '%s\n' "\$*" >>"$work/runs.log"
+case "\$*" in *--help) exec "$replay" "\$@" ;; esac
+printf '%s\n' "\$*" >>"$work/runs.log"
 # The first run of (3M, xarray) stops as an interrupted replay does (SIGINT: 130).
 case " \$* " in *" --mem-limit 3M --backend xarray "*)
 	[ -e "$work/interrupted-once" ] || { : >"$work/interrupted-once"; exit 130; } ;;
@@ -86,15 +88,23 @@ go
 grep -q "4 points: 4 done before, 0 to run" "$work/log" || fail "a finished sweep: no '4 done before'"
 
 # 5. A result removed, one cut short (as a copy stopped midway leaves it), a
-#    stale temporary file: exactly those two points run again.
+#    stale temporary file: exactly those two points run again. What a sweep
+#    stopped in its first seconds leaves of its atomic writes (the manifest's,
+#    a point's description) goes too.
 rm "$out/points/0001/result.json"
 : >"$out/points/0001/.result.json.host.1.tmp"
+for f in .sweep.manifest.4242.tmp points/0003/.point.json.4242.tmp points/0003/.coords.4242.tmp \
+	points/0004/.args.4242.tmp; do
+	echo '{"cut' >"$out/$f"
+done
 head -c 300 "$out/points/0002/result.json" >"$out/points/0002/cut" && mv "$out/points/0002/cut" "$out/points/0002/result.json"
 go
 [ "$st" -eq 0 ] && [ "$(runs)" = 7 ] || fail "a removed and a cut result: exit $st, $(($(runs) - 5)) runs, not 2"
 tail -n 2 "$work/runs.log" | grep -q -- '--mem-limit 2M --backend st-p4 ' || fail "point 0001 did not run again"
 tail -n 2 "$work/runs.log" | grep -q -- '--mem-limit 2M --backend xarray ' || fail "point 0002 did not run again"
 [ ! -e "$out/points/0001/.result.json.host.1.tmp" ] || fail "the stale temporary file stayed"
+left=$(cd "$out" && find . -name '*.tmp')
+[ -z "$left" ] || fail "temporary files stayed after a resume: $left"
 [ "$(jq '[.points[] | select(.status == "done")] | length' "$out/sweep.json")" = 4 ] || fail "not every point done"
 echo "ok: resumed: $(runs) runs in all for 4 points (1 interrupted, 2 redone)"
 
@@ -112,7 +122,8 @@ sed -n 4p "$work/dry" | grep -q -- '^0004 .* --swap size=8M\\,type=nvme --worklo
 #    done, the third left no result, and the same command runs the last two.
 cat >"$work/blocking" <<WRAP
 #!/bin/sh
-[ "\$*" = --help ] || printf '%s\n' "\$*" >>"$work/runs2.log"
+case "\$*" in *--help) exec "$replay" "\$@" ;; esac
+printf '%s\n' "\$*" >>"$work/runs2.log"
 case " \$* " in *" --backend vswap "*)
 	[ -e "$work/blocked-once" ] || { : >"$work/blocked-once"; exec sleep 60; } ;;
 esac

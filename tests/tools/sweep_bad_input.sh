@@ -27,6 +27,14 @@ expect_fail 2 "--workload takes every word after it" s --grid workload=memhog --
 expect_fail 2 "no input" s --grid threads=1,2 -- --ram 4M
 expect_fail 2 "replay option '--bogus': swapsim-replay has no option --bogus" s --grid threads=1 -- --bogus $w
 expect_fail 2 "no --grid" s -- $w
+# A value the replay refuses is found before any point runs, named with the replay's message.
+expect_fail 2 "--grid backend=...: swapsim-replay: --backend: 'foo': expected xarray" s --grid backend=st-p4,foo -- $w
+expect_fail 2 "--grid compare=...: swapsim-replay: --compare: 'bar': expected" s --grid 'compare=xarray,st-p4;xarray,bar' -- $w
+expect_fail 2 "--grid mem-limit=...: swapsim-replay: --mem-limit: '64': 64 bytes is less than one page" \
+	s --grid mem-limit=1M,64 -- $w
+expect_fail 2 "--grid workload-args=...: swapsim-replay: --workload: usemem -n 0" \
+	s --grid 'workload-args=usemem 1M,usemem -n 0 1M' -- --ram 4M
+expect_fail 2 "--rerun runs what a report recorded" s --grid rerun=a.json,b.json -- $w
 expect_fail 2 "-j: '0'" s -j 0 --grid threads=1 -- $w
 }
 [ ! -e "$work/sw" ] || fail "a refused grid created its folder"

@@ -26,7 +26,7 @@ static struct sws_fixture open_fixture(void **state, uint64_t nr_slots, uint32_t
 static struct sws_device_info info(struct sws_fixture *f, int type)
 {
 	struct sws_device_info di;
-	assert_sws(0, sws_device_info(f->sim, type, &di));
+	assert_sws(0, sws_device_info_get(f->sim, type, &di));
 	return di;
 }
 
@@ -218,7 +218,7 @@ static void round_robin(enum sws_backend b, int ndev)
 	}
 	for (int i = 0; i < ndev; i++) {
 		struct sws_device_info di;
-		assert_sws(0, sws_device_info(sim, t[i], &di));
+		assert_sws(0, sws_device_info_get(sim, t[i], &di));
 		assert_int_equal(di.prio, -1);
 		assert_in_range(used[t[i]], 1024, 2048);
 	}

@@ -459,7 +459,7 @@ static void vmap_refresh(struct diff *d)
 	struct sws_device_info di;
 	if (!d->vswap)
 		return;
-	assert_sws(0, sws_device_info(d->sim[0], md->type, &di));
+	assert_sws(0, sws_device_info_get(d->sim[0], md->type, &di));
 	uint64_t mapped = (uint64_t)di.nr_clusters * SWS_CLUSTER_SLOTS;
 	if (mapped > di.max)
 		mapped = di.max;
@@ -1355,7 +1355,7 @@ static void do_surge(struct diff *d)
 	struct sws_device_info di;
 	oplog(d, "surge to %u clusters", SURGE_CHUNKS * d->vmap0);
 	for (int n = 0;; n++) {
-		assert_sws(0, sws_device_info(d->sim[0], d->vdev.type, &di));
+		assert_sws(0, sws_device_info_get(d->sim[0], d->vdev.type, &di));
 		if (di.nr_clusters >= SURGE_CHUNKS * d->vmap0)
 			break;
 		if (n == 4 * (int)(SURGE_CHUNKS * d->vmap0))
@@ -1765,7 +1765,7 @@ static void check_devices(struct diff *d)
 		const struct mdev *md = d->all[i];
 		struct sws_device_info di[MAX_SIM];
 		for (int s = 0; s < d->nsim; s++)
-			assert_sws(0, sws_device_info(d->sim[s], md->type, &di[s]));
+			assert_sws(0, sws_device_info_get(d->sim[s], md->type, &di[s]));
 		const struct sws_device_info *a = &di[0];
 		for (int s = 1; s < d->nsim; s++) {
 			const struct sws_device_info *b = &di[s];
@@ -1923,12 +1923,12 @@ static void check_table_memory(struct diff *d)
 		uint64_t used = 0, pused = 0, pclusters = 0;
 		for (int i = 0; i < d->nedev; i++) {
 			struct sws_device_info di;
-			assert_sws(0, sws_device_info(d->sim[s], d->edev[i]->type, &di));
+			assert_sws(0, sws_device_info_get(d->sim[s], d->edev[i]->type, &di));
 			used += di.nr_clusters - di.nr_free;
 		}
 		for (int i = 0; i < NDEV && d->vswap; i++) {
 			struct sws_device_info di;
-			assert_sws(0, sws_device_info(d->sim[s], d->dev[i].type, &di));
+			assert_sws(0, sws_device_info_get(d->sim[s], d->dev[i].type, &di));
 			pused += di.nr_clusters - di.nr_free;
 			pclusters += di.nr_clusters;
 		}
@@ -2094,7 +2094,7 @@ static void find_virtual(struct diff *d)
 	int found = -1;
 	for (int t = 0; t < SWS_MAX_SWAPFILES; t++) {
 		struct sws_device_info di;
-		if (sws_device_info(d->sim[0], t, &di))
+		if (sws_device_info_get(d->sim[0], t, &di))
 			continue;
 		if (found >= 0 || !(di.flags & SWS_SWP_VIRTUAL))
 			fail_msg("vswap: device %d (flags %#x) after sws_sim_create, want one virtual device", t,

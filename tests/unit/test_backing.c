@@ -218,13 +218,13 @@ static void test_write_errors(void **state)
 		assert_sws(SWS_EIO, sws_swap_writepage(f.cpu, e[i], page));
 	assert_sws(0, sws_swap_writepage(f.cpu, low, page)); /* works: the streak ends */
 	struct sws_device_info di;
-	assert_sws(0, sws_device_info(f.sim, f.type, &di));
+	assert_sws(0, sws_device_info_get(f.sim, f.type, &di));
 	assert_int_equal(di.write_errors, SWS_DEVICE_WRITE_FAIL_LIMIT - 1);
 	assert_int_equal(di.write_errno, EFBIG);
 	assert_false(di.write_failed);
 	for (unsigned i = 0; i < SWS_DEVICE_WRITE_FAIL_LIMIT; i++)
 		assert_sws(SWS_EIO, sws_swap_writepage(f.cpu, e[i], page));
-	assert_sws(0, sws_device_info(f.sim, f.type, &di));
+	assert_sws(0, sws_device_info_get(f.sim, f.type, &di));
 	assert_true(di.write_failed);
 	assert_int_equal(di.write_errors, 2 * SWS_DEVICE_WRITE_FAIL_LIMIT - 1);
 	/* Given up: no new slots, and no more I/O even where it would work. */

@@ -17,7 +17,8 @@ static void test_parse_size(void **state)
 	static const struct {
 		const char *s;
 		uint64_t want;
-	} ok[] = {{"0", 0},          {"10", 10},          {"4K", 4096},       {"4k", 4096},
+	} ok[] = {{"4096", 4096},    {"10000", 10000},    {"4K", 4096},       {"4k", 4096},
+		  {"0K", 0},          {"1p", 4096},
 		  {"1M", 1u << 20},   {"2G", 2ull << 30},  {"1T", 1ull << 40}, {"3p", 3 * 4096},
 		  {"256p", 1u << 20}, {"1GiB", 1ull << 30}, {"16MB", 16u << 20}};
 	for (unsigned i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
@@ -25,10 +26,48 @@ static void test_parse_size(void **state)
 		assert_int_equal(v, ok[i].want);
 	}
 	static const char *const bad[] = {"", "12Q", "-1", "1.5G", "G", "p", "4K4",
-					  "99999999999999999999", "17179869184G", " 1M", "1pB"};
+					  "99999999999999999999", "17179869184G", " 1M", "1pB",
+					  /* a bare number below a page: a slip for a unit */
+					  "0", "10", "64", "4095"};
 	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_sws(SWS_EINVAL, cli_parse_size(bad[i], &v));
 	assert_sws(SWS_EINVAL, cli_parse_size(NULL, &v));
+}
+
+/* What the messages say: a bare number below a page is told to take a unit or p. */
+static void test_size_hint(void **state)
+{
+	(void)state;
+	char buf[192];
+	assert_string_equal(cli_size_hint("64", buf, sizeof(buf)),
+			    "64 bytes is less than one page: add a unit or p (64M, 64K, or 64p for 64 pages of 4 KiB)");
+	assert_non_null(strstr(cli_size_hint("4095", buf, sizeof(buf)), "4095 bytes is less than one page"));
+	assert_string_equal(cli_size_hint("1.5G", buf, sizeof(buf)), "sizes are whole numbers: 1.5G is 1536M");
+	assert_null(strstr(cli_size_hint("12Q", buf, sizeof(buf)), "less than one page"));
+	/* usemem's -j is a stride in bytes, as usemem's own: 8 and 64 stay bytes */
+	struct sws_workload_config cfg = {.kind = SWS_WORKLOAD_USEMEM};
+	char *args[] = {"-j", "64", "1M"};
+	assert_sws(0, cli_parse_workload_args(&cfg, 3, args, buf, sizeof(buf)));
+	assert_int_equal(cfg.step, 64);
+	/* the slip: usemem 64 is refused with the hint, not 64 bytes */
+	char *slip[] = {"64"};
+	cfg.kind = SWS_WORKLOAD_USEMEM;
+	assert_sws(SWS_EINVAL, cli_parse_workload_args(&cfg, 1, slip, buf, sizeof(buf)));
+	assert_string_equal(buf, "usemem: bad size '64': 64 bytes is less than one page: add a unit or p (64M, 64K, "
+				 "or 64p for 64 pages of 4 KiB)");
+	char *pages[] = {"64p"};
+	cfg.kind = SWS_WORKLOAD_USEMEM;
+	assert_sws(0, cli_parse_workload_args(&cfg, 1, pages, buf, sizeof(buf)));
+	assert_int_equal(cfg.bytes, 64 * 4096);
+	char *cold[] = {"--cold", "100", "1M"};
+	cfg.kind = SWS_WORKLOAD_KBUILD;
+	assert_sws(SWS_EINVAL, cli_parse_workload_args(&cfg, 3, cold, buf, sizeof(buf)));
+	assert_non_null(strstr(buf, "kbuild --cold: '100': 100 bytes is less than one page"));
+	char sw[] = "size=512";
+	struct sws_replay_swap dev;
+	assert_sws(SWS_EINVAL, cli_parse_swap(sw, &dev, buf, sizeof(buf)));
+	assert_string_equal(buf, "size=512: 512 bytes is less than one page: add a unit or p (512M, 512K, or 512p "
+				 "for 512 pages of 4 KiB)");
 }
 
 static void test_parse_swap_and_content(void **state)
@@ -189,6 +228,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_size),
+		cmocka_unit_test(test_size_hint),
 		cmocka_unit_test(test_parse_swap_and_content),
 		cmocka_unit_test(test_parse_workload_args),
 		cmocka_unit_test(test_parse_xswap_spec),

@@ -67,10 +67,10 @@ static void run(enum sws_backend b, const struct run_cfg *rc, struct result *r)
 				fail_msg("%s: access: %s", sws_backend_name(b), sws_error_name(a));
 		}
 	assert_consistent(sim);
-	sws_mm_stats(mm, &r->mm);
+	sws_mm_stats_get(mm, &r->mm);
 	sws_sim_quiesce(sim);
 	sws_stats_snapshot(sim, &r->st);
-	assert_sws(0, sws_device_info(sim, type, &r->di));
+	assert_sws(0, sws_device_info_get(sim, type, &r->di));
 	assert_sws(0, sws_mm_exit(cpu, mm, asid));
 	assert_consistent(sim);
 	sws_mm_destroy(mm);
@@ -250,13 +250,13 @@ static void test_sync_io_free(void **state)
 			assert_true(sws_mm_access(cpu, mm, parent, PG(p), false) >= 0);
 		}
 		struct sws_device_info di;
-		assert_sws(0, sws_device_info(sim, type, &di));
+		assert_sws(0, sws_device_info_get(sim, type, &di));
 		bool frees = all[d] == SWS_BACKEND_ST_P2 || all[d] == SWS_BACKEND_ST_P3 || all[d] == SWS_BACKEND_ST_P4;
 		if (di.inuse_pages != (frees ? 0 : 64))
 			fail_msg("%s: %llu slots in use after the hits, want %u", sws_backend_name(all[d]),
 				 (unsigned long long)di.inuse_pages, frees ? 0 : 64);
 		struct sws_mm_stats ms;
-		sws_mm_stats(mm, &ms);
+		sws_mm_stats_get(mm, &ms);
 		if ((ms.counters[SWS_MM_swap_ra] > 0) == frees)
 			fail_msg("%s: %llu pages read ahead from the shared slots", sws_backend_name(all[d]),
 				 (unsigned long long)ms.counters[SWS_MM_swap_ra]);
@@ -302,16 +302,16 @@ static void test_swapoff(void **state)
 			assert_true(sws_mm_access(cpu, mm, asid, PG(p), true) >= 0);
 		assert_int_equal(sws_mm_reclaim(cpu, mm, 0, 300), 300);
 		struct sws_device_info di;
-		assert_sws(0, sws_device_info(sim, a, &di));
+		assert_sws(0, sws_device_info_get(sim, a, &di));
 		assert_true(di.inuse_pages > 100);
 		assert_sws(SWS_ENODEV, sws_mm_swapoff(cpu, mm, 17));
 		struct sws_mm_stats before, after;
-		sws_mm_stats(mm, &before);
+		sws_mm_stats_get(mm, &before);
 		int rc = sws_mm_swapoff(cpu, mm, a);
 		if (rc)
 			fail_msg("%s: swapoff: %s", n, sws_error_name(rc));
-		assert_sws(SWS_ENODEV, sws_device_info(sim, a, &di));
-		sws_mm_stats(mm, &after);
+		assert_sws(SWS_ENODEV, sws_device_info_get(sim, a, &di));
+		sws_mm_stats_get(mm, &after);
 		uint64_t scanned = after.counters[SWS_MM_swapoff_pte_scan] - before.counters[SWS_MM_swapoff_pte_scan];
 		uint64_t in = after.counters[SWS_MM_swapoff_swapin] - before.counters[SWS_MM_swapoff_swapin];
 		if (all[d] == SWS_BACKEND_VSWAP) {
@@ -324,7 +324,7 @@ static void test_swapoff(void **state)
 		/* Every page reads back as written (VERIFY), from memory or device b. */
 		for (unsigned p = 0; p < 400; p++)
 			assert_true(sws_mm_access(cpu, mm, asid, PG(p), false) >= 0);
-		sws_mm_stats(mm, &after);
+		sws_mm_stats_get(mm, &after);
 		if (after.counters[SWS_MM_verify_fail])
 			fail_msg("%s: %llu pages read back wrong", n, (unsigned long long)after.counters[SWS_MM_verify_fail]);
 		assert_consistent(sim);

@@ -129,7 +129,7 @@ static void test_device_config(void **state)
 	assert_sws(SWS_EIO, sws_swapon(sim, &dc, &type));
 	assert_sws(SWS_EINVAL, sws_swapon(sim, NULL, &type));
 	struct sws_device_info di;
-	assert_sws(SWS_ENODEV, sws_device_info(sim, 0, &di));
+	assert_sws(SWS_ENODEV, sws_device_info_get(sim, 0, &di));
 	assert_sws(SWS_ENODEV, sws_swapoff(sim, -1));
 	assert_sws(SWS_ENODEV, sws_swapoff(sim, SWS_MAX_SWAPFILES));
 	uint64_t total, freeslots;

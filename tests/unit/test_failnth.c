@@ -72,7 +72,7 @@ static void snap_take(struct walk *w, sws_entry_t e, unsigned nr, struct snap *s
 		assert_sws(0, sws_swap_slot_state(w->sim, e + i, &s->st[i]));
 	int types[2] = {w->tmem, w->tnone};
 	for (int i = 0; i < 2; i++)
-		if (types[i] >= 0 && !sws_device_info(w->sim, types[i], &s->di[s->ndev]))
+		if (types[i] >= 0 && !sws_device_info_get(w->sim, types[i], &s->di[s->ndev]))
 			s->type[s->ndev++] = types[i];
 }
 

@@ -65,7 +65,7 @@ static uint64_t delta(struct env *e, const struct sws_mm_stats *s0, enum sws_mm_
 static uint64_t iowait(struct env *e)
 {
 	struct sws_mm_cpu_time t;
-	sws_mm_cpu_time(e->mm, e->cpu, &t);
+	sws_mm_cpu_time_get(e->mm, e->cpu, &t);
 	return t.iowait_ns;
 }
 

@@ -860,7 +860,7 @@ static void test_charge_stock_drained(void **state)
 	for (unsigned p = 1; p < 100; p++)
 		assert_access(sws_mm_access(c1, mm, asid, PG(p), true));
 	struct sws_mm_stats s;
-	sws_mm_stats(mm, &s);
+	sws_mm_stats_get(mm, &s);
 	assert_int_equal(s.anon_pages, 100);
 	assert_int_equal(s.counters[SWS_MM_oom_kill], 0);
 	/* The limit holds: the 101st page has nowhere to go. */
@@ -920,7 +920,7 @@ static void test_swap_write_failure(void **state)
 	sws_stats_snapshot(sim, &st);
 	assert_true(st.counters[SWS_CTR_swap_writepage_error] > 0);
 	struct sws_device_info di;
-	assert_sws(0, sws_device_info(sim, type, &di));
+	assert_sws(0, sws_device_info_get(sim, type, &di));
 	assert_true(di.write_failed);
 	assert_int_equal(di.write_errno, EFBIG);
 	assert_true(written > 256); /* what fit on the device left RAM */
@@ -928,7 +928,7 @@ static void test_swap_write_failure(void **state)
 		for (unsigned p = 0; p < written; p++)
 			assert_true(sws_mm_access(cpu, mm, asid, PG(p), false) >= 0);
 	struct sws_mm_stats s;
-	sws_mm_stats(mm, &s);
+	sws_mm_stats_get(mm, &s);
 	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
 	sws_mm_destroy(mm);
 	sws_cpu_detach(cpu);
@@ -1040,7 +1040,7 @@ static void test_errors(void **state)
 	uint32_t child;
 	assert_sws(SWS_EKILLED, sws_mm_fork(cpu, mm, asid, &child));
 	struct sws_mm_stats s;
-	sws_mm_stats(mm, &s);
+	sws_mm_stats_get(mm, &s);
 	assert_int_equal(s.counters[SWS_MM_oom_kill], 1);
 	assert_int_equal(s.counters[SWS_MM_oom], 1);
 	assert_int_equal(s.counters[SWS_MM_oom_refused], 1);
@@ -1070,7 +1070,7 @@ static void test_errors(void **state)
 	uint32_t older, newer;
 	assert_sws(0, sws_mm_space_create(mm, 0, &older));
 	assert_sws(0, sws_mm_space_create(mm, 0, &newer));
-	sws_mm_stats(mm, &s);
+	sws_mm_stats_get(mm, &s);
 	uint64_t room = s.free_pages;
 	for (p = 0; p < room / 2; p++) {
 		assert_int_equal(sws_mm_access(cpu, mm, older, PG(p), true), 1);
@@ -1090,7 +1090,7 @@ static void test_errors(void **state)
 	assert_int_equal(sws_mm_access(cpu, mm, asid, PG(0), true), 0);
 	assert_int_equal(sws_mm_access(cpu, mm, asid, PG(1000), false), 1); /* zero page */
 	assert_int_equal(sws_mm_access(cpu, mm, asid, PG(1000), false), 0);
-	sws_mm_stats(mm, &s);
+	sws_mm_stats_get(mm, &s);
 	assert_int_equal(s.counters[SWS_MM_oom_kill], 3);
 	assert_string_equal(sws_mm_counter_name(SWS_MM_pswpin), "pswpin");
 	sws_cpu_detach(cpu);
@@ -1124,11 +1124,11 @@ static bool oom_reap_trial(void)
 	struct timespec w0, w1;
 	int rc = 1;
 	for (unsigned p = 0; p < 200 && rc == 1; p++) {
-		sws_mm_cpu_time(mm, cpu, &t0);
+		sws_mm_cpu_time_get(mm, cpu, &t0);
 		clock_gettime(CLOCK_MONOTONIC, &w0);
 		rc = sws_mm_access(cpu, mm, small, PG(p), true);
 		clock_gettime(CLOCK_MONOTONIC, &w1);
-		sws_mm_cpu_time(mm, cpu, &t1);
+		sws_mm_cpu_time_get(mm, cpu, &t1);
 		if (sws_mm_oom_killed(mm, big))
 			break; /* this access killed big */
 	}
@@ -1218,7 +1218,7 @@ static void test_untimed_store_io(void **state)
 		for (unsigned p = 0; p < 2000; p++)
 			assert_int_equal(sws_mm_access(cpu, mm, asid, PG(p), true), 1);
 	struct sws_mm_stats s;
-	sws_mm_stats(mm, &s);
+	sws_mm_stats_get(mm, &s);
 	assert_true(s.counters[SWS_MM_pswpout] > 1000);
 	assert_true(s.counters[SWS_MM_verify_ok] > 1000);
 	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);

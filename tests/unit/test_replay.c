@@ -65,7 +65,7 @@ static void run_workload(const struct sws_replay_config *cfg, const struct sws_w
 	struct sws_replay_source src = sws_workload_source(wl);
 	assert_sws(0, sws_replay_run(r, &src));
 	assert_sws(SWS_EINVAL, sws_replay_run(r, &src)); /* once per replay */
-	assert_sws(0, sws_replay_report(r, rep));
+	assert_sws(0, sws_replay_report_get(r, rep));
 	assert_sws(0, sws_workload_figures(wl, r, rep));
 	assert_int_equal(rep->events, sws_workload_total(wl));
 	assert_consistent(sws_replay_sim(r));
@@ -154,7 +154,7 @@ static void test_task_order(void **state)
 		struct sws_replay_source src = {.next = order_next, .ctx = &os};
 		assert_sws(0, sws_replay_run(r, &src));
 		struct sws_replay_report rep;
-		assert_sws(0, sws_replay_report(r, &rep));
+		assert_sws(0, sws_replay_report_get(r, &rep));
 		assert_int_equal(rep.events, NTIDS * PER_TID);
 		assert_int_equal(atomic_load(&chk.seen), NTIDS * PER_TID);
 		assert_int_equal(atomic_load(&chk.violations), 0);
@@ -369,7 +369,7 @@ static void test_usemem_oom_killed(void **state)
 	assert_sws(0, sws_replay_create(&cfg, &r));
 	struct sws_replay_source src = sws_workload_source(wl);
 	assert_sws(0, sws_replay_run(r, &src));
-	assert_sws(0, sws_replay_report(r, &rep));
+	assert_sws(0, sws_replay_report_get(r, &rep));
 	assert_sws(0, sws_workload_figures(wl, r, &rep));
 	assert_sws(0, sws_workload_print_results(wl, r, buf_write, &out));
 	assert_int_equal(rep.mm.counters[SWS_MM_oom_kill], 1);
@@ -377,7 +377,7 @@ static void test_usemem_oom_killed(void **state)
 	unsigned killed = 0, alive = 0;
 	for (uint32_t i = 0; i < sws_replay_nr_tasks(r); i++) {
 		struct sws_replay_task t;
-		assert_sws(0, sws_replay_task(r, i, &t));
+		assert_sws(0, sws_replay_task_get(r, i, &t));
 		assert_int_equal(t.accesses, 1024); /* its records ran, refused or not */
 		if (t.oom_killed) {
 			killed++;
@@ -480,7 +480,7 @@ static uint64_t per_task_pswpout(const struct sws_trace_record *recs, size_t n, 
 	cfg.flags = per_task ? SWS_REPLAY_MEMCG_PER_TASK : 0;
 	struct sws_replay *r = replay_records(&cfg, recs, n);
 	struct sws_replay_report rep;
-	assert_sws(0, sws_replay_report(r, &rep));
+	assert_sws(0, sws_replay_report_get(r, &rep));
 	assert_int_equal(rep.errors, 0);
 	sws_replay_destroy(r);
 	return rep.mm.counters[SWS_MM_pswpout];
@@ -540,9 +540,9 @@ static void test_fork_reused_pid(void **state)
 	assert_sws(0, sws_replay_run(r, &src));
 	assert_int_equal(sws_replay_nr_tasks(r), 3);
 	struct sws_replay_task old, parent, child;
-	assert_sws(0, sws_replay_task(r, 0, &old));
-	assert_sws(0, sws_replay_task(r, 1, &parent));
-	assert_sws(0, sws_replay_task(r, 2, &child));
+	assert_sws(0, sws_replay_task_get(r, 0, &old));
+	assert_sws(0, sws_replay_task_get(r, 1, &parent));
+	assert_sws(0, sws_replay_task_get(r, 2, &child));
 	assert_int_equal(old.pid, 200);
 	assert_int_equal(parent.pid, 100);
 	assert_int_equal(child.pid, 200);
@@ -602,7 +602,7 @@ static void test_undo_charged_to_nobody(void **state)
 		fa.armed = true;
 		assert_sws(fail ? SWS_ENOMEM : 0, sws_replay_run(r, &src));
 		fa.armed = false;
-		assert_sws(0, sws_replay_report(r, &rep));
+		assert_sws(0, sws_replay_report_get(r, &rep));
 		assert_int_equal(sws_replay_nr_tasks(r), 16);
 		kswapd[fail] = rep.time.kswapd_ns;
 		sws_replay_destroy(r);
@@ -725,10 +725,17 @@ static void test_compare_json(void **state)
 
 	struct buf js = {0};
 	assert_sws(0, sws_replay_report_print(ptrs, 2, SWS_REPLAY_REPORT_JSON, buf_write, &js));
-	assert_true(!strncmp(js.p, "{\"runs\":[{\"backend\":\"st-p4\"", 27));
+	/* What the report says about itself first (no command or input given here), then the runs. */
+	assert_true(!strncmp(js.p, "{\"version\":\"", 12));
+	assert_non_null(strstr(js.p, "\"program\":null,\"command\":null,\"argv\":null,\"clock\":\"model\",\"setup\":{"));
+	assert_non_null(strstr(js.p, "}},\"runs\":[{\"backend\":\"st-p4\""));
 	int depth = 0, max_depth = 0, objects_at_1 = 0;
 	bool in_str = false;
-	for (const char *p = js.p; *p; p++) {
+	/* The runs: two objects in the array; the whole: one object. */
+	for (const char *p = strstr(js.p, "\"runs\":[") + 7, *q = js.p; q < p; q++)
+		depth += (*q == '{' || *q == '[') - (*q == '}' || *q == ']'); /* no brackets in its strings */
+	assert_int_equal(depth, 1);
+	for (const char *p = strstr(js.p, "\"runs\":[") + 7; *p; p++) {
 		if (in_str) {
 			if (*p == '\\')
 				p++;
@@ -807,7 +814,7 @@ static void replay_file(const struct sws_replay_config *cfg, const char *path,
 	assert_sws(0, sws_trace_reader_open(path, NULL, &rs.r, err, sizeof(err)));
 	struct sws_replay_source src = {.next = reader_next, .error = reader_error, .ctx = &rs};
 	assert_sws(0, sws_replay_run(r, &src));
-	assert_sws(0, sws_replay_report(r, rep));
+	assert_sws(0, sws_replay_report_get(r, rep));
 	assert_consistent(sws_replay_sim(r));
 	sws_trace_reader_close(rs.r);
 	sws_replay_destroy(r);
@@ -1024,7 +1031,7 @@ static void wb_hook(void *ctx, unsigned worker, const struct sws_trace_record *r
 	struct wb_watch *w = ctx;
 	(void)worker, (void)rec;
 	struct sws_mm_stats st;
-	sws_mm_stats(sws_replay_mm(w->r), &st);
+	sws_mm_stats_get(sws_replay_mm(w->r), &st);
 	w->zswpwb = st.counters[SWS_MM_zswpwb];
 }
 
@@ -1046,7 +1053,7 @@ static void test_zswap_worker_prompt(void **state)
 	struct sws_replay_source src = sws_workload_source(wl);
 	assert_sws(0, sws_replay_run(w.r, &src));
 	struct sws_replay_report rep;
-	assert_sws(0, sws_replay_report(w.r, &rep));
+	assert_sws(0, sws_replay_report_get(w.r, &rep));
 	assert_true(rep.mm.counters[SWS_MM_pool_limit_hit] > 0);
 	assert_true(w.zswpwb > 0); /* seen before the last record: written back during the run */
 	assert_true(rep.time.kswapd_ns > 0); /* charged to background, not to the task */
@@ -1269,7 +1276,7 @@ static struct sws_replay *replay_recs(const struct sws_replay_config *cfg, const
 	struct sws_replay *r;
 	assert_sws(0, sws_replay_create(cfg, &r));
 	assert_sws(0, sws_replay_run(r, &src));
-	assert_sws(0, sws_replay_report(r, rep));
+	assert_sws(0, sws_replay_report_get(r, rep));
 	assert_int_equal(rep->errors, 0);
 	return r;
 }
@@ -1290,7 +1297,7 @@ static void test_lifecycle_tolerated(void **state)
 	};
 	struct sws_replay *r = replay_records(&cfg, recs, sizeof(recs) / sizeof(recs[0]));
 	struct sws_replay_report rep;
-	assert_sws(0, sws_replay_report(r, &rep));
+	assert_sws(0, sws_replay_report_get(r, &rep));
 	assert_int_equal(rep.errors, 0);
 	assert_int_equal(rep.mm.counters[SWS_MM_first_touch], 8); /* the munmap took none of them */
 	assert_int_equal(rep.mm.anon_pages, 0);                 /* all gone with the exit */
@@ -1329,8 +1336,8 @@ static void test_exec_fresh_space(void **state)
 		assert_int_equal(rep.mm.nr_spaces, 2); /* one address space per life */
 		assert_int_equal(sws_replay_nr_tasks(r), 2);
 		struct sws_replay_task old, cur;
-		assert_sws(0, sws_replay_task(r, 0, &old));
-		assert_sws(0, sws_replay_task(r, 1, &cur));
+		assert_sws(0, sws_replay_task_get(r, 0, &old));
+		assert_sws(0, sws_replay_task_get(r, 1, &cur));
 		assert_int_equal(old.pid, 300);
 		assert_int_equal(cur.pid, 300);
 		assert_true(old.exited && cur.exited);
@@ -1385,7 +1392,7 @@ static void test_madv_free_dispatch(void **state)
 		struct sws_replay *r = replay_recs(&cfg, recs, sizeof(recs) / sizeof(recs[0]), &rep);
 		assert_int_equal(rep.mm.counters[SWS_MM_pglazyfree], 16);
 		struct sws_replay_task t;
-		assert_sws(0, sws_replay_task(r, 0, &t));
+		assert_sws(0, sws_replay_task_get(r, 0, &t));
 		assert_true(t.free_ns > 0 || rep.time.sys_ns == 0);
 		sws_replay_destroy(r);
 	}
@@ -1460,7 +1467,7 @@ static void replay_recording(enum rec_filter filter, struct sws_replay_report *r
 	assert_sws(0, sws_trace_reader_open(trace, &tc, &fs.r, err, sizeof(err)));
 	struct sws_replay_source src = {.next = filter_next, .error = filter_error, .ctx = &fs};
 	assert_sws(0, sws_replay_run(r, &src));
-	assert_sws(0, sws_replay_report(r, rep));
+	assert_sws(0, sws_replay_report_get(r, rep));
 	sws_trace_reader_close(fs.r);
 	*tasks = sws_replay_nr_tasks(r);
 	sws_replay_destroy(r);
@@ -1790,7 +1797,7 @@ static void test_stream_errors(void **state)
 	struct sws_replay_report rep;
 	assert_sws(0, sws_replay_create(&cfg, &r));
 	assert_sws(0, sws_replay_run(r, &src));
-	assert_sws(0, sws_replay_report(r, &rep));
+	assert_sws(0, sws_replay_report_get(r, &rep));
 	assert_int_equal(rep.events, 10);
 	assert_int_equal(rep.errors, 3);
 	assert_int_equal(rep.accesses, 4 + 1 + 16);
@@ -1813,7 +1820,7 @@ static void test_stream_errors(void **state)
 	src.ctx = &dup;
 	assert_sws(0, sws_replay_create(&cfg, &r));
 	assert_sws(0, sws_replay_run(r, &src));
-	assert_sws(0, sws_replay_report(r, &rep));
+	assert_sws(0, sws_replay_report_get(r, &rep));
 	assert_int_equal(rep.events, 6);
 	assert_int_equal(rep.errors, 1 + 3);
 	assert_int_equal(rep.accesses, 2);
@@ -1836,7 +1843,7 @@ static void test_stream_errors(void **state)
 	assert_sws(0, sws_replay_create(&cfg, &r));
 	src = sws_workload_source(wl);
 	assert_sws(0, sws_replay_run(r, &src));
-	assert_sws(0, sws_replay_report(r, &rep));
+	assert_sws(0, sws_replay_report_get(r, &rep));
 	assert_true(rep.interrupted);
 	assert_true(rep.events > 2 && rep.events < sws_workload_total(wl));
 	sws_replay_destroy(r);

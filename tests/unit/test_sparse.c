@@ -265,7 +265,7 @@ static void test_pcp_lists(void **state)
 	}
 	assert_true(p0->pcp_count < held); /* drained */
 	struct sws_mm_stats st;
-	sws_mm_stats(mm, &st);
+	sws_mm_stats_get(mm, &st);
 	assert_int_equal(st.free_pages, 0);
 	for (unsigned i = 0; i < 1000; i++)
 		sws__mm_folio_free(i < 252 ? c1 : c0, mm, pf[i]);
@@ -290,7 +290,7 @@ static void test_section_map_failure(void **state)
 	assert_sws(SWS_ENOMEM, sws_mm_access(e.cpu, e.mm, e.asid, PG(0), true));
 	assert_int_equal(map_mapped(e.mm), 0);
 	struct sws_mm_stats s;
-	sws_mm_stats(e.mm, &s);
+	sws_mm_stats_get(e.mm, &s);
 	assert_int_equal(s.free_pages, GiB_PAGES); /* the charge was undone */
 	assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(0), true), 1);
 	assert_int_equal(map_mapped(e.mm), SECTION_BYTES);
@@ -355,7 +355,7 @@ static void seeds_follow_clusters(enum sws_backend b, enum kind k)
 	for (int round = 0; round < 2; round++) {
 		assert_sws(0, sws_mm_madvise(e.cpu, mm, e.asid, PG(0), (uint64_t)N * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
 		struct sws_mm_stats s;
-		sws_mm_stats(mm, &s);
+		sws_mm_stats_get(mm, &s);
 		assert_true(s.counters[SWS_MM_pgsteal] >= (uint64_t)N * (round + 1));
 		/* N slots span at least N / 512 clusters, each with its table */
 		unsigned n = seed_tables(mm, e.sim, &c0);
@@ -363,7 +363,7 @@ static void seeds_follow_clusters(enum sws_backend b, enum kind k)
 		assert_int_equal(usage(e.sim).bytes[SWS_MEM_mm], mm0 + (uint64_t)n * sizeof(struct sws_seed_table));
 		for (unsigned p = 0; p < N; p++)
 			assert_int_equal(sws_mm_access(e.cpu, mm, e.asid, PG(p), round == 0), 1);
-		sws_mm_stats(mm, &s);
+		sws_mm_stats_get(mm, &s);
 		assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
 		/* every page came back: checked byte for byte, or from the zero flag
 		 * (a device with no store holds no bytes to check) */

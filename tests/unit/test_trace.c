@@ -281,7 +281,7 @@ static void test_perf_swap(void **state)
 		recs_push(&v, &x);
 	assert_int_equal(rc, 0);
 	struct sws_trace_reader_stats st;
-	sws_trace_reader_stats(r, &st);
+	sws_trace_reader_stats_get(r, &st);
 	assert_int_equal(st.lines, 211);
 	assert_int_equal(st.records, 162);
 	assert_int_equal(st.skipped_lines, 49);
@@ -1533,7 +1533,7 @@ static void test_blank_lines(void **state)
 	while (sws_trace_reader_next(r, &x) == 1)
 		n++;
 	struct sws_trace_reader_stats st;
-	sws_trace_reader_stats(r, &st);
+	sws_trace_reader_stats_get(r, &st);
 	assert_int_equal(n, 2);
 	assert_int_equal(st.lines, 10);
 	assert_int_equal(st.skipped_lines, 8);
@@ -1549,7 +1549,7 @@ static void test_blank_lines(void **state)
 	expect_read_within(&b, 5);
 	assert_sws(0, sws_trace_reader_open(b.path, &b.cfg, &r, msg, sizeof(msg)));
 	assert_int_equal(sws_trace_reader_next(r, &x), 0);
-	sws_trace_reader_stats(r, &st);
+	sws_trace_reader_stats_get(r, &st);
 	assert_int_equal(st.lines, 4094u << 17);
 	assert_int_equal(st.skipped_lines, 4094u << 17);
 	sws_trace_reader_close(r);

@@ -258,7 +258,7 @@ static void test_small_case_by_hand(void **state)
 		struct sws_replay_report rep;
 		assert_sws(0, sws_replay_create(&cfg, &r));
 		assert_sws(0, sws_replay_run(r, &src));
-		assert_sws(0, sws_replay_report(r, &rep));
+		assert_sws(0, sws_replay_report_get(r, &rep));
 		assert_int_equal(rep.clock, SWS_REPLAY_CLOCK_MODEL);
 		assert_int_equal(rep.model.cost_count[SWS_COST_kernel_entry], 6);
 		assert_int_equal(rep.model.cost_count[SWS_COST_page_zero], 4);
@@ -296,7 +296,7 @@ static void run_usemem(enum sws_backend b, uint32_t cpus, struct sws_replay_repo
 	struct sws_replay_source src = sws_workload_source(wl);
 	assert_sws(0, sws_replay_create(&cfg, &r));
 	assert_sws(0, sws_replay_run(r, &src));
-	assert_sws(0, sws_replay_report(r, rep));
+	assert_sws(0, sws_replay_report_get(r, rep));
 	sws_replay_destroy(r);
 	sws_workload_destroy(wl);
 }

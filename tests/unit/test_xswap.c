@@ -70,7 +70,7 @@ static void xenv_close(struct xenv *e)
 static struct sws_xswap_info xinfo(struct xenv *e)
 {
 	struct sws_xswap_info xi;
-	assert_sws(0, sws_xswap_info(e->sim, e->type, &xi));
+	assert_sws(0, sws_xswap_info_get(e->sim, e->type, &xi));
 	return xi;
 }
 
@@ -151,7 +151,7 @@ static void test_create_needs_zswap_and_swap_table(void **state)
 			assert_sws(SWS_EINVAL, sws_mm_xswap_create(NULL, -1, &type));
 			assert_sws(0, sws_mm_xswap_create(mm, 7, &type));
 			struct sws_device_info di;
-			assert_sws(0, sws_device_info(sim, type, &di));
+			assert_sws(0, sws_device_info_get(sim, type, &di));
 			assert_int_equal(di.prio, 7);
 			assert_true(di.flags & SWS_SWP_XSWAP);
 			assert_true(di.flags & SWS_SWP_SOLIDSTATE);
@@ -201,7 +201,7 @@ static void test_sizes_and_destroy(void **state)
 	assert_int_equal(mu.bytes[SWS_MEM_cluster_info], 4096);
 	assert_int_equal(mu.bytes[SWS_MEM_cluster_tables], 2 * 4096);
 	struct sws_device_info di;
-	assert_sws(0, sws_device_info(e.sim, e.type, &di));
+	assert_sws(0, sws_device_info_get(e.sim, e.type, &di));
 	assert_int_equal(di.prio, -1);
 	assert_int_equal(di.nr_clusters, CHUNK);
 	assert_int_equal(di.nr_free, CHUNK - 1); /* cluster 0 holds the header */
@@ -211,7 +211,7 @@ static void test_sizes_and_destroy(void **state)
 	assert_totals(&e);
 
 	assert_sws(0, sws_mm_xswap_destroy(e.mm, e.type));
-	assert_sws(SWS_ENODEV, sws_device_info(e.sim, e.type, &di));
+	assert_sws(SWS_ENODEV, sws_device_info_get(e.sim, e.type, &di));
 	uint64_t total, freeslots;
 	sws_swap_totals(e.sim, &total, &freeslots);
 	assert_int_equal(total, 0);
@@ -583,7 +583,7 @@ static void test_cap_holds_when_memcg_fills(void **state)
 	assert_sws(SWS_EKILLED, rc); /* the workload hit its limit and was OOM-killed ... */
 	assert_true(xi.inuse_pages < xi.pages); /* ... before the device was full */
 	struct sws_mm_stats s;
-	sws_mm_stats(e.mm, &s);
+	sws_mm_stats_get(e.mm, &s);
 	assert_int_equal(s.counters[SWS_MM_oom_kill], 1);
 	assert_true(s.counters[SWS_MM_zswpout] > 1000);
 	assert_true(s.counters[SWS_MM_pool_limit_hit] > 0);
@@ -600,13 +600,13 @@ static void test_cap_holds_when_memcg_fills(void **state)
 	 * not even try to write back (nr_real_swapfiles == 0). */
 	sws_mm_kswapd(e.cpu, e.mm, 10000);
 	sws_mm_zswap_shrink(e.cpu, e.mm, 10000);
-	sws_mm_stats(e.mm, &s);
+	sws_mm_stats_get(e.mm, &s);
 	assert_int_equal(s.counters[SWS_MM_reject_reclaim_fail], 0);
 	assert_int_equal(s.counters[SWS_MM_zswpwb], 0);
 	/* The other task's early pages come back from zswap, verified. */
 	for (unsigned q = 0; q < 512; q++)
 		assert_true(sws_mm_access(e.cpu, e.mm, small, PG(q), false) >= 0);
-	sws_mm_stats(e.mm, &s);
+	sws_mm_stats_get(e.mm, &s);
 	assert_true(s.counters[SWS_MM_zswpin] > 0);
 	assert_true(s.counters[SWS_MM_verify_ok] > 0);
 	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
@@ -630,14 +630,14 @@ static void test_large_folio_kept_in_swap_cache(void **state)
 		assert_true(sws_mm_access(e.cpu, e.mm, e.asid, PG(p), true) >= 0);
 	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, e.asid, PG(0), 1024ull * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
 	struct sws_mm_stats s;
-	sws_mm_stats(e.mm, &s);
+	sws_mm_stats_get(e.mm, &s);
 	assert_true(s.counters[SWS_MM_xswap_reject_activate] > 0); /* the pool is full: some stayed */
 	for (unsigned p = 0; p < 1024; p++) {
 		int rc = sws_mm_access(e.cpu, e.mm, e.asid, PG(p), false);
 		if (rc < 0)
 			fail_msg("page %u: %s", p, sws_error_name(rc));
 	}
-	sws_mm_stats(e.mm, &s);
+	sws_mm_stats_get(e.mm, &s);
 	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
 	assert_true(s.counters[SWS_MM_swapcache_hit] > 0);
 	assert_sws(0, sws_mm_exit(e.cpu, e.mm, e.asid));
@@ -655,7 +655,7 @@ static uint64_t readahead_pages(struct xenv *e, unsigned pages)
 	for (unsigned p = 0; p < pages; p++)
 		assert_true(sws_mm_access(e->cpu, e->mm, e->asid, PG(p), false) >= 0);
 	struct sws_mm_stats s;
-	sws_mm_stats(e->mm, &s);
+	sws_mm_stats_get(e->mm, &s);
 	assert_true(s.counters[SWS_MM_zswpin] > 0);
 	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
 	return s.counters[SWS_MM_swap_ra];
@@ -731,7 +731,7 @@ static void test_vma_readahead_skips_xswap(void **state)
 		if (pte_type(&e, p) >= 0 && pte_type(&e, p) != e.type)
 			assert_true(sws_mm_access(e.cpu, e.mm, e.asid, PG(p), false) >= 0);
 	struct sws_mm_stats s;
-	sws_mm_stats(e.mm, &s);
+	sws_mm_stats_get(e.mm, &s);
 	assert_true(s.counters[SWS_MM_swap_ra] > 0); /* VMA readahead ran (SSD neighbours) */
 	assert_int_equal(s.counters[SWS_MM_xswap_reject_activate], 0);
 	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
@@ -762,14 +762,14 @@ static void test_no_writeback_from_xswap(void **state)
 		assert_true(sws_mm_access(e.cpu, e.mm, e.asid, PG(p), true) >= 0);
 	sws_mm_kswapd(e.cpu, e.mm, 100000);
 	struct sws_mm_stats s;
-	sws_mm_stats(e.mm, &s);
+	sws_mm_stats_get(e.mm, &s);
 	assert_true(s.counters[SWS_MM_zswpout] > 0);
 	assert_true(s.counters[SWS_MM_pool_limit_hit] > 0);
 	assert_int_equal(s.counters[SWS_MM_zswpwb], 0);
 	assert_true(s.counters[SWS_MM_reject_reclaim_fail] > 0); /* writeback tried and refused */
 	for (unsigned p = 0; p < 32768; p += 7)
 		assert_true(sws_mm_access(e.cpu, e.mm, e.asid, PG(p), false) >= 0);
-	sws_mm_stats(e.mm, &s);
+	sws_mm_stats_get(e.mm, &s);
 	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
 	xenv_close(&e);
 }
@@ -800,7 +800,7 @@ static void test_grow_mapping_failure(void **state)
 	struct sws_device_info di;
 	do { /* fill every mapped cluster */
 		assert_sws(0, alloc(&e, 9, &en));
-		assert_sws(0, sws_device_info(e.sim, e.type, &di));
+		assert_sws(0, sws_device_info_get(e.sim, e.type, &di));
 	} while (di.nr_clusters < 6 * CHUNK || di.nr_free);
 	assert_int_equal(xinfo(&e).nr_clusters_mapped, 6 * CHUNK);
 	struct sws_device *dev = sws__device(e.sim, (unsigned)e.type);

@@ -54,7 +54,7 @@ static void env_open(struct env *e, enum sws_backend b, uint64_t ram, const uint
 static void env_close(struct env *e)
 {
 	struct sws_mm_stats s;
-	sws_mm_stats(e->mm, &s);
+	sws_mm_stats_get(e->mm, &s);
 	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
 	/* count_swpout_vm_event() on every path that writes to a device, zswap's
 	 * writeback included: pswpout is the order counters' pages. */
@@ -639,7 +639,7 @@ static uint64_t failnth_run(enum sws_backend b, uint64_t fail_nth, struct sws_te
 	}
 	uint64_t calls = ta->calls;
 	struct sws_mm_stats s;
-	sws_mm_stats(mm, &s);
+	sws_mm_stats_get(mm, &s);
 	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
 	assert_consistent(sim);
 	sws_mm_destroy(mm);

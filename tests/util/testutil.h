@@ -26,11 +26,11 @@
 			fail_msg("invariant violated: %s", sws__msg);           \
 	} while (0)
 
-/* The memory model's counters now (sws_mm_stats() by value). */
+/* The memory model's counters now (sws_mm_stats_get() by value). */
 static inline struct sws_mm_stats sws_test_mm_stats(struct sws_mm *mm)
 {
 	struct sws_mm_stats s;
-	sws_mm_stats(mm, &s);
+	sws_mm_stats_get(mm, &s);
 	return s;
 }
 

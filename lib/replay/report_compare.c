@@ -1,0 +1,431 @@
+/*
+ * report_compare.c - replay reports in the layouts kernel memory-management
+ * developers read comparisons in, so that a simulated comparison sits beside
+ * a measured one:
+ *
+ *   mmtests' compare-kernels (bin/compare-mmtests.pl): per key, the statistic
+ *   rows Min, Amean (Hmean for rates), Stddev, CoeffVar and Max; the first
+ *   configuration is the baseline, "(   0.00%)", each other its difference
+ *   "( -x.xx%)" signed so that a positive figure is better (for a time: lower);
+ *   on the mean row the difference is "*  x.xx%*" where mmtests marks it
+ *   significant (the means' 95% intervals, mean +- 1.96 stddev, do not cover
+ *   the difference); then "Duration" (the repeats' times summed) and "Ops"
+ *   (the vmstat counters, mmtests' names where it has them).
+ *
+ *   lkp-tests' compare (lib/compare.rb): one row per figure, the first
+ *   configuration's mean "± stddev%" (population stddev, shown over 2%), each
+ *   other's "%change" and mean "± stddev%", then the figure's name; the
+ *   counters as proc-vmstat.NAME (the memory model's) and swapsim.NAME (the
+ *   swap core's).
+ *
+ * Written from the layouts of those tools' output (docs/replay.md has a
+ * sample of each); no code of theirs.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "replay_internal.h"
+
+typedef double (*getter)(const struct sws_replay_report *r);
+
+struct out {
+	int (*write)(void *ctx, const char *text, size_t len);
+	void *ctx;
+	int err;
+};
+
+static void pr(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Printing through the write callback; after its first error nothing more is written. */
+static void pr(struct out *o, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	if (o->err)
+		return;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	o->err = o->write(o->ctx, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+}
+
+static double absd(double x) { return x < 0 ? -x : x; }
+
+static double g_user(const struct sws_replay_report *r) { return (double)r->time.user_ns / 1e9; }
+static double g_sys(const struct sws_replay_report *r) { return (double)r->time.sys_ns / 1e9; }
+static double g_elapsed(const struct sws_replay_report *r) { return (double)r->time.elapsed_ns / 1e9; }
+static double g_kswapd(const struct sws_replay_report *r) { return (double)r->time.kswapd_ns / 1e9; }
+static double g_tput(const struct sws_replay_report *r) { return r->workload.throughput_kbs / 1024; }
+static double g_task_tput(const struct sws_replay_report *r) { return r->workload.task_throughput_kbs / 1024; }
+static double g_free_lat(const struct sws_replay_report *r) { return r->workload.free_latency_us; }
+static double g_fault_lat(const struct sws_replay_report *r)
+{
+	const struct sws_replay_hist *h = &r->latency[SWS_REPLAY_LAT_FAULT];
+	return h->count ? (double)h->sum_ns / (double)h->count / 1e3 : 0;
+}
+
+/* A compared figure: its key in each layout, its direction, whether it is a rate. */
+enum { ALWAYS, WORKLOAD, NONZERO };
+static const struct key {
+	const char *mmtests; /* + "-TASKS" */
+	const char *lkp;     /* + after "NAME." */
+	bool higher_better;  /* a rate: mmtests takes its harmonic mean */
+	int when;
+	getter get;
+} keys[] = {
+	{"user", "time.user_time", false, ALWAYS, g_user},
+	{"syst", "time.system_time", false, ALWAYS, g_sys},
+	{"elsp", "time.elapsed_time", false, ALWAYS, g_elapsed},
+	{"kswp", "time.kswapd_time", false, NONZERO, g_kswapd},
+	{"tput", "throughput", true, WORKLOAD, g_tput},
+	{"tput1", "throughput_per_task", true, WORKLOAD, g_task_tput},
+	{"freelat", "free_latency_us", false, WORKLOAD, g_free_lat},
+	{"faultlat", "fault_latency_us", false, ALWAYS, g_fault_lat},
+};
+#define NR_KEYS (sizeof(keys) / sizeof(keys[0]))
+
+static bool key_shown(const struct key *k, const struct sws_replay_series *s, unsigned n)
+{
+	bool nonzero = false;
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned r = 0; r < s[i].nr_repeats; r++) {
+			if (k->when == WORKLOAD && !s[i].repeats[r]->workload.valid)
+				return false;
+			nonzero |= k->get(s[i].repeats[r]) != 0;
+		}
+	return k->when != NONZERO || nonzero;
+}
+
+static const char *bench_name(const struct sws_replay_print_config *pc)
+{
+	return pc->input_name ? pc->input_name : "replay";
+}
+
+/* ---- mmtests ---------------------------------------------------------------------------- */
+
+/* A statistic of one key over a configuration's repeats; NaN where mmtests has none. */
+struct mstat {
+	double min, mean, max, stddev, coeffvar;
+	bool have_stddev;
+};
+
+static struct mstat mstat_of(const struct sws_replay_series *s, const struct key *k)
+{
+	struct mstat m = {0};
+	unsigned n = s->nr_repeats;
+	double sum = 0, inv = 0, sq = 0;
+	for (unsigned r = 0; r < n; r++) {
+		double v = k->get(s->repeats[r]);
+		if (!r || v < m.min)
+			m.min = v;
+		if (!r || v > m.max)
+			m.max = v;
+		sum += v;
+		inv += v ? 1 / v : 0;
+	}
+	/* Amean, or for a rate Hmean (n / sum of 1/x) */
+	m.mean = k->higher_better ? (inv ? n / inv : 0) : sum / n;
+	if (n > 1) {
+		for (unsigned r = 0; r < n; r++) {
+			double v = k->get(s->repeats[r]);
+			if (k->higher_better)
+				sq += v && m.mean ? (1 / v - 1 / m.mean) * (1 / v - 1 / m.mean) : 0;
+			else
+				sq += (v - m.mean) * (v - m.mean);
+		}
+		/* mmtests' Stddev: the sample's; HStddev: sqrt(sum (1/x - 1/H)^2 H^4 / n) */
+		m.stddev = k->higher_better ? sws__sqrt(sq * m.mean * m.mean * m.mean * m.mean / n)
+					    : sws__sqrt(sq / (n - 1));
+		m.have_stddev = true;
+		m.coeffvar = m.mean ? m.stddev * 100 / m.mean : 0;
+	}
+	return m;
+}
+
+/* mmtests' pdiff (higher is better) and pndiff (lower is better): positive = better. */
+static double pdiff(double v, double base)
+{
+	if (v == base || v == 0)
+		return 0;
+	if (base == 0)
+		return 100;
+	return v * 100 / base - 100;
+}
+
+static double pndiff(double v, double base)
+{
+	if (v == base)
+		return 0;
+	if (v == 0)
+		return 100;
+	if (base == 0)
+		return -99;
+	return 100 - v * 100 / base;
+}
+
+/* mmtests' significance: the difference exceeds the two means' 95% half-intervals. */
+static bool significant(const struct mstat *a, const struct mstat *b)
+{
+	const double z = 1.959963984540054; /* qnorm(0.975) */
+	if (!a->have_stddev || !b->have_stddev)
+		return false;
+	double cisum = z * a->stddev + z * b->stddev, diff = a->mean - b->mean;
+	return absd(cisum ? diff / cisum : diff) > 1;
+}
+
+enum { ST_MIN, ST_MEAN, ST_STDDEV, ST_COEFFVAR, ST_MAX, NR_ST };
+
+static const char *stat_name(unsigned st, const struct key *k)
+{
+	static const char *const names[NR_ST] = {"Min", "Amean", "Stddev", "CoeffVar", "Max"};
+	static const char *const hnames[NR_ST] = {"Min", "Hmean", "HStddev", "HCoeffVar", "Max"};
+	return k->higher_better ? hnames[st] : names[st];
+}
+
+static bool stat_value(const struct mstat *m, unsigned st, double *v)
+{
+	switch (st) {
+	case ST_MIN: *v = m->min; return true;
+	case ST_MEAN: *v = m->mean; return true;
+	case ST_STDDEV: *v = m->stddev; return m->have_stddev;
+	case ST_COEFFVAR: *v = m->coeffvar; return m->have_stddev;
+	default: *v = m->max; return true;
+	}
+}
+
+/* The mmtests name of a vmstat counter ("Ops %s"), or its own. */
+static const char *ops_name(unsigned c)
+{
+	switch (c) {
+	case SWS_MM_pgfault: return "Minor Faults"; /* pgfault less pgmajfault */
+	case SWS_MM_pgmajfault: return "Major Faults";
+	case SWS_MM_pswpin: return "Swap Ins";
+	case SWS_MM_pswpout: return "Swap Outs";
+	default: return sws_mm_counter_name((enum sws_mm_counter)c);
+	}
+}
+
+static uint64_t ops_value(const struct sws_replay_report *r, unsigned c)
+{
+	const uint64_t *m = r->mm.counters;
+	return c == SWS_MM_pgfault ? m[SWS_MM_pgfault] - m[SWS_MM_pgmajfault] : m[c];
+}
+
+static double ops_mean(const struct sws_replay_series *s, unsigned c)
+{
+	double sum = 0;
+	for (unsigned r = 0; r < s->nr_repeats; r++)
+		sum += (double)ops_value(s->repeats[r], c);
+	return sum / s->nr_repeats;
+}
+
+/* The configurations' names over their columns, right-aligned. */
+static void header_row(struct out *o, unsigned lead, unsigned width, const struct sws_replay_series *s,
+		       unsigned n)
+{
+	pr(o, "%*s", (int)lead, "");
+	for (unsigned i = 0; i < n; i++)
+		pr(o, "%*.*s", (int)width, (int)width - 1, sws__series_label(&s[i]));
+	pr(o, "\n");
+}
+
+int sws__print_mmtests(const struct sws_replay_print_config *pc, const struct sws_replay_series *s,
+		       unsigned n, int (*write)(void *ctx, const char *text, size_t len), void *ctx)
+{
+	struct out out = {write, ctx, 0}, *o = &out;
+	const unsigned cmpw = 7; /* mmtests' _CompareLength */
+	unsigned tasks = (unsigned)s[0].repeats[0]->nr_tasks;
+	unsigned statw = 0, keyw = 0, fieldw = 12, prec = 2;
+	char name[32], num[64];
+	bool shown[NR_KEYS];
+	/* Widths: the longest statistic and key names; values in %FIELD.PRECf. */
+	for (unsigned k = 0; k < NR_KEYS; k++) {
+		shown[k] = key_shown(&keys[k], s, n);
+		if (!shown[k])
+			continue;
+		int len = snprintf(name, sizeof(name), "%s-%u", keys[k].mmtests, tasks);
+		keyw = (unsigned)len > keyw ? (unsigned)len : keyw;
+		for (unsigned st = 0; st < NR_ST; st++)
+			statw = strlen(stat_name(st, &keys[k])) > statw ? (unsigned)strlen(stat_name(st, &keys[k])) : statw;
+		for (unsigned i = 0; i < n; i++) {
+			struct mstat m = mstat_of(&s[i], &keys[k]);
+			/* times below a second keep four digits (mmtests' _Precision) */
+			if (!keys[k].higher_better && m.mean && m.mean < 1)
+				prec = 4;
+			len = snprintf(num, sizeof(num), "%.4f", m.max);
+			fieldw = (unsigned)len + 2 > fieldw ? (unsigned)len + 2 : fieldw;
+		}
+	}
+	pr(o, "%s\n", bench_name(pc));
+	header_row(o, statw + 1 + keyw, fieldw + cmpw + 4, s, n);
+	for (unsigned st = 0; st < NR_ST; st++) {
+		for (unsigned k = 0; k < NR_KEYS; k++) {
+			if (!shown[k])
+				continue;
+			const struct key *key = &keys[k];
+			struct mstat base = mstat_of(&s[0], key);
+			snprintf(name, sizeof(name), "%s-%u", key->mmtests, tasks);
+			pr(o, "%-*s %-*s", (int)statw, stat_name(st, key), (int)keyw, name);
+			for (unsigned i = 0; i < n; i++) {
+				struct mstat m = i ? mstat_of(&s[i], key) : base;
+				double v, bv;
+				bool have = stat_value(&m, st, &v), bhave = stat_value(&base, st, &bv);
+				if (have)
+					pr(o, "%*.*f", (int)fieldw, (int)prec, v);
+				else
+					pr(o, "%*s", (int)fieldw, "NaN");
+				if (!have || !bhave) {
+					pr(o, " (%*s%%)", (int)cmpw, "NaN");
+					continue;
+				}
+				/* Stddev and CoeffVar: lower is better; the others as the key */
+				bool lower = st == ST_STDDEV || st == ST_COEFFVAR || !key->higher_better;
+				double d = lower ? pndiff(v, bv) : pdiff(v, bv);
+				bool sig = st == ST_MEAN && i && significant(&m, &base);
+				pr(o, sig ? " *%*.2f%%*" : " (%*.2f%%)", (int)cmpw, d);
+			}
+			pr(o, "\n");
+		}
+	}
+	/* Duration: the repeats' simulated times, summed, per configuration. */
+	static const char *const dur[] = {"User", "System", "Elapsed"};
+	const getter dget[] = {g_user, g_sys, g_elapsed};
+	pr(o, "\n");
+	header_row(o, 16, 12, s, n);
+	for (unsigned d = 0; d < 3; d++) {
+		pr(o, "Duration %-7s", dur[d]);
+		for (unsigned i = 0; i < n; i++) {
+			double sum = 0;
+			for (unsigned r = 0; r < s[i].nr_repeats; r++)
+				sum += dget[d](s[i].repeats[r]);
+			pr(o, "%12.2f", sum);
+		}
+		pr(o, "\n");
+	}
+	/* Ops: the vmstat counters (the repeats' mean), those 0 everywhere left out. */
+	unsigned opsw = 0;
+	for (unsigned c = 0; c < SWS_MM_NR_COUNTERS; c++)
+		if (sws__row_shown(s, n, pc->flags, ops_value, c) && strlen(ops_name(c)) > opsw)
+			opsw = (unsigned)strlen(ops_name(c));
+	pr(o, "\n");
+	header_row(o, 4 + opsw, 15, s, n);
+	for (unsigned c = 0; c < SWS_MM_NR_COUNTERS; c++) {
+		if (!sws__row_shown(s, n, pc->flags, ops_value, c))
+			continue;
+		pr(o, "Ops %-*s", (int)opsw, ops_name(c));
+		for (unsigned i = 0; i < n; i++)
+			pr(o, "%15.2f", ops_mean(&s[i], c));
+		pr(o, "\n");
+	}
+	return out.err;
+}
+
+/* ---- lkp ------------------------------------------------------------------------------ */
+
+#define ABS_WIDTH 10 /* lkp's column widths */
+#define REL_WIDTH 10
+#define ERR_WIDTH 6
+
+/* The mean and population standard deviation (lkp's; -1: one value) of @get over @s. */
+static void lkp_stat(const struct sws_replay_series *s, double (*get)(const struct sws_replay_report *, unsigned),
+		     unsigned idx, double *avg, double *stddev)
+{
+	unsigned n = s->nr_repeats;
+	double sum = 0, sq = 0;
+	for (unsigned r = 0; r < n; r++)
+		sum += get(s->repeats[r], idx);
+	*avg = sum / n;
+	for (unsigned r = 0; r < n; r++)
+		sq += (get(s->repeats[r], idx) - *avg) * (get(s->repeats[r], idx) - *avg);
+	*stddev = n > 1 ? sws__sqrt(sq / n) : -1;
+}
+
+/* One value and its relative spread, as lkp prints them. */
+static void lkp_value(struct out *o, double avg, double stddev)
+{
+	if (absd(avg) < 1000)
+		pr(o, "%*.2f", ABS_WIDTH, avg);
+	else if (absd(avg) > 100000000)
+		pr(o, "%*.4g", ABS_WIDTH, avg);
+	else
+		pr(o, "%*lld", ABS_WIDTH, (long long)avg);
+	if (avg)
+		stddev = 100 * stddev / avg;
+	if (stddev > 2)
+		pr(o, " ±%*d%%", ERR_WIDTH - 3, (int)stddev);
+	else
+		pr(o, "%*s", ERR_WIDTH, "");
+}
+
+static void lkp_row(struct out *o, const struct sws_replay_series *s, unsigned n,
+		    double (*get)(const struct sws_replay_report *, unsigned), unsigned idx, const char *name,
+		    const char *sub)
+{
+	double avg0, sd0;
+	lkp_stat(&s[0], get, idx, &avg0, &sd0);
+	lkp_value(o, avg0, sd0);
+	for (unsigned i = 1; i < n; i++) {
+		double avg, sd, base = avg0 ? avg0 : 1e-100;
+		lkp_stat(&s[i], get, idx, &avg, &sd);
+		double p = 100.0 * (avg - base) / base;
+		if (absd(p) < 100000)
+			pr(o, "%+*.1f%% ", REL_WIDTH, p);
+		else
+			pr(o, "%+*.2g%% ", REL_WIDTH, p);
+		lkp_value(o, avg, sd);
+	}
+	pr(o, "  %s%s\n", name, sub);
+}
+
+
+static double lkp_fig(const struct sws_replay_report *r, unsigned k) { return keys[k].get(r); }
+static double lkp_mm(const struct sws_replay_report *r, unsigned c) { return (double)r->mm.counters[c]; }
+static double lkp_swap(const struct sws_replay_report *r, unsigned c) { return (double)r->swap.counters[c]; }
+static uint64_t mm_ctr(const struct sws_replay_report *r, unsigned c) { return r->mm.counters[c]; }
+static uint64_t swap_ctr(const struct sws_replay_report *r, unsigned c) { return r->swap.counters[c]; }
+
+int sws__print_lkp(const struct sws_replay_print_config *pc, const struct sws_replay_series *s, unsigned n,
+		   int (*write)(void *ctx, const char *text, size_t len), void *ctx)
+{
+	struct out out = {write, ctx, 0}, *o = &out;
+	const unsigned first = ABS_WIDTH + ERR_WIDTH, width = first + REL_WIDTH + 1;
+	char line[1024], name[96];
+	/* The group header: the common axes (the machine), then the compared one. */
+	sws__setup_line(&s[0].repeats[0]->setup, line, sizeof(line));
+	pr(o, "=========================================================================================\n");
+	pr(o, "testcase/machine:\n  %s/%s\n\n", bench_name(pc), line);
+	pr(o, "design: \n");
+	for (unsigned i = 0; i < n; i++)
+		pr(o, "  %s\n", sws__series_label(&s[i]));
+	pr(o, "\n%*.*s ", (int)first, (int)first, sws__series_label(&s[0]));
+	for (unsigned i = 1; i < n; i++)
+		pr(o, "%*.*s ", (int)width, (int)width, sws__series_label(&s[i]));
+	pr(o, "\n%.*s ", (int)first, "--------------------------------");
+	for (unsigned i = 1; i < n; i++)
+		pr(o, "%.*s ", (int)width, "--------------------------------");
+	pr(o, "\n         %%stddev");
+	for (unsigned i = 1; i < n; i++)
+		pr(o, "     %%change         %%stddev");
+	pr(o, "\n             \\  ");
+	for (unsigned i = 1; i < n; i++)
+		pr(o, "        |                \\  ");
+	pr(o, "\n");
+	for (unsigned k = 0; k < NR_KEYS; k++) {
+		if (!key_shown(&keys[k], s, n))
+			continue;
+		snprintf(name, sizeof(name), "%s.", bench_name(pc));
+		lkp_row(o, s, n, lkp_fig, k, name, keys[k].lkp);
+	}
+	for (unsigned c = 0; c < SWS_MM_NR_COUNTERS; c++)
+		if (sws__row_shown(s, n, pc->flags, mm_ctr, c))
+			lkp_row(o, s, n, lkp_mm, c, "proc-vmstat.", sws_mm_counter_name((enum sws_mm_counter)c));
+	for (unsigned c = 0; c < SWS_NR_COUNTERS; c++)
+		if (sws__row_shown(s, n, pc->flags, swap_ctr, c))
+			lkp_row(o, s, n, lkp_swap, c, "swapsim.", sws_counter_name((enum sws_counter)c));
+	pr(o, "\n");
+	return out.err;
+}

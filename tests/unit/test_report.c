@@ -1,0 +1,360 @@
+/*
+ * test_report.c - what a printed replay report says about itself and how it
+ * compares (lib/replay/report.c, report_compare.c), on reports made by hand so
+ * that every figure is known: the table's five header lines, the counters left
+ * out, the verdicts, the JSON's first keys, the mmtests and lkp rows with
+ * values worked out by hand; the setup a real replay reports; the errors.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+#define STR2(x) #x
+#define STR(x) STR2(x)
+
+struct buf {
+	char *p;
+	size_t len, cap;
+};
+
+static int buf_write(void *ctx, const char *text, size_t len)
+{
+	struct buf *b = ctx;
+	if (b->len + len + 1 > b->cap) {
+		b->cap = (b->len + len + 1) * 2;
+		b->p = realloc(b->p, b->cap);
+		assert_non_null(b->p);
+	}
+	memcpy(b->p + b->len, text, len);
+	b->len += len;
+	b->p[b->len] = 0;
+	return 0;
+}
+
+/* The line of @text that starts with @prefix (copied into @line), or NULL. */
+static const char *line_of(const char *text, const char *prefix, char *line, size_t len)
+{
+	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		if (!strncmp(p, prefix, strlen(prefix))) {
+			size_t n = strcspn(p, "\n");
+			snprintf(line, len, "%.*s", (int)n, p);
+			return line;
+		}
+	}
+	return NULL;
+}
+
+/* A run of @backend on the machine below: @elapsed and @sys seconds, @meta bytes of
+ * metadata at the peak, 4 tasks. */
+static struct sws_replay_report mk(enum sws_backend backend, double elapsed, double sys, uint64_t meta)
+{
+	struct sws_replay_report r;
+	memset(&r, 0, sizeof(r));
+	r.backend = backend;
+	r.threads = 1;
+	r.nr_tasks = 4;
+	r.time.elapsed_ns = (uint64_t)(elapsed * 1e9 + 0.5);
+	r.time.sys_ns = (uint64_t)(sys * 1e9 + 0.5);
+	r.peaks.static_bytes = meta;
+	r.setup = (struct sws_replay_setup){
+		.clock = SWS_REPLAY_CLOCK_HOST,
+		.cpus = 1,
+		.ram_pages = 262144,
+		.mem_limit_pages = 131072,
+		.cgroup = 2,
+		.page_cluster = 3,
+		.seed = 1,
+		.user_bandwidth = SWS_REPLAY_USER_BANDWIDTH,
+		.nr_swap = 1,
+		.swap = {{.pages = 524288, .kind = SWS_REPLAY_SWAP_PMEM, .prio = -1, .read_ns = 1000, .write_ns = 2000}},
+	};
+	return r;
+}
+
+static char *print(const struct sws_replay_print_config *pc, const struct sws_replay_series *s, unsigned n)
+{
+	struct buf b = {0};
+	assert_sws(0, sws_replay_print(pc, s, n, buf_write, &b));
+	return b.p;
+}
+
+/* The table starts with the command, version, clock, input and machine. */
+static void test_header(void **state)
+{
+	(void)state;
+	struct sws_replay_report a = mk(SWS_BACKEND_XARRAY, 1, 0.5, 1024);
+	const struct sws_replay_report *pa = &a;
+	struct sws_replay_series s = {.repeats = &pa, .nr_repeats = 1};
+	struct sws_replay_print_config pc = {.program = "prog", .program_version = "9.9",
+					     .command = "prog --ram 1G 'a b'", .input = "workload usemem 1G (seed 1)"};
+	char *t = print(&pc, &s, 1);
+	const char *want =
+		"command: prog --ram 1G 'a b'\n"
+		"version: prog 9.9 (libswapsim " STR(SWS_VERSION_MAJOR) "." STR(SWS_VERSION_MINOR) "." STR(
+			SWS_VERSION_PATCH) ")\n"
+		"clock:   host (times are this host's CPU time measured around the model's kernel paths, plus "
+		"modelled device and user time)\n"
+		"input:   workload usemem 1G (seed 1)\n"
+		"machine: RAM 1G, memcg 512M (cgroup v2), swap pmem 2G (1/2 us read/write), page-cluster 3, "
+		"zswap off, 1 CPU, policy kernel, seed 1\n";
+	assert_true(!strncmp(t, want, strlen(want)));
+	free(t);
+	/* Nothing given: the library's version, and it says what it was not told. */
+	struct sws_replay_print_config zero = {0};
+	a.setup.flags = SWS_REPLAY_ZSWAP | SWS_REPLAY_MEMCG_PER_TASK;
+	snprintf(a.setup.zswap_compressor, sizeof(a.setup.zswap_compressor), "zstd");
+	a.setup.zswap_max_pool_percent = 20;
+	a.setup.zswap_accept_threshold_percent = 90;
+	a.setup.zswap_flags = SWS_ZSWAP_SHRINKER | SWS_ZSWAP_OLD_SCHEME;
+	a.setup.swap[0].prio = 5;
+	a.setup.swap[0].read_ns = 1500;
+	t = print(&zero, &s, 1);
+	assert_true(!strncmp(t, "command: (not given)\nversion: libswapsim ", 41));
+	char line[512];
+	assert_non_null(line_of(t, "input:", line, sizeof(line)));
+	assert_string_equal(line, "input:   (not given)");
+	assert_non_null(line_of(t, "machine:", line, sizeof(line)));
+	assert_string_equal(line, "machine: RAM 1G, memcg 512M per task (cgroup v2), swap pmem 2G (1.5/2 us read/write) "
+				  "prio 5, page-cluster 3, zswap zstd (max_pool_percent 20, accept_threshold 90, "
+				  "shrinker on, scheme old), 1 CPU, policy kernel, seed 1");
+	free(t);
+}
+
+/* Counters 0 in every run are left out and counted; SWS_REPLAY_PRINT_ALL_COUNTERS shows them. */
+static void test_counters_left_out(void **state)
+{
+	(void)state;
+	struct sws_replay_report a = mk(SWS_BACKEND_XARRAY, 1, 0.5, 1024), b = mk(SWS_BACKEND_ST_P1, 1, 0.5, 1024);
+	a.mm.counters[SWS_MM_pgfault] = 5;
+	b.swap.counters[SWS_CTR_swap_dup_total] = 7;
+	const struct sws_replay_report *pa = &a, *pb = &b;
+	struct sws_replay_series s[2] = {{.repeats = &pa, .nr_repeats = 1}, {.repeats = &pb, .nr_repeats = 1}};
+	struct sws_replay_print_config pc = {0};
+	char *t = print(&pc, s, 2), line[256], want[256];
+	assert_non_null(line_of(t, "pgfault ", line, sizeof(line)));
+	assert_non_null(line_of(t, "swap_dup_total ", line, sizeof(line)));
+	assert_null(line_of(t, "pswpin ", line, sizeof(line)));
+	assert_null(line_of(t, "swpout[0] ", line, sizeof(line)));
+	/* every other row is 0: mm counters, both per-order rows of each order, the core's
+	 * (less the three store counters, said apart without a store) */
+	unsigned hidden = SWS_MM_NR_COUNTERS - 1 + 2 * SWS_NR_ORDERS + SWS_NR_COUNTERS - 3 - 1;
+	snprintf(want, sizeof(want), "(%u counters are 0 in every run and left out: --all-counters shows them)",
+		 hidden);
+	assert_non_null(line_of(t, "(", line, sizeof(line)));
+	assert_string_equal(line, want);
+	free(t);
+	pc.flags = SWS_REPLAY_PRINT_ALL_COUNTERS;
+	t = print(&pc, s, 2);
+	assert_non_null(line_of(t, "pswpin ", line, sizeof(line)));
+	assert_non_null(line_of(t, "swpout_fallback[9] ", line, sizeof(line)));
+	assert_null(strstr(t, "left out"));
+	free(t);
+}
+
+/* One verdict line per configuration after the first, worked out by hand. */
+static void test_verdicts(void **state)
+{
+	(void)state;
+	char line[512];
+	/* One run each: every difference counts. */
+	struct sws_replay_report a = mk(SWS_BACKEND_XARRAY, 1.0, 0.5, 1024), b = mk(SWS_BACKEND_ST_P1, 0.9, 0.6, 2048),
+				 c = mk(SWS_BACKEND_VSWAP, 1.0, 0.5, 1024);
+	const struct sws_replay_report *pa = &a, *pb = &b, *pc_ = &c;
+	struct sws_replay_series s[3] = {{.repeats = &pa, .nr_repeats = 1},
+					 {.repeats = &pb, .nr_repeats = 1},
+					 {.repeats = &pc_, .nr_repeats = 1}};
+	struct sws_replay_print_config pc = {0};
+	char *t = print(&pc, s, 3);
+	assert_non_null(line_of(t, "verdict: st-p1", line, sizeof(line)));
+	assert_string_equal(line, "verdict: st-p1 against xarray: faster by 10.00%, more system time by 20.00%, "
+				  "more metadata memory by 100.00% (at the peak 2.0 KiB against 1.0 KiB)");
+	assert_non_null(line_of(t, "verdict: vswap", line, sizeof(line)));
+	assert_string_equal(line, "verdict: vswap against xarray: equal elapsed time (+0.00%), equal system time "
+				  "(+0.00%), equal metadata memory (+0.00%, at the peak 1.0 KiB against 1.0 KiB)");
+	assert_null(line_of(t, "verdict: xarray", line, sizeof(line)));
+	/* the table's last line */
+	assert_string_equal(t + strlen(t) - strlen(line) - 1, "verdict: vswap against xarray: equal elapsed time "
+				  "(+0.00%), equal system time (+0.00%), equal metadata memory (+0.00%, at the peak 1.0 "
+				  "KiB against 1.0 KiB)\n");
+	free(t);
+	/* Repeats: the first 1.0 and 1.2 s (mean 1.1, sample stdev 0.1414), the other 1.1 and
+	 * 1.1: the same mean, "equal" with the spread 100 * sqrt((0.1414/1.1)^2) = 12.86; its
+	 * system time 0.75 against 0.5 (no spread: both steady): more by 50.00%. */
+	struct sws_replay_report a1 = mk(SWS_BACKEND_XARRAY, 1.0, 0.5, 1024), a2 = mk(SWS_BACKEND_XARRAY, 1.2, 0.5, 1024),
+				 b1 = mk(SWS_BACKEND_ST_P4, 1.1, 0.75, 512), b2 = mk(SWS_BACKEND_ST_P4, 1.1, 0.75, 512);
+	const struct sws_replay_report *ra[2] = {&a1, &a2}, *rb[2] = {&b1, &b2};
+	struct sws_replay_series r[2] = {{.repeats = ra, .nr_repeats = 2}, {.repeats = rb, .nr_repeats = 2}};
+	t = print(&pc, r, 2);
+	assert_non_null(line_of(t, "verdict:", line, sizeof(line)));
+	assert_string_equal(line, "verdict: st-p4 against xarray: equal elapsed time (+0.00%, within its spread "
+				  "±12.86), more system time by 50.00%, less metadata memory by 50.00% (at the peak "
+				  "512 B against 1.0 KiB)");
+	free(t);
+}
+
+/* The JSON's first keys; argv's words escaped. */
+static void test_json_head(void **state)
+{
+	(void)state;
+	struct sws_replay_report a = mk(SWS_BACKEND_XARRAY, 1, 0.5, 1024);
+	const struct sws_replay_report *pa = &a;
+	struct sws_replay_series s = {.repeats = &pa, .nr_repeats = 1};
+	const char *argv[] = {"prog", "a\"b\\c\nd", NULL};
+	struct sws_replay_print_config pc = {.format = SWS_REPLAY_REPORT_JSON, .program = "prog", .program_version = "9.9",
+					     .command = "prog 'a\"b\\c'", .argv = argv, .input = "in",
+					     .workload_seed = 77, .has_workload_seed = true};
+	char *t = print(&pc, &s, 1);
+	const char *want =
+		"{\"version\":\"9.9\",\"library_version\":\"" STR(SWS_VERSION_MAJOR) "." STR(SWS_VERSION_MINOR) "." STR(
+			SWS_VERSION_PATCH) "\",\"program\":\"prog\",\"command\":\"prog 'a\\\"b\\\\c'\","
+		"\"argv\":[\"prog\",\"a\\\"b\\\\c\\u000ad\"],\"clock\":\"host\",\"setup\":{\"input\":\"in\","
+		"\"ram_bytes\":1073741824,\"memcg_limit_bytes\":536870912,\"memcg_per_task\":false,\"cgroup_version\":2,"
+		"\"devices\":[{\"kind\":\"pmem\",\"bytes\":2147483648,\"prio\":-1,\"file\":null,\"read_ns\":1000,"
+		"\"write_ns\":2000,\"discard\":false,\"limit_pages\":0}],\"page_cluster\":3,\"zswap\":{\"enabled\":false},"
+		"\"cpus\":1,\"policy\":\"kernel\",\"seeds\":{\"content\":1,\"workload\":77},";
+	assert_true(!strncmp(t, want, strlen(want)));
+	assert_non_null(strstr(t, "}},\"runs\":[{\"backend\":\"xarray\""));
+	free(t);
+}
+
+/*
+ * mmtests: elapsed 1, 2, 3 s against 4, 4, 4 s: Amean 2.00 and 4.00, pndiff
+ * 100 - 4 * 100 / 2 = -100.00%, significant (|4 - 2| > 1.96 * (1 + 0)); Stddev
+ * 1.00 and 0.00: pndiff 100.00%; Duration Elapsed the sums 6.00 and 12.00.
+ */
+static void test_mmtests(void **state)
+{
+	(void)state;
+	struct sws_replay_report a[3] = {mk(SWS_BACKEND_XARRAY, 1, 1, 0), mk(SWS_BACKEND_XARRAY, 2, 1, 0),
+					 mk(SWS_BACKEND_XARRAY, 3, 1, 0)};
+	struct sws_replay_report b[3] = {mk(SWS_BACKEND_VSWAP, 4, 1, 0), mk(SWS_BACKEND_VSWAP, 4, 1, 0),
+					 mk(SWS_BACKEND_VSWAP, 4, 1, 0)};
+	const struct sws_replay_report *pa[3] = {&a[0], &a[1], &a[2]}, *pb[3] = {&b[0], &b[1], &b[2]};
+	struct sws_replay_series s[2] = {{.repeats = pa, .nr_repeats = 3}, {.repeats = pb, .nr_repeats = 3}};
+	for (unsigned i = 0; i < 3; i++) {
+		a[i].mm.counters[SWS_MM_pswpout] = 100 + i; /* mean 101 */
+		b[i].mm.counters[SWS_MM_pswpout] = 50;
+	}
+	struct sws_replay_print_config pc = {.format = SWS_REPLAY_REPORT_MMTESTS, .input_name = "usemem"};
+	char *t = print(&pc, s, 2), line[256];
+	assert_true(!strncmp(t, "usemem\n", 7));
+	assert_non_null(line_of(t, "Amean    elsp-4", line, sizeof(line)));
+	assert_string_equal(line, "Amean    elsp-4            2.00 (   0.00%)        4.00 *-100.00%*");
+	assert_non_null(line_of(t, "Amean    syst-4", line, sizeof(line)));
+	assert_string_equal(line, "Amean    syst-4            1.00 (   0.00%)        1.00 (   0.00%)");
+	assert_non_null(line_of(t, "Stddev   elsp-4", line, sizeof(line)));
+	assert_string_equal(line, "Stddev   elsp-4            1.00 (   0.00%)        0.00 ( 100.00%)");
+	assert_non_null(line_of(t, "CoeffVar elsp-4", line, sizeof(line)));
+	assert_string_equal(line, "CoeffVar elsp-4           50.00 (   0.00%)        0.00 ( 100.00%)");
+	assert_non_null(line_of(t, "Max      elsp-4", line, sizeof(line)));
+	assert_string_equal(line, "Max      elsp-4            3.00 (   0.00%)        4.00 ( -33.33%)");
+	assert_non_null(line_of(t, "Duration Elapsed", line, sizeof(line)));
+	assert_string_equal(line, "Duration Elapsed        6.00       12.00");
+	assert_non_null(line_of(t, "Ops Swap Outs", line, sizeof(line)));
+	assert_string_equal(line, "Ops Swap Outs         101.00          50.00");
+	assert_null(line_of(t, "Ops Swap Ins", line, sizeof(line))); /* 0 in every run */
+	free(t);
+}
+
+/*
+ * lkp: the same runs. The first: mean 2.00, population stddev sqrt(2/3) =
+ * 0.816, 40% of the mean; the other 4.00, +100.0%, no spread shown.
+ */
+static void test_lkp(void **state)
+{
+	(void)state;
+	struct sws_replay_report a[3] = {mk(SWS_BACKEND_XARRAY, 1, 1, 0), mk(SWS_BACKEND_XARRAY, 2, 1, 0),
+					 mk(SWS_BACKEND_XARRAY, 3, 1, 0)};
+	struct sws_replay_report b[3] = {mk(SWS_BACKEND_VSWAP, 4, 1, 0), mk(SWS_BACKEND_VSWAP, 4, 1, 0),
+					 mk(SWS_BACKEND_VSWAP, 4, 1, 0)};
+	const struct sws_replay_report *pa[3] = {&a[0], &a[1], &a[2]}, *pb[3] = {&b[0], &b[1], &b[2]};
+	struct sws_replay_series s[2] = {{.repeats = pa, .nr_repeats = 3}, {.repeats = pb, .nr_repeats = 3}};
+	for (unsigned i = 0; i < 3; i++) {
+		a[i].mm.counters[SWS_MM_pswpout] = 2000000;
+		b[i].mm.counters[SWS_MM_pswpout] = 1500000;
+	}
+	struct sws_replay_print_config pc = {.format = SWS_REPLAY_REPORT_LKP};
+	char *t = print(&pc, s, 2), line[256];
+	assert_non_null(strstr(t, "\n          xarray                       vswap \n---------------- "
+				  "--------------------------- \n         %stddev     %change         %stddev\n"
+				  "             \\          |                \\  \n"));
+	assert_non_null(line_of(t, "      2.00 ±", line, sizeof(line)));
+	assert_string_equal(line, "      2.00 ± 40%    +100.0%       4.00        replay.time.elapsed_time");
+	assert_non_null(line_of(t, "   2000000", line, sizeof(line)));
+	assert_string_equal(line, "   2000000           -25.0%    1500000        proc-vmstat.pswpout");
+	free(t);
+}
+
+/* The setup a real replay reports: every default filled in. */
+static void test_setup_of_a_run(void **state)
+{
+	(void)state;
+	struct sws_replay_config cfg = {.ram_pages = 1024, .nr_swap = 1, .flags = SWS_REPLAY_ZSWAP, .seed = 9,
+					.swap = {{.kind = SWS_REPLAY_SWAP_PMEM, .prio = -1}}};
+	struct sws_replay *r;
+	struct sws_replay_report rep;
+	assert_sws(0, sws_replay_create(&cfg, &r));
+	struct sws_workload_config wc = {.kind = SWS_WORKLOAD_MEMHOG, .bytes = 1 << 20};
+	struct sws_workload *wl;
+	assert_sws(0, sws_workload_create(&wc, &wl));
+	struct sws_replay_source src = sws_workload_source(wl);
+	assert_sws(0, sws_replay_run(r, &src));
+	assert_sws(0, sws_replay_report_get(r, &rep));
+	const struct sws_replay_setup *st = &rep.setup;
+	assert_int_equal(st->clock, SWS_REPLAY_CLOCK_MODEL);
+	assert_int_equal(st->cpus, 1);
+	assert_int_equal(st->ram_pages, 1024);
+	assert_int_equal(st->mem_limit_pages, 0);
+	assert_int_equal(st->cgroup, 2);
+	assert_int_equal(st->page_cluster, 3);
+	assert_int_equal(st->seed, 9);
+	assert_int_equal(st->user_bandwidth, SWS_REPLAY_USER_BANDWIDTH);
+	assert_int_equal(st->nr_swap, 1);
+	assert_int_equal(st->swap[0].pages, 2048); /* 2x RAM */
+	assert_int_equal(st->swap[0].read_ns, 1000);
+	assert_int_equal(st->swap[0].write_ns, 2000);
+	assert_string_equal(st->zswap_compressor, "lz4");
+	assert_int_equal(st->zswap_max_pool_percent, 20);
+	assert_int_equal(st->zswap_accept_threshold_percent, 90);
+	sws_replay_destroy(r);
+	sws_workload_destroy(wl);
+	assert_string_equal(sws_replay_clock_name(SWS_REPLAY_CLOCK_HOST), "host");
+	assert_string_equal(sws_replay_clock_name(SWS_REPLAY_CLOCK_MODEL), "model");
+	assert_string_equal(sws_replay_clock_name((enum sws_replay_clock)2), "");
+	/* A clock the library does not have is refused. */
+	cfg.clock = (enum sws_replay_clock)2;
+	assert_sws(SWS_EINVAL, sws_replay_create(&cfg, &r));
+	assert_null(r);
+}
+
+static void test_print_errors(void **state)
+{
+	(void)state;
+	struct sws_replay_report a = mk(SWS_BACKEND_XARRAY, 1, 0.5, 1024);
+	const struct sws_replay_report *pa = &a;
+	struct sws_replay_series s = {.repeats = &pa, .nr_repeats = 1};
+	struct buf b = {0};
+	struct sws_replay_print_config pc = {.version = SWS_REPLAY_PRINT_CONFIG_VERSION + 1};
+	assert_sws(SWS_EVERSION, sws_replay_print(&pc, &s, 1, buf_write, &b));
+	pc = (struct sws_replay_print_config){.flags = 1u << 7};
+	assert_sws(SWS_EINVAL, sws_replay_print(&pc, &s, 1, buf_write, &b));
+	pc = (struct sws_replay_print_config){.format = (enum sws_replay_format)99};
+	assert_sws(SWS_EINVAL, sws_replay_print(&pc, &s, 1, buf_write, &b));
+	assert_sws(SWS_EINVAL, sws_replay_print(NULL, &s, 1, buf_write, &b));
+	pc = (struct sws_replay_print_config){0};
+	assert_sws(SWS_EINVAL, sws_replay_print(&pc, &s, 0, buf_write, &b));
+	assert_null(b.p); /* nothing written */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_header),	    cmocka_unit_test(test_counters_left_out),
+		cmocka_unit_test(test_verdicts),    cmocka_unit_test(test_json_head),
+		cmocka_unit_test(test_mmtests),	    cmocka_unit_test(test_lkp),
+		cmocka_unit_test(test_setup_of_a_run), cmocka_unit_test(test_print_errors),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
