@@ -534,6 +534,45 @@ static void print_machine(const struct check_recording *rec, const struct check_
 	fputc('\n', out);
 }
 
+/*
+ * The run's times: the recorded command's CPU time (user and system, from
+ * its cgroup: swapsim-record's cpu_user_us and cpu_system_us) and elapsed
+ * time (duration_s) against the replay's (the clock its report names).
+ */
+struct time_row {
+	const char *name;
+	double kernel_s, sim_s;
+	bool have_kernel;
+};
+
+static unsigned time_rows(const struct check_recording *rec, const struct sws_replay_report *rep,
+			  struct time_row *t)
+{
+	static const struct {
+		const char *name, *key;
+		double scale; /* the recorded value in seconds */
+	} keys[] = {{"system time (s)", "cpu_system_us", 1e-6},
+		    {"user time (s)", "cpu_user_us", 1e-6},
+		    {"elapsed time (s)", "duration_s", 1}};
+	const double sim[] = {(double)rep->time.sys_ns / 1e9, (double)rep->time.user_ns / 1e9,
+			      (double)rep->time.elapsed_ns / 1e9};
+	for (unsigned i = 0; i < 3; i++) {
+		const char *v = setup_str(rec, keys[i].key, NULL);
+		char *e = NULL;
+		double k = v ? strtod(v, &e) : 0;
+		t[i] = (struct time_row){keys[i].name, k * keys[i].scale, sim[i], v && e != v && !*e && k >= 0};
+	}
+	return 3;
+}
+
+static void time_diff(const struct time_row *t, char *buf, size_t len)
+{
+	if (t->have_kernel && t->kernel_s > 0)
+		snprintf(buf, len, "%+.1f%%", 100 * (t->sim_s / t->kernel_s - 1));
+	else
+		snprintf(buf, len, "n/a");
+}
+
 int check_print(const struct check_recording *rec, const struct check_machine *m,
 		const char *cmdline, const struct sws_replay_report *rep, bool json,
 		const char *report_json, FILE *out)
@@ -565,6 +604,21 @@ int check_print(const struct check_recording *rec, const struct check_machine *m
 		fprintf(out, "(kernel: the recording's deltas; memcg: the recorded command's own, "
 			     "vmstat: the whole "
 			     "machine's)\n");
+		struct time_row t[3];
+		unsigned nt = time_rows(rec, rep, t);
+		fprintf(out, "\n%-26s %-7s %14s %14s %9s\n", "time", "clock", "kernel", "simulator", "diff");
+		for (unsigned i = 0; i < nt; i++) {
+			char k[32], d[32];
+			if (t[i].have_kernel)
+				snprintf(k, sizeof(k), "%.3f", t[i].kernel_s);
+			else
+				snprintf(k, sizeof(k), "n/a");
+			time_diff(&t[i], d, sizeof(d));
+			fprintf(out, "%-26s %-7s %14s %14.3f %9s\n", t[i].name, sws_replay_clock_name(rep->clock), k,
+				t[i].sim_s, d);
+		}
+		fprintf(out, "(kernel: the recorded command's cgroup CPU time and its run under perf, "
+			     "which adds its own cost to every fault; n/a: not recorded)\n");
 		return ferror(out) ? -1 : 0;
 	}
 	fprintf(out, "{\"swapsim_check\":{\"recording\":");
@@ -600,6 +654,21 @@ int check_print(const struct check_recording *rec, const struct check_machine *m
 			(unsigned long long)rows[i].sim);
 		if (rows[i].have_diff)
 			fprintf(out, "%.2f}", rows[i].diff);
+		else
+			fprintf(out, "null}");
+	}
+	struct time_row t[3];
+	unsigned nt = time_rows(rec, rep, t);
+	fprintf(out, "],\"clock\":\"%s\",\"times\":[", sws_replay_clock_name(rep->clock));
+	for (unsigned i = 0; i < nt; i++) {
+		fprintf(out, "%s{\"name\":\"%s\",\"kernel_s\":", i ? "," : "", t[i].name);
+		if (t[i].have_kernel)
+			fprintf(out, "%.6f", t[i].kernel_s);
+		else
+			fprintf(out, "null");
+		fprintf(out, ",\"simulator_s\":%.6f,\"diff_pct\":", t[i].sim_s);
+		if (t[i].have_kernel && t[i].kernel_s > 0)
+			fprintf(out, "%.2f}", 100 * (t[i].sim_s / t[i].kernel_s - 1));
 		else
 			fprintf(out, "null}");
 	}

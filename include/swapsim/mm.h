@@ -334,6 +334,11 @@ const char *sws_mm_counter_name(enum sws_mm_counter c);
  *  (NVMe), rotational 5 ms. The time is charged to the task as iowait, or as sys on
  *  SYNCHRONOUS_IO devices (struct sws_mm_cpu_time). @return 0, SWS_ENODEV. */
 int sws_mm_set_latency(struct sws_mm *mm, int type, uint64_t read_ns, uint64_t write_ns);
+/** Swap device @type is zram: under the modelled clock its CPU work per page is
+ *  the compression (a read: the decompression) of the page's content class,
+ *  priced by the cost table's lz4 classes (the kernel's lzo-rle and lz4 are of
+ *  one speed), and the copy, instead of its latency. @return 0, SWS_ENODEV. */
+int sws_mm_set_zram(struct sws_mm *mm, int type);
 
 /** Generate the 4 KiB contents the model gives (@seed, @version) (for tests and tools). */
 void sws_mm_page_content(const struct sws_mm *mm, uint64_t seed, uint64_t version, void *page);

@@ -55,6 +55,14 @@ int sws_mm_set_latency(struct sws_mm *mm, int type, uint64_t read_ns, uint64_t w
 	return 0;
 }
 
+int sws_mm_set_zram(struct sws_mm *mm, int type)
+{
+	if (!mm || type < 0 || !sws__device(mm->sim, (unsigned)type))
+		return SWS_ENODEV;
+	mm->io_zram[type] = true;
+	return 0;
+}
+
 int sws_mm_create(struct sws_sim *sim, const struct sws_mm_config *cfg, struct sws_mm **out)
 {
 	if (!sim || !cfg || !out)

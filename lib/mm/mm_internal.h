@@ -292,6 +292,7 @@ struct sws_mm {
 	uint64_t slot_seed_len[SWS_MAX_SWAPFILES];
 	uint64_t read_ns[SWS_MAX_SWAPFILES], write_ns[SWS_MAX_SWAPFILES];
 	bool io_is_cpu[SWS_MAX_SWAPFILES]; /* SYNCHRONOUS_IO: the latency is CPU work (sys) */
+	bool io_zram[SWS_MAX_SWAPFILES];   /* zram: the modelled clock prices its compression */
 
 	/* Cluster readahead state (global, as the kernel's) */
 	_Atomic uint32_t ra_hits;
@@ -463,21 +464,24 @@ static inline int mm_io_target(struct sws_cpu *cpu, struct sws_mm *mm, sws_entry
 }
 
 /* page_io.c: mm_io() under the modelled clock. */
-void sws__mm_io_model(struct sws_mm *mm, struct sws_cpu *cpu, unsigned type, uint64_t ns, bool wait, bool write);
+void sws__mm_io_model(struct sws_mm *mm, struct sws_cpu *cpu, unsigned type, uint64_t ns, bool wait, bool write,
+		      uint64_t seed);
 
 /*
  * @ns of device @type's modelled time for a read (@write false) or a write:
  * the device is busy (modelled_io_ns); with @wait the running task waits for
  * it: iowait, or CPU time on a SYNCHRONOUS_IO device (zram, pmem compress
  * and copy on the CPU). Under the modelled clock the request goes through
- * the device's queue (sws__mm_io_model).
+ * the device's queue (sws__mm_io_model); @seed: the content seed of its
+ * (first) page, zram's compression under the modelled clock.
  */
-static inline void mm_io(struct sws_mm *mm, struct sws_cpu *cpu, unsigned type, uint64_t ns, bool wait, bool write)
+static inline void mm_io(struct sws_mm *mm, struct sws_cpu *cpu, unsigned type, uint64_t ns, bool wait, bool write,
+			 uint64_t seed)
 {
 	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
 	mm_time_add(&p->ctr[SWS_MM_modelled_io_ns], ns);
 	if (cpu->vc) {
-		sws__mm_io_model(mm, cpu, type, ns, wait, write);
+		sws__mm_io_model(mm, cpu, type, ns, wait, write, seed);
 		return;
 	}
 	if (!wait)

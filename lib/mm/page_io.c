@@ -51,7 +51,7 @@ int sws__mm_swap_read_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_f
 		return SWS_EIO; /* no copy anywhere: the kernel's swap_read_folio() fails it */
 	type = sws_swp_type(t);
 	mm_count(mm, cpu, SWS_MM_pswpin, 1);
-	mm_io(mm, cpu, type, mm->read_ns[type], sync, false);
+	mm_io(mm, cpu, type, mm->read_ns[type], sync, false, f->seed);
 	struct sws_device *dev = sws__device(mm->sim, type);
 	if (!(mm->cfg.flags & SWS_MM_VERIFY) || !dev || dev->backing.kind == SWS_BACKING_NONE)
 		return 0;
@@ -78,10 +78,24 @@ int sws__mm_swap_read_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_f
  * wait at the request's end; a write is asynchronous and holds the writer only
  * while every queue slot is taken (reclaim throttled on writeback).
  */
-void sws__mm_io_model(struct sws_mm *mm, struct sws_cpu *cpu, unsigned type, uint64_t ns, bool wait, bool write)
+void sws__mm_io_model(struct sws_mm *mm, struct sws_cpu *cpu, unsigned type, uint64_t ns, bool wait, bool write,
+		      uint64_t seed)
 {
 	struct sws_vcpu *vc = cpu->vc;
 	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
+	if (mm->io_zram[type]) {
+		/* zram_write_page(): compress, then copy into zsmalloc; a read the reverse */
+		if (!wait)
+			return;
+		uint64_t t0 = vc->busy;
+		unsigned pages = write ? (unsigned)(ns / (mm->write_ns[type] ? mm->write_ns[type] : 1)) : 1;
+		unsigned c = (write ? SWS_COST_compress_lz4_zero : SWS_COST_decompress_lz4_zero) +
+			     sws__mm_content_class(mm, seed);
+		sws__vt_charge(vc, (enum sws_cost)c, (uint64_t)SWS_PAGE_SIZE * (pages ? pages : 1));
+		sws__vt_charge(vc, SWS_COST_page_copy, pages ? pages : 1);
+		mm_time_add(&p->sys_modelled_ns, (vc->busy - t0) / 1000);
+		return;
+	}
 	if (mm->io_is_cpu[type]) {
 		if (!wait)
 			return;
@@ -165,7 +179,7 @@ int sws__mm_swap_writeout(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_fol
 			return SWS_EBUSY; /* the write failed: keep the page (re-dirtied) */
 	}
 	mm_count(mm, cpu, SWS_MM_pswpout, nr);
-	mm_io(mm, cpu, type, mm->write_ns[type] * nr, true, true); /* reclaim waits for its writeback */
+	mm_io(mm, cpu, type, mm->write_ns[type] * nr, true, true, f->seed); /* reclaim waits for its writeback */
 	sws__mm_count_order(mm, cpu, &mm->pcpu[sws__cpu_id(cpu)].swpout[f->order]);
 	if (f->order == SWS_NR_ORDERS - 1)
 		mm_count(mm, cpu, SWS_MM_thp_swpout, 1);

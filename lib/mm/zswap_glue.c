@@ -95,7 +95,7 @@ static bool wb_end(void *ctx, struct sws_cpu *cpu, sws_entry_t e, uint64_t token
 		mm_count(mm, cpu, SWS_MM_pswpout, 1);
 		_Atomic uint64_t *o = &mm->pcpu[sws__cpu_id(cpu)].swpout[0];
 		sws_store_relaxed(o, sws_load_relaxed(o) + 1);
-		mm_io(mm, cpu, type, mm->write_ns[type], true, true); /* writeback waits for the write */
+		mm_io(mm, cpu, type, mm->write_ns[type], true, true, f->seed); /* writeback waits for the write */
 		/* zswap_writeback_entry(): the folio, clean and PG_reclaim, stays in the
 		 * swap cache on the LRU; the write's end rotates it to the inactive
 		 * list's reclaim end (folio_rotate_reclaimable()). A fault meanwhile

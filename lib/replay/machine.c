@@ -206,6 +206,8 @@ static void set_latency(struct sws_replay *r, uint32_t i)
 			   sw->write_ns ? sw->write_ns : k->write_ns);
 	if (r->model)
 		sws_device_set_queue(r->sim, r->types[i], sw->queue_depth ? sw->queue_depth : k->queue);
+	if (sw->kind == SWS_REPLAY_SWAP_ZRAM)
+		sws_mm_set_zram(r->mm, r->types[i]);
 }
 
 static int xswap_one(struct sws_replay *r, uint32_t i)
