@@ -610,11 +610,11 @@ int check_print(const struct check_recording *rec, const struct check_machine *m
 		for (unsigned i = 0; i < nt; i++) {
 			char k[32], d[32];
 			if (t[i].have_kernel)
-				snprintf(k, sizeof(k), "%.3f", t[i].kernel_s);
+				snprintf(k, sizeof(k), "%.6f", t[i].kernel_s);
 			else
 				snprintf(k, sizeof(k), "n/a");
 			time_diff(&t[i], d, sizeof(d));
-			fprintf(out, "%-26s %-7s %14s %14.3f %9s\n", t[i].name, sws_replay_clock_name(rep->clock), k,
+			fprintf(out, "%-26s %-7s %14s %14.6f %9s\n", t[i].name, sws_replay_clock_name(rep->clock), k,
 				t[i].sim_s, d);
 		}
 		fprintf(out, "(kernel: the recorded command's cgroup CPU time and its run under perf, "

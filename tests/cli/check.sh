@@ -91,4 +91,24 @@ for kd in 6.1.0-13-amd64:xarray 6.17.9:xarray 6.18.2:st-p1 6.19.0-rc3:st-p1 7.0.
 		fail "kernel ${kd%%:*}: $(grep '^design' "$work/k.table"), not ${kd#*:}"
 done
 echo "ok: the design of each kernel version"
+
+# Time: the recording's CPU time and duration against the modelled ones, the
+# difference computed from the printed figures; not recorded: n/a.
+grep -Eq '^system time \(s\) +model +n/a +[0-9]+\.[0-9]{6} +n/a$' "$work/table" ||
+	fail "no CPU time recorded: $(grep '^system time' "$work/table")"
+grep -Eq '^elapsed time \(s\) +model +n/a +[0-9]+\.[0-9]{6} +n/a$' "$work/table" ||
+	fail "the elapsed row: $(grep '^elapsed time' "$work/table")"
+mkdir -p "$work/t"
+sed 's/^## setup$/## setup\nduration_s 2.000\ncpu_user_us 250000\ncpu_system_us 1000000/' "$rec" >"$work/t/kernel.txt"
+ln -sf "$data/bgsave32_perf.txt.zst" "$work/t/"
+"$replay" --check "$work/t" >"$work/t.table" || fail "--check with CPU time: exit $?"
+awk '$1 == "system" || $1 == "user" || $1 == "elapsed" {
+	want = $1 == "system" ? 1 : $1 == "user" ? 0.25 : 2
+	if ($5 + 0 != want) { print "FAIL: " $1 ": kernel " $5 ", recorded " want; bad = 1 }
+	if (sprintf("%+.1f%%", ($6 / want - 1) * 100) != $7) { print "FAIL: " $1 ": diff " $7; bad = 1 }
+	n++ } END { exit bad || n != 3 }' "$work/t.table" || fail "the time rows: $(grep -A4 '^time' "$work/t.table")"
+"$replay" --check "$work/t" --report json | jq -e '.swapsim_check.clock == "model" and
+	(.swapsim_check.times | map(select(.name == "system time (s)"))[0].kernel_s == 1)' >/dev/null ||
+	fail "the JSON's times"
+echo "ok: CPU and elapsed time, kernel against the model"
 finish "check"

@@ -78,6 +78,10 @@ if "$rec" --mem-limit 4M --zram 32M --page-cluster $pc2 "$work/r1" -- "$bgsave" 
 		fail "1: the swap device: $(grep '^swap' "$k" | paste -sd' ')"
 	[ "$(key "$k" command_exit_status)" = 0 ] || fail "1: command_exit_status $(key "$k" command_exit_status)"
 	[ "$(key "$k" ram_kb)" = "$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)" ] || fail "1: ram_kb"
+	# the command's CPU time (its cgroup's) and duration: numbers, some system time
+	[ "$(key "$k" cpu_system_us)" -gt 0 ] && [ "$(key "$k" cpu_user_us)" -ge 0 ] &&
+		awk -v d="$(key "$k" duration_s)" 'BEGIN { exit !(d > 0) }' ||
+		fail "1: CPU time: $(grep -E '^(cpu_|duration)' "$k" | paste -sd' ')"
 	[ "$(in_section "$k" '/proc/vmstat deltas' pswpout)" -gt 0 ] || fail "1: no swap-outs"
 	[ -n "$(in_section "$k" 'memcg memory.stat' pgfault)" ] || fail "1: no memcg memory.stat"
 	[ -n "$(in_section "$k" 'zram mm_stat' mem_used_max)" ] || fail "1: no zram mm_stat"
