@@ -107,6 +107,7 @@ struct sws__sched {
 	struct sws__fiber main;         /* the caller's context */
 	struct sws__vcpu_run **cpu;     /* [n] */
 	struct sws__vcpu_run **heap;    /* READY CPUs by (virtual time, index) */
+	struct sws__vcpu_run **blocked; /* BLOCKED CPUs, nr_blocked of them, in no order */
 	unsigned n, nheap;
 	uint64_t horizon;               /* the earliest READY CPU's time + quantum (ps) */
 	uint64_t quantum;               /* how far past the earliest a CPU may run (0: exact) */

@@ -100,7 +100,7 @@ static void cpu_block(struct sws_vcpu *vc, const void *obj, bool spin)
 	c->wait_spin = spin;
 	c->wait_since = vc->now;
 	c->state = SWS__CPU_BLOCKED;
-	c->s->nr_blocked++;
+	c->s->blocked[c->s->nr_blocked++] = c;
 	to_main(c);
 }
 
@@ -108,16 +108,18 @@ static void cpu_wake(struct sws_vcpu *vc, const void *obj)
 {
 	struct sws__sched *s = ((struct sws__vcpu_run *)vc->sched)->s;
 	struct sws__vcpu_run *first = NULL;
-	for (unsigned i = 0; i < s->n; i++) {
-		struct sws__vcpu_run *o = s->cpu[i];
-		if (o && o->state == SWS__CPU_BLOCKED && o->wait_obj == obj &&
-		    (!first || o->wait_since < first->wait_since ||
-		     (o->wait_since == first->wait_since && o->idx < first->idx)))
+	unsigned at = 0;
+	for (unsigned i = 0; i < s->nr_blocked; i++) {
+		struct sws__vcpu_run *o = s->blocked[i];
+		if (o->wait_obj == obj && (!first || o->wait_since < first->wait_since ||
+					   (o->wait_since == first->wait_since && o->idx < first->idx))) {
 			first = o;
+			at = i;
+		}
 	}
 	if (!first)
 		return;
-	s->nr_blocked--;
+	s->blocked[at] = s->blocked[--s->nr_blocked];
 	first->wait_obj = NULL;
 	if (first->vc->now < vc->now)
 		first->vc->now = vc->now; /* it waited until the release */
@@ -210,7 +212,8 @@ int sws__sched_init(struct sws__sched *s, struct sws_mem *mem, unsigned n, uint6
 	s->kswapd = UINT32_MAX;
 	s->cpu = sws__mem_zalloc(mem, SWS_MEM_sim, n * sizeof(*s->cpu), 0);
 	s->heap = sws__mem_alloc(mem, SWS_MEM_sim, n * sizeof(*s->heap), 0);
-	if (!s->cpu || !s->heap)
+	s->blocked = sws__mem_alloc(mem, SWS_MEM_sim, n * sizeof(*s->blocked), 0);
+	if (!s->cpu || !s->heap || !s->blocked)
 		return SWS_ENOMEM;
 	s->n = n;
 	sws__fiber_main(&s->main);
@@ -244,8 +247,11 @@ void sws__sched_fini(struct sws__sched *s)
 		sws__mem_free(s->mem, SWS_MEM_sim, s->cpu, s->n * sizeof(*s->cpu));
 	if (s->heap)
 		sws__mem_free(s->mem, SWS_MEM_sim, s->heap, s->n * sizeof(*s->heap));
+	if (s->blocked)
+		sws__mem_free(s->mem, SWS_MEM_sim, s->blocked, s->n * sizeof(*s->blocked));
 	s->cpu = NULL;
 	s->heap = NULL;
+	s->blocked = NULL;
 }
 
 /* ==== the replay's CPUs: a worker each ============================================ */
