@@ -44,7 +44,8 @@ static int run(enum sws_backend backend, const struct sws_workload_config *wc, u
 	       uint64_t ram_pages, uint64_t limit_pages, bool *first)
 {
 	struct sws_replay_config cfg = {.threads = threads, .backend = backend, .ram_pages = ram_pages,
-					.mem_limit_pages = limit_pages, .seed = 1};
+					.mem_limit_pages = limit_pages, .seed = 1,
+					.clock = SWS_REPLAY_CLOCK_HOST}; /* host threads */
 	struct sws_workload *wl;
 	struct sws_replay *r;
 	struct sws_replay_report rep;
@@ -109,7 +110,8 @@ static const char *const tw_name[] = {"zipf", "main"};
 static double timing_run(bool stub, enum timing_workload tw, uint64_t accesses, uint64_t *events)
 {
 	struct sws_env env = {.clock_ns = stub ? stub_clock : NULL};
-	struct sws_replay_config cfg = {.ram_pages = 65536, .mem_limit_pages = 16384, .seed = 1, .env = &env};
+	struct sws_replay_config cfg = {.ram_pages = 65536, .mem_limit_pages = 16384, .seed = 1, .env = &env,
+					.clock = SWS_REPLAY_CLOCK_HOST}; /* what the host clock costs */
 	struct sws_workload_config wc = {.kind = SWS_WORKLOAD_ZIPF, .bytes = 256ull << 20,
 					 .nr_accesses = accesses, .write_pct = 30, .seed = 1};
 	if (tw == TW_MAIN) {

@@ -25,7 +25,7 @@ run_case() { # NAME ARGS...: the rounds, then the summary
 	shift
 	for r in $(seq 1 "$rounds"); do
 		for th in 1 "$t"; do
-			"$replay" --quiet --report json --threads "$th" "$@" >"$tmp/out.json"
+			"$replay" --quiet --report json --clock host --threads "$th" "$@" >"$tmp/out.json"
 			eps=$(jq '.runs[0].summary.events_per_sec.mean' "$tmp/out.json")
 			echo "{\"case\":\"$name\",\"round\":$r,\"threads\":$th,\"events_per_sec\":$eps}"
 			echo "$eps" >>"$tmp/$name.$th"

@@ -36,7 +36,7 @@ for d in xarray st-p1 st-p2 st-p3 st-p4 vswap; do
 	for r in $(seq 1 "$rounds"); do
 		for th in 1 "$t"; do
 			# shellcheck disable=SC2086 # args is a word list
-			"$replay" --quiet --report json --backend "$d" --threads "$th" $args >"$tmp/out.json"
+			"$replay" --quiet --report json --clock host --backend "$d" --threads "$th" $args >"$tmp/out.json"
 			f=$tmp/$d.1
 			[ "$th" = 1 ] || { f=$tmp/$d.t; cp "$tmp/out.json" "$tmp/$d.last.json"; }
 			jq '.runs[0].summary.events_per_sec.mean' "$tmp/out.json" >>"$f"
