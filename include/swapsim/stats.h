@@ -85,7 +85,7 @@ extern "C" {
 	X(meta_free, "per-slot metadata released (freed, or queued for RCU)")                 \
 	X(lookup, "swap-cache lookups")                                                       \
 	X(lookup_loads, "dependent metadata loads of those lookups (table words, tree levels)")   \
-	X(meta_walk, "dependent loads finding a slot's metadata for other calls (vswap's cluster map)")
+	X(meta_walk, "dependent loads of the walks to a slot: every design's swap-cache stores, and vswap's cluster map for every call")
 
 /* X(name) - the contexts work is counted in (set by the memory model). */
 #define SWS_WORK_CTX_LIST(X) X(other) X(swapout) X(swapin) X(free)

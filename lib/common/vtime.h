@@ -72,13 +72,15 @@ static inline void sws__vt_charge(struct sws_vcpu *vc, enum sws_cost c, uint64_t
 	vc->charged[c] += ps;
 }
 
-/* @n dependent metadata loads, hits or misses as the LLC model says. */
+/* A walk of @n dependent metadata loads: the upper levels stay in the cache
+ * (every slot below them shares them), the last load hits or misses as the
+ * LLC model says. */
 static inline void sws__vt_loads(struct sws_vcpu *vc, uint64_t n)
 {
-	if (sws_unlikely(vc->hw))
+	if (sws_unlikely(vc->hw) || !n)
 		return;
 	const uint64_t *ps = vc->costs->ps;
-	uint64_t miss = n * (ps[SWS_COST_load_miss] - ps[SWS_COST_load_hit]) * vc->llc_miss_ppm / 1000000;
+	uint64_t miss = (ps[SWS_COST_load_miss] - ps[SWS_COST_load_hit]) * vc->llc_miss_ppm / 1000000;
 	sws__vt_charge(vc, SWS_COST_load_hit, n);
 	vc->now += miss;
 	vc->busy += miss;

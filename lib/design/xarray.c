@@ -363,6 +363,16 @@ static int __cache_prepare(const struct sws_cluster *ci, struct xa_dev *xd, uint
  * Swap-in: swapcache_prepare() under ci->lock, then add_to_swap_cache() under
  * the xa_lock. ENOMEM there undoes HAS_CACHE.
  */
+/* xa_lock held: a store's walk to @off's slot, counted as a lookup's loads are
+ * (the head and one slot per level): the work report's meta_walk. */
+static void __count_walk(struct sws_cpu *cpu, struct xa_space *sp, uint64_t off)
+{
+	SWS_ASSERT_HELD(&sp->lx.lock);
+	unsigned loads;
+	sws__xa_load_counted(&sp->lx.xa, xa_index(off), &loads);
+	sws__work_maybe(cpu, SWS_WORK_meta_walk, loads);
+}
+
 static int xa_cache_add(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr,
 			uint64_t pfn, uint64_t *shadow)
 {
@@ -377,6 +387,7 @@ static int xa_cache_add(struct sws_cpu *cpu, struct sws_device *dev, uint64_t of
 
 	struct xa_space *sp = space_of(xd, off);
 	space_lock(cpu, sp);
+	__count_walk(cpu, sp, off);
 	rc = __tree_insert(sp, off, nr, pfn, shadow);
 	space_unlock(cpu, sp);
 	if (rc) {
@@ -453,6 +464,7 @@ static int xa_cache_del(struct sws_cpu *cpu, struct sws_device *dev, uint64_t of
 	if (rc)
 		goto out;
 	space_lock(cpu, sp);
+	__count_walk(cpu, sp, off);
 	rc = __tree_check_folio(sp, off, nr, pfn);
 	if (!rc) /* overwrites existing slots or erases: allocates nothing, cannot fail */
 		sws__xa_store_range(&sp->lx.xa, xa_index(off), nr, shadow ? xa_mk_value(shadow) : 0);

@@ -84,6 +84,8 @@ static void test_lookup(void **state)
  *   put to 0 + del  frees the slot: 2 RMWs (inuse_pages, nr_swap_pages); the
  *                   XArray also clears the zero bit and the swap_cgroup id
  *                   (1 RMW each) and the shadow (1 xa_lock)
+ * Each store of the cache walks to its slot as a lookup does (meta_walk): the
+ * table's pointer and entry; the XArray's head and a lone leaf: 2 either way.
  */
 static void test_page_life(void **state)
 {
@@ -101,6 +103,7 @@ static void test_page_life(void **state)
 	struct work w = since(f.sim, SWS_WCTX_swapout, &w0);
 	assert_work(w, lock_cluster, 1);
 	assert_work(w, atomic_rmw, 0);
+	assert_work(w, meta_walk, 0);
 	w0 = snap(f.sim, SWS_WCTX_swapout);
 	assert_sws(0, sws_swap_set_zero(f.cpu, e, 1, true));
 	w = since(f.sim, SWS_WCTX_swapout, &w0);
@@ -112,6 +115,7 @@ static void test_page_life(void **state)
 	assert_work(w, lock_cluster, 1);
 	assert_work(w, lock_xa, xa ? 1 : 0);
 	assert_work(w, lookup, 0);
+	assert_work(w, meta_walk, 2);
 
 	sws__work_enter(f.cpu, SWS_WCTX_swapin);
 	w0 = snap(f.sim, SWS_WCTX_swapin);
@@ -122,6 +126,7 @@ static void test_page_life(void **state)
 	assert_work(w, lock_cluster, 1);
 	assert_work(w, lock_xa, xa ? 1 : 0);
 	assert_work(w, meta_alloc, 0); /* the XArray's leaf exists already */
+	assert_work(w, meta_walk, 2);
 	w0 = snap(f.sim, SWS_WCTX_swapin);
 	assert_sws(0, sws_swap_put(f.cpu, e, 1)); /* count 0: cache-only */
 	assert_sws(0, sws_swap_cache_del(f.cpu, e, 1, 11, 0)); /* the slot is freed */
@@ -129,6 +134,7 @@ static void test_page_life(void **state)
 	assert_work(w, lock_cluster, 2);
 	assert_work(w, lock_xa, xa ? 2 : 0);   /* the store of the delete, the shadow clear */
 	assert_work(w, atomic_rmw, xa ? 4 : 2); /* inuse_pages, nr_swap_pages (+ zeromap, swap_cgroup) */
+	assert_work(w, meta_walk, 2);           /* the delete's store; a dup, a put or set_zero walk none */
 	/* Nothing was counted elsewhere meanwhile. */
 	struct work other = snap(f.sim, SWS_WCTX_free);
 	for (unsigned k = 0; k < SWS_NR_WORK; k++)

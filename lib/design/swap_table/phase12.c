@@ -133,9 +133,8 @@ static uint64_t p12_range_find(struct sws_device *dev, struct sws_cluster *ci, u
 static void p12_range_alloc(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci, uint64_t off,
 			    unsigned nr, uint64_t pfn)
 {
-	(void)cpu;
 	SWS_ASSERT_HELD(&ci->lock);
-	_Atomic uint64_t *t = __st_table(dev, off);
+	_Atomic uint64_t *t = phase1(dev) ? NULL : __st_table_walk(cpu, dev, off); /* phase II: the cache too */
 	for (unsigned i = 0; i < nr; i++) {
 		if (phase1(dev))
 			__map_set(ci, dev, off + i, SWAP_HAS_CACHE);
@@ -149,7 +148,7 @@ static int p1_alloc_finish(struct sws_cpu *cpu, struct sws_device *dev, uint64_t
 {
 	struct sws_cluster *ci = sws__offset_cluster(dev, off);
 	sws__cluster_lock(cpu, ci);
-	_Atomic uint64_t *t = __st_table(dev, off);
+	_Atomic uint64_t *t = __st_table_walk(cpu, dev, off);
 	for (unsigned i = 0; i < nr; i++)
 		__tb_set(ci, t, st_slot(off + i), st12_mk_folio(pfn));
 	sws__cluster_unlock(ci);
@@ -293,7 +292,7 @@ static int p12_cache_add(struct sws_cpu *cpu, struct sws_device *dev, uint64_t o
 {
 	struct sws_cluster *ci = sws__offset_cluster(dev, off);
 	sws__cluster_lock(cpu, ci);
-	_Atomic uint64_t *t = __st_table(dev, off);
+	_Atomic uint64_t *t = __st_table_walk(cpu, dev, off);
 	int rc = __cache_prepare(ci, dev, t, off, nr);
 	if (!rc && phase1(dev)) {
 		sws__cluster_unlock(ci);
@@ -340,7 +339,7 @@ static int p12_cache_del(struct sws_cpu *cpu, struct sws_device *dev, uint64_t o
 {
 	struct sws_cluster *ci = sws__offset_cluster(dev, off);
 	sws__cluster_lock(cpu, ci);
-	_Atomic uint64_t *t = __st_table(dev, off);
+	_Atomic uint64_t *t = __st_table_walk(cpu, dev, off);
 	int rc = __check_cached(ci, dev, t, off, nr, pfn);
 	if (!rc && phase1(dev)) {
 		for (unsigned i = 0; i < nr; i++)
@@ -373,7 +372,7 @@ static int p12_cache_replace(struct sws_cpu *cpu, struct sws_device *dev, uint64
 {
 	struct sws_cluster *ci = sws__offset_cluster(dev, off);
 	sws__cluster_lock(cpu, ci);
-	_Atomic uint64_t *t = __st_table(dev, off);
+	_Atomic uint64_t *t = __st_table_walk(cpu, dev, off);
 	int rc = __check_cached(ci, dev, t, off, nr, old_pfn);
 	for (unsigned i = 0; i < nr && !rc; i++)
 		__tb_set(ci, t, st_slot(off + i), st12_mk_folio(new_pfn));

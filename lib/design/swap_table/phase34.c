@@ -103,9 +103,8 @@ static uint64_t st_range_find(struct sws_device *dev, struct sws_cluster *ci, ui
 static SWS_ALWAYS_INLINE void st_range_alloc_nr(struct sws_cpu *cpu, struct sws_device *dev,
 						struct sws_cluster *ci, uint64_t off, unsigned nr, uint64_t pfn)
 {
-	(void)cpu;
 	SWS_ASSERT_HELD(&ci->lock);
-	_Atomic uint64_t *t = __st_table(dev, off);
+	_Atomic uint64_t *t = __st_table_walk(cpu, dev, off);
 	for (unsigned i = st_slot(off), e = i + nr; i < e; i++)
 		__tb_set(ci, t, i, pfn_to_swp_tb(pfn, 0));
 }
@@ -269,7 +268,7 @@ static SWS_ALWAYS_INLINE int st_cache_add_nr(struct sws_cpu *cpu, struct sws_dev
 	int rc = 0;
 
 	sws__cluster_lock(cpu, ci);
-	_Atomic uint64_t *t = __st_table(dev, off);
+	_Atomic uint64_t *t = __st_table_walk(cpu, dev, off);
 	uint64_t first = t ? tb_get(t, i0) : SWP_TB_NULL;
 	for (unsigned i = i0; i < i0 + nr; i++) {
 		uint64_t tb = t ? tb_get(t, i) : SWP_TB_NULL;
@@ -336,7 +335,7 @@ static SWS_ALWAYS_INLINE int st_cache_del_nr(struct sws_cpu *cpu, struct sws_dev
 	unsigned i0 = st_slot(off), freed = 0;
 
 	sws__cluster_lock(cpu, ci);
-	_Atomic uint64_t *t = __st_table(dev, off);
+	_Atomic uint64_t *t = __st_table_walk(cpu, dev, off);
 	int rc = __check_cached(ci, t, i0, nr, pfn);
 	for (unsigned i = i0; i < i0 + nr && !rc; i++) {
 		uint64_t tb = tb_get(t, i);
@@ -367,7 +366,7 @@ static int st_cache_replace(struct sws_cpu *cpu, struct sws_device *dev, uint64_
 	unsigned i0 = st_slot(off);
 
 	sws__cluster_lock(cpu, ci);
-	_Atomic uint64_t *t = __st_table(dev, off);
+	_Atomic uint64_t *t = __st_table_walk(cpu, dev, off);
 	int rc = __check_cached(ci, t, i0, nr, old_pfn);
 	for (unsigned i = i0; i < i0 + nr && !rc; i++)
 		__tb_set(ci, t, i, pfn_to_swp_tb(new_pfn, swp_tb_flags(tb_get(t, i))));

@@ -150,6 +150,16 @@ static inline _Atomic uint64_t *__st_table(struct sws_device *dev, uint64_t off)
 	return atomic_load_explicit(st_tslot(dev, off), memory_order_relaxed);
 }
 
+/* ci->lock held: __st_table() for a swap-cache store, whose walk (the
+ * cluster's table pointer, then the entry) the work report counts as
+ * meta_walk, as a lookup counts its loads. */
+static inline _Atomic uint64_t *__st_table_walk(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off)
+{
+	SWS_ASSERT_HELD(&sws__offset_cluster(dev, off)->lock);
+	sws__work_maybe(cpu, SWS_WORK_meta_walk, 2);
+	return __st_table(dev, off);
+}
+
 /* RCU read lock held: the table of @off's cluster, or NULL. */
 static inline _Atomic uint64_t *st_rcu_table(struct sws_device *dev, uint64_t off)
 {
