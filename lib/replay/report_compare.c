@@ -8,9 +8,11 @@
  *   configuration is the baseline, "(   0.00%)", each other its difference
  *   "( -x.xx%)" signed so that a positive figure is better (for a time: lower);
  *   on the mean row the difference is "*  x.xx%*" where mmtests marks it
- *   significant (the means' 95% intervals, mean +- 1.96 stddev, do not cover
- *   the difference); then "Duration" (the repeats' times summed) and "Ops"
- *   (the vmstat counters, mmtests' names where it has them).
+ *   significant (the means' 95% intervals, mean +- 1.96 stddev, do not
+ *   cover the difference; without spread on either side, any difference);
+ *   then "Duration" and "Ops", each of the whole benchmark as mmtests reads
+ *   them before and after it: the repeats' times and vmstat counters summed
+ *   (mmtests' names for the counters where it has them).
  *
  *   lkp-tests' compare (lib/compare.rb): one row per figure, the first
  *   configuration's mean "± stddev%" (population stddev, shown over 2%), each
@@ -167,14 +169,21 @@ static double pndiff(double v, double base)
 	return 100 - v * 100 / base;
 }
 
-/* mmtests' significance: the difference exceeds the two means' 95% half-intervals. */
+/*
+ * mmtests' significance: the difference exceeds the two means' 95%
+ * half-intervals. Where neither configuration varies (every repeat the same,
+ * as the modelled clock gives them for a seed-independent input), mmtests'
+ * cidiff compares the bare difference with 1, meant for small integer counts:
+ * in seconds or MB/s that would mark a difference or not by its unit. A
+ * difference without spread on either side is exact, so any is significant.
+ */
 static bool significant(const struct mstat *a, const struct mstat *b)
 {
 	const double z = 1.959963984540054; /* qnorm(0.975) */
 	if (!a->have_stddev || !b->have_stddev)
 		return false;
 	double cisum = z * a->stddev + z * b->stddev, diff = a->mean - b->mean;
-	return absd(cisum ? diff / cisum : diff) > 1;
+	return cisum ? absd(diff / cisum) > 1 : diff != 0;
 }
 
 enum { ST_MIN, ST_MEAN, ST_STDDEV, ST_COEFFVAR, ST_MAX, NR_ST };
@@ -215,12 +224,13 @@ static uint64_t ops_value(const struct sws_replay_report *r, unsigned c)
 	return c == SWS_MM_pgfault ? m[SWS_MM_pgfault] - m[SWS_MM_pgmajfault] : m[c];
 }
 
-static double ops_mean(const struct sws_replay_series *s, unsigned c)
+/* Counter @c over the whole benchmark: every repeat's, summed. */
+static double ops_total(const struct sws_replay_series *s, unsigned c)
 {
 	double sum = 0;
 	for (unsigned r = 0; r < s->nr_repeats; r++)
 		sum += (double)ops_value(s->repeats[r], c);
-	return sum / s->nr_repeats;
+	return sum;
 }
 
 /* The configurations' names over their columns, right-aligned. */
@@ -306,7 +316,8 @@ int sws__print_mmtests(const struct sws_replay_print_config *pc, const struct sw
 		}
 		pr(o, "\n");
 	}
-	/* Ops: the vmstat counters (the repeats' mean), those 0 everywhere left out. */
+	/* Ops: the vmstat counters of the whole benchmark (the repeats' summed, as
+	 * Duration's times), those 0 everywhere left out. */
 	unsigned opsw = 0;
 	for (unsigned c = 0; c < SWS_MM_NR_COUNTERS; c++)
 		if (sws__row_shown(s, n, pc->flags, ops_value, c) && strlen(ops_name(c)) > opsw)
@@ -318,7 +329,7 @@ int sws__print_mmtests(const struct sws_replay_print_config *pc, const struct sw
 			continue;
 		pr(o, "Ops %-*s", (int)opsw, ops_name(c));
 		for (unsigned i = 0; i < n; i++)
-			pr(o, "%15.2f", ops_mean(&s[i], c));
+			pr(o, "%15.2f", ops_total(&s[i], c));
 		pr(o, "\n");
 	}
 	return out.err;

@@ -222,7 +222,8 @@ static void test_json_head(void **state)
 /*
  * mmtests: elapsed 1, 2, 3 s against 4, 4, 4 s: Amean 2.00 and 4.00, pndiff
  * 100 - 4 * 100 / 2 = -100.00%, significant (|4 - 2| > 1.96 * (1 + 0)); Stddev
- * 1.00 and 0.00: pndiff 100.00%; Duration Elapsed the sums 6.00 and 12.00.
+ * 1.00 and 0.00: pndiff 100.00%; Duration Elapsed the sums 6.00 and 12.00;
+ * Ops the whole benchmark's, the repeats' pswpout summed: 303 and 150.
  */
 static void test_mmtests(void **state)
 {
@@ -234,7 +235,7 @@ static void test_mmtests(void **state)
 	const struct sws_replay_report *pa[3] = {&a[0], &a[1], &a[2]}, *pb[3] = {&b[0], &b[1], &b[2]};
 	struct sws_replay_series s[2] = {{.repeats = pa, .nr_repeats = 3}, {.repeats = pb, .nr_repeats = 3}};
 	for (unsigned i = 0; i < 3; i++) {
-		a[i].mm.counters[SWS_MM_pswpout] = 100 + i; /* mean 101 */
+		a[i].mm.counters[SWS_MM_pswpout] = 100 + i; /* 303 in all */
 		b[i].mm.counters[SWS_MM_pswpout] = 50;
 	}
 	struct sws_replay_print_config pc = {.format = SWS_REPLAY_REPORT_MMTESTS, .input_name = "usemem"};
@@ -253,8 +254,33 @@ static void test_mmtests(void **state)
 	assert_non_null(line_of(t, "Duration Elapsed", line, sizeof(line)));
 	assert_string_equal(line, "Duration Elapsed        6.00       12.00");
 	assert_non_null(line_of(t, "Ops Swap Outs", line, sizeof(line)));
-	assert_string_equal(line, "Ops Swap Outs         101.00          50.00");
+	assert_string_equal(line, "Ops Swap Outs         303.00         150.00");
 	assert_null(line_of(t, "Ops Swap Ins", line, sizeof(line))); /* 0 in every run */
+	free(t);
+}
+
+/*
+ * mmtests when no repeat differs from the others (the modelled clock on an
+ * input its seed does not change): Stddev 0 on both sides, so a difference is
+ * exact and marked whatever its unit, 0.1 s as much as 2 s; equal means are not.
+ */
+static void test_mmtests_no_spread(void **state)
+{
+	(void)state;
+	struct sws_replay_report a[2] = {mk(SWS_BACKEND_XARRAY, 1.0, 1, 0), mk(SWS_BACKEND_XARRAY, 1.0, 1, 0)};
+	struct sws_replay_report b[2] = {mk(SWS_BACKEND_VSWAP, 1.1, 3, 0), mk(SWS_BACKEND_VSWAP, 1.1, 3, 0)};
+	const struct sws_replay_report *pa[2] = {&a[0], &a[1]}, *pb[2] = {&b[0], &b[1]};
+	struct sws_replay_series s[2] = {{.repeats = pa, .nr_repeats = 2}, {.repeats = pb, .nr_repeats = 2}};
+	struct sws_replay_print_config pc = {.format = SWS_REPLAY_REPORT_MMTESTS};
+	char *t = print(&pc, s, 2), line[256];
+	assert_non_null(line_of(t, "Amean    elsp-4", line, sizeof(line)));
+	assert_string_equal(line, "Amean    elsp-4            1.00 (   0.00%)        1.10 * -10.00%*");
+	assert_non_null(line_of(t, "Amean    syst-4", line, sizeof(line)));
+	assert_string_equal(line, "Amean    syst-4            1.00 (   0.00%)        3.00 *-200.00%*");
+	assert_non_null(line_of(t, "Amean    user-4", line, sizeof(line)));
+	assert_string_equal(line, "Amean    user-4            0.00 (   0.00%)        0.00 (   0.00%)");
+	assert_non_null(line_of(t, "Stddev   elsp-4", line, sizeof(line)));
+	assert_string_equal(line, "Stddev   elsp-4            0.00 (   0.00%)        0.00 (   0.00%)");
 	free(t);
 }
 
@@ -353,7 +379,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_header),	    cmocka_unit_test(test_counters_left_out),
 		cmocka_unit_test(test_verdicts),    cmocka_unit_test(test_json_head),
-		cmocka_unit_test(test_mmtests),	    cmocka_unit_test(test_lkp),
+		cmocka_unit_test(test_mmtests),	    cmocka_unit_test(test_mmtests_no_spread),
+		cmocka_unit_test(test_lkp),
 		cmocka_unit_test(test_setup_of_a_run), cmocka_unit_test(test_print_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
