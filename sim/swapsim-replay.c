@@ -1175,9 +1175,14 @@ static void describe_input(struct self_description *d, const struct opts *o, int
 				at += (size_t)snprintf(d->input + at, sizeof(d->input) - at, " %s", v);
 			}
 		}
-		if (at < sizeof(d->input))
-			snprintf(d->input + at, sizeof(d->input) - at, " (seed %llu)",
-				 (unsigned long long)(o->wl.seed ? o->wl.seed : o->seed));
+		/* the modelled clock's repeat k runs with seed + k (run_one) */
+		unsigned long long seed = o->wl.seed ? o->wl.seed : o->seed;
+		unsigned last = o->clock == SWS_REPLAY_CLOCK_MODEL && o->repeat > 1 ? o->repeat - 1 : 0;
+		if (at < sizeof(d->input) && last)
+			snprintf(d->input + at, sizeof(d->input) - at, " (seeds %llu to %llu, one a repeat)", seed,
+				 seed + last);
+		else if (at < sizeof(d->input))
+			snprintf(d->input + at, sizeof(d->input) - at, " (seed %llu)", seed);
 		return;
 	}
 	snprintf(d->input_name, sizeof(d->input_name), "trace");

@@ -395,8 +395,9 @@ const char *sws__series_label(const struct sws_replay_series *s);
  * configuration, or every row asked for (SWS_REPLAY_PRINT_ALL_COUNTERS in @flags)? */
 bool sws__row_shown(const struct sws_replay_series *s, unsigned n, uint32_t flags,
 		    uint64_t (*get)(const struct sws_replay_report *r, unsigned idx), unsigned idx);
-/* The machine in one line: "RAM 4G, memcg 2G (cgroup v2), swap pmem 8G, ...". */
-void sws__setup_line(const struct sws_replay_setup *st, char *buf, size_t len);
+/* The machine of @s's runs in one line: "RAM 4G, memcg 2G (cgroup v2), swap pmem 8G,
+ * ..., seed 1" (its first repeat's setup; every repeat's seed where they differ). */
+void sws__setup_line(const struct sws_replay_series *s, char *buf, size_t len);
 
 /* ---- report_compare.c: other tools' comparison layouts ---------------------------- */
 

@@ -583,8 +583,9 @@ static const char *zswap_scheme_name(uint32_t flags)
 	return flags & SWS_ZSWAP_OLD_SCHEME ? "old" : flags & SWS_ZSWAP_SECOND_CHANCE_ONLY ? "second-chance" : "both";
 }
 
-void sws__setup_line(const struct sws_replay_setup *st, char *buf, size_t len)
+void sws__setup_line(const struct sws_replay_series *s, char *buf, size_t len)
 {
+	const struct sws_replay_setup *st = &s->repeats[0]->setup;
 	char a[32];
 	size_t at = 0;
 #define ADD(...)                                                                  \
@@ -623,8 +624,20 @@ void sws__setup_line(const struct sws_replay_setup *st, char *buf, size_t len)
 		    st->zswap_flags & SWS_ZSWAP_SHRINKER ? "on" : "off", zswap_scheme_name(st->zswap_flags));
 	else
 		ADD(", zswap off");
-	ADD(", %u CPU%s, policy %s, seed %" PRIu64, st->cpus, st->cpus == 1 ? "" : "s", policy_name(st->policy),
-	    st->seed);
+	ADD(", %u CPU%s, policy %s", st->cpus, st->cpus == 1 ? "" : "s", policy_name(st->policy));
+	/* Each repeat's own seed where they differ (the modelled clock's repeats). */
+	bool one_seed = true, consecutive = true;
+	for (unsigned k = 1; k < s->nr_repeats; k++) {
+		one_seed &= s->repeats[k]->setup.seed == st->seed;
+		consecutive &= s->repeats[k]->setup.seed == st->seed + k;
+	}
+	if (one_seed)
+		ADD(", seed %" PRIu64, st->seed);
+	else if (consecutive)
+		ADD(", seeds %" PRIu64 " to %" PRIu64 " (one a repeat)", st->seed, st->seed + s->nr_repeats - 1);
+	else
+		for (unsigned k = 0; k < s->nr_repeats; k++)
+			ADD("%s%" PRIu64, k ? ", " : ", seeds (one a repeat) ", s->repeats[k]->setup.seed);
 	if (st->flags & SWS_REPLAY_VERIFY)
 		ADD(", verify");
 	if (st->swapoff_device)
@@ -655,7 +668,7 @@ static void print_header(struct out *o, const struct sws_replay_print_config *pc
 		pr(o, "version: libswapsim %s\n", LIB_VERSION);
 	pr(o, "clock:   %s (%s)\n", sws_replay_clock_name(st->clock), clock_meaning(st->clock));
 	pr(o, "input:   %s\n", pc->input ? pc->input : "(not given)");
-	sws__setup_line(st, line, sizeof(line));
+	sws__setup_line(&s[0], line, sizeof(line));
 	pr(o, "machine: %s\n", line);
 }
 
@@ -898,7 +911,7 @@ static void json_run(struct out *o, const struct sws_replay_report *r)
 	pr(o, "\"sys_modelled_ns\":%" PRIu64 ",", r->time.sys_modelled_ns);
 	if (r->workload.valid || r->workload.killed)
 		pr(o, "\"workload_tasks\":%u,\"workload_killed\":%u,", r->workload.tasks, r->workload.killed);
-	pr(o, "\"clock\":\"%s\",", sws_replay_clock_name(r->clock));
+	pr(o, "\"clock\":\"%s\",\"seed\":%" PRIu64 ",", sws_replay_clock_name(r->clock), r->setup.seed);
 	if (r->clock == SWS_REPLAY_CLOCK_MODEL)
 		json_model(o, r);
 	json_counters(o, r);

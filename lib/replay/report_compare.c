@@ -406,7 +406,7 @@ int sws__print_lkp(const struct sws_replay_print_config *pc, const struct sws_re
 	const unsigned first = ABS_WIDTH + ERR_WIDTH, width = first + REL_WIDTH + 1;
 	char line[1024], name[96];
 	/* The group header: the common axes (the machine), then the compared one. */
-	sws__setup_line(&s[0].repeats[0]->setup, line, sizeof(line));
+	sws__setup_line(&s[0], line, sizeof(line));
 	pr(o, "=========================================================================================\n");
 	pr(o, "testcase/machine:\n  %s/%s\n\n", bench_name(pc), line);
 	pr(o, "design: \n");

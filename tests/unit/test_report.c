@@ -122,6 +122,47 @@ static void test_header(void **state)
 	free(t);
 }
 
+/* Repeats with seeds of their own (the modelled clock's): the machine line and the
+ * lkp header name every repeat's, the JSON has each repeat's "seed". */
+static void test_seeds_of_repeats(void **state)
+{
+	(void)state;
+	struct sws_replay_report r[3] = {mk(SWS_BACKEND_XARRAY, 1, 0.5, 1024), mk(SWS_BACKEND_XARRAY, 1, 0.5, 1024),
+					 mk(SWS_BACKEND_XARRAY, 1, 0.5, 1024)};
+	const struct sws_replay_report *pr[3] = {&r[0], &r[1], &r[2]};
+	struct sws_replay_series s = {.repeats = pr, .nr_repeats = 3};
+	for (unsigned k = 0; k < 3; k++)
+		r[k].setup.seed = 3 + k;
+	struct sws_replay_print_config pc = {0};
+	char *t = print(&pc, &s, 1), line[512];
+	const char *tail = ", 1 CPU, policy kernel, seeds 3 to 5 (one a repeat)";
+	assert_non_null(line_of(t, "machine:", line, sizeof(line)));
+	assert_string_equal(line + strlen(line) - strlen(tail), tail);
+	free(t);
+	pc.format = SWS_REPLAY_REPORT_LKP;
+	t = print(&pc, &s, 1);
+	assert_non_null(strstr(t, "policy kernel, seeds 3 to 5 (one a repeat)\n"));
+	free(t);
+	pc.format = SWS_REPLAY_REPORT_JSON;
+	t = print(&pc, &s, 1);
+	const char *p = t;
+	for (unsigned k = 0; k < 3; k++) {
+		char want[32];
+		snprintf(want, sizeof(want), "\"seed\":%u,", 3 + k);
+		assert_non_null(p = strstr(p, want));
+	}
+	assert_non_null(strstr(t, "\"seeds\":{\"content\":3,")); /* setup: the first repeat's */
+	free(t);
+	/* Seeds that do not follow each other are listed. */
+	r[2].setup.seed = 9;
+	pc.format = SWS_REPLAY_REPORT_TABLE;
+	t = print(&pc, &s, 1);
+	tail = ", policy kernel, seeds (one a repeat) 3, 4, 9";
+	assert_non_null(line_of(t, "machine:", line, sizeof(line)));
+	assert_string_equal(line + strlen(line) - strlen(tail), tail);
+	free(t);
+}
+
 /* Counters 0 in every run are left out and counted; SWS_REPLAY_PRINT_ALL_COUNTERS shows them. */
 static void test_counters_left_out(void **state)
 {
@@ -377,7 +418,8 @@ static void test_print_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_header),	    cmocka_unit_test(test_counters_left_out),
+		cmocka_unit_test(test_header),	    cmocka_unit_test(test_seeds_of_repeats),
+		cmocka_unit_test(test_counters_left_out),
 		cmocka_unit_test(test_verdicts),    cmocka_unit_test(test_json_head),
 		cmocka_unit_test(test_mmtests),	    cmocka_unit_test(test_mmtests_no_spread),
 		cmocka_unit_test(test_lkp),
