@@ -1,10 +1,11 @@
 /*
- * rerun.c - the command line a swapsim-replay JSON report records ("argv"),
- * read back for swapsim-replay --rerun REPORT.json. A small JSON reader of
- * its own: the top-level object's keys are skipped value by value (strings,
- * numbers, literals, nested objects and arrays) until "argv", an array of
- * strings. Bounded: the first REPORT_HEAD bytes of the file (argv comes
- * fourth in a report), RERUN_MAX_ARGS words, nesting RERUN_MAX_DEPTH deep.
+ * rerun.c - swapsim-replay --rerun REPORT.json: the command line a JSON report
+ * records ("argv") read back, and the command line it makes, the recorded one
+ * with the output options given beside --rerun in place of its own. A small
+ * JSON reader of its own: the top-level object's keys are skipped value by
+ * value (strings, numbers, literals, nested objects and arrays) until "argv",
+ * an array of strings. Bounded: the first REPORT_HEAD bytes of the file (argv
+ * comes fourth in a report), RERUN_MAX_ARGS words, nesting RERUN_MAX_DEPTH deep.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -13,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_output.h"
+#include "cli_parse.h"
 #include "rerun.h"
 
 #define REPORT_HEAD (4u << 20)
@@ -331,4 +334,130 @@ void rerun_free(char **argv)
 	for (char **a = argv; *a; a++)
 		free(*a);
 	free(argv);
+}
+
+/* ---- the command line ------------------------------------------------------------------ */
+
+static int bad(const char *opt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int bad(const char *opt, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return cli_bad("swapsim-replay", opt, "%s", msg);
+}
+
+/* Words an output option takes at @argv[i]: 2 ("--report json"), 1 ("--report=json",
+ * "--quiet", "--all-counters"), 0: not one. */
+static int output_option(char *const *argv, int argc, int i)
+{
+	const char *a = argv[i];
+	if (!strcmp(a, "--quiet") || !strcmp(a, "--all-counters"))
+		return 1;
+	if (!strncmp(a, "--report=", 9) || !strncmp(a, "--json-out=", 11))
+		return 1;
+	if (!strcmp(a, "--report") || !strcmp(a, "--json-out"))
+		return i + 1 < argc ? 2 : 1;
+	return 0;
+}
+
+/* The words given beside --rerun (at @at): output options only, and no --json-out
+ * that is the report itself. @return 0 or 2 (said). */
+static int check_given(int argc, char **argv, int at, const char *path)
+{
+	for (int i = 1; i < argc; i++) {
+		int n = i == at ? (argv[i][7] ? 1 : 2) : output_option(argv, argc, i);
+		if (!n)
+			return bad("--rerun", "'%s': only --report, --json-out, --quiet and --all-counters go "
+					      "with it (the run is the report's: its input, machine, designs and seeds)",
+				   argv[i]);
+		const char *jo = !strcmp(argv[i], "--json-out") && n == 2 ? argv[i + 1]
+				 : !strncmp(argv[i], "--json-out=", 11) ? argv[i] + 11 : NULL;
+		if (jo && cli_same_file(path, jo)) /* never write over the report it reads */
+			return bad("--json-out", "'%s' is the --rerun report (the new report would replace it)", jo);
+		i += n - 1;
+	}
+	return 0;
+}
+
+/* The recorded words @rec less their output options, into @nv (a --workload's words
+ * stay whole). @flag(word): the option takes no value. @return the words put;
+ * *@tail: where the --workload's words start (or the end). */
+static int recorded(char **rec, int rargc, char **nv, bool (*flag)(const char *word), int *tail)
+{
+	int n = 0;
+	*tail = -1;
+	for (int i = 1; i < rargc; i++) {
+		const char *a = rec[i];
+		if (!strcmp(a, "--workload")) {
+			*tail = n;
+			while (i < rargc)
+				nv[n++] = rec[i++];
+			break;
+		}
+		int out = output_option(rec, rargc, i);
+		if (out) {
+			i += out - 1;
+			continue;
+		}
+		nv[n++] = rec[i];
+		if (!flag(a) && !strchr(a, '=') && !strncmp(a, "--", 2) && i + 1 < rargc)
+			nv[n++] = rec[++i]; /* its value, whatever it looks like */
+	}
+	if (*tail < 0)
+		*tail = n;
+	return n;
+}
+
+int rerun_expand(int *argcp, char ***argvp, char ***keep, bool (*flag)(const char *word))
+{
+	int argc = *argcp, at = -1;
+	char **argv = *argvp;
+	for (int i = 1; i < argc && strcmp(argv[i], "--workload"); i++)
+		if (!strcmp(argv[i], "--rerun") || !strncmp(argv[i], "--rerun=", 8)) {
+			at = i;
+			break;
+		}
+	if (at < 0)
+		return 0;
+	const char *path = argv[at][7] ? argv[at] + 8 : at + 1 < argc ? argv[at + 1] : NULL;
+	if (!path)
+		return bad("--rerun", "missing value");
+	int rc = check_given(argc, argv, at, path);
+	if (rc)
+		return rc;
+	char **rec, err[256];
+	int rargc;
+	if (rerun_load(path, &rec, &rargc, err, sizeof(err))) {
+		fprintf(stderr, "swapsim-replay: --rerun %s: %s\n", path, err);
+		return 1;
+	}
+	if (strcmp(rec[0], "swapsim-replay")) {
+		fprintf(stderr, "swapsim-replay: --rerun %s: its command is %s's, not swapsim-replay's\n", path, rec[0]);
+		rerun_free(rec);
+		return 1;
+	}
+	char **nv = calloc((size_t)rargc + (size_t)argc + 1, sizeof(char *));
+	if (!nv) {
+		rerun_free(rec);
+		return 1;
+	}
+	/* argv[0], the recorded words, and the output options given now (every word
+	 * but --rerun's) before a --workload's words */
+	int tail, n = 1 + recorded(rec, rargc, nv + 1, flag, &tail);
+	int nout = argc - 1 - (argv[at][7] ? 1 : 2), k = ++tail;
+	memmove(nv + tail + nout, nv + tail, (size_t)(n - tail) * sizeof(char *));
+	for (int i = 1; i < argc; i++)
+		if (i == at)
+			i += argv[i][7] ? 0 : 1;
+		else
+			nv[k++] = argv[i];
+	nv[0] = argv[0];
+	*argcp = n + nout;
+	*argvp = nv;
+	*keep = rec;
+	return 0;
 }
