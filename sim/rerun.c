@@ -64,6 +64,58 @@ static int read_u4(struct parser *ps, unsigned *u)
 	return 0;
 }
 
+/* The escape after a backslash at ps->p: *@u gets its code point (a \u surrogate
+ * pair joined). @return 0 or -1 (said). */
+static int parse_escape(struct parser *ps, unsigned *u)
+{
+	if (ps->p >= ps->end)
+		return fail(ps, "a string cut short");
+	char e = *ps->p++;
+	switch (e) {
+	case '"': case '\\': case '/': *u = (unsigned char)e; return 0;
+	case 'b': *u = '\b'; return 0;
+	case 'f': *u = '\f'; return 0;
+	case 'n': *u = '\n'; return 0;
+	case 'r': *u = '\r'; return 0;
+	case 't': *u = '\t'; return 0;
+	case 'u': break;
+	default: return fail(ps, "a bad escape \\%c", e);
+	}
+	if (read_u4(ps, u))
+		return -1;
+	if (*u >= 0xd800 && *u < 0xdc00) { /* a surrogate pair */
+		unsigned lo;
+		if (ps->end - ps->p < 2 || ps->p[0] != '\\' || ps->p[1] != 'u')
+			return fail(ps, "a lone surrogate in a \\u escape");
+		ps->p += 2;
+		if (read_u4(ps, &lo) || lo < 0xdc00 || lo > 0xdfff)
+			return fail(ps, "a bad surrogate pair");
+		*u = 0x10000 + ((*u - 0xd800) << 10) + (lo - 0xdc00);
+	}
+	return *u ? 0 : fail(ps, "a NUL character in a string");
+}
+
+/* Code point @u in UTF-8 into @b. @return its bytes. */
+static size_t utf8(unsigned u, unsigned char b[4])
+{
+	if (u < 0x80) {
+		b[0] = (unsigned char)u;
+		return 1;
+	}
+	if (u < 0x800) {
+		b[0] = (unsigned char)(0xc0 | u >> 6), b[1] = (unsigned char)(0x80 | (u & 0x3f));
+		return 2;
+	}
+	if (u < 0x10000) {
+		b[0] = (unsigned char)(0xe0 | u >> 12), b[1] = (unsigned char)(0x80 | (u >> 6 & 0x3f));
+		b[2] = (unsigned char)(0x80 | (u & 0x3f));
+		return 3;
+	}
+	b[0] = (unsigned char)(0xf0 | u >> 18), b[1] = (unsigned char)(0x80 | (u >> 12 & 0x3f));
+	b[2] = (unsigned char)(0x80 | (u >> 6 & 0x3f)), b[3] = (unsigned char)(0x80 | (u & 0x3f));
+	return 4;
+}
+
 /* A JSON string at ps->p (its opening quote); @out (may be NULL: skipped) gets it
  * NUL-terminated, malloc'ed, with escapes decoded (\u as UTF-8). */
 static int parse_string(struct parser *ps, char **out)
@@ -79,81 +131,28 @@ static int parse_string(struct parser *ps, char **out)
 	ps->p++;
 	for (;;) {
 		if (ps->p >= ps->end) {
-			free(s);
-			return fail(ps, "a string cut short");
+			fail(ps, "a string cut short");
+			goto bad;
 		}
-		unsigned char c = (unsigned char)*ps->p++;
+		unsigned char c = (unsigned char)*ps->p++, b[4];
 		unsigned u = c;
 		if (c == '"')
 			break;
 		if (c < 0x20) {
-			free(s);
-			return fail(ps, "a control character in a string");
+			fail(ps, "a control character in a string");
+			goto bad;
 		}
-		if (c == '\\') {
-			if (ps->p >= ps->end) {
-				free(s);
-				return fail(ps, "a string cut short");
-			}
-			char e = *ps->p++;
-			switch (e) {
-			case '"': case '\\': case '/': u = (unsigned char)e; break;
-			case 'b': u = '\b'; break;
-			case 'f': u = '\f'; break;
-			case 'n': u = '\n'; break;
-			case 'r': u = '\r'; break;
-			case 't': u = '\t'; break;
-			case 'u':
-				if (read_u4(ps, &u)) {
-					free(s);
-					return -1;
-				}
-				if (u >= 0xd800 && u < 0xdc00) { /* a surrogate pair */
-					unsigned lo;
-					if (ps->end - ps->p < 2 || ps->p[0] != '\\' || ps->p[1] != 'u') {
-						free(s);
-						return fail(ps, "a lone surrogate in a \\u escape");
-					}
-					ps->p += 2;
-					if (read_u4(ps, &lo) || lo < 0xdc00 || lo > 0xdfff) {
-						free(s);
-						return fail(ps, "a bad surrogate pair");
-					}
-					u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
-				}
-				if (!u) {
-					free(s);
-					return fail(ps, "a NUL character in a string");
-				}
-				break;
-			default:
-				free(s);
-				return fail(ps, "a bad escape \\%c", e);
-			}
-		}
+		if (c == '\\' && parse_escape(ps, &u))
+			goto bad;
 		if (!out)
 			continue;
-		unsigned char b[4];
-		size_t nb;
-		if (c == '\\' && u >= 0x80) { /* the code point in UTF-8 */
-			if (u < 0x800) {
-				b[0] = (unsigned char)(0xc0 | u >> 6), b[1] = (unsigned char)(0x80 | (u & 0x3f)), nb = 2;
-			} else if (u < 0x10000) {
-				b[0] = (unsigned char)(0xe0 | u >> 12), b[1] = (unsigned char)(0x80 | (u >> 6 & 0x3f));
-				b[2] = (unsigned char)(0x80 | (u & 0x3f)), nb = 3;
-			} else {
-				b[0] = (unsigned char)(0xf0 | u >> 18), b[1] = (unsigned char)(0x80 | (u >> 12 & 0x3f));
-				b[2] = (unsigned char)(0x80 | (u >> 6 & 0x3f)), b[3] = (unsigned char)(0x80 | (u & 0x3f));
-				nb = 4;
-			}
-		} else {
-			b[0] = (unsigned char)u, nb = 1;
-		}
+		/* an escape is a code point; any other byte is the string's own UTF-8 */
+		size_t nb = c == '\\' ? utf8(u, b) : (b[0] = c, 1);
 		if (len + nb + 1 > cap) {
 			char *t = realloc(s, cap *= 2);
 			if (!t) {
-				free(s);
-				return fail(ps, "out of memory");
+				fail(ps, "out of memory");
+				goto bad;
 			}
 			s = t;
 		}
@@ -165,6 +164,9 @@ static int parse_string(struct parser *ps, char **out)
 		*out = s;
 	}
 	return 0;
+bad:
+	free(s);
+	return -1;
 }
 
 /* Skip one value of any kind. */

@@ -102,6 +102,16 @@ printf '{"a":[1,{"b":"\\u00e9]"}],"argv":["swapsim-replay","--quiet","--ram","4M
 "$replay" --rerun ok.json --report counters | grep -q '^events ' || fail "--rerun of a hand-written report"
 printf '{"argv":["swapsim-trace","stats"]}' >other.json
 expect 1 "its command is swapsim-trace's" --rerun other.json
+# The words' escapes decoded: \/, \", \\, \u as UTF-8, a surrogate pair joined (a
+# trace whose name has them all); what JSON does not allow in a string is refused.
+mkdir -p esc && printf '0x1000 W\n' >"$(printf 'esc/\303\251\360\237\230\200"q\\.addr')"
+printf '{"argv":["swapsim-replay","--ram","4M","--trace","%s\\/\\u00e9\\ud83d\\ude00\\"q\\\\.addr"]}' "$work/esc" >esc.json
+"$replay" --rerun esc.json --report counters | grep -q '^accesses 1$' || fail "--rerun of escaped words"
+for bad in '\\ud83d' '\\x' '\\u12' 'a\\u0000b' 'a\tb'; do
+	printf "{\"argv\":[\"swapsim-replay\",\"$bad\"]}" >bad.json
+	expect 1 "--rerun bad.json: a (lone surrogate|bad escape|bad .u escape|NUL character|control character)" \
+		--rerun bad.json
+done
 
 # Counters 0 in every run: left out, and said; --all-counters shows them.
 "$replay" --quiet --ram 4M --compare xarray,st-p4 --workload memhog 6M >t1.txt
