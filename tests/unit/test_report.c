@@ -363,6 +363,20 @@ static void test_setup_of_a_run(void **state)
 	assert_int_equal(st->zswap_accept_threshold_percent, 90);
 	sws_replay_destroy(r);
 	sws_workload_destroy(wl);
+	/* The CPUs: the modelled clock's simulated ones, the host clock's worker threads. */
+	cfg.cpus = 3;
+	cfg.threads = 2;
+	assert_sws(0, sws_replay_create(&cfg, &r));
+	assert_sws(0, sws_replay_report_get(r, &rep));
+	assert_int_equal(rep.setup.cpus, 3);
+	sws_replay_destroy(r);
+	cfg.clock = SWS_REPLAY_CLOCK_HOST;
+	assert_sws(0, sws_replay_create(&cfg, &r));
+	assert_sws(0, sws_replay_report_get(r, &rep));
+	assert_int_equal(rep.setup.clock, SWS_REPLAY_CLOCK_HOST);
+	assert_int_equal(rep.setup.cpus, 2);
+	sws_replay_destroy(r);
+	cfg.cpus = cfg.threads = 0;
 	assert_string_equal(sws_replay_clock_name(SWS_REPLAY_CLOCK_HOST), "host");
 	assert_string_equal(sws_replay_clock_name(SWS_REPLAY_CLOCK_MODEL), "model");
 	assert_string_equal(sws_replay_clock_name((enum sws_replay_clock)2), "");
