@@ -1,10 +1,11 @@
 /*
- * rerun.c - the command line a swapsim-replay JSON report records ("argv"),
- * read back for swapsim-replay --rerun REPORT.json. A small JSON reader of
- * its own: the top-level object's keys are skipped value by value (strings,
- * numbers, literals, nested objects and arrays) until "argv", an array of
- * strings. Bounded: the first REPORT_HEAD bytes of the file (argv comes
- * fourth in a report), RERUN_MAX_ARGS words, nesting RERUN_MAX_DEPTH deep.
+ * rerun.c - swapsim-replay --rerun REPORT.json: the command line a JSON report
+ * records ("argv") read back, and the command line it makes, the recorded one
+ * with the output options given beside --rerun in place of its own. A small
+ * JSON reader of its own: the top-level object's keys are skipped value by
+ * value (strings, numbers, literals, nested objects and arrays) until "argv",
+ * an array of strings. Bounded: the first REPORT_HEAD bytes of the file (argv
+ * comes fourth in a report), RERUN_MAX_ARGS words, nesting RERUN_MAX_DEPTH deep.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -13,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_output.h"
+#include "cli_parse.h"
 #include "rerun.h"
 
 #define REPORT_HEAD (4u << 20)
@@ -61,6 +64,58 @@ static int read_u4(struct parser *ps, unsigned *u)
 	return 0;
 }
 
+/* The escape after a backslash at ps->p: *@u gets its code point (a \u surrogate
+ * pair joined). @return 0 or -1 (said). */
+static int parse_escape(struct parser *ps, unsigned *u)
+{
+	if (ps->p >= ps->end)
+		return fail(ps, "a string cut short");
+	char e = *ps->p++;
+	switch (e) {
+	case '"': case '\\': case '/': *u = (unsigned char)e; return 0;
+	case 'b': *u = '\b'; return 0;
+	case 'f': *u = '\f'; return 0;
+	case 'n': *u = '\n'; return 0;
+	case 'r': *u = '\r'; return 0;
+	case 't': *u = '\t'; return 0;
+	case 'u': break;
+	default: return fail(ps, "a bad escape \\%c", e);
+	}
+	if (read_u4(ps, u))
+		return -1;
+	if (*u >= 0xd800 && *u < 0xdc00) { /* a surrogate pair */
+		unsigned lo;
+		if (ps->end - ps->p < 2 || ps->p[0] != '\\' || ps->p[1] != 'u')
+			return fail(ps, "a lone surrogate in a \\u escape");
+		ps->p += 2;
+		if (read_u4(ps, &lo) || lo < 0xdc00 || lo > 0xdfff)
+			return fail(ps, "a bad surrogate pair");
+		*u = 0x10000 + ((*u - 0xd800) << 10) + (lo - 0xdc00);
+	}
+	return *u ? 0 : fail(ps, "a NUL character in a string");
+}
+
+/* Code point @u in UTF-8 into @b. @return its bytes. */
+static size_t utf8(unsigned u, unsigned char b[4])
+{
+	if (u < 0x80) {
+		b[0] = (unsigned char)u;
+		return 1;
+	}
+	if (u < 0x800) {
+		b[0] = (unsigned char)(0xc0 | u >> 6), b[1] = (unsigned char)(0x80 | (u & 0x3f));
+		return 2;
+	}
+	if (u < 0x10000) {
+		b[0] = (unsigned char)(0xe0 | u >> 12), b[1] = (unsigned char)(0x80 | (u >> 6 & 0x3f));
+		b[2] = (unsigned char)(0x80 | (u & 0x3f));
+		return 3;
+	}
+	b[0] = (unsigned char)(0xf0 | u >> 18), b[1] = (unsigned char)(0x80 | (u >> 12 & 0x3f));
+	b[2] = (unsigned char)(0x80 | (u >> 6 & 0x3f)), b[3] = (unsigned char)(0x80 | (u & 0x3f));
+	return 4;
+}
+
 /* A JSON string at ps->p (its opening quote); @out (may be NULL: skipped) gets it
  * NUL-terminated, malloc'ed, with escapes decoded (\u as UTF-8). */
 static int parse_string(struct parser *ps, char **out)
@@ -76,81 +131,28 @@ static int parse_string(struct parser *ps, char **out)
 	ps->p++;
 	for (;;) {
 		if (ps->p >= ps->end) {
-			free(s);
-			return fail(ps, "a string cut short");
+			fail(ps, "a string cut short");
+			goto bad;
 		}
-		unsigned char c = (unsigned char)*ps->p++;
+		unsigned char c = (unsigned char)*ps->p++, b[4];
 		unsigned u = c;
 		if (c == '"')
 			break;
 		if (c < 0x20) {
-			free(s);
-			return fail(ps, "a control character in a string");
+			fail(ps, "a control character in a string");
+			goto bad;
 		}
-		if (c == '\\') {
-			if (ps->p >= ps->end) {
-				free(s);
-				return fail(ps, "a string cut short");
-			}
-			char e = *ps->p++;
-			switch (e) {
-			case '"': case '\\': case '/': u = (unsigned char)e; break;
-			case 'b': u = '\b'; break;
-			case 'f': u = '\f'; break;
-			case 'n': u = '\n'; break;
-			case 'r': u = '\r'; break;
-			case 't': u = '\t'; break;
-			case 'u':
-				if (read_u4(ps, &u)) {
-					free(s);
-					return -1;
-				}
-				if (u >= 0xd800 && u < 0xdc00) { /* a surrogate pair */
-					unsigned lo;
-					if (ps->end - ps->p < 2 || ps->p[0] != '\\' || ps->p[1] != 'u') {
-						free(s);
-						return fail(ps, "a lone surrogate in a \\u escape");
-					}
-					ps->p += 2;
-					if (read_u4(ps, &lo) || lo < 0xdc00 || lo > 0xdfff) {
-						free(s);
-						return fail(ps, "a bad surrogate pair");
-					}
-					u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
-				}
-				if (!u) {
-					free(s);
-					return fail(ps, "a NUL character in a string");
-				}
-				break;
-			default:
-				free(s);
-				return fail(ps, "a bad escape \\%c", e);
-			}
-		}
+		if (c == '\\' && parse_escape(ps, &u))
+			goto bad;
 		if (!out)
 			continue;
-		unsigned char b[4];
-		size_t nb;
-		if (c == '\\' && u >= 0x80) { /* the code point in UTF-8 */
-			if (u < 0x800) {
-				b[0] = (unsigned char)(0xc0 | u >> 6), b[1] = (unsigned char)(0x80 | (u & 0x3f)), nb = 2;
-			} else if (u < 0x10000) {
-				b[0] = (unsigned char)(0xe0 | u >> 12), b[1] = (unsigned char)(0x80 | (u >> 6 & 0x3f));
-				b[2] = (unsigned char)(0x80 | (u & 0x3f)), nb = 3;
-			} else {
-				b[0] = (unsigned char)(0xf0 | u >> 18), b[1] = (unsigned char)(0x80 | (u >> 12 & 0x3f));
-				b[2] = (unsigned char)(0x80 | (u >> 6 & 0x3f)), b[3] = (unsigned char)(0x80 | (u & 0x3f));
-				nb = 4;
-			}
-		} else {
-			b[0] = (unsigned char)u, nb = 1;
-		}
+		/* an escape is a code point; any other byte is the string's own UTF-8 */
+		size_t nb = c == '\\' ? utf8(u, b) : (b[0] = c, 1);
 		if (len + nb + 1 > cap) {
 			char *t = realloc(s, cap *= 2);
 			if (!t) {
-				free(s);
-				return fail(ps, "out of memory");
+				fail(ps, "out of memory");
+				goto bad;
 			}
 			s = t;
 		}
@@ -162,6 +164,9 @@ static int parse_string(struct parser *ps, char **out)
 		*out = s;
 	}
 	return 0;
+bad:
+	free(s);
+	return -1;
 }
 
 /* Skip one value of any kind. */
@@ -331,4 +336,130 @@ void rerun_free(char **argv)
 	for (char **a = argv; *a; a++)
 		free(*a);
 	free(argv);
+}
+
+/* ---- the command line ------------------------------------------------------------------ */
+
+static int bad(const char *opt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int bad(const char *opt, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return cli_bad("swapsim-replay", opt, "%s", msg);
+}
+
+/* Words an output option takes at @argv[i]: 2 ("--report json"), 1 ("--report=json",
+ * "--quiet", "--all-counters"), 0: not one. */
+static int output_option(char *const *argv, int argc, int i)
+{
+	const char *a = argv[i];
+	if (!strcmp(a, "--quiet") || !strcmp(a, "--all-counters"))
+		return 1;
+	if (!strncmp(a, "--report=", 9) || !strncmp(a, "--json-out=", 11))
+		return 1;
+	if (!strcmp(a, "--report") || !strcmp(a, "--json-out"))
+		return i + 1 < argc ? 2 : 1;
+	return 0;
+}
+
+/* The words given beside --rerun (at @at): output options only, and no --json-out
+ * that is the report itself. @return 0 or 2 (said). */
+static int check_given(int argc, char **argv, int at, const char *path)
+{
+	for (int i = 1; i < argc; i++) {
+		int n = i == at ? (argv[i][7] ? 1 : 2) : output_option(argv, argc, i);
+		if (!n)
+			return bad("--rerun", "'%s': only --report, --json-out, --quiet and --all-counters go "
+					      "with it (the run is the report's: its input, machine, designs and seeds)",
+				   argv[i]);
+		const char *jo = !strcmp(argv[i], "--json-out") && n == 2 ? argv[i + 1]
+				 : !strncmp(argv[i], "--json-out=", 11) ? argv[i] + 11 : NULL;
+		if (jo && cli_same_file(path, jo)) /* never write over the report it reads */
+			return bad("--json-out", "'%s' is the --rerun report (the new report would replace it)", jo);
+		i += n - 1;
+	}
+	return 0;
+}
+
+/* The recorded words @rec less their output options, into @nv (a --workload's words
+ * stay whole). @flag(word): the option takes no value. @return the words put;
+ * *@tail: where the --workload's words start (or the end). */
+static int recorded(char **rec, int rargc, char **nv, bool (*flag)(const char *word), int *tail)
+{
+	int n = 0;
+	*tail = -1;
+	for (int i = 1; i < rargc; i++) {
+		const char *a = rec[i];
+		if (!strcmp(a, "--workload")) {
+			*tail = n;
+			while (i < rargc)
+				nv[n++] = rec[i++];
+			break;
+		}
+		int out = output_option(rec, rargc, i);
+		if (out) {
+			i += out - 1;
+			continue;
+		}
+		nv[n++] = rec[i];
+		if (!flag(a) && !strchr(a, '=') && !strncmp(a, "--", 2) && i + 1 < rargc)
+			nv[n++] = rec[++i]; /* its value, whatever it looks like */
+	}
+	if (*tail < 0)
+		*tail = n;
+	return n;
+}
+
+int rerun_expand(int *argcp, char ***argvp, char ***keep, bool (*flag)(const char *word))
+{
+	int argc = *argcp, at = -1;
+	char **argv = *argvp;
+	for (int i = 1; i < argc && strcmp(argv[i], "--workload"); i++)
+		if (!strcmp(argv[i], "--rerun") || !strncmp(argv[i], "--rerun=", 8)) {
+			at = i;
+			break;
+		}
+	if (at < 0)
+		return 0;
+	const char *path = argv[at][7] ? argv[at] + 8 : at + 1 < argc ? argv[at + 1] : NULL;
+	if (!path)
+		return bad("--rerun", "missing value");
+	int rc = check_given(argc, argv, at, path);
+	if (rc)
+		return rc;
+	char **rec, err[256];
+	int rargc;
+	if (rerun_load(path, &rec, &rargc, err, sizeof(err))) {
+		fprintf(stderr, "swapsim-replay: --rerun %s: %s\n", path, err);
+		return 1;
+	}
+	if (strcmp(rec[0], "swapsim-replay")) {
+		fprintf(stderr, "swapsim-replay: --rerun %s: its command is %s's, not swapsim-replay's\n", path, rec[0]);
+		rerun_free(rec);
+		return 1;
+	}
+	char **nv = calloc((size_t)rargc + (size_t)argc + 1, sizeof(char *));
+	if (!nv) {
+		rerun_free(rec);
+		return 1;
+	}
+	/* argv[0], the recorded words, and the output options given now (every word
+	 * but --rerun's) before a --workload's words */
+	int tail, n = 1 + recorded(rec, rargc, nv + 1, flag, &tail);
+	int nout = argc - 1 - (argv[at][7] ? 1 : 2), k = ++tail;
+	memmove(nv + tail + nout, nv + tail, (size_t)(n - tail) * sizeof(char *));
+	for (int i = 1; i < argc; i++)
+		if (i == at)
+			i += argv[i][7] ? 0 : 1;
+		else
+			nv[k++] = argv[i];
+	nv[0] = argv[0];
+	*argcp = n + nout;
+	*argvp = nv;
+	*keep = rec;
+	return 0;
 }

@@ -1175,9 +1175,14 @@ static void describe_input(struct self_description *d, const struct opts *o, int
 				at += (size_t)snprintf(d->input + at, sizeof(d->input) - at, " %s", v);
 			}
 		}
-		if (at < sizeof(d->input))
-			snprintf(d->input + at, sizeof(d->input) - at, " (seed %llu)",
-				 (unsigned long long)(o->wl.seed ? o->wl.seed : o->seed));
+		/* the modelled clock's repeat k runs with seed + k (run_one) */
+		unsigned long long seed = o->wl.seed ? o->wl.seed : o->seed;
+		unsigned last = o->clock == SWS_REPLAY_CLOCK_MODEL && o->repeat > 1 ? o->repeat - 1 : 0;
+		if (at < sizeof(d->input) && last)
+			snprintf(d->input + at, sizeof(d->input) - at, " (seeds %llu to %llu, one a repeat)", seed,
+				 seed + last);
+		else if (at < sizeof(d->input))
+			snprintf(d->input + at, sizeof(d->input) - at, " (seed %llu)", seed);
 		return;
 	}
 	snprintf(d->input_name, sizeof(d->input_name), "trace");
@@ -1227,121 +1232,6 @@ static void free_self(struct self_description *d)
 		free(*w);
 	free(d->words);
 	free(d->command);
-}
-
-/*
- * --rerun REPORT.json: the command line the report records, less its output
- * options (--report, --json-out, --quiet, --all-counters), with those given
- * beside --rerun instead. @return 0 with *@argcp, *@argvp replaced (free
- * *@keep with rerun_free() at the end), or the exit status (2: bad usage, 1:
- * the report cannot be read).
- */
-static int expand_rerun(int *argcp, char ***argvp, char ***keep)
-{
-	int argc = *argcp, at = -1;
-	char **argv = *argvp;
-	const char *path = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--workload"))
-			break;
-		if (!strcmp(argv[i], "--rerun") || !strncmp(argv[i], "--rerun=", 8)) {
-			path = argv[i][7] ? argv[i] + 8 : i + 1 < argc ? argv[i + 1] : NULL;
-			at = i;
-			break;
-		}
-	}
-	if (at < 0)
-		return 0;
-	if (!path)
-		return bad("--rerun", "missing value");
-	/* Only output options may go with it: the run is the report's. */
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (i == at) {
-			i += argv[i][7] ? 0 : 1;
-			continue;
-		}
-		if (!strcmp(a, "--quiet") || !strcmp(a, "--all-counters"))
-			continue;
-		if (!strncmp(a, "--report", 8) || !strncmp(a, "--json-out", 10)) {
-			i += strchr(a, '=') ? 0 : 1;
-			continue;
-		}
-		return bad("--rerun", "'%s': only --report, --json-out, --quiet and --all-counters go with it "
-				      "(the run is the report's: its input, machine, designs and seeds)", a);
-	}
-	for (int i = 1; i < argc; i++) { /* never write over the report it reads */
-		const char *jo = !strcmp(argv[i], "--json-out") && i + 1 < argc ? argv[i + 1]
-				 : !strncmp(argv[i], "--json-out=", 11) ? argv[i] + 11 : NULL;
-		if (jo && cli_same_file(path, jo))
-			return bad("--json-out", "'%s' is the --rerun report (the new report would replace it)", jo);
-	}
-	char **rec, err[256];
-	int rargc;
-	if (rerun_load(path, &rec, &rargc, err, sizeof(err))) {
-		fprintf(stderr, "swapsim-replay: --rerun %s: %s\n", path, err);
-		return 1;
-	}
-	if (strcmp(rec[0], "swapsim-replay")) {
-		fprintf(stderr, "swapsim-replay: --rerun %s: its command is %s's, not swapsim-replay's\n", path, rec[0]);
-		rerun_free(rec);
-		return 1;
-	}
-	char **nv = calloc((size_t)rargc + (size_t)argc + 1, sizeof(char *));
-	int n = 0;
-	if (!nv) {
-		rerun_free(rec);
-		return 1;
-	}
-	nv[n++] = argv[0];
-	/* The recorded words less their output options (a workload's words stay whole). */
-	for (int i = 1; i < rargc; i++) {
-		const char *a = rec[i];
-		if (!strcmp(a, "--workload")) {
-			while (i < rargc)
-				nv[n++] = rec[i++];
-			break;
-		}
-		if (!strcmp(a, "--quiet") || !strcmp(a, "--all-counters"))
-			continue;
-		if (!strcmp(a, "--report") || !strcmp(a, "--json-out")) {
-			i++;
-			continue;
-		}
-		if (!strncmp(a, "--report=", 9) || !strncmp(a, "--json-out=", 11))
-			continue;
-		nv[n++] = rec[i];
-		if (!flag_option(a) && !strchr(a, '=') && !strncmp(a, "--", 2) && i + 1 < rargc)
-			nv[n++] = rec[++i]; /* its value, whatever it looks like */
-	}
-	/* The output options given now, before a --workload's words. */
-	int tail = n;
-	for (int i = 1; i < rargc; i++)
-		if (!strcmp(rec[i], "--workload")) {
-			for (tail = 1; tail < n && strcmp(nv[tail], "--workload"); tail++)
-				;
-			break;
-		}
-	int nout = 0;
-	char *outs[8];
-	for (int i = 1; i < argc && nout < 6; i++) {
-		if (i == at) {
-			i += argv[i][7] ? 0 : 1;
-			continue;
-		}
-		outs[nout++] = argv[i];
-		if (!strchr(argv[i], '=') && (!strcmp(argv[i], "--report") || !strcmp(argv[i], "--json-out")) &&
-		    i + 1 < argc)
-			outs[nout++] = argv[++i];
-	}
-	memmove(nv + tail + nout, nv + tail, (size_t)(n - tail) * sizeof(char *));
-	memcpy(nv + tail, outs, (size_t)nout * sizeof(char *));
-	n += nout;
-	nv[n] = NULL;
-	*argcp = n;
-	*argvp = nv;
-	*keep = rec;
-	return 0;
 }
 
 static int replay_main(int argc, char **argv)
@@ -1519,7 +1409,7 @@ done:
 int main(int argc, char **argv)
 {
 	char **rerun_words = NULL, **args = argv;
-	int rc = expand_rerun(&argc, &args, &rerun_words);
+	int rc = rerun_expand(&argc, &args, &rerun_words, flag_option);
 	if (rc)
 		return rc;
 	rc = replay_main(argc, args);

@@ -517,7 +517,8 @@ struct sws_replay_print_config {
 					 * 1G", "trace /path (perf, 1234 bytes)"), or NULL */
 	const char *input_name;         /* a short name for it, the benchmark's in mmtests and
 					 * lkp: the workload's ("usemem"), "trace"; NULL: "replay" */
-	uint64_t workload_seed;         /* the workload generator's seed, with has_workload_seed */
+	uint64_t workload_seed;         /* the workload generator's seed (the first repeat's),
+					 * with has_workload_seed */
 	bool has_workload_seed;
 };
 #define SWS_REPLAY_PRINT_CONFIG_VERSION 1
@@ -529,13 +530,14 @@ struct sws_replay_print_config {
  * Print @n configurations as sws_replay_series_print() does, in @pc->format,
  * with what the report says about itself: the table starts with one line
  * each for the command, the version, the clock, the input and the machine
- * (struct sws_replay_setup of the first run), leaves out counters that are 0
- * in every configuration (unless SWS_REPLAY_PRINT_ALL_COUNTERS) and ends with
- * one verdict line per compared configuration (faster, slower or equal on
- * elapsed and system time, more or less metadata memory, by how much); the
- * JSON object starts with "version", "program", "command", "argv", "clock"
- * and "setup" (input, RAM, memcg limit and cgroup version, devices,
- * page-cluster, zswap, CPUs, seeds) before "runs". docs/replay.md,
+ * (struct sws_replay_setup of the first run, with every repeat's seed where
+ * they differ), leaves out counters that are 0 in every configuration
+ * (unless SWS_REPLAY_PRINT_ALL_COUNTERS) and ends with one verdict line per
+ * compared configuration (faster, slower or equal on elapsed and system
+ * time, more or less metadata memory, by how much); the JSON object starts
+ * with "version", "program", "command", "argv", "clock" and "setup" (input,
+ * RAM, memcg limit and cgroup version, devices, page-cluster, zswap, CPUs,
+ * seeds) before "runs", each repeat with its own "seed". docs/replay.md,
  * "Reading the report", names every line and key.
  * @return 0, SWS_EINVAL (a bad series, format, version or flag), or the first
  *         non-zero value @write returned.

@@ -388,25 +388,39 @@ void sws__sample_peaks(struct sws_replay *r);
 
 /* ---- report.c: what the report layouts share (report_compare.c) ------------------ */
 
-/* Newton's square root (libswapsim links no libm). */
+/* Printing through a write callback: after its first error (kept in err) nothing
+ * more is written. */
+struct sws__out {
+	int (*write)(void *ctx, const char *text, size_t len);
+	void *ctx;
+	int err;
+};
+void sws__pr(struct sws__out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* |x|, and Newton's square root (libswapsim links no libm). */
+static inline double sws__absd(double x) { return x < 0 ? -x : x; }
 double sws__sqrt(double x);
+/* Figure @key of run @r ("elapsed_ns": the JSON summary's key) in the table's unit (s,
+ * MB/s, us). @return 0, SWS_EINVAL: no such figure, or @r has none (a usemem figure of
+ * another input). */
+int sws__figure_get(const struct sws_replay_report *r, const char *key, double *v);
 /* The column's name of a configuration: its label, or its backend's name. */
 const char *sws__series_label(const struct sws_replay_series *s);
 /* Is the row of value @get(run, @idx) shown: non-zero in some run of some
  * configuration, or every row asked for (SWS_REPLAY_PRINT_ALL_COUNTERS in @flags)? */
 bool sws__row_shown(const struct sws_replay_series *s, unsigned n, uint32_t flags,
 		    uint64_t (*get)(const struct sws_replay_report *r, unsigned idx), unsigned idx);
-/* The machine in one line: "RAM 4G, memcg 2G (cgroup v2), swap pmem 8G, ...". */
-void sws__setup_line(const struct sws_replay_setup *st, char *buf, size_t len);
+/* The machine of @s's runs in one line: "RAM 4G, memcg 2G (cgroup v2), swap pmem 8G,
+ * ..., seed 1" (its first repeat's setup; every repeat's seed where they differ). */
+void sws__setup_line(const struct sws_replay_series *s, char *buf, size_t len);
 
 /* ---- report_compare.c: other tools' comparison layouts ---------------------------- */
 
-/* sws_replay_print()'s SWS_REPLAY_REPORT_MMTESTS and _LKP (arguments checked).
- * @return 0 or the first non-zero value @write returned. */
-int sws__print_mmtests(const struct sws_replay_print_config *pc, const struct sws_replay_series *s,
-		       unsigned n, int (*write)(void *ctx, const char *text, size_t len), void *ctx);
-int sws__print_lkp(const struct sws_replay_print_config *pc, const struct sws_replay_series *s, unsigned n,
-		   int (*write)(void *ctx, const char *text, size_t len), void *ctx);
+/* sws_replay_print()'s SWS_REPLAY_REPORT_MMTESTS and _LKP (arguments checked),
+ * through @o. */
+void sws__print_mmtests(struct sws__out *o, const struct sws_replay_print_config *pc,
+			const struct sws_replay_series *s, unsigned n);
+void sws__print_lkp(struct sws__out *o, const struct sws_replay_print_config *pc,
+		    const struct sws_replay_series *s, unsigned n);
 
 /* Deterministic PRNG (splitmix64) and a bijection on [0, n) for permutations. */
 static inline uint64_t sws__rand(uint64_t *s)

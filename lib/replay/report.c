@@ -23,15 +23,7 @@
 /* libswapsim's version, "MAJOR.MINOR.PATCH" (swapsim/swapsim.h) */
 #define LIB_VERSION STR(SWS_VERSION_MAJOR) "." STR(SWS_VERSION_MINOR) "." STR(SWS_VERSION_PATCH)
 
-struct out {
-	int (*write)(void *ctx, const char *text, size_t len);
-	void *ctx;
-	int err;
-};
-
-static void pr(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void pr(struct out *o, const char *fmt, ...)
+void sws__pr(struct sws__out *o, const char *fmt, ...)
 {
 	char buf[1024];
 	va_list ap;
@@ -50,10 +42,9 @@ static void pr(struct out *o, const char *fmt, ...)
 
 typedef double (*getter)(const struct sws_replay_report *r);
 
-/* Without libm (libswapsim links none): |x|, x squared, and Newton's square root. */
-static double absd(double x) { return x < 0 ? -x : x; }
+/* Without libm (libswapsim links none): x squared, and Newton's square root. */
 static double sqd(double x) { return x * x; }
-static double rootd(double x)
+double sws__sqrt(double x)
 {
 	if (x <= 0)
 		return 0;
@@ -139,7 +130,7 @@ static struct stat stat_of(const struct sws_replay_series *s, getter get)
 		double d = get(s->repeats[k]) - st.mean;
 		sq += d * d;
 	}
-	st.stdev = s->nr_repeats > 1 ? rootd(sq / (s->nr_repeats - 1)) : 0; /* sample standard deviation */
+	st.stdev = s->nr_repeats > 1 ? sws__sqrt(sq / (s->nr_repeats - 1)) : 0; /* sample standard deviation */
 	return st;
 }
 
@@ -157,6 +148,19 @@ static bool figure_shown(const struct figure *f, const struct sws_replay_series 
 	return true;
 }
 
+int sws__figure_get(const struct sws_replay_report *r, const char *key, double *v)
+{
+	for (unsigned f = 0; f < NR_FIGURES; f++) {
+		if (strcmp(figures[f].key, key))
+			continue;
+		if (!figure_in(&figures[f], r))
+			return SWS_EINVAL;
+		*v = figures[f].get(r) / figures[f].scale;
+		return 0;
+	}
+	return SWS_EINVAL;
+}
+
 /* Are the deterministic counters of every repeat of @s the same? */
 static bool counters_identical(const struct sws_replay_series *s)
 {
@@ -172,7 +176,6 @@ static const char *label_of(const struct sws_replay_series *s)
 }
 
 const char *sws__series_label(const struct sws_replay_series *s) { return label_of(s); }
-double sws__sqrt(double x) { return rootd(x); }
 
 bool sws__row_shown(const struct sws_replay_series *s, unsigned n, uint32_t flags,
 		    uint64_t (*get)(const struct sws_replay_report *r, unsigned idx), unsigned idx)
@@ -224,24 +227,24 @@ static double work_per(const struct sws_replay_series *s, enum sws_work_ctx c, e
 #define NAMEW 36
 #define COLW 30
 
-static void cell(struct out *o, const char *text) { pr(o, " %*s", COLW, text); }
+static void cell(struct sws__out *o, const char *text) { sws__pr(o, " %*s", COLW, text); }
 
 /* One figure: mean ±relative stdev, and for the others the difference from the first. */
-static void print_figure(struct out *o, const struct figure *f, const struct sws_replay_series *s,
+static void print_figure(struct sws__out *o, const struct figure *f, const struct sws_replay_series *s,
 			 unsigned n)
 {
 	struct stat base = stat_of(&s[0], f->get);
-	pr(o, "%-*s", NAMEW, f->label);
+	sws__pr(o, "%-*s", NAMEW, f->label);
 	for (unsigned i = 0; i < n; i++) {
 		struct stat st = i ? stat_of(&s[i], f->get) : base;
 		char c[96], v[40];
 		snprintf(v, sizeof(v), f->fmt, st.mean / f->scale);
 		int len = snprintf(c, sizeof(c), "%s", v);
 		if (s[i].nr_repeats > 1 && st.mean)
-			len += snprintf(c + len, sizeof(c) - (size_t)len, " ±%.1f%%", 100 * st.stdev / absd(st.mean));
+			len += snprintf(c + len, sizeof(c) - (size_t)len, " ±%.1f%%", 100 * st.stdev / sws__absd(st.mean));
 		if (i && base.mean) {
 			double ratio = st.mean / base.mean;
-			double spread = absd(ratio) * rootd(sqd(base.stdev / base.mean) +
+			double spread = sws__absd(ratio) * sws__sqrt(sqd(base.stdev / base.mean) +
 							    (st.mean ? sqd(st.stdev / st.mean) : 0));
 			len += snprintf(c + len, sizeof(c) - (size_t)len, " (%+.2f%%", 100 * (ratio - 1));
 			if (s[i].nr_repeats > 1 || s[0].nr_repeats > 1)
@@ -250,7 +253,7 @@ static void print_figure(struct out *o, const struct figure *f, const struct sws
 		}
 		cell(o, c);
 	}
-	pr(o, "\n");
+	sws__pr(o, "\n");
 }
 
 /* Work @w per base unit of context @c in repeat @k of @s. */
@@ -260,7 +263,7 @@ static double work_one(const struct sws_replay_series *s, unsigned k, enum sws_w
 	return base ? (double)s->repeats[k]->swap.work[c][w] / base : 0;
 }
 
-static void print_work(struct out *o, const struct sws_replay_series *s, unsigned n)
+static void print_work(struct sws__out *o, const struct sws_replay_series *s, unsigned n)
 {
 	char name[80], c[64];
 	for (unsigned ctx = SWS_WCTX_swapout; ctx < SWS_NR_WORK_CTX; ctx++) {
@@ -269,7 +272,7 @@ static void print_work(struct out *o, const struct sws_replay_series *s, unsigne
 			any |= work_base(s[i].repeats[0], ctx) > 0;
 		if (!any)
 			continue;
-		pr(o, "-- work per %s (deterministic at one thread: the repeats' value; mean ±relative "
+		sws__pr(o, "-- work per %s (deterministic at one thread: the repeats' value; mean ±relative "
 		      "spread where they differ)\n", work_base_name[ctx]);
 		for (unsigned w = 0; w < SWS_NR_WORK; w++) {
 			bool nonzero = false;
@@ -278,7 +281,7 @@ static void print_work(struct out *o, const struct sws_replay_series *s, unsigne
 			if (!nonzero)
 				continue;
 			snprintf(name, sizeof(name), "%s", sws_work_name((enum sws_work)w));
-			pr(o, "%-*s", NAMEW, name);
+			sws__pr(o, "%-*s", NAMEW, name);
 			for (unsigned i = 0; i < n; i++) {
 				double mean = work_per(&s[i], ctx, w), sq = 0, first = work_one(&s[i], 0, ctx, w);
 				bool same = true;
@@ -291,10 +294,10 @@ static void print_work(struct out *o, const struct sws_replay_series *s, unsigne
 					snprintf(c, sizeof(c), "%.3f", mean);
 				else
 					snprintf(c, sizeof(c), "%.3f ±%.2f%%", mean,
-						 mean ? 100 * rootd(sq / (s[i].nr_repeats - 1)) / mean : 0);
+						 mean ? 100 * sws__sqrt(sq / (s[i].nr_repeats - 1)) / mean : 0);
 				cell(o, c);
 			}
-			pr(o, "\n");
+			sws__pr(o, "\n");
 		}
 	}
 }
@@ -309,11 +312,11 @@ typedef uint64_t (*uget)(const struct sws_replay_report *r, unsigned idx);
 
 /* Value @get(idx) of every configuration: the repeats' value when they agree, else
  * their mean with the relative spread (several threads). */
-static void row_counter(struct out *o, const char *name, const struct sws_replay_series *s, unsigned n,
+static void row_counter(struct sws__out *o, const char *name, const struct sws_replay_series *s, unsigned n,
 			uget get, unsigned idx)
 {
 	char c[64];
-	pr(o, "%-*s", NAMEW, name);
+	sws__pr(o, "%-*s", NAMEW, name);
 	for (unsigned i = 0; i < n; i++) {
 		double sum = 0, sq = 0, first = (double)get(s[i].repeats[0], idx);
 		bool same = true;
@@ -329,10 +332,10 @@ static void row_counter(struct out *o, const char *name, const struct sws_replay
 			snprintf(c, sizeof(c), "%" PRIu64, get(s[i].repeats[0], idx));
 		else
 			snprintf(c, sizeof(c), "%.0f ±%.2f%%", mean,
-				 mean ? 100 * rootd(sq / (s[i].nr_repeats - 1)) / mean : 0);
+				 mean ? 100 * sws__sqrt(sq / (s[i].nr_repeats - 1)) / mean : 0);
 		cell(o, c);
 	}
-	pr(o, "\n");
+	sws__pr(o, "\n");
 }
 
 static uint64_t mm_ctr(const struct sws_replay_report *r, unsigned c) { return r->mm.counters[c]; }
@@ -342,11 +345,11 @@ static uint64_t swpout_fb(const struct sws_replay_report *r, unsigned o) { retur
 static uint64_t wl_killed(const struct sws_replay_report *r, unsigned i) { (void)i; return r->workload.killed; }
 
 /* The counters: rows that are 0 in every run left out, unless every row is asked for. */
-static void print_counters(struct out *o, const struct sws_replay_series *s, unsigned n, uint32_t flags)
+static void print_counters(struct sws__out *o, const struct sws_replay_series *s, unsigned n, uint32_t flags)
 {
 	char name[64];
 	unsigned hidden = 0;
-	pr(o, "-- counters (the repeats' value; mean ±relative spread where they differ%s)\n",
+	sws__pr(o, "-- counters (the repeats' value; mean ±relative spread where they differ%s)\n",
 		flags & SWS_REPLAY_PRINT_ALL_COUNTERS ? "" : "; those 0 in every run left out");
 	for (unsigned c = 0; c < SWS_MM_NR_COUNTERS; c++) {
 		if (sws__row_shown(s, n, flags, mm_ctr, c))
@@ -383,9 +386,9 @@ static void print_counters(struct out *o, const struct sws_replay_series *s, uns
 			hidden++;
 	}
 	if (hidden)
-		pr(o, "(%u counters are 0 in every run and left out: --all-counters shows them)\n", hidden);
+		sws__pr(o, "(%u counters are 0 in every run and left out: --all-counters shows them)\n", hidden);
 	if (!backing)
-		pr(o, "(no device has a backing store here: pages are not stored, only their I/O time is\n"
+		sws__pr(o, "(no device has a backing store here: pages are not stored, only their I/O time is\n"
 		      " modelled, so swap_writepage, swap_readpage and swap_writepage_error count nothing;\n"
 		      " --verify or file= give devices a store)\n");
 }
@@ -435,7 +438,7 @@ static uint64_t state_val(const struct sws_replay_report *r, unsigned idx)
 	}
 }
 
-static void row_state(struct out *o, const struct sws_replay_series *s, unsigned n, unsigned idx)
+static void row_state(struct sws__out *o, const struct sws_replay_series *s, unsigned n, unsigned idx)
 {
 	row_counter(o, state_name[idx], s, n, state_val, idx);
 }
@@ -451,14 +454,14 @@ static uint64_t mem_peak(const struct sws_replay_report *r, unsigned c) { return
 
 /* Peaks, end state, latency and memory: every row is the repeats' value, or their
  * mean ±relative spread where they differ (as the counters). */
-static void print_state(struct out *o, const struct sws_replay_series *s, unsigned n)
+static void print_state(struct sws__out *o, const struct sws_replay_series *s, unsigned n)
 {
 	char name[64];
-	pr(o, "-- peaks (sampled every deferred-work step) and end of run (the repeats' value; mean "
+	sws__pr(o, "-- peaks (sampled every deferred-work step) and end of run (the repeats' value; mean "
 	      "±relative spread where they differ)\n");
 	for (unsigned st = ST_SWAP_PEAK; st <= ST_SWAPCACHE_END; st++)
 		row_state(o, s, n, st);
-	pr(o, "-- latency (simulated ns; p50 is a log2-bucket upper bound; the repeats' value, mean "
+	sws__pr(o, "-- latency (simulated ns; p50 is a log2-bucket upper bound; the repeats' value, mean "
 	      "±relative spread where they differ)\n");
 	for (unsigned l = 0; l < SWS_REPLAY_NR_LAT; l++) {
 		const char *ln = sws_replay_lat_name((enum sws_replay_lat)l);
@@ -469,7 +472,7 @@ static void print_state(struct out *o, const struct sws_replay_series *s, unsign
 		snprintf(name, sizeof(name), "%s.max", ln);
 		row_counter(o, name, s, n, lat_max, l);
 	}
-	pr(o, "-- metadata memory (bytes at the end / at the peak; the repeats' value, mean ±relative "
+	sws__pr(o, "-- metadata memory (bytes at the end / at the peak; the repeats' value, mean ±relative "
 	      "spread where they differ)\n");
 	for (unsigned st = ST_STATIC; st <= ST_DYNAMIC_PEAK; st++)
 		row_state(o, s, n, st); /* the sums' peaks: sampled every deferred-work step */
@@ -490,7 +493,7 @@ static void print_state(struct out *o, const struct sws_replay_series *s, unsign
 			const struct sws_replay_report *r = s[i].repeats[k];
 			for (uint32_t d = 0; d < r->nr_devices; d++)
 				if (r->devices[d].write_errors)
-					pr(o, "%s (repeat %u): swap device %u: %" PRIu64 " page writes failed (errno %d)%s\n",
+					sws__pr(o, "%s (repeat %u): swap device %u: %" PRIu64 " page writes failed (errno %d)%s\n",
 					   label_of(&s[i]), k + 1, d + 1, r->devices[d].write_errors,
 					   r->devices[d].write_errno,
 					   r->devices[d].write_failed ? "; it took no new slots after that" : "");
@@ -510,7 +513,7 @@ static uint64_t m_other(const struct sws_replay_report *r, unsigned k)
 
 /* A row of picoseconds shown as milliseconds, @get(idx) of the first repeat (the
  * modelled clock's figures do not vary between repeats with the same seed). */
-static void row_ms(struct out *o, const char *name, const struct sws_replay_series *s, unsigned n, uget get,
+static void row_ms(struct sws__out *o, const char *name, const struct sws_replay_series *s, unsigned n, uget get,
 		   unsigned idx)
 {
 	char c[64];
@@ -519,26 +522,26 @@ static void row_ms(struct out *o, const char *name, const struct sws_replay_seri
 		any |= get(s[i].repeats[0], idx) != 0;
 	if (!any)
 		return;
-	pr(o, "%-*s", NAMEW, name);
+	sws__pr(o, "%-*s", NAMEW, name);
 	for (unsigned i = 0; i < n; i++) {
 		snprintf(c, sizeof(c), "%.3f", (double)get(s[i].repeats[0], idx) / 1e9);
 		cell(o, c);
 	}
-	pr(o, "\n");
+	sws__pr(o, "\n");
 }
 
 /* Where the modelled time went, per design: CPU time by cost class, and waits. */
-static void print_model(struct out *o, const struct sws_replay_series *s, unsigned n)
+static void print_model(struct sws__out *o, const struct sws_replay_series *s, unsigned n)
 {
 	static const char *const other[] = {"lock spinning", "device work on the CPU (pmem, zram)",
 					    "user (the tasks' own code)", "CPU time, all of the above",
 					    "waiting for devices"};
-	pr(o, "-- modelled CPU time by cost class (ms, all CPUs; docs/modelled-time.md)\n");
+	sws__pr(o, "-- modelled CPU time by cost class (ms, all CPUs; docs/modelled-time.md)\n");
 	for (unsigned c = 0; c < SWS_NR_COSTS; c++)
 		row_ms(o, sws_cost_name((enum sws_cost)c), s, n, m_cost, c);
 	for (unsigned k = 0; k < 5; k++)
 		row_ms(o, other[k], s, n, m_other, k);
-	pr(o, "-- lock waits (ms waited, all CPUs; then the acquisitions that waited)\n");
+	sws__pr(o, "-- lock waits (ms waited, all CPUs; then the acquisitions that waited)\n");
 	char name[64];
 	for (unsigned l = 0; l < SWS_NR_LOCK_CLASSES; l++) {
 		bool any = false;
@@ -583,8 +586,9 @@ static const char *zswap_scheme_name(uint32_t flags)
 	return flags & SWS_ZSWAP_OLD_SCHEME ? "old" : flags & SWS_ZSWAP_SECOND_CHANCE_ONLY ? "second-chance" : "both";
 }
 
-void sws__setup_line(const struct sws_replay_setup *st, char *buf, size_t len)
+void sws__setup_line(const struct sws_replay_series *s, char *buf, size_t len)
 {
+	const struct sws_replay_setup *st = &s->repeats[0]->setup;
 	char a[32];
 	size_t at = 0;
 #define ADD(...)                                                                  \
@@ -623,8 +627,20 @@ void sws__setup_line(const struct sws_replay_setup *st, char *buf, size_t len)
 		    st->zswap_flags & SWS_ZSWAP_SHRINKER ? "on" : "off", zswap_scheme_name(st->zswap_flags));
 	else
 		ADD(", zswap off");
-	ADD(", %u CPU%s, policy %s, seed %" PRIu64, st->cpus, st->cpus == 1 ? "" : "s", policy_name(st->policy),
-	    st->seed);
+	ADD(", %u CPU%s, policy %s", st->cpus, st->cpus == 1 ? "" : "s", policy_name(st->policy));
+	/* Each repeat's own seed where they differ (the modelled clock's repeats). */
+	bool one_seed = true, consecutive = true;
+	for (unsigned k = 1; k < s->nr_repeats; k++) {
+		one_seed &= s->repeats[k]->setup.seed == st->seed;
+		consecutive &= s->repeats[k]->setup.seed == st->seed + k;
+	}
+	if (one_seed)
+		ADD(", seed %" PRIu64, st->seed);
+	else if (consecutive)
+		ADD(", seeds %" PRIu64 " to %" PRIu64 " (one a repeat)", st->seed, st->seed + s->nr_repeats - 1);
+	else
+		for (unsigned k = 0; k < s->nr_repeats; k++)
+			ADD("%s%" PRIu64, k ? ", " : ", seeds (one a repeat) ", s->repeats[k]->setup.seed);
 	if (st->flags & SWS_REPLAY_VERIFY)
 		ADD(", verify");
 	if (st->swapoff_device)
@@ -642,21 +658,21 @@ static const char *clock_meaning(enum sws_replay_clock c)
 }
 
 /* The five lines that say what made the report: command, version, clock, input, machine. */
-static void print_header(struct out *o, const struct sws_replay_print_config *pc,
+static void print_header(struct sws__out *o, const struct sws_replay_print_config *pc,
 			 const struct sws_replay_series *s)
 {
 	const struct sws_replay_setup *st = &s[0].repeats[0]->setup;
 	char line[1024];
-	pr(o, "command: %s\n", pc->command ? pc->command : "(not given)");
+	sws__pr(o, "command: %s\n", pc->command ? pc->command : "(not given)");
 	if (pc->program)
-		pr(o, "version: %s %s (libswapsim %s)\n", pc->program,
+		sws__pr(o, "version: %s %s (libswapsim %s)\n", pc->program,
 			pc->program_version ? pc->program_version : LIB_VERSION, LIB_VERSION);
 	else
-		pr(o, "version: libswapsim %s\n", LIB_VERSION);
-	pr(o, "clock:   %s (%s)\n", sws_replay_clock_name(st->clock), clock_meaning(st->clock));
-	pr(o, "input:   %s\n", pc->input ? pc->input : "(not given)");
-	sws__setup_line(st, line, sizeof(line));
-	pr(o, "machine: %s\n", line);
+		sws__pr(o, "version: libswapsim %s\n", LIB_VERSION);
+	sws__pr(o, "clock:   %s (%s)\n", sws_replay_clock_name(st->clock), clock_meaning(st->clock));
+	sws__pr(o, "input:   %s\n", pc->input ? pc->input : "(not given)");
+	sws__setup_line(&s[0], line, sizeof(line));
+	sws__pr(o, "machine: %s\n", line);
 }
 
 /* Figure @get's mean over the repeats of @s. */
@@ -671,31 +687,31 @@ static double g_meta_peak(const struct sws_replay_report *r)
  * One verdict part: @what of @s against @base, the difference in percent with
  * its spread; a difference within its spread (several repeats) is "equal".
  */
-static void verdict_part(struct out *o, const struct sws_replay_series *s, const struct sws_replay_series *base,
+static void verdict_part(struct sws__out *o, const struct sws_replay_series *s, const struct sws_replay_series *base,
 			 getter get, const char *less, const char *more, const char *what, const char *detail)
 {
 	struct stat a = stat_of(s, get), b = stat_of(base, get);
 	double diff = b.mean ? 100 * (a.mean / b.mean - 1) : 0;
-	double spread = b.mean && a.mean ? 100 * absd(a.mean / b.mean) *
-						  rootd(sqd(b.stdev / b.mean) + sqd(a.stdev / a.mean))
+	double spread = b.mean && a.mean ? 100 * sws__absd(a.mean / b.mean) *
+						  sws__sqrt(sqd(b.stdev / b.mean) + sqd(a.stdev / a.mean))
 					 : 0;
 	bool noisy = (s->nr_repeats > 1 || base->nr_repeats > 1) && spread > 0;
-	bool equal = a.mean == b.mean || (noisy && absd(diff) <= spread);
+	bool equal = a.mean == b.mean || (noisy && sws__absd(diff) <= spread);
 	const char *sep = equal ? ", " : " (";
 	if (equal)
-		pr(o, "equal %s (%+.2f%%", what, diff);
+		sws__pr(o, "equal %s (%+.2f%%", what, diff);
 	else
-		pr(o, "%s by %.2f%%", diff < 0 ? less : more, absd(diff));
+		sws__pr(o, "%s by %.2f%%", diff < 0 ? less : more, sws__absd(diff));
 	if (noisy) {
-		pr(o, "%s%s±%.2f", sep, equal ? "within its spread " : "", spread);
+		sws__pr(o, "%s%s±%.2f", sep, equal ? "within its spread " : "", spread);
 		sep = ", ";
 	}
 	if (detail) {
-		pr(o, "%s%s", sep, detail);
+		sws__pr(o, "%s%s", sep, detail);
 		sep = ", ";
 	}
 	if (sep[0] == ',')
-		pr(o, ")");
+		sws__pr(o, ")");
 }
 
 /* @bytes for a reader: B, KiB, MiB or GiB. */
@@ -713,21 +729,21 @@ static const char *bytes_str(double bytes, char *buf, size_t len)
 }
 
 /* One line per configuration after the first: how it compares with the first. */
-static void print_verdicts(struct out *o, const struct sws_replay_series *s, unsigned n)
+static void print_verdicts(struct sws__out *o, const struct sws_replay_series *s, unsigned n)
 {
 	char a[32], b[32], detail[96];
 	for (unsigned i = 1; i < n; i++) {
-		pr(o, "verdict: %s against %s: ", label_of(&s[i]), label_of(&s[0]));
+		sws__pr(o, "verdict: %s against %s: ", label_of(&s[i]), label_of(&s[0]));
 		verdict_part(o, &s[i], &s[0], g_elapsed, "faster", "slower", "elapsed time", NULL);
-		pr(o, ", ");
+		sws__pr(o, ", ");
 		verdict_part(o, &s[i], &s[0], g_sys, "less system time", "more system time", "system time", NULL);
-		pr(o, ", ");
+		sws__pr(o, ", ");
 		snprintf(detail, sizeof(detail), "at the peak %s against %s",
 			 bytes_str(mean_of(&s[i], g_meta_peak), a, sizeof(a)),
 			 bytes_str(mean_of(&s[0], g_meta_peak), b, sizeof(b)));
 		verdict_part(o, &s[i], &s[0], g_meta_peak, "less metadata memory", "more metadata memory",
 			     "metadata memory", detail);
-		pr(o, "\n");
+		sws__pr(o, "\n");
 	}
 }
 
@@ -737,12 +753,12 @@ static void print_verdicts(struct out *o, const struct sws_replay_series *s, uns
  * the peak of Used, from the first repeat. A device without a file is named
  * by its place in the configuration; Priority -1 is none.
  */
-static void print_devices(struct out *o, const struct sws_replay_series *s, unsigned n)
+static void print_devices(struct sws__out *o, const struct sws_replay_series *s, unsigned n)
 {
 	if (s[0].repeats[0]->setup.nr_swap < 2)
 		return;
-	pr(o, "-- swap devices (as /proc/swaps, KiB; Used at the end of the first repeat, Peak its largest)\n");
-	pr(o, "%-10s %-32s %-8s %12s %12s %12s %8s\n", "run", "Filename", "Type", "Size", "Used", "Peak",
+	sws__pr(o, "-- swap devices (as /proc/swaps, KiB; Used at the end of the first repeat, Peak its largest)\n");
+	sws__pr(o, "%-10s %-32s %-8s %12s %12s %12s %8s\n", "run", "Filename", "Type", "Size", "Used", "Peak",
 		"Priority");
 	for (unsigned i = 0; i < n; i++) {
 		const struct sws_replay_report *r = s[i].repeats[0];
@@ -753,14 +769,14 @@ static void print_devices(struct out *o, const struct sws_replay_series *s, unsi
 				snprintf(fname, sizeof(fname), "%.32s", r->setup.swap[d].path);
 			else
 				snprintf(fname, sizeof(fname), "(--swap %u, no file)", d + 1);
-			pr(o, "%-10s %-32s %-8s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %8d\n",
+			sws__pr(o, "%-10s %-32s %-8s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %8d\n",
 				label_of(&s[i]), fname, sws_replay_swap_kind_name(dv->kind), dv->pages * 4,
 				dv->inuse_pages * 4, dv->peak_inuse_pages * 4, r->setup.swap[d].prio);
 		}
 	}
 }
 
-static void print_table(struct out *o, const struct sws_replay_print_config *pc,
+static void print_table(struct sws__out *o, const struct sws_replay_print_config *pc,
 			const struct sws_replay_series *s, unsigned n)
 {
 	const struct sws_replay_report *first[SWS_REPLAY_MAX_SERIES];
@@ -773,24 +789,24 @@ static void print_table(struct out *o, const struct sws_replay_print_config *pc,
 	}
 	print_header(o, pc, s);
 	if (repeats > 1 || !same)
-		pr(o, "%u configuration%s, %u repeat%s each (interleaved); counters identical across repeats: %s\n",
+		sws__pr(o, "%u configuration%s, %u repeat%s each (interleaved); counters identical across repeats: %s\n",
 		   n, n == 1 ? "" : "s", repeats, repeats == 1 ? "" : "s",
 		   identical ? "yes"
 		   : s[0].repeats[0]->clock == SWS_REPLAY_CLOCK_MODEL ? "no (each repeat has its own seed)"
 		   : first[0]->threads > 1 ? "no (expected with several threads)" : "NO");
-	pr(o, "%-*s", NAMEW, "");
+	sws__pr(o, "%-*s", NAMEW, "");
 	for (unsigned i = 0; i < n; i++)
 		cell(o, label_of(&s[i]));
-	pr(o, "\n");
+	sws__pr(o, "\n");
 	if (s[0].repeats[0]->clock == SWS_REPLAY_CLOCK_MODEL)
 		row_counter(o, "cpus (simulated)", s, n, r_cpus, 0);
 	for (unsigned st = ST_THREADS; st <= ST_ERRORS; st++)
 		row_state(o, s, n, st);
-	pr(o, "%-*s", NAMEW, repeats > 1 ? "first_error (first repeat)" : "first_error");
+	sws__pr(o, "%-*s", NAMEW, repeats > 1 ? "first_error (first repeat)" : "first_error");
 	for (unsigned i = 0; i < n; i++)
 		cell(o, first[i]->first_error ? sws_error_name(first[i]->first_error) : "-");
-	pr(o, "\n");
-	pr(o, "-- simulated time (mean%s; in parentheses the difference from %s)\n",
+	sws__pr(o, "\n");
+	sws__pr(o, "-- simulated time (mean%s; in parentheses the difference from %s)\n",
 	   repeats > 1 ? " ±relative standard deviation" : "", label_of(&s[0]));
 	for (unsigned f = 0; f < NR_FIGURES; f++)
 		if (figures[f].when != F_HOST && figure_shown(&figures[f], s, n))
@@ -803,7 +819,7 @@ static void print_table(struct out *o, const struct sws_replay_print_config *pc,
 		row_counter(o, "usemem tasks OOM-killed (no figures)", s, n, wl_killed, 0);
 	if (s[0].repeats[0]->clock == SWS_REPLAY_CLOCK_MODEL)
 		print_model(o, s, n);
-	pr(o, "-- host (the simulator's own speed on this machine, measured: not a figure of the design)\n");
+	sws__pr(o, "-- host (the simulator's own speed on this machine, measured: not a figure of the design)\n");
 	for (unsigned f = 0; f < NR_FIGURES; f++)
 		if (figures[f].when == F_HOST)
 			print_figure(o, &figures[f], s, n);
@@ -819,17 +835,17 @@ static void print_table(struct out *o, const struct sws_replay_print_config *pc,
 /* A JSON number that keeps every digit: an integral value as an integer (the ns
  * figures are), anything else with 17 significant digits (a double read back is
  * the same double). */
-static void json_num(struct out *o, double v)
+static void json_num(struct sws__out *o, double v)
 {
 	if (v >= 0 && v < 9007199254740992.0 && v == (double)(uint64_t)v)
-		pr(o, "%" PRIu64, (uint64_t)v);
+		sws__pr(o, "%" PRIu64, (uint64_t)v);
 	else
-		pr(o, "%.17g", v);
+		sws__pr(o, "%.17g", v);
 }
 
-static void json_hist(struct out *o, const struct sws_replay_hist *h)
+static void json_hist(struct sws__out *o, const struct sws_replay_hist *h)
 {
-	pr(o, "{\"count\":%" PRIu64 ",\"sum_ns\":%" PRIu64 ",\"mean_ns\":%" PRIu64
+	sws__pr(o, "{\"count\":%" PRIu64 ",\"sum_ns\":%" PRIu64 ",\"mean_ns\":%" PRIu64
 	      ",\"p50_ns\":%" PRIu64 ",\"p99_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ",\"buckets\":[",
 	   h->count, h->sum_ns, h->count ? h->sum_ns / h->count : 0, sws_replay_hist_quantile(h, 0.5),
 	   sws_replay_hist_quantile(h, 0.99), h->max_ns);
@@ -838,52 +854,52 @@ static void json_hist(struct out *o, const struct sws_replay_hist *h)
 		if (h->bucket[b])
 			last = b + 1;
 	for (unsigned b = 0; b < last; b++)
-		pr(o, "%s%" PRIu64, b ? "," : "", h->bucket[b]);
-	pr(o, "]}");
+		sws__pr(o, "%s%" PRIu64, b ? "," : "", h->bucket[b]);
+	sws__pr(o, "]}");
 }
 
-static void json_orders(struct out *o, const char *name, const uint64_t *v)
+static void json_orders(struct sws__out *o, const char *name, const uint64_t *v)
 {
-	pr(o, "\"%s\":[", name);
+	sws__pr(o, "\"%s\":[", name);
 	for (unsigned i = 0; i < SWS_NR_ORDERS; i++)
-		pr(o, "%s%" PRIu64, i ? "," : "", v[i]);
-	pr(o, "]");
+		sws__pr(o, "%s%" PRIu64, i ? "," : "", v[i]);
+	sws__pr(o, "]");
 }
 
-static void json_counters(struct out *o, const struct sws_replay_report *r)
+static void json_counters(struct sws__out *o, const struct sws_replay_report *r)
 {
-	pr(o, "\"counters\":{");
+	sws__pr(o, "\"counters\":{");
 	for (unsigned c = 0; c < SWS_MM_NR_COUNTERS; c++)
-		pr(o, "%s\"%s\":%" PRIu64, c ? "," : "", sws_mm_counter_name((enum sws_mm_counter)c),
+		sws__pr(o, "%s\"%s\":%" PRIu64, c ? "," : "", sws_mm_counter_name((enum sws_mm_counter)c),
 		   r->mm.counters[c]);
 	for (unsigned c = 0; c < SWS_NR_COUNTERS; c++)
-		pr(o, ",\"%s\":%" PRIu64, sws_counter_name((enum sws_counter)c), r->swap.counters[c]);
+		sws__pr(o, ",\"%s\":%" PRIu64, sws_counter_name((enum sws_counter)c), r->swap.counters[c]);
 	/* the workload memcg's stats under their memory.stat names */
-	pr(o, ",\"zswap\":%" PRIu64 ",\"zswapped\":%" PRIu64 "}", r->memcg_zswap_bytes, r->memcg_zswapped_bytes);
+	sws__pr(o, ",\"zswap\":%" PRIu64 ",\"zswapped\":%" PRIu64 "}", r->memcg_zswap_bytes, r->memcg_zswapped_bytes);
 }
 
 /* The modelled clock's breakdown: "cpus", and "model" with each cost class's
  * units and ps, each lock class's waits and ps, and the other parts. */
-static void json_model(struct out *o, const struct sws_replay_report *r)
+static void json_model(struct sws__out *o, const struct sws_replay_report *r)
 {
 	const struct sws_replay_model *m = &r->model;
-	pr(o, "\"cpus\":%u,\"model\":{\"costs\":{", r->cpus);
+	sws__pr(o, "\"cpus\":%u,\"model\":{\"costs\":{", r->cpus);
 	for (unsigned c = 0; c < SWS_NR_COSTS; c++)
-		pr(o, "%s\"%s\":{\"count\":%" PRIu64 ",\"ps\":%" PRIu64 "}", c ? "," : "",
+		sws__pr(o, "%s\"%s\":{\"count\":%" PRIu64 ",\"ps\":%" PRIu64 "}", c ? "," : "",
 		   sws_cost_name((enum sws_cost)c), m->cost_count[c], m->cost_ps[c]);
-	pr(o, "},\"lock_waits\":{");
+	sws__pr(o, "},\"lock_waits\":{");
 	for (unsigned l = 0; l < SWS_NR_LOCK_CLASSES; l++)
-		pr(o, "%s\"%s\":{\"count\":%" PRIu64 ",\"ps\":%" PRIu64 "}", l ? "," : "",
+		sws__pr(o, "%s\"%s\":{\"count\":%" PRIu64 ",\"ps\":%" PRIu64 "}", l ? "," : "",
 		   sws_lock_class_name((enum sws_lock_class)l), m->lock_waits[l], m->lock_wait_ps[l]);
-	pr(o, "},\"spin_ps\":%" PRIu64 ",\"device_cpu_ps\":%" PRIu64 ",\"user_ps\":%" PRIu64 ",\"busy_ps\":%" PRIu64
+	sws__pr(o, "},\"spin_ps\":%" PRIu64 ",\"device_cpu_ps\":%" PRIu64 ",\"user_ps\":%" PRIu64 ",\"busy_ps\":%" PRIu64
 	      ",\"io_wait_ps\":%" PRIu64 ",\"line_transfers\":%" PRIu64 "},",
 	   m->spin_ps, m->device_cpu_ps, m->user_ps, m->busy_ps, m->io_wait_ps, m->line_transfers);
 }
 
 /* One run: everything it measured and counted. */
-static void json_run(struct out *o, const struct sws_replay_report *r)
+static void json_run(struct sws__out *o, const struct sws_replay_report *r)
 {
-	pr(o, "{\"events\":%" PRIu64 ",\"accesses\":%" PRIu64 ",\"errors\":%" PRIu64
+	sws__pr(o, "{\"events\":%" PRIu64 ",\"accesses\":%" PRIu64 ",\"errors\":%" PRIu64
 	      ",\"first_error\":%s%s%s,\"verify_failures\":%" PRIu64 ",\"interrupted\":%s,\"tasks\":%" PRIu64 ",",
 	   r->events, r->accesses, r->errors, r->first_error ? "\"" : "",
 	   r->first_error ? sws_error_name(r->first_error) : "null", r->first_error ? "\"" : "",
@@ -891,200 +907,200 @@ static void json_run(struct out *o, const struct sws_replay_report *r)
 	for (unsigned f = 0; f < NR_FIGURES; f++) {
 		if (!figure_in(&figures[f], r))
 			continue;
-		pr(o, "\"%s\":", figures[f].key);
+		sws__pr(o, "\"%s\":", figures[f].key);
 		json_num(o, figures[f].get(r));
-		pr(o, ",");
+		sws__pr(o, ",");
 	}
-	pr(o, "\"sys_modelled_ns\":%" PRIu64 ",", r->time.sys_modelled_ns);
+	sws__pr(o, "\"sys_modelled_ns\":%" PRIu64 ",", r->time.sys_modelled_ns);
 	if (r->workload.valid || r->workload.killed)
-		pr(o, "\"workload_tasks\":%u,\"workload_killed\":%u,", r->workload.tasks, r->workload.killed);
-	pr(o, "\"clock\":\"%s\",", sws_replay_clock_name(r->clock));
+		sws__pr(o, "\"workload_tasks\":%u,\"workload_killed\":%u,", r->workload.tasks, r->workload.killed);
+	sws__pr(o, "\"clock\":\"%s\",\"seed\":%" PRIu64 ",", sws_replay_clock_name(r->clock), r->setup.seed);
 	if (r->clock == SWS_REPLAY_CLOCK_MODEL)
 		json_model(o, r);
 	json_counters(o, r);
-	pr(o, ",\"order_counters\":{");
+	sws__pr(o, ",\"order_counters\":{");
 	json_orders(o, "swpout", r->mm.swpout);
-	pr(o, ",");
+	sws__pr(o, ",");
 	json_orders(o, "swpout_fallback", r->mm.swpout_fallback);
-	pr(o, ",");
+	sws__pr(o, ",");
 	json_orders(o, "zswpout", r->mm.zswpout_order);
 	for (unsigned c = 0; c < SWS_NR_ORDER_COUNTERS; c++) {
-		pr(o, ",");
+		sws__pr(o, ",");
 		json_orders(o, sws_order_counter_name((enum sws_order_counter)c), r->swap.order_counters[c]);
 	}
-	pr(o, "},\"work\":{");
+	sws__pr(o, "},\"work\":{");
 	for (unsigned c = 0; c < SWS_NR_WORK_CTX; c++) {
-		pr(o, "%s\"%s\":{", c ? "," : "", sws_work_ctx_name((enum sws_work_ctx)c));
+		sws__pr(o, "%s\"%s\":{", c ? "," : "", sws_work_ctx_name((enum sws_work_ctx)c));
 		for (unsigned w = 0; w < SWS_NR_WORK; w++)
-			pr(o, "%s\"%s\":%" PRIu64, w ? "," : "", sws_work_name((enum sws_work)w), r->swap.work[c][w]);
-		pr(o, "}");
+			sws__pr(o, "%s\"%s\":%" PRIu64, w ? "," : "", sws_work_name((enum sws_work)w), r->swap.work[c][w]);
+		sws__pr(o, "}");
 	}
-	pr(o, "},\"state\":{\"ram_pages\":%" PRIu64 ",\"free_pages\":%" PRIu64 ",\"anon_pages\":%" PRIu64
+	sws__pr(o, "},\"state\":{\"ram_pages\":%" PRIu64 ",\"free_pages\":%" PRIu64 ",\"anon_pages\":%" PRIu64
 	      ",\"swapcache_pages\":%" PRIu64 ",\"total_swap_pages\":%" PRIu64
 	      ",\"swap_used_pages\":%" PRIu64 ",\"nr_spaces\":%" PRIu64 "}",
 	   r->mm.ram_pages, r->mm.free_pages, r->mm.anon_pages, r->mm.swapcache_pages,
 	   r->swap.total_swap_pages, r->swap.total_swap_pages - r->swap.nr_swap_pages, r->mm.nr_spaces);
-	pr(o, ",\"peaks\":{\"swap_used_pages\":%" PRIu64 ",\"pool_total_size\":%" PRIu64
+	sws__pr(o, ",\"peaks\":{\"swap_used_pages\":%" PRIu64 ",\"pool_total_size\":%" PRIu64
 	      ",\"compression_ratio\":%.17g}",
 	   r->peaks.swap_used_pages, r->peaks.pool_total_size,
 	   r->peaks.pool_total_size ? (double)(r->peaks.pool_stored_pages * SWS_PAGE_SIZE) / (double)r->peaks.pool_total_size
 				    : 0.0);
-	pr(o, ",\"zswap\":{\"stored_pages\":%" PRIu64 ",\"stored_incompressible_pages\":%" PRIu64
+	sws__pr(o, ",\"zswap\":{\"stored_pages\":%" PRIu64 ",\"stored_incompressible_pages\":%" PRIu64
 	      ",\"pool_total_size\":%" PRIu64 ",\"pool_limit_pages\":%" PRIu64
 	      ",\"compression_ratio\":%.17g}",
 	   r->mm.stored_pages, r->mm.stored_incompressible_pages, r->mm.pool_total_size,
 	   r->mm.pool_limit_pages,
 	   r->mm.pool_total_size ? (double)(r->mm.stored_pages * SWS_PAGE_SIZE) / (double)r->mm.pool_total_size
 				 : 0.0);
-	pr(o,
+	sws__pr(o,
 	   ",\"memory\":{\"static_bytes\":%" PRIu64 ",\"dynamic_bytes\":%" PRIu64 ",\"static_peak_bytes\":%" PRIu64
 	   ",\"dynamic_peak_bytes\":%" PRIu64 ",\"classes\":{",
 	   r->memory.static_bytes, r->memory.dynamic_bytes, r->peaks.static_bytes, r->peaks.dynamic_bytes);
 	for (unsigned c = 0; c < SWS_NR_MEM_CLASSES; c++)
-		pr(o, "%s\"%s\":%" PRIu64, c ? "," : "", sws_mem_class_name((enum sws_mem_class)c),
+		sws__pr(o, "%s\"%s\":%" PRIu64, c ? "," : "", sws_mem_class_name((enum sws_mem_class)c),
 		   r->memory.bytes[c]);
-	pr(o, "},\"peak\":{");
+	sws__pr(o, "},\"peak\":{");
 	for (unsigned c = 0; c < SWS_NR_MEM_CLASSES; c++)
-		pr(o, "%s\"%s\":%" PRIu64, c ? "," : "", sws_mem_class_name((enum sws_mem_class)c),
+		sws__pr(o, "%s\"%s\":%" PRIu64, c ? "," : "", sws_mem_class_name((enum sws_mem_class)c),
 		   r->swap.mem_peak[c]);
-	pr(o, "}},\"devices\":[");
+	sws__pr(o, "}},\"devices\":[");
 	for (uint32_t d = 0; d < r->nr_devices; d++) {
 		const struct sws_replay_device *dv = &r->devices[d];
-		pr(o, "%s{\"type\":%d,\"kind\":\"%s\",\"pages\":%" PRIu64 ",\"inuse_pages\":%" PRIu64
+		sws__pr(o, "%s{\"type\":%d,\"kind\":\"%s\",\"pages\":%" PRIu64 ",\"inuse_pages\":%" PRIu64
 		      ",\"peak_inuse_pages\":%" PRIu64 ",\"write_errors\":%" PRIu64
 		      ",\"write_errno\":%d,\"write_failed\":%s}",
 		   d ? "," : "", dv->type, sws_replay_swap_kind_name(dv->kind), dv->pages, dv->inuse_pages,
 		   dv->peak_inuse_pages,
 		   dv->write_errors, dv->write_errno, dv->write_failed ? "true" : "false");
 	}
-	pr(o, "],\"latency\":{");
+	sws__pr(o, "],\"latency\":{");
 	for (unsigned l = 0; l < SWS_REPLAY_NR_LAT; l++) {
-		pr(o, "%s\"%s\":", l ? "," : "", sws_replay_lat_name((enum sws_replay_lat)l));
+		sws__pr(o, "%s\"%s\":", l ? "," : "", sws_replay_lat_name((enum sws_replay_lat)l));
 		json_hist(o, &r->latency[l]);
 	}
-	pr(o, "}}");
+	sws__pr(o, "}}");
 }
 
 /* ---- the counters format ---------------------------------------------------------------- */
 
 /* One run's deterministic figures, one "key value" line each (no times: they
  * are measured). */
-static void counters_run(struct out *o, const struct sws_replay_report *r)
+static void counters_run(struct sws__out *o, const struct sws_replay_report *r)
 {
-	pr(o, "events %" PRIu64 "\naccesses %" PRIu64 "\nerrors %" PRIu64 "\nfirst_error %s\nverify_failures %" PRIu64
+	sws__pr(o, "events %" PRIu64 "\naccesses %" PRIu64 "\nerrors %" PRIu64 "\nfirst_error %s\nverify_failures %" PRIu64
 	      "\ntasks %" PRIu64 "\n",
 	   r->events, r->accesses, r->errors, r->first_error ? sws_error_name(r->first_error) : "-",
 	   r->verify_failures, r->nr_tasks);
 	for (unsigned c = 0; c < SWS_MM_NR_COUNTERS; c++)
-		pr(o, "mm.%s %" PRIu64 "\n", sws_mm_counter_name((enum sws_mm_counter)c), r->mm.counters[c]);
+		sws__pr(o, "mm.%s %" PRIu64 "\n", sws_mm_counter_name((enum sws_mm_counter)c), r->mm.counters[c]);
 	for (unsigned k = 0; k < SWS_NR_ORDERS; k++)
-		pr(o, "mm.swpout[%u] %" PRIu64 "\nmm.swpout_fallback[%u] %" PRIu64 "\nmm.zswpout[%u] %" PRIu64 "\n", k,
+		sws__pr(o, "mm.swpout[%u] %" PRIu64 "\nmm.swpout_fallback[%u] %" PRIu64 "\nmm.zswpout[%u] %" PRIu64 "\n", k,
 		   r->mm.swpout[k], k, r->mm.swpout_fallback[k], k, r->mm.zswpout_order[k]);
-	pr(o, "mm.reclaim_count %" PRIu64 "\nmm.anon_pages %" PRIu64 "\nmm.free_pages %" PRIu64
+	sws__pr(o, "mm.reclaim_count %" PRIu64 "\nmm.anon_pages %" PRIu64 "\nmm.free_pages %" PRIu64
 	      "\nmm.swapcache_pages %" PRIu64 "\nmm.nr_spaces %" PRIu64 "\nmm.stored_pages %" PRIu64
 	      "\nmm.stored_incompressible_pages %" PRIu64 "\nmm.pool_total_size %" PRIu64 "\n",
 	   r->mm.reclaim_count, r->mm.anon_pages, r->mm.free_pages, r->mm.swapcache_pages, r->mm.nr_spaces,
 	   r->mm.stored_pages, r->mm.stored_incompressible_pages, r->mm.pool_total_size);
-	pr(o, "memcg.zswap %" PRIu64 "\nmemcg.zswapped %" PRIu64 "\n", r->memcg_zswap_bytes, r->memcg_zswapped_bytes);
+	sws__pr(o, "memcg.zswap %" PRIu64 "\nmemcg.zswapped %" PRIu64 "\n", r->memcg_zswap_bytes, r->memcg_zswapped_bytes);
 	for (unsigned c = 0; c < SWS_NR_COUNTERS; c++)
-		pr(o, "swap.%s %" PRIu64 "\n", sws_counter_name((enum sws_counter)c), r->swap.counters[c]);
+		sws__pr(o, "swap.%s %" PRIu64 "\n", sws_counter_name((enum sws_counter)c), r->swap.counters[c]);
 	for (unsigned c = 0; c < SWS_NR_ORDER_COUNTERS; c++)
 		for (unsigned k = 0; k < SWS_NR_ORDERS; k++)
-			pr(o, "swap.%s[%u] %" PRIu64 "\n", sws_order_counter_name((enum sws_order_counter)c), k,
+			sws__pr(o, "swap.%s[%u] %" PRIu64 "\n", sws_order_counter_name((enum sws_order_counter)c), k,
 			   r->swap.order_counters[c][k]);
 	for (unsigned c = 0; c < SWS_NR_WORK_CTX; c++)
 		for (unsigned w = 0; w < SWS_NR_WORK; w++)
-			pr(o, "work.%s.%s %" PRIu64 "\n", sws_work_ctx_name((enum sws_work_ctx)c),
+			sws__pr(o, "work.%s.%s %" PRIu64 "\n", sws_work_ctx_name((enum sws_work_ctx)c),
 			   sws_work_name((enum sws_work)w), r->swap.work[c][w]);
-	pr(o, "swap.total_swap_pages %" PRIu64 "\nswap.swap_used_pages %" PRIu64 "\n", r->swap.total_swap_pages,
+	sws__pr(o, "swap.total_swap_pages %" PRIu64 "\nswap.swap_used_pages %" PRIu64 "\n", r->swap.total_swap_pages,
 	   r->swap.total_swap_pages - r->swap.nr_swap_pages);
 	for (unsigned c = 0; c < SWS_NR_MEM_CLASSES; c++)
-		pr(o, "memory.%s %" PRIu64 "\n", sws_mem_class_name((enum sws_mem_class)c), r->memory.bytes[c]);
+		sws__pr(o, "memory.%s %" PRIu64 "\n", sws_mem_class_name((enum sws_mem_class)c), r->memory.bytes[c]);
 	for (uint32_t d = 0; d < r->nr_devices; d++)
-		pr(o, "device%u.pages %" PRIu64 "\ndevice%u.inuse_pages %" PRIu64 "\n", d + 1, r->devices[d].pages, d + 1,
+		sws__pr(o, "device%u.pages %" PRIu64 "\ndevice%u.inuse_pages %" PRIu64 "\n", d + 1, r->devices[d].pages, d + 1,
 		   r->devices[d].inuse_pages);
 	if (r->workload.valid || r->workload.killed)
-		pr(o, "workload.tasks %u\nworkload.killed %u\n", r->workload.tasks, r->workload.killed);
+		sws__pr(o, "workload.tasks %u\nworkload.killed %u\n", r->workload.tasks, r->workload.killed);
 	if (r->clock != SWS_REPLAY_CLOCK_MODEL)
 		return;
 	/* The modelled clock's figures are as deterministic as the counters. */
-	pr(o, "time.elapsed_ns %" PRIu64 "\ntime.sys_ns %" PRIu64 "\ntime.user_ns %" PRIu64 "\ntime.iowait_ns %" PRIu64
+	sws__pr(o, "time.elapsed_ns %" PRIu64 "\ntime.sys_ns %" PRIu64 "\ntime.user_ns %" PRIu64 "\ntime.iowait_ns %" PRIu64
 	      "\ntime.kswapd_ns %" PRIu64 "\n",
 	   r->time.elapsed_ns, r->time.sys_ns, r->time.user_ns, r->time.iowait_ns, r->time.kswapd_ns);
 	const struct sws_replay_model *m = &r->model;
 	for (unsigned c = 0; c < SWS_NR_COSTS; c++)
-		pr(o, "model.%s %" PRIu64 " %" PRIu64 "\n", sws_cost_name((enum sws_cost)c), m->cost_count[c],
+		sws__pr(o, "model.%s %" PRIu64 " %" PRIu64 "\n", sws_cost_name((enum sws_cost)c), m->cost_count[c],
 		   m->cost_ps[c]);
 	for (unsigned l = 0; l < SWS_NR_LOCK_CLASSES; l++)
-		pr(o, "model.wait.%s %" PRIu64 " %" PRIu64 "\n", sws_lock_class_name((enum sws_lock_class)l),
+		sws__pr(o, "model.wait.%s %" PRIu64 " %" PRIu64 "\n", sws_lock_class_name((enum sws_lock_class)l),
 		   m->lock_waits[l], m->lock_wait_ps[l]);
-	pr(o, "model.spin_ps %" PRIu64 "\nmodel.device_cpu_ps %" PRIu64 "\nmodel.user_ps %" PRIu64
+	sws__pr(o, "model.spin_ps %" PRIu64 "\nmodel.device_cpu_ps %" PRIu64 "\nmodel.user_ps %" PRIu64
 	      "\nmodel.busy_ps %" PRIu64 "\nmodel.io_wait_ps %" PRIu64 "\nmodel.line_transfers %" PRIu64 "\n",
 	   m->spin_ps, m->device_cpu_ps, m->user_ps, m->busy_ps, m->io_wait_ps, m->line_transfers);
 }
 
-static void json_series(struct out *o, const struct sws_replay_series *s)
+static void json_series(struct sws__out *o, const struct sws_replay_series *s)
 {
 	const struct sws_replay_report *r = s->repeats[0];
-	pr(o, "{\"backend\":\"%s\",\"label\":\"%s\",\"threads\":%u,\"nr_repeats\":%u,"
+	sws__pr(o, "{\"backend\":\"%s\",\"label\":\"%s\",\"threads\":%u,\"nr_repeats\":%u,"
 	      "\"counters_identical\":%s,",
 	   sws_backend_name(r->backend), label_of(s), r->threads, s->nr_repeats,
 	   counters_identical(s) ? "true" : "false");
 	json_counters(o, r); /* the first repeat's */
-	pr(o, ",\"work_per_page\":{");
+	sws__pr(o, ",\"work_per_page\":{");
 	bool first = true;
 	for (unsigned c = SWS_WCTX_swapout; c < SWS_NR_WORK_CTX; c++) {
-		pr(o, "%s\"%s\":{\"pages\":%.0f", first ? "" : ",", sws_work_ctx_name((enum sws_work_ctx)c),
+		sws__pr(o, "%s\"%s\":{\"pages\":%.0f", first ? "" : ",", sws_work_ctx_name((enum sws_work_ctx)c),
 		   work_base(r, c));
 		for (unsigned w = 0; w < SWS_NR_WORK; w++) {
-			pr(o, ",\"%s\":", sws_work_name((enum sws_work)w));
+			sws__pr(o, ",\"%s\":", sws_work_name((enum sws_work)w));
 			json_num(o, work_per(s, c, w));
 		}
-		pr(o, "}");
+		sws__pr(o, "}");
 		first = false;
 	}
-	pr(o, "},\"summary\":{");
+	sws__pr(o, "},\"summary\":{");
 	first = true;
 	for (unsigned f = 0; f < NR_FIGURES; f++) {
 		if (!figure_in(&figures[f], r))
 			continue;
 		struct stat st = stat_of(s, figures[f].get);
-		pr(o, "%s\"%s\":{\"mean\":", first ? "" : ",", figures[f].key);
+		sws__pr(o, "%s\"%s\":{\"mean\":", first ? "" : ",", figures[f].key);
 		json_num(o, st.mean);
-		pr(o, ",\"stdev\":");
+		sws__pr(o, ",\"stdev\":");
 		json_num(o, st.stdev);
-		pr(o, ",\"min\":");
+		sws__pr(o, ",\"min\":");
 		json_num(o, st.min);
-		pr(o, ",\"max\":");
+		sws__pr(o, ",\"max\":");
 		json_num(o, st.max);
-		pr(o, "}");
+		sws__pr(o, "}");
 		first = false;
 	}
-	pr(o, "},\"repeats\":[");
+	sws__pr(o, "},\"repeats\":[");
 	for (unsigned k = 0; k < s->nr_repeats; k++) {
 		if (k)
-			pr(o, ",");
+			sws__pr(o, ",");
 		json_run(o, s->repeats[k]);
 	}
-	pr(o, "]}");
+	sws__pr(o, "]}");
 }
 
 /* ---- JSON: what the report says about itself ------------------------------------ */
 
 /* A JSON string (NULL: null). */
-static void json_str(struct out *o, const char *v)
+static void json_str(struct sws__out *o, const char *v)
 {
 	char buf[256];
 	size_t at = 0;
 	if (!v) {
-		pr(o, "null");
+		sws__pr(o, "null");
 		return;
 	}
-	pr(o, "\"");
+	sws__pr(o, "\"");
 	for (; *v; v++) {
 		unsigned char c = (unsigned char)*v;
 		if (at > sizeof(buf) - 8) {
-			pr(o, "%.*s", (int)at, buf);
+			sws__pr(o, "%.*s", (int)at, buf);
 			at = 0;
 		}
 		if (c == '"' || c == '\\')
@@ -1094,80 +1110,80 @@ static void json_str(struct out *o, const char *v)
 		else
 			buf[at++] = (char)c;
 	}
-	pr(o, "%.*s\"", (int)at, buf);
+	sws__pr(o, "%.*s\"", (int)at, buf);
 }
 
 /* enum sws_content's names, as --content spells them */
 static const char *const content_names[SWS_NR_CONTENT] = {"zero", "same", "index", "text", "random"};
 
-static void json_setup(struct out *o, const struct sws_replay_print_config *pc,
+static void json_setup(struct sws__out *o, const struct sws_replay_print_config *pc,
 		       const struct sws_replay_setup *st)
 {
-	pr(o, "\"setup\":{\"input\":");
+	sws__pr(o, "\"setup\":{\"input\":");
 	json_str(o, pc->input);
-	pr(o, ",\"ram_bytes\":%" PRIu64 ",\"memcg_limit_bytes\":", st->ram_pages * SWS_PAGE_SIZE);
+	sws__pr(o, ",\"ram_bytes\":%" PRIu64 ",\"memcg_limit_bytes\":", st->ram_pages * SWS_PAGE_SIZE);
 	if (st->mem_limit_pages)
-		pr(o, "%" PRIu64, st->mem_limit_pages * SWS_PAGE_SIZE);
+		sws__pr(o, "%" PRIu64, st->mem_limit_pages * SWS_PAGE_SIZE);
 	else
-		pr(o, "null");
-	pr(o, ",\"memcg_per_task\":%s,\"cgroup_version\":%u,\"devices\":[",
+		sws__pr(o, "null");
+	sws__pr(o, ",\"memcg_per_task\":%s,\"cgroup_version\":%u,\"devices\":[",
 		st->flags & SWS_REPLAY_MEMCG_PER_TASK ? "true" : "false", st->cgroup);
 	for (uint32_t i = 0; i < st->nr_swap; i++) {
 		const struct sws_replay_swap *sw = &st->swap[i];
-		pr(o, "%s{\"kind\":\"%s\",\"bytes\":%" PRIu64 ",\"prio\":%d,\"file\":", i ? "," : "",
+		sws__pr(o, "%s{\"kind\":\"%s\",\"bytes\":%" PRIu64 ",\"prio\":%d,\"file\":", i ? "," : "",
 			sws_replay_swap_kind_name(sw->kind), sw->pages * SWS_PAGE_SIZE, sw->prio);
 		json_str(o, sw->path);
-		pr(o, ",\"read_ns\":%" PRIu64 ",\"write_ns\":%" PRIu64 ",\"discard\":%s,\"limit_pages\":%" PRIu64
+		sws__pr(o, ",\"read_ns\":%" PRIu64 ",\"write_ns\":%" PRIu64 ",\"discard\":%s,\"limit_pages\":%" PRIu64
 			   "}",
 			sw->read_ns, sw->write_ns, sw->swap_flags & SWS_REPLAY_SWAP_DISCARD ? "true" : "false",
 			sw->limit_pages);
 	}
-	pr(o, "],\"page_cluster\":%u,\"zswap\":{\"enabled\":%s", st->page_cluster,
+	sws__pr(o, "],\"page_cluster\":%u,\"zswap\":{\"enabled\":%s", st->page_cluster,
 		st->flags & SWS_REPLAY_ZSWAP ? "true" : "false");
 	if (st->flags & SWS_REPLAY_ZSWAP)
-		pr(o, ",\"compressor\":\"%s\",\"max_pool_percent\":%u,\"accept_threshold_percent\":%u,"
+		sws__pr(o, ",\"compressor\":\"%s\",\"max_pool_percent\":%u,\"accept_threshold_percent\":%u,"
 			   "\"shrinker\":%s,\"scheme\":\"%s\"",
 			st->zswap_compressor, st->zswap_max_pool_percent, st->zswap_accept_threshold_percent,
 			st->zswap_flags & SWS_ZSWAP_SHRINKER ? "true" : "false", zswap_scheme_name(st->zswap_flags));
-	pr(o, "},\"cpus\":%u,\"policy\":\"%s\",\"seeds\":{\"content\":%" PRIu64 ",\"workload\":", st->cpus,
+	sws__pr(o, "},\"cpus\":%u,\"policy\":\"%s\",\"seeds\":{\"content\":%" PRIu64 ",\"workload\":", st->cpus,
 		policy_name(st->policy), st->seed);
 	if (pc->has_workload_seed)
-		pr(o, "%" PRIu64, pc->workload_seed);
+		sws__pr(o, "%" PRIu64, pc->workload_seed);
 	else
-		pr(o, "null");
-	pr(o, "},\"user_bandwidth\":%" PRIu64 ",\"verify\":%s,\"read_fault\":\"%s\",\"swapoff_device\":%u,"
+		sws__pr(o, "null");
+	sws__pr(o, "},\"user_bandwidth\":%" PRIu64 ",\"verify\":%s,\"read_fault\":\"%s\",\"swapoff_device\":%u,"
 		   "\"content_weight\":{",
 		st->user_bandwidth, st->flags & SWS_REPLAY_VERIFY ? "true" : "false",
 		st->flags & SWS_REPLAY_READ_POPULATES ? "data" : "zero", st->swapoff_device);
 	for (unsigned c = 0; c < SWS_NR_CONTENT; c++)
-		pr(o, "%s\"%s\":%u", c ? "," : "", content_names[c], st->content_weight[c]);
-	pr(o, "}}");
+		sws__pr(o, "%s\"%s\":%u", c ? "," : "", content_names[c], st->content_weight[c]);
+	sws__pr(o, "}}");
 }
 
 /* The report's first keys: version, program, command, argv, clock, setup. */
-static void json_head(struct out *o, const struct sws_replay_print_config *pc, const struct sws_replay_series *s)
+static void json_head(struct sws__out *o, const struct sws_replay_print_config *pc, const struct sws_replay_series *s)
 {
 	const struct sws_replay_setup *st = &s[0].repeats[0]->setup;
-	pr(o, "\"version\":");
+	sws__pr(o, "\"version\":");
 	json_str(o, pc->program_version ? pc->program_version : LIB_VERSION);
-	pr(o, ",\"library_version\":\"%s\",\"program\":", LIB_VERSION);
+	sws__pr(o, ",\"library_version\":\"%s\",\"program\":", LIB_VERSION);
 	json_str(o, pc->program);
-	pr(o, ",\"command\":");
+	sws__pr(o, ",\"command\":");
 	json_str(o, pc->command);
-	pr(o, ",\"argv\":");
+	sws__pr(o, ",\"argv\":");
 	if (pc->argv) {
-		pr(o, "[");
+		sws__pr(o, "[");
 		for (unsigned i = 0; pc->argv[i]; i++) {
-			pr(o, "%s", i ? "," : "");
+			sws__pr(o, "%s", i ? "," : "");
 			json_str(o, pc->argv[i]);
 		}
-		pr(o, "]");
+		sws__pr(o, "]");
 	} else {
-		pr(o, "null");
+		sws__pr(o, "null");
 	}
-	pr(o, ",\"clock\":\"%s\",", sws_replay_clock_name(st->clock));
+	sws__pr(o, ",\"clock\":\"%s\",", sws_replay_clock_name(st->clock));
 	json_setup(o, pc, st);
-	pr(o, ",");
+	sws__pr(o, ",");
 }
 
 /* ---- entry points ---------------------------------------------------------------------- */
@@ -1175,7 +1191,7 @@ static void json_head(struct out *o, const struct sws_replay_print_config *pc, c
 int sws_replay_print(const struct sws_replay_print_config *pc, const struct sws_replay_series *series,
 		     unsigned n, int (*write)(void *ctx, const char *text, size_t len), void *ctx)
 {
-	struct out o = {write, ctx, 0};
+	struct sws__out o = {write, ctx, 0};
 	if (!pc || !series || !write || !n || n > SWS_REPLAY_MAX_SERIES ||
 	    pc->version > SWS_REPLAY_PRINT_CONFIG_VERSION || (pc->flags & ~SWS_REPLAY_PRINT_ALL_COUNTERS))
 		return pc && pc->version > SWS_REPLAY_PRINT_CONFIG_VERSION ? SWS_EVERSION : SWS_EINVAL;
@@ -1191,30 +1207,32 @@ int sws_replay_print(const struct sws_replay_print_config *pc, const struct sws_
 		print_table(&o, pc, series, n);
 		break;
 	case SWS_REPLAY_REPORT_JSON:
-		pr(&o, "{");
+		sws__pr(&o, "{");
 		json_head(&o, pc, series);
-		pr(&o, "\"runs\":[");
+		sws__pr(&o, "\"runs\":[");
 		for (unsigned i = 0; i < n; i++) {
 			if (i)
-				pr(&o, ",");
+				sws__pr(&o, ",");
 			json_series(&o, &series[i]);
 		}
-		pr(&o, "]}\n");
+		sws__pr(&o, "]}\n");
 		break;
 	case SWS_REPLAY_REPORT_COUNTERS:
 		for (unsigned i = 0; i < n; i++)
 			for (unsigned k = 0; k < series[i].nr_repeats; k++) {
-				pr(&o, "# run %s", label_of(&series[i]));
+				sws__pr(&o, "# run %s", label_of(&series[i]));
 				if (series[i].nr_repeats > 1)
-					pr(&o, " repeat %u", k + 1);
-				pr(&o, "\n");
+					sws__pr(&o, " repeat %u", k + 1);
+				sws__pr(&o, "\n");
 				counters_run(&o, series[i].repeats[k]);
 			}
 		break;
 	case SWS_REPLAY_REPORT_MMTESTS:
-		return sws__print_mmtests(pc, series, n, write, ctx);
+		sws__print_mmtests(&o, pc, series, n);
+		break;
 	case SWS_REPLAY_REPORT_LKP:
-		return sws__print_lkp(pc, series, n, write, ctx);
+		sws__print_lkp(&o, pc, series, n);
+		break;
 	default:
 		return SWS_EINVAL;
 	}
@@ -1243,8 +1261,8 @@ int sws_replay_report_print(const struct sws_replay_report *const *runs, unsigne
 
 int sws_replay_csv_header(int (*write)(void *ctx, const char *text, size_t len), void *ctx)
 {
-	struct out o = {write, ctx, 0};
-	pr(&o, "backend,events,time_s,pgfault,pgmajfault,pswpin,pswpout,pgsteal,resident_pages,"
+	struct sws__out o = {write, ctx, 0};
+	sws__pr(&o, "backend,events,time_s,pgfault,pgmajfault,pswpin,pswpout,pgsteal,resident_pages,"
 	       "swap_used_pages,zswpout,zswpin,xswap_inuse_pages,xswap_mapped_clusters,"
 	       "arena_mapped_bytes,arena_resident_bytes,zswap_pool_bytes,metadata_static_bytes,"
 	       "metadata_dynamic_bytes,fault_count,fault_mean_ns,fault_p99_ns\n");
@@ -1254,10 +1272,10 @@ int sws_replay_csv_header(int (*write)(void *ctx, const char *text, size_t len),
 int sws_replay_csv_row(enum sws_backend backend, const struct sws_replay_sample *s,
 		       int (*write)(void *ctx, const char *text, size_t len), void *ctx)
 {
-	struct out o = {write, ctx, 0};
+	struct sws__out o = {write, ctx, 0};
 	if (!s || !write)
 		return SWS_EINVAL;
-	pr(&o, "%s,%" PRIu64 ",%.6f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+	sws__pr(&o, "%s,%" PRIu64 ",%.6f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 	       ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 	       ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
 	   sws_backend_name(backend), s->events, (double)s->time_ns / 1e9,

@@ -8,9 +8,11 @@
  *   configuration is the baseline, "(   0.00%)", each other its difference
  *   "( -x.xx%)" signed so that a positive figure is better (for a time: lower);
  *   on the mean row the difference is "*  x.xx%*" where mmtests marks it
- *   significant (the means' 95% intervals, mean +- 1.96 stddev, do not cover
- *   the difference); then "Duration" (the repeats' times summed) and "Ops"
- *   (the vmstat counters, mmtests' names where it has them).
+ *   significant (the means' 95% intervals, mean +- 1.96 stddev, do not
+ *   cover the difference; without spread on either side, any difference);
+ *   then "Duration" and "Ops", each of the whole benchmark as mmtests reads
+ *   them before and after it: the repeats' times and vmstat counters summed
+ *   (mmtests' names for the counters where it has them).
  *
  *   lkp-tests' compare (lib/compare.rb): one row per figure, the first
  *   configuration's mean "± stddev%" (population stddev, shown over 2%), each
@@ -28,76 +30,45 @@
 
 #include "replay_internal.h"
 
-typedef double (*getter)(const struct sws_replay_report *r);
-
-struct out {
-	int (*write)(void *ctx, const char *text, size_t len);
-	void *ctx;
-	int err;
-};
-
-static void pr(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* Printing through the write callback; after its first error nothing more is written. */
-static void pr(struct out *o, const char *fmt, ...)
+/* Figure @key of run @r in the table's unit (s, MB/s, us); 0 where it has none. */
+static double fig(const struct sws_replay_report *r, const char *key)
 {
-	char buf[1024];
-	va_list ap;
-	if (o->err)
-		return;
-	va_start(ap, fmt);
-	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	o->err = o->write(o->ctx, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+	double v = 0;
+	sws__figure_get(r, key, &v);
+	return v;
 }
 
-static double absd(double x) { return x < 0 ? -x : x; }
-
-static double g_user(const struct sws_replay_report *r) { return (double)r->time.user_ns / 1e9; }
-static double g_sys(const struct sws_replay_report *r) { return (double)r->time.sys_ns / 1e9; }
-static double g_elapsed(const struct sws_replay_report *r) { return (double)r->time.elapsed_ns / 1e9; }
-static double g_kswapd(const struct sws_replay_report *r) { return (double)r->time.kswapd_ns / 1e9; }
-static double g_tput(const struct sws_replay_report *r) { return r->workload.throughput_kbs / 1024; }
-static double g_task_tput(const struct sws_replay_report *r) { return r->workload.task_throughput_kbs / 1024; }
-static double g_free_lat(const struct sws_replay_report *r) { return r->workload.free_latency_us; }
-static double g_fault_lat(const struct sws_replay_report *r)
-{
-	const struct sws_replay_hist *h = &r->latency[SWS_REPLAY_LAT_FAULT];
-	return h->count ? (double)h->sum_ns / (double)h->count / 1e3 : 0;
-}
-
-/* A compared figure: its key in each layout, its direction, whether it is a rate. */
-enum { ALWAYS, WORKLOAD, NONZERO };
+/* A compared figure: its key in each layout, the report's figure, its direction. */
 static const struct key {
 	const char *mmtests; /* + "-TASKS" */
 	const char *lkp;     /* + after "NAME." */
+	const char *figure;  /* the report's (sws__figure_get) */
 	bool higher_better;  /* a rate: mmtests takes its harmonic mean */
-	int when;
-	getter get;
+	bool nonzero;        /* shown only where some run has it above 0 */
 } keys[] = {
-	{"user", "time.user_time", false, ALWAYS, g_user},
-	{"syst", "time.system_time", false, ALWAYS, g_sys},
-	{"elsp", "time.elapsed_time", false, ALWAYS, g_elapsed},
-	{"kswp", "time.kswapd_time", false, NONZERO, g_kswapd},
-	{"tput", "throughput", true, WORKLOAD, g_tput},
-	{"tput1", "throughput_per_task", true, WORKLOAD, g_task_tput},
-	{"freelat", "free_latency_us", false, WORKLOAD, g_free_lat},
-	{"faultlat", "fault_latency_us", false, ALWAYS, g_fault_lat},
+	{"user", "time.user_time", "user_ns", false, false},
+	{"syst", "time.system_time", "sys_ns", false, false},
+	{"elsp", "time.elapsed_time", "elapsed_ns", false, false},
+	{"kswp", "time.kswapd_time", "kswapd_ns", false, true},
+	{"tput", "throughput", "throughput_kbs", true, false},
+	{"tput1", "throughput_per_task", "task_throughput_kbs", true, false},
+	{"freelat", "free_latency_us", "free_latency_us", false, false},
+	{"faultlat", "fault_latency_us", "fault_mean_ns", false, false},
 };
 #define NR_KEYS (sizeof(keys) / sizeof(keys[0]))
 
+/* Shown: every run has the figure (usemem's only usemem's), and, where asked, not 0 in all. */
 static bool key_shown(const struct key *k, const struct sws_replay_series *s, unsigned n)
 {
 	bool nonzero = false;
 	for (unsigned i = 0; i < n; i++)
 		for (unsigned r = 0; r < s[i].nr_repeats; r++) {
-			if (k->when == WORKLOAD && !s[i].repeats[r]->workload.valid)
+			double v;
+			if (sws__figure_get(s[i].repeats[r], k->figure, &v))
 				return false;
-			nonzero |= k->get(s[i].repeats[r]) != 0;
+			nonzero |= v != 0;
 		}
-	return k->when != NONZERO || nonzero;
+	return !k->nonzero || nonzero;
 }
 
 static const char *bench_name(const struct sws_replay_print_config *pc)
@@ -119,7 +90,7 @@ static struct mstat mstat_of(const struct sws_replay_series *s, const struct key
 	unsigned n = s->nr_repeats;
 	double sum = 0, inv = 0, sq = 0;
 	for (unsigned r = 0; r < n; r++) {
-		double v = k->get(s->repeats[r]);
+		double v = fig(s->repeats[r], k->figure);
 		if (!r || v < m.min)
 			m.min = v;
 		if (!r || v > m.max)
@@ -131,7 +102,7 @@ static struct mstat mstat_of(const struct sws_replay_series *s, const struct key
 	m.mean = k->higher_better ? (inv ? n / inv : 0) : sum / n;
 	if (n > 1) {
 		for (unsigned r = 0; r < n; r++) {
-			double v = k->get(s->repeats[r]);
+			double v = fig(s->repeats[r], k->figure);
 			if (k->higher_better)
 				sq += v && m.mean ? (1 / v - 1 / m.mean) * (1 / v - 1 / m.mean) : 0;
 			else
@@ -167,14 +138,21 @@ static double pndiff(double v, double base)
 	return 100 - v * 100 / base;
 }
 
-/* mmtests' significance: the difference exceeds the two means' 95% half-intervals. */
+/*
+ * mmtests' significance: the difference exceeds the two means' 95%
+ * half-intervals. Where neither configuration varies (every repeat the same,
+ * as the modelled clock gives them for a seed-independent input), mmtests'
+ * cidiff compares the bare difference with 1, meant for small integer counts:
+ * in seconds or MB/s that would mark a difference or not by its unit. A
+ * difference without spread on either side is exact, so any is significant.
+ */
 static bool significant(const struct mstat *a, const struct mstat *b)
 {
 	const double z = 1.959963984540054; /* qnorm(0.975) */
 	if (!a->have_stddev || !b->have_stddev)
 		return false;
 	double cisum = z * a->stddev + z * b->stddev, diff = a->mean - b->mean;
-	return absd(cisum ? diff / cisum : diff) > 1;
+	return cisum ? sws__absd(diff / cisum) > 1 : diff != 0;
 }
 
 enum { ST_MIN, ST_MEAN, ST_STDDEV, ST_COEFFVAR, ST_MAX, NR_ST };
@@ -215,28 +193,28 @@ static uint64_t ops_value(const struct sws_replay_report *r, unsigned c)
 	return c == SWS_MM_pgfault ? m[SWS_MM_pgfault] - m[SWS_MM_pgmajfault] : m[c];
 }
 
-static double ops_mean(const struct sws_replay_series *s, unsigned c)
+/* Counter @c over the whole benchmark: every repeat's, summed. */
+static double ops_total(const struct sws_replay_series *s, unsigned c)
 {
 	double sum = 0;
 	for (unsigned r = 0; r < s->nr_repeats; r++)
 		sum += (double)ops_value(s->repeats[r], c);
-	return sum / s->nr_repeats;
+	return sum;
 }
 
 /* The configurations' names over their columns, right-aligned. */
-static void header_row(struct out *o, unsigned lead, unsigned width, const struct sws_replay_series *s,
+static void header_row(struct sws__out *o, unsigned lead, unsigned width, const struct sws_replay_series *s,
 		       unsigned n)
 {
-	pr(o, "%*s", (int)lead, "");
+	sws__pr(o, "%*s", (int)lead, "");
 	for (unsigned i = 0; i < n; i++)
-		pr(o, "%*.*s", (int)width, (int)width - 1, sws__series_label(&s[i]));
-	pr(o, "\n");
+		sws__pr(o, "%*.*s", (int)width, (int)width - 1, sws__series_label(&s[i]));
+	sws__pr(o, "\n");
 }
 
-int sws__print_mmtests(const struct sws_replay_print_config *pc, const struct sws_replay_series *s,
-		       unsigned n, int (*write)(void *ctx, const char *text, size_t len), void *ctx)
+void sws__print_mmtests(struct sws__out *o, const struct sws_replay_print_config *pc,
+			const struct sws_replay_series *s, unsigned n)
 {
-	struct out out = {write, ctx, 0}, *o = &out;
 	const unsigned cmpw = 7; /* mmtests' _CompareLength */
 	unsigned tasks = (unsigned)s[0].repeats[0]->nr_tasks;
 	unsigned statw = 0, keyw = 0, fieldw = 12, prec = 2;
@@ -260,7 +238,7 @@ int sws__print_mmtests(const struct sws_replay_print_config *pc, const struct sw
 			fieldw = (unsigned)len + 2 > fieldw ? (unsigned)len + 2 : fieldw;
 		}
 	}
-	pr(o, "%s\n", bench_name(pc));
+	sws__pr(o, "%s\n", bench_name(pc));
 	header_row(o, statw + 1 + keyw, fieldw + cmpw + 4, s, n);
 	for (unsigned st = 0; st < NR_ST; st++) {
 		for (unsigned k = 0; k < NR_KEYS; k++) {
@@ -269,59 +247,59 @@ int sws__print_mmtests(const struct sws_replay_print_config *pc, const struct sw
 			const struct key *key = &keys[k];
 			struct mstat base = mstat_of(&s[0], key);
 			snprintf(name, sizeof(name), "%s-%u", key->mmtests, tasks);
-			pr(o, "%-*s %-*s", (int)statw, stat_name(st, key), (int)keyw, name);
+			sws__pr(o, "%-*s %-*s", (int)statw, stat_name(st, key), (int)keyw, name);
 			for (unsigned i = 0; i < n; i++) {
 				struct mstat m = i ? mstat_of(&s[i], key) : base;
 				double v, bv;
 				bool have = stat_value(&m, st, &v), bhave = stat_value(&base, st, &bv);
 				if (have)
-					pr(o, "%*.*f", (int)fieldw, (int)prec, v);
+					sws__pr(o, "%*.*f", (int)fieldw, (int)prec, v);
 				else
-					pr(o, "%*s", (int)fieldw, "NaN");
+					sws__pr(o, "%*s", (int)fieldw, "NaN");
 				if (!have || !bhave) {
-					pr(o, " (%*s%%)", (int)cmpw, "NaN");
+					sws__pr(o, " (%*s%%)", (int)cmpw, "NaN");
 					continue;
 				}
 				/* Stddev and CoeffVar: lower is better; the others as the key */
 				bool lower = st == ST_STDDEV || st == ST_COEFFVAR || !key->higher_better;
 				double d = lower ? pndiff(v, bv) : pdiff(v, bv);
 				bool sig = st == ST_MEAN && i && significant(&m, &base);
-				pr(o, sig ? " *%*.2f%%*" : " (%*.2f%%)", (int)cmpw, d);
+				sws__pr(o, sig ? " *%*.2f%%*" : " (%*.2f%%)", (int)cmpw, d);
 			}
-			pr(o, "\n");
+			sws__pr(o, "\n");
 		}
 	}
 	/* Duration: the repeats' simulated times, summed, per configuration. */
 	static const char *const dur[] = {"User", "System", "Elapsed"};
-	const getter dget[] = {g_user, g_sys, g_elapsed};
-	pr(o, "\n");
+	static const char *const dfig[] = {"user_ns", "sys_ns", "elapsed_ns"};
+	sws__pr(o, "\n");
 	header_row(o, 16, 12, s, n);
 	for (unsigned d = 0; d < 3; d++) {
-		pr(o, "Duration %-7s", dur[d]);
+		sws__pr(o, "Duration %-7s", dur[d]);
 		for (unsigned i = 0; i < n; i++) {
 			double sum = 0;
 			for (unsigned r = 0; r < s[i].nr_repeats; r++)
-				sum += dget[d](s[i].repeats[r]);
-			pr(o, "%12.2f", sum);
+				sum += fig(s[i].repeats[r], dfig[d]);
+			sws__pr(o, "%12.2f", sum);
 		}
-		pr(o, "\n");
+		sws__pr(o, "\n");
 	}
-	/* Ops: the vmstat counters (the repeats' mean), those 0 everywhere left out. */
+	/* Ops: the vmstat counters of the whole benchmark (the repeats' summed, as
+	 * Duration's times), those 0 everywhere left out. */
 	unsigned opsw = 0;
 	for (unsigned c = 0; c < SWS_MM_NR_COUNTERS; c++)
 		if (sws__row_shown(s, n, pc->flags, ops_value, c) && strlen(ops_name(c)) > opsw)
 			opsw = (unsigned)strlen(ops_name(c));
-	pr(o, "\n");
+	sws__pr(o, "\n");
 	header_row(o, 4 + opsw, 15, s, n);
 	for (unsigned c = 0; c < SWS_MM_NR_COUNTERS; c++) {
 		if (!sws__row_shown(s, n, pc->flags, ops_value, c))
 			continue;
-		pr(o, "Ops %-*s", (int)opsw, ops_name(c));
+		sws__pr(o, "Ops %-*s", (int)opsw, ops_name(c));
 		for (unsigned i = 0; i < n; i++)
-			pr(o, "%15.2f", ops_mean(&s[i], c));
-		pr(o, "\n");
+			sws__pr(o, "%15.2f", ops_total(&s[i], c));
+		sws__pr(o, "\n");
 	}
-	return out.err;
 }
 
 /* ---- lkp ------------------------------------------------------------------------------ */
@@ -345,23 +323,23 @@ static void lkp_stat(const struct sws_replay_series *s, double (*get)(const stru
 }
 
 /* One value and its relative spread, as lkp prints them. */
-static void lkp_value(struct out *o, double avg, double stddev)
+static void lkp_value(struct sws__out *o, double avg, double stddev)
 {
-	if (absd(avg) < 1000)
-		pr(o, "%*.2f", ABS_WIDTH, avg);
-	else if (absd(avg) > 100000000)
-		pr(o, "%*.4g", ABS_WIDTH, avg);
+	if (sws__absd(avg) < 1000)
+		sws__pr(o, "%*.2f", ABS_WIDTH, avg);
+	else if (sws__absd(avg) > 100000000)
+		sws__pr(o, "%*.4g", ABS_WIDTH, avg);
 	else
-		pr(o, "%*lld", ABS_WIDTH, (long long)avg);
+		sws__pr(o, "%*lld", ABS_WIDTH, (long long)avg);
 	if (avg)
 		stddev = 100 * stddev / avg;
 	if (stddev > 2)
-		pr(o, " ±%*d%%", ERR_WIDTH - 3, (int)stddev);
+		sws__pr(o, " ±%*d%%", ERR_WIDTH - 3, (int)stddev);
 	else
-		pr(o, "%*s", ERR_WIDTH, "");
+		sws__pr(o, "%*s", ERR_WIDTH, "");
 }
 
-static void lkp_row(struct out *o, const struct sws_replay_series *s, unsigned n,
+static void lkp_row(struct sws__out *o, const struct sws_replay_series *s, unsigned n,
 		    double (*get)(const struct sws_replay_report *, unsigned), unsigned idx, const char *name,
 		    const char *sub)
 {
@@ -372,48 +350,47 @@ static void lkp_row(struct out *o, const struct sws_replay_series *s, unsigned n
 		double avg, sd, base = avg0 ? avg0 : 1e-100;
 		lkp_stat(&s[i], get, idx, &avg, &sd);
 		double p = 100.0 * (avg - base) / base;
-		if (absd(p) < 100000)
-			pr(o, "%+*.1f%% ", REL_WIDTH, p);
+		if (sws__absd(p) < 100000)
+			sws__pr(o, "%+*.1f%% ", REL_WIDTH, p);
 		else
-			pr(o, "%+*.2g%% ", REL_WIDTH, p);
+			sws__pr(o, "%+*.2g%% ", REL_WIDTH, p);
 		lkp_value(o, avg, sd);
 	}
-	pr(o, "  %s%s\n", name, sub);
+	sws__pr(o, "  %s%s\n", name, sub);
 }
 
 
-static double lkp_fig(const struct sws_replay_report *r, unsigned k) { return keys[k].get(r); }
+static double lkp_fig(const struct sws_replay_report *r, unsigned k) { return fig(r, keys[k].figure); }
 static double lkp_mm(const struct sws_replay_report *r, unsigned c) { return (double)r->mm.counters[c]; }
 static double lkp_swap(const struct sws_replay_report *r, unsigned c) { return (double)r->swap.counters[c]; }
 static uint64_t mm_ctr(const struct sws_replay_report *r, unsigned c) { return r->mm.counters[c]; }
 static uint64_t swap_ctr(const struct sws_replay_report *r, unsigned c) { return r->swap.counters[c]; }
 
-int sws__print_lkp(const struct sws_replay_print_config *pc, const struct sws_replay_series *s, unsigned n,
-		   int (*write)(void *ctx, const char *text, size_t len), void *ctx)
+void sws__print_lkp(struct sws__out *o, const struct sws_replay_print_config *pc,
+		    const struct sws_replay_series *s, unsigned n)
 {
-	struct out out = {write, ctx, 0}, *o = &out;
 	const unsigned first = ABS_WIDTH + ERR_WIDTH, width = first + REL_WIDTH + 1;
 	char line[1024], name[96];
 	/* The group header: the common axes (the machine), then the compared one. */
-	sws__setup_line(&s[0].repeats[0]->setup, line, sizeof(line));
-	pr(o, "=========================================================================================\n");
-	pr(o, "testcase/machine:\n  %s/%s\n\n", bench_name(pc), line);
-	pr(o, "design: \n");
+	sws__setup_line(&s[0], line, sizeof(line));
+	sws__pr(o, "=========================================================================================\n");
+	sws__pr(o, "testcase/machine:\n  %s/%s\n\n", bench_name(pc), line);
+	sws__pr(o, "design: \n");
 	for (unsigned i = 0; i < n; i++)
-		pr(o, "  %s\n", sws__series_label(&s[i]));
-	pr(o, "\n%*.*s ", (int)first, (int)first, sws__series_label(&s[0]));
+		sws__pr(o, "  %s\n", sws__series_label(&s[i]));
+	sws__pr(o, "\n%*.*s ", (int)first, (int)first, sws__series_label(&s[0]));
 	for (unsigned i = 1; i < n; i++)
-		pr(o, "%*.*s ", (int)width, (int)width, sws__series_label(&s[i]));
-	pr(o, "\n%.*s ", (int)first, "--------------------------------");
+		sws__pr(o, "%*.*s ", (int)width, (int)width, sws__series_label(&s[i]));
+	sws__pr(o, "\n%.*s ", (int)first, "--------------------------------");
 	for (unsigned i = 1; i < n; i++)
-		pr(o, "%.*s ", (int)width, "--------------------------------");
-	pr(o, "\n         %%stddev");
+		sws__pr(o, "%.*s ", (int)width, "--------------------------------");
+	sws__pr(o, "\n         %%stddev");
 	for (unsigned i = 1; i < n; i++)
-		pr(o, "     %%change         %%stddev");
-	pr(o, "\n             \\  ");
+		sws__pr(o, "     %%change         %%stddev");
+	sws__pr(o, "\n             \\  ");
 	for (unsigned i = 1; i < n; i++)
-		pr(o, "        |                \\  ");
-	pr(o, "\n");
+		sws__pr(o, "        |                \\  ");
+	sws__pr(o, "\n");
 	for (unsigned k = 0; k < NR_KEYS; k++) {
 		if (!key_shown(&keys[k], s, n))
 			continue;
@@ -426,6 +403,5 @@ int sws__print_lkp(const struct sws_replay_print_config *pc, const struct sws_re
 	for (unsigned c = 0; c < SWS_NR_COUNTERS; c++)
 		if (sws__row_shown(s, n, pc->flags, swap_ctr, c))
 			lkp_row(o, s, n, lkp_swap, c, "swapsim.", sws_counter_name((enum sws_counter)c));
-	pr(o, "\n");
-	return out.err;
+	sws__pr(o, "\n");
 }

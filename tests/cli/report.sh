@@ -62,15 +62,22 @@ cmp -s counters.want counters.cmd && echo "ok: the recorded command line: the sa
 	fail "the recorded command: other counters"
 # A workload: --rerun with --report json records the same run, its own command the
 # expanded one (the recorded output options, --quiet too, replaced by those given).
+# The modelled clock's figures are the input's: every time the same too (less the
+# host's own speed); its repeats have seeds of their own, which the report names.
 "$replay" --quiet --ram 4M --compare xarray,vswap --repeat 2 --seed 3 --report json --workload zipf -a 3000 -n 2 6M >w.json
 "$replay" --rerun w.json --report json >w2.json 2>/dev/null || fail "--rerun of a workload exited $?"
 [ "$(jq -c '[.runs[].repeats[].counters]' w.json)" = "$(jq -c '[.runs[].repeats[].counters]' w2.json)" ] ||
 	fail "--rerun of a workload: other counters"
+figures='[.runs[] | .summary, (.repeats[] | del(.wall_ns, .events_per_sec))] | map(del(.wall_ns, .events_per_sec))'
+[ "$(jq -c "$figures" w.json)" = "$(jq -c "$figures" w2.json)" ] ||
+	fail "--rerun of a modelled run: other figures"
 [ "$(jq -r .command w2.json)" = "swapsim-replay --ram 4M --compare xarray,vswap --repeat 2 --seed 3 --report json --workload zipf -a 3000 -n 2 6M" ] ||
 	fail "--rerun records: $(jq -r .command w2.json)"
-[ "$(jq -r .setup.input w.json)" = "workload zipf -a 3000 -n 2 6M (seed 3)" ] && [ "$(jq -c .setup.seeds w.json)" = '{"content":3,"workload":3}' ] ||
-	fail "a workload's input: $(jq -c '[.setup.input, .setup.seeds]' w.json)"
-echo "ok: --rerun of a workload: the same counters, the expanded command recorded"
+[ "$(jq -r .setup.input w.json)" = "workload zipf -a 3000 -n 2 6M (seeds 3 to 4, one a repeat)" ] &&
+	[ "$(jq -c .setup.seeds w.json)" = '{"content":3,"workload":3}' ] &&
+	[ "$(jq -c '[.runs[].repeats[].seed]' w.json)" = '[3,4,3,4]' ] ||
+	fail "a workload's input and seeds: $(jq -c '[.setup.input, .setup.seeds, [.runs[].repeats[].seed]]' w.json)"
+echo "ok: --rerun of a workload: the same counters and modelled times, the expanded command recorded"
 # What --rerun refuses.
 expect() { # STATUS REGEX ARGS...
 	want=$1 re=$2
@@ -95,6 +102,16 @@ printf '{"a":[1,{"b":"\\u00e9]"}],"argv":["swapsim-replay","--quiet","--ram","4M
 "$replay" --rerun ok.json --report counters | grep -q '^events ' || fail "--rerun of a hand-written report"
 printf '{"argv":["swapsim-trace","stats"]}' >other.json
 expect 1 "its command is swapsim-trace's" --rerun other.json
+# The words' escapes decoded: \/, \", \\, \u as UTF-8, a surrogate pair joined (a
+# trace whose name has them all); what JSON does not allow in a string is refused.
+mkdir -p esc && printf '0x1000 W\n' >"$(printf 'esc/\303\251\360\237\230\200"q\\.addr')"
+printf '{"argv":["swapsim-replay","--ram","4M","--trace","%s\\/\\u00e9\\ud83d\\ude00\\"q\\\\.addr"]}' "$work/esc" >esc.json
+"$replay" --rerun esc.json --report counters | grep -q '^accesses 1$' || fail "--rerun of escaped words"
+for bad in '\\ud83d' '\\x' '\\u12' 'a\\u0000b' 'a\tb'; do
+	printf "{\"argv\":[\"swapsim-replay\",\"$bad\"]}" >bad.json
+	expect 1 "--rerun bad.json: a (lone surrogate|bad escape|bad .u escape|NUL character|control character)" \
+		--rerun bad.json
+done
 
 # Counters 0 in every run: left out, and said; --all-counters shows them.
 "$replay" --quiet --ram 4M --compare xarray,st-p4 --workload memhog 6M >t1.txt

@@ -20,25 +20,6 @@
 
 /* ---- helpers ----------------------------------------------------------------------- */
 
-struct buf {
-	char *p;
-	size_t len, cap;
-};
-
-static int buf_write(void *ctx, const char *text, size_t len)
-{
-	struct buf *b = ctx;
-	if (b->len + len + 1 > b->cap) {
-		b->cap = (b->len + len + 1) * 2;
-		b->p = realloc(b->p, b->cap);
-		assert_non_null(b->p);
-	}
-	memcpy(b->p + b->len, text, len);
-	b->len += len;
-	b->p[b->len] = 0;
-	return 0;
-}
-
 static struct sws_replay_config small_config(enum sws_backend backend, uint32_t threads)
 {
 	struct sws_replay_config cfg = {
@@ -54,7 +35,7 @@ static struct sws_replay_config small_config(enum sws_backend backend, uint32_t 
 }
 
 static void run_workload(const struct sws_replay_config *cfg, const struct sws_workload_config *wc,
-			 struct sws_replay_report *rep, struct buf *lines)
+			 struct sws_replay_report *rep, struct sws_test_buf *lines)
 {
 	struct sws_workload *wl;
 	struct sws_replay *r;
@@ -70,7 +51,7 @@ static void run_workload(const struct sws_replay_config *cfg, const struct sws_w
 	assert_int_equal(rep->events, sws_workload_total(wl));
 	assert_consistent(sws_replay_sim(r));
 	if (lines)
-		assert_sws(0, sws_workload_print_results(wl, r, buf_write, lines));
+		assert_sws(0, sws_workload_print_results(wl, r, sws_test_buf_write, lines));
 	sws_replay_destroy(r);
 	sws_workload_destroy(wl);
 }
@@ -315,7 +296,7 @@ static void test_usemem_lines(void **state)
 						  SWS_USEMEM_SYNC_RW | SWS_USEMEM_SYNC_FREE};
 	struct sws_replay_config cfg = small_config(SWS_BACKEND_SWAP_TABLE, 1);
 	struct sws_replay_report rep;
-	struct buf out = {0};
+	struct sws_test_buf out = {0};
 	run_workload(&cfg, &wc, &rep, &out);
 	/* 256 pages x (1 write + 1 read pass) per task, plus MMAP, MUNMAP, EXIT. */
 	assert_int_equal(rep.events, 2 * (3 + 2 * 256));
@@ -363,7 +344,7 @@ static void test_usemem_oom_killed(void **state)
 	struct sws_workload *wl;
 	struct sws_replay *r;
 	struct sws_replay_report rep;
-	struct buf out = {0};
+	struct sws_test_buf out = {0};
 	assert_sws(0, sws_workload_create(&wc, &wl));
 	sws_workload_content(wl, cfg.content_weight);
 	assert_sws(0, sws_replay_create(&cfg, &r));
@@ -371,7 +352,7 @@ static void test_usemem_oom_killed(void **state)
 	assert_sws(0, sws_replay_run(r, &src));
 	assert_sws(0, sws_replay_report_get(r, &rep));
 	assert_sws(0, sws_workload_figures(wl, r, &rep));
-	assert_sws(0, sws_workload_print_results(wl, r, buf_write, &out));
+	assert_sws(0, sws_workload_print_results(wl, r, sws_test_buf_write, &out));
 	assert_int_equal(rep.mm.counters[SWS_MM_oom_kill], 1);
 	assert_true(rep.errors > 0);
 	unsigned killed = 0, alive = 0;
@@ -421,7 +402,7 @@ static void test_table_discard(void **state)
 	struct sws_workload_config wc = {.kind = SWS_WORKLOAD_USEMEM, .bytes = 8 << 20};
 	struct sws_replay_config cfg = small_config(SWS_BACKEND_SWAP_TABLE, 1);
 	struct sws_replay_report rep;
-	struct buf out = {0};
+	struct sws_test_buf out = {0};
 	run_workload(&cfg, &wc, &rep, NULL); /* the default device: an SSD, no discard */
 	assert_true(rep.mm.counters[SWS_MM_pswpout] > 0);
 	assert_int_equal(rep.swap.counters[SWS_CTR_swap_discard], 0);
@@ -432,7 +413,7 @@ static void test_table_discard(void **state)
 	assert_true(rep.swap.counters[SWS_CTR_swap_discard] > 0);
 	assert_int_equal(rep.swap.counters[SWS_CTR_swap_writepage], 0);
 	const struct sws_replay_report *runs[1] = {&rep};
-	assert_sws(0, sws_replay_report_print(runs, 1, SWS_REPLAY_REPORT_TABLE, buf_write, &out));
+	assert_sws(0, sws_replay_report_print(runs, 1, SWS_REPLAY_REPORT_TABLE, sws_test_buf_write, &out));
 	const char *row = strstr(out.p, "\nswap_discard ");
 	assert_non_null(row);
 	uint64_t shown = 0;
@@ -672,8 +653,8 @@ static void test_report_repeats(void **state)
 	b.latency[SWS_REPLAY_LAT_FAULT].max_ns *= 3;
 	const struct sws_replay_report *reps[2] = {&a, &b};
 	struct sws_replay_series series = {.repeats = reps, .nr_repeats = 2};
-	struct buf out = {0};
-	assert_sws(0, sws_replay_series_print(&series, 1, SWS_REPLAY_REPORT_TABLE, buf_write, &out));
+	struct sws_test_buf out = {0};
+	assert_sws(0, sws_replay_series_print(&series, 1, SWS_REPLAY_REPORT_TABLE, sws_test_buf_write, &out));
 	assert_true(row_has(out.p, "lock_cluster", "±"));
 	assert_true(row_has(out.p, "swap_used_pages.peak", "±"));
 	assert_true(row_has(out.p, "fault.max", "±"));
@@ -689,8 +670,8 @@ static void test_report_repeats(void **state)
 	/* JSON: a figure of more than 6 digits is printed whole */
 	a.time.elapsed_ns = 1234567891;
 	const struct sws_replay_report *one[1] = {&a};
-	struct buf js = {0};
-	assert_sws(0, sws_replay_report_print(one, 1, SWS_REPLAY_REPORT_JSON, buf_write, &js));
+	struct sws_test_buf js = {0};
+	assert_sws(0, sws_replay_report_print(one, 1, SWS_REPLAY_REPORT_JSON, sws_test_buf_write, &js));
 	assert_non_null(strstr(js.p, "\"elapsed_ns\":1234567891,"));
 	assert_non_null(strstr(js.p, "\"elapsed_ns\":{\"mean\":1234567891,"));
 	free(js.p);
@@ -723,8 +704,8 @@ static void test_compare_json(void **state)
 	assert_int_equal(reps[0].mm.counters[SWS_MM_cow_fault], reps[1].mm.counters[SWS_MM_cow_fault]);
 	assert_int_equal(reps[0].events, reps[1].events);
 
-	struct buf js = {0};
-	assert_sws(0, sws_replay_report_print(ptrs, 2, SWS_REPLAY_REPORT_JSON, buf_write, &js));
+	struct sws_test_buf js = {0};
+	assert_sws(0, sws_replay_report_print(ptrs, 2, SWS_REPLAY_REPORT_JSON, sws_test_buf_write, &js));
 	/* What the report says about itself first (no command or input given here), then the runs. */
 	assert_true(!strncmp(js.p, "{\"version\":\"", 12));
 	assert_non_null(strstr(js.p, "\"program\":null,\"command\":null,\"argv\":null,\"clock\":\"model\",\"setup\":{"));
@@ -767,8 +748,8 @@ static void test_compare_json(void **state)
 	for (unsigned i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (!strstr(js.p, keys[i]))
 			fail_msg("key %s missing from the JSON report", keys[i]);
-	struct buf tb = {0};
-	assert_sws(0, sws_replay_report_print(ptrs, 2, SWS_REPLAY_REPORT_TABLE, buf_write, &tb));
+	struct sws_test_buf tb = {0};
+	assert_sws(0, sws_replay_report_print(ptrs, 2, SWS_REPLAY_REPORT_TABLE, sws_test_buf_write, &tb));
 	assert_non_null(strstr(tb.p, "swap_table"));
 	assert_non_null(strstr(tb.p, "pgmajfault"));
 	free(js.p);
@@ -776,7 +757,7 @@ static void test_compare_json(void **state)
 }
 
 struct csv_ctx {
-	struct buf b;
+	struct sws_test_buf b;
 	unsigned rows;
 };
 
@@ -784,7 +765,7 @@ static void csv_sample(void *ctx, const struct sws_replay_sample *s)
 {
 	struct csv_ctx *c = ctx;
 	c->rows++;
-	assert_sws(0, sws_replay_csv_row(SWS_BACKEND_XARRAY, s, buf_write, &c->b));
+	assert_sws(0, sws_replay_csv_row(SWS_BACKEND_XARRAY, s, sws_test_buf_write, &c->b));
 }
 
 /* ---- real traces, end to end ------------------------------------------------------ */
@@ -899,7 +880,7 @@ static void test_csv(void **state)
 	cfg.sample = csv_sample;
 	cfg.sample_every = 100;
 	cfg.cb_ctx = &c;
-	assert_sws(0, sws_replay_csv_header(buf_write, &c.b));
+	assert_sws(0, sws_replay_csv_header(sws_test_buf_write, &c.b));
 	struct sws_replay_report rep;
 	run_workload(&cfg, &wc, &rep, NULL);
 	assert_int_equal(rep.events, 1003); /* MMAP + 1000 + MUNMAP + EXIT */
@@ -932,8 +913,8 @@ struct xswap_series {
 static void xswap_sample(void *ctx, const struct sws_replay_sample *s)
 {
 	struct xswap_series *x = ctx;
-	struct buf b = {0};
-	assert_sws(0, sws_replay_csv_row(SWS_BACKEND_SWAP_TABLE, s, buf_write, &b));
+	struct sws_test_buf b = {0};
+	assert_sws(0, sws_replay_csv_row(SWS_BACKEND_SWAP_TABLE, s, sws_test_buf_write, &b));
 	free(b.p);
 	x->rows++;
 	if (s->xswap_mapped_clusters > x->max_clusters)
@@ -1170,8 +1151,8 @@ static void test_repeats_json(void **state)
 	assert_true(sws_replay_counters_equal(&reps[0], &reps[1]));
 	assert_true(sws_replay_counters_equal(&reps[0], &reps[2]));
 	struct sws_replay_series s = {.repeats = ptrs, .nr_repeats = 3};
-	struct buf js = {0}, tb = {0};
-	assert_sws(0, sws_replay_series_print(&s, 1, SWS_REPLAY_REPORT_JSON, buf_write, &js));
+	struct sws_test_buf js = {0}, tb = {0};
+	assert_sws(0, sws_replay_series_print(&s, 1, SWS_REPLAY_REPORT_JSON, sws_test_buf_write, &js));
 	static const char *const keys[] = {"\"repeats\":[{", "\"summary\":{", "\"counters_identical\":true",
 					   "\"elapsed_ns\":{\"mean\":", "\"free_latency_us\":{\"mean\":",
 					   "\"throughput_kbs\":{\"mean\":", "\"stdev\":", "\"min\":", "\"max\":",
@@ -1184,7 +1165,7 @@ static void test_repeats_json(void **state)
 	for (const char *p = strstr(js.p, "\"repeats\":["); (p = strstr(p + 1, "{\"events\":"));)
 		n++;
 	assert_int_equal(n, 3);
-	assert_sws(0, sws_replay_series_print(&s, 1, SWS_REPLAY_REPORT_TABLE, buf_write, &tb));
+	assert_sws(0, sws_replay_series_print(&s, 1, SWS_REPLAY_REPORT_TABLE, sws_test_buf_write, &tb));
 	assert_non_null(strstr(tb.p, "3 repeats each (interleaved); counters identical across repeats: yes"));
 	assert_non_null(strstr(tb.p, "Free latency (us)"));
 	assert_non_null(strstr(tb.p, "-- work per swapped-out page"));

@@ -14,25 +14,6 @@
 #define STR2(x) #x
 #define STR(x) STR2(x)
 
-struct buf {
-	char *p;
-	size_t len, cap;
-};
-
-static int buf_write(void *ctx, const char *text, size_t len)
-{
-	struct buf *b = ctx;
-	if (b->len + len + 1 > b->cap) {
-		b->cap = (b->len + len + 1) * 2;
-		b->p = realloc(b->p, b->cap);
-		assert_non_null(b->p);
-	}
-	memcpy(b->p + b->len, text, len);
-	b->len += len;
-	b->p[b->len] = 0;
-	return 0;
-}
-
 /* The line of @text that starts with @prefix (copied into @line), or NULL. */
 static const char *line_of(const char *text, const char *prefix, char *line, size_t len)
 {
@@ -44,6 +25,14 @@ static const char *line_of(const char *text, const char *prefix, char *line, siz
 		}
 	}
 	return NULL;
+}
+
+/* The line of @text that starts with @prefix is @want. */
+static void assert_line(const char *text, const char *prefix, const char *want)
+{
+	char line[512];
+	assert_non_null(line_of(text, prefix, line, sizeof(line)));
+	assert_string_equal(line, want);
 }
 
 /* A run of @backend on the machine below: @elapsed and @sys seconds, @meta bytes of
@@ -75,8 +64,8 @@ static struct sws_replay_report mk(enum sws_backend backend, double elapsed, dou
 
 static char *print(const struct sws_replay_print_config *pc, const struct sws_replay_series *s, unsigned n)
 {
-	struct buf b = {0};
-	assert_sws(0, sws_replay_print(pc, s, n, buf_write, &b));
+	struct sws_test_buf b = {0};
+	assert_sws(0, sws_replay_print(pc, s, n, sws_test_buf_write, &b));
 	return b.p;
 }
 
@@ -112,13 +101,51 @@ static void test_header(void **state)
 	a.setup.swap[0].read_ns = 1500;
 	t = print(&zero, &s, 1);
 	assert_true(!strncmp(t, "command: (not given)\nversion: libswapsim ", 41));
-	char line[512];
-	assert_non_null(line_of(t, "input:", line, sizeof(line)));
-	assert_string_equal(line, "input:   (not given)");
-	assert_non_null(line_of(t, "machine:", line, sizeof(line)));
-	assert_string_equal(line, "machine: RAM 1G, memcg 512M per task (cgroup v2), swap pmem 2G (1.5/2 us read/write) "
+	assert_line(t, "input:", "input:   (not given)");
+	assert_line(t, "machine:", "machine: RAM 1G, memcg 512M per task (cgroup v2), swap pmem 2G (1.5/2 us read/write) "
 				  "prio 5, page-cluster 3, zswap zstd (max_pool_percent 20, accept_threshold 90, "
 				  "shrinker on, scheme old), 1 CPU, policy kernel, seed 1");
+	free(t);
+}
+
+/* Repeats with seeds of their own (the modelled clock's): the machine line and the
+ * lkp header name every repeat's, the JSON has each repeat's "seed". */
+static void test_seeds_of_repeats(void **state)
+{
+	(void)state;
+	struct sws_replay_report r[3] = {mk(SWS_BACKEND_XARRAY, 1, 0.5, 1024), mk(SWS_BACKEND_XARRAY, 1, 0.5, 1024),
+					 mk(SWS_BACKEND_XARRAY, 1, 0.5, 1024)};
+	const struct sws_replay_report *pr[3] = {&r[0], &r[1], &r[2]};
+	struct sws_replay_series s = {.repeats = pr, .nr_repeats = 3};
+	for (unsigned k = 0; k < 3; k++)
+		r[k].setup.seed = 3 + k;
+	struct sws_replay_print_config pc = {0};
+	char *t = print(&pc, &s, 1), line[512];
+	const char *tail = ", 1 CPU, policy kernel, seeds 3 to 5 (one a repeat)";
+	assert_non_null(line_of(t, "machine:", line, sizeof(line)));
+	assert_string_equal(line + strlen(line) - strlen(tail), tail);
+	free(t);
+	pc.format = SWS_REPLAY_REPORT_LKP;
+	t = print(&pc, &s, 1);
+	assert_non_null(strstr(t, "policy kernel, seeds 3 to 5 (one a repeat)\n"));
+	free(t);
+	pc.format = SWS_REPLAY_REPORT_JSON;
+	t = print(&pc, &s, 1);
+	const char *p = t;
+	for (unsigned k = 0; k < 3; k++) {
+		char want[32];
+		snprintf(want, sizeof(want), "\"seed\":%u,", 3 + k);
+		assert_non_null(p = strstr(p, want));
+	}
+	assert_non_null(strstr(t, "\"seeds\":{\"content\":3,")); /* setup: the first repeat's */
+	free(t);
+	/* Seeds that do not follow each other are listed. */
+	r[2].setup.seed = 9;
+	pc.format = SWS_REPLAY_REPORT_TABLE;
+	t = print(&pc, &s, 1);
+	tail = ", policy kernel, seeds (one a repeat) 3, 4, 9";
+	assert_non_null(line_of(t, "machine:", line, sizeof(line)));
+	assert_string_equal(line + strlen(line) - strlen(tail), tail);
 	free(t);
 }
 
@@ -142,8 +169,7 @@ static void test_counters_left_out(void **state)
 	unsigned hidden = SWS_MM_NR_COUNTERS - 1 + 2 * SWS_NR_ORDERS + SWS_NR_COUNTERS - 3 - 1;
 	snprintf(want, sizeof(want), "(%u counters are 0 in every run and left out: --all-counters shows them)",
 		 hidden);
-	assert_non_null(line_of(t, "(", line, sizeof(line)));
-	assert_string_equal(line, want);
+	assert_line(t, "(", want);
 	free(t);
 	pc.flags = SWS_REPLAY_PRINT_ALL_COUNTERS;
 	t = print(&pc, s, 2);
@@ -167,17 +193,15 @@ static void test_verdicts(void **state)
 					 {.repeats = &pc_, .nr_repeats = 1}};
 	struct sws_replay_print_config pc = {0};
 	char *t = print(&pc, s, 3);
-	assert_non_null(line_of(t, "verdict: st-p1", line, sizeof(line)));
-	assert_string_equal(line, "verdict: st-p1 against xarray: faster by 10.00%, more system time by 20.00%, "
+	assert_line(t, "verdict: st-p1", "verdict: st-p1 against xarray: faster by 10.00%, more system time by 20.00%, "
 				  "more metadata memory by 100.00% (at the peak 2.0 KiB against 1.0 KiB)");
-	assert_non_null(line_of(t, "verdict: vswap", line, sizeof(line)));
-	assert_string_equal(line, "verdict: vswap against xarray: equal elapsed time (+0.00%), equal system time "
+	assert_line(t, "verdict: vswap", "verdict: vswap against xarray: equal elapsed time (+0.00%), equal system time "
 				  "(+0.00%), equal metadata memory (+0.00%, at the peak 1.0 KiB against 1.0 KiB)");
 	assert_null(line_of(t, "verdict: xarray", line, sizeof(line)));
 	/* the table's last line */
-	assert_string_equal(t + strlen(t) - strlen(line) - 1, "verdict: vswap against xarray: equal elapsed time "
-				  "(+0.00%), equal system time (+0.00%), equal metadata memory (+0.00%, at the peak 1.0 "
-				  "KiB against 1.0 KiB)\n");
+	const char *last = "\nverdict: vswap against xarray: equal elapsed time (+0.00%), equal system time "
+			   "(+0.00%), equal metadata memory (+0.00%, at the peak 1.0 KiB against 1.0 KiB)\n";
+	assert_string_equal(t + strlen(t) - strlen(last), last);
 	free(t);
 	/* Repeats: the first 1.0 and 1.2 s (mean 1.1, sample stdev 0.1414), the other 1.1 and
 	 * 1.1: the same mean, "equal" with the spread 100 * sqrt((0.1414/1.1)^2) = 12.86; its
@@ -187,8 +211,7 @@ static void test_verdicts(void **state)
 	const struct sws_replay_report *ra[2] = {&a1, &a2}, *rb[2] = {&b1, &b2};
 	struct sws_replay_series r[2] = {{.repeats = ra, .nr_repeats = 2}, {.repeats = rb, .nr_repeats = 2}};
 	t = print(&pc, r, 2);
-	assert_non_null(line_of(t, "verdict:", line, sizeof(line)));
-	assert_string_equal(line, "verdict: st-p4 against xarray: equal elapsed time (+0.00%, within its spread "
+	assert_line(t, "verdict:", "verdict: st-p4 against xarray: equal elapsed time (+0.00%, within its spread "
 				  "±12.86), more system time by 50.00%, less metadata memory by 50.00% (at the peak "
 				  "512 B against 1.0 KiB)");
 	free(t);
@@ -219,42 +242,72 @@ static void test_json_head(void **state)
 	free(t);
 }
 
+/* Two designs of three repeats each: xarray's elapsed 1, 2 and 3 s, vswap's 4 s
+ * each, 1 s of system time every one; pswpout @a_swpout[k] in xarray's repeat k,
+ * @b_swpout in each of vswap's. */
+struct two_designs {
+	struct sws_replay_report a[3], b[3];
+	const struct sws_replay_report *pa[3], *pb[3];
+	struct sws_replay_series s[2];
+};
+
+static void two_designs(struct two_designs *d, const uint64_t a_swpout[3], uint64_t b_swpout)
+{
+	for (unsigned k = 0; k < 3; k++) {
+		d->a[k] = mk(SWS_BACKEND_XARRAY, 1 + k, 1, 0);
+		d->b[k] = mk(SWS_BACKEND_VSWAP, 4, 1, 0);
+		d->a[k].mm.counters[SWS_MM_pswpout] = a_swpout[k];
+		d->b[k].mm.counters[SWS_MM_pswpout] = b_swpout;
+		d->pa[k] = &d->a[k];
+		d->pb[k] = &d->b[k];
+	}
+	d->s[0] = (struct sws_replay_series){.repeats = d->pa, .nr_repeats = 3};
+	d->s[1] = (struct sws_replay_series){.repeats = d->pb, .nr_repeats = 3};
+}
+
 /*
  * mmtests: elapsed 1, 2, 3 s against 4, 4, 4 s: Amean 2.00 and 4.00, pndiff
  * 100 - 4 * 100 / 2 = -100.00%, significant (|4 - 2| > 1.96 * (1 + 0)); Stddev
- * 1.00 and 0.00: pndiff 100.00%; Duration Elapsed the sums 6.00 and 12.00.
+ * 1.00 and 0.00: pndiff 100.00%; Duration Elapsed the sums 6.00 and 12.00;
+ * Ops the whole benchmark's, the repeats' pswpout summed: 303 and 150.
  */
 static void test_mmtests(void **state)
 {
 	(void)state;
-	struct sws_replay_report a[3] = {mk(SWS_BACKEND_XARRAY, 1, 1, 0), mk(SWS_BACKEND_XARRAY, 2, 1, 0),
-					 mk(SWS_BACKEND_XARRAY, 3, 1, 0)};
-	struct sws_replay_report b[3] = {mk(SWS_BACKEND_VSWAP, 4, 1, 0), mk(SWS_BACKEND_VSWAP, 4, 1, 0),
-					 mk(SWS_BACKEND_VSWAP, 4, 1, 0)};
-	const struct sws_replay_report *pa[3] = {&a[0], &a[1], &a[2]}, *pb[3] = {&b[0], &b[1], &b[2]};
-	struct sws_replay_series s[2] = {{.repeats = pa, .nr_repeats = 3}, {.repeats = pb, .nr_repeats = 3}};
-	for (unsigned i = 0; i < 3; i++) {
-		a[i].mm.counters[SWS_MM_pswpout] = 100 + i; /* mean 101 */
-		b[i].mm.counters[SWS_MM_pswpout] = 50;
-	}
+	struct two_designs d;
+	two_designs(&d, (const uint64_t[3]){100, 101, 102} /* 303 in all */, 50);
 	struct sws_replay_print_config pc = {.format = SWS_REPLAY_REPORT_MMTESTS, .input_name = "usemem"};
-	char *t = print(&pc, s, 2), line[256];
+	char *t = print(&pc, d.s, 2), line[256];
 	assert_true(!strncmp(t, "usemem\n", 7));
-	assert_non_null(line_of(t, "Amean    elsp-4", line, sizeof(line)));
-	assert_string_equal(line, "Amean    elsp-4            2.00 (   0.00%)        4.00 *-100.00%*");
-	assert_non_null(line_of(t, "Amean    syst-4", line, sizeof(line)));
-	assert_string_equal(line, "Amean    syst-4            1.00 (   0.00%)        1.00 (   0.00%)");
-	assert_non_null(line_of(t, "Stddev   elsp-4", line, sizeof(line)));
-	assert_string_equal(line, "Stddev   elsp-4            1.00 (   0.00%)        0.00 ( 100.00%)");
-	assert_non_null(line_of(t, "CoeffVar elsp-4", line, sizeof(line)));
-	assert_string_equal(line, "CoeffVar elsp-4           50.00 (   0.00%)        0.00 ( 100.00%)");
-	assert_non_null(line_of(t, "Max      elsp-4", line, sizeof(line)));
-	assert_string_equal(line, "Max      elsp-4            3.00 (   0.00%)        4.00 ( -33.33%)");
-	assert_non_null(line_of(t, "Duration Elapsed", line, sizeof(line)));
-	assert_string_equal(line, "Duration Elapsed        6.00       12.00");
-	assert_non_null(line_of(t, "Ops Swap Outs", line, sizeof(line)));
-	assert_string_equal(line, "Ops Swap Outs         101.00          50.00");
+	assert_line(t, "Amean    elsp-4", "Amean    elsp-4            2.00 (   0.00%)        4.00 *-100.00%*");
+	assert_line(t, "Amean    syst-4", "Amean    syst-4            1.00 (   0.00%)        1.00 (   0.00%)");
+	assert_line(t, "Stddev   elsp-4", "Stddev   elsp-4            1.00 (   0.00%)        0.00 ( 100.00%)");
+	assert_line(t, "CoeffVar elsp-4", "CoeffVar elsp-4           50.00 (   0.00%)        0.00 ( 100.00%)");
+	assert_line(t, "Max      elsp-4", "Max      elsp-4            3.00 (   0.00%)        4.00 ( -33.33%)");
+	assert_line(t, "Duration Elapsed", "Duration Elapsed        6.00       12.00");
+	assert_line(t, "Ops Swap Outs", "Ops Swap Outs         303.00         150.00");
 	assert_null(line_of(t, "Ops Swap Ins", line, sizeof(line))); /* 0 in every run */
+	free(t);
+}
+
+/*
+ * mmtests when no repeat differs from the others (the modelled clock on an
+ * input its seed does not change): Stddev 0 on both sides, so a difference is
+ * exact and marked whatever its unit, 0.1 s as much as 2 s; equal means are not.
+ */
+static void test_mmtests_no_spread(void **state)
+{
+	(void)state;
+	struct sws_replay_report a[2] = {mk(SWS_BACKEND_XARRAY, 1.0, 1, 0), mk(SWS_BACKEND_XARRAY, 1.0, 1, 0)};
+	struct sws_replay_report b[2] = {mk(SWS_BACKEND_VSWAP, 1.1, 3, 0), mk(SWS_BACKEND_VSWAP, 1.1, 3, 0)};
+	const struct sws_replay_report *pa[2] = {&a[0], &a[1]}, *pb[2] = {&b[0], &b[1]};
+	struct sws_replay_series s[2] = {{.repeats = pa, .nr_repeats = 2}, {.repeats = pb, .nr_repeats = 2}};
+	struct sws_replay_print_config pc = {.format = SWS_REPLAY_REPORT_MMTESTS};
+	char *t = print(&pc, s, 2);
+	assert_line(t, "Amean    elsp-4", "Amean    elsp-4            1.00 (   0.00%)        1.10 * -10.00%*");
+	assert_line(t, "Amean    syst-4", "Amean    syst-4            1.00 (   0.00%)        3.00 *-200.00%*");
+	assert_line(t, "Amean    user-4", "Amean    user-4            0.00 (   0.00%)        0.00 (   0.00%)");
+	assert_line(t, "Stddev   elsp-4", "Stddev   elsp-4            0.00 (   0.00%)        0.00 (   0.00%)");
 	free(t);
 }
 
@@ -265,25 +318,15 @@ static void test_mmtests(void **state)
 static void test_lkp(void **state)
 {
 	(void)state;
-	struct sws_replay_report a[3] = {mk(SWS_BACKEND_XARRAY, 1, 1, 0), mk(SWS_BACKEND_XARRAY, 2, 1, 0),
-					 mk(SWS_BACKEND_XARRAY, 3, 1, 0)};
-	struct sws_replay_report b[3] = {mk(SWS_BACKEND_VSWAP, 4, 1, 0), mk(SWS_BACKEND_VSWAP, 4, 1, 0),
-					 mk(SWS_BACKEND_VSWAP, 4, 1, 0)};
-	const struct sws_replay_report *pa[3] = {&a[0], &a[1], &a[2]}, *pb[3] = {&b[0], &b[1], &b[2]};
-	struct sws_replay_series s[2] = {{.repeats = pa, .nr_repeats = 3}, {.repeats = pb, .nr_repeats = 3}};
-	for (unsigned i = 0; i < 3; i++) {
-		a[i].mm.counters[SWS_MM_pswpout] = 2000000;
-		b[i].mm.counters[SWS_MM_pswpout] = 1500000;
-	}
+	struct two_designs d;
+	two_designs(&d, (const uint64_t[3]){2000000, 2000000, 2000000}, 1500000);
 	struct sws_replay_print_config pc = {.format = SWS_REPLAY_REPORT_LKP};
-	char *t = print(&pc, s, 2), line[256];
+	char *t = print(&pc, d.s, 2);
 	assert_non_null(strstr(t, "\n          xarray                       vswap \n---------------- "
 				  "--------------------------- \n         %stddev     %change         %stddev\n"
 				  "             \\          |                \\  \n"));
-	assert_non_null(line_of(t, "      2.00 ±", line, sizeof(line)));
-	assert_string_equal(line, "      2.00 ± 40%    +100.0%       4.00        replay.time.elapsed_time");
-	assert_non_null(line_of(t, "   2000000", line, sizeof(line)));
-	assert_string_equal(line, "   2000000           -25.0%    1500000        proc-vmstat.pswpout");
+	assert_line(t, "      2.00 ±", "      2.00 ± 40%    +100.0%       4.00        replay.time.elapsed_time");
+	assert_line(t, "   2000000", "   2000000           -25.0%    1500000        proc-vmstat.pswpout");
 	free(t);
 }
 
@@ -320,6 +363,20 @@ static void test_setup_of_a_run(void **state)
 	assert_int_equal(st->zswap_accept_threshold_percent, 90);
 	sws_replay_destroy(r);
 	sws_workload_destroy(wl);
+	/* The CPUs: the modelled clock's simulated ones, the host clock's worker threads. */
+	cfg.cpus = 3;
+	cfg.threads = 2;
+	assert_sws(0, sws_replay_create(&cfg, &r));
+	assert_sws(0, sws_replay_report_get(r, &rep));
+	assert_int_equal(rep.setup.cpus, 3);
+	sws_replay_destroy(r);
+	cfg.clock = SWS_REPLAY_CLOCK_HOST;
+	assert_sws(0, sws_replay_create(&cfg, &r));
+	assert_sws(0, sws_replay_report_get(r, &rep));
+	assert_int_equal(rep.setup.clock, SWS_REPLAY_CLOCK_HOST);
+	assert_int_equal(rep.setup.cpus, 2);
+	sws_replay_destroy(r);
+	cfg.cpus = cfg.threads = 0;
 	assert_string_equal(sws_replay_clock_name(SWS_REPLAY_CLOCK_HOST), "host");
 	assert_string_equal(sws_replay_clock_name(SWS_REPLAY_CLOCK_MODEL), "model");
 	assert_string_equal(sws_replay_clock_name((enum sws_replay_clock)2), "");
@@ -335,25 +392,27 @@ static void test_print_errors(void **state)
 	struct sws_replay_report a = mk(SWS_BACKEND_XARRAY, 1, 0.5, 1024);
 	const struct sws_replay_report *pa = &a;
 	struct sws_replay_series s = {.repeats = &pa, .nr_repeats = 1};
-	struct buf b = {0};
+	struct sws_test_buf b = {0};
 	struct sws_replay_print_config pc = {.version = SWS_REPLAY_PRINT_CONFIG_VERSION + 1};
-	assert_sws(SWS_EVERSION, sws_replay_print(&pc, &s, 1, buf_write, &b));
+	assert_sws(SWS_EVERSION, sws_replay_print(&pc, &s, 1, sws_test_buf_write, &b));
 	pc = (struct sws_replay_print_config){.flags = 1u << 7};
-	assert_sws(SWS_EINVAL, sws_replay_print(&pc, &s, 1, buf_write, &b));
+	assert_sws(SWS_EINVAL, sws_replay_print(&pc, &s, 1, sws_test_buf_write, &b));
 	pc = (struct sws_replay_print_config){.format = (enum sws_replay_format)99};
-	assert_sws(SWS_EINVAL, sws_replay_print(&pc, &s, 1, buf_write, &b));
-	assert_sws(SWS_EINVAL, sws_replay_print(NULL, &s, 1, buf_write, &b));
+	assert_sws(SWS_EINVAL, sws_replay_print(&pc, &s, 1, sws_test_buf_write, &b));
+	assert_sws(SWS_EINVAL, sws_replay_print(NULL, &s, 1, sws_test_buf_write, &b));
 	pc = (struct sws_replay_print_config){0};
-	assert_sws(SWS_EINVAL, sws_replay_print(&pc, &s, 0, buf_write, &b));
+	assert_sws(SWS_EINVAL, sws_replay_print(&pc, &s, 0, sws_test_buf_write, &b));
 	assert_null(b.p); /* nothing written */
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_header),	    cmocka_unit_test(test_counters_left_out),
+		cmocka_unit_test(test_header),	    cmocka_unit_test(test_seeds_of_repeats),
+		cmocka_unit_test(test_counters_left_out),
 		cmocka_unit_test(test_verdicts),    cmocka_unit_test(test_json_head),
-		cmocka_unit_test(test_mmtests),	    cmocka_unit_test(test_lkp),
+		cmocka_unit_test(test_mmtests),	    cmocka_unit_test(test_mmtests_no_spread),
+		cmocka_unit_test(test_lkp),
 		cmocka_unit_test(test_setup_of_a_run), cmocka_unit_test(test_print_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,6 +7,20 @@
 
 #include "testutil.h"
 
+int sws_test_buf_write(void *ctx, const char *text, size_t len)
+{
+	struct sws_test_buf *b = ctx;
+	if (b->len + len + 1 > b->cap) {
+		b->cap = (b->len + len + 1) * 2;
+		b->p = realloc(b->p, b->cap);
+		assert_non_null(b->p);
+	}
+	memcpy(b->p + b->len, text, len);
+	b->len += len;
+	b->p[b->len] = 0;
+	return 0;
+}
+
 void sws_fixture_open(struct sws_fixture *f, enum sws_backend backend, uint64_t nr_slots, uint32_t flags)
 {
 	struct sws_sim_config cfg = {.backend = backend};

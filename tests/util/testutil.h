@@ -55,6 +55,14 @@ static inline void sws_test_mm_destroy(struct sws_sim *sim, struct sws_mm *mm)
 	sws_test_assert_mm_freed(sim);
 }
 
+/* A growing NUL-terminated text: sws_test_buf_write() is a report's write callback
+ * (ctx: the buffer; free p after). */
+struct sws_test_buf {
+	char *p;
+	size_t len, cap;
+};
+int sws_test_buf_write(void *ctx, const char *text, size_t len);
+
 /* A simulation with one attached CPU and one device of @nr_slots (SSD). */
 struct sws_fixture {
 	struct sws_sim *sim;
