@@ -580,6 +580,15 @@ static int parse_args(struct opts *o, int argc, char **argv)
 	return 0;
 }
 
+/* Options of one clock given with the other. */
+static int check_clock(const struct opts *o)
+{
+	if (o->clock == SWS_REPLAY_CLOCK_HOST && (o->cpus || o->costs_set || o->sync_quantum))
+		return bad(o->cpus ? "--cpus" : o->costs_set ? "--costs" : "--sync-quantum",
+			   "is the modelled clock's, and --clock host was given (its CPUs are --threads)");
+	return 0;
+}
+
 /* ---- output ------------------------------------------------------------------------- */
 
 static int write_file(void *ctx, const char *text, size_t len)
@@ -1240,6 +1249,8 @@ static int replay_main(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	o.argv_drop = calloc((size_t)argc + 1, sizeof(bool));
 	int rc = o.argv_drop ? parse_args(&o, argc, argv) : 1;
+	if (!rc)
+		rc = check_clock(&o) ? 2 : 0;
 	if (rc) {
 		free_opts(&o);
 		return rc;

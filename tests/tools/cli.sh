@@ -83,6 +83,14 @@ expect_fail 2 "--backend: 'vswap' contradicts --compare st-p4,xarray given befor
 expect_fail 2 "--compare: 'st-p4,xarray' contradicts --backend vswap given before" \
 	"$replay" --backend vswap --compare st-p4,xarray --workload memhog 1M
 expect_fail 2 "--ram: '2G' contradicts --ram 1G given before" "$replay" --ram 1G --ram 2G --workload memhog 1M
+# The modelled clock's options with the host clock, and bad values of them.
+expect_fail 2 "--cpus: is the modelled clock's, and --clock host was given" "$replay" --clock host --cpus 4 --workload memhog 1M
+expect_fail 2 "--sync-quantum: is the modelled clock's" "$replay" --sync-quantum 0 --clock host --workload memhog 1M
+expect_fail 2 "--clock: 'wall': expected model or host" "$replay" --clock wall --workload memhog 1M
+expect_fail 2 "--cpus: '0': expected a number in 1..254" "$replay" --cpus 0 --workload memhog 1M
+expect_fail 2 "--costs: /nonexistent/c.txt: No such file or directory" "$replay" --costs /nonexistent/c.txt --workload memhog 1M
+printf 'lock 5\nbogus 7\n' >"$work/bad_costs.txt"
+expect_fail 2 "--costs: .*bad_costs.txt: line 2: unknown cost class 'bogus'" "$replay" --costs "$work/bad_costs.txt" --workload memhog 1M
 "$replay" --quiet --ram 4M --ram 4M --report counters --workload memhog 1M >/dev/null ||
 	fail "the same option twice with the same value is refused"
 
