@@ -327,6 +327,36 @@ static void test_deterministic_contended(void **state)
 	assert_true(a.time.elapsed_ns < a.time.sys_ns + a.time.user_ns);
 }
 
+static uint64_t counting_clock(void *ctx)
+{
+	uint64_t *n = ctx;
+	return ++*n * 1000;
+}
+
+/* The modelled clock reads no host clock per event: a replay of thousands of
+ * faults and swap-outs reads the injected clock at its start and end only (the
+ * host wall time it reports). */
+static void test_no_host_clock(void **state)
+{
+	(void)state;
+	uint64_t reads = 0;
+	struct sws_env env = {.clock_ns = counting_clock, .clock_ctx = &reads};
+	struct sws_workload_config wc = {.kind = SWS_WORKLOAD_USEMEM, .bytes = 2 << 20, .nr_tasks = 2};
+	struct sws_replay_config cfg = {.ram_pages = 1024, .mem_limit_pages = 256, .cpus = 2, .env = &env};
+	struct sws_workload *wl;
+	struct sws_replay *r;
+	struct sws_replay_report rep;
+	assert_sws(0, sws_workload_create(&wc, &wl));
+	struct sws_replay_source src = sws_workload_source(wl);
+	assert_sws(0, sws_replay_create(&cfg, &r));
+	assert_sws(0, sws_replay_run(r, &src));
+	assert_sws(0, sws_replay_report_get(r, &rep));
+	assert_true(rep.mm.counters[SWS_MM_pswpout] > 500);
+	assert_true(reads <= 2);
+	sws_replay_destroy(r);
+	sws_workload_destroy(wl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -336,6 +366,7 @@ int main(void)
 		cmocka_unit_test(test_cost_file),
 		cmocka_unit_test(test_small_case_by_hand),
 		cmocka_unit_test(test_deterministic_contended),
+		cmocka_unit_test(test_no_host_clock),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
