@@ -231,6 +231,16 @@ static int __tree_insert(struct xa_space *sp, uint64_t off, unsigned nr, uint64_
 }
 
 /* folio_alloc_swap()'s second half: add_to_swap_cache() with the cluster unlocked. */
+/* xa_lock held: a store's walk to @off's slot, counted as a lookup's loads are
+ * (the head and one slot per level): the work report's meta_walk. */
+static void __count_walk(struct sws_cpu *cpu, struct xa_space *sp, uint64_t off)
+{
+	SWS_ASSERT_HELD(&sp->lx.lock);
+	unsigned loads;
+	sws__xa_load_counted(&sp->lx.xa, xa_index(off), &loads);
+	sws__work_maybe(cpu, SWS_WORK_meta_walk, loads);
+}
+
 static int xa_alloc_finish(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr,
 			   uint64_t pfn)
 {
@@ -238,6 +248,7 @@ static int xa_alloc_finish(struct sws_cpu *cpu, struct sws_device *dev, uint64_t
 	uint64_t shadow;
 
 	space_lock(cpu, sp);
+	__count_walk(cpu, sp, off);
 	int rc = __tree_insert(sp, off, nr, pfn, &shadow); /* free slots hold no shadow */
 	space_unlock(cpu, sp);
 	if (rc) {
@@ -363,16 +374,6 @@ static int __cache_prepare(const struct sws_cluster *ci, struct xa_dev *xd, uint
  * Swap-in: swapcache_prepare() under ci->lock, then add_to_swap_cache() under
  * the xa_lock. ENOMEM there undoes HAS_CACHE.
  */
-/* xa_lock held: a store's walk to @off's slot, counted as a lookup's loads are
- * (the head and one slot per level): the work report's meta_walk. */
-static void __count_walk(struct sws_cpu *cpu, struct xa_space *sp, uint64_t off)
-{
-	SWS_ASSERT_HELD(&sp->lx.lock);
-	unsigned loads;
-	sws__xa_load_counted(&sp->lx.xa, xa_index(off), &loads);
-	sws__work_maybe(cpu, SWS_WORK_meta_walk, loads);
-}
-
 static int xa_cache_add(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr,
 			uint64_t pfn, uint64_t *shadow)
 {

@@ -157,6 +157,9 @@ static void test_metadata(void **state)
 	assert_sws(0, sws_folio_alloc_swap(f.cpu, 3, 0, &e)); /* cluster 0 has a table already */
 	struct work w = since(f.sim, SWS_WCTX_other, &w0);
 	assert_work(w, meta_alloc, b == SWS_BACKEND_XARRAY ? 1 : 0); /* XArray: the space's leaf */
+	/* the folio's store into the cache: the table's pointer + entry; the XArray's
+	 * head alone (its walk comes before the store, into an empty tree) */
+	assert_work(w, meta_walk, b == SWS_BACKEND_XARRAY ? 1 : 2);
 	sws_entry_t big;
 	w0 = snap(f.sim, SWS_WCTX_other);
 	assert_sws(0, sws_folio_alloc_swap(f.cpu, 4, 9, &big)); /* a whole second cluster */
