@@ -272,7 +272,7 @@ static void print_work(struct sws__out *o, const struct sws_replay_series *s, un
 			any |= work_base(s[i].repeats[0], ctx) > 0;
 		if (!any)
 			continue;
-		sws__pr(o, "-- work per %s (deterministic at one thread: the repeats' value; mean ±relative "
+		sws__pr(o, "-- work per %s (deterministic for one seed: the repeats' value; mean ±relative "
 		      "spread where they differ)\n", work_base_name[ctx]);
 		for (unsigned w = 0; w < SWS_NR_WORK; w++) {
 			bool nonzero = false;
