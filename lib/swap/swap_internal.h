@@ -236,6 +236,12 @@ struct sws_cpu {
 	_Atomic uint64_t work[SWS_NR_WORK_CTX][SWS_NR_WORK];
 };
 
+/* struct sws_sim's magic: SWS__SIM_LIVE from create until destroy, which
+ * leaves SWS__SIM_DEAD behind so that a second destroy of the same memory is
+ * caught while nothing reused it. */
+#define SWS__SIM_LIVE 0x73696d4cu /* "simL" */
+#define SWS__SIM_DEAD 0x73696d44u /* "simD" */
+
 struct sws_sim {
 	struct sws_mem mem;
 	struct sws_env env;
@@ -243,6 +249,7 @@ struct sws_sim {
 	uint32_t design_flags; /* ops->flags: SWS_DESIGN_* */
 	enum sws_backend backend;
 	unsigned max_cpus;
+	uint32_t magic; /* SWS__SIM_LIVE while the simulation exists (in what was padding) */
 
 	_Atomic(struct sws_device *) devices[SWS_MAX_SWAPFILES];
 	sws_spinlock_t swap_lock;  /* swapon/swapoff */
