@@ -94,6 +94,23 @@ if(SWS_BUILD_TESTS)
     --ram 16M --swap size=4M --quiet --allow-errors --workload usemem -n 1 64M)
   set_tests_properties(replay_cli_allow_errors PROPERTIES LABELS unit
     PASS_REGULAR_EXPRESSION "allowed \\(--allow-errors\\)\nEXIT-STATUS-0")
+  # --swapoff after a fork under a tight memcg (tests/data/repro/swapoff_busy.swt): on every
+  # design the pages brought back do not fit, the OOM killer takes parent and child as the
+  # kernel's charge path would, the device goes; the run says so and exits 3.
+  add_test(NAME replay_cli_swapoff_oom COMMAND sh -c
+    "\"$0\" \"$@\" >\"$TMPDIR/swapoff_oom.txt\"; echo EXIT-STATUS-$?
+     echo KILLS-$(grep -c '^mm.oom_kill 2$' \"$TMPDIR/swapoff_oom.txt\")-OF-6" $<TARGET_FILE:swapsim-replay>
+    --ram 1M --mem-limit 512K --swap size=1344K --swapoff 1 --quiet --report counters
+    --compare xarray,st-p1,st-p2,st-p3,st-p4,vswap --trace ${PROJECT_SOURCE_DIR}/tests/data/repro/swapoff_busy.swt)
+  set_tests_properties(replay_cli_swapoff_oom PROPERTIES LABELS unit ENVIRONMENT TMPDIR=${CMAKE_CURRENT_BINARY_DIR}
+    PASS_REGULAR_EXPRESSION "--swapoff 1: the OOM killer killed 12 tasks while the device was swapped off[^\n]*\nEXIT-STATUS-3\nKILLS-6-OF-6"
+    FAIL_REGULAR_EXPRESSION "busy")
+  # An OOM kill during --swapoff with --keep (the tasks keep their memory): said, exit 3.
+  add_test(NAME replay_cli_swapoff_oom_keep COMMAND sh -c
+    "\"$0\" \"$@\" >/dev/null; echo EXIT-STATUS-$?" $<TARGET_FILE:swapsim-replay>
+    --ram 4M --mem-limit 2M --swap size=8M --swapoff 1 --quiet --workload usemem --keep 3M)
+  set_tests_properties(replay_cli_swapoff_oom_keep PROPERTIES LABELS unit
+    PASS_REGULAR_EXPRESSION "--swapoff 1: the OOM killer killed 1 task while the device was swapped off[^\n]*\nEXIT-STATUS-3")
   # Repeats interleaved: the JSON keeps each under "repeats", statistics under "summary".
   add_test(NAME replay_cli_repeat_json COMMAND swapsim-replay --ram 4M --mem-limit 2M --repeat 2
     --compare table,xarray --report json --workload usemem -n 2 -y -x 3M)

@@ -125,7 +125,8 @@ static const char usage_text[] =
 	"  --policy P              kernel|lru|clock reclaim policy (default kernel)\n"
 	"  --swapoff N             when the input ends, swap off the N-th --swap device with its\n"
 	"                          pages in use (try_to_unuse; vswap: through its reverse map)\n"
-	"                          and report its simulated time\n"
+	"                          and report its simulated time; pages that do not fit the\n"
+	"                          memcg or RAM make the OOM killer take tasks (exit 3)\n"
 	"  --page-cluster N        vm.page-cluster (readahead 2^N pages; default 3)\n"
 	"  --content MIX           page contents: zero=W,same=W,index=W,text=W,random=W\n"
 	"                          (usemem: index, memhog: same; others default index)\n"
@@ -172,7 +173,8 @@ static const char usage_text[] =
 	"With several --swap devices the table ends with one line per device, as /proc/swaps.\n"
 	"Exit: 0 ok, 1 run failed (unreadable trace, verify mismatch, a device that cannot be\n"
 	"set up or whose writes failed), 2 bad usage, 3 the model refused accesses (errors > 0:\n"
-	"the OOM killer, ...; --allow-errors makes that 0), 128+N stopped by signal N\n"
+	"the OOM killer, ...) or the OOM killer took tasks during --swapoff (--allow-errors\n"
+	"makes that 0), 128+N stopped by signal N\n"
 	"(SIGINT 130, SIGHUP 129, SIGTERM 143: the run stops at a record boundary and reports).\n";
 
 struct opts {
@@ -1059,7 +1061,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	int status = 0;
-	uint64_t errors = 0;
+	uint64_t errors = 0, swapoff_kills = 0;
 	if (o.report == 2)
 		sws_replay_csv_header(write_file, stdout);
 	for (unsigned k = 0; k < nrep && !interrupted; k++) {
@@ -1077,6 +1079,7 @@ int main(int argc, char **argv)
 				goto report;
 			ptrs[(size_t)i * nrep + k] = rep;
 			errors += rep->errors;
+			swapoff_kills += rep->time.swapoff_oom_kills;
 		}
 		ran = k + 1;
 	}
@@ -1113,7 +1116,15 @@ report:
 			}
 		}
 	}
-	if (errors && !status) {
+	if (swapoff_kills && !status) {
+		fprintf(stderr, "swapsim-replay: --swapoff %u: the OOM killer killed %llu task%s while the device "
+				"was swapped off (the pages it brought back did not fit the memcg or RAM; "
+				"oom_kill)%s\n", o.swapoff, (unsigned long long)swapoff_kills, swapoff_kills == 1 ? "" : "s",
+			o.allow_errors ? "; allowed (--allow-errors)" : "");
+		if (!o.allow_errors)
+			status = EXIT_ERRORS;
+	}
+	if (errors && status != 1 && status != 2) {
 		fprintf(stderr, "swapsim-replay: the model refused %llu accesses or records (first error: see "
 				"first_error; OOM kills: oom_kill)%s\n",
 			(unsigned long long)errors, o.allow_errors ? "; allowed (--allow-errors)" : "");

@@ -289,6 +289,8 @@ struct sws_replay_times {
 	uint64_t swapoff_ns;   /* the swapoff of config.swapoff_device (sys + iowait) */
 	uint64_t swapoff_sys_ns; /* its sys part (the page-table walk is here) */
 	bool swapoff;          /* that swapoff ran (and swapoff_ns is its time) */
+	uint64_t swapoff_oom_kills; /* tasks the OOM killer took during it (the pages
+				     * it brought back did not fit their memcg or RAM) */
 };
 
 /* Figures of a workload with a size (usemem), set by sws_workload_figures(). */

@@ -596,9 +596,13 @@ static int run_swapoff(struct sws_replay *r, struct sws__worker *w)
 	unsigned i = r->cfg.swapoff_device - 1;
 	sws__charge_flush(w);
 	struct sws_mm_cpu_time t0, t1;
+	struct sws_mm_stats s0, s1;
+	sws_mm_stats(r->mm, &s0);
 	sws_mm_cpu_time(r->mm, w->cpu, &t0);
 	int rc = sws_mm_swapoff(w->cpu, r->mm, r->types[i]);
 	sws_mm_cpu_time(r->mm, w->cpu, &t1);
+	sws_mm_stats(r->mm, &s1);
+	r->swapoff_oom_kills = s1.counters[SWS_MM_oom_kill] - s0.counters[SWS_MM_oom_kill];
 	r->swapoff_sys_ns = t1.sys_ns - t0.sys_ns;
 	r->swapoff_ns = r->swapoff_sys_ns + (t1.iowait_ns - t0.iowait_ns);
 	r->swapoff_ran = true;

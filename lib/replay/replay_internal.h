@@ -130,6 +130,7 @@ struct sws_replay {
 	struct sws_mem mem; /* the replay's own allocations (class sim), beside the sim's */
 	uint64_t swapoff_ns, swapoff_sys_ns; /* config.swapoff_device's swapoff, when it ran */
 	bool swapoff_ran;
+	uint64_t swapoff_oom_kills; /* tasks the OOM killer took during it */
 	struct sws_replay_config cfg;
 	struct sws_env env;
 	bool has_env;

@@ -180,6 +180,7 @@ struct sws_device {
 	uint32_t flags;
 	atomic_bool writeok;      /* SWP_WRITEOK */
 	bool enabled;             /* counted in the totals (swap_lock) */
+	bool leaving;             /* a swapoff runs: its pages left the totals (swap_lock) */
 	uint64_t max;             /* slots including header (xswap: the reservation) */
 	_Atomic uint64_t pages;   /* usable slots (xswap: under the limit) */
 	_Atomic uint64_t inuse_pages; /* allocated slots | SWS_INUSE_OFFLIST */
@@ -548,6 +549,12 @@ void sws__device_del_avail(struct sws_cpu *cpu, struct sws_device *dev);
 void sws__device_stop_writes(struct sws_device *dev);
 /* A swapoff that did not finish: the device takes slots again (unless its writes failed). */
 void sws__device_resume_writes(struct sws_device *dev);
+/* swapoff(2) with pages in use, before try_to_unuse(): no new slots, and the
+ * device's pages leave nr_swap_pages and total_swap_pages (the slots freed
+ * meanwhile come back to nr_swap_pages one by one), so reclaim sees only the
+ * room of the other devices. cancel: the swapoff failed, the device stays. */
+void sws__device_swapoff_begin(struct sws_device *dev);
+void sws__device_swapoff_cancel(struct sws_device *dev);
 
 /* Deferred discard. @return clusters still waiting. */
 unsigned sws__device_do_discard(struct sws_device *dev, unsigned budget);
