@@ -62,9 +62,10 @@ if(SWS_BUILD_TESTS)
     $<TARGET_FILE:swapsim-replay>)
   set_tests_properties(replay_cli_full_disk PROPERTIES LABELS unit TIMEOUT 300 SKIP_RETURN_CODE 77
     PASS_REGULAR_EXPRESSION "exit status 1\n.*/sw\\): [0-9]+ page writes failed: No space left on device")
-  # --json-out never destroys a file (the trace it reads, a link to it).
+  # --json-out follows the output rules: never over an input, whole or not at all, modes, links.
   add_test(NAME replay_cli_json_out COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/json_out.sh
-    $<TARGET_FILE:swapsim-replay> ${PROJECT_SOURCE_DIR}/tests/data/perf_swap_excerpt.txt)
+    $<TARGET_FILE:swapsim-replay> ${PROJECT_SOURCE_DIR}/tests/data/perf_swap_excerpt.txt
+    ${PROJECT_SOURCE_DIR}/tests/data)
   set_tests_properties(replay_cli_json_out PROPERTIES LABELS unit TIMEOUT 300
     PASS_REGULAR_EXPRESSION "json-out: all cases passed" FAIL_REGULAR_EXPRESSION "FAIL:")
   # SIGTERM, SIGHUP and SIGINT: summary, a whole CSV, exit 128+signal.

@@ -40,17 +40,9 @@ static volatile sig_atomic_t interrupted; /* the signal that stops the run, 0 wh
 
 static void on_stop_signal(int sig) { interrupted = sig; }
 
-/* SIGINT, SIGTERM and SIGHUP alike: stop at a record boundary, report, exit 128+signal. */
-static void catch_stop_signals(void)
-{
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
+/* SIGINT, SIGTERM and SIGHUP alike: stop at a record boundary, report, exit
+ * 128+signal; one ignored when the program started (nohup) stays ignored. */
+static void catch_stop_signals(void) { cli_catch_stop_signals(on_stop_signal); }
 
 static const char usage_text[] =
 	"usage: swapsim-replay [OPTIONS] --trace FILE [--format FMT]\n"
@@ -288,11 +280,11 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		const char *eq = strchr(a, '=');
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			fputs(usage_text, stdout);
-			exit(0);
+			exit(cli_stdout_close("swapsim-replay", 0));
 		}
 		if (!strcmp(a, "--version")) {
 			puts("swapsim-replay " SWS_TOOLS_VERSION);
-			exit(0);
+			exit(cli_stdout_close("swapsim-replay", 0));
 		}
 		if (!strcmp(a, "--verify")) {
 			o->verify = true;
@@ -568,6 +560,9 @@ static int on_progress(void *ctx, uint64_t events)
 			rc->last_pct = pct;
 		}
 	}
+	/* A CSV streamed into a full disk or a closed pipe: stop, nothing more can be told. */
+	if (rc->o->report == 2 && ferror(stdout))
+		return 1;
 	return interrupted != 0;
 }
 
@@ -635,8 +630,9 @@ static int run_one(const struct opts *o, enum sws_backend backend, struct sws_re
 		const char *path = strcmp(o->trace, "-") ? o->trace : "/dev/stdin";
 		tc.format = o->format;
 		if ((e = sws_trace_reader_open(path, &tc, &rc.reader, err, sizeof(err)))) {
-			fprintf(stderr, "swapsim-replay: %s%s\n", *err ? err : sws_strerror(e),
-				e == SWS_EINVAL ? " (a reader option out of range: see --help)" : "");
+			if (!interrupted) /* else the signal made the open fail (EINTR) */
+				fprintf(stderr, "swapsim-replay: %s%s\n", *err ? err : sws_strerror(e),
+					e == SWS_EINVAL ? " (a reader option out of range: see --help)" : "");
 			return 1;
 		}
 		if (path == o->trace && !stat(o->trace, &st))
@@ -768,6 +764,38 @@ static void warn_cpus(const struct opts *o)
 			"swapsim-replay: warning: --threads %u exceeds the %u CPUs this process may run on:\n"
 			"  the host's scheduler, not the simulated design, decides the measured times\n",
 			threads, cpus);
+}
+
+/*
+ * No run writes over its own input: --json-out and standard output (a
+ * regular file) must be none of the files the run reads (--trace, --check's
+ * kernel.txt: @recording) or writes as a device (--swap file=). @return 1
+ * (and the message) when one is.
+ */
+static int refuse_inputs(const struct opts *o, const char *recording)
+{
+	const char *in[2 + SWS_REPLAY_MAX_SWAP];
+	char names[2 + SWS_REPLAY_MAX_SWAP][64];
+	unsigned n = 0;
+	in[n] = recording;
+	snprintf(names[n++], sizeof(names[0]), "recording --check reads (kernel.txt)");
+	in[n] = o->trace;
+	snprintf(names[n++], sizeof(names[0]), "%s", recording ? "recorded trace --check replays" : "--trace input");
+	for (unsigned i = 0; i < o->nswap; i++) {
+		in[n] = o->swap[i].path;
+		snprintf(names[n++], sizeof(names[0]), "file of --swap device %u", i + 1);
+	}
+	int k = o->json_out ? cli_output_is_input(o->json_out, in, n) : -1;
+	if (k >= 0) {
+		bad("--json-out", "'%s' is the %s (the report would replace it)", o->json_out, names[k]);
+		return 1;
+	}
+	if ((k = cli_stdout_is_input(in, n)) >= 0) {
+		fprintf(stderr, "swapsim-replay: standard output is the %s, %s: the report would write over it\n",
+			names[k], in[k]);
+		return 1;
+	}
+	return 0;
 }
 
 /* ---- --check: a recorded kernel run against its replay ---------------------------- */
@@ -920,6 +948,10 @@ static int run_check(struct opts *o, int argc, char **argv)
 	}
 	check_merge(o, &rec, &m, argc, argv, cf);
 	fclose(cf);
+	if (refuse_inputs(o, rec.path)) {
+		status = 2;
+		goto out;
+	}
 	if (!xswap_usable(o)) {
 		status = 2;
 		goto out;
@@ -949,13 +981,19 @@ static int run_check(struct opts *o, int argc, char **argv)
 	}
 	if (check_print(&rec, &m, cmd, &rep, o->report == 1, json, stdout))
 		status = status ? status : 1;
-	if (o->json_out) {
-		FILE *jf = fopen(o->json_out, "w");
-		int jrc = jf ? check_print(&rec, &m, cmd, &rep, true, json, jf) : -1;
-		if (jf && fclose(jf))
+	if (o->json_out) { /* written whole or not at all (cli_output.h) */
+		struct cli_output jo;
+		int jrc = cli_output_open(&jo, o->json_out);
+		if (!jrc && check_print(&rec, &m, cmd, &rep, true, json, jo.f)) {
+			int e = errno;
+			cli_output_abort(&jo);
+			errno = e ? e : EIO;
 			jrc = -1;
+		} else if (!jrc) {
+			jrc = cli_output_commit(&jo);
+		}
 		if (jrc) {
-			fprintf(stderr, "swapsim-replay: --json-out %s: %s\n", o->json_out, strerror(errno));
+			fprintf(stderr, "swapsim-replay: --json-out %s: %s\n", o->json_out, cli_output_strerror(errno));
 			status = status ? status : 1;
 		}
 	}
@@ -966,7 +1004,7 @@ out:
 	return status;
 }
 
-int main(int argc, char **argv)
+static int replay_main(int argc, char **argv)
 {
 	struct opts o;
 	memset(&o, 0, sizeof(o));
@@ -1013,11 +1051,9 @@ int main(int argc, char **argv)
 		free_opts(&o);
 		return 2;
 	}
-	if (o.json_out && o.trace && strcmp(o.trace, "-") && cli_same_file(o.trace, o.json_out)) {
-		int brc = bad("--json-out", "'%s' is the --trace input (the report would replace the trace)",
-			      o.json_out);
+	if (refuse_inputs(&o, NULL)) {
 		free_opts(&o);
-		return brc;
+		return 2;
 	}
 	if (o.trace && !strcmp(o.trace, "-") && (o.nbackends > 1 || o.repeat > 1)) {
 		fprintf(stderr, "swapsim-replay: --trace -: standard input can be read once, so one run: "
@@ -1084,8 +1120,11 @@ int main(int argc, char **argv)
 		ran = k + 1;
 	}
 report:
-	if (interrupted)
+	if (interrupted && ran)
 		fprintf(stderr, "swapsim-replay: interrupted (%s); summary of what ran:\n", strsignal(interrupted));
+	else if (interrupted)
+		fprintf(stderr, "swapsim-replay: interrupted (%s) before the first run began%s: nothing to report\n",
+			strsignal(interrupted), o.trace ? " (while its trace was opened)" : "");
 	if (ran && o.report != 2) {
 		struct sws_replay_series series[CLI_MAX_RUNS];
 		for (unsigned i = 0; i < o.nbackends; i++)
@@ -1101,17 +1140,21 @@ report:
 				first[i] = ptrs[(size_t)i * nrep];
 			print_devices(&o, first, o.nbackends);
 		}
-		if (o.json_out) { /* written whole or not at all */
+		if (o.json_out) { /* written whole or not at all (cli_output.h) */
 			struct cli_output jo;
 			int jrc = cli_output_open(&jo, o.json_out);
-			if (!jrc) {
-				jrc = sws_replay_series_print(series, o.nbackends, SWS_REPLAY_REPORT_JSON,
-							      write_file, jo.f);
-				if (cli_output_commit(&jo) || jrc)
-					jrc = -1;
+			if (!jrc && sws_replay_series_print(series, o.nbackends, SWS_REPLAY_REPORT_JSON, write_file,
+							    jo.f)) {
+				int e = errno;
+				cli_output_abort(&jo); /* the file keeps what it had */
+				errno = e ? e : EIO;
+				jrc = -1;
+			} else if (!jrc) {
+				jrc = cli_output_commit(&jo);
 			}
 			if (jrc) {
-				fprintf(stderr, "swapsim-replay: --json-out %s: %s\n", o.json_out, strerror(errno));
+				fprintf(stderr, "swapsim-replay: --json-out %s: %s\n", o.json_out,
+					cli_output_strerror(errno));
 				status = status ? status : 1;
 			}
 		}
@@ -1137,4 +1180,11 @@ done:
 	free_opts(&o);
 	fflush(stdout);
 	return interrupted ? 128 + interrupted : status;
+}
+
+int main(int argc, char **argv)
+{
+	/* Every report goes to standard output: a write that failed is an error. */
+	cli_stdout_init();
+	return cli_stdout_close("swapsim-replay", replay_main(argc, argv));
 }
