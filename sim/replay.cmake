@@ -68,6 +68,12 @@ if(SWS_BUILD_TESTS)
     ${PROJECT_SOURCE_DIR}/tests/data)
   set_tests_properties(replay_cli_json_out PROPERTIES LABELS unit TIMEOUT 300
     PASS_REGULAR_EXPRESSION "json-out: all cases passed" FAIL_REGULAR_EXPRESSION "FAIL:")
+  # Standard output that cannot be written (/dev/full, a closed pipe with SIGPIPE ignored):
+  # every report of every C tool exits 1 naming the error.
+  add_test(NAME cli_stdout_errors COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/stdout_errors.sh
+    ${CMAKE_CURRENT_BINARY_DIR} ${PROJECT_SOURCE_DIR}/tests/data)
+  set_tests_properties(cli_stdout_errors PROPERTIES LABELS unit TIMEOUT 300
+    PASS_REGULAR_EXPRESSION "stdout errors: all cases passed" FAIL_REGULAR_EXPRESSION "FAIL:")
   # SIGTERM, SIGHUP and SIGINT: summary, a whole CSV, exit 128+signal.
   add_test(NAME replay_cli_signals COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/signals.sh
     $<TARGET_FILE:swapsim-replay>)
