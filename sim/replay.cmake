@@ -118,6 +118,18 @@ if(SWS_BUILD_TESTS)
     --ram 4M --mem-limit 2M --swap size=8M --swapoff 1 --quiet --workload usemem --keep 3M)
   set_tests_properties(replay_cli_swapoff_oom_keep PROPERTIES LABELS unit
     PASS_REGULAR_EXPRESSION "--swapoff 1: the OOM killer killed 1 task while the device was swapped off[^\n]*\nEXIT-STATUS-3")
+  # 50,000 short-lived processes: what an exited process keeps is bounded (its
+  # address space's descriptor, 4.2 KiB, goes at a trim): the memory model's memory at
+  # the end stays under 8 MiB (it was 210 MB, 4.2 KiB a process).
+  add_test(NAME replay_cli_many_processes COMMAND sh -c
+    "awk 'BEGIN { print \"# swapsim-trace v1\"; for (p = 2; p < 50002; p++) {
+       printf \"%d %d %d - access 0x10000000 0 w 0\\n%d %d %d - exit 0 0 - 0\\n\", 2 * p, p, p, 2 * p + 1, p, p } }' >\"$1\"
+     \"$0\" --ram 64M --quiet --report counters --trace \"$1\" 2>/dev/null |
+       awk '$1 == \"tasks\" { t = $2 } $1 == \"memory.mm\" { m = $2 }
+            END { print \"TASKS-\" t; print (m < 8388608 ? \"MM-BOUNDED \" : \"MM-GREW \") m }'"
+    $<TARGET_FILE:swapsim-replay> ${CMAKE_CURRENT_BINARY_DIR}/many_processes.swt)
+  set_tests_properties(replay_cli_many_processes PROPERTIES LABELS unit TIMEOUT 300
+    PASS_REGULAR_EXPRESSION "TASKS-50000\nMM-BOUNDED" FAIL_REGULAR_EXPRESSION "MM-GREW")
   # Repeats interleaved: the JSON keeps each under "repeats", statistics under "summary".
   add_test(NAME replay_cli_repeat_json COMMAND swapsim-replay --ram 4M --mem-limit 2M --repeat 2
     --compare table,xarray --report json --workload usemem -n 2 -y -x 3M)

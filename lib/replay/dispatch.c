@@ -343,6 +343,10 @@ static int dispatch(struct sws_replay *r, const struct sws_trace_record *rec)
 		}
 		if (is_structural(rec->op)) {
 			sws__run_structural(r, sw, rec, (uint32_t)pidx);
+			/* Every worker is idle: the exited processes' address-space
+			 * descriptors may go (a run of short-lived processes kept
+			 * 4.2 KiB each); what a task keeps is its entry in procs[]. */
+			sws_mm_spaces_trim(r->mm, SWS__TRIM_EXITED);
 			return 0;
 		}
 	}
@@ -653,6 +657,7 @@ int sws_replay_run(struct sws_replay *r, const struct sws_replay_source *src)
 				err = rc;
 				break;
 			}
+			sws_mm_spaces_trim(r->mm, SWS__TRIM_EXITED); /* the workers are idle */
 			if (r->interrupted)
 				break;
 			streams = r->nstreams != 0; /* a source that says so and gives nothing: next() */

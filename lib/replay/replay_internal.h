@@ -34,6 +34,9 @@
 #include "../common/mem.h"
 
 #define SWS__NO_ASID UINT32_MAX
+/* Exited address spaces whose descriptors the replay lets wait before it frees
+ * them at a quiescent point (sws_mm_spaces_trim()): at most 64 x 4.2 KiB. */
+#define SWS__TRIM_EXITED 64
 
 /* A task's clocks (ns): by phase (sys + user + iowait) and by kind. */
 enum sws__clock {
