@@ -311,8 +311,9 @@ int cli_parse_workload_args(struct sws_workload_config *cfg, int argc, char *con
 			cfg->seed = n;
 		} else if ((rnd || kb || kind == SWS_WORKLOAD_BGSAVE) && !strncmp(a, "-a", 2) &&
 			   (v = optval(argc, argv, &i, a, 2))) {
-			if (parse_u64(v, &e, &n) || *e || !n)
-				return fail(msg, msg_len, "%s -a %s: expected a count >= 1", name, v);
+			if (parse_u64(v, &e, &n) || *e || !n || n > SWS_WORKLOAD_MAX_ACCESSES)
+				return fail(msg, msg_len, "%s -a %s: expected a count from 1 to %llu", name, v,
+					    (unsigned long long)SWS_WORKLOAD_MAX_ACCESSES);
 			cfg->nr_accesses = n;
 		} else if (rnd && !strncmp(a, "-w", 2) && (v = optval(argc, argv, &i, a, 2))) {
 			if (parse_u64(v, &e, &n) || *e || n > 100)
@@ -354,6 +355,10 @@ int cli_parse_workload_args(struct sws_workload_config *cfg, int argc, char *con
 	}
 	if (!have_size)
 		return fail(msg, msg_len, "%s: missing SIZE", name);
+	if (cfg->step > cfg->bytes)
+		return fail(msg, msg_len, "%s -j %llu: a step beyond the size (%llu bytes) touches the first "
+				"page alone: at most the size", name, (unsigned long long)cfg->step,
+			    (unsigned long long)cfg->bytes);
 	return 0;
 }
 

@@ -37,7 +37,10 @@ if(SWS_BUILD_TESTS)
                 "compressor;--zswap-compressor: 'bogus': expected lz4;--zswap-compressor;bogus;--workload;memhog;1M"
                 "zstd_level;--zswap-compressor: 'zstd:99': expected;--zswap-compressor;zstd:99;--workload;memhog;1M"
                 "workload_size;--workload: usemem: size '99999T' is above the limit of 1P;--workload;usemem;99999T"
-                "cold_size;kbuild --cold: size '9999T' is above the limit;--workload;kbuild;--cold;9999T;1M")
+                "cold_size;kbuild --cold: size '9999T' is above the limit;--workload;kbuild;--cold;9999T;1M"
+                "kbuild_accesses;kbuild -a 18446744073709551615: expected a count from 1 to 1099511627776;--workload;kbuild;-a;18446744073709551615;1M"
+                "kbuild_jobs;kbuild: its accesses \\(-a\\) over SIZE make more than 16777216 jobs;--workload;kbuild;-a;1099511627776;1M"
+                "usemem_step;usemem -j 18446744073709551615: a step beyond the size \\(1048576 bytes\\) touches the first page alone;--workload;usemem;-j;18446744073709551615;1M")
     list(GET case 0 name)
     list(GET case 1 expect)
     list(SUBLIST case 2 -1 args)

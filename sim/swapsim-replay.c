@@ -616,7 +616,12 @@ static int run_one(const struct opts *o, enum sws_backend backend, struct sws_re
 		if (!wc.seed)
 			wc.seed = o->seed;
 		if ((e = sws_workload_create(&wc, &wl))) {
-			fprintf(stderr, "swapsim-replay: --workload: %s\n", sws_strerror(e));
+			if (e == SWS_EINVAL && wc.kind == SWS_WORKLOAD_KBUILD) /* the rest was checked */
+				fprintf(stderr, "swapsim-replay: --workload: kbuild: its accesses (-a) over SIZE "
+						"make more than %u jobs (processes): give fewer accesses, or a "
+						"larger SIZE\n", SWS_WORKLOAD_MAX_JOBS);
+			else
+				fprintf(stderr, "swapsim-replay: --workload: %s\n", sws_strerror(e));
 			return 2;
 		}
 		if (!o->content_set)

@@ -473,6 +473,11 @@ static void print_table(struct out *o, const struct sws_replay_series *s, unsign
 		pr(o, "%u configuration%s, %u repeat%s each (interleaved); counters identical across repeats: %s\n",
 		   n, n == 1 ? "" : "s", repeats, repeats == 1 ? "" : "s",
 		   identical ? "yes" : first[0]->threads > 1 ? "no (expected with several threads)" : "NO");
+	for (unsigned i = 0, said = 0; i < n && !said; i++)
+		for (unsigned k = 0; k < s[i].nr_repeats && !said; k++)
+			if ((said = s[i].repeats[k]->interrupted))
+				pr(o, "INTERRUPTED: %s stopped before its input ended: every figure covers what ran\n",
+				   label_of(&s[i]));
 	pr(o, "%-*s", NAMEW, "");
 	for (unsigned i = 0; i < n; i++)
 		cell(o, label_of(&s[i]));

@@ -41,6 +41,32 @@ for sig in TERM HUP INT; do
 		echo "SIG$sig: exit $rc, $rows CSV rows, summary printed"
 	fi
 done
+# A usemem run stopped midway: its throughput is that of the pages it touched
+# (not of the passes it meant to make: at most twice a complete run's here), and
+# the table says it was interrupted.
+full=$("$replay" --ram 64M --swap size=1G --quiet --report json --workload usemem -n 1 -r 2 128M 2>/dev/null |
+	grep -o '"throughput_kbs":{"mean":[0-9.]*' | head -n 1 | sed 's/.*://')
+env --default-signal=INT "$replay" --ram 64M --swap size=1G --quiet --report json \
+	--workload usemem -n 1 -r 1000 128M >"$dir/int.json" 2>"$dir/err" &
+pid=$!
+sleep 2
+kill -s INT $pid
+wait $pid
+part=$(grep -o '"throughput_kbs":{"mean":[0-9.]*' "$dir/int.json" | head -n 1 | sed 's/.*://')
+if [ -z "$full" ] || [ -z "$part" ] || ! grep -q '"interrupted":true' "$dir/int.json" ||
+	! awk -v p="$part" -v f="$full" 'BEGIN { exit !(p > 0 && p <= 2 * f) }'; then
+	echo "FAIL: interrupted usemem: throughput $part KB/s against $full for a complete run"; fails=1
+else
+	echo "interrupted usemem: $part KB/s (a complete run: $full)"
+fi
+env --default-signal=INT "$replay" --ram 64M --swap size=1G --quiet \
+	--workload usemem -n 1 -r 1000 128M >"$dir/int.txt" 2>"$dir/err" &
+pid=$!
+sleep 1
+kill -s INT $pid
+wait $pid
+grep -q "^INTERRUPTED: st-p4 stopped before its input ended" "$dir/int.txt" ||
+	{ echo "FAIL: interrupted usemem: the table does not say so"; fails=1; }
 # nohup: SIGHUP ignored at the start stays ignored; SIGTERM still stops the run.
 : >"$dir/out.csv"
 nohup "$replay" --ram 64M --swap size=1G --quiet --report csv --interval 20000 \
