@@ -84,7 +84,8 @@ const char *cli_size_hint(const char *s, char *buf, size_t len)
 			double x = v;
 			for (unsigned k = ui; k-- > 0;) {
 				x *= 1024;
-				if (x == (double)(uint64_t)x && x < 1e15) {
+				/* below 1e15 first: a double beyond 2^64 has no uint64_t (undefined) */
+				if (x < 1e15 && x == (double)(uint64_t)x) {
 					snprintf(buf, len, "sizes are whole numbers: %s is %llu%c", s,
 						 (unsigned long long)x, units[k]);
 					return buf;
@@ -95,7 +96,8 @@ const char *cli_size_hint(const char *s, char *buf, size_t len)
 					 units[ui - 1]);
 			else
 				snprintf(buf, len, "sizes are whole numbers: %s is %s%.0f (bytes)", s,
-					 v * 1024 == (double)(uint64_t)(v * 1024) ? "" : "about ", v * 1024);
+					 v * 1024 < 1e15 && v * 1024 == (double)(uint64_t)(v * 1024) ? "" : "about ",
+					 v * 1024);
 			return buf;
 		}
 	}
