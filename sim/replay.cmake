@@ -65,6 +65,11 @@ if(SWS_BUILD_TESTS)
     $<TARGET_FILE:swapsim-replay>)
   set_tests_properties(replay_cli_full_disk PROPERTIES LABELS unit TIMEOUT 300 SKIP_RETURN_CODE 77
     PASS_REGULAR_EXPRESSION "exit status 1\n.*/sw\\): [0-9]+ page writes failed: No space left on device")
+  # Every output path of every tool on a full file system: an error, the old file kept.
+  add_test(NAME cli_full_disk_outputs COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/full_disk_outputs.sh
+    ${CMAKE_CURRENT_BINARY_DIR} ${PROJECT_SOURCE_DIR}/tests/data)
+  set_tests_properties(cli_full_disk_outputs PROPERTIES LABELS unit TIMEOUT 300 SKIP_RETURN_CODE 77
+    PASS_REGULAR_EXPRESSION "full disk outputs: all cases passed" FAIL_REGULAR_EXPRESSION "FAIL:")
   # --json-out follows the output rules: never over an input, whole or not at all, modes, links.
   add_test(NAME replay_cli_json_out COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/json_out.sh
     $<TARGET_FILE:swapsim-replay> ${PROJECT_SOURCE_DIR}/tests/data/perf_swap_excerpt.txt
