@@ -50,13 +50,62 @@ static bool is_integer(const char *s)
 	return true;
 }
 
+/* FNV-1a of "section\0key". */
+static uint32_t key_hash(const char *section, const char *key)
+{
+	uint32_t h = 2166136261u;
+	for (const char *p = section; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	h = (h ^ 0xff) * 16777619u;
+	for (const char *p = key; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	return h;
+}
+
+/* The slot of (@section, @key) in rec->index: the one holding it, or the empty one it would go in. */
+static unsigned *slot_of(const struct check_recording *rec, const char *section, const char *key)
+{
+	unsigned mask = rec->index_cap - 1, j = key_hash(section, key) & mask;
+	while (rec->index[j]) {
+		const struct check_entry *e = &rec->e[rec->index[j] - 1];
+		if (!strcmp(e->key, key) && !strcmp(e->section, section))
+			break;
+		j = (j + 1) & mask;
+	}
+	return &rec->index[j];
+}
+
 static const struct check_entry *find(const struct check_recording *rec, const char *section,
 				      const char *key)
 {
-	for (unsigned i = 0; i < rec->n; i++)
-		if (!strcmp(rec->e[i].section, section) && !strcmp(rec->e[i].key, key))
-			return &rec->e[i];
-	return NULL;
+	if (!rec->index_cap)
+		return NULL;
+	unsigned i = *slot_of(rec, section, key);
+	return i ? &rec->e[i - 1] : NULL;
+}
+
+/* Index entry rec->n - 1, growing the index to keep it at most half full. @return 0 or -1 (memory). */
+static int index_add(struct check_recording *rec)
+{
+	if ((rec->n) * 2 > rec->index_cap) {
+		unsigned cap = rec->index_cap ? rec->index_cap * 2 : 1024;
+		unsigned *old = rec->index, old_cap = rec->index_cap;
+		rec->index = calloc(cap, sizeof(*rec->index));
+		if (!rec->index) {
+			rec->index = old;
+			return -1;
+		}
+		rec->index_cap = cap;
+		for (unsigned j = 0; j < old_cap; j++)
+			if (old[j]) {
+				const struct check_entry *e = &rec->e[old[j] - 1];
+				*slot_of(rec, e->section, e->key) = old[j];
+			}
+		free(old);
+	}
+	const struct check_entry *e = &rec->e[rec->n - 1];
+	*slot_of(rec, e->section, e->key) = rec->n;
+	return 0;
 }
 
 static bool has_section(const struct check_recording *rec, const char *section)
@@ -78,7 +127,8 @@ static char *trim(char *s)
 }
 
 /* @rec->text split into entries in place. */
-static int parse(struct check_recording *rec, size_t size, char *err, size_t errlen)
+static int parse(struct check_recording *rec, size_t size, char *err, size_t errlen,
+		 const volatile sig_atomic_t *stop)
 {
 	const char *section = NULL;
 	unsigned cap = 0, line = 0;
@@ -91,6 +141,8 @@ static int parse(struct check_recording *rec, size_t size, char *err, size_t err
 		return fail(err, errlen, "%s:%u: not a text file (a NUL byte)", rec->path, at);
 	}
 	while (p < end) {
+		if (stop && *stop && !(line & 1023))
+			return fail(err, errlen, "%s: interrupted at line %u", rec->path, line);
 		char *nl = memchr(p, '\n', (size_t)(end - p));
 		char *s = p;
 		if (nl)
@@ -123,6 +175,15 @@ static int parse(struct check_recording *rec, size_t size, char *err, size_t err
 			return fail(err, errlen,
 				    "%s:%u: %.40s: '%.40s' is not a number (section \"%s\")",
 				    rec->path, line, s, v, section);
+		if (strcmp(section, SEC_SETUP)) {
+			errno = 0;
+			(void)strtoll(v, NULL, 10);
+			if (errno == ERANGE)
+				return fail(err, errlen,
+					    "%s:%u: %.40s: %.40s is out of range (a counter is a number from "
+					    "%lld to %lld; section \"%s\")",
+					    rec->path, line, s, v, LLONG_MIN, LLONG_MAX, section);
+		}
 		const struct check_entry *twice = find(rec, section, s);
 		if (twice)
 			return fail(err, errlen,
@@ -137,11 +198,14 @@ static int parse(struct check_recording *rec, size_t size, char *err, size_t err
 		}
 		rec->e[rec->n++] =
 		    (struct check_entry){.section = section, .key = s, .value = v, .line = line};
+		if (index_add(rec))
+			return fail(err, errlen, "%s: out of memory", rec->path);
 	}
 	return 0;
 }
 
-int check_recording_load(const char *arg, struct check_recording *rec, char *err, size_t errlen)
+int check_recording_load(const char *arg, struct check_recording *rec, char *err, size_t errlen,
+			 const volatile sig_atomic_t *stop)
 {
 	struct stat st;
 	memset(rec, 0, sizeof(*rec));
@@ -175,7 +239,7 @@ int check_recording_load(const char *arg, struct check_recording *rec, char *err
 		return fail(err, errlen, "%s: %s", rec->path,
 			    rec->text ? "read error" : "out of memory");
 	rec->text[got] = 0;
-	if (parse(rec, got, err, errlen))
+	if (parse(rec, got, err, errlen, stop))
 		return -1;
 	if (!has_section(rec, SEC_SETUP))
 		return fail(err, errlen,
@@ -210,6 +274,7 @@ void check_recording_free(struct check_recording *rec)
 {
 	free(rec->text);
 	free(rec->e);
+	free(rec->index);
 	memset(rec, 0, sizeof(*rec));
 }
 

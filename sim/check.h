@@ -12,6 +12,7 @@
 #ifndef SWAPSIM_CHECK_H
 #define SWAPSIM_CHECK_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,15 +33,20 @@ struct check_recording {
 	char *text;		    /* the file's bytes; the entries point into it */
 	struct check_entry *e;
 	unsigned n;
+	unsigned *index;	    /* open addressing over (section, key): entry + 1, 0 empty */
+	unsigned index_cap;	    /* a power of two, at least twice n */
 };
 
 /**
- * Read @arg: a folder holding kernel.txt, or such a file. Checks the
- * layout (a setup section, KEY VALUE lines, integers in the counter
- * sections, no key twice in a section) and that the trace it names is there.
+ * Read @arg: a folder holding kernel.txt, or such a file (at most 16 MiB).
+ * Checks the layout (a setup section, KEY VALUE lines, integers in the
+ * counter sections within a long long, no key twice in a section) and that
+ * the trace it names is there. The work is linear in the file (a hash of
+ * the keys); a nonzero *@stop (a signal's flag) ends it early.
  * @return 0, or -1 with a message naming the file (and the line) in @err.
  */
-int check_recording_load(const char *arg, struct check_recording *rec, char *err, size_t errlen);
+int check_recording_load(const char *arg, struct check_recording *rec, char *err, size_t errlen,
+			 const volatile sig_atomic_t *stop);
 void check_recording_free(struct check_recording *rec);
 
 /* The recorded machine as swapsim-replay options (sizes in pages). */

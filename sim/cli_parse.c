@@ -109,7 +109,8 @@ const char *cli_size_hint(const char *s, char *buf, size_t len)
 			double x = v;
 			for (unsigned k = ui; k-- > 0;) {
 				x *= 1024;
-				if (x == (double)(uint64_t)x && x < 1e15) {
+				/* below 1e15 first: a double beyond 2^64 has no uint64_t (undefined) */
+				if (x < 1e15 && x == (double)(uint64_t)x) {
 					snprintf(buf, len, "sizes are whole numbers: %s is %llu%c", s,
 						 (unsigned long long)x, units[k]);
 					return buf;
@@ -120,7 +121,8 @@ const char *cli_size_hint(const char *s, char *buf, size_t len)
 					 units[ui - 1]);
 			else
 				snprintf(buf, len, "sizes are whole numbers: %s is %s%.0f (bytes)", s,
-					 v * 1024 == (double)(uint64_t)(v * 1024) ? "" : "about ", v * 1024);
+					 v * 1024 < 1e15 && v * 1024 == (double)(uint64_t)(v * 1024) ? "" : "about ",
+					 v * 1024);
 			return buf;
 		}
 	}
@@ -346,8 +348,9 @@ int cli_parse_workload_args(struct sws_workload_config *cfg, int argc, char *con
 			cfg->seed = n;
 		} else if ((rnd || kb || kind == SWS_WORKLOAD_BGSAVE) && !strncmp(a, "-a", 2) &&
 			   (v = optval(argc, argv, &i, a, 2))) {
-			if (parse_u64(v, &e, &n) || *e || !n)
-				return fail(msg, msg_len, "%s -a %s: expected a count >= 1", name, v);
+			if (parse_u64(v, &e, &n) || *e || !n || n > SWS_WORKLOAD_MAX_ACCESSES)
+				return fail(msg, msg_len, "%s -a %s: expected a count from 1 to %llu", name, v,
+					    (unsigned long long)SWS_WORKLOAD_MAX_ACCESSES);
 			cfg->nr_accesses = n;
 		} else if (rnd && !strncmp(a, "-w", 2) && (v = optval(argc, argv, &i, a, 2))) {
 			if (parse_u64(v, &e, &n) || *e || n > 100)
@@ -389,6 +392,10 @@ int cli_parse_workload_args(struct sws_workload_config *cfg, int argc, char *con
 	}
 	if (!have_size)
 		return fail(msg, msg_len, "%s: missing SIZE", name);
+	if (cfg->step > cfg->bytes)
+		return fail(msg, msg_len, "%s -j %llu: a step beyond the size (%llu bytes) touches the first "
+				"page alone: at most the size", name, (unsigned long long)cfg->step,
+			    (unsigned long long)cfg->bytes);
 	return 0;
 }
 

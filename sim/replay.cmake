@@ -43,7 +43,10 @@ if(SWS_BUILD_TESTS)
                 "bare_ram;--ram: '64': 64 bytes is less than one page: add a unit or p;--ram;64;--workload;memhog;1M"
                 "bare_mem_limit;--mem-limit: '512': 512 bytes is less than one page;--mem-limit;512;--workload;memhog;1M"
                 "bare_swap_size;--swap: size=100: 100 bytes is less than one page;--swap;size=100;--workload;memhog;1M"
-                "bare_bandwidth;--user-bandwidth: '1000': expected bytes per second: 1000 bytes is less than one page;--user-bandwidth;1000;--workload;memhog;1M")
+                "bare_bandwidth;--user-bandwidth: '1000': expected bytes per second: 1000 bytes is less than one page;--user-bandwidth;1000;--workload;memhog;1M"
+                "kbuild_accesses;kbuild -a 18446744073709551615: expected a count from 1 to 1099511627776;--workload;kbuild;-a;18446744073709551615;1M"
+                "kbuild_jobs;kbuild: its accesses \\(-a\\) over SIZE make more than 16777216 jobs;--workload;kbuild;-a;1099511627776;1M"
+                "usemem_step;usemem -j 18446744073709551615: a step beyond the size \\(1048576 bytes\\) touches the first page alone;--workload;usemem;-j;18446744073709551615;1M")
     list(GET case 0 name)
     list(GET case 1 expect)
     list(SUBLIST case 2 -1 args)
@@ -68,11 +71,23 @@ if(SWS_BUILD_TESTS)
     $<TARGET_FILE:swapsim-replay>)
   set_tests_properties(replay_cli_full_disk PROPERTIES LABELS unit TIMEOUT 300 SKIP_RETURN_CODE 77
     PASS_REGULAR_EXPRESSION "exit status 1\n.*/sw\\): [0-9]+ page writes failed: No space left on device")
-  # --json-out never destroys a file (the trace it reads, a link to it).
+  # Every output path of every tool on a full file system: an error, the old file kept.
+  add_test(NAME cli_full_disk_outputs COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/full_disk_outputs.sh
+    ${CMAKE_CURRENT_BINARY_DIR} ${PROJECT_SOURCE_DIR}/tests/data)
+  set_tests_properties(cli_full_disk_outputs PROPERTIES LABELS unit TIMEOUT 300 SKIP_RETURN_CODE 77
+    PASS_REGULAR_EXPRESSION "full disk outputs: all cases passed" FAIL_REGULAR_EXPRESSION "FAIL:")
+  # --json-out follows the output rules: never over an input, whole or not at all, modes, links.
   add_test(NAME replay_cli_json_out COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/json_out.sh
-    $<TARGET_FILE:swapsim-replay> ${PROJECT_SOURCE_DIR}/tests/data/perf_swap_excerpt.txt)
+    $<TARGET_FILE:swapsim-replay> ${PROJECT_SOURCE_DIR}/tests/data/perf_swap_excerpt.txt
+    ${PROJECT_SOURCE_DIR}/tests/data)
   set_tests_properties(replay_cli_json_out PROPERTIES LABELS unit TIMEOUT 300
     PASS_REGULAR_EXPRESSION "json-out: all cases passed" FAIL_REGULAR_EXPRESSION "FAIL:")
+  # Standard output that cannot be written (/dev/full, a closed pipe with SIGPIPE ignored):
+  # every report of every C tool exits 1 naming the error.
+  add_test(NAME cli_stdout_errors COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/stdout_errors.sh
+    ${CMAKE_CURRENT_BINARY_DIR} ${PROJECT_SOURCE_DIR}/tests/data)
+  set_tests_properties(cli_stdout_errors PROPERTIES LABELS unit TIMEOUT 300
+    PASS_REGULAR_EXPRESSION "stdout errors: all cases passed" FAIL_REGULAR_EXPRESSION "FAIL:")
   # SIGTERM, SIGHUP and SIGINT: summary, a whole CSV, exit 128+signal.
   add_test(NAME replay_cli_signals COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/signals.sh
     $<TARGET_FILE:swapsim-replay>)
@@ -114,6 +129,35 @@ if(SWS_BUILD_TESTS)
     --ram 16M --swap size=4M --quiet --allow-errors --workload usemem -n 1 64M)
   set_tests_properties(replay_cli_allow_errors PROPERTIES LABELS unit
     PASS_REGULAR_EXPRESSION "allowed \\(--allow-errors\\)\nEXIT-STATUS-0")
+  # --swapoff after a fork under a tight memcg (tests/data/repro/swapoff_busy.swt): on every
+  # design the pages brought back do not fit, the OOM killer takes parent and child as the
+  # kernel's charge path would, the device goes; the run says so and exits 3.
+  add_test(NAME replay_cli_swapoff_oom COMMAND sh -c
+    "\"$0\" \"$@\" >\"$TMPDIR/swapoff_oom.txt\"; echo EXIT-STATUS-$?
+     echo KILLS-$(grep -c '^mm.oom_kill 2$' \"$TMPDIR/swapoff_oom.txt\")-OF-6" $<TARGET_FILE:swapsim-replay>
+    --ram 1M --mem-limit 512K --swap size=1344K --swapoff 1 --quiet --report counters
+    --compare xarray,st-p1,st-p2,st-p3,st-p4,vswap --trace ${PROJECT_SOURCE_DIR}/tests/data/repro/swapoff_busy.swt)
+  set_tests_properties(replay_cli_swapoff_oom PROPERTIES LABELS unit ENVIRONMENT TMPDIR=${CMAKE_CURRENT_BINARY_DIR}
+    PASS_REGULAR_EXPRESSION "--swapoff 1: the OOM killer killed 12 tasks while the device was swapped off[^\n]*\nEXIT-STATUS-3\nKILLS-6-OF-6"
+    FAIL_REGULAR_EXPRESSION "busy")
+  # An OOM kill during --swapoff with --keep (the tasks keep their memory): said, exit 3.
+  add_test(NAME replay_cli_swapoff_oom_keep COMMAND sh -c
+    "\"$0\" \"$@\" >/dev/null; echo EXIT-STATUS-$?" $<TARGET_FILE:swapsim-replay>
+    --ram 4M --mem-limit 2M --swap size=8M --swapoff 1 --quiet --workload usemem --keep 3M)
+  set_tests_properties(replay_cli_swapoff_oom_keep PROPERTIES LABELS unit
+    PASS_REGULAR_EXPRESSION "--swapoff 1: the OOM killer killed 1 task while the device was swapped off[^\n]*\nEXIT-STATUS-3")
+  # 50,000 short-lived processes: what an exited process keeps is bounded (its
+  # address space's descriptor, 4.2 KiB, goes at a trim): the memory model's memory at
+  # the end stays under 8 MiB (it was 210 MB, 4.2 KiB a process).
+  add_test(NAME replay_cli_many_processes COMMAND sh -c
+    "awk 'BEGIN { print \"# swapsim-trace v1\"; for (p = 2; p < 50002; p++) {
+       printf \"%d %d %d - access 0x10000000 0 w 0\\n%d %d %d - exit 0 0 - 0\\n\", 2 * p, p, p, 2 * p + 1, p, p } }' >\"$1\"
+     \"$0\" --ram 64M --quiet --report counters --trace \"$1\" 2>/dev/null |
+       awk '$1 == \"tasks\" { t = $2 } $1 == \"memory.mm\" { m = $2 }
+            END { print \"TASKS-\" t; print (m < 8388608 ? \"MM-BOUNDED \" : \"MM-GREW \") m }'"
+    $<TARGET_FILE:swapsim-replay> ${CMAKE_CURRENT_BINARY_DIR}/many_processes.swt)
+  set_tests_properties(replay_cli_many_processes PROPERTIES LABELS unit TIMEOUT 300
+    PASS_REGULAR_EXPRESSION "TASKS-50000\nMM-BOUNDED" FAIL_REGULAR_EXPRESSION "MM-GREW")
   # Repeats interleaved: the JSON keeps each under "repeats", statistics under "summary".
   add_test(NAME replay_cli_repeat_json COMMAND swapsim-replay --ram 4M --mem-limit 2M --repeat 2
     --compare table,xarray --report json --workload usemem -n 2 -y -x 3M)

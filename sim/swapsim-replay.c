@@ -41,17 +41,9 @@ static volatile sig_atomic_t interrupted; /* the signal that stops the run, 0 wh
 
 static void on_stop_signal(int sig) { interrupted = sig; }
 
-/* SIGINT, SIGTERM and SIGHUP alike: stop at a record boundary, report, exit 128+signal. */
-static void catch_stop_signals(void)
-{
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
+/* SIGINT, SIGTERM and SIGHUP alike: stop at a record boundary, report, exit
+ * 128+signal; one ignored when the program started (nohup) stays ignored. */
+static void catch_stop_signals(void) { cli_catch_stop_signals(on_stop_signal); }
 
 static const char usage_text[] =
 	"usage: swapsim-replay [OPTIONS] --trace FILE [--format FMT]\n"
@@ -128,7 +120,8 @@ static const char usage_text[] =
 	"  --policy P              kernel|lru|clock reclaim policy (default kernel)\n"
 	"  --swapoff N             when the input ends, swap off the N-th --swap device with its\n"
 	"                          pages in use (try_to_unuse; vswap: through its reverse map)\n"
-	"                          and report its simulated time\n"
+	"                          and report its simulated time; pages that do not fit the\n"
+	"                          memcg or RAM make the OOM killer take tasks (exit 3)\n"
 	"  --page-cluster N        vm.page-cluster (readahead 2^N pages; default 3)\n"
 	"  --content MIX           page contents: zero=W,same=W,index=W,text=W,random=W\n"
 	"                          (usemem: index, memhog: same; others default index)\n"
@@ -202,7 +195,8 @@ static const char usage_text[] =
 	"With several --swap devices the table lists them, as /proc/swaps, before its verdicts.\n"
 	"Exit: 0 ok, 1 run failed (unreadable trace, verify mismatch, a device that cannot be\n"
 	"set up or whose writes failed), 2 bad usage, 3 the model refused accesses (errors > 0:\n"
-	"the OOM killer, ...; --allow-errors makes that 0), 128+N stopped by signal N\n"
+	"the OOM killer, ...) or the OOM killer took tasks during --swapoff (--allow-errors\n"
+	"makes that 0), 128+N stopped by signal N\n"
 	"(SIGINT 130, SIGHUP 129, SIGTERM 143: the run stops at a record boundary and reports).\n";
 
 struct opts {
@@ -322,11 +316,11 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		const char *eq = strchr(a, '=');
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			fputs(usage_text, stdout);
-			exit(0);
+			exit(cli_stdout_close("swapsim-replay", 0));
 		}
 		if (!strcmp(a, "--version")) {
 			puts("swapsim-replay " SWS_TOOLS_VERSION);
-			exit(0);
+			exit(cli_stdout_close("swapsim-replay", 0));
 		}
 		if (!strcmp(a, "--verify")) {
 			o->verify = true;
@@ -412,7 +406,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
 			if (parse_u32(name, v, 1, SWS_REPLAY_MAX_CPUS, &o->cpus))
 				return 2;
 		} else if (!strcmp(name, "--sync-quantum")) {
-			uint32_t q;
+			uint32_t q = 0;
 			if (parse_u32(name, v, 0, 1000000, &q))
 				return 2;
 			o->sync_quantum = (uint64_t)q + 1;
@@ -638,6 +632,9 @@ static int on_progress(void *ctx, uint64_t events)
 			rc->last_pct = pct;
 		}
 	}
+	/* A CSV streamed into a full disk or a closed pipe: stop, nothing more can be told. */
+	if (rc->o->report == 2 && ferror(stdout))
+		return 1;
 	return interrupted != 0;
 }
 
@@ -716,7 +713,12 @@ static int run_one(const struct opts *o, enum sws_backend backend, const char *l
 		struct sws_workload_config wc = o->wl;
 		wc.seed = (wc.seed ? wc.seed : o->seed) + (seed - o->seed);
 		if ((e = sws_workload_create(&wc, &wl))) {
-			fprintf(stderr, "swapsim-replay: --workload: %s\n", sws_strerror(e));
+			if (e == SWS_EINVAL && wc.kind == SWS_WORKLOAD_KBUILD) /* the rest was checked */
+				fprintf(stderr, "swapsim-replay: --workload: kbuild: its accesses (-a) over SIZE "
+						"make more than %u jobs (processes): give fewer accesses, or a "
+						"larger SIZE\n", SWS_WORKLOAD_MAX_JOBS);
+			else
+				fprintf(stderr, "swapsim-replay: --workload: %s\n", sws_strerror(e));
 			return 2;
 		}
 		if (!o->content_set)
@@ -730,8 +732,9 @@ static int run_one(const struct opts *o, enum sws_backend backend, const char *l
 		const char *path = strcmp(o->trace, "-") ? o->trace : "/dev/stdin";
 		tc.format = o->format;
 		if ((e = sws_trace_reader_open(path, &tc, &rc.reader, err, sizeof(err)))) {
-			fprintf(stderr, "swapsim-replay: %s%s\n", *err ? err : sws_strerror(e),
-				e == SWS_EINVAL ? " (a reader option out of range: see --help)" : "");
+			if (!interrupted) /* else the signal made the open fail (EINTR) */
+				fprintf(stderr, "swapsim-replay: %s%s\n", *err ? err : sws_strerror(e),
+					e == SWS_EINVAL ? " (a reader option out of range: see --help)" : "");
 			return 1;
 		}
 		if (path == o->trace && !stat(o->trace, &st))
@@ -863,6 +866,38 @@ static void warn_cpus(const struct opts *o)
 			"swapsim-replay: warning: --threads %u exceeds the %u CPUs this process may run on:\n"
 			"  the host's scheduler, not the simulated design, decides the measured times\n",
 			threads, cpus);
+}
+
+/*
+ * No run writes over its own input: --json-out and standard output (a
+ * regular file) must be none of the files the run reads (--trace, --check's
+ * kernel.txt: @recording) or writes as a device (--swap file=). @return 1
+ * (and the message) when one is.
+ */
+static int refuse_inputs(const struct opts *o, const char *recording)
+{
+	const char *in[2 + SWS_REPLAY_MAX_SWAP];
+	char names[2 + SWS_REPLAY_MAX_SWAP][64];
+	unsigned n = 0;
+	in[n] = recording;
+	snprintf(names[n++], sizeof(names[0]), "recording --check reads (kernel.txt)");
+	in[n] = o->trace;
+	snprintf(names[n++], sizeof(names[0]), "%s", recording ? "recorded trace --check replays" : "--trace input");
+	for (unsigned i = 0; i < o->nswap; i++) {
+		in[n] = o->swap[i].path;
+		snprintf(names[n++], sizeof(names[0]), "file of --swap device %u", i + 1);
+	}
+	int k = o->json_out ? cli_output_is_input(o->json_out, in, n) : -1;
+	if (k >= 0) {
+		bad("--json-out", "'%s' is the %s (the report would replace it)", o->json_out, names[k]);
+		return 1;
+	}
+	if ((k = cli_stdout_is_input(in, n)) >= 0) {
+		fprintf(stderr, "swapsim-replay: standard output is the %s, %s: the report would write over it\n",
+			names[k], in[k]);
+		return 1;
+	}
+	return 0;
 }
 
 /* ---- --check: a recorded kernel run against its replay ---------------------------- */
@@ -1007,8 +1042,13 @@ static int run_check(struct opts *o, int argc, char **argv)
 	char *cmd = NULL, *json = NULL;
 	size_t cmd_len = 0, json_len = 0;
 	int status;
-	if (check_recording_load(o->check, &rec, err, sizeof(err)) || check_machine_get(&rec, &m, err, sizeof(err))) {
-		fprintf(stderr, "swapsim-replay: --check: %s\n", err);
+	if (check_recording_load(o->check, &rec, err, sizeof(err), &interrupted) ||
+	    check_machine_get(&rec, &m, err, sizeof(err))) {
+		if (interrupted)
+			fprintf(stderr, "swapsim-replay: interrupted (%s) while --check read the recording: "
+					"nothing to report\n", strsignal(interrupted));
+		else
+			fprintf(stderr, "swapsim-replay: --check: %s\n", err);
 		check_recording_free(&rec);
 		return 1;
 	}
@@ -1019,6 +1059,10 @@ static int run_check(struct opts *o, int argc, char **argv)
 	}
 	check_merge(o, &rec, &m, argc, argv, cf);
 	fclose(cf);
+	if (refuse_inputs(o, rec.path)) {
+		status = 2;
+		goto out;
+	}
 	if (!xswap_usable(o)) {
 		status = 2;
 		goto out;
@@ -1048,13 +1092,19 @@ static int run_check(struct opts *o, int argc, char **argv)
 	}
 	if (check_print(&rec, &m, cmd, &rep, o->report == 1, json, stdout))
 		status = status ? status : 1;
-	if (o->json_out) {
-		FILE *jf = fopen(o->json_out, "w");
-		int jrc = jf ? check_print(&rec, &m, cmd, &rep, true, json, jf) : -1;
-		if (jf && fclose(jf))
+	if (o->json_out) { /* written whole or not at all (cli_output.h) */
+		struct cli_output jo;
+		int jrc = cli_output_open(&jo, o->json_out);
+		if (!jrc && check_print(&rec, &m, cmd, &rep, true, json, jo.f)) {
+			int e = errno;
+			cli_output_abort(&jo);
+			errno = e ? e : EIO;
 			jrc = -1;
+		} else if (!jrc) {
+			jrc = cli_output_commit(&jo);
+		}
 		if (jrc) {
-			fprintf(stderr, "swapsim-replay: --json-out %s: %s\n", o->json_out, strerror(errno));
+			fprintf(stderr, "swapsim-replay: --json-out %s: %s\n", o->json_out, cli_output_strerror(errno));
 			status = status ? status : 1;
 		}
 	}
@@ -1293,11 +1343,9 @@ static int replay_main(int argc, char **argv)
 		free_opts(&o);
 		return 2;
 	}
-	if (o.json_out && o.trace && strcmp(o.trace, "-") && cli_same_file(o.trace, o.json_out)) {
-		int brc = bad("--json-out", "'%s' is the --trace input (the report would replace the trace)",
-			      o.json_out);
+	if (refuse_inputs(&o, NULL)) {
 		free_opts(&o);
-		return brc;
+		return 2;
 	}
 	if (o.trace && !strcmp(o.trace, "-") && (o.nbackends > 1 || o.repeat > 1)) {
 		char what[64];
@@ -1345,7 +1393,7 @@ static int replay_main(int argc, char **argv)
 		return 1;
 	}
 	int status = 0;
-	uint64_t errors = 0;
+	uint64_t errors = 0, swapoff_kills = 0;
 	if (o.report == 2)
 		sws_replay_csv_header(write_file, stdout);
 	for (unsigned k = 0; k < nrep && !interrupted; k++) {
@@ -1365,12 +1413,16 @@ static int replay_main(int argc, char **argv)
 				goto report;
 			ptrs[(size_t)i * nrep + k] = rep;
 			errors += rep->errors;
+			swapoff_kills += rep->time.swapoff_oom_kills;
 		}
 		ran = k + 1;
 	}
 report:
-	if (interrupted)
+	if (interrupted && ran)
 		fprintf(stderr, "swapsim-replay: interrupted (%s); summary of what ran:\n", strsignal(interrupted));
+	else if (interrupted)
+		fprintf(stderr, "swapsim-replay: interrupted (%s) before the first run began%s: nothing to report\n",
+			strsignal(interrupted), o.trace ? " (while its trace was opened)" : "");
 	if (ran && o.report != 2) {
 		struct sws_replay_series series[CLI_MAX_RUNS];
 		char labels[CLI_MAX_RUNS][32];
@@ -1386,23 +1438,37 @@ report:
 		describe_self(&self, &o, argc, argv, &pc);
 		pc.format = formats[o.report];
 		sws_replay_print(&pc, series, o.nbackends, write_file, stdout);
-		if (o.json_out) { /* written whole or not at all */
+		if (o.json_out) { /* written whole or not at all (cli_output.h) */
 			struct cli_output jo;
 			int jrc = cli_output_open(&jo, o.json_out);
 			if (!jrc) {
 				pc.format = SWS_REPLAY_REPORT_JSON;
-				jrc = sws_replay_print(&pc, series, o.nbackends, write_file, jo.f);
-				if (cli_output_commit(&jo) || jrc)
+				if (sws_replay_print(&pc, series, o.nbackends, write_file, jo.f)) {
+					int e = errno;
+					cli_output_abort(&jo); /* the file keeps what it had */
+					errno = e ? e : EIO;
 					jrc = -1;
+				} else {
+					jrc = cli_output_commit(&jo);
+				}
 			}
 			if (jrc) {
-				fprintf(stderr, "swapsim-replay: --json-out %s: %s\n", o.json_out, strerror(errno));
+				fprintf(stderr, "swapsim-replay: --json-out %s: %s\n", o.json_out,
+					cli_output_strerror(errno));
 				status = status ? status : 1;
 			}
 		}
 		free_self(&self);
 	}
-	if (errors && !status) {
+	if (swapoff_kills && !status) {
+		fprintf(stderr, "swapsim-replay: --swapoff %u: the OOM killer killed %llu task%s while the device "
+				"was swapped off (the pages it brought back did not fit the memcg or RAM; "
+				"oom_kill)%s\n", o.swapoff, (unsigned long long)swapoff_kills, swapoff_kills == 1 ? "" : "s",
+			o.allow_errors ? "; allowed (--allow-errors)" : "");
+		if (!o.allow_errors)
+			status = EXIT_ERRORS;
+	}
+	if (errors && status != 1 && status != 2) {
 		fprintf(stderr, "swapsim-replay: the model refused %llu accesses or records (first error: see "
 				"first_error; OOM kills: oom_kill)%s\n",
 			(unsigned long long)errors, o.allow_errors ? "; allowed (--allow-errors)" : "");
@@ -1423,7 +1489,9 @@ int main(int argc, char **argv)
 	int rc = rerun_expand(&argc, &args, &rerun_words, flag_option);
 	if (rc)
 		return rc;
-	rc = replay_main(argc, args);
+	/* Every report goes to standard output: a write that failed is an error. */
+	cli_stdout_init();
+	rc = cli_stdout_close("swapsim-replay", replay_main(argc, args));
 	if (args != argv)
 		free(args);
 	rerun_free(rerun_words);

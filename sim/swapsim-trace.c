@@ -41,6 +41,7 @@ static const char usage[] =
 	"            format: text (default), --binary (varint-delta records), --zstd\n"
 	"            (zstd-compress the output, text or binary)\n"
 	"  stats     print record counts of every op, tasks, address range, pages touched\n"
+	"            (distinct pages counted up to 2097152, 8 GiB; 2^20 per record)\n"
 	"            (perf: also what the importer made of processes, threads and calls)\n"
 	"  head      print the first N records (default 10) of any trace, binary and\n"
 	"            compressed ones included, as native text (a valid trace of them)\n"
@@ -138,8 +139,11 @@ static void set_add(struct set *s, uint64_t a, uint64_t b)
 	s->n++;
 }
 
-/* Pages counted per record at most (a bound on the work for huge ranges). */
+/* Pages counted per record at most (a bound on the work for huge ranges), and
+ * distinct pages counted in all (a bound on the set's memory, 64 MiB, and on
+ * the time: a few records of huge ranges made 3 GB and minutes of work). */
 #define STATS_MAX_PAGES_PER_RECORD (1u << 20)
+#define STATS_MAX_PAGES (1u << 21)
 
 /* ---- commands ------------------------------------------------------------ */
 
@@ -157,19 +161,7 @@ static void on_stop_signal(int sig)
  * SA_RESTART: a read blocked on a FIFO fails with EINTR, and the loop sees
  * the flag.
  */
-static void catch_stop_signals(void)
-{
-	static const int sigs[] = {SIGTERM, SIGINT, SIGHUP};
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
-		struct sigaction old, sa;
-		if (sigaction(sigs[i], NULL, &old) || old.sa_handler == SIG_IGN)
-			continue;
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = on_stop_signal;
-		sigemptyset(&sa.sa_mask);
-		sigaction(sigs[i], &sa, NULL);
-	}
-}
+static void catch_stop_signals(void) { cli_catch_stop_signals(on_stop_signal); }
 
 static int stopped(const char *out)
 {
@@ -396,11 +388,11 @@ static int cmd_stats(const char *in, const struct sws_trace_reader_config *rcfg)
 			writes++;
 		else
 			reads++;
-		/* pages touched: distinct (pid, 4 KiB page) pairs */
+		/* pages touched: distinct (pid, 4 KiB page) pairs, up to the limit */
 		uint64_t first_pg = rec.addr >> 12, last_pg = last >> 12;
 		if (last_pg - first_pg >= STATS_MAX_PAGES_PER_RECORD)
 			last_pg = first_pg + STATS_MAX_PAGES_PER_RECORD - 1;
-		for (uint64_t pg = first_pg; pg <= last_pg; pg++)
+		for (uint64_t pg = first_pg; pg <= last_pg && pages.n < STATS_MAX_PAGES; pg++)
 			set_add(&pages, rec.pid, pg);
 	}
 	if (rc < 0) {
@@ -433,7 +425,14 @@ static int cmd_stats(const char *in, const struct sws_trace_reader_config *rcfg)
 		printf("address range:   0x%" PRIx64 " - 0x%" PRIx64 "\n", amin, amax);
 	else
 		printf("address range:   none\n");
-	printf("pages touched:   %zu (distinct 4 KiB pages per pid)\n", pages.n);
+	if (pages.n >= STATS_MAX_PAGES) {
+		printf("pages touched:   at least %zu (distinct 4 KiB pages per pid; the count stops at %u, "
+		       "8 GiB)\n", pages.n, STATS_MAX_PAGES);
+		fprintf(stderr, "swapsim-trace: warning: %s: more than %u distinct pages touched: stats counts "
+				"them up to that limit (every record is counted)\n", in, STATS_MAX_PAGES);
+	} else {
+		printf("pages touched:   %zu (distinct 4 KiB pages per pid)\n", pages.n);
+	}
 	if (total)
 		printf("time:            %" PRIu64 " - %" PRIu64 " ns\n", tmin, tmax);
 	printf("lines:           %" PRIu64 " (%" PRIu64 " without a record)\n", st.lines,
@@ -447,7 +446,18 @@ static int cmd_stats(const char *in, const struct sws_trace_reader_config *rcfg)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* Standard output onto the input ('stats X > X' has emptied X already,
+ * '>> X' would grow it while it is read): refused. @return 0 or 2. */
+static int refuse_stdout_input(const char *in)
+{
+	const char *inputs[] = {in};
+	if (cli_stdout_is_input(inputs, 1) < 0)
+		return 0;
+	fprintf(stderr, "swapsim-trace: standard output is %s, the input: the output would write over it\n", in);
+	return 2;
+}
+
+static int trace_main(int argc, char **argv)
 {
 	enum {
 		O_IN = 256, O_OUT, O_FORMAT, O_BINARY, O_ZSTD, O_LEVEL, O_MAXLINE, O_PID, O_SAMPLE,
@@ -564,7 +574,7 @@ int main(int argc, char **argv)
 			die_usage("stats: missing FILE");
 		if (optind < argc)
 			die_usage("stats: too many arguments");
-		return cmd_stats(in, &rcfg);
+		return refuse_stdout_input(in) ? 2 : cmd_stats(in, &rcfg);
 	}
 	if (!strcmp(cmd, "head")) {
 		if (!in && optind < argc)
@@ -576,11 +586,20 @@ int main(int argc, char **argv)
 		if (out || wcfg.encoding || wcfg.flags || wcfg.zstd_level)
 			die_usage("head: prints text to standard output (no --out, --binary, --zstd; "
 				  "convert writes files)");
-		return cmd_convert(in, "-", &rcfg, &wcfg, nhead, 1);
+		return refuse_stdout_input(in) ? 2 : cmd_convert(in, "-", &rcfg, &wcfg, nhead, 1);
 	}
 	if (!in || !out)
 		die_usage("convert: --in FILE and --out FILE are required");
 	if (optind < argc)
 		die_usage("convert: too many arguments");
+	if (!strcmp(out, "-") && refuse_stdout_input(in))
+		return 2;
 	return cmd_convert(in, out, &rcfg, &wcfg, 0, 0);
+}
+
+int main(int argc, char **argv)
+{
+	/* stats, head and convert --out - write standard output: a failed write is an error. */
+	cli_stdout_init();
+	return cli_stdout_close("swapsim-trace", trace_main(argc, argv));
 }

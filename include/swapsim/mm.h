@@ -104,8 +104,20 @@ bool sws_mm_oom_killed(struct sws_mm *mm, uint32_t asid);
 
 /** exit(): unmap everything, free the address space and its page tables (also of a
  *  space the OOM killer reaped: the reap leaves the tables). No other call on @asid may
- *  run meanwhile. @return 0, SWS_EINVAL. */
+ *  run meanwhile. Its descriptor (about 4.2 KiB) stays until sws_mm_spaces_trim() or
+ *  sws_mm_destroy(). @return 0, SWS_EINVAL. */
 int sws_mm_exit(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid);
+
+/**
+ * Free the descriptors of the address spaces that exited since the last call,
+ * once at least @min (0: 1) are waiting; what stays of each is whether the
+ * OOM killer took it (sws_mm_oom_killed()), one bit, and its asid is never
+ * reused. No other call on @mm may run meanwhile (a quiescent point: a
+ * descriptor may be cached by any CPU). A caller that replays many
+ * short-lived processes calls it now and then to keep its memory bounded.
+ * @return the descriptors freed.
+ */
+uint32_t sws_mm_spaces_trim(struct sws_mm *mm, uint32_t min);
 
 /**
  * swapoff(2) of device @type with pages in use: bring every page it holds

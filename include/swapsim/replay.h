@@ -321,6 +321,8 @@ struct sws_replay_times {
 	uint64_t swapoff_ns;   /* the swapoff of config.swapoff_device (sys + iowait) */
 	uint64_t swapoff_sys_ns; /* its sys part (the page-table walk is here) */
 	bool swapoff;          /* that swapoff ran (and swapoff_ns is its time) */
+	uint64_t swapoff_oom_kills; /* tasks the OOM killer took during it (the pages
+				     * it brought back did not fit their memcg or RAM) */
 };
 
 /* Figures of a workload with a size (usemem), set by sws_workload_figures(). */
@@ -590,6 +592,8 @@ enum sws_workload_kind {
 #define SWS_WORKLOAD_CONFIG_VERSION 1
 
 #define SWS_WORKLOAD_MAX_BYTES (1ull << 50) /* per task, and the cold region */
+#define SWS_WORKLOAD_MAX_ACCESSES (1ull << 40) /* nr_accesses: a day of replay at 10 M/s */
+#define SWS_WORKLOAD_MAX_JOBS (1u << 24)       /* kbuild: jobs (processes) in all */
 
 struct sws_workload_config {
 	uint32_t version;          /* SWS_WORKLOAD_CONFIG_VERSION or 0 */
@@ -598,11 +602,13 @@ struct sws_workload_config {
 				    * working set, bgsave data set (> 0, rounded up to pages) */
 	uint32_t nr_tasks;         /* usemem -n, zipf/uniform tasks; 0: 1 */
 	uint32_t repeat;           /* usemem -r / memhog -r passes; 0: 1 */
-	uint64_t step;             /* usemem -j bytes between touches; 0: 8 (every word) */
+	uint64_t step;             /* usemem -j bytes between touches; 0: 8 (every word);
+				    * one beyond bytes touches the first page alone */
 	uint32_t flags;            /* SWS_USEMEM_*, SWS_WORKLOAD_KEEP */
 	uint64_t seed;             /* --random-seed / --seed */
 	uint64_t nr_accesses;      /* zipf/uniform accesses (all tasks); bgsave parent
-				    * writes after fork; 0: 4 x pages (bgsave: pages) */
+				    * writes after fork; 0: 4 x pages (bgsave: pages);
+				    * at most SWS_WORKLOAD_MAX_ACCESSES */
 	double zipf_s;             /* zipf exponent, > 0; 0: 0.99 */
 	uint32_t write_pct;        /* zipf/uniform: percent of accesses that write (0..100) */
 	uint32_t reserved;         /* must be zero */
@@ -622,9 +628,13 @@ struct sws_workload;
  * kbuild (docs/replay.md has the shape): bytes is the build's size (the
  * concurrent jobs' heaps add up to it on average), nr_tasks the jobs run at
  * once (-j; 0: 8), repeat the phases (0: 8), nr_accesses the jobs' accesses in
- * all (0: 16 per page of bytes), cold_bytes cold data written first.
+ * all (0: 16 per page of bytes), cold_bytes cold data written first; the
+ * jobs those accesses make are at most SWS_WORKLOAD_MAX_JOBS.
+ * The work of a create is bounded whatever the configuration (kbuild counts
+ * its jobs ahead: at most SWS_WORKLOAD_MAX_JOBS steps).
  * @return 0, SWS_EINVAL (kind, bytes 0, write_pct > 100, zipf_s < 0, step,
- *         reserved), SWS_EVERSION, SWS_ENOMEM.
+ *         reserved, nr_accesses above SWS_WORKLOAD_MAX_ACCESSES, kbuild with
+ *         more than SWS_WORKLOAD_MAX_JOBS jobs), SWS_EVERSION, SWS_ENOMEM.
  */
 int sws_workload_create(const struct sws_workload_config *cfg, struct sws_workload **out);
 void sws_workload_destroy(struct sws_workload *wl);

@@ -64,8 +64,12 @@ int sws_sim_create(const struct sws_sim_config *cfg, struct sws_sim **out);
  * Destroy a simulation: swaps off every device (whatever is still allocated is
  * dropped), waits for RCU callbacks, frees everything. All CPUs must have been
  * detached: debug builds (no NDEBUG) abort when one is still attached; release
- * builds free it, and its handle must not be used again. NULL is a no-op; a
- * second destroy of the same simulation is a use after free (ASan reports it).
+ * builds free it, and its handle must not be used again. NULL is a no-op. A
+ * second destroy of the same simulation is a use after free: every build
+ * checks a magic number in the object and aborts with a message on stderr
+ * while its memory was not reused ("this simulation was destroyed already");
+ * once the allocator gave the memory to someone else it cannot be told
+ * (ASan reports the use after free either way).
  */
 void sws_sim_destroy(struct sws_sim *sim);
 

@@ -183,7 +183,13 @@ bool sws_swap_test_zero(struct sws_cpu *cpu, sws_entry_t entry);
  */
 int sws_swapin_bypass_start(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, uint64_t *shadow);
 
-/** swapcache_clear(): end a bypassed swap-in. @return 0, SWS_ENOTCACHED (not pinned), SWS_EOPNOTSUPP. */
+/**
+ * swapcache_clear(): end a bypassed swap-in: unpin @nr slots that
+ * sws_swapin_bypass_start() pinned, freeing those left with no count.
+ * @return 0; SWS_ENOTCACHED when a slot is not pinned (a folio in the swap
+ *         cache, a shadow, a free slot; on a design without the bypass no
+ *         slot ever is): nothing changes; SWS_EBADENTRY.
+ */
 int sws_swapin_bypass_done(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr);
 
 /* ---- Page I/O (swap_writepage / swap_read_folio) ----------------------------- */

@@ -512,13 +512,28 @@ static int xa_pin(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uns
 	return rc;
 }
 
-/* swapcache_clear(): the bypassed swap-in is done. */
+/* RCU read lock held: no slot holds a folio in the tree (a pin is HAS_CACHE
+ * without one). Lock-free loads, as xa_pin's shadow read: the kernel's
+ * swapcache_clear() looks at nothing but swap_map, so no work is counted. */
+static bool tree_no_folio(struct xa_space *sp, uint64_t off, unsigned nr)
+{
+	for (unsigned i = 0; i < nr; i++)
+		if (xa_is_pfn(sws__xa_load(&sp->lx.xa, xa_index(off + i))))
+			return false;
+	return true;
+}
+
+/* swapcache_clear(): the bypassed swap-in is done. Only a pinned slot
+ * (HAS_CACHE and no folio in the tree) is unpinned: HAS_CACHE over a folio is
+ * the folio's, which only its deletion drops. */
 static int xa_unpin(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr)
 {
 	struct xa_dev *xd = xd_of(dev);
 	struct sws_cluster *ci = sws__offset_cluster(dev, off);
 	sws__cluster_lock(cpu, ci);
 	int rc = sws___swap_map_all_cached(ci, &xd->map, off, nr) ? 0 : SWS_ENOTCACHED;
+	if (!rc && !tree_no_folio(space_of(xd, off), off, nr))
+		rc = SWS_ENOTCACHED;
 	if (!rc)
 		__drop_cache_flag(cpu, dev, ci, off, nr);
 	sws__cluster_unlock(ci);
@@ -632,7 +647,10 @@ static int __check_slot(struct sws_device *dev, const struct sws_cluster *ci, ui
 	int rc = sws___swap_map_check_slot(ci, &xd->map, off, msg, len);
 	if (rc || b == SWAP_MAP_BAD)
 		return rc;
-	if ((b & SWAP_HAS_CACHE) && !xa_is_pfn(e))
+	/* HAS_CACHE without a folio: a swap-in that bypasses the cache pinned the
+	 * slot (SYNCHRONOUS_IO devices only); its count may be 1, or 0 once the
+	 * caller put its reference, until the unpin. */
+	if ((b & SWAP_HAS_CACHE) && !xa_is_pfn(e) && !(dev->flags & SWS_SWP_SYNCHRONOUS_IO))
 		SWS__CORRUPT(msg, len, "slot %llu: SWAP_HAS_CACHE but no folio in the swap cache", o);
 	if (!(b & SWAP_HAS_CACHE) && xa_is_pfn(e))
 		SWS__CORRUPT(msg, len, "slot %llu: folio in the swap cache without SWAP_HAS_CACHE", o);

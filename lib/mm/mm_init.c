@@ -181,7 +181,7 @@ void sws_mm_destroy(struct sws_mm *mm)
 	if (mm->spare_cpu && sws__cpu_attach_mem(mm->sim, mm->spare_cpu, &cpu) != 0)
 		cpu = NULL; /* every CPU slot taken (the memory went with the refusal) */
 	for (uint32_t a = 0; cpu && a < mm->nr_spaces; a++)
-		if (mm->spaces[a]->alive)
+		if (mm->spaces[a] && mm->spaces[a]->alive)
 			sws_mm_exit(cpu, mm, a);
 	/* Folios still in the swap cache (read ahead, or kept clean) go too. */
 	for (uint32_t p = 1; cpu && p < mm->pfn_hwm; p++) {
@@ -197,8 +197,10 @@ void sws_mm_destroy(struct sws_mm *mm)
 	sws__mm_zswap_destroy(mm);
 	sws__mm_filemap_destroy(mm);
 	for (uint32_t a = 0; a < mm->nr_spaces; a++)
-		sws__mem_free(mem, SWS_MEM_mm, mm->spaces[a], sizeof(struct sws_space));
+		if (mm->spaces[a])
+			sws__mem_free(mem, SWS_MEM_mm, mm->spaces[a], sizeof(struct sws_space));
 	sws__mem_free(mem, SWS_MEM_mm, mm->spaces, sizeof(*mm->spaces) * mm->cap_spaces);
+	sws__mem_free(mem, SWS_MEM_mm, mm->trimmed_killed, sizeof(*mm->trimmed_killed) * mm->trimmed_words);
 	for (uint32_t p = 1; p < mm->pfn_hwm; p++) {
 		struct sws_folio *f = mm_folio(mm, p);
 		sws__mem_free(mem, SWS_MEM_mm, f->rmaps, sizeof(struct sws_rmap) * f->cap_rmap);

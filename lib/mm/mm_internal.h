@@ -180,6 +180,7 @@ struct sws_space {
 	struct sws_region *regions; /* sorted, non-overlapping */
 	uint32_t nr_regions, cap_regions;
 	_Atomic uint64_t nr_tables; /* page-table pages allocated */
+	uint32_t dead_next; /* once exited: the next on sws_mm's list of exited spaces */
 	struct sws_lock_line ptlocks[SWS__PTE_LOCKS];
 };
 
@@ -275,11 +276,18 @@ struct sws_mm {
 	uint32_t reclaim_memcg_rr; /* round robin of global reclaim */
 	_Atomic uint64_t nonresident_age; /* workingset eviction clock */
 	_Atomic uint64_t lru_clock;       /* not maintained (0) */
+	/* Exited spaces whose descriptors wait for sws_mm_spaces_trim() (a list
+	 * through sws_space.dead_next: asid + 1, 0 ends it), and per trimmed
+	 * asid one bit: the OOM killer took it (spaces_lock; in what was the
+	 * padding before rmap_locks). */
+	uint32_t dead_head, nr_dead;
+	uint64_t *trimmed_killed;
+	uint32_t trimmed_words;
 	struct sws_lock_line rmap_locks[SWS__MM_RMAP_LOCKS];
 
 	/* Address spaces */
-	sws_spinlock_t spaces_lock; /* the array itself */
-	struct sws_space **spaces;
+	sws_spinlock_t spaces_lock; /* the array itself, and the exited list above */
+	struct sws_space **spaces;  /* NULL where sws_mm_spaces_trim() freed an exited one */
 	uint32_t nr_spaces, cap_spaces;
 
 	/* Swap side tables, per device type. The content seed of each slot
@@ -752,7 +760,8 @@ struct sws_space *sws__mm_space(struct sws_mm *mm, uint32_t asid);
 void sws__mm_space_lock(struct sws_mm *mm, struct sws_space *sp);
 void sws__mm_space_unlock(struct sws_space *sp);
 /* sws__mm_space() through @cpu's one-entry cache: a space's descriptor stays
- * until sws_mm_destroy(), so a cached pointer never goes stale. */
+ * until sws_mm_destroy() or, once exited, a sws_mm_spaces_trim() (a quiescent
+ * point that empties every CPU's cache), so a cached pointer never goes stale. */
 static inline struct sws_space *mm_space(struct sws_mm *mm, struct sws_cpu *cpu, uint32_t asid)
 {
 	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];

@@ -77,9 +77,75 @@ void sws__mm_space_unlock(struct sws_space *sp)
 
 bool sws_mm_oom_killed(struct sws_mm *mm, uint32_t asid)
 {
-	struct sws_space *sp = mm ? sws__mm_space(mm, asid) : NULL;
-	return sp && atomic_load(&sp->oom_killed);
+	if (!mm)
+		return false;
+	mm_lock(mm, &mm->spaces_lock, SWS_MM_lock_mm_other_contended);
+	struct sws_space *sp = asid < mm->nr_spaces ? mm->spaces[asid] : NULL;
+	bool killed = sp ? atomic_load(&sp->oom_killed)
+			 : asid / 64 < mm->trimmed_words && ((mm->trimmed_killed[asid / 64] >> (asid % 64)) & 1);
+	sws_spin_unlock(&mm->spaces_lock);
+	return killed;
 }
+
+/*
+ * An exited space keeps its descriptor (the page-table locks, a cache line
+ * each: about 4.2 KiB) so that a pointer another CPU cached stays valid; a
+ * run of many short-lived processes would keep them all. At a quiescent
+ * point the caller says so, and the descriptors of exited spaces go: what
+ * stays of each is one bit (whether the OOM killer took it) and its NULL
+ * entry in the array (its asid is never reused).
+ */
+uint32_t sws_mm_spaces_trim(struct sws_mm *mm, uint32_t min)
+{
+	if (!mm || mm->nr_dead < (min ? min : 1))
+		return 0;
+	struct sws_mem *mem = &mm->sim->mem;
+	mm_lock(mm, &mm->spaces_lock, SWS_MM_lock_mm_other_contended);
+	uint32_t words = (mm->nr_spaces + 63) / 64;
+	if (words > mm->trimmed_words) {
+		uint32_t cap = mm->trimmed_words ? mm->trimmed_words : 16;
+		while (cap < words)
+			cap *= 2;
+		uint64_t *b = sws__mem_zalloc(mem, SWS_MEM_mm, sizeof(*b) * cap, 0);
+		if (!b) { /* nothing is lost: the descriptors wait for the next trim */
+			sws_spin_unlock(&mm->spaces_lock);
+			return 0;
+		}
+		if (mm->trimmed_words)
+			memcpy(b, mm->trimmed_killed, sizeof(*b) * mm->trimmed_words);
+		sws__mem_free(mem, SWS_MEM_mm, mm->trimmed_killed, sizeof(*b) * mm->trimmed_words);
+		mm->trimmed_killed = b;
+		mm->trimmed_words = cap;
+	}
+	uint32_t freed = 0;
+	for (uint32_t next = mm->dead_head; next;) {
+		uint32_t a = next - 1;
+		struct sws_space *sp = mm->spaces[a];
+		next = sp->dead_next;
+		if (atomic_load(&sp->oom_killed))
+			mm->trimmed_killed[a / 64] |= 1ull << (a % 64);
+		mm->spaces[a] = NULL;
+		sws__mem_free(mem, SWS_MEM_mm, sp, sizeof(*sp));
+		freed++;
+	}
+	mm->dead_head = 0;
+	mm->nr_dead = 0;
+	for (unsigned c = 0; c < mm->sim->max_cpus; c++)
+		mm->pcpu[c].space = NULL; /* no cached pointer may outlive its descriptor */
+	sws_spin_unlock(&mm->spaces_lock);
+	return freed;
+}
+
+/* The space @asid exited: its descriptor waits for a trim. */
+static void space_dead(struct sws_mm *mm, uint32_t asid, struct sws_space *sp)
+{
+	mm_lock(mm, &mm->spaces_lock, SWS_MM_lock_mm_other_contended);
+	sp->dead_next = mm->dead_head;
+	mm->dead_head = asid + 1;
+	mm->nr_dead++;
+	sws_spin_unlock(&mm->spaces_lock);
+}
+
 
 /* ---- regions (the space's mmap_lock held) --------------------------------------------- */
 
@@ -212,6 +278,7 @@ int sws_mm_exit(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid)
 	sws__mm_space_unlock(sp);
 	sws__work_enter(cpu, wc);
 	mm_kernel_exit(mm, cpu, t0);
+	space_dead(mm, asid, sp);
 	return 0;
 }
 

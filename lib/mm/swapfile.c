@@ -65,6 +65,35 @@ static void collect_pte(void *ctx, uint64_t vaddr, uint64_t *pte)
 	u->entries[u->n++] = pte_to_swp_entry(*pte);
 }
 
+/*
+ * folio_free_swap() of the folio cached for @e, as unuse_pte_range() calls
+ * it after each PTE it maps and find_next_to_unuse() for what is left: when
+ * none of the folio's slots is referenced any more, the folio leaves the
+ * swap cache, dirty (the only copy is in memory now), and the slots go.
+ * Without it a swapped-in page stays a clean swap-cache folio that reclaim
+ * may drop again, putting its PTEs back on the device being emptied.
+ */
+static void unuse_free_swap(struct sws_cpu *cpu, struct sws_mm *mm, sws_entry_t e)
+{
+	uint64_t pfn = sws_swap_cache_lookup(cpu, e);
+	if (!pfn)
+		return;
+	struct sws_folio *f = mm_folio(mm, pfn);
+	folio_lock(f);
+	if (folio_test(f, PG_swapcache) && f->swap <= e && e < f->swap + (1u << f->order)) {
+		unsigned nr = 1u << f->order;
+		uint32_t count = 0;
+		bool unused = true;
+		for (unsigned i = 0; i < nr && unused; i++)
+			unused = sws_swap_count(cpu, f->swap + i, &count) == 0 && count == 0;
+		if (unused && sws_swap_cache_del(cpu, f->swap, nr, pfn, 0) == 0) {
+			folio_clear(f, PG_swapcache);
+			folio_set(f, PG_dirty);
+		}
+	}
+	folio_unlock(f);
+}
+
 /* unuse_mm() of one address space. */
 static int unuse_space(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct unuse_ctx *u)
 {
@@ -77,10 +106,12 @@ static int unuse_space(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, st
 	sws__mm_space_unlock(sp);
 	for (size_t i = 0; i < u->n && !u->rc; i++) {
 		int rc = sws__mm_swapin_pte(cpu, mm, asid, sp, u->vaddrs[i], u->entries[i]);
-		if (rc == 0 || rc == SWS_ECORRUPT)
+		if (rc == 0 || rc == SWS_ECORRUPT) {
 			mm_count(mm, cpu, SWS_MM_swapoff_swapin, 1);
-		else if (rc != SWS_EAGAIN_INTERNAL) /* the PTE changed meanwhile: nothing to do */
+			unuse_free_swap(cpu, mm, u->entries[i]);
+		} else if (rc != SWS_EAGAIN_INTERNAL) { /* the PTE changed meanwhile: nothing to do */
 			u->rc = rc;
+		}
 	}
 	return u->rc;
 }
@@ -95,22 +126,8 @@ static void drop_cache_only(struct sws_cpu *cpu, struct sws_mm *mm, unsigned typ
 		sws_entry_t e = sws_swp_entry(type, off);
 		if (sws_swap_slot_state(mm->sim, e, &st) || !st.allocated || st.bad)
 			continue;
-		if (st.count || !st.cached)
-			continue;
-		struct sws_folio *f = mm_folio(mm, st.pfn);
-		folio_lock(f);
-		if (folio_test(f, PG_swapcache) && f->swap <= e && e < f->swap + (1u << f->order)) {
-			unsigned nr = 1u << f->order;
-			uint32_t count = 0;
-			bool unused = true;
-			for (unsigned i = 0; i < nr && unused; i++)
-				unused = sws_swap_count(cpu, f->swap + i, &count) == 0 && count == 0;
-			if (unused && sws_swap_cache_del(cpu, f->swap, nr, st.pfn, 0) == 0) {
-				folio_clear(f, PG_swapcache);
-				folio_set(f, PG_dirty); /* the only copy is in memory now */
-			}
-		}
-		folio_unlock(f);
+		if (!st.count && st.cached)
+			unuse_free_swap(cpu, mm, e);
 	}
 }
 
@@ -158,7 +175,7 @@ int sws_mm_swapoff(struct sws_cpu *cpu, struct sws_mm *mm, int type)
 	if (dev->flags & (SWS_SWP_XSWAP | SWS_SWP_VIRTUAL))
 		return SWS_EINVAL;
 	uint64_t t0 = mm_kernel_enter(mm, cpu);
-	sws__device_stop_writes(dev);
+	sws__device_swapoff_begin(dev); /* its room leaves nr_swap_pages: reclaim has only the others' */
 	int rc = 0;
 	/* try_to_unuse() goes round until the device is empty: reclaim may unmap
 	 * a page of it (a folio still cached on it) while the walk runs. */
@@ -183,7 +200,7 @@ int sws_mm_swapoff(struct sws_cpu *cpu, struct sws_mm *mm, int type)
 	if (!rc)
 		rc = sws_swapoff(sim, type);
 	if (rc)
-		sws__device_resume_writes(dev); /* the device stays, usable */
+		sws__device_swapoff_cancel(dev); /* the device stays, usable */
 	return rc;
 }
 

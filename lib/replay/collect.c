@@ -125,6 +125,7 @@ static void collect_times(const struct sws_replay *r, struct sws_replay_times *t
 	t->swapoff = r->swapoff_ran;
 	t->swapoff_ns = r->swapoff_ns;
 	t->swapoff_sys_ns = r->swapoff_sys_ns;
+	t->swapoff_oom_kills = r->swapoff_oom_kills;
 }
 
 static void collect_devices(struct sws_replay *r, struct sws_replay_report *out)

@@ -356,6 +356,10 @@ static int dispatch_barrier(struct sws_replay *r, struct sws__worker *sw, const 
 	}
 	if (is_structural(rec->op)) {
 		sws__run_structural(r, sw, rec, (uint32_t)pidx);
+		/* Every worker is idle: the exited processes' address-space
+		 * descriptors may go (a run of short-lived processes kept
+		 * 4.2 KiB each); what a task keeps is its entry in procs[]. */
+		sws_mm_spaces_trim(r->mm, SWS__TRIM_EXITED);
 		return 0;
 	}
 	return 1; /* a first record that is per-task: dispatch it as one */
@@ -644,9 +648,13 @@ static int run_swapoff(struct sws_replay *r, struct sws__worker *w)
 	unsigned i = r->cfg.swapoff_device - 1;
 	sws__charge_flush(w);
 	struct sws_mm_cpu_time t0, t1;
+	struct sws_mm_stats s0, s1;
+	sws_mm_stats_get(r->mm, &s0);
 	sws_mm_cpu_time_get(r->mm, w->cpu, &t0);
 	int rc = sws_mm_swapoff(w->cpu, r->mm, r->types[i]);
 	sws_mm_cpu_time_get(r->mm, w->cpu, &t1);
+	sws_mm_stats_get(r->mm, &s1);
+	r->swapoff_oom_kills = s1.counters[SWS_MM_oom_kill] - s0.counters[SWS_MM_oom_kill];
 	r->swapoff_sys_ns = t1.sys_ns - t0.sys_ns;
 	r->swapoff_ns = r->swapoff_sys_ns + (t1.iowait_ns - t0.iowait_ns);
 	r->swapoff_ran = true;
@@ -703,6 +711,7 @@ int sws_replay_run(struct sws_replay *r, const struct sws_replay_source *src)
 				err = rc;
 				break;
 			}
+			sws_mm_spaces_trim(r->mm, SWS__TRIM_EXITED); /* the workers are idle */
 			if (r->interrupted)
 				break;
 			streams = r->nstreams != 0; /* a source that says so and gives nothing: next() */

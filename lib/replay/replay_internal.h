@@ -36,6 +36,9 @@
 #include "fiber.h"
 
 #define SWS__NO_ASID UINT32_MAX
+/* Exited address spaces whose descriptors the replay lets wait before it frees
+ * them at a quiescent point (sws_mm_spaces_trim()): at most 64 x 4.2 KiB. */
+#define SWS__TRIM_EXITED 64
 
 /* A task's clocks (ns): by phase (sys + user + iowait) and by kind. */
 enum sws__clock {
@@ -197,6 +200,7 @@ struct sws_replay {
 	struct sws__sched sched;     /* its event loop */
 	uint64_t swapoff_ns, swapoff_sys_ns; /* config.swapoff_device's swapoff, when it ran */
 	bool swapoff_ran;
+	uint64_t swapoff_oom_kills; /* tasks the OOM killer took during it */
 	struct sws_replay_config cfg;
 	struct sws_env env;
 	bool has_env;

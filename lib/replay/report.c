@@ -794,6 +794,11 @@ static void print_table(struct sws__out *o, const struct sws_replay_print_config
 		   identical ? "yes"
 		   : s[0].repeats[0]->clock == SWS_REPLAY_CLOCK_MODEL ? "no (each repeat has its own seed)"
 		   : first[0]->threads > 1 ? "no (expected with several threads)" : "NO");
+	for (unsigned i = 0, said = 0; i < n && !said; i++)
+		for (unsigned k = 0; k < s[i].nr_repeats && !said; k++)
+			if ((said = s[i].repeats[k]->interrupted))
+				sws__pr(o, "INTERRUPTED: %s stopped before its input ended: every figure covers what ran\n",
+					label_of(&s[i]));
 	sws__pr(o, "%-*s", NAMEW, "");
 	for (unsigned i = 0; i < n; i++)
 		cell(o, label_of(&s[i]));

@@ -448,7 +448,7 @@ static void gen_bgsave(struct sws_workload *wl)
 			uint64_t k = wl->count++ - n;
 			push(wl, SWS_TRACE_ACCESS, 1, BASE_ADDR + k * SWS_PAGE_SIZE, 0, 0, 0);
 			/* Parent writes spread evenly over the child's pass. */
-			uint64_t nw = (k + 1) * w / n - k * w / n;
+			uint64_t nw = (uint64_t)((unsigned __int128)(k + 1) * w / n - (unsigned __int128)k * w / n);
 			for (uint64_t i = 0; i < nw && i < 6; i++)
 				push(wl, SWS_TRACE_ACCESS, 0,
 				     BASE_ADDR + (sws__rand(&wl->rng) % n) * SWS_PAGE_SIZE, 0,
@@ -687,6 +687,9 @@ struct sws_replay_source sws_workload_source(struct sws_workload *wl)
 
 uint64_t sws_workload_total(const struct sws_workload *wl) { return wl ? wl->total : 0; }
 
+static uint64_t sat_add(uint64_t a, uint64_t b) { return a + b < a ? UINT64_MAX : a + b; }
+static uint64_t sat_mul(uint64_t a, uint64_t b) { return b && a > UINT64_MAX / b ? UINT64_MAX : a * b; }
+
 int sws_workload_create(const struct sws_workload_config *cfg, struct sws_workload **out)
 {
 	if (!cfg || !out)
@@ -698,6 +701,7 @@ int sws_workload_create(const struct sws_workload_config *cfg, struct sws_worklo
 	    (cfg->cold_bytes && cfg->kind != SWS_WORKLOAD_KBUILD) || cfg->cold_bytes > SWS_WORKLOAD_MAX_BYTES ||
 	    cfg->write_pct > 100 || cfg->zipf_s < 0 || cfg->reserved ||
 	    (cfg->step && cfg->step < 8) || cfg->bytes > SWS_WORKLOAD_MAX_BYTES ||
+	    cfg->nr_accesses > SWS_WORKLOAD_MAX_ACCESSES ||
 	    (cfg->env && cfg->env->version > SWS_ENV_VERSION))
 		return SWS_EINVAL;
 	struct sws_mem tmp;
@@ -734,9 +738,10 @@ int sws_workload_create(const struct sws_workload_config *cfg, struct sws_worklo
 		wl->cfg.step = 8;
 	if (cfg->kind == SWS_WORKLOAD_MEMHOG)
 		wl->cfg.step = SWS_PAGE_SIZE, wl->cfg.flags = 0;
-	wl->touch_pages = wl->cfg.step >= SWS_PAGE_SIZE
-				  ? (wl->pages * SWS_PAGE_SIZE + wl->cfg.step - 1) / wl->cfg.step
-				  : wl->pages;
+	/* touches at 0, step, 2 x step, ... below the size (pages x 4 KiB <= 2^50 + 4 KiB:
+	 * no overflow, whatever the step; idx x step stays below the size) */
+	wl->touch_pages = wl->cfg.step >= SWS_PAGE_SIZE ? (wl->pages * SWS_PAGE_SIZE - 1) / wl->cfg.step + 1
+							: wl->pages;
 	wl->write_passes = (wl->cfg.flags & SWS_USEMEM_READONLY) ? 0 : repeat;
 	wl->passes = repeat + ((wl->cfg.flags & SWS_USEMEM_READ_AGAIN) ? 1 : 0);
 	if (!wl->cfg.nr_accesses)
@@ -750,7 +755,8 @@ int sws_workload_create(const struct sws_workload_config *cfg, struct sws_worklo
 	switch (cfg->kind) {
 	case SWS_WORKLOAD_USEMEM:
 	case SWS_WORKLOAD_MEMHOG:
-		wl->total = (uint64_t)ntasks * (3 + wl->passes * wl->touch_pages);
+		/* records to come (the progress bar's 100%): saturated, never wrapped */
+		wl->total = sat_mul(ntasks, sat_add(3, sat_mul(wl->passes, wl->touch_pages)));
 		break;
 	case SWS_WORKLOAD_ZIPF:
 	case SWS_WORKLOAD_UNIFORM:
@@ -770,6 +776,10 @@ int sws_workload_create(const struct sws_workload_config *cfg, struct sws_worklo
 		uint64_t rng = wl->kb_rng, planned = 0, records = 0;
 		wl->kb_jobs = 0;
 		while (planned < wl->cfg.nr_accesses) {
+			if (wl->kb_jobs == SWS_WORKLOAD_MAX_JOBS) { /* bounded work, bounded pids */
+				sws_workload_destroy(wl);
+				return SWS_EINVAL;
+			}
 			uint64_t heap = kb_heap(wl, &rng), life = kb_life(heap);
 			planned += life;
 			/* MMAP, the source, the headers, the accesses, the object, MUNMAP, EXIT */
@@ -790,12 +800,12 @@ int sws_workload_create(const struct sws_workload_config *cfg, struct sws_worklo
 		break;
 	}
 	case SWS_WORKLOAD_BGSAVE: {
-		/* Parent writes per child read are capped at 6 (see gen_bgsave). */
-		uint64_t w = 0, n = wl->pages;
-		for (uint64_t k = 0; k < n; k++) {
-			uint64_t nw = (k + 1) * wl->cfg.nr_accesses / n - k * wl->cfg.nr_accesses / n;
-			w += nw < 6 ? nw : 6;
-		}
+		/* Parent writes per child read are capped at 6 (see gen_bgsave): the
+		 * share of read k is floor((k+1)a/n) - floor(ka/n), each floor(a/n)
+		 * or one more, so all are at most 6 when a <= 6n (w = a) and all at
+		 * least 6 otherwise (w = 6n). No loop over the pages. */
+		uint64_t n = wl->pages, a = wl->cfg.nr_accesses;
+		uint64_t w = a <= 6 * n ? a : 6 * n;
 		wl->total = 2 * n + w + 5;
 		break;
 	}
@@ -890,10 +900,17 @@ static bool usemem_task(const struct sws_workload *wl, const struct sws_replay_t
 	if (again) /* the read-again pass: the last touch_pages reads */
 		again_ns = t->reads ? t->read_ns * (wl->touch_pages < t->reads ? wl->touch_pages : t->reads) / t->reads
 				    : 0;
-	/* usemem credits size/8 per pass for the allocation (16M prints 18874368). */
-	u->bytes = main_passes * (size + size / 8);
+	/* usemem credits size/8 per pass for the allocation (16M prints 18874368).
+	 * A run stopped midway (a signal) counts the pages the task touched, not
+	 * the passes it meant to make: its time is that of what it did. */
+	uint64_t main_touches = (uint64_t)main_passes * wl->touch_pages;
+	uint64_t main_done = t->accesses < main_touches ? t->accesses : main_touches;
+	uint64_t again_done = t->accesses - main_done < wl->touch_pages ? t->accesses - main_done : wl->touch_pages;
+	u->bytes = main_done == main_touches ? main_passes * (size + size / 8)
+		   : (uint64_t)((unsigned __int128)(size + size / 8) * main_done / wl->touch_pages);
 	u->main_ns = t->access_ns - again_ns + (init ? 0 : t->init_ns);
-	u->again_bytes = again ? size : 0;
+	u->again_bytes = !again ? 0 : again_done == wl->touch_pages ? size
+				     : (uint64_t)((unsigned __int128)size * again_done / wl->touch_pages);
 	u->again_ns = again_ns;
 	u->init_ns = t->init_ns;
 	u->free_ns = t->free_ns;

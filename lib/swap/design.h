@@ -54,8 +54,10 @@
  *   pin (SWS_DESIGN_SYNC_BYPASS only): any allocated slot without a folio
  *             whose count is not 1 -> EAGAIN; then as cache_add, but no folio
  *             enters the cache (SWAP_HAS_CACHE alone: swapcache_prepare()).
- *   unpin:    any slot not pinned -> ENOTCACHED; drops the pin and frees slots
- *             left with count 0.
+ *   unpin:    any slot not pinned (FREE, SHADOW, or CACHED with a folio) ->
+ *             ENOTCACHED; drops the pin and frees slots left with count 0.
+ *             A pinned slot (no folio, count 1, or 0 once the caller put its
+ *             reference) is a legal state for check_cluster.
  * Newly allocated slots are CACHED with count 0, zero flag clear, memcg 0.
  */
 #ifndef SWS_SWAP_DESIGN_H

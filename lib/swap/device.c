@@ -249,6 +249,34 @@ void sws__device_resume_writes(struct sws_device *dev)
 	sws_spin_unlock(&sim->avail_lock);
 }
 
+void sws__device_swapoff_begin(struct sws_device *dev)
+{
+	struct sws_sim *sim = dev->sim;
+	sws__device_stop_writes(dev);
+	sws_spin_lock(&sim->swap_lock);
+	if (dev->enabled && sws__in_totals(dev) && !dev->leaving) {
+		int64_t pages = (int64_t)atomic_load(&dev->pages);
+		atomic_fetch_sub(&sim->nr_swap_pages, pages);
+		atomic_fetch_sub(&sim->total_swap_pages, pages);
+		dev->leaving = true;
+	}
+	sws_spin_unlock(&sim->swap_lock);
+}
+
+void sws__device_swapoff_cancel(struct sws_device *dev)
+{
+	struct sws_sim *sim = dev->sim;
+	sws_spin_lock(&sim->swap_lock);
+	if (dev->leaving) {
+		int64_t pages = (int64_t)atomic_load(&dev->pages);
+		atomic_fetch_add(&sim->nr_swap_pages, pages);
+		atomic_fetch_add(&sim->total_swap_pages, pages);
+		dev->leaving = false;
+	}
+	sws_spin_unlock(&sim->swap_lock);
+	sws__device_resume_writes(dev);
+}
+
 /* ---- discard --------------------------------------------------------------------- */
 
 unsigned sws__device_do_discard(struct sws_device *dev, unsigned budget)
@@ -519,7 +547,9 @@ int sws_swapon(struct sws_sim *sim, const struct sws_device_config *cfg, int *ty
 static void device_destroy(struct sws_sim *sim, struct sws_device *dev, bool enabled)
 {
 	int64_t inuse = (int64_t)(atomic_load(&dev->inuse_pages) & ~SWS_INUSE_OFFLIST);
-	if (enabled && sws__in_totals(dev)) {
+	if (enabled && sws__in_totals(dev) && dev->leaving) {
+		atomic_fetch_add(&sim->nr_swap_pages, inuse); /* left with all its pages */
+	} else if (enabled && sws__in_totals(dev)) {
 		atomic_fetch_sub(&sim->nr_swap_pages, (int64_t)dev->pages - inuse);
 		atomic_fetch_sub(&sim->total_swap_pages, (int64_t)dev->pages);
 	}

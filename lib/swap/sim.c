@@ -8,7 +8,9 @@
 #include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "design.h"
 #include "swap_internal.h"
@@ -48,6 +50,7 @@ int sws__sim_create(const struct sws_sim_config *cfg, const struct sws_design_op
 	if (!sim)
 		return SWS_ENOMEM;
 	memset(sim, 0, sizeof(*sim));
+	sim->magic = SWS__SIM_LIVE;
 	sws__mem_init(&sim->mem, &mem.a);
 	atomic_fetch_add(&sim->mem.bytes[SWS_MEM_sim], (int64_t)sizeof(*sim));
 	if (cfg->env)
@@ -76,10 +79,23 @@ int sws__sim_create(const struct sws_sim_config *cfg, const struct sws_design_op
 	return 0;
 }
 
+/* A caller broke the API's contract in a way that would corrupt memory: say
+ * so on stderr and abort, in every build (the library has no error to return). */
+static void misuse(const char *msg)
+{
+	ssize_t n = write(STDERR_FILENO, msg, strlen(msg));
+	(void)n;
+	abort();
+}
+
 void sws_sim_destroy(struct sws_sim *sim)
 {
 	if (!sim)
 		return;
+	if (sim->magic != SWS__SIM_LIVE)
+		misuse(sim->magic == SWS__SIM_DEAD
+			       ? "libswapsim: sws_sim_destroy: this simulation was destroyed already\n"
+			       : "libswapsim: sws_sim_destroy: not a simulation (destroyed already, or a bad pointer)\n");
 	unsigned attached = 0;
 	for (unsigned i = 0; i < sim->max_cpus; i++)
 		attached += sim->cpus[i] != NULL;
@@ -96,6 +112,7 @@ void sws_sim_destroy(struct sws_sim *sim)
 			sws__mem_free(&sim->mem, SWS_MEM_sim, sim->cpus[i], sizeof(struct sws_cpu));
 	sws__mem_free(&sim->mem, SWS_MEM_sim, sim->cpus, sizeof(*sim->cpus) * sim->max_cpus);
 	pthread_mutex_destroy(&sim->ext_mutex);
+	sim->magic = SWS__SIM_DEAD;
 	struct sws_allocator a = sim->mem.a;
 	a.free(a.ctx, sim, sizeof(*sim));
 }

@@ -187,6 +187,7 @@ struct sws_device {
 	uint32_t flags;
 	atomic_bool writeok;      /* SWP_WRITEOK */
 	bool enabled;             /* counted in the totals (swap_lock) */
+	bool leaving;             /* a swapoff runs: its pages left the totals (swap_lock) */
 	uint64_t max;             /* slots including header (xswap: the reservation) */
 	_Atomic uint64_t pages;   /* usable slots (xswap: under the limit) */
 	_Atomic uint64_t inuse_pages; /* allocated slots | SWS_INUSE_OFFLIST */
@@ -257,6 +258,12 @@ struct sws_cpu {
 	_Atomic uint64_t work[SWS_NR_WORK_CTX][SWS_NR_WORK];
 };
 
+/* struct sws_sim's magic: SWS__SIM_LIVE from create until destroy, which
+ * leaves SWS__SIM_DEAD behind so that a second destroy of the same memory is
+ * caught while nothing reused it. */
+#define SWS__SIM_LIVE 0x73696d4cu /* "simL" */
+#define SWS__SIM_DEAD 0x73696d44u /* "simD" */
+
 struct sws_sim {
 	struct sws_mem mem;
 	struct sws_env env;
@@ -264,6 +271,7 @@ struct sws_sim {
 	uint32_t design_flags; /* ops->flags: SWS_DESIGN_* */
 	enum sws_backend backend;
 	unsigned max_cpus;
+	uint32_t magic; /* SWS__SIM_LIVE while the simulation exists (in what was padding) */
 
 	_Atomic(struct sws_device *) devices[SWS_MAX_SWAPFILES];
 	sws_spinlock_t swap_lock;  /* swapon/swapoff */
@@ -586,6 +594,12 @@ void sws__device_del_avail(struct sws_cpu *cpu, struct sws_device *dev);
 void sws__device_stop_writes(struct sws_device *dev);
 /* A swapoff that did not finish: the device takes slots again (unless its writes failed). */
 void sws__device_resume_writes(struct sws_device *dev);
+/* swapoff(2) with pages in use, before try_to_unuse(): no new slots, and the
+ * device's pages leave nr_swap_pages and total_swap_pages (the slots freed
+ * meanwhile come back to nr_swap_pages one by one), so reclaim sees only the
+ * room of the other devices. cancel: the swapoff failed, the device stays. */
+void sws__device_swapoff_begin(struct sws_device *dev);
+void sws__device_swapoff_cancel(struct sws_device *dev);
 
 /* Deferred discard. @return clusters still waiting. */
 unsigned sws__device_do_discard(struct sws_device *dev, unsigned budget);

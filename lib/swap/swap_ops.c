@@ -167,9 +167,11 @@ int sws_swapin_bypass_start(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr,
 
 int sws_swapin_bypass_done(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr)
 {
-	if (cpu && !(cpu->sim->ops->flags & SWS_DESIGN_SYNC_BYPASS))
-		return SWS_EOPNOTSUPP;
-	SWS__SLOT_CALL(cpu, entry, nr, cpu->sim->ops->unpin(cpu, dev, off, nr), (void)0);
+	/* A design without the bypass never pinned a slot. */
+	SWS__SLOT_CALL(cpu, entry, nr,
+		       cpu->sim->ops->flags & SWS_DESIGN_SYNC_BYPASS ? cpu->sim->ops->unpin(cpu, dev, off, nr)
+								    : SWS_ENOTCACHED,
+		       (void)0);
 }
 
 int sws_swap_io_target(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, bool write, sws_entry_t *target)

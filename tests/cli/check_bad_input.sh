@@ -59,6 +59,23 @@ expect_fail 1 "$d/kernel.txt:$n: trace gone.txt: $d/gone.txt: No such file or di
 n=$(line_of '^pswpin ')
 d=$(case_dir nul 's/^pswpin 12345$/pswpin 1\x0/')
 expect_fail 1 "$d/kernel.txt:$n: not a text file \\(a NUL byte\\)\$" "$replay" --check "$d"
+# A counter beyond a long long is refused naming it, not saturated in silence.
+n=$(line_of '^pswpin ')
+d=$(case_dir huge 's/^pswpin 12345$/pswpin 99999999999999999999/')
+expect_fail 1 "$d/kernel.txt:$n: pswpin: 99999999999999999999 is out of range \\(a counter is a number from -9223372036854775808 to 9223372036854775807; section \"/proc/vmstat deltas\"\\)\$" \
+	"$replay" --check "$d"
+# The parse is linear: 200,000 keys (a quadratic one took 37 s for 100,000 lines)
+# read in well under the 20 s allowed here, and the run goes on (exit 0).
+d=$work/many
+mkdir -p "$d"
+{ cat "$good"; echo "## memcg memory.stat"; awk 'BEGIN { for (i = 0; i < 200000; i++) print "key" i, i }'; } >"$d/kernel.txt"
+ln -sf "$data/bgsave32_perf.txt.zst" "$d/bgsave32_perf.txt.zst"
+set +e
+timeout 20 "$replay" --check "$d" >"$work/out" 2>"$work/err"
+st=$?
+set -e
+[ $st -eq 0 ] || fail "200,000 keys: exit status $st (124: over 20 s): $(cat "$work/err")"
+[ $st -eq 0 ] && echo "ok: 200,000 keys read"
 # A trace the reader refuses: the run fails (exit 1) naming the trace's line.
 d=$(case_dir badtrace 's/^trace .*/trace bad_perf.txt/')
 ln -sf "$data/bad_perf.txt" "$d/bad_perf.txt"

@@ -5,7 +5,7 @@
 #   bash tests/fuzz/run.sh [SECONDS_PER_TARGET] [TARGET...]
 #
 # Targets: native_text native_binary perf lackey damon addr auto roundtrip model
-# (default: all). Environment: CC (default clang), SWS_FUZZ_BUILD (the build
+# api cli (default: all). Environment: CC (default clang), SWS_FUZZ_BUILD (the build
 # directory, default build-fuzz), SWS_FUZZ_JOBS (targets fuzzed at the same
 # time, default 1). Fails when a target crashes, leaks, breaks a check, runs
 # out of memory or takes more than 10 s on one input; the input is kept in
@@ -14,7 +14,7 @@
 # tests/fuzz/corpus are not touched).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-all=(native_text native_binary perf lackey damon addr auto roundtrip model)
+all=(native_text native_binary perf lackey damon addr auto roundtrip model api cli)
 secs=${1:-20}
 [ $# -gt 0 ] && shift
 targets=("$@")
@@ -45,8 +45,16 @@ cmake --build "$dir" -j"$(nproc)" --target sws_fuzz >/dev/null
 fuzz() {
 	local t=$1 work="$dir/fuzz-corpus/$1" crashes="$dir/crashes/$1/"
 	mkdir -p "$work" "$crashes"
+	# inputs as long as the target reads; the dictionary of its words (none for
+	# the binary call sequences of api)
+	local len=16384 dict=(-dict=tests/fuzz/trace.dict)
+	case $t in
+	model) len=4098 ;;
+	api) len=1025 dict=() ;;
+	cli) len=4096 dict=(-dict=tests/fuzz/cli.dict) ;;
+	esac
 	"$dir/tests/fuzz/fuzz_$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
-		-max_len="$([ "$t" = model ] && echo 4098 || echo 16384)" -dict=tests/fuzz/trace.dict -artifact_prefix="$crashes" \
+		-max_len="$len" "${dict[@]}" -artifact_prefix="$crashes" \
 		-print_final_stats=1 "$work" "tests/fuzz/corpus/$t" tests/data/repro \
 		> "$dir/fuzz-$t.log" 2>&1
 }

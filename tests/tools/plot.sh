@@ -30,8 +30,8 @@ for t in "set title 'Elapsed time, simulated (elapsed_ns)'" "set title 'Sum thro
 	grep -qxF "$t" "$work/titles.gp" || fail "the plot's script has no line $t: $(grep 'set title' "$work/titles.gp")"
 done
 grep -q "^set title 'Host wall time, measured" "$work/titles.gp" || fail "wall_ns's title"
-grep -q "out.png" "$work/titles.gp" && ! grep -q "swapsim-plot\." "$work/titles.gp" ||
-	fail "--script names the scratch folder: $(grep output "$work/titles.gp")"
+grep -qxF "set output '$work/titles.png'" "$work/titles.gp" && ! grep -q "swapsim-plot\.\|titles\.png\." "$work/titles.gp" ||
+	fail "--script names a scratch file, not the output: $(grep output "$work/titles.gp")"
 echo "ok: panel titles: $(grep -c 'set title' "$work/titles.gp") in the saved script"
 # The figures listed are those the plot accepts.
 "$plot" figures "$work/designs.json" >"$work/figures"

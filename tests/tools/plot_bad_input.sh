@@ -35,4 +35,30 @@ expect_fail 1 "not a swapsim-sweep result" "$plot" sweep "$work/r.json"
 for f in missing designs cut other r other short header; do
 	[ ! -e "$work/$f.png" ] || fail "an image was left behind: $work/$f.png"
 done
+# The output rules (docs/tools.md, "Output files"): a directory named like an
+# image is refused (it wrote DIR/out.png and exited 0), so is a symbolic link
+# to nothing and the input itself; a link is followed (its target replaced,
+# the link kept); a new image is 0666 less the umask, an existing one keeps its
+# mode; nothing is left beside the output.
+mkdir "$work/dir.png"
+expect_fail 2 "--output: '$work/dir.png' is a directory" "$plot" designs "$work/r.json" -o "$work/dir.png"
+[ -z "$(ls -A "$work/dir.png")" ] || fail "something was written into dir.png"
+ln -s nowhere.png "$work/dangling.png"
+expect_fail 1 "--output $work/dangling.png: a symbolic link that names no file" \
+	"$plot" designs "$work/r.json" -o "$work/dangling.png"
+[ ! -e "$work/nowhere.png" ] || fail "the dangling link's target was created"
+cp "$work/r.json" "$work/in.png"
+expect_fail 2 "--output: '$work/in.png' is the input" "$plot" designs "$work/in.png" -o "$work/in.png"
+cmp -s "$work/in.png" "$work/r.json" || fail "the input changed"
+mkdir "$work/real"
+echo old >"$work/real/target.png" && chmod 640 "$work/real/target.png"
+ln -s real/target.png "$work/link.png"
+"$plot" designs "$work/r.json" -o "$work/link.png" >/dev/null || fail "a linked output: failed"
+[ -L "$work/link.png" ] || fail "the link was replaced"
+png "$work/real/target.png"
+[ "$(stat -c %a "$work/real/target.png")" = 640 ] || fail "the linked image's mode changed"
+(umask 027 && "$plot" designs "$work/r.json" -o "$work/new.png" >/dev/null) || fail "umask 027: failed"
+[ "$(stat -c %a "$work/new.png")" = 640 ] || fail "umask 027: a new image is $(stat -c %a "$work/new.png"), want 640"
+leftover=$(find "$work" -name '.*.png.*' | head -n 1)
+[ -z "$leftover" ] || fail "a temporary image was left behind: $leftover"
 finish "plot bad input"

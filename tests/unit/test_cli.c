@@ -70,6 +70,24 @@ static void test_size_hint(void **state)
 				 "for 512 pages of 4 KiB)");
 }
 
+/* The hint for a refused fraction: the whole number of a smaller unit, or
+ * "about" one; a fraction beyond 2^64 of that unit is no undefined conversion
+ * (-fsanitize=float-cast-overflow, which the sanitizer build turns on). */
+static void test_size_hint_fractions(void **state)
+{
+	(void)state;
+	char buf[200];
+	assert_string_equal(cli_size_hint("1.5G", buf, sizeof(buf)), "sizes are whole numbers: 1.5G is 1536M");
+	assert_string_equal(cli_size_hint("0.5K", buf, sizeof(buf)), "sizes are whole numbers: 0.5K is 512 (bytes)");
+	assert_string_equal(cli_size_hint("18446744073709370.5M", buf, sizeof(buf)),
+			    "sizes are whole numbers: 18446744073709370.5M is about 18889465931478396928K");
+	assert_string_equal(cli_size_hint("9e99999.5K", buf, sizeof(buf)),
+			    "a size is a whole number with K, M, G or T (binary) or p (4 KiB pages): "
+			    "512M, 2G, 65536p");
+	assert_string_equal(cli_size_hint("20000000000000000000.5K", buf, sizeof(buf)),
+			    "sizes are whole numbers: 20000000000000000000.5K is about 20480000000000000000000 (bytes)");
+}
+
 static void test_parse_swap_and_content(void **state)
 {
 	(void)state;
@@ -229,6 +247,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_size),
 		cmocka_unit_test(test_size_hint),
+		cmocka_unit_test(test_size_hint_fractions),
 		cmocka_unit_test(test_parse_swap_and_content),
 		cmocka_unit_test(test_parse_workload_args),
 		cmocka_unit_test(test_parse_xswap_spec),

@@ -363,6 +363,87 @@ static void test_count_max(void **state)
 	}
 }
 
+/* A slot's state, compared whole (a refused call changes nothing). */
+static bool same_slot(const struct sws_slot_state *a, const struct sws_slot_state *b)
+{
+	return a->allocated == b->allocated && a->cached == b->cached && a->count == b->count && a->pfn == b->pfn &&
+	       a->shadow == b->shadow && a->zero == b->zero && a->memcg == b->memcg;
+}
+
+static struct sws_slot_state slot_of(struct sws_sim *sim, sws_entry_t e)
+{
+	struct sws_slot_state st;
+	assert_sws(0, sws_swap_slot_state(sim, e, &st));
+	return st;
+}
+
+/*
+ * The bypass's pin, by the contract of lib/swap/design.h on every design:
+ * sws_swapin_bypass_done() on a slot that was never pinned (a folio in the
+ * swap cache, a shadow, a free slot) is refused with SWS_ENOTCACHED and
+ * changes nothing; a pinned slot (count 1, then 0 once the caller put its
+ * reference) is a legal state for sws_swap_check(), and the unpin frees it.
+ */
+static void test_bypass_contract(void **state)
+{
+	(void)state;
+	for (unsigned d = 0; d < NDESIGNS; d++) {
+		const char *n = sws_backend_name(all[d]);
+		struct sws_sim_config sc = {.backend = all[d]};
+		struct sws_sim *sim;
+		struct sws_cpu *cpu;
+		int type;
+		assert_sws(0, sws_sim_create(&sc, &sim));
+		assert_sws(0, sws_cpu_attach(sim, &cpu));
+		struct sws_device_config dc = {.nr_slots = 4096, .flags = SWS_SWP_SOLIDSTATE | SWS_SWP_SYNCHRONOUS_IO};
+		assert_sws(0, sws_swapon(sim, &dc, &type));
+		sws_entry_t e, target;
+		uint64_t shadow = 0;
+		/* A folio in the swap cache, count 0: not pinned. */
+		assert_sws(0, sws_folio_alloc_swap(cpu, 1, 0, &e));
+		struct sws_slot_state before = slot_of(sim, e);
+		int rc = sws_swapin_bypass_done(cpu, e, 1);
+		if (rc != SWS_ENOTCACHED)
+			fail_msg("%s: unpin of a cached folio's slot: %s, want SWS_ENOTCACHED", n, sws_error_name(rc));
+		struct sws_slot_state after = slot_of(sim, e);
+		if (!same_slot(&before, &after))
+			fail_msg("%s: a refused unpin changed the slot (allocated %d cached %d pfn %llu)", n,
+				 after.allocated, after.cached, (unsigned long long)after.pfn);
+		assert_consistent(sim);
+		/* Unmapped and evicted: count 1, a shadow; written to the device (vswap: a physical slot). */
+		assert_sws(0, sws_swap_dup(cpu, e, 1));
+		assert_sws(0, sws_swap_io_target(cpu, e, 1, true, &target));
+		assert_sws(0, sws_swap_cache_del(cpu, e, 1, 1, 42));
+		before = slot_of(sim, e);
+		rc = sws_swapin_bypass_done(cpu, e, 1);
+		if (rc != SWS_ENOTCACHED)
+			fail_msg("%s: unpin of a shadow slot: %s, want SWS_ENOTCACHED", n, sws_error_name(rc));
+		after = slot_of(sim, e);
+		assert_true(same_slot(&before, &after));
+		assert_consistent(sim);
+		if (bypasses(all[d])) {
+			/* The bypassed swap-in: pinned (legal), reference put (legal), unpinned: free. */
+			assert_sws(0, sws_swapin_bypass_start(cpu, e, 1, &shadow));
+			assert_int_equal(shadow, 42);
+			assert_consistent(sim);
+			assert_sws(SWS_EEXIST, sws_swapin_bypass_start(cpu, e, 1, &shadow));
+			assert_sws(0, sws_swap_put(cpu, e, 1));
+			assert_consistent(sim);
+			assert_sws(0, sws_swapin_bypass_done(cpu, e, 1));
+			assert_false(slot_of(sim, e).allocated);
+			assert_consistent(sim);
+		} else {
+			assert_sws(SWS_EOPNOTSUPP, sws_swapin_bypass_start(cpu, e, 1, &shadow));
+			assert_sws(0, sws_swap_put(cpu, e, 1));
+		}
+		/* A free slot is not pinned either. */
+		assert_sws(SWS_ENOTCACHED, sws_swapin_bypass_done(cpu, e, 1));
+		assert_consistent(sim);
+		sws_cpu_detach(cpu);
+		sws_sim_destroy(sim);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -372,6 +453,7 @@ int main(void)
 		cmocka_unit_test(test_sync_io_free),
 		cmocka_unit_test(test_swapoff),
 		cmocka_unit_test(test_count_max),
+		cmocka_unit_test(test_bypass_contract),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

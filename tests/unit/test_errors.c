@@ -293,14 +293,70 @@ static void test_check_detects_corruption(void **state)
 static enum sws_backend backend_table = SWS_BACKEND_SWAP_TABLE;
 static enum sws_backend backend_xarray = SWS_BACKEND_XARRAY;
 
-int main(void)
+/*
+ * A second sws_sim_destroy() of the same simulation is caught in every build
+ * (the magic number destroy leaves behind): the process aborts with a
+ * message instead of freeing the memory again. Run in a child process.
+ */
+static void test_sim_destroy_twice(void **state)
 {
+	(void)state;
+	int fds[2];
+	assert_int_equal(pipe(fds), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) { /* a fresh process (liburcu's threads do not survive a fork) */
+		dup2(fds[1], STDERR_FILENO);
+		close(fds[0]);
+		alarm(60);
+		execl("/proc/self/exe", "test_errors", "--destroy-twice", (char *)NULL);
+		_exit(4);
+	}
+	close(fds[1]);
+	char buf[4096];
+	size_t n = 0;
+	ssize_t r;
+	while (n < sizeof(buf) - 1 && (r = read(fds[0], buf + n, sizeof(buf) - 1 - n)) > 0)
+		n += (size_t)r;
+	buf[n] = 0;
+	close(fds[0]);
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+#if defined(__SANITIZE_ADDRESS__)
+	/* AddressSanitizer reports the use after free first. */
+	assert_false(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+#else
+	if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGABRT)
+		fail_msg("a second sws_sim_destroy: child %s %d, want SIGABRT (stderr: %s)",
+			 WIFSIGNALED(st) ? "killed by signal" : "exit status",
+			 WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st), buf);
+	assert_non_null(strstr(buf, "sws_sim_destroy: this simulation was destroyed already"));
+#endif
+}
+
+/* test_sim_destroy_twice's child: destroy one simulation twice. */
+static int destroy_twice(void)
+{
+	struct sws_sim_config cfg = {0};
+	struct sws_sim *sim;
+	if (sws_sim_create(&cfg, &sim))
+		return 3;
+	sws_sim_destroy(sim);
+	sws_sim_destroy(sim);
+	return 0; /* not caught */
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 2 && !strcmp(argv[1], "--destroy-twice"))
+		return destroy_twice();
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_error_names),   cmocka_unit_test(test_entry_packing),
 		cmocka_unit_test(test_sim_config),    cmocka_unit_test(test_cpus),
 		cmocka_unit_test(test_device_config), cmocka_unit_test(test_backend_names),
 		cmocka_unit_test(test_stats),
 		cmocka_unit_test(test_default_clock),
+		cmocka_unit_test(test_sim_destroy_twice),
 		cmocka_unit_test_prestate(test_check_detects_corruption, &backend_table),
 		cmocka_unit_test_prestate(test_check_detects_corruption, &backend_xarray),
 	};

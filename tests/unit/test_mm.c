@@ -1085,6 +1085,28 @@ static void test_errors(void **state)
 	assert_false(sws_mm_oom_killed(mm, older));
 	assert_sws(0, sws_mm_exit(cpu, mm, older));
 	assert_sws(0, sws_mm_exit(cpu, mm, newer));
+	/* The exited spaces' descriptors go at a trim (not before @min are waiting);
+	 * what the OOM killer did stays, and the asids are not used again. */
+	struct sws_memory_usage mu0, mu1;
+	sws_sim_memory_usage(sim, &mu0);
+	assert_int_equal(sws_mm_spaces_trim(mm, 1000), 0);
+	uint32_t trimmed = sws_mm_spaces_trim(mm, 0); /* big, older, newer and earlier ones */
+	assert_true(trimmed >= 3);
+	assert_int_equal(sws_mm_spaces_trim(mm, 0), 0);
+	sws_sim_memory_usage(sim, &mu1);
+	if (mu0.bytes[SWS_MEM_mm] - mu1.bytes[SWS_MEM_mm] < (int64_t)trimmed * 4096)
+		fail_msg("a trim of %u spaces gave back %lld bytes", trimmed,
+			 (long long)(mu0.bytes[SWS_MEM_mm] - mu1.bytes[SWS_MEM_mm]));
+	assert_true(sws_mm_oom_killed(mm, big));
+	assert_true(sws_mm_oom_killed(mm, newer));
+	assert_false(sws_mm_oom_killed(mm, older));
+	assert_false(sws_mm_oom_killed(mm, small));
+	assert_sws(SWS_EINVAL, sws_mm_exit(cpu, mm, newer));
+	assert_sws(SWS_EINVAL, sws_mm_access(cpu, mm, older, PG(0), true));
+	uint32_t again;
+	assert_sws(0, sws_mm_space_create(mm, 0, &again));
+	assert_true(again > newer);
+	assert_sws(0, sws_mm_exit(cpu, mm, again));
 	asid = small;
 	/* hits and faults say which they were */
 	assert_int_equal(sws_mm_access(cpu, mm, asid, PG(0), true), 0);

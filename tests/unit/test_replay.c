@@ -286,6 +286,44 @@ static void test_kbuild_workload(void **state)
 	assert_sws(SWS_EINVAL, sws_workload_create(&bad, &wl)); /* cold data is kbuild's */
 }
 
+/*
+ * Sizes and counts are bounded and never wrap: kbuild's -a beyond
+ * SWS_WORKLOAD_MAX_ACCESSES, or making more than SWS_WORKLOAD_MAX_JOBS jobs,
+ * is refused at once (it counted jobs ahead without end); a usemem step
+ * beyond the size touches the first page of each pass (it wrapped to no
+ * page at all and the run never ended); bgsave's total needs no loop over
+ * a petabyte of pages.
+ */
+static void test_workload_bounds(void **state)
+{
+	(void)state;
+	struct sws_workload *wl;
+	struct sws_workload_config kb = {.kind = SWS_WORKLOAD_KBUILD, .bytes = 1u << 20,
+					 .nr_accesses = UINT64_MAX};
+	assert_sws(SWS_EINVAL, sws_workload_create(&kb, &wl));
+	kb.nr_accesses = SWS_WORKLOAD_MAX_ACCESSES; /* allowed, but 2^40 accesses over 256 pages */
+	assert_sws(SWS_EINVAL, sws_workload_create(&kb, &wl));
+	kb.nr_accesses = 100000;
+	assert_sws(0, sws_workload_create(&kb, &wl));
+	sws_workload_destroy(wl);
+	struct sws_workload_config um = {.kind = SWS_WORKLOAD_USEMEM, .bytes = 1u << 20, .step = UINT64_MAX,
+					 .repeat = 3};
+	assert_sws(0, sws_workload_create(&um, &wl));
+	assert_int_equal(sws_workload_total(wl), 3 + 3); /* MMAP, 3 touches, MUNMAP, EXIT */
+	struct sws_replay_source src = sws_workload_source(wl);
+	struct sws_trace_record rec;
+	unsigned n = 0;
+	while (n < 100 && src.next(src.ctx, &rec) == 1)
+		n++;
+	assert_int_equal(n, 6);
+	sws_workload_destroy(wl);
+	struct sws_workload_config bg = {.kind = SWS_WORKLOAD_BGSAVE, .bytes = SWS_WORKLOAD_MAX_BYTES,
+					 .nr_accesses = SWS_WORKLOAD_MAX_ACCESSES};
+	assert_sws(0, sws_workload_create(&bg, &wl)); /* 2^38 pages: the total in closed form */
+	assert_int_equal(sws_workload_total(wl), 2 * (SWS_WORKLOAD_MAX_BYTES / 4096) + SWS_WORKLOAD_MAX_ACCESSES + 5);
+	sws_workload_destroy(wl);
+}
+
 /* ---- usemem output -------------------------------------------------------------------- */
 
 static void test_usemem_lines(void **state)
@@ -1846,6 +1884,7 @@ int main(void)
 		cmocka_unit_test(test_oom_bounds_reclaim),
 		cmocka_unit_test(test_zswap_worker_prompt),
 		cmocka_unit_test(test_kbuild_workload),
+		cmocka_unit_test(test_workload_bounds),
 		cmocka_unit_test(test_file_dispatch),
 		cmocka_unit_test(test_simulated_time),
 		cmocka_unit_test(test_repeats_json),

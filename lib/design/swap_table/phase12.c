@@ -397,12 +397,17 @@ static int p1_pin(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uns
 	return rc;
 }
 
-/* swapcache_clear(). */
+/* swapcache_clear(): only a pinned slot (SWAP_HAS_CACHE without a folio in the
+ * table) is unpinned; HAS_CACHE over a folio is the folio's. */
 static int p1_unpin(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr)
 {
 	struct sws_cluster *ci = sws__offset_cluster(dev, off);
 	sws__cluster_lock(cpu, ci);
+	_Atomic uint64_t *t = __st_table(dev, off);
 	int rc = sws___swap_map_all_cached(ci, map_of(dev), off, nr) ? 0 : SWS_ENOTCACHED;
+	for (unsigned i = 0; i < nr && !rc; i++)
+		if (st12_is_folio(word(t, off + i)))
+			rc = SWS_ENOTCACHED;
 	if (!rc)
 		__drop_cache_flag(cpu, dev, ci, off, nr);
 	sws__cluster_unlock(ci);
@@ -494,13 +499,17 @@ static int p12_check_cluster(struct sws_device *dev, struct sws_cluster *ci, cha
 			continue;
 		if (unused && (tb || zeromap_test(&st->zeromap, off) || swap_cgroup_get(&st->cgroup, off)))
 			SWS__CORRUPT(msg, len, "slot %llu: free slot keeps a table word, zero flag or memcg", o);
-		if (phase1(dev) && (b & SWAP_HAS_CACHE) != 0 && !st12_is_folio(tb))
+		/* HAS_CACHE without a folio: pinned by a swap-in that bypasses the
+		 * cache (SYNCHRONOUS_IO only), count 1 or, once put, 0. */
+		bool pinned = phase1(dev) && (b & SWAP_HAS_CACHE) && !st12_is_folio(tb) &&
+			      (dev->flags & SWS_SWP_SYNCHRONOUS_IO);
+		if (phase1(dev) && (b & SWAP_HAS_CACHE) != 0 && !st12_is_folio(tb) && !pinned)
 			SWS__CORRUPT(msg, len, "slot %llu: SWAP_HAS_CACHE but no folio in the swap table", o);
 		if (phase1(dev) && !(b & SWAP_HAS_CACHE) && st12_is_folio(tb))
 			SWS__CORRUPT(msg, len, "slot %llu: folio in the swap table without SWAP_HAS_CACHE", o);
 		if (!phase1(dev) && (b & SWAP_HAS_CACHE))
 			SWS__CORRUPT(msg, len, "slot %llu: SWAP_HAS_CACHE in phase II", o);
-		if (!unused && !st12_is_folio(tb) && !(b & (SWAP_COUNT_MASK | COUNT_CONTINUED)))
+		if (!unused && !st12_is_folio(tb) && !pinned && !(b & (SWAP_COUNT_MASK | COUNT_CONTINUED)))
 			SWS__CORRUPT(msg, len, "slot %llu: allocated with no count and no folio", o);
 	}
 	if (used != ci->count)
