@@ -24,6 +24,7 @@
 #include "fiber.h"
 
 #ifdef SWS_ASAN
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
 #ifdef SWS_TSAN
@@ -141,6 +142,11 @@ void sws__fiber_destroy(struct sws__fiber *f)
 		return;
 #ifdef SWS_TSAN
 	__tsan_destroy_fiber(f->tsan);
+#endif
+#ifdef SWS_ASAN
+	/* A fiber parked inside a frame leaves that frame's redzones poisoned; a
+	 * mapping that later gets the address would inherit them. */
+	__asan_unpoison_memory_region(f->stack_bottom, f->stack_size);
 #endif
 	sws__arena_release(&f->stack);
 	memset(f, 0, sizeof(*f));
