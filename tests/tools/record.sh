@@ -18,7 +18,13 @@
 #   5. SIGTERM while the command runs: exit 143, the recording of case 1 in
 #      the same folder as it was;
 #   6. a setup that fails half way (a zram compressor the kernel lacks,
-#      after page-cluster was changed): exit 1.
+#      after page-cluster was changed): exit 1, the OUTDIR it made removed;
+#   7. anon mTHP for the run (--mthp 64K=always where the kernel has 64 KiB
+#      folios): the policy and the per-size counter deltas in kernel.txt;
+#   8. a recorder killed with SIGKILL (no cleanup of its own): --preflight
+#      refuses and names --recover, which puts the machine back;
+#   9. a command killed by a signal: exit 3, the status recorded, no shell
+#      "Killed" noise.
 # Usage: record.sh BUILD-SIM-DIR BGSAVE WORKDIR
 set -eu
 bin=$1 bgsave=$2 work=$3
@@ -46,6 +52,9 @@ state() {
 	echo "page-cluster: $(cat /proc/sys/vm/page-cluster)"
 	echo "zswap: $(cd /sys/module/zswap/parameters 2>/dev/null && grep . ./* | paste -sd' ')"
 	echo "debugfs: $(grep -c ' /sys/kernel/debug ' /proc/mounts)"
+	echo "tracefs: $(grep -c ' /sys/kernel/tracing ' /proc/mounts)"
+	echo "thp: $(cd /sys/kernel/mm/transparent_hugepage 2>/dev/null && grep -s . enabled hugepages-*/enabled | paste -sd' ')"
+	echo "state file: $(ls /run/swapsim-record.state 2>/dev/null)"
 	echo "zram module: $(grep -c '^zram ' /proc/modules 2>/dev/null)"
 }
 state >"$work/before"
@@ -186,5 +195,55 @@ restored 5
 # 6. A setup that fails half way (page-cluster already changed).
 expect_fail 1 "^swapsim-record: zram has no compressor no-such-alg" \
 	"$rec" --mem-limit 4M --zram 32M --page-cluster $pc2 --zram-comp no-such-alg "$work/r6" -- true
+[ ! -e "$work/r6" ] || fail "6: the OUTDIR it made is left"
 restored 6
+
+# 7. Anon mTHP of 64 KiB for the run.
+thpd=/sys/kernel/mm/transparent_hugepage
+if [ -f $thpd/hugepages-64kB/enabled ]; then
+	if "$rec" --mem-limit 4M --zram 32M --mthp 64K=always "$work/r7" -- "$bgsave" 8 >"$work/r7.out" 2>&1; then
+		k=$work/r7/kernel.txt
+		[ "$(key "$k" mthp.64kB.enabled)" = always ] || fail "7: mthp.64kB.enabled $(key "$k" mthp.64kB.enabled)"
+		[ -n "$(key "$k" thp.enabled)" ] || fail "7: no thp.enabled"
+		[ "$(in_section "$k" 'mthp stats deltas' 64kB.anon_fault_alloc)" -gt 0 ] ||
+			fail "7: no 64 KiB folio faulted in: $(grep '^64kB' "$k" | paste -sd' ')"
+		echo "ok: 7: 64 KiB mTHP: $(grep -E '^64kB\.(anon_fault_alloc|swpout|swpout_fallback) ' "$k" | paste -sd' ')"
+	else
+		fail "7: swapsim-record exited $?: $(cat "$work/r7.out")"
+	fi
+	restored 7
+else
+	echo "note: 7: this kernel has no 64 KiB anon mTHP"
+fi
+
+# 8. The recorder killed outright while its command runs.
+"$rec" --mem-limit 4M --zram 32M --page-cluster $pc2 "$work/r8" -- sleep 60 >"$work/r8.out" 2>&1 &
+pid=$!
+n=0
+until { running $pid && grep -q '^declare -- perf_pid="[0-9]' /run/swapsim-record.state 2>/dev/null; } || [ $n -ge 200 ]; do
+	sleep 0.1
+	n=$((n + 1))
+done
+[ $n -lt 200 ] || fail "8: the command never ran in its memcg"
+kill -KILL $pid
+wait $pid 2>/dev/null || true
+expect_fail 1 "^swapsim-record: cannot record: a swapsim-record that was killed left the machine changed .*: swapsim-record --recover puts it back" \
+	"$rec" --preflight
+"$rec" --recover >"$work/r8.recover" 2>&1 || fail "8: --recover exited $?: $(cat "$work/r8.recover")"
+grep -q "^swapsim-record: put back: page-cluster $pc\$" "$work/r8.recover" &&
+	grep -q "^swapsim-record: put back: .* swapped off\$" "$work/r8.recover" ||
+	fail "8: --recover said: $(cat "$work/r8.recover")"
+[ ! -e "$work/r8" ] || fail "8: the OUTDIR the killed recorder made is left"
+"$rec" --recover 2>&1 | grep -q "nothing to put back" || fail "8: a second --recover found something"
+restored 8
+
+# 9. A command killed by a signal.
+set +e
+"$rec" --mem-limit 4M --zram 32M "$work/r9" -- sh -c 'kill -KILL $$' >"$work/r9.out" 2>&1
+st=$?
+set -e
+[ $st = 3 ] || fail "9: exit $st, not 3: $(cat "$work/r9.out")"
+[ "$(key "$work/r9/kernel.txt" command_exit_status)" = 137 ] || fail "9: command_exit_status $(key "$work/r9/kernel.txt" command_exit_status)"
+! grep -q 'Killed' "$work/r9.out" || fail "9: the shell's noise: $(grep Killed "$work/r9.out")"
+restored 9
 finish "record"

@@ -39,10 +39,17 @@ refused "^swapsim-record: --mem-limit: '64p' is below 4M: .*--force records with
 	--mem-limit 64p "$work/outdir" -- true
 refused "^swapsim-record: --mem-limit: '4095K' is below 4M" --mem-limit 4095K "$work/outdir" -- true
 refused "^swapsim-record: --mem-limit: '4194303' is below 4M" --mem-limit 4194303 "$work/outdir" -- true
+# The kernel settings' and the modes' grammar.
+refused "^swapsim-record: --thp: 'sometimes': expected always, madvise or never" --thp sometimes "$work/outdir" -- true
+refused "^swapsim-record: --mthp: '64K=often': expected SIZE=POLICY" --mthp 64K=often "$work/outdir" -- true
+refused "^swapsim-record: --mthp: '64=always': expected SIZE=POLICY" --mthp 16K=never,64=always "$work/outdir" -- true
+refused "^swapsim-record: --mem-high: '8' is 8 bytes" --mem-high 8 "$work/outdir" -- true
+refused "^swapsim-record: --recover takes no other option, OUTDIR or COMMAND" --recover "$work/outdir" -- true
+refused "^swapsim-record: --recover takes no other option" --recover --mem-limit 8M
 # Accepted sizes get as far as the machine's checks: here (not root, or
 # nobody) "cannot record", exit 1, never 2, and still no OUTDIR.
 for args in "--mem-limit 4M" "--mem-limit 1024p" "--mem-limit 4194304" "--mem-limit 64p --force" \
-	"--force --mem-limit 64K" "--zram 4096 --perf-buffer 1M"; do
+	"--force --mem-limit 64K" "--zram 4096 --perf-buffer 1M" "--no-file-io --accesses --no-vmscan"; do
 	set +e
 	# shellcheck disable=SC2086
 	$as_user "$rec" $args "$work/outdir" -- true >"$work/o" 2>"$work/e"
