@@ -104,8 +104,10 @@ bool sws__mm_try_to_unmap(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn, 
 			for (unsigned i = 0; i < nr; i++) {
 				if (i)
 					pte = __pte_next(sp, pte, r.vaddr + (uint64_t)i * SWS_PAGE_SIZE);
-				if (*pte & PTE_WRITE)
-					folio_set(f, PG_dirty); /* the PTE dirty bit */
+				/* No PTE dirty bit to move: every write the trace
+				 * records set PG_dirty already (a writable PTE is not
+				 * a dirty one: a read fault maps an exclusive page
+				 * writable and clean, do_swap_page()). */
 				*pte = swp_entry_to_pte(entry + i);
 			}
 		} else if (ok) {

@@ -136,7 +136,8 @@ static void test_sync_io_bypass(void **state)
 	}
 }
 
-/* On an SSD nothing bypasses, and every design gives the same counters. */
+/* On an SSD nothing bypasses, and every design gives the same counters (vswap's zero
+ * pages aside). */
 static void test_same_input_same_counters(void **state)
 {
 	(void)state;
@@ -145,9 +146,18 @@ static void test_same_input_same_counters(void **state)
 	for (unsigned i = 0; i < NDESIGNS; i++)
 		run(all[i], &rc, &r[i]);
 	for (unsigned i = 0; i < NDESIGNS; i++) {
+		/* A zero page read back keeps its zero-flagged slot and is dropped
+		 * clean when reclaimed again, but under vswap, where it is on no
+		 * device, the swap-in frees its virtual slot (should_try_to_free_swap()
+		 * there) and the next reclaim stores it as a zero page again. */
+		bool vswap = all[i] == SWS_BACKEND_VSWAP;
+		if (vswap && mmc(&r[i], SWS_MM_swpout_zero) <= mmc(&r[4], SWS_MM_swpout_zero))
+			fail_msg("vswap: swpout_zero %llu, not above st-p4's %llu",
+				 (unsigned long long)mmc(&r[i], SWS_MM_swpout_zero),
+				 (unsigned long long)mmc(&r[4], SWS_MM_swpout_zero));
 		for (int c = 0; c < SWS_MM_NR_COUNTERS; c++)
 			if (r[i].mm.counters[c] != r[4].mm.counters[c] && c != SWS_MM_swap_ra &&
-			    c != SWS_MM_swap_ra_hit && c != SWS_MM_swapcache_hit)
+			    c != SWS_MM_swap_ra_hit && c != SWS_MM_swapcache_hit && !(vswap && c == SWS_MM_swpout_zero))
 				fail_msg("%s: %s %llu, st-p4 %llu", sws_backend_name(all[i]),
 					 sws_mm_counter_name((enum sws_mm_counter)c),
 					 (unsigned long long)r[i].mm.counters[c], (unsigned long long)r[4].mm.counters[c]);

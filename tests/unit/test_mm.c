@@ -588,6 +588,32 @@ static void test_swapin_write_keeps_shared_slot(void **state)
 	env_close(&e);
 }
 
+/*
+ * A read fault maps an exclusive page writable but clean (do_swap_page():
+ * pte_mkwrite() without pte_mkdirty()): reclaimed again, it is dropped from
+ * the swap cache without a write; a write to it while resident (no fault)
+ * dirties it, and the next reclaim writes it.
+ */
+static void test_swapin_read_maps_clean(void **state)
+{
+	struct env e;
+	uint32_t a;
+	swapped_page_open(state, &e, &a);
+	uint64_t out = sws_test_mm_stats(e.mm).counters[SWS_MM_pswpout];
+	assert_int_equal(out, 1);
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(0), false), 1); /* read fault: swap-in */
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(0), false), 0);
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, a, PG(0), SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	assert_int_equal(sws_test_mm_stats(e.mm).counters[SWS_MM_pswpout], 1); /* clean: no write */
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(0), false), 1);     /* read back intact */
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(0), true), 0);      /* writable: a hit, now dirty */
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, a, PG(0), SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	assert_int_equal(sws_test_mm_stats(e.mm).counters[SWS_MM_pswpout], 2);
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(0), false), 1);
+	assert_int_equal(sws_test_mm_stats(e.mm).counters[SWS_MM_verify_fail], 0);
+	env_close(&e);
+}
+
 /* Pages [@from, @to) of space @a written for the first time: a fault each. */
 static void first_writes(struct env *e, uint32_t a, unsigned from, unsigned to)
 {
@@ -1275,6 +1301,7 @@ int main(void)
 		BOTH(test_munmap_uncharges),
 		BOTH(test_active_inactive_balance), BOTH(test_swapin_shared_readonly),
 		BOTH(test_swapin_write_keeps_shared_slot),
+		BOTH(test_swapin_read_maps_clean),
 		BOTH(test_lru_add_batch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
