@@ -54,7 +54,7 @@ static inline bool sws_spin_lock_cls(sws_spinlock_t *l, enum sws_lock_class cls)
 {
 	struct sws_vcpu *vc = sws__vt_current;
 	if (sws_unlikely(vc))
-		return sws__vt_lock(vc, &l->v, cls, true);
+		return sws__vt_lock_inline(vc, &l->v, cls, true);
 	if (sws_likely(!(atomic_fetch_or_explicit(&l->v, 1, memory_order_acquire) & 1)))
 		return false;
 	for (unsigned spins = 0;; spins++) {
@@ -74,7 +74,7 @@ static inline void sws_spin_unlock(sws_spinlock_t *l)
 {
 	struct sws_vcpu *vc = sws__vt_current;
 	if (sws_unlikely(vc)) {
-		sws__vt_unlock(vc, &l->v);
+		sws__vt_unlock_inline(vc, &l->v);
 		return;
 	}
 	sws_store_release(&l->v, 0);

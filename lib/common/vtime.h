@@ -123,4 +123,32 @@ void sws__vt_bit_lock(struct sws_vcpu *vc, _Atomic uint32_t *word, uint32_t bit,
 bool sws__vt_bit_trylock(struct sws_vcpu *vc, _Atomic uint32_t *word, uint32_t bit);
 void sws__vt_bit_unlock(struct sws_vcpu *vc, _Atomic uint32_t *word, uint32_t bit);
 
+/* sws__vt_lock()'s common case inline, with the same effect: the lock is free,
+ * this CPU held it last (no line to move) and is not past the horizon (no
+ * other CPU to run first). Anything else takes the call. */
+static inline bool sws__vt_lock_inline(struct sws_vcpu *vc, atomic_uint *word, enum sws_lock_class cls, bool spin)
+{
+	unsigned v = sws_load_relaxed(word);
+	if (sws_likely(v == (vc->id + 1) << 1 && vc->now <= *vc->horizon)) {
+		sws_store_relaxed(word, v | 1);
+		atomic_thread_fence(memory_order_acquire);
+		sws__vt_charge(vc, SWS_COST_lock, 1);
+		return false;
+	}
+	return sws__vt_lock(vc, word, cls, spin);
+}
+
+/* sws__vt_unlock()'s common case inline: no other CPU to run first. */
+static inline void sws__vt_unlock_inline(struct sws_vcpu *vc, atomic_uint *word)
+{
+	if (sws_unlikely(vc->now > *vc->horizon)) {
+		sws__vt_unlock(vc, word);
+		return;
+	}
+	atomic_thread_fence(memory_order_release);
+	sws_store_relaxed(word, sws_load_relaxed(word) & ~1u);
+	if (sws_unlikely(*vc->nr_blocked))
+		vc->ops->wake(vc, word);
+}
+
 #endif
