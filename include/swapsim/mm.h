@@ -68,6 +68,10 @@ struct sws_mm_config {
 	uint32_t content_weight[SWS_NR_CONTENT]; /* content mix; all 0: INDEX only */
 	uint64_t seed;                 /* content and random decisions */
 	uint64_t wmark_low, wmark_high; /* free pages that wake kswapd / let it sleep; 0: derived */
+	uint32_t anon_orders;          /* anon mTHP for every anonymous region: bit k lets a first
+					* touch take a folio of 2^k pages (1..9), as
+					* hugepages-<4*2^k>kB/enabled "always"; the largest that fits
+					* an empty aligned block is taken, else order 0 */
 };
 
 #define SWS_MM_VERIFY (1u << 0)     /* check every page read back against the content model */

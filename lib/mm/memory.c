@@ -102,7 +102,10 @@ static unsigned __fault_order(struct sws_space *sp, struct sws_region *r, uint64
 {
 	SWS_ASSERT_HELD(&sp->mmap_lock);
 	SWS_ASSERT_HELD(pte_lockptr(sp, vaddr));
-	for (unsigned o = r ? r->order : 0; o > 0; o--) {
+	unsigned left = r ? r->orders & ~1u : 0;
+	while (left) {
+		unsigned o = 31 - (unsigned)__builtin_clz(left); /* the largest order left first */
+		left &= ~(1u << o);
 		uint64_t span = (uint64_t)SWS_PAGE_SIZE << o, base = vaddr & ~(span - 1);
 		if (base < r->start || base + span > r->end)
 			continue;

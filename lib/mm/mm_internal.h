@@ -153,7 +153,7 @@ static inline sws_entry_t pte_to_swp_entry(uint64_t pte) { return pte >> 1; }
 
 struct sws_region {
 	uint64_t start, end; /* [start, end) bytes */
-	uint8_t order;       /* largest folio order (mTHP) */
+	uint16_t orders;     /* the folio orders a first touch may take (bit k: 2^k pages; mTHP) */
 	/* VMA readahead state (vma->swap_readahead_info) */
 	uint64_t ra_addr;
 	uint32_t ra_win, ra_hits;
@@ -778,7 +778,7 @@ int sws__mm_space_new(struct sws_mm *mm, uint16_t memcg, uint32_t *asid, struct 
 /* The mmap_lock of @sp held: the region of @vaddr, or NULL. */
 struct sws_region *sws___mm_region(struct sws_space *sp, uint64_t vaddr);
 /* The mmap_lock of @sp held: a new region [start, end). @return 0, SWS_EINVAL (overlap), SWS_ENOMEM. */
-int sws___mm_region_insert(struct sws_mm *mm, struct sws_space *sp, uint64_t start, uint64_t end, unsigned order);
+int sws___mm_region_insert(struct sws_mm *mm, struct sws_space *sp, uint64_t start, uint64_t end, unsigned orders);
 /* The mmap_lock of @sp held: a first touch outside every region maps the implicit region around it. */
 void sws___mm_mmap_implicit(struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr);
 /* A live space and a page-aligned, non-empty range below 2^48. */

@@ -165,7 +165,7 @@ struct sws_region *sws___mm_region(struct sws_space *sp, uint64_t vaddr)
 	}
 	return NULL;
 }
-int sws___mm_region_insert(struct sws_mm *mm, struct sws_space *sp, uint64_t start, uint64_t end, unsigned order)
+int sws___mm_region_insert(struct sws_mm *mm, struct sws_space *sp, uint64_t start, uint64_t end, unsigned orders)
 {
 	SWS_ASSERT_HELD(&sp->mmap_lock);
 	uint32_t at = 0;
@@ -185,7 +185,7 @@ int sws___mm_region_insert(struct sws_mm *mm, struct sws_space *sp, uint64_t sta
 		sp->cap_regions = cap;
 	}
 	memmove(&sp->regions[at + 1], &sp->regions[at], sizeof(*sp->regions) * (sp->nr_regions - at));
-	sp->regions[at] = (struct sws_region){.start = start, .end = end, .order = (uint8_t)order};
+	sp->regions[at] = (struct sws_region){.start = start, .end = end, .orders = (uint16_t)orders};
 	sp->nr_regions++;
 	return 0;
 }
@@ -201,7 +201,8 @@ void sws___mm_mmap_implicit(struct sws_mm *mm, struct sws_space *sp, uint64_t va
 		if (r->start > vaddr && r->start < end)
 			end = r->start;
 	}
-	sws___mm_region_insert(mm, sp, start, end, 0); /* on ENOMEM: no region, order 0 anyway */
+	/* the policy's orders (on ENOMEM: no region, order 0) */
+	sws___mm_region_insert(mm, sp, start, end, mm->cfg.anon_orders);
 }
 
 int sws_mm_mmap(struct sws_mm *mm, uint32_t asid, uint64_t addr, uint64_t len, uint32_t flags)
@@ -212,7 +213,9 @@ int sws_mm_mmap(struct sws_mm *mm, uint32_t asid, uint64_t addr, uint64_t len, u
 	    (addr + len) >> 48 || order >= SWS_NR_ORDERS || (flags & ~0xfu))
 		return SWS_EINVAL;
 	mm_lock(mm, &sp->mmap_lock, SWS_MM_lock_mm_other_contended);
-	int rc = sws___mm_region_insert(mm, sp, addr, addr + len, order);
+	/* MAP_ORDER(o): every order up to o; the policy's orders besides */
+	unsigned orders = order ? ((2u << order) - 1) & ~1u : 0;
+	int rc = sws___mm_region_insert(mm, sp, addr, addr + len, orders | mm->cfg.anon_orders);
 	sws_spin_unlock(&sp->mmap_lock);
 	return rc;
 }
@@ -247,7 +250,7 @@ int sws_mm_munmap(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_
 			struct sws_region tail = *r;
 			r->end = addr;
 			tail.start = end;
-			sws___mm_region_insert(mm, sp, tail.start, tail.end, tail.order);
+			sws___mm_region_insert(mm, sp, tail.start, tail.end, tail.orders);
 		} else if (r->start < addr) {
 			r->end = addr;
 		} else {
@@ -295,7 +298,7 @@ static int dup_mmap(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp
 	sws__mm_space_lock(mm, cp);
 	for (uint32_t i = 0; i < sp->nr_regions && !rc; i++)
 		rc = sws___mm_region_insert(mm, cp, sp->regions[i].start, sp->regions[i].end,
-					    sp->regions[i].order);
+					    sp->regions[i].orders);
 	if (!rc)
 		rc = sws___mm_copy_page_range(cpu, mm, sp, cp, *child);
 	sws__mm_space_unlock(cp);

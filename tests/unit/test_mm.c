@@ -786,6 +786,46 @@ static void test_mthp(void **state)
 	env_close(&e);
 }
 
+/*
+ * The anon mTHP policy (hugepages-64kB/enabled "always": anon_orders bit 4)
+ * applies to every anonymous region, the implicit ones too: a first touch
+ * takes a 64 KiB folio where the aligned block fits the region and is empty,
+ * else order 0 — never an order the policy does not enable (MAP_ORDER(4), the
+ * largest of several, would take order 3 in the 8-page region).
+ */
+static void test_mthp_policy(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_mm_config mc = {.ram_pages = 1024, .anon_orders = 1u << 4};
+	struct env e;
+	env_open(&e, b, 4096, SWS_SWP_SOLIDSTATE, SWS_BACKING_NONE, &mc);
+	uint32_t a;
+	assert_sws(0, sws_mm_space_create(e.mm, 0, &a));
+	uint64_t alloc0 = sws_test_mm_stats(e.mm).counters[SWS_MM_pgalloc];
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(1), true), 1); /* no mmap: implicit region */
+	assert_int_equal(sws_test_mm_stats(e.mm).counters[SWS_MM_pgalloc], alloc0 + 16);
+	for (unsigned p = 0; p < 16; p++)
+		assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(p), true), 0); /* all mapped by the one fault */
+	assert_sws(0, sws_mm_mmap(e.mm, a, PG(1024), 8 * SWS_PAGE_SIZE, 0)); /* past the implicit 2 MiB */
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(1024), true), 1);
+	assert_int_equal(sws_test_mm_stats(e.mm).counters[SWS_MM_pgalloc], alloc0 + 17);
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, a, PG(0), 16 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	struct sws_mm_stats st = sws_test_mm_stats(e.mm);
+	assert_int_equal(st.swpout[4], 1);
+	assert_int_equal(st.counters[SWS_MM_pswpout], 16);
+	env_close(&e);
+
+	struct sws_sim_config cfg = {.backend = b};
+	struct sws_sim *sim;
+	struct sws_mm *mm;
+	assert_sws(0, sws_sim_create(&cfg, &sim));
+	mc.anon_orders = 1u; /* order 0 is no mTHP size */
+	assert_sws(SWS_EINVAL, sws_mm_create(sim, &mc, &mm));
+	mc.anon_orders = 1u << SWS_NR_ORDERS;
+	assert_sws(SWS_EINVAL, sws_mm_create(sim, &mc, &mm));
+	sws_sim_destroy(sim);
+}
+
 /* A memcg limit holds while the workload is four times larger. */
 static void test_memcg_limit(void **state)
 {
@@ -1301,7 +1341,7 @@ int main(void)
 		BOTH(test_munmap_uncharges),
 		BOTH(test_active_inactive_balance), BOTH(test_swapin_shared_readonly),
 		BOTH(test_swapin_write_keeps_shared_slot),
-		BOTH(test_swapin_read_maps_clean),
+		BOTH(test_swapin_read_maps_clean), BOTH(test_mthp_policy),
 		BOTH(test_lru_add_batch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
