@@ -216,11 +216,21 @@ static void test_cost_file(void **state)
 		{"lock 1\nlock 2\n", "line 2: given twice: 'lock'"},
 		{"llc_bytes 0\n", "line 1: must be at least 1: 'llc_bytes'"},
 		{"lock -3\n", "line 1: expected 'name picoseconds', got 'lock -3'"},
+		/* 1e18 ps a lock wrapped a usemem 1M run's time to 16837455 s */
+		{"lock 1000000000000000000\n",
+		 "line 1: above the limit of 1000000000 ps (1 ms) a unit, where the run's times could wrap: "
+		 "'lock 1000000000000000000'"},
+		{"lock 10\ncompress_lz4_text 1000000001\n",
+		 "line 2: above the limit of 1000000000 ps (1 ms) a unit, where the run's times could wrap: "
+		 "'compress_lz4_text 1000000001'"},
 	};
 	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		assert_sws(SWS_EINVAL, sws_costs_parse(&d, bad[i][0], strlen(bad[i][0]), err, sizeof(err)));
 		assert_string_equal(err, bad[i][1]);
 	}
+	const char *at_limit = "lock 1000000000\n";
+	assert_sws(0, sws_costs_parse(&d, at_limit, strlen(at_limit), err, sizeof(err)));
+	assert_int_equal(d.ps[SWS_COST_lock], SWS_COST_MAX_PS);
 	enum sws_cost k;
 	assert_sws(0, sws_cost_parse("tlb_shootdown", &k));
 	assert_int_equal(k, SWS_COST_tlb_shootdown);
