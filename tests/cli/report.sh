@@ -4,7 +4,8 @@
 # command, argv, clock and setup; swapsim-replay --rerun REPORT.json runs the
 # same again (from another directory, a relative trace path too) and so does
 # the command line it records; counters that are 0 in every run are left out
-# unless --all-counters; one verdict line per compared design ends the table.
+# unless --all-counters; one verdict line per compared design ends the table;
+# --report counters names each run's clock.
 # Usage: report.sh SWAPSIM-REPLAY VERSION TRACE WORKDIR
 set -eu
 replay=$1 version=$2 trace=$3 work=$4
@@ -136,4 +137,14 @@ grep -Eq '^verdict: xarray#2 against xarray: .*metadata memory .*at the peak' v.
 	fail "xarray#2's verdict: $(grep '^verdict: xarray#2' v.txt)"
 "$replay" --quiet --ram 4M --workload memhog 6M | grep -q '^verdict' && fail "a verdict with one design"
 echo "ok: verdicts: $(grep -c '^verdict' v.txt)"
+# The counters report says which clock made each run (its times are the modelled
+# clock's; with the host clock it has none).
+for clock in model host; do
+	"$replay" --quiet --clock $clock --report counters --compare xarray,st-p4 --ram 4M --workload memhog 6M \
+		>counters.txt || fail "--clock $clock --report counters exited $?"
+	[ "$(grep -c "^# clock $clock\$" counters.txt)" = 2 ] ||
+		fail "--clock $clock: no '# clock $clock' line under each '# run': $(grep '^#' counters.txt | tr '\n' ' ')"
+done
+grep -q '^time\.' counters.txt && fail "the host clock's counters report has times"
+echo "ok: the counters report names its clock"
 [ $fails -eq 0 ] && echo "report: all cases passed"
