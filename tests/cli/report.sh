@@ -55,6 +55,15 @@ echo "ok: the table's five lines and the JSON's version, command, argv, clock, s
 	--swap size=4M,type=pmem,prio=3 --swap size=8M,type=ssd --compare xarray,st-p4 \
 	--trace "$abs" --report counters >counters.want
 (cd elsewhere && "$replay" --rerun ../r.json --report counters >../counters.rerun) || fail "--rerun exited $?"
+# Never over the report it reads: standard output appended to it is refused.
+cp r.json r.keep
+rc=0
+"$replay" --rerun r.json >>r.json 2>rerun.err || rc=$?
+[ $rc -eq 2 ] || fail "--rerun R >> R: exit $rc, want 2"
+grep -q '^swapsim-replay: standard output is the --rerun report, r.json: the report would write over it$' rerun.err ||
+	fail "--rerun R >> R: $(cat rerun.err)"
+cmp -s r.json r.keep || fail "--rerun R >> R changed R"
+cp r.keep r.json
 cmp -s counters.want counters.rerun && echo "ok: --rerun from another directory: the same counters" ||
 	fail "--rerun: other counters: $(diff counters.want counters.rerun | head -n 5)"
 cmd=$(jq -r .command $j | sed "s|^swapsim-replay|\"$replay\"|; s| --json-out ../r.json||")
