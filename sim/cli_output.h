@@ -1,9 +1,9 @@
 /*
  * cli_output.h - the output discipline of the command-line programs in sim/
- * (swapsim-replay, swapsim-trace, swapsim-overhead; the scripts follow the
- * same rules, docs/tools.md "Output files"). Not part of the library; the
- * trace writer (swapsim/trace.h) follows the same rules for the traces it
- * writes.
+ * (swapsim-replay, swapsim-trace, swapsim-overhead, swapsim-calibrate; the
+ * scripts follow the same rules, docs/tools.md "Output files"). Not part of
+ * the library; the trace writer (swapsim/trace.h) follows the same rules for
+ * the traces it writes.
  *
  * An output file is written whole or not at all:
  *   - to a temporary ".NAME.XXXXXX" in the destination's own directory

@@ -431,6 +431,12 @@ int rerun_expand(int *argcp, char ***argvp, char ***keep, bool (*flag)(const cha
 	int rc = check_given(argc, argv, at, path);
 	if (rc)
 		return rc;
+	const char *const in[1] = {path};
+	if (cli_stdout_is_input(in, 1) >= 0) { /* '>> REPORT.json': never write over the report it reads */
+		fprintf(stderr, "swapsim-replay: standard output is the --rerun report, %s: the report would write over it\n",
+			path);
+		return 2;
+	}
 	char **rec, err[256];
 	int rargc;
 	if (rerun_load(path, &rec, &rargc, err, sizeof(err))) {

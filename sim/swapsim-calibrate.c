@@ -41,6 +41,8 @@
 
 #include <swapsim/swapsim.h>
 
+#include "cli_output.h"
+
 #define REPS 7
 
 static const char usage[] =
@@ -50,7 +52,8 @@ static const char usage[] =
 	"between two CPUs, cache-hit and cache-miss loads, zeroing and copying a page, a\n"
 	"system call, a TLB shootdown, lz4 and zstd on each content class) and write them\n"
 	"as a cost file for swapsim-replay --costs (stdout without --out; the file is\n"
-	"written beside its name and renamed into place). --quick: fewer operations\n"
+	"written beside its name and renamed into place, docs/tools.md \"Output files\").\n"
+	"--quick: fewer operations\n"
 	"(seconds instead of about a minute; noisier). Classes with a formula (see the\n"
 	"file) are derived from the measured ones.\n";
 
@@ -459,13 +462,17 @@ static void cpu_model(char *buf, size_t len)
 
 static int put(void *ctx, const char *text, size_t len) { return fwrite(text, 1, len, ctx) == len ? 0 : -1; }
 
-int main(int argc, char **argv)
+static int calibrate_main(int argc, char **argv)
 {
 	const char *out = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--quick")) {
 			scale = 8;
-		} else if (!strcmp(argv[i], "--out") && i + 1 < argc) {
+		} else if (!strcmp(argv[i], "--out")) {
+			if (i + 1 == argc || !argv[i + 1][0]) {
+				fprintf(stderr, "swapsim-calibrate: --out: needs a file name (try --help)\n");
+				return 2;
+			}
 			out = argv[++i];
 		} else if (!strcmp(argv[i], "--help")) {
 			fputs(usage, stdout);
@@ -477,6 +484,16 @@ int main(int argc, char **argv)
 			fprintf(stderr, "swapsim-calibrate: %s: unknown option (try --help)\n", argv[i]);
 			return 2;
 		}
+	}
+	/* A file that cannot be written fails now, not after a minute of measuring:
+	 * its temporary is made and dropped again (the final name is not touched). */
+	struct cli_output o;
+	if (out) {
+		if (cli_output_open(&o, out)) {
+			fprintf(stderr, "swapsim-calibrate: --out %s: %s\n", out, cli_output_strerror(errno));
+			return 1;
+		}
+		cli_output_abort(&o);
 	}
 	struct sws_costs c;
 	sws_costs_default(&c);
@@ -544,29 +561,25 @@ int main(int argc, char **argv)
 		 "picoseconds per unit; the fastest of %d runs; swapsim-replay --costs reads this file",
 		 scale > 1 ? " --quick" : "", model, sysconf(_SC_NPROCESSORS_ONLN), u.release, date, twobuf,
 		 llc ? "" : " (not found: default kept)", REPS);
-	if (!out)
-		return sws_costs_print(&c, header, put, stdout) || fflush(stdout) ? 1 : 0;
-	char tmp[4096];
-	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", out) >= (int)sizeof(tmp)) {
-		fprintf(stderr, "swapsim-calibrate: --out %s: path too long\n", out);
-		return 2;
+	if (!out) /* standard output: checked at exit (main) */
+		return sws_costs_print(&c, header, put, stdout) ? 1 : 0;
+	/* Written whole or not at all, the mode an existing file had kept, a
+	 * symbolic link followed (cli_output.h). */
+	int rc = cli_output_open(&o, out);
+	if (!rc) {
+		sws_costs_print(&c, header, put, o.f);
+		rc = cli_output_commit(&o); /* a write that failed fails it */
 	}
-	int fd = mkstemp(tmp);
-	mode_t mask = umask(0); /* a new file's mode: 0666 less the umask (mkstemp makes 0600) */
-	umask(mask);
-	if (fd >= 0)
-		fchmod(fd, 0666 & ~mask);
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!f) {
-		fprintf(stderr, "swapsim-calibrate: --out %s: %s\n", out, strerror(errno));
-		return 1;
-	}
-	int bad = sws_costs_print(&c, header, put, f) || fflush(f) || fsync(fileno(f));
-	bad |= fclose(f) != 0;
-	if (bad || rename(tmp, out)) {
-		fprintf(stderr, "swapsim-calibrate: --out %s: %s\n", out, strerror(errno));
-		unlink(tmp);
+	if (rc) {
+		fprintf(stderr, "swapsim-calibrate: --out %s: %s\n", out, cli_output_strerror(errno));
 		return 1;
 	}
 	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	/* The cost file goes to standard output without --out: a write that failed is an error. */
+	cli_stdout_init();
+	return cli_stdout_close("swapsim-calibrate", calibrate_main(argc, argv));
 }

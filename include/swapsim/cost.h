@@ -119,6 +119,11 @@ const char *sws_lock_class_name(enum sws_lock_class c);
 /* The default last-level cache of the LLC model: the development machine's L3 (sysfs). */
 #define SWS_COST_LLC_BYTES_DEFAULT (32ull << 20)
 
+/* The most a cost file may give one unit of a class: 1 ms (the largest
+ * measured primitive, a TLB shootdown, is under 100 us). Above it a run's
+ * virtual times (ps in 64 bits, about 213 days) could wrap. */
+#define SWS_COST_MAX_PS 1000000000ull
+
 struct sws_costs {
 	uint64_t ps[SWS_NR_COSTS]; /* picoseconds per unit of each class */
 	uint64_t llc_bytes;        /* the modelled last-level cache ("llc_bytes" in a file) */
@@ -133,7 +138,8 @@ void sws_costs_derive(struct sws_costs *c);
 /**
  * Read a cost file's text over the defaults. @return 0, or SWS_EINVAL with a
  * message in @err naming the line and what is wrong with it (an unknown
- * name, a value that is not a whole number of picoseconds, a name given twice).
+ * name, a value that is not a whole number of picoseconds or is above
+ * SWS_COST_MAX_PS, a name given twice).
  */
 int sws_costs_parse(struct sws_costs *c, const char *text, size_t len, char *err, size_t errlen);
 

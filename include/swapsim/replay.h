@@ -253,7 +253,8 @@ struct sws_replay_config {
 };
 
 /* The default sync quantum: 250 ns, about one lock hold. On usemem -n 31 it
- * runs the event loop 2.5x faster than exact ordering, the times within 0.1%. */
+ * runs the event loop 2.5x faster than exact ordering; the times move with it
+ * (a few percent on usemem -n 31 32M: docs/modelled-time.md). */
 #define SWS_REPLAY_SYNC_QUANTUM_NS 250
 
 struct sws_replay;

@@ -172,6 +172,10 @@ int sws_costs_parse(struct sws_costs *c, const char *text, size_t len, char *err
 				return bad(err, errlen, line, "unknown cost class", name, nlen);
 			} else if (set[k]) {
 				return bad(err, errlen, line, "given twice:", name, nlen);
+			} else if (v > SWS_COST_MAX_PS) {
+				return bad(err, errlen, line,
+					   "above the limit of 1000000000 ps (1 ms) a unit, where the run's times could wrap:",
+					   name, (size_t)(q - name));
 			} else {
 				set[k] = true;
 				c->ps[k] = v;

@@ -1228,7 +1228,7 @@ int sws_replay_print(const struct sws_replay_print_config *pc, const struct sws_
 				sws__pr(&o, "# run %s", label_of(&series[i]));
 				if (series[i].nr_repeats > 1)
 					sws__pr(&o, " repeat %u", k + 1);
-				sws__pr(&o, "\n");
+				sws__pr(&o, "\n# clock %s\n", sws_replay_clock_name(series[i].repeats[k]->clock));
 				counters_run(&o, series[i].repeats[k]);
 			}
 		break;

@@ -5,7 +5,8 @@
 # contents, and no temporary file is left behind. Covered: swapsim-replay
 # (--json-out, --check's --json-out, standard output of every report and of
 # --check), swapsim-trace (convert --out FILE, convert --out -, head, stats),
-# swapsim-overhead (--json-out, standard output), swapsim-plot (-o, figures),
+# swapsim-overhead (--json-out, standard output), swapsim-calibrate (--out),
+# swapsim-plot (-o, figures),
 # swapsim-sweep (--collect's sweep.csv and sweep.json, a new sweep's folder,
 # --slurm). The swap device's own file is tests/cli/full_disk.sh's.
 # Needs root for the namespace (exits 77, skipped, without it); the plot and
@@ -18,7 +19,7 @@ if [ -z "${SWS_FULL_DISK_NS:-}" ]; then
 	exec unshare -m env SWS_FULL_DISK_NS=1 sh "$0" "$@"
 fi
 replay=$bin/swapsim-replay trace=$bin/swapsim-trace overhead=$bin/swapsim-overhead
-plot=$bin/swapsim-plot sweep=$bin/swapsim-sweep
+plot=$bin/swapsim-plot sweep=$bin/swapsim-sweep cal=$bin/swapsim-calibrate
 work=$(mktemp -d) # scratch outside the full file system (TMPDIR for the tools)
 T=$(mktemp -d)
 trap 'umount "$T" 2>/dev/null; rm -rf "$work"; rmdir "$T"' EXIT
@@ -39,6 +40,7 @@ command -v parallel >/dev/null && [ $have_plot = 1 ] || have_sweep=0
 "$replay" --check "$rec" --json-out "$T/c.json" >/dev/null || fail "setup: --check --json-out"
 "$trace" convert --in "$excerpt" --out "$T/t.swt" 2>/dev/null || fail "setup: convert"
 "$overhead" --size 16M --usage 0 --json-out "$T/o.json" >/dev/null || fail "setup: overhead"
+echo "# an older cost file" >"$T/cal.txt"
 if [ $have_plot = 1 ]; then
 	"$plot" designs "$T/r.json" -o "$T/p.png" >/dev/null || fail "setup: plot"
 fi
@@ -50,7 +52,7 @@ if [ $have_sweep = 1 ]; then
 		>/dev/null 2>&1 || fail "setup: sweep --slurm"
 	echo old >"$T/job.sh"
 fi
-for f in "$T"/*.json "$T"/*.swt "$T"/*.png "$T"/sw/sweep.* "$T"/job.sh; do
+for f in "$T"/*.json "$T"/*.swt "$T"/*.txt "$T"/*.png "$T"/sw/sweep.* "$T"/job.sh; do
 	[ -e "$f" ] && cp "$f" "$work/$(echo "$f" | tr / _).orig"
 done
 # ---- the disk fills up ----
@@ -107,6 +109,10 @@ to_disk "trace stats" 1 "^swapsim-trace: standard output: $nospc" "$trace" stats
 expect "overhead --json-out" 1 "--json-out $T/o.json: $nospc" "$overhead" --size 16M --usage 0 --json-out "$T/o.json"
 kept "overhead --json-out" "$T/o.json"
 to_disk "overhead" 1 "^swapsim-overhead: standard output: $nospc" "$overhead" --size 16M --usage 0
+
+# ---- swapsim-calibrate (standard output: tests/tools/calibrate.sh, /dev/full) ----
+expect "calibrate --out" 1 "--out $T/cal.txt: $nospc" "$cal" --quick --out "$T/cal.txt"
+kept "calibrate --out" "$T/cal.txt"
 
 # ---- swapsim-plot ----
 if [ $have_plot = 1 ]; then

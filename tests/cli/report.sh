@@ -4,7 +4,8 @@
 # command, argv, clock and setup; swapsim-replay --rerun REPORT.json runs the
 # same again (from another directory, a relative trace path too) and so does
 # the command line it records; counters that are 0 in every run are left out
-# unless --all-counters; one verdict line per compared design ends the table.
+# unless --all-counters; one verdict line per compared design ends the table;
+# --report counters names each run's clock.
 # Usage: report.sh SWAPSIM-REPLAY VERSION TRACE WORKDIR
 set -eu
 replay=$1 version=$2 trace=$3 work=$4
@@ -54,6 +55,15 @@ echo "ok: the table's five lines and the JSON's version, command, argv, clock, s
 	--swap size=4M,type=pmem,prio=3 --swap size=8M,type=ssd --compare xarray,st-p4 \
 	--trace "$abs" --report counters >counters.want
 (cd elsewhere && "$replay" --rerun ../r.json --report counters >../counters.rerun) || fail "--rerun exited $?"
+# Never over the report it reads: standard output appended to it is refused.
+cp r.json r.keep
+rc=0
+"$replay" --rerun r.json >>r.json 2>rerun.err || rc=$?
+[ $rc -eq 2 ] || fail "--rerun R >> R: exit $rc, want 2"
+grep -q '^swapsim-replay: standard output is the --rerun report, r.json: the report would write over it$' rerun.err ||
+	fail "--rerun R >> R: $(cat rerun.err)"
+cmp -s r.json r.keep || fail "--rerun R >> R changed R"
+cp r.keep r.json
 cmp -s counters.want counters.rerun && echo "ok: --rerun from another directory: the same counters" ||
 	fail "--rerun: other counters: $(diff counters.want counters.rerun | head -n 5)"
 cmd=$(jq -r .command $j | sed "s|^swapsim-replay|\"$replay\"|; s| --json-out ../r.json||")
@@ -136,4 +146,14 @@ grep -Eq '^verdict: xarray#2 against xarray: .*metadata memory .*at the peak' v.
 	fail "xarray#2's verdict: $(grep '^verdict: xarray#2' v.txt)"
 "$replay" --quiet --ram 4M --workload memhog 6M | grep -q '^verdict' && fail "a verdict with one design"
 echo "ok: verdicts: $(grep -c '^verdict' v.txt)"
+# The counters report says which clock made each run (its times are the modelled
+# clock's; with the host clock it has none).
+for clock in model host; do
+	"$replay" --quiet --clock $clock --report counters --compare xarray,st-p4 --ram 4M --workload memhog 6M \
+		>counters.txt || fail "--clock $clock --report counters exited $?"
+	[ "$(grep -c "^# clock $clock\$" counters.txt)" = 2 ] ||
+		fail "--clock $clock: no '# clock $clock' line under each '# run': $(grep '^#' counters.txt | tr '\n' ' ')"
+done
+grep -q '^time\.' counters.txt && fail "the host clock's counters report has times"
+echo "ok: the counters report names its clock"
 [ $fails -eq 0 ] && echo "report: all cases passed"

@@ -3,7 +3,11 @@
 # renamed; the mode a new file gets) with every class of the table, each a
 # positive number of picoseconds, that swapsim-replay --costs reads; a table
 # that makes the kernel entry free makes the modelled system time shorter by
-# exactly the entries' cost; bad usage exits 2.
+# exactly the entries' cost; the output rules of every tool (docs/tools.md
+# "Output files"): an existing file keeps its mode, a symbolic link is
+# followed and stays, an output that cannot be written fails before the
+# measuring, a failed write to standard output is exit 1 with a message;
+# bad usage exits 2.
 # Usage: calibrate.sh BUILD-SIM-DIR WORKDIR
 set -eu
 bin=$1 work=$2
@@ -35,5 +39,27 @@ awk 'FNR == NR && $1 == "time.sys_ns" { a = $2 } FNR == NR && $1 == "model.kerne
 	"$work/a" "$work/b" || fail "free kernel entries"
 echo "ok: --costs prices the kernel entries"
 
+# Through a symbolic link to an existing 0600 file: the file is replaced, its
+# mode kept, the link stays.
+echo old >"$work/kept.txt" && chmod 600 "$work/kept.txt" && ln -s kept.txt "$work/link.txt"
+(umask 022 && "$cal" --quick --out "$work/link.txt") || fail "--out LINK exited $?"
+[ -L "$work/link.txt" ] || fail "the symbolic link was replaced by a file"
+[ "$(stat -c %a "$work/kept.txt")" = 600 ] || fail "an existing 0600 file became $(stat -c %a "$work/kept.txt")"
+grep -q '^# swapsim-calibrate --quick on ' "$work/kept.txt" || fail "the file the link names was not written"
+echo "ok: an existing file's mode kept, a link followed"
+
+# An output that cannot be written fails at once (no minute of measuring first).
+expect_fail 1 "--out $work/none/c.txt: No such file or directory" "$cal" --out "$work/none/c.txt"
+expect_fail 1 "--out $work: Is a directory" "$cal" --out "$work"
+if [ -w /dev/full ]; then
+	rc=0
+	"$cal" --quick >/dev/full 2>"$work/full.err" || rc=$?
+	[ $rc -eq 1 ] || fail "> /dev/full: exit $rc, want 1"
+	grep -q '^swapsim-calibrate: standard output: No space left on device$' "$work/full.err" ||
+		fail "> /dev/full: no message: $(cat "$work/full.err")"
+fi
+echo "ok: outputs that cannot be written are errors"
+
 expect_fail 2 "unknown option" "$cal" --bogus
+expect_fail 2 "--out: needs a file name" "$cal" --out
 finish "calibrate"

@@ -2,7 +2,8 @@
  * test_vtime.c - the modelled clock (docs/modelled-time.md): its event loop
  * against hand-computed virtual times (two CPUs and one lock, spinning and
  * sleeping), the cost file, and whole replays whose modelled time is the sum
- * of what they charged, identical from run to run.
+ * of what they charged, identical from run to run; device queues against
+ * their hand-computed waits.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -216,11 +217,21 @@ static void test_cost_file(void **state)
 		{"lock 1\nlock 2\n", "line 2: given twice: 'lock'"},
 		{"llc_bytes 0\n", "line 1: must be at least 1: 'llc_bytes'"},
 		{"lock -3\n", "line 1: expected 'name picoseconds', got 'lock -3'"},
+		/* 1e18 ps a lock wrapped a usemem 1M run's time to 16837455 s */
+		{"lock 1000000000000000000\n",
+		 "line 1: above the limit of 1000000000 ps (1 ms) a unit, where the run's times could wrap: "
+		 "'lock 1000000000000000000'"},
+		{"lock 10\ncompress_lz4_text 1000000001\n",
+		 "line 2: above the limit of 1000000000 ps (1 ms) a unit, where the run's times could wrap: "
+		 "'compress_lz4_text 1000000001'"},
 	};
 	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		assert_sws(SWS_EINVAL, sws_costs_parse(&d, bad[i][0], strlen(bad[i][0]), err, sizeof(err)));
 		assert_string_equal(err, bad[i][1]);
 	}
+	const char *at_limit = "lock 1000000000\n";
+	assert_sws(0, sws_costs_parse(&d, at_limit, strlen(at_limit), err, sizeof(err)));
+	assert_int_equal(d.ps[SWS_COST_lock], SWS_COST_MAX_PS);
 	enum sws_cost k;
 	assert_sws(0, sws_cost_parse("tlb_shootdown", &k));
 	assert_int_equal(k, SWS_COST_tlb_shootdown);
@@ -330,6 +341,50 @@ static void test_deterministic_contended(void **state)
 	assert_true(a.time.elapsed_ns < a.time.sys_ns + a.time.user_ns);
 }
 
+/*
+ * Device queues (docs/modelled-time.md "Devices with queues"): one task
+ * writing 8 MiB through a 1 MiB memcg onto an SSD whose writes take 25 us,
+ * with every CPU cost zero and the user time too. The CPU's clock moves only
+ * when the reclaimer waits for a free queue slot, so the k-th write (from 0)
+ * starts at floor(k / qd) x 25 us and the task ends when it submits its last:
+ * elapsed = floor((pswpout - 1) / qd) x 25 us, all of it I/O wait. At qd 1
+ * every write waits for the one before (the host clock's upper bound); at 32
+ * they overlap (1,792 writes: 44.775, 11.175 and 1.375 ms at qd 1, 4 and 32).
+ */
+static void run_queue(uint32_t qd, struct sws_replay_report *rep)
+{
+	struct sws_costs c = zero_costs();
+	struct sws_workload_config wc = {.kind = SWS_WORKLOAD_USEMEM, .bytes = 8 << 20, .nr_tasks = 1};
+	struct sws_replay_config cfg = {.ram_pages = 8192, .mem_limit_pages = 256, .cpus = 1, .nr_swap = 1,
+					.costs = &c, .user_bandwidth = 1ull << 62 /* 0 ns a page */};
+	cfg.swap[0] = (struct sws_replay_swap){.pages = 8192, .kind = SWS_REPLAY_SWAP_SSD, .prio = -1,
+					       .write_ns = 25000, .queue_depth = qd};
+	struct sws_workload *wl;
+	struct sws_replay *r;
+	assert_sws(0, sws_workload_create(&wc, &wl));
+	sws_workload_content(wl, cfg.content_weight);
+	struct sws_replay_source src = sws_workload_source(wl);
+	assert_sws(0, sws_replay_create(&cfg, &r));
+	assert_sws(0, sws_replay_run(r, &src));
+	assert_sws(0, sws_replay_report_get(r, rep));
+	sws_replay_destroy(r);
+	sws_workload_destroy(wl);
+}
+
+static void test_device_queue(void **state)
+{
+	(void)state;
+	static struct sws_replay_report rep;
+	const uint32_t qds[] = {1, 4, 32};
+	for (unsigned i = 0; i < 3; i++) {
+		run_queue(qds[i], &rep);
+		uint64_t n = rep.mm.counters[SWS_MM_pswpout];
+		assert_true(n > 1000);
+		assert_int_equal(rep.time.elapsed_ns, (n - 1) / qds[i] * 25000);
+		assert_int_equal(rep.time.iowait_ns, rep.time.elapsed_ns);
+	}
+}
+
 static uint64_t counting_clock(void *ctx)
 {
 	uint64_t *n = ctx;
@@ -410,6 +465,7 @@ int main(void)
 		cmocka_unit_test(test_cost_file),
 		cmocka_unit_test(test_small_case_by_hand),
 		cmocka_unit_test(test_deterministic_contended),
+		cmocka_unit_test(test_device_queue),
 		cmocka_unit_test(test_no_host_clock),
 		cmocka_unit_test(test_fiber_parked_stack_reused),
 	};
