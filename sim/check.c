@@ -26,6 +26,7 @@
 #define SEC_MEMCG "memcg memory.stat"
 #define SEC_EVENTS "memcg events"
 #define SEC_ZSWAP "zswap debugfs deltas"
+#define SEC_MTHP "mthp stats deltas"
 #define MAX_FILE (16u << 20)
 
 static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -443,6 +444,17 @@ int check_machine_get(const struct check_recording *rec, struct check_machine *m
 		if (setup_yn(rec, "zswap.shrinker_enabled", &m->zswap_shrinker, err, errlen) < 0)
 			return -1;
 	}
+	/* anon mTHP: a size "always", or "inherit" while the PMD size's policy is
+	 * "always" (madvise: only where the program asked, which the model
+	 * takes from a trace's THP flag) */
+	const struct check_entry *thp = find(rec, SEC_SETUP, "thp.enabled");
+	bool thp_always = thp && !strcmp(thp->value, "always");
+	for (unsigned o = 1; o < SWS_NR_ORDERS; o++) {
+		snprintf(key, sizeof(key), "mthp.%ukB.enabled", 4u << o);
+		const struct check_entry *e = find(rec, SEC_SETUP, key);
+		if (e && (!strcmp(e->value, "always") || (thp_always && !strcmp(e->value, "inherit"))))
+			m->anon_orders |= 1u << o;
+	}
 	const struct check_entry *kv = find(rec, SEC_SETUP, "kernel");
 	design_of(kv ? kv->value : NULL, m);
 	return 0;
@@ -499,12 +511,29 @@ static const struct counter_row {
 /* clang-format on */
 
 struct row {
-	const char *name, *source;
+	char name[40];
+	const char *source;
 	long long kernel;
 	uint64_t sim;
 	bool have_diff;
 	double diff;
 };
+
+/* Fill @r from kernel entry @e and the model's @sim: false when both are 0 and
+ * the row is no @core one (not printed). */
+static bool add_row(struct row *r, const char *name, const char *source, const struct check_entry *e,
+		    uint64_t sim, bool core)
+{
+	*r = (struct row){.source = source, .kernel = strtoll(e->value, NULL, 10), .sim = sim};
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	if (!core && !r->kernel && !r->sim)
+		return false;
+	if (r->kernel > 0 || (!r->kernel && !r->sim)) {
+		r->have_diff = true;
+		r->diff = r->kernel ? ((double)r->sim - (double)r->kernel) * 100.0 / (double)r->kernel : 0;
+	}
+	return true;
+}
 
 /* The rows to print: every counter the recording has (both 0: core ones only). */
 static unsigned rows_of(const struct check_recording *rec, const struct sws_replay_report *rep,
@@ -520,19 +549,19 @@ static unsigned rows_of(const struct check_recording *rec, const struct sws_repl
 				label = c->from[k].label;
 		if (!e)
 			continue;
-		struct row r = {.name = c->name,
-				.source = label,
-				.kernel = strtoll(e->value, NULL, 10),
-				.sim = rep->mm.counters[c->model]};
-		if (!c->core && !r.kernel && !r.sim)
-			continue;
-		if (r.kernel > 0 || (!r.kernel && !r.sim)) {
-			r.have_diff = true;
-			r.diff = r.kernel
-				     ? ((double)r.sim - (double)r.kernel) * 100.0 / (double)r.kernel
-				     : 0;
+		if (add_row(&rows[n], c->name, label, e, rep->mm.counters[c->model], c->core))
+			n++;
+	}
+	/* mTHP's per-size counters (6.8+): 64kB.swpout beside the model's order-4 swpout */
+	for (unsigned o = 1; o < SWS_NR_ORDERS; o++) {
+		static const char *const stat[] = {"swpout", "swpout_fallback"};
+		for (unsigned k = 0; k < 2; k++) {
+			char key[40];
+			snprintf(key, sizeof(key), "%ukB.%s", 4u << o, stat[k]);
+			const struct check_entry *e = find(rec, SEC_MTHP, key);
+			if (e && add_row(&rows[n], key, "mthp", e, k ? rep->mm.swpout_fallback[o] : rep->mm.swpout[o], false))
+				n++;
 		}
-		rows[n++] = r;
 	}
 	return n;
 }
@@ -642,7 +671,7 @@ int check_print(const struct check_recording *rec, const struct check_machine *m
 		const char *cmdline, const struct sws_replay_report *rep, bool json,
 		const char *report_json, FILE *out)
 {
-	struct row rows[sizeof(counters) / sizeof(counters[0])];
+	struct row rows[sizeof(counters) / sizeof(counters[0]) + 2 * SWS_NR_ORDERS];
 	unsigned n = rows_of(rec, rep, rows);
 	if (!json) {
 		fprintf(out, "%-12s %s\n%-12s %s\n", "recording", rec->path, "trace", rec->trace);

@@ -63,6 +63,8 @@ struct check_machine {
 	uint32_t zswap_max_pool_percent, zswap_accept_threshold; /* 0: not recorded */
 	bool zswap_shrinker;
 	uint32_t cpus;            /* the recorded machine's CPUs; 0: not recorded */
+	uint32_t anon_orders;     /* anon mTHP "always" (or "inherit" under THP "always"): bit k,
+				   * folios of 2^k pages (sws_replay_config.anon_orders) */
 	enum sws_backend backend; /* the design of the kernel's version */
 	char backend_why[160];
 };

@@ -250,6 +250,8 @@ struct sws_replay_config {
 					 * may run before it yields at a sync point (locks may be
 					 * granted out of virtual-time order by up to this much);
 					 * 0: SWS_REPLAY_SYNC_QUANTUM_NS; UINT64_MAX: 0, exact */
+	uint32_t anon_orders;           /* anon mTHP policy: as sws_mm_config.anon_orders (bit k:
+					 * folios of 2^k pages "always"); 0: none */
 };
 
 /* The default sync quantum: 250 ns, about one lock hold. On usemem -n 31 it
@@ -385,6 +387,7 @@ struct sws_replay_setup {
 	char zswap_compressor[24];
 	uint32_t zswap_max_pool_percent, zswap_accept_threshold_percent;
 	uint32_t zswap_flags;           /* SWS_ZSWAP_* */
+	uint32_t anon_orders;           /* anon mTHP: bit k, folios of 2^k pages "always" */
 };
 
 /* What a run did: counters, time, latency, memory. */
