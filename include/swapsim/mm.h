@@ -93,6 +93,11 @@ void sws_mm_destroy(struct sws_mm *mm);
 /** A memcg with a limit in pages (0: unlimited). @return 0 and its id (>= 1); SWS_ENOMEM
  *  when SWS_MM_MAX_MEMCGS exist. */
 int sws_mm_memcg_create(struct sws_mm *mm, uint64_t limit_pages, uint16_t *id);
+/** memory.high of memcg @id in pages (0: none): a charge that leaves the memcg above it
+ *  reclaims the excess from the memcg (mem_cgroup_handle_over_high(), done at once; the
+ *  kernel's throttling sleep is not modelled) and counts memcg_high. Set it before the
+ *  memcg's first charge. @return 0, SWS_EINVAL (no such memcg). */
+int sws_mm_memcg_set_high(struct sws_mm *mm, uint16_t id, uint64_t high_pages);
 
 /** A new, empty address space charged to @memcg (0: root). @return 0, SWS_EINVAL, SWS_ENOMEM. */
 int sws_mm_space_create(struct sws_mm *mm, uint16_t memcg, uint32_t *asid);
@@ -251,6 +256,7 @@ bool sws_mm_kswapd_wanted(struct sws_mm *mm);
 	X(oom, "faults that failed for want of memory (this task OOM-killed meanwhile, or nothing to kill)") \
 	X(oom_refused, "accesses refused: the task had been OOM-killed before (SWS_EKILLED)") \
 	X(oom_kill, "tasks the OOM killer killed (their memory reaped at once)")           \
+	X(memcg_high, "charges that left a memcg above memory.high, reclaimed back to it") \
 	X(verify_ok, "pages read back and found identical")                                \
 	X(verify_fail, "pages read back with different contents")                          \
 	X(free_slots_batched, "swap entries put by unmap/exit/DONTNEED")                   \

@@ -252,6 +252,9 @@ struct sws_replay_config {
 					 * 0: SWS_REPLAY_SYNC_QUANTUM_NS; UINT64_MAX: 0, exact */
 	uint32_t anon_orders;           /* anon mTHP policy: as sws_mm_config.anon_orders (bit k:
 					 * folios of 2^k pages "always"); 0: none */
+	uint64_t mem_high_pages;        /* memory.high of the workload's memcg (each task's with
+					 * SWS_REPLAY_MEMCG_PER_TASK); 0: none. Given alone, the
+					 * memcg has no limit */
 };
 
 /* The default sync quantum: 250 ns, about one lock hold. On usemem -n 31 it
@@ -388,6 +391,7 @@ struct sws_replay_setup {
 	uint32_t zswap_max_pool_percent, zswap_accept_threshold_percent;
 	uint32_t zswap_flags;           /* SWS_ZSWAP_* */
 	uint32_t anon_orders;           /* anon mTHP: bit k, folios of 2^k pages "always" */
+	uint64_t mem_high_pages;        /* memory.high; 0: none */
 };
 
 /* What a run did: counters, time, latency, memory. */

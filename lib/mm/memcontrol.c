@@ -110,6 +110,22 @@ static uint64_t reclaim_round(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t m
 }
 
 /*
+ * mem_cgroup_handle_over_high(), at once rather than on the way back to user
+ * space: a charge that left @memcg above memory.high reclaims the excess from
+ * it (reclaim_high()); the throttling sleep that follows in the kernel while
+ * it stays above is not modelled.
+ */
+static void handle_over_high(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg)
+{
+	struct sws_memcg *mc = &mm->memcgs[memcg];
+	uint64_t u = atomic_load(&mc->usage);
+	if (!cpu || u <= mc->high)
+		return;
+	mm_count(mm, cpu, SWS_MM_memcg_high, 1);
+	reclaim_round(cpu, mm, memcg, u - mc->high, true);
+}
+
+/*
  * try_charge_memcg() and the page allocator's slow path, reduced: charge @nr
  * pages to @memcg and to RAM. Over either limit, reclaim from that memcg (or,
  * for RAM, from all memcgs); a round that reclaimed something retries at
@@ -145,6 +161,8 @@ int sws__mm_charge(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint6
 			if (!memcg_full) {
 				if (sws__mm_ram_take(cpu, mm, nr)) {
 					mm_cost(cpu, SWS_COST_memcg_charge, 1);
+					if (sws_unlikely(mc->high))
+						handle_over_high(cpu, mm, memcg);
 					return 0;
 				}
 				atomic_fetch_sub(&mc->usage, nr);
@@ -190,6 +208,14 @@ void sws__mm_uncharge_folios(struct sws_mm *mm, const uint32_t *pfn, unsigned n)
 		mm_page_counter(&mm->memcgs[memcg]);
 		atomic_fetch_sub(&mm->memcgs[memcg].usage, pages);
 	}
+}
+
+int sws_mm_memcg_set_high(struct sws_mm *mm, uint16_t id, uint64_t high_pages)
+{
+	if (!mm || id >= mm->nr_memcgs)
+		return SWS_EINVAL;
+	mm->memcgs[id].high = high_pages;
+	return 0;
 }
 
 int sws_mm_memcg_create(struct sws_mm *mm, uint64_t limit_pages, uint16_t *id)

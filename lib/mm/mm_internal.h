@@ -96,6 +96,7 @@ struct sws_lru {
 
 struct sws_memcg {
 	uint64_t limit;
+	uint64_t high;          /* memory.high, pages; 0: none */
 	_Atomic uint64_t usage; /* pages charged */
 	uint32_t usage_last;    /* the modelled clock: the CPU that wrote usage last (id + 1) */
 	sws_spinlock_t lru_lock; /* the lruvec's lock (one node) */

@@ -289,6 +289,8 @@ static int proc_new(struct sws_replay *r, struct sws__worker *sw, uint32_t pid, 
 	if (memcg < 0 && (r->cfg.flags & SWS_REPLAY_MEMCG_PER_TASK)) {
 		uint16_t id;
 		err = sws_mm_memcg_create(r->mm, r->cfg.mem_limit_pages, &id);
+		if (!err)
+			err = sws_mm_memcg_set_high(r->mm, id, r->cfg.mem_high_pages);
 		memcg = id;
 	} else if (memcg < 0) {
 		memcg = r->memcg;

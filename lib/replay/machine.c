@@ -88,6 +88,7 @@ void sws__replay_setup(const struct sws_replay *r, struct sws_replay_setup *out)
 	out->cgroup = c->zswap.cgroup == SWS_ZSWAP_CGROUP_V1 ? 1 : 2;
 	out->page_cluster = c->page_cluster ? c->page_cluster - 1 : DEFAULT_PAGE_CLUSTER;
 	out->anon_orders = c->anon_orders;
+	out->mem_high_pages = c->mem_high_pages;
 	out->policy = c->policy;
 	out->flags = c->flags;
 	out->seed = c->seed;
@@ -292,8 +293,9 @@ static int build(struct sws_replay *r)
 			set_latency(r, i);
 	/* The workload's memcg (with SWS_REPLAY_MEMCG_PER_TASK each process makes
 	 * its own as it starts: the ids that follow). */
-	if (cfg->mem_limit_pages && !(cfg->flags & SWS_REPLAY_MEMCG_PER_TASK) &&
-	    (err = sws_mm_memcg_create(r->mm, cfg->mem_limit_pages, &r->memcg)))
+	if ((cfg->mem_limit_pages || cfg->mem_high_pages) && !(cfg->flags & SWS_REPLAY_MEMCG_PER_TASK) &&
+	    ((err = sws_mm_memcg_create(r->mm, cfg->mem_limit_pages, &r->memcg)) ||
+	     (err = sws_mm_memcg_set_high(r->mm, r->memcg, cfg->mem_high_pages))))
 		return err;
 	if ((cfg->flags & SWS_REPLAY_ZSWAP) && (err = sws_mm_zswap_enable(r->mm, &cfg->zswap))) {
 		create_error(&r->cfg, "zswap: %s", sws_strerror(err));

@@ -598,11 +598,15 @@ void sws__setup_line(const struct sws_replay_series *s, char *buf, size_t len)
 	} while (0)
 	buf[0] = 0;
 	ADD("RAM %s", size_str(st->ram_pages * SWS_PAGE_SIZE, a, sizeof(a)));
-	if (st->mem_limit_pages)
-		ADD(", memcg %s%s (cgroup v%u)", size_str(st->mem_limit_pages * SWS_PAGE_SIZE, a, sizeof(a)),
-		    st->flags & SWS_REPLAY_MEMCG_PER_TASK ? " per task" : "", st->cgroup);
-	else
+	if (st->mem_limit_pages || st->mem_high_pages) {
+		ADD(", memcg %s", st->mem_limit_pages ? size_str(st->mem_limit_pages * SWS_PAGE_SIZE, a, sizeof(a))
+						      : "without limit");
+		if (st->mem_high_pages)
+			ADD(" high %s", size_str(st->mem_high_pages * SWS_PAGE_SIZE, a, sizeof(a)));
+		ADD("%s (cgroup v%u)", st->flags & SWS_REPLAY_MEMCG_PER_TASK ? " per task" : "", st->cgroup);
+	} else {
 		ADD(", no memcg");
+	}
 	for (uint32_t i = 0; i < st->nr_swap; i++) {
 		const struct sws_replay_swap *sw = &st->swap[i];
 		ADD("%s %s", i ? " +" : ", swap", sws_replay_swap_kind_name(sw->kind));
@@ -1135,6 +1139,11 @@ static void json_setup(struct sws__out *o, const struct sws_replay_print_config 
 	sws__pr(o, ",\"ram_bytes\":%" PRIu64 ",\"memcg_limit_bytes\":", st->ram_pages * SWS_PAGE_SIZE);
 	if (st->mem_limit_pages)
 		sws__pr(o, "%" PRIu64, st->mem_limit_pages * SWS_PAGE_SIZE);
+	else
+		sws__pr(o, "null");
+	sws__pr(o, ",\"memcg_high_bytes\":");
+	if (st->mem_high_pages)
+		sws__pr(o, "%" PRIu64, st->mem_high_pages * SWS_PAGE_SIZE);
 	else
 		sws__pr(o, "null");
 	sws__pr(o, ",\"memcg_per_task\":%s,\"cgroup_version\":%u,\"devices\":[",

@@ -826,6 +826,33 @@ static void test_mthp_policy(void **state)
 	sws_sim_destroy(sim);
 }
 
+/*
+ * memory.high: every charge that leaves the memcg above it reclaims the excess
+ * at once. Exact LRU charges page by page (no stock), so writing 128 pages
+ * under a high of 64 (and no limit) exceeds it 64 times by one page: 64
+ * reclaims of one page each, usage back at 64, no OOM.
+ */
+static void test_memcg_high(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_mm_config mc = {.ram_pages = 1024, .policy = SWS_RECLAIM_LRU};
+	struct env e;
+	env_open(&e, b, 4096, SWS_SWP_SOLIDSTATE, SWS_BACKING_NONE, &mc);
+	uint16_t cg;
+	uint32_t a;
+	assert_sws(0, sws_mm_memcg_create(e.mm, 0, &cg));
+	assert_sws(0, sws_mm_memcg_set_high(e.mm, cg, 64));
+	assert_sws(SWS_EINVAL, sws_mm_memcg_set_high(e.mm, (uint16_t)(cg + 1), 64));
+	assert_sws(0, sws_mm_space_create(e.mm, cg, &a));
+	first_writes(&e, a, 0, 128);
+	struct sws_mm_stats s = sws_test_mm_stats(e.mm);
+	assert_int_equal(s.counters[SWS_MM_memcg_high], 64);
+	assert_int_equal(s.counters[SWS_MM_pswpout], 64);
+	assert_int_equal(s.counters[SWS_MM_oom], 0);
+	assert_int_equal(atomic_load(&e.mm->memcgs[cg].usage), 64);
+	env_close(&e);
+}
+
 /* A memcg limit holds while the workload is four times larger. */
 static void test_memcg_limit(void **state)
 {
@@ -1342,6 +1369,7 @@ int main(void)
 		BOTH(test_active_inactive_balance), BOTH(test_swapin_shared_readonly),
 		BOTH(test_swapin_write_keeps_shared_slot),
 		BOTH(test_swapin_read_maps_clean), BOTH(test_mthp_policy),
+		BOTH(test_memcg_high),
 		BOTH(test_lru_add_batch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

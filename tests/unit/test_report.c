@@ -100,16 +100,18 @@ static void test_header(void **state)
 	a.setup.swap[0].prio = 5;
 	a.setup.swap[0].read_ns = 1500;
 	a.setup.anon_orders = 1u << 4 | 1u << 9;
+	a.setup.mem_high_pages = 65536;
 	t = print(&zero, &s, 1);
 	assert_true(!strncmp(t, "command: (not given)\nversion: libswapsim ", 41));
 	assert_line(t, "input:", "input:   (not given)");
-	assert_line(t, "machine:", "machine: RAM 1G, memcg 512M per task (cgroup v2), swap pmem 2G (1.5/2 us read/write) "
-				  "prio 5, page-cluster 3, mTHP 2048K 64K, zswap zstd (max_pool_percent 20, "
+	assert_line(t, "machine:", "machine: RAM 1G, memcg 512M high 256M per task (cgroup v2), swap pmem 2G (1.5/2 us "
+				  "read/write) prio 5, page-cluster 3, mTHP 2048K 64K, zswap zstd (max_pool_percent 20, "
 				  "accept_threshold 90, shrinker on, scheme old), 1 CPU, policy kernel, seed 1");
 	free(t);
 	zero.format = SWS_REPLAY_REPORT_JSON;
 	t = print(&zero, &s, 1);
 	assert_non_null(strstr(t, "\"page_cluster\":3,\"mthp_kb\":[2048,64],\"zswap\""));
+	assert_non_null(strstr(t, "\"memcg_limit_bytes\":536870912,\"memcg_high_bytes\":268435456,"));
 	free(t);
 }
 
@@ -238,7 +240,7 @@ static void test_json_head(void **state)
 		"{\"version\":\"9.9\",\"library_version\":\"" STR(SWS_VERSION_MAJOR) "." STR(SWS_VERSION_MINOR) "." STR(
 			SWS_VERSION_PATCH) "\",\"program\":\"prog\",\"command\":\"prog 'a\\\"b\\\\c'\","
 		"\"argv\":[\"prog\",\"a\\\"b\\\\c\\u000ad\"],\"clock\":\"host\",\"setup\":{\"input\":\"in\","
-		"\"ram_bytes\":1073741824,\"memcg_limit_bytes\":536870912,\"memcg_per_task\":false,\"cgroup_version\":2,"
+		"\"ram_bytes\":1073741824,\"memcg_limit_bytes\":536870912,\"memcg_high_bytes\":null,\"memcg_per_task\":false,\"cgroup_version\":2,"
 		"\"devices\":[{\"kind\":\"pmem\",\"bytes\":2147483648,\"prio\":-1,\"file\":null,\"read_ns\":1000,"
 		"\"write_ns\":2000,\"discard\":false,\"limit_pages\":0}],\"page_cluster\":3,\"mthp_kb\":[],\"zswap\":{\"enabled\":false},"
 		"\"cpus\":1,\"policy\":\"kernel\",\"seeds\":{\"content\":1,\"workload\":77},";
