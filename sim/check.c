@@ -444,6 +444,13 @@ int check_machine_get(const struct check_recording *rec, struct check_machine *m
 		if (setup_yn(rec, "zswap.shrinker_enabled", &m->zswap_shrinker, err, errlen) < 0)
 			return -1;
 	}
+	const struct check_entry *high = find(rec, SEC_SETUP, "memcg_high_bytes");
+	if (high && strcmp(high->value, "max")) {
+		if ((r = setup_int(rec, "memcg_high_bytes", 4096, LLONG_MAX, &v, err, errlen)) < 0)
+			return -1;
+		if ((uint64_t)v / 4096 <= SWS_MM_MAX_RAM_PAGES)
+			m->mem_high_pages = (uint64_t)v / 4096;
+	}
 	/* anon mTHP: a size "always", or "inherit" while the PMD size's policy is
 	 * "always" (madvise: only where the program asked, which the model
 	 * takes from a trace's THP flag) */
@@ -496,6 +503,7 @@ static const struct counter_row {
 	EITHER("pgsteal_anon", pgsteal, false),
 	EITHER("thp_swpout", thp_swpout, false),
 	EITHER("thp_swpout_fallback", thp_swpout_fallback, false),
+	{"memcg_high", SWS_MM_memcg_high, false, {{SEC_EVENTS, "events.high", "memcg"}}},
 	{"oom_kill", SWS_MM_oom_kill, false,
 	 {{SEC_EVENTS, "events.oom_kill", "memcg"}, {SEC_EVENTS, "oom_control.oom_kill", "memcg"},
 	  VM("oom_kill")}},

@@ -53,6 +53,7 @@ void check_recording_free(struct check_recording *rec);
 struct check_machine {
 	uint64_t ram_pages; /* 0: not recorded */
 	uint64_t mem_limit_pages;
+	uint64_t mem_high_pages;  /* memory.high (v2); 0: none or not recorded */
 	unsigned nswap;
 	struct sws_replay_swap swap[SWS_REPLAY_MAX_SWAP];
 	uint32_t page_cluster;	   /* page-cluster + 1 (sws_mm_config's); 0: not recorded */
