@@ -1324,6 +1324,34 @@ static void test_lifecycle_tolerated(void **state)
 }
 
 /*
+ * An mmap over a range the model already maps replaces the mapping, as
+ * mmap(MAP_FIXED) does (do_munmap() first): here the 2 MiB region the model
+ * assumed around faults seen before any mmap record (the perf sample's first
+ * refusal: a mapping returned next to such pages) yields, and so does an
+ * explicit one mapped again. The pages in the range go with it; none is an
+ * error.
+ */
+static void test_mmap_replaces(void **state)
+{
+	(void)state;
+	struct sws_replay_config cfg = small_config(SWS_BACKEND_SWAP_TABLE, 1);
+	const struct sws_trace_record recs[] = {
+		REC(SWS_TRACE_ACCESS, 1, 0x200000, 4 * 4096, 0, SWS_TRACE_F_WRITE), /* implicit [2M, 4M) */
+		REC(SWS_TRACE_MMAP, 1, 0x204000, 8 * 4096, 0, 0),                   /* next to those pages */
+		REC(SWS_TRACE_ACCESS, 1, 0x204000, 8 * 4096, 0, SWS_TRACE_F_WRITE),
+		REC(SWS_TRACE_MMAP, 1, 0x202000, 4 * 4096, 0, 0), /* over 2 old pages and 2 new ones */
+		REC(SWS_TRACE_ACCESS, 1, 0x200000, 12 * 4096, 0, 0),
+	};
+	struct sws_replay *r = replay_records(&cfg, recs, sizeof(recs) / sizeof(recs[0]));
+	struct sws_replay_report rep;
+	assert_sws(0, sws_replay_report_get(r, &rep));
+	assert_int_equal(rep.errors, 0);
+	assert_int_equal(rep.mm.counters[SWS_MM_first_touch], 12 + 4); /* the last read: 4 zero pages */
+	assert_int_equal(rep.mm.anon_pages, 12 - 4);
+	sws_replay_destroy(r);
+}
+
+/*
  * EXEC: the address space goes as at EXIT (its pages freed, its time the old
  * life's free phase) and an empty one takes its place under the same pid, a
  * new task of the report: touching the same pages again faults them in anew.
@@ -1901,6 +1929,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_recording),
 		cmocka_unit_test(test_memcg_per_task),
 		cmocka_unit_test(test_lifecycle_tolerated),
+		cmocka_unit_test(test_mmap_replaces),
 		cmocka_unit_test(test_workload_streams),
 		cmocka_unit_test(test_replay_streams),
 		cmocka_unit_test(test_stream_errors),
