@@ -534,6 +534,35 @@ static void test_memcg_per_task(void **state)
 }
 
 /*
+ * usemem -n 2 6M with a 4M memcg per task on one CPU (swapsim-replay --cpus 1
+ * --ram 16M --memcg-per-task --mem-limit 4M --swap size=32M,type=ssd): each
+ * task writes 1,536 pages into a memcg of 1,024, so each swaps out exactly
+ * the 512 pages past its limit: pswpout 2 * 512 = 1,024, nothing swapped in,
+ * nobody killed. The two memcgs take the CPU's charge stock over from each
+ * other all along: a takeover that kept the old memcg charged gives 2,016.
+ */
+static void test_memcg_per_task_usemem(void **state)
+{
+	(void)state;
+	struct sws_workload_config wc = {.kind = SWS_WORKLOAD_USEMEM, .bytes = 6 << 20, .nr_tasks = 2};
+	struct sws_replay_config cfg = small_config(SWS_BACKEND_SWAP_TABLE, 1);
+	cfg.cpus = 1;
+	cfg.ram_pages = 4096;
+	cfg.mem_limit_pages = 1024;
+	cfg.flags = SWS_REPLAY_MEMCG_PER_TASK;
+	cfg.deferred_every = 0;
+	cfg.nr_swap = 1;
+	cfg.swap[0] = (struct sws_replay_swap){.pages = 8192, .kind = SWS_REPLAY_SWAP_SSD, .prio = -1};
+	struct sws_replay_report rep;
+	run_workload(&cfg, &wc, &rep, NULL);
+	assert_int_equal(rep.errors, 0);
+	assert_int_equal(rep.mm.counters[SWS_MM_pgfault], 2 * 1536);
+	assert_int_equal(rep.mm.counters[SWS_MM_pswpout], 1024);
+	assert_int_equal(rep.mm.counters[SWS_MM_pswpin], 0);
+	assert_int_equal(rep.mm.counters[SWS_MM_oom_kill], 0);
+}
+
+/*
  * A FORK whose child pid is still alive (its EXIT was lost): that incarnation
  * exits first, and the exit is its own free time, not the forking parent's.
  */
@@ -1899,7 +1928,7 @@ int main(void)
 		cmocka_unit_test(test_exec_fresh_space),
 		cmocka_unit_test(test_madv_free_dispatch),
 		cmocka_unit_test(test_kernel_recording),
-		cmocka_unit_test(test_memcg_per_task),
+		cmocka_unit_test(test_memcg_per_task), cmocka_unit_test(test_memcg_per_task_usemem),
 		cmocka_unit_test(test_lifecycle_tolerated),
 		cmocka_unit_test(test_workload_streams),
 		cmocka_unit_test(test_replay_streams),
