@@ -251,6 +251,52 @@ static void test_spread(void **state)
 	free(t);
 }
 
+/*
+ * "counters identical across repeats": three repeats whose counters differ
+ * only in the last one's pswpout are not identical ("NO" on the host clock
+ * with one thread, "no (each repeat has its own seed)" on the modelled
+ * clock; the JSON's counters_identical false); the same three made equal are.
+ */
+static void test_counters_identical(void **state)
+{
+	(void)state;
+	struct sws_replay_report r[3] = {mk(SWS_BACKEND_XARRAY, 1, 0.5, 0), mk(SWS_BACKEND_XARRAY, 1, 0.5, 0),
+					 mk(SWS_BACKEND_XARRAY, 1, 0.5, 0)};
+	const struct sws_replay_report *pr[3] = {&r[0], &r[1], &r[2]};
+	struct sws_replay_series s = {.repeats = pr, .nr_repeats = 3};
+	const char *head = "1 configuration, 3 repeats each (interleaved); counters identical across repeats: ";
+	char want[256];
+	for (unsigned k = 0; k < 3; k++) {
+		r[k].clock = SWS_REPLAY_CLOCK_HOST;
+		r[k].mm.counters[SWS_MM_pswpout] = k < 2 ? 100 : 101;
+	}
+	struct sws_replay_print_config pc = {0};
+	char *t = print(&pc, &s, 1);
+	snprintf(want, sizeof(want), "%sNO", head);
+	assert_line(t, "1 configuration", want);
+	free(t);
+	pc.format = SWS_REPLAY_REPORT_JSON;
+	t = print(&pc, &s, 1);
+	assert_non_null(strstr(t, "\"counters_identical\":false"));
+	free(t);
+	for (unsigned k = 0; k < 3; k++)
+		r[k].clock = r[k].setup.clock = SWS_REPLAY_CLOCK_MODEL;
+	pc.format = SWS_REPLAY_REPORT_TABLE;
+	t = print(&pc, &s, 1);
+	snprintf(want, sizeof(want), "%sno (each repeat has its own seed)", head);
+	assert_line(t, "1 configuration", want);
+	free(t);
+	r[2].mm.counters[SWS_MM_pswpout] = 100;
+	t = print(&pc, &s, 1);
+	snprintf(want, sizeof(want), "%syes", head);
+	assert_line(t, "1 configuration", want);
+	free(t);
+	pc.format = SWS_REPLAY_REPORT_JSON;
+	t = print(&pc, &s, 1);
+	assert_non_null(strstr(t, "\"counters_identical\":true"));
+	free(t);
+}
+
 /* The JSON's first keys; argv's words escaped. */
 static void test_json_head(void **state)
 {
@@ -444,7 +490,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_header),	    cmocka_unit_test(test_seeds_of_repeats),
 		cmocka_unit_test(test_counters_left_out),
-		cmocka_unit_test(test_verdicts), cmocka_unit_test(test_spread),    cmocka_unit_test(test_json_head),
+		cmocka_unit_test(test_verdicts), cmocka_unit_test(test_spread), cmocka_unit_test(test_counters_identical),    cmocka_unit_test(test_json_head),
 		cmocka_unit_test(test_mmtests),	    cmocka_unit_test(test_mmtests_no_spread),
 		cmocka_unit_test(test_lkp),
 		cmocka_unit_test(test_setup_of_a_run), cmocka_unit_test(test_print_errors),
