@@ -254,6 +254,55 @@ static void test_priorities(void **state)
 /* Two devices of one priority: round robin too (plist_requeue with only two). */
 static void test_round_robin_two(void **state) { round_robin(*(enum sws_backend *)*state, 2); }
 
+/*
+ * Equal priorities keep their order (the kernel's plist: a device joins behind
+ * its equal-priority peers, at swapon and when it has room again). Two devices
+ * of two clusters each (1,023 usable slots: slot 0 holds the header) at the
+ * default priority, order 0 on one CPU: the first device swapped on is tried
+ * first and keeps its cluster through the per-CPU cache, so slots 1-511 of the
+ * first device, then (the list rotated) 1-511 of the second, then all of the
+ * first's cluster 1 (512-1023), which leaves it full and off the list. A slot
+ * of it freed puts it back behind the second device: the next allocation takes
+ * the second device's cluster 1 (offset 512), not the freed slot.
+ */
+static void test_equal_priority_order(void **state)
+{
+	struct sws_sim_config cfg = {.backend = *(enum sws_backend *)*state};
+	struct sws_sim *sim;
+	struct sws_cpu *cpu;
+	assert_sws(0, sws_sim_create(&cfg, &sim));
+	assert_sws(0, sws_cpu_attach(sim, &cpu));
+	int t[2];
+	for (int i = 0; i < 2; i++) {
+		struct sws_device_config dc = {.nr_slots = 2 * SWS_CLUSTER_SLOTS, .flags = SWS_SWP_SOLIDSTATE};
+		assert_sws(0, sws_swapon(sim, &dc, &t[i]));
+	}
+	static const struct {
+		int dev;
+		uint64_t first, n;
+	} runs[] = {{0, 1, 511}, {1, 1, 511}, {0, 512, 512}};
+	uint64_t pfn = 1;
+	sws_entry_t e, first = 0;
+	for (unsigned r = 0; r < 3; r++)
+		for (uint64_t i = 0; i < runs[r].n; i++, pfn++) {
+			assert_sws(0, sws_folio_alloc_swap(cpu, pfn, 0, &e));
+			assert_int_equal(sws_swp_type(e), (unsigned)t[runs[r].dev]);
+			assert_int_equal(sws_swp_offset(e), runs[r].first + i);
+			if (pfn == 1)
+				first = e;
+		}
+	struct sws_device_info di;
+	assert_sws(0, sws_device_info_get(sim, t[0], &di));
+	assert_int_equal(di.inuse_pages, di.pages); /* full: off the avail list */
+	assert_sws(0, sws_swap_cache_del(cpu, first, 1, 1, 0));
+	assert_sws(0, sws_folio_alloc_swap(cpu, pfn, 0, &e));
+	assert_int_equal(sws_swp_type(e), (unsigned)t[1]);
+	assert_int_equal(sws_swp_offset(e), 512);
+	assert_consistent(sim);
+	sws_cpu_detach(cpu);
+	sws_sim_destroy(sim);
+}
+
 /* Discard: a freed cluster waits on the discard list, then its range is punched out. */
 static void test_discard(void **state)
 {
@@ -505,7 +554,7 @@ int main(void)
 		cmocka_unit_test(test_cluster_columns),
 		BOTH(test_orders_aligned),     BOTH(test_fill_and_drain),   BOTH(test_list_transitions),
 		BOTH(test_large_order_fallback), BOTH(test_order0_steals),  BOTH(test_rotational_sequential),
-		BOTH(test_priorities),         BOTH(test_round_robin_two),         BOTH(test_discard),          BOTH(test_discard_sync),
+		BOTH(test_priorities),         BOTH(test_round_robin_two),  BOTH(test_equal_priority_order),         BOTH(test_discard),          BOTH(test_discard_sync),
 		BOTH(test_large_first_device),
 		BOTH(test_swapon_swapoff),     BOTH(test_partial_last_cluster),
 		BOTH(test_deferred_budget),    BOTH(test_pcp_after_swapoff),

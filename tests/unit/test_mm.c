@@ -965,6 +965,53 @@ static void test_charge_stock_drained(void **state)
 	sws_sim_destroy(sim);
 }
 
+/* @cg's page counter (charged pages, the CPUs' stocks of it included). */
+static uint64_t memcg_usage(struct sws_mm *mm, uint16_t cg) { return atomic_load(&mm->memcgs[cg].usage); }
+
+/*
+ * One CPU's charge stock serves one memcg at a time: a charge of another memcg
+ * drains it (drain_stock(): the pages go back to their memcg's counter) before
+ * it takes MEMCG_CHARGE_BATCH (64) pages ahead. Worked out by hand, memcgs A
+ * and B without limits on one CPU: A's first page charges 64 (63 in the
+ * stock); B's charges 64 and gives A its 63 back (A 1); A's second page
+ * charges 64 more and gives B its 63 back (A 65, B 1); A's third comes from
+ * the stock (A 65). Unmapped, A holds only its stock (62) and B nothing; a
+ * page of the root memcg takes the stock over: both back to 0.
+ */
+static void test_charge_stock_two_memcgs(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_mm_config mc = {.ram_pages = 1024};
+	struct env e;
+	env_open(&e, b, 4096, SWS_SWP_SOLIDSTATE, SWS_BACKING_NONE, &mc);
+	uint16_t ca, cb;
+	uint32_t a, bs, root;
+	assert_sws(0, sws_mm_memcg_create(e.mm, 0, &ca));
+	assert_sws(0, sws_mm_memcg_create(e.mm, 0, &cb));
+	assert_sws(0, sws_mm_space_create(e.mm, ca, &a));
+	assert_sws(0, sws_mm_space_create(e.mm, cb, &bs));
+	assert_sws(0, sws_mm_space_create(e.mm, 0, &root));
+	first_writes(&e, a, 0, 1);
+	assert_int_equal(memcg_usage(e.mm, ca), 64);
+	assert_int_equal(memcg_usage(e.mm, cb), 0);
+	first_writes(&e, bs, 0, 1);
+	assert_int_equal(memcg_usage(e.mm, ca), 1);
+	assert_int_equal(memcg_usage(e.mm, cb), 64);
+	first_writes(&e, a, 1, 2);
+	assert_int_equal(memcg_usage(e.mm, ca), 65);
+	assert_int_equal(memcg_usage(e.mm, cb), 1);
+	first_writes(&e, a, 2, 3);
+	assert_int_equal(memcg_usage(e.mm, ca), 65);
+	assert_sws(0, sws_mm_munmap(e.cpu, e.mm, a, PG(0), 3 * SWS_PAGE_SIZE));
+	assert_sws(0, sws_mm_munmap(e.cpu, e.mm, bs, PG(0), SWS_PAGE_SIZE));
+	assert_int_equal(memcg_usage(e.mm, ca), 62);
+	assert_int_equal(memcg_usage(e.mm, cb), 0);
+	first_writes(&e, root, 0, 1);
+	assert_int_equal(memcg_usage(e.mm, ca), 0);
+	assert_int_equal(memcg_usage(e.mm, cb), 0);
+	env_close(&e);
+}
+
 /*
  * Swap writes that fail (a backing file that may not grow past RLIMIT_FSIZE:
  * EFBIG, as a full file system gives ENOSPC): the folio keeps the only copy,
@@ -1354,7 +1401,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		BOTH(test_exact_lru_property), cmocka_unit_test(test_roundtrip_verified),
 		BOTH(test_fork_cow),           BOTH(test_readahead),
-		BOTH(test_mthp),               BOTH(test_memcg_limit),
+		BOTH(test_mthp),               BOTH(test_memcg_limit),  BOTH(test_charge_stock_two_memcgs),
 		BOTH(test_kernel_policy_and_kswapd), BOTH(test_deterministic),
 		BOTH(test_refault_distance_active_only), BOTH(test_charge_stock_drained),
 		BOTH(test_swap_write_failure),

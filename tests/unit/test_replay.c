@@ -534,6 +534,35 @@ static void test_memcg_per_task(void **state)
 }
 
 /*
+ * usemem -n 2 6M with a 4M memcg per task on one CPU (swapsim-replay --cpus 1
+ * --ram 16M --memcg-per-task --mem-limit 4M --swap size=32M,type=ssd): each
+ * task writes 1,536 pages into a memcg of 1,024, so each swaps out exactly
+ * the 512 pages past its limit: pswpout 2 * 512 = 1,024, nothing swapped in,
+ * nobody killed. The two memcgs take the CPU's charge stock over from each
+ * other all along: a takeover that kept the old memcg charged gives 2,016.
+ */
+static void test_memcg_per_task_usemem(void **state)
+{
+	(void)state;
+	struct sws_workload_config wc = {.kind = SWS_WORKLOAD_USEMEM, .bytes = 6 << 20, .nr_tasks = 2};
+	struct sws_replay_config cfg = small_config(SWS_BACKEND_SWAP_TABLE, 1);
+	cfg.cpus = 1;
+	cfg.ram_pages = 4096;
+	cfg.mem_limit_pages = 1024;
+	cfg.flags = SWS_REPLAY_MEMCG_PER_TASK;
+	cfg.deferred_every = 0;
+	cfg.nr_swap = 1;
+	cfg.swap[0] = (struct sws_replay_swap){.pages = 8192, .kind = SWS_REPLAY_SWAP_SSD, .prio = -1};
+	struct sws_replay_report rep;
+	run_workload(&cfg, &wc, &rep, NULL);
+	assert_int_equal(rep.errors, 0);
+	assert_int_equal(rep.mm.counters[SWS_MM_pgfault], 2 * 1536);
+	assert_int_equal(rep.mm.counters[SWS_MM_pswpout], 1024);
+	assert_int_equal(rep.mm.counters[SWS_MM_pswpin], 0);
+	assert_int_equal(rep.mm.counters[SWS_MM_oom_kill], 0);
+}
+
+/*
  * A FORK whose child pid is still alive (its EXIT was lost): that incarnation
  * exits first, and the exit is its own free time, not the forking parent's.
  */
@@ -1237,6 +1266,78 @@ static void test_bgsave_verified(void **state)
 	}
 }
 
+/* The hook of test_verify_failure_counted: before the record that reads the
+ * page back, every byte of the swap file is overwritten. */
+struct corrupt_ctx {
+	const char *path;
+	_Atomic unsigned done;
+};
+
+static void corrupt_hook(void *ctx, unsigned worker, const struct sws_trace_record *rec)
+{
+	struct corrupt_ctx *c = ctx;
+	(void)worker;
+	if (rec->op != SWS_TRACE_ACCESS || (rec->flags & SWS_TRACE_F_WRITE) || atomic_load(&c->done))
+		return;
+	struct stat st;
+	int fd = open(c->path, O_RDWR);
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	uint8_t junk[SWS_PAGE_SIZE];
+	memset(junk, 0xa5, sizeof(junk));
+	for (off_t at = 0; at < st.st_size; at += SWS_PAGE_SIZE)
+		assert_int_equal(pwrite(fd, junk, sizeof(junk), at), (ssize_t)sizeof(junk));
+	close(fd);
+	atomic_store(&c->done, 1);
+}
+
+/*
+ * One page corrupted on the device is one verify failure, counted once: a
+ * task writes one page, pages it out (the only slot in use), and reads it
+ * back after its swap file was overwritten. The read returns SWS_ECORRUPT:
+ * the report's verify_failures is 1, equal to the memory model's verify_fail
+ * counter, and the only error; with one worker and with three (the
+ * failure seen on a worker thread, summed with the dispatcher's none).
+ */
+static void test_verify_failure_counted(void **state)
+{
+	(void)state;
+	char path[256];
+	sws_test_path(path, sizeof(path), "replay-verify");
+	for (uint32_t threads = 1; threads <= 3; threads += 2) {
+		unlink(path);
+		struct corrupt_ctx cc = {.path = path};
+		struct sws_replay_config cfg = small_config(SWS_BACKEND_ST_P4, threads);
+		cfg.flags |= SWS_REPLAY_VERIFY;
+		cfg.content_weight[SWS_CONTENT_RANDOM] = 1; /* a page that is not zero */
+		cfg.nr_swap = 1;
+		cfg.swap[0] = (struct sws_replay_swap){.pages = 1024, .kind = SWS_REPLAY_SWAP_SSD, .prio = -1, .path = path};
+		cfg.on_record = corrupt_hook;
+		cfg.cb_ctx = &cc;
+		const struct sws_trace_record recs[] = {
+			REC(SWS_TRACE_ACCESS, 400, 0x200000, 4096, 0, SWS_TRACE_F_WRITE),
+			REC(SWS_TRACE_MADV_PAGEOUT, 400, 0x200000, 4096, 0, 0),
+			REC(SWS_TRACE_ACCESS, 400, 0x200000, 4096, 0, 0),
+		};
+		struct sws_test_vec vs = {recs, sizeof(recs) / sizeof(recs[0]), 0};
+		struct sws_replay_source src = {.next = sws_test_vec_next, .ctx = &vs};
+		struct sws_replay *r;
+		struct sws_replay_report rep;
+		assert_sws(0, sws_replay_create(&cfg, &r));
+		assert_sws(0, sws_replay_run(r, &src));
+		assert_sws(0, sws_replay_report_get(r, &rep));
+		assert_int_equal(atomic_load(&cc.done), 1);
+		assert_int_equal(rep.mm.counters[SWS_MM_pswpout], 1);
+		assert_int_equal(rep.mm.counters[SWS_MM_pswpin], 1);
+		assert_int_equal(rep.mm.counters[SWS_MM_verify_fail], 1);
+		assert_int_equal(rep.mm.counters[SWS_MM_verify_ok], 0);
+		assert_int_equal(rep.verify_failures, 1);
+		assert_int_equal(rep.errors, 1);
+		assert_int_equal(rep.first_error, SWS_ECORRUPT);
+		sws_replay_destroy(r);
+	}
+}
+
 static void test_swapoff_at_end(void **state)
 {
 	(void)state;
@@ -1923,11 +2024,11 @@ int main(void)
 		cmocka_unit_test(test_undo_charged_to_nobody),
 		cmocka_unit_test(test_report_repeats),
 		cmocka_unit_test(test_swapoff_at_end),
-		cmocka_unit_test(test_bgsave_verified),
+		cmocka_unit_test(test_bgsave_verified), cmocka_unit_test(test_verify_failure_counted),
 		cmocka_unit_test(test_exec_fresh_space),
 		cmocka_unit_test(test_madv_free_dispatch),
 		cmocka_unit_test(test_kernel_recording),
-		cmocka_unit_test(test_memcg_per_task),
+		cmocka_unit_test(test_memcg_per_task), cmocka_unit_test(test_memcg_per_task_usemem),
 		cmocka_unit_test(test_lifecycle_tolerated),
 		cmocka_unit_test(test_mmap_replaces),
 		cmocka_unit_test(test_workload_streams),

@@ -224,6 +224,86 @@ static void test_verdicts(void **state)
 	free(t);
 }
 
+/*
+ * The spread of a figure over repeats is the sample standard deviation: the
+ * elapsed times 2 and 4 s have mean 3 and stdev sqrt(((2-3)^2 + (4-3)^2) / (2-1))
+ * = sqrt(2) = 1.4142 s, 47.1% of the mean (the population's, 1 s, would be
+ * 33.3%). The other design's 3 and 3 s: no spread of its own, +0.00% with the
+ * combined spread 100 * sqrt((1.4142/3)^2) = 47.14. The JSON's summary says
+ * the same in nanoseconds.
+ */
+static void test_spread(void **state)
+{
+	(void)state;
+	struct sws_replay_report a1 = mk(SWS_BACKEND_XARRAY, 2, 1, 0), a2 = mk(SWS_BACKEND_XARRAY, 4, 1, 0),
+				 b1 = mk(SWS_BACKEND_VSWAP, 3, 1, 0), b2 = mk(SWS_BACKEND_VSWAP, 3, 1, 0);
+	const struct sws_replay_report *ra[2] = {&a1, &a2}, *rb[2] = {&b1, &b2};
+	struct sws_replay_series r[2] = {{.repeats = ra, .nr_repeats = 2}, {.repeats = rb, .nr_repeats = 2}};
+	struct sws_replay_print_config pc = {0};
+	char *t = print(&pc, r, 2), want[256];
+	snprintf(want, sizeof(want), "%-36s %30s %30s", "Elapsed time (simulated, s)", "3.0000 ±47.1%",
+		 "3.0000 ±0.0% (+0.00% ±47.14)");
+	assert_line(t, "Elapsed time (simulated, s)", want);
+	free(t);
+	pc.format = SWS_REPLAY_REPORT_JSON;
+	t = print(&pc, r, 2);
+	const char *key = "\"summary\":{\"elapsed_ns\":{\"mean\":3000000000,\"stdev\":";
+	const char *p = strstr(t, key);
+	assert_non_null(p);
+	char *end;
+	double sd = strtod(p + strlen(key), &end);
+	assert_true(sd > 1414213562.37 && sd < 1414213562.38); /* sqrt(2) s */
+	const char *rest = ",\"min\":2000000000,\"max\":4000000000}";
+	assert_true(!strncmp(end, rest, strlen(rest)));
+	free(t);
+}
+
+/*
+ * "counters identical across repeats": three repeats whose counters differ
+ * only in the last one's pswpout are not identical ("NO" on the host clock
+ * with one thread, "no (each repeat has its own seed)" on the modelled
+ * clock; the JSON's counters_identical false); the same three made equal are.
+ */
+static void test_counters_identical(void **state)
+{
+	(void)state;
+	struct sws_replay_report r[3] = {mk(SWS_BACKEND_XARRAY, 1, 0.5, 0), mk(SWS_BACKEND_XARRAY, 1, 0.5, 0),
+					 mk(SWS_BACKEND_XARRAY, 1, 0.5, 0)};
+	const struct sws_replay_report *pr[3] = {&r[0], &r[1], &r[2]};
+	struct sws_replay_series s = {.repeats = pr, .nr_repeats = 3};
+	const char *head = "1 configuration, 3 repeats each (interleaved); counters identical across repeats: ";
+	char want[256];
+	for (unsigned k = 0; k < 3; k++) {
+		r[k].clock = SWS_REPLAY_CLOCK_HOST;
+		r[k].mm.counters[SWS_MM_pswpout] = k < 2 ? 100 : 101;
+	}
+	struct sws_replay_print_config pc = {0};
+	char *t = print(&pc, &s, 1);
+	snprintf(want, sizeof(want), "%sNO", head);
+	assert_line(t, "1 configuration", want);
+	free(t);
+	pc.format = SWS_REPLAY_REPORT_JSON;
+	t = print(&pc, &s, 1);
+	assert_non_null(strstr(t, "\"counters_identical\":false"));
+	free(t);
+	for (unsigned k = 0; k < 3; k++)
+		r[k].clock = r[k].setup.clock = SWS_REPLAY_CLOCK_MODEL;
+	pc.format = SWS_REPLAY_REPORT_TABLE;
+	t = print(&pc, &s, 1);
+	snprintf(want, sizeof(want), "%sno (each repeat has its own seed)", head);
+	assert_line(t, "1 configuration", want);
+	free(t);
+	r[2].mm.counters[SWS_MM_pswpout] = 100;
+	t = print(&pc, &s, 1);
+	snprintf(want, sizeof(want), "%syes", head);
+	assert_line(t, "1 configuration", want);
+	free(t);
+	pc.format = SWS_REPLAY_REPORT_JSON;
+	t = print(&pc, &s, 1);
+	assert_non_null(strstr(t, "\"counters_identical\":true"));
+	free(t);
+}
+
 /* The JSON's first keys; argv's words escaped. */
 static void test_json_head(void **state)
 {
@@ -417,7 +497,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_header),	    cmocka_unit_test(test_seeds_of_repeats),
 		cmocka_unit_test(test_counters_left_out),
-		cmocka_unit_test(test_verdicts),    cmocka_unit_test(test_json_head),
+		cmocka_unit_test(test_verdicts), cmocka_unit_test(test_spread), cmocka_unit_test(test_counters_identical),    cmocka_unit_test(test_json_head),
 		cmocka_unit_test(test_mmtests),	    cmocka_unit_test(test_mmtests_no_spread),
 		cmocka_unit_test(test_lkp),
 		cmocka_unit_test(test_setup_of_a_run), cmocka_unit_test(test_print_errors),

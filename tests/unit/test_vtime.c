@@ -29,15 +29,16 @@ static struct sws_costs zero_costs(void)
 
 struct two {
 	struct sws__sched s;
-	struct sws_vcpu vc[2];
-	struct sws__vcpu_run run[2];
+	unsigned n;           /* CPUs: 2, or 3 (three_case) */
+	struct sws_vcpu vc[3];
+	struct sws__vcpu_run run[3];
 	sws_spinlock_t lock;
 	pthread_mutex_t mutex;
 	bool sleep;           /* take the mutex (a sleeping lock) instead of the spinlock */
-	uint64_t before[2];   /* page_zero units charged before the lock */
-	uint64_t at_lock[2];  /* virtual time just after taking it */
-	bool waited[2];
-	bool done[2];
+	uint64_t before[3];   /* page_zero units charged before the lock */
+	uint64_t at_lock[3];  /* virtual time just after taking it */
+	bool waited[3];
+	bool done[3];
 };
 
 static struct two *the_two;
@@ -71,10 +72,20 @@ static struct two *two_case(bool sleep, uint64_t b0, uint64_t b1)
 {
 	static struct two t;
 	memset(&t, 0, sizeof(t));
+	t.n = 2;
 	t.sleep = sleep;
 	t.before[0] = b0;
 	t.before[1] = b1;
 	return &t;
+}
+
+/* Three CPUs and the spinlock: CPU i does @b[i] units of page_zero work first. */
+static struct two *three_case(uint64_t b0, uint64_t b1, uint64_t b2)
+{
+	struct two *t = two_case(false, b0, b1);
+	t->n = 3;
+	t->before[2] = b2;
+	return t;
 }
 
 static void run_two(struct two *t, const struct sws_costs *costs)
@@ -84,15 +95,16 @@ static void run_two(struct two *t, const struct sws_costs *costs)
 	the_two = t;
 	sws_spin_init(&t->lock);
 	pthread_mutex_init(&t->mutex, NULL);
-	assert_sws(0, sws__sched_init(&t->s, &mem, 2, 0));
-	for (unsigned i = 0; i < 2; i++) {
+	assert_sws(0, sws__sched_init(&t->s, &mem, t->n, 0));
+	for (unsigned i = 0; i < t->n; i++) {
 		memset(&t->vc[i], 0, sizeof(t->vc[i]));
 		assert_sws(0, sws__sched_add(&t->s, i, &t->run[i], &t->vc[i], costs, 256 << 10, body,
 					     (void *)(uintptr_t)i));
 		sws__sched_wake(&t->run[i]);
 	}
 	sws__sched_run(&t->s, NULL, NULL);
-	assert_true(t->done[0] && t->done[1]);
+	for (unsigned i = 0; i < t->n; i++)
+		assert_true(t->done[i]);
 	assert_false(sws_spin_is_locked(&t->lock));
 	sws__sched_fini(&t->s);
 	pthread_mutex_destroy(&t->mutex);
@@ -170,6 +182,63 @@ static void test_virtual_time_order(void **state)
 	assert_int_equal(t->at_lock[1], 10);
 	assert_int_equal(t->at_lock[0], 1010);
 	assert_int_equal(t->vc[0].lock_wait[SWS_LOCK_other], 910);
+}
+
+/*
+ * Waiters take a released lock in the order they asked for it (virtual
+ * time), not in CPU order. Costs as above; CPU 0 takes the lock at 100 (paid:
+ * 110) and releases it at 1110; CPU 2 asks at 300, CPU 1 at 500. CPU 2 goes
+ * first: 1110 + 10 + 5 (the line CPU 0 held) = 1125, release at 2125 (810 ps
+ * waited); then CPU 1: 2125 + 15 = 2140 (1625 ps waited), release at 3140.
+ */
+static void test_waiters_in_order(void **state)
+{
+	(void)state;
+	struct sws_costs c = zero_costs();
+	c.ps[SWS_COST_page_zero] = 100;
+	c.ps[SWS_COST_page_copy] = 1000;
+	c.ps[SWS_COST_lock] = 10;
+	c.ps[SWS_COST_line_transfer] = 5;
+	struct two *t = three_case(1, 5, 3);
+	run_two(t, &c);
+	assert_int_equal(t->at_lock[0], 110);
+	assert_int_equal(t->at_lock[2], 1125);
+	assert_int_equal(t->at_lock[1], 2140);
+	assert_int_equal(t->vc[2].lock_wait[SWS_LOCK_other], 810);
+	assert_int_equal(t->vc[1].lock_wait[SWS_LOCK_other], 1625);
+	assert_int_equal(t->vc[1].now, 3140);
+	assert_int_equal(t->vc[1].busy, 3140); /* spinning all along */
+}
+
+/*
+ * The LLC model: random loads into a footprint of 4 MiB with a 1 MiB cache
+ * miss 1 - 1/4 of the time (750,000 per million). load_hit 10 ps, load_miss
+ * 110 ps: a walk of 3 loads costs 3 x 10 + (110 - 10) x 0.75 = 105 ps, the 75
+ * of misses counted as load_miss. A footprint that fits misses never: 2 loads,
+ * 20 ps more.
+ */
+static void test_llc_model(void **state)
+{
+	(void)state;
+	struct sws_costs c = zero_costs(); /* llc_bytes 1 MiB */
+	c.ps[SWS_COST_load_hit] = 10;
+	c.ps[SWS_COST_load_miss] = 110;
+	struct sws_vcpu vc;
+	memset(&vc, 0, sizeof(vc));
+	vc.costs = &c;
+	sws__vt_set_footprint(&vc, 4 << 20);
+	assert_int_equal(vc.llc_miss_ppm, 750000);
+	sws__vt_loads(&vc, 3);
+	assert_int_equal(vc.now, 105);
+	assert_int_equal(vc.busy, 105);
+	assert_int_equal(vc.charged[SWS_COST_load_hit], 30);
+	assert_int_equal(vc.charged[SWS_COST_load_miss], 75);
+	assert_int_equal(vc.count[SWS_COST_load_hit], 3);
+	sws__vt_set_footprint(&vc, 1 << 20);
+	assert_int_equal(vc.llc_miss_ppm, 0);
+	sws__vt_loads(&vc, 2);
+	assert_int_equal(vc.now, 125);
+	assert_int_equal(vc.charged[SWS_COST_load_miss], 75);
 }
 
 /* ---- the cost file ---------------------------------------------------------------- */
@@ -462,6 +531,8 @@ int main(void)
 		cmocka_unit_test(test_two_cpus_one_lock),
 		cmocka_unit_test(test_two_cpus_one_mutex),
 		cmocka_unit_test(test_virtual_time_order),
+		cmocka_unit_test(test_waiters_in_order),
+		cmocka_unit_test(test_llc_model),
 		cmocka_unit_test(test_cost_file),
 		cmocka_unit_test(test_small_case_by_hand),
 		cmocka_unit_test(test_deterministic_contended),
