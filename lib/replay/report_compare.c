@@ -12,13 +12,15 @@
  *   cover the difference; without spread on either side, any difference);
  *   then "Duration" and "Ops", each of the whole benchmark as mmtests reads
  *   them before and after it: the repeats' times and vmstat counters summed
- *   (mmtests' names for the counters where it has them).
+ *   (mmtests' names for the counters where it has them; swapsim.NAME for the
+ *   model's counters /proc/vmstat has not).
  *
  *   lkp-tests' compare (lib/compare.rb): one row per figure, the first
  *   configuration's mean "± stddev%" (population stddev, shown over 2%), each
  *   other's "%change" and mean "± stddev%", then the figure's name; the
- *   counters as proc-vmstat.NAME (the memory model's) and swapsim.NAME (the
- *   swap core's).
+ *   counters as proc-vmstat.NAME (the memory model's that /proc/vmstat has,
+ *   under the kernel's name: pgsteal_anon for pgsteal) and swapsim.NAME (the
+ *   model's others and the swap core's).
  *
  * Written from the layouts of those tools' output (docs/replay.md has a
  * sample of each); no code of theirs.
@@ -175,16 +177,42 @@ static bool stat_value(const struct mstat *m, unsigned st, double *v)
 	}
 }
 
-/* The mmtests name of a vmstat counter ("Ops %s"), or its own. */
-static const char *ops_name(unsigned c)
+/* The /proc/vmstat name of memory-model counter @c, or NULL for one the
+ * kernel keeps elsewhere or not at all (the model's own: cow_fault, verify_ok,
+ * lock waits, zswap's debugfs counters, ...). */
+static const char *vmstat_name(unsigned c)
+{
+	switch (c) {
+	case SWS_MM_pgsteal: return "pgsteal_anon";
+	case SWS_MM_pgscan: return "pgscan_anon";
+	case SWS_MM_workingset_refault: return "workingset_refault_anon";
+	case SWS_MM_workingset_activate: return "workingset_activate_anon";
+	case SWS_MM_pgfault: case SWS_MM_pgmajfault: case SWS_MM_pswpin: case SWS_MM_pswpout:
+	case SWS_MM_swpin_zero: case SWS_MM_swpout_zero: case SWS_MM_swap_ra: case SWS_MM_swap_ra_hit:
+	case SWS_MM_pgactivate: case SWS_MM_pglazyfree: case SWS_MM_pglazyfreed: case SWS_MM_pgdeactivate:
+	case SWS_MM_pgscan_file: case SWS_MM_pgsteal_file: case SWS_MM_workingset_refault_file:
+	case SWS_MM_workingset_activate_file: case SWS_MM_nr_dirtied: case SWS_MM_nr_written:
+	case SWS_MM_thp_swpout: case SWS_MM_thp_swpout_fallback: case SWS_MM_oom_kill:
+	case SWS_MM_zswpin: case SWS_MM_zswpout: case SWS_MM_zswpwb:
+		return sws_mm_counter_name((enum sws_mm_counter)c);
+	default: return NULL;
+	}
+}
+
+/* The mmtests name of a counter ("Ops %s"): its vmstat one (mmtests' own for
+ * four), else swapsim.NAME, no vmstat counter. */
+static const char *ops_name(unsigned c, char *buf, size_t len)
 {
 	switch (c) {
 	case SWS_MM_pgfault: return "Minor Faults"; /* pgfault less pgmajfault */
 	case SWS_MM_pgmajfault: return "Major Faults";
 	case SWS_MM_pswpin: return "Swap Ins";
 	case SWS_MM_pswpout: return "Swap Outs";
-	default: return sws_mm_counter_name((enum sws_mm_counter)c);
 	}
+	if (vmstat_name(c))
+		return vmstat_name(c);
+	snprintf(buf, len, "swapsim.%s", sws_mm_counter_name((enum sws_mm_counter)c));
+	return buf;
 }
 
 static uint64_t ops_value(const struct sws_replay_report *r, unsigned c)
@@ -287,15 +315,16 @@ void sws__print_mmtests(struct sws__out *o, const struct sws_replay_print_config
 	/* Ops: the vmstat counters of the whole benchmark (the repeats' summed, as
 	 * Duration's times), those 0 everywhere left out. */
 	unsigned opsw = 0;
+	char nb[64];
 	for (unsigned c = 0; c < SWS_MM_NR_COUNTERS; c++)
-		if (sws__row_shown(s, n, pc->flags, ops_value, c) && strlen(ops_name(c)) > opsw)
-			opsw = (unsigned)strlen(ops_name(c));
+		if (sws__row_shown(s, n, pc->flags, ops_value, c) && strlen(ops_name(c, nb, sizeof(nb))) > opsw)
+			opsw = (unsigned)strlen(ops_name(c, nb, sizeof(nb)));
 	sws__pr(o, "\n");
 	header_row(o, 4 + opsw, 15, s, n);
 	for (unsigned c = 0; c < SWS_MM_NR_COUNTERS; c++) {
 		if (!sws__row_shown(s, n, pc->flags, ops_value, c))
 			continue;
-		sws__pr(o, "Ops %-*s", (int)opsw, ops_name(c));
+		sws__pr(o, "Ops %-*s", (int)opsw, ops_name(c, nb, sizeof(nb)));
 		for (unsigned i = 0; i < n; i++)
 			sws__pr(o, "%15.2f", ops_total(&s[i], c));
 		sws__pr(o, "\n");
@@ -399,7 +428,8 @@ void sws__print_lkp(struct sws__out *o, const struct sws_replay_print_config *pc
 	}
 	for (unsigned c = 0; c < SWS_MM_NR_COUNTERS; c++)
 		if (sws__row_shown(s, n, pc->flags, mm_ctr, c))
-			lkp_row(o, s, n, lkp_mm, c, "proc-vmstat.", sws_mm_counter_name((enum sws_mm_counter)c));
+			lkp_row(o, s, n, lkp_mm, c, vmstat_name(c) ? "proc-vmstat." : "swapsim.",
+				vmstat_name(c) ? vmstat_name(c) : sws_mm_counter_name((enum sws_mm_counter)c));
 	for (unsigned c = 0; c < SWS_NR_COUNTERS; c++)
 		if (sws__row_shown(s, n, pc->flags, swap_ctr, c))
 			lkp_row(o, s, n, lkp_swap, c, "swapsim.", sws_counter_name((enum sws_counter)c));

@@ -415,6 +415,23 @@ static void test_lkp(void **state)
 	assert_line(t, "      2.00 ±", "      2.00 ± 40%    +100.0%       4.00        replay.time.elapsed_time");
 	assert_line(t, "   2000000", "   2000000           -25.0%    1500000        proc-vmstat.pswpout");
 	free(t);
+	/* A counter /proc/vmstat has under another name, and one it has not. */
+	for (unsigned k = 0; k < 3; k++) {
+		d.a[k].mm.counters[SWS_MM_pgsteal] = d.b[k].mm.counters[SWS_MM_pgsteal] = 7;
+		d.a[k].mm.counters[SWS_MM_cow_fault] = d.b[k].mm.counters[SWS_MM_cow_fault] = 5;
+	}
+	t = print(&pc, d.s, 2);
+	char line[256];
+	assert_non_null(strstr(t, " proc-vmstat.pgsteal_anon\n"));
+	assert_non_null(strstr(t, " swapsim.cow_fault\n"));
+	assert_null(strstr(t, "proc-vmstat.cow_fault"));
+	assert_null(strstr(t, "proc-vmstat.pgsteal\n"));
+	free(t);
+	pc.format = SWS_REPLAY_REPORT_MMTESTS;
+	t = print(&pc, d.s, 2);
+	assert_non_null(line_of(t, "Ops pgsteal_anon", line, sizeof(line)));
+	assert_non_null(line_of(t, "Ops swapsim.cow_fault", line, sizeof(line)));
+	free(t);
 }
 
 /* The setup a real replay reports: every default filled in. */
