@@ -5,13 +5,14 @@
 # swapsim-sweep run on (docs/tools.md); help2man makes the programs' man
 # pages from their --help and --version.
 # --record adds what swapsim-record runs on: perf (linux-perf; it brings perl
-# and python3) and kmod (modprobe, for the zram module).
+# and python3), kmod (modprobe, for the zram module), and valgrind and zstd
+# for its --accesses.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 extra=()
 for a; do
 	case $a in
-	--record) extra+=(linux-perf kmod util-linux) ;;
+	--record) extra+=(linux-perf kmod util-linux valgrind zstd) ;;
 	*) echo "usage: deps.sh [--record]" >&2; exit 2 ;;
 	esac
 done

@@ -24,7 +24,10 @@
 #   8. a recorder killed with SIGKILL (no cleanup of its own): --preflight
 #      refuses and names --recover, which puts the machine back;
 #   9. a command killed by a signal: exit 3, the status recorded, no shell
-#      "Killed" noise.
+#      "Killed" noise;
+#  10. --accesses: the command again under valgrind's lackey, its accesses in
+#      accesses.lackey.zst; SIGTERM during that run stops it at once (exit
+#      143, the machine put back, no OUTDIR left).
 # Usage: record.sh BUILD-SIM-DIR BGSAVE WORKDIR
 set -eu
 bin=$1 bgsave=$2 work=$3
@@ -246,4 +249,36 @@ set -e
 [ "$(key "$work/r9/kernel.txt" command_exit_status)" = 137 ] || fail "9: command_exit_status $(key "$work/r9/kernel.txt" command_exit_status)"
 ! grep -q 'Killed' "$work/r9.out" || fail "9: the shell's noise: $(grep Killed "$work/r9.out")"
 restored 9
+
+# 10. --accesses, and a signal during its run.
+if command -v valgrind >/dev/null && command -v zstd >/dev/null; then
+	if "$rec" --mem-limit 4M --zram 32M --accesses "$work/r10" -- "$bgsave" 1 >"$work/r10.out" 2>&1; then
+		k=$work/r10/kernel.txt
+		[ "$(key "$k" accesses)" = accesses.lackey.zst ] && [ "$(key "$k" accesses_exit_status)" = 0 ] ||
+			fail "10: accesses: $(grep '^access' "$k" | paste -sd' ')"
+		zstd -dc "$work/r10/accesses.lackey.zst" | grep -q '^ S ' || fail "10: no store in accesses.lackey.zst"
+	else
+		fail "10: swapsim-record exited $?: $(cat "$work/r10.out")"
+	fi
+	restored 10
+	"$rec" --mem-limit 4M --zram 32M --accesses "$work/r10b" -- sleep 60 >"$work/r10b.out" 2>&1 &
+	pid=$!
+	n=0
+	until grep -q '^declare -- acc_pid="[0-9]' /run/swapsim-record.state 2>/dev/null || [ $n -ge 600 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	[ $n -lt 600 ] || fail "10: valgrind never started"
+	kill -TERM $pid
+	set +e
+	wait $pid
+	st=$?
+	set -e
+	[ $st = 143 ] || fail "10: exit $st after SIGTERM during --accesses, not 143: $(cat "$work/r10b.out")"
+	[ ! -e "$work/r10b" ] || fail "10: the OUTDIR of the stopped run is left"
+	pgrep -f 'lackey.*sleep 60' >/dev/null && fail "10: valgrind left running"
+	restored "10 (SIGTERM)"
+else
+	echo "note: 10: no valgrind or zstd: no --accesses case"
+fi
 finish "record"
