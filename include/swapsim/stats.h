@@ -206,7 +206,7 @@ enum sws_print_format { SWS_PRINT_TABLE = 0, SWS_PRINT_JSON = 1 };
 int sws_stats_print(const struct sws_stats *st, enum sws_print_format fmt,
 		    int (*write)(void *ctx, const char *text, size_t len), void *ctx);
 
-/* Memory use of the swap metadata, split like the reference's section 7. */
+/* Memory use of the swap metadata: what is sized at swapon, and what follows use. */
 struct sws_memory_usage {
 	uint64_t static_bytes;  /* static classes: sized at swapon */
 	uint64_t dynamic_bytes; /* dynamic classes: follow use */

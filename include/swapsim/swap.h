@@ -1,8 +1,8 @@
 /*
  * swapsim/swap.h - swap entries, slot allocation, swap counts, the swap cache.
  *
- * This is the per-slot interface both backends implement identically. Every
- * slot moves through the states of the reference's section 9.1:
+ * This is the per-slot interface every design implements identically. Every
+ * slot moves through these states (docs/design.md, "The per-slot state machine"):
  *
  *   FREE --sws_folio_alloc_swap--> CACHED count 0 --sws_swap_dup--> CACHED count k
  *   CACHED count k --sws_swap_cache_del(shadow)--> SHADOW count k

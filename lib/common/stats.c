@@ -10,6 +10,7 @@
 #include <swapsim/error.h>
 
 #include "mem.h"
+#include "out.h"
 
 static const char *const counter_names[] = {
 #define SWS__CTR_NAME(name, desc) #name,
@@ -117,74 +118,53 @@ int sws_stats_get(const struct sws_stats *st, const char *name, uint64_t *value)
 
 /* ---- printing ----------------------------------------------------------------- */
 
-struct printer {
-	int (*write)(void *ctx, const char *text, size_t len);
-	void *ctx;
-	int rc;
-};
-
-static void out(struct printer *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void out(struct printer *p, const char *fmt, ...)
-{
-	char buf[256];
-	va_list ap;
-	if (p->rc)
-		return;
-	va_start(ap, fmt);
-	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		p->rc = p->write(p->ctx, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
-}
-
 static const char *const mem_kind[] = {"dynamic", "static", "other"};
 
-static void print_json(struct printer *p, const struct sws_stats *st)
+static void print_json(struct sws__out *p, const struct sws_stats *st)
 {
-	out(p, "{\"counters\":{");
+	sws__pr(p, "{\"counters\":{");
 	for (int c = 0; c < SWS_NR_COUNTERS; c++)
-		out(p, "%s\"%s\":%llu", c ? "," : "", counter_names[c],
+		sws__pr(p, "%s\"%s\":%llu", c ? "," : "", counter_names[c],
 		    (unsigned long long)st->counters[c]);
-	out(p, ",\"total_swap_pages\":%llu,\"nr_swap_pages\":%llu,\"nr_swapcache\":%llu},",
+	sws__pr(p, ",\"total_swap_pages\":%llu,\"nr_swap_pages\":%llu,\"nr_swapcache\":%llu},",
 	    (unsigned long long)st->total_swap_pages, (unsigned long long)st->nr_swap_pages,
 	    (unsigned long long)st->nr_swapcache);
-	out(p, "\"order_counters\":{");
+	sws__pr(p, "\"order_counters\":{");
 	for (int c = 0; c < SWS_NR_ORDER_COUNTERS; c++) {
-		out(p, "%s\"%s\":[", c ? "," : "", order_counter_names[c]);
+		sws__pr(p, "%s\"%s\":[", c ? "," : "", order_counter_names[c]);
 		for (int o = 0; o < SWS_NR_ORDERS; o++)
-			out(p, "%s%llu", o ? "," : "", (unsigned long long)st->order_counters[c][o]);
-		out(p, "]");
+			sws__pr(p, "%s%llu", o ? "," : "", (unsigned long long)st->order_counters[c][o]);
+		sws__pr(p, "]");
 	}
-	out(p, "},\"memory\":{\"static_bytes\":%llu,\"dynamic_bytes\":%llu,\"classes\":{",
+	sws__pr(p, "},\"memory\":{\"static_bytes\":%llu,\"dynamic_bytes\":%llu,\"classes\":{",
 	    (unsigned long long)st->mem_static, (unsigned long long)st->mem_dynamic);
 	for (int c = 0; c < SWS_NR_MEM_CLASSES; c++)
-		out(p, "%s\"%s\":{\"bytes\":%llu,\"peak\":%llu,\"kind\":\"%s\"}", c ? "," : "",
+		sws__pr(p, "%s\"%s\":{\"bytes\":%llu,\"peak\":%llu,\"kind\":\"%s\"}", c ? "," : "",
 		    mem_class_names[c], (unsigned long long)st->mem_bytes[c],
 		    (unsigned long long)st->mem_peak[c], mem_kind[mem_class_static[c]]);
-	out(p, "}}}\n");
+	sws__pr(p, "}}}\n");
 }
 
-static void print_table(struct printer *p, const struct sws_stats *st)
+static void print_table(struct sws__out *p, const struct sws_stats *st)
 {
-	out(p, "%-32s %20s\n", "counter", "value");
+	sws__pr(p, "%-32s %20s\n", "counter", "value");
 	for (int c = 0; c < SWS_NR_COUNTERS; c++)
-		out(p, "%-32s %20llu\n", counter_names[c], (unsigned long long)st->counters[c]);
-	out(p, "%-32s %20llu\n", "total_swap_pages", (unsigned long long)st->total_swap_pages);
-	out(p, "%-32s %20llu\n", "nr_swap_pages", (unsigned long long)st->nr_swap_pages);
-	out(p, "%-32s %20llu\n", "nr_swapcache", (unsigned long long)st->nr_swapcache);
+		sws__pr(p, "%-32s %20llu\n", counter_names[c], (unsigned long long)st->counters[c]);
+	sws__pr(p, "%-32s %20llu\n", "total_swap_pages", (unsigned long long)st->total_swap_pages);
+	sws__pr(p, "%-32s %20llu\n", "nr_swap_pages", (unsigned long long)st->nr_swap_pages);
+	sws__pr(p, "%-32s %20llu\n", "nr_swapcache", (unsigned long long)st->nr_swapcache);
 	for (int c = 0; c < SWS_NR_ORDER_COUNTERS; c++)
 		for (int o = 0; o < SWS_NR_ORDERS; o++)
 			if (st->order_counters[c][o])
-				out(p, "%s[%d]%*s %20llu\n", order_counter_names[c], o,
+				sws__pr(p, "%s[%d]%*s %20llu\n", order_counter_names[c], o,
 				    (int)(29 - strlen(order_counter_names[c])), "",
 				    (unsigned long long)st->order_counters[c][o]);
-	out(p, "%-32s %20s %20s\n", "memory class", "bytes", "peak");
+	sws__pr(p, "%-32s %20s %20s\n", "memory class", "bytes", "peak");
 	for (int c = 0; c < SWS_NR_MEM_CLASSES; c++)
-		out(p, "%-24s %-7s %20llu %20llu\n", mem_class_names[c], mem_kind[mem_class_static[c]],
+		sws__pr(p, "%-24s %-7s %20llu %20llu\n", mem_class_names[c], mem_kind[mem_class_static[c]],
 		    (unsigned long long)st->mem_bytes[c],
 		    (unsigned long long)st->mem_peak[c]);
-	out(p, "%-32s %20llu\n%-32s %20llu\n", "static metadata bytes",
+	sws__pr(p, "%-32s %20llu\n%-32s %20llu\n", "static metadata bytes",
 	    (unsigned long long)st->mem_static, "dynamic metadata bytes",
 	    (unsigned long long)st->mem_dynamic);
 }
@@ -194,12 +174,12 @@ int sws_stats_print(const struct sws_stats *st, enum sws_print_format fmt,
 {
 	if (!st || !write)
 		return SWS_EINVAL;
-	struct printer p = {write, ctx, 0};
+	struct sws__out p = {write, ctx, 0};
 	if (fmt == SWS_PRINT_JSON)
 		print_json(&p, st);
 	else if (fmt == SWS_PRINT_TABLE)
 		print_table(&p, st);
 	else
 		return SWS_EINVAL;
-	return p.rc;
+	return p.err;
 }

@@ -643,13 +643,7 @@ static int __cache_check(struct sws_device *dev, struct vswap_cluster *cl, uint6
 		if (d && !d->in_swapcache && d0 && !d0->in_swapcache)
 			differ |= (d->type == VSWAP_ZERO) != (d0->type == VSWAP_ZERO) || d->memcgid != d0->memcgid;
 	}
-	if (nfree == nr)
-		return SWS_ENOENT;
-	if (ncached)
-		return SWS_EEXIST;
-	if (nfree || differ)
-		return SWS_EBUSY;
-	return 0;
+	return sws__cache_add_verdict(nr, nfree, ncached, differ);
 }
 
 /* swap_cache_add_folio(): under the cluster lock, the folio into each descriptor. */

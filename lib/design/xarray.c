@@ -359,12 +359,9 @@ static int __cache_prepare(const struct sws_cluster *ci, struct xa_dev *xd, uint
 			differ |= zeromap_test(&xd->zeromap, off + i) != zero0 ||
 				  swap_cgroup_get(&xd->cgroup, off + i) != memcg0;
 	}
-	if (nfree == nr)
-		return SWS_ENOENT;
-	if (ncached)
-		return SWS_EEXIST;
-	if (nfree || differ)
-		return SWS_EBUSY;
+	int rc = sws__cache_add_verdict(nr, nfree, ncached, differ);
+	if (rc)
+		return rc;
 	for (unsigned i = 0; i < nr; i++)
 		__map_set(ci, xd, off + i, map_get(xd, off + i) | SWAP_HAS_CACHE);
 	return 0;

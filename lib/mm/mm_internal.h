@@ -836,6 +836,14 @@ void sws__mm_count_order(struct sws_mm *mm, struct sws_cpu *cpu, _Atomic uint64_
 /* swap_writeout() of locked, unmapped @f to its slots @entry. @return 0, or
  * non-zero: the folio stays (re-dirtied). */
 int sws__mm_swap_writeout(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f, sws_entry_t entry);
+/* __swap_writepage(): @nr pages of locked @f (a power of two) to the device
+ * slots from @target (resolved: mm_io_target()): written to the device's
+ * backing store when it has one (the bytes from @page when given, zswap's
+ * decompressed page, else from the folio's seeds), pswpout and swpout by
+ * order counted, the write charged (the writer waits for it). Swap-out and
+ * zswap's writeback both write here. @return 0 or the write's error. */
+int sws__mm_swap_writepage(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f, sws_entry_t target,
+			   unsigned nr, const void *page);
 
 /* workingset.c */
 /* workingset_refault(): @shadow's distance within the memcg's resident size

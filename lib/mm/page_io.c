@@ -156,32 +156,42 @@ int sws__mm_swap_writeout(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_fol
 	sws_entry_t target;
 	if (mm_io_target(cpu, mm, entry, nr, true, &target))
 		return SWS_EBUSY;
-	unsigned type = sws_swp_type(target);
-	struct sws_device *dev = sws__device(mm->sim, type);
+	struct sws_device *dev = sws__device(mm->sim, sws_swp_type(target));
 	if (dev && (dev->flags & SWS_SWP_XSWAP)) {
 		/* xswap: zswap refused it and there is nowhere else to write, so
 		 * swap_writeout() says "activate": the folio stays in RAM. */
 		mm_count(mm, cpu, SWS_MM_xswap_reject_activate, nr);
 		return SWS_EBUSY;
 	}
+	/* the write failed: keep the page (re-dirtied) */
+	return sws__mm_swap_writepage(cpu, mm, f, target, nr, NULL) ? SWS_EBUSY : 0;
+}
+
+int sws__mm_swap_writepage(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f, sws_entry_t target,
+			   unsigned nr, const void *page)
+{
+	unsigned type = sws_swp_type(target), order = (unsigned)__builtin_ctz(nr);
+	struct sws_device *dev = sws__device(mm->sim, type);
 	if (dev && dev->backing.kind != SWS_BACKING_NONE) {
 		/* The page's bytes and the store's host I/O are the simulator's work
 		 * (the device time is the latency model's, below): untimed. */
-		uint8_t page[SWS_PAGE_SIZE];
+		uint8_t buf[SWS_PAGE_SIZE];
 		int rc = 0;
 		uint64_t t0 = mm_untimed_begin(mm, cpu, false);
 		for (unsigned i = 0; i < nr && !rc; i++) {
-			sws_mm_page_content(mm, folio_page_seed(f, i), 0, page);
-			rc = sws_swap_writepage(cpu, target + i, page);
+			if (!page)
+				sws_mm_page_content(mm, folio_page_seed(f, i), 0, buf);
+			rc = sws_swap_writepage(cpu, target + i, page ? page : buf);
 		}
 		mm_untimed_end(mm, cpu, t0, false);
 		if (rc)
-			return SWS_EBUSY; /* the write failed: keep the page (re-dirtied) */
+			return rc;
 	}
+	/* count_swpout_vm_event() */
 	mm_count(mm, cpu, SWS_MM_pswpout, nr);
-	mm_io(mm, cpu, type, mm->write_ns[type] * nr, true, true, f->seed); /* reclaim waits for its writeback */
-	sws__mm_count_order(mm, cpu, &mm->pcpu[sws__cpu_id(cpu)].swpout[f->order]);
-	if (f->order == SWS_NR_ORDERS - 1)
+	mm_io(mm, cpu, type, mm->write_ns[type] * nr, true, true, f->seed); /* the writer waits for the write */
+	sws__mm_count_order(mm, cpu, &mm->pcpu[sws__cpu_id(cpu)].swpout[order]);
+	if (order == SWS_NR_ORDERS - 1)
 		mm_count(mm, cpu, SWS_MM_thp_swpout, 1);
 	return 0;
 }

@@ -72,18 +72,10 @@ static bool wb_end(void *ctx, struct sws_cpu *cpu, sws_entry_t e, uint64_t token
 		folio_unlock(f);
 		return false;
 	}
-	unsigned type = sws_swp_type(t);
 	if (page) {
 		sws__mm_cost_zcomp(cpu, mm, f->seed, true); /* zswap_writeback_entry() decompresses */
-		struct sws_device *dev = sws__device(mm->sim, type);
-		int wrc = 0;
-		if (dev && dev->backing.kind != SWS_BACKING_NONE) {
-			/* the store's host I/O: the latency model charges the device time */
-			uint64_t t0 = mm_untimed_begin(mm, cpu, false);
-			wrc = sws_swap_writepage(cpu, t, page);
-			mm_untimed_end(mm, cpu, t0, false);
-		}
-		if (wrc) {
+		/* __swap_writepage() of the decompressed page; writeback waits for the write */
+		if (sws__mm_swap_writepage(cpu, mm, f, t, 1, page)) {
 			/* The write failed: the folio keeps the only copy. It stays in the swap
 			 * cache, dirty, on the LRU, for reclaim to write again later. */
 			folio_set(f, PG_dirty);
@@ -91,11 +83,6 @@ static bool wb_end(void *ctx, struct sws_cpu *cpu, sws_entry_t e, uint64_t token
 			folio_unlock(f);
 			return false;
 		}
-		/* count_swpout_vm_event() of __swap_writepage(): an order-0 folio */
-		mm_count(mm, cpu, SWS_MM_pswpout, 1);
-		_Atomic uint64_t *o = &mm->pcpu[sws__cpu_id(cpu)].swpout[0];
-		sws_store_relaxed(o, sws_load_relaxed(o) + 1);
-		mm_io(mm, cpu, type, mm->write_ns[type], true, true, f->seed); /* writeback waits for the write */
 		/* zswap_writeback_entry(): the folio, clean and PG_reclaim, stays in the
 		 * swap cache on the LRU; the write's end rotates it to the inactive
 		 * list's reclaim end (folio_rotate_reclaimable()). A fault meanwhile

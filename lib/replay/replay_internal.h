@@ -15,7 +15,8 @@
  * every device kind), dispatch.c (workers, queues, the run loop), task.c (pid
  * and tid tables, the simulated time charged to each task), record.c (what
  * each record does to the memory model), collect.c (the report of a run),
- * report.c (printing reports), workload.c (synthetic workloads).
+ * report.c (printing reports), workload/ (synthetic workloads, one file each:
+ * workload/workload.h is that folder's index).
  *
  * Locking: procs[], pidmap and tids are written by the dispatcher only, and
  * only while every worker is idle with an empty queue (after drain()), or
@@ -32,6 +33,7 @@
 #include <swapsim/replay.h>
 
 #include "../common/mem.h"
+#include "../common/out.h"
 #include "../swap/swap_vtime.h"
 #include "fiber.h"
 
@@ -392,14 +394,7 @@ void sws__sample_peaks(struct sws_replay *r);
 
 /* ---- report.c: what the report layouts share (report_compare.c) ------------------ */
 
-/* Printing through a write callback: after its first error (kept in err) nothing
- * more is written. */
-struct sws__out {
-	int (*write)(void *ctx, const char *text, size_t len);
-	void *ctx;
-	int err;
-};
-void sws__pr(struct sws__out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Printing: struct sws__out and sws__pr() (common/out.h). */
 /* |x|, and Newton's square root (libswapsim links no libm). */
 static inline double sws__absd(double x) { return x < 0 ? -x : x; }
 double sws__sqrt(double x);

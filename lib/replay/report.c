@@ -23,21 +23,6 @@
 /* libswapsim's version, "MAJOR.MINOR.PATCH" (swapsim/swapsim.h) */
 #define LIB_VERSION STR(SWS_VERSION_MAJOR) "." STR(SWS_VERSION_MINOR) "." STR(SWS_VERSION_PATCH)
 
-void sws__pr(struct sws__out *o, const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-	if (o->err)
-		return;
-	va_start(ap, fmt);
-	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	o->err = o->write(o->ctx, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
-}
-
-
 /* ---- figures: what is compared, with its statistics over the repeats ------------------- */
 
 typedef double (*getter)(const struct sws_replay_report *r);

@@ -1,7 +1,7 @@
 /*
  * alloc.c - the slot allocator: folio_alloc_swap() for every order 0..9.
  *
- * HOW IT WORKS (6.15+ shape, unchanged in phases II-IV; reference 1.5)
+ * HOW IT WORKS (mm/swapfile.c, 6.15+ shape, unchanged in phases II-IV)
  *
  * A folio of order k needs 2^k contiguous, naturally aligned free slots inside
  * one 512-slot cluster. Each CPU caches, per order, the device and the next

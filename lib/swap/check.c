@@ -1,6 +1,7 @@
 /*
- * check.c - sws_swap_check(): the invariants of reference section 9.2 over
- * every device, for tests and debugging. Meant for a quiescent simulation.
+ * check.c - sws_swap_check(): the invariants docs/design.md lists (under
+ * "The per-slot state machine") over every device, for tests and debugging.
+ * Meant for a quiescent simulation.
  */
 #include <stdio.h>
 

@@ -169,4 +169,18 @@ struct sws_design_ops {
 	void (*zswap_drain)(struct sws_device *dev, void (*fn)(void *ctx, void *entry), void *ctx);
 };
 
+/* cache_add's (and pin's) verdict, as the contract above orders it, from a
+ * design's scan of @nr slots: @nfree FREE, @ncached CACHED or pinned, @differ
+ * SHADOW slots whose zero flags or memcg ids differ. @return 0 or the error. */
+static inline int sws__cache_add_verdict(unsigned nr, unsigned nfree, unsigned ncached, bool differ)
+{
+	if (nfree == nr)
+		return SWS_ENOENT;
+	if (ncached)
+		return SWS_EEXIST;
+	if (nfree || differ)
+		return SWS_EBUSY;
+	return 0;
+}
+
 #endif

@@ -2,7 +2,7 @@
  * device.c - swap devices: swapon/swapoff, the cluster lists and their state
  * machine, the list of devices with free slots, usage accounting and discard.
  *
- * Cluster lists (reference section 1.4). A cluster is on at most one list and
+ * Cluster lists (the kernel's mm/swapfile.c, 6.15+). A cluster is on at most one list and
  * its flag names the list:
  *
  *            alloc scan leaves it partial            free makes it partial

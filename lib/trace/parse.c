@@ -1,8 +1,9 @@
 /*
  * parse.c - small, strict text parsers shared by the trace readers: tokens,
  * numbers with overflow checks, perf's "secs.usecs" times, and the header of a
- * perf-script sample line.
+ * perf-script sample line, "key=value" fields.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "trace_internal.h"
@@ -223,4 +224,31 @@ int sws__flags_parse(const char *s, uint32_t *out)
 	}
 	*out = f;
 	return 0;
+}
+
+char *sws__kv_find(char *rest, const char *key)
+{
+	size_t kn = strlen(key);
+	char *p = rest;
+	while ((p = strstr(p, key))) {
+		if ((p == rest || sws__is_space(p[-1])) && p[kn] == '=') {
+			char *v = p + kn + 1;
+			char *e = v;
+			while (*e && !sws__is_space(*e))
+				e++;
+			*e = '\0';
+			return v;
+		}
+		p += kn;
+	}
+	return NULL;
+}
+
+int sws__perf_line_is(const char *line, int damon)
+{
+	char copy[1024];
+	snprintf(copy, sizeof(copy), "%s", line);
+	struct sws_perf_line pl;
+	const char *why;
+	return !sws__perf_split(copy, &pl, &why) && !strcmp(pl.event, SWS__DAMON_EVENT) == !!damon;
 }

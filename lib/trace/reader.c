@@ -1,34 +1,11 @@
 /*
- * reader.c - the public trace reader: configuration, format detection, and
- * dispatch to the per-format parsers (native.c, import.c). Errors are sticky:
+ * reader.c - the public trace reader: configuration, the choice of a format
+ * (formats.c), and its calls through the format's table (format/). Errors are sticky:
  * once next() failed it keeps returning the same code and message.
  */
 #include <string.h>
 
 #include "trace_internal.h"
-
-static const char *const format_names[SWS_TRACE_NR_FORMATS] = {
-	"auto", "native", "perf", "lackey", "damon", "addr",
-};
-
-const char *sws_trace_format_name(enum sws_trace_format fmt)
-{
-	if ((unsigned)fmt < SWS_TRACE_NR_FORMATS)
-		return format_names[fmt];
-	return "unknown";
-}
-
-int sws_trace_format_parse(const char *name, enum sws_trace_format *out)
-{
-	if (!name || !out)
-		return SWS_EINVAL;
-	for (unsigned i = 0; i < SWS_TRACE_NR_FORMATS; i++)
-		if (!strcmp(name, format_names[i])) {
-			*out = (enum sws_trace_format)i;
-			return 0;
-		}
-	return SWS_EINVAL;
-}
 
 static int check_config(const struct sws_trace_reader_config *c)
 {
@@ -47,51 +24,42 @@ static int check_config(const struct sws_trace_reader_config *c)
 	return 0;
 }
 
-/*
- * Detection of a text format from the first lines held in the buffer (they
- * are copied, the stream is not consumed). @return the format, or AUTO when
- * no line says, with *bad_line set to the first line nothing recognises.
- */
-static enum sws_trace_format detect_text(struct sws_trace_reader *r, uint64_t *bad_line)
+/* The format of the file at the start of the stream: the configured one, or
+ * the one its first bytes or lines say. @return 0 (r->fmt set) or an error. */
+static int reader_choose(struct sws_trace_reader *r)
 {
 	struct sws_trace_stream *s = &r->s;
-	const char *p = (const char *)s->buf + s->pos;
-	const char *end = (const char *)s->buf + s->len;
-	char line[1024];
-	*bad_line = 0;
-	for (uint64_t no = 1; p < end && no <= 256; no++) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		size_t c = n < sizeof(line) - 1 ? n : sizeof(line) - 1;
-		memcpy(line, p, c);
-		line[c] = '\0';
-		if (memchr(line, '\0', c)) {
-			*bad_line = no;
-			return SWS_TRACE_FORMAT_AUTO;
-		}
-		p = nl ? nl + 1 : end;
-		if (c && line[c - 1] == '\r')
-			line[--c] = '\0';
-		if (no == 1 && !strncmp(line, "# swapsim-trace", 15))
-			return SWS_TRACE_FORMAT_NATIVE;
-		char *q = sws__skip_space(line);
-		if (!*q || *q == '#')
-			continue;
-		if (sws__lackey_line_ok(line))
-			return SWS_TRACE_FORMAT_LACKEY;
-		struct sws_perf_line pl;
-		const char *why;
-		char copy[sizeof(line)];
-		memcpy(copy, line, c + 1);
-		if (!sws__perf_split(copy, &pl, &why))
-			return strcmp(pl.event, "damon:damon_aggregated") ? SWS_TRACE_FORMAT_PERF
-									  : SWS_TRACE_FORMAT_DAMON;
-		if (sws__addr_line_ok(line, !!(r->cfg.flags & SWS_TRACE_READ_ADDR_HEX)))
-			return SWS_TRACE_FORMAT_ADDR;
-		*bad_line = no;
-		return SWS_TRACE_FORMAT_AUTO;
+	if (s->len == s->pos)
+		return sws__trace_err_byte(r, SWS_EFORMAT, 0, "empty file (after decompression)");
+	size_t avail = s->len - s->pos;
+	enum sws_trace_format want = r->cfg.format;
+	int prefix;
+	const struct sws__trace_format *bin = sws__trace_format_magic(s->buf + s->pos, avail, &prefix);
+	if (bin && prefix && (want == SWS_TRACE_FORMAT_AUTO || want == bin->id))
+		return sws__trace_err_byte(r, SWS_EFORMAT, avail, "truncated header (%zu of %u bytes)",
+					   avail, bin->header_size);
+	if (prefix)
+		bin = NULL;
+	if (want == SWS_TRACE_FORMAT_AUTO) {
+		uint64_t bad;
+		r->fmt = bin ? bin : sws__trace_format_detect(r, &bad);
+		if (r->fmt)
+			return 0;
+		r->line = bad;
+		if (bad)
+			return sws__trace_err_line(r, SWS_EFORMAT,
+						   "cannot tell the trace format from this line; "
+						   "give the format explicitly");
+		return sws__trace_err_byte(r, SWS_EFORMAT, 0,
+					   "cannot tell the trace format: no data "
+					   "line at the start of the file");
 	}
-	return SWS_TRACE_FORMAT_AUTO;
+	r->fmt = sws__trace_format_find(want, bin != NULL);
+	if (!r->fmt)
+		return sws__trace_err_byte(r, SWS_EFORMAT, 0,
+					   "this is a swapsim binary trace, not %s text",
+					   sws_trace_format_name(want));
+	return 0;
 }
 
 static int reader_setup(struct sws_trace_reader *r, const char *path)
@@ -101,46 +69,12 @@ static int reader_setup(struct sws_trace_reader *r, const char *path)
 		return rc;
 	/* Enough to see the binary header, and the first lines for detection. */
 	rc = sws__stream_fill(r, r->cfg.format == SWS_TRACE_FORMAT_AUTO ? 65536 : 16);
-	if (rc)
+	if (rc || (rc = reader_choose(r)))
 		return rc;
-	struct sws_trace_stream *s = &r->s;
-	if (s->len == s->pos)
-		return sws__trace_err_byte(r, SWS_EFORMAT, 0, "empty file (after decompression)");
-	size_t avail = s->len - s->pos;
-	int is_bin = avail >= 8 && !memcmp(s->buf + s->pos, SWS_TRACE_BIN_MAGIC, 8);
-	enum sws_trace_format f = r->cfg.format;
-	if (avail < 8 && !memcmp(s->buf + s->pos, SWS_TRACE_BIN_MAGIC, avail) &&
-	    (f == SWS_TRACE_FORMAT_AUTO || f == SWS_TRACE_FORMAT_NATIVE))
-		return sws__trace_err_byte(r, SWS_EFORMAT, avail,
-					   "truncated header (%zu of %d bytes)", avail,
-					   SWS_TRACE_BIN_HEADER);
-	if (f == SWS_TRACE_FORMAT_AUTO) {
-		if (is_bin) {
-			f = SWS_TRACE_FORMAT_NATIVE;
-		} else {
-			uint64_t bad;
-			f = detect_text(r, &bad);
-			if (f == SWS_TRACE_FORMAT_AUTO) {
-				r->line = bad;
-				if (bad)
-					return sws__trace_err_line(
-						r, SWS_EFORMAT,
-						"cannot tell the trace format from this line; "
-						"give the format explicitly");
-				return sws__trace_err_byte(r, SWS_EFORMAT, 0,
-							   "cannot tell the trace format: no data "
-							   "line at the start of the file");
-			}
-		}
-	}
-	r->format = f;
-	if (f == SWS_TRACE_FORMAT_NATIVE)
-		return is_bin ? sws__native_bin_open(r) : sws__native_text_open(r);
-	if (is_bin)
-		return sws__trace_err_byte(r, SWS_EFORMAT, 0,
-					   "this is a swapsim binary trace, not %s text",
-					   sws_trace_format_name(f));
-	return 0;
+	if (r->fmt->state_size &&
+	    !(r->state = sws__mem_zalloc(&r->mem, SWS__TRACE_MEM, r->fmt->state_size, 0)))
+		return sws__trace_err_byte(r, SWS_ENOMEM, 0, "out of memory");
+	return r->fmt->open ? r->fmt->open(r) : 0;
 }
 
 int sws_trace_reader_open(const char *path, const struct sws_trace_reader_config *cfg,
@@ -195,24 +129,6 @@ int sws_trace_reader_open(const char *path, const struct sws_trace_reader_config
 	return 0;
 }
 
-static int next_raw(struct sws_trace_reader *r, struct sws_trace_record *rec)
-{
-	switch (r->format) {
-	case SWS_TRACE_FORMAT_NATIVE:
-		return r->binary ? sws__native_bin_next(r, rec) : sws__native_text_next(r, rec);
-	case SWS_TRACE_FORMAT_PERF:
-		return sws__perf_next(r, rec);
-	case SWS_TRACE_FORMAT_LACKEY:
-		return sws__lackey_next(r, rec);
-	case SWS_TRACE_FORMAT_DAMON:
-		return sws__damon_next(r, rec);
-	case SWS_TRACE_FORMAT_ADDR:
-		return sws__addr_next(r, rec);
-	default:
-		return SWS_EINVAL;
-	}
-}
-
 int sws_trace_reader_next(struct sws_trace_reader *r, struct sws_trace_record *rec)
 {
 	if (!r || !rec)
@@ -222,7 +138,7 @@ int sws_trace_reader_next(struct sws_trace_reader *r, struct sws_trace_record *r
 	if (r->done)
 		return 0;
 	for (;;) {
-		int rc = next_raw(r, rec);
+		int rc = r->fmt->next(r, rec);
 		if (rc < 0)
 			return r->err ? r->err : rc;
 		if (rc == 0) {
@@ -250,14 +166,14 @@ const char *sws_trace_reader_warning(const struct sws_trace_reader *r)
 
 enum sws_trace_format sws_trace_reader_format(const struct sws_trace_reader *r)
 {
-	return r->format;
+	return r->fmt->id;
 }
 
 int sws_trace_reader_is_binary(const struct sws_trace_reader *r, int *zstd)
 {
 	if (zstd)
 		*zstd = r->s.zstd;
-	return r->binary;
+	return r->fmt->magic != NULL;
 }
 
 void sws_trace_reader_stats_get(const struct sws_trace_reader *r, struct sws_trace_reader_stats *out)
@@ -275,8 +191,11 @@ void sws_trace_reader_close(struct sws_trace_reader *r)
 	if (!r)
 		return;
 	sws__stream_close(r);
-	sws__damon_free(r);
-	sws__perf_free(r);
+	if (r->state) {
+		if (r->fmt->free)
+			r->fmt->free(r);
+		sws__mem_free(&r->mem, SWS__TRACE_MEM, r->state, r->fmt->state_size);
+	}
 	struct sws_mem mem = r->mem;
 	sws__mem_free(&mem, SWS__TRACE_MEM, r, sizeof(*r));
 }

@@ -19,18 +19,24 @@
 
 /* ---- errors ---------------------------------------------------------- */
 
+int sws__trace_verr(int *err, char *msg, size_t size, int code, const char *where, const char *fmt,
+		    va_list ap)
+{
+	if (*err)
+		return *err;
+	int n = snprintf(msg, size, "%s: ", where);
+	if (n < 0 || (size_t)n >= size)
+		n = 0;
+	vsnprintf(msg + n, size - (size_t)n, fmt, ap);
+	*err = code;
+	return code;
+}
+
 /* Record the first error of @r: "@prefix: " then the formatted message. Sticky. */
 static int trace_verr(struct sws_trace_reader *r, int code, const char *prefix, const char *fmt,
 		      va_list ap)
 {
-	if (r->err)
-		return r->err;
-	int n = snprintf(r->msg, sizeof(r->msg), "%s: ", prefix);
-	if (n < 0 || (size_t)n >= sizeof(r->msg))
-		n = 0;
-	vsnprintf(r->msg + n, sizeof(r->msg) - (size_t)n, fmt, ap);
-	r->err = code;
-	return code;
+	return sws__trace_verr(&r->err, r->msg, sizeof(r->msg), code, prefix, fmt, ap);
 }
 
 static int trace_verr_at(struct sws_trace_reader *r, int code, uint64_t line, const char *fmt,
@@ -59,14 +65,20 @@ int sws__trace_err_at(struct sws_trace_reader *r, int code, uint64_t line, const
 	return rc;
 }
 
-int sws__trace_err_byte(struct sws_trace_reader *r, int code, uint64_t off, const char *fmt, ...)
+/* An error at byte @off of the stream, "@note" after the offset. */
+static int trace_verr_off(struct sws_trace_reader *r, int code, uint64_t off, const char *note,
+			  const char *fmt, va_list ap)
 {
 	char where[512];
-	snprintf(where, sizeof(where), "%s: byte %llu%s", r->path, (unsigned long long)off,
-		 r->s.zstd ? " (decompressed)" : "");
+	snprintf(where, sizeof(where), "%s: byte %llu%s", r->path, (unsigned long long)off, note);
+	return trace_verr(r, code, where, fmt, ap);
+}
+
+int sws__trace_err_byte(struct sws_trace_reader *r, int code, uint64_t off, const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	int rc = trace_verr(r, code, where, fmt, ap);
+	int rc = trace_verr_off(r, code, off, r->s.zstd ? " (decompressed)" : "", fmt, ap);
 	va_end(ap);
 	return rc;
 }
@@ -75,17 +87,11 @@ int sws__trace_err_byte(struct sws_trace_reader *r, int code, uint64_t off, cons
 __attribute__((format(printf, 4, 5))) static int err_raw(struct sws_trace_reader *r, int code,
 							 uint64_t off, const char *fmt, ...)
 {
-	if (r->err)
-		return r->err;
-	int n = snprintf(r->msg, sizeof(r->msg), "%s: byte %llu: ", r->path, (unsigned long long)off);
-	if (n < 0 || (size_t)n >= sizeof(r->msg))
-		n = 0;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(r->msg + n, sizeof(r->msg) - (size_t)n, fmt, ap);
+	int rc = trace_verr_off(r, code, off, "", fmt, ap);
 	va_end(ap);
-	r->err = code;
-	return code;
+	return rc;
 }
 
 /* ---- zstd allocations ------------------------------------------------- */

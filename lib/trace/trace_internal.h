@@ -1,8 +1,9 @@
 /*
  * trace_internal.h - the pieces behind swapsim/trace.h: the byte stream every
  * reader sits on (a file, decompressed on the fly when it is a zstd stream),
- * the line splitter with its length cap, error formatting, and the per-format
- * parsers.
+ * the line splitter with its length cap, error formatting, the interface every
+ * format implements (struct sws__trace_format; the list is formats.c, the
+ * formats are format/, one file each) and the pieces formats share.
  *
  *   file ──fread──▶ [zstd DCtx] ──▶ buf[pos..len) ──▶ line (NUL-terminated, in place)
  *                                               └──▶ bytes (native binary decoder)
@@ -18,6 +19,7 @@
 #ifndef SWS_TRACE_INTERNAL_H
 #define SWS_TRACE_INTERNAL_H
 
+#include <stdarg.h>
 #include <stdio.h>
 #define ZSTD_STATIC_LINKING_ONLY /* ZSTD_customMem: zstd allocates through the env */
 #include <zstd.h>
@@ -64,70 +66,13 @@ struct sws_trace_stream {
 	uint64_t base_off;  /* stream offset of buf[0] */
 };
 
-/* DAMON snapshot region. */
-struct sws_damon_region {
-	uint64_t start, end;
-	uint32_t nr_accesses;
-};
-
-/*
- * The perf importer's state for the life of processes (import.c, "perf:
- * processes"). Tasks are kept in an open-addressing table keyed by tid
- * (linear probing, deletion by backward shift; tid 0 marks an empty slot),
- * only while there is something to remember about them:
- *
- *   tasks[]  ──▶ { tid, pid, flags, dup_fork/exit/exec, call in progress }
- *   q[]      ──▶ records made, handed out in order; a FORK whose child is not
- *                yet known for a process or a thread (PID/TID lines) holds
- *                back everything behind it
- */
-struct sws__perf_task {    /* 56 bytes */
-	uint32_t tid;           /* key; 0: empty slot */
-	uint32_t pid;           /* its process (address space) */
-	uint32_t call_arg;      /* mmap flags, madvise advice */
-	uint8_t flags;          /* SWS__PT_* (from here to the end: cleared at exit) */
-	uint8_t dup_fork;       /* SWS__SRC_* still to report the clone that made it */
-	uint8_t dup_exit;       /* SWS__SRC_* still to report its exit */
-	uint8_t dup_exec;       /* SWS__SRC_* still to report its last exec */
-	uint8_t call;           /* system call in progress: SWS__CALL_* (0: none) */
-	uint8_t pad[3];
-	uint64_t call_addr, call_len;
-	uint64_t call_line;     /* the line of its sys_enter_* */
-	uint64_t fork_line;     /* the line of the clone that made it */
-	uint64_t fork_seq;      /* SWS__PT_PENDING: sequence number of its held FORK */
-};
-#define SWS__PT_THREAD 0x01u   /* a thread of pid (pid != tid) */
-#define SWS__PT_ASSUMED 0x02u  /* a clone the trace did not describe, taken for a process */
-#define SWS__PT_PENDING 0x04u  /* its FORK is held until its first PID/TID line */
-#define SWS__SRC_TP 0x01u      /* sched:sched_process_* tracepoints */
-#define SWS__SRC_PR 0x02u      /* perf's own PERF_RECORD_* lines */
-enum { SWS__CALL_MMAP = 1, SWS__CALL_MUNMAP, SWS__CALL_MADVISE };
-
-struct sws__perf_out {
-	struct sws_trace_record rec;
-	uint32_t state;         /* SWS__OUT_* */
-	uint32_t pad;
-};
-enum { SWS__OUT_READY = 0, SWS__OUT_PENDING, SWS__OUT_DROPPED };
-
-struct sws__perf {
-	struct sws__perf_task *tasks;
-	uint32_t tcap, tn;      /* slots (0 or a power of two), tasks held */
-	struct sws__perf_out *q;
-	uint32_t qcap, qhead, qn;
-	uint64_t qseq;          /* sequence number of q[qhead] */
-	uint32_t npending;      /* FORKs held (SWS__OUT_PENDING) */
-	uint8_t seen;           /* SWS__SRC_* of lifecycle lines read so far */
-	uint8_t sys_mmap_seen;  /* a syscalls:sys_enter_mmap line was read */
-	uint8_t eof;
-	struct sws_trace_perf_stats st;
-};
+struct sws__trace_format;
 
 struct sws_trace_reader {
 	struct sws_mem mem;
 	struct sws_trace_reader_config cfg;
-	enum sws_trace_format format;
-	int binary;
+	const struct sws__trace_format *fmt; /* the format being read (formats.c) */
+	void *state;        /* the format's own state: fmt->state_size bytes */
 	struct sws_trace_stream s;
 	char path[256];
 	uint64_t line;      /* number of the current line (1-based) */
@@ -136,40 +81,49 @@ struct sws_trace_reader {
 	char warning[512];  /* sws_trace_reader_warning(): "" or a message */
 	struct sws_trace_reader_stats st;
 	int done;
-	/* native: the file's version, the records and their CRC-32C so far
-	 * (checked against the end record / marker), binary: the previous record */
-	uint32_t version;
-	uint64_t nrec;
-	uint32_t crc;
-	int end_seen;       /* text v2: the end record was read */
-	struct sws_trace_record prev;
-	/* perf */
-	struct sws__perf perf;
-	/* damon */
-	struct {
-		struct sws_damon_region *regions;
-		uint32_t nr, cap;      /* regions held, array size */
-		uint32_t expect;       /* nr_regions the lines announce */
-		uint32_t target;
-		uint64_t time_ns;      /* time of the snapshot's first line */
-		uint64_t line;         /* number of the snapshot's first line */
-		int ready;             /* snapshot complete: expanding */
-		uint32_t slice, idx;
-		uint32_t nslices;      /* slices this snapshot touches: its largest
-		                          nr_accesses (clamped to aggr / sample) */
-		uint64_t addr;         /* next page in regions[idx] */
-		uint64_t expanded;     /* records of the snapshots so far, this one included */
-		int have_pending;      /* a parsed line that starts the next snapshot */
-		struct sws_damon_region pending;
-		uint32_t pending_target, pending_expect;
-		uint64_t pending_time, pending_line;
-	} damon;
+};
+
+/*
+ * A trace format (one file under format/, listed once in formats.c). The
+ * reader picks one at open: by the file's first bytes (@magic) or first lines
+ * (@detect_head, @detect) when the configuration says SWS_TRACE_FORMAT_AUTO,
+ * else the one of the configured @id whose @magic matches or is absent. It
+ * then zeroes @state_size bytes of state for it, calls @open, and @next for
+ * each record; @free at close gives back what the state points to.
+ */
+#define SWS__TRACE_FORMAT_VERSION 1
+/* A format's table: SWS__TRACE_FORMAT(sws__trace_x, .id = ..., .name = ..., ...). */
+#define SWS__TRACE_FORMAT(var, ...) \
+	const struct sws__trace_format var = {.version = SWS__TRACE_FORMAT_VERSION, __VA_ARGS__}
+struct sws__trace_format {
+	uint32_t version;         /* SWS__TRACE_FORMAT_VERSION */
+	enum sws_trace_format id; /* what sws_trace_reader_format() reports */
+	const char *name;         /* sws_trace_format_name(id) */
+	const char *magic;        /* binary: the file's first bytes; NULL: text */
+	uint32_t header_size;     /* binary: bytes of the header the magic starts */
+	size_t state_size;        /* bytes of r->state (zeroed before open) */
+	/* Text detection: @detect_head on the first line (a header naming the
+	 * format), @detect on each line that is neither blank nor a comment
+	 * (could it be one of the format's?). Either may be NULL. */
+	int (*detect_head)(const struct sws_trace_reader *r, const char *line);
+	int (*detect)(const struct sws_trace_reader *r, const char *line);
+	/* After the choice: the header, at the start of the stream. NULL: none. */
+	int (*open)(struct sws_trace_reader *r);
+	/* The next record: 1, 0 at the end, or a negative error (sticky). */
+	int (*next)(struct sws_trace_reader *r, struct sws_trace_record *rec);
+	/* What the state points to, at close. NULL: nothing. */
+	void (*free)(struct sws_trace_reader *r);
 };
 
 /* Reader memory class: a reader's own struct sws_mem charges everything here. */
 #define SWS__TRACE_MEM SWS_MEM_sim
 
 /* ---- stream.c ---------------------------------------------------------------- */
+/* The one sticky-error formatter of readers and the writer: when *@err is 0,
+ * @code goes to *@err and "@where: " then the message to @msg (@size bytes).
+ * @return *@err (the first error recorded). */
+int sws__trace_verr(int *err, char *msg, size_t size, int code, const char *where, const char *fmt,
+		    va_list ap) __attribute__((format(printf, 6, 0)));
 /* Errors: all return the code they record (sticky in r->err). _line names
  * the current line, _at line @line. */
 int sws__trace_err_line(struct sws_trace_reader *r, int code, const char *fmt, ...)
@@ -233,16 +187,54 @@ struct sws_perf_line {
 };
 /* @return 0, or -1 when the line is not a perf-script sample line (message in @why). */
 int sws__perf_split(char *line, struct sws_perf_line *pl, const char **why);
+#define SWS__DAMON_EVENT "damon:damon_aggregated"
+/* Format detection: is @line a perf-script sample line of DAMON's event
+ * (@damon) or of another? */
+int sws__perf_line_is(const char *line, int damon);
 
 /* Text encoding of flags ("-", letters "wxh", or 0xHEX). */
 int sws__flags_parse(const char *s, uint32_t *out);
+/* "key=value" in @rest: the value as a string (NUL-terminated in place), or NULL. */
+char *sws__kv_find(char *rest, const char *key);
+/* @rec: an access of @len bytes at @addr (an importer's record). */
+static inline void sws__rec_access(struct sws_trace_record *rec, uint64_t addr, uint64_t len,
+				   uint32_t flags, uint32_t pid, uint32_t tid, uint32_t cpu,
+				   uint64_t time_ns)
+{
+	rec->time_ns = time_ns;
+	rec->addr = addr;
+	rec->len = len;
+	rec->op = SWS_TRACE_ACCESS;
+	rec->flags = flags;
+	rec->pid = pid;
+	rec->tid = tid;
+	rec->cpu = cpu;
+	rec->arg = 0;
+}
 
-/* ---- native.c ---------------------------------------------------------------- */
-/* The native formats' record producers: 1 record, 0 end, negative error. */
-int sws__native_text_next(struct sws_trace_reader *r, struct sws_trace_record *rec);
-int sws__native_bin_open(struct sws_trace_reader *r);
-int sws__native_bin_next(struct sws_trace_reader *r, struct sws_trace_record *rec);
-int sws__native_text_open(struct sws_trace_reader *r);
+/* ---- formats.c --------------------------------------------------------------- */
+/* The format of @id whose magic is @binary's (a binary format for 1, a text
+ * one for 0): NULL when there is none. */
+const struct sws__trace_format *sws__trace_format_find(enum sws_trace_format id, int binary);
+/* The binary format whose magic starts @p (@n bytes): *prefix set when @n is
+ * shorter than the magic and the bytes match its start. NULL when none. */
+const struct sws__trace_format *sws__trace_format_magic(const uint8_t *p, size_t n, int *prefix);
+/* The text format the first lines of the buffer say (they are copied, the
+ * stream is not consumed), or NULL with *bad_line set to the first line
+ * nothing recognises (0: no data line among them). */
+const struct sws__trace_format *sws__trace_format_detect(struct sws_trace_reader *r, uint64_t *bad_line);
+
+/* ---- format/native.c: the native format's shared pieces ------------------------ */
+/* The state both native readers keep: the file's version, the records and
+ * their CRC-32C so far (checked against the end record / marker), and for
+ * binary the previous record. */
+struct sws__native_state {
+	uint32_t version;
+	uint32_t crc;
+	uint64_t nrec;
+	int end_seen;       /* text v2: the end record was read */
+	struct sws_trace_record prev;
+};
 /* CRC-32C (Castagnoli, reflected 0x82f63b78, as in iSCSI and ext4) of @n bytes,
  * continuing @crc (0 to start): crc(crc(0, a), b) == crc(0, a b). sws__crc32c
  * uses the SSE4.2 instruction where the CPU has it, sws__crc32c_sw a table. */
@@ -252,17 +244,28 @@ uint32_t sws__crc32c_sw(uint32_t crc, const void *buf, size_t n);
  * (time_ns, addr, len as u64, then op, flags, pid, tid, cpu, arg as u32, all
  * little endian). */
 uint32_t sws__trace_record_crc(uint32_t crc, const struct sws_trace_record *x);
+/* Count and checksum one more record read from a native trace. */
+static inline void sws__native_account(struct sws__native_state *ns, const struct sws_trace_record *x)
+{
+	ns->nrec++;
+	ns->crc = sws__trace_record_crc(ns->crc, x);
+}
+/* @bytes little-endian bytes of @v at @p: @return the byte after them. */
+static inline uint8_t *sws__put_le(uint8_t *p, uint64_t v, int bytes)
+{
+	for (int i = 0; i < bytes; i++)
+		*p++ = (uint8_t)(v >> (8 * i));
+	return p;
+}
+static inline uint64_t sws__unzigzag(uint64_t v) { return (v >> 1) ^ (0 - (v & 1)); }
+static inline uint64_t sws__zigzag(uint64_t d) { return (d << 1) ^ (0 - (d >> 63)); }
 
-/* ---- import.c ---------------------------------------------------------------- */
-/* The importers' record producers: 1 record, 0 end, negative error. */
-int sws__perf_next(struct sws_trace_reader *r, struct sws_trace_record *rec);
-int sws__lackey_next(struct sws_trace_reader *r, struct sws_trace_record *rec);
-int sws__addr_next(struct sws_trace_reader *r, struct sws_trace_record *rec);
-int sws__damon_next(struct sws_trace_reader *r, struct sws_trace_record *rec);
-void sws__damon_free(struct sws_trace_reader *r);
-void sws__perf_free(struct sws_trace_reader *r);
-/* Format detection: could @line be one of the format's? */
-int sws__lackey_line_ok(const char *line);
-int sws__addr_line_ok(const char *line, int hex);
+/* ---- format/: the formats formats.c lists, one file each ---------------------- */
+extern const struct sws__trace_format sws__trace_native_text;
+extern const struct sws__trace_format sws__trace_native_bin;
+extern const struct sws__trace_format sws__trace_perf;
+extern const struct sws__trace_format sws__trace_lackey;
+extern const struct sws__trace_format sws__trace_damon;
+extern const struct sws__trace_format sws__trace_addr;
 
 #endif

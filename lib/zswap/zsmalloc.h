@@ -7,7 +7,7 @@
  * one size class per span. The pool's backing pages are what zswap's
  * pool_total_size and max_pool_percent count, fragmentation included.
  *
- * Size classes (reference 4.3): 255 classes of 32, 48, ..., 4096 bytes
+ * Size classes (mm/zsmalloc.c): 255 classes of 32, 48, ..., 4096 bytes
  * (steps of 16). Each class takes the zspage length of 1..8 pages that uses
  * the largest whole percentage of the span (fewest pages on a tie, as the
  * kernel's get_pages_per_zspage()). Neighbouring classes that end up with the

@@ -264,12 +264,9 @@ static int __cache_prepare(const struct sws_cluster *ci, struct sws_device *dev,
 			differ |= zeromap_test(&st->zeromap, o) != zeromap_test(&st->zeromap, off) ||
 				  swap_cgroup_get(&st->cgroup, o) != swap_cgroup_get(&st->cgroup, off);
 	}
-	if (nfree == nr)
-		return SWS_ENOENT;
-	if (ncached)
-		return SWS_EEXIST;
-	if (nfree || differ)
-		return SWS_EBUSY;
+	int rc = sws__cache_add_verdict(nr, nfree, ncached, differ);
+	if (rc)
+		return rc;
 	for (unsigned i = 0; i < nr && phase1(dev); i++)
 		__map_set(ci, dev, off + i, map_get(dev, off + i) | SWAP_HAS_CACHE);
 	return 0;
