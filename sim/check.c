@@ -628,6 +628,14 @@ static void print_machine(const struct check_recording *rec, const struct check_
 	}
 	if (m->page_cluster)
 		fprintf(out, "; page-cluster %u", m->page_cluster - 1);
+	if (m->mem_high_pages)
+		fprintf(out, "; memory.high %s", kib_str(m->mem_high_pages * 4, b, sizeof(b)));
+	if (m->anon_orders) {
+		fprintf(out, "; mTHP");
+		for (unsigned k = SWS_NR_ORDERS; k-- > 1;)
+			if (m->anon_orders & 1u << k)
+				fprintf(out, " %s", kib_str(4ull << k, b, sizeof(b)));
+	}
 	if (m->zswap)
 		fprintf(out, "; zswap %s%s%s", m->zswap_compressor, *m->zswap_note ? ": " : "",
 			m->zswap_note);

@@ -417,14 +417,15 @@ int cli_read_costs(const char *path, struct sws_costs *c, char *msg, size_t msg_
 	if (!f)
 		return fail(msg, msg_len, "%s: %s", path, strerror(errno));
 	char *text = malloc(MAX + 1);
+	errno = 0;
 	size_t n = text ? fread(text, 1, MAX + 1, f) : 0;
-	int err = ferror(f);
+	int err = ferror(f) ? (errno ? errno : EIO) : 0; /* a folder: EISDIR */
 	fclose(f);
 	if (!text)
 		return fail(msg, msg_len, "%s: out of memory", path);
 	if (err || n > MAX) {
 		free(text);
-		return fail(msg, msg_len, "%s: %s", path, err ? "read error" : "longer than 1 MiB: not a cost file");
+		return fail(msg, msg_len, "%s: %s", path, err ? strerror(err) : "longer than 1 MiB: not a cost file");
 	}
 	char why[192];
 	sws_costs_default(c);

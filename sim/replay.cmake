@@ -46,7 +46,11 @@ if(SWS_BUILD_TESTS)
                 "bare_bandwidth;--user-bandwidth: '1000': expected bytes per second: 1000 bytes is less than one page;--user-bandwidth;1000;--workload;memhog;1M"
                 "kbuild_accesses;kbuild -a 18446744073709551615: expected a count from 1 to 1099511627776;--workload;kbuild;-a;18446744073709551615;1M"
                 "kbuild_jobs;kbuild: its accesses \\(-a\\) over SIZE make more than 16777216 jobs;--workload;kbuild;-a;1099511627776;1M"
-                "usemem_step;usemem -j 18446744073709551615: a step beyond the size \\(1048576 bytes\\) touches the first page alone;--workload;usemem;-j;18446744073709551615;1M")
+                "usemem_step;usemem -j 18446744073709551615: a step beyond the size \\(1048576 bytes\\) touches the first page alone;--workload;usemem;-j;18446744073709551615;1M"
+                "mthp_size;--mthp: '12K=always': expected SIZE=always or SIZE=never;--mthp;12K=always;--workload;memhog;1M"
+                "mthp_policy;--mthp: '64K=inherit': expected SIZE=always or SIZE=never;--mthp;64K=inherit;--workload;memhog;1M"
+                "mem_high;--mem-high: '8K': expected 256K to 4T;--mem-high;8K;--workload;memhog;1M"
+                "costs_dir;--costs: /: Is a directory;--costs;/;--workload;memhog;1M")
     list(GET case 0 name)
     list(GET case 1 expect)
     list(SUBLIST case 2 -1 args)

@@ -94,6 +94,12 @@ static const char usage_text[] =
 	"Machine:\n"
 	"  --ram SIZE              simulated RAM (default 1G)\n"
 	"  --mem-limit SIZE        memcg limit the workload runs in (default: none)\n"
+	"  --mem-high SIZE         the memcg's memory.high: a charge above it reclaims the excess\n"
+	"                          (default: none; without --mem-limit, a memcg without limit)\n"
+	"  --mthp SIZE=always|never[,...]\n"
+	"                          anon mTHP sizes, as hugepages-<SIZE>kB/enabled: a first write\n"
+	"                          takes the largest enabled folio whose aligned block is empty\n"
+	"                          (SIZE 8K..2M, a power of two; default: none)\n"
 	"  --memcg-per-task        each process in a memcg of its own, each with --mem-limit\n"
 	"                          (a forked child stays in its parent's)\n"
 	"  --cgroup v1|v2          the memcgs' cgroup version (default v2): v2 charges zswap's\n"
@@ -216,6 +222,7 @@ struct opts {
 	uint64_t sync_quantum;  /* --sync-quantum + 1; 0: not given */
 	struct sws_costs costs; /* --costs FILE */
 	bool costs_set;
+	const char *costs_path;
 	bool allow_errors;
 	const char *ram_arg, *mem_limit_arg; /* as given, for messages */
 	bool memcg_per_task;
@@ -225,6 +232,9 @@ struct opts {
 	unsigned nswap;
 	enum sws_reclaim_policy policy;
 	uint32_t page_cluster;
+	uint32_t anon_orders; /* --mthp: bit k, folios of 2^k pages */
+	bool mthp_set;
+	uint64_t mem_high;    /* --mem-high, pages */
 	uint32_t swapoff; /* --swapoff N */
 	uint32_t content[SWS_NR_CONTENT];
 	bool content_set, verify, quiet;
@@ -300,6 +310,40 @@ static int parse_reader_u32(struct opts *o, const char *name, const char *v, uin
 {
 	o->reader_opts = true;
 	return parse_u32(name, v, min, max, out);
+}
+
+/* --mthp SIZE=always|never[,...] into anon_orders (later sizes win). */
+static int parse_mthp(const char *v, uint32_t *orders, char *msg, size_t len)
+{
+	char *copy = strdup(v), *save = NULL;
+	int rc = copy ? 0 : -1;
+	if (copy && !*copy) {
+		snprintf(msg, len, "'': expected SIZE=always or SIZE=never, SIZE 8K, 16K, ... 2M");
+		rc = -1;
+	}
+	for (char *s = copy ? strtok_r(copy, ",", &save) : NULL; s && !rc; s = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(s, '=');
+		uint64_t sz = 0;
+		unsigned o = SWS_NR_ORDERS; /* not a size of an mTHP order */
+		if (eq) {
+			*eq = 0;
+			if (!cli_parse_size(s, &sz))
+				for (o = 1; o < SWS_NR_ORDERS && (uint64_t)SWS_PAGE_SIZE << o != sz; o++)
+					;
+		}
+		if (o == SWS_NR_ORDERS || (strcmp(eq + 1, "always") && strcmp(eq + 1, "never"))) {
+			snprintf(msg, len, "'%s': expected SIZE=always or SIZE=never, SIZE 8K, 16K, ... 2M", v);
+			rc = -1;
+		} else if (!strcmp(eq + 1, "always")) {
+			*orders |= 1u << o;
+		} else {
+			*orders &= ~(1u << o);
+		}
+	}
+	if (!copy)
+		snprintf(msg, len, "out of memory");
+	free(copy);
+	return rc;
 }
 
 static int parse_args(struct opts *o, int argc, char **argv)
@@ -414,6 +458,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
 			if (cli_read_costs(v, &o->costs, msg, sizeof(msg)))
 				return bad(name, "%s", msg);
 			o->costs_set = true;
+			o->costs_path = v;
 		} else if (!strcmp(name, "--repeat")) {
 			if (parse_u32(name, v, 1, MAX_REPEAT, &o->repeat))
 				return 2;
@@ -478,6 +523,16 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		} else if (!strcmp(name, "--swapoff")) {
 			if (parse_u32(name, v, 1, SWS_REPLAY_MAX_SWAP, &o->swapoff))
 				return 2;
+		} else if (!strcmp(name, "--mthp")) {
+			if (parse_mthp(v, &o->anon_orders, msg, sizeof(msg)))
+				return bad(name, "%s", msg);
+			o->mthp_set = true;
+		} else if (!strcmp(name, "--mem-high")) {
+			if (cli_parse_size(v, &sz))
+				return bad(name, "'%s': %s", v, cli_size_hint(v, msg, sizeof(msg)));
+			if (sz < 64 * SWS_PAGE_SIZE || sz / SWS_PAGE_SIZE > SWS_MM_MAX_RAM_PAGES)
+				return bad(name, "'%s': expected 256K to 4T", v);
+			o->mem_high = sz / SWS_PAGE_SIZE;
 		} else if (!strcmp(name, "--page-cluster")) {
 			uint32_t pc;
 			if (parse_u32(name, v, 0, 10, &pc))
@@ -689,6 +744,8 @@ static int run_one(const struct opts *o, enum sws_backend backend, const char *l
 		.ram_pages = o->ram,
 		.mem_limit_pages = o->mem_limit,
 		.page_cluster = o->page_cluster,
+		.anon_orders = o->anon_orders,
+		.mem_high_pages = o->mem_high,
 		.swapoff_device = o->swapoff,
 		.flags = (o->verify ? SWS_REPLAY_VERIFY : 0) | (o->zswap ? SWS_REPLAY_ZSWAP : 0) |
 			 (o->read_zero ? 0 : SWS_REPLAY_READ_POPULATES) |
@@ -876,9 +933,11 @@ static void warn_cpus(const struct opts *o)
  */
 static int refuse_inputs(const struct opts *o, const char *recording)
 {
-	const char *in[2 + SWS_REPLAY_MAX_SWAP];
-	char names[2 + SWS_REPLAY_MAX_SWAP][64];
+	const char *in[3 + SWS_REPLAY_MAX_SWAP];
+	char names[3 + SWS_REPLAY_MAX_SWAP][64];
 	unsigned n = 0;
+	in[n] = o->costs_path;
+	snprintf(names[n++], sizeof(names[0]), "--costs file");
 	in[n] = recording;
 	snprintf(names[n++], sizeof(names[0]), "recording --check reads (kernel.txt)");
 	in[n] = o->trace;
@@ -978,6 +1037,19 @@ static void check_merge(struct opts *o, const struct check_recording *rec, struc
 	if (!o->page_cluster && m->page_cluster) {
 		o->page_cluster = m->page_cluster;
 		put_opt(cmd, "--page-cluster", "%u", m->page_cluster - 1);
+	}
+	if (!o->mem_high && m->mem_high_pages) {
+		o->mem_high = m->mem_high_pages;
+		put_opt(cmd, "--mem-high", "%s", pages_str(o->mem_high, b, sizeof(b)));
+	}
+	if (!o->mthp_set && m->anon_orders) {
+		char list[160] = "";
+		size_t at = 0;
+		for (unsigned k = 1; k < SWS_NR_ORDERS; k++)
+			if (m->anon_orders & 1u << k)
+				at += (size_t)snprintf(list + at, sizeof(list) - at, "%s%uK=always", at ? "," : "", 4u << k);
+		o->anon_orders = m->anon_orders;
+		put_opt(cmd, "--mthp", "%s", list);
 	}
 	if (!o->cpus && m->cpus && o->clock == SWS_REPLAY_CLOCK_MODEL) {
 		o->cpus = m->cpus;

@@ -42,6 +42,17 @@ rc=$?
 [ $rc -eq 2 ] || fail "--swap file=: exit status $rc, want 2"
 grep -q -- "--json-out: .*is the file of --swap device 1" "$dir/err" || fail "--swap file=: no message"
 [ "$(cat "$dir/sw")" = swap ] || fail "--swap file=: the file changed"
+# The --costs file, by --json-out and by standard output.
+printf 'lock 20000\n' >"$dir/costs.txt"
+cp "$dir/costs.txt" "$dir/costs.orig"
+run --costs "$dir/costs.txt" --json-out "$dir/costs.txt" >/dev/null 2>"$dir/err"
+rc=$?
+[ $rc -eq 2 ] || fail "--costs: exit status $rc, want 2"
+grep -q -- "--json-out: .*is the --costs file" "$dir/err" || fail "--costs: no message: $(cat "$dir/err")"
+run --costs "$dir/costs.txt" --report csv >>"$dir/costs.txt" 2>"$dir/err"
+rc=$?
+[ $rc -eq 2 ] || fail "stdout >> --costs: exit status $rc, want 2"
+cmp -s "$dir/costs.txt" "$dir/costs.orig" || fail "--costs: the cost file changed"
 # --check's recording and its trace.
 mkdir "$dir/rec"
 cp "$data/bgsave32_kernel.txt" "$dir/rec/kernel.txt"
