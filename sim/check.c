@@ -205,7 +205,7 @@ static int parse(struct check_recording *rec, size_t size, char *err, size_t err
 	return 0;
 }
 
-int check_recording_load(const char *arg, struct check_recording *rec, char *err, size_t errlen,
+int check_recording_load(const char *arg, const char *trace, struct check_recording *rec, char *err, size_t errlen,
 			 const volatile sig_atomic_t *stop)
 {
 	struct stat st;
@@ -249,7 +249,12 @@ int check_recording_load(const char *arg, struct check_recording *rec, char *err
 	if (!has_section(rec, SEC_VMSTAT))
 		return fail(err, errlen, "%s: no \"## %s\" section: no kernel counters to compare",
 			    rec->path, SEC_VMSTAT);
-	/* The trace: the setup's "trace", beside kernel.txt unless absolute. */
+	/* The trace: --trace's, else the setup's "trace", beside kernel.txt unless absolute. */
+	if (trace) {
+		if (snprintf(rec->trace, sizeof(rec->trace), "%s", trace) >= (int)sizeof(rec->trace))
+			return fail(err, errlen, "--trace: the path is too long");
+		return 0;
+	}
 	const struct check_entry *t = find(rec, SEC_SETUP, "trace");
 	const char *name = t ? t->value : "perf.txt";
 	const char *slash = strrchr(rec->path, '/');

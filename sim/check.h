@@ -41,12 +41,13 @@ struct check_recording {
  * Read @arg: a folder holding kernel.txt, or such a file (at most 16 MiB).
  * Checks the layout (a setup section, KEY VALUE lines, integers in the
  * counter sections within a long long, no key twice in a section) and that
- * the trace it names is there. The work is linear in the file (a hash of
+ * the trace it names is there (@trace, --trace, non-NULL: that one instead,
+ * the recorded one neither looked for nor needed). The work is linear in the file (a hash of
  * the keys); a nonzero *@stop (a signal's flag) ends it early.
  * @return 0, or -1 with a message naming the file (and the line) in @err.
  */
-int check_recording_load(const char *arg, struct check_recording *rec, char *err, size_t errlen,
-			 const volatile sig_atomic_t *stop);
+int check_recording_load(const char *arg, const char *trace, struct check_recording *rec, char *err,
+			 size_t errlen, const volatile sig_atomic_t *stop);
 void check_recording_free(struct check_recording *rec);
 
 /* The recorded machine as swapsim-replay options (sizes in pages). */

@@ -1114,7 +1114,7 @@ static int run_check(struct opts *o, int argc, char **argv)
 	char *cmd = NULL, *json = NULL;
 	size_t cmd_len = 0, json_len = 0;
 	int status;
-	if (check_recording_load(o->check, &rec, err, sizeof(err), &interrupted) ||
+	if (check_recording_load(o->check, o->trace, &rec, err, sizeof(err), &interrupted) ||
 	    check_machine_get(&rec, &m, err, sizeof(err))) {
 		if (interrupted)
 			fprintf(stderr, "swapsim-replay: interrupted (%s) while --check read the recording: "

@@ -126,4 +126,14 @@ awk '$1 ~ /^(pswpout|64kB\.swpout)$/ { n++; d = ($4 - $3) * 100 / $3; if (d > 10
 "$replay" --check "$m" --mthp 64K=never >"$work/nomthp" || fail "--check --mthp 64K=never exited $?"
 awk '$1 == "64kB.swpout" { exit !($4 == 0) }' "$work/nomthp" || fail "--mthp 64K=never: $(grep ^64kB "$work/nomthp")"
 echo "ok: mTHP from the recording, its swap-outs within 10%"
+
+# --check --trace FILE: that trace, the recorded one not needed.
+mkdir -p "$work/alone"
+cp "$m" "$work/alone/kernel.txt"
+"$replay" --check "$work/alone" --trace "$data/usemem64_mthp_perf.txt.zst" >"$work/alone.table" 2>"$work/alone.err" ||
+	fail "--check --trace without the recorded trace: exit $?: $(cat "$work/alone.err")"
+grep -q "^trace *$data/usemem64_mthp_perf.txt.zst\$" "$work/alone.table" || fail "--check --trace: $(grep ^trace "$work/alone.table")"
+[ "$(sed -n '/^counter/,$p' "$work/mthp")" = "$(sed -n '/^counter/,$p' "$work/alone.table")" ] ||
+	fail "--check --trace compares differently"
+echo "ok: --check --trace"
 finish "check"
