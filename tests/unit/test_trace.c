@@ -1013,6 +1013,21 @@ static void test_damon_limits(void **state)
 	struct bounded_read b = {p, {.format = SWS_TRACE_FORMAT_DAMON, .damon_sample_us = 1,
 				     .damon_aggr_us = 4000000000u}, 7};
 	expect_read_within(&b, 5);
+	/* A page touched in each of 1,000,000 slices beside 40,000 regions never
+	 * touched: 1,000,000 records, and the idle regions are walked once, not in
+	 * every slice (4e10 steps: half a minute and more). */
+	enum { IDLE = 40000 };
+	text = malloc((size_t)(IDLE + 1) * 128);
+	assert_non_null(text);
+	size_t at = (size_t)sprintf(text, DAMON_LINE "nr_regions=%d 0-4096: 1000000 0\n", IDLE + 1);
+	for (unsigned i = 1; i <= IDLE; i++)
+		at += (size_t)sprintf(text + at, DAMON_LINE "nr_regions=%d %u-%u: 0 9\n", IDLE + 1, i * 8192,
+				      i * 8192 + 4096);
+	tmp_text(p, sizeof(p), "damon_idle_regions.txt", text);
+	free(text);
+	struct bounded_read idle = {p, {.format = SWS_TRACE_FORMAT_DAMON, .damon_sample_us = 1,
+					.damon_aggr_us = 1000000}, 1000000};
+	expect_read_within(&idle, 10);
 	unlink(p);
 }
 

@@ -22,9 +22,10 @@
  * taken as the end of the interval, so slice s has time
  * end - aggr + s * sample (clamped at 0).
  *
- * Only slices up to the snapshot's largest nr_accesses are visited, so every
- * call either returns a record or moves on through the regions: its work is
- * bounded by the snapshot, whatever aggr / sample is.
+ * Only slices up to the snapshot's largest nr_accesses are visited, and a
+ * slice walks only the regions it touches (the others leave the list as it
+ * ends), so a snapshot's work is its records plus its regions, whatever
+ * aggr / sample is and however many regions are idle.
  *
  * LIMITATIONS. A snapshot is held whole (at most SWS_TRACE_DAMON_MAX_REGIONS
  * regions). One that stops short (the file ends, or a line of another target
@@ -283,9 +284,18 @@ static int damon_next(struct sws_trace_reader *r, struct sws_trace_record *rec)
 				if (++d->idx < d->nr)
 					d->addr = d->regions[d->idx].start;
 			}
+			/* Only the regions the next slice touches stay, in their
+			 * order: each region is walked once more than it is
+			 * touched, so a snapshot costs its records plus its
+			 * regions, never its slices times its regions. */
+			uint32_t keep = 0;
+			for (uint32_t i = 0; i < d->nr; i++)
+				if (d->regions[i].nr_accesses > d->slice + 1)
+					d->regions[keep++] = d->regions[i];
+			d->nr = keep;
 			d->slice++;
 			d->idx = 0;
-			d->addr = d->regions[0].start;
+			d->addr = d->nr ? d->regions[0].start : 0;
 		}
 		d->ready = 0;
 	}
