@@ -1015,7 +1015,7 @@ static void test_damon_limits(void **state)
 	expect_read_within(&b, 5);
 	/* A page touched in each of 1,000,000 slices beside 40,000 regions never
 	 * touched: 1,000,000 records, and the idle regions are walked once, not in
-	 * every slice (4e10 steps: half a minute and more). */
+	 * every slice (4e10 steps). */
 	enum { IDLE = 40000 };
 	text = malloc((size_t)(IDLE + 1) * 128);
 	assert_non_null(text);
@@ -1027,7 +1027,7 @@ static void test_damon_limits(void **state)
 	free(text);
 	struct bounded_read idle = {p, {.format = SWS_TRACE_FORMAT_DAMON, .damon_sample_us = 1,
 					.damon_aggr_us = 1000000}, 1000000};
-	expect_read_within(&idle, 10);
+	expect_read_within(&idle, 20); /* the old walk: about a minute */
 	unlink(p);
 }
 
