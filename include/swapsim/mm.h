@@ -148,8 +148,10 @@ int sws_mm_swapoff(struct sws_cpu *cpu, struct sws_mm *mm, int type);
 #define SWS_MM_MAP_ORDER(o) ((uint32_t)(o) & 0xf) /* largest folio order to use (mTHP); 0: 4 KiB */
 
 /** mmap(MAP_ANONYMOUS|MAP_PRIVATE) at @addr (page aligned) of @len bytes. Accesses outside
- *  mapped regions map an implicit region on first touch (traces rarely carry mmaps).
- *  @return 0, SWS_EINVAL (alignment, overlap), SWS_ENOMEM. */
+ *  mapped regions map an implicit region on first touch (traces rarely carry mmaps). Over
+ *  mapped ranges (an implicit region, or a VMA a trace reports again as it grows or its
+ *  protection changes) the new region takes their place and their pages stay mapped.
+ *  @return 0, SWS_EINVAL (alignment), SWS_ENOMEM. */
 int sws_mm_mmap(struct sws_mm *mm, uint32_t asid, uint64_t addr, uint64_t len, uint32_t flags);
 
 /** munmap(): pages freed, swap entries put (batched per cluster). @return 0, SWS_EINVAL. */

@@ -112,7 +112,7 @@ static unsigned __fault_order(struct sws_space *sp, struct sws_region *r, uint64
 		bool empty = true;
 		for (uint64_t va = base; va < base + span && empty; va += SWS_PAGE_SIZE) {
 			uint64_t *pte = sws___pte_lookup(sp, va);
-			empty = !pte || !*pte || (*pte & PTE_ZEROPAGE);
+			empty = !pte || !*pte; /* pte_range_none(): a zero-page PTE is not none */
 		}
 		if (empty)
 			return o;

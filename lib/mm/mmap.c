@@ -205,6 +205,32 @@ void sws___mm_mmap_implicit(struct sws_mm *mm, struct sws_space *sp, uint64_t va
 	sws___mm_region_insert(mm, sp, start, end, mm->cfg.anon_orders);
 }
 
+/* mmap_lock of @sp held: no region left in [@addr, @end) (those across an
+ * edge keep their part outside). */
+static void regions_cut(struct sws_mm *mm, struct sws_space *sp, uint64_t addr, uint64_t end)
+{
+	SWS_ASSERT_HELD(&sp->mmap_lock);
+	for (uint32_t i = 0; i < sp->nr_regions; i++) {
+		struct sws_region *r = &sp->regions[i];
+		if (r->end <= addr || r->start >= end)
+			continue;
+		if (r->start >= addr && r->end <= end) {
+			memmove(r, r + 1, sizeof(*r) * (sp->nr_regions - i - 1));
+			sp->nr_regions--;
+			i--;
+		} else if (r->start < addr && r->end > end) {
+			struct sws_region tail = *r;
+			r->end = addr;
+			tail.start = end;
+			sws___mm_region_insert(mm, sp, tail.start, tail.end, tail.orders);
+		} else if (r->start < addr) {
+			r->end = addr;
+		} else {
+			r->start = end;
+		}
+	}
+}
+
 int sws_mm_mmap(struct sws_mm *mm, uint32_t asid, uint64_t addr, uint64_t len, uint32_t flags)
 {
 	struct sws_space *sp = mm ? sws__mm_space(mm, asid) : NULL;
@@ -213,6 +239,12 @@ int sws_mm_mmap(struct sws_mm *mm, uint32_t asid, uint64_t addr, uint64_t len, u
 	    (addr + len) >> 48 || order >= SWS_NR_ORDERS || (flags & ~0xfu))
 		return SWS_EINVAL;
 	mm_lock(mm, &sp->mmap_lock, SWS_MM_lock_mm_other_contended);
+	/* Over mapped ranges the new region takes their place and their pages
+	 * stay: a trace reports a VMA again whole when it grows, merges or has
+	 * its protection changed (perf's MMAP2), and the kernel returns no
+	 * mapped range to a plain mmap, so what is there is the same mapping or
+	 * the model's implicit guess around earlier faults. */
+	regions_cut(mm, sp, addr, addr + len);
 	/* MAP_ORDER(o): every order up to o; the policy's orders besides */
 	unsigned orders = order ? ((2u << order) - 1) & ~1u : 0;
 	int rc = sws___mm_region_insert(mm, sp, addr, addr + len, orders | mm->cfg.anon_orders);
@@ -237,26 +269,7 @@ int sws_mm_munmap(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_
 	sws__mm_split_edges(cpu, mm, sp, addr, end);
 	sws__mm_space_lock(mm, sp);
 	sws___mm_zap_range(cpu, mm, asid, sp, addr, end);
-	/* Cut the regions. */
-	for (uint32_t i = 0; i < sp->nr_regions; i++) {
-		struct sws_region *r = &sp->regions[i];
-		if (r->end <= addr || r->start >= end)
-			continue;
-		if (r->start >= addr && r->end <= end) {
-			memmove(r, r + 1, sizeof(*r) * (sp->nr_regions - i - 1));
-			sp->nr_regions--;
-			i--;
-		} else if (r->start < addr && r->end > end) {
-			struct sws_region tail = *r;
-			r->end = addr;
-			tail.start = end;
-			sws___mm_region_insert(mm, sp, tail.start, tail.end, tail.orders);
-		} else if (r->start < addr) {
-			r->end = addr;
-		} else {
-			r->start = end;
-		}
-	}
+	regions_cut(mm, sp, addr, end);
 	sws__mm_space_unlock(sp);
 	sws__work_enter(cpu, wc);
 	mm_kernel_exit(mm, cpu, t0);

@@ -267,13 +267,6 @@ void sws__run_structural(struct sws_replay *r, struct sws__worker *w, const stru
 			uint32_t fl = (rec->flags & SWS_TRACE_F_THP) ? SWS_MM_MAP_ORDER(9) : 0;
 			uint64_t c0 = r->model ? w->vc.now : sws__replay_now(r);
 			rc = sws_mm_mmap(r->mm, asid, a, len, fl); /* no CPU: timed here */
-			/* Over a mapped range the mapping is replaced, as mmap(MAP_FIXED)
-			 * unmaps what was there first; and the kernel returns no other
-			 * range that is mapped, so what is there is the model's own
-			 * guess (a region assumed around faults seen before any mmap
-			 * record) or a munmap the trace lacks: it yields. */
-			if (rc == SWS_EINVAL && sws_mm_munmap(w->cpu, r->mm, asid, a, len) == 0)
-				rc = sws_mm_mmap(r->mm, asid, a, len, fl);
 			if (r->model) /* the modelled clock: the syscall's entry and exit */
 				sws__vt_charge(&w->vc, SWS_COST_kernel_entry, 1);
 			uint64_t ns = r->model ? (w->vc.now - c0) / 1000 : sws__replay_now(r) - c0;
