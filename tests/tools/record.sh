@@ -178,12 +178,18 @@ running() { # PID: the recorder's command (sleep) runs in its memcg
 	[ -n "$d" ] && p=$(head -n 1 "$d/cgroup.procs" 2>/dev/null) && [ -n "$p" ] &&
 		[ "$(cat "/proc/$p/comm" 2>/dev/null)" = sleep ]
 }
-n=0
-until running $pid || [ $n -ge 200 ]; do
-	sleep 0.1
-	n=$((n + 1))
-done
-[ $n -lt 200 ] || fail "5: the command never ran in its memcg"
+# within TENTHS CMD...: CMD succeeds within TENTHS tenths of a second.
+within() {
+	t=$1
+	shift
+	until "$@"; do
+		[ "$t" -gt 0 ] || return 1
+		sleep 0.1
+		t=$((t - 1))
+	done
+}
+state_has() { grep -q "^declare -- $1=\"[0-9]" /run/swapsim-record.state 2>/dev/null; }
+within 200 running $pid || fail "5: the command never ran in its memcg"
 kill -TERM $pid
 set +e
 wait $pid
@@ -222,12 +228,7 @@ fi
 # 8. The recorder killed outright while its command runs.
 "$rec" --mem-limit 4M --zram 32M --page-cluster $pc2 "$work/r8" -- sleep 60 >"$work/r8.out" 2>&1 &
 pid=$!
-n=0
-until { running $pid && grep -q '^declare -- perf_pid="[0-9]' /run/swapsim-record.state 2>/dev/null; } || [ $n -ge 200 ]; do
-	sleep 0.1
-	n=$((n + 1))
-done
-[ $n -lt 200 ] || fail "8: the command never ran in its memcg"
+{ within 200 running $pid && within 200 state_has perf_pid; } || fail "8: the command never ran in its memcg"
 kill -KILL $pid
 wait $pid 2>/dev/null || true
 expect_fail 1 "^swapsim-record: cannot record: a swapsim-record that was killed left the machine changed .*: swapsim-record --recover puts it back" \
@@ -263,12 +264,7 @@ if command -v valgrind >/dev/null && command -v zstd >/dev/null; then
 	restored 10
 	"$rec" --mem-limit 4M --zram 32M --accesses "$work/r10b" -- sleep 60 >"$work/r10b.out" 2>&1 &
 	pid=$!
-	n=0
-	until grep -q '^declare -- acc_pid="[0-9]' /run/swapsim-record.state 2>/dev/null || [ $n -ge 600 ]; do
-		sleep 0.1
-		n=$((n + 1))
-	done
-	[ $n -lt 600 ] || fail "10: valgrind never started"
+	within 600 state_has acc_pid || fail "10: valgrind never started"
 	kill -TERM $pid
 	set +e
 	wait $pid
