@@ -695,6 +695,7 @@ static int on_progress(void *ctx, uint64_t events)
 
 static int trace_next(void *ctx, struct sws_trace_record *rec) { return sws_trace_reader_next(ctx, rec); }
 static const char *trace_error(void *ctx) { return sws_trace_reader_error(ctx); }
+static uint64_t trace_position(void *ctx) { return sws_trace_reader_position(ctx); }
 
 /* The modelled clock's CPUs when --cpus is not given: one per task a workload
  * runs at once (kbuild: its jobs and make), one for a trace. */
@@ -796,7 +797,10 @@ static int run_one(const struct opts *o, enum sws_backend backend, const char *l
 		}
 		if (path == o->trace && !stat(o->trace, &st))
 			rc.trace_size = (uint64_t)st.st_size;
-		src = (struct sws_replay_source){.next = trace_next, .error = trace_error, .ctx = rc.reader};
+		src = (struct sws_replay_source){.next = trace_next, .error = trace_error, .ctx = rc.reader,
+						 .position = trace_position,
+						 .position_unit = sws_trace_reader_is_binary(rc.reader, NULL) ? "record"
+														 : "line"};
 	}
 	rc.bar = !o->quiet && isatty(STDERR_FILENO);
 	if ((e = sws_replay_create(&cfg, &r))) {
@@ -1365,6 +1369,24 @@ static void free_self(struct self_description *d)
 	free(d->command);
 }
 
+/* Each design's first refused records (its first repeat's), on stderr. */
+static void print_refused(const struct opts *o, const struct sws_replay_report *const *ptrs, unsigned nrep)
+{
+	for (unsigned i = 0; i < o->nbackends; i++) {
+		const struct sws_replay_report *rep = ptrs[(size_t)i * nrep];
+		for (uint32_t k = 0; rep && k < rep->nr_refused; k++) {
+			char label[32];
+			fprintf(stderr, "swapsim-replay: %s: refused %s", run_label(o, i, label, sizeof(label)),
+				o->trace ? o->trace : "");
+			fputs(o->trace ? ": " : "", stderr);
+			sws_replay_refused_print(rep, k, write_file, stderr);
+		}
+		if (rep && rep->errors > rep->nr_refused && rep->nr_refused == SWS_REPLAY_MAX_REFUSED)
+			fprintf(stderr, "swapsim-replay: %s: (only the first %d refused records are named)\n",
+				run_label(o, i, (char[32]){0}, 32), SWS_REPLAY_MAX_REFUSED);
+	}
+}
+
 static int replay_main(int argc, char **argv)
 {
 	struct opts o;
@@ -1541,6 +1563,7 @@ report:
 			status = EXIT_ERRORS;
 	}
 	if (errors && status != 1 && status != 2) {
+		print_refused(&o, ptrs, nrep);
 		fprintf(stderr, "swapsim-replay: the model refused %llu accesses or records (first error: see "
 				"first_error; OOM kills: oom_kill)%s\n",
 			(unsigned long long)errors, o.allow_errors ? "; allowed (--allow-errors)" : "");

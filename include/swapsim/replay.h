@@ -86,6 +86,13 @@ struct sws_replay_source {
 	void *ctx;
 	uint32_t (*streams)(void *ctx);
 	int (*stream)(void *ctx, uint32_t s, struct sws_trace_record *rec);
+	/* Optional: where the record next() last returned is in the input
+	 * (a trace reader's sws_trace_reader_position()), counted in
+	 * @position_unit ("line" or "record", a static string); a refused
+	 * record is named by it. NULL: by its number among the records next()
+	 * returned ("record"). A stream's records are named by none. */
+	uint64_t (*position)(void *ctx);
+	const char *position_unit;
 };
 
 /* ======================================================================
@@ -394,6 +401,17 @@ struct sws_replay_setup {
 	uint64_t mem_high_pages;        /* memory.high; 0: none */
 };
 
+/* A record the model refused (an error counted in the report's errors). */
+#define SWS_REPLAY_MAX_REFUSED 8
+struct sws_replay_refused {
+	uint64_t position;      /* where it is in the input (sws_replay_source.position);
+				 * 0: unknown (a per-task stream's record) */
+	uint64_t addr;          /* the record's address */
+	uint32_t op, pid;       /* the record's op (enum sws_trace_op) and process */
+	int error;              /* why: the SWS_E* code */
+	uint32_t pad;
+};
+
 /* What a run did: counters, time, latency, memory. */
 struct sws_replay_report {
 	enum sws_backend backend;
@@ -406,6 +424,11 @@ struct sws_replay_report {
 	uint64_t errors;        /* records or pages the mm refused */
 	int first_error;        /* the first such error code, 0 when none */
 	uint64_t verify_failures; /* SWS_ECORRUPT from verify mode */
+	/* The first refused records, by position (one per record however many
+	 * of its pages were refused); the rest are counted in errors only. */
+	uint32_t nr_refused;
+	const char *position_unit;      /* "line" or "record": what refused[].position counts */
+	struct sws_replay_refused refused[SWS_REPLAY_MAX_REFUSED];
 	uint64_t wall_ns;       /* measured (host) time of the run */
 	double events_per_sec;  /* events / wall time */
 	struct sws_replay_times time; /* simulated */
@@ -560,6 +583,12 @@ int sws_replay_print(const struct sws_replay_print_config *pc, const struct sws_
 int sws_replay_report_print(const struct sws_replay_report *const *runs, unsigned n,
 			    enum sws_replay_format fmt,
 			    int (*write)(void *ctx, const char *text, size_t len), void *ctx);
+
+/** Write refused record @k of @r as one line: "line 12: mmap pid 100 addr
+ *  0x7f0000000000: SWS_EINVAL (invalid argument)\n" ("record N" where the
+ *  source has no lines). @return 0, SWS_EINVAL (no such record) or @write's error. */
+int sws_replay_refused_print(const struct sws_replay_report *r, uint32_t k,
+			     int (*write)(void *ctx, const char *text, size_t len), void *ctx);
 
 /** @return true when the deterministic counters of @a and @b (everything but
  *  times and histograms) are identical. */

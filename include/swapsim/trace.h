@@ -257,6 +257,12 @@ const char *sws_trace_reader_error(const struct sws_trace_reader *r);
  *  usual. Valid until the reader is closed. */
 const char *sws_trace_reader_warning(const struct sws_trace_reader *r);
 
+/** @return where the record the last sws_trace_reader_next() returned is in
+ *  the input: its line in a text format (a perf script event's line, the
+ *  first line of a DAMON snapshot), its number (1-based, counting every
+ *  record of the file) in a binary one; 0 before the first record. */
+uint64_t sws_trace_reader_position(const struct sws_trace_reader *r);
+
 /** @return the format being read (never AUTO once open). */
 enum sws_trace_format sws_trace_reader_format(const struct sws_trace_reader *r);
 

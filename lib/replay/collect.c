@@ -149,6 +149,22 @@ static void collect_devices(struct sws_replay *r, struct sws_replay_report *out)
 	}
 }
 
+/* Keep @f among the first refused records by position (0, unknown, last). */
+static void refused_add(struct sws_replay_report *out, const struct sws_replay_refused *f)
+{
+	uint64_t key = f->position ? f->position : UINT64_MAX;
+	uint32_t i = out->nr_refused;
+	while (i && (out->refused[i - 1].position ? out->refused[i - 1].position : UINT64_MAX) > key)
+		i--;
+	if (i == SWS_REPLAY_MAX_REFUSED)
+		return;
+	uint32_t n = out->nr_refused < SWS_REPLAY_MAX_REFUSED ? out->nr_refused : SWS_REPLAY_MAX_REFUSED - 1;
+	memmove(&out->refused[i + 1], &out->refused[i], (n - i) * sizeof(*f));
+	out->refused[i] = *f;
+	if (out->nr_refused < SWS_REPLAY_MAX_REFUSED)
+		out->nr_refused++;
+}
+
 int sws_replay_report_get(struct sws_replay *r, struct sws_replay_report *out)
 {
 	if (!r || !out)
@@ -180,6 +196,8 @@ int sws_replay_report_get(struct sws_replay *r, struct sws_replay_report *out)
 	out->wall_ns = r->wall_ns;
 	out->events_per_sec = r->wall_ns ? (double)r->events * 1e9 / (double)r->wall_ns : 0;
 	out->interrupted = r->interrupted;
+	out->nr_refused = 0;
+	out->position_unit = r->position_unit ? r->position_unit : "record";
 	out->nr_tasks = r->nprocs;
 	for (unsigned i = 0; i <= r->nthreads; i++) {
 		const struct sws__worker *w = i < r->nthreads ? &r->workers[i] : &r->disp;
@@ -188,6 +206,8 @@ int sws_replay_report_get(struct sws_replay *r, struct sws_replay_report *out)
 		out->verify_failures += w->verify_failures;
 		if (!out->first_error)
 			out->first_error = w->first_error;
+		for (uint32_t k = 0; k < w->nref; k++)
+			refused_add(out, &w->ref[k]);
 		for (unsigned l = 0; l < SWS_REPLAY_NR_LAT; l++)
 			sws__hist_merge(&out->latency[l], &w->lat[l]);
 	}

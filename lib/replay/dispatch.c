@@ -128,12 +128,14 @@ static void run_madv_free(struct sws__worker *w, const struct sws__item *it)
 /* A per-task record on worker @w (its thread, its fiber, or the dispatcher inline). */
 void sws__run_item(struct sws__worker *w, const struct sws__item *it)
 {
+	sws__rec_at(w, &it->rec, it->pos);
 	sws__rec_begin(w);
 	if (it->rec.op == SWS_TRACE_MADV_FREE)
 		run_madv_free(w, it);
 	else
 		sws__run_record(w, it);
 	sws__rec_end(w);
+	w->cur_rec = NULL;
 }
 
 /* ---- per-task streams: the worker's side --------------------------------------------- */
@@ -149,6 +151,7 @@ static bool is_structural(uint32_t op)
 static void stream_record(struct sws__worker *w, const struct sws__stream *st, const struct sws_trace_record *rec)
 {
 	struct sws_replay *r = w->r;
+	sws__rec_at(w, rec, 0);
 	if (st->proc == UINT32_MAX) {
 		sws__note_error(w, st->refused);
 		return;
@@ -163,6 +166,7 @@ static void stream_record(struct sws__worker *w, const struct sws__stream *st, c
 		sws__rec_begin(w);
 		sws__run_structural(r, w, rec, st->proc);
 		sws__rec_end(w);
+		w->cur_rec = NULL;
 		return;
 	}
 	struct sws__item it = {.rec = *rec, .asid = p->asid, .proc = st->proc};
@@ -371,7 +375,9 @@ static int dispatch(struct sws_replay *r, const struct sws_trace_record *rec)
 {
 	struct sws__worker *sw = struct_worker(r);
 	if (rec->op < SWS_TRACE_ACCESS || rec->op > SWS_TRACE_OP_MAX) {
+		sws__rec_at(sw, rec, r->pos);
 		sws__note_error(sw, SWS_EINVAL);
+		sw->cur_rec = NULL;
 		return 0;
 	}
 	int64_t pidx = sws__proc_find(r, rec->pid);
@@ -379,14 +385,16 @@ static int dispatch(struct sws_replay *r, const struct sws_trace_record *rec)
 		sws__drain(r);
 		if (r->model)
 			sw = sws__replay_enter(r, worker_of(r, rec));
+		sws__rec_at(sw, rec, r->pos);
 		int rc = dispatch_barrier(r, sw, rec, pidx);
+		sw->cur_rec = NULL;
 		if (r->model)
 			sws__replay_leave(r, sw);
 		if (rc <= 0)
 			return rc;
 		pidx = sws__proc_find(r, rec->pid);
 	}
-	struct sws__item it = {.rec = *rec, .asid = r->procs[pidx].asid, .proc = (uint32_t)pidx};
+	struct sws__item it = {.rec = *rec, .asid = r->procs[pidx].asid, .proc = (uint32_t)pidx, .pos = r->pos};
 	if (r->nthreads == 1 && !r->model) {
 		sws__run_item(&r->workers[0], &it);
 		return 0;
@@ -487,6 +495,7 @@ static int run_streams_all(struct sws_replay *r, const struct sws_replay_source 
 		memset(st, 0, sizeof(*st));
 		int rc;
 		while ((rc = src->stream(src->ctx, s, &st->first)) == 1 && !stream_op_ok(st->first.op)) {
+			sws__rec_at(&r->disp, &st->first, 0);
 			sws__note_error(&r->disp, SWS_EINVAL);
 			r->events++;
 		}
@@ -504,6 +513,7 @@ static int run_streams_all(struct sws_replay *r, const struct sws_replay_source 
 		if (pidx >= 0 && r->procs[pidx].section == r->section) {
 			st->refused = SWS_EINVAL; /* another stream's process */
 		} else if (pidx < 0) {
+			sws__rec_at(&r->disp, &st->first, 0);
 			int err = proc_new(r, &r->disp, st->first.pid, -1, &pidx, &st->refused);
 			if (err < 0)
 				return err;
@@ -692,6 +702,7 @@ int sws_replay_run(struct sws_replay *r, const struct sws_replay_source *src)
 			 sws_strerror(err));
 		goto out;
 	}
+	r->position_unit = src->position ? (src->position_unit ? src->position_unit : "line") : "record";
 	r->start_ns = sws__replay_now(r);
 	/* Records left until the next sample and the next progress call: a
 	 * countdown each, no division per record. */
@@ -728,6 +739,7 @@ int sws_replay_run(struct sws_replay *r, const struct sws_replay_source *src)
 			err = rc;
 			break;
 		}
+		r->pos = src->position ? src->position(src->ctx) : r->events + 1;
 		if ((err = dispatch(r, &rec))) {
 			snprintf(r->errmsg, sizeof(r->errmsg), "replay: %s", sws_strerror(err));
 			break;

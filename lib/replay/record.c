@@ -29,6 +29,13 @@ void sws__note_error(struct sws__worker *w, int rc)
 		w->verify_failures++;
 	if (!w->first_error)
 		w->first_error = rc;
+	/* The record, once however many of its pages were refused. */
+	const struct sws_trace_record *rec = w->cur_rec;
+	if (!rec || w->ref_seq == w->cur_seq || w->nref == SWS_REPLAY_MAX_REFUSED)
+		return;
+	w->ref_seq = w->cur_seq;
+	w->ref[w->nref++] = (struct sws_replay_refused){
+	    .position = w->cur_pos, .addr = rec->addr, .op = rec->op, .pid = rec->pid, .error = rc};
 }
 
 void sws__charge_background(struct sws__worker *w)

@@ -73,6 +73,7 @@ struct sws__item {
 	uint32_t proc;
 	uint32_t tid;
 	uint32_t pad;
+	uint64_t pos;    /* where the record is in the input (0: a stream's) */
 };
 
 /* A per-task stream of the source, run by one worker (dispatch.c). */
@@ -165,6 +166,11 @@ struct sws__worker {
 	uint64_t since_deferred;
 	uint64_t accesses, errors, verify_failures;
 	int first_error;
+	/* The record running (sws__rec_at()) and the first ones refused. */
+	const struct sws_trace_record *cur_rec;
+	uint64_t cur_pos, cur_seq, ref_seq;
+	uint32_t nref;
+	struct sws_replay_refused ref[SWS_REPLAY_MAX_REFUSED];
 	struct sws_replay_hist lat[SWS_REPLAY_NR_LAT];
 	struct sws_mm_cpu_time kswapd; /* deferred work this worker ran: no task's time */
 	/* The CPU's simulated clock as last read: only this worker's own kernel
@@ -237,6 +243,8 @@ struct sws_replay {
 	uint32_t section; /* the stream section running or next (from 1) */
 
 	uint64_t events, start_ns, wall_ns;
+	uint64_t pos;     /* where the record being dispatched is in the input */
+	const char *position_unit; /* what pos counts: the source's unit, or "record" */
 	char errmsg[256];
 };
 
@@ -323,6 +331,14 @@ static inline void sws__charge(struct sws__worker *w, uint32_t proc, const struc
 /* ---- record.c ------------------------------------------------------------------- */
 
 void sws__note_error(struct sws__worker *w, int rc);
+/* @rec, at @pos in the input (0: unknown), is the record @w runs now: the one
+ * sws__note_error() names. */
+static inline void sws__rec_at(struct sws__worker *w, const struct sws_trace_record *rec, uint64_t pos)
+{
+	w->cur_rec = rec;
+	w->cur_pos = pos;
+	w->cur_seq++;
+}
 /* Run a per-task record on worker @w (its thread, or the dispatcher inline). */
 void sws__run_record(struct sws__worker *w, const struct sws__item *it);
 /* Run a structural record on the dispatcher's CPU, every worker idle, or (MMAP,

@@ -806,6 +806,11 @@ static void print_table(struct sws__out *o, const struct sws_replay_print_config
 	for (unsigned i = 0; i < n; i++)
 		cell(o, first[i]->first_error ? sws_error_name(first[i]->first_error) : "-");
 	sws__pr(o, "\n");
+	for (unsigned i = 0; i < n; i++)
+		for (uint32_t k = 0; k < first[i]->nr_refused; k++) {
+			sws__pr(o, "refused (%s): ", label_of(&s[i]));
+			sws_replay_refused_print(first[i], k, o->write, o->ctx);
+		}
 	sws__pr(o, "-- simulated time (mean%s; in parentheses the difference from %s)\n",
 	   repeats > 1 ? " ±relative standard deviation" : "", label_of(&s[0]));
 	for (unsigned f = 0; f < NR_FIGURES; f++)
@@ -904,6 +909,15 @@ static void json_run(struct sws__out *o, const struct sws_replay_report *r)
 	   r->events, r->accesses, r->errors, r->first_error ? "\"" : "",
 	   r->first_error ? sws_error_name(r->first_error) : "null", r->first_error ? "\"" : "",
 	   r->verify_failures, r->interrupted ? "true" : "false", r->nr_tasks);
+	sws__pr(o, "\"refused\":[");
+	for (uint32_t k = 0; k < r->nr_refused; k++) {
+		const struct sws_replay_refused *f = &r->refused[k];
+		sws__pr(o, "%s{\"%s\":%" PRIu64 ",\"op\":\"%s\",\"pid\":%" PRIu32 ",\"addr\":\"0x%" PRIx64
+			   "\",\"error\":\"%s\"}",
+			k ? "," : "", r->position_unit ? r->position_unit : "record", f->position,
+			sws_trace_op_name(f->op), f->pid, f->addr, sws_error_name(f->error));
+	}
+	sws__pr(o, "],");
 	for (unsigned f = 0; f < NR_FIGURES; f++) {
 		if (!figure_in(&figures[f], r))
 			continue;
@@ -983,6 +997,22 @@ static void json_run(struct sws__out *o, const struct sws_replay_report *r)
 
 /* ---- the counters format ---------------------------------------------------------------- */
 
+int sws_replay_refused_print(const struct sws_replay_report *r, uint32_t k,
+			     int (*write)(void *ctx, const char *text, size_t len), void *ctx)
+{
+	if (!r || k >= r->nr_refused || !write)
+		return SWS_EINVAL;
+	const struct sws_replay_refused *f = &r->refused[k];
+	struct sws__out o = {.write = write, .ctx = ctx};
+	if (f->position)
+		sws__pr(&o, "%s %" PRIu64 ": ", r->position_unit ? r->position_unit : "record", f->position);
+	else
+		sws__pr(&o, "a stream's record: ");
+	sws__pr(&o, "%s pid %" PRIu32 " addr 0x%" PRIx64 ": %s (%s)\n", sws_trace_op_name(f->op), f->pid, f->addr,
+		sws_error_name(f->error), sws_strerror(f->error));
+	return o.err;
+}
+
 /* One run's deterministic figures, one "key value" line each (no times: they
  * are measured). */
 static void counters_run(struct sws__out *o, const struct sws_replay_report *r)
@@ -991,6 +1021,10 @@ static void counters_run(struct sws__out *o, const struct sws_replay_report *r)
 	      "\ntasks %" PRIu64 "\n",
 	   r->events, r->accesses, r->errors, r->first_error ? sws_error_name(r->first_error) : "-",
 	   r->verify_failures, r->nr_tasks);
+	for (uint32_t k = 0; k < r->nr_refused; k++) {
+		sws__pr(o, "refused ");
+		sws_replay_refused_print(r, k, o->write, o->ctx);
+	}
 	for (unsigned c = 0; c < SWS_MM_NR_COUNTERS; c++)
 		sws__pr(o, "mm.%s %" PRIu64 "\n", sws_mm_counter_name((enum sws_mm_counter)c), r->mm.counters[c]);
 	for (unsigned k = 0; k < SWS_NR_ORDERS; k++)

@@ -138,6 +138,7 @@ int sws_trace_reader_next(struct sws_trace_reader *r, struct sws_trace_record *r
 	if (r->done)
 		return 0;
 	for (;;) {
+		r->rec_line = 0;
 		int rc = r->fmt->next(r, rec);
 		if (rc < 0)
 			return r->err ? r->err : rc;
@@ -146,12 +147,20 @@ int sws_trace_reader_next(struct sws_trace_reader *r, struct sws_trace_record *r
 			r->st.bytes = sws__stream_off(&r->s);
 			return 0;
 		}
+		r->read++;
+		if (!r->rec_line) /* the format named none: this line, or this record's number */
+			r->rec_line = r->fmt->magic ? r->read : r->line;
 		if ((r->cfg.flags & SWS_TRACE_READ_NO_IFETCH) && rec->op == SWS_TRACE_ACCESS &&
 		    (rec->flags & SWS_TRACE_F_IFETCH))
 			continue;
 		r->st.records++;
 		return 1;
 	}
+}
+
+uint64_t sws_trace_reader_position(const struct sws_trace_reader *r)
+{
+	return r ? r->rec_line : 0;
 }
 
 const char *sws_trace_reader_error(const struct sws_trace_reader *r)

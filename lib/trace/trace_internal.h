@@ -76,6 +76,8 @@ struct sws_trace_reader {
 	struct sws_trace_stream s;
 	char path[256];
 	uint64_t line;      /* number of the current line (1-based) */
+	uint64_t rec_line;  /* sws_trace_reader_position(): where the last record came from */
+	uint64_t read;      /* records the format returned (before any filter) */
 	int err;            /* sticky error */
 	char msg[512];
 	char warning[512];  /* sws_trace_reader_warning(): "" or a message */

@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -362,6 +363,73 @@ static struct recs load_perf(const char *path, struct sws_trace_perf_stats *ps)
 	sws_trace_reader_perf_stats(r, ps);
 	sws_trace_reader_close(r);
 	return v;
+}
+
+/* sws_trace_reader_position(): the line each record came from, a held FORK's
+ * its clone's, in the lifecycle sample (lines named in the test above; every
+ * access the page_fault_user line of its address). */
+static void test_perf_positions(void **state)
+{
+	(void)state;
+	FILE *f = fopen(DATA "perf_lifecycle.txt", "r");
+	assert_non_null(f);
+	static char lines[400][1024];
+	size_t nl = 0;
+	while (nl < 400 && fgets(lines[nl], sizeof(lines[nl]), f))
+		nl++;
+	fclose(f);
+	struct sws_trace_reader_config c = with_format(SWS_TRACE_FORMAT_PERF);
+	struct sws_trace_reader *r;
+	char msg[600] = "";
+	assert_int_equal(sws_trace_reader_open(DATA "perf_lifecycle.txt", &c, &r, msg, sizeof(msg)), 0);
+	assert_int_equal(sws_trace_reader_position(r), 0);
+	struct sws_trace_record x;
+	size_t accesses = 0;
+	uint64_t fork_at = 0, exits[2] = {0}, first = 0;
+	unsigned nexit = 0;
+	while (sws_trace_reader_next(r, &x) == 1) {
+		uint64_t pos = sws_trace_reader_position(r);
+		assert_true(pos >= 1 && pos <= nl);
+		if (!first)
+			first = pos;
+		if (x.op == SWS_TRACE_ACCESS) {
+			char want[40];
+			snprintf(want, sizeof(want), "address=0x%" PRIx64 " ", x.addr);
+			if (!strstr(lines[pos - 1], "page_fault_user") || !strstr(lines[pos - 1], want))
+				fail_msg("access 0x%" PRIx64 " named line %" PRIu64 ": %s", x.addr, pos, lines[pos - 1]);
+			accesses++;
+		} else if (x.op == SWS_TRACE_FORK) {
+			fork_at = pos;
+		} else if (x.op == SWS_TRACE_EXIT && nexit < 2) {
+			exits[nexit++] = pos;
+		}
+	}
+	sws_trace_reader_close(r);
+	assert_int_equal(accesses, 234);
+	assert_int_equal(first, 1); /* the exec */
+	assert_int_equal(fork_at, 196);
+	assert_int_equal(nexit, 2);
+	assert_int_equal(exits[0], 333);
+	assert_int_equal(exits[1], 388);
+
+	/* A FORK held until its child's first line holds back the parent's
+	 * accesses: each is still named by its own line (1 to 4), not by the
+	 * child's line that let them out. */
+	char p[512];
+	tmp_text(p, sizeof(p), "held.perf",
+		 "  a 100/100 [000] 1.000000: sched:sched_process_fork: comm=a pid=100 child_comm=a child_pid=101\n"
+		 "  a 100/100 [000] 1.000001: exceptions:page_fault_user: address=0x1000 ip=0x1 error_code=0x6\n"
+		 "  a 100/100 [000] 1.000002: exceptions:page_fault_user: address=0x2000 ip=0x1 error_code=0x6\n"
+		 "  a 101/101 [001] 1.000003: exceptions:page_fault_user: address=0x3000 ip=0x1 error_code=0x6\n");
+	assert_int_equal(sws_trace_reader_open(p, &c, &r, msg, sizeof(msg)), 0);
+	static const uint32_t ops[] = {SWS_TRACE_FORK, SWS_TRACE_ACCESS, SWS_TRACE_ACCESS, SWS_TRACE_ACCESS};
+	for (unsigned i = 0; i < 4; i++) {
+		assert_int_equal(sws_trace_reader_next(r, &x), 1);
+		assert_int_equal(x.op, ops[i]);
+		assert_int_equal(sws_trace_reader_position(r), i + 1);
+	}
+	assert_int_equal(sws_trace_reader_next(r, &x), 0);
+	sws_trace_reader_close(r);
 }
 
 /*
@@ -2150,6 +2218,7 @@ int main(void)
 		cmocka_unit_test(test_perf_swap),
 		cmocka_unit_test(test_perf_shapes),
 		cmocka_unit_test(test_perf_lifecycle_sample),
+		cmocka_unit_test(test_perf_positions),
 		cmocka_unit_test(test_perf_threads),
 		cmocka_unit_test(test_perf_pid_tid),
 		cmocka_unit_test(test_perf_assumed_thread),

@@ -275,6 +275,7 @@ static int damon_next(struct sws_trace_reader *r, struct sws_trace_record *rec)
 					uint32_t pid = r->cfg.default_pid + d->target;
 					sws__rec_access(rec, d->addr, 0, 0, pid, pid, SWS_TRACE_CPU_ANY,
 						   start + d->slice * sample_ns);
+					r->rec_line = d->line;
 					if (g->end - d->addr > SWS_TRACE_PAGE)
 						d->addr += SWS_TRACE_PAGE;
 					else

@@ -45,6 +45,7 @@ enum { SWS__CALL_MMAP = 1, SWS__CALL_MUNMAP, SWS__CALL_MADVISE };
 
 struct sws__perf_out {
 	struct sws_trace_record rec;
+	uint64_t line;          /* the line that made it */
 	uint32_t state;         /* SWS__OUT_* */
 	uint32_t pad;
 };
@@ -255,6 +256,7 @@ static int q_push(struct sws_trace_reader *r, const struct sws_trace_record *rec
 	}
 	struct sws__perf_out *o = &pf->q[(pf->qhead + pf->qn) % pf->qcap];
 	o->rec = *rec;
+	o->line = r->line;
 	o->state = state;
 	pf->qn++;
 	return 0;
@@ -885,6 +887,7 @@ static int perf_next(struct sws_trace_reader *r, struct sws_trace_record *rec)
 			pf->qseq++;
 			if (o->state == SWS__OUT_READY) {
 				*rec = o->rec;
+				r->rec_line = o->line;
 				return 1;
 			}
 		}
