@@ -88,6 +88,9 @@ if(SWS_BUILD_TESTS)
     PASS_REGULAR_EXPRESSION "json-out: all cases passed" FAIL_REGULAR_EXPRESSION "FAIL:")
   # Standard output that cannot be written (/dev/full, a closed pipe with SIGPIPE ignored):
   # every report of every C tool exits 1 naming the error.
+  add_test(NAME cli_zswap_writeback_only COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/zswap_writeback_only.sh
+    $<TARGET_FILE_DIR:swapsim-replay>)
+  set_tests_properties(cli_zswap_writeback_only PROPERTIES LABELS unit TIMEOUT 120)
   add_test(NAME cli_refused COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/refused.sh $<TARGET_FILE_DIR:swapsim-replay>)
   set_tests_properties(cli_refused PROPERTIES LABELS unit TIMEOUT 120)
   add_test(NAME cli_stdout_errors COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/stdout_errors.sh

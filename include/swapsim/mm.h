@@ -266,6 +266,7 @@ bool sws_mm_kswapd_wanted(struct sws_mm *mm);
 	X(zswpin, "pages loaded from zswap")                                               \
 	X(zswpout, "pages stored in zswap")                                                \
 	X(zswpwb, "zswap entries written back to the swap device")                         \
+	X(zswpwb_proactive, "of those, by memory.reclaim \"SIZE zswap_writeback_only\"")     \
 	X(pool_limit_hit, "zswap stores refused: the pool reached its limit")              \
 	X(reject_reclaim_fail, "zswap writebacks that failed (slot swapped in, freed, no memory)") \
 	X(reject_alloc_fail, "zswap stores refused: no pool memory (zsmalloc or tree)")    \

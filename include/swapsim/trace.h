@@ -90,6 +90,8 @@ enum sws_trace_op {
 #define SWS_TRACE_F_WRITE (1u << 0)   /* ACCESS or FILE is a write */
 #define SWS_TRACE_F_IFETCH (1u << 1)  /* instruction fetch */
 #define SWS_TRACE_F_THP (1u << 2)     /* MMAP: the region may use large folios */
+#define SWS_TRACE_F_ZSWAP_WB (1u << 3) /* RECLAIM: memory.reclaim "SIZE zswap_writeback_only":
+					* len pages of the memcg's zswap entries written back */
 
 /* cpu: the source does not say which CPU ran the task. */
 #define SWS_TRACE_CPU_ANY UINT32_MAX

@@ -107,6 +107,18 @@ int sws_mm_zswap_memcg_stats(struct sws_mm *mm, uint16_t memcg, uint64_t *zswap_
 uint64_t sws_mm_zswap_shrink(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t budget);
 
 /**
+ * Proactive zswap writeback, memory.reclaim "SIZE zswap_writeback_only" on
+ * @memcg (the posted series, v4 2026-06): up to @nr_pages of the memcg's zswap
+ * entries written back to the swap device, oldest first (its zswap LRU, with
+ * the second chance the shrinker gives), nothing else reclaimed; stops early
+ * when the LRU is empty, writeback is off for the memcg (memory.zswap.writeback
+ * = 0) or 16 walks in a row wrote nothing. Counts zswpwb and zswpwb_proactive.
+ * The time is the calling task's kernel time. @return the entries written back
+ * (0 with no zswap, a bad memcg or @nr_pages 0).
+ */
+uint64_t sws_mm_zswap_writeback_only(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr_pages);
+
+/**
  * Is the shrink worker queued (a store was refused while the pool was full)?
  * One atomic load: callers poll it after each operation to run the worker as
  * soon as it is queued, as the kernel's workqueue does. NULL or no zswap: false.

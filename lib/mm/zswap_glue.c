@@ -211,6 +211,16 @@ int sws_mm_zswap_memcg_stats(struct sws_mm *mm, uint16_t memcg, uint64_t *zswap_
 	return sws__zswap_memcg_stats(mm->zswap, memcg, zswap_bytes, zswapped_bytes);
 }
 
+uint64_t sws_mm_zswap_writeback_only(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr_pages)
+{
+	if (!cpu || !mm || !mm->zswap || memcg >= mm->nr_memcgs || !nr_pages)
+		return 0;
+	uint64_t t0 = mm_kernel_enter(mm, cpu);
+	uint64_t done = sws__zswap_writeback_only(mm->zswap, cpu, memcg, nr_pages);
+	mm_kernel_exit(mm, cpu, t0);
+	return done;
+}
+
 bool sws_mm_zswap_shrink_pending(const struct sws_mm *mm)
 {
 	return mm && mm->zswap && sws__zswap_shrink_queued(mm->zswap);

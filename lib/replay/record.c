@@ -204,7 +204,10 @@ void sws__run_record(struct sws__worker *w, const struct sws__item *it)
 		run_file(w, it);
 		break;
 	case SWS_TRACE_RECLAIM:
-		sws_mm_reclaim(w->cpu, r->mm, reclaim_memcg(r, rec->arg, it->proc), rec->len);
+		if (rec->flags & SWS_TRACE_F_ZSWAP_WB) /* memory.reclaim "SIZE zswap_writeback_only" */
+			sws_mm_zswap_writeback_only(w->cpu, r->mm, reclaim_memcg(r, rec->arg, it->proc), rec->len);
+		else
+			sws_mm_reclaim(w->cpu, r->mm, reclaim_memcg(r, rec->arg, it->proc), rec->len);
 		sws_mm_cpu_time_get(r->mm, w->cpu, &t1);
 		sws__charge(w, it->proc, &t1, 0, 0, SWS__PH_OTHER);
 		break;

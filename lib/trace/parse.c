@@ -217,6 +217,7 @@ int sws__flags_parse(const char *s, uint32_t *out)
 		uint32_t bit = *s == 'w' ? SWS_TRACE_F_WRITE
 			       : *s == 'x' ? SWS_TRACE_F_IFETCH
 			       : *s == 'h' ? SWS_TRACE_F_THP
+			       : *s == 'z' ? SWS_TRACE_F_ZSWAP_WB
 					   : 0;
 		if (!bit || (f & bit))
 			return -1;

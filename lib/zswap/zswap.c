@@ -760,6 +760,48 @@ static int shrink_memcg(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t memc
 }
 
 /*
+ * memory.reclaim "SIZE zswap_writeback_only" on @memcg (the proactive
+ * writeback series, v4 2026-06): its zswap entries written back from the head
+ * of its LRU, oldest first, with the shrinker's second chance, until @nr_pages
+ * are written, its LRU is empty, or each entry it held at the start was walked
+ * twice (a referenced one goes round once, one being swapped in is skipped).
+ * Nothing else is reclaimed. Each written entry counts zswpwb and
+ * zswpwb_proactive. @return the entries written back.
+ */
+static uint64_t writeback_only_one(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t memcg, uint64_t nr_pages)
+{
+	if (!writeback_possible(zs, memcg))
+		return 0;
+	sws_spin_lock(&zs->lru_lock);
+	uint64_t walks = 2 * zs->memcgs[memcg].nr_lru;
+	sws_spin_unlock(&zs->lru_lock);
+	uint64_t done = 0;
+	for (; done < nr_pages && walks; walks--) {
+		uint64_t one = 1;
+		uint64_t written = list_lru_walk_one(zs, cpu, memcg, NULL, &one);
+		if (one)
+			break; /* the LRU is empty */
+		if (written) {
+			done++;
+			zcount(zs, cpu, SWS_MM_zswpwb_proactive);
+		}
+	}
+	return done;
+}
+
+uint64_t sws__zswap_writeback_only(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t memcg, uint64_t nr_pages)
+{
+	if (memcg == 0) { /* the root: every memcg below it, in turn, each to its end */
+		uint64_t done = writeback_only_one(zs, cpu, 0, nr_pages);
+		uint32_t end = atomic_load_explicit(&zs->memcg_hi, memory_order_relaxed);
+		for (uint32_t m = 1; m < end && done < nr_pages; m++)
+			done += writeback_only_one(zs, cpu, (uint16_t)m, nr_pages - done);
+		return done;
+	}
+	return writeback_only_one(zs, cpu, memcg, nr_pages);
+}
+
+/*
  * zswap_shrinker_count(): what the shrinker may write back for @memcg: the
  * entries on its LRU, less the disk swap-ins seen since the last count (the
  * new scheme; consumed, at most what the LRU holds), scaled by the memcg's

@@ -72,6 +72,9 @@ void sws__zswap_disk_swapin(struct sws_zswap *zs, uint16_t memcg);
  * zswap_shrinker_count()). @return entries written back. */
 uint64_t sws__zswap_shrinker_scan(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t memcg, int priority);
 uint64_t sws__zswap_shrink_worker(struct sws_zswap *zs, struct sws_cpu *cpu, uint64_t budget);
+/* memory.reclaim "SIZE zswap_writeback_only": up to @nr_pages of @memcg's
+ * entries written back. @return how many. */
+uint64_t sws__zswap_writeback_only(struct sws_zswap *zs, struct sws_cpu *cpu, uint16_t memcg, uint64_t nr_pages);
 /* Is the shrink worker queued (a store found the pool full)? */
 bool sws__zswap_shrink_queued(struct sws_zswap *zs);
 void sws__zswap_stats(struct sws_zswap *zs, struct sws_mm_stats *st);

@@ -1002,6 +1002,80 @@ static void test_scheme_swapins(void **state)
 	sws_sim_destroy(sim);
 }
 
+/*
+ * memory.reclaim "SIZE zswap_writeback_only": exactly the pages asked for go
+ * from the memcg's pool to the device (zswpwb = zswpwb_proactive = pswpout =
+ * the count), nothing else is reclaimed, and they read back identical (verify
+ * mode); asking for more than the pool holds writes the whole pool; another
+ * memcg's entries stay; memory.zswap.writeback = 0 writes nothing.
+ */
+static void test_writeback_only(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_zswap_config zc = {.max_pool_percent = 100};
+	struct env e;
+	uint32_t asid, other;
+	uint16_t cg = env_open_memcg(&e, b, 4096, &zc, 256, &asid);
+	uint16_t cg2;
+	assert_sws(0, sws_mm_memcg_create(e.mm, 128, &cg2));
+	assert_sws(0, sws_mm_space_create(e.mm, cg2, &other));
+	for (unsigned p = 0; p < 400; p++)
+		assert_access(sws_mm_access(e.cpu, e.mm, asid, PG(p), true));
+	for (unsigned p = 0; p < 200; p++)
+		assert_access(sws_mm_access(e.cpu, e.mm, other, PG(p), true));
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
+	assert_int_equal(s0.counters[SWS_MM_pswpout], 0); /* all in the pool */
+	uint64_t b0, o0, b2, o2;
+	assert_sws(0, sws_mm_zswap_memcg_stats(e.mm, cg, &b0, &o0));
+	assert_sws(0, sws_mm_zswap_memcg_stats(e.mm, cg2, &b2, &o2));
+	uint64_t mine = o0 / SWS_PAGE_SIZE;
+	assert_true(mine > 100 && o2 > 0);
+
+	uint64_t got = sws_mm_zswap_writeback_only(e.cpu, e.mm, cg, 100);
+	struct sws_mm_stats s = sws_test_mm_stats(e.mm);
+	assert_int_equal(got, 100);
+	assert_int_equal(s.counters[SWS_MM_zswpwb], 100);
+	assert_int_equal(s.counters[SWS_MM_zswpwb_proactive], 100);
+	assert_int_equal(s.counters[SWS_MM_pswpout], 100);
+	assert_int_equal(s.counters[SWS_MM_zswpout], s0.counters[SWS_MM_zswpout]);
+	assert_int_equal(s.counters[SWS_MM_pgsteal], s0.counters[SWS_MM_pgsteal]); /* no reclaim */
+	assert_int_equal(s.stored_pages, s0.stored_pages - 100);
+	uint64_t b1, o1;
+	assert_sws(0, sws_mm_zswap_memcg_stats(e.mm, cg, &b1, &o1));
+	assert_int_equal(o1, o0 - 100 * SWS_PAGE_SIZE);
+	assert_sws(0, sws_mm_zswap_memcg_stats(e.mm, cg2, &b1, &o1));
+	assert_int_equal(o1, o2); /* the other memcg's stay */
+
+	/* more than it holds: the rest of its pool, then it stops */
+	assert_int_equal(sws_mm_zswap_writeback_only(e.cpu, e.mm, cg, 1u << 20), mine - 100);
+	assert_sws(0, sws_mm_zswap_memcg_stats(e.mm, cg, &b1, &o1));
+	assert_int_equal(o1, 0);
+	s = sws_test_mm_stats(e.mm);
+	assert_int_equal(s.counters[SWS_MM_zswpwb_proactive], mine);
+
+	/* writeback off: nothing; bad arguments: nothing */
+	assert_sws(0, sws_mm_zswap_memcg(e.mm, cg2, 0, false));
+	assert_int_equal(sws_mm_zswap_writeback_only(e.cpu, e.mm, cg2, 10), 0);
+	assert_int_equal(sws_mm_zswap_writeback_only(e.cpu, e.mm, 200, 10), 0);
+	assert_int_equal(sws_mm_zswap_writeback_only(NULL, e.mm, cg, 10), 0);
+
+	/* The written folios stay in the swap cache (force-charged: the memcg
+	 * is above its limit), as the kernel's do until reclaim drops them,
+	 * clean; then every page reads back identical from the device (verify
+	 * mode, checked at close). */
+	sws_mm_reclaim(e.cpu, e.mm, cg, 400);
+	struct sws_mm_stats s1 = sws_test_mm_stats(e.mm);
+	assert_int_equal(s1.counters[SWS_MM_pswpout], s.counters[SWS_MM_pswpout]); /* dropped, not written */
+	for (unsigned p = 0; p < 400; p++)
+		assert_access(sws_mm_access(e.cpu, e.mm, asid, PG(p), false));
+	s = sws_test_mm_stats(e.mm);
+	assert_true(s.counters[SWS_MM_verify_ok] > s1.counters[SWS_MM_verify_ok]);
+	assert_true(s.counters[SWS_MM_pswpin] > s1.counters[SWS_MM_pswpin]); /* from the device */
+	assert_sws(0, sws_mm_exit(e.cpu, e.mm, asid));
+	assert_sws(0, sws_mm_exit(e.cpu, e.mm, other));
+	env_close(&e);
+}
+
 static enum sws_backend backend_table = SWS_BACKEND_SWAP_TABLE;
 static enum sws_backend backend_xarray = SWS_BACKEND_XARRAY;
 #define BOTH(fn) cmocka_unit_test_prestate(fn, &backend_table), cmocka_unit_test_prestate(fn, &backend_xarray)
@@ -1016,6 +1090,7 @@ int main(void)
 		BOTH(test_accept_hysteresis),       BOTH(test_second_chance),
 		BOTH(test_cgroup_charging),         BOTH(test_cgroup_v1_shrinker),
 		BOTH(test_writeback_folio_kept),   BOTH(test_shrinker_fell_short),
+		BOTH(test_writeback_only),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_worker_second_chance_fails),
 		cmocka_unit_test(test_worker_failures_in_total),

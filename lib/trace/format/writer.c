@@ -346,7 +346,7 @@ static int write_text(struct sws_trace_writer *w, const struct sws_trace_record 
 		snprintf(cpu, sizeof(cpu), "%u", x->cpu);
 	if (!x->flags) {
 		strcpy(flags, "-");
-	} else if (x->flags & ~(SWS_TRACE_F_WRITE | SWS_TRACE_F_IFETCH | SWS_TRACE_F_THP)) {
+	} else if (x->flags & ~(SWS_TRACE_F_WRITE | SWS_TRACE_F_IFETCH | SWS_TRACE_F_THP | SWS_TRACE_F_ZSWAP_WB)) {
 		snprintf(flags, sizeof(flags), "0x%x", x->flags);
 	} else {
 		char *p = flags;
@@ -356,6 +356,8 @@ static int write_text(struct sws_trace_writer *w, const struct sws_trace_record 
 			*p++ = 'x';
 		if (x->flags & SWS_TRACE_F_THP)
 			*p++ = 'h';
+		if (x->flags & SWS_TRACE_F_ZSWAP_WB)
+			*p++ = 'z';
 		*p = '\0';
 	}
 	int n = snprintf(line, sizeof(line), "%llu %u %u %s %s 0x%llx %llu %s %u\n",
