@@ -16,7 +16,7 @@ static const struct {
 	[SWS_BACKEND_ST_P1] = {"st-p1", &sws__st_p1_ops},
 	[SWS_BACKEND_ST_P2] = {"st-p2", &sws__st_p2_ops},
 	[SWS_BACKEND_ST_P3] = {"st-p3", &sws__st_p3_ops},
-	[SWS_BACKEND_VSWAP] = {"vswap", &sws__vswap_ops},
+	[SWS_BACKEND_VSWAP] = {"vswap", &sws__vswap.ops},
 };
 
 const char *sws_backend_name(enum sws_backend backend)

@@ -10,7 +10,7 @@
  * entries; every per-slot call must return the same code and the same
  * outputs on every design as on simulation 0.
  *
- * The vswap group (vswap alone; lib/design/vswap.c): vswap hands out the
+ * The vswap group (vswap alone; lib/design/vswap/): vswap hands out the
  * entries of its own virtual device (made at sws_sim_create: extendable,
  * 2^32 slots reserved, mapped chunk by chunk), not of the devices
  * swapped on, so it cannot run in lockstep with the others: it runs its own
