@@ -13,7 +13,7 @@ out=${2:-bench-designs}
 quick=${3:-}
 replay="$build/sim/swapsim-replay"
 overhead="$build/sim/swapsim-overhead"
-designs=xarray,st-p1,st-p2,st-p3,st-p4,vswap
+designs=$(sh "$(dirname "$0")/../scripts/designs.sh" --comma "$replay") # every design of the registry
 mkdir -p "$out"
 
 if [ "$quick" = --quick ]; then

@@ -17,7 +17,7 @@
 #   OUT_DIR    traces, callgrind profiles, reports (bench-instructions)
 #   CACHESIM   libCacheSim's cachesim binary (also $CACHESIM, else PATH);
 #              without it the ratio is left out ("ratio":null)
-# Environment: DESIGNS (the main job's: xarray,st-p1,st-p2,st-p3,st-p4,vswap),
+# Environment: DESIGNS (the main job's: every design, scripts/designs.sh),
 # ROUNDS (3, for the ratio).
 #
 # Output: one JSON object per case, then a summary:
@@ -29,7 +29,7 @@ set -eu
 build=${1:-build}
 out=${2:-bench-instructions}
 cachesim=${3:-${CACHESIM:-}}
-designs=${DESIGNS:-xarray,st-p1,st-p2,st-p3,st-p4,vswap}
+designs=${DESIGNS:-$(sh "$(dirname "$0")/../scripts/designs.sh" --comma "$build/sim/swapsim-replay")}
 me=instructions.sh
 here=$(cd "$(dirname "$0")" && pwd)
 

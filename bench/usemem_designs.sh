@@ -30,7 +30,7 @@ args="--ram $((total * 2))M --mem-limit $((total / 2))M --swap size=$((total * 2
 --workload usemem -n $t -r 2 $size"
 median() { sort -g "$1" | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 
-for d in xarray st-p1 st-p2 st-p3 st-p4 vswap; do
+for d in $(sh "$(dirname "$0")/../scripts/designs.sh" "$replay"); do
 	: >"$tmp/$d.1"
 	: >"$tmp/$d.t"
 	for r in $(seq 1 "$rounds"); do

@@ -17,5 +17,5 @@ if [ $# -gt 0 ]; then
   exec ./build/sim/swapsim-replay "$@"
 fi
 exec ./build/sim/swapsim-replay --ram 16G --mem-limit 4G --swap size=32G,type=pmem --cpus 31 \
-  --compare xarray,st-p1,st-p2,st-p3,st-p4,vswap --quiet \
+  --compare "$(sh scripts/designs.sh --comma ./build/sim/swapsim-replay)" --quiet \
   --workload usemem --init-time -O -y -x -n 31 1G

@@ -319,39 +319,59 @@ static int setup_yn(const struct check_recording *rec, const char *key, bool *ou
 	return 1;
 }
 
+/* A registry kernel version ("6.18", "~7.1": expected there) as major *
+ * 100 + minor in *@v; false for a patch series ("vswap v3-v5"). */
+static bool kernel_version(const char *kernel, unsigned *v)
+{
+	unsigned maj, min;
+	if (*kernel == '~')
+		kernel++;
+	if (sscanf(kernel, "%u.%u", &maj, &min) != 2)
+		return false;
+	*v = maj * 100 + min;
+	return true;
+}
+
 /*
- * The design of a kernel release: the swap cache was an XArray per 64 MiB
- * space through 6.17, the swap table phase I from 6.18, phase II in 7.0;
- * phases III and IV are expected in about 7.1 and 7.2 (docs/designs.md).
+ * The design of a kernel release, from the registry's kernel versions
+ * (SWS_DESIGN_LIST, docs/designs.md): the newest design whose version
+ * @release reaches, or the oldest for a release older than them all. A
+ * patch series is no release's design.
  */
 static void design_of(const char *release, struct check_machine *m)
 {
 	unsigned maj, min;
 	if (!release || sscanf(release, "%u.%u", &maj, &min) != 2) {
-		m->backend = SWS_BACKEND_ST_P4;
+		m->backend = SWS_DESIGN_ST_P4;
 		snprintf(m->backend_why, sizeof(m->backend_why),
 			 "st-p4, the default: no kernel version to go by (--backend chooses)");
 		return;
 	}
-	/* From the newest: the first whose version @release reaches. */
-	static const struct {
-		unsigned from; /* major * 100 + minor */
-		enum sws_backend backend;
-		const char *what;
-	} eras[] = {
-	    {702, SWS_BACKEND_ST_P4, "~7.2 on: swap table phase IV, expected there"},
-	    {701, SWS_BACKEND_ST_P3, "~7.1: swap table phase III, expected there"},
-	    {700, SWS_BACKEND_ST_P2, "7.0: swap table phase II"},
-	    {618, SWS_BACKEND_ST_P1, "6.18 and 6.19: swap table phase I"},
-	    {0, SWS_BACKEND_XARRAY, "6.17 and earlier: the XArray swap cache"},
+	static const enum sws_design designs[] = {
+#define DESIGN_ID(id, num, name, kernel, ops, help) SWS_DESIGN_##id,
+		SWS_DESIGN_LIST(DESIGN_ID)
+#undef DESIGN_ID
 	};
-	unsigned v = maj * 100 + min, k = 0;
-	while (v < eras[k].from)
-		k++;
-	m->backend = eras[k].backend;
-	const char *what = eras[k].what;
-	snprintf(m->backend_why, sizeof(m->backend_why), "%s, the design of Linux %u.%u (%s)",
-		 sws_backend_name(m->backend), maj, min, what);
+	unsigned v = maj * 100 + min, best_v = 0, oldest_v = UINT_MAX;
+	enum sws_design best = SWS_DESIGN_DEFAULT, oldest = SWS_DESIGN_DEFAULT;
+	for (size_t k = 0; k < sizeof(designs) / sizeof(designs[0]); k++) {
+		unsigned dv;
+		if (!kernel_version(sws_design_kernel(designs[k]), &dv))
+			continue;
+		if (dv < oldest_v) {
+			oldest_v = dv;
+			oldest = designs[k];
+		}
+		if (dv <= v && dv >= best_v) {
+			best_v = dv;
+			best = designs[k];
+		}
+	}
+	m->backend = best ? best : oldest;
+	const char *kernel = sws_design_kernel(m->backend);
+	snprintf(m->backend_why, sizeof(m->backend_why), "%s, the design of Linux %u.%u (%s%s: %s)",
+		 sws_design_name(m->backend), maj, min, kernel, *kernel == '~' ? " expected" : "",
+		 sws_design_help(m->backend));
 }
 
 int check_machine_get(const struct check_recording *rec, struct check_machine *m, char *err,

@@ -18,7 +18,8 @@
 /* xarray.c */
 extern const struct sws_design_ops sws__xarray_ops; /* 6.17 */
 
-/* vswap.c */
-extern const struct sws_design_ops sws__vswap_ops; /* vswap v3 to v5 */
+/* vswap/vswap.c: sws__vswap (its ops table and its hooks in the shared
+ * core, vswap/core.c), declared in the folder's index, vswap/vswap.h. */
+#include "vswap/vswap.h"
 
 #endif

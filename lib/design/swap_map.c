@@ -260,3 +260,89 @@ bool sws___swap_map_all_cached(const struct sws_cluster *ci, const struct swap_m
 			return false;
 	return true;
 }
+
+/* ---- the whole dup and put ------------------------------------------------------------ */
+
+/* ci->lock held: the first FREE slot of @nr from @off: @rc, else 0. */
+static int __check_used(const struct sws_cluster *ci, struct sws_device *dev, const struct swap_map_slots *s,
+			uint64_t off, unsigned nr, int rc)
+{
+	SWS_ASSERT_HELD(&ci->lock);
+	for (unsigned i = 0; i < nr; i++)
+		if (s->unused(dev, off + i))
+			return rc;
+	return 0;
+}
+
+int sws__swap_duplicate(struct sws_cpu *cpu, struct sws_device *dev, struct swap_map *m,
+			const struct swap_map_slots *s, uint64_t off, unsigned nr)
+{
+	struct sws_cluster *ci = sws__offset_cluster(dev, off);
+	sws__cluster_lock(cpu, ci);
+	int rc = __check_used(ci, dev, s, off, nr, SWS_ENOENT);
+	if (!rc)
+		rc = sws___swap_map_dup(cpu, ci, m, off, nr);
+	sws__cluster_unlock(ci);
+	return rc;
+}
+
+/* ci->lock held: swap_is_last_map()'s batch: @nr slots of count 1 and the
+ * same byte go together. */
+static void __put_batch(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci,
+			struct swap_map *m, const struct swap_map_slots *s, uint64_t off, unsigned nr,
+			uint64_t *only_cache)
+{
+	SWS_ASSERT_HELD(&ci->lock);
+	bool cached = swap_map_get(m, off) & SWAP_HAS_CACHE;
+	for (unsigned i = 0; i < nr; i++)
+		__swap_map_set(ci, m, off + i, cached ? SWAP_HAS_CACHE : 0);
+	if (!cached)
+		s->free(cpu, dev, ci, off, nr);
+	else if (only_cache)
+		sws_bitmap_set_range(only_cache, 0, nr);
+}
+
+/* ci->lock held (and cont_lock where put_begin took it): one reference less
+ * per slot; slots left with nothing are freed one at a time where
+ * SWAP_HAS_CACHE marks the cache, else run by run. */
+static void __put_each(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci,
+		       struct swap_map *m, const struct swap_map_slots *s, uint64_t off, unsigned nr,
+		       uint64_t *only_cache)
+{
+	SWS_ASSERT_HELD(&ci->lock);
+	unsigned run = 0;
+	for (unsigned i = 0; i < nr; i++) {
+		uint8_t b = sws___swap_map_dec(ci, m, off + i);
+		bool folio = s->folio && s->folio(dev, off + i), freed = !b && !folio;
+		if (only_cache && (b == SWAP_HAS_CACHE || (!b && folio))) /* HAS_CACHE, or phase II's folio */
+			sws_bit_set(only_cache, i);
+		run += freed;
+		if (run && (!freed || !s->folio)) {
+			s->free(cpu, dev, ci, off + i + freed - run, run);
+			run = 0;
+		}
+	}
+	if (run)
+		s->free(cpu, dev, ci, off + nr - run, run);
+}
+
+int sws__swap_entries_put_map(struct sws_cpu *cpu, struct sws_device *dev, struct swap_map *m,
+			      const struct swap_map_slots *s, uint64_t off, unsigned nr, uint64_t *only_cache)
+{
+	struct sws_cluster *ci = sws__offset_cluster(dev, off);
+	bool cont = false;
+	sws__cluster_lock(cpu, ci);
+	int rc = __check_used(ci, dev, s, off, nr, SWS_EFREE);
+	if (!rc)
+		rc = sws___swap_map_put_begin(cpu, ci, m, off, nr, &cont);
+	if (!rc && !s->folio && sws___swap_map_is_last(ci, m, off, nr)) {
+		__put_batch(cpu, dev, ci, m, s, off, nr, only_cache);
+	} else if (!rc) {
+		if (!s->folio && nr > 1)
+			sws__count(cpu, SWS_CTR_swap_free_fallback, 1);
+		__put_each(cpu, dev, ci, m, s, off, nr, only_cache);
+	}
+	sws__swap_map_put_end(m, cont);
+	sws__cluster_unlock(ci);
+	return rc;
+}

@@ -134,4 +134,34 @@ bool sws___swap_map_all_cached(const struct sws_cluster *ci, const struct swap_m
 int sws___swap_map_check_slot(const struct sws_cluster *ci, struct swap_map *m, uint64_t off,
 			      char *msg, size_t len);
 
+/*
+ * The whole dup and put (design.h) of a design whose counts are in a
+ * swap_map, written once: what the design adds is its test for a FREE
+ * slot, its free, and (phase II) where a cached folio is.
+ */
+struct swap_map_slots {
+	/* ci->lock held: does slot @off hold nothing (FREE, design.h)? */
+	bool (*unused)(struct sws_device *dev, uint64_t off);
+	/* ci->lock held: swap_entries_free(): @nr slots from @off were left
+	 * with no count and no folio: clear and give them back. */
+	void (*free)(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci, uint64_t off,
+		     unsigned nr);
+	/* NULL where SWAP_HAS_CACHE marks a cached slot (6.17, 6.18): a put of
+	 * a uniform run of count 1 goes as one batch, anything else one entry
+	 * at a time (swap_entries_put_map()). Else (7.0, no SWAP_HAS_CACHE),
+	 * ci->lock held: is a folio cached in slot @off? A put frees the slots
+	 * it leaves with nothing run by run. */
+	bool (*folio)(struct sws_device *dev, uint64_t off);
+};
+
+/* swap_duplicate() of @nr slots from @off of @dev, whose swap_map is @m:
+ * takes ci->lock. @return 0, SWS_ENOENT, SWS_EOVERFLOW or SWS_ENOMEM. */
+int sws__swap_duplicate(struct sws_cpu *cpu, struct sws_device *dev, struct swap_map *m,
+			const struct swap_map_slots *s, uint64_t off, unsigned nr);
+/* swap_entries_put_map(): drop one reference of each of @nr slots from @off,
+ * freeing those left with nothing; @only_cache as design.h's put. Takes
+ * ci->lock. @return 0, SWS_EFREE or SWS_ERANGE. */
+int sws__swap_entries_put_map(struct sws_cpu *cpu, struct sws_device *dev, struct swap_map *m,
+			      const struct swap_map_slots *s, uint64_t off, unsigned nr, uint64_t *only_cache);
+
 #endif

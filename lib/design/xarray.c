@@ -263,60 +263,21 @@ static int xa_alloc_finish(struct sws_cpu *cpu, struct sws_device *dev, uint64_t
 
 /* ---- counts ------------------------------------------------------------------------------ */
 
+static bool xa_slot_unused(struct sws_device *dev, uint64_t off) { return swap_map_unused(map_get(xd_of(dev), off)); }
+
+static const struct swap_map_slots xa_slots = {.unused = xa_slot_unused, .free = __entries_free};
+
 /* swap_duplicate(), batched over @nr slots; continuation on overflow. */
 static int xa_dup(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr)
 {
-	struct xa_dev *xd = xd_of(dev);
-	struct sws_cluster *ci = sws__offset_cluster(dev, off);
-	int rc = 0;
-
-	sws__cluster_lock(cpu, ci);
-	for (unsigned i = 0; i < nr && !rc; i++)
-		if (swap_map_unused(map_get(xd, off + i)))
-			rc = SWS_ENOENT;
-	if (!rc)
-		rc = sws___swap_map_dup(cpu, ci, &xd->map, off, nr);
-	sws__cluster_unlock(ci);
-	return rc;
+	return sws__swap_duplicate(cpu, dev, &xd_of(dev)->map, &xa_slots, off, nr);
 }
 
 /* swap_entries_put_map(): drop one reference per slot; a uniform run of count
  * 1 goes as one batch, anything else one entry at a time. */
 static int xa_put(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, uint64_t *only_cache)
 {
-	struct xa_dev *xd = xd_of(dev);
-	struct sws_cluster *ci = sws__offset_cluster(dev, off);
-	int rc = 0;
-	bool cont = false;
-
-	sws__cluster_lock(cpu, ci);
-	for (unsigned i = 0; i < nr && !rc; i++)
-		if (swap_map_unused(map_get(xd, off + i)))
-			rc = SWS_EFREE;
-	if (!rc)
-		rc = sws___swap_map_put_begin(cpu, ci, &xd->map, off, nr, &cont);
-	if (!rc && sws___swap_map_is_last(ci, &xd->map, off, nr)) {
-		bool cached = map_get(xd, off) & SWAP_HAS_CACHE;
-		for (unsigned i = 0; i < nr; i++)
-			__map_set(ci, xd, off + i, cached ? SWAP_HAS_CACHE : 0);
-		if (!cached)
-			__entries_free(cpu, dev, ci, off, nr);
-		else if (only_cache)
-			sws_bitmap_set_range(only_cache, 0, nr);
-	} else if (!rc) {
-		if (nr > 1)
-			sws__count(cpu, SWS_CTR_swap_free_fallback, 1);
-		for (unsigned i = 0; i < nr; i++) {
-			uint8_t b = sws___swap_map_dec(ci, &xd->map, off + i);
-			if (!b)
-				__entries_free(cpu, dev, ci, off + i, 1);
-			else if (b == SWAP_HAS_CACHE && only_cache)
-				sws_bit_set(only_cache, i);
-		}
-	}
-	sws__swap_map_put_end(&xd->map, cont);
-	sws__cluster_unlock(ci);
-	return rc;
+	return sws__swap_entries_put_map(cpu, dev, &xd_of(dev)->map, &xa_slots, off, nr, only_cache);
 }
 
 static int xa_count(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uint32_t *count)

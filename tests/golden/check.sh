@@ -15,7 +15,7 @@ bin=$1
 shift
 dir=$(cd "$(dirname "$0")" && pwd)
 data=$dir/../data
-all=xarray,st-p1,st-p2,st-p3,st-p4,vswap
+all=$(sh "$dir/../../scripts/designs.sh" --comma "$bin") # @ALL@: every design of the registry
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failed=0

@@ -3,14 +3,17 @@
  *
  * Every seed runs twice, once per group of designs (groups[] below).
  *
- * The lockstep group (lockstep_designs[]: st-p4, xarray, st-p1, st-p2,
- * st-p3): one seeded sequence of operations runs in lockstep on one
+ * The groups hold every design of the registry (SWS_DESIGN_LIST), by its
+ * traits (traits_of(), which a new design needs an entry in).
+ *
+ * The lockstep group (every design but vswap: st-p4, the default, then
+ * xarray, st-p1, st-p2, st-p3 in the registry's order): one seeded sequence of operations runs in lockstep on one
  * simulation per design, all with identical devices. The slot allocator is
  * shared and, with one CPU, deterministic, so all must hand out the same
  * entries; every per-slot call must return the same code and the same
  * outputs on every design as on simulation 0.
  *
- * The vswap group (vswap alone; lib/design/vswap.c): vswap hands out the
+ * The vswap group (the virtual designs: vswap; lib/design/vswap/): vswap hands out the
  * entries of its own virtual device (made at sws_sim_create: extendable,
  * 2^32 slots reserved, mapped chunk by chunk), not of the devices
  * swapped on, so it cannot run in lockstep with the others: it runs its own
@@ -60,33 +63,18 @@
 
 #include "testutil.h"
 
-/*
- * The lockstep designs; simulation 0 is the reference the others are
- * compared with (a build may pass another list to test the test; vswap
- * cannot be in it: its entries differ). Each needs an entry in traits_of().
- */
-#ifndef SWS_DIFF_DESIGNS
-#define SWS_DIFF_DESIGNS SWS_BACKEND_ST_P4, SWS_BACKEND_XARRAY, SWS_BACKEND_ST_P1, SWS_BACKEND_ST_P2, SWS_BACKEND_ST_P3
-#endif
-
-static const enum sws_backend lockstep_designs[] = {SWS_DIFF_DESIGNS};
-static const enum sws_backend vswap_designs[] = {SWS_BACKEND_VSWAP};
-
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_SIM 8 /* simulations in one group */
-_Static_assert(ARRAY_LEN(lockstep_designs) <= MAX_SIM, "more lockstep designs than MAX_SIM");
 
-/* Designs that run one seed in lockstep (the run's parameter). */
+/* Designs that run one seed in lockstep (the run's parameter); simulation 0
+ * is the reference the others are compared with. groups_fill() fills them. */
 struct group {
 	const char *name;
-	const enum sws_backend *designs;
+	enum sws_design designs[MAX_SIM];
 	int n;
 };
 
-static const struct group groups[] = {
-	{"lockstep", lockstep_designs, (int)ARRAY_LEN(lockstep_designs)},
-	{"vswap", vswap_designs, (int)ARRAY_LEN(vswap_designs)},
-};
+static struct group groups[] = {{"lockstep", {0}, 0}, {"vswap", {0}, 0}};
 
 #define NDEV 3
 #define OPS_PER_SEED 20000
@@ -2446,8 +2434,31 @@ static int teardown(void **state)
 
 #define SEED(f, a, i) cmocka_unit_test_prestate_setup_teardown(f, NULL, teardown, &(a)[i])
 
+/* Every design of the registry into its group (vswap's entries differ from
+ * the others': its own group); the default design first, the reference. */
+static void groups_fill(void)
+{
+	static const enum sws_design all[] = {
+#define DESIGN_ID(id, num, name, kernel, ops, help) SWS_DESIGN_##id,
+		SWS_DESIGN_LIST(DESIGN_ID)
+#undef DESIGN_ID
+	};
+	for (size_t i = 0; i <= ARRAY_LEN(all); i++) {
+		enum sws_design d = i ? all[i - 1] : SWS_DESIGN_ST_P4;
+		if (i && d == SWS_DESIGN_ST_P4)
+			continue;
+		struct group *g = &groups[traits_of(d).vswap];
+		if (g->n == MAX_SIM) {
+			fprintf(stderr, "test_backends: more than %d designs in group %s\n", MAX_SIM, g->name);
+			exit(1);
+		}
+		g->designs[g->n++] = d;
+	}
+}
+
 int main(void)
 {
+	groups_fill();
 	const struct CMUnitTest tests[] = {
 		SEED(test_lockstep, lockstep_seeds, 0), SEED(test_vswap, vswap_seeds, 0),
 		SEED(test_lockstep, lockstep_seeds, 1), SEED(test_vswap, vswap_seeds, 1),

@@ -454,9 +454,65 @@ static void test_bypass_contract(void **state)
 	}
 }
 
+/* The registry (SWS_DESIGN_LIST): each design round-trips through its name,
+ * has its kernel and help line, and runs as a simulation's design; the
+ * deprecated "backend" names are the same; anything else is refused. */
+static void test_registry(void **state)
+{
+	(void)state;
+	static const struct {
+		enum sws_design d;
+		const char *name, *kernel, *help;
+	} list[] = {
+#define ENTRY(id, num, name, kernel, ops, help) {SWS_DESIGN_##id, name, kernel, help},
+		SWS_DESIGN_LIST(ENTRY)
+#undef ENTRY
+	};
+	assert_int_equal(sizeof(list) / sizeof(list[0]), SWS_NR_DESIGNS - 1);
+	for (size_t i = 0; i < sizeof(list) / sizeof(list[0]); i++) {
+		enum sws_design d = SWS_DESIGN_DEFAULT;
+		assert_string_equal(sws_design_name(list[i].d), list[i].name);
+		assert_string_equal(sws_backend_name(list[i].d), list[i].name);
+		assert_string_equal(sws_design_kernel(list[i].d), list[i].kernel);
+		assert_string_equal(sws_design_help(list[i].d), list[i].help);
+		assert_true(strlen(list[i].help) > 0);
+		assert_int_equal(sws_design_parse(list[i].name, &d), 0);
+		assert_int_equal(d, list[i].d);
+		struct sws_sim_config cfg = {.design = list[i].d};
+		struct sws_sim *sim;
+		assert_int_equal(sws_sim_create(&cfg, &sim), 0);
+		assert_int_equal(sws_sim_design(sim), list[i].d);
+		assert_int_equal(sws_sim_backend(sim), list[i].d);
+		sws_sim_destroy(sim);
+	}
+	/* By hand: the default, an alias, versions, the old numbers. */
+	enum sws_design d;
+	assert_string_equal(sws_design_name(SWS_DESIGN_DEFAULT), "st-p4");
+	assert_int_equal(sws_design_parse("table", &d), 0);
+	assert_int_equal(d, SWS_DESIGN_ST_P4);
+	assert_int_equal(sws_backend_parse("st-p1", &d), 0);
+	assert_int_equal(d, SWS_DESIGN_ST_P1);
+	assert_string_equal(sws_design_kernel(SWS_DESIGN_XARRAY), "6.17");
+	assert_string_equal(sws_design_kernel(SWS_DESIGN_ST_P3), "~7.1");
+	assert_string_equal(sws_design_kernel(SWS_DESIGN_DEFAULT), "~7.2");
+	assert_int_equal(SWS_BACKEND_SWAP_TABLE, 1);
+	assert_int_equal(SWS_BACKEND_VSWAP, 6);
+	assert_int_equal(SWS_NR_BACKENDS, 7);
+	/* Unknown. */
+	assert_int_equal(sws_design_parse("st-p9", &d), SWS_EINVAL);
+	assert_int_equal(sws_design_parse(NULL, &d), SWS_EINVAL);
+	assert_string_equal(sws_design_name((enum sws_design)SWS_NR_DESIGNS), "unknown");
+	assert_string_equal(sws_design_kernel((enum sws_design)SWS_NR_DESIGNS), "");
+	assert_string_equal(sws_design_help((enum sws_design)-1), "");
+	struct sws_sim_config bad = {.design = (enum sws_design)SWS_NR_DESIGNS};
+	struct sws_sim *sim;
+	assert_int_equal(sws_sim_create(&bad, &sim), SWS_EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_registry),
 		cmocka_unit_test(test_sync_io_bypass),
 		cmocka_unit_test(test_same_input_same_counters),
 		cmocka_unit_test(test_vswap_zswap_without_slots),

@@ -157,75 +157,37 @@ static int p1_alloc_finish(struct sws_cpu *cpu, struct sws_device *dev, uint64_t
 
 /* ---- counts ------------------------------------------------------------------------------ */
 
-static int p12_dup(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr)
+/* ci->lock held: the slot tests of the swap_map's dup and put. */
+static bool p12_slot_unused(struct sws_device *dev, uint64_t off)
 {
-	struct sws_cluster *ci = sws__offset_cluster(dev, off);
-	int rc = 0;
+	return slot_unused(dev, off, word(__st_table(dev, off), off));
+}
 
-	sws__cluster_lock(cpu, ci);
-	_Atomic uint64_t *t = __st_table(dev, off);
-	for (unsigned i = 0; i < nr && !rc; i++)
-		if (slot_unused(dev, off + i, word(t, off + i)))
-			rc = SWS_ENOENT;
-	if (!rc)
-		rc = sws___swap_map_dup(cpu, ci, map_of(dev), off, nr);
-	sws__cluster_unlock(ci);
-	return rc;
+static bool p2_slot_folio(struct sws_device *dev, uint64_t off)
+{
+	return st12_is_folio(word(__st_table(dev, off), off));
 }
 
 /* Phase I: 6.17's swap_entries_put_map() (a uniform run of count 1 as one
- * batch, else one entry at a time). Phase II: freed slots go back together. */
+ * batch, else one entry at a time). Phase II: the folio is in the table,
+ * freed slots go back together. */
+static const struct swap_map_slots p1_slots = {.unused = p12_slot_unused, .free = __entries_free};
+static const struct swap_map_slots p2_slots = {
+	.unused = p12_slot_unused,
+	.free = __entries_free,
+	.folio = p2_slot_folio,
+};
+
+static const struct swap_map_slots *slots_of(struct sws_device *dev) { return phase1(dev) ? &p1_slots : &p2_slots; }
+
+static int p12_dup(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr)
+{
+	return sws__swap_duplicate(cpu, dev, map_of(dev), slots_of(dev), off, nr);
+}
+
 static int p12_put(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, uint64_t *only_cache)
 {
-	struct swap_map *m = map_of(dev);
-	struct sws_cluster *ci = sws__offset_cluster(dev, off);
-	int rc = 0;
-	bool cont = false;
-
-	sws__cluster_lock(cpu, ci);
-	_Atomic uint64_t *t = __st_table(dev, off);
-	for (unsigned i = 0; i < nr && !rc; i++)
-		if (slot_unused(dev, off + i, word(t, off + i)))
-			rc = SWS_EFREE;
-	if (!rc)
-		rc = sws___swap_map_put_begin(cpu, ci, m, off, nr, &cont);
-	if (rc)
-		goto out;
-	if (phase1(dev) && sws___swap_map_is_last(ci, m, off, nr)) {
-		bool cached = map_get(dev, off) & SWAP_HAS_CACHE;
-		for (unsigned i = 0; i < nr; i++)
-			__map_set(ci, dev, off + i, cached ? SWAP_HAS_CACHE : 0);
-		if (!cached)
-			__entries_free(cpu, dev, ci, off, nr);
-		else if (only_cache)
-			sws_bitmap_set_range(only_cache, 0, nr);
-		goto out;
-	}
-	if (phase1(dev) && nr > 1)
-		sws__count(cpu, SWS_CTR_swap_free_fallback, 1);
-	unsigned run = 0;
-	for (unsigned i = 0; i < nr; i++) {
-		uint8_t b = sws___swap_map_dec(ci, m, off + i);
-		bool folio = st12_is_folio(word(t, off + i)), freed = !b && !folio;
-		if (only_cache && (b == SWAP_HAS_CACHE || (!b && folio))) /* phase I's bit, or II's folio */
-			sws_bit_set(only_cache, i);
-		if (freed && phase1(dev)) {
-			__entries_free(cpu, dev, ci, off + i, 1);
-		} else if (freed) {
-			run++;
-			continue;
-		}
-		if (run) {
-			__entries_free(cpu, dev, ci, off + i - run, run);
-			run = 0;
-		}
-	}
-	if (run)
-		__entries_free(cpu, dev, ci, off + nr - run, run);
-out:
-	sws__swap_map_put_end(m, cont);
-	sws__cluster_unlock(ci);
-	return rc;
+	return sws__swap_entries_put_map(cpu, dev, map_of(dev), slots_of(dev), off, nr, only_cache);
 }
 
 static int p12_count(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uint32_t *count)

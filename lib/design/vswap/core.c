@@ -1,113 +1,14 @@
 /*
- * vswap.c - virtual swap space (Nhat Pham's "Virtual Swap Space", v3 to v5,
- * 2026, with v4's batched free; docs/design-vswap.md): page tables hold
- * virtual entries, and a 24-byte descriptor per virtual slot says where the
- * page is: on a physical swap device, in zswap, a zero page, or only in a
- * folio. zswap and zero pages need no physical slot; the descriptor holds
- * the swap cache, the count and the memcg id, so there is no swap_map,
- * swap_cgroup, zeromap, swap-cache XArray nor zswap tree.
- *
- *   virtual entry (type = the virtual device)        physical device (swapon)
- *   ┌───────────────┐  xa_load(cluster map, off>>9)  ┌───────────────────────┐
- *   │ off >> 9 = id ├─────────▶ struct vswap_cluster │ allocated, bad bitmaps│ static,
- *   └───────────────┘           bitmap[512 bits]    │ 2 bits per slot       │
- *                               desc ─▶ swp_desc[512]│ rmap[c] ─▶ u64[512]   │ per used
- *                                   (12 KiB, 24 B    │  (the virtual entry   │ cluster:
- *                                    each)           │   of each slot)       │ 4 KiB
- *
- *   struct swp_desc (24 B): backend  8  physical slot | zswap entry (by type)
- *                           cache    8  folio (pfn << 1) | shadow (v << 1 | 1)
- *                           count    4  swap count (no continuation)
- *                           memcgid  2
- *                           flags    1  in_swapcache:1, type:2 (SWAPFILE, ZERO, ZSWAP, FOLIO)
- *
- * The virtual space is a device of the swap core, extendable (its clusters
- * and the memory model's per-cluster arrays map as it grows), in the entry
- * allocation space: folio_alloc_swap() takes virtual slots from the core's
- * per-CPU, per-order cluster allocator as for any device, and a cluster that
- * starts serving gets its struct vswap_cluster and descriptors, inserted in
- * the global cluster map (an XArray keyed by cluster id) and erased and freed
- * through RCU when the cluster becomes free. The physical devices are in the
- * physical allocation space: a page is given a physical run only when it must
- * be written to one (sws_swap_io_target(), swap_writeout()'s
- * vswap_alloc_swap_slot(): zswap refused it, or zswap writes it back).
- * Physical devices are not in the virtual space's totals: nr_swap_pages and
- * total_swap_pages are physical, as in the series.
- *
- * Every call by entry (dup, put, swap cache, zero flag, memcg, zswap) finds
- * its cluster through the map (counted as meta_walk, lookups as
- * lookup_loads) and takes the cluster's lock (the core's ci->lock of the
- * virtual cluster): the swap-cache lookup is not lock-free under vswap.
- *
- * Locking, outer first: virtual ci->lock -> physical ci->lock (freeing a
- * physical slot under the descriptor's lock) -> dev->lock; the cluster map's
- * lock nests inside a virtual ci->lock (insert at cluster_get, erase at
- * cluster_put) and is taken alone by nothing else.
+ * core.c - what every vswap variant shares (vswap.h): the descriptors and
+ * the cluster map, physical slots and their reverse map, the virtual
+ * device's lifecycle, counts, the swap cache, the zero flag and memcg id,
+ * zswap's entries and the invariants. Where a variant differs (how slots
+ * left unused are freed), the core calls the variant's hooks.
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "../swap/design.h"
-#include "locked_xa.h"
-
-enum vswap_type { VSWAP_SWAPFILE = 0, VSWAP_ZERO = 1, VSWAP_ZSWAP = 2, VSWAP_FOLIO = 3 };
-
-struct swp_desc {
-	union {
-		sws_entry_t slot; /* VSWAP_SWAPFILE (0: none yet) */
-		void *zswap_entry; /* VSWAP_ZSWAP */
-	};
-	uint64_t cache; /* folio: pfn << 1; shadow: value << 1 | 1; 0: none */
-	uint32_t swap_count;
-	uint16_t memcgid;
-	uint8_t in_swapcache : 1, type : 2;
-	uint8_t pad;
-};
-static_assert(sizeof(struct swp_desc) == 24, "struct swp_desc is 24 bytes (v3+)");
-
-#define DESC_BYTES (SWS_CLUSTER_SLOTS * sizeof(struct swp_desc))
-
-struct vswap_cluster {
-	sws_rcu_head rcu;
-	struct sws_sim *sim;
-	uint64_t id;
-	uint64_t bitmap[SWS_CLUSTER_SLOTS / 64]; /* allocated slots */
-	struct swp_desc *desc;
-};
-
-/* dev->design of the virtual device. */
-struct vswap_vdev {
-	struct locked_xa map; /* vswap_cluster_map: id -> struct vswap_cluster, under its xa_lock */
-	/* The allocator's own pointer to each cluster (it has the cluster in
-	 * hand, as the kernel's per-CPU and partial lists do). */
-	struct vswap_cluster **clusters;
-	struct sws_cluster_array clusters_array;
-};
-
-/* dev->design of a physical device: two bitmaps and the reverse map. */
-struct vswap_pdev {
-	_Atomic uint64_t *allocated;
-	uint64_t *bad;
-	uint64_t words;
-	_Atomic(_Atomic uint64_t *) *rmap; /* per cluster: the virtual entry of each slot */
-	struct sws_cluster_array rmap_array;
-};
-
-#define RMAP_BYTES (SWS_CLUSTER_SLOTS * sizeof(uint64_t))
-/* The virtual space grows and shrinks 64 clusters (64 MiB of entries' worth
- * of metadata pages) at a time: the series allocates clusters one by one;
- * the chunk only sizes how the core maps its per-cluster arrays. */
-#define VSWAP_CHUNK 64u
-
-static inline bool is_virtual(const struct sws_device *dev) { return dev->flags & SWS_SWP_VIRTUAL; }
-static inline struct vswap_vdev *vd_of(struct sws_device *dev) { return dev->design; }
-static inline struct vswap_pdev *pd_of(struct sws_device *dev) { return dev->design; }
-static inline unsigned idx_of(uint64_t off) { return (unsigned)(off % SWS_CLUSTER_SLOTS); }
-
-static inline bool cache_is_folio(uint64_t c) { return c && !(c & 1); }
-static inline uint64_t cache_folio(uint64_t pfn) { return pfn << 1; }
-static inline uint64_t cache_shadow(uint64_t v) { return v ? (v << 1) | 1 : 0; }
-static inline uint64_t cache_to_shadow(uint64_t c) { return (c & 1) ? c >> 1 : 0; }
+#include "vswap.h"
 
 /* ---- the cluster map ---------------------------------------------------------------- */
 
@@ -142,27 +43,6 @@ static struct vswap_cluster *desc_lock(struct sws_cpu *cpu, struct sws_device *d
 	sws__work_maybe(cpu, SWS_WORK_meta_walk, loads);
 	return cl;
 }
-
-static inline void desc_unlock(struct sws_device *dev, uint64_t off)
-{
-	sws__cluster_unlock(sws__offset_cluster(dev, off));
-}
-
-/* The lock of virtual cluster @cl of @dev (holding @off) is held, or @cl is
- * NULL: the cluster was free when looked up and nothing is locked. */
-static inline void assert_desc_locked(struct sws_device *dev, const struct vswap_cluster *cl,
-				      uint64_t off)
-{
-	if (cl)
-		SWS_ASSERT_HELD(&sws__offset_cluster(dev, off)->lock);
-}
-
-static inline bool allocated(const struct vswap_cluster *cl, uint64_t off)
-{
-	return cl && sws_bit_test(cl->bitmap, idx_of(off));
-}
-
-static inline struct swp_desc *desc_of(struct vswap_cluster *cl, uint64_t off) { return &cl->desc[idx_of(off)]; }
 
 /* ---- physical slots ------------------------------------------------------------------- */
 
@@ -222,10 +102,10 @@ static void __release_backing(struct sws_cpu *cpu, struct sws_device *dev, struc
 		phys_free(cpu, dev->sim, run, run_n);
 }
 
-/* Virtual ci->lock held: vswap_free_nr(): @nr slots from @off have no count
- * and are not cached: release their backends and give them back (one
- * batch, as since v4). */
-static void __slots_free(struct sws_cpu *cpu, struct sws_device *dev, struct vswap_cluster *cl,
+/* Virtual ci->lock held: @nr slots from @off have no count and are not
+ * cached: release their backends and give them back, in one batch (a
+ * variant's free_unused decides the batches). */
+void sws___vs_slots_free(struct sws_cpu *cpu, struct sws_device *dev, struct vswap_cluster *cl,
 			 uint64_t off, unsigned nr)
 {
 	SWS_ASSERT_HELD(&sws__offset_cluster(dev, off)->lock);
@@ -235,26 +115,6 @@ static void __slots_free(struct sws_cpu *cpu, struct sws_device *dev, struct vsw
 		sws_bit_clear(cl->bitmap, idx_of(off + i));
 	}
 	sws___swap_range_free(cpu, dev, sws__offset_cluster(dev, off), off, nr);
-}
-
-/* Virtual ci->lock held: free every slot of the @nr from @off left with no
- * count and not cached, run by run (vswap_free_nr(): one batch per run,
- * since v4). */
-static void __free_unused(struct sws_cpu *cpu, struct sws_device *dev, struct vswap_cluster *cl,
-			  uint64_t off, unsigned nr)
-{
-	SWS_ASSERT_HELD(&sws__offset_cluster(dev, off)->lock);
-	unsigned run = 0;
-	for (unsigned i = 0; i <= nr; i++) {
-		struct swp_desc *d = i < nr ? desc_of(cl, off + i) : NULL;
-		if (d && !d->swap_count && !d->in_swapcache && allocated(cl, off + i)) {
-			run++;
-			continue;
-		}
-		if (run)
-			__slots_free(cpu, dev, cl, off + i - run, run);
-		run = 0;
-	}
 }
 
 /* ---- device lifecycle --------------------------------------------------------------------- */
@@ -363,13 +223,13 @@ static void __pcluster_put(struct sws_cpu *cpu, struct sws_device *dev, struct s
 	sws__work_maybe(cpu, SWS_WORK_meta_free, 1);
 }
 
-static int vs_cluster_get(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci)
+int sws__vs_cluster_get(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci)
 {
 	SWS_ASSERT_HELD(&ci->lock);
 	return is_virtual(dev) ? __vcluster_get(cpu, dev, ci) : __pcluster_get(cpu, dev, ci);
 }
 
-static void vs_cluster_put(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci)
+void sws__vs_cluster_put(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci)
 {
 	SWS_ASSERT_HELD(&ci->lock);
 	if (is_virtual(dev))
@@ -378,7 +238,7 @@ static void vs_cluster_put(struct sws_cpu *cpu, struct sws_device *dev, struct s
 		__pcluster_put(cpu, dev, ci);
 }
 
-static void vs_device_fini(struct sws_device *dev)
+void sws__vs_device_fini(struct sws_device *dev)
 {
 	struct sws_mem *mem = &dev->sim->mem;
 	if (!dev->design)
@@ -403,7 +263,7 @@ static void vs_device_fini(struct sws_device *dev)
 	dev->design = dev->design_index = NULL;
 }
 
-static int vs_device_init(struct sws_device *dev)
+int sws__vs_device_init(struct sws_device *dev)
 {
 	struct sws_mem *mem = &dev->sim->mem;
 	if (is_virtual(dev)) {
@@ -428,7 +288,7 @@ static int vs_device_init(struct sws_device *dev)
 			sws_spin_unlock(&ci->lock);
 		}
 		if (rc) {
-			vs_device_fini(dev);
+			sws__vs_device_fini(dev);
 			return rc;
 		}
 		dev->design_index = &vd->map;
@@ -443,7 +303,7 @@ static int vs_device_init(struct sws_device *dev)
 	pd->bad = sws__mem_zalloc(mem, SWS_MEM_swap_bitmap, pd->words * 8, 0);
 	pd->rmap = sws__cluster_array_create(dev, &pd->rmap_array, sizeof(*pd->rmap), SWS_MEM_cluster_tables, 64);
 	if (!pd->allocated || !pd->bad || !pd->rmap) {
-		vs_device_fini(dev);
+		sws__vs_device_fini(dev);
 		return SWS_ENOMEM;
 	}
 	sws_bit_set(pd->bad, 0); /* the header */
@@ -457,7 +317,7 @@ static int vs_device_init(struct sws_device *dev)
 		int rc = ci->count && !pd->rmap[with_bad[k]] ? __pcluster_get(NULL, dev, ci) : 0;
 		sws_spin_unlock(&ci->lock);
 		if (rc) {
-			vs_device_fini(dev);
+			sws__vs_device_fini(dev);
 			return SWS_ENOMEM;
 		}
 	}
@@ -488,7 +348,7 @@ static const struct sws_ext_ops vspace_ext_ops = {
 };
 
 /* The virtual device comes with the simulation. */
-static int vs_sim_init(struct sws_sim *sim)
+int sws__vs_sim_init(struct sws_sim *sim)
 {
 	struct sws_device_config cfg = {
 		.flags = SWS_SWP_SOLIDSTATE | SWS_SWP_VIRTUAL,
@@ -532,8 +392,8 @@ static bool __vs_range_free(struct sws_device *dev, struct sws_cluster *ci, uint
 }
 
 /* cluster_scan_range() over the cluster's bitmap (virtual) or the device's maps. */
-static uint64_t vs_range_find(struct sws_device *dev, struct sws_cluster *ci, uint64_t start, uint64_t end,
-			      unsigned nr)
+uint64_t sws__vs_range_find(struct sws_device *dev, struct sws_cluster *ci, uint64_t start, uint64_t end,
+			    unsigned nr)
 {
 	SWS_ASSERT_HELD(&ci->lock);
 	for (uint64_t off = start; off + nr <= end; off += nr)
@@ -544,8 +404,8 @@ static uint64_t vs_range_find(struct sws_device *dev, struct sws_cluster *ci, ui
 
 /* Virtual slots: each descriptor takes the folio (FOLIO-backed, in the swap
  * cache, count 0). Physical slots: @owner is the virtual entry they back. */
-static void vs_range_alloc(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci, uint64_t off,
-			   unsigned nr, uint64_t owner)
+void sws__vs_range_alloc(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci, uint64_t off,
+			 unsigned nr, uint64_t owner)
 {
 	(void)cpu;
 	SWS_ASSERT_HELD(&ci->lock);
@@ -570,7 +430,7 @@ static void vs_range_alloc(struct sws_cpu *cpu, struct sws_device *dev, struct s
 
 /* ---- counts ------------------------------------------------------------------------------ */
 
-static int vs_dup(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr)
+int sws__vs_dup(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr)
 {
 	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
 	int rc = 0;
@@ -589,7 +449,7 @@ static int vs_dup(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uns
 
 /* vswap_free_nr_any_cache_only(): drop one reference per slot; runs of slots
  * left with nothing are freed together. */
-static int vs_put(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, uint64_t *only_cache)
+int sws__vs_put(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, uint64_t *only_cache)
 {
 	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
 	int rc = 0;
@@ -605,13 +465,13 @@ static int vs_put(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uns
 			sws_bit_set(only_cache, i);
 	}
 	if (!rc)
-		__free_unused(cpu, dev, cl, off, nr);
+		variant_of(dev)->free_unused(cpu, dev, cl, off, nr);
 	if (cl)
 		desc_unlock(dev, off);
 	return rc;
 }
 
-static int vs_count(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uint32_t *count)
+int sws__vs_count(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uint32_t *count)
 {
 	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
 	int rc = allocated(cl, off) && off ? 0 : SWS_ENOENT;
@@ -647,8 +507,8 @@ static int __cache_check(struct sws_device *dev, struct vswap_cluster *cl, uint6
 }
 
 /* swap_cache_add_folio(): under the cluster lock, the folio into each descriptor. */
-static int vs_cache_add(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, uint64_t pfn,
-			uint64_t *shadow)
+int sws__vs_cache_add(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, uint64_t pfn,
+		      uint64_t *shadow)
 {
 	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
 	int rc = __cache_check(dev, cl, off, nr);
@@ -666,7 +526,7 @@ static int vs_cache_add(struct sws_cpu *cpu, struct sws_device *dev, uint64_t of
 }
 
 /* vswap_get_swap_cache(): the map walk, the cluster lock, the descriptor. */
-static uint64_t vs_cache_lookup(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned *loads)
+uint64_t sws__vs_cache_lookup(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned *loads)
 {
 	struct vswap_cluster *cl = cluster_lock(cpu, dev, off, loads);
 	if (!cl)
@@ -682,7 +542,7 @@ static uint64_t vs_cache_lookup(struct sws_cpu *cpu, struct sws_device *dev, uin
 	return pfn;
 }
 
-static int vs_cache_get_shadow(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uint64_t *shadow)
+int sws__vs_cache_get_shadow(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uint64_t *shadow)
 {
 	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
 	int rc = allocated(cl, off) && off ? 0 : SWS_ENOENT;
@@ -716,8 +576,8 @@ static int __check_cached(struct sws_device *dev, struct vswap_cluster *cl, uint
 
 /* __vswap_remove_mapping(): the shadow in, the pin off; slots with no count
  * left are freed in the same hold. */
-static int vs_cache_del(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, uint64_t pfn,
-			uint64_t shadow)
+int sws__vs_cache_del(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, uint64_t pfn,
+		      uint64_t shadow)
 {
 	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
 	int rc = __check_cached(dev, cl, off, nr, pfn);
@@ -727,14 +587,14 @@ static int vs_cache_del(struct sws_cpu *cpu, struct sws_device *dev, uint64_t of
 		d->cache = cache_shadow(shadow);
 	}
 	if (!rc)
-		__free_unused(cpu, dev, cl, off, nr);
+		variant_of(dev)->free_unused(cpu, dev, cl, off, nr);
 	if (cl)
 		desc_unlock(dev, off);
 	return rc;
 }
 
-static int vs_cache_replace(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr,
-			    uint64_t old_pfn, uint64_t new_pfn)
+int sws__vs_cache_replace(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr,
+			  uint64_t old_pfn, uint64_t new_pfn)
 {
 	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
 	int rc = __check_cached(dev, cl, off, nr, old_pfn);
@@ -748,7 +608,7 @@ static int vs_cache_replace(struct sws_cpu *cpu, struct sws_device *dev, uint64_
 /* do_swap_page()'s bypass, kept by the series (it is based on 6.19) for
  * entries backed by a SYNCHRONOUS_IO device: count 1, then in_swapcache set
  * without a folio (swapcache_prepare()). */
-static int vs_pin(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, uint64_t *shadow)
+int sws__vs_pin(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, uint64_t *shadow)
 {
 	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
 	int rc = __cache_check(dev, cl, off, nr);
@@ -772,7 +632,7 @@ static int vs_pin(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uns
 	return rc;
 }
 
-static int vs_unpin(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr)
+int sws__vs_unpin(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr)
 {
 	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
 	int rc = 0;
@@ -783,7 +643,7 @@ static int vs_unpin(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, u
 	for (unsigned i = 0; i < nr && !rc; i++)
 		desc_of(cl, off + i)->in_swapcache = 0;
 	if (!rc)
-		__free_unused(cpu, dev, cl, off, nr);
+		variant_of(dev)->free_unused(cpu, dev, cl, off, nr);
 	if (cl)
 		desc_unlock(dev, off);
 	return rc;
@@ -804,7 +664,7 @@ static int __all_allocated(struct sws_device *dev, struct vswap_cluster *cl, uin
 
 /* swap_zeromap_folio_set(): the old backend goes, the type is ZERO; clearing
  * makes a zero descriptor FOLIO-backed again (vswap_prepare_writeout()). */
-static int vs_set_zero(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, bool zero)
+int sws__vs_set_zero(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, bool zero)
 {
 	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
 	int rc = __all_allocated(dev, cl, off, nr);
@@ -822,7 +682,7 @@ static int vs_set_zero(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off
 }
 
 /* swap_zeromap_batch() walks descriptors under their cluster lock. */
-static bool vs_zero_test(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off)
+bool sws__vs_zero_test(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off)
 {
 	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
 	bool zero = allocated(cl, off) && desc_of(cl, off)->type == VSWAP_ZERO;
@@ -831,7 +691,7 @@ static bool vs_zero_test(struct sws_cpu *cpu, struct sws_device *dev, uint64_t o
 	return zero;
 }
 
-static int vs_set_memcg(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, uint16_t id)
+int sws__vs_set_memcg(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, uint16_t id)
 {
 	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
 	int rc = __all_allocated(dev, cl, off, nr);
@@ -869,8 +729,8 @@ static unsigned order_of(unsigned nr)
 }
 
 /* vswap_alloc_swap_slot() for a write, or the slot a read goes to. */
-static int vs_io_slot(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, bool write,
-		      sws_entry_t *phys)
+int sws__vs_io_slot(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, bool write,
+		    sws_entry_t *phys)
 {
 	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
 	int rc = __all_allocated(dev, cl, off, nr);
@@ -926,7 +786,7 @@ static int vs_io_slot(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off,
 }
 
 /* vswap_store_folio(): swapoff read the page into the swap cache; the folio is its backend now. */
-static int vs_io_release(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr)
+int sws__vs_io_release(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr)
 {
 	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
 	int rc = __all_allocated(dev, cl, off, nr);
@@ -945,7 +805,7 @@ static int vs_io_release(struct sws_cpu *cpu, struct sws_device *dev, uint64_t o
 	return rc;
 }
 
-static sws_entry_t vs_rmap(struct sws_cpu *cpu, struct sws_device *pdev, uint64_t poff)
+sws_entry_t sws__vs_rmap(struct sws_cpu *cpu, struct sws_device *pdev, uint64_t poff)
 {
 	struct vswap_pdev *pd = pd_of(pdev);
 	struct sws_cluster *ci = sws__offset_cluster(pdev, poff);
@@ -957,7 +817,7 @@ static sws_entry_t vs_rmap(struct sws_cpu *cpu, struct sws_device *pdev, uint64_
 }
 
 /* zswap_entry_store(): the entry becomes the backend, the previous one goes. */
-static int vs_zswap_store(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, void *entry, void **old)
+int sws__vs_zswap_store(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, void *entry, void **old)
 {
 	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
 	int rc = __all_allocated(dev, cl, off, 1);
@@ -978,7 +838,7 @@ static int vs_zswap_store(struct sws_cpu *cpu, struct sws_device *dev, uint64_t 
 	return rc;
 }
 
-static void *vs_zswap_load(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off)
+void *sws__vs_zswap_load(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off)
 {
 	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
 	void *en = allocated(cl, off) && desc_of(cl, off)->type == VSWAP_ZSWAP ? desc_of(cl, off)->zswap_entry : NULL;
@@ -989,7 +849,7 @@ static void *vs_zswap_load(struct sws_cpu *cpu, struct sws_device *dev, uint64_t
 
 /* vswap_store_folio() after a load, or a writeback taking the entry: the
  * folio in the swap cache is the backend now. */
-static void *vs_zswap_erase(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off)
+void *sws__vs_zswap_erase(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off)
 {
 	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
 	void *en = NULL;
@@ -1004,7 +864,7 @@ static void *vs_zswap_erase(struct sws_cpu *cpu, struct sws_device *dev, uint64_
 	return en;
 }
 
-static void vs_zswap_drain(struct sws_device *dev, void (*fn)(void *ctx, void *entry), void *ctx)
+void sws__vs_zswap_drain(struct sws_device *dev, void (*fn)(void *ctx, void *entry), void *ctx)
 {
 	struct vswap_vdev *vd = vd_of(dev);
 	for (uint32_t c = 0, n = sws__nr_clusters_mapped(dev); c < n; c++) {
@@ -1025,7 +885,7 @@ static void vs_zswap_drain(struct sws_device *dev, void (*fn)(void *ctx, void *e
 
 /* ---- introspection ------------------------------------------------------------------------- */
 
-static void vs_slot_state(struct sws_device *dev, struct sws_cluster *ci, uint64_t off, struct sws_slot_state *st)
+void sws__vs_slot_state(struct sws_device *dev, struct sws_cluster *ci, uint64_t off, struct sws_slot_state *st)
 {
 	SWS_ASSERT_HELD(&ci->lock);
 	uint32_t c = sws__cluster_idx(dev, ci);
@@ -1050,7 +910,7 @@ static void vs_slot_state(struct sws_device *dev, struct sws_cluster *ci, uint64
 	}
 }
 
-static int vs_check_cluster(struct sws_device *dev, struct sws_cluster *ci, char *msg, size_t len)
+int sws__vs_check_cluster(struct sws_device *dev, struct sws_cluster *ci, char *msg, size_t len)
 {
 	SWS_ASSERT_HELD(&ci->lock);
 	uint32_t c = sws__cluster_idx(dev, ci);
@@ -1104,38 +964,3 @@ static int vs_check_cluster(struct sws_device *dev, struct sws_cluster *ci, char
 		SWS__CORRUPT(msg, len, "vswap cluster %u: count %u but %u slots allocated", c, ci->count, used);
 	return 0;
 }
-
-const struct sws_design_ops sws__vswap_ops = {
-	.version = SWS_DESIGN_OPS_VERSION,
-	.name = "vswap",
-	.flags = SWS_DESIGN_VIRTUAL | SWS_DESIGN_SYNC_BYPASS | SWS_DESIGN_RCU_BARRIER,
-	.sim_init = vs_sim_init,
-	.device_init = vs_device_init,
-	.device_fini = vs_device_fini,
-	.cluster_get = vs_cluster_get,
-	.cluster_put = vs_cluster_put,
-	.range_find = vs_range_find,
-	.range_alloc = vs_range_alloc,
-	.dup = vs_dup,
-	.put = vs_put,
-	.count = vs_count,
-	.cache_add = vs_cache_add,
-	.cache_lookup = vs_cache_lookup,
-	.cache_get_shadow = vs_cache_get_shadow,
-	.cache_del = vs_cache_del,
-	.cache_replace = vs_cache_replace,
-	.pin = vs_pin,
-	.unpin = vs_unpin,
-	.set_zero = vs_set_zero,
-	.zero_test = vs_zero_test,
-	.set_memcg = vs_set_memcg,
-	.slot_state = vs_slot_state,
-	.check_cluster = vs_check_cluster,
-	.io_slot = vs_io_slot,
-	.io_release = vs_io_release,
-	.rmap = vs_rmap,
-	.zswap_store = vs_zswap_store,
-	.zswap_load = vs_zswap_load,
-	.zswap_erase = vs_zswap_erase,
-	.zswap_drain = vs_zswap_drain,
-};
