@@ -132,70 +132,68 @@ const char *cli_size_hint(const char *s, char *buf, size_t len)
 	return buf;
 }
 
-int cli_parse_swap(char *s, struct sws_replay_swap *out, char *msg, size_t msg_len)
+/* One key=value of a swap device spec (@val: after the '='). */
+static int swap_key(const char *kv, const char *val, struct sws_replay_swap *out, char *msg, size_t msg_len)
 {
-	if (!s || !out)
-		return fail(msg, msg_len, "missing device spec");
-	memset(out, 0, sizeof(*out));
-	out->prio = -1;
-	char *save = NULL;
-	for (char *kv = strtok_r(s, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
-		char *val = strchr(kv, '=');
-		uint64_t v;
-		const char *e;
-		if (!val && (!strcmp(kv, "reuse") || !strcmp(kv, "follow"))) {
-			out->file_flags |= kv[0] == 'r' ? SWS_BACKING_REUSE : SWS_BACKING_FOLLOW;
-			continue;
-		}
-		if (!val && !strcmp(kv, "discard")) {
-			out->swap_flags |= SWS_REPLAY_SWAP_DISCARD;
-			continue;
-		}
-		if (!val && !cli_parse_size(kv, &v))
-			return fail(msg, msg_len,
-				    "'%s' is a size, not a device spec: write size=%s (SPEC is key=value "
-				    "pairs, e.g. size=%s,type=ssd)", kv, kv, kv);
-		if (!val)
-			return fail(msg, msg_len, "'%s': expected key=value (or reuse, follow, discard)", kv);
-		*val++ = 0;
-		if (!strcmp(kv, "size")) {
-			char hint[160];
-			if (cli_parse_size(val, &v))
-				return fail(msg, msg_len, "size=%s: %s", val, cli_size_hint(val, hint, sizeof(hint)));
-			if (v < 2 * SWS_PAGE_SIZE)
-				return fail(msg, msg_len, "size=%s: below the smallest device, 2 pages (8K)", val);
-			out->pages = v / SWS_PAGE_SIZE;
-		} else if (!strcmp(kv, "type")) {
-			if (sws_replay_swap_kind_parse(val, &out->kind))
-				return fail(msg, msg_len,
-					    "type=%s: expected ssd (nvme), sata, hdd, zram, pmem or xswap", val);
-		} else if (!strcmp(kv, "prio")) {
-			if (parse_u64(val, &e, &v) || *e || v > 32767)
-				return fail(msg, msg_len, "prio=%s: expected 0..32767", val);
-			out->prio = (int32_t)v;
-		} else if (!strcmp(kv, "file")) {
-			if (!*val)
-				return fail(msg, msg_len, "file=: empty path");
-			out->path = val;
-		} else if (!strcmp(kv, "rlat") || !strcmp(kv, "wlat")) {
-			if (parse_u64(val, &e, &v) || *e || !v)
-				return fail(msg, msg_len, "%s=%s: expected nanoseconds > 0", kv, val);
-			*(kv[0] == 'r' ? &out->read_ns : &out->write_ns) = v;
-		} else if (!strcmp(kv, "limit")) {
-			if (parse_u64(val, &e, &v) || *e || !v)
-				return fail(msg, msg_len, "limit=%s: expected pages > 0", val);
-			out->limit_pages = v;
-		} else if (!strcmp(kv, "qd")) {
-			if (parse_u64(val, &e, &v) || *e || !v || v > SWS_DEVICE_MAX_QUEUE)
-				return fail(msg, msg_len, "qd=%s: expected a queue depth in 1..%u", val,
-					    SWS_DEVICE_MAX_QUEUE);
-			out->queue_depth = (uint32_t)v;
-		} else {
-			return fail(msg, msg_len,
-				    "unknown key '%s' (size, type, prio, file, rlat, wlat, qd, limit, reuse, follow, discard)",
-				    kv);
-		}
+	uint64_t v;
+	const char *e;
+	char hint[160];
+	if (!strcmp(kv, "size")) {
+		if (cli_parse_size(val, &v))
+			return fail(msg, msg_len, "size=%s: %s", val, cli_size_hint(val, hint, sizeof(hint)));
+		if (v < 2 * SWS_PAGE_SIZE)
+			return fail(msg, msg_len, "size=%s: below the smallest device, 2 pages (8K)", val);
+		out->pages = v / SWS_PAGE_SIZE;
+	} else if (!strcmp(kv, "type")) {
+		if (sws_replay_swap_kind_parse(val, &out->kind))
+			return fail(msg, msg_len, "type=%s: expected ssd (nvme), sata, hdd, zram, pmem or xswap", val);
+	} else if (!strcmp(kv, "prio")) {
+		if (parse_u64(val, &e, &v) || *e || v > 32767)
+			return fail(msg, msg_len, "prio=%s: expected 0..32767", val);
+		out->prio = (int32_t)v;
+	} else if (!strcmp(kv, "file")) {
+		if (!*val)
+			return fail(msg, msg_len, "file=: empty path");
+		out->path = val;
+	} else if (!strcmp(kv, "rlat") || !strcmp(kv, "wlat")) {
+		if (parse_u64(val, &e, &v) || *e || !v)
+			return fail(msg, msg_len, "%s=%s: expected nanoseconds > 0", kv, val);
+		*(kv[0] == 'r' ? &out->read_ns : &out->write_ns) = v;
+	} else if (!strcmp(kv, "limit")) {
+		if (parse_u64(val, &e, &v) || *e || !v)
+			return fail(msg, msg_len, "limit=%s: expected pages > 0", val);
+		out->limit_pages = v;
+	} else if (!strcmp(kv, "qd")) {
+		if (parse_u64(val, &e, &v) || *e || !v || v > SWS_DEVICE_MAX_QUEUE)
+			return fail(msg, msg_len, "qd=%s: expected a queue depth in 1..%u", val, SWS_DEVICE_MAX_QUEUE);
+		out->queue_depth = (uint32_t)v;
+	} else {
+		return fail(msg, msg_len,
+			    "unknown key '%s' (size, type, prio, file, rlat, wlat, qd, limit, reuse, follow, discard)", kv);
 	}
+	return 0;
+}
+
+/* A word of a spec without '=': reuse, follow, discard. */
+static int swap_word(const char *kv, struct sws_replay_swap *out, char *msg, size_t msg_len)
+{
+	uint64_t v;
+	if (!strcmp(kv, "reuse") || !strcmp(kv, "follow"))
+		out->file_flags |= kv[0] == 'r' ? SWS_BACKING_REUSE : SWS_BACKING_FOLLOW;
+	else if (!strcmp(kv, "discard"))
+		out->swap_flags |= SWS_REPLAY_SWAP_DISCARD;
+	else if (!cli_parse_size(kv, &v))
+		return fail(msg, msg_len,
+			    "'%s' is a size, not a device spec: write size=%s (SPEC is key=value "
+			    "pairs, e.g. size=%s,type=ssd)", kv, kv, kv);
+	else
+		return fail(msg, msg_len, "'%s': expected key=value (or reuse, follow, discard)", kv);
+	return 0;
+}
+
+/* The keys of a whole spec that do not go together. */
+static int swap_check(const struct sws_replay_swap *out, char *msg, size_t msg_len)
+{
 	bool xswap = out->kind == SWS_REPLAY_SWAP_XSWAP;
 	if (xswap && (out->pages || out->path || out->read_ns || out->write_ns))
 		return fail(msg, msg_len, "type=xswap is sized by RAM and has no storage: "
@@ -209,6 +207,24 @@ int cli_parse_swap(char *s, struct sws_replay_swap *out, char *msg, size_t msg_l
 	if (out->file_flags && !out->path)
 		return fail(msg, msg_len, "reuse and follow are about file=PATH, which is missing");
 	return 0;
+}
+
+int cli_parse_swap(char *s, struct sws_replay_swap *out, char *msg, size_t msg_len)
+{
+	if (!s || !out)
+		return fail(msg, msg_len, "missing device spec");
+	memset(out, 0, sizeof(*out));
+	out->prio = -1;
+	char *save = NULL;
+	for (char *kv = strtok_r(s, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+		char *val = strchr(kv, '=');
+		int rc;
+		if (val)
+			*val++ = 0;
+		if ((rc = val ? swap_key(kv, val, out, msg, msg_len) : swap_word(kv, out, msg, msg_len)))
+			return rc;
+	}
+	return swap_check(out, msg, msg_len);
 }
 
 static const char *const content_names[SWS_NR_CONTENT] = {"zero", "same", "index", "text",

@@ -1413,6 +1413,67 @@ static void free_self(struct self_description *d)
 	free(d->command);
 }
 
+/* --check with an option it cannot go with: say so. @return 0 or 2. */
+static int check_usage(const struct opts *o)
+{
+	const char *why = o->have_workload			? "--workload (the recording is the input)"
+			  : o->report == 2			? "--report csv (a table, or --report json)"
+			  : o->report == 3			? "--report counters (a table, or --report json)"
+			  : o->report >= 4			? "--report mmtests or lkp (a table, or --report json)"
+			  : o->nbackends > 1			? "--compare (one design: --backend)"
+			  : o->repeat > 1			? "--repeat (one run)"
+			  : o->trace && !strcmp(o->trace, "-") ? "--trace - (a file)"
+							       : NULL;
+	if (why)
+		fprintf(stderr, "swapsim-replay: --check: not with %s (try --help)\n", why);
+	return why ? 2 : 0;
+}
+
+/* The options of a replay (not --check) that do not go together, the
+ * defaults they leave, and a warning. @return 0 or 2 (said). */
+static int check_replay_usage(struct opts *o)
+{
+	if (!!o->trace == o->have_workload) {
+		fprintf(stderr, "swapsim-replay: give exactly one of --trace FILE or --workload NAME "
+				"(try --help)\n");
+		return 2;
+	}
+	if (!o->nbackends) {
+		o->backends[0] = SWS_BACKEND_SWAP_TABLE;
+		o->nbackends = 1;
+	}
+	if (o->reader_opts && !o->trace) {
+		fprintf(stderr, "swapsim-replay: the trace reader options (--pid, --addr-hex, --no-ifetch, "
+				"--damon-*, --max-line) read a --trace; --workload has none (try --help)\n");
+		return 2;
+	}
+	if (refuse_inputs(o, NULL))
+		return 2;
+	if (o->trace && !strcmp(o->trace, "-") && (o->nbackends > 1 || o->repeat > 1)) {
+		char what[64];
+		if (o->nbackends > 1)
+			snprintf(what, sizeof(what), "no --compare of %u designs", o->nbackends);
+		else
+			snprintf(what, sizeof(what), "no --repeat %u", o->repeat);
+		fprintf(stderr, "swapsim-replay: --trace -: standard input can be read once, so one run: "
+				"%s (save the trace to a file) (try --help)\n", what);
+		return 2;
+	}
+	if (!xswap_usable(o))
+		return 2;
+	if (o->swapoff > (o->nswap ? o->nswap : 1) ||
+	    (o->swapoff && o->nswap && o->swap[o->swapoff - 1].kind == SWS_REPLAY_SWAP_XSWAP))
+		return bad("--swapoff", "%u: not one of the %u --swap devices (an xswap one goes with its "
+					"own interface)", o->swapoff, o->nswap ? o->nswap : 1);
+	if (o->memcg_per_task && !o->mem_limit)
+		return bad("--memcg-per-task", "needs --mem-limit (the limit of each task's memcg)");
+	if (o->mem_limit && o->ram && o->mem_limit > o->ram)
+		fprintf(stderr, "swapsim-replay: warning: --mem-limit %s%s is above --ram %s%s: the limit never binds\n",
+			o->mem_limit_arg ? o->mem_limit_arg : "", o->mem_limit_arg ? "" : "(recorded)",
+			o->ram_arg ? o->ram_arg : "", o->ram_arg ? "" : "(recorded)");
+	return 0;
+}
+
 static int replay_main(int argc, char **argv)
 {
 	struct opts o;
@@ -1426,79 +1487,19 @@ static int replay_main(int argc, char **argv)
 		return rc;
 	}
 	if (o.check) {
-		const char *why = o.have_workload	? "--workload (the recording is the input)"
-				  : o.report == 2	? "--report csv (a table, or --report json)"
-				  : o.report == 3	? "--report counters (a table, or --report json)"
-				  : o.report >= 4	? "--report mmtests or lkp (a table, or --report json)"
-				  : o.nbackends > 1	? "--compare (one design: --backend)"
-				  : o.repeat > 1	? "--repeat (one run)"
-				  : o.trace && !strcmp(o.trace, "-") ? "--trace - (a file)"
-								       : NULL;
-		if (why) {
-			fprintf(stderr, "swapsim-replay: --check: not with %s (try --help)\n", why);
-			free_opts(&o);
-			return 2;
+		rc = check_usage(&o);
+		if (!rc) {
+			catch_stop_signals(); /* and compare what ran */
+			rc = run_check(&o, argc, argv);
 		}
-	}
-	if (o.check) {
-		catch_stop_signals(); /* and compare what ran */
-		rc = run_check(&o, argc, argv);
 		free_opts(&o);
 		fflush(stdout);
 		return interrupted ? 128 + interrupted : rc;
 	}
-	if (!!o.trace == o.have_workload) {
-		fprintf(stderr, "swapsim-replay: give exactly one of --trace FILE or --workload NAME "
-				"(try --help)\n");
+	if ((rc = check_replay_usage(&o))) {
 		free_opts(&o);
-		return 2;
+		return rc;
 	}
-	if (!o.nbackends) {
-		o.backends[0] = SWS_BACKEND_SWAP_TABLE;
-		o.nbackends = 1;
-	}
-	if (o.reader_opts && !o.trace) {
-		fprintf(stderr, "swapsim-replay: the trace reader options (--pid, --addr-hex, --no-ifetch, "
-				"--damon-*, --max-line) read a --trace; --workload has none (try --help)\n");
-		free_opts(&o);
-		return 2;
-	}
-	if (refuse_inputs(&o, NULL)) {
-		free_opts(&o);
-		return 2;
-	}
-	if (o.trace && !strcmp(o.trace, "-") && (o.nbackends > 1 || o.repeat > 1)) {
-		char what[64];
-		if (o.nbackends > 1)
-			snprintf(what, sizeof(what), "no --compare of %u designs", o.nbackends);
-		else
-			snprintf(what, sizeof(what), "no --repeat %u", o.repeat);
-		fprintf(stderr, "swapsim-replay: --trace -: standard input can be read once, so one run: "
-				"%s (save the trace to a file) (try --help)\n", what);
-		free_opts(&o);
-		return 2;
-	}
-	if (!xswap_usable(&o)) {
-		free_opts(&o);
-		return 2;
-	}
-	if (o.swapoff > (o.nswap ? o.nswap : 1) ||
-	    (o.swapoff && o.nswap && o.swap[o.swapoff - 1].kind == SWS_REPLAY_SWAP_XSWAP)) {
-		int brc = bad("--swapoff", "%u: not one of the %u --swap devices (an xswap one goes with its "
-					  "own interface)", o.swapoff, o.nswap ? o.nswap : 1);
-		free_opts(&o);
-		return brc;
-	}
-	if (o.memcg_per_task && !o.mem_limit) {
-		int brc = bad("--memcg-per-task", "needs --mem-limit (the limit of each task's memcg)");
-		free_opts(&o);
-		return brc;
-	}
-	if (o.mem_limit && o.ram && o.mem_limit > o.ram)
-		fprintf(stderr, "swapsim-replay: warning: --mem-limit %s%s is above --ram %s%s: the limit never binds\n",
-			o.mem_limit_arg ? o.mem_limit_arg : "", o.mem_limit_arg ? "" : "(recorded)",
-			o.ram_arg ? o.ram_arg : "", o.ram_arg ? "" : "(recorded)");
-
 	catch_stop_signals();
 	warn_cpus(&o);
 	/* A backing file a run creates is scratch: the library removes it at the end of
