@@ -1,8 +1,9 @@
 /*
  * cli_parse.c - the command line's value grammar, shared by the programs in
  * sim/ and their tests: sizes (K/M/G/T suffixes, or pages with "p"), swap
- * device specs, content mixes and each synthetic workload's own options
- * (usemem's vm-scalability flags). Public API only (swapsim/replay.h).
+ * device specs, content mixes and each synthetic workload's own options, read
+ * from the workload's table (sws_workload_params(): usemem's vm-scalability
+ * flags, ...). Public API only (swapsim/replay.h).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -131,70 +132,68 @@ const char *cli_size_hint(const char *s, char *buf, size_t len)
 	return buf;
 }
 
-int cli_parse_swap(char *s, struct sws_replay_swap *out, char *msg, size_t msg_len)
+/* One key=value of a swap device spec (@val: after the '='). */
+static int swap_key(const char *kv, const char *val, struct sws_replay_swap *out, char *msg, size_t msg_len)
 {
-	if (!s || !out)
-		return fail(msg, msg_len, "missing device spec");
-	memset(out, 0, sizeof(*out));
-	out->prio = -1;
-	char *save = NULL;
-	for (char *kv = strtok_r(s, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
-		char *val = strchr(kv, '=');
-		uint64_t v;
-		const char *e;
-		if (!val && (!strcmp(kv, "reuse") || !strcmp(kv, "follow"))) {
-			out->file_flags |= kv[0] == 'r' ? SWS_BACKING_REUSE : SWS_BACKING_FOLLOW;
-			continue;
-		}
-		if (!val && !strcmp(kv, "discard")) {
-			out->swap_flags |= SWS_REPLAY_SWAP_DISCARD;
-			continue;
-		}
-		if (!val && !cli_parse_size(kv, &v))
-			return fail(msg, msg_len,
-				    "'%s' is a size, not a device spec: write size=%s (SPEC is key=value "
-				    "pairs, e.g. size=%s,type=ssd)", kv, kv, kv);
-		if (!val)
-			return fail(msg, msg_len, "'%s': expected key=value (or reuse, follow, discard)", kv);
-		*val++ = 0;
-		if (!strcmp(kv, "size")) {
-			char hint[160];
-			if (cli_parse_size(val, &v))
-				return fail(msg, msg_len, "size=%s: %s", val, cli_size_hint(val, hint, sizeof(hint)));
-			if (v < 2 * SWS_PAGE_SIZE)
-				return fail(msg, msg_len, "size=%s: below the smallest device, 2 pages (8K)", val);
-			out->pages = v / SWS_PAGE_SIZE;
-		} else if (!strcmp(kv, "type")) {
-			if (sws_replay_swap_kind_parse(val, &out->kind))
-				return fail(msg, msg_len,
-					    "type=%s: expected ssd (nvme), sata, hdd, zram, pmem or xswap", val);
-		} else if (!strcmp(kv, "prio")) {
-			if (parse_u64(val, &e, &v) || *e || v > 32767)
-				return fail(msg, msg_len, "prio=%s: expected 0..32767", val);
-			out->prio = (int32_t)v;
-		} else if (!strcmp(kv, "file")) {
-			if (!*val)
-				return fail(msg, msg_len, "file=: empty path");
-			out->path = val;
-		} else if (!strcmp(kv, "rlat") || !strcmp(kv, "wlat")) {
-			if (parse_u64(val, &e, &v) || *e || !v)
-				return fail(msg, msg_len, "%s=%s: expected nanoseconds > 0", kv, val);
-			*(kv[0] == 'r' ? &out->read_ns : &out->write_ns) = v;
-		} else if (!strcmp(kv, "limit")) {
-			if (parse_u64(val, &e, &v) || *e || !v)
-				return fail(msg, msg_len, "limit=%s: expected pages > 0", val);
-			out->limit_pages = v;
-		} else if (!strcmp(kv, "qd")) {
-			if (parse_u64(val, &e, &v) || *e || !v || v > SWS_DEVICE_MAX_QUEUE)
-				return fail(msg, msg_len, "qd=%s: expected a queue depth in 1..%u", val,
-					    SWS_DEVICE_MAX_QUEUE);
-			out->queue_depth = (uint32_t)v;
-		} else {
-			return fail(msg, msg_len,
-				    "unknown key '%s' (size, type, prio, file, rlat, wlat, qd, limit, reuse, follow, discard)",
-				    kv);
-		}
+	uint64_t v;
+	const char *e;
+	char hint[160];
+	if (!strcmp(kv, "size")) {
+		if (cli_parse_size(val, &v))
+			return fail(msg, msg_len, "size=%s: %s", val, cli_size_hint(val, hint, sizeof(hint)));
+		if (v < 2 * SWS_PAGE_SIZE)
+			return fail(msg, msg_len, "size=%s: below the smallest device, 2 pages (8K)", val);
+		out->pages = v / SWS_PAGE_SIZE;
+	} else if (!strcmp(kv, "type")) {
+		if (sws_replay_swap_kind_parse(val, &out->kind))
+			return fail(msg, msg_len, "type=%s: expected ssd (nvme), sata, hdd, zram, pmem or xswap", val);
+	} else if (!strcmp(kv, "prio")) {
+		if (parse_u64(val, &e, &v) || *e || v > 32767)
+			return fail(msg, msg_len, "prio=%s: expected 0..32767", val);
+		out->prio = (int32_t)v;
+	} else if (!strcmp(kv, "file")) {
+		if (!*val)
+			return fail(msg, msg_len, "file=: empty path");
+		out->path = val;
+	} else if (!strcmp(kv, "rlat") || !strcmp(kv, "wlat")) {
+		if (parse_u64(val, &e, &v) || *e || !v)
+			return fail(msg, msg_len, "%s=%s: expected nanoseconds > 0", kv, val);
+		*(kv[0] == 'r' ? &out->read_ns : &out->write_ns) = v;
+	} else if (!strcmp(kv, "limit")) {
+		if (parse_u64(val, &e, &v) || *e || !v)
+			return fail(msg, msg_len, "limit=%s: expected pages > 0", val);
+		out->limit_pages = v;
+	} else if (!strcmp(kv, "qd")) {
+		if (parse_u64(val, &e, &v) || *e || !v || v > SWS_DEVICE_MAX_QUEUE)
+			return fail(msg, msg_len, "qd=%s: expected a queue depth in 1..%u", val, SWS_DEVICE_MAX_QUEUE);
+		out->queue_depth = (uint32_t)v;
+	} else {
+		return fail(msg, msg_len,
+			    "unknown key '%s' (size, type, prio, file, rlat, wlat, qd, limit, reuse, follow, discard)", kv);
 	}
+	return 0;
+}
+
+/* A word of a spec without '=': reuse, follow, discard. */
+static int swap_word(const char *kv, struct sws_replay_swap *out, char *msg, size_t msg_len)
+{
+	uint64_t v;
+	if (!strcmp(kv, "reuse") || !strcmp(kv, "follow"))
+		out->file_flags |= kv[0] == 'r' ? SWS_BACKING_REUSE : SWS_BACKING_FOLLOW;
+	else if (!strcmp(kv, "discard"))
+		out->swap_flags |= SWS_REPLAY_SWAP_DISCARD;
+	else if (!cli_parse_size(kv, &v))
+		return fail(msg, msg_len,
+			    "'%s' is a size, not a device spec: write size=%s (SPEC is key=value "
+			    "pairs, e.g. size=%s,type=ssd)", kv, kv, kv);
+	else
+		return fail(msg, msg_len, "'%s': expected key=value (or reuse, follow, discard)", kv);
+	return 0;
+}
+
+/* The keys of a whole spec that do not go together. */
+static int swap_check(const struct sws_replay_swap *out, char *msg, size_t msg_len)
+{
 	bool xswap = out->kind == SWS_REPLAY_SWAP_XSWAP;
 	if (xswap && (out->pages || out->path || out->read_ns || out->write_ns))
 		return fail(msg, msg_len, "type=xswap is sized by RAM and has no storage: "
@@ -208,6 +207,24 @@ int cli_parse_swap(char *s, struct sws_replay_swap *out, char *msg, size_t msg_l
 	if (out->file_flags && !out->path)
 		return fail(msg, msg_len, "reuse and follow are about file=PATH, which is missing");
 	return 0;
+}
+
+int cli_parse_swap(char *s, struct sws_replay_swap *out, char *msg, size_t msg_len)
+{
+	if (!s || !out)
+		return fail(msg, msg_len, "missing device spec");
+	memset(out, 0, sizeof(*out));
+	out->prio = -1;
+	char *save = NULL;
+	for (char *kv = strtok_r(s, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+		char *val = strchr(kv, '=');
+		int rc;
+		if (val)
+			*val++ = 0;
+		if ((rc = val ? swap_key(kv, val, out, msg, msg_len) : swap_word(kv, out, msg, msg_len)))
+			return rc;
+	}
+	return swap_check(out, msg, msg_len);
 }
 
 static const char *const content_names[SWS_NR_CONTENT] = {"zero", "same", "index", "text",
@@ -251,16 +268,128 @@ int cli_parse_content(const char *s, uint32_t weight[SWS_NR_CONTENT], char *msg,
 	return 0;
 }
 
-/* Option value: "-rN" glued or the next word. */
-static const char *optval(int argc, char *const *argv, int *i, const char *opt, size_t optlen)
+/* ---- the workloads' own options, read from their table (sws_workload_params()) ---- */
+
+/* @p's value @v into @cfg's field (its size says its type). */
+static void wl_store(struct sws_workload_config *cfg, const struct sws_workload_param *p, uint64_t n, double d)
 {
-	const char *a = argv[*i];
-	if (a[optlen])
-		return a + optlen + (a[optlen] == '=');
-	if (*i + 1 >= argc)
-		return NULL;
-	(void)opt;
-	return argv[++*i];
+	char *field = (char *)cfg + p->offset;
+	if (p->kind == SWS_WORKLOAD_PARAM_REAL)
+		memcpy(field, &d, sizeof(d));
+	else if (p->size == sizeof(uint32_t))
+		*(uint32_t *)field = (uint32_t)n;
+	else
+		*(uint64_t *)field = n;
+}
+
+/* A decimal exponent, digits[.digits], read without strtod's locale. @return
+ * 0 with *@out, or -1. */
+static int parse_decimal(const char *v, double *out)
+{
+	const char *e;
+	uint64_t ip, fp = 0, scale = 1;
+	if (parse_u64(v, &e, &ip))
+		return -1;
+	if (*e == '.') {
+		const char *f = e + 1;
+		if (parse_u64(f, &e, &fp) || e - f > 12)
+			return -1;
+		for (const char *c = f; c < e; c++)
+			scale *= 10;
+	}
+	*out = (double)ip + (double)fp / (double)scale;
+	return *e ? -1 : 0;
+}
+
+/* @n bytes in the largest binary unit that divides it ("1P"). */
+static const char *bytes_name(uint64_t n, char *buf, size_t len)
+{
+	static const char units[] = "KMGTPE";
+	int u = -1;
+	while (n && !(n % 1024) && u < 5) {
+		n /= 1024;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, len, "%llu", (unsigned long long)n);
+	else
+		snprintf(buf, len, "%llu%c", (unsigned long long)n, units[u]);
+	return buf;
+}
+
+/* Workload @wl's option @p with value @v (NULL: missing) into @cfg. */
+static int wl_param(struct sws_workload_config *cfg, const char *wl, const struct sws_workload_param *p,
+		    const char *v, char *msg, size_t len)
+{
+	char expect[96], hint[160];
+	uint64_t n = 0;
+	double d = 0;
+	const char *e;
+	if (!p->expect)
+		snprintf(expect, sizeof(expect), "a count from %llu to %llu", (unsigned long long)p->min,
+			 (unsigned long long)p->max);
+	switch (p->kind) {
+	case SWS_WORKLOAD_PARAM_SEED:
+		if (!v || parse_u64(v, &e, &n) || *e)
+			return fail(msg, len, "%s %s: expected a number", wl, p->name);
+		break;
+	case SWS_WORKLOAD_PARAM_SIZE:
+		if (!v)
+			return fail(msg, len, "%s %s: expected a size (K/M/G or pages with p)", wl, p->name);
+		if (cli_parse_size(v, &n))
+			return fail(msg, len, "%s %s: '%s': %s", wl, p->name, v, cli_size_hint(v, hint, sizeof(hint)));
+		if (n > p->max)
+			return fail(msg, len, "%s %s: size '%s' is above the limit of %s", wl, p->name, v,
+				    bytes_name(p->max, hint, sizeof(hint)));
+		break;
+	default:
+		if (!v)
+			return fail(msg, len, "%s %s: missing value", wl, p->name);
+		bool bad = p->kind == SWS_WORKLOAD_PARAM_BYTES ? parse_bytes(v, &n) != 0
+			   : p->kind == SWS_WORKLOAD_PARAM_REAL ? parse_decimal(v, &d) || d <= 0 || d > (double)p->max
+								 : parse_u64(v, &e, &n) || *e;
+		if (bad || (p->kind != SWS_WORKLOAD_PARAM_REAL && (n < p->min || n > p->max)))
+			return fail(msg, len, "%s %s %s: expected %s", wl, p->name, v, p->expect ? p->expect : expect);
+	}
+	wl_store(cfg, p, n, d);
+	return 0;
+}
+
+/* The option of @params that word @a names: by name or alias, or a one-letter
+ * option with its value glued (-n4, -n=4: *@glued is the value). */
+static const struct sws_workload_param *wl_find(const struct sws_workload_param *params, const char *a,
+						const char **glued)
+{
+	*glued = NULL;
+	for (const struct sws_workload_param *p = params; p->name; p++)
+		if (!strcmp(a, p->name) || (p->alias && !strcmp(a, p->alias)))
+			return p;
+	for (const struct sws_workload_param *p = params; p->name; p++)
+		if (p->kind != SWS_WORKLOAD_PARAM_FLAG && strlen(p->name) == 2 && !strncmp(a, p->name, 2)) {
+			*glued = a + 2 + (a[2] == '=');
+			return p;
+		}
+	return NULL;
+}
+
+/* The one word that is not an option: the workload's SIZE. */
+static int wl_size(struct sws_workload_config *cfg, const char *wl, const char *a, bool *have_size, char *msg,
+		   size_t len)
+{
+	char hint[160];
+	uint64_t n;
+	if (*have_size)
+		return fail(msg, len, "%s: unexpected argument '%s'", wl, a);
+	if (cli_parse_size(a, &n))
+		return fail(msg, len, "%s: bad size '%s': %s", wl, a, cli_size_hint(a, hint, sizeof(hint)));
+	if (!n)
+		return fail(msg, len, "%s: bad size '%s': want more than 0", wl, a);
+	if (n > SWS_WORKLOAD_MAX_BYTES)
+		return fail(msg, len, "%s: size '%s' is above the limit of %s", wl, a,
+			    bytes_name(SWS_WORKLOAD_MAX_BYTES, hint, sizeof(hint)));
+	cfg->bytes = n;
+	*have_size = true;
+	return 0;
 }
 
 int cli_parse_workload_args(struct sws_workload_config *cfg, int argc, char *const *argv,
@@ -268,127 +397,30 @@ int cli_parse_workload_args(struct sws_workload_config *cfg, int argc, char *con
 {
 	enum sws_workload_kind kind = cfg->kind;
 	const char *name = sws_workload_name(kind);
+	const struct sws_workload_param *params = sws_workload_params(kind);
 	bool have_size = false;
-	if (kind < SWS_WORKLOAD_USEMEM || kind > SWS_WORKLOAD_KBUILD)
+	if (!params)
 		return fail(msg, msg_len, "unknown workload");
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->kind = kind;
-	if (kind == SWS_WORKLOAD_ZIPF || kind == SWS_WORKLOAD_UNIFORM)
-		cfg->write_pct = 30;
+	for (const struct sws_workload_param *p = params; p->name; p++)
+		if (p->start)
+			wl_store(cfg, p, p->start, (double)p->start);
 	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i], *v, *e;
-		uint64_t n;
-		bool um = kind == SWS_WORKLOAD_USEMEM;
-		bool rnd = kind == SWS_WORKLOAD_ZIPF || kind == SWS_WORKLOAD_UNIFORM;
-		bool kb = kind == SWS_WORKLOAD_KBUILD;
-		if (kb && !strncmp(a, "-j", 2) && (v = optval(argc, argv, &i, a, 2))) {
-			if (parse_u64(v, &e, &n) || *e || !n || n > 65536)
-				return fail(msg, msg_len, "kbuild -j %s: expected 1..65536 jobs", v);
-			cfg->nr_tasks = (uint32_t)n;
-			continue;
-		}
-		if (kb && !strncmp(a, "-p", 2) && (v = optval(argc, argv, &i, a, 2))) {
-			if (parse_u64(v, &e, &n) || *e || !n || n > 100000)
-				return fail(msg, msg_len, "kbuild -p %s: expected 1..100000 phases", v);
-			cfg->repeat = (uint32_t)n;
-			continue;
-		}
-		if (kb && !strcmp(a, "--cold")) {
-			char hint[160];
-			if (!(v = optval(argc, argv, &i, a, strlen(a))))
-				return fail(msg, msg_len, "kbuild --cold: expected a size (K/M/G or pages with p)");
-			if (cli_parse_size(v, &n))
-				return fail(msg, msg_len, "kbuild --cold: '%s': %s", v, cli_size_hint(v, hint, sizeof(hint)));
-			if (n > SWS_WORKLOAD_MAX_BYTES)
-				return fail(msg, msg_len, "kbuild --cold: size '%s' is above the limit of 1P", v);
-			cfg->cold_bytes = n;
-			continue;
-		}
-#define FLAG(s, l, f)                                            \
-	if (um && (!strcmp(a, s) || !strcmp(a, l))) {            \
-		cfg->flags |= (f);                               \
-		continue;                                        \
-	}
-		FLAG("-y", "--sync-rw", SWS_USEMEM_SYNC_RW)
-		FLAG("-x", "--sync-free", SWS_USEMEM_SYNC_FREE)
-		FLAG("-R", "--random", SWS_USEMEM_RANDOM)
-		FLAG("-Z", "--read-again", SWS_USEMEM_READ_AGAIN)
-		FLAG("-o", "--readonly", SWS_USEMEM_READONLY)
-		FLAG("--init-time", "--init-time", SWS_USEMEM_INIT_TIME)
-		FLAG("-O", "--anonymous", 0)
-#undef FLAG
-		if (!strcmp(a, "--keep")) {
-			cfg->flags |= SWS_WORKLOAD_KEEP;
-			continue;
-		}
-		if ((um || rnd) && !strncmp(a, "-n", 2) && (v = optval(argc, argv, &i, "-n", 2))) {
-			if (parse_u64(v, &e, &n) || *e || !n || n > 65536)
-				return fail(msg, msg_len, "%s -n %s: expected 1..65536 tasks", name, v);
-			cfg->nr_tasks = (uint32_t)n;
-		} else if (um && !strcmp(a, "--nproc") && (v = optval(argc, argv, &i, a, strlen(a)))) {
-			if (parse_u64(v, &e, &n) || *e || !n || n > 65536)
-				return fail(msg, msg_len, "%s --nproc %s: expected 1..65536 tasks", name, v);
-			cfg->nr_tasks = (uint32_t)n;
-		} else if ((um || kind == SWS_WORKLOAD_MEMHOG) &&
-			   (!strncmp(a, "-r", 2) || !strcmp(a, "--repeat")) &&
-			   (v = optval(argc, argv, &i, a, a[1] == '-' ? strlen(a) : 2))) {
-			if (parse_u64(v, &e, &n) || *e || !n || n > 1000000)
-				return fail(msg, msg_len, "%s -r %s: expected a repeat count >= 1", name, v);
-			cfg->repeat = (uint32_t)n;
-		} else if (um && (!strncmp(a, "-j", 2) || !strcmp(a, "--step")) &&
-			   (v = optval(argc, argv, &i, a, a[1] == '-' ? strlen(a) : 2))) {
-			if (parse_bytes(v, &n) || n < 8)
-				return fail(msg, msg_len, "%s -j %s: expected a step of at least 8 bytes",
-					    name, v);
-			cfg->step = n;
-		} else if ((um && !strcmp(a, "--random-seed")) ||
-			   (!um && kind != SWS_WORKLOAD_MEMHOG && !strcmp(a, "--seed"))) {
-			if (!(v = optval(argc, argv, &i, a, strlen(a))) || parse_u64(v, &e, &n) || *e)
-				return fail(msg, msg_len, "%s %s: expected a number", name, a);
-			cfg->seed = n;
-		} else if ((rnd || kb || kind == SWS_WORKLOAD_BGSAVE) && !strncmp(a, "-a", 2) &&
-			   (v = optval(argc, argv, &i, a, 2))) {
-			if (parse_u64(v, &e, &n) || *e || !n || n > SWS_WORKLOAD_MAX_ACCESSES)
-				return fail(msg, msg_len, "%s -a %s: expected a count from 1 to %llu", name, v,
-					    (unsigned long long)SWS_WORKLOAD_MAX_ACCESSES);
-			cfg->nr_accesses = n;
-		} else if (rnd && !strncmp(a, "-w", 2) && (v = optval(argc, argv, &i, a, 2))) {
-			if (parse_u64(v, &e, &n) || *e || n > 100)
-				return fail(msg, msg_len, "%s -w %s: expected a percentage 0..100", name, v);
-			cfg->write_pct = (uint32_t)n;
-		} else if (kind == SWS_WORKLOAD_ZIPF && !strncmp(a, "-s", 2) &&
-			   (v = optval(argc, argv, &i, a, 2))) {
-			/* A decimal exponent: digits[.digits], parsed without strtod's locale. */
-			uint64_t ip, fp = 0, scale = 1;
-			if (parse_u64(v, &e, &ip))
-				return fail(msg, msg_len, "zipf -s %s: expected an exponent > 0", v);
-			if (*e == '.') {
-				const char *f = e + 1;
-				if (parse_u64(f, &e, &fp) || e - f > 12)
-					return fail(msg, msg_len, "zipf -s %s: expected an exponent > 0", v);
-				for (const char *c = f; c < e; c++)
-					scale *= 10;
-			}
-			double s = (double)ip + (double)fp / (double)scale;
-			if (*e || s <= 0 || s > 100)
-				return fail(msg, msg_len, "zipf -s %s: expected an exponent in (0, 100]", v);
-			cfg->zipf_s = s;
-		} else if (a[0] == '-' && a[1]) {
+		const char *a = argv[i], *v;
+		const struct sws_workload_param *p = wl_find(params, a, &v);
+		int rc;
+		if (!p && a[0] == '-' && a[1])
 			return fail(msg, msg_len, "%s: unknown option '%s'", name, a);
-		} else {
-			if (have_size)
-				return fail(msg, msg_len, "%s: unexpected argument '%s'", name, a);
-			char hint[160];
-			if (cli_parse_size(a, &n))
-				return fail(msg, msg_len, "%s: bad size '%s': %s", name, a,
-					    cli_size_hint(a, hint, sizeof(hint)));
-			if (!n)
-				return fail(msg, msg_len, "%s: bad size '%s': want more than 0", name, a);
-			if (n > SWS_WORKLOAD_MAX_BYTES)
-				return fail(msg, msg_len, "%s: size '%s' is above the limit of 1P", name, a);
-			cfg->bytes = n;
-			have_size = true;
-		}
+		if (!p)
+			rc = wl_size(cfg, name, a, &have_size, msg, msg_len);
+		else if (p->kind == SWS_WORKLOAD_PARAM_FLAG) {
+			cfg->flags |= p->flag;
+			rc = 0;
+		} else
+			rc = wl_param(cfg, name, p, v ? v : i + 1 < argc ? argv[++i] : NULL, msg, msg_len);
+		if (rc)
+			return rc;
 	}
 	if (!have_size)
 		return fail(msg, msg_len, "%s: missing SIZE", name);

@@ -48,16 +48,12 @@ const char *cli_size_hint(const char *s, char *buf, size_t len);
 int cli_parse_swap(char *s, struct sws_replay_swap *out, char *msg, size_t msg_len);
 
 /**
- * Parse a workload's own arguments (the words after "--workload NAME"):
- *   usemem  [-n N] [-O] [-y] [-x] [-R] [--random-seed S] [-Z] [-o] [--init-time]
- *           [-r N] [-j STEP] SIZE
- *   memhog  [-r N] SIZE           (also -rN)
- *   zipf    [-n TASKS] [-a ACCESSES] [-s EXPONENT] [-w WRITE_PCT] [--seed S] SIZE
- *   uniform [-n TASKS] [-a ACCESSES] [-w WRITE_PCT] [--seed S] SIZE
- *   bgsave  [-a PARENT_WRITES] [--seed S] SIZE
- *   kbuild  [-j JOBS] [-p PHASES] [-a ACCESSES] [--cold SIZE] [--seed S] SIZE
- * @cfg->kind must be set; other fields are filled. @return 0 or SWS_EINVAL
- * with a message naming the option in @msg.
+ * Parse a workload's own arguments (the words after "--workload NAME"): the
+ * options its table lists (sws_workload_params(@cfg->kind): a flag, or a
+ * value as the next word, or glued to a one-letter option, -n4) and one SIZE.
+ * @cfg->kind must be set; other fields are filled (from the table's start
+ * values first). @return 0 or SWS_EINVAL with a message naming the workload,
+ * the option and the bad value in @msg ("kbuild -j 0: expected 1..65536 jobs").
  */
 int cli_parse_workload_args(struct sws_workload_config *cfg, int argc, char *const *argv, char *msg,
 			    size_t msg_len);

@@ -1,6 +1,6 @@
 # swapsim-replay: the replay driver's command line (included from sim/CMakeLists.txt).
 add_executable(swapsim-replay ${CMAKE_CURRENT_LIST_DIR}/swapsim-replay.c ${CMAKE_CURRENT_LIST_DIR}/cli_parse.c
-  ${CMAKE_CURRENT_LIST_DIR}/cli_output.c ${CMAKE_CURRENT_LIST_DIR}/check.c ${CMAKE_CURRENT_LIST_DIR}/rerun.c)
+  ${CMAKE_CURRENT_LIST_DIR}/cli_options.c ${CMAKE_CURRENT_LIST_DIR}/cli_output.c ${CMAKE_CURRENT_LIST_DIR}/check.c ${CMAKE_CURRENT_LIST_DIR}/rerun.c)
 target_link_libraries(swapsim-replay PRIVATE swapsim_static sws_warnings sws_sanitize)
 
 if(SWS_BUILD_TESTS)
@@ -97,6 +97,11 @@ if(SWS_BUILD_TESTS)
     ${CMAKE_CURRENT_BINARY_DIR} ${PROJECT_SOURCE_DIR}/tests/data)
   set_tests_properties(cli_stdout_errors PROPERTIES LABELS unit TIMEOUT 300
     PASS_REGULAR_EXPRESSION "stdout errors: all cases passed" FAIL_REGULAR_EXPRESSION "FAIL:")
+  # --list-designs: every design once, the names --backend takes and --help lists.
+  add_test(NAME replay_cli_list_designs COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/list_designs.sh
+    $<TARGET_FILE:swapsim-replay>)
+  set_tests_properties(replay_cli_list_designs PROPERTIES LABELS unit
+    PASS_REGULAR_EXPRESSION "list designs: all cases passed" FAIL_REGULAR_EXPRESSION "FAIL:")
   # SIGTERM, SIGHUP and SIGINT: summary, a whole CSV, exit 128+signal.
   add_test(NAME replay_cli_signals COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/signals.sh
     $<TARGET_FILE:swapsim-replay>)

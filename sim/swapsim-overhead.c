@@ -34,6 +34,7 @@
 
 #include <swapsim/swapsim.h>
 
+#include "cli_options.h"
 #include "cli_output.h"
 #include "cli_parse.h"
 
@@ -44,34 +45,20 @@
 #define MAX_SIZE (64ull << 30)
 #define MAX_ROWS (CLI_MAX_RUNS * MAX_POINTS)
 
-static const char usage_text[] =
-	"usage: swapsim-overhead --size SIZE [--usage P1,P2,...] [--placement dense|random]\n"
-	"                        [--report table|json] [--designs D1,D2,...] [--store disk|zswap]\n"
-	"                        [--seed N]\n"
+#define USAGE_HEAD                                                                                   \
+	"usage: swapsim-overhead --size SIZE [--usage P1,P2,...] [--placement dense|random]\n"            \
+	"                        [--report table|json] [--designs D1,D2,...] [--store disk|zswap]\n"       \
+	"                        [--seed N]\n"                                                             \
+	"\n"                                                                                             \
+	"Print the swap metadata (static and dynamic bytes, by class) of every per-slot design\n"         \
+	"for one swap device of SIZE filled to each usage point, measured from what the\n"               \
+	"simulation allocated.\n"                                                                         \
 	"\n"
-	"Print the swap metadata (static and dynamic bytes, by class) of every per-slot design\n"
-	"for one swap device of SIZE filled to each usage point, measured from what the\n"
-	"simulation allocated.\n"
-	"\n"
-	"  --size SIZE             the device (K, M, G suffixes, binary, or p for 4 KiB\n"
-	"                          pages), 8K to 64G, e.g. 32G; a bare number is bytes, at least 4096\n"
-	"  --usage P1,P2,...       usage points in percent of the device (default 0,25,50,75,100)\n"
-	"  --placement dense|random  pages in allocation order, or freed at random from a full\n"
-	"                          device (default dense)\n"
-	"  --report table|json     output (default table); JSON is\n"
-	"                          {\"rows\":[{\"design\",\"usage_pct\",\"static_bytes\",\n"
-	"                          \"dynamic_bytes\",\"by_class\":{...}, ...}]}\n"
-	"  --designs D1,D2,...     designs (default xarray,st-p1,st-p2,st-p3,st-p4,vswap)\n"
-	"  --store disk|zswap      where the pages are: on the device (default), or in zswap\n"
-	"                          through the memory model (includes zswap's trees; slower)\n"
-	"  --seed N                the random placement's seed (default 1)\n"
-	"  --json-out FILE         also write the JSON report to FILE\n"
-	"  --help, --version       this text, the program's version\n";
 
 struct opts {
 	uint64_t size;
 	unsigned usage[MAX_POINTS], nusage;
-	bool random, json, zswap;
+	int random, json, zswap; /* --placement, --report, --store: the choice's index */
 	const char *json_out;
 	enum sws_backend designs[CLI_MAX_RUNS];
 	unsigned ndesigns;
@@ -93,6 +80,102 @@ static int fail(enum sws_backend d, const char *what, int rc)
 	return 1;
 }
 
+static int set_size(void *opts, const char *name, const char *v)
+{
+	struct opts *o = opts;
+	char hint[160];
+	if (cli_parse_size(v, &o->size))
+		return bad(name, "'%s': %s", v, cli_size_hint(v, hint, sizeof(hint)));
+	if (o->size < 2 * SWS_PAGE_SIZE)
+		return bad(name, "'%s': expected a size from 8K to 64G, like 32G", v);
+	if (o->size > MAX_SIZE)
+		return bad(name, "'%s': above the limit of 64G (each GiB costs the run about 0.7 s "
+				 "and 16 MB per design; the bytes per slot are the same at 32G)", v);
+	return 0;
+}
+
+static int set_usage(void *opts, const char *name, const char *v)
+{
+	struct opts *o = opts;
+	char *copy = strdup(v);
+	int rc = copy ? 0 : bad(name, "out of memory");
+	o->nusage = 0;
+	for (char *save = NULL, *s = copy ? strtok_r(copy, ",", &save) : NULL; s && !rc; s = strtok_r(NULL, ",", &save)) {
+		char *end;
+		unsigned long p = strtoul(s, &end, 10);
+		if (*end || end == s || p > 100)
+			rc = bad(name, "'%s': expected percentages 0..100, like 0,25,50,75,100", s);
+		else if (o->nusage == MAX_POINTS)
+			rc = bad(name, "at most %d points", MAX_POINTS);
+		else
+			o->usage[o->nusage++] = (unsigned)p;
+	}
+	free(copy);
+	return rc ? rc : o->nusage ? 0 : bad(name, "no usage point");
+}
+
+static int set_designs(void *opts, const char *name, const char *v)
+{
+	struct opts *o = opts;
+	o->ndesigns = 0;
+	for (const char *s = v; *s;) {
+		char d[64];
+		size_t n = strcspn(s, ",");
+		snprintf(d, sizeof(d), "%.*s", (int)n, s);
+		s += n + (s[n] == ',');
+		if (!n)
+			continue;
+		if (o->ndesigns == CLI_MAX_RUNS)
+			return bad(name, "at most %d designs", CLI_MAX_RUNS);
+		if (sws_backend_parse(d, &o->designs[o->ndesigns]))
+			return bad(name, "'%s': expected xarray, st-p1, st-p2, st-p3, st-p4 or vswap", d);
+		o->ndesigns++;
+	}
+	return o->ndesigns ? 0 : bad(name, "no design");
+}
+
+static int set_seed(void *opts, const char *name, const char *v)
+{
+	struct opts *o = opts;
+	char *end;
+	o->seed = strtoull(v, &end, 0);
+	if (*end || end == v)
+		return bad(name, "'%s': expected a number", v);
+	return 0;
+}
+
+#define O struct opts
+static const struct cli_option options[] = {
+	CLI_OPT_CALL("--size", "SIZE", set_size,
+		     "the device (K, M, G suffixes, binary, or p for 4 KiB\n"
+		     "pages), 8K to 64G, e.g. 32G; a bare number is bytes, at least 4096"),
+	CLI_OPT_CALL("--usage", "P1,P2,...", set_usage,
+		     "usage points in percent of the device (default 0,25,50,75,100)"),
+	CLI_OPT_CHOICE("--placement", "dense|random", O, random, "dense|random",
+		       "pages in allocation order, or freed at random from a full\n"
+		       "device (default dense)"),
+	CLI_OPT_CHOICE("--report", "table|json", O, json, "table|json",
+		       "output (default table); JSON is\n"
+		       "{\"rows\":[{\"design\",\"usage_pct\",\"static_bytes\",\n"
+		       "\"dynamic_bytes\",\"by_class\":{...}, ...}]}"),
+	CLI_OPT_CALL("--designs", "D1,D2,...", set_designs, "designs (default xarray,st-p1,st-p2,st-p3,st-p4,vswap)"),
+	CLI_OPT_CHOICE("--store", "disk|zswap", O, zswap, "disk|zswap",
+		       "where the pages are: on the device (default), or in zswap\n"
+		       "through the memory model (includes zswap's trees; slower)"),
+	CLI_OPT_CALL("--seed", "N", set_seed, "the random placement's seed (default 1)"),
+	CLI_OPT_STRING("--json-out", "FILE", O, json_out, "also write the JSON report to FILE"),
+	CLI_OPT_HELP("this text"),
+	CLI_OPT_VERSION("the program's version"),
+	{0},
+};
+#undef O
+
+static const struct cli_program program = {
+	.name = "swapsim-overhead",
+	.usage = USAGE_HEAD,
+	.options = options,
+};
+
 static int parse_args(struct opts *o, int argc, char **argv)
 {
 	static const enum sws_backend all[] = {SWS_BACKEND_XARRAY, SWS_BACKEND_ST_P1, SWS_BACKEND_ST_P2,
@@ -100,75 +183,9 @@ static int parse_args(struct opts *o, int argc, char **argv)
 	static const unsigned points[] = {0, 25, 50, 75, 100};
 	memset(o, 0, sizeof(*o));
 	o->seed = 1;
-	for (int i = 1; i < argc; i++) {
-		const char *name = argv[i];
-		if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
-			fputs(usage_text, stdout);
-			exit(cli_stdout_close("swapsim-overhead", 0));
-		}
-		if (!strcmp(name, "--version")) {
-			puts("swapsim-overhead " SWS_TOOLS_VERSION);
-			exit(cli_stdout_close("swapsim-overhead", 0));
-		}
-		if (i + 1 >= argc)
-			return bad(name, strncmp(name, "--", 2) ? "unknown argument" : "needs a value");
-		char *v = argv[++i];
-		if (!strcmp(name, "--size")) {
-			char hint[160];
-			if (cli_parse_size(v, &o->size))
-				return bad(name, "'%s': %s", v, cli_size_hint(v, hint, sizeof(hint)));
-			if (o->size < 2 * SWS_PAGE_SIZE)
-				return bad(name, "'%s': expected a size from 8K to 64G, like 32G", v);
-			if (o->size > MAX_SIZE)
-				return bad(name, "'%s': above the limit of 64G (each GiB costs the run about 0.7 s "
-						 "and 16 MB per design; the bytes per slot are the same at 32G)", v);
-		} else if (!strcmp(name, "--usage")) {
-			o->nusage = 0;
-			for (char *save = NULL, *s = strtok_r(v, ",", &save); s; s = strtok_r(NULL, ",", &save)) {
-				char *end;
-				unsigned long p = strtoul(s, &end, 10);
-				if (*end || end == s || p > 100)
-					return bad(name, "'%s': expected percentages 0..100, like 0,25,50,75,100", s);
-				if (o->nusage == MAX_POINTS)
-					return bad(name, "at most %d points", MAX_POINTS);
-				o->usage[o->nusage++] = (unsigned)p;
-			}
-			if (!o->nusage)
-				return bad(name, "no usage point");
-		} else if (!strcmp(name, "--placement")) {
-			if (strcmp(v, "dense") && strcmp(v, "random"))
-				return bad(name, "'%s': expected dense or random", v);
-			o->random = !strcmp(v, "random");
-		} else if (!strcmp(name, "--report")) {
-			if (strcmp(v, "table") && strcmp(v, "json"))
-				return bad(name, "'%s': expected table or json", v);
-			o->json = !strcmp(v, "json");
-		} else if (!strcmp(name, "--store")) {
-			if (strcmp(v, "disk") && strcmp(v, "zswap"))
-				return bad(name, "'%s': expected disk or zswap", v);
-			o->zswap = !strcmp(v, "zswap");
-		} else if (!strcmp(name, "--designs")) {
-			o->ndesigns = 0;
-			for (char *save = NULL, *s = strtok_r(v, ",", &save); s; s = strtok_r(NULL, ",", &save)) {
-				if (o->ndesigns == CLI_MAX_RUNS)
-					return bad(name, "at most %d designs", CLI_MAX_RUNS);
-				if (sws_backend_parse(s, &o->designs[o->ndesigns]))
-					return bad(name, "'%s': expected xarray, st-p1, st-p2, st-p3, st-p4 or vswap", s);
-				o->ndesigns++;
-			}
-			if (!o->ndesigns)
-				return bad(name, "no design");
-		} else if (!strcmp(name, "--json-out")) {
-			o->json_out = v;
-		} else if (!strcmp(name, "--seed")) {
-			char *end;
-			o->seed = strtoull(v, &end, 0);
-			if (*end || end == v)
-				return bad(name, "'%s': expected a number", v);
-		} else {
-			return bad(name, "unknown option");
-		}
-	}
+	int rc = cli_options_parse(&program, o, argc, argv, 1);
+	if (rc)
+		return rc;
 	if (!o->size)
 		return bad("--size", "is required (e.g. --size 32G)");
 	if (!o->nusage) {

@@ -30,6 +30,7 @@
 #include "check.h"
 #include "rerun.h"
 #include "cli_output.h"
+#include "cli_options.h"
 #include "cli_parse.h"
 
 #define MAX_WL_ARGS 64
@@ -45,165 +46,46 @@ static void on_stop_signal(int sig) { interrupted = sig; }
  * 128+signal; one ignored when the program started (nohup) stays ignored. */
 static void catch_stop_signals(void) { cli_catch_stop_signals(on_stop_signal); }
 
-static const char usage_text[] =
-	"usage: swapsim-replay [OPTIONS] --trace FILE [--format FMT]\n"
-	"       swapsim-replay [OPTIONS] --workload NAME [WORKLOAD ARGS...]\n"
-	"       swapsim-replay [OPTIONS] --check DIR|FILE\n"
+/* --help: its head, the workloads' synopses and its end around the option table. */
+#define USAGE_HEAD \
+	"usage: swapsim-replay [OPTIONS] --trace FILE [--format FMT]\n" \
+	"       swapsim-replay [OPTIONS] --workload NAME [WORKLOAD ARGS...]\n" \
+	"       swapsim-replay [OPTIONS] --check DIR|FILE\n" \
+	"\n" \
+	"Replay a page-access trace or a synthetic workload on a simulated machine and report\n" \
+	"what the swap subsystem did (kernel-named counters, events/s, latency, metadata memory).\n" \
 	"\n"
-	"Replay a page-access trace or a synthetic workload on a simulated machine and report\n"
-	"what the swap subsystem did (kernel-named counters, events/s, latency, metadata memory).\n"
-	"\n"
-	"Input (one of):\n"
-	"  --trace FILE            a trace file (optionally zstd-compressed)\n"
-	"  --format FMT            native|perf|lackey|damon|addr (default: detected)\n"
-	"                          FILE - reads standard input (one run: no --compare of\n"
-	"                          several designs, no --repeat)\n"
-	"  --workload NAME ARGS... a synthetic workload; every word after NAME is its own\n"
-	"                          argument, so --workload comes last:\n"
-	"      usemem  [-n N] [-O] [-y] [-x] [-R] [--random-seed S] [-Z] [-o] [--init-time]\n"
-	"              [-r N] [-j STEP] SIZE      vm-scalability usemem; prints its per-task lines\n"
-	"      memhog  [-r N] SIZE                sequential 0xff fill (numactl memhog)\n"
-	"      zipf    [-n TASKS] [-a ACCESSES] [-s EXPONENT] [-w WRITE_PCT] [--seed S] SIZE\n"
-	"      uniform [-n TASKS] [-a ACCESSES] [-w WRITE_PCT] [--seed S] SIZE\n"
-	"      bgsave  [-a PARENT_WRITES] [--seed S] SIZE   write, fork, child reads all, parent\n"
-	"                                                  keeps writing (copy-on-write)\n"
-	"      kbuild  [-j JOBS] [-p PHASES] [-a ACCESSES] [--cold SIZE] [--seed S] SIZE\n"
-	"              shaped like a kernel build: -j short-lived compile jobs whose heaps add\n"
-	"              up to SIZE, a hot set that moves on in phases, long-lived cold memory,\n"
-	"              and --cold SIZE of cold data written first (docs/replay.md)\n"
+#define WORKLOAD_HELP \
+	"      usemem  [-n N] [-O] [-y] [-x] [-R] [--random-seed S] [-Z] [-o] [--init-time]\n" \
+	"              [-r N] [-j STEP] SIZE      vm-scalability usemem; prints its per-task lines\n" \
+	"      memhog  [-r N] SIZE                sequential 0xff fill (numactl memhog)\n" \
+	"      zipf    [-n TASKS] [-a ACCESSES] [-s EXPONENT] [-w WRITE_PCT] [--seed S] SIZE\n" \
+	"      uniform [-n TASKS] [-a ACCESSES] [-w WRITE_PCT] [--seed S] SIZE\n" \
+	"      bgsave  [-a PARENT_WRITES] [--seed S] SIZE   write, fork, child reads all, parent\n" \
+	"                                                  keeps writing (copy-on-write)\n" \
+	"      kbuild  [-j JOBS] [-p PHASES] [-a ACCESSES] [--cold SIZE] [--seed S] SIZE\n" \
+	"              shaped like a kernel build: -j short-lived compile jobs whose heaps add\n" \
+	"              up to SIZE, a hot set that moves on in phases, long-lived cold memory,\n" \
+	"              and --cold SIZE of cold data written first (docs/replay.md)\n" \
 	"      any workload: --keep  its tasks neither unmap nor exit at the end\n"
-	"  --workload-args \"NAME ARGS\"  the same as one string (may come anywhere)\n"
-	"  --check DIR|FILE        a recording of the kernel (swapsim-record's folder, or its\n"
-	"                          kernel.txt): replay its trace on the recorded machine (RAM,\n"
-	"                          memcg limit, swap devices, page-cluster, zswap, cgroup\n"
-	"                          version, the design of its kernel version; the options\n"
-	"                          below override each) and print the kernel's counters next\n"
-	"                          to the simulator's with the difference in percent (a table,\n"
-	"                          or JSON with --report json); exit 0 unless the run fails\n"
-	"                          (refused accesses are reported, not an error)\n"
-	"\n"
-	"Trace reader (as swapsim-trace's; --trace only):\n"
-	"  --pid N                 pid/tid of records without one (lackey, addr; default 1)\n"
-	"  --addr-hex              addr format: bare digits are hex, not decimal\n"
-	"  --no-ifetch             drop instruction-fetch accesses\n"
-	"  --damon-sample-us N     DAMON sampling interval (default 5000)\n"
-	"  --damon-aggr-us N       DAMON aggregation interval (default 100000)\n"
-	"  --damon-max-expansion N DAMON records per input byte, at most (default 4096)\n"
-	"  --max-line N            longest accepted line in bytes (default 65536)\n"
-	"\n"
-	"Machine:\n"
-	"  --ram SIZE              simulated RAM (default 1G)\n"
-	"  --mem-limit SIZE        memcg limit the workload runs in (default: none)\n"
-	"  --mem-high SIZE         the memcg's memory.high: a charge above it reclaims the excess\n"
-	"                          (default: none; without --mem-limit, a memcg without limit)\n"
-	"  --mthp SIZE=always|never[,...]\n"
-	"                          anon mTHP sizes, as hugepages-<SIZE>kB/enabled: a first write\n"
-	"                          takes the largest enabled folio whose aligned block is empty\n"
-	"                          (SIZE 8K..2M, a power of two; default: none)\n"
-	"  --memcg-per-task        each process in a memcg of its own, each with --mem-limit\n"
-	"                          (a forked child stays in its parent's)\n"
-	"  --cgroup v1|v2          the memcgs' cgroup version (default v2): v2 charges zswap's\n"
-	"                          compressed bytes to the memcg (they count against\n"
-	"                          --mem-limit, and the shrinker sees them); v1 charges nothing,\n"
-	"                          so the memcg shrinker finds nothing to write back\n"
-	"  --swap SPEC             a swap device, repeatable; SPEC is key=value pairs:\n"
-	"                          size=SIZE,type=ssd|nvme|sata|hdd|zram|pmem,prio=N,file=PATH,\n"
-	"                          rlat=NS,wlat=NS,qd=N (the modelled clock's queue depth;\n"
-	"                          defaults ssd 32, sata 8, hdd 1); a file=PATH is created new: add the words\n"
-	"                          reuse (overwrite an existing file) and follow (PATH may be\n"
-	"                          a symbolic link) to allow those; a file the run created\n"
-	"                          is removed after it, a reused one stays; the word discard\n"
-	"                          discards freed clusters (swapon --discard=pages; off by\n"
-	"                          default; not hdd)\n"
-	"                          or an xswap device (needs --zswap and the st-p4 design):\n"
-	"                          type=xswap[,prio=N][,limit=PAGES]\n"
-	"                          (default: one SSD of 2x RAM)\n"
-	"  --backend D             the per-slot design: xarray (6.17), st-p1 (6.18), st-p2\n"
-	"                          (7.0), st-p3 (~7.1), st-p4 (~7.2; alias table), vswap\n"
-	"                          (default st-p4; docs/designs.md)\n"
-	"  --compare D1,D2,...     run the same input on each design, report side by side (a\n"
-	"                          design listed again is a control run: its column D#2)\n"
-	"  --policy P              kernel|lru|clock reclaim policy (default kernel)\n"
-	"  --swapoff N             when the input ends, swap off the N-th --swap device with its\n"
-	"                          pages in use (try_to_unuse; vswap: through its reverse map)\n"
-	"                          and report its simulated time; pages that do not fit the\n"
-	"                          memcg or RAM make the OOM killer take tasks (exit 3)\n"
-	"  --page-cluster N        vm.page-cluster (readahead 2^N pages; default 3)\n"
-	"  --content MIX           page contents: zero=W,same=W,index=W,text=W,random=W\n"
-	"                          (usemem: index, memhog: same; others default index)\n"
-	"  --verify                check every page read back against the content model\n"
-	"  --read-fault data|zero  a first read finds data that existed before the trace\n"
-	"                          (default: most traces cannot tell reads from writes)\n"
-	"                          or maps the shared zero page (the kernel's semantics)\n"
-	"\n"
-	"zswap (any --zswap-* option turns it on):\n"
-	"  --zswap                 a compressed pool in front of the swap devices\n"
-	"  --zswap-compressor C    lz4 (default), zstd or zstd:LEVEL (1..19)\n"
-	"  --zswap-max-pool-percent P   pool limit, % of RAM (default 20)\n"
-	"  --zswap-accept-threshold P   refill after a full pool below P% of it (default 90)\n"
-	"  --zswap-shrinker on|off write back under memory pressure (default off)\n"
-	"  --zswap-scheme S        the shrinker's protection: both (default; also new): second\n"
-	"                          chance + disk-swapin protection (6.12+); second-chance: the\n"
-	"                          second chance, every swap-in counted (the first patch);\n"
-	"                          old: the protected size of 6.8-6.11, no second chance\n"
-	"\n"
-	"Time (docs/modelled-time.md):\n"
-	"  --clock model|host      model (default): modelled time on simulated CPUs, from a\n"
-	"                          cost table, with locks and device queues in virtual time:\n"
-	"                          every figure is the same on every run and every host;\n"
-	"                          host: the host's clock around the model's own code\n"
-	"  --cpus N                simulated CPUs of the modelled clock, 1..254 (default: a\n"
-	"                          workload's tasks (kbuild: its jobs and make); --check: the\n"
-	"                          recorded machine's CPUs; a trace: 1); one host thread runs\n"
-	"                          them all\n"
-	"  --costs FILE            the cost table (swapsim-calibrate's output; default: the\n"
-	"                          bundled table, docs/benchmarks.md)\n"
-	"  --sync-quantum NS       how far past the earliest CPU another may run before it\n"
-	"                          yields at a lock (default 250; 0: exact virtual-time order)\n"
-	"\n"
-	"Run and report:\n"
-	"  --threads N             host clock: worker threads standing for CPUs (default 1:\n"
-	"                          deterministic counters)\n"
-	"  --repeat N              run every compared configuration N times, interleaved\n"
-	"                          (A B A B ...); times are reported as mean and spread;\n"
-	"                          with the modelled clock repeat k adds k to the seeds\n"
-	"                          (the same seed gives the same figures)\n"
-	"  --user-bandwidth SIZE   the user-time model: bytes per second a task touches memory\n"
-	"                          at (each page access costs 4 KiB of it; default 16000000000,\n"
-	"                          16 GB/s: 256 ns a page; suffixes are binary, 16G = 16 GiB/s)\n"
-	"  --allow-errors          exit 0 even when the model refused accesses (OOM kills)\n"
-	"  --seed S                seed of the content model and random workloads (default 1)\n"
-	"  --report table|json|csv|counters|mmtests|lkp  readable table (default: the command,\n"
-	"                          version, clock, input and machine first, a verdict per\n"
-	"                          compared design last), one JSON object {\"version\",\n"
-	"                          \"command\", \"argv\", \"clock\", \"setup\", \"runs\": [...]}, a CSV\n"
-	"                          time series (one row every --interval records), every\n"
-	"                          deterministic counter as \"key value\" lines per run (to\n"
-	"                          diff runs), mmtests' compare-kernels layout or lkp's\n"
-	"                          compare layout (%stddev %change %stddev)\n"
-	"  --all-counters          the table, mmtests and lkp show every counter (by default\n"
-	"                          those that are 0 in every run are left out)\n"
-	"  --json-out FILE         also write the JSON report to FILE (table or json runs)\n"
-	"  --rerun REPORT.json     run again what a JSON report records (its \"argv\": the same\n"
-	"                          input, machine, designs, repeats and seeds); only --report,\n"
-	"                          --json-out, --quiet and --all-counters may go with it\n"
-	"  --interval K            records between CSV rows (default 100000)\n"
-	"  --quiet                 no workload output lines, no progress bar\n"
-	"  --help                  this text\n"
-	"  --version               the program's version\n"
-	"\n"
-	"Sizes take K, M, G, T suffixes (binary) or a page count with a p suffix (256p = 1M);\n"
-	"a bare number is bytes, at least 4096 (64 alone is refused: write 64M, 64K or 64p).\n"
-	"A progress bar goes to stderr when it is a terminal; Ctrl-C (SIGINT), SIGTERM or SIGHUP\n"
-	"stops the run and prints a summary of what ran. An option given twice with different\n"
-	"values is an error (--swap excepted: each adds a device), and so are --backend and\n"
-	"--compare together.\n"
-	"With several --swap devices the table lists them, as /proc/swaps, before its verdicts.\n"
-	"Exit: 0 ok, 1 run failed (unreadable trace, verify mismatch, a device that cannot be\n"
-	"set up or whose writes failed), 2 bad usage, 3 the model refused accesses (errors > 0:\n"
-	"the OOM killer, ...) or the OOM killer took tasks during --swapoff (--allow-errors\n"
-	"makes that 0), 128+N stopped by signal N\n"
-	"(SIGINT 130, SIGHUP 129, SIGTERM 143: the run stops at a record boundary and reports).\n";
+#define USAGE_TAIL \
+"Sizes take K, M, G, T suffixes (binary) or a page count with a p suffix (256p = 1M);\n" \
+	"a bare number is bytes, at least 4096 (64 alone is refused: write 64M, 64K or 64p).\n" \
+	"A progress bar goes to stderr when it is a terminal; Ctrl-C (SIGINT), SIGTERM or SIGHUP\n" \
+	"stops the run and prints a summary of what ran. An option given twice with different\n" \
+	"values is an error (--swap excepted: each adds a device), and so are --backend and\n" \
+	"--compare together.\n" \
+	"With several --swap devices the table lists them, as /proc/swaps, before its verdicts.\n" \
+	"Exit: 0 ok, 1 run failed (unreadable trace, verify mismatch, a device that cannot be\n" \
+	"set up or whose writes failed), 2 bad usage, 3 the model refused accesses (errors > 0:\n" \
+	"the OOM killer, ...) or the OOM killer took tasks during --swapoff (--allow-errors\n" \
+	"makes that 0), 128+N stopped by signal N\n" \
+	"(SIGINT 130, SIGHUP 129, SIGTERM 143: the run stops at a record boundary and reports).\n"
+
+/* A value option seen: one given again with another value is a contradiction. */
+struct seen {
+	char name[64], val[192];
+};
 
 struct opts {
 	const char *trace;
@@ -249,41 +131,14 @@ struct opts {
 	char *wl_args_copy;
 	char *swap_str[SWS_REPLAY_MAX_SWAP]; /* the specs' text (paths point into it) */
 	bool *argv_drop; /* --check: the arguments its equivalent command leaves out */
+	struct seen seen[64]; /* the value options given so far (check_once()) */
+	unsigned nseen;
 };
 
 #define bad(...) cli_bad("swapsim-replay", __VA_ARGS__)
 
-static int parse_workload(struct opts *o, int argc, char **argv)
-{
-	char msg[256];
-	if (argc < 1)
-		return bad("--workload", "missing workload name (usemem, memhog, zipf, uniform, bgsave, kbuild)");
-	if (sws_workload_parse(argv[0], &o->wl.kind))
-		return bad("--workload", "unknown workload '%s' (usemem, memhog, zipf, uniform, bgsave, kbuild)",
-			   argv[0]);
-	if (cli_parse_workload_args(&o->wl, argc - 1, argv + 1, msg, sizeof(msg)))
-		return bad("--workload", "%s", msg);
-	o->have_workload = true;
-	return 0;
-}
-
-static int parse_u32(const char *opt, const char *v, uint32_t min, uint32_t max, uint32_t *out)
-{
-	char *e;
-	errno = 0;
-	unsigned long long n = strtoull(v, &e, 10);
-	if (!*v || *e || errno || v[0] == '-' || n < min || n > max)
-		return bad(opt, "'%s': expected a number in %u..%u", v, min, max);
-	*out = (uint32_t)n;
-	return 0;
-}
-
 /* The value options seen so far: one given again with another value is a
  * contradiction (--backend and --compare are one). */
-struct seen {
-	char name[64], val[192];
-};
-
 static int check_once(struct seen *seen, unsigned *nseen, const char *name, const char *v)
 {
 	const char *key = !strcmp(name, "--compare") ? "--backend" : name;
@@ -303,13 +158,6 @@ static int check_once(struct seen *seen, unsigned *nseen, const char *name, cons
 		(*nseen)++;
 	}
 	return 0;
-}
-
-static int parse_reader_u32(struct opts *o, const char *name, const char *v, uint32_t min, uint32_t max,
-			    uint32_t *out)
-{
-	o->reader_opts = true;
-	return parse_u32(name, v, min, max, out);
 }
 
 /* --mthp SIZE=always|never[,...] into anon_orders (later sizes win). */
@@ -346,287 +194,491 @@ static int parse_mthp(const char *v, uint32_t *orders, char *msg, size_t len)
 	return rc;
 }
 
-static int parse_args(struct opts *o, int argc, char **argv)
+
+/* The design names, in the registry's order, joined by ", " (@last: before the
+ * last one, " or "). */
+static const char *design_list(char *buf, size_t len, const char *last)
+{
+	size_t at = 0;
+	buf[0] = 0;
+	for (int b = 1; b < SWS_NR_BACKENDS && at < len; b++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", b == 1 ? "" : b + 1 < SWS_NR_BACKENDS ? ", " : last,
+				       sws_backend_name((enum sws_backend)b));
+	return buf;
+}
+
+/* --list-designs: every design's name, one a line (scripts read it). */
+static int list_designs(void *opts, const char *name, const char *v)
+{
+	(void)opts, (void)name, (void)v;
+	for (int b = 1; b < SWS_NR_BACKENDS; b++)
+		puts(sws_backend_name((enum sws_backend)b));
+	exit(cli_stdout_close("swapsim-replay", 0));
+}
+
+static const char *backend_help(char *buf, size_t len)
+{
+	char names[160];
+	snprintf(buf, len, "the per-slot design, one of %s\n(default st-p4; --list-designs; docs/designs.md)",
+		 design_list(names, sizeof(names), " or "));
+	return buf;
+}
+
+static int parse_workload(struct opts *o, int argc, char **argv)
 {
 	char msg[256];
-	struct seen seen[64];
-	unsigned nseen = 0;
+	if (argc < 1)
+		return bad("--workload", "missing workload name (usemem, memhog, zipf, uniform, bgsave, kbuild)");
+	if (sws_workload_parse(argv[0], &o->wl.kind))
+		return bad("--workload", "unknown workload '%s' (usemem, memhog, zipf, uniform, bgsave, kbuild)",
+			   argv[0]);
+	if (cli_parse_workload_args(&o->wl, argc - 1, argv + 1, msg, sizeof(msg)))
+		return bad("--workload", "%s", msg);
+	o->have_workload = true;
+	return 0;
+}
+
+/* ---- the options' setters (CLI_CALL): each parses its value into struct opts ---------- */
+
+static int set_workload(void *opts, int argc, char **argv) { return parse_workload(opts, argc, argv); }
+
+static int set_workload_args(void *opts, const char *name, const char *v)
+{
+	struct opts *o = opts;
+	char *words[MAX_WL_ARGS];
+	int n = 0;
+	free(o->wl_args_copy);
+	o->wl_args_copy = strdup(v);
+	if (!o->wl_args_copy)
+		return bad(name, "out of memory");
+	for (char *s = strtok(o->wl_args_copy, " \t"); s; s = strtok(NULL, " \t")) {
+		if (n == MAX_WL_ARGS)
+			return bad(name, "too many words");
+		words[n++] = s;
+	}
+	return parse_workload(o, n, words);
+}
+
+static int set_format(void *opts, const char *name, const char *v)
+{
+	struct opts *o = opts;
+	if (sws_trace_format_parse(v, &o->format) || o->format == SWS_TRACE_FORMAT_AUTO)
+		return bad(name, "'%s': expected native, perf, lackey, damon or addr", v);
+	return 0;
+}
+
+static int set_clock(void *opts, const char *name, const char *v)
+{
+	int k;
+	if (cli_choice("swapsim-replay", name, v, "model|host", &k))
+		return 2;
+	((struct opts *)opts)->clock = k ? SWS_REPLAY_CLOCK_HOST : SWS_REPLAY_CLOCK_MODEL;
+	return 0;
+}
+
+static int set_sync_quantum(void *opts, const char *name, const char *v)
+{
+	uint32_t q;
+	if (cli_u32("swapsim-replay", name, v, 0, 1000000, &q))
+		return 2;
+	((struct opts *)opts)->sync_quantum = (uint64_t)q + 1;
+	return 0;
+}
+
+static int set_page_cluster(void *opts, const char *name, const char *v)
+{
+	uint32_t pc;
+	if (cli_u32("swapsim-replay", name, v, 0, 10, &pc))
+		return 2;
+	((struct opts *)opts)->page_cluster = pc + 1; /* sws_mm_config: page-cluster + 1 */
+	return 0;
+}
+
+static int set_costs(void *opts, const char *name, const char *v)
+{
+	struct opts *o = opts;
+	char msg[256];
+	if (cli_read_costs(v, &o->costs, msg, sizeof(msg)))
+		return bad(name, "%s", msg);
+	o->costs_set = true;
+	o->costs_path = v;
+	return 0;
+}
+
+static int set_user_bandwidth(void *opts, const char *name, const char *v)
+{
+	struct opts *o = opts;
+	char msg[160];
+	if (cli_parse_size(v, &o->user_bandwidth))
+		return bad(name, "'%s': expected bytes per second: %s", v, cli_size_hint(v, msg, sizeof(msg)));
+	if (o->user_bandwidth < SWS_PAGE_SIZE)
+		return bad(name, "'%s': expected bytes per second, at least 4K", v);
+	return 0;
+}
+
+static int set_seed(void *opts, const char *name, const char *v)
+{
+	struct opts *o = opts;
+	char *e;
+	errno = 0;
+	o->seed = strtoull(v, &e, 0);
+	if (!*v || *e || errno || v[0] == '-')
+		return bad(name, "'%s': expected a number", v);
+	o->seed_set = true;
+	return 0;
+}
+
+/* --ram, --mem-limit: a machine's size, 256K to 4T, in pages. */
+static int set_machine_size(void *opts, const char *name, const char *v)
+{
+	struct opts *o = opts;
+	char msg[160];
+	uint64_t sz;
+	if (cli_parse_size(v, &sz))
+		return bad(name, "'%s': %s", v, cli_size_hint(v, msg, sizeof(msg)));
+	if (sz < 64 * SWS_PAGE_SIZE)
+		return bad(name, "'%s': below the smallest machine, 256K (64 pages)", v);
+	if (sz / SWS_PAGE_SIZE > SWS_MM_MAX_RAM_PAGES)
+		return bad(name, "'%s': above the limit of 4T", v);
+	*(name[2] == 'r' ? &o->ram : &o->mem_limit) = sz / SWS_PAGE_SIZE;
+	*(name[2] == 'r' ? &o->ram_arg : &o->mem_limit_arg) = v;
+	return 0;
+}
+
+static int set_mem_high(void *opts, const char *name, const char *v)
+{
+	char msg[160];
+	uint64_t sz;
+	if (cli_parse_size(v, &sz))
+		return bad(name, "'%s': %s", v, cli_size_hint(v, msg, sizeof(msg)));
+	if (sz < 64 * SWS_PAGE_SIZE || sz / SWS_PAGE_SIZE > SWS_MM_MAX_RAM_PAGES)
+		return bad(name, "'%s': expected 256K to 4T", v);
+	((struct opts *)opts)->mem_high = sz / SWS_PAGE_SIZE;
+	return 0;
+}
+
+static int set_swap(void *opts, const char *name, const char *v)
+{
+	struct opts *o = opts;
+	char msg[256];
+	if (o->nswap == SWS_REPLAY_MAX_SWAP)
+		return bad(name, "at most %d devices", SWS_REPLAY_MAX_SWAP);
+	o->swap_str[o->nswap] = strdup(v);
+	if (!o->swap_str[o->nswap])
+		return bad(name, "out of memory");
+	if (cli_parse_swap(o->swap_str[o->nswap], &o->swap[o->nswap], msg, sizeof(msg)))
+		return bad(name, "%s", msg);
+	o->nswap++;
+	return 0;
+}
+
+/* --backend D, --compare D1,D2,...: the designs to run. */
+static int set_designs(void *opts, const char *name, const char *v)
+{
+	struct opts *o = opts;
+	char *copy = strdup(v), *save = NULL;
+	int rc = copy ? 0 : bad(name, "out of memory");
+	o->nbackends = 0;
+	for (char *s = copy ? strtok_r(copy, ",", &save) : NULL; s && !rc; s = strtok_r(NULL, ",", &save)) {
+		if (o->nbackends == CLI_MAX_RUNS)
+			rc = bad(name, "at most %d runs", CLI_MAX_RUNS);
+		else if (sws_backend_parse(s, &o->backends[o->nbackends]))
+			rc = bad(name, "'%s': expected xarray, st-p1, st-p2, st-p3, st-p4 (table) or vswap (--list-designs)", s);
+		else
+			o->nbackends++;
+	}
+	free(copy);
+	if (!rc && (!o->nbackends || (name[2] == 'b' && o->nbackends != 1)))
+		rc = bad(name, "'%s': expected %s", v, name[2] == 'b' ? "one design" : "a list like xarray,st-p4,vswap");
+	return rc;
+}
+
+static int set_policy(void *opts, const char *name, const char *v)
+{
+	static const enum sws_reclaim_policy policies[] = {SWS_RECLAIM_KERNEL, SWS_RECLAIM_LRU, SWS_RECLAIM_CLOCK};
+	int k;
+	if (cli_choice("swapsim-replay", name, v, "kernel|lru|clock", &k))
+		return 2;
+	((struct opts *)opts)->policy = policies[k];
+	return 0;
+}
+
+static int set_mthp(void *opts, const char *name, const char *v)
+{
+	struct opts *o = opts;
+	char msg[256];
+	if (parse_mthp(v, &o->anon_orders, msg, sizeof(msg)))
+		return bad(name, "%s", msg);
+	o->mthp_set = true;
+	return 0;
+}
+
+static int set_read_fault(void *opts, const char *name, const char *v)
+{
+	int k;
+	if (cli_choice("swapsim-replay", name, v, "data|zero", &k))
+		return 2;
+	((struct opts *)opts)->read_zero = k == 1;
+	return 0;
+}
+
+static int set_cgroup(void *opts, const char *name, const char *v)
+{
+	int k;
+	if (cli_choice("swapsim-replay", name, v, "v1|v2", &k))
+		return 2;
+	((struct opts *)opts)->zc.cgroup = k == 0 ? SWS_ZSWAP_CGROUP_V1 : SWS_ZSWAP_CGROUP_V2;
+	return 0;
+}
+
+static int set_zswap_compressor(void *opts, const char *name, const char *v)
+{
+	struct opts *o = opts;
+	if (strlen(v) >= sizeof(o->zcomp) || sws_zswap_compressor_check(v))
+		return bad(name, "'%s': expected lz4, zstd or zstd:LEVEL (LEVEL 1..19)", v);
+	snprintf(o->zcomp, sizeof(o->zcomp), "%s", v);
+	o->zc.compressor = o->zcomp;
+	return 0;
+}
+
+static int set_zswap_shrinker(void *opts, const char *name, const char *v)
+{
+	struct opts *o = opts;
+	int k;
+	if (cli_choice("swapsim-replay", name, v, "on|off", &k))
+		return 2;
+	o->zc.flags = (o->zc.flags & ~SWS_ZSWAP_SHRINKER) | (k == 0 ? SWS_ZSWAP_SHRINKER : 0);
+	o->shrinker_set = true;
+	return 0;
+}
+
+static int set_zswap_scheme(void *opts, const char *name, const char *v)
+{
+	static const uint32_t schemes[] = {0, SWS_ZSWAP_SECOND_CHANCE_ONLY, SWS_ZSWAP_OLD_SCHEME};
+	struct opts *o = opts;
+	int k = 0;
+	if (strcmp(v, "new") && cli_choice("swapsim-replay", name, v, "both|second-chance|old", &k))
+		return 2; /* new: both's older name */
+	o->zc.flags = (o->zc.flags & ~(SWS_ZSWAP_OLD_SCHEME | SWS_ZSWAP_SECOND_CHANCE_ONLY)) | schemes[k];
+	return 0;
+}
+
+static int set_content(void *opts, const char *name, const char *v)
+{
+	struct opts *o = opts;
+	char msg[256];
+	if (cli_parse_content(v, o->content, msg, sizeof(msg)))
+		return bad(name, "%s", msg);
+	o->content_set = true;
+	return 0;
+}
+
+static int set_interval(void *opts, const char *name, const char *v)
+{
+	struct opts *o = opts;
+	char *e;
+	errno = 0;
+	o->interval = strtoull(v, &e, 10);
+	if (!*v || *e || errno || v[0] == '-' || !o->interval)
+		return bad(name, "'%s': expected a record count >= 1", v);
+	return 0;
+}
+
+/* --rerun is read before the parse (rerun_expand()): here it is inside a report's command. */
+static int set_rerun(void *opts, const char *name, const char *v)
+{
+	(void)opts;
+	return bad(name, "'%s': a --rerun report's command holds no --rerun", v);
+}
+
+#define O struct opts
+static const struct cli_option options[] = {
+	CLI_OPT_TEXT("Input (one of):\n"),
+	CLI_OPT_STRING("--trace", "FILE", O, trace, "a trace file (optionally zstd-compressed)"),
+	CLI_OPT_CALL("--format", "FMT", set_format,
+		     "native|perf|lackey|damon|addr (default: detected)\n"
+		     "FILE - reads standard input (one run: no --compare of\n"
+		     "several designs, no --repeat)"),
+	{.kind = CLI_REST, .name = "--workload", .arg = "NAME ARGS...", .rest = set_workload,
+	 .help = "a synthetic workload; every word after NAME is its own\n"
+		 "argument, so --workload comes last:"},
+	CLI_OPT_TEXT(WORKLOAD_HELP),
+	CLI_OPT_CALL("--workload-args", "\"NAME ARGS\"", set_workload_args, "the same as one string (may come anywhere)"),
+	CLI_OPT_STRING("--check", "DIR|FILE", O, check,
+		       "a recording of the kernel (swapsim-record's folder, or its\n"
+		       "kernel.txt): replay its trace on the recorded machine (RAM,\n"
+		       "memcg limit, swap devices, page-cluster, zswap, cgroup\n"
+		       "version, the design of its kernel version; the options\n"
+		       "below override each) and print the kernel's counters next\n"
+		       "to the simulator's with the difference in percent (a table,\n"
+		       "or JSON with --report json); exit 0 unless the run fails\n"
+		       "(refused accesses are reported, not an error)"),
+	CLI_OPT_TEXT("\nTrace reader (as swapsim-trace's; --trace only):\n"),
+	CLI_OPT_U32("--pid", "N", O, rcfg.default_pid, 1, UINT32_MAX,
+		    "pid/tid of records without one (lackey, addr; default 1)"),
+	CLI_OPT_BITS("--addr-hex", O, rcfg.flags, SWS_TRACE_READ_ADDR_HEX, "addr format: bare digits are hex, not decimal"),
+	CLI_OPT_BITS("--no-ifetch", O, rcfg.flags, SWS_TRACE_READ_NO_IFETCH, "drop instruction-fetch accesses"),
+	CLI_OPT_U32("--damon-sample-us", "N", O, rcfg.damon_sample_us, 1, UINT32_MAX,
+		    "DAMON sampling interval (default 5000)"),
+	CLI_OPT_U32("--damon-aggr-us", "N", O, rcfg.damon_aggr_us, 1, UINT32_MAX,
+		    "DAMON aggregation interval (default 100000)"),
+	CLI_OPT_U32("--damon-max-expansion", "N", O, rcfg.damon_max_expansion, 1, UINT32_MAX,
+		    "DAMON records per input byte, at most (default 4096)"),
+	CLI_OPT_U32("--max-line", "N", O, rcfg.max_line, 256, SWS_TRACE_MAX_LINE_LIMIT,
+		    "longest accepted line in bytes (default 65536)"),
+	CLI_OPT_TEXT("\nMachine:\n"),
+	CLI_OPT_CALL("--ram", "SIZE", set_machine_size, "simulated RAM (default 1G)"),
+	CLI_OPT_CALL("--mem-limit", "SIZE", set_machine_size, "memcg limit the workload runs in (default: none)"),
+	CLI_OPT_CALL("--mem-high", "SIZE", set_mem_high,
+		     "the memcg's memory.high: a charge above it reclaims the excess\n"
+		     "(default: none; without --mem-limit, a memcg without limit)"),
+	CLI_OPT_CALL("--mthp", "SIZE=always|never[,...]", set_mthp,
+		     "anon mTHP sizes, as hugepages-<SIZE>kB/enabled: a first write\n"
+		     "takes the largest enabled folio whose aligned block is empty\n"
+		     "(SIZE 8K..2M, a power of two; default: none)"),
+	CLI_OPT_FLAG("--memcg-per-task", O, memcg_per_task,
+		     "each process in a memcg of its own, each with --mem-limit\n"
+		     "(a forked child stays in its parent's)"),
+	CLI_OPT_CALL("--cgroup", "v1|v2", set_cgroup,
+		     "the memcgs' cgroup version (default v2): v2 charges zswap's\n"
+		     "compressed bytes to the memcg (they count against\n"
+		     "--mem-limit, and the shrinker sees them); v1 charges nothing,\n"
+		     "so the memcg shrinker finds nothing to write back"),
+	CLI_OPT_CALL("--swap", "SPEC", set_swap,
+		     "a swap device, repeatable; SPEC is key=value pairs:\n"
+		     "size=SIZE,type=ssd|nvme|sata|hdd|zram|pmem,prio=N,file=PATH,\n"
+		     "rlat=NS,wlat=NS,qd=N (the modelled clock's queue depth;\n"
+		     "defaults ssd 32, sata 8, hdd 1); a file=PATH is created new: add the words\n"
+		     "reuse (overwrite an existing file) and follow (PATH may be\n"
+		     "a symbolic link) to allow those; a file the run created\n"
+		     "is removed after it, a reused one stays; the word discard\n"
+		     "discards freed clusters (swapon --discard=pages; off by\n"
+		     "default; not hdd)\n"
+		     "or an xswap device (needs --zswap and the st-p4 design):\n"
+		     "type=xswap[,prio=N][,limit=PAGES]\n"
+		     "(default: one SSD of 2x RAM)"),
+	{.kind = CLI_CALL, .name = "--backend", .arg = "D", .set = set_designs, .help_fn = backend_help},
+	CLI_OPT_CALL("--compare", "D1,D2,...", set_designs,
+		     "run the same input on each design, report side by side (a\n"
+		     "design listed again is a control run: its column D#2)"),
+	{.kind = CLI_CALL, .name = "--list-designs", .set = list_designs,
+	 .help = "print every design's name, one a line, and exit"},
+	CLI_OPT_CALL("--policy", "P", set_policy, "kernel|lru|clock reclaim policy (default kernel)"),
+	CLI_OPT_U32("--swapoff", "N", O, swapoff, 1, SWS_REPLAY_MAX_SWAP,
+		    "when the input ends, swap off the N-th --swap device with its\n"
+		    "pages in use (try_to_unuse; vswap: through its reverse map)\n"
+		    "and report its simulated time; pages that do not fit the\n"
+		    "memcg or RAM make the OOM killer take tasks (exit 3)"),
+	CLI_OPT_CALL("--page-cluster", "N", set_page_cluster, "vm.page-cluster (readahead 2^N pages; default 3)"),
+	CLI_OPT_CALL("--content", "MIX", set_content,
+		     "page contents: zero=W,same=W,index=W,text=W,random=W\n"
+		     "(usemem: index, memhog: same; others default index)"),
+	CLI_OPT_FLAG("--verify", O, verify, "check every page read back against the content model"),
+	CLI_OPT_CALL("--read-fault", "data|zero", set_read_fault,
+		     "a first read finds data that existed before the trace\n"
+		     "(default: most traces cannot tell reads from writes)\n"
+		     "or maps the shared zero page (the kernel's semantics)"),
+	CLI_OPT_TEXT("\nzswap (any --zswap-* option turns it on):\n"),
+	CLI_OPT_FLAG("--zswap", O, zswap, "a compressed pool in front of the swap devices"),
+	CLI_OPT_CALL("--zswap-compressor", "C", set_zswap_compressor, "lz4 (default), zstd or zstd:LEVEL (1..19)"),
+	CLI_OPT_U32("--zswap-max-pool-percent", "P", O, zc.max_pool_percent, 1, 100, "pool limit, % of RAM (default 20)"),
+	CLI_OPT_U32("--zswap-accept-threshold", "P", O, zc.accept_threshold_percent, 1, 100,
+		    "refill after a full pool below P% of it (default 90)"),
+	CLI_OPT_CALL("--zswap-shrinker", "on|off", set_zswap_shrinker, "write back under memory pressure (default off)"),
+	CLI_OPT_CALL("--zswap-scheme", "S", set_zswap_scheme,
+		     "the shrinker's protection: both (default; also new): second\n"
+		     "chance + disk-swapin protection (6.12+); second-chance: the\n"
+		     "second chance, every swap-in counted (the first patch);\n"
+		     "old: the protected size of 6.8-6.11, no second chance"),
+	CLI_OPT_TEXT("\nTime (docs/modelled-time.md):\n"),
+	CLI_OPT_CALL("--clock", "model|host", set_clock,
+		     "model (default): modelled time on simulated CPUs, from a\n"
+		     "cost table, with locks and device queues in virtual time:\n"
+		     "every figure is the same on every run and every host;\n"
+		     "host: the host's clock around the model's own code"),
+	CLI_OPT_U32("--cpus", "N", O, cpus, 1, SWS_REPLAY_MAX_CPUS,
+		    "simulated CPUs of the modelled clock, 1..254 (default: a\n"
+		    "workload's tasks (kbuild: its jobs and make); --check: the\n"
+		    "recorded machine's CPUs; a trace: 1); one host thread runs\n"
+		    "them all"),
+	CLI_OPT_CALL("--costs", "FILE", set_costs,
+		     "the cost table (swapsim-calibrate's output; default: the\n"
+		     "bundled table, docs/benchmarks.md)"),
+	CLI_OPT_CALL("--sync-quantum", "NS", set_sync_quantum,
+		     "how far past the earliest CPU another may run before it\n"
+		     "yields at a lock (default 250; 0: exact virtual-time order)"),
+	CLI_OPT_TEXT("\nRun and report:\n"),
+	CLI_OPT_U32("--threads", "N", O, threads, 1, 128,
+		    "host clock: worker threads standing for CPUs (default 1:\n"
+		    "deterministic counters)"),
+	CLI_OPT_U32("--repeat", "N", O, repeat, 1, MAX_REPEAT,
+		    "run every compared configuration N times, interleaved\n"
+		    "(A B A B ...); times are reported as mean and spread;\n"
+		    "with the modelled clock repeat k adds k to the seeds\n"
+		    "(the same seed gives the same figures)"),
+	CLI_OPT_CALL("--user-bandwidth", "SIZE", set_user_bandwidth,
+		     "the user-time model: bytes per second a task touches memory\n"
+		     "at (each page access costs 4 KiB of it; default 16000000000,\n"
+		     "16 GB/s: 256 ns a page; suffixes are binary, 16G = 16 GiB/s)"),
+	CLI_OPT_FLAG("--allow-errors", O, allow_errors, "exit 0 even when the model refused accesses (OOM kills)"),
+	CLI_OPT_CALL("--seed", "S", set_seed, "seed of the content model and random workloads (default 1)"),
+	CLI_OPT_CHOICE("--report", "table|json|csv|counters|mmtests|lkp", O, report, "table|json|csv|counters|mmtests|lkp",
+		       "readable table (default: the command,\n"
+		       "version, clock, input and machine first, a verdict per\n"
+		       "compared design last), one JSON object {\"version\",\n"
+		       "\"command\", \"argv\", \"clock\", \"setup\", \"runs\": [...]}, a CSV\n"
+		       "time series (one row every --interval records), every\n"
+		       "deterministic counter as \"key value\" lines per run (to\n"
+		       "diff runs), mmtests' compare-kernels layout or lkp's\n"
+		       "compare layout (%stddev %change %stddev)"),
+	CLI_OPT_FLAG("--all-counters", O, all_counters,
+		     "the table, mmtests and lkp show every counter (by default\n"
+		     "those that are 0 in every run are left out)"),
+	CLI_OPT_STRING("--json-out", "FILE", O, json_out, "also write the JSON report to FILE (table or json runs)"),
+	CLI_OPT_CALL("--rerun", "REPORT.json", set_rerun,
+		     "run again what a JSON report records (its \"argv\": the same\n"
+		     "input, machine, designs, repeats and seeds); only --report,\n"
+		     "--json-out, --quiet and --all-counters may go with it"),
+	CLI_OPT_CALL("--interval", "K", set_interval, "records between CSV rows (default 100000)"),
+	CLI_OPT_FLAG("--quiet", O, quiet, "no workload output lines, no progress bar"),
+	CLI_OPT_HELP("this text"),
+	CLI_OPT_VERSION("the program's version"),
+	{0},
+};
+#undef O
+
+/* After each option: the trace reader's and zswap's options say so, the
+ * output options are marked for --check's equivalent command, and a value
+ * option given again must say the same (--swap excepted; --backend and
+ * --compare are one). */
+static int seen_option(void *opts, const struct cli_option *opt, const char *v, int first, int last)
+{
+	struct opts *o = opts;
+	if (opt->kind != CLI_CALL && opt->offset >= offsetof(struct opts, rcfg) &&
+	    opt->offset < offsetof(struct opts, rcfg) + sizeof(o->rcfg))
+		o->reader_opts = true;
+	if (!strncmp(opt->name, "--zswap", 7))
+		o->zswap = true;
+	if (o->argv_drop && (!strcmp(opt->name, "--check") || !strcmp(opt->name, "--report") ||
+			     !strcmp(opt->name, "--json-out") || !strcmp(opt->name, "--quiet")))
+		for (int i = first; i <= last; i++)
+			o->argv_drop[i] = true;
+	return opt->arg ? check_once(o->seen, &o->nseen, opt->name, v) : 0;
+}
+
+static const struct cli_program program = {
+	.name = "swapsim-replay",
+	.usage = USAGE_HEAD,
+	.tail = USAGE_TAIL,
+	.options = options,
+	.seen = seen_option,
+};
+
+static int parse_args(struct opts *o, int argc, char **argv)
+{
 	o->interval = 100000;
 	o->seed = 1;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = NULL;
-		char name[64];
-		const char *eq = strchr(a, '=');
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(usage_text, stdout);
-			exit(cli_stdout_close("swapsim-replay", 0));
-		}
-		if (!strcmp(a, "--version")) {
-			puts("swapsim-replay " SWS_TOOLS_VERSION);
-			exit(cli_stdout_close("swapsim-replay", 0));
-		}
-		if (!strcmp(a, "--verify")) {
-			o->verify = true;
-			continue;
-		}
-		if (!strcmp(a, "--addr-hex") || !strcmp(a, "--no-ifetch")) {
-			o->rcfg.flags |= a[2] == 'a' ? SWS_TRACE_READ_ADDR_HEX : SWS_TRACE_READ_NO_IFETCH;
-			o->reader_opts = true;
-			continue;
-		}
-		if (!strcmp(a, "--zswap")) {
-			o->zswap = true;
-			continue;
-		}
-		if (!strcmp(a, "--quiet")) {
-			o->quiet = true;
-			if (o->argv_drop)
-				o->argv_drop[i] = true;
-			continue;
-		}
-		if (!strcmp(a, "--allow-errors")) {
-			o->allow_errors = true;
-			continue;
-		}
-		if (!strcmp(a, "--memcg-per-task")) {
-			o->memcg_per_task = true;
-			continue;
-		}
-		if (!strcmp(a, "--all-counters")) {
-			o->all_counters = true;
-			continue;
-		}
-		if (!strcmp(a, "--workload"))
-			return parse_workload(o, argc - i - 1, argv + i + 1);
-		if (strncmp(a, "--", 2))
-			return bad(a, "unexpected argument (options start with --; see --help)");
-		/* --name=value or --name value */
-		if (eq && (size_t)(eq - a) < sizeof(name)) {
-			memcpy(name, a, (size_t)(eq - a));
-			name[eq - a] = 0;
-			v = eq + 1;
-		} else {
-			snprintf(name, sizeof(name), "%s", a);
-			if (i + 1 >= argc)
-				return bad(name, "missing value");
-			v = argv[++i];
-		}
-		uint64_t sz;
-		if (o->argv_drop && (!strcmp(name, "--check") || !strcmp(name, "--report") ||
-				     !strcmp(name, "--json-out")))
-			o->argv_drop[i] = o->argv_drop[eq ? i : i - 1] = true;
-		if (!strcmp(name, "--trace")) {
-			o->trace = v;
-		} else if (!strcmp(name, "--check")) {
-			o->check = v;
-		} else if (!strcmp(name, "--format")) {
-			if (sws_trace_format_parse(v, &o->format) || o->format == SWS_TRACE_FORMAT_AUTO)
-				return bad(name, "'%s': expected native, perf, lackey, damon or addr", v);
-		} else if (!strcmp(name, "--workload-args")) {
-			char *words[MAX_WL_ARGS];
-			int n = 0;
-			free(o->wl_args_copy);
-			o->wl_args_copy = strdup(v);
-			for (char *s = strtok(o->wl_args_copy, " \t"); s; s = strtok(NULL, " \t")) {
-				if (n == MAX_WL_ARGS)
-					return bad(name, "too many words");
-				words[n++] = s;
-			}
-			int rc = parse_workload(o, n, words);
-			if (rc)
-				return rc;
-		} else if (!strcmp(name, "--threads")) {
-			if (parse_u32(name, v, 1, 128, &o->threads))
-				return 2;
-		} else if (!strcmp(name, "--clock")) {
-			if (!strcmp(v, "model"))
-				o->clock = SWS_REPLAY_CLOCK_MODEL;
-			else if (!strcmp(v, "host"))
-				o->clock = SWS_REPLAY_CLOCK_HOST;
-			else
-				return bad(name, "'%s': expected model or host", v);
-		} else if (!strcmp(name, "--cpus")) {
-			if (parse_u32(name, v, 1, SWS_REPLAY_MAX_CPUS, &o->cpus))
-				return 2;
-		} else if (!strcmp(name, "--sync-quantum")) {
-			uint32_t q = 0;
-			if (parse_u32(name, v, 0, 1000000, &q))
-				return 2;
-			o->sync_quantum = (uint64_t)q + 1;
-		} else if (!strcmp(name, "--costs")) {
-			if (cli_read_costs(v, &o->costs, msg, sizeof(msg)))
-				return bad(name, "%s", msg);
-			o->costs_set = true;
-			o->costs_path = v;
-		} else if (!strcmp(name, "--repeat")) {
-			if (parse_u32(name, v, 1, MAX_REPEAT, &o->repeat))
-				return 2;
-		} else if (!strcmp(name, "--user-bandwidth")) {
-			if (cli_parse_size(v, &o->user_bandwidth))
-				return bad(name, "'%s': expected bytes per second: %s", v,
-					   cli_size_hint(v, msg, sizeof(msg)));
-			if (o->user_bandwidth < SWS_PAGE_SIZE)
-				return bad(name, "'%s': expected bytes per second, at least 4K", v);
-		} else if (!strcmp(name, "--seed")) {
-			char *e;
-			errno = 0;
-			o->seed = strtoull(v, &e, 0);
-			if (!*v || *e || errno || v[0] == '-')
-				return bad(name, "'%s': expected a number", v);
-			o->seed_set = true;
-		} else if (!strcmp(name, "--ram") || !strcmp(name, "--mem-limit")) {
-			if (cli_parse_size(v, &sz))
-				return bad(name, "'%s': %s", v, cli_size_hint(v, msg, sizeof(msg)));
-			if (sz < 64 * SWS_PAGE_SIZE)
-				return bad(name, "'%s': below the smallest machine, 256K (64 pages)", v);
-			if (sz / SWS_PAGE_SIZE > SWS_MM_MAX_RAM_PAGES)
-				return bad(name, "'%s': above the limit of 4T", v);
-			*(name[2] == 'r' ? &o->ram : &o->mem_limit) = sz / SWS_PAGE_SIZE;
-			*(name[2] == 'r' ? &o->ram_arg : &o->mem_limit_arg) = v;
-		} else if (!strcmp(name, "--swap")) {
-			if (o->nswap == SWS_REPLAY_MAX_SWAP)
-				return bad(name, "at most %d devices", SWS_REPLAY_MAX_SWAP);
-			o->swap_str[o->nswap] = strdup(v);
-			if (cli_parse_swap(o->swap_str[o->nswap], &o->swap[o->nswap], msg,
-						  sizeof(msg)))
-				return bad(name, "%s", msg);
-			o->nswap++;
-		} else if (!strcmp(name, "--backend") || !strcmp(name, "--compare")) {
-			char *copy = strdup(v), *save = NULL;
-			o->nbackends = 0;
-			for (char *s = strtok_r(copy, ",", &save); s; s = strtok_r(NULL, ",", &save)) {
-				if (o->nbackends == CLI_MAX_RUNS) {
-					free(copy);
-					return bad(name, "at most %d runs", CLI_MAX_RUNS);
-				}
-				if (sws_backend_parse(s, &o->backends[o->nbackends])) {
-					int rc = bad(name, "'%s': expected xarray, st-p1, st-p2, st-p3, st-p4 (table) or vswap", s);
-					free(copy);
-					return rc;
-				}
-				o->nbackends++;
-			}
-			free(copy);
-			if (!o->nbackends || (name[2] == 'b' && o->nbackends != 1))
-				return bad(name, "'%s': expected %s", v,
-					   name[2] == 'b' ? "one design" : "a list like xarray,st-p4,vswap");
-		} else if (!strcmp(name, "--policy")) {
-			if (!strcmp(v, "kernel"))
-				o->policy = SWS_RECLAIM_KERNEL;
-			else if (!strcmp(v, "lru"))
-				o->policy = SWS_RECLAIM_LRU;
-			else if (!strcmp(v, "clock"))
-				o->policy = SWS_RECLAIM_CLOCK;
-			else
-				return bad(name, "'%s': expected kernel, lru or clock", v);
-		} else if (!strcmp(name, "--swapoff")) {
-			if (parse_u32(name, v, 1, SWS_REPLAY_MAX_SWAP, &o->swapoff))
-				return 2;
-		} else if (!strcmp(name, "--mthp")) {
-			if (parse_mthp(v, &o->anon_orders, msg, sizeof(msg)))
-				return bad(name, "%s", msg);
-			o->mthp_set = true;
-		} else if (!strcmp(name, "--mem-high")) {
-			if (cli_parse_size(v, &sz))
-				return bad(name, "'%s': %s", v, cli_size_hint(v, msg, sizeof(msg)));
-			if (sz < 64 * SWS_PAGE_SIZE || sz / SWS_PAGE_SIZE > SWS_MM_MAX_RAM_PAGES)
-				return bad(name, "'%s': expected 256K to 4T", v);
-			o->mem_high = sz / SWS_PAGE_SIZE;
-		} else if (!strcmp(name, "--page-cluster")) {
-			uint32_t pc;
-			if (parse_u32(name, v, 0, 10, &pc))
-				return 2;
-			o->page_cluster = pc + 1; /* sws_mm_config: page-cluster + 1 */
-		} else if (!strcmp(name, "--read-fault")) {
-			if (strcmp(v, "data") && strcmp(v, "zero"))
-				return bad(name, "'%s': expected data or zero", v);
-			o->read_zero = !strcmp(v, "zero");
-		} else if (!strcmp(name, "--cgroup")) {
-			if (strcmp(v, "v1") && strcmp(v, "v2"))
-				return bad(name, "'%s': expected v1 or v2", v);
-			o->zc.cgroup = !strcmp(v, "v1") ? SWS_ZSWAP_CGROUP_V1 : SWS_ZSWAP_CGROUP_V2;
-		} else if (!strcmp(name, "--zswap-compressor")) {
-			if (strlen(v) >= sizeof(o->zcomp) || sws_zswap_compressor_check(v))
-				return bad(name, "'%s': expected lz4, zstd or zstd:LEVEL (LEVEL 1..19)", v);
-			snprintf(o->zcomp, sizeof(o->zcomp), "%s", v);
-			o->zc.compressor = o->zcomp;
-			o->zswap = true;
-		} else if (!strcmp(name, "--zswap-max-pool-percent")) {
-			if (parse_u32(name, v, 1, 100, &o->zc.max_pool_percent))
-				return 2;
-			o->zswap = true;
-		} else if (!strcmp(name, "--zswap-accept-threshold")) {
-			if (parse_u32(name, v, 1, 100, &o->zc.accept_threshold_percent))
-				return 2;
-			o->zswap = true;
-		} else if (!strcmp(name, "--zswap-shrinker")) {
-			if (strcmp(v, "on") && strcmp(v, "off"))
-				return bad(name, "'%s': expected on or off", v);
-			o->zc.flags = (o->zc.flags & ~SWS_ZSWAP_SHRINKER) | (!strcmp(v, "on") ? SWS_ZSWAP_SHRINKER : 0);
-			o->shrinker_set = true;
-			o->zswap = true;
-		} else if (!strcmp(name, "--zswap-scheme")) {
-			uint32_t f;
-			if (!strcmp(v, "both") || !strcmp(v, "new"))
-				f = 0;
-			else if (!strcmp(v, "second-chance"))
-				f = SWS_ZSWAP_SECOND_CHANCE_ONLY;
-			else if (!strcmp(v, "old"))
-				f = SWS_ZSWAP_OLD_SCHEME;
-			else
-				return bad(name, "'%s': expected both, second-chance or old", v);
-			o->zc.flags = (o->zc.flags & ~(SWS_ZSWAP_OLD_SCHEME | SWS_ZSWAP_SECOND_CHANCE_ONLY)) | f;
-			o->zswap = true;
-		} else if (!strcmp(name, "--content")) {
-			if (cli_parse_content(v, o->content, msg, sizeof(msg)))
-				return bad(name, "%s", msg);
-			o->content_set = true;
-		} else if (!strcmp(name, "--json-out")) {
-			o->json_out = v;
-		} else if (!strcmp(name, "--report")) {
-			if (!strcmp(v, "table"))
-				o->report = 0;
-			else if (!strcmp(v, "json"))
-				o->report = 1;
-			else if (!strcmp(v, "csv"))
-				o->report = 2;
-			else if (!strcmp(v, "counters"))
-				o->report = 3;
-			else if (!strcmp(v, "mmtests"))
-				o->report = 4;
-			else if (!strcmp(v, "lkp"))
-				o->report = 5;
-			else
-				return bad(name, "'%s': expected table, json, csv, counters, mmtests or lkp", v);
-		} else if (!strcmp(name, "--interval")) {
-			char *e;
-			errno = 0;
-			o->interval = strtoull(v, &e, 10);
-			if (!*v || *e || errno || v[0] == '-' || !o->interval)
-				return bad(name, "'%s': expected a record count >= 1", v);
-		} else if (!strcmp(name, "--pid")) {
-			if (parse_reader_u32(o, name, v, 1, UINT32_MAX, &o->rcfg.default_pid))
-				return 2;
-		} else if (!strcmp(name, "--max-line")) {
-			if (parse_reader_u32(o, name, v, 256, SWS_TRACE_MAX_LINE_LIMIT, &o->rcfg.max_line))
-				return 2;
-		} else if (!strcmp(name, "--damon-sample-us")) {
-			if (parse_reader_u32(o, name, v, 1, UINT32_MAX, &o->rcfg.damon_sample_us))
-				return 2;
-		} else if (!strcmp(name, "--damon-aggr-us")) {
-			if (parse_reader_u32(o, name, v, 1, UINT32_MAX, &o->rcfg.damon_aggr_us))
-				return 2;
-		} else if (!strcmp(name, "--damon-max-expansion")) {
-			if (parse_reader_u32(o, name, v, 1, UINT32_MAX, &o->rcfg.damon_max_expansion))
-				return 2;
-		} else {
-			return bad(name, "unknown option");
-		}
-		if (check_once(seen, &nseen, name, v))
-			return 2;
-	}
-	return 0;
+	return cli_options_parse(&program, o, argc, argv, 1);
 }
 
 /* Options of one clock given with the other. */
@@ -1194,15 +1246,11 @@ out:
 /* ---- what a report says about itself, and --rerun ---------------------------------- */
 
 /* The options that take no value (every other one takes one: --name VALUE or --name=VALUE). */
+/* Does option @a take no value? (--rerun's reading of a command line) */
 static bool flag_option(const char *a)
 {
-	static const char *const flags[] = {"--verify", "--addr-hex", "--no-ifetch", "--zswap", "--quiet",
-					    "--allow-errors", "--memcg-per-task", "--all-counters", "--help",
-					    "-h", "--version"};
-	for (unsigned i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
-		if (!strcmp(a, flags[i]))
-			return true;
-	return false;
+	const struct cli_option *o = cli_options_find(&program, a);
+	return o && !o->arg;
 }
 
 /* @p made absolute against the working directory (malloc'ed). */
@@ -1387,6 +1435,67 @@ static void print_refused(const struct opts *o, const struct sws_replay_report *
 	}
 }
 
+/* --check with an option it cannot go with: say so. @return 0 or 2. */
+static int check_usage(const struct opts *o)
+{
+	const char *why = o->have_workload			? "--workload (the recording is the input)"
+			  : o->report == 2			? "--report csv (a table, or --report json)"
+			  : o->report == 3			? "--report counters (a table, or --report json)"
+			  : o->report >= 4			? "--report mmtests or lkp (a table, or --report json)"
+			  : o->nbackends > 1			? "--compare (one design: --backend)"
+			  : o->repeat > 1			? "--repeat (one run)"
+			  : o->trace && !strcmp(o->trace, "-") ? "--trace - (a file)"
+							       : NULL;
+	if (why)
+		fprintf(stderr, "swapsim-replay: --check: not with %s (try --help)\n", why);
+	return why ? 2 : 0;
+}
+
+/* The options of a replay (not --check) that do not go together, the
+ * defaults they leave, and a warning. @return 0 or 2 (said). */
+static int check_replay_usage(struct opts *o)
+{
+	if (!!o->trace == o->have_workload) {
+		fprintf(stderr, "swapsim-replay: give exactly one of --trace FILE or --workload NAME "
+				"(try --help)\n");
+		return 2;
+	}
+	if (!o->nbackends) {
+		o->backends[0] = SWS_BACKEND_SWAP_TABLE;
+		o->nbackends = 1;
+	}
+	if (o->reader_opts && !o->trace) {
+		fprintf(stderr, "swapsim-replay: the trace reader options (--pid, --addr-hex, --no-ifetch, "
+				"--damon-*, --max-line) read a --trace; --workload has none (try --help)\n");
+		return 2;
+	}
+	if (refuse_inputs(o, NULL))
+		return 2;
+	if (o->trace && !strcmp(o->trace, "-") && (o->nbackends > 1 || o->repeat > 1)) {
+		char what[64];
+		if (o->nbackends > 1)
+			snprintf(what, sizeof(what), "no --compare of %u designs", o->nbackends);
+		else
+			snprintf(what, sizeof(what), "no --repeat %u", o->repeat);
+		fprintf(stderr, "swapsim-replay: --trace -: standard input can be read once, so one run: "
+				"%s (save the trace to a file) (try --help)\n", what);
+		return 2;
+	}
+	if (!xswap_usable(o))
+		return 2;
+	if (o->swapoff > (o->nswap ? o->nswap : 1) ||
+	    (o->swapoff && o->nswap && o->swap[o->swapoff - 1].kind == SWS_REPLAY_SWAP_XSWAP))
+		return bad("--swapoff", "%u: not one of the %u --swap devices (an xswap one goes with its "
+					"own interface)", o->swapoff, o->nswap ? o->nswap : 1);
+	if (o->memcg_per_task && !o->mem_limit)
+		return bad("--memcg-per-task", "needs --mem-limit (the limit of each task's memcg)");
+	if (o->mem_limit && o->ram && o->mem_limit > o->ram)
+		fprintf(stderr, "swapsim-replay: warning: --mem-limit %s%s is above --ram %s%s: the limit never binds\n",
+			o->mem_limit_arg ? o->mem_limit_arg : "", o->mem_limit_arg ? "" : "(recorded)",
+			o->ram_arg ? o->ram_arg : "", o->ram_arg ? "" : "(recorded)");
+	return 0;
+}
+
 static int replay_main(int argc, char **argv)
 {
 	struct opts o;
@@ -1400,79 +1509,19 @@ static int replay_main(int argc, char **argv)
 		return rc;
 	}
 	if (o.check) {
-		const char *why = o.have_workload	? "--workload (the recording is the input)"
-				  : o.report == 2	? "--report csv (a table, or --report json)"
-				  : o.report == 3	? "--report counters (a table, or --report json)"
-				  : o.report >= 4	? "--report mmtests or lkp (a table, or --report json)"
-				  : o.nbackends > 1	? "--compare (one design: --backend)"
-				  : o.repeat > 1	? "--repeat (one run)"
-				  : o.trace && !strcmp(o.trace, "-") ? "--trace - (a file)"
-								       : NULL;
-		if (why) {
-			fprintf(stderr, "swapsim-replay: --check: not with %s (try --help)\n", why);
-			free_opts(&o);
-			return 2;
+		rc = check_usage(&o);
+		if (!rc) {
+			catch_stop_signals(); /* and compare what ran */
+			rc = run_check(&o, argc, argv);
 		}
-	}
-	if (o.check) {
-		catch_stop_signals(); /* and compare what ran */
-		rc = run_check(&o, argc, argv);
 		free_opts(&o);
 		fflush(stdout);
 		return interrupted ? 128 + interrupted : rc;
 	}
-	if (!!o.trace == o.have_workload) {
-		fprintf(stderr, "swapsim-replay: give exactly one of --trace FILE or --workload NAME "
-				"(try --help)\n");
+	if ((rc = check_replay_usage(&o))) {
 		free_opts(&o);
-		return 2;
+		return rc;
 	}
-	if (!o.nbackends) {
-		o.backends[0] = SWS_BACKEND_SWAP_TABLE;
-		o.nbackends = 1;
-	}
-	if (o.reader_opts && !o.trace) {
-		fprintf(stderr, "swapsim-replay: the trace reader options (--pid, --addr-hex, --no-ifetch, "
-				"--damon-*, --max-line) read a --trace; --workload has none (try --help)\n");
-		free_opts(&o);
-		return 2;
-	}
-	if (refuse_inputs(&o, NULL)) {
-		free_opts(&o);
-		return 2;
-	}
-	if (o.trace && !strcmp(o.trace, "-") && (o.nbackends > 1 || o.repeat > 1)) {
-		char what[64];
-		if (o.nbackends > 1)
-			snprintf(what, sizeof(what), "no --compare of %u designs", o.nbackends);
-		else
-			snprintf(what, sizeof(what), "no --repeat %u", o.repeat);
-		fprintf(stderr, "swapsim-replay: --trace -: standard input can be read once, so one run: "
-				"%s (save the trace to a file) (try --help)\n", what);
-		free_opts(&o);
-		return 2;
-	}
-	if (!xswap_usable(&o)) {
-		free_opts(&o);
-		return 2;
-	}
-	if (o.swapoff > (o.nswap ? o.nswap : 1) ||
-	    (o.swapoff && o.nswap && o.swap[o.swapoff - 1].kind == SWS_REPLAY_SWAP_XSWAP)) {
-		int brc = bad("--swapoff", "%u: not one of the %u --swap devices (an xswap one goes with its "
-					  "own interface)", o.swapoff, o.nswap ? o.nswap : 1);
-		free_opts(&o);
-		return brc;
-	}
-	if (o.memcg_per_task && !o.mem_limit) {
-		int brc = bad("--memcg-per-task", "needs --mem-limit (the limit of each task's memcg)");
-		free_opts(&o);
-		return brc;
-	}
-	if (o.mem_limit && o.ram && o.mem_limit > o.ram)
-		fprintf(stderr, "swapsim-replay: warning: --mem-limit %s%s is above --ram %s%s: the limit never binds\n",
-			o.mem_limit_arg ? o.mem_limit_arg : "", o.mem_limit_arg ? "" : "(recorded)",
-			o.ram_arg ? o.ram_arg : "", o.ram_arg ? "" : "(recorded)");
-
 	catch_stop_signals();
 	warn_cpus(&o);
 	/* A backing file a run creates is scratch: the library removes it at the end of

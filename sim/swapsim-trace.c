@@ -16,7 +16,6 @@
  * as it was. Uses the public API only.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -27,68 +26,136 @@
 
 #include <swapsim/swapsim.h>
 
+#include "cli_options.h"
 #include "cli_output.h"
+#include "cli_parse.h"
 
-static const char usage[] =
-	"usage: swapsim-trace convert --in FILE [--format FMT] --out FILE [--binary] [--zstd]\n"
-	"                             [READER OPTIONS]\n"
-	"       swapsim-trace stats FILE [--format FMT] [READER OPTIONS]\n"
-	"       swapsim-trace head FILE [-n N] [--format FMT] [READER OPTIONS]\n"
-	"       swapsim-trace --help | --version\n"
+#define USAGE_HEAD                                                                               \
+	"usage: swapsim-trace convert --in FILE [--format FMT] --out FILE [--binary] [--zstd]\n"         \
+	"                             [READER OPTIONS]\n"                                               \
+	"       swapsim-trace stats FILE [--format FMT] [READER OPTIONS]\n"                              \
+	"       swapsim-trace head FILE [-n N] [--format FMT] [READER OPTIONS]\n"                        \
+	"       swapsim-trace --help | --version\n"                                                      \
+	"\n"                                                                                            \
+	"Commands:\n"                                                                                   \
+	"  convert   read a trace in any supported format and write it in the native\n"                 \
+	"            format: text (default), --binary (varint-delta records), --zstd\n"                 \
+	"            (zstd-compress the output, text or binary)\n"                                      \
+	"  stats     print record counts of every op, tasks, address range, pages touched\n"            \
+	"            (distinct pages counted up to 2097152, 8 GiB; 2^20 per record)\n"                  \
+	"            (perf: also what the importer made of processes, threads and calls)\n"             \
+	"  head      print the first N records (default 10) of any trace, binary and\n"                 \
+	"            compressed ones included, as native text (a valid trace of them)\n"                \
+	"\n"                                                                                            \
+	"FILE (and --in) \"-\" reads standard input; --out \"-\" writes standard output.\n"             \
+	"\n"                                                                                            \
+	"Formats (--format, default auto):\n"                                                           \
+	"  auto      detect from the header and the first lines\n"                                      \
+	"  native    swapsim-trace text or binary, optionally zstd-compressed\n"                        \
+	"  perf      perf script: page-faults with -d (-F comm,tid,time,event,addr,...),\n"             \
+	"            exceptions:page_fault_user, vmscan:*_reclaim_end (reclaim records),\n"             \
+	"            sched:sched_process_{fork,exit,exec}, syscalls:sys_{enter,exit}_\n"                \
+	"            {mmap,munmap,madvise}, PERF_RECORD_FORK/EXIT/COMM exec/MMAP2 lines\n"              \
+	"            (perf script --show-task-events --show-mmap-events)\n"                             \
+	"  lackey    valgrind --tool=lackey --trace-mem=yes output\n"                                   \
+	"  damon     damon:damon_aggregated perf-script lines, expanded like damo replay\n"             \
+	"  addr      one access per line: ADDR [R|W] [TASK], '#' comments\n"                           \
 	"\n"
-	"Commands:\n"
-	"  convert   read a trace in any supported format and write it in the native\n"
-	"            format: text (default), --binary (varint-delta records), --zstd\n"
-	"            (zstd-compress the output, text or binary)\n"
-	"  stats     print record counts of every op, tasks, address range, pages touched\n"
-	"            (distinct pages counted up to 2097152, 8 GiB; 2^20 per record)\n"
-	"            (perf: also what the importer made of processes, threads and calls)\n"
-	"  head      print the first N records (default 10) of any trace, binary and\n"
-	"            compressed ones included, as native text (a valid trace of them)\n"
-	"\n"
-	"FILE (and --in) \"-\" reads standard input; --out \"-\" writes standard output.\n"
-	"\n"
-	"Formats (--format, default auto):\n"
-	"  auto      detect from the header and the first lines\n"
-	"  native    swapsim-trace text or binary, optionally zstd-compressed\n"
-	"  perf      perf script: page-faults with -d (-F comm,tid,time,event,addr,...),\n"
-	"            exceptions:page_fault_user, vmscan:*_reclaim_end (reclaim records),\n"
-	"            sched:sched_process_{fork,exit,exec}, syscalls:sys_{enter,exit}_\n"
-	"            {mmap,munmap,madvise}, PERF_RECORD_FORK/EXIT/COMM exec/MMAP2 lines\n"
-	"            (perf script --show-task-events --show-mmap-events)\n"
-	"  lackey    valgrind --tool=lackey --trace-mem=yes output\n"
-	"  damon     damon:damon_aggregated perf-script lines, expanded like damo replay\n"
-	"  addr      one access per line: ADDR [R|W] [TASK], '#' comments\n"
-	"\n"
-	"Reader options:\n"
-	"  --max-line N          longest accepted line in bytes (default 65536)\n"
-	"  --pid N               pid/tid for records without one (default 1)\n"
-	"  --damon-sample-us N   DAMON sampling interval (default 5000)\n"
-	"  --damon-aggr-us N     DAMON aggregation interval (default 100000)\n"
-	"  --damon-max-expansion N  DAMON records per input byte, at most (default 4096)\n"
-	"  --addr-hex            addr format: bare digits are hex, not decimal\n"
-	"  --no-ifetch           drop instruction-fetch accesses\n"
-	"\n"
-	"Converter options:\n"
-	"  --zstd-level N        zstd level 1..19 (default 3)\n"
-	"\n"
-	"Trace formats are described in docs/trace-format.md.\n";
+
+/* The command line: the command, its options, the FILE words. */
+struct trace_opts {
+	const char *cmd;
+	struct sws_trace_reader_config rcfg;
+	struct sws_trace_writer_config wcfg;
+	const char *in, *out;
+	uint32_t nhead;
+	bool binary;
+	const char *words[2]; /* FILE, and one too many */
+	unsigned nwords;
+};
+
+#define bad(...) cli_bad("swapsim-trace", __VA_ARGS__)
+
+static int set_format(void *opts, const char *name, const char *v)
+{
+	struct trace_opts *o = opts;
+	if (sws_trace_format_parse(v, &o->rcfg.format))
+		return bad(name, "'%s': expected auto, native, perf, lackey, damon or addr", v);
+	return 0;
+}
+
+static int set_zstd_level(void *opts, const char *name, const char *v)
+{
+	uint32_t level;
+	if (cli_u32_c("swapsim-trace", name, v, 1, 19, &level))
+		return 2;
+	((struct trace_opts *)opts)->wcfg.zstd_level = (int32_t)level;
+	return 0;
+}
+
+static int set_nhead(void *opts, const char *name, const char *v)
+{
+	struct trace_opts *o = opts;
+	if (strcmp(o->cmd, "head"))
+		return bad(name, "unknown option (head's: the records to print)");
+	if (cli_u32_c("swapsim-trace", name, v, 0, UINT32_MAX, &o->nhead))
+		return 2;
+	return o->nhead ? 0 : bad("head -n", "want 1 or more records");
+}
+
+/* A word that is not an option: the FILE of stats and head. */
+static int trace_word(void *opts, const char *word)
+{
+	struct trace_opts *o = opts;
+	if (o->nwords < 2)
+		o->words[o->nwords++] = word;
+	return 0;
+}
+
+#define O struct trace_opts
+#define READER_U32(n, f, lo, h) \
+	{.kind = CLI_U32, .name = (n), .arg = "N", .offset = offsetof(O, rcfg.f), .min = (lo), .max = UINT32_MAX, \
+	 .c_number = true, .help = (h)}
+static const struct cli_option options[] = {
+	CLI_OPT_TEXT("Options:\n"),
+	CLI_OPT_STRING("--in", "FILE", O, in, "convert: the input"),
+	CLI_OPT_STRING("--out", "FILE", O, out, "convert: the output"),
+	CLI_OPT_CALL("--format", "FMT", set_format, "the input's format (above; default auto)"),
+	CLI_OPT_CALL("-n", "N", set_nhead, "head: the records to print (default 10)"),
+	CLI_OPT_TEXT("\nReader options:\n"),
+	{.kind = CLI_U32, .name = "--max-line", .arg = "N", .offset = offsetof(O, rcfg.max_line), .min = 256,
+	 .max = SWS_TRACE_MAX_LINE_LIMIT, .c_number = true, .help = "longest accepted line in bytes (default 65536)"},
+	READER_U32("--pid", default_pid, 0, "pid/tid for records without one (default 1)"),
+	READER_U32("--damon-sample-us", damon_sample_us, 0, "DAMON sampling interval (default 5000)"),
+	READER_U32("--damon-aggr-us", damon_aggr_us, 0, "DAMON aggregation interval (default 100000)"),
+	READER_U32("--damon-max-expansion", damon_max_expansion, 1, "DAMON records per input byte, at most (default 4096)"),
+	CLI_OPT_BITS("--addr-hex", O, rcfg.flags, SWS_TRACE_READ_ADDR_HEX, "addr format: bare digits are hex, not decimal"),
+	CLI_OPT_BITS("--no-ifetch", O, rcfg.flags, SWS_TRACE_READ_NO_IFETCH, "drop instruction-fetch accesses"),
+	CLI_OPT_TEXT("\nConverter options:\n"),
+	CLI_OPT_FLAG("--binary", O, binary, "write the binary encoding (varint-delta records)"),
+	CLI_OPT_BITS("--zstd", O, wcfg.flags, SWS_TRACE_WRITE_ZSTD, "zstd-compress the output"),
+	CLI_OPT_CALL("--zstd-level", "N", set_zstd_level, "zstd level 1..19 (default 3)"),
+	CLI_OPT_TEXT("\n"),
+	CLI_OPT_HELP("this text"),
+	CLI_OPT_VERSION("the program's version"),
+	{0},
+};
+#undef READER_U32
+#undef O
+
+static const struct cli_program program = {
+	.name = "swapsim-trace",
+	.usage = USAGE_HEAD,
+	.tail = "\nTrace formats are described in docs/trace-format.md.\n",
+	.options = options,
+	.word = trace_word,
+};
 
 static void die_usage(const char *msg)
 {
-	fprintf(stderr, "swapsim-trace: %s\n%s", msg, usage);
+	fprintf(stderr, "swapsim-trace: %s\n", msg);
+	cli_options_help(&program, stderr);
 	exit(2);
-}
-
-static uint32_t parse_u32_opt(const char *name, const char *v)
-{
-	char *end;
-	unsigned long long x = strtoull(v, &end, 0);
-	if (!*v || *end || x > UINT32_MAX) {
-		fprintf(stderr, "swapsim-trace: %s: bad number \"%s\"\n", name, v);
-		exit(2);
-	}
-	return (uint32_t)x;
 }
 
 /* ---- a small open-addressing set of (a, b) pairs (stats) -------------- */
@@ -457,144 +524,53 @@ static int refuse_stdout_input(const char *in)
 	return 2;
 }
 
+/* FILE of stats and head: the one word, or --in. */
+static const char *one_input(const struct trace_opts *o)
+{
+	char msg[64];
+	const char *in = o->in ? o->in : o->words[0];
+	snprintf(msg, sizeof(msg), "%s: %s", o->cmd, in ? "too many arguments" : "missing FILE");
+	if (!in || o->nwords > (o->in ? 0u : 1u))
+		die_usage(msg);
+	return in;
+}
+
 static int trace_main(int argc, char **argv)
 {
-	enum {
-		O_IN = 256, O_OUT, O_FORMAT, O_BINARY, O_ZSTD, O_LEVEL, O_MAXLINE, O_PID, O_SAMPLE,
-		O_AGGR, O_EXPANSION, O_ADDRHEX, O_NOIFETCH, O_HELP, O_VERSION,
-	};
-	static const struct option opts[] = {
-		{"in", required_argument, 0, O_IN},
-		{"out", required_argument, 0, O_OUT},
-		{"format", required_argument, 0, O_FORMAT},
-		{"binary", no_argument, 0, O_BINARY},
-		{"zstd", no_argument, 0, O_ZSTD},
-		{"zstd-level", required_argument, 0, O_LEVEL},
-		{"max-line", required_argument, 0, O_MAXLINE},
-		{"pid", required_argument, 0, O_PID},
-		{"damon-sample-us", required_argument, 0, O_SAMPLE},
-		{"damon-aggr-us", required_argument, 0, O_AGGR},
-		{"damon-max-expansion", required_argument, 0, O_EXPANSION},
-		{"addr-hex", no_argument, 0, O_ADDRHEX},
-		{"no-ifetch", no_argument, 0, O_NOIFETCH},
-		{"help", no_argument, 0, O_HELP},
-		{"version", no_argument, 0, O_VERSION},
-		{0, 0, 0, 0},
-	};
+	struct trace_opts o = {.nhead = 10};
 	if (argc < 2)
 		die_usage("missing command");
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-		fputs(usage, stdout);
+	if (!strcmp(argv[1], "help")) {
+		cli_options_help(&program, stdout);
 		return 0;
 	}
-	if (!strcmp(argv[1], "--version")) {
-		puts("swapsim-trace " SWS_TOOLS_VERSION);
-		return 0;
-	}
-	const char *cmd = argv[1];
-	if (strcmp(cmd, "convert") && strcmp(cmd, "stats") && strcmp(cmd, "head"))
+	if (argv[1][0] == '-') /* --help, --version, or a mistake */
+		return cli_options_parse(&program, &o, 2, argv, 1) ? 2 : (die_usage("missing command"), 2);
+	o.cmd = argv[1];
+	if (strcmp(o.cmd, "convert") && strcmp(o.cmd, "stats") && strcmp(o.cmd, "head"))
 		die_usage("unknown command (want convert, stats or head)");
-	struct sws_trace_reader_config rcfg = {0};
-	struct sws_trace_writer_config wcfg = {0};
-	const char *in = NULL, *out = NULL;
-	uint64_t nhead = 10;
-	optind = 2;
-	opterr = 0;
-	int c;
-	while ((c = getopt_long(argc, argv, !strcmp(cmd, "head") ? "n:" : "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			nhead = parse_u32_opt("-n", optarg);
-			if (!nhead)
-				die_usage("head -n: want 1 or more records");
-			break;
-		case O_IN:
-			in = optarg;
-			break;
-		case O_OUT:
-			out = optarg;
-			break;
-		case O_FORMAT:
-			if (sws_trace_format_parse(optarg, &rcfg.format))
-				die_usage("--format: want auto, native, perf, lackey, damon or addr");
-			break;
-		case O_BINARY:
-			wcfg.encoding = SWS_TRACE_BINARY;
-			break;
-		case O_ZSTD:
-			wcfg.flags |= SWS_TRACE_WRITE_ZSTD;
-			break;
-		case O_LEVEL:
-			wcfg.zstd_level = (int32_t)parse_u32_opt("--zstd-level", optarg);
-			if (wcfg.zstd_level < 1 || wcfg.zstd_level > 19)
-				die_usage("--zstd-level: want 1..19");
-			break;
-		case O_MAXLINE:
-			rcfg.max_line = parse_u32_opt("--max-line", optarg);
-			if (rcfg.max_line < 256 || rcfg.max_line > SWS_TRACE_MAX_LINE_LIMIT)
-				die_usage("--max-line: want 256..16777216");
-			break;
-		case O_PID:
-			rcfg.default_pid = parse_u32_opt("--pid", optarg);
-			break;
-		case O_SAMPLE:
-			rcfg.damon_sample_us = parse_u32_opt("--damon-sample-us", optarg);
-			break;
-		case O_AGGR:
-			rcfg.damon_aggr_us = parse_u32_opt("--damon-aggr-us", optarg);
-			break;
-		case O_EXPANSION:
-			rcfg.damon_max_expansion = parse_u32_opt("--damon-max-expansion", optarg);
-			if (!rcfg.damon_max_expansion)
-				die_usage("--damon-max-expansion: want 1 or more");
-			break;
-		case O_ADDRHEX:
-			rcfg.flags |= SWS_TRACE_READ_ADDR_HEX;
-			break;
-		case O_NOIFETCH:
-			rcfg.flags |= SWS_TRACE_READ_NO_IFETCH;
-			break;
-		case O_HELP:
-			fputs(usage, stdout);
-			return 0;
-		case O_VERSION:
-			puts("swapsim-trace " SWS_TOOLS_VERSION);
-			return 0;
-		default: {
-			char msg[128];
-			snprintf(msg, sizeof(msg), "bad option \"%s\"", argv[optind - 1]);
-			die_usage(msg);
-		}
-		}
+	if (cli_options_parse(&program, &o, argc, argv, 2))
+		return 2;
+	if (o.binary)
+		o.wcfg.encoding = SWS_TRACE_BINARY;
+	if (!strcmp(o.cmd, "stats")) {
+		const char *in = one_input(&o);
+		return refuse_stdout_input(in) ? 2 : cmd_stats(in, &o.rcfg);
 	}
-	if (!strcmp(cmd, "stats")) {
-		if (!in && optind < argc)
-			in = argv[optind++];
-		if (!in)
-			die_usage("stats: missing FILE");
-		if (optind < argc)
-			die_usage("stats: too many arguments");
-		return refuse_stdout_input(in) ? 2 : cmd_stats(in, &rcfg);
-	}
-	if (!strcmp(cmd, "head")) {
-		if (!in && optind < argc)
-			in = argv[optind++];
-		if (!in)
-			die_usage("head: missing FILE");
-		if (optind < argc)
-			die_usage("head: too many arguments");
-		if (out || wcfg.encoding || wcfg.flags || wcfg.zstd_level)
+	if (!strcmp(o.cmd, "head")) {
+		const char *in = one_input(&o);
+		if (o.out || o.wcfg.encoding || o.wcfg.flags || o.wcfg.zstd_level)
 			die_usage("head: prints text to standard output (no --out, --binary, --zstd; "
 				  "convert writes files)");
-		return refuse_stdout_input(in) ? 2 : cmd_convert(in, "-", &rcfg, &wcfg, nhead, 1);
+		return refuse_stdout_input(in) ? 2 : cmd_convert(in, "-", &o.rcfg, &o.wcfg, o.nhead, 1);
 	}
-	if (!in || !out)
+	if (!o.in || !o.out)
 		die_usage("convert: --in FILE and --out FILE are required");
-	if (optind < argc)
+	if (o.nwords)
 		die_usage("convert: too many arguments");
-	if (!strcmp(out, "-") && refuse_stdout_input(in))
+	if (!strcmp(o.out, "-") && refuse_stdout_input(o.in))
 		return 2;
-	return cmd_convert(in, out, &rcfg, &wcfg, 0, 0);
+	return cmd_convert(o.in, o.out, &o.rcfg, &o.wcfg, 0, 0);
 }
 
 int main(int argc, char **argv)

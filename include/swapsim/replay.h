@@ -712,6 +712,39 @@ int sws_workload_print_results(const struct sws_workload *wl, const struct sws_r
 int sws_workload_figures(const struct sws_workload *wl, const struct sws_replay *r,
 			 struct sws_replay_report *rep);
 
+/*
+ * A workload's own options as a command line gives them (swapsim-replay
+ * --workload NAME ARGS...): each names a field of struct sws_workload_config
+ * and the values it takes, so that a program's parser is this table's reader
+ * and a workload added is an option grammar added.
+ */
+enum sws_workload_param_kind {
+	SWS_WORKLOAD_PARAM_FLAG,  /* no value: @flag is set in flags */
+	SWS_WORKLOAD_PARAM_COUNT, /* a whole number in @min..@max */
+	SWS_WORKLOAD_PARAM_SEED,  /* a whole number, any */
+	SWS_WORKLOAD_PARAM_BYTES, /* bytes: digits, optionally K/M/G/T or p; at least @min */
+	SWS_WORKLOAD_PARAM_SIZE,  /* a size with a unit (K/M/G/T or p), at most @max bytes */
+	SWS_WORKLOAD_PARAM_REAL,  /* a decimal number in (0, @max] */
+};
+
+struct sws_workload_param {
+	const char *name;    /* "-n", "--seed"; a one-letter name also takes its value glued ("-n4") */
+	const char *alias;   /* another name ("--repeat" for -r); NULL: none */
+	const char *arg;     /* the value's name in a synopsis ("TASKS"); NULL for a flag */
+	enum sws_workload_param_kind kind;
+	size_t offset, size; /* the field of struct sws_workload_config (uint32_t, uint64_t, double) */
+	uint64_t min, max;
+	uint64_t start;      /* the value a command line starts from; 0: the library's default */
+	uint32_t flag;       /* SWS_WORKLOAD_PARAM_FLAG */
+	const char *expect;  /* what a bad value should have been, for messages ("1..65536 jobs");
+			      * NULL: "a count from MIN to MAX" */
+};
+
+/** @return @kind's options, ending with an entry whose name is NULL (its SIZE
+ *  comes after them, the one word that is not an option), or NULL for an
+ *  unknown kind. --keep (SWS_WORKLOAD_KEEP) is among every workload's. */
+const struct sws_workload_param *sws_workload_params(enum sws_workload_kind kind);
+
 /** @return "usemem", "memhog", "zipf", "uniform", "bgsave", "kbuild" or "unknown". */
 const char *sws_workload_name(enum sws_workload_kind kind);
 /** @return 0 or SWS_EINVAL. */

@@ -224,6 +224,55 @@ static void test_parse_workload_args(void **state)
 	assert_null(r);
 }
 
+/* The workload grammar is read from each workload's table (sws_workload_params()):
+ * every workload has one with --keep, the start values apply, a one-letter
+ * option takes its value glued, and the messages name workload, option and value. */
+static void test_workload_params_table(void **state)
+{
+	(void)state;
+	char msg[192];
+	for (int k = SWS_WORKLOAD_USEMEM; k <= SWS_WORKLOAD_KBUILD; k++) {
+		const struct sws_workload_param *p = sws_workload_params((enum sws_workload_kind)k);
+		assert_non_null(p);
+		bool keep = false;
+		for (; p->name; p++)
+			keep |= !strcmp(p->name, "--keep") && p->flag == SWS_WORKLOAD_KEEP;
+		assert_true(keep);
+		struct sws_workload_config c = {.kind = (enum sws_workload_kind)k};
+		char *argv[] = {"--keep", "1M"};
+		assert_sws(0, cli_parse_workload_args(&c, 2, argv, msg, sizeof(msg)));
+		assert_int_equal(c.flags, SWS_WORKLOAD_KEEP);
+		assert_int_equal(c.write_pct, k == SWS_WORKLOAD_ZIPF || k == SWS_WORKLOAD_UNIFORM ? 30 : 0);
+	}
+	assert_null(sws_workload_params((enum sws_workload_kind)99));
+	struct sws_workload_config c = {.kind = SWS_WORKLOAD_UNIFORM};
+	char *glued[] = {"-n4", "-w=7", "-a", "99", "2M"};
+	assert_sws(0, cli_parse_workload_args(&c, 5, glued, msg, sizeof(msg)));
+	assert_int_equal(c.nr_tasks, 4);
+	assert_int_equal(c.write_pct, 7);
+	assert_int_equal(c.nr_accesses, 99);
+	static const struct {
+		enum sws_workload_kind kind;
+		const char *argv[3];
+		const char *msg;
+	} bad[] = {
+		{SWS_WORKLOAD_UNIFORM, {"-s", "1.5", "2M"}, "uniform: unknown option '-s'"}, /* zipf's alone */
+		{SWS_WORKLOAD_KBUILD, {"-j", "0", "2M"}, "kbuild -j 0: expected 1..65536 jobs"},
+		{SWS_WORKLOAD_BGSAVE, {"-a", "0", "2M"}, "bgsave -a 0: expected a count from 1 to 1099511627776"},
+		{SWS_WORKLOAD_USEMEM, {"--step", "4", "2M"}, "usemem -j 4: expected a step of at least 8 bytes"},
+		{SWS_WORKLOAD_USEMEM, {"2M", "--random-seed"}, "usemem --random-seed: expected a number"},
+		{SWS_WORKLOAD_MEMHOG, {"2M", "-r"}, "memhog -r: missing value"},
+		{SWS_WORKLOAD_ZIPF, {"-s", "101", "2M"}, "zipf -s 101: expected an exponent in (0, 100]"},
+		{SWS_WORKLOAD_KBUILD, {"--cold", "2048T", "2M"}, "kbuild --cold: size '2048T' is above the limit of 1P"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int n = bad[i].argv[2] ? 3 : 2;
+		c.kind = bad[i].kind;
+		assert_sws(SWS_EINVAL, cli_parse_workload_args(&c, n, (char *const *)bad[i].argv, msg, sizeof(msg)));
+		assert_string_equal(msg, bad[i].msg);
+	}
+}
+
 static void test_parse_xswap_spec(void **state)
 {
 	(void)state;
@@ -251,6 +300,7 @@ int main(void)
 		cmocka_unit_test(test_parse_swap_and_content),
 		cmocka_unit_test(test_parse_workload_args),
 		cmocka_unit_test(test_parse_xswap_spec),
+		cmocka_unit_test(test_workload_params_table),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

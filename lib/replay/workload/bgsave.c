@@ -58,6 +58,14 @@ static int bgsave_setup(struct sws_workload *wl, const struct sws_workload_confi
 	return 0;
 }
 
+/* bgsave's options: the parent's writes after the fork. */
+static const struct sws_workload_param bgsave_params[] = {
+	SWS__WL_ACCESSES("PARENT_WRITES"),
+	SWS__WL_SEED("--seed"),
+	SWS__WL_KEEP,
+	{0},
+};
+
 SWS__WORKLOAD(sws__workload_bgsave,
 	      .kind = SWS_WORKLOAD_BGSAVE,
 	      .name = "bgsave",
@@ -65,4 +73,5 @@ SWS__WORKLOAD(sws__workload_bgsave,
 	      .exiting_tasks = 1, /* the child exits whatever --keep says */
 	      .accesses_per_page = 1,
 	      .setup = bgsave_setup,
-	      .gen = bgsave_gen);
+	      .gen = bgsave_gen,
+	      .params = bgsave_params);

@@ -257,6 +257,18 @@ static void kbuild_destroy(struct sws_workload *wl)
 		sws__mem_free(&m, SWS_MEM_sim, kb->jobs, wl->ntasks * sizeof(*kb->jobs));
 }
 
+/* kbuild's options: jobs at once, phases, accesses, the cold data. */
+static const struct sws_workload_param kbuild_params[] = {
+	SWS__WL_COUNT("-j", NULL, "JOBS", nr_tasks, 1, 65536, "1..65536 jobs"),
+	SWS__WL_COUNT("-p", NULL, "PHASES", repeat, 1, 100000, "1..100000 phases"),
+	SWS__WL_ACCESSES("ACCESSES"),
+	{.name = "--cold", .arg = "SIZE", .kind = SWS_WORKLOAD_PARAM_SIZE, SWS__WL_FIELD(cold_bytes),
+	 .max = SWS_WORKLOAD_MAX_BYTES},
+	SWS__WL_SEED("--seed"),
+	SWS__WL_KEEP,
+	{0},
+};
+
 SWS__WORKLOAD(sws__workload_kbuild,
 	      .kind = SWS_WORKLOAD_KBUILD,
 	      .name = "kbuild",
@@ -267,4 +279,5 @@ SWS__WORKLOAD(sws__workload_kbuild,
 	      .gen = kbuild_gen,
 	      .content = {[SWS_CONTENT_ZERO] = 1, [SWS_CONTENT_INDEX] = 3, [SWS_CONTENT_TEXT] = 14,
 			  [SWS_CONTENT_RANDOM] = 2},
-	      .destroy = kbuild_destroy);
+	      .destroy = kbuild_destroy,
+	      .params = kbuild_params);

@@ -11,6 +11,13 @@ static void memhog_config(struct sws_workload *wl)
 	wl->cfg.flags = 0;
 }
 
+/* numactl memhog's options: -r passes. */
+static const struct sws_workload_param memhog_params[] = {
+	SWS__WL_COUNT("-r", "--repeat", "N", repeat, 1, 1000000, "a repeat count >= 1"),
+	SWS__WL_KEEP,
+	{0},
+};
+
 SWS__WORKLOAD(sws__workload_memhog,
 	      .kind = SWS_WORKLOAD_MEMHOG,
 	      .name = "memhog",
@@ -19,4 +26,5 @@ SWS__WORKLOAD(sws__workload_memhog,
 	      .setup = sws__wl_passes_setup,
 	      .gen = sws__wl_passes_gen,
 	      .task_next = sws__wl_passes_task_next,
-	      .content = {[SWS_CONTENT_SAME] = 1});
+	      .content = {[SWS_CONTENT_SAME] = 1},
+	      .params = memhog_params);

@@ -182,6 +182,25 @@ static void usemem_figures(const struct sws_workload *wl, const struct sws_repla
 		.task_throughput_kbs = sum / n, .free_latency_us = free_us / n};
 }
 
+/* vm-scalability usemem's options (a subset; -O is its default, anonymous memory). */
+static const struct sws_workload_param usemem_params[] = {
+	SWS__WL_COUNT("-n", NULL, "N", nr_tasks, 1, 65536, "1..65536 tasks"),
+	SWS__WL_COUNT("--nproc", NULL, "N", nr_tasks, 1, 65536, "1..65536 tasks"),
+	SWS__WL_FLAG("-O", "--anonymous", 0),
+	SWS__WL_FLAG("-y", "--sync-rw", SWS_USEMEM_SYNC_RW),
+	SWS__WL_FLAG("-x", "--sync-free", SWS_USEMEM_SYNC_FREE),
+	SWS__WL_FLAG("-R", "--random", SWS_USEMEM_RANDOM),
+	SWS__WL_SEED("--random-seed"),
+	SWS__WL_FLAG("-Z", "--read-again", SWS_USEMEM_READ_AGAIN),
+	SWS__WL_FLAG("-o", "--readonly", SWS_USEMEM_READONLY),
+	SWS__WL_FLAG("--init-time", NULL, SWS_USEMEM_INIT_TIME),
+	SWS__WL_COUNT("-r", "--repeat", "N", repeat, 1, 1000000, "a repeat count >= 1"),
+	{.name = "-j", .alias = "--step", .arg = "STEP", .kind = SWS_WORKLOAD_PARAM_BYTES, SWS__WL_FIELD(step),
+	 .min = 8, .max = UINT64_MAX, .expect = "a step of at least 8 bytes"},
+	SWS__WL_KEEP,
+	{0},
+};
+
 SWS__WORKLOAD(sws__workload_usemem,
 	      .kind = SWS_WORKLOAD_USEMEM,
 	      .name = "usemem",
@@ -190,4 +209,5 @@ SWS__WORKLOAD(sws__workload_usemem,
 	      .task_next = sws__wl_passes_task_next,
 	      .content = {[SWS_CONTENT_INDEX] = 1},
 	      .print_results = usemem_print_results,
-	      .figures = usemem_figures);
+	      .figures = usemem_figures,
+	      .params = usemem_params);

@@ -40,6 +40,12 @@ const char *sws_workload_name(enum sws_workload_kind kind)
 	return ops ? ops->name : "unknown";
 }
 
+const struct sws_workload_param *sws_workload_params(enum sws_workload_kind kind)
+{
+	const struct sws__workload_ops *ops = workload_ops(kind);
+	return ops ? ops->params : NULL;
+}
+
 int sws_workload_parse(const char *name, enum sws_workload_kind *out)
 {
 	for (size_t i = 0; name && i < NR_WORKLOADS; i++)

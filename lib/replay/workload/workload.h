@@ -92,7 +92,22 @@ struct sws__workload_ops {
 	void (*figures)(const struct sws_workload *wl, const struct sws_replay *r, struct sws_replay_report *rep);
 	/* What priv points to, at destroy. NULL: nothing. */
 	void (*destroy)(struct sws_workload *wl);
+	/* Its options on a command line (sws_workload_params()), ending with {0}. */
+	const struct sws_workload_param *params;
 };
+
+/* Entries of a params table: the field @f of struct sws_workload_config. */
+#define SWS__WL_FIELD(f) .offset = offsetof(struct sws_workload_config, f), \
+	.size = sizeof(((struct sws_workload_config *)0)->f)
+#define SWS__WL_FLAG(n, a, bit) {.name = (n), .alias = (a), .kind = SWS_WORKLOAD_PARAM_FLAG, .flag = (bit)}
+#define SWS__WL_COUNT(n, a, arg_, f, lo, hi, what) \
+	{.name = (n), .alias = (a), .arg = (arg_), .kind = SWS_WORKLOAD_PARAM_COUNT, SWS__WL_FIELD(f), \
+	 .min = (lo), .max = (hi), .expect = (what)}
+#define SWS__WL_SEED(n) {.name = (n), .arg = "S", .kind = SWS_WORKLOAD_PARAM_SEED, SWS__WL_FIELD(seed)}
+/* -a: the accesses (zipf, uniform, kbuild) or the parent's writes (bgsave). */
+#define SWS__WL_ACCESSES(arg_) SWS__WL_COUNT("-a", NULL, arg_, nr_accesses, 1, SWS_WORKLOAD_MAX_ACCESSES, NULL)
+/* --keep, every workload's: its tasks neither unmap nor exit at the end. */
+#define SWS__WL_KEEP SWS__WL_FLAG("--keep", NULL, SWS_WORKLOAD_KEEP)
 
 /* A workload's table: SWS__WORKLOAD(sws__workload_x, .kind = ..., ...). */
 #define SWS__WORKLOAD(var, ...) \

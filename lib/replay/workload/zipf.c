@@ -191,17 +191,34 @@ static int zipf_setup(struct sws_workload *wl, const struct sws_workload_config 
 	return 0;
 }
 
+/* zipf's and uniform's options: tasks, accesses, (zipf) the exponent, the writes' share. */
+#define RANDOM_PARAMS                                                                    \
+	SWS__WL_COUNT("-n", NULL, "TASKS", nr_tasks, 1, 65536, "1..65536 tasks"),          \
+	SWS__WL_ACCESSES("ACCESSES"),                                                      \
+	{.name = "-w", .arg = "WRITE_PCT", .kind = SWS_WORKLOAD_PARAM_COUNT, SWS__WL_FIELD(write_pct), \
+	 .max = 100, .start = 30, .expect = "a percentage 0..100"},                        \
+	SWS__WL_SEED("--seed"), SWS__WL_KEEP
+static const struct sws_workload_param zipf_params[] = {
+	RANDOM_PARAMS,
+	{.name = "-s", .arg = "EXPONENT", .kind = SWS_WORKLOAD_PARAM_REAL, SWS__WL_FIELD(zipf_s), .max = 100,
+	 .expect = "an exponent in (0, 100]"},
+	{0},
+};
+static const struct sws_workload_param uniform_params[] = {RANDOM_PARAMS, {0}};
+
 SWS__WORKLOAD(sws__workload_zipf,
 	      .kind = SWS_WORKLOAD_ZIPF,
 	      .name = "zipf",
 	      .priv_size = sizeof(struct zipf),
 	      .setup = zipf_setup,
 	      .gen = random_gen,
-	      .task_next = zipf_task_next);
+	      .task_next = zipf_task_next,
+	      .params = zipf_params);
 
 SWS__WORKLOAD(sws__workload_uniform,
 	      .kind = SWS_WORKLOAD_UNIFORM,
 	      .name = "uniform",
 	      .setup = random_setup,
 	      .gen = random_gen,
-	      .task_next = uniform_task_next);
+	      .task_next = uniform_task_next,
+	      .params = uniform_params);

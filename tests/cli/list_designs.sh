@@ -1,0 +1,35 @@
+#!/bin/sh
+# swapsim-replay --list-designs: every design's name, one a line, for scripts.
+# Each name listed is one --backend takes, none twice, the list is the one
+# --help gives (the same registry walk), and a name not listed is refused.
+# Usage: list_designs.sh SWAPSIM-REPLAY
+set -eu
+replay=$1
+fails=0
+fail() {
+	echo "FAIL: $*"
+	fails=$((fails + 1))
+}
+list=$("$replay" --list-designs) || fail "--list-designs exits $?"
+n=$(printf '%s\n' "$list" | grep -c .)
+[ "$n" -ge 6 ] || fail "--list-designs lists $n designs, fewer than the 6 there are: $list"
+[ "$(printf '%s\n' "$list" | sort -u | wc -l)" -eq "$n" ] || fail "a design listed twice: $list"
+for d in xarray st-p1 st-p2 st-p3 st-p4 vswap; do
+	printf '%s\n' "$list" | grep -qx -- "$d" || fail "--list-designs leaves out $d"
+done
+for d in $list; do
+	# --help after the option stops the run: exit 0 when the value was taken
+	"$replay" --backend "$d" --help >/dev/null 2>&1 || fail "--backend $d (a listed name) is refused"
+done
+# --help's --backend line names the same designs in the same order.
+help=$("$replay" --help | sed -n '/^  --backend /{N;p;}' | tr '\n' ' ')
+want=$(printf '%s\n' "$list" | awk '{ s = s (NR > 1 ? (NR == n ? " or " : ", ") : "") $0 } END { print s }' n="$n")
+case $help in *"one of $want"*) ;; *) fail "--help's design list '$help' is not --list-designs' '$want'" ;; esac
+# A name that is not a design: exit 2, the message points to --list-designs.
+if msg=$("$replay" --backend no-such-design --help 2>&1 >/dev/null); then
+	fail "--backend no-such-design accepted"
+fi
+case $msg in *"'no-such-design': expected "*"(--list-designs)"*) ;; *) fail "--backend no-such-design: $msg" ;; esac
+# Nothing else on standard output, and a full one is an error.
+if "$replay" --list-designs >/dev/full 2>/dev/null; then fail "--list-designs into /dev/full exits 0"; fi
+[ "$fails" -eq 0 ] && echo "list designs: all cases passed"
