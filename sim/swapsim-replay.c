@@ -195,24 +195,30 @@ static int parse_mthp(const char *v, uint32_t *orders, char *msg, size_t len)
 }
 
 
+/* Every design, in the registry's order (oldest first). */
+#define SWS__DESIGN_ID(id, num, name, kernel, ops, help) SWS_DESIGN_##id,
+static const enum sws_design designs_in_order[] = {SWS_DESIGN_LIST(SWS__DESIGN_ID)};
+#undef SWS__DESIGN_ID
+#define NR_DESIGNS_LISTED (sizeof(designs_in_order) / sizeof(designs_in_order[0]))
+
 /* The design names, in the registry's order, joined by ", " (@last: before the
  * last one, " or "). */
 static const char *design_list(char *buf, size_t len, const char *last)
 {
 	size_t at = 0;
 	buf[0] = 0;
-	for (int b = 1; b < SWS_NR_BACKENDS && at < len; b++)
-		at += (size_t)snprintf(buf + at, len - at, "%s%s", b == 1 ? "" : b + 1 < SWS_NR_BACKENDS ? ", " : last,
-				       sws_backend_name((enum sws_backend)b));
+	for (size_t i = 0; i < NR_DESIGNS_LISTED && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", !i ? "" : i + 1 < NR_DESIGNS_LISTED ? ", " : last,
+				       sws_design_name(designs_in_order[i]));
 	return buf;
 }
 
-/* --list-designs: every design's name, one a line (scripts read it). */
+/* --list-designs: every design's name, one a line, the registry's order (scripts read it). */
 static int list_designs(void *opts, const char *name, const char *v)
 {
 	(void)opts, (void)name, (void)v;
-	for (int b = 1; b < SWS_NR_BACKENDS; b++)
-		puts(sws_backend_name((enum sws_backend)b));
+	for (size_t i = 0; i < NR_DESIGNS_LISTED; i++)
+		puts(sws_design_name(designs_in_order[i]));
 	exit(cli_stdout_close("swapsim-replay", 0));
 }
 
@@ -383,7 +389,7 @@ static int set_designs(void *opts, const char *name, const char *v)
 		if (o->nbackends == CLI_MAX_RUNS)
 			rc = bad(name, "at most %d runs", CLI_MAX_RUNS);
 		else if (sws_backend_parse(s, &o->backends[o->nbackends]))
-			rc = bad(name, "'%s': expected xarray, st-p1, st-p2, st-p3, st-p4 (table) or vswap (--list-designs)", s);
+			rc = bad(name, "'%s': expected %s (--list-designs)", s, design_list((char[160]){0}, 160, " or "));
 		else
 			o->nbackends++;
 	}
