@@ -84,7 +84,7 @@ static struct group groups[] = {{"lockstep", {0}, 0}, {"vswap", {0}, 0}};
 #define SHADOW_MASK ((1ull << SWS_SHADOW_BITS) - 1)
 #define TABLE_BYTES 4096u  /* a swap table: 512 8-byte words */
 #define MEMCG_BYTES 1024u  /* a phase IV memcg table: 512 2-byte ids */
-#define EXTEND_BYTES 2048u /* an extend table: 512 4-byte counts */
+#define EXTEND_BYTES 4096u /* an extend table: 512 unsigned longs, as posted */
 #define EXTEND_MIN 15u     /* phases III, IV: counts from 15 up live in the extend table */
 #define DESC_BYTES (SWS_CLUSTER_SLOTS * 24u) /* vswap: a virtual cluster's descriptors, 24 B each */
 #define RMAP_BYTES (SWS_CLUSTER_SLOTS * 8u)  /* vswap: a used physical cluster's reverse map */
@@ -1880,7 +1880,7 @@ static void check_counters(struct diff *d)
  * Every design's memory classes against its layout (quiesced: RCU frees
  * done). Swap table phases: a cluster has its 4 KiB table iff it is in use
  * (st-p4: and its 1 KiB memcg table), and swap_table_alloc - swap_table_free
- * counts those tables; st-p3/st-p4: a 2 KiB extend table iff some slot of the
+ * counts those tables; st-p3/st-p4: a 4 KiB extend table iff some slot of the
  * cluster has a count >= 15. xarray, st-p1, st-p2: swap_map, one byte per
  * slot. Every design before st-p4: swap_cgroup (two 2-byte ids per 4-byte
  * word) and the zeromap (one bit per slot in 8-byte words). Classes a design

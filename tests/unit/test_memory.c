@@ -1,7 +1,7 @@
 /*
  * test_memory.c - memory accounting by structure class: static sizes by the
  * designs' formulas, dynamic memory that follows use (swap tables per cluster,
- * extend tables, XArray nodes at 576 B each, exactly 261 nodes for a dense
+ * extend tables (4 KiB), XArray nodes at 576 B each, exactly 261 nodes for a dense
  * 64 MiB space) and comes back to the baseline once everything is freed;
  * vswap's per-cluster classes (cluster_info for physical clusters only).
  */
@@ -38,11 +38,26 @@ static void test_swap_table_memory(void **state)
 	mu = usage(f.sim);
 	assert_int_equal(mu.bytes[SWS_MEM_swap_table], 11 * 4096);
 	assert_int_equal(mu.bytes[SWS_MEM_memcg_table], 11 * 1024);
-	/* A count above 14 needs the cluster's extend table. */
-	for (int k = 0; k < 15; k++)
+	/* A count above 14 needs the cluster's extend table: 4 KiB (an unsigned
+	 * long per slot, as posted), allocated with ci->lock dropped, installed
+	 * under it, and the dup run again: three cluster-lock acquisitions for
+	 * the dup that needs it, one for each other. */
+	struct sws_stats w0, w1;
+	for (int k = 0; k < 14; k++)
 		assert_sws(0, sws_swap_dup(f.cpu, e[0], 1));
+	sws_stats_snapshot(f.sim, &w0);
+	assert_sws(0, sws_swap_dup(f.cpu, e[0], 1));
+	sws_stats_snapshot(f.sim, &w1);
+	uint64_t locks = 0, allocs = 0;
+	for (unsigned c = 0; c < SWS_NR_WORK_CTX; c++) {
+		locks += w1.work[c][SWS_WORK_lock_cluster] - w0.work[c][SWS_WORK_lock_cluster];
+		allocs += w1.work[c][SWS_WORK_meta_alloc] - w0.work[c][SWS_WORK_meta_alloc];
+	}
+	assert_int_equal(locks, 3);
+	assert_int_equal(allocs, 1);
+	assert_int_equal(w1.counters[SWS_CTR_swap_extend_table_alloc] - w0.counters[SWS_CTR_swap_extend_table_alloc], 1);
 	mu = usage(f.sim);
-	assert_int_equal(mu.bytes[SWS_MEM_extend_table], 2048);
+	assert_int_equal(mu.bytes[SWS_MEM_extend_table], 4096);
 	assert_sws(0, sws_swap_dup(f.cpu, e[0] + 1, 1));
 	for (int k = 0; k < 15; k++)
 		assert_sws(0, sws_swap_put(f.cpu, e[0], 1));

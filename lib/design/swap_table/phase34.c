@@ -15,7 +15,6 @@
 
 #include "swap_table.h"
 
-#define EXTEND_BYTES (SWS_CLUSTER_SLOTS * sizeof(uint32_t))
 
 static inline struct cluster_tables *ct_of(struct sws_device *dev, uint64_t off)
 {
@@ -120,14 +119,50 @@ static void st_range_alloc(struct sws_cpu *cpu, struct sws_device *dev, struct s
 
 /* ---- counts ------------------------------------------------------------------------------ */
 
+/*
+ * swap_extend_table_alloc(), ci->lock dropped: a 4 KiB extend table for @ci
+ * allocated outside the lock, then installed under it unless the cluster no
+ * longer needs one (the slot was put meanwhile, or another CPU installed
+ * its own: this one is freed). @return 0 or SWS_ENOMEM.
+ */
+static int extend_table_alloc(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci,
+			      struct cluster_tables *ct, uint64_t off)
+{
+	unsigned long *table = sws__mem_zalloc(&dev->sim->mem, SWS_MEM_extend_table, EXTEND_BYTES, 64);
+	if (!table)
+		return SWS_ENOMEM;
+	sws__work(cpu, SWS_WORK_meta_alloc, 1);
+	sws__cluster_lock(cpu, ci);
+	_Atomic uint64_t *t = __st_table(dev, off);
+	uint64_t tb = t ? tb_get(t, st_slot(off)) : SWP_TB_NULL;
+	bool needed = !swp_tb_is_null(tb) && swp_tb_count_field(tb) >= SWP_TB_COUNT_MAX - 1 && !ct->extend_table;
+	if (needed) {
+		ct->extend_table = table;
+		sws__count(cpu, SWS_CTR_swap_extend_table_alloc, 1);
+	}
+	sws__cluster_unlock(ci);
+	if (!needed) {
+		sws__work(cpu, SWS_WORK_meta_free, 1);
+		sws__mem_free(&dev->sim->mem, SWS_MEM_extend_table, table, EXTEND_BYTES);
+	}
+	return 0;
+}
+
+/*
+ * swap_dup_entries_cluster(): every slot's count up by one, all or none. A
+ * count reaching 15 needs the cluster's extend table: without one the lock
+ * is dropped, the table allocated (extend_table_alloc()) and the check run
+ * again under the lock, as the posted phase III does.
+ */
 static SWS_ALWAYS_INLINE int st_dup_nr(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr)
 {
 	struct sws_cluster *ci = sws__offset_cluster(dev, off);
 	struct cluster_tables *ct = ct_of(dev, off);
 	unsigned i0 = st_slot(off);
-	int rc = 0;
-	bool need_extend = false;
+	int rc;
 
+restart:
+	rc = 0;
 	sws__cluster_lock(cpu, ci);
 	_Atomic uint64_t *t = __st_table(dev, off);
 	for (unsigned i = i0; i < i0 + nr && !rc; i++) {
@@ -135,20 +170,20 @@ static SWS_ALWAYS_INLINE int st_dup_nr(struct sws_cpu *cpu, struct sws_device *d
 		if (swp_tb_is_null(tb))
 			rc = SWS_ENOENT;
 	}
+	unsigned need = UINT32_MAX; /* the first slot that needs the extend table */
 	for (unsigned i = i0; i < i0 + nr && !rc; i++) {
 		uint32_t c = __tb_count(ci, ct, i, tb_get(t, i));
 		if (c + 1 > SWS_SWAP_COUNT_MAX)
 			rc = SWS_EOVERFLOW;
-		need_extend |= c + 1 >= SWP_TB_COUNT_MAX;
+		if (c + 1 >= SWP_TB_COUNT_MAX && need == UINT32_MAX)
+			need = i;
 	}
-	if (!rc && need_extend && !ct->extend_table) {
-		ct->extend_table = sws__mem_zalloc(&dev->sim->mem, SWS_MEM_extend_table, EXTEND_BYTES, 64);
-		if (!ct->extend_table) {
-			rc = SWS_ENOMEM;
-		} else {
-			sws__count(cpu, SWS_CTR_swap_extend_table_alloc, 1);
-			sws__work(cpu, SWS_WORK_meta_alloc, 1);
-		}
+	if (!rc && need != UINT32_MAX && !ct->extend_table) {
+		sws__cluster_unlock(ci);
+		rc = extend_table_alloc(cpu, dev, ci, ct, off - i0 + need);
+		if (rc)
+			return rc;
+		goto restart;
 	}
 	for (unsigned i = i0; i < i0 + nr && !rc; i++) {
 		uint64_t tb = tb_get(t, i);

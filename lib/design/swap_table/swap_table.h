@@ -61,6 +61,8 @@
 #define SWP_TB_BAD (~0ull << 3)
 #define SWP_TB_COUNT_SHIFT 60
 #define SWP_TB_COUNT_MAX 15ull /* inline field value meaning "extended" */
+/* swap_extend_table_alloc(): one unsigned long per slot of the cluster. */
+#define EXTEND_BYTES (SWS_CLUSTER_SLOTS * sizeof(unsigned long))
 #define SWP_TB_ZERO_BIT (1ull << 59)
 #define SWP_TB_FLAGS_MASK (~0ull << 59) /* COUNT and Z */
 #define SWP_TB_SHADOW_MASK ((1ull << 58) - 1)
@@ -104,7 +106,7 @@ static inline uint64_t st12_to_shadow(uint64_t tb) { return st12_is_shadow(tb) ?
  * have their own array. Phase III's elements stop after extend_table (8 B,
  * its swap_cluster_info being 40 B in all): memcg_table exists in phase IV only. */
 struct cluster_tables {
-	uint32_t *extend_table;
+	unsigned long *extend_table; /* as posted: sizeof(unsigned long) * SWAPFILE_CLUSTER, 4 KiB */
 	uint16_t *memcg_table; /* phase IV */
 };
 

@@ -6,7 +6,7 @@
  * Per cluster:
  *
  *   tables[c] ──RCU-published──▶ u64[512]   4 KiB, one page: the table
- *   cold[c].extend_table ──────▶ u32[512]   2 KiB, on the first count > 14 (III, IV)
+ *   cold[c].extend_table ──────▶ ulong[512] 4 KiB, on the first count > 14 (III, IV)
  *   cold[c].memcg_table ───────▶ u16[512]   1 KiB, with the table (IV)
  *
  * Lifetimes: the table (and phase IV's memcg table) is allocated when a
@@ -25,7 +25,6 @@
 #include "swap_table.h"
 
 #define TABLE_BYTES (SWS_CLUSTER_SLOTS * sizeof(uint64_t))
-#define EXTEND_BYTES (SWS_CLUSTER_SLOTS * sizeof(uint32_t))
 #define MEMCG_BYTES (SWS_CLUSTER_SLOTS * sizeof(uint16_t))
 
 /* Frees a table after a grace period; it lives behind the table's last entry. */
