@@ -158,6 +158,12 @@ int sws_swap_set_zero(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, bool 
  *  (as for sws_swap_set_zero). @return 0, SWS_ENOENT, SWS_EBADENTRY, SWS_ENOMEM. */
 int sws_swap_set_memcg(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, uint16_t id);
 
+/** memory.swap.current of memcg @id, in slots: charged when sws_swap_set_memcg()
+ *  gives slots the id (mem_cgroup_try_charge_swap()), uncharged when each
+ *  design's free path frees them (mem_cgroup_uncharge_swap(), batched as the
+ *  design's kernel batches it). Id 0 (no memcg) and ids above 255 count nothing. */
+uint64_t sws_swap_memcg_usage(const struct sws_sim *sim, uint16_t id);
+
 /**
  * swap_read_folio()'s zero test (the zeromap bit, or phase IV's Z bit): one
  * lock-free read. @return the zero flag of an allocated slot; false for a

@@ -36,8 +36,9 @@ static inline uint16_t swap_cgroup_get(const struct swap_cgroup *sc, uint64_t of
 	return (uint16_t)(off & 1 ? w >> 16 : w);
 }
 
-/* swap_cgroup_record(): one compare-and-exchange loop per slot. */
-static inline void swap_cgroup_set(struct sws_cpu *cpu, struct swap_cgroup *sc, uint64_t off, uint16_t id)
+/* swap_cgroup_record(): one compare-and-exchange loop per slot. @return the
+ * id it held. */
+static inline uint16_t swap_cgroup_set(struct sws_cpu *cpu, struct swap_cgroup *sc, uint64_t off, uint16_t id)
 {
 	_Atomic uint32_t *p = &sc->ids[off / 2];
 	unsigned shift = off & 1 ? 16 : 0;
@@ -47,6 +48,7 @@ static inline void swap_cgroup_set(struct sws_cpu *cpu, struct swap_cgroup *sc, 
 	while (!atomic_compare_exchange_weak_explicit(p, &old, want, memory_order_relaxed,
 						      memory_order_relaxed));
 	sws__work_maybe(cpu, SWS_WORK_atomic_rmw, 1);
+	return (uint16_t)(old >> shift);
 }
 
 static inline bool zeromap_test(const struct zeromap *z, uint64_t off)

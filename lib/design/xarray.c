@@ -93,11 +93,14 @@ static void __entries_free(struct sws_cpu *cpu, struct sws_device *dev, struct s
 {
 	SWS_ASSERT_HELD(&ci->lock);
 	struct xa_dev *xd = xd_of(dev);
+	struct sws__uncharge_batch ub = {0};
 	for (unsigned i = 0; i < nr; i++) {
 		if (zeromap_test(&xd->zeromap, off + i))
 			zeromap_set(cpu, &xd->zeromap, off + i, false);
+		sws__uncharge_batch_add(cpu, dev->sim, &ub, swap_cgroup_get(&xd->cgroup, off + i));
 		swap_cgroup_set(cpu, &xd->cgroup, off + i, 0);
 	}
+	sws__uncharge_batch_flush(cpu, dev->sim, &ub); /* mem_cgroup_uncharge_swap(entry, nr) */
 	struct xa_space *sp = space_of(xd, off);
 	space_lock(cpu, sp);
 	sws__xa_erase_values(&sp->lx.xa, xa_index(off), nr);
@@ -531,8 +534,10 @@ static int xa_set_memcg(struct sws_cpu *cpu, struct sws_device *dev, uint64_t of
 {
 	struct xa_dev *xd = xd_of(dev);
 	int rc = check_allocated(xd, off, nr);
+	struct sws__memcg_record mr = {.id = id};
 	for (unsigned i = 0; i < nr && !rc; i++)
-		swap_cgroup_set(cpu, &xd->cgroup, off + i, id);
+		sws__memcg_record_slot(cpu, dev->sim, &mr, swap_cgroup_set(cpu, &xd->cgroup, off + i, id));
+	sws__memcg_record_done(cpu, dev->sim, &mr);
 	return rc;
 }
 

@@ -37,7 +37,7 @@ static int __check_list(struct sws_device *dev, struct sws_list *list, enum sws_
 	return 0;
 }
 
-static int check_device(struct sws_device *dev, char *msg, size_t len)
+static int check_device(struct sws_device *dev, uint64_t *memcg_slots, char *msg, size_t len)
 {
 	uint32_t n, on_lists = 0;
 	int rc = 0;
@@ -82,6 +82,14 @@ static int check_device(struct sws_device *dev, char *msg, size_t len)
 		sws__cluster_lock(NULL, ci);
 		used += ci->count;
 		rc = dev->sim->ops->check_cluster(dev, ci, msg, len);
+		/* each allocated slot's memcg id, for the memcgs' swap usage */
+		uint64_t end = sws__cluster_end(dev, ci);
+		for (uint64_t off = (uint64_t)c * SWS_CLUSTER_SLOTS; off < end && !rc; off++) {
+			struct sws_slot_state st;
+			sws___slot_state(dev, ci, off, &st);
+			if (st.allocated && !st.bad && st.memcg && st.memcg < SWS__SWAP_MEMCGS)
+				memcg_slots[st.memcg]++;
+		}
 		sws__cluster_unlock(ci);
 	}
 	if (rc)
@@ -113,13 +121,14 @@ int sws_swap_check(struct sws_sim *sim, char *msg, size_t len)
 		return SWS_EINVAL;
 	int64_t inuse = 0;
 	int rc = 0;
+	uint64_t memcg_slots[SWS__SWAP_MEMCGS] = {0};
 	sws__rcu_thread_get();
 	sws_rcu_read_lock();
 	for (unsigned t = 0; t < SWS_MAX_SWAPFILES && !rc; t++) {
 		struct sws_device *dev = sws__device(sim, t);
 		if (!dev)
 			continue;
-		rc = check_device(dev, msg, len);
+		rc = check_device(dev, memcg_slots, msg, len);
 		if (sws__in_totals(dev))
 			inuse += (int64_t)(atomic_load(&dev->inuse_pages) & ~SWS_INUSE_OFFLIST);
 	}
@@ -131,5 +140,11 @@ int sws_swap_check(struct sws_sim *sim, char *msg, size_t len)
 	if (free_slots + inuse != total)
 		SWS__CORRUPT(msg, len, "nr_swap_pages %lld + inuse %lld != total_swap_pages %lld", (long long)free_slots,
 			(long long)inuse, (long long)total);
+	for (unsigned id = 1; id < SWS__SWAP_MEMCGS; id++) {
+		uint64_t charged = atomic_load(&sim->memcg_swap[id]);
+		if (charged != memcg_slots[id])
+			SWS__CORRUPT(msg, len, "memcg %u: %llu slots hold its id, its swap usage is %llu", id,
+				(unsigned long long)memcg_slots[id], (unsigned long long)charged);
+	}
 	return 0;
 }

@@ -264,6 +264,8 @@ struct sws_cpu {
 #define SWS__SIM_LIVE 0x73696d4cu /* "simL" */
 #define SWS__SIM_DEAD 0x73696d44u /* "simD" */
 
+#define SWS__SWAP_MEMCGS 256 /* memcg ids whose swap usage is kept: 0 .. 255 */
+
 struct sws_sim {
 	struct sws_mem mem;
 	struct sws_env env;
@@ -310,6 +312,12 @@ struct sws_sim {
 	 * a freed slot here, under its cluster lock (zswap_entry_free()). */
 	void (*zswap_release)(void *ctx, void *entry);
 	void *slot_free_ctx;
+	/* Each memcg's swap usage in slots (memory.swap.current, the memcg's
+	 * swap page_counter), by memcg id: charged when a folio's slots get
+	 * its id (mem_cgroup_try_charge_swap(), sws_swap_set_memcg()),
+	 * uncharged by every design's free path (mem_cgroup_uncharge_swap()).
+	 * Id 0 (no memcg, the root) is not counted. */
+	_Atomic uint64_t memcg_swap[SWS__SWAP_MEMCGS];
 	/* Events counted outside a CPU, and the counters of detached CPUs. */
 	_Atomic uint64_t ctr[SWS_NR_COUNTERS];
 	_Atomic uint64_t octr[SWS_NR_ORDER_COUNTERS][SWS_NR_ORDERS];
@@ -422,6 +430,64 @@ static inline void sws__count_sim(struct sws_sim *sim, enum sws_counter c, uint6
 /* ---- this header: devices, clusters, their locks ------------------------------- */
 
 /* An extendable device (xswap): the core calls its ext hooks. */
+/* memcg @id's swap usage moved by @nr slots: mem_cgroup_try_charge_swap()
+ * (@nr > 0) or mem_cgroup_uncharge_swap() (@nr < 0), one page_counter update,
+ * an atomic read-modify-write, per call: designs call it as often as their
+ * kernel does. */
+static inline void sws__memcg_swap_mod(struct sws_cpu *cpu, struct sws_sim *sim, uint16_t id, int64_t nr)
+{
+	if (!id || id >= SWS__SWAP_MEMCGS || !nr)
+		return;
+	atomic_fetch_add_explicit(&sim->memcg_swap[id], (uint64_t)nr, memory_order_relaxed);
+	sws__work_maybe(cpu, SWS_WORK_atomic_rmw, 1);
+}
+
+/* Freed slots' memcg ids, consecutive ones of one memcg uncharged in one
+ * call (__swap_cluster_free_entries()'s batching): add each slot's id, then
+ * flush. */
+struct sws__uncharge_batch {
+	uint16_t id;
+	unsigned nr;
+};
+static inline void sws__uncharge_batch_flush(struct sws_cpu *cpu, struct sws_sim *sim, struct sws__uncharge_batch *b)
+{
+	sws__memcg_swap_mod(cpu, sim, b->id, -(int64_t)b->nr);
+	b->nr = 0;
+}
+static inline void sws__uncharge_batch_add(struct sws_cpu *cpu, struct sws_sim *sim, struct sws__uncharge_batch *b,
+					   uint16_t id)
+{
+	if (b->nr && b->id != id)
+		sws__uncharge_batch_flush(cpu, sim, b);
+	b->id = id;
+	b->nr++;
+}
+
+/* A design's set_memcg: slots taking memcg @id. Each slot's old id is added
+ * (sws__memcg_record_slot()); then sws__memcg_record_done() charges the new
+ * memcg once for the slots that changed and uncharges the old ones (none on
+ * the swap-out path, where the slots are new: one charge per folio, as
+ * mem_cgroup_try_charge_swap()). */
+struct sws__memcg_record {
+	uint16_t id;
+	unsigned charge;
+	struct sws__uncharge_batch old;
+};
+static inline void sws__memcg_record_slot(struct sws_cpu *cpu, struct sws_sim *sim, struct sws__memcg_record *r,
+					  uint16_t old)
+{
+	if (old == r->id)
+		return;
+	r->charge++;
+	if (old)
+		sws__uncharge_batch_add(cpu, sim, &r->old, old);
+}
+static inline void sws__memcg_record_done(struct sws_cpu *cpu, struct sws_sim *sim, struct sws__memcg_record *r)
+{
+	sws__uncharge_batch_flush(cpu, sim, &r->old);
+	sws__memcg_swap_mod(cpu, sim, r->id, r->charge);
+}
+
 static inline bool sws__is_ext(const struct sws_device *dev)
 {
 	return SWS_CONFIG_XSWAP && dev->ext != NULL;

@@ -216,6 +216,11 @@ int sws_swap_set_memcg(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, uint
 	SWS__SLOT_CALL(cpu, entry, nr, cpu->sim->ops->set_memcg(cpu, dev, off, nr, id), (void)0);
 }
 
+uint64_t sws_swap_memcg_usage(const struct sws_sim *sim, uint16_t id)
+{
+	return sim && id < SWS__SWAP_MEMCGS ? atomic_load_explicit(&sim->memcg_swap[id], memory_order_relaxed) : 0;
+}
+
 void sws___slot_state(struct sws_device *dev, struct sws_cluster *ci, uint64_t off,
 		      struct sws_slot_state *st)
 {

@@ -78,12 +78,15 @@ static void __entries_free(struct sws_cpu *cpu, struct sws_device *dev, struct s
 	SWS_ASSERT_HELD(&ci->lock);
 	struct st_device *st = st_dev(dev);
 	_Atomic uint64_t *t = __st_table(dev, off);
+	struct sws__uncharge_batch ub = {0};
 	for (unsigned i = 0; i < nr; i++) {
 		__tb_set(ci, t, st_slot(off + i), 0);
 		if (zeromap_test(&st->zeromap, off + i))
 			zeromap_set(cpu, &st->zeromap, off + i, false);
+		sws__uncharge_batch_add(cpu, dev->sim, &ub, swap_cgroup_get(&st->cgroup, off + i));
 		swap_cgroup_set(cpu, &st->cgroup, off + i, 0);
 	}
+	sws__uncharge_batch_flush(cpu, dev->sim, &ub); /* mem_cgroup_uncharge_swap(entry, nr) */
 	sws___slot_free_notify(dev, off, nr);
 	sws___swap_range_free(cpu, dev, ci, off, nr);
 }
@@ -401,8 +404,10 @@ static bool p12_zero_test(struct sws_cpu *cpu, struct sws_device *dev, uint64_t 
 static int p12_set_memcg(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, uint16_t id)
 {
 	int rc = check_allocated(dev, off, nr);
+	struct sws__memcg_record mr = {.id = id};
 	for (unsigned i = 0; i < nr && !rc; i++)
-		swap_cgroup_set(cpu, &st_dev(dev)->cgroup, off + i, id);
+		sws__memcg_record_slot(cpu, dev->sim, &mr, swap_cgroup_set(cpu, &st_dev(dev)->cgroup, off + i, id));
+	sws__memcg_record_done(cpu, dev->sim, &mr);
 	return rc;
 }
 

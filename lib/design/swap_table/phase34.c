@@ -199,9 +199,10 @@ static int st_dup(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uns
 }
 
 /* ci->lock held: a slot's last reference is gone and no folio holds it: it
- * becomes free (its zero flag and memcg id go with it). */
+ * becomes free (its zero flag and memcg id go with it; the id's swap charge
+ * joins @ub, consecutive slots of one memcg uncharged together). */
 static void __slot_clear(struct sws_cpu *cpu, const struct sws_cluster *ci, struct sws_device *dev,
-			 struct cluster_tables *ct, _Atomic uint64_t *t, uint64_t off)
+			 struct cluster_tables *ct, _Atomic uint64_t *t, uint64_t off, struct sws__uncharge_batch *ub)
 {
 	SWS_ASSERT_HELD(&ci->lock);
 	unsigned i = st_slot(off);
@@ -209,11 +210,13 @@ static void __slot_clear(struct sws_cpu *cpu, const struct sws_cluster *ci, stru
 	if (ct->extend_table)
 		ct->extend_table[i] = 0;
 	if (phase4(dev)) {
+		sws__uncharge_batch_add(cpu, dev->sim, ub, ct->memcg_table[i]);
 		ct->memcg_table[i] = 0;
 	} else {
 		struct st_device *st = st_dev(dev);
 		if (zeromap_test(&st->zeromap, off))
 			zeromap_set(cpu, &st->zeromap, off, false);
+		sws__uncharge_batch_add(cpu, dev->sim, ub, swap_cgroup_get(&st->cgroup, off));
 		swap_cgroup_set(cpu, &st->cgroup, off, 0);
 	}
 	sws___slot_free_notify(dev, off, 1);
@@ -250,12 +253,13 @@ static SWS_ALWAYS_INLINE int st_put_nr(struct sws_cpu *cpu, struct sws_device *d
 		if (!__tb_count(ci, ct, i, tb_get(t, i)))
 			rc = SWS_ERANGE;
 	bool left_extend = false;
+	struct sws__uncharge_batch ub = {0};
 	for (unsigned i = i0; i < i0 + nr && !rc; i++) {
 		uint64_t tb = tb_get(t, i);
 		uint32_t c = __tb_count(ci, ct, i, tb) - 1;
 		left_extend |= c + 1 == SWP_TB_COUNT_MAX;
 		if (!c && swp_tb_is_shadow(tb)) {
-			__slot_clear(cpu, ci, dev, ct, t, off - i0 + i);
+			__slot_clear(cpu, ci, dev, ct, t, off - i0 + i, &ub);
 			freed++;
 		} else {
 			__tb_set(ci, t, i, __tb_with_count(ci, ct, i, tb, c));
@@ -265,6 +269,7 @@ static SWS_ALWAYS_INLINE int st_put_nr(struct sws_cpu *cpu, struct sws_device *d
 	}
 	if (left_extend)
 		__extend_table_try_free(cpu, ci, dev->sim, ct);
+	sws__uncharge_batch_flush(cpu, dev->sim, &ub);
 	if (freed)
 		sws___swap_range_free(cpu, dev, ci, off, freed);
 	sws__cluster_unlock(ci);
@@ -372,15 +377,17 @@ static SWS_ALWAYS_INLINE int st_cache_del_nr(struct sws_cpu *cpu, struct sws_dev
 	sws__cluster_lock(cpu, ci);
 	_Atomic uint64_t *t = __st_table_walk(cpu, dev, off);
 	int rc = __check_cached(ci, t, i0, nr, pfn);
+	struct sws__uncharge_batch ub = {0};
 	for (unsigned i = i0; i < i0 + nr && !rc; i++) {
 		uint64_t tb = tb_get(t, i);
 		if (!__tb_count(ci, ct, i, tb)) {
-			__slot_clear(cpu, ci, dev, ct, t, off - i0 + i);
+			__slot_clear(cpu, ci, dev, ct, t, off - i0 + i, &ub);
 			freed++;
 		} else {
 			__tb_set(ci, t, i, shadow_to_swp_tb(shadow, swp_tb_flags(tb)));
 		}
 	}
+	sws__uncharge_batch_flush(cpu, dev->sim, &ub);
 	if (freed)
 		sws___swap_range_free(cpu, dev, ci, off, freed);
 	sws__cluster_unlock(ci);
@@ -464,19 +471,25 @@ static SWS_ALWAYS_INLINE int st_set_memcg_nr(struct sws_cpu *cpu, struct sws_dev
 					     unsigned nr, uint16_t id)
 {
 	unsigned i0 = st_slot(off);
+	struct sws__memcg_record mr = {.id = id};
 	if (!phase4(dev)) {
 		int rc = check_allocated(st_rcu_table(dev, off), i0, nr);
 		for (unsigned i = 0; i < nr && !rc; i++)
-			swap_cgroup_set(cpu, &st_dev(dev)->cgroup, off + i, id);
+			sws__memcg_record_slot(cpu, dev->sim, &mr,
+					       swap_cgroup_set(cpu, &st_dev(dev)->cgroup, off + i, id));
+		sws__memcg_record_done(cpu, dev->sim, &mr);
 		return rc;
 	}
 	struct sws_cluster *ci = sws__offset_cluster(dev, off);
 	struct cluster_tables *ct = ct_of(dev, off);
 	sws__cluster_lock(cpu, ci);
 	int rc = check_allocated(__st_table(dev, off), i0, nr);
-	for (unsigned i = i0; i < i0 + nr && !rc; i++)
+	for (unsigned i = i0; i < i0 + nr && !rc; i++) {
+		sws__memcg_record_slot(cpu, dev->sim, &mr, ct->memcg_table[i]);
 		ct->memcg_table[i] = id;
+	}
 	sws__cluster_unlock(ci);
+	sws__memcg_record_done(cpu, dev->sim, &mr);
 	return rc;
 }
 

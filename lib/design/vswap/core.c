@@ -111,6 +111,8 @@ void sws___vs_slots_free(struct sws_cpu *cpu, struct sws_device *dev, struct vsw
 	SWS_ASSERT_HELD(&sws__offset_cluster(dev, off)->lock);
 	__release_backing(cpu, dev, cl, off, nr);
 	for (unsigned i = 0; i < nr; i++) {
+		/* one memcg uncharge per entry, as v3 to v6 do */
+		sws__memcg_swap_mod(cpu, dev->sim, desc_of(cl, off + i)->memcgid, -1);
 		memset(desc_of(cl, off + i), 0, sizeof(struct swp_desc));
 		sws_bit_clear(cl->bitmap, idx_of(off + i));
 	}
@@ -695,10 +697,14 @@ int sws__vs_set_memcg(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off,
 {
 	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
 	int rc = __all_allocated(dev, cl, off, nr);
-	for (unsigned i = 0; i < nr && !rc; i++)
+	struct sws__memcg_record mr = {.id = id};
+	for (unsigned i = 0; i < nr && !rc; i++) {
+		sws__memcg_record_slot(cpu, dev->sim, &mr, desc_of(cl, off + i)->memcgid);
 		desc_of(cl, off + i)->memcgid = id;
+	}
 	if (cl)
 		desc_unlock(dev, off);
+	sws__memcg_record_done(cpu, dev->sim, &mr);
 	return rc;
 }
 

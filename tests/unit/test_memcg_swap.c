@@ -1,0 +1,104 @@
+/*
+ * test_memcg_swap.c - each memcg's swap usage (memory.swap.current) on every
+ * design of the registry: charged once per folio when its slots get the
+ * memcg's id (mem_cgroup_try_charge_swap()), moved when they get another,
+ * uncharged when they are freed, as often as the design's kernel calls
+ * mem_cgroup_uncharge_swap(): once per batch of one memcg (6.17's
+ * swap_entries_free(), the swap table's __swap_cluster_free_entries()),
+ * once per entry (vswap). sws_swap_check() compares the usage with the ids
+ * the slots hold after every case (assert_consistent()).
+ */
+#include <string.h>
+
+#include "testutil.h"
+
+/* The atomic read-modify-writes of every context so far. */
+static uint64_t rmw(struct sws_sim *sim)
+{
+	struct sws_stats st;
+	sws_stats_snapshot(sim, &st);
+	uint64_t n = 0;
+	for (unsigned c = 0; c < SWS_NR_WORK_CTX; c++)
+		n += st.work[c][SWS_WORK_atomic_rmw];
+	return n;
+}
+
+/* An order-2 folio swapped out by memcg @id and freed: @return the atomic
+ * read-modify-writes of the set_memcg and of the free. */
+static void folio_life(enum sws_design d, uint16_t id, uint64_t *charge_rmw, uint64_t *free_rmw)
+{
+	struct sws_fixture f;
+	sws_fixture_open(&f, d, 4096, 0);
+	sws_entry_t e;
+	assert_sws(0, sws_folio_alloc_swap(f.cpu, 7, 2, &e));
+	uint64_t r0 = rmw(f.sim);
+	assert_sws(0, sws_swap_set_memcg(f.cpu, e, 4, id));
+	*charge_rmw = rmw(f.sim) - r0;
+	assert_int_equal(sws_swap_memcg_usage(f.sim, id), id ? 4 : 0);
+	assert_consistent(f.sim);
+	/* unmapped: one reference each, then the folio leaves the cache */
+	assert_sws(0, sws_swap_dup(f.cpu, e, 4));
+	assert_sws(0, sws_swap_cache_del(f.cpu, e, 4, 7, 0));
+	assert_int_equal(sws_swap_memcg_usage(f.sim, id), id ? 4 : 0); /* still swapped */
+	r0 = rmw(f.sim);
+	assert_sws(0, sws_swap_put(f.cpu, e, 4)); /* the last references: freed */
+	*free_rmw = rmw(f.sim) - r0;
+	assert_int_equal(sws_swap_memcg_usage(f.sim, id), 0);
+	assert_consistent(f.sim);
+	sws_fixture_close(&f);
+}
+
+static void test_charge_and_uncharge(void **state)
+{
+	(void)state;
+#define D(id, num, name, kernel, ops, help) SWS_DESIGN_##id,
+	static const enum sws_design designs[] = {SWS_DESIGN_LIST(D)};
+#undef D
+	for (unsigned k = 0; k < sizeof(designs) / sizeof(designs[0]); k++) {
+		enum sws_design d = designs[k];
+		uint64_t c5, f5, c0, f0;
+		folio_life(d, 5, &c5, &f5);
+		folio_life(d, 0, &c0, &f0);
+		/* one charge per folio, whatever the design */
+		if (c5 - c0 != 1)
+			fail_msg("%s: set_memcg charged %llu times", sws_design_name(d), (unsigned long long)(c5 - c0));
+		/* one uncharge per batch, vswap one per entry */
+		uint64_t want = !strncmp(sws_design_name(d), "vswap", 5) ? 4 : 1;
+		if (f5 - f0 != want)
+			fail_msg("%s: the free uncharged %llu times, want %llu", sws_design_name(d),
+				 (unsigned long long)(f5 - f0), (unsigned long long)want);
+	}
+}
+
+/* Slots that take another memcg's id move their charge; the same id again
+ * charges nothing. */
+static void test_move(void **state)
+{
+	(void)state;
+	struct sws_fixture f;
+	sws_fixture_open(&f, SWS_DESIGN_ST_P4, 4096, 0);
+	sws_entry_t e;
+	assert_sws(0, sws_folio_alloc_swap(f.cpu, 9, 3, &e));
+	assert_sws(0, sws_swap_set_memcg(f.cpu, e, 8, 3));
+	assert_sws(0, sws_swap_set_memcg(f.cpu, e, 8, 3));
+	assert_int_equal(sws_swap_memcg_usage(f.sim, 3), 8);
+	assert_sws(0, sws_swap_set_memcg(f.cpu, e + 2, 2, 4));
+	assert_int_equal(sws_swap_memcg_usage(f.sim, 3), 6);
+	assert_int_equal(sws_swap_memcg_usage(f.sim, 4), 2);
+	assert_consistent(f.sim);
+	assert_int_equal(sws_swap_memcg_usage(NULL, 3), 0);
+	assert_int_equal(sws_swap_memcg_usage(f.sim, 0), 0);
+	assert_sws(0, sws_swap_cache_del(f.cpu, e, 8, 9, 0)); /* no references: freed */
+	assert_int_equal(sws_swap_memcg_usage(f.sim, 3) + sws_swap_memcg_usage(f.sim, 4), 0);
+	assert_consistent(f.sim);
+	sws_fixture_close(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_charge_and_uncharge),
+		cmocka_unit_test(test_move),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
