@@ -91,7 +91,7 @@ void sws_mm_destroy(struct sws_mm *mm);
 #define SWS_MM_MAX_MEMCGS 256
 
 /** A memcg with a limit in pages (0: unlimited). @return 0 and its id (>= 1); SWS_ENOMEM
- *  when SWS_MM_MAX_MEMCGS exist. */
+ *  when SWS_MM_MAX_MEMCGS exist; SWS_EOPNOTSUPP on a simulation with SWS_SIM_MEMCG_OFF. */
 int sws_mm_memcg_create(struct sws_mm *mm, uint64_t limit_pages, uint16_t *id);
 /** memory.high of memcg @id in pages (0: none): a charge that leaves the memcg above it
  *  reclaims the excess from the memcg (mem_cgroup_handle_over_high(), done at once; the

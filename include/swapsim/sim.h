@@ -87,7 +87,7 @@ struct sws_sim_config {
 		enum sws_design backend; /* deprecated: design's old name */
 	};
 	uint32_t max_cpus;        /* CPUs that may be attached at once; 0: 256 */
-	uint32_t reserved;        /* must be zero */
+	uint32_t flags;           /* SWS_SIM_*; other bits must be zero */
 	const struct sws_env *env; /* NULL: all defaults */
 };
 
@@ -97,6 +97,13 @@ struct sws_sim_config {
  *         SWS_EVERSION or SWS_ENOMEM.
  */
 int sws_sim_create(const struct sws_sim_config *cfg, struct sws_sim **out);
+
+/* sws_sim_config.flags */
+/* cgroup_disable=memory: the designs keep no memcg ids and allocate no memcg
+ * tables (no swap_cgroup map, no phase IV memcg table), nothing is charged,
+ * and sws_swap_set_memcg() takes id 0 only (SWS_EINVAL otherwise); a memory
+ * model on it has no memcgs but the root. */
+#define SWS_SIM_MEMCG_OFF (1u << 0)
 
 /**
  * Destroy a simulation: swaps off every device (whatever is still allocated is

@@ -25,13 +25,15 @@ struct zeromap {
 
 /* ---- static_maps.c: allocation at swapon (@return 0 or SWS_ENOMEM), free at swapoff ---- */
 
-int sws__swap_cgroup_init(struct swap_cgroup *sc, struct sws_mem *mem, uint64_t max);
+int sws__swap_cgroup_init(struct swap_cgroup *sc, struct sws_mem *mem, uint64_t max, bool memcg_off);
 void sws__swap_cgroup_fini(struct swap_cgroup *sc, struct sws_mem *mem);
 int sws__zeromap_init(struct zeromap *z, struct sws_mem *mem, uint64_t max);
 void sws__zeromap_fini(struct zeromap *z, struct sws_mem *mem);
 
 static inline uint16_t swap_cgroup_get(const struct swap_cgroup *sc, uint64_t off)
 {
+	if (!sc->ids)
+		return 0; /* memcg off */
 	uint32_t w = atomic_load_explicit(&sc->ids[off / 2], memory_order_relaxed);
 	return (uint16_t)(off & 1 ? w >> 16 : w);
 }
@@ -40,6 +42,8 @@ static inline uint16_t swap_cgroup_get(const struct swap_cgroup *sc, uint64_t of
  * id it held. */
 static inline uint16_t swap_cgroup_set(struct sws_cpu *cpu, struct swap_cgroup *sc, uint64_t off, uint16_t id)
 {
+	if (!sc->ids)
+		return 0; /* memcg off: swap_cgroup_record() returns at once */
 	_Atomic uint32_t *p = &sc->ids[off / 2];
 	unsigned shift = off & 1 ? 16 : 0;
 	uint32_t old = atomic_load_explicit(p, memory_order_relaxed), want;

@@ -171,7 +171,7 @@ static int xa_device_init(struct sws_device *dev)
 	if (!rc)
 		rc = sws__swap_map_init(&xd->map, mem, dev->max);
 	if (!rc)
-		rc = sws__swap_cgroup_init(&xd->cgroup, mem, dev->max);
+		rc = sws__swap_cgroup_init(&xd->cgroup, mem, dev->max, dev->sim->memcg_off);
 	if (!rc)
 		rc = sws__zeromap_init(&xd->zeromap, mem, dev->max);
 	if (rc) {

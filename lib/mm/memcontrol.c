@@ -222,6 +222,8 @@ int sws_mm_memcg_create(struct sws_mm *mm, uint64_t limit_pages, uint16_t *id)
 {
 	if (!mm || !id)
 		return SWS_EINVAL;
+	if (mm->sim->memcg_off)
+		return SWS_EOPNOTSUPP; /* cgroup_disable=memory: the root alone */
 	mm_lock(mm, &mm->memcg_lock, SWS_MM_lock_mm_other_contended);
 	int rc = SWS_ENOMEM; /* the array is fixed: readers index it without a lock */
 	if (mm->nr_memcgs < mm->cap_memcgs) {

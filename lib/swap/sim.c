@@ -37,7 +37,7 @@ int sws__sim_create(const struct sws_sim_config *cfg, const struct sws_design_op
 	*out = NULL;
 	if (cfg->version > SWS_SIM_CONFIG_VERSION || (cfg->env && cfg->env->version > SWS_ENV_VERSION))
 		return SWS_EVERSION;
-	if (cfg->reserved || (cfg->env && cfg->env->reserved) || cfg->max_cpus > 4096)
+	if ((cfg->flags & ~SWS_SIM_MEMCG_OFF) || (cfg->env && cfg->env->reserved) || cfg->max_cpus > 4096)
 		return SWS_EINVAL;
 	if (ops->version != SWS_DESIGN_OPS_VERSION)
 		return SWS_EVERSION;
@@ -57,6 +57,7 @@ int sws__sim_create(const struct sws_sim_config *cfg, const struct sws_design_op
 		sim->env = *cfg->env;
 	sim->ops = ops;
 	sim->design_flags = ops->flags;
+	sim->memcg_off = cfg->flags & SWS_SIM_MEMCG_OFF;
 	sim->backend = cfg->backend ? cfg->backend : SWS_BACKEND_ST_P4;
 	sim->max_cpus = cfg->max_cpus ? cfg->max_cpus : 256;
 	sws_spin_init(&sim->swap_lock);

@@ -274,6 +274,7 @@ struct sws_sim {
 	enum sws_backend backend;
 	unsigned max_cpus;
 	uint32_t magic; /* SWS__SIM_LIVE while the simulation exists (in what was padding) */
+	bool memcg_off; /* SWS_SIM_MEMCG_OFF: cgroup_disable=memory */
 
 	_Atomic(struct sws_device *) devices[SWS_MAX_SWAPFILES];
 	sws_spinlock_t swap_lock;  /* swapon/swapoff */

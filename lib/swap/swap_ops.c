@@ -213,6 +213,8 @@ sws_entry_t sws_swap_rmap(struct sws_cpu *cpu, sws_entry_t phys)
 
 int sws_swap_set_memcg(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, uint16_t id)
 {
+	if (cpu && id && cpu->sim->memcg_off)
+		return SWS_EINVAL; /* no memcgs: nothing to record */
 	SWS__SLOT_CALL(cpu, entry, nr, cpu->sim->ops->set_memcg(cpu, dev, off, nr, id), (void)0);
 }
 

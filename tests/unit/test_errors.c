@@ -51,7 +51,7 @@ static void test_sim_config(void **state)
 	assert_null(sim);
 	cfg = (struct sws_sim_config){.backend = (enum sws_backend)7};
 	assert_sws(SWS_EINVAL, sws_sim_create(&cfg, &sim));
-	cfg = (struct sws_sim_config){.reserved = 1};
+	cfg = (struct sws_sim_config){.flags = 1u << 1}; /* no such flag */
 	assert_sws(SWS_EINVAL, sws_sim_create(&cfg, &sim));
 	struct sws_env env = {.version = SWS_ENV_VERSION + 1};
 	cfg = (struct sws_sim_config){.env = &env};

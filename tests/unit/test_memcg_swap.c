@@ -94,11 +94,59 @@ static void test_move(void **state)
 	sws_fixture_close(&f);
 }
 
+/* SWS_SIM_MEMCG_OFF (cgroup_disable=memory): no swap_cgroup map, no phase IV
+ * memcg table, no ids but 0, no memcgs in the memory model. */
+static void test_memcg_off(void **state)
+{
+	(void)state;
+#define D(id, num, name, kernel, ops, help) SWS_DESIGN_##id,
+	static const enum sws_design designs[] = {SWS_DESIGN_LIST(D)};
+#undef D
+	for (unsigned k = 0; k < sizeof(designs) / sizeof(designs[0]); k++) {
+		struct sws_sim_config cfg = {.design = designs[k], .flags = SWS_SIM_MEMCG_OFF};
+		struct sws_sim *sim;
+		struct sws_cpu *cpu;
+		assert_sws(0, sws_sim_create(&cfg, &sim));
+		assert_sws(0, sws_cpu_attach(sim, &cpu));
+		int type;
+		struct sws_device_config dc = {.nr_slots = 4096, .flags = SWS_SWP_SOLIDSTATE};
+		assert_sws(0, sws_swapon(sim, &dc, &type));
+		sws_entry_t e;
+		assert_sws(0, sws_folio_alloc_swap(cpu, 3, 2, &e));
+		assert_sws(SWS_EINVAL, sws_swap_set_memcg(cpu, e, 4, 5));
+		assert_sws(0, sws_swap_set_memcg(cpu, e, 4, 0));
+		struct sws_memory_usage mu;
+		sws_sim_memory_usage(sim, &mu);
+		if (mu.bytes[SWS_MEM_swap_cgroup] || mu.bytes[SWS_MEM_memcg_table])
+			fail_msg("%s: memcg off keeps %llu B of swap_cgroup and %llu B of memcg tables",
+				 sws_design_name(designs[k]), (unsigned long long)mu.bytes[SWS_MEM_swap_cgroup],
+				 (unsigned long long)mu.bytes[SWS_MEM_memcg_table]);
+		assert_consistent(sim);
+		struct sws_mm_config mc = {.ram_pages = 64};
+		struct sws_mm *mm;
+		assert_sws(0, sws_mm_create(sim, &mc, &mm));
+		uint16_t id;
+		assert_sws(SWS_EOPNOTSUPP, sws_mm_memcg_create(mm, 0, &id));
+		sws_mm_destroy(mm);
+		assert_sws(0, sws_swap_cache_del(cpu, e, 4, 3, 0));
+		sws_cpu_detach(cpu);
+		sws_sim_destroy(sim);
+	}
+	/* with memcg on, the same costs the maps */
+	struct sws_fixture f;
+	sws_fixture_open(&f, SWS_DESIGN_XARRAY, 4096, 0);
+	struct sws_memory_usage mu;
+	sws_sim_memory_usage(f.sim, &mu);
+	assert_int_equal(mu.bytes[SWS_MEM_swap_cgroup], 4096 * 2);
+	sws_fixture_close(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_charge_and_uncharge),
 		cmocka_unit_test(test_move),
+		cmocka_unit_test(test_memcg_off),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -58,7 +58,9 @@ static uint16_t __slot_memcg(const struct sws_cluster *ci, struct sws_device *de
 			     struct cluster_tables *ct, uint64_t off)
 {
 	SWS_ASSERT_HELD(&ci->lock);
-	return phase4(dev) ? ct->memcg_table[st_slot(off)] : swap_cgroup_get(&st_dev(dev)->cgroup, off);
+	if (!phase4(dev))
+		return swap_cgroup_get(&st_dev(dev)->cgroup, off);
+	return ct->memcg_table ? ct->memcg_table[st_slot(off)] : 0; /* none: memcg off */
 }
 
 /* ---- allocation ------------------------------------------------------------------------ */
@@ -210,8 +212,10 @@ static void __slot_clear(struct sws_cpu *cpu, const struct sws_cluster *ci, stru
 	if (ct->extend_table)
 		ct->extend_table[i] = 0;
 	if (phase4(dev)) {
-		sws__uncharge_batch_add(cpu, dev->sim, ub, ct->memcg_table[i]);
-		ct->memcg_table[i] = 0;
+		if (ct->memcg_table) { /* none: memcg off */
+			sws__uncharge_batch_add(cpu, dev->sim, ub, ct->memcg_table[i]);
+			ct->memcg_table[i] = 0;
+		}
 	} else {
 		struct st_device *st = st_dev(dev);
 		if (zeromap_test(&st->zeromap, off))
@@ -484,7 +488,7 @@ static SWS_ALWAYS_INLINE int st_set_memcg_nr(struct sws_cpu *cpu, struct sws_dev
 	struct cluster_tables *ct = ct_of(dev, off);
 	sws__cluster_lock(cpu, ci);
 	int rc = check_allocated(__st_table(dev, off), i0, nr);
-	for (unsigned i = i0; i < i0 + nr && !rc; i++) {
+	for (unsigned i = i0; i < i0 + nr && !rc && ct->memcg_table; i++) { /* none: memcg off (id 0) */
 		sws__memcg_record_slot(cpu, dev->sim, &mr, ct->memcg_table[i]);
 		ct->memcg_table[i] = id;
 	}

@@ -72,8 +72,9 @@ static int __tables_alloc(struct sws_device *dev, uint64_t off)
 	struct st_device *st = st_dev(dev);
 	struct sws_mem *mem = &dev->sim->mem;
 	_Atomic uint64_t *t = table_alloc(mem);
-	uint16_t *memcg = st->phase == 4 ? sws__mem_zalloc(mem, SWS_MEM_memcg_table, MEMCG_BYTES, 64) : NULL;
-	if (!t || (st->phase == 4 && !memcg)) {
+	bool want_memcg = st->phase == 4 && !dev->sim->memcg_off; /* !mem_cgroup_disabled() */
+	uint16_t *memcg = want_memcg ? sws__mem_zalloc(mem, SWS_MEM_memcg_table, MEMCG_BYTES, 64) : NULL;
+	if (!t || (want_memcg && !memcg)) {
 		table_free(mem, t);
 		sws__mem_free(mem, SWS_MEM_memcg_table, memcg, MEMCG_BYTES);
 		return SWS_ENOMEM;
@@ -192,7 +193,7 @@ int sws__st_device_init(struct sws_device *dev, unsigned phase)
 	if (!rc && phase <= 2)
 		rc = sws__swap_map_init(&st->map, mem, dev->max);
 	if (!rc && phase <= 3)
-		rc = sws__swap_cgroup_init(&st->cgroup, mem, dev->max);
+		rc = sws__swap_cgroup_init(&st->cgroup, mem, dev->max, dev->sim->memcg_off);
 	if (!rc && phase <= 3)
 		rc = sws__zeromap_init(&st->zeromap, mem, dev->max);
 	if (rc) {
@@ -278,7 +279,7 @@ int sws___st_check_tables(struct sws_device *dev, struct sws_cluster *ci, char *
 			SWS__CORRUPT(msg, len, "cluster %u: free but still has tables", idx);
 		return 0;
 	}
-	if (!t || (st->phase == 4 && !ct->memcg_table))
+	if (!t || (st->phase == 4 && !dev->sim->memcg_off && !ct->memcg_table))
 		SWS__CORRUPT(msg, len, "cluster %u: %u slots in use but no swap%s table", idx, ci->count,
 			     st->phase == 4 ? "/memcg" : "");
 	return 0;
