@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include "check.h"
+#include "cli_designs.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -347,24 +348,19 @@ static void design_of(const char *release, struct check_machine *m)
 			 "st-p4, the default: no kernel version to go by (--backend chooses)");
 		return;
 	}
-	static const enum sws_design designs[] = {
-#define DESIGN_ID(id, num, name, kernel, ops, help) SWS_DESIGN_##id,
-		SWS_DESIGN_LIST(DESIGN_ID)
-#undef DESIGN_ID
-	};
 	unsigned v = maj * 100 + min, best_v = 0, oldest_v = UINT_MAX;
 	enum sws_design best = SWS_DESIGN_DEFAULT, oldest = SWS_DESIGN_DEFAULT;
-	for (size_t k = 0; k < sizeof(designs) / sizeof(designs[0]); k++) {
+	for (size_t k = 0; k < CLI_NR_DESIGNS; k++) {
 		unsigned dv;
-		if (!kernel_version(sws_design_kernel(designs[k]), &dv))
+		if (!kernel_version(sws_design_kernel(cli_designs[k]), &dv))
 			continue;
 		if (dv < oldest_v) {
 			oldest_v = dv;
-			oldest = designs[k];
+			oldest = cli_designs[k];
 		}
 		if (dv <= v && dv >= best_v) {
 			best_v = dv;
-			best = designs[k];
+			best = cli_designs[k];
 		}
 	}
 	m->backend = best ? best : oldest;
@@ -374,14 +370,12 @@ static void design_of(const char *release, struct check_machine *m)
 		 sws_design_help(m->backend));
 }
 
-int check_machine_get(const struct check_recording *rec, struct check_machine *m, char *err,
-		      size_t errlen)
+/* RAM and the memcg's limit (cgroup v2's "max", or v1's number near 2^63: none). */
+static int machine_memory(const struct check_recording *rec, struct check_machine *m, char *err,
+			  size_t errlen)
 {
 	long long v;
 	int r;
-	char key[64];
-	memset(m, 0, sizeof(*m));
-
 	if ((r = setup_int(rec, "ram_kb", 256, 4LL << 30, &v, err, errlen)) < 0)
 		return -1;
 	if (r)
@@ -389,47 +383,67 @@ int check_machine_get(const struct check_recording *rec, struct check_machine *m
 	const struct check_entry *lim = find(rec, SEC_SETUP, "memcg_limit_bytes");
 	if (!lim)
 		return fail(err, errlen, "%s: the setup has no memcg_limit_bytes", rec->path);
-	if (strcmp(lim->value, "max")) { /* cgroup v2's "max": no limit */
-		if ((r = setup_int(rec, "memcg_limit_bytes", 1, LLONG_MAX, &v, err, errlen)) < 0)
-			return -1;
-		/* v1's "no limit" is a number near 2^63: above any machine */
-		if ((uint64_t)v / 4096 <= SWS_MM_MAX_RAM_PAGES) {
-			if ((uint64_t)v < 64 * 4096)
-				return fail(
-				    err, errlen,
-				    "%s:%u: memcg_limit_bytes %lld: below 256K, the smallest the "
-				    "replay models",
-				    rec->path, lim->line, v);
-			m->mem_limit_pages = (uint64_t)v / 4096;
-		}
-	}
+	if (!strcmp(lim->value, "max")) /* cgroup v2's "max": no limit */
+		return 0;
+	if ((r = setup_int(rec, "memcg_limit_bytes", 1, LLONG_MAX, &v, err, errlen)) < 0)
+		return -1;
+	/* v1's "no limit" is a number near 2^63: above any machine */
+	if ((uint64_t)v / 4096 > SWS_MM_MAX_RAM_PAGES)
+		return 0;
+	if ((uint64_t)v < 64 * 4096)
+		return fail(err, errlen,
+			    "%s:%u: memcg_limit_bytes %lld: below 256K, the smallest the replay models",
+			    rec->path, lim->line, v);
+	m->mem_limit_pages = (uint64_t)v / 4096;
+	return 0;
+}
+
+/* Swap device @i (from 1): swap.I.size_kb, swap.I.kind and swap.I.priority. */
+static int machine_swap_device(const struct check_recording *rec, unsigned i, struct sws_replay_swap *s,
+			       char *err, size_t errlen)
+{
+	long long v;
+	int r;
+	char key[64];
+	snprintf(key, sizeof(key), "swap.%u.size_kb", i);
+	if ((r = setup_int(rec, key, 4, 1LL << 42, &v, err, errlen)) <= 0)
+		return r < 0 ? -1 : fail(err, errlen, "%s: the setup has no %s", rec->path, key);
+	s->pages = (uint64_t)v / 4 + 1; /* /proc/swaps leaves the header page out */
+	snprintf(key, sizeof(key), "swap.%u.kind", i);
+	const struct check_entry *k = find(rec, SEC_SETUP, key);
+	if (!k)
+		return fail(err, errlen, "%s: the setup has no %s", rec->path, key);
+	if (sws_replay_swap_kind_parse(k->value, &s->kind) || s->kind == SWS_REPLAY_SWAP_XSWAP)
+		return fail(err, errlen, "%s:%u: %s '%s': expected zram, nvme, ssd, sata, hdd or pmem",
+			    rec->path, k->line, key, k->value);
+	snprintf(key, sizeof(key), "swap.%u.priority", i);
+	s->prio = -1;
+	if ((r = setup_int(rec, key, -32768, 32767, &v, err, errlen)) < 0)
+		return -1;
+	if (r && v >= 0)
+		s->prio = (int32_t)v; /* negative: the kernel's own, as none here */
+	return 0;
+}
+
+static int machine_swap(const struct check_recording *rec, struct check_machine *m, char *err, size_t errlen)
+{
+	long long v;
+	int r;
 	if ((r = setup_int(rec, "swap_devices", 1, SWS_REPLAY_MAX_SWAP, &v, err, errlen)) <= 0)
-		return r < 0 ? -1
-			     : fail(err, errlen, "%s: the setup has no swap_devices", rec->path);
+		return r < 0 ? -1 : fail(err, errlen, "%s: the setup has no swap_devices", rec->path);
 	m->nswap = (unsigned)v;
-	for (unsigned i = 0; i < m->nswap; i++) {
-		struct sws_replay_swap *s = &m->swap[i];
-		snprintf(key, sizeof(key), "swap.%u.size_kb", i + 1);
-		if ((r = setup_int(rec, key, 4, 1LL << 42, &v, err, errlen)) <= 0)
-			return r < 0 ? -1
-				     : fail(err, errlen, "%s: the setup has no %s", rec->path, key);
-		s->pages = (uint64_t)v / 4 + 1; /* /proc/swaps leaves the header page out */
-		snprintf(key, sizeof(key), "swap.%u.kind", i + 1);
-		const struct check_entry *k = find(rec, SEC_SETUP, key);
-		if (!k)
-			return fail(err, errlen, "%s: the setup has no %s", rec->path, key);
-		if (sws_replay_swap_kind_parse(k->value, &s->kind) ||
-		    s->kind == SWS_REPLAY_SWAP_XSWAP)
-			return fail(err, errlen,
-				    "%s:%u: %s '%s': expected zram, nvme, ssd, sata, hdd or pmem",
-				    rec->path, k->line, key, k->value);
-		snprintf(key, sizeof(key), "swap.%u.priority", i + 1);
-		s->prio = -1;
-		if ((r = setup_int(rec, key, -32768, 32767, &v, err, errlen)) < 0)
+	for (unsigned i = 0; i < m->nswap; i++)
+		if (machine_swap_device(rec, i + 1, &m->swap[i], err, errlen))
 			return -1;
-		if (r && v >= 0)
-			s->prio = (int32_t)v; /* negative: the kernel's own, as none here */
-	}
+	return 0;
+}
+
+/* page-cluster, the CPUs and the cgroup version. */
+static int machine_cpus_and_cgroup(const struct check_recording *rec, struct check_machine *m, char *err,
+				   size_t errlen)
+{
+	long long v;
+	int r;
 	if ((r = setup_int(rec, "page_cluster", 0, 10, &v, err, errlen)) < 0)
 		return -1;
 	if (r)
@@ -439,46 +453,65 @@ int check_machine_get(const struct check_recording *rec, struct check_machine *m
 	if (r) /* a bigger machine: as many as the model has */
 		m->cpus = v > SWS_REPLAY_MAX_CPUS ? SWS_REPLAY_MAX_CPUS : (uint32_t)v;
 	const struct check_entry *cg = find(rec, SEC_SETUP, "cgroup");
-	if (cg) {
-		if (strcmp(cg->value, "v1") && strcmp(cg->value, "v2"))
-			return fail(err, errlen, "%s:%u: cgroup '%s': expected v1 or v2", rec->path,
-				    cg->line, cg->value);
-		m->cgroup = cg->value[1] == '1' ? SWS_ZSWAP_CGROUP_V1 : SWS_ZSWAP_CGROUP_V2;
-	}
+	if (!cg)
+		return 0;
+	if (strcmp(cg->value, "v1") && strcmp(cg->value, "v2"))
+		return fail(err, errlen, "%s:%u: cgroup '%s': expected v1 or v2", rec->path, cg->line,
+			    cg->value);
+	m->cgroup = cg->value[1] == '1' ? SWS_ZSWAP_CGROUP_V1 : SWS_ZSWAP_CGROUP_V2;
+	return 0;
+}
+
+/* zswap's parameters, when it was enabled; a compressor the simulator lacks runs as lz4. */
+static int machine_zswap(const struct check_recording *rec, struct check_machine *m, char *err, size_t errlen)
+{
+	long long v;
+	int r;
 	if (setup_yn(rec, "zswap.enabled", &m->zswap, err, errlen) < 0)
 		return -1;
-	if (m->zswap) {
-		const struct check_entry *c = find(rec, SEC_SETUP, "zswap.compressor");
-		const char *kc = c ? c->value : "lz4";
-		if (!strcmp(kc, "zstd") || !strcmp(kc, "lz4")) {
-			snprintf(m->zswap_compressor, sizeof(m->zswap_compressor), "%s", kc);
-		} else {
-			snprintf(m->zswap_compressor, sizeof(m->zswap_compressor), "lz4");
-			snprintf(m->zswap_note, sizeof(m->zswap_note),
-				 "the kernel's %.32s as lz4 (the simulator has lz4 and zstd)", kc);
-		}
-		if ((r = setup_int(rec, "zswap.max_pool_percent", 1, 100, &v, err, errlen)) < 0)
-			return -1;
-		if (r)
-			m->zswap_max_pool_percent = (uint32_t)v;
-		if ((r = setup_int(rec, "zswap.accept_threshold_percent", 1, 100, &v, err,
-				   errlen)) < 0)
-			return -1;
-		if (r)
-			m->zswap_accept_threshold = (uint32_t)v;
-		if (setup_yn(rec, "zswap.shrinker_enabled", &m->zswap_shrinker, err, errlen) < 0)
-			return -1;
+	if (!m->zswap)
+		return 0;
+	const struct check_entry *c = find(rec, SEC_SETUP, "zswap.compressor");
+	const char *kc = c ? c->value : "lz4";
+	if (!strcmp(kc, "zstd") || !strcmp(kc, "lz4")) {
+		snprintf(m->zswap_compressor, sizeof(m->zswap_compressor), "%s", kc);
+	} else {
+		snprintf(m->zswap_compressor, sizeof(m->zswap_compressor), "lz4");
+		snprintf(m->zswap_note, sizeof(m->zswap_note),
+			 "the kernel's %.32s as lz4 (the simulator has lz4 and zstd)", kc);
 	}
+	if ((r = setup_int(rec, "zswap.max_pool_percent", 1, 100, &v, err, errlen)) < 0)
+		return -1;
+	if (r)
+		m->zswap_max_pool_percent = (uint32_t)v;
+	if ((r = setup_int(rec, "zswap.accept_threshold_percent", 1, 100, &v, err, errlen)) < 0)
+		return -1;
+	if (r)
+		m->zswap_accept_threshold = (uint32_t)v;
+	return setup_yn(rec, "zswap.shrinker_enabled", &m->zswap_shrinker, err, errlen) < 0 ? -1 : 0;
+}
+
+/* memory.high (v2), unless "max" or above any machine. */
+static int machine_mem_high(const struct check_recording *rec, struct check_machine *m, char *err,
+			    size_t errlen)
+{
+	long long v;
 	const struct check_entry *high = find(rec, SEC_SETUP, "memcg_high_bytes");
-	if (high && strcmp(high->value, "max")) {
-		if ((r = setup_int(rec, "memcg_high_bytes", 4096, LLONG_MAX, &v, err, errlen)) < 0)
-			return -1;
-		if ((uint64_t)v / 4096 <= SWS_MM_MAX_RAM_PAGES)
-			m->mem_high_pages = (uint64_t)v / 4096;
-	}
-	/* anon mTHP: a size "always", or "inherit" while the PMD size's policy is
-	 * "always" (madvise: only where the program asked, which the model
-	 * takes from a trace's THP flag) */
+	if (!high || !strcmp(high->value, "max"))
+		return 0;
+	if (setup_int(rec, "memcg_high_bytes", 4096, LLONG_MAX, &v, err, errlen) < 0)
+		return -1;
+	if ((uint64_t)v / 4096 <= SWS_MM_MAX_RAM_PAGES)
+		m->mem_high_pages = (uint64_t)v / 4096;
+	return 0;
+}
+
+/* anon mTHP: a size "always", or "inherit" while the PMD size's policy is
+ * "always" (madvise: only where the program asked, which the model takes
+ * from a trace's THP flag) */
+static void machine_mthp(const struct check_recording *rec, struct check_machine *m)
+{
+	char key[64];
 	const struct check_entry *thp = find(rec, SEC_SETUP, "thp.enabled");
 	bool thp_always = thp && !strcmp(thp->value, "always");
 	for (unsigned o = 1; o < SWS_NR_ORDERS; o++) {
@@ -487,6 +520,17 @@ int check_machine_get(const struct check_recording *rec, struct check_machine *m
 		if (e && (!strcmp(e->value, "always") || (thp_always && !strcmp(e->value, "inherit"))))
 			m->anon_orders |= 1u << o;
 	}
+}
+
+int check_machine_get(const struct check_recording *rec, struct check_machine *m, char *err,
+		      size_t errlen)
+{
+	memset(m, 0, sizeof(*m));
+	if (machine_memory(rec, m, err, errlen) || machine_swap(rec, m, err, errlen) ||
+	    machine_cpus_and_cgroup(rec, m, err, errlen) || machine_zswap(rec, m, err, errlen) ||
+	    machine_mem_high(rec, m, err, errlen))
+		return -1;
+	machine_mthp(rec, m);
 	const struct check_entry *kv = find(rec, SEC_SETUP, "kernel");
 	design_of(kv ? kv->value : NULL, m);
 	return 0;
@@ -708,54 +752,56 @@ static void time_diff(const struct time_row *t, char *buf, size_t len)
 		snprintf(buf, len, "n/a");
 }
 
-int check_print(const struct check_recording *rec, const struct check_machine *m,
-		const char *cmdline, const struct sws_replay_report *rep, bool json,
-		const char *report_json, FILE *out)
+/* The comparison as a table: the recording, the machine, then counters and times. */
+static void print_table(const struct check_recording *rec, const struct check_machine *m, const char *cmdline,
+			const struct sws_replay_report *rep, const struct row *rows, unsigned n, FILE *out)
 {
-	struct row rows[sizeof(counters) / sizeof(counters[0]) + 2 * SWS_NR_ORDERS];
-	unsigned n = rows_of(rec, rep, rows);
-	if (!json) {
-		fprintf(out, "%-12s %s\n%-12s %s\n", "recording", rec->path, "trace", rec->trace);
-		print_machine(rec, m, out);
-		fprintf(out, "%-12s %s\n", "design", m->backend_why);
-		fprintf(out, "%-12s %s\n", "replayed as", cmdline);
-		if (rep->errors)
-			fprintf(out,
-				"%-12s %llu records the model refused (first: %s; the report: "
-				"--report json)\n",
-				"errors", (unsigned long long)rep->errors,
-				sws_error_name(rep->first_error));
-		fprintf(out, "\n%-26s %-7s %14s %14s %9s\n", "counter", "source", "kernel",
-			"simulator", "diff");
-		for (unsigned i = 0; i < n; i++) {
-			char d[32];
-			if (rows[i].have_diff)
-				snprintf(d, sizeof(d), "%+.1f%%", rows[i].diff);
-			else
-				snprintf(d, sizeof(d), "n/a");
-			fprintf(out, "%-26s %-7s %14lld %14llu %9s\n", rows[i].name, rows[i].source,
-				rows[i].kernel, (unsigned long long)rows[i].sim, d);
-		}
-		fprintf(out, "(kernel: the recording's deltas; memcg: the recorded command's own, "
-			     "vmstat: the whole "
-			     "machine's)\n");
-		struct time_row t[3];
-		unsigned nt = time_rows(rec, rep, t);
-		fprintf(out, "\n%-26s %-7s %14s %14s %9s\n", "time", "clock", "kernel", "simulator", "diff");
-		for (unsigned i = 0; i < nt; i++) {
-			char k[32], d[32];
-			if (t[i].have_kernel)
-				snprintf(k, sizeof(k), "%.6f", t[i].kernel_s);
-			else
-				snprintf(k, sizeof(k), "n/a");
-			time_diff(&t[i], d, sizeof(d));
-			fprintf(out, "%-26s %-7s %14s %14.6f %9s\n", t[i].name, sws_replay_clock_name(rep->clock), k,
-				t[i].sim_s, d);
-		}
-		fprintf(out, "(kernel: the recorded command's cgroup CPU time and its run under perf, "
-			     "which adds its own cost to every fault; n/a: not recorded)\n");
-		return ferror(out) ? -1 : 0;
+	fprintf(out, "%-12s %s\n%-12s %s\n", "recording", rec->path, "trace", rec->trace);
+	print_machine(rec, m, out);
+	fprintf(out, "%-12s %s\n", "design", m->backend_why);
+	fprintf(out, "%-12s %s\n", "replayed as", cmdline);
+	if (rep->errors)
+		fprintf(out,
+			"%-12s %llu records the model refused (first: %s; the report: "
+			"--report json)\n",
+			"errors", (unsigned long long)rep->errors,
+			sws_error_name(rep->first_error));
+	fprintf(out, "\n%-26s %-7s %14s %14s %9s\n", "counter", "source", "kernel",
+		"simulator", "diff");
+	for (unsigned i = 0; i < n; i++) {
+		char d[32];
+		if (rows[i].have_diff)
+			snprintf(d, sizeof(d), "%+.1f%%", rows[i].diff);
+		else
+			snprintf(d, sizeof(d), "n/a");
+		fprintf(out, "%-26s %-7s %14lld %14llu %9s\n", rows[i].name, rows[i].source,
+			rows[i].kernel, (unsigned long long)rows[i].sim, d);
 	}
+	fprintf(out, "(kernel: the recording's deltas; memcg: the recorded command's own, "
+		     "vmstat: the whole "
+		     "machine's)\n");
+	struct time_row t[3];
+	unsigned nt = time_rows(rec, rep, t);
+	fprintf(out, "\n%-26s %-7s %14s %14s %9s\n", "time", "clock", "kernel", "simulator", "diff");
+	for (unsigned i = 0; i < nt; i++) {
+		char k[32], d[32];
+		if (t[i].have_kernel)
+			snprintf(k, sizeof(k), "%.6f", t[i].kernel_s);
+		else
+			snprintf(k, sizeof(k), "n/a");
+		time_diff(&t[i], d, sizeof(d));
+		fprintf(out, "%-26s %-7s %14s %14.6f %9s\n", t[i].name, sws_replay_clock_name(rep->clock), k,
+			t[i].sim_s, d);
+	}
+	fprintf(out, "(kernel: the recorded command's cgroup CPU time and its run under perf, "
+		     "which adds its own cost to every fault; n/a: not recorded)\n");
+}
+
+/* The comparison as one JSON object, the replay's own report under "report". */
+static void print_json(const struct check_recording *rec, const struct check_machine *m, const char *cmdline,
+		       const struct sws_replay_report *rep, const struct row *rows, unsigned n,
+		       const char *report_json, FILE *out)
+{
 	fprintf(out, "{\"swapsim_check\":{\"recording\":");
 	json_str(out, rec->path);
 	fprintf(out, ",\"trace\":");
@@ -808,5 +854,17 @@ int check_print(const struct check_recording *rec, const struct check_machine *m
 			fprintf(out, "null}");
 	}
 	fprintf(out, "]},\"report\":%s}\n", report_json ? report_json : "null");
+}
+
+int check_print(const struct check_recording *rec, const struct check_machine *m,
+		const char *cmdline, const struct sws_replay_report *rep, bool json,
+		const char *report_json, FILE *out)
+{
+	struct row rows[sizeof(counters) / sizeof(counters[0]) + 2 * SWS_NR_ORDERS];
+	unsigned n = rows_of(rec, rep, rows);
+	if (json)
+		print_json(rec, m, cmdline, rep, rows, n, report_json, out);
+	else
+		print_table(rec, m, cmdline, rep, rows, n, out);
 	return ferror(out) ? -1 : 0;
 }

@@ -1,6 +1,7 @@
 # swapsim-replay: the replay driver's command line (included from sim/CMakeLists.txt).
 add_executable(swapsim-replay ${CMAKE_CURRENT_LIST_DIR}/swapsim-replay.c ${CMAKE_CURRENT_LIST_DIR}/cli_parse.c
-  ${CMAKE_CURRENT_LIST_DIR}/cli_options.c ${CMAKE_CURRENT_LIST_DIR}/cli_output.c ${CMAKE_CURRENT_LIST_DIR}/check.c ${CMAKE_CURRENT_LIST_DIR}/rerun.c)
+  ${CMAKE_CURRENT_LIST_DIR}/cli_options.c ${CMAKE_CURRENT_LIST_DIR}/cli_output.c ${CMAKE_CURRENT_LIST_DIR}/check.c ${CMAKE_CURRENT_LIST_DIR}/rerun.c
+  ${CMAKE_CURRENT_LIST_DIR}/cli_designs.c)
 target_link_libraries(swapsim-replay PRIVATE swapsim_static sws_warnings sws_sanitize)
 
 if(SWS_BUILD_TESTS)
@@ -97,7 +98,8 @@ if(SWS_BUILD_TESTS)
     ${CMAKE_CURRENT_BINARY_DIR} ${PROJECT_SOURCE_DIR}/tests/data)
   set_tests_properties(cli_stdout_errors PROPERTIES LABELS unit TIMEOUT 300
     PASS_REGULAR_EXPRESSION "stdout errors: all cases passed" FAIL_REGULAR_EXPRESSION "FAIL:")
-  # --list-designs: every design once, the names --backend takes and --help lists.
+  # --list-designs: every design once, the names --backend takes and --help lists;
+  # swapsim-overhead's default --designs and its messages from the same list.
   add_test(NAME replay_cli_list_designs COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/list_designs.sh
     $<TARGET_FILE:swapsim-replay>)
   set_tests_properties(replay_cli_list_designs PROPERTIES LABELS unit

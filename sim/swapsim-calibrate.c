@@ -462,9 +462,10 @@ static void cpu_model(char *buf, size_t len)
 
 static int put(void *ctx, const char *text, size_t len) { return fwrite(text, 1, len, ctx) == len ? 0 : -1; }
 
-static int calibrate_main(int argc, char **argv)
+/* The command line: --quick, --out FILE, --help, --version. @return -1 to
+ * measure, else the exit status (--help, --version, a bad option). */
+static int parse_options(int argc, char **argv, const char **out)
 {
-	const char *out = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--quick")) {
 			scale = 8;
@@ -473,7 +474,7 @@ static int calibrate_main(int argc, char **argv)
 				fprintf(stderr, "swapsim-calibrate: --out: needs a file name (try --help)\n");
 				return 2;
 			}
-			out = argv[++i];
+			*out = argv[++i];
 		} else if (!strcmp(argv[i], "--help")) {
 			fputs(usage, stdout);
 			return 0;
@@ -485,6 +486,102 @@ static int calibrate_main(int argc, char **argv)
 			return 2;
 		}
 	}
+	return -1;
+}
+
+/* Loads that hit and miss the caches, page zero and copy, allocation and
+ * free. @return 0, or 1 said on stderr. */
+static int measure_memory(struct sws_costs *c)
+{
+	void **hit = make_cycle(16 << 10, false), **miss = make_cycle(256u << 20, true);
+	if (!hit || !miss) {
+		fprintf(stderr, "swapsim-calibrate: cannot map the load buffers: %s\n", strerror(errno));
+		return 1;
+	}
+	c->ps[SWS_COST_load_hit] = time_ps(t_chase, 20000000, hit);
+	c->ps[SWS_COST_load_miss] = time_ps(t_chase, 4000000, miss);
+	munmap(hit, 16 << 10);
+	munmap(miss, 256u << 20);
+	struct pages pg = {.n = (64u << 20) / 4096};
+	pg.dst = malloc(64u << 20);
+	pg.src = malloc(64u << 20);
+	struct allocs al = {.p = malloc(100000 * sizeof(void *))};
+	if (!pg.dst || !pg.src || !al.p) {
+		fprintf(stderr, "swapsim-calibrate: out of memory\n");
+		return 1;
+	}
+	memset(pg.src, 0x5a, 64u << 20);
+	memset(pg.dst, 0, 64u << 20);
+	c->ps[SWS_COST_page_zero] = time_ps(t_zero, 200000, &pg);
+	c->ps[SWS_COST_page_copy] = time_ps(t_copy, 200000, &pg);
+	free(pg.dst);
+	free(pg.src);
+	c->ps[SWS_COST_meta_alloc] = time_ps(t_alloc, 100000, &al);
+	al.free_only = true;
+	c->ps[SWS_COST_meta_free] = time_ps(t_alloc, 100000, &al);
+	free(al.p);
+	return 0;
+}
+
+/* A cache line's transfer and a TLB shootdown between two CPUs, when this
+ * process may run on two; how, for the header, in @how. */
+static void measure_two_cpus(struct sws_costs *c, char *how, size_t len)
+{
+	int a, b;
+	snprintf(how, len, "default kept: this process may run on one CPU only");
+	if (!two_cpus(&a, &b))
+		return;
+	uint64_t lt = line_transfer_ps(a, b), sd = shootdown_ps(a, b);
+	if (lt)
+		c->ps[SWS_COST_line_transfer] = lt;
+	if (sd)
+		c->ps[SWS_COST_tlb_shootdown] = sd;
+	snprintf(how, len, "measured between CPUs %d and %d", a, b);
+}
+
+/* The cost file's header: the machine, the date, how it was measured. */
+static void make_header(char *header, size_t len, const char *two_cpus_how, uint64_t llc)
+{
+	char model[160], date[32];
+	struct utsname u;
+	time_t t = time(NULL);
+	uname(&u);
+	cpu_model(model, sizeof(model));
+	strftime(date, sizeof(date), "%Y-%m-%d", gmtime(&t));
+	snprintf(header, len,
+		 "swapsim-calibrate%s on %s, %ld CPUs, kernel %s, %s\n"
+		 "line_transfer and tlb_shootdown %s; llc_bytes from sysfs%s\n"
+		 "picoseconds per unit; the fastest of %d runs; swapsim-replay --costs reads this file",
+		 scale > 1 ? " --quick" : "", model, sysconf(_SC_NPROCESSORS_ONLN), u.release, date, two_cpus_how,
+		 llc ? "" : " (not found: default kept)", REPS);
+}
+
+/* The cost file to @out, or standard output when NULL. @return 0, or 1 said. */
+static int write_costs(const struct sws_costs *c, const char *header, const char *out)
+{
+	if (!out) /* standard output: checked at exit (main) */
+		return sws_costs_print(c, header, put, stdout) ? 1 : 0;
+	/* Written whole or not at all, the mode an existing file had kept, a
+	 * symbolic link followed (cli_output.h). */
+	struct cli_output o;
+	int rc = cli_output_open(&o, out);
+	if (!rc) {
+		sws_costs_print(c, header, put, o.f);
+		rc = cli_output_commit(&o); /* a write that failed fails it */
+	}
+	if (rc) {
+		fprintf(stderr, "swapsim-calibrate: --out %s: %s\n", out, cli_output_strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+static int calibrate_main(int argc, char **argv)
+{
+	const char *out = NULL;
+	int rc = parse_options(argc, argv, &out);
+	if (rc >= 0)
+		return rc;
 	/* A file that cannot be written fails now, not after a minute of measuring:
 	 * its temporary is made and dropped again (the final name is not touched). */
 	struct cli_output o;
@@ -502,44 +599,10 @@ static int calibrate_main(int argc, char **argv)
 	c.ps[SWS_COST_syscall] = time_ps(t_syscall, 2000000, NULL);
 	c.ps[SWS_COST_lock] = time_ps(t_lock, 20000000, &lock);
 	c.ps[SWS_COST_atomic] = time_ps(t_atomic, 20000000, &counter);
-	void **hit = make_cycle(16 << 10, false), **miss = make_cycle(256u << 20, true);
-	if (!hit || !miss) {
-		fprintf(stderr, "swapsim-calibrate: cannot map the load buffers: %s\n", strerror(errno));
+	if (measure_memory(&c))
 		return 1;
-	}
-	c.ps[SWS_COST_load_hit] = time_ps(t_chase, 20000000, hit);
-	c.ps[SWS_COST_load_miss] = time_ps(t_chase, 4000000, miss);
-	munmap(hit, 16 << 10);
-	munmap(miss, 256u << 20);
-	struct pages pg = {.n = (64u << 20) / 4096};
-	pg.dst = malloc(64u << 20);
-	pg.src = malloc(64u << 20);
-	struct allocs al = {.p = malloc(100000 * sizeof(void *))};
-	if (!pg.dst || !pg.src || !al.p) {
-		fprintf(stderr, "swapsim-calibrate: out of memory\n");
-		return 1;
-	}
-	memset(pg.src, 0x5a, 64u << 20);
-	memset(pg.dst, 0, 64u << 20);
-	c.ps[SWS_COST_page_zero] = time_ps(t_zero, 200000, &pg);
-	c.ps[SWS_COST_page_copy] = time_ps(t_copy, 200000, &pg);
-	free(pg.dst);
-	free(pg.src);
-	c.ps[SWS_COST_meta_alloc] = time_ps(t_alloc, 100000, &al);
-	al.free_only = true;
-	c.ps[SWS_COST_meta_free] = time_ps(t_alloc, 100000, &al);
-	free(al.p);
-	int a, b;
-	const char *two = "measured between CPUs %d and %d";
-	char twobuf[96] = "default kept: this process may run on one CPU only";
-	if (two_cpus(&a, &b)) {
-		uint64_t lt = line_transfer_ps(a, b), sd = shootdown_ps(a, b);
-		if (lt)
-			c.ps[SWS_COST_line_transfer] = lt;
-		if (sd)
-			c.ps[SWS_COST_tlb_shootdown] = sd;
-		snprintf(twobuf, sizeof(twobuf), two, a, b);
-	}
+	char how[96], header[1024];
+	measure_two_cpus(&c, how, sizeof(how));
 	if (compression(&c)) {
 		fprintf(stderr, "swapsim-calibrate: cannot set up the compression measurement\n");
 		return 1;
@@ -548,33 +611,8 @@ static int calibrate_main(int argc, char **argv)
 	if (llc)
 		c.llc_bytes = llc;
 	sws_costs_derive(&c);
-
-	char header[1024], model[160], date[32];
-	struct utsname u;
-	time_t t = time(NULL);
-	uname(&u);
-	cpu_model(model, sizeof(model));
-	strftime(date, sizeof(date), "%Y-%m-%d", gmtime(&t));
-	snprintf(header, sizeof(header),
-		 "swapsim-calibrate%s on %s, %ld CPUs, kernel %s, %s\n"
-		 "line_transfer and tlb_shootdown %s; llc_bytes from sysfs%s\n"
-		 "picoseconds per unit; the fastest of %d runs; swapsim-replay --costs reads this file",
-		 scale > 1 ? " --quick" : "", model, sysconf(_SC_NPROCESSORS_ONLN), u.release, date, twobuf,
-		 llc ? "" : " (not found: default kept)", REPS);
-	if (!out) /* standard output: checked at exit (main) */
-		return sws_costs_print(&c, header, put, stdout) ? 1 : 0;
-	/* Written whole or not at all, the mode an existing file had kept, a
-	 * symbolic link followed (cli_output.h). */
-	int rc = cli_output_open(&o, out);
-	if (!rc) {
-		sws_costs_print(&c, header, put, o.f);
-		rc = cli_output_commit(&o); /* a write that failed fails it */
-	}
-	if (rc) {
-		fprintf(stderr, "swapsim-calibrate: --out %s: %s\n", out, cli_output_strerror(errno));
-		return 1;
-	}
-	return 0;
+	make_header(header, sizeof(header), how, llc);
+	return write_costs(&c, header, out);
 }
 
 int main(int argc, char **argv)

@@ -34,6 +34,7 @@
 
 #include <swapsim/swapsim.h>
 
+#include "cli_designs.h"
 #include "cli_options.h"
 #include "cli_output.h"
 #include "cli_parse.h"
@@ -44,6 +45,7 @@
  * change with the size long before that. */
 #define MAX_SIZE (64ull << 30)
 #define MAX_ROWS (CLI_MAX_RUNS * MAX_POINTS)
+_Static_assert(CLI_NR_DESIGNS <= CLI_MAX_RUNS, "the default, every design, is one run each");
 
 #define USAGE_HEAD                                                                                   \
 	"usage: swapsim-overhead --size SIZE [--usage P1,P2,...] [--placement dense|random]\n"            \
@@ -128,10 +130,18 @@ static int set_designs(void *opts, const char *name, const char *v)
 		if (o->ndesigns == CLI_MAX_RUNS)
 			return bad(name, "at most %d designs", CLI_MAX_RUNS);
 		if (sws_backend_parse(d, &o->designs[o->ndesigns]))
-			return bad(name, "'%s': expected xarray, st-p1, st-p2, st-p3, st-p4 or vswap", d);
+			return bad(name, "'%s': expected %s", d, cli_design_list((char[256]){0}, 256, ", ", " or "));
 		o->ndesigns++;
 	}
 	return o->ndesigns ? 0 : bad(name, "no design");
+}
+
+/* --designs' help: its default, every design of the registry. */
+static const char *designs_help(char *buf, size_t len)
+{
+	char names[256];
+	snprintf(buf, len, "designs (default %s)", cli_design_list(names, sizeof(names), ",", ","));
+	return buf;
 }
 
 static int set_seed(void *opts, const char *name, const char *v)
@@ -158,7 +168,7 @@ static const struct cli_option options[] = {
 		       "output (default table); JSON is\n"
 		       "{\"rows\":[{\"design\",\"usage_pct\",\"static_bytes\",\n"
 		       "\"dynamic_bytes\",\"by_class\":{...}, ...}]}"),
-	CLI_OPT_CALL("--designs", "D1,D2,...", set_designs, "designs (default xarray,st-p1,st-p2,st-p3,st-p4,vswap)"),
+	{.kind = CLI_CALL, .name = "--designs", .arg = "D1,D2,...", .set = set_designs, .help_fn = designs_help},
 	CLI_OPT_CHOICE("--store", "disk|zswap", O, zswap, "disk|zswap",
 		       "where the pages are: on the device (default), or in zswap\n"
 		       "through the memory model (includes zswap's trees; slower)"),
@@ -178,8 +188,6 @@ static const struct cli_program program = {
 
 static int parse_args(struct opts *o, int argc, char **argv)
 {
-	static const enum sws_backend all[] = {SWS_BACKEND_XARRAY, SWS_BACKEND_ST_P1, SWS_BACKEND_ST_P2,
-					      SWS_BACKEND_ST_P3, SWS_BACKEND_ST_P4, SWS_BACKEND_VSWAP};
 	static const unsigned points[] = {0, 25, 50, 75, 100};
 	memset(o, 0, sizeof(*o));
 	o->seed = 1;
@@ -193,8 +201,8 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		o->nusage = sizeof(points) / sizeof(points[0]);
 	}
 	if (!o->ndesigns) {
-		memcpy(o->designs, all, sizeof(all));
-		o->ndesigns = sizeof(all) / sizeof(all[0]);
+		memcpy(o->designs, cli_designs, sizeof(cli_designs));
+		o->ndesigns = CLI_NR_DESIGNS;
 	}
 	return 0;
 }
@@ -301,81 +309,119 @@ static int run_disk(const struct opts *o, enum sws_backend d, struct row *rows)
 	return rc ? 1 : 0;
 }
 
-/* The memory-model fill: pages written by a task, reclaimed into zswap. */
-static int run_zswap(const struct opts *o, enum sws_backend d, struct row *rows)
-{
-	struct sws_sim_config sc = {.backend = d, .max_cpus = 1};
+/* The memory model of a zswap fill: one device of --size, zswap with all of
+ * RAM for its pool, one task with the device's size mapped. */
+struct zswap_machine {
 	struct sws_sim *sim;
 	struct sws_cpu *cpu;
-	struct sws_mm *mm = NULL;
+	struct sws_mm *mm;
 	int type;
-	int rc = sws_sim_create(&sc, &sim);
-	if (rc)
+	uint32_t asid;
+	bool have_space;
+	uint64_t pages; /* the device's, less its header */
+};
+
+static int zswap_machine_create(const struct opts *o, enum sws_backend d, struct zswap_machine *z)
+{
+	struct sws_sim_config sc = {.backend = d, .max_cpus = 1};
+	memset(z, 0, sizeof(*z));
+	int rc = sws_sim_create(&sc, &z->sim);
+	if (rc) {
+		z->sim = NULL;
 		return fail(d, "sws_sim_create", rc);
-	rc = sws_cpu_attach(sim, &cpu);
+	}
+	rc = sws_cpu_attach(z->sim, &z->cpu);
 	struct sws_device_config dc = {.flags = SWS_SWP_SOLIDSTATE, .nr_slots = o->size / SWS_PAGE_SIZE};
-	uint64_t pages = dc.nr_slots - 1;
+	z->pages = dc.nr_slots - 1;
 	if (!rc)
-		rc = sws_swapon(sim, &dc, &type);
+		rc = sws_swapon(z->sim, &dc, &z->type);
 	/* RAM for the pool: same-filled pages compress to a few bytes each. */
 	struct sws_mm_config mc = {.ram_pages = 1u << 18, .seed = o->seed};
 	mc.content_weight[SWS_CONTENT_SAME] = 1;
 	if (!rc)
-		rc = sws_mm_create(sim, &mc, &mm);
+		rc = sws_mm_create(z->sim, &mc, &z->mm);
 	struct sws_zswap_config zc = {.max_pool_percent = 100};
 	if (!rc)
-		rc = sws_mm_zswap_enable(mm, &zc);
-	uint32_t asid = 0;
-	bool have_space = false;
+		rc = sws_mm_zswap_enable(z->mm, &zc);
 	if (!rc)
-		rc = sws_mm_space_create(mm, 0, &asid);
-	have_space = !rc;
+		rc = sws_mm_space_create(z->mm, 0, &z->asid);
+	z->have_space = !rc;
 	if (!rc)
-		rc = sws_mm_mmap(mm, asid, 0, pages * SWS_PAGE_SIZE, 0);
-	unsigned pts[MAX_POINTS];
-	memcpy(pts, o->usage, sizeof(pts));
-	qsort(pts, o->nusage, sizeof(pts[0]), o->random ? cmp_desc : cmp_asc);
-	uint64_t *order = o->random ? malloc(sizeof(*order) * pages) : NULL;
-	uint64_t n = 0, rng = o->seed, done = 0;
-	if (o->random && !order)
-		rc = SWS_ENOMEM;
-	/* Write a page, then reclaim what is resident beyond a small working set. */
-	for (uint64_t i = 0; !rc && i < (o->random ? pages : 0); i++)
+		rc = sws_mm_mmap(z->mm, z->asid, 0, z->pages * SWS_PAGE_SIZE, 0);
+	return rc;
+}
+
+static void zswap_machine_destroy(struct zswap_machine *z)
+{
+	if (z->have_space)
+		sws_mm_exit(z->cpu, z->mm, z->asid);
+	if (z->mm)
+		sws_mm_destroy(z->mm);
+	sws_cpu_detach(z->cpu);
+	sws_sim_destroy(z->sim);
+}
+
+/* The pages 0..@pages-1 in a random order from @seed (--placement random).
+ * @return the array (free() it), or NULL when out of memory. */
+static uint64_t *shuffled_pages(uint64_t pages, uint64_t seed)
+{
+	uint64_t *order = malloc(sizeof(*order) * pages), rng = seed;
+	for (uint64_t i = 0; order && i < pages; i++)
 		order[i] = i;
-	for (uint64_t i = pages; o->random && !rc && i > 1; i--) {
+	for (uint64_t i = pages; order && i > 1; i--) {
 		uint64_t j = rng_next(&rng) % i, t = order[i - 1];
 		order[i - 1] = order[j];
 		order[j] = t;
 	}
+	return order;
+}
+
+/* Write pages @*n.. up to @want, reclaiming as it goes, then reclaim what is
+ * resident beyond a small working set. */
+static int zswap_write_to(struct zswap_machine *z, uint64_t *n, uint64_t want)
+{
+	int rc = 0;
+	for (; *n < want && !rc; (*n)++) {
+		rc = sws_mm_access(z->cpu, z->mm, z->asid, *n * SWS_PAGE_SIZE, true);
+		if (rc > 0)
+			rc = 0;
+		if (!rc && *n % 256 == 255)
+			sws_mm_reclaim(z->cpu, z->mm, 0, 256);
+	}
+	if (!rc)
+		sws_mm_reclaim(z->cpu, z->mm, 0, UINT64_MAX);
+	return rc;
+}
+
+/* The memory-model fill: pages written by a task, reclaimed into zswap. */
+static int run_zswap(const struct opts *o, enum sws_backend d, struct row *rows)
+{
+	struct zswap_machine z;
+	int rc = zswap_machine_create(o, d, &z);
+	if (rc && !z.sim)
+		return rc; /* said */
+	unsigned pts[MAX_POINTS];
+	memcpy(pts, o->usage, sizeof(pts));
+	qsort(pts, o->nusage, sizeof(pts[0]), o->random ? cmp_desc : cmp_asc);
+	uint64_t *order = !rc && o->random ? shuffled_pages(z.pages, o->seed) : NULL;
+	uint64_t n = 0, done = 0;
+	if (!rc && o->random && !order)
+		rc = SWS_ENOMEM;
 	for (unsigned k = 0; k < o->nusage && !rc; k++) {
-		uint64_t want = o->random ? pages : pages * pts[k] / 100;
-		for (; n < want && !rc; n++) {
-			rc = sws_mm_access(cpu, mm, asid, n * SWS_PAGE_SIZE, true);
-			if (rc > 0)
-				rc = 0;
-			if (!rc && n % 256 == 255)
-				sws_mm_reclaim(cpu, mm, 0, 256);
-		}
-		if (!rc)
-			sws_mm_reclaim(cpu, mm, 0, UINT64_MAX);
+		rc = zswap_write_to(&z, &n, o->random ? z.pages : z.pages * pts[k] / 100);
 		if (o->random) { /* free pages at random down to the point */
-			uint64_t keep = pages * pts[k] / 100;
-			for (; !rc && pages - done > keep; done++)
-				rc = sws_mm_madvise(cpu, mm, asid, order[done] * SWS_PAGE_SIZE, SWS_PAGE_SIZE,
+			uint64_t keep = z.pages * pts[k] / 100;
+			for (; !rc && z.pages - done > keep; done++)
+				rc = sws_mm_madvise(z.cpu, z.mm, z.asid, order[done] * SWS_PAGE_SIZE, SWS_PAGE_SIZE,
 						    SWS_MADV_DONTNEED);
 		}
 		if (!rc)
-			snapshot(sim, type, d, pts[k], row_of(o, rows, pts[k]));
+			snapshot(z.sim, z.type, d, pts[k], row_of(o, rows, pts[k]));
 	}
 	if (rc)
 		fail(d, "filling zswap", rc);
 	free(order);
-	if (have_space)
-		sws_mm_exit(cpu, mm, asid);
-	if (mm)
-		sws_mm_destroy(mm);
-	sws_cpu_detach(cpu);
-	sws_sim_destroy(sim);
+	zswap_machine_destroy(&z);
 	return rc ? 1 : 0;
 }
 

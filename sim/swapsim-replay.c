@@ -29,6 +29,7 @@
 
 #include "check.h"
 #include "rerun.h"
+#include "cli_designs.h"
 #include "cli_output.h"
 #include "cli_options.h"
 #include "cli_parse.h"
@@ -195,38 +196,20 @@ static int parse_mthp(const char *v, uint32_t *orders, char *msg, size_t len)
 }
 
 
-/* Every design, in the registry's order (oldest first). */
-#define SWS__DESIGN_ID(id, num, name, kernel, ops, help) SWS_DESIGN_##id,
-static const enum sws_design designs_in_order[] = {SWS_DESIGN_LIST(SWS__DESIGN_ID)};
-#undef SWS__DESIGN_ID
-#define NR_DESIGNS_LISTED (sizeof(designs_in_order) / sizeof(designs_in_order[0]))
-
-/* The design names, in the registry's order, joined by ", " (@last: before the
- * last one, " or "). */
-static const char *design_list(char *buf, size_t len, const char *last)
-{
-	size_t at = 0;
-	buf[0] = 0;
-	for (size_t i = 0; i < NR_DESIGNS_LISTED && at < len; i++)
-		at += (size_t)snprintf(buf + at, len - at, "%s%s", !i ? "" : i + 1 < NR_DESIGNS_LISTED ? ", " : last,
-				       sws_design_name(designs_in_order[i]));
-	return buf;
-}
-
 /* --list-designs: every design's name, one a line, the registry's order (scripts read it). */
 static int list_designs(void *opts, const char *name, const char *v)
 {
 	(void)opts, (void)name, (void)v;
-	for (size_t i = 0; i < NR_DESIGNS_LISTED; i++)
-		puts(sws_design_name(designs_in_order[i]));
+	for (size_t i = 0; i < CLI_NR_DESIGNS; i++)
+		puts(sws_design_name(cli_designs[i]));
 	exit(cli_stdout_close("swapsim-replay", 0));
 }
 
 static const char *backend_help(char *buf, size_t len)
 {
-	char names[160];
+	char names[256];
 	snprintf(buf, len, "the per-slot design, one of %s\n(default st-p4; --list-designs; docs/designs.md)",
-		 design_list(names, sizeof(names), " or "));
+		 cli_design_list(names, sizeof(names), ", ", " or "));
 	return buf;
 }
 
@@ -389,7 +372,7 @@ static int set_designs(void *opts, const char *name, const char *v)
 		if (o->nbackends == CLI_MAX_RUNS)
 			rc = bad(name, "at most %d runs", CLI_MAX_RUNS);
 		else if (sws_backend_parse(s, &o->backends[o->nbackends]))
-			rc = bad(name, "'%s': expected %s (--list-designs)", s, design_list((char[160]){0}, 160, " or "));
+			rc = bad(name, "'%s': expected %s (--list-designs)", s, cli_design_list((char[256]){0}, 256, ", ", " or "));
 		else
 			o->nbackends++;
 	}
@@ -774,23 +757,12 @@ static uint32_t default_cpus(const struct opts *o)
 	}
 }
 
-/* One run of the input on @backend; @lines: print the workload's own lines.
- * @return exit status contribution (0 or 1; 2 for a configuration error). */
-static int run_one(const struct opts *o, enum sws_backend backend, const char *label,
-		   struct sws_replay_report *rep, bool *have_rep, bool lines, unsigned repeat)
+/* The replay's configuration of a run of @o on @backend with @seed; its
+ * callbacks report to @rc, its errors go to @cerr. */
+static void run_config(const struct opts *o, enum sws_backend backend, uint64_t seed, struct run_ctx *rc,
+		       char *cerr, size_t cerrlen, struct sws_replay_config *cfg)
 {
-	/* The modelled clock gives the same figures for the same input: repeat k
-	 * varies the seeds (seed + k); the host clock repeats to see its noise. */
-	uint64_t seed = o->seed + (o->clock == SWS_REPLAY_CLOCK_MODEL ? repeat : 0);
-	struct run_ctx rc = {.o = o, .backend = backend, .last_pct = -1};
-	struct sws_workload *wl = NULL;
-	struct sws_replay_source src;
-	struct sws_replay *r = NULL;
-	char err[512], cerr[512];
-	int status = 0, e;
-
-	*have_rep = false;
-	struct sws_replay_config cfg = {
+	*cfg = (struct sws_replay_config){
 		.version = SWS_REPLAY_CONFIG_VERSION,
 		.threads = o->threads,
 		.clock = o->clock,
@@ -814,88 +786,89 @@ static int run_one(const struct opts *o, enum sws_backend backend, const char *l
 		.nr_swap = o->nswap,
 		.progress = on_progress,
 		.progress_every = 16384,
-		.cb_ctx = &rc,
+		.cb_ctx = rc,
 		.errbuf = cerr,
-		.errlen = sizeof(cerr),
+		.errlen = cerrlen,
 	};
-	memcpy(cfg.swap, o->swap, sizeof(cfg.swap));
+	memcpy(cfg->swap, o->swap, sizeof(cfg->swap));
 	if (o->content_set)
-		memcpy(cfg.content_weight, o->content, sizeof(cfg.content_weight));
+		memcpy(cfg->content_weight, o->content, sizeof(cfg->content_weight));
 	if (o->report == 2) {
-		cfg.sample = on_sample;
-		cfg.sample_every = o->interval;
+		cfg->sample = on_sample;
+		cfg->sample_every = o->interval;
 	}
-	if (o->have_workload) {
-		struct sws_workload_config wc = o->wl;
-		wc.seed = (wc.seed ? wc.seed : o->seed) + (seed - o->seed);
-		if ((e = sws_workload_create(&wc, &wl))) {
-			if (e == SWS_EINVAL && wc.kind == SWS_WORKLOAD_KBUILD) /* the rest was checked */
-				fprintf(stderr, "swapsim-replay: --workload: kbuild: its accesses (-a) over SIZE "
-						"make more than %u jobs (processes): give fewer accesses, or a "
-						"larger SIZE\n", SWS_WORKLOAD_MAX_JOBS);
-			else
-				fprintf(stderr, "swapsim-replay: --workload: %s\n", sws_strerror(e));
-			return 2;
-		}
-		if (!o->content_set)
-			sws_workload_content(wl, cfg.content_weight);
-		src = sws_workload_source(wl);
-		rc.total = sws_workload_total(wl);
-	} else {
-		struct sws_trace_reader_config tc = o->rcfg;
-		struct stat st;
-		/* "-": standard input (the reader reads a stream front to back). */
-		const char *path = strcmp(o->trace, "-") ? o->trace : "/dev/stdin";
-		tc.format = o->format;
-		if ((e = sws_trace_reader_open(path, &tc, &rc.reader, err, sizeof(err)))) {
-			if (!interrupted) /* else the signal made the open fail (EINTR) */
-				fprintf(stderr, "swapsim-replay: %s%s\n", *err ? err : sws_strerror(e),
-					e == SWS_EINVAL ? " (a reader option out of range: see --help)" : "");
-			return 1;
-		}
-		if (path == o->trace && !stat(o->trace, &st))
-			rc.trace_size = (uint64_t)st.st_size;
-		src = (struct sws_replay_source){.next = trace_next, .error = trace_error, .ctx = rc.reader,
-						 .position = trace_position,
-						 .position_unit = sws_trace_reader_is_binary(rc.reader, NULL) ? "record"
-														 : "line"};
+}
+
+/* The workload of @o with the run's @seed as the replay's source (its
+ * content mix into @cfg unless --content). @return 0, or 2 said on stderr. */
+static int open_workload(const struct opts *o, uint64_t seed, struct sws_replay_config *cfg, struct run_ctx *rc,
+			 struct sws_workload **wl, struct sws_replay_source *src)
+{
+	struct sws_workload_config wc = o->wl;
+	int e;
+	wc.seed = (wc.seed ? wc.seed : o->seed) + (seed - o->seed);
+	if ((e = sws_workload_create(&wc, wl))) {
+		if (e == SWS_EINVAL && wc.kind == SWS_WORKLOAD_KBUILD) /* the rest was checked */
+			fprintf(stderr, "swapsim-replay: --workload: kbuild: its accesses (-a) over SIZE "
+					"make more than %u jobs (processes): give fewer accesses, or a "
+					"larger SIZE\n", SWS_WORKLOAD_MAX_JOBS);
+		else
+			fprintf(stderr, "swapsim-replay: --workload: %s\n", sws_strerror(e));
+		return 2;
 	}
-	rc.bar = !o->quiet && isatty(STDERR_FILENO);
-	if ((e = sws_replay_create(&cfg, &r))) {
-		fprintf(stderr, "swapsim-replay: cannot build the machine (%s backend): %s\n",
-			sws_backend_name(backend), *cerr ? cerr : sws_strerror(e));
-		/* Every value was checked above (2 there): what fails here is the machine
-		 * (a device's file: exists, not a regular file, cannot be created; memory). */
-		status = 1;
-		goto out;
+	if (!o->content_set)
+		sws_workload_content(*wl, cfg->content_weight);
+	*src = sws_workload_source(*wl);
+	rc->total = sws_workload_total(*wl);
+	return 0;
+}
+
+/* The trace of @o as the replay's source (@rc->reader). @return 0, or 1 said on stderr. */
+static int open_trace(const struct opts *o, struct run_ctx *rc, struct sws_replay_source *src)
+{
+	struct sws_trace_reader_config tc = o->rcfg;
+	struct stat st;
+	char err[512];
+	/* "-": standard input (the reader reads a stream front to back). */
+	const char *path = strcmp(o->trace, "-") ? o->trace : "/dev/stdin";
+	int e;
+	tc.format = o->format;
+	if ((e = sws_trace_reader_open(path, &tc, &rc->reader, err, sizeof(err)))) {
+		if (!interrupted) /* else the signal made the open fail (EINTR) */
+			fprintf(stderr, "swapsim-replay: %s%s\n", *err ? err : sws_strerror(e),
+				e == SWS_EINVAL ? " (a reader option out of range: see --help)" : "");
+		return 1;
 	}
-	e = sws_replay_run(r, &src);
-	if (rc.bar)
-		fprintf(stderr, "\r%*s\r", 80, "");
-	if (e) {
-		/* The input is bad (a line the format does not read, a cut file): no
-		 * report of it, only the message; with --format, the format the file
-		 * reads as when that is another. */
-		char hint[96] = "";
-		if (rc.reader && o->format != SWS_TRACE_FORMAT_AUTO && strcmp(o->trace, "-")) {
-			struct sws_trace_reader_config tc = o->rcfg;
-			struct sws_trace_reader *probe = NULL;
-			tc.format = SWS_TRACE_FORMAT_AUTO;
-			if (!sws_trace_reader_open(o->trace, &tc, &probe, NULL, 0) &&
-			    sws_trace_reader_format(probe) != o->format)
-				snprintf(hint, sizeof(hint), " (it reads as %s: give --format %s, or leave --format out)",
-					 sws_trace_format_name(sws_trace_reader_format(probe)),
-					 sws_trace_format_name(sws_trace_reader_format(probe)));
-			sws_trace_reader_close(probe);
-		}
-		fprintf(stderr, "swapsim-replay: %s%s\n", sws_replay_error(r), hint);
-		status = 1;
-		goto out; /* no report of a run the input broke */
-	}
-	sws_replay_report_get(r, rep);
-	if (wl)
-		sws_workload_figures(wl, r, rep);
-	*have_rep = true;
+	if (path == o->trace && !stat(o->trace, &st))
+		rc->trace_size = (uint64_t)st.st_size;
+	*src = (struct sws_replay_source){.next = trace_next, .error = trace_error, .ctx = rc->reader,
+					  .position = trace_position,
+					  .position_unit = sws_trace_reader_is_binary(rc->reader, NULL) ? "record" : "line"};
+	return 0;
+}
+
+/* A run the input broke, with --format: the format the file reads as when
+ * that is another, as a hint in @hint ("" when none). */
+static void format_hint(const struct opts *o, const struct run_ctx *rc, char *hint, size_t len)
+{
+	*hint = 0;
+	if (!rc->reader || o->format == SWS_TRACE_FORMAT_AUTO || !strcmp(o->trace, "-"))
+		return;
+	struct sws_trace_reader_config tc = o->rcfg;
+	struct sws_trace_reader *probe = NULL;
+	tc.format = SWS_TRACE_FORMAT_AUTO;
+	if (!sws_trace_reader_open(o->trace, &tc, &probe, NULL, 0) && sws_trace_reader_format(probe) != o->format)
+		snprintf(hint, len, " (it reads as %s: give --format %s, or leave --format out)",
+			 sws_trace_format_name(sws_trace_reader_format(probe)),
+			 sws_trace_format_name(sws_trace_reader_format(probe)));
+	sws_trace_reader_close(probe);
+}
+
+/* What failed in a run that reported: device writes, pages read back
+ * different. @return 1 when anything did, else 0. */
+static int run_failures(const struct opts *o, enum sws_backend backend, const struct sws_replay_report *rep)
+{
+	int status = 0;
 	for (uint32_t d = 0; d < rep->nr_devices; d++) {
 		const struct sws_replay_device *dv = &rep->devices[d];
 		if (!dv->write_errors)
@@ -911,14 +884,69 @@ static int run_one(const struct opts *o, enum sws_backend backend, const char *l
 			sws_backend_name(backend), (unsigned long long)rep->verify_failures);
 		status = 1;
 	}
-	if (wl && !o->quiet && lines) {
-		/* JSON and CSV keep stdout machine-readable: the usemem lines go to stderr. */
-		FILE *f = o->report == 0 ? stdout : stderr;
-		if (o->nbackends > 1 || o->repeat > 1)
-			fprintf(f, "== %s%s\n", label,
-				o->repeat > 1 ? " (first repeat)" : "");
-		sws_workload_print_results(wl, r, write_file, f);
+	return status;
+}
+
+/* The workload's own lines (usemem's per-task lines, ...) of run @label. */
+static void print_workload_lines(const struct opts *o, struct sws_workload *wl, struct sws_replay *r,
+				 const char *label)
+{
+	/* JSON and CSV keep stdout machine-readable: the usemem lines go to stderr. */
+	FILE *f = o->report == 0 ? stdout : stderr;
+	if (o->nbackends > 1 || o->repeat > 1)
+		fprintf(f, "== %s%s\n", label, o->repeat > 1 ? " (first repeat)" : "");
+	sws_workload_print_results(wl, r, write_file, f);
+}
+
+/* One run of the input on @backend; @lines: print the workload's own lines.
+ * @return exit status contribution (0 or 1; 2 for a configuration error). */
+static int run_one(const struct opts *o, enum sws_backend backend, const char *label,
+		   struct sws_replay_report *rep, bool *have_rep, bool lines, unsigned repeat)
+{
+	/* The modelled clock gives the same figures for the same input: repeat k
+	 * varies the seeds (seed + k); the host clock repeats to see its noise. */
+	uint64_t seed = o->seed + (o->clock == SWS_REPLAY_CLOCK_MODEL ? repeat : 0);
+	struct run_ctx rc = {.o = o, .backend = backend, .last_pct = -1};
+	struct sws_workload *wl = NULL;
+	struct sws_replay_source src;
+	struct sws_replay_config cfg;
+	struct sws_replay *r = NULL;
+	char cerr[512];
+	int status, e;
+
+	*have_rep = false;
+	run_config(o, backend, seed, &rc, cerr, sizeof(cerr), &cfg);
+	status = o->have_workload ? open_workload(o, seed, &cfg, &rc, &wl, &src) : open_trace(o, &rc, &src);
+	if (status)
+		return status;
+	rc.bar = !o->quiet && isatty(STDERR_FILENO);
+	if ((e = sws_replay_create(&cfg, &r))) {
+		fprintf(stderr, "swapsim-replay: cannot build the machine (%s backend): %s\n",
+			sws_backend_name(backend), *cerr ? cerr : sws_strerror(e));
+		/* Every value was checked above (2 there): what fails here is the machine
+		 * (a device's file: exists, not a regular file, cannot be created; memory). */
+		status = 1;
+		goto out;
 	}
+	e = sws_replay_run(r, &src);
+	if (rc.bar)
+		fprintf(stderr, "\r%*s\r", 80, "");
+	if (e) {
+		/* The input is bad (a line the format does not read, a cut file): no
+		 * report of it, only the message. */
+		char hint[96];
+		format_hint(o, &rc, hint, sizeof(hint));
+		fprintf(stderr, "swapsim-replay: %s%s\n", sws_replay_error(r), hint);
+		status = 1;
+		goto out; /* no report of a run the input broke */
+	}
+	sws_replay_report_get(r, rep);
+	if (wl)
+		sws_workload_figures(wl, r, rep);
+	*have_rep = true;
+	status = run_failures(o, backend, rep);
+	if (wl && !o->quiet && lines)
+		print_workload_lines(o, wl, r, label);
 out:
 	sws_replay_destroy(r);
 	sws_workload_destroy(wl);
@@ -1063,16 +1091,28 @@ static const char *pages_str(uint64_t pages, char *buf, size_t len)
 	return buf;
 }
 
-/*
- * The recorded machine into @o where the command line did not say otherwise,
- * and the equivalent swapsim-replay command into @cmd: the derived options,
- * then the user's own (less --check, --report, --json-out and --quiet).
- */
-static void check_merge(struct opts *o, const struct check_recording *rec, struct check_machine *m,
-			int argc, char **argv, FILE *cmd)
+/* The recorded swap devices, when the command line gave none. */
+static void merge_swap(struct opts *o, const struct check_machine *m, FILE *cmd)
 {
 	char b[48];
-	fputs("swapsim-replay", cmd);
+	if (o->nswap)
+		return;
+	o->nswap = m->nswap;
+	memcpy(o->swap, m->swap, sizeof(o->swap));
+	for (unsigned i = 0; i < m->nswap; i++) {
+		char prio[24] = "";
+		if (m->swap[i].prio >= 0)
+			snprintf(prio, sizeof(prio), ",prio=%d", m->swap[i].prio);
+		put_opt(cmd, "--swap", "size=%s,type=%s%s", pages_str(m->swap[i].pages, b, sizeof(b)),
+			sws_replay_swap_kind_name(m->swap[i].kind), prio);
+	}
+}
+
+/* The recorded trace, memory sizes, swap devices and page-cluster. */
+static void merge_memory(struct opts *o, const struct check_recording *rec, const struct check_machine *m,
+			 FILE *cmd)
+{
+	char b[48];
 	if (!o->trace) {
 		o->trace = rec->trace;
 		put_opt(cmd, "--trace", "%s", rec->trace);
@@ -1085,17 +1125,7 @@ static void check_merge(struct opts *o, const struct check_recording *rec, struc
 		o->mem_limit = m->mem_limit_pages;
 		put_opt(cmd, "--mem-limit", "%s", pages_str(o->mem_limit, b, sizeof(b)));
 	}
-	if (!o->nswap) {
-		o->nswap = m->nswap;
-		memcpy(o->swap, m->swap, sizeof(o->swap));
-		for (unsigned i = 0; i < m->nswap; i++) {
-			char prio[24] = "";
-			if (m->swap[i].prio >= 0)
-				snprintf(prio, sizeof(prio), ",prio=%d", m->swap[i].prio);
-			put_opt(cmd, "--swap", "size=%s,type=%s%s", pages_str(m->swap[i].pages, b, sizeof(b)),
-				sws_replay_swap_kind_name(m->swap[i].kind), prio);
-		}
-	}
+	merge_swap(o, m, cmd);
 	if (!o->page_cluster && m->page_cluster) {
 		o->page_cluster = m->page_cluster;
 		put_opt(cmd, "--page-cluster", "%u", m->page_cluster - 1);
@@ -1104,6 +1134,11 @@ static void check_merge(struct opts *o, const struct check_recording *rec, struc
 		o->mem_high = m->mem_high_pages;
 		put_opt(cmd, "--mem-high", "%s", pages_str(o->mem_high, b, sizeof(b)));
 	}
+}
+
+/* The recorded mTHP sizes and CPUs (the modelled clock's). */
+static void merge_mthp_cpus(struct opts *o, const struct check_machine *m, FILE *cmd)
+{
 	if (!o->mthp_set && m->anon_orders) {
 		char list[160] = "";
 		size_t at = 0;
@@ -1117,6 +1152,11 @@ static void check_merge(struct opts *o, const struct check_recording *rec, struc
 		o->cpus = m->cpus;
 		put_opt(cmd, "--cpus", "%u", m->cpus);
 	}
+}
+
+/* The kernel's design, unless --backend chose another (then @m says both). */
+static void merge_design(struct opts *o, struct check_machine *m, FILE *cmd)
+{
 	if (!o->nbackends) {
 		o->backends[0] = m->backend;
 		o->nbackends = 1;
@@ -1127,6 +1167,11 @@ static void check_merge(struct opts *o, const struct check_recording *rec, struc
 			 m->backend_why);
 		snprintf(m->backend_why, sizeof(m->backend_why), "%.*s", (int)sizeof(m->backend_why) - 1, why);
 	}
+}
+
+/* zswap as recorded, when it was enabled, and the cgroup version. */
+static void merge_zswap(struct opts *o, const struct check_machine *m, FILE *cmd)
+{
 	if (m->zswap) {
 		if (!o->zswap)
 			put_word(cmd, "--zswap");
@@ -1154,6 +1199,21 @@ static void check_merge(struct opts *o, const struct check_recording *rec, struc
 		if (o->zswap) /* it changes nothing else */
 			put_opt(cmd, "--cgroup", "v%u", m->cgroup == SWS_ZSWAP_CGROUP_V1 ? 1 : 2);
 	}
+}
+
+/*
+ * The recorded machine into @o where the command line did not say otherwise,
+ * and the equivalent swapsim-replay command into @cmd: the derived options,
+ * then the user's own (less --check, --report, --json-out and --quiet).
+ */
+static void check_merge(struct opts *o, const struct check_recording *rec, struct check_machine *m,
+			int argc, char **argv, FILE *cmd)
+{
+	fputs("swapsim-replay", cmd);
+	merge_memory(o, rec, m, cmd);
+	merge_mthp_cpus(o, m, cmd);
+	merge_design(o, m, cmd);
+	merge_zswap(o, m, cmd);
 	if (!o->allow_errors)
 		put_word(cmd, "--allow-errors");
 	o->allow_errors = true; /* refused accesses are information here */
@@ -1502,6 +1562,155 @@ static int check_replay_usage(struct opts *o)
 	return 0;
 }
 
+/* The runs of a replay: every configuration once per round, rounds repeated
+ * (A B A B ...); report [i * nrep + k] is configuration i's round k. */
+struct rounds {
+	unsigned nrep, ran; /* rounds asked for, rounds run whole */
+	struct sws_replay_report *reps;
+	const struct sws_replay_report **ptrs; /* the reports of runs that reported, else NULL */
+	uint64_t errors, swapoff_kills;
+};
+
+/* Run the rounds until done, a run fails to start, or a signal. @return 0, 1
+ * (a run failed) or 2 (a configuration error: nothing is reported). */
+static int run_rounds(const struct opts *o, struct rounds *r)
+{
+	int status = 0;
+	for (unsigned k = 0; k < r->nrep && !interrupted; k++) {
+		for (unsigned i = 0; i < o->nbackends && !interrupted; i++) {
+			bool have;
+			struct sws_replay_report *rep = &r->reps[(size_t)i * r->nrep + k];
+			char label[32];
+			int s = run_one(o, o->backends[i], run_label(o, i, label, sizeof(label)), rep, &have, k == 0, k);
+			if (s == 2)
+				return 2;
+			if (s)
+				status = 1;
+			if (!have) /* a run that did not start: report nothing of that round */
+				return status;
+			r->ptrs[(size_t)i * r->nrep + k] = rep;
+			r->errors += rep->errors;
+			r->swapoff_kills += rep->time.swapoff_oom_kills;
+		}
+		r->ran = k + 1;
+	}
+	return status;
+}
+
+/* --json-out FILE: the report as JSON, written whole or not at all
+ * (cli_output.h). @return 0, or 1 said on stderr. */
+static int write_json_out(const char *path, struct sws_replay_print_config *pc,
+			  const struct sws_replay_series *series, unsigned n)
+{
+	struct cli_output jo;
+	int jrc = cli_output_open(&jo, path);
+	if (!jrc) {
+		pc->format = SWS_REPLAY_REPORT_JSON;
+		if (sws_replay_print(pc, series, n, write_file, jo.f)) {
+			int e = errno;
+			cli_output_abort(&jo); /* the file keeps what it had */
+			errno = e ? e : EIO;
+			jrc = -1;
+		} else {
+			jrc = cli_output_commit(&jo);
+		}
+	}
+	if (!jrc)
+		return 0;
+	fprintf(stderr, "swapsim-replay: --json-out %s: %s\n", path, cli_output_strerror(errno));
+	return 1;
+}
+
+/* The report of the rounds that ran (not with --report csv: its rows went
+ * out as they came), and --json-out. @return 0, or 1 when --json-out failed. */
+static int print_reports(const struct opts *o, int argc, char **argv, const struct rounds *r)
+{
+	static const enum sws_replay_format formats[] = {
+		SWS_REPLAY_REPORT_TABLE, SWS_REPLAY_REPORT_JSON,    SWS_REPLAY_REPORT_TABLE,
+		SWS_REPLAY_REPORT_COUNTERS, SWS_REPLAY_REPORT_MMTESTS, SWS_REPLAY_REPORT_LKP};
+	struct sws_replay_series series[CLI_MAX_RUNS];
+	char labels[CLI_MAX_RUNS][32];
+	struct sws_replay_print_config pc;
+	struct self_description self;
+	int status = 0;
+	if (!r->ran || o->report == 2)
+		return 0;
+	for (unsigned i = 0; i < o->nbackends; i++)
+		series[i] = (struct sws_replay_series){.repeats = &r->ptrs[(size_t)i * r->nrep], .nr_repeats = r->ran,
+						       .label = run_label(o, i, labels[i], sizeof(labels[i]))};
+	describe_self(&self, o, argc, argv, &pc);
+	pc.format = formats[o->report];
+	sws_replay_print(&pc, series, o->nbackends, write_file, stdout);
+	if (o->json_out)
+		status = write_json_out(o->json_out, &pc, series, o->nbackends);
+	free_self(&self);
+	return status;
+}
+
+/* A signal stopped the replay: say what is reported. */
+static void say_interrupted(const struct opts *o, unsigned ran)
+{
+	if (interrupted && ran)
+		fprintf(stderr, "swapsim-replay: interrupted (%s); summary of what ran:\n", strsignal(interrupted));
+	else if (interrupted)
+		fprintf(stderr, "swapsim-replay: interrupted (%s) before the first run began%s: nothing to report\n",
+			strsignal(interrupted), o->trace ? " (while its trace was opened)" : "");
+}
+
+/* Tasks the OOM killer took during --swapoff, and accesses the model
+ * refused: said, and exit status 3 unless --allow-errors. @return the status. */
+static int errors_status(const struct opts *o, const struct rounds *r, int status)
+{
+	if (r->swapoff_kills && !status) {
+		fprintf(stderr, "swapsim-replay: --swapoff %u: the OOM killer killed %llu task%s while the device "
+				"was swapped off (the pages it brought back did not fit the memcg or RAM; "
+				"oom_kill)%s\n", o->swapoff, (unsigned long long)r->swapoff_kills,
+			r->swapoff_kills == 1 ? "" : "s", o->allow_errors ? "; allowed (--allow-errors)" : "");
+		if (!o->allow_errors)
+			status = EXIT_ERRORS;
+	}
+	if (r->errors && status != 1 && status != 2) {
+		print_refused(o, r->ptrs, r->nrep);
+		fprintf(stderr, "swapsim-replay: the model refused %llu accesses or records (first error: see "
+				"first_error; OOM kills: oom_kill)%s\n",
+			(unsigned long long)r->errors, o->allow_errors ? "; allowed (--allow-errors)" : "");
+		if (!o->allow_errors)
+			status = EXIT_ERRORS;
+	}
+	return status;
+}
+
+/* A replay (not --check): the rounds, their report. @return the exit status. */
+static int replay(struct opts *o, int argc, char **argv)
+{
+	catch_stop_signals();
+	warn_cpus(o);
+	/* A backing file a run creates is scratch: the library removes it at the end of
+	 * that run (sws_replay_destroy, or a failed sws_replay_create), and only if the
+	 * path still names the file it created. Nothing here removes anything. */
+	struct rounds r = {.nrep = o->repeat ? o->repeat : 1};
+	r.reps = calloc((size_t)r.nrep * o->nbackends, sizeof(*r.reps));
+	r.ptrs = calloc((size_t)r.nrep * o->nbackends, sizeof(*r.ptrs));
+	int status = 1;
+	if (!r.reps || !r.ptrs) {
+		fprintf(stderr, "swapsim-replay: out of memory for %u reports\n", r.nrep * o->nbackends);
+		goto out;
+	}
+	if (o->report == 2)
+		sws_replay_csv_header(write_file, stdout);
+	status = run_rounds(o, &r);
+	if (status == 2)
+		goto out;
+	say_interrupted(o, r.ran);
+	if (print_reports(o, argc, argv, &r))
+		status = status ? status : 1;
+	status = errors_status(o, &r, status);
+out:
+	free(r.reps);
+	free(r.ptrs);
+	return status;
+}
+
 static int replay_main(int argc, char **argv)
 {
 	struct opts o;
@@ -1520,117 +1729,14 @@ static int replay_main(int argc, char **argv)
 			catch_stop_signals(); /* and compare what ran */
 			rc = run_check(&o, argc, argv);
 		}
-		free_opts(&o);
-		fflush(stdout);
-		return interrupted ? 128 + interrupted : rc;
+	} else {
+		rc = check_replay_usage(&o);
+		if (!rc)
+			rc = replay(&o, argc, argv);
 	}
-	if ((rc = check_replay_usage(&o))) {
-		free_opts(&o);
-		return rc;
-	}
-	catch_stop_signals();
-	warn_cpus(&o);
-	/* A backing file a run creates is scratch: the library removes it at the end of
-	 * that run (sws_replay_destroy, or a failed sws_replay_create), and only if the
-	 * path still names the file it created. Nothing here removes anything. */
-	/* Every configuration once per round, rounds repeated: A B A B ... */
-	unsigned nrep = o.repeat ? o.repeat : 1, ran = 0;
-	struct sws_replay_report *reps = calloc((size_t)nrep * o.nbackends, sizeof(*reps));
-	const struct sws_replay_report **ptrs = calloc((size_t)nrep * o.nbackends, sizeof(*ptrs));
-	if (!reps || !ptrs) {
-		fprintf(stderr, "swapsim-replay: out of memory for %u reports\n", nrep * o.nbackends);
-		return 1;
-	}
-	int status = 0;
-	uint64_t errors = 0, swapoff_kills = 0;
-	if (o.report == 2)
-		sws_replay_csv_header(write_file, stdout);
-	for (unsigned k = 0; k < nrep && !interrupted; k++) {
-		for (unsigned i = 0; i < o.nbackends && !interrupted; i++) {
-			bool have;
-			struct sws_replay_report *rep = &reps[(size_t)i * nrep + k];
-			char label[32];
-			int s = run_one(&o, o.backends[i], run_label(&o, i, label, sizeof(label)), rep, &have, k == 0,
-					k);
-			if (s == 2) {
-				status = 2;
-				goto done;
-			}
-			if (s)
-				status = 1;
-			if (!have) /* a run that did not start: report nothing of that round */
-				goto report;
-			ptrs[(size_t)i * nrep + k] = rep;
-			errors += rep->errors;
-			swapoff_kills += rep->time.swapoff_oom_kills;
-		}
-		ran = k + 1;
-	}
-report:
-	if (interrupted && ran)
-		fprintf(stderr, "swapsim-replay: interrupted (%s); summary of what ran:\n", strsignal(interrupted));
-	else if (interrupted)
-		fprintf(stderr, "swapsim-replay: interrupted (%s) before the first run began%s: nothing to report\n",
-			strsignal(interrupted), o.trace ? " (while its trace was opened)" : "");
-	if (ran && o.report != 2) {
-		struct sws_replay_series series[CLI_MAX_RUNS];
-		char labels[CLI_MAX_RUNS][32];
-		for (unsigned i = 0; i < o.nbackends; i++) {
-			series[i] = (struct sws_replay_series){.repeats = &ptrs[(size_t)i * nrep], .nr_repeats = ran,
-							       .label = run_label(&o, i, labels[i], sizeof(labels[i]))};
-		}
-		static const enum sws_replay_format formats[] = {
-			SWS_REPLAY_REPORT_TABLE, SWS_REPLAY_REPORT_JSON,    SWS_REPLAY_REPORT_TABLE,
-			SWS_REPLAY_REPORT_COUNTERS, SWS_REPLAY_REPORT_MMTESTS, SWS_REPLAY_REPORT_LKP};
-		struct sws_replay_print_config pc;
-		struct self_description self;
-		describe_self(&self, &o, argc, argv, &pc);
-		pc.format = formats[o.report];
-		sws_replay_print(&pc, series, o.nbackends, write_file, stdout);
-		if (o.json_out) { /* written whole or not at all (cli_output.h) */
-			struct cli_output jo;
-			int jrc = cli_output_open(&jo, o.json_out);
-			if (!jrc) {
-				pc.format = SWS_REPLAY_REPORT_JSON;
-				if (sws_replay_print(&pc, series, o.nbackends, write_file, jo.f)) {
-					int e = errno;
-					cli_output_abort(&jo); /* the file keeps what it had */
-					errno = e ? e : EIO;
-					jrc = -1;
-				} else {
-					jrc = cli_output_commit(&jo);
-				}
-			}
-			if (jrc) {
-				fprintf(stderr, "swapsim-replay: --json-out %s: %s\n", o.json_out,
-					cli_output_strerror(errno));
-				status = status ? status : 1;
-			}
-		}
-		free_self(&self);
-	}
-	if (swapoff_kills && !status) {
-		fprintf(stderr, "swapsim-replay: --swapoff %u: the OOM killer killed %llu task%s while the device "
-				"was swapped off (the pages it brought back did not fit the memcg or RAM; "
-				"oom_kill)%s\n", o.swapoff, (unsigned long long)swapoff_kills, swapoff_kills == 1 ? "" : "s",
-			o.allow_errors ? "; allowed (--allow-errors)" : "");
-		if (!o.allow_errors)
-			status = EXIT_ERRORS;
-	}
-	if (errors && status != 1 && status != 2) {
-		print_refused(&o, ptrs, nrep);
-		fprintf(stderr, "swapsim-replay: the model refused %llu accesses or records (first error: see "
-				"first_error; OOM kills: oom_kill)%s\n",
-			(unsigned long long)errors, o.allow_errors ? "; allowed (--allow-errors)" : "");
-		if (!o.allow_errors)
-			status = EXIT_ERRORS;
-	}
-done:
-	free(reps);
-	free(ptrs);
 	free_opts(&o);
 	fflush(stdout);
-	return interrupted ? 128 + interrupted : status;
+	return interrupted ? 128 + interrupted : rc;
 }
 
 int main(int argc, char **argv)

@@ -415,100 +415,127 @@ static void print_perf_stats(const struct sws_trace_reader *r)
 	       p.unpaired_exits, p.unfinished_calls);
 }
 
+/* What stats counts of a trace. */
+struct trace_stats {
+	uint64_t by_op[SWS_TRACE_OP_MAX + 1];
+	uint64_t reads, writes, ifetch, reclaim_pages;
+	uint64_t amin, amax, tmin, tmax;
+	struct set pids, tids, pages;
+};
+
+/* An access record's pages touched: distinct (pid, 4 KiB page) pairs, up to the limit. */
+static void stats_add_pages(struct trace_stats *s, const struct sws_trace_record *rec, uint64_t last)
+{
+	uint64_t first_pg = rec->addr >> 12, last_pg = last >> 12;
+	if (last_pg - first_pg >= STATS_MAX_PAGES_PER_RECORD)
+		last_pg = first_pg + STATS_MAX_PAGES_PER_RECORD - 1;
+	for (uint64_t pg = first_pg; pg <= last_pg && s->pages.n < STATS_MAX_PAGES; pg++)
+		set_add(&s->pages, rec->pid, pg);
+}
+
+static void stats_add(struct trace_stats *s, const struct sws_trace_record *rec)
+{
+	s->by_op[rec->op <= SWS_TRACE_OP_MAX ? rec->op : 0]++;
+	set_add(&s->pids, rec->pid, 0);
+	set_add(&s->tids, rec->pid, rec->tid);
+	if (rec->time_ns < s->tmin)
+		s->tmin = rec->time_ns;
+	if (rec->time_ns > s->tmax)
+		s->tmax = rec->time_ns;
+	if (rec->op == SWS_TRACE_RECLAIM) {
+		s->reclaim_pages += rec->len;
+		return;
+	}
+	if (rec->op == SWS_TRACE_FORK || rec->op == SWS_TRACE_EXIT || rec->op == SWS_TRACE_EXEC)
+		return;
+	uint64_t last = rec->len ? rec->addr + (rec->len - 1) : rec->addr;
+	if (last < rec->addr)
+		last = UINT64_MAX;
+	if (rec->addr < s->amin)
+		s->amin = rec->addr;
+	if (last > s->amax)
+		s->amax = last;
+	if (rec->op != SWS_TRACE_ACCESS)
+		return;
+	if (rec->flags & SWS_TRACE_F_IFETCH)
+		s->ifetch++;
+	else if (rec->flags & SWS_TRACE_F_WRITE)
+		s->writes++;
+	else
+		s->reads++;
+	stats_add_pages(s, rec, last);
+}
+
+static void stats_free(struct trace_stats *s)
+{
+	free(s->pids.keys);
+	free(s->tids.keys);
+	free(s->pages.keys);
+}
+
+/* The trace's format line: its name, text or binary for the native one, zstd. */
+static void print_format(struct sws_trace_reader *r)
+{
+	int zstd;
+	int bin = sws_trace_reader_is_binary(r, &zstd);
+	printf("format:          %s%s%s\n", sws_trace_format_name(sws_trace_reader_format(r)),
+	       sws_trace_reader_format(r) == SWS_TRACE_FORMAT_NATIVE ? (bin ? " binary" : " text") : "",
+	       zstd ? " (zstd)" : "");
+}
+
+static void stats_print(const struct trace_stats *s, const char *in, struct sws_trace_reader *r)
+{
+	struct sws_trace_reader_stats st;
+	sws_trace_reader_stats_get(r, &st);
+	uint64_t total = 0;
+	for (unsigned i = 0; i <= SWS_TRACE_OP_MAX; i++)
+		total += s->by_op[i];
+	printf("file:            %s\n", in);
+	print_format(r);
+	printf("records:         %" PRIu64 "\n", total);
+	for (unsigned i = 1; i <= SWS_TRACE_OP_MAX; i++)
+		printf("  %-14s %" PRIu64 "\n", sws_trace_op_name(i), s->by_op[i]);
+	if (s->by_op[SWS_TRACE_ACCESS])
+		printf("accesses:        reads %" PRIu64 ", writes %" PRIu64 ", ifetch %" PRIu64 "\n",
+		       s->reads, s->writes, s->ifetch);
+	if (s->by_op[SWS_TRACE_RECLAIM])
+		printf("reclaimed pages: %" PRIu64 "\n", s->reclaim_pages);
+	printf("tasks:           %zu pids, %zu tids\n", s->pids.n, s->tids.n);
+	if (s->amin <= s->amax)
+		printf("address range:   0x%" PRIx64 " - 0x%" PRIx64 "\n", s->amin, s->amax);
+	else
+		printf("address range:   none\n");
+	if (s->pages.n >= STATS_MAX_PAGES) {
+		printf("pages touched:   at least %zu (distinct 4 KiB pages per pid; the count stops at %u, "
+		       "8 GiB)\n", s->pages.n, STATS_MAX_PAGES);
+		fprintf(stderr, "swapsim-trace: warning: %s: more than %u distinct pages touched: stats counts "
+				"them up to that limit (every record is counted)\n", in, STATS_MAX_PAGES);
+	} else {
+		printf("pages touched:   %zu (distinct 4 KiB pages per pid)\n", s->pages.n);
+	}
+	if (total)
+		printf("time:            %" PRIu64 " - %" PRIu64 " ns\n", s->tmin, s->tmax);
+	printf("lines:           %" PRIu64 " (%" PRIu64 " without a record)\n", st.lines, st.skipped_lines);
+	if (sws_trace_reader_format(r) == SWS_TRACE_FORMAT_PERF)
+		print_perf_stats(r);
+}
+
 static int cmd_stats(const char *in, const struct sws_trace_reader_config *rcfg)
 {
 	struct sws_trace_reader *r;
 	if (open_reader(in_path(in), rcfg, &r))
 		return 1;
-	uint64_t by_op[SWS_TRACE_OP_MAX + 1] = {0};
-	uint64_t reads = 0, writes = 0, ifetch = 0, reclaim_pages = 0;
-	uint64_t amin = UINT64_MAX, amax = 0, tmin = UINT64_MAX, tmax = 0;
-	struct set pids = {0}, tids = {0}, pages = {0};
+	struct trace_stats s = {.amin = UINT64_MAX, .tmin = UINT64_MAX};
 	struct sws_trace_record rec;
 	int rc;
-	while ((rc = sws_trace_reader_next(r, &rec)) == 1) {
-		by_op[rec.op <= SWS_TRACE_OP_MAX ? rec.op : 0]++;
-		set_add(&pids, rec.pid, 0);
-		set_add(&tids, rec.pid, rec.tid);
-		if (rec.time_ns < tmin)
-			tmin = rec.time_ns;
-		if (rec.time_ns > tmax)
-			tmax = rec.time_ns;
-		if (rec.op == SWS_TRACE_RECLAIM) {
-			reclaim_pages += rec.len;
-			continue;
-		}
-		if (rec.op == SWS_TRACE_FORK || rec.op == SWS_TRACE_EXIT || rec.op == SWS_TRACE_EXEC)
-			continue;
-		uint64_t last = rec.len ? rec.addr + (rec.len - 1) : rec.addr;
-		if (last < rec.addr)
-			last = UINT64_MAX;
-		if (rec.addr < amin)
-			amin = rec.addr;
-		if (last > amax)
-			amax = last;
-		if (rec.op != SWS_TRACE_ACCESS)
-			continue;
-		if (rec.flags & SWS_TRACE_F_IFETCH)
-			ifetch++;
-		else if (rec.flags & SWS_TRACE_F_WRITE)
-			writes++;
-		else
-			reads++;
-		/* pages touched: distinct (pid, 4 KiB page) pairs, up to the limit */
-		uint64_t first_pg = rec.addr >> 12, last_pg = last >> 12;
-		if (last_pg - first_pg >= STATS_MAX_PAGES_PER_RECORD)
-			last_pg = first_pg + STATS_MAX_PAGES_PER_RECORD - 1;
-		for (uint64_t pg = first_pg; pg <= last_pg && pages.n < STATS_MAX_PAGES; pg++)
-			set_add(&pages, rec.pid, pg);
-	}
+	while ((rc = sws_trace_reader_next(r, &rec)) == 1)
+		stats_add(&s, &rec);
 	if (rc < 0) {
-		free(pids.keys);
-		free(tids.keys);
-		free(pages.keys);
+		stats_free(&s);
 		return read_error(r, rc);
 	}
-	struct sws_trace_reader_stats st;
-	sws_trace_reader_stats_get(r, &st);
-	int zstd;
-	int bin = sws_trace_reader_is_binary(r, &zstd);
-	uint64_t total = 0;
-	for (unsigned i = 0; i <= SWS_TRACE_OP_MAX; i++)
-		total += by_op[i];
-	printf("file:            %s\n", in);
-	printf("format:          %s%s%s\n", sws_trace_format_name(sws_trace_reader_format(r)),
-	       sws_trace_reader_format(r) == SWS_TRACE_FORMAT_NATIVE ? (bin ? " binary" : " text") : "",
-	       zstd ? " (zstd)" : "");
-	printf("records:         %" PRIu64 "\n", total);
-	for (unsigned i = 1; i <= SWS_TRACE_OP_MAX; i++)
-		printf("  %-14s %" PRIu64 "\n", sws_trace_op_name(i), by_op[i]);
-	if (by_op[SWS_TRACE_ACCESS])
-		printf("accesses:        reads %" PRIu64 ", writes %" PRIu64 ", ifetch %" PRIu64 "\n",
-		       reads, writes, ifetch);
-	if (by_op[SWS_TRACE_RECLAIM])
-		printf("reclaimed pages: %" PRIu64 "\n", reclaim_pages);
-	printf("tasks:           %zu pids, %zu tids\n", pids.n, tids.n);
-	if (amin <= amax)
-		printf("address range:   0x%" PRIx64 " - 0x%" PRIx64 "\n", amin, amax);
-	else
-		printf("address range:   none\n");
-	if (pages.n >= STATS_MAX_PAGES) {
-		printf("pages touched:   at least %zu (distinct 4 KiB pages per pid; the count stops at %u, "
-		       "8 GiB)\n", pages.n, STATS_MAX_PAGES);
-		fprintf(stderr, "swapsim-trace: warning: %s: more than %u distinct pages touched: stats counts "
-				"them up to that limit (every record is counted)\n", in, STATS_MAX_PAGES);
-	} else {
-		printf("pages touched:   %zu (distinct 4 KiB pages per pid)\n", pages.n);
-	}
-	if (total)
-		printf("time:            %" PRIu64 " - %" PRIu64 " ns\n", tmin, tmax);
-	printf("lines:           %" PRIu64 " (%" PRIu64 " without a record)\n", st.lines,
-	       st.skipped_lines);
-	if (sws_trace_reader_format(r) == SWS_TRACE_FORMAT_PERF)
-		print_perf_stats(r);
-	free(pids.keys);
-	free(tids.keys);
-	free(pages.keys);
+	stats_print(&s, in, r);
+	stats_free(&s);
 	sws_trace_reader_close(r);
 	return 0;
 }

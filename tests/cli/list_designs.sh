@@ -1,7 +1,8 @@
 #!/bin/sh
 # swapsim-replay --list-designs: every design's name, one a line, for scripts.
 # Each name listed is one --backend takes, none twice, the list is the one
-# --help gives (the same registry walk), and a name not listed is refused.
+# --help gives (the same registry walk), and a name not listed is refused;
+# swapsim-overhead's default --designs and its messages are the same list.
 # Usage: list_designs.sh SWAPSIM-REPLAY
 set -eu
 replay=$1
@@ -30,6 +31,17 @@ if msg=$("$replay" --backend no-such-design --help 2>&1 >/dev/null); then
 	fail "--backend no-such-design accepted"
 fi
 case $msg in *"'no-such-design': expected "*"(--list-designs)"*) ;; *) fail "--backend no-such-design: $msg" ;; esac
+# swapsim-overhead (beside it): --designs' default is every design in that
+# order (its help and its JSON rows), and a bad name's message lists them.
+overhead=$(dirname "$replay")/swapsim-overhead
+commas=$(printf '%s\n' "$list" | paste -sd, -)
+"$overhead" --help | grep -qF -- "designs (default $commas)" || fail "swapsim-overhead --help: no 'designs (default $commas)'"
+rows=$("$overhead" --size 64K --usage 100 --report json | grep -o '"design":"[^"]*"' | cut -d'"' -f4 | paste -sd, -)
+[ "$rows" = "$commas" ] || fail "swapsim-overhead's default designs '$rows', not '$commas'"
+if msg=$("$overhead" --size 64K --designs st-p4,no-such-design 2>&1 >/dev/null); then
+	fail "swapsim-overhead --designs no-such-design accepted"
+fi
+case $msg in *"--designs: 'no-such-design': expected $want"*) ;; *) fail "swapsim-overhead --designs no-such-design: $msg" ;; esac
 # Nothing else on standard output, and a full one is an error.
 if "$replay" --list-designs >/dev/full 2>/dev/null; then fail "--list-designs into /dev/full exits 0"; fi
 [ "$fails" -eq 0 ] && echo "list designs: all cases passed"
