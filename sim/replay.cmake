@@ -92,6 +92,9 @@ if(SWS_BUILD_TESTS)
   add_test(NAME cli_zswap_writeback_only COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/zswap_writeback_only.sh
     $<TARGET_FILE_DIR:swapsim-replay>)
   set_tests_properties(cli_zswap_writeback_only PROPERTIES LABELS unit TIMEOUT 120)
+  add_test(NAME cli_memcg_off COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/memcg_off.sh
+    $<TARGET_FILE_DIR:swapsim-replay>)
+  set_tests_properties(cli_memcg_off PROPERTIES LABELS unit TIMEOUT 120)
   add_test(NAME cli_refused COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/refused.sh $<TARGET_FILE_DIR:swapsim-replay>)
   set_tests_properties(cli_refused PROPERTIES LABELS unit TIMEOUT 120)
   add_test(NAME cli_stdout_errors COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/stdout_errors.sh

@@ -50,7 +50,7 @@ _Static_assert(CLI_NR_DESIGNS <= CLI_MAX_RUNS, "the default, every design, is on
 #define USAGE_HEAD                                                                                   \
 	"usage: swapsim-overhead --size SIZE [--usage P1,P2,...] [--placement dense|random]\n"            \
 	"                        [--report table|json] [--designs D1,D2,...] [--store disk|zswap]\n"       \
-	"                        [--seed N]\n"                                                             \
+	"                        [--memcg on|off] [--seed N]\n"                                            \
 	"\n"                                                                                             \
 	"Print the swap metadata (static and dynamic bytes, by class) of every per-slot design\n"         \
 	"for one swap device of SIZE filled to each usage point, measured from what the\n"               \
@@ -60,7 +60,7 @@ _Static_assert(CLI_NR_DESIGNS <= CLI_MAX_RUNS, "the default, every design, is on
 struct opts {
 	uint64_t size;
 	unsigned usage[MAX_POINTS], nusage;
-	int random, json, zswap; /* --placement, --report, --store: the choice's index */
+	int random, json, zswap, memcg_off; /* --placement, --report, --store, --memcg: the choice's index */
 	const char *json_out;
 	enum sws_backend designs[CLI_MAX_RUNS];
 	unsigned ndesigns;
@@ -172,6 +172,9 @@ static const struct cli_option options[] = {
 	CLI_OPT_CHOICE("--store", "disk|zswap", O, zswap, "disk|zswap",
 		       "where the pages are: on the device (default), or in zswap\n"
 		       "through the memory model (includes zswap's trees; slower)"),
+	CLI_OPT_CHOICE("--memcg", "on|off", O, memcg_off, "on|off",
+		       "off: as booted with cgroup_disable=memory: no swap_cgroup\n"
+		       "map, no memcg tables (default on)"),
 	CLI_OPT_CALL("--seed", "N", set_seed, "the random placement's seed (default 1)"),
 	CLI_OPT_STRING("--json-out", "FILE", O, json_out, "also write the JSON report to FILE"),
 	CLI_OPT_HELP("this text"),
@@ -262,7 +265,7 @@ static struct row *row_of(const struct opts *o, struct row *rows, unsigned p)
 /* The swap-level fill: the pages on the device. */
 static int run_disk(const struct opts *o, enum sws_backend d, struct row *rows)
 {
-	struct sws_sim_config sc = {.backend = d, .max_cpus = 1};
+	struct sws_sim_config sc = {.backend = d, .max_cpus = 1, .flags = o->memcg_off ? SWS_SIM_MEMCG_OFF : 0};
 	struct sws_sim *sim;
 	struct sws_cpu *cpu;
 	int type, rc = sws_sim_create(&sc, &sim);
@@ -323,7 +326,7 @@ struct zswap_machine {
 
 static int zswap_machine_create(const struct opts *o, enum sws_backend d, struct zswap_machine *z)
 {
-	struct sws_sim_config sc = {.backend = d, .max_cpus = 1};
+	struct sws_sim_config sc = {.backend = d, .max_cpus = 1, .flags = o->memcg_off ? SWS_SIM_MEMCG_OFF : 0};
 	memset(z, 0, sizeof(*z));
 	int rc = sws_sim_create(&sc, &z->sim);
 	if (rc) {
@@ -432,8 +435,9 @@ static bool metadata_class(enum sws_mem_class c)
 
 static void print_json(FILE *f, const struct opts *o, const struct row *rows, unsigned n)
 {
-	fprintf(f, "{\"size_bytes\":%llu,\"placement\":\"%s\",\"store\":\"%s\",\"rows\":[",
-	       (unsigned long long)o->size, o->random ? "random" : "dense", o->zswap ? "zswap" : "disk");
+	fprintf(f, "{\"size_bytes\":%llu,\"placement\":\"%s\",\"store\":\"%s\",\"memcg\":\"%s\",\"rows\":[",
+	       (unsigned long long)o->size, o->random ? "random" : "dense", o->zswap ? "zswap" : "disk",
+	       o->memcg_off ? "off" : "on");
 	for (unsigned i = 0; i < n; i++) {
 		const struct row *r = &rows[i];
 		fprintf(f, "%s{\"design\":\"%s\",\"usage_pct\":%u,\"inuse_pages\":%llu,\"static_bytes\":%llu,"
@@ -456,9 +460,9 @@ static void print_json(FILE *f, const struct opts *o, const struct row *rows, un
 static void print_table(const struct opts *o, const struct row *rows, unsigned n)
 {
 	uint64_t slots = o->size / SWS_PAGE_SIZE;
-	printf("device %llu MiB (%llu slots), %s placement, pages %s\n",
+	printf("device %llu MiB (%llu slots), %s placement, pages %s%s\n",
 	       (unsigned long long)(o->size >> 20), (unsigned long long)slots, o->random ? "random" : "dense",
-	       o->zswap ? "in zswap" : "on the device");
+	       o->zswap ? "in zswap" : "on the device", o->memcg_off ? ", memcg off" : "");
 	printf("%-8s %6s %14s %14s %14s %10s  %s\n", "design", "usage", "static", "dynamic", "total", "B/slot",
 	       "largest classes");
 	for (unsigned i = 0; i < n; i++) {

@@ -109,6 +109,7 @@ struct opts {
 	bool allow_errors;
 	const char *ram_arg, *mem_limit_arg; /* as given, for messages */
 	bool memcg_per_task;
+	bool memcg_off;       /* --memcg off */
 	bool seed_set;
 	uint64_t ram, mem_limit;
 	struct sws_replay_swap swap[SWS_REPLAY_MAX_SWAP];
@@ -411,6 +412,15 @@ static int set_read_fault(void *opts, const char *name, const char *v)
 	return 0;
 }
 
+static int set_memcg(void *opts, const char *name, const char *v)
+{
+	int k;
+	if (cli_choice("swapsim-replay", name, v, "on|off", &k))
+		return 2;
+	((struct opts *)opts)->memcg_off = k == 1;
+	return 0;
+}
+
 static int set_cgroup(void *opts, const char *name, const char *v)
 {
 	int k;
@@ -528,6 +538,10 @@ static const struct cli_option options[] = {
 	CLI_OPT_FLAG("--memcg-per-task", O, memcg_per_task,
 		     "each process in a memcg of its own, each with --mem-limit\n"
 		     "(a forked child stays in its parent's)"),
+	CLI_OPT_CALL("--memcg", "on|off", set_memcg,
+		     "off: the kernel booted with cgroup_disable=memory: no memcg\n"
+		     "ids or tables in any design, nothing charged (not with\n"
+		     "--mem-limit, --mem-high or --memcg-per-task; default on)"),
 	CLI_OPT_CALL("--cgroup", "v1|v2", set_cgroup,
 		     "the memcgs' cgroup version (default v2): v2 charges zswap's\n"
 		     "compressed bytes to the memcg (they count against\n"
@@ -780,7 +794,7 @@ static void run_config(const struct opts *o, enum sws_backend backend, uint64_t 
 		.swapoff_device = o->swapoff,
 		.flags = (o->verify ? SWS_REPLAY_VERIFY : 0) | (o->zswap ? SWS_REPLAY_ZSWAP : 0) |
 			 (o->read_zero ? 0 : SWS_REPLAY_READ_POPULATES) |
-			 (o->memcg_per_task ? SWS_REPLAY_MEMCG_PER_TASK : 0),
+			 (o->memcg_per_task ? SWS_REPLAY_MEMCG_PER_TASK : 0) | (o->memcg_off ? SWS_REPLAY_MEMCG_OFF : 0),
 		.zswap = o->zc,
 		.seed = seed,
 		.nr_swap = o->nswap,
@@ -1555,6 +1569,9 @@ static int check_replay_usage(struct opts *o)
 					"own interface)", o->swapoff, o->nswap ? o->nswap : 1);
 	if (o->memcg_per_task && !o->mem_limit)
 		return bad("--memcg-per-task", "needs --mem-limit (the limit of each task's memcg)");
+	if (o->memcg_off && (o->mem_limit || o->mem_high || o->memcg_per_task))
+		return bad("--memcg", "off: no memcgs, so no %s", o->mem_limit ? "--mem-limit" : o->mem_high ? "--mem-high"
+													 : "--memcg-per-task");
 	if (o->mem_limit && o->ram && o->mem_limit > o->ram)
 		fprintf(stderr, "swapsim-replay: warning: --mem-limit %s%s is above --ram %s%s: the limit never binds\n",
 			o->mem_limit_arg ? o->mem_limit_arg : "", o->mem_limit_arg ? "" : "(recorded)",

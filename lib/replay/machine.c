@@ -156,7 +156,7 @@ static bool swap_ok(const struct sws_replay_swap *sw)
 static int check_config(const struct sws_replay_config *cfg)
 {
 	const uint32_t flags = SWS_REPLAY_VERIFY | SWS_REPLAY_ZSWAP | SWS_REPLAY_READ_POPULATES |
-			       SWS_REPLAY_MEMCG_PER_TASK;
+			       SWS_REPLAY_MEMCG_PER_TASK | SWS_REPLAY_MEMCG_OFF;
 	if (cfg->version > SWS_REPLAY_CONFIG_VERSION ||
 	    (cfg->env && cfg->env->version > SWS_ENV_VERSION))
 		return SWS_EVERSION;
@@ -164,7 +164,8 @@ static int check_config(const struct sws_replay_config *cfg)
 	    (unsigned)cfg->clock > SWS_REPLAY_CLOCK_HOST || (cfg->ram_pages && cfg->ram_pages < 64) ||
 	    (cfg->queue_depth && cfg->queue_depth < 64) || cfg->nr_swap > SWS_REPLAY_MAX_SWAP ||
 	    (cfg->sample && !cfg->sample_every) || (cfg->flags & ~flags) ||
-	    ((cfg->flags & SWS_REPLAY_MEMCG_PER_TASK) && !cfg->mem_limit_pages))
+	    ((cfg->flags & SWS_REPLAY_MEMCG_PER_TASK) && !cfg->mem_limit_pages) ||
+	    ((cfg->flags & SWS_REPLAY_MEMCG_OFF) && (cfg->mem_limit_pages || cfg->mem_high_pages)))
 		return SWS_EINVAL;
 	for (uint32_t i = 0; i < cfg->nr_swap; i++)
 		if (!swap_ok(&cfg->swap[i]) || cfg->swap[i].queue_depth > SWS_DEVICE_MAX_QUEUE)
@@ -347,6 +348,7 @@ int sws_replay_create(const struct sws_replay_config *cfg, struct sws_replay **o
 	struct sws_sim_config scfg = {.version = SWS_SIM_CONFIG_VERSION,
 				      .backend = cfg->backend,
 				      .max_cpus = r->nthreads + 2,
+				      .flags = cfg->flags & SWS_REPLAY_MEMCG_OFF ? SWS_SIM_MEMCG_OFF : 0,
 				      .env = cfg->env};
 	if ((err = sws_sim_create(&scfg, &r->sim)) || (err = build(r)))
 		goto fail;

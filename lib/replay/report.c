@@ -590,7 +590,7 @@ void sws__setup_line(const struct sws_replay_series *s, char *buf, size_t len)
 			ADD(" high %s", size_str(st->mem_high_pages * SWS_PAGE_SIZE, a, sizeof(a)));
 		ADD("%s (cgroup v%u)", st->flags & SWS_REPLAY_MEMCG_PER_TASK ? " per task" : "", st->cgroup);
 	} else {
-		ADD(", no memcg");
+		ADD(st->flags & SWS_REPLAY_MEMCG_OFF ? ", memcg off (cgroup_disable=memory)" : ", no memcg");
 	}
 	for (uint32_t i = 0; i < st->nr_swap; i++) {
 		const struct sws_replay_swap *sw = &st->swap[i];
@@ -1165,8 +1165,9 @@ static void json_setup(struct sws__out *o, const struct sws_replay_print_config 
 		sws__pr(o, "%" PRIu64, st->mem_high_pages * SWS_PAGE_SIZE);
 	else
 		sws__pr(o, "null");
-	sws__pr(o, ",\"memcg_per_task\":%s,\"cgroup_version\":%u,\"devices\":[",
-		st->flags & SWS_REPLAY_MEMCG_PER_TASK ? "true" : "false", st->cgroup);
+	sws__pr(o, ",\"memcg_per_task\":%s,\"memcg\":\"%s\",\"cgroup_version\":%u,\"devices\":[",
+		st->flags & SWS_REPLAY_MEMCG_PER_TASK ? "true" : "false", st->flags & SWS_REPLAY_MEMCG_OFF ? "off" : "on",
+		st->cgroup);
 	for (uint32_t i = 0; i < st->nr_swap; i++) {
 		const struct sws_replay_swap *sw = &st->swap[i];
 		sws__pr(o, "%s{\"kind\":\"%s\",\"bytes\":%" PRIu64 ",\"prio\":%d,\"file\":", i ? "," : "",
