@@ -179,7 +179,8 @@ static const struct cli_program program = {
 static int parse_args(struct opts *o, int argc, char **argv)
 {
 	static const enum sws_backend all[] = {SWS_BACKEND_XARRAY, SWS_BACKEND_ST_P1, SWS_BACKEND_ST_P2,
-					      SWS_BACKEND_ST_P3, SWS_BACKEND_ST_P4, SWS_BACKEND_VSWAP};
+					      SWS_BACKEND_ST_P3, SWS_BACKEND_ST_P4, SWS_DESIGN_VSWAP_V3,
+					      SWS_BACKEND_VSWAP};
 	static const unsigned points[] = {0, 25, 50, 75, 100};
 	memset(o, 0, sizeof(*o));
 	o->seed = 1;
