@@ -153,11 +153,11 @@ if(SWS_BUILD_TESTS)
   # kernel's charge path would, the device goes; the run says so and exits 3.
   add_test(NAME replay_cli_swapoff_oom COMMAND sh -c
     "\"$0\" \"$@\" >\"$TMPDIR/swapoff_oom.txt\"; echo EXIT-STATUS-$?
-     echo KILLS-$(grep -c '^mm.oom_kill 2$' \"$TMPDIR/swapoff_oom.txt\")-OF-6" $<TARGET_FILE:swapsim-replay>
+     echo KILLS-$(grep -c '^mm.oom_kill 2$' \"$TMPDIR/swapoff_oom.txt\")-OF-7" $<TARGET_FILE:swapsim-replay>
     --ram 1M --mem-limit 512K --swap size=1344K --swapoff 1 --quiet --report counters
-    --compare xarray,st-p1,st-p2,st-p3,st-p4,vswap --trace ${PROJECT_SOURCE_DIR}/tests/data/repro/swapoff_busy.swt)
+    --compare xarray,st-p1,st-p2,st-p3,st-p4,vswap-v3,vswap --trace ${PROJECT_SOURCE_DIR}/tests/data/repro/swapoff_busy.swt)
   set_tests_properties(replay_cli_swapoff_oom PROPERTIES LABELS unit ENVIRONMENT TMPDIR=${CMAKE_CURRENT_BINARY_DIR}
-    PASS_REGULAR_EXPRESSION "--swapoff 1: the OOM killer killed 12 tasks while the device was swapped off[^\n]*\nEXIT-STATUS-3\nKILLS-6-OF-6"
+    PASS_REGULAR_EXPRESSION "--swapoff 1: the OOM killer killed 14 tasks while the device was swapped off[^\n]*\nEXIT-STATUS-3\nKILLS-7-OF-7"
     FAIL_REGULAR_EXPRESSION "busy")
   # An OOM kill during --swapoff with --keep (the tasks keep their memory): said, exit 3.
   add_test(NAME replay_cli_swapoff_oom_keep COMMAND sh -c

@@ -51,7 +51,9 @@ struct sws_cpu;
 	  "swap table phase III: the count in the table, no swap_map")              \
 	X(ST_P4, 1, "st-p4", "~7.2", sws__st_p4_ops,                                \
 	  "swap table phase IV: everything per cluster (the default)")              \
-	X(VSWAP, 6, "vswap", "vswap v3-v5", sws__vswap.ops,                         \
+	X(VSWAP_V3, 7, "vswap-v3", "vswap v3", sws__vswap_v3.ops,                   \
+	  "vswap as posted in v3: per-entry free, dropping the cluster lock")       \
+	X(VSWAP, 6, "vswap", "vswap v4-v5", sws__vswap.ops,                         \
 	  "virtual swap entries and descriptors, with v4's batched free")
 
 enum sws_design {
@@ -146,7 +148,7 @@ const char *sws_design_name(enum sws_design design);
 int sws_design_parse(const char *name, enum sws_design *out);
 
 /** @return the Linux release the design follows ("6.17", "~7.2": expected
- *  there) or its patch series ("vswap v3-v5"); "" for an unknown design. */
+ *  there) or its patch series ("vswap v4-v5"); "" for an unknown design. */
 const char *sws_design_kernel(enum sws_design design);
 
 /** @return the design's one line of help (SWS_DESIGN_LIST), "" if unknown. */

@@ -13,11 +13,12 @@
  *   trace.h   trace records, the native trace format, importers (perf, lackey, DAMON, ...)
  *   replay.h  the replay driver: multi-threaded replay, synthetic workloads, reports
  *
- * Kernel versions modelled: six per-slot designs, chosen per simulation
+ * Kernel versions modelled: seven per-slot designs, chosen per simulation
  * (sws_backend_parse(), docs/designs.md): xarray follows 6.17 (XArray swap
  * cache, swap_map bytes, swap_cgroup array, zeromap); st-p1 to st-p4 the
- * swap table's phases I to IV (6.18 to ~7.2; st-p4 is the default); vswap the
- * virtual swap series (v3-v5, on 6.19). See docs/design.md.
+ * swap table's phases I to IV (6.18 to ~7.2; st-p4 is the default);
+ * vswap-v3 and vswap the virtual swap series (v3, and v4-v5, on 6.19). See
+ * docs/design.md.
  */
 #ifndef SWAPSIM_SWAPSIM_H
 #define SWAPSIM_SWAPSIM_H

@@ -517,12 +517,15 @@ static void drop_folio_mapping(struct sws__zap *z, uint64_t pfn, uint64_t vaddr)
 		free_pages_and_swap_cache(z);
 }
 
-/* A swap PTE zapped: its entry joins the run (a new run when it does not extend it). */
+/* A swap PTE zapped: its entry joins the run (a new run when it does not
+ * extend it: not the next slot of the run's cluster, or, under vswap v3,
+ * swap_pte_batch()'s swap_move() found the two slots' backends differ). */
 void sws__mm_zap_swap_pte(struct sws__zap *z, uint64_t v)
 {
 	sws_entry_t e = pte_to_swp_entry(v);
 	bool extends = z->nr && e == z->run + z->nr &&
-		       sws_swp_offset(e) / SWS_CLUSTER_SLOTS == sws_swp_offset(z->run) / SWS_CLUSTER_SLOTS;
+		       sws_swp_offset(e) / SWS_CLUSTER_SLOTS == sws_swp_offset(z->run) / SWS_CLUSTER_SLOTS &&
+		       sws__swap_zap_batch_extends(z->cpu, e - 1);
 	if (!extends) {
 		sws__mm_zap_flush(z);
 		z->run = e;

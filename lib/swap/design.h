@@ -167,6 +167,11 @@ struct sws_design_ops {
 	void *(*zswap_erase)(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off);
 	/* Hand every entry left on virtual device @dev to @fn, forgetting it. */
 	void (*zswap_drain)(struct sws_device *dev, void (*fn)(void *ctx, void *entry), void *ctx);
+	/* NULL, or vswap v3's swap_move() (pte_next_swp_offset()): may a zap
+	 * batch that ends at slot @off extend to @off + 1? The design resolves
+	 * both slots' backends (it locks what it locks): true when they match.
+	 * NULL: any next slot of the cluster extends it. */
+	bool (*zap_batch_extends)(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off);
 };
 
 /* cache_add's (and pin's) verdict, as the contract above orders it, from a

@@ -695,6 +695,11 @@ void *sws__swap_zswap_load(struct sws_cpu *cpu, sws_entry_t e);
 void *sws__swap_zswap_erase(struct sws_cpu *cpu, sws_entry_t e);
 void sws__swap_zswap_drain(struct sws_sim *sim, void (*fn)(void *ctx, void *entry), void *ctx);
 
+/* swap_pte_batch()'s step: may a zap batch ending at @last take the next
+ * slot too (the caller checked it is in the same cluster)? The design
+ * decides (zap_batch_extends); true for every design without one. */
+bool sws__swap_zap_batch_extends(struct sws_cpu *cpu, sws_entry_t last);
+
 /* ---- backing.c ------------------------------------------------------------------- */
 
 int sws__backing_open(struct sws_sim *sim, struct sws_device *dev,

@@ -300,6 +300,17 @@ void *sws__swap_zswap_erase(struct sws_cpu *cpu, sws_entry_t e)
 	return en;
 }
 
+bool sws__swap_zap_batch_extends(struct sws_cpu *cpu, sws_entry_t last)
+{
+	if (!cpu->sim->ops->zap_batch_extends)
+		return true;
+	sws_rcu_read_lock();
+	struct sws_device *dev = virtual_dev(cpu, last);
+	bool ok = dev && cpu->sim->ops->zap_batch_extends(cpu, dev, sws_swp_offset(last));
+	sws_rcu_read_unlock();
+	return ok;
+}
+
 void sws__swap_zswap_drain(struct sws_sim *sim, void (*fn)(void *ctx, void *entry), void *ctx)
 {
 	sws_rcu_read_lock();

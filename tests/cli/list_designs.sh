@@ -13,9 +13,9 @@ fail() {
 }
 list=$("$replay" --list-designs) || fail "--list-designs exits $?"
 n=$(printf '%s\n' "$list" | grep -c .)
-[ "$n" -ge 6 ] || fail "--list-designs lists $n designs, fewer than the 6 there are: $list"
+[ "$n" -ge 7 ] || fail "--list-designs lists $n designs, fewer than the 7 there are: $list"
 [ "$(printf '%s\n' "$list" | sort -u | wc -l)" -eq "$n" ] || fail "a design listed twice: $list"
-for d in xarray st-p1 st-p2 st-p3 st-p4 vswap; do
+for d in xarray st-p1 st-p2 st-p3 st-p4 vswap-v3 vswap; do
 	printf '%s\n' "$list" | grep -qx -- "$d" || fail "--list-designs leaves out $d"
 done
 for d in $list; do

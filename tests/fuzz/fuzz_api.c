@@ -18,8 +18,9 @@
  * Input: byte 0 the group: 0 the five lockstep designs (st-p4, xarray,
  * st-p1, st-p2, st-p3) on an SSD, no pin; 1 the designs with the
  * SYNCHRONOUS_IO bypass (xarray, st-p1) on a pmem-like device, pins and
- * unpins among the calls; 2 vswap alone on a pmem-like device (its entries
- * are virtual: nothing to compare with, the other checks hold). Then 4 bytes
+ * unpins among the calls; 2 vswap's variants (vswap, vswap-v3) on a
+ * pmem-like device (their entries are virtual: compared with each other, as
+ * only their free paths' work differs). Then 4 bytes
  * a call (at most 256): the call, which entry, how many slots (1, 2, 4, 8 or
  * a range that crosses a cluster), and a value (order, PFN choice, shadow,
  * memcg, zero flag).
@@ -45,9 +46,9 @@ struct world {
 static const enum sws_backend groups[3][MAX_SIMS] = {
 	{SWS_BACKEND_ST_P4, SWS_BACKEND_XARRAY, SWS_BACKEND_ST_P1, SWS_BACKEND_ST_P2, SWS_BACKEND_ST_P3},
 	{SWS_BACKEND_XARRAY, SWS_BACKEND_ST_P1},
-	{SWS_BACKEND_VSWAP},
+	{SWS_BACKEND_VSWAP, SWS_DESIGN_VSWAP_V3},
 };
-static const unsigned group_size[3] = {5, 2, 1};
+static const unsigned group_size[3] = {5, 2, 2};
 
 /* A call's outputs, compared across the group. */
 struct out {

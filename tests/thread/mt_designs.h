@@ -6,9 +6,9 @@
  *   const struct CMUnitTest tests[] = {ALL_DESIGNS(test_x), ...};
  *   enum sws_backend b = *(enum sws_backend *)*state;
  *
- * Under vswap the entries folio_alloc_swap() hands out are virtual (type
- * mt_virtual_type()), the devices a test swaps on are physical, and the
- * swap totals count the physical devices only.
+ * Under vswap and vswap-v3 the entries folio_alloc_swap() hands out are
+ * virtual (type mt_virtual_type()), the devices a test swaps on are
+ * physical, and the swap totals count the physical devices only.
  */
 #ifndef SWS_MT_DESIGNS_H
 #define SWS_MT_DESIGNS_H
@@ -20,11 +20,13 @@ static enum sws_backend mt_design_st_p1 __attribute__((unused)) = SWS_BACKEND_ST
 static enum sws_backend mt_design_st_p2 __attribute__((unused)) = SWS_BACKEND_ST_P2;
 static enum sws_backend mt_design_st_p3 __attribute__((unused)) = SWS_BACKEND_ST_P3;
 static enum sws_backend mt_design_st_p4 __attribute__((unused)) = SWS_BACKEND_ST_P4;
+static enum sws_backend mt_design_vswap_v3 __attribute__((unused)) = SWS_DESIGN_VSWAP_V3;
 static enum sws_backend mt_design_vswap __attribute__((unused)) = SWS_BACKEND_VSWAP;
 
 /* Every design, for loops inside one test. */
 static const enum sws_backend mt_all_designs[] __attribute__((unused)) = {SWS_BACKEND_XARRAY, SWS_BACKEND_ST_P1, SWS_BACKEND_ST_P2,
-						  SWS_BACKEND_ST_P3, SWS_BACKEND_ST_P4, SWS_BACKEND_VSWAP};
+						  SWS_BACKEND_ST_P3, SWS_BACKEND_ST_P4, SWS_DESIGN_VSWAP_V3,
+						  SWS_BACKEND_VSWAP};
 #define MT_NDESIGNS (sizeof(mt_all_designs) / sizeof(mt_all_designs[0]))
 _Static_assert(sizeof(mt_all_designs) / sizeof(mt_all_designs[0]) == SWS_NR_BACKENDS - 1,
 	       "a design is missing from the thread tests' list");
@@ -32,7 +34,14 @@ _Static_assert(sizeof(mt_all_designs) / sizeof(mt_all_designs[0]) == SWS_NR_BACK
 #define MT_DESIGN_TEST(fn, d) {#fn "/" #d, fn, NULL, NULL, &mt_design_##d}
 #define ALL_DESIGNS(fn)                                                                           \
 	MT_DESIGN_TEST(fn, xarray), MT_DESIGN_TEST(fn, st_p1), MT_DESIGN_TEST(fn, st_p2),         \
-	    MT_DESIGN_TEST(fn, st_p3), MT_DESIGN_TEST(fn, st_p4), MT_DESIGN_TEST(fn, vswap)
+	    MT_DESIGN_TEST(fn, st_p3), MT_DESIGN_TEST(fn, st_p4), MT_DESIGN_TEST(fn, vswap_v3),  \
+	    MT_DESIGN_TEST(fn, vswap)
+
+/* Is @b a virtual design (vswap's variants)? */
+static inline bool mt_design_virtual(enum sws_backend b)
+{
+	return b == SWS_DESIGN_VSWAP || b == SWS_DESIGN_VSWAP_V3;
+}
 
 /* The type of vswap's virtual device (the design makes it at sws_sim_create), -1 on any other design. */
 static inline int mt_virtual_type(struct sws_sim *sim)

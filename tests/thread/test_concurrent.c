@@ -508,7 +508,7 @@ static void run_open(struct run *r, enum sws_backend backend, const struct sws_d
 	for (unsigned i = 0; i < ndev; i++)
 		assert_sws(0, sws_swapon(r->sh.sim, &dc[i], &r->types[i]));
 	r->vtype = mt_virtual_type(r->sh.sim);
-	assert_int_equal(r->vtype >= 0, backend == SWS_BACKEND_VSWAP);
+	assert_int_equal(r->vtype >= 0, mt_design_virtual(backend));
 	if (r->vtype >= 0) {
 		r->sh.alloc_type[r->vtype] = true; /* virtual entries only */
 	} else {

@@ -141,7 +141,7 @@ static void mt_open(struct mt_run *r, enum sws_backend b, const struct sws_mm_co
 				       .backing = SWS_BACKING_MEMORY};
 	assert_sws(0, sws_swapon(r->sh.sim, &dc, &r->type));
 	r->vtype = mt_virtual_type(r->sh.sim);
-	assert_int_equal(r->vtype >= 0, b == SWS_BACKEND_VSWAP);
+	assert_int_equal(r->vtype >= 0, mt_design_virtual(b));
 	struct sws_device_info di;
 	assert_sws(0, sws_device_info_get(r->sh.sim, r->type, &di));
 	r->pages = di.pages;
@@ -233,14 +233,14 @@ static void test_faults_zswap(void **state) { run(*(enum sws_backend *)*state, t
 
 static void test_vswap_zswap_writeback(void **state)
 {
-	(void)state;
+	enum sws_backend b = *(enum sws_backend *)*state; /* vswap or vswap-v3 */
 	struct mt_run *r = test_malloc(sizeof(*r));
 	/* Half the pages compress well, a fifth not at all (zswap rejects them: straight to
 	 * a physical slot), zero pages take neither; a pool of 5% of RAM is full at once. */
 	struct sws_mm_config mc = {.ram_pages = 400, .flags = SWS_MM_VERIFY, .seed = 17,
 				   .content_weight = {1, 1, 2, 3, 2}};
 	struct sws_zswap_config zc = {.max_pool_percent = 5, .flags = SWS_ZSWAP_SHRINKER};
-	mt_open(r, SWS_BACKEND_VSWAP, &mc, &zc);
+	mt_open(r, b, &mc, &zc);
 	assert_true(r->vtype >= 0 && r->vtype != r->type);
 	mt_start(r, true);
 	/* Meanwhile: the totals are the physical device's, zswap has no tree
@@ -760,7 +760,8 @@ static void test_page_cache_two_cpus(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {ALL_DESIGNS(test_faults), ALL_DESIGNS(test_faults_zswap),
-					   cmocka_unit_test(test_vswap_zswap_writeback), ALL_DESIGNS(test_oom_cow),
+					   MT_DESIGN_TEST(test_vswap_zswap_writeback, vswap_v3),
+					   MT_DESIGN_TEST(test_vswap_zswap_writeback, vswap), ALL_DESIGNS(test_oom_cow),
 					   cmocka_unit_test(test_lock_contention_counted),
 					   cmocka_unit_test(test_split_ptl),
 					   cmocka_unit_test(test_pcp_lists_never_fail), ALL_DESIGNS(test_page_cache_two_cpus)};

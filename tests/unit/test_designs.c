@@ -20,9 +20,14 @@
 
 #define PG(n) ((uint64_t)(n) * SWS_PAGE_SIZE)
 
-static const enum sws_backend all[] = {SWS_BACKEND_XARRAY, SWS_BACKEND_ST_P1, SWS_BACKEND_ST_P2,
-				       SWS_BACKEND_ST_P3, SWS_BACKEND_ST_P4, SWS_BACKEND_VSWAP};
+/* Every design of the registry, oldest first (st-p4 is all[4]). */
+#define DESIGN_ID(id, num, name, kernel, ops, help) SWS_DESIGN_##id,
+static const enum sws_backend all[] = {SWS_DESIGN_LIST(DESIGN_ID)};
+#undef DESIGN_ID
 #define NDESIGNS (sizeof(all) / sizeof(all[0]))
+
+/* vswap's variants: virtual entries, pages on a device only when written there. */
+static bool virt(enum sws_backend b) { return b == SWS_DESIGN_VSWAP || b == SWS_DESIGN_VSWAP_V3; }
 
 struct result {
 	struct sws_mm_stats mm;
@@ -80,7 +85,7 @@ static void run(enum sws_backend b, const struct run_cfg *rc, struct result *r)
 
 static bool bypasses(enum sws_backend b)
 {
-	return b == SWS_BACKEND_XARRAY || b == SWS_BACKEND_ST_P1 || b == SWS_BACKEND_VSWAP;
+	return b == SWS_BACKEND_XARRAY || b == SWS_BACKEND_ST_P1 || virt(b);
 }
 
 static uint64_t mmc(const struct result *r, enum sws_mm_counter c) { return r->mm.counters[c]; }
@@ -102,7 +107,7 @@ static void test_sync_io_bypass(void **state)
 		const char *n = sws_backend_name(all[i]);
 		assert_int_equal(mmc(x, SWS_MM_verify_fail), 0);
 		assert_int_equal(mmc(x, SWS_MM_verify_ok), mmc(x, SWS_MM_pswpin)); /* every read checked */
-		if (all[i] == SWS_BACKEND_VSWAP) {
+		if (virt(all[i])) {
 			/* A zero page is on no device under vswap: its swap-in does not
 			 * bypass and reads ahead (the "readahead of zero pages" of the
 			 * series' discussion), so faults differ; device pages bypass. */
@@ -150,9 +155,9 @@ static void test_same_input_same_counters(void **state)
 		 * clean when reclaimed again, but under vswap, where it is on no
 		 * device, the swap-in frees its virtual slot (should_try_to_free_swap()
 		 * there) and the next reclaim stores it as a zero page again. */
-		bool vswap = all[i] == SWS_BACKEND_VSWAP;
+		bool vswap = virt(all[i]);
 		if (vswap && mmc(&r[i], SWS_MM_swpout_zero) <= mmc(&r[4], SWS_MM_swpout_zero))
-			fail_msg("vswap: swpout_zero %llu, not above st-p4's %llu",
+			fail_msg("%s: swpout_zero %llu, not above st-p4's %llu", sws_backend_name(all[i]),
 				 (unsigned long long)mmc(&r[i], SWS_MM_swpout_zero),
 				 (unsigned long long)mmc(&r[4], SWS_MM_swpout_zero));
 		for (int c = 0; c < SWS_MM_NR_COUNTERS; c++)
@@ -162,7 +167,7 @@ static void test_same_input_same_counters(void **state)
 					 sws_mm_counter_name((enum sws_mm_counter)c),
 					 (unsigned long long)r[i].mm.counters[c], (unsigned long long)r[4].mm.counters[c]);
 		assert_int_equal(swc(&r[i], SWS_CTR_swap_cache_bypass), 0);
-		if (all[i] == SWS_BACKEND_VSWAP)
+		if (virt(all[i]))
 			continue; /* vswap reads ahead in the physical space: checked below */
 		for (int c = 0; c < SWS_MM_NR_COUNTERS; c++)
 			assert_int_equal(r[i].mm.counters[c], r[4].mm.counters[c]);
@@ -188,10 +193,14 @@ static void test_same_input_same_counters(void **state)
 	/* Under vswap a page gets a physical slot when it is first written to
 	 * the device and keeps it after a swap-in from it (a clean folio is
 	 * written again to the same slot): never more slots than writes. */
-	const struct result *v = &r[5];
-	assert_true(swc(v, SWS_CTR_vswap_phys_alloc) > 0);
-	assert_true(swc(v, SWS_CTR_vswap_phys_alloc) <= mmc(v, SWS_MM_pswpout));
-	assert_int_equal(swc(v, SWS_CTR_vswap_phys_free), swc(v, SWS_CTR_vswap_phys_alloc) - v->di.inuse_pages);
+	for (unsigned i = 0; i < NDESIGNS; i++) {
+		const struct result *v = &r[i];
+		if (!virt(all[i]))
+			continue;
+		assert_true(swc(v, SWS_CTR_vswap_phys_alloc) > 0);
+		assert_true(swc(v, SWS_CTR_vswap_phys_alloc) <= mmc(v, SWS_MM_pswpout));
+		assert_int_equal(swc(v, SWS_CTR_vswap_phys_free), swc(v, SWS_CTR_vswap_phys_alloc) - v->di.inuse_pages);
+	}
 	assert_int_equal(swc(&r[4], SWS_CTR_vswap_phys_alloc), 0);
 }
 
@@ -324,7 +333,7 @@ static void test_swapoff(void **state)
 		sws_mm_stats_get(mm, &after);
 		uint64_t scanned = after.counters[SWS_MM_swapoff_pte_scan] - before.counters[SWS_MM_swapoff_pte_scan];
 		uint64_t in = after.counters[SWS_MM_swapoff_swapin] - before.counters[SWS_MM_swapoff_swapin];
-		if (all[d] == SWS_BACKEND_VSWAP) {
+		if (virt(all[d])) {
 			assert_int_equal(scanned, 0); /* no page table walked */
 			assert_true(in > 0);
 		} else {
@@ -497,7 +506,15 @@ static void test_registry(void **state)
 	assert_string_equal(sws_design_kernel(SWS_DESIGN_DEFAULT), "~7.2");
 	assert_int_equal(SWS_BACKEND_SWAP_TABLE, 1);
 	assert_int_equal(SWS_BACKEND_VSWAP, 6);
-	assert_int_equal(SWS_NR_BACKENDS, 7);
+	assert_int_equal(SWS_DESIGN_VSWAP_V3, 7); /* a new design takes the next number */
+	assert_int_equal(SWS_NR_BACKENDS, 8);
+	assert_int_equal(sws_design_parse("vswap-v3", &d), 0);
+	assert_int_equal(d, SWS_DESIGN_VSWAP_V3);
+	assert_string_equal(sws_design_kernel(SWS_DESIGN_VSWAP_V3), "vswap v3");
+	assert_string_equal(sws_design_kernel(SWS_DESIGN_VSWAP), "vswap v4-v5");
+	/* Oldest first: vswap-v3 just before vswap, the list's last. */
+	assert_int_equal(all[NDESIGNS - 2], SWS_DESIGN_VSWAP_V3);
+	assert_int_equal(all[NDESIGNS - 1], SWS_DESIGN_VSWAP);
 	/* Unknown. */
 	assert_int_equal(sws_design_parse("st-p9", &d), SWS_EINVAL);
 	assert_int_equal(sws_design_parse(NULL, &d), SWS_EINVAL);

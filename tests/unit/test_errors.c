@@ -49,7 +49,7 @@ static void test_sim_config(void **state)
 	struct sws_sim_config cfg = {.version = SWS_SIM_CONFIG_VERSION + 1};
 	assert_sws(SWS_EVERSION, sws_sim_create(&cfg, &sim));
 	assert_null(sim);
-	cfg = (struct sws_sim_config){.backend = (enum sws_backend)7};
+	cfg = (struct sws_sim_config){.backend = (enum sws_backend)SWS_NR_DESIGNS}; /* one past the registry */
 	assert_sws(SWS_EINVAL, sws_sim_create(&cfg, &sim));
 	cfg = (struct sws_sim_config){.flags = 1u << 1}; /* no such flag */
 	assert_sws(SWS_EINVAL, sws_sim_create(&cfg, &sim));

@@ -384,8 +384,11 @@ static void seeds_follow_clusters(enum sws_backend b, enum kind k)
 static void test_seeds_follow_clusters(void **state)
 {
 	(void)state;
-	static const enum sws_backend designs[] = {SWS_BACKEND_XARRAY, SWS_BACKEND_ST_P1, SWS_BACKEND_ST_P2,
-						   SWS_BACKEND_ST_P3, SWS_BACKEND_ST_P4, SWS_BACKEND_VSWAP};
+	static const enum sws_backend designs[] = {
+#define DESIGN_ID(id, num, name, kernel, ops, help) SWS_DESIGN_##id,
+		SWS_DESIGN_LIST(DESIGN_ID) /* every design of the registry */
+#undef DESIGN_ID
+	};
 	for (unsigned d = 0; d < sizeof(designs) / sizeof(designs[0]); d++)
 		for (enum kind k = K_PLAIN; k < NR_KINDS; k++)
 			if (k != K_XSWAP || designs[d] == SWS_BACKEND_ST_P4) /* xswap: the swap table's */

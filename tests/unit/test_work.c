@@ -174,8 +174,133 @@ static void test_metadata(void **state)
 	sws_fixture_close(&f);
 }
 
+/*
+ * vswap's free path by series, in the free context: 8 slots (an order-3
+ * folio's) in a cluster that stays in use, each with count 1 and no folio,
+ * put together (swap_put_entries_direct()). The put itself walks the map and
+ * takes the virtual cluster's lock once (vswap_iter()). Then
+ *   vswap (v4's batched free)  the run of 8 is freed under that lock: no
+ *                              other acquisition, and 1 physical cluster
+ *                              lock when a device backs the run (1 run);
+ *   vswap-v3 (per-entry free)  each slot drops the lock: release_backing()
+ *                              and mem_cgroup_clear_swap() look the cluster
+ *                              up and lock it (2 walks, 2 acquisitions), the
+ *                              relock of release_vswap_slot() a third; a
+ *                              device's slot is given back alone (1
+ *                              physical acquisition per slot).
+ * The map is one level: a walk loads its head and the slot, then the
+ * cluster's descriptor pointer (3 loads). Without a device: vswap 1 lock, 3
+ * walk loads; vswap-v3 1 + 3 x 8 = 25 locks, 3 + 2 x 3 x 8 = 51 loads.
+ * Written to the device first: vswap 2 locks, vswap-v3 25 + 8 = 33.
+ */
+static void test_vswap_free_by_series(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	bool v3 = b == SWS_DESIGN_VSWAP_V3;
+	for (int written = 0; written < 2; written++) {
+		struct sws_fixture f;
+		sws_fixture_open(&f, b, 4096, SWS_SWP_SOLIDSTATE);
+		sws_entry_t e, keep, phys;
+		assert_sws(0, sws_folio_alloc_swap(f.cpu, 7, 0, &keep)); /* the cluster stays in use */
+		assert_sws(0, sws_folio_alloc_swap(f.cpu, 8, 3, &e));
+		if (written) {
+			assert_sws(0, sws_swap_io_target(f.cpu, e, 8, true, &phys));
+			assert_int_equal(sws_swp_type(phys), f.type);
+		}
+		assert_sws(0, sws_swap_dup(f.cpu, e, 8));
+		assert_sws(0, sws_swap_cache_del(f.cpu, e, 8, 8, 0)); /* count 1, no folio */
+		struct sws_device_info di;
+		assert_sws(0, sws_device_info_get(f.sim, f.type, &di));
+		assert_int_equal(di.inuse_pages, written ? 8 : 0);
+
+		enum sws_work_ctx old = sws__work_enter(f.cpu, SWS_WCTX_free);
+		struct work w0 = snap(f.sim, SWS_WCTX_free);
+		uint64_t only_cache[SWS_CLUSTER_SLOTS / 64];
+		assert_sws(0, sws_swap_put_entries_direct(f.cpu, e, 8, only_cache));
+		struct work w = since(f.sim, SWS_WCTX_free, &w0);
+		sws__work_enter(f.cpu, old);
+		assert_work(w, lock_cluster, (v3 ? 1 + 3 * 8 : 1) + (written ? (v3 ? 8 : 1) : 0));
+		assert_work(w, meta_walk, v3 ? 3 + 2 * 3 * 8 : 3);
+		assert_int_equal(only_cache[0], 0);
+		/* Freed either way: the virtual slots and the device's. */
+		uint32_t count;
+		assert_sws(SWS_ENOENT, sws_swap_count(f.cpu, e, &count));
+		assert_sws(SWS_ENOENT, sws_swap_count(f.cpu, e + 7, &count));
+		assert_sws(0, sws_device_info_get(f.sim, f.type, &di));
+		assert_int_equal(di.inuse_pages, 0);
+		assert_sws(0, sws_swap_cache_del(f.cpu, keep, 1, 7, 0));
+		sws_fixture_close(&f);
+	}
+}
+
+/*
+ * munmap of N = 300 pages all held by zswap (no folio, no device; they fit
+ * the pool of 256 pages compressed): the zap walks
+ * their swap PTEs in address order. vswap puts each run of virtually
+ * contiguous entries (of one cluster) at once: 1 cluster lock a run, so at
+ * most N. Under vswap-v3 swap_pte_batch() asks swap_move() whether the next
+ * entry extends the batch, and a zswap-backed one never does: every entry is
+ * a batch of one, put (1 lock) and freed alone (3 more), plus 1 lock for
+ * each swap_move() asked (an entry that follows the previous one in the same
+ * cluster): 4 N + the times swap_move() was asked, at most 5 N - 1.
+ */
+static void test_vswap_zap_batch_by_series(void **state)
+{
+	(void)state;
+	enum { N = 300 };
+	const enum sws_backend designs[] = {SWS_DESIGN_VSWAP, SWS_DESIGN_VSWAP_V3};
+	uint64_t locks[2], puts[2];
+	for (unsigned k = 0; k < 2; k++) {
+		struct sws_sim_config cfg = {.design = designs[k]};
+		struct sws_sim *sim;
+		struct sws_cpu *cpu;
+		struct sws_mm *mm;
+		uint32_t asid;
+		int type;
+		assert_sws(0, sws_sim_create(&cfg, &sim));
+		assert_sws(0, sws_cpu_attach(sim, &cpu));
+		struct sws_device_config dc = {.nr_slots = 4096, .flags = SWS_SWP_SOLIDSTATE};
+		assert_sws(0, sws_swapon(sim, &dc, &type));
+		/* text and index pages: all compress, none is zero-filled */
+		struct sws_mm_config mc = {.ram_pages = 256, .seed = 9, .content_weight = {0, 0, 1, 2, 0}};
+		assert_sws(0, sws_mm_create(sim, &mc, &mm));
+		struct sws_zswap_config zc = {.max_pool_percent = 100};
+		assert_sws(0, sws_mm_zswap_enable(mm, &zc));
+		assert_sws(0, sws_mm_space_create(mm, 0, &asid));
+		for (unsigned p = 0; p < N; p++)
+			assert_true(sws_mm_access(cpu, mm, asid, 0x20000000ull + (uint64_t)p * SWS_PAGE_SIZE, true) >= 0);
+		while (sws_mm_reclaim(cpu, mm, 0, 64))
+			; /* every page to zswap */
+		struct sws_mm_stats ms = sws_test_mm_stats(mm);
+		assert_int_equal(ms.stored_pages, N);
+		assert_int_equal(ms.counters[SWS_MM_pswpout], 0);
+		struct sws_stats st0, st;
+		sws_stats_snapshot(sim, &st0);
+		assert_sws(0, sws_mm_munmap(cpu, mm, asid, 0x20000000ull, (uint64_t)N * SWS_PAGE_SIZE));
+		sws_stats_snapshot(sim, &st);
+		locks[k] = st.work[SWS_WCTX_free][SWS_WORK_lock_cluster] - st0.work[SWS_WCTX_free][SWS_WORK_lock_cluster];
+		puts[k] = st.counters[SWS_CTR_swap_put_total] - st0.counters[SWS_CTR_swap_put_total];
+		assert_int_equal(puts[k], N); /* every entry put, in batches or alone */
+		ms = sws_test_mm_stats(mm);
+		assert_int_equal(ms.stored_pages, 0);
+		assert_consistent(sim);
+		sws_mm_destroy(mm);
+		sws_cpu_detach(cpu);
+		sws_sim_destroy(sim);
+	}
+	print_message("munmap of %d zswap-backed pages: cluster locks vswap %llu, vswap-v3 %llu\n", N,
+		      (unsigned long long)locks[0], (unsigned long long)locks[1]);
+	/* Reclaim gave the pages one contiguous run of one virtual cluster (the
+	 * same on both: the allocator is shared): vswap puts it at once. */
+	assert_int_equal(locks[0], 1);
+	/* vswap-v3: 4 a page, and swap_move() asked at each of the N - 1 steps. */
+	assert_int_equal(locks[1], 4 * N + (N - 1));
+}
+
 static enum sws_backend backend_table = SWS_BACKEND_SWAP_TABLE;
 static enum sws_backend backend_xarray = SWS_BACKEND_XARRAY;
+static enum sws_backend backend_vswap_v3 = SWS_DESIGN_VSWAP_V3;
+static enum sws_backend backend_vswap = SWS_BACKEND_VSWAP;
 #define BOTH(fn) cmocka_unit_test_prestate(fn, &backend_table), cmocka_unit_test_prestate(fn, &backend_xarray)
 
 int main(void)
@@ -184,6 +309,9 @@ int main(void)
 		BOTH(test_lookup),
 		BOTH(test_page_life),
 		BOTH(test_metadata),
+		cmocka_unit_test_prestate(test_vswap_free_by_series, &backend_vswap_v3),
+		cmocka_unit_test_prestate(test_vswap_free_by_series, &backend_vswap),
+		cmocka_unit_test(test_vswap_zap_batch_by_series),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -36,7 +36,7 @@ static struct vswap_cluster *cluster_lock(struct sws_cpu *cpu, struct sws_device
 }
 
 /* cluster_lock() for a call that is not a swap-cache lookup: count the walk as meta_walk. */
-static struct vswap_cluster *desc_lock(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off)
+struct vswap_cluster *sws__vs_desc_lock(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off)
 {
 	unsigned loads;
 	struct vswap_cluster *cl = cluster_lock(cpu, dev, off, &loads);
@@ -51,7 +51,7 @@ static struct vswap_cluster *desc_lock(struct sws_cpu *cpu, struct sws_device *d
  * cluster's lock (inside the virtual ci->lock of their descriptors where
  * the caller holds it).
  */
-static void phys_free(struct sws_cpu *cpu, struct sws_sim *sim, sws_entry_t phys, unsigned nr)
+void sws__vs_phys_free(struct sws_cpu *cpu, struct sws_sim *sim, sws_entry_t phys, unsigned nr)
 {
 	struct sws_device *pdev = sws__device(sim, sws_swp_type(phys));
 	uint64_t off = sws_swp_offset(phys);
@@ -91,7 +91,7 @@ static void __release_backing(struct sws_cpu *cpu, struct sws_device *dev, struc
 			run_n++;
 		} else {
 			if (run_n)
-				phys_free(cpu, dev->sim, run, run_n);
+				sws__vs_phys_free(cpu, dev->sim, run, run_n);
 			run = p;
 			run_n = p ? 1 : 0;
 		}
@@ -99,7 +99,7 @@ static void __release_backing(struct sws_cpu *cpu, struct sws_device *dev, struc
 			d->slot = 0;
 	}
 	if (run_n)
-		phys_free(cpu, dev->sim, run, run_n);
+		sws__vs_phys_free(cpu, dev->sim, run, run_n);
 }
 
 /* Virtual ci->lock held: @nr slots from @off have no count and are not
@@ -434,7 +434,7 @@ void sws__vs_range_alloc(struct sws_cpu *cpu, struct sws_device *dev, struct sws
 
 int sws__vs_dup(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr)
 {
-	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
+	struct vswap_cluster *cl = sws__vs_desc_lock(cpu, dev, off);
 	int rc = 0;
 	for (unsigned i = 0; i < nr && !rc; i++)
 		if (!allocated(cl, off + i) || (off + i) == 0)
@@ -453,7 +453,7 @@ int sws__vs_dup(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsig
  * left with nothing are freed together. */
 int sws__vs_put(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, uint64_t *only_cache)
 {
-	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
+	struct vswap_cluster *cl = sws__vs_desc_lock(cpu, dev, off);
 	int rc = 0;
 	for (unsigned i = 0; i < nr && !rc; i++)
 		if (!allocated(cl, off + i) || (off + i) == 0)
@@ -475,7 +475,7 @@ int sws__vs_put(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsig
 
 int sws__vs_count(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uint32_t *count)
 {
-	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
+	struct vswap_cluster *cl = sws__vs_desc_lock(cpu, dev, off);
 	int rc = allocated(cl, off) && off ? 0 : SWS_ENOENT;
 	if (!rc)
 		*count = desc_of(cl, off)->swap_count;
@@ -498,7 +498,11 @@ static int __cache_check(struct sws_device *dev, struct vswap_cluster *cl, uint6
 	struct swp_desc *d0 = allocated(cl, off) ? desc_of(cl, off) : NULL;
 	for (unsigned i = 0; i < nr; i++) {
 		uint64_t o = off + i;
-		bool is_free = !allocated(cl, o) || o == 0;
+		/* A slot with no count and not cached is being freed (only vswap-v3's
+		 * per-entry free, which drops the lock, lets anyone see one):
+		 * swapcache_prepare() finds it unused. */
+		bool is_free = !allocated(cl, o) || o == 0 ||
+			       (!desc_of(cl, o)->swap_count && !desc_of(cl, o)->in_swapcache);
 		struct swp_desc *d = is_free ? NULL : desc_of(cl, o);
 		nfree += is_free;
 		ncached += d && d->in_swapcache;
@@ -512,7 +516,7 @@ static int __cache_check(struct sws_device *dev, struct vswap_cluster *cl, uint6
 int sws__vs_cache_add(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, uint64_t pfn,
 		      uint64_t *shadow)
 {
-	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
+	struct vswap_cluster *cl = sws__vs_desc_lock(cpu, dev, off);
 	int rc = __cache_check(dev, cl, off, nr);
 	if (!rc) {
 		*shadow = cache_to_shadow(desc_of(cl, off)->cache);
@@ -546,7 +550,7 @@ uint64_t sws__vs_cache_lookup(struct sws_cpu *cpu, struct sws_device *dev, uint6
 
 int sws__vs_cache_get_shadow(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uint64_t *shadow)
 {
-	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
+	struct vswap_cluster *cl = sws__vs_desc_lock(cpu, dev, off);
 	int rc = allocated(cl, off) && off ? 0 : SWS_ENOENT;
 	if (!rc) {
 		struct swp_desc *d = desc_of(cl, off);
@@ -581,7 +585,7 @@ static int __check_cached(struct sws_device *dev, struct vswap_cluster *cl, uint
 int sws__vs_cache_del(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, uint64_t pfn,
 		      uint64_t shadow)
 {
-	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
+	struct vswap_cluster *cl = sws__vs_desc_lock(cpu, dev, off);
 	int rc = __check_cached(dev, cl, off, nr, pfn);
 	for (unsigned i = 0; i < nr && !rc; i++) {
 		struct swp_desc *d = desc_of(cl, off + i);
@@ -598,7 +602,7 @@ int sws__vs_cache_del(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off,
 int sws__vs_cache_replace(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr,
 			  uint64_t old_pfn, uint64_t new_pfn)
 {
-	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
+	struct vswap_cluster *cl = sws__vs_desc_lock(cpu, dev, off);
 	int rc = __check_cached(dev, cl, off, nr, old_pfn);
 	for (unsigned i = 0; i < nr && !rc; i++)
 		desc_of(cl, off + i)->cache = cache_folio(new_pfn);
@@ -612,7 +616,7 @@ int sws__vs_cache_replace(struct sws_cpu *cpu, struct sws_device *dev, uint64_t 
  * without a folio (swapcache_prepare()). */
 int sws__vs_pin(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, uint64_t *shadow)
 {
-	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
+	struct vswap_cluster *cl = sws__vs_desc_lock(cpu, dev, off);
 	int rc = __cache_check(dev, cl, off, nr);
 	for (unsigned i = 0; i < nr && !rc; i++) {
 		struct swp_desc *d = desc_of(cl, off + i);
@@ -636,7 +640,7 @@ int sws__vs_pin(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsig
 
 int sws__vs_unpin(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr)
 {
-	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
+	struct vswap_cluster *cl = sws__vs_desc_lock(cpu, dev, off);
 	int rc = 0;
 	for (unsigned i = 0; i < nr && !rc; i++)
 		if (!allocated(cl, off + i) || !desc_of(cl, off + i)->in_swapcache ||
@@ -668,7 +672,7 @@ static int __all_allocated(struct sws_device *dev, struct vswap_cluster *cl, uin
  * makes a zero descriptor FOLIO-backed again (vswap_prepare_writeout()). */
 int sws__vs_set_zero(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, bool zero)
 {
-	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
+	struct vswap_cluster *cl = sws__vs_desc_lock(cpu, dev, off);
 	int rc = __all_allocated(dev, cl, off, nr);
 	if (!rc && zero) {
 		__release_backing(cpu, dev, cl, off, nr);
@@ -686,7 +690,7 @@ int sws__vs_set_zero(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, 
 /* swap_zeromap_batch() walks descriptors under their cluster lock. */
 bool sws__vs_zero_test(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off)
 {
-	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
+	struct vswap_cluster *cl = sws__vs_desc_lock(cpu, dev, off);
 	bool zero = allocated(cl, off) && desc_of(cl, off)->type == VSWAP_ZERO;
 	if (cl)
 		desc_unlock(dev, off);
@@ -695,7 +699,7 @@ bool sws__vs_zero_test(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off
 
 int sws__vs_set_memcg(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, uint16_t id)
 {
-	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
+	struct vswap_cluster *cl = sws__vs_desc_lock(cpu, dev, off);
 	int rc = __all_allocated(dev, cl, off, nr);
 	struct sws__memcg_record mr = {.id = id};
 	for (unsigned i = 0; i < nr && !rc; i++) {
@@ -738,7 +742,7 @@ static unsigned order_of(unsigned nr)
 int sws__vs_io_slot(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, bool write,
 		    sws_entry_t *phys)
 {
-	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
+	struct vswap_cluster *cl = sws__vs_desc_lock(cpu, dev, off);
 	int rc = __all_allocated(dev, cl, off, nr);
 	sws_entry_t run = rc ? 0 : __backing_run(dev, cl, off, nr);
 	/* The folio the caller holds in the swap cache: after the unlocked
@@ -764,7 +768,7 @@ int sws__vs_io_slot(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, u
 	rc = sws__swap_alloc(cpu, SWS_SPACE_PHYS, order_of(nr), sws_swp_entry((unsigned)dev->type, off), &p, &fast);
 	if (rc)
 		return rc;
-	cl = desc_lock(cpu, dev, off);
+	cl = sws__vs_desc_lock(cpu, dev, off);
 	rc = __all_allocated(dev, cl, off, nr);
 	if (!rc && desc_of(cl, off)->cache != owner)
 		rc = SWS_ENOENT; /* freed and reused meanwhile */
@@ -780,7 +784,7 @@ int sws__vs_io_slot(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, u
 		*phys = p;
 	}
 	if (rc || run) { /* freed, or another writer gave it a run meanwhile */
-		phys_free(cpu, dev->sim, p, nr);
+		sws__vs_phys_free(cpu, dev->sim, p, nr);
 		if (!rc && run != ~0ull)
 			*phys = run;
 		else if (!rc)
@@ -794,7 +798,7 @@ int sws__vs_io_slot(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, u
 /* vswap_store_folio(): swapoff read the page into the swap cache; the folio is its backend now. */
 int sws__vs_io_release(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr)
 {
-	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
+	struct vswap_cluster *cl = sws__vs_desc_lock(cpu, dev, off);
 	int rc = __all_allocated(dev, cl, off, nr);
 	for (unsigned i = 0; i < nr && !rc; i++) {
 		struct swp_desc *d = desc_of(cl, off + i);
@@ -825,7 +829,7 @@ sws_entry_t sws__vs_rmap(struct sws_cpu *cpu, struct sws_device *pdev, uint64_t 
 /* zswap_entry_store(): the entry becomes the backend, the previous one goes. */
 int sws__vs_zswap_store(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, void *entry, void **old)
 {
-	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
+	struct vswap_cluster *cl = sws__vs_desc_lock(cpu, dev, off);
 	int rc = __all_allocated(dev, cl, off, 1);
 	*old = NULL;
 	if (!rc) {
@@ -846,7 +850,7 @@ int sws__vs_zswap_store(struct sws_cpu *cpu, struct sws_device *dev, uint64_t of
 
 void *sws__vs_zswap_load(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off)
 {
-	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
+	struct vswap_cluster *cl = sws__vs_desc_lock(cpu, dev, off);
 	void *en = allocated(cl, off) && desc_of(cl, off)->type == VSWAP_ZSWAP ? desc_of(cl, off)->zswap_entry : NULL;
 	if (cl)
 		desc_unlock(dev, off);
@@ -857,7 +861,7 @@ void *sws__vs_zswap_load(struct sws_cpu *cpu, struct sws_device *dev, uint64_t o
  * folio in the swap cache is the backend now. */
 void *sws__vs_zswap_erase(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off)
 {
-	struct vswap_cluster *cl = desc_lock(cpu, dev, off);
+	struct vswap_cluster *cl = sws__vs_desc_lock(cpu, dev, off);
 	void *en = NULL;
 	if (allocated(cl, off) && desc_of(cl, off)->type == VSWAP_ZSWAP) {
 		struct swp_desc *d = desc_of(cl, off);

@@ -1,7 +1,8 @@
 /*
- * vswap.c - the "vswap" design: virtual swap space as v3 to v5 of the series
- * post it, with v4's batched free (vswap.h): the slots a put, a swap-cache
- * delete or an unpin leaves unused are freed run by run, one batch per run.
+ * vswap.c - the "vswap" design: virtual swap space as v4 and v5 of the
+ * series post it, with v4's batched free (vswap.h; v3's per-entry free is
+ * v3.c): the slots a put, a swap-cache delete or an unpin leaves unused are
+ * freed run by run, one batch per run, under the caller's cluster lock.
  */
 #include "vswap.h"
 

@@ -1,6 +1,7 @@
 /*
  * vswap.h - virtual swap space (Nhat Pham's "Virtual Swap Space", v3 to v5,
- * 2026, with v4's batched free; docs/design-vswap.md): page tables hold
+ * 2026: v3's per-entry free and v4's batched free as two variants;
+ * docs/design-vswap.md): page tables hold
  * virtual entries, and a 24-byte descriptor per virtual slot says where the
  * page is: on a physical swap device, in zswap, a zero page, or only in a
  * folio. zswap and zero pages need no physical slot; the descriptor holds
@@ -40,15 +41,19 @@
  * virtual cluster): the swap-cache lookup is not lock-free under vswap.
  *
  * Locking, outer first: virtual ci->lock -> physical ci->lock (freeing a
- * physical slot under the descriptor's lock) -> dev->lock; the cluster map's
- * lock nests inside a virtual ci->lock (insert at cluster_get, erase at
- * cluster_put) and is taken alone by nothing else.
+ * physical slot under the descriptor's lock; vswap-v3's per-entry free drops
+ * the virtual lock first) -> dev->lock; the cluster map's lock nests inside
+ * a virtual ci->lock (insert at cluster_get, erase at cluster_put) and is
+ * taken alone by nothing else.
  *
  * Files: core.c (what every variant shares: the descriptors, the cluster
  * map, physical slots, the swap cache, zswap's entries, the devices'
- * lifecycle) and one file per variant, today vswap.c ("vswap": v4's batched
- * free). A variant is a struct vswap_variant: its ops table (VSWAP_OPS and
- * its name) and the hooks the core calls where variants differ.
+ * lifecycle) and one file per variant: v3.c ("vswap-v3": v3's per-entry
+ * free, dropping the cluster lock around each slot's backing, and its zap
+ * batches cut wherever two slots' backends differ) and vswap.c ("vswap":
+ * v4's batched free). A variant is a struct vswap_variant: its ops table
+ * (VSWAP_OPS, its name, its own members) and the hooks the core calls where
+ * variants differ.
  * This header is the folder's index: sections name the defining file.
  */
 #ifndef SWS_DESIGN_VSWAP_H
@@ -162,6 +167,15 @@ static inline const struct vswap_variant *variant_of(const struct sws_device *de
 
 /* ---- core.c: what every variant shares ---------------------------------------------------- */
 
+/* vswap_iter() for a call that is not a swap-cache lookup (RCU read lock
+ * held): find @off's cluster through the map (meta_walk) and lock it; NULL
+ * (nothing locked) when the cluster is free. */
+struct vswap_cluster *sws__vs_desc_lock(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off);
+
+/* swap_slot_free_nr(): give @nr physical slots from @phys back under their
+ * cluster's lock (inside a virtual ci->lock where the caller holds one). */
+void sws__vs_phys_free(struct sws_cpu *cpu, struct sws_sim *sim, sws_entry_t phys, unsigned nr);
+
 /* Virtual ci->lock held: @nr slots from @off have no count and are not
  * cached: release their backends and give them back, in one batch. */
 void sws___vs_slots_free(struct sws_cpu *cpu, struct sws_device *dev, struct vswap_cluster *cl,
@@ -240,7 +254,9 @@ int sws__vs_check_cluster(struct sws_device *dev, struct sws_cluster *ci, char *
 
 /* ---- one file per variant ---------------------------------------------------------------- */
 
+/* v3.c */
+extern const struct vswap_variant sws__vswap_v3; /* "vswap-v3": v3's per-entry free */
 /* vswap.c */
-extern const struct vswap_variant sws__vswap; /* "vswap": v3 to v5, v4's batched free */
+extern const struct vswap_variant sws__vswap; /* "vswap": v4 and v5, v4's batched free */
 
 #endif
