@@ -67,6 +67,7 @@ static void mem_cgroup_clear_swap(struct sws_cpu *cpu, struct sws_device *dev, u
 {
 	struct vswap_cluster *cl = sws__vs_desc_lock(cpu, dev, off);
 	assert(cl);
+	sws__memcg_swap_mod(cpu, dev->sim, desc_of(cl, off)->memcgid, -1); /* mem_cgroup_uncharge_swap() */
 	desc_of(cl, off)->memcgid = 0;
 	desc_unlock(dev, off);
 }
