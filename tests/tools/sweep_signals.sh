@@ -9,17 +9,29 @@ sweep=$1 replay=$2 work=$3
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
 start parallel jq
-# alive: the processes of this test's sweep (the seed is its mark).
-alive() { pgrep -f -- "--seed 918273" | grep -vx "$$" || true; }
+work=$(cd "$work" && pwd) # absolute, as the sweep makes $out (its cd and pwd)
+# procs: "PID ARGS" of this run's processes. GNU parallel, every point's runner
+# and every replay name the sweep's folder $out in their command lines, and $out
+# is this run's alone: under this build's $work, named with this shell's pid
+# ($tok). The same test run elsewhere at the same time (another build tree or
+# worktree, a mutation run) is not seen. pgrep's list is taken before it is
+# filtered, so the filter itself (its command line holds $out) is not in it.
+procs() {
+	all=$(pgrep -af -- "$tok" || true)
+	printf '%s\n' "$all" | grep -F -- "$out" || true
+}
+alive() { procs | awk '{ print $1 }'; }
+replays() { procs | awk '$2 ~ /swapsim-replay$/' | wc -l; }
 for sig in TERM HUP; do
 	case $sig in TERM) want=143 ;; HUP) want=129 ;; esac
-	out=$work/sw-$sig
+	tok=sweep-signals-$$-$sig
+	out=$work/$tok
 	"$sweep" --out "$out" --replay "$replay" --grid backend=st-p4,xarray,vswap -j 2 --no-plot -- \
 		--seed 918273 --ram 64M --swap size=1G --quiet --workload usemem -n 1 -r 1000 128M \
 		>"$work/out" 2>"$work/err" &
 	pid=$!
 	n=0
-	while [ "$(pgrep -f -- "^[^ ]*swapsim-replay .*--seed 918273" | wc -l)" -lt 2 ] && [ $n -lt 300 ]; do
+	while [ "$(replays)" -lt 2 ] && [ $n -lt 300 ]; do
 		sleep 0.1
 		n=$((n + 1))
 	done

@@ -1,7 +1,8 @@
 /*
  * test_mm.c - the memory model: the exact-LRU property against a textbook LRU
  * cache, swap-out/swap-in round trips verified byte for byte, fork and COW
- * swap counts, the free path, zero pages, readahead, mTHP and its fallback,
+ * swap counts, the free path, zero pages, readahead, mTHP, its fallback and
+ * its splits (dirty in the swap cache, shared since a fork),
  * memcg limits, determinism across runs and backends, errors, the OOM
  * reaper's time apart from the faulting task's, no leaks.
  */
@@ -13,6 +14,8 @@
 #include <time.h>
 #include <sys/resource.h>
 #include <unistd.h>
+
+#include <swapsim/zswap.h>
 
 #include "testutil.h"
 #include "mm/mm_internal.h"
@@ -833,6 +836,111 @@ static void test_mthp_policy(void **state)
 }
 
 /*
+ * A dirty 64 KiB folio split in the swap cache keeps every page dirty
+ * (split_folio() carries PG_dirty over). zswap refuses the folio
+ * (incompressible, memory.zswap.writeback 0): reclaim has unmapped it, it
+ * stays in the swap cache holding its 16 slots, its only copy in RAM. A munmap
+ * of its last 4 pages drops their swap PTEs; the first fault on the rest finds
+ * the large folio in the swap cache and splits it. With writeback allowed, the
+ * pageout of the 12 pages writes each to zswap (kept uncompressed), and the
+ * reads compare them byte for byte. A page that came out of the split clean
+ * would leave the swap cache unwritten: its data lost.
+ */
+static void test_mthp_split_dirty(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_mm_config mc = {.ram_pages = 1024, .anon_orders = 1u << 4, .flags = SWS_MM_VERIFY,
+				   .seed = 5, .content_weight = {0, 0, 0, 0, 1}};
+	struct env e;
+	env_open(&e, b, 4096, SWS_SWP_SOLIDSTATE, SWS_BACKING_MEMORY, &mc);
+	assert_sws(0, sws_mm_zswap_enable(e.mm, NULL));
+	assert_sws(0, sws_mm_zswap_memcg(e.mm, 0, 0, false));
+	uint32_t a;
+	assert_sws(0, sws_mm_space_create(e.mm, 0, &a));
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(0), true), 1);
+	for (unsigned p = 1; p < 16; p++)
+		assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(p), true), 0); /* the one 64 KiB folio */
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, a, PG(0), 16 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	struct sws_mm_stats s = sws_test_mm_stats(e.mm);
+	struct sws_stats st;
+	sws_stats_snapshot(e.sim, &st);
+	assert_int_equal(s.counters[SWS_MM_reject_compress_poor], 1); /* its first page refused */
+	assert_int_equal(s.counters[SWS_MM_zswpout], 0);
+	assert_int_equal(s.counters[SWS_MM_pswpout], 0);
+	assert_int_equal(st.nr_swapcache, 16);
+	assert_sws(0, sws_mm_munmap(e.cpu, e.mm, a, PG(12), 4 * SWS_PAGE_SIZE));
+	assert_sws(0, sws_mm_zswap_memcg(e.mm, 0, 0, true));
+	for (unsigned p = 0; p < 12; p++) /* swap-cache hits: the first splits the folio */
+		assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(p), false), 1);
+	s = sws_test_mm_stats(e.mm);
+	assert_int_equal(s.counters[SWS_MM_swapcache_hit], 12);
+	assert_int_equal(s.counters[SWS_MM_pswpin] + s.counters[SWS_MM_zswpin], 0);
+	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, a, PG(0), 12 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	s = sws_test_mm_stats(e.mm);
+	sws_stats_snapshot(e.sim, &st);
+	assert_int_equal(s.counters[SWS_MM_zswpout], 12);
+	assert_int_equal(s.zswpout_order[0], 12);
+	/* Left in the swap cache: the unmapped pages' folios (their slots' only
+	 * reference; the zap could not free a large folio whose other slots were
+	 * in use, free_swap_and_cache()). */
+	assert_int_equal(st.nr_swapcache, 4);
+	for (unsigned p = 0; p < 12; p++)
+		assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(p), false), 1);
+	s = sws_test_mm_stats(e.mm);
+	assert_int_equal(s.counters[SWS_MM_zswpin], 12);
+	assert_int_equal(s.counters[SWS_MM_pswpin], 0);
+	assert_int_equal(s.counters[SWS_MM_verify_ok], 12);
+	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
+	env_close(&e);
+}
+
+/*
+ * A split large folio shared since a fork stays write-protected in both spaces
+ * (split_folio() keeps each PTE's write bit): a write on either side copies.
+ * The parent's 64 KiB folio at page 0 is split by a partial munmap, the one at
+ * page 16 by the child's copy-on-write of one page; every later write to a
+ * shared page is a COW fault of its own, and verify mode checks that neither
+ * space sees the other's writes.
+ */
+static void test_mthp_split_fork_cow(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_mm_config mc = {.ram_pages = 1024, .anon_orders = 1u << 4, .flags = SWS_MM_VERIFY, .seed = 9};
+	struct env e;
+	env_open(&e, b, 4096, SWS_SWP_SOLIDSTATE, SWS_BACKING_NONE, &mc);
+	uint32_t parent, child;
+	assert_sws(0, sws_mm_space_create(e.mm, 0, &parent));
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, parent, PG(0), true), 1);
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, parent, PG(16), true), 1);
+	for (unsigned p = 0; p < 32; p++)
+		assert_int_equal(sws_mm_access(e.cpu, e.mm, parent, PG(p), true), 0); /* two 64 KiB folios */
+	uint64_t alloc0 = sws_test_mm_stats(e.mm).counters[SWS_MM_pgalloc];
+	assert_sws(0, sws_mm_fork(e.cpu, e.mm, parent, &child));
+	assert_sws(0, sws_mm_munmap(e.cpu, e.mm, parent, PG(12), 4 * SWS_PAGE_SIZE)); /* splits the first */
+	/* Writes to shared pages of the split folio: a copy each. */
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, child, PG(5), true), 1);
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, parent, PG(6), true), 1);
+	/* The child's write into the second folio splits it, then copies one page. */
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, child, PG(20), true), 1);
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, child, PG(21), true), 1);
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, parent, PG(22), true), 1);
+	struct sws_mm_stats s = sws_test_mm_stats(e.mm);
+	assert_int_equal(s.counters[SWS_MM_cow_fault], 5);
+	assert_int_equal(s.counters[SWS_MM_pgalloc], alloc0 + 5);
+	for (unsigned p = 0; p < 32; p++) {
+		if (p < 12 || p >= 16)
+			assert_int_equal(sws_mm_access(e.cpu, e.mm, parent, PG(p), false), 0);
+		assert_int_equal(sws_mm_access(e.cpu, e.mm, child, PG(p), false), 0);
+	}
+	s = sws_test_mm_stats(e.mm);
+	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
+	assert_int_equal(s.counters[SWS_MM_cow_fault], 5);
+	assert_sws(0, sws_mm_exit(e.cpu, e.mm, child));
+	env_close(&e);
+}
+
+/*
  * memory.high: every charge that leaves the memcg above it reclaims the excess
  * at once. Exact LRU charges page by page (no stock), so writing 128 pages
  * under a high of 64 (and no limit) exceeds it 64 times by one page: 64
@@ -1422,7 +1530,7 @@ int main(void)
 		BOTH(test_active_inactive_balance), BOTH(test_swapin_shared_readonly),
 		BOTH(test_swapin_write_keeps_shared_slot),
 		BOTH(test_swapin_read_maps_clean), BOTH(test_mthp_policy),
-		BOTH(test_memcg_high),
+		BOTH(test_memcg_high),       BOTH(test_mthp_split_dirty), BOTH(test_mthp_split_fork_cow),
 		BOTH(test_lru_add_batch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
