@@ -70,6 +70,53 @@ static void test_charge_and_uncharge(void **state)
 	}
 }
 
+/* An order-2 folio of memcg @id on @d whose slot 1 keeps a reference: the
+ * uncharges of freeing slots 0, 2 and 3 by put (@by_put) or by the folio
+ * leaving the swap cache. */
+static uint64_t split_free_rmw(enum sws_design d, uint16_t id, bool by_put)
+{
+	struct sws_fixture f;
+	sws_fixture_open(&f, d, 4096, 0);
+	sws_entry_t e;
+	assert_sws(0, sws_folio_alloc_swap(f.cpu, 7, 2, &e));
+	assert_sws(0, sws_swap_set_memcg(f.cpu, e, 4, id));
+	if (by_put)
+		assert_sws(0, sws_swap_dup(f.cpu, e, 4));
+	assert_sws(0, sws_swap_dup(f.cpu, e + 1, 1));
+	uint64_t r0 = rmw(f.sim);
+	if (by_put) {
+		assert_sws(0, sws_swap_cache_del(f.cpu, e, 4, 7, 0));
+		r0 = rmw(f.sim);
+		assert_sws(0, sws_swap_put(f.cpu, e, 4));
+	} else {
+		assert_sws(0, sws_swap_cache_del(f.cpu, e, 4, 7, 0));
+	}
+	uint64_t r = rmw(f.sim) - r0;
+	assert_int_equal(sws_swap_memcg_usage(f.sim, id), id ? 1 : 0);
+	assert_consistent(f.sim);
+	sws_fixture_close(&f);
+	return r;
+}
+
+/* st-p3 and st-p4 free only runs of consecutive slots in one
+ * __swap_cluster_free_entries() call: a put's pending batch ends at a slot
+ * that stays (swap_put_entries_cluster()), and a folio leaving the swap
+ * cache with a slot still swapped frees the others one by one
+ * (__swap_cache_do_del_folio()): slots 0 and 2-3 are two uncharges by put,
+ * three by the cache. */
+static void test_uncharge_runs(void **state)
+{
+	(void)state;
+	static const enum sws_design designs[] = {SWS_DESIGN_ST_P3, SWS_DESIGN_ST_P4};
+	for (unsigned k = 0; k < 2; k++) {
+		uint64_t put = split_free_rmw(designs[k], 5, true) - split_free_rmw(designs[k], 0, true);
+		uint64_t del = split_free_rmw(designs[k], 5, false) - split_free_rmw(designs[k], 0, false);
+		if (put != 2 || del != 3)
+			fail_msg("%s: %llu uncharges by put (want 2), %llu by the cache (want 3)",
+				 sws_design_name(designs[k]), (unsigned long long)put, (unsigned long long)del);
+	}
+}
+
 /* Slots that take another memcg's id move their charge; the same id again
  * charges nothing. */
 static void test_move(void **state)
@@ -146,6 +193,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_charge_and_uncharge),
 		cmocka_unit_test(test_move),
+		cmocka_unit_test(test_uncharge_runs),
 		cmocka_unit_test(test_memcg_off),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

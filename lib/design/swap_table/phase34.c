@@ -269,6 +269,9 @@ static SWS_ALWAYS_INLINE int st_put_nr(struct sws_cpu *cpu, struct sws_device *d
 			__tb_set(ci, t, i, __tb_with_count(ci, ct, i, tb, c));
 			if (!c && only_cache) /* a folio: cache-only now */
 				sws_bit_set(only_cache, i - i0);
+			/* the slot that stays ends the pending batch: freed
+			 * (and uncharged) now, as swap_put_entries_cluster() */
+			sws__uncharge_batch_flush(cpu, dev->sim, &ub);
 		}
 	}
 	if (left_extend)
@@ -381,11 +384,18 @@ static SWS_ALWAYS_INLINE int st_cache_del_nr(struct sws_cpu *cpu, struct sws_dev
 	sws__cluster_lock(cpu, ci);
 	_Atomic uint64_t *t = __st_table_walk(cpu, dev, off);
 	int rc = __check_cached(ci, t, i0, nr, pfn);
+	/* __swap_cache_do_del_folio(): the whole folio freed in one batch
+	 * unless a slot is still swapped, then slot by slot */
+	bool swapped = false;
+	for (unsigned i = i0; i < i0 + nr && !rc; i++)
+		swapped |= __tb_count(ci, ct, i, tb_get(t, i)) != 0;
 	struct sws__uncharge_batch ub = {0};
 	for (unsigned i = i0; i < i0 + nr && !rc; i++) {
 		uint64_t tb = tb_get(t, i);
 		if (!__tb_count(ci, ct, i, tb)) {
 			__slot_clear(cpu, ci, dev, ct, t, off - i0 + i, &ub);
+			if (swapped)
+				sws__uncharge_batch_flush(cpu, dev->sim, &ub);
 			freed++;
 		} else {
 			__tb_set(ci, t, i, shadow_to_swp_tb(shadow, swp_tb_flags(tb)));
