@@ -12,7 +12,8 @@
  * UBSan checks double-to-integer conversions): parse_args() returns 0 or 2,
  * never anything else; an accepted workload configuration creates, or is
  * refused with SWS_EINVAL (kbuild's job limit) and never anything else.
- * --help, -h and --version end the program by design and are left out.
+ * --help, -h, --version and --list-designs end the program by design and are
+ * left out.
  */
 #define main swapsim_replay_main
 int swapsim_replay_main(int argc, char **argv);
@@ -39,7 +40,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int argc = 0;
 	argv[argc++] = "swapsim-replay";
 	for (char *p = text; p < text + size && argc <= MAX_WORDS; p += strlen(p) + 1) {
-		if (!strcmp(p, "--help") || !strcmp(p, "-h") || !strcmp(p, "--version"))
+		if (!strcmp(p, "--help") || !strcmp(p, "-h") || !strcmp(p, "--version") ||
+		    !strcmp(p, "--list-designs"))
 			continue; /* they print and exit, by design */
 		argv[argc++] = p;
 	}
