@@ -109,7 +109,7 @@ struct opts {
 	bool allow_errors;
 	const char *ram_arg, *mem_limit_arg; /* as given, for messages */
 	bool memcg_per_task;
-	bool memcg_off;       /* --memcg off */
+	int memcg_off;        /* --memcg: the choice's index, 1 for off */
 	bool seed_set;
 	uint64_t ram, mem_limit;
 	struct sws_replay_swap swap[SWS_REPLAY_MAX_SWAP];
@@ -412,15 +412,6 @@ static int set_read_fault(void *opts, const char *name, const char *v)
 	return 0;
 }
 
-static int set_memcg(void *opts, const char *name, const char *v)
-{
-	int k;
-	if (cli_choice("swapsim-replay", name, v, "on|off", &k))
-		return 2;
-	((struct opts *)opts)->memcg_off = k == 1;
-	return 0;
-}
-
 static int set_cgroup(void *opts, const char *name, const char *v)
 {
 	int k;
@@ -538,7 +529,7 @@ static const struct cli_option options[] = {
 	CLI_OPT_FLAG("--memcg-per-task", O, memcg_per_task,
 		     "each process in a memcg of its own, each with --mem-limit\n"
 		     "(a forked child stays in its parent's)"),
-	CLI_OPT_CALL("--memcg", "on|off", set_memcg,
+	CLI_OPT_CHOICE("--memcg", "on|off", O, memcg_off, "on|off",
 		     "off: the kernel booted with cgroup_disable=memory: no memcg\n"
 		     "ids or tables in any design, nothing charged (not with\n"
 		     "--mem-limit, --mem-high or --memcg-per-task; default on)"),

@@ -12,6 +12,12 @@
 
 #include "testutil.h"
 
+/* Every design of the registry. */
+#define D(id, num, name, kernel, ops, help) SWS_DESIGN_##id,
+static const enum sws_design designs[] = {SWS_DESIGN_LIST(D)};
+#undef D
+#define NR_DESIGNS (sizeof(designs) / sizeof(designs[0]))
+
 /* The atomic read-modify-writes of every context so far. */
 static uint64_t rmw(struct sws_sim *sim)
 {
@@ -51,10 +57,7 @@ static void folio_life(enum sws_design d, uint16_t id, uint64_t *charge_rmw, uin
 static void test_charge_and_uncharge(void **state)
 {
 	(void)state;
-#define D(id, num, name, kernel, ops, help) SWS_DESIGN_##id,
-	static const enum sws_design designs[] = {SWS_DESIGN_LIST(D)};
-#undef D
-	for (unsigned k = 0; k < sizeof(designs) / sizeof(designs[0]); k++) {
+	for (unsigned k = 0; k < NR_DESIGNS; k++) {
 		enum sws_design d = designs[k];
 		uint64_t c5, f5, c0, f0;
 		folio_life(d, 5, &c5, &f5);
@@ -107,13 +110,13 @@ static uint64_t split_free_rmw(enum sws_design d, uint16_t id, bool by_put)
 static void test_uncharge_runs(void **state)
 {
 	(void)state;
-	static const enum sws_design designs[] = {SWS_DESIGN_ST_P3, SWS_DESIGN_ST_P4};
+	static const enum sws_design phases[] = {SWS_DESIGN_ST_P3, SWS_DESIGN_ST_P4};
 	for (unsigned k = 0; k < 2; k++) {
-		uint64_t put = split_free_rmw(designs[k], 5, true) - split_free_rmw(designs[k], 0, true);
-		uint64_t del = split_free_rmw(designs[k], 5, false) - split_free_rmw(designs[k], 0, false);
+		uint64_t put = split_free_rmw(phases[k], 5, true) - split_free_rmw(phases[k], 0, true);
+		uint64_t del = split_free_rmw(phases[k], 5, false) - split_free_rmw(phases[k], 0, false);
 		if (put != 2 || del != 3)
 			fail_msg("%s: %llu uncharges by put (want 2), %llu by the cache (want 3)",
-				 sws_design_name(designs[k]), (unsigned long long)put, (unsigned long long)del);
+				 sws_design_name(phases[k]), (unsigned long long)put, (unsigned long long)del);
 	}
 }
 
@@ -146,10 +149,7 @@ static void test_move(void **state)
 static void test_memcg_off(void **state)
 {
 	(void)state;
-#define D(id, num, name, kernel, ops, help) SWS_DESIGN_##id,
-	static const enum sws_design designs[] = {SWS_DESIGN_LIST(D)};
-#undef D
-	for (unsigned k = 0; k < sizeof(designs) / sizeof(designs[0]); k++) {
+	for (unsigned k = 0; k < NR_DESIGNS; k++) {
 		struct sws_sim_config cfg = {.design = designs[k], .flags = SWS_SIM_MEMCG_OFF};
 		struct sws_sim *sim;
 		struct sws_cpu *cpu;
