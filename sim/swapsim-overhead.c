@@ -40,10 +40,12 @@
 #include "cli_parse.h"
 
 #define MAX_POINTS 16
-/* The largest device: the run costs about 0.7 s and 16 MB of the host per GiB
- * and design (64G: some 45 s and 1 GB each), and the bytes per slot no longer
- * change with the size long before that. */
-#define MAX_SIZE (64ull << 30)
+/* The largest device (the kernel's own limit is far above), and the most
+ * pages a run swaps out: each GiB filled costs the run about 0.7 s and 16 MB
+ * of the host per design (64G: some 45 s and 1 GB each), while an empty
+ * device costs only its static tables (1T: 0.1 s). */
+#define MAX_SIZE (4ull << 40)
+#define MAX_FILL (64ull << 30)
 #define MAX_ROWS (CLI_MAX_RUNS * MAX_POINTS)
 _Static_assert(CLI_NR_DESIGNS <= CLI_MAX_RUNS, "the default, every design, is one run each");
 
@@ -89,10 +91,9 @@ static int set_size(void *opts, const char *name, const char *v)
 	if (cli_parse_size(v, &o->size))
 		return bad(name, "'%s': %s", v, cli_size_hint(v, hint, sizeof(hint)));
 	if (o->size < 2 * SWS_PAGE_SIZE)
-		return bad(name, "'%s': expected a size from 8K to 64G, like 32G", v);
+		return bad(name, "'%s': expected a size from 8K to 4T, like 32G", v);
 	if (o->size > MAX_SIZE)
-		return bad(name, "'%s': above the limit of 64G (each GiB costs the run about 0.7 s "
-				 "and 16 MB per design; the bytes per slot are the same at 32G)", v);
+		return bad(name, "'%s': above the limit of 4T", v);
 	return 0;
 }
 
@@ -158,7 +159,9 @@ static int set_seed(void *opts, const char *name, const char *v)
 static const struct cli_option options[] = {
 	CLI_OPT_CALL("--size", "SIZE", set_size,
 		     "the device (K, M, G suffixes, binary, or p for 4 KiB\n"
-		     "pages), 8K to 64G, e.g. 32G; a bare number is bytes, at least 4096"),
+		     "pages), 8K to 4T, e.g. 32G; a bare number is bytes, at least 4096;\n"
+		     "the pages filled (SIZE x the largest usage point; the whole\n"
+		     "device with --placement random) at most 64G"),
 	CLI_OPT_CALL("--usage", "P1,P2,...", set_usage,
 		     "usage points in percent of the device (default 0,25,50,75,100)"),
 	CLI_OPT_CHOICE("--placement", "dense|random", O, random, "dense|random",
@@ -189,6 +192,17 @@ static const struct cli_program program = {
 	.options = options,
 };
 
+/* The most pages the run swaps out: up to the largest usage point, or the
+ * whole device (less its header) for --placement random. */
+static uint64_t fill_pages(const struct opts *o)
+{
+	uint64_t pages = o->size / SWS_PAGE_SIZE - 1;
+	unsigned most = 0;
+	for (unsigned k = 0; k < o->nusage; k++)
+		most = o->usage[k] > most ? o->usage[k] : most;
+	return o->random ? pages : pages * most / 100;
+}
+
 static int parse_args(struct opts *o, int argc, char **argv)
 {
 	static const unsigned points[] = {0, 25, 50, 75, 100};
@@ -207,6 +221,11 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		memcpy(o->designs, cli_designs, sizeof(cli_designs));
 		o->ndesigns = CLI_NR_DESIGNS;
 	}
+	if (fill_pages(o) > MAX_FILL / SWS_PAGE_SIZE)
+		return bad(o->random ? "--placement" : "--usage",
+			   "fills %llu MiB of pages, above the limit of 64G (each GiB filled costs the run about "
+			   "0.7 s and 16 MB per design; the bytes per slot are the same at 32G)",
+			   (unsigned long long)(fill_pages(o) * SWS_PAGE_SIZE >> 20));
 	return 0;
 }
 
@@ -277,7 +296,7 @@ static int run_disk(const struct opts *o, enum sws_backend d, struct row *rows)
 	}
 	struct sws_device_config dc = {.flags = SWS_SWP_SOLIDSTATE, .nr_slots = o->size / SWS_PAGE_SIZE};
 	uint64_t pages = dc.nr_slots - 1;
-	sws_entry_t *held = malloc(sizeof(*held) * pages);
+	sws_entry_t *held = malloc(sizeof(*held) * (fill_pages(o) + 1));
 	rc = held ? sws_swapon(sim, &dc, &type) : SWS_ENOMEM;
 	unsigned pts[MAX_POINTS];
 	memcpy(pts, o->usage, sizeof(pts));
