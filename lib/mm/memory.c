@@ -9,9 +9,12 @@
  *  - none: a read maps the shared zero page, a write a new folio (of the
  *    region's mTHP order when the aligned block is empty);
  *  - write to a read-only page: reuse when exclusive, else copy (COW);
- *  - swap PTE: swap-in (swap_state.c finds or reads the folio). Designs up to
- *    6.18 (and vswap) read a count-1 slot of a SYNCHRONOUS_IO device into a
- *    private folio instead (the bypass). The PTE's swap count is put; the
+ *  - swap PTE: do_swap_page() looks the device up once (get_swap_device())
+ *    and passes it down; the swap cache is looked in (swap_state.c), and on a
+ *    miss designs up to 6.18 (and vswap) read a count-1 slot of a
+ *    SYNCHRONOUS_IO device into a private folio here (the bypass), every other
+ *    slot being read ahead and read into the swap cache (swap_state.c's
+ *    swapin_readahead()). The PTE's swap count is put; the
  *    slot is freed at once when swap is more than half full, on a write by
  *    the folio's only user (no other space maps it), and
  *    from swap table phase II on SYNCHRONOUS_IO devices
