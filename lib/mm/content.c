@@ -82,7 +82,7 @@ void sws_mm_page_content(const struct sws_mm *mm, uint64_t seed, uint64_t versio
  * to it. Simulator state, not the kernel's, so it costs what is in use: per
  * device a per-cluster array of pointers (8 B per cluster), each NULL or a
  * 4 KiB table of the cluster's 512 seeds, allocated by the first write to the
- * cluster and given back when the cluster is free (sim->cluster_freed, from
+ * cluster and given back when the cluster is free (the cluster_freed hook, from
  * the core's free_cluster(), on every kind of device). Every reader and
  * writer holds the slot (its folio is in the swap cache, locked), so the
  * cluster cannot become free under it and no lock is needed; writes to two

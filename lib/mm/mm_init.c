@@ -131,8 +131,8 @@ int sws_mm_create(struct sws_sim *sim, const struct sws_mm_config *cfg, struct s
 
 /* Pages on an xswap device live in zswap: it needs zswap on this memory
  * model. Our per-device state comes with the device (sws__mm_device_added());
- * both calls run under sim->ext_mutex, so they exclude each other, limit
- * writes and the shrink. */
+ * both calls run under the simulation's ext_mutex (sws__sim_ext_lock()), so
+ * they exclude each other, limit writes and the shrink. */
 int sws_mm_xswap_create(struct sws_mm *mm, int prio, int *type)
 {
 	if (!mm || !type)

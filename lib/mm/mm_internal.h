@@ -918,8 +918,8 @@ int sws__mm_out_of_memory(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg
 /* mm_init.c */
 /* A device's modelled I/O latency from its kind. */
 void sws__mm_default_latency(struct sws_mm *mm, unsigned type, const struct sws_device *d);
-/* The memory model's per-device state, as sim->device_added and
- * device_removed: slot seeds, the latency model, zswap's trees. */
+/* The memory model's per-device state, as the core's device hooks added and
+ * removed (struct sws_device_hooks): slot seeds, the latency model, zswap's trees. */
 int sws__mm_device_added(void *mm, struct sws_device *dev);
 void sws__mm_device_removed(void *mm, struct sws_device *dev);
 
@@ -933,7 +933,7 @@ int sws__mm_slot_seed_set(struct sws_mm *mm, sws_entry_t e, uint64_t seed);
 /* The seed last set on slot @e, which the caller holds; 0 when none was. */
 uint64_t sws__mm_slot_seed_get(struct sws_mm *mm, sws_entry_t e);
 /* Seed tables per device: create the per-cluster array (@return 0 or
- * SWS_ENOMEM), give back one free cluster's table (sim->cluster_freed, under
+ * SWS_ENOMEM), give back one free cluster's table (the cluster_freed hook, under
  * its ci->lock), free them all (the device goes). */
 int sws__mm_slot_seeds_create(struct sws_mm *mm, struct sws_device *dev);
 void sws__mm_slot_seeds_cluster_freed(void *mm, struct sws_device *dev, uint32_t idx);
