@@ -6,9 +6,12 @@
  * grammar (sizes, device specs, lists) stays in their CLI_CALL setters.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <swapsim/swapsim.h>
 
 #include "cli_options.h"
 #include "cli_output.h"
@@ -192,11 +195,11 @@ void cli_options_help(const struct cli_program *p, FILE *f)
 {
 	fputs(p->usage, f);
 	for (const struct cli_option *o = p->options; o->kind != CLI_END; o++) {
+		char left[96], text[4096];
 		if (o->kind == CLI_TEXT) {
-			fputs(o->help, f);
+			fputs(o->help_fn ? o->help_fn(text, sizeof(text)) : o->help, f);
 			continue;
 		}
-		char left[96], text[512];
 		const char *help = o->help_fn ? o->help_fn(text, sizeof(text)) : o->help;
 		if (!help)
 			continue;
@@ -209,4 +212,69 @@ void cli_options_help(const struct cli_program *p, FILE *f)
 	}
 	if (p->tail)
 		fputs(p->tail, f);
+}
+
+/* ---- the workloads' synopses, from their table (sws_workload_params()) ---- */
+
+#define WL_INDENT 14 /* where a workload's options and help start */
+#define WL_WIDTH 90  /* the synopsis lines' length */
+
+/* snprintf() at *@at of @buf (of @len), moving *@at on; what does not fit is dropped. */
+__attribute__((format(printf, 4, 5))) static void buf_add(char *buf, size_t len, size_t *at, const char *fmt, ...)
+{
+	if (*at >= len)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf + *at, len - *at, fmt, ap);
+	va_end(ap);
+	*at += n > 0 ? (size_t)n : 0;
+}
+
+const char *cli_workload_names(char *buf, size_t len)
+{
+	size_t at = 0;
+	buf[0] = 0;
+	for (int k = 1; sws_workload_help((enum sws_workload_kind)k); k++)
+		buf_add(buf, len, &at, "%s%s", k > 1 ? ", " : "", sws_workload_name((enum sws_workload_kind)k));
+	return buf;
+}
+
+const char *cli_workload_help(char *buf, size_t len)
+{
+	size_t at = 0;
+	buf[0] = 0;
+	for (int k = 1; sws_workload_help((enum sws_workload_kind)k); k++) {
+		enum sws_workload_kind kind = (enum sws_workload_kind)k;
+		size_t col = WL_INDENT;
+		buf_add(buf, len, &at, "      %-*s", WL_INDENT - 6, sws_workload_name(kind));
+		for (const struct sws_workload_param *p = sws_workload_params(kind);; p++) {
+			char word[64];
+			if (!p->name) /* the one word that is not an option comes last */
+				snprintf(word, sizeof(word), "SIZE");
+			else if (p->kind == SWS_WORKLOAD_PARAM_FLAG && p->flag == SWS_WORKLOAD_KEEP)
+				continue; /* every workload's: the line after the list */
+			else if (p->arg)
+				snprintf(word, sizeof(word), "[%s %s]", p->name, p->arg);
+			else
+				snprintf(word, sizeof(word), "[%s]", p->name);
+			bool first = col == WL_INDENT;
+			if (!first && col + 1 + strlen(word) > WL_WIDTH) {
+				buf_add(buf, len, &at, "\n%*s", WL_INDENT, "");
+				col = WL_INDENT, first = true;
+			}
+			buf_add(buf, len, &at, "%s%s", first ? "" : " ", word);
+			col += !first + strlen(word);
+			if (!p->name)
+				break;
+		}
+		/* What it does, its lines under the options. */
+		for (const char *h = sws_workload_help(kind); *h;) {
+			int n = (int)strcspn(h, "\n");
+			buf_add(buf, len, &at, "\n%*s%.*s", WL_INDENT, "", n, h);
+			h += n + (h[n] == '\n');
+		}
+		buf_add(buf, len, &at, "\n");
+	}
+	return buf;
 }

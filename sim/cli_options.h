@@ -94,6 +94,14 @@ int cli_u32(const char *prog, const char *name, const char *v, uint32_t min, uin
 /** As cli_u32(), the number also as C writes it (0x1f, 017). */
 int cli_u32_c(const char *prog, const char *name, const char *v, uint32_t min, uint32_t max, uint32_t *out);
 
+/** The synthetic workloads' synopses for --help (a CLI_TEXT entry's help_fn),
+ *  made from their table: per workload its name, its options (sws_workload_params(),
+ *  less --keep, which every workload has), SIZE, then what it does
+ *  (sws_workload_help()). @return @buf. */
+const char *cli_workload_help(char *buf, size_t len);
+/** The workloads' names, "usemem, memhog, ...", into @buf. @return @buf. */
+const char *cli_workload_names(char *buf, size_t len);
+
 /* A table's entries, by kind (T: the options struct; F: its field). */
 #define CLI_OPT_TEXT(text) {.kind = CLI_TEXT, .help = (text)}
 #define CLI_OPT_FLAG(n, T, F, h) {.kind = CLI_FLAG, .name = (n), .offset = offsetof(T, F), .help = (h)}

@@ -11,6 +11,10 @@ if(SWS_BUILD_TESTS)
   add_test(NAME replay_cli_help_bandwidth COMMAND swapsim-replay --help)
   set_tests_properties(replay_cli_help_bandwidth PROPERTIES LABELS unit
     PASS_REGULAR_EXPRESSION "default 16000000000,")
+  # --help's workload synopses come from the workloads' table: each one's options, SIZE, its help.
+  add_test(NAME replay_cli_help_workloads COMMAND swapsim-replay --help)
+  set_tests_properties(replay_cli_help_workloads PROPERTIES LABELS unit PASS_REGULAR_EXPRESSION
+    "memhog  \\[-r N\\] SIZE\n +sequential 0xff fill.*kbuild  \\[-j JOBS\\] \\[-p PHASES\\] \\[-a ACCESSES\\] \\[--cold SIZE\\] \\[--seed S\\] SIZE\n +shaped like a kernel build")
   # replay_usage_test(NAME EXPECT ARGS...): the replay refuses ARGS with exit status 2 and a
   # message matching EXPECT.
   function(replay_usage_test name expect)
@@ -51,7 +55,9 @@ if(SWS_BUILD_TESTS)
                 "mthp_size;--mthp: '12K=always': expected SIZE=always or SIZE=never;--mthp;12K=always;--workload;memhog;1M"
                 "mthp_policy;--mthp: '64K=inherit': expected SIZE=always or SIZE=never;--mthp;64K=inherit;--workload;memhog;1M"
                 "mem_high;--mem-high: '8K': expected 256K to 4T;--mem-high;8K;--workload;memhog;1M"
-                "costs_dir;--costs: /: Is a directory;--costs;/;--workload;memhog;1M")
+                "costs_dir;--costs: /: Is a directory;--costs;/;--workload;memhog;1M"
+                # the workloads' names from their table
+                "unknown_workload;--workload: unknown workload 'fio' \\(usemem, memhog, zipf, uniform, bgsave, kbuild\\);--workload;fio;1M")
     list(GET case 0 name)
     list(GET case 1 expect)
     list(SUBLIST case 2 -1 args)

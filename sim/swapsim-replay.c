@@ -47,7 +47,7 @@ static void on_stop_signal(int sig) { interrupted = sig; }
  * 128+signal; one ignored when the program started (nohup) stays ignored. */
 static void catch_stop_signals(void) { cli_catch_stop_signals(on_stop_signal); }
 
-/* --help: its head, the workloads' synopses and its end around the option table. */
+/* --help: its head and its end around the option table (which makes the workloads' synopses). */
 #define USAGE_HEAD \
 	"usage: swapsim-replay [OPTIONS] --trace FILE [--format FMT]\n" \
 	"       swapsim-replay [OPTIONS] --workload NAME [WORKLOAD ARGS...]\n" \
@@ -56,19 +56,6 @@ static void catch_stop_signals(void) { cli_catch_stop_signals(on_stop_signal); }
 	"Replay a page-access trace or a synthetic workload on a simulated machine and report\n" \
 	"what the swap subsystem did (kernel-named counters, events/s, latency, metadata memory).\n" \
 	"\n"
-#define WORKLOAD_HELP \
-	"      usemem  [-n N] [-O] [-y] [-x] [-R] [--random-seed S] [-Z] [-o] [--init-time]\n" \
-	"              [-r N] [-j STEP] SIZE      vm-scalability usemem; prints its per-task lines\n" \
-	"      memhog  [-r N] SIZE                sequential 0xff fill (numactl memhog)\n" \
-	"      zipf    [-n TASKS] [-a ACCESSES] [-s EXPONENT] [-w WRITE_PCT] [--seed S] SIZE\n" \
-	"      uniform [-n TASKS] [-a ACCESSES] [-w WRITE_PCT] [--seed S] SIZE\n" \
-	"      bgsave  [-a PARENT_WRITES] [--seed S] SIZE   write, fork, child reads all, parent\n" \
-	"                                                  keeps writing (copy-on-write)\n" \
-	"      kbuild  [-j JOBS] [-p PHASES] [-a ACCESSES] [--cold SIZE] [--seed S] SIZE\n" \
-	"              shaped like a kernel build: -j short-lived compile jobs whose heaps add\n" \
-	"              up to SIZE, a hot set that moves on in phases, long-lived cold memory,\n" \
-	"              and --cold SIZE of cold data written first (docs/replay.md)\n" \
-	"      any workload: --keep  its tasks neither unmap nor exit at the end\n"
 #define USAGE_TAIL \
 "Sizes take K, M, G, T suffixes (binary) or a page count with a p suffix (256p = 1M);\n" \
 	"a bare number is bytes, at least 4096 (64 alone is refused: write 64M, 64K or 64p).\n" \
@@ -216,12 +203,11 @@ static const char *backend_help(char *buf, size_t len)
 
 static int parse_workload(struct opts *o, int argc, char **argv)
 {
-	char msg[256];
+	char msg[256], names[128];
 	if (argc < 1)
-		return bad("--workload", "missing workload name (usemem, memhog, zipf, uniform, bgsave, kbuild)");
+		return bad("--workload", "missing workload name (%s)", cli_workload_names(names, sizeof(names)));
 	if (sws_workload_parse(argv[0], &o->wl.kind))
-		return bad("--workload", "unknown workload '%s' (usemem, memhog, zipf, uniform, bgsave, kbuild)",
-			   argv[0]);
+		return bad("--workload", "unknown workload '%s' (%s)", argv[0], cli_workload_names(names, sizeof(names)));
 	if (cli_parse_workload_args(&o->wl, argc - 1, argv + 1, msg, sizeof(msg)))
 		return bad("--workload", "%s", msg);
 	o->have_workload = true;
@@ -492,7 +478,8 @@ static const struct cli_option options[] = {
 	{.kind = CLI_REST, .name = "--workload", .arg = "NAME ARGS...", .rest = set_workload,
 	 .help = "a synthetic workload; every word after NAME is its own\n"
 		 "argument, so --workload comes last:"},
-	CLI_OPT_TEXT(WORKLOAD_HELP),
+	{.kind = CLI_TEXT, .help_fn = cli_workload_help}, /* from the workloads' table */
+	CLI_OPT_TEXT("      any workload: --keep  its tasks neither unmap nor exit at the end\n"),
 	CLI_OPT_CALL("--workload-args", "\"NAME ARGS\"", set_workload_args, "the same as one string (may come anywhere)"),
 	CLI_OPT_STRING("--check", "DIR|FILE", O, check,
 		       "a recording of the kernel (swapsim-record's folder, or its\n"

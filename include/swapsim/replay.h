@@ -750,6 +750,11 @@ const struct sws_workload_param *sws_workload_params(enum sws_workload_kind kind
 
 /** @return "usemem", "memhog", "zipf", "uniform", "bgsave", "kbuild" or "unknown". */
 const char *sws_workload_name(enum sws_workload_kind kind);
+/** @return what workload @kind does, for a program's --help (lines of at most
+ *  80 characters, '\n' between them), or NULL for an unknown kind. The kinds
+ *  run from 1 with no gap: a program lists them while sws_workload_name()
+ *  knows them. */
+const char *sws_workload_help(enum sws_workload_kind kind);
 /** @return 0 or SWS_EINVAL. */
 int sws_workload_parse(const char *name, enum sws_workload_kind *out);
 

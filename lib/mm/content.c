@@ -82,7 +82,7 @@ void sws_mm_page_content(const struct sws_mm *mm, uint64_t seed, uint64_t versio
  * to it. Simulator state, not the kernel's, so it costs what is in use: per
  * device a per-cluster array of pointers (8 B per cluster), each NULL or a
  * 4 KiB table of the cluster's 512 seeds, allocated by the first write to the
- * cluster and given back when the cluster is free (sim->cluster_freed, from
+ * cluster and given back when the cluster is free (the cluster_freed hook, from
  * the core's free_cluster(), on every kind of device). Every reader and
  * writer holds the slot (its folio is in the swap cache, locked), so the
  * cluster cannot become free under it and no lock is needed; writes to two
@@ -103,7 +103,7 @@ static _Atomic(struct sws_seed_table *) *seed_ptr(struct sws_mm *mm, sws_entry_t
 static __attribute__((noinline)) int seed_set_first(struct sws_mm *mm, _Atomic(struct sws_seed_table *) *pp,
 						    sws_entry_t e, uint64_t seed)
 {
-	struct sws_mem *mem = &mm->sim->mem;
+	struct sws_mem *mem = sws__sim_mem(mm->sim);
 	struct sws_seed_table *t = NULL, *fresh = sws__mem_zalloc(mem, SWS_MEM_mm, sizeof(*fresh), 64);
 	if (!fresh)
 		return SWS_ENOMEM;
@@ -136,35 +136,35 @@ uint64_t sws__mm_slot_seed_get(struct sws_mm *mm, sws_entry_t e)
 
 int sws__mm_slot_seeds_create(struct sws_mm *mm, struct sws_device *dev)
 {
-	unsigned t = (unsigned)dev->type;
+	unsigned t = sws__device_type(dev);
 	mm->slot_seed[t] = sws__cluster_array_create(dev, &mm->seed_array[t], sizeof(*mm->slot_seed[t]),
 						     SWS_MEM_mm, 0);
 	if (!mm->slot_seed[t])
 		return SWS_ENOMEM;
-	mm->slot_seed_len[t] = dev->max;
+	mm->slot_seed_len[t] = sws__device_max(dev);
 	return 0;
 }
 
 void sws__mm_slot_seeds_cluster_freed(void *ctx, struct sws_device *dev, uint32_t idx)
 {
 	struct sws_mm *mm = ctx;
-	_Atomic(struct sws_seed_table *) *seeds = mm->slot_seed[dev->type];
-	SWS_ASSERT_HELD(&dev->cluster_info[idx].lock);
+	_Atomic(struct sws_seed_table *) *seeds = mm->slot_seed[sws__device_type(dev)];
+	SWS_ASSERT_HELD(sws__device_cluster_lockptr(dev, idx));
 	if (!seeds)
 		return; /* the device is coming or going */
 	struct sws_seed_table *t = atomic_exchange_explicit(&seeds[idx], NULL, memory_order_acq_rel);
-	sws__mem_free(&mm->sim->mem, SWS_MEM_mm, t, sizeof(*t));
+	sws__mem_free(sws__sim_mem(mm->sim), SWS_MEM_mm, t, sizeof(*t));
 }
 
 void sws__mm_slot_seeds_destroy(struct sws_mm *mm, struct sws_device *dev)
 {
-	unsigned t = (unsigned)dev->type;
+	unsigned t = sws__device_type(dev);
 	_Atomic(struct sws_seed_table *) *seeds = mm->slot_seed[t];
 	/* Clusters beyond an extendable device's mapped range are free: their
 	 * tables went with them. */
-	for (uint32_t c = 0, n = sws__nr_clusters_mapped(dev); seeds && c < n; c++) {
+	for (uint32_t c = 0, n = sws__device_clusters_mapped(dev); seeds && c < n; c++) {
 		struct sws_seed_table *st = atomic_exchange_explicit(&seeds[c], NULL, memory_order_relaxed);
-		sws__mem_free(&mm->sim->mem, SWS_MEM_mm, st, sizeof(*st));
+		sws__mem_free(sws__sim_mem(mm->sim), SWS_MEM_mm, st, sizeof(*st));
 	}
 	mm->slot_seed[t] = NULL;
 	mm->slot_seed_len[t] = 0;

@@ -31,12 +31,12 @@ static void *get_or_make(struct sws_mm *mm, void *_Atomic *p, size_t size, bool 
 	void *v = atomic_load_explicit(p, memory_order_acquire);
 	if (v || !create)
 		return v;
-	void *n = sws__mem_zalloc(&mm->sim->mem, SWS_MEM_mm, size, 64);
+	void *n = sws__mem_zalloc(sws__sim_mem(mm->sim), SWS_MEM_mm, size, 64);
 	if (!n)
 		return NULL;
 	if (atomic_compare_exchange_strong(p, &v, n))
 		return n;
-	sws__mem_free(&mm->sim->mem, SWS_MEM_mm, n, size);
+	sws__mem_free(sws__sim_mem(mm->sim), SWS_MEM_mm, n, size);
 	return v;
 }
 
@@ -66,19 +66,19 @@ static uint64_t *__file_slot(struct sws_mm *mm, struct sws_file *fl, uint64_t in
 		uint64_t n = fl->nr_chunks ? fl->nr_chunks : 8;
 		while (n <= c)
 			n *= 2;
-		uint64_t **a = sws__mem_zalloc(&mm->sim->mem, SWS_MEM_mm, sizeof(*a) * n, 0);
+		uint64_t **a = sws__mem_zalloc(sws__sim_mem(mm->sim), SWS_MEM_mm, sizeof(*a) * n, 0);
 		if (!a)
 			return NULL;
 		if (fl->nr_chunks)
 			memcpy(a, fl->chunk, sizeof(*a) * fl->nr_chunks);
-		sws__mem_free(&mm->sim->mem, SWS_MEM_mm, fl->chunk, sizeof(*a) * fl->nr_chunks);
+		sws__mem_free(sws__sim_mem(mm->sim), SWS_MEM_mm, fl->chunk, sizeof(*a) * fl->nr_chunks);
 		fl->chunk = a;
 		fl->nr_chunks = n;
 	}
 	if (!fl->chunk[c]) {
 		if (!create)
 			return NULL;
-		fl->chunk[c] = sws__mem_zalloc(&mm->sim->mem, SWS_MEM_mm, sizeof(uint64_t) * CHUNK_ENTRIES, 64);
+		fl->chunk[c] = sws__mem_zalloc(sws__sim_mem(mm->sim), SWS_MEM_mm, sizeof(uint64_t) * CHUNK_ENTRIES, 64);
 		if (!fl->chunk[c])
 			return NULL;
 	}
@@ -88,14 +88,15 @@ static uint64_t *__file_slot(struct sws_mm *mm, struct sws_file *fl, uint64_t in
 /* The page cache's I/O: the backing store is busy @ns; with @wait the task waits. */
 static void file_io(struct sws_mm *mm, struct sws_cpu *cpu, uint64_t ns, bool wait)
 {
-	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
+	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
 	mm_time_add(&p->ctr[SWS_MM_modelled_io_ns], ns);
 	if (!wait)
 		return;
 	mm_time_add(&p->iowait_ns, ns);
-	if (cpu->vc) { /* the file's device has no queue in the model: the read's latency */
-		sws__vt_idle(cpu->vc, ns * 1000);
-		cpu->vc->io_wait += ns * 1000;
+	struct sws_vcpu *vc = sws__cpu_vcpu(cpu);
+	if (vc) { /* the file's device has no queue in the model: the read's latency */
+		sws__vt_idle(vc, ns * 1000);
+		vc->io_wait += ns * 1000;
 	}
 }
 
@@ -204,7 +205,7 @@ int64_t sws_mm_file_io(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, ui
 	struct sws_file *fl = file_get(mm, file, true);
 	if (!fl)
 		return SWS_ENOMEM;
-	uint32_t *current = &mm->pcpu[sws__cpu_id(cpu)].current;
+	uint32_t *current = &mm->pcpu[sws_cpu_id(cpu)].current;
 	*current = asid;
 	uint64_t t0 = mm_kernel_enter(mm, cpu);
 	int64_t missed = 0;
@@ -259,7 +260,7 @@ int sws__mm_filemap_evict(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 
 void sws__mm_filemap_destroy(struct sws_mm *mm)
 {
-	struct sws_mem *mem = &mm->sim->mem;
+	struct sws_mem *mem = sws__sim_mem(mm->sim);
 	struct sws_file_dir *dir = atomic_load(&mm->files);
 	for (unsigned d = 0; dir && d < SWS__MM_FILE_DIR; d++) {
 		struct sws_file_table *tab = atomic_load(&dir->table[d]);

@@ -114,17 +114,17 @@ int sws_mm_madvise(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64
 	if (advice == SWS_MADV_PAGEOUT) {
 		madv_pageout(cpu, mm, sp, addr, addr + len);
 	} else if (advice == SWS_MADV_FREE) {
-		enum sws_work_ctx wc = sws__work_enter(cpu, SWS_WCTX_free);
+		enum sws_work_ctx wc = sws__cpu_work_enter(cpu, SWS_WCTX_free);
 		madv_free(cpu, mm, asid, sp, addr, addr + len);
-		sws__work_enter(cpu, wc);
+		sws__cpu_work_enter(cpu, wc);
 	} else {
-		enum sws_work_ctx wc = sws__work_enter(cpu, SWS_WCTX_free);
+		enum sws_work_ctx wc = sws__cpu_work_enter(cpu, SWS_WCTX_free);
 		sws__mm_lru_add_drain(cpu, mm); /* zap_page_range_single(): lru_add_drain() first */
 		sws__mm_split_edges(cpu, mm, sp, addr, addr + len);
 		sws__mm_space_lock(mm, sp);
 		sws___mm_zap_range(cpu, mm, asid, sp, addr, addr + len);
 		sws__mm_space_unlock(sp);
-		sws__work_enter(cpu, wc);
+		sws__cpu_work_enter(cpu, wc);
 	}
 	mm_kernel_exit(mm, cpu, t0);
 	return 0;

@@ -59,7 +59,7 @@ static void refill_stock(struct sws_mm *mm, struct sws_mm_pcpu *p, uint16_t memc
 /* drain_all_stock(): every CPU's stock of @memcg back to its counter. */
 static void drain_all_stock(struct sws_mm *mm, uint16_t memcg)
 {
-	for (unsigned i = 0; i < mm->sim->max_cpus; i++) {
+	for (unsigned i = 0; i < sws__sim_max_cpus(mm->sim); i++) {
 		struct sws_mm_pcpu *p = &mm->pcpu[i];
 		uint64_t v = atomic_load_explicit(&p->stock, memory_order_relaxed);
 		while (stock_memcg(v) == memcg && stock_pages(v))
@@ -91,13 +91,13 @@ static bool memcg_try_charge(struct sws_memcg *mc, uint64_t nr)
 static uint64_t reclaim_round(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr,
 			      bool memcg_only)
 {
-	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
-	struct sws_vcpu *vc = cpu->vc;
-	uint64_t t0 = vc ? vc->now : sws__clock_ns(mm->sim), m0 = p->sys_modelled_ns + p->iowait_ns,
+	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
+	struct sws_vcpu *vc = sws__cpu_vcpu(cpu);
+	uint64_t t0 = vc ? vc->now : sws__sim_clock_ns(mm->sim), m0 = p->sys_modelled_ns + p->iowait_ns,
 		 u0 = p->untimed_ns;
 	uint64_t got = sws__mm_shrink(cpu, mm, memcg, nr, memcg_only);
 	uint64_t ns = vc ? (vc->now - t0) / 1000
-			 : sws__clock_ns(mm->sim) - t0 - (p->untimed_ns - u0) + p->sys_modelled_ns + p->iowait_ns - m0;
+			 : sws__sim_clock_ns(mm->sim) - t0 - (p->untimed_ns - u0) + p->sys_modelled_ns + p->iowait_ns - m0;
 	unsigned b = ns ? 63u - (unsigned)__builtin_clzll(ns) : 0;
 	if (b >= SWS_MM_LAT_BUCKETS)
 		b = SWS_MM_LAT_BUCKETS - 1;
@@ -140,7 +140,7 @@ int sws__mm_charge(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint6
 	uint32_t cur = cpu ? sws__mm_current(mm, cpu) : SWS__MM_NO_ASID;
 	struct sws_space *cur_sp = cur != SWS__MM_NO_ASID ? mm_space(mm, cpu, cur) : NULL;
 	/* The exact-LRU reference charges page by page: no stock. */
-	struct sws_mm_pcpu *stock = cpu && mm->cfg.policy != SWS_RECLAIM_LRU ? &mm->pcpu[sws__cpu_id(cpu)] : NULL;
+	struct sws_mm_pcpu *stock = cpu && mm->cfg.policy != SWS_RECLAIM_LRU ? &mm->pcpu[sws_cpu_id(cpu)] : NULL;
 	unsigned retries = MAX_RECLAIM_RETRIES;
 	bool drained = false;
 	for (unsigned round = 0; round < MAX_CHARGE_ROUNDS; round++) {
@@ -222,7 +222,7 @@ int sws_mm_memcg_create(struct sws_mm *mm, uint64_t limit_pages, uint16_t *id)
 {
 	if (!mm || !id)
 		return SWS_EINVAL;
-	if (mm->sim->memcg_off)
+	if (sws__sim_memcg_off(mm->sim))
 		return SWS_EOPNOTSUPP; /* cgroup_disable=memory: the root alone */
 	mm_lock(mm, &mm->memcg_lock, SWS_MM_lock_mm_other_contended);
 	int rc = SWS_ENOMEM; /* the array is fixed: readers index it without a lock */

@@ -9,9 +9,12 @@
  *  - none: a read maps the shared zero page, a write a new folio (of the
  *    region's mTHP order when the aligned block is empty);
  *  - write to a read-only page: reuse when exclusive, else copy (COW);
- *  - swap PTE: swap-in (swap_state.c finds or reads the folio). Designs up to
- *    6.18 (and vswap) read a count-1 slot of a SYNCHRONOUS_IO device into a
- *    private folio instead (the bypass). The PTE's swap count is put; the
+ *  - swap PTE: do_swap_page() looks the device up once (get_swap_device())
+ *    and passes it down; the swap cache is looked in (swap_state.c), and on a
+ *    miss designs up to 6.18 (and vswap) read a count-1 slot of a
+ *    SYNCHRONOUS_IO device into a private folio here (the bypass), every other
+ *    slot being read ahead and read into the swap cache (swap_state.c's
+ *    swapin_readahead()). The PTE's swap count is put; the
  *    slot is freed at once when swap is more than half full, on a write by
  *    the folio's only user (no other space maps it), and
  *    from swap table phase II on SYNCHRONOUS_IO devices
@@ -39,14 +42,16 @@
 
 /*
  * do_swap_page()'s SWP_SYNCHRONOUS_IO bypass (designs up to 6.18, and vswap
- * for device-backed entries): a count-1 slot is read into a private folio
- * that never enters the swap cache; the slot is pinned meanwhile
- * (swapcache_prepare()) and freed when the caller unpins it. @return 0 and
- * the locked folio (not in the swap cache, dirty: its slot goes); SWS_EAGAIN
- * or SWS_EOPNOTSUPP (take the swap cache); SWS_EEXIST (someone else is
- * swapping it in); SWS_ENOMEM; SWS_ECORRUPT.
+ * for device-backed entries): a count-1 slot is read from @si into a private
+ * folio that never enters the swap cache; the slot is pinned meanwhile
+ * (swapcache_prepare(), which refuses a slot whose count is not 1: the
+ * kernel's __swap_count(entry) == 1 test) and do_swap_page() unpins it,
+ * which frees it. @return 0 and the locked folio (not in the swap cache,
+ * dirty: its slot goes); SWS_EAGAIN or SWS_EOPNOTSUPP (take the swap cache);
+ * SWS_EEXIST (someone else is swapping it in); SWS_ENOMEM; SWS_ECORRUPT.
  */
-int sws__mm_swapin_bypass(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, sws_entry_t e, uint64_t *pfnp)
+static int swapin_skip_swapcache(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, sws_entry_t e,
+				 struct sws_device *si, uint64_t *pfnp)
 {
 	uint64_t pfn, shadow = 0;
 	int rc = sws__mm_folio_alloc(cpu, mm, memcg, 0, &pfn);
@@ -58,7 +63,7 @@ int sws__mm_swapin_bypass(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg
 		return rc;
 	}
 	struct sws_folio *f = mm_folio(mm, pfn); /* locked */
-	rc = sws__mm_swap_read_folio(cpu, mm, f, e, true);
+	rc = sws__mm_swap_read_folio(cpu, mm, f, e, true, si);
 	folio_set(f, PG_dirty);
 	sws__mm_folio_add_lru(cpu, mm, pfn, shadow && sws__mm_workingset_refault(cpu, mm, f, memcg, shadow));
 	*pfnp = pfn;
@@ -262,13 +267,65 @@ static int __do_wp_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, s
 	return rc;
 }
 
+/* The locked, up-to-date folio of @e for a fault at @vaddr: from the swap
+ * cache, or read into a private folio (*@skip_swapcache: the bypass), or read
+ * into the swap cache after readahead. @sd: the fault's device. */
+static int swapin_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr, sws_entry_t e,
+			const struct sws__swapin_dev *sd, uint64_t *pfnp, bool *skip_swapcache)
+{
+	bool sync = sd->si && (sws__device_flags(sd->si) & SWS_SWP_SYNCHRONOUS_IO);
+	/* SYNCHRONOUS_IO devices read without readahead, except, up to 6.18, a
+	 * slot the bypass declined (count > 1: shared since a fork), which goes
+	 * through swapin_readahead() like any other device's. */
+	bool readahead = !sync;
+	for (int tries = 0;; tries++) {
+		int rc = sws__mm_swap_cache_get_folio(cpu, mm, sp, vaddr, e, pfnp);
+		if (rc != SWS_ENOENT && rc != SWS_EAGAIN)
+			return rc; /* a hit (or the split of a large one failed) */
+		if (rc == SWS_EAGAIN) {
+			if (tries > 1000)
+				return SWS_ENOENT;
+			continue;
+		}
+		if (sync && sws__design_sync_bypass(mm->sim)) {
+			rc = swapin_skip_swapcache(cpu, mm, sp->memcg, e, sd->si, pfnp);
+			if (rc == 0 || rc == SWS_ECORRUPT) {
+				*skip_swapcache = true;
+				mm_count(mm, cpu, SWS_MM_pgmajfault, 1);
+				return rc;
+			}
+			if (rc == SWS_EEXIST) { /* the kernel waits a tick and faults again */
+				if (tries > 1000)
+					return SWS_ENOENT;
+				continue;
+			}
+			if (rc != SWS_EAGAIN && rc != SWS_EOPNOTSUPP)
+				return rc == SWS_EBUSY ? SWS_ENOENT : rc;
+			readahead |= rc == SWS_EAGAIN;
+		}
+		rc = sws__mm_swapin_readahead(cpu, mm, sp, vaddr, e, sd, readahead && !tries, pfnp);
+		if (rc == 0 || rc == SWS_ECORRUPT) /* read from the device or zswap: a major fault */
+			mm_count(mm, cpu, SWS_MM_pgmajfault, 1);
+		if (rc != SWS_EEXIST)
+			return rc;
+		if (tries > 1000)
+			return SWS_ENOENT;
+	}
+}
+
 /* do_swap_page(): the PTE holds @e; ptl dropped by the caller. */
 static int do_swap_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp,
 			uint64_t vaddr, sws_entry_t e, bool write)
 {
+	/* get_swap_device(), once for the fault: the device the page is read
+	 * from (vswap: the physical one behind @e; none when the page is zero,
+	 * in zswap or in memory: then nothing is read ahead from a device). */
+	struct sws__swapin_dev sd = {.t = e};
+	sd.on_device = !mm_io_target(cpu, mm, e, 1, false, &sd.t);
+	sd.si = sws__get_swap_device(mm->sim, sws_swp_type(sd.t));
 	uint64_t pfn = 0;
-	bool bypassed;
-	int rc = sws__mm_swapin(cpu, mm, sp, vaddr, e, &pfn, &bypassed);
+	bool skip_swapcache = false;
+	int rc = swapin_folio(cpu, mm, sp, vaddr, e, &sd, &pfn, &skip_swapcache);
 	if (rc && rc != SWS_ECORRUPT)
 		return rc == SWS_ENOENT ? SWS_EAGAIN_INTERNAL : rc;
 	int read_rc = rc;
@@ -276,68 +333,62 @@ static int do_swap_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, s
 	sws_spinlock_t *ptl = pte_lockptr(sp, vaddr);
 	mm_lock(mm, ptl, SWS_MM_lock_ptl_contended);
 	uint64_t *pte = sws___pte_lookup(sp, vaddr);
-	if (!pte || *pte != swp_entry_to_pte(e) || sws__mm_rmap_add(mm, f, asid, vaddr)) {
+	bool mapped = pte && *pte == swp_entry_to_pte(e) && !sws__mm_rmap_add(mm, f, asid, vaddr);
+	if (!mapped) {
 		/* !pte_same: someone else did it (or no memory for the rmap) */
-		bool nomem = pte && *pte == swp_entry_to_pte(e);
-		sws_spin_unlock(ptl);
-		if (bypassed) { /* the private folio goes, the pin too */
-			sws__mm_lru_del(mm, pfn);
-			sws__mm_folio_free(cpu, mm, pfn);
-			sws_swapin_bypass_done(cpu, e, 1);
-		} else {
-			folio_unlock(f);
+		rc = pte && *pte == swp_entry_to_pte(e) ? SWS_ENOMEM : SWS_EAGAIN_INTERNAL;
+	} else {
+		sws_swap_put(cpu, e, 1); /* the PTE no longer holds the slot */
+		/* A private folio is exclusive: its slot (count 0 now) goes with the
+		 * pin. A swap-cache folio: should_try_to_free_swap(): a write by the
+		 * folio's only user (the kernel's refcount test: a folio another space
+		 * maps, such as one a fork's child swapped in first, keeps its slot
+		 * and stays clean), swap more than half full; from swap table phase
+		 * II on, a SYNCHRONOUS_IO device too; vswap adds: a page on no device
+		 * (zero, zswap, memory) has no slot worth keeping for a swap-out. */
+		uint32_t count = 0;
+		bool sole = true, free_swap = false;
+		if (!skip_swapcache) {
+			count = 1;
+			sws_swap_count(cpu, e, &count);
+			sws_entry_t t;
+			bool on_device = !mm_io_target(cpu, mm, e, 1, false, &t);
+			bool sync_free = sws__design_sync_free(mm->sim) && sd.si &&
+					 (sws__device_flags(sd.si) & SWS_SWP_SYNCHRONOUS_IO);
+			sole = folio_mapcount(f) == 1; /* our own mapping only (rmap added above) */
+			free_swap = !count && ((write && sole) || sws_swap_full(mm->sim) || !on_device || sync_free);
 		}
-		return nomem ? SWS_ENOMEM : SWS_EAGAIN_INTERNAL;
-	}
-	sws_swap_put(cpu, e, 1); /* the PTE no longer holds the slot */
-	if (bypassed) {
-		/* A private folio: the slot (count 0 now) goes with the pin. */
-		*pte = mk_pte(pfn, 0, true);
+		/* Writable only when exclusive: no swap PTE left and no other mapping
+		 * (a page shared since a fork, swapped in by both, stays read-only: a
+		 * write copies it, do_wp_page()). */
+		*pte = mk_pte(pfn, 0, !count && sole);
 		if (!__expect_ok(cpu, mm, sp, vaddr, pte, f, 0))
 			read_rc = SWS_ECORRUPT;
 		folio_set(f, PG_young);
-		sws_spin_unlock(ptl);
-		sws_swapin_bypass_done(cpu, e, 1);
-		folio_unlock(f);
-		return read_rc;
-	}
-	uint32_t count = 1;
-	sws_swap_count(cpu, e, &count);
-	/* should_try_to_free_swap(): a write by the folio's only user (the
-	 * kernel's refcount test: a folio another space maps, such as one a fork's
-	 * child swapped in first, keeps its slot and stays clean), swap more than
-	 * half full; from swap table phase II on, a SYNCHRONOUS_IO device too;
-	 * vswap adds: a page on no device (zero, zswap, memory) has no slot worth
-	 * keeping for a swap-out. */
-	sws_entry_t t;
-	bool on_device = !mm_io_target(cpu, mm, e, 1, false, &t);
-	struct sws_device *dev = on_device ? sws__device(mm->sim, sws_swp_type(t)) : NULL;
-	bool sync_free = (mm->sim->design_flags & SWS_DESIGN_SYNC_FREE) && dev &&
-			 (dev->flags & SWS_SWP_SYNCHRONOUS_IO);
-	bool sole = folio_mapcount(f) == 1; /* our own mapping only (rmap added above) */
-	bool free_swap = !count && ((write && sole) || sws_swap_full(mm->sim) || !on_device || sync_free);
-	/* Writable only when exclusive: no swap PTE left and no other mapping
-	 * (a page shared since a fork, swapped in by both, stays read-only: a
-	 * write copies it, do_wp_page()). */
-	*pte = mk_pte(pfn, 0, !count && sole);
-	if (!__expect_ok(cpu, mm, sp, vaddr, pte, f, 0))
-		read_rc = SWS_ECORRUPT;
-	folio_set(f, PG_young);
-	if (free_swap && sws_swap_cache_del(cpu, e, 1, pfn, 0) == 0) {
-		folio_clear(f, PG_swapcache);
-		folio_set(f, PG_dirty); /* the only copy is in memory now */
+		if (free_swap && sws_swap_cache_del(cpu, e, 1, pfn, 0) == 0) {
+			folio_clear(f, PG_swapcache);
+			folio_set(f, PG_dirty); /* the only copy is in memory now */
+		}
+		rc = read_rc;
 	}
 	sws_spin_unlock(ptl);
-	folio_unlock(f);
-	return read_rc;
+	if (!mapped && skip_swapcache) { /* the private folio goes */
+		sws__mm_lru_del(mm, pfn);
+		sws__mm_folio_free(cpu, mm, pfn);
+	} else {
+		folio_unlock(f);
+	}
+	if (skip_swapcache) /* swapcache_clear(): the pin goes (and the slot, once unused) */
+		sws_swapin_bypass_done(cpu, e, 1);
+	return rc;
 }
 
 int sws__mm_swapin_pte(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp, uint64_t vaddr,
 		       sws_entry_t e)
 {
-	enum sws_work_ctx wc = sws__work_enter(cpu, SWS_WCTX_swapin);
+	enum sws_work_ctx wc = sws__cpu_work_enter(cpu, SWS_WCTX_swapin);
 	int rc = do_swap_page(cpu, mm, asid, sp, vaddr, e, false);
-	sws__work_enter(cpu, wc);
+	sws__cpu_work_enter(cpu, wc);
 	return rc;
 }
 
@@ -382,8 +433,9 @@ static int do_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, stru
 			faulted = 1;
 			/* The fault enters the kernel, a hit does not: what ran so far was
 			 * the hardware's walk; the kernel walks the tables and takes the ptl. */
-			if (cpu->vc)
-				cpu->vc->hw = 0;
+			struct sws_vcpu *vc = sws__cpu_vcpu(cpu);
+			if (vc)
+				vc->hw = 0;
 			*t0 = mm_kernel_enter(mm, cpu);
 			mm_cost(cpu, SWS_COST_pt_level, 4);
 			mm_cost(cpu, SWS_COST_lock, 1);
@@ -393,9 +445,9 @@ static int do_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, stru
 			rc = __do_wp_page(cpu, mm, asid, sp, vaddr, pte); /* drops the ptl */
 		} else if (pte_is_swap(v)) {
 			sws_spin_unlock(ptl);
-			enum sws_work_ctx wc = sws__work_enter(cpu, SWS_WCTX_swapin);
+			enum sws_work_ctx wc = sws__cpu_work_enter(cpu, SWS_WCTX_swapin);
 			rc = do_swap_page(cpu, mm, asid, sp, vaddr, pte_to_swp_entry(v), write);
-			sws__work_enter(cpu, wc);
+			sws__cpu_work_enter(cpu, wc);
 			if (rc == 0 && write)
 				continue; /* mapped; the write itself is the next round */
 		} else if (!write && !(mm->cfg.flags & SWS_MM_READ_POPULATES)) {
@@ -444,14 +496,15 @@ int sws_mm_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_
 	if (!sp || !sp->alive || addr >> 48)
 		return SWS_EINVAL;
 	uint64_t vaddr = addr & ~(uint64_t)(SWS_PAGE_SIZE - 1);
-	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
+	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
 	uint64_t t0 = UINT64_MAX;
 	p->current = p->loaded = asid;
-	if (cpu->vc)
-		cpu->vc->hw = 1; /* a hit is the hardware's: no kernel cost */
+	struct sws_vcpu *vc = sws__cpu_vcpu(cpu);
+	if (vc)
+		vc->hw = 1; /* a hit is the hardware's: no kernel cost */
 	int rc = do_access(cpu, mm, asid, sp, vaddr, write, &t0);
-	if (cpu->vc)
-		cpu->vc->hw = 0;
+	if (vc)
+		vc->hw = 0;
 	p->current = SWS__MM_NO_ASID;
 	if (t0 != UINT64_MAX)
 		mm_kernel_exit(mm, cpu, t0);

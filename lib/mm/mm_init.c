@@ -11,12 +11,13 @@
 
 void sws__mm_default_latency(struct sws_mm *mm, unsigned type, const struct sws_device *d)
 {
-	mm->io_is_cpu[type] = d->flags & SWS_SWP_SYNCHRONOUS_IO;
-	if (d->flags & SWS_SWP_XSWAP) {
+	uint32_t flags = sws__device_flags(d);
+	mm->io_is_cpu[type] = flags & SWS_SWP_SYNCHRONOUS_IO;
+	if (flags & SWS_SWP_XSWAP) {
 		mm->read_ns[type] = 0, mm->write_ns[type] = 0; /* no device I/O: pages live in zswap */
-	} else if (d->flags & SWS_SWP_SYNCHRONOUS_IO) {
+	} else if (flags & SWS_SWP_SYNCHRONOUS_IO) {
 		mm->read_ns[type] = 2000, mm->write_ns[type] = 3000; /* zram/pmem-like */
-	} else if (d->flags & SWS_SWP_SOLIDSTATE) {
+	} else if (flags & SWS_SWP_SOLIDSTATE) {
 		mm->read_ns[type] = 20000, mm->write_ns[type] = 25000; /* NVMe */
 	} else {
 		mm->read_ns[type] = 5000000, mm->write_ns[type] = 5000000; /* HDD */
@@ -26,12 +27,12 @@ void sws__mm_default_latency(struct sws_mm *mm, unsigned type, const struct sws_
 int sws__mm_device_added(void *ctx, struct sws_device *dev)
 {
 	struct sws_mm *mm = ctx;
-	unsigned t = (unsigned)dev->type;
+	unsigned t = sws__device_type(dev);
 	sws__mm_default_latency(mm, t, dev);
 	int rc = sws__mm_slot_seeds_create(mm, dev);
 	if (rc)
 		return rc;
-	rc = mm->zswap ? sws__zswap_swapon(mm->zswap, t, dev->max) : 0;
+	rc = mm->zswap ? sws__zswap_swapon(mm->zswap, t, sws__device_max(dev)) : 0;
 	if (rc)
 		sws__mm_device_removed(mm, dev);
 	return rc;
@@ -40,7 +41,7 @@ int sws__mm_device_added(void *ctx, struct sws_device *dev)
 void sws__mm_device_removed(void *ctx, struct sws_device *dev)
 {
 	struct sws_mm *mm = ctx;
-	unsigned t = (unsigned)dev->type;
+	unsigned t = sws__device_type(dev);
 	if (mm->zswap)
 		sws__zswap_swapoff(mm->zswap, t);
 	sws__mm_slot_seeds_destroy(mm, dev);
@@ -48,7 +49,7 @@ void sws__mm_device_removed(void *ctx, struct sws_device *dev)
 
 int sws_mm_set_latency(struct sws_mm *mm, int type, uint64_t read_ns, uint64_t write_ns)
 {
-	if (!mm || type < 0 || !sws__device(mm->sim, (unsigned)type))
+	if (!mm || type < 0 || !sws__get_swap_device(mm->sim, (unsigned)type))
 		return SWS_ENODEV;
 	mm->read_ns[type] = read_ns;
 	mm->write_ns[type] = write_ns;
@@ -57,7 +58,7 @@ int sws_mm_set_latency(struct sws_mm *mm, int type, uint64_t read_ns, uint64_t w
 
 int sws_mm_set_zram(struct sws_mm *mm, int type)
 {
-	if (!mm || type < 0 || !sws__device(mm->sim, (unsigned)type))
+	if (!mm || type < 0 || !sws__get_swap_device(mm->sim, (unsigned)type))
 		return SWS_ENODEV;
 	mm->io_zram[type] = true;
 	return 0;
@@ -74,7 +75,7 @@ int sws_mm_create(struct sws_sim *sim, const struct sws_mm_config *cfg, struct s
 	    (cfg->flags & ~(SWS_MM_VERIFY | SWS_MM_NO_VMA_RA | SWS_MM_READ_POPULATES)) ||
 	    (cfg->anon_orders & ~((1u << SWS_NR_ORDERS) - 2)))
 		return SWS_EINVAL;
-	struct sws_mem *mem = &sim->mem;
+	struct sws_mem *mem = sws__sim_mem(sim);
 	struct sws_mm *mm = sws__mem_zalloc(mem, SWS_MEM_mm, sizeof(*mm), 64);
 	if (!mm)
 		return SWS_ENOMEM;
@@ -103,7 +104,7 @@ int sws_mm_create(struct sws_sim *sim, const struct sws_mm_config *cfg, struct s
 		sws_spin_init(&mm->rmap_locks[i].l);
 	mm->cap_memcgs = SWS_MM_MAX_MEMCGS;
 	mm->memcgs = sws__mem_zalloc(mem, SWS_MEM_mm, sizeof(*mm->memcgs) * mm->cap_memcgs, 64);
-	mm->pcpu = sws__mem_zalloc(mem, SWS_MEM_mm, sizeof(*mm->pcpu) * sim->max_cpus, 64);
+	mm->pcpu = sws__mem_zalloc(mem, SWS_MEM_mm, sizeof(*mm->pcpu) * sws__sim_max_cpus(sim), 64);
 	mm->spare_cpu = sws__cpu_alloc(sim); /* teardown must not depend on an allocation */
 	/* Descriptors are mapped as PFNs are claimed (page_alloc.c): nothing here
 	 * costs memory or time by the size of RAM. */
@@ -111,26 +112,15 @@ int sws_mm_create(struct sws_sim *sim, const struct sws_mm_config *cfg, struct s
 	for (uint32_t i = 0; !rc && i < mm->cap_memcgs; i++)
 		sws_spin_init(&mm->memcgs[i].lru_lock);
 	/* Our state for every device there is and every one to come. */
-	sws_spin_lock(&sim->swap_lock);
-	if (!rc && sim->device_added)
-		rc = SWS_EBUSY; /* one memory model per simulation */
-	for (unsigned t = 0; t < SWS_MAX_SWAPFILES && !rc; t++) {
-		struct sws_device *d = sws__device(sim, t);
-		if (d)
-			rc = sws__mm_device_added(mm, d);
-	}
-	if (!rc) {
-		sim->device_ctx = mm;
-		sim->device_added = sws__mm_device_added;
-		sim->device_removed = sws__mm_device_removed;
-		sim->cluster_freed = sws__mm_slot_seeds_cluster_freed;
-	}
-	sws_spin_unlock(&sim->swap_lock);
+	static const struct sws_device_hooks hooks = {
+		sws__mm_device_added, sws__mm_device_removed, sws__mm_slot_seeds_cluster_freed};
+	if (!rc)
+		rc = sws__sim_hook_devices(sim, &hooks, mm); /* SWS_EBUSY: one memory model per simulation */
 	if (rc) {
 		sws_mm_destroy(mm);
 		return rc;
 	}
-	for (unsigned c = 0; c < sim->max_cpus; c++)
+	for (unsigned c = 0; c < sws__sim_max_cpus(sim); c++)
 		mm->pcpu[c].current = mm->pcpu[c].loaded = SWS__MM_NO_ASID;
 	mm->nr_memcgs = 1; /* the root */
 	*out = mm;
@@ -141,8 +131,8 @@ int sws_mm_create(struct sws_sim *sim, const struct sws_mm_config *cfg, struct s
 
 /* Pages on an xswap device live in zswap: it needs zswap on this memory
  * model. Our per-device state comes with the device (sws__mm_device_added());
- * both calls run under sim->ext_mutex, so they exclude each other, limit
- * writes and the shrink. */
+ * both calls run under the simulation's ext_mutex (sws__sim_ext_lock()), so
+ * they exclude each other, limit writes and the shrink. */
 int sws_mm_xswap_create(struct sws_mm *mm, int prio, int *type)
 {
 	if (!mm || !type)
@@ -151,13 +141,13 @@ int sws_mm_xswap_create(struct sws_mm *mm, int prio, int *type)
 		return SWS_EOPNOTSUPP;
 	struct sws_sim *sim = mm->sim;
 	int t;
-	sws_mutex_lock(&sim->ext_mutex);
+	sws__sim_ext_lock(sim);
 	int rc = sws__xswap_create(sim, prio, mm->cfg.ram_pages, &t);
 	if (!rc) {
-		sws__device_enable(sws__device(sim, (unsigned)t));
+		sws__device_enable(sws__get_swap_device(sim, (unsigned)t));
 		*type = t;
 	}
-	sws_mutex_unlock(&sim->ext_mutex);
+	sws__sim_ext_unlock(sim);
 	return rc;
 }
 
@@ -165,19 +155,27 @@ int sws_mm_xswap_destroy(struct sws_mm *mm, int type)
 {
 	if (!mm)
 		return SWS_EINVAL;
-	sws_mutex_lock(&mm->sim->ext_mutex);
+	sws__sim_ext_lock(mm->sim);
 	int rc = sws__xswap_destroy(mm->sim, type);
-	sws_mutex_unlock(&mm->sim->ext_mutex);
+	sws__sim_ext_unlock(mm->sim);
 	return rc;
 }
 
 /* ---- teardown --------------------------------------------------------------------------- */
 
+/* sws_mm_destroy(): our state of device @dev goes, if it has any. */
+static void device_teardown(void *ctx, struct sws_device *dev)
+{
+	struct sws_mm *mm = ctx;
+	if (mm->slot_seed[sws__device_type(dev)])
+		sws__mm_device_removed(mm, dev);
+}
+
 void sws_mm_destroy(struct sws_mm *mm)
 {
 	if (!mm)
 		return;
-	struct sws_mem *mem = &mm->sim->mem;
+	struct sws_mem *mem = sws__sim_mem(mm->sim);
 	struct sws_cpu *cpu = NULL;
 	if (mm->spare_cpu && sws__cpu_attach_mem(mm->sim, mm->spare_cpu, &cpu) != 0)
 		cpu = NULL; /* every CPU slot taken (the memory went with the refusal) */
@@ -208,20 +206,7 @@ void sws_mm_destroy(struct sws_mm *mm)
 	}
 	sws__mm_folio_map_fini(mm);
 	sws__mem_free(mem, SWS_MEM_mm, mm->memcgs, sizeof(*mm->memcgs) * mm->cap_memcgs);
-	sws__mem_free(mem, SWS_MEM_mm, mm->pcpu, sizeof(*mm->pcpu) * mm->sim->max_cpus);
-	struct sws_sim *sim = mm->sim;
-	sws_spin_lock(&sim->swap_lock); /* no device comes or goes meanwhile */
-	if (sim->device_ctx == mm) {
-		sim->device_added = NULL;
-		sim->device_removed = NULL;
-		sim->cluster_freed = NULL;
-		sim->device_ctx = NULL;
-	}
-	for (unsigned t = 0; t < SWS_MAX_SWAPFILES; t++) {
-		struct sws_device *d = sws__device(sim, t);
-		if (d && mm->slot_seed[t])
-			sws__mm_device_removed(mm, d);
-	}
-	sws_spin_unlock(&sim->swap_lock);
+	sws__mem_free(mem, SWS_MEM_mm, mm->pcpu, sizeof(*mm->pcpu) * sws__sim_max_cpus(mm->sim));
+	sws__sim_unhook_devices(mm->sim, mm, device_teardown); /* no device comes or goes meanwhile */
 	sws__mem_free(mem, SWS_MEM_mm, mm, sizeof(*mm));
 }

@@ -29,8 +29,7 @@
 
 #include <swapsim/mm.h>
 
-#include "../swap/arena.h"
-#include "../swap/swap_internal.h"
+#include "../swap/swap_mm.h"
 
 /* Folio flags (PG_*). */
 enum {
@@ -309,7 +308,7 @@ struct sws_mm {
 	uint64_t ra_prev_offset;
 	uint32_t ra_prev_win;
 
-	struct sws_mm_pcpu *pcpu; /* [sim->max_cpus] */
+	struct sws_mm_pcpu *pcpu; /* [sws__sim_max_cpus(sim)] */
 	/* waits per lock class, SWS_MM_lock_ptl_contended onwards (rare: shared is fine) */
 	_Atomic uint64_t lock_contended[SWS_MM_lock_mm_other_contended - SWS_MM_lock_ptl_contended + 1];
 
@@ -340,14 +339,14 @@ struct sws_mm {
 
 static inline void mm_count(struct sws_mm *mm, struct sws_cpu *cpu, enum sws_mm_counter c, uint64_t n)
 {
-	_Atomic uint64_t *p = &mm->pcpu[sws__cpu_id(cpu)].ctr[c];
+	_Atomic uint64_t *p = &mm->pcpu[sws_cpu_id(cpu)].ctr[c];
 	sws_store_relaxed(p, sws_load_relaxed(p) + n);
 }
 
 /* current->mm: the space the CPU's access runs for, SWS__MM_NO_ASID outside one. */
 static inline uint32_t sws__mm_current(const struct sws_mm *mm, const struct sws_cpu *cpu)
 {
-	return mm->pcpu[sws__cpu_id(cpu)].current;
+	return mm->pcpu[sws_cpu_id(cpu)].current;
 }
 
 /* ---- simulated time ------------------------------------------------------------- */
@@ -355,8 +354,9 @@ static inline uint32_t sws__mm_current(const struct sws_mm *mm, const struct sws
 /* The modelled clock: @n units of cost class @c on @cpu (nothing with the host clock). */
 static inline void mm_cost(struct sws_cpu *cpu, enum sws_cost c, uint64_t n)
 {
-	if (cpu->vc)
-		sws__vt_charge(cpu->vc, c, n);
+	struct sws_vcpu *vc = sws__cpu_vcpu(cpu);
+	if (vc)
+		sws__vt_charge(vc, c, n);
 }
 
 /* zswap's compression (@decompress: its decompression) of a page whose content
@@ -391,28 +391,30 @@ static inline void mm_time_add(_Atomic uint64_t *p, uint64_t ns)
  * the host's. */
 static inline uint64_t mm_clock(struct sws_mm *mm, struct sws_cpu *cpu)
 {
-	if (cpu->vc)
-		return cpu->vc->busy / 1000;
-	return sws__clock_ns(mm->sim);
+	struct sws_vcpu *vc = sws__cpu_vcpu(cpu);
+	if (vc)
+		return vc->busy / 1000;
+	return sws__sim_clock_ns(mm->sim);
 }
 
 /* Entering the model's kernel (a syscall, a fault, kswapd): @return the clock,
  * read by the outermost entry only (0 when nested), which pays kernel_entry. */
 static inline uint64_t mm_kernel_enter(struct sws_mm *mm, struct sws_cpu *cpu)
 {
-	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
+	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
 	if (p->depth++)
 		return 0;
 	uint64_t t0 = mm_clock(mm, cpu);
-	if (cpu->vc)
-		sws__vt_charge(cpu->vc, SWS_COST_kernel_entry, 1);
+	struct sws_vcpu *vc = sws__cpu_vcpu(cpu);
+	if (vc)
+		sws__vt_charge(vc, SWS_COST_kernel_entry, 1);
 	return t0;
 }
 
 /* Leaving it: the time since the entry goes to sys, less its untimed regions. */
 static inline void mm_kernel_exit(struct sws_mm *mm, struct sws_cpu *cpu, uint64_t t0)
 {
-	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
+	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
 	if (--p->depth == 0) {
 		uint64_t ns = mm_clock(mm, cpu) - t0;
 		mm_time_add(&p->sys_ns, ns > p->untimed_ns ? ns - p->untimed_ns : 0);
@@ -438,7 +440,7 @@ static inline void mm_kernel_exit(struct sws_mm *mm, struct sws_cpu *cpu, uint64
  */
 static inline uint64_t mm_untimed_begin(struct sws_mm *mm, struct sws_cpu *cpu, bool background)
 {
-	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
+	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
 	if (p->untimed_depth++ || (!p->depth && !background))
 		return UINT64_MAX;
 	return mm_clock(mm, cpu);
@@ -446,7 +448,7 @@ static inline uint64_t mm_untimed_begin(struct sws_mm *mm, struct sws_cpu *cpu, 
 
 static inline void mm_untimed_end(struct sws_mm *mm, struct sws_cpu *cpu, uint64_t t0, bool background)
 {
-	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
+	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
 	p->untimed_depth--;
 	if (t0 == UINT64_MAX)
 		return;
@@ -465,7 +467,7 @@ static inline void mm_untimed_end(struct sws_mm *mm, struct sws_cpu *cpu, uint64
 static inline int mm_io_target(struct sws_cpu *cpu, struct sws_mm *mm, sws_entry_t e, unsigned nr, bool write,
 			       sws_entry_t *t)
 {
-	if (sws_likely(!(mm->sim->design_flags & SWS_DESIGN_VIRTUAL))) {
+	if (sws_likely(!sws__design_virtual(mm->sim))) {
 		*t = e;
 		return 0;
 	}
@@ -487,9 +489,9 @@ void sws__mm_io_model(struct sws_mm *mm, struct sws_cpu *cpu, unsigned type, uin
 static inline void mm_io(struct sws_mm *mm, struct sws_cpu *cpu, unsigned type, uint64_t ns, bool wait, bool write,
 			 uint64_t seed)
 {
-	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
+	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
 	mm_time_add(&p->ctr[SWS_MM_modelled_io_ns], ns);
-	if (cpu->vc) {
+	if (sws__cpu_vcpu(cpu)) {
 		sws__mm_io_model(mm, cpu, type, ns, wait, write, seed);
 		return;
 	}
@@ -765,7 +767,7 @@ void sws__mm_space_unlock(struct sws_space *sp);
  * point that empties every CPU's cache), so a cached pointer never goes stale. */
 static inline struct sws_space *mm_space(struct sws_mm *mm, struct sws_cpu *cpu, uint32_t asid)
 {
-	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
+	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
 	if (sws_likely(p->space && p->space_asid == asid))
 		return p->space;
 	struct sws_space *sp = sws__mm_space(mm, asid);
@@ -786,11 +788,6 @@ void sws___mm_mmap_implicit(struct sws_mm *mm, struct sws_space *sp, uint64_t va
 int sws__mm_range_ok(struct sws_space *sp, uint64_t addr, uint64_t len);
 
 /* memory.c */
-/* do_swap_page()'s SYNCHRONOUS_IO bypass: a count-1 slot read into a private
- * folio (locked, dirty). @return 0; SWS_EAGAIN or SWS_EOPNOTSUPP (take the
- * swap cache); SWS_EEXIST (someone else is swapping it in); SWS_ENOMEM;
- * SWS_ECORRUPT. */
-int sws__mm_swapin_bypass(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, sws_entry_t e, uint64_t *pfnp);
 /* For swapfile.c: do_swap_page() of the swap PTE of @vaddr (the ptl not held;
  * SWS_EAGAIN_INTERNAL: the PTE changed meanwhile). */
 int sws__mm_swapin_pte(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp, uint64_t vaddr,
@@ -818,19 +815,41 @@ int sws___mm_copy_page_range(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_
 			     uint32_t child_asid);
 
 /* swap_state.c */
-/* The locked, up-to-date folio of @e for a fault at @vaddr: from the swap cache,
- * through the bypass (*bypassed), or read (after readahead). */
-int sws__mm_swapin(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr,
-		   sws_entry_t e, uint64_t *pfnp, bool *bypassed);
+/* The device a fault reads from, looked up once by do_swap_page()
+ * (get_swap_device()) and passed down: the slot @t the page is read from
+ * (the entry itself, or under vswap the physical slot behind it), whether it
+ * is on a device (vswap: not when the page is zero, in zswap or in memory;
+ * then @t is the entry), and @t's device @si (NULL: none). */
+struct sws__swapin_dev {
+	sws_entry_t t;
+	bool on_device;
+	struct sws_device *si;
+};
+/* swap_cache_get_folio() for a fault at @vaddr: @e's folio, locked (a large
+ * one kept in the swap cache is split first). @return 0 and *@pfnp (the
+ * readahead state updated, swapcache_hit counted); SWS_ENOENT: not in the
+ * swap cache; SWS_EAGAIN: the folio changed meanwhile (look again); another
+ * error (the split failed). */
+int sws__mm_swap_cache_get_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr,
+				 sws_entry_t e, uint64_t *pfnp);
+/* swapin_readahead(): with @readahead, the window around the fault read
+ * ahead (VMA or cluster readahead; none from xswap), then @e read from
+ * @sd's device into a new swap-cache folio (locked, on the LRU). @return 0
+ * and *@pfnp; SWS_EEXIST (someone else is swapping it in); SWS_ENOENT (the
+ * slot was freed); SWS_ENOMEM; SWS_ECORRUPT. */
+int sws__mm_swapin_readahead(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr,
+			     sws_entry_t e, const struct sws__swapin_dev *sd, bool readahead, uint64_t *pfnp);
 /* For swapfile.c: a new folio for slot @e read into the swap cache (locked, on
  * the LRU; as the fault path returns it). */
 int sws__mm_swapin_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, sws_entry_t e, uint64_t *pfnp);
 
 /* page_io.c */
 /* swap_read_folio() for one page into locked folio @f (its seed set from the
- * slot). @sync: the fault waits for this read (a read-ahead one is asynchronous). */
+ * slot). @sync: the fault waits for this read (a read-ahead one is
+ * asynchronous). @si: the device of the slot read, as the fault looked it up
+ * (NULL: looked up here when needed). */
 int sws__mm_swap_read_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f, sws_entry_t e,
-			    bool sync);
+			    bool sync, struct sws_device *si);
 /* One more folio of its order in a per-order counter array of this CPU. */
 void sws__mm_count_order(struct sws_mm *mm, struct sws_cpu *cpu, _Atomic uint64_t *arr);
 /* swap_writeout() of locked, unmapped @f to its slots @entry. @return 0, or
@@ -899,8 +918,8 @@ int sws__mm_out_of_memory(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg
 /* mm_init.c */
 /* A device's modelled I/O latency from its kind. */
 void sws__mm_default_latency(struct sws_mm *mm, unsigned type, const struct sws_device *d);
-/* The memory model's per-device state, as sim->device_added and
- * device_removed: slot seeds, the latency model, zswap's trees. */
+/* The memory model's per-device state, as the core's device hooks added and
+ * removed (struct sws_device_hooks): slot seeds, the latency model, zswap's trees. */
 int sws__mm_device_added(void *mm, struct sws_device *dev);
 void sws__mm_device_removed(void *mm, struct sws_device *dev);
 
@@ -914,7 +933,7 @@ int sws__mm_slot_seed_set(struct sws_mm *mm, sws_entry_t e, uint64_t seed);
 /* The seed last set on slot @e, which the caller holds; 0 when none was. */
 uint64_t sws__mm_slot_seed_get(struct sws_mm *mm, sws_entry_t e);
 /* Seed tables per device: create the per-cluster array (@return 0 or
- * SWS_ENOMEM), give back one free cluster's table (sim->cluster_freed, under
+ * SWS_ENOMEM), give back one free cluster's table (the cluster_freed hook, under
  * its ci->lock), free them all (the device goes). */
 int sws__mm_slot_seeds_create(struct sws_mm *mm, struct sws_device *dev);
 void sws__mm_slot_seeds_cluster_freed(void *mm, struct sws_device *dev, uint32_t idx);

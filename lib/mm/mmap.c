@@ -22,7 +22,7 @@ int sws__mm_space_new(struct sws_mm *mm, uint16_t memcg, uint32_t *asid, struct 
 {
 	if (memcg >= mm->nr_memcgs)
 		return SWS_EINVAL;
-	struct sws_space *sp = sws__mem_zalloc(&mm->sim->mem, SWS_MEM_mm, sizeof(*sp), 64);
+	struct sws_space *sp = sws__mem_zalloc(sws__sim_mem(mm->sim), SWS_MEM_mm, sizeof(*sp), 64);
 	if (!sp)
 		return SWS_ENOMEM;
 	sws_spin_init(&sp->mmap_lock);
@@ -33,15 +33,15 @@ int sws__mm_space_new(struct sws_mm *mm, uint16_t memcg, uint32_t *asid, struct 
 	mm_lock(mm, &mm->spaces_lock, SWS_MM_lock_mm_other_contended);
 	if (mm->nr_spaces == mm->cap_spaces) {
 		uint32_t cap = mm->cap_spaces ? mm->cap_spaces * 2 : 16;
-		struct sws_space **n = sws__mem_zalloc(&mm->sim->mem, SWS_MEM_mm, sizeof(*n) * cap, 0);
+		struct sws_space **n = sws__mem_zalloc(sws__sim_mem(mm->sim), SWS_MEM_mm, sizeof(*n) * cap, 0);
 		if (!n) {
 			sws_spin_unlock(&mm->spaces_lock);
-			sws__mem_free(&mm->sim->mem, SWS_MEM_mm, sp, sizeof(*sp));
+			sws__mem_free(sws__sim_mem(mm->sim), SWS_MEM_mm, sp, sizeof(*sp));
 			return SWS_ENOMEM;
 		}
 		if (mm->spaces)
 			memcpy(n, mm->spaces, sizeof(*n) * mm->nr_spaces);
-		sws__mem_free(&mm->sim->mem, SWS_MEM_mm, mm->spaces, sizeof(*n) * mm->cap_spaces);
+		sws__mem_free(sws__sim_mem(mm->sim), SWS_MEM_mm, mm->spaces, sizeof(*n) * mm->cap_spaces);
 		mm->spaces = n;
 		mm->cap_spaces = cap;
 	}
@@ -99,7 +99,7 @@ uint32_t sws_mm_spaces_trim(struct sws_mm *mm, uint32_t min)
 {
 	if (!mm || mm->nr_dead < (min ? min : 1))
 		return 0;
-	struct sws_mem *mem = &mm->sim->mem;
+	struct sws_mem *mem = sws__sim_mem(mm->sim);
 	mm_lock(mm, &mm->spaces_lock, SWS_MM_lock_mm_other_contended);
 	uint32_t words = (mm->nr_spaces + 63) / 64;
 	if (words > mm->trimmed_words) {
@@ -130,7 +130,7 @@ uint32_t sws_mm_spaces_trim(struct sws_mm *mm, uint32_t min)
 	}
 	mm->dead_head = 0;
 	mm->nr_dead = 0;
-	for (unsigned c = 0; c < mm->sim->max_cpus; c++)
+	for (unsigned c = 0; c < sws__sim_max_cpus(mm->sim); c++)
 		mm->pcpu[c].space = NULL; /* no cached pointer may outlive its descriptor */
 	sws_spin_unlock(&mm->spaces_lock);
 	return freed;
@@ -175,12 +175,12 @@ int sws___mm_region_insert(struct sws_mm *mm, struct sws_space *sp, uint64_t sta
 		return SWS_EINVAL;
 	if (sp->nr_regions == sp->cap_regions) {
 		uint32_t cap = sp->cap_regions ? sp->cap_regions * 2 : 8;
-		struct sws_region *n = sws__mem_zalloc(&mm->sim->mem, SWS_MEM_mm, sizeof(*n) * cap, 0);
+		struct sws_region *n = sws__mem_zalloc(sws__sim_mem(mm->sim), SWS_MEM_mm, sizeof(*n) * cap, 0);
 		if (!n)
 			return SWS_ENOMEM;
 		if (sp->regions)
 			memcpy(n, sp->regions, sizeof(*n) * sp->nr_regions);
-		sws__mem_free(&mm->sim->mem, SWS_MEM_mm, sp->regions, sizeof(*n) * sp->cap_regions);
+		sws__mem_free(sws__sim_mem(mm->sim), SWS_MEM_mm, sp->regions, sizeof(*n) * sp->cap_regions);
 		sp->regions = n;
 		sp->cap_regions = cap;
 	}
@@ -264,14 +264,14 @@ int sws_mm_munmap(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_
 	if (!cpu || !sws__mm_range_ok(sp, addr, len))
 		return SWS_EINVAL;
 	uint64_t t0 = mm_kernel_enter(mm, cpu), end = addr + len;
-	enum sws_work_ctx wc = sws__work_enter(cpu, SWS_WCTX_free);
+	enum sws_work_ctx wc = sws__cpu_work_enter(cpu, SWS_WCTX_free);
 	sws__mm_lru_add_drain(cpu, mm); /* unmap_region() */
 	sws__mm_split_edges(cpu, mm, sp, addr, end);
 	sws__mm_space_lock(mm, sp);
 	sws___mm_zap_range(cpu, mm, asid, sp, addr, end);
 	regions_cut(mm, sp, addr, end);
 	sws__mm_space_unlock(sp);
-	sws__work_enter(cpu, wc);
+	sws__cpu_work_enter(cpu, wc);
 	mm_kernel_exit(mm, cpu, t0);
 	return 0;
 }
@@ -282,17 +282,17 @@ int sws_mm_exit(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid)
 	if (!cpu || !sp || !sp->alive)
 		return SWS_EINVAL;
 	uint64_t t0 = mm_kernel_enter(mm, cpu);
-	enum sws_work_ctx wc = sws__work_enter(cpu, SWS_WCTX_free);
+	enum sws_work_ctx wc = sws__cpu_work_enter(cpu, SWS_WCTX_free);
 	sws__mm_lru_add_drain(cpu, mm); /* exit_mmap() */
 	sws__mm_space_lock(mm, sp);
 	sp->alive = false;
 	sws___mm_zap_range(cpu, mm, asid, sp, 0, 1ull << 48);
 	sws___pgtable_free(mm, sp);
-	sws__mem_free(&mm->sim->mem, SWS_MEM_mm, sp->regions, sizeof(*sp->regions) * sp->cap_regions);
+	sws__mem_free(sws__sim_mem(mm->sim), SWS_MEM_mm, sp->regions, sizeof(*sp->regions) * sp->cap_regions);
 	sp->regions = NULL;
 	sp->nr_regions = sp->cap_regions = 0;
 	sws__mm_space_unlock(sp);
-	sws__work_enter(cpu, wc);
+	sws__cpu_work_enter(cpu, wc);
 	mm_kernel_exit(mm, cpu, t0);
 	space_dead(mm, asid, sp);
 	return 0;

@@ -88,9 +88,9 @@ static bool oom_reap(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, stru
 	sws__mm_space_lock(mm, sp);
 	bool reap = sp->alive && !atomic_exchange(&sp->oom_killed, true);
 	if (reap) {
-		enum sws_work_ctx wc = sws__work_enter(cpu, SWS_WCTX_free);
+		enum sws_work_ctx wc = sws__cpu_work_enter(cpu, SWS_WCTX_free);
 		sws___mm_zap_range(cpu, mm, asid, sp, 0, 1ull << 48);
-		sws__work_enter(cpu, wc);
+		sws__cpu_work_enter(cpu, wc);
 	}
 	sws__mm_space_unlock(sp);
 	mm_untimed_end(mm, cpu, t0, true);

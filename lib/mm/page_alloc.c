@@ -77,7 +77,7 @@ void sws__mm_folio_map_fini(struct sws_mm *mm)
 {
 	if (!mm->folios)
 		return;
-	sws__mem_charge(&mm->sim->mem, SWS_MEM_mm, -(int64_t)sws__arena_mapped(&mm->folio_map));
+	sws__mem_charge(sws__sim_mem(mm->sim), SWS_MEM_mm, -(int64_t)sws__arena_mapped(&mm->folio_map));
 	sws__arena_release(&mm->folio_map);
 	mm->folios = NULL;
 }
@@ -95,7 +95,7 @@ static int __folio_map_grow(struct sws_mm *mm, uint64_t end)
 		to = mm->nr_pfn;
 	if (sws__arena_grow(&mm->folio_map, map_bytes(to)))
 		return SWS_ENOMEM;
-	sws__mem_charge(&mm->sim->mem, SWS_MEM_mm, (int64_t)(sws__arena_mapped(&mm->folio_map) - have));
+	sws__mem_charge(sws__sim_mem(mm->sim), SWS_MEM_mm, (int64_t)(sws__arena_mapped(&mm->folio_map) - have));
 	return 0;
 }
 
@@ -170,7 +170,7 @@ static uint32_t __free_pcppages_bulk(struct sws_mm *mm, struct sws_mm_pcpu *p, u
 static uint64_t drain_all_pages(struct sws_mm *mm, uint32_t *take)
 {
 	uint64_t moved = 0;
-	for (unsigned c = 0; c < mm->sim->max_cpus; c++) {
+	for (unsigned c = 0; c < sws__sim_max_cpus(mm->sim); c++) {
 		struct sws_mm_pcpu *p = &mm->pcpu[c];
 		mm_lock(mm, &p->pcp_lock, SWS_MM_lock_pfn_contended);
 		if (p->pcp_count || (take && !*take)) {
@@ -195,7 +195,7 @@ static inline int pfn_take_one(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t 
 	uint32_t pf = 0;
 	bool mapped = true;
 	if (sws_likely(cpu != NULL)) {
-		struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
+		struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
 		mm_lock(mm, &p->pcp_lock, SWS_MM_lock_pfn_contended);
 		if (!p->pcp_count)
 			mapped = __rmqueue_bulk(mm, p);
@@ -252,7 +252,7 @@ int sws__mm_pfn_take(struct sws_mm *mm, unsigned nr, uint32_t *pfns)
 static inline void pfn_put(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 {
 	if (sws_likely(cpu != NULL)) {
-		struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
+		struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
 		mm_lock(mm, &p->pcp_lock, SWS_MM_lock_pfn_contended);
 		mm_folio(mm, pfn)->next = p->pcp_head;
 		p->pcp_head = (uint32_t)pfn;
@@ -316,7 +316,7 @@ int sws__mm_folio_alloc(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, 
 /* @cpu's free stock, when the policy keeps one. */
 static _Atomic int64_t *free_stock(struct sws_cpu *cpu, struct sws_mm *mm)
 {
-	return cpu && mm->cfg.policy != SWS_RECLAIM_LRU ? &mm->pcpu[sws__cpu_id(cpu)].free_stock : NULL;
+	return cpu && mm->cfg.policy != SWS_RECLAIM_LRU ? &mm->pcpu[sws_cpu_id(cpu)].free_stock : NULL;
 }
 
 /* RAM is tight from an allocation that found free_pages short until free_pages
@@ -327,7 +327,7 @@ static bool ram_tight(struct sws_mm *mm) { return atomic_load_explicit(&mm->ram_
 int64_t sws__mm_free_pages(struct sws_mm *mm)
 {
 	int64_t n = atomic_load_explicit(&mm->free_pages, memory_order_relaxed);
-	for (unsigned i = 0; i < mm->sim->max_cpus; i++)
+	for (unsigned i = 0; i < sws__sim_max_cpus(mm->sim); i++)
 		n += atomic_load_explicit(&mm->pcpu[i].free_stock, memory_order_relaxed);
 	return n;
 }
@@ -341,7 +341,7 @@ static void ram_move_end(struct sws_mm *mm) { atomic_fetch_add(&mm->ram_moves_do
 static void ram_drain(struct sws_mm *mm)
 {
 	ram_move_begin(mm);
-	for (unsigned i = 0; i < mm->sim->max_cpus; i++) {
+	for (unsigned i = 0; i < sws__sim_max_cpus(mm->sim); i++) {
 		int64_t v = atomic_exchange(&mm->pcpu[i].free_stock, 0);
 		if (v)
 			atomic_fetch_add(&mm->free_pages, v);
@@ -424,7 +424,7 @@ void sws__mm_ram_give(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t nr)
 	_Atomic int64_t *stock = free_stock(cpu, mm);
 	if (!stock || ram_tight(mm)) {
 		int64_t v = atomic_fetch_add(&mm->free_pages, (int64_t)nr) + (int64_t)nr;
-		if (stock && v >= 4 * FREE_STOCK_BATCH * (int64_t)mm->sim->max_cpus)
+		if (stock && v >= 4 * FREE_STOCK_BATCH * (int64_t)sws__sim_max_cpus(mm->sim))
 			atomic_store_explicit(&mm->ram_tight, false, memory_order_relaxed);
 		return;
 	}
@@ -486,7 +486,7 @@ void sws__mm_folio_free(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 
 void sws__mm_folio_batch_free(struct sws_cpu *cpu, struct sws_mm *mm, struct sws__folio_batch *fb)
 {
-	if (cpu && cpu->vc)
+	if (cpu && sws__cpu_vcpu(cpu))
 		sws__mm_tlb_flush_pending(cpu, mm); /* try_to_unmap_flush() before the frees */
 	sws__mm_uncharge_folios(mm, fb->pfn, fb->nr);
 	for (unsigned i = 0; i < fb->nr; i++) /* free_unref_folios() */

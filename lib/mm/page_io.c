@@ -14,7 +14,7 @@
 /* swap_read_folio() for one page into locked folio @f (its seed set from the slot).
  * @sync: the fault waits for this read (a read-ahead one is asynchronous). */
 int sws__mm_swap_read_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f, sws_entry_t e,
-		     bool sync)
+			    bool sync, struct sws_device *si)
 {
 	SWS_ASSERT_FOLIO_LOCKED(f);
 	unsigned type = sws_swp_type(e);
@@ -52,8 +52,11 @@ int sws__mm_swap_read_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_f
 	type = sws_swp_type(t);
 	mm_count(mm, cpu, SWS_MM_pswpin, 1);
 	mm_io(mm, cpu, type, mm->read_ns[type], sync, false, f->seed);
-	struct sws_device *dev = sws__device(mm->sim, type);
-	if (!(mm->cfg.flags & SWS_MM_VERIFY) || !dev || dev->backing.kind == SWS_BACKING_NONE)
+	if (!(mm->cfg.flags & SWS_MM_VERIFY))
+		return 0;
+	if (!si || sws__device_type(si) != type) /* vswap: the backend moved since the fault looked */
+		si = sws__get_swap_device(mm->sim, type);
+	if (!si || !sws__device_backed(si))
 		return 0;
 	/* The store's host I/O (the device time is the latency model's, above) and
 	 * the check are the simulator's work: untimed. */
@@ -81,8 +84,8 @@ int sws__mm_swap_read_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_f
 void sws__mm_io_model(struct sws_mm *mm, struct sws_cpu *cpu, unsigned type, uint64_t ns, bool wait, bool write,
 		      uint64_t seed)
 {
-	struct sws_vcpu *vc = cpu->vc;
-	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
+	struct sws_vcpu *vc = sws__cpu_vcpu(cpu);
+	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
 	if (mm->io_zram[type]) {
 		/* zram_write_page(): compress, then copy into zsmalloc; a read the reverse */
 		if (!wait)
@@ -156,8 +159,8 @@ int sws__mm_swap_writeout(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_fol
 	sws_entry_t target;
 	if (mm_io_target(cpu, mm, entry, nr, true, &target))
 		return SWS_EBUSY;
-	struct sws_device *dev = sws__device(mm->sim, sws_swp_type(target));
-	if (dev && (dev->flags & SWS_SWP_XSWAP)) {
+	struct sws_device *dev = sws__get_swap_device(mm->sim, sws_swp_type(target));
+	if (dev && (sws__device_flags(dev) & SWS_SWP_XSWAP)) {
 		/* xswap: zswap refused it and there is nowhere else to write, so
 		 * swap_writeout() says "activate": the folio stays in RAM. */
 		mm_count(mm, cpu, SWS_MM_xswap_reject_activate, nr);
@@ -171,8 +174,8 @@ int sws__mm_swap_writepage(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_fo
 			   unsigned nr, const void *page)
 {
 	unsigned type = sws_swp_type(target), order = (unsigned)__builtin_ctz(nr);
-	struct sws_device *dev = sws__device(mm->sim, type);
-	if (dev && dev->backing.kind != SWS_BACKING_NONE) {
+	struct sws_device *dev = sws__get_swap_device(mm->sim, type);
+	if (dev && sws__device_backed(dev)) {
 		/* The page's bytes and the store's host I/O are the simulator's work
 		 * (the device time is the latency model's, below): untimed. */
 		uint8_t buf[SWS_PAGE_SIZE];
@@ -190,7 +193,7 @@ int sws__mm_swap_writepage(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_fo
 	/* count_swpout_vm_event() */
 	mm_count(mm, cpu, SWS_MM_pswpout, nr);
 	mm_io(mm, cpu, type, mm->write_ns[type] * nr, true, true, f->seed); /* the writer waits for the write */
-	sws__mm_count_order(mm, cpu, &mm->pcpu[sws__cpu_id(cpu)].swpout[order]);
+	sws__mm_count_order(mm, cpu, &mm->pcpu[sws_cpu_id(cpu)].swpout[order]);
 	if (order == SWS_NR_ORDERS - 1)
 		mm_count(mm, cpu, SWS_MM_thp_swpout, 1);
 	return 0;

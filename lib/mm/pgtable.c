@@ -49,7 +49,7 @@ int sws___pte_alloc(struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr, uin
 	for (int level = 3;; level--) {
 		void *t = atomic_load_explicit(slot, memory_order_acquire);
 		if (!t) {
-			void *n = sws__mem_zalloc(&mm->sim->mem, SWS_MEM_pgtable, table_bytes(mm, level), 4096);
+			void *n = sws__mem_zalloc(sws__sim_mem(mm->sim), SWS_MEM_pgtable, table_bytes(mm, level), 4096);
 			if (!n)
 				return SWS_ENOMEM;
 			if (atomic_compare_exchange_strong_explicit(slot, &t, n, memory_order_acq_rel,
@@ -57,7 +57,7 @@ int sws___pte_alloc(struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr, uin
 				t = n;
 				atomic_fetch_add_explicit(&sp->nr_tables, 1, memory_order_relaxed);
 			} else { /* another CPU's table is there (t): ours goes */
-				sws__mem_free(&mm->sim->mem, SWS_MEM_pgtable, n, table_bytes(mm, level));
+				sws__mem_free(sws__sim_mem(mm->sim), SWS_MEM_pgtable, n, table_bytes(mm, level));
 			}
 		}
 		if (level == 0) {
@@ -105,7 +105,7 @@ static void free_level(struct sws_mm *mm, void *t, int level)
 	if (level > 0)
 		for (unsigned i = 0; i < 512; i++)
 			free_level(mm, atomic_load_explicit(&((slot_t *)t)[i], memory_order_relaxed), level - 1);
-	sws__mem_free(&mm->sim->mem, SWS_MEM_pgtable, t, table_bytes(mm, level));
+	sws__mem_free(sws__sim_mem(mm->sim), SWS_MEM_pgtable, t, table_bytes(mm, level));
 }
 
 void sws___pgtable_free(struct sws_mm *mm, struct sws_space *sp)

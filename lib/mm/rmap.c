@@ -20,14 +20,14 @@ int sws__mm_rmap_add(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uint
 		uint32_t k = f->nr_rmap - 1;
 		if (k == f->cap_rmap) {
 			uint32_t cap = f->cap_rmap ? f->cap_rmap * 2 : 4;
-			struct sws_rmap *n = sws__mem_alloc(&mm->sim->mem, SWS_MEM_mm, sizeof(*n) * cap, 0);
+			struct sws_rmap *n = sws__mem_alloc(sws__sim_mem(mm->sim), SWS_MEM_mm, sizeof(*n) * cap, 0);
 			if (!n) {
 				sws_spin_unlock(folio_rmap_lock(mm, f));
 				return SWS_ENOMEM;
 			}
 			if (f->rmaps)
 				memcpy(n, f->rmaps, sizeof(*n) * f->cap_rmap);
-			sws__mem_free(&mm->sim->mem, SWS_MEM_mm, f->rmaps, sizeof(*n) * f->cap_rmap);
+			sws__mem_free(sws__sim_mem(mm->sim), SWS_MEM_mm, f->rmaps, sizeof(*n) * f->cap_rmap);
 			f->rmaps = n;
 			f->cap_rmap = cap;
 		}
@@ -98,7 +98,7 @@ bool sws__mm_try_to_unmap(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn, 
 			ok = pte && pte_present(*pte) && pte_pfn(*pte) == pfn && pte_sub(*pte) == i;
 		}
 		if (ok && sws_swap_dup(cpu, entry, nr) == 0) {
-			if (cpu->vc) /* the flush is batched (TTU_BATCH_FLUSH) */
+			if (sws__cpu_vcpu(cpu)) /* the flush is batched (TTU_BATCH_FLUSH) */
 				sws__mm_tlb_pending(cpu, mm, r.asid);
 			pte = pte0;
 			for (unsigned i = 0; i < nr; i++) {
@@ -130,17 +130,17 @@ bool sws__mm_try_to_unmap(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn, 
  */
 void sws__mm_tlb_pending(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid)
 {
-	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
-	sws_bit_set(p->tlb_pending, sws__cpu_id(cpu));
-	for (unsigned c = 0; c < mm->sim->max_cpus && c < 256; c++)
+	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
+	sws_bit_set(p->tlb_pending, sws_cpu_id(cpu));
+	for (unsigned c = 0; c < sws__sim_max_cpus(mm->sim) && c < 256; c++)
 		if (mm->pcpu[c].loaded == asid)
 			sws_bit_set(p->tlb_pending, c);
 }
 
 void sws__mm_tlb_flush_pending(struct sws_cpu *cpu, struct sws_mm *mm)
 {
-	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
-	unsigned self = sws__cpu_id(cpu), others = 0;
+	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
+	unsigned self = sws_cpu_id(cpu), others = 0;
 	if (!sws_bit_test(p->tlb_pending, self))
 		return; /* nothing unmapped since the last flush */
 	for (unsigned i = 0; i < 4; i++) {

@@ -17,7 +17,7 @@
  * @return 0 and the locked folio's PFN; SWS_EEXIST (someone else has it);
  * SWS_ENOENT (the slot was freed); SWS_ENOMEM; SWS_ECORRUPT. */
 static int swapin_new(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, sws_entry_t e, bool ra,
-		      uint64_t *pfnp)
+		      struct sws_device *si, uint64_t *pfnp)
 {
 	uint64_t pfn, shadow = 0;
 	int rc = sws__mm_folio_alloc(cpu, mm, memcg, 0, &pfn);
@@ -31,7 +31,7 @@ static int swapin_new(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, sw
 	}
 	f->swap = e;
 	folio_set(f, PG_swapcache | (ra ? PG_readahead : 0));
-	rc = sws__mm_swap_read_folio(cpu, mm, f, e, !ra);
+	rc = sws__mm_swap_read_folio(cpu, mm, f, e, !ra, si);
 	sws__mm_folio_add_lru(cpu, mm, pfn, shadow && sws__mm_workingset_refault(cpu, mm, f, memcg, shadow));
 	if (ra)
 		mm_count(mm, cpu, SWS_MM_swap_ra, 1);
@@ -70,15 +70,15 @@ static unsigned __swapin_nr_pages(sws_spinlock_t *lock, uint64_t offset, unsigne
 static void readahead_one(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, sws_entry_t e)
 {
 	uint64_t pfn = 0;
-	struct sws_device *dev = sws__device(mm->sim, sws_swp_type(e));
-	if (dev && (dev->flags & SWS_SWP_XSWAP))
+	struct sws_device *dev = sws__get_swap_device(mm->sim, sws_swp_type(e));
+	if (dev && (sws__device_flags(dev) & SWS_SWP_XSWAP))
 		return; /* never read ahead from xswap (VMA readahead meets any device's entries) */
 	if (sws_swap_cache_lookup(cpu, e))
 		return;
 	uint32_t count = 0;
 	if (sws_swap_count(cpu, e, &count) || !count)
 		return; /* swap_entry_swapped(): no folio (nor charge) for a slot nobody uses */
-	swapin_new(cpu, mm, memcg, e, true, &pfn);
+	swapin_new(cpu, mm, memcg, e, true, NULL, &pfn);
 	if (pfn) /* read (a verify failure is counted, the folio stays) */
 		folio_unlock(mm_folio(mm, pfn));
 }
@@ -86,7 +86,8 @@ static void readahead_one(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg
 /* swap_cluster_readahead(): the aligned block of the window around the
  * target. @return whether the window was more than the target (the kernel then
  * drains the CPU's LRU batches). */
-static bool cluster_readahead(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, sws_entry_t e)
+static bool cluster_readahead(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, sws_entry_t e,
+			      struct sws_device *si)
 {
 	unsigned max_pages = 1u << mm->page_cluster;
 	if (max_pages <= 1)
@@ -98,9 +99,8 @@ static bool cluster_readahead(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t m
 	sws_spin_unlock(&mm->ra_lock);
 	if (win <= 1)
 		return false;
-	struct sws_device *dev = sws__device(mm->sim, sws_swp_type(e));
 	uint64_t start = off & ~(uint64_t)(win - 1), end = start + win;
-	for (uint64_t o = start ? start : 1; dev && o < end && o < dev->max; o++) {
+	for (uint64_t o = start ? start : 1; si && o < end && o < sws__device_max(si); o++) {
 		if (o == off)
 			continue;
 		/* vswap reads ahead in the physical space: the neighbours' virtual
@@ -164,8 +164,8 @@ static bool vma_readahead(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_spa
 static bool any_rotational(struct sws_mm *mm)
 {
 	for (unsigned t = 0; t < SWS_MAX_SWAPFILES; t++) {
-		struct sws_device *d = sws__device(mm->sim, t);
-		if (d && !(d->flags & SWS_SWP_SOLIDSTATE))
+		struct sws_device *d = sws__get_swap_device(mm->sim, t);
+		if (d && !(sws__device_flags(d) & SWS_SWP_SOLIDSTATE))
 			return true;
 	}
 	return false;
@@ -203,90 +203,55 @@ static void swap_update_readahead(struct sws_cpu *cpu, struct sws_mm *mm, struct
 
 /* ---- the fault paths ------------------------------------------------------------------ */
 
-/* Get locked, up-to-date folio for @e: from the swap cache or read. */
-int sws__mm_swapin(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr,
-		  sws_entry_t e, uint64_t *pfnp, bool *bypassed)
+int sws__mm_swap_cache_get_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr,
+				 sws_entry_t e, uint64_t *pfnp)
 {
-	/* The device the page would be read from (vswap: the physical one; none
-	 * when the page is zero or in zswap: then nothing is read ahead). */
-	sws_entry_t t = e;
-	bool on_device = !mm_io_target(cpu, mm, e, 1, false, &t);
-	struct sws_device *dev = sws__device(mm->sim, sws_swp_type(t));
-	bool sync = dev && (dev->flags & SWS_SWP_SYNCHRONOUS_IO);
-	/* SYNCHRONOUS_IO devices read without readahead, except, up to 6.18, a
-	 * slot the bypass declined (count > 1: shared since a fork), which goes
-	 * through swapin_readahead() like any other device's. */
-	bool readahead = !sync;
-	*bypassed = false;
-	for (int tries = 0;; tries++) {
-		uint64_t pfn = sws_swap_cache_lookup(cpu, e);
-		if (pfn) {
-			struct sws_folio *f = mm_folio(mm, pfn);
-			folio_lock(f);
-			if (folio_test(f, PG_swapcache) && f->order && f->swap <= e && e < f->swap + (1u << f->order)) {
-				/* A large folio kept in the swap cache (its write-out was
-				 * refused): split it, then take this page's folio. */
-				sws__mm_lru_del(mm, pfn);
-				int rc = sws__mm_split_folio(cpu, mm, pfn);
-				if (rc) {
-					sws__mm_lru_add(mm, pfn, false);
-					folio_unlock(f);
-					return rc;
-				}
-				continue;
-			}
-			if (!folio_test(f, PG_swapcache) || f->swap != e || f->order) {
-				folio_unlock(f);
-				if (tries > 1000)
-					return SWS_ENOENT;
-				continue;
-			}
-			swap_update_readahead(cpu, mm, sp, vaddr, folio_test_clear(f, PG_readahead));
-			mm_count(mm, cpu, SWS_MM_swapcache_hit, 1);
-			*pfnp = pfn;
-			return 0;
-		}
-		if (sync && (mm->sim->design_flags & SWS_DESIGN_SYNC_BYPASS)) {
-			int rc = sws__mm_swapin_bypass(cpu, mm, sp->memcg, e, pfnp);
-			if (rc == 0 || rc == SWS_ECORRUPT) {
-				*bypassed = true;
-				mm_count(mm, cpu, SWS_MM_pgmajfault, 1);
-				return rc;
-			}
-			if (rc == SWS_EEXIST) { /* the kernel waits a tick and faults again */
-				if (tries > 1000)
-					return SWS_ENOENT;
-				continue;
-			}
-			if (rc != SWS_EAGAIN && rc != SWS_EOPNOTSUPP)
-				return rc == SWS_EBUSY ? SWS_ENOENT : rc;
-			readahead |= rc == SWS_EAGAIN;
-		}
-		if (!tries) {
-			/* No readahead on SYNCHRONOUS_IO devices (but see above), nor on
-			 * xswap (each page is its own zswap entry: a read of it costs the
-			 * same later), nor (cluster readahead) for a vswap page on no device. */
-			if (readahead && mm->page_cluster && !(dev && (dev->flags & SWS_SWP_XSWAP))) {
-				bool window = use_vma_readahead(mm) ? vma_readahead(cpu, mm, sp, vaddr)
-								    : on_device && cluster_readahead(cpu, mm, sp->memcg, t);
-				if (window) /* the read-ahead folios onto the LRU now (lru_add_drain()) */
-					sws__mm_lru_add_drain(cpu, mm);
-			}
-		}
-		int rc = swapin_new(cpu, mm, sp->memcg, e, false, pfnp);
-		if (rc == 0 || rc == SWS_ECORRUPT) /* read from the device or zswap: a major fault */
-			mm_count(mm, cpu, SWS_MM_pgmajfault, 1);
-		if (rc != SWS_EEXIST)
+	uint64_t pfn = sws_swap_cache_lookup(cpu, e);
+	if (!pfn)
+		return SWS_ENOENT;
+	struct sws_folio *f = mm_folio(mm, pfn);
+	folio_lock(f);
+	if (folio_test(f, PG_swapcache) && f->order && f->swap <= e && e < f->swap + (1u << f->order)) {
+		/* A large folio kept in the swap cache (its write-out was
+		 * refused): split it, then take this page's folio. */
+		sws__mm_lru_del(mm, pfn);
+		int rc = sws__mm_split_folio(cpu, mm, pfn);
+		if (rc) {
+			sws__mm_lru_add(mm, pfn, false);
+			folio_unlock(f);
 			return rc;
-		if (tries > 1000)
-			return SWS_ENOENT;
+		}
+		return SWS_EAGAIN; /* look again: this page's folio now */
 	}
+	if (!folio_test(f, PG_swapcache) || f->swap != e || f->order) {
+		folio_unlock(f);
+		return SWS_EAGAIN;
+	}
+	swap_update_readahead(cpu, mm, sp, vaddr, folio_test_clear(f, PG_readahead));
+	mm_count(mm, cpu, SWS_MM_swapcache_hit, 1);
+	*pfnp = pfn;
+	return 0;
+}
+
+int sws__mm_swapin_readahead(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr,
+			     sws_entry_t e, const struct sws__swapin_dev *sd, bool readahead, uint64_t *pfnp)
+{
+	/* No readahead on xswap (each page is its own zswap entry: a read of it
+	 * costs the same later), nor (cluster readahead) for a vswap page on no
+	 * device. */
+	if (readahead && mm->page_cluster && !(sd->si && (sws__device_flags(sd->si) & SWS_SWP_XSWAP))) {
+		bool window = use_vma_readahead(mm) ? vma_readahead(cpu, mm, sp, vaddr)
+						    : sd->on_device && cluster_readahead(cpu, mm, sp->memcg, sd->t, sd->si);
+		if (window) /* the read-ahead folios onto the LRU now (lru_add_drain()) */
+			sws__mm_lru_add_drain(cpu, mm);
+	}
+	return swapin_new(cpu, mm, sp->memcg, e, false, sd->si, pfnp);
 }
 
 int sws__mm_swapin_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, sws_entry_t e, uint64_t *pfnp)
 {
-	enum sws_work_ctx wc = sws__work_enter(cpu, SWS_WCTX_swapin);
-	int rc = swapin_new(cpu, mm, memcg, e, false, pfnp);
-	sws__work_enter(cpu, wc);
+	enum sws_work_ctx wc = sws__cpu_work_enter(cpu, SWS_WCTX_swapin);
+	int rc = swapin_new(cpu, mm, memcg, e, false, NULL, pfnp);
+	sws__cpu_work_enter(cpu, wc);
 	return rc;
 }

@@ -169,23 +169,23 @@ int sws_mm_swapoff(struct sws_cpu *cpu, struct sws_mm *mm, int type)
 	if (!cpu || !mm)
 		return SWS_EINVAL;
 	struct sws_sim *sim = mm->sim;
-	struct sws_device *dev = type >= 0 && type < SWS_MAX_SWAPFILES ? sws__device(sim, (unsigned)type) : NULL;
+	struct sws_device *dev = type >= 0 && type < SWS_MAX_SWAPFILES ? sws__get_swap_device(sim, (unsigned)type) : NULL;
 	if (!dev)
 		return SWS_ENODEV;
-	if (dev->flags & (SWS_SWP_XSWAP | SWS_SWP_VIRTUAL))
+	if (sws__device_flags(dev) & (SWS_SWP_XSWAP | SWS_SWP_VIRTUAL))
 		return SWS_EINVAL;
 	uint64_t t0 = mm_kernel_enter(mm, cpu);
 	sws__device_swapoff_begin(dev); /* its room leaves nr_swap_pages: reclaim has only the others' */
 	int rc = 0;
 	/* try_to_unuse() goes round until the device is empty: reclaim may unmap
 	 * a page of it (a folio still cached on it) while the walk runs. */
-	for (unsigned round = 0; !rc && round < UNUSE_ROUNDS && (atomic_load(&dev->inuse_pages) & ~SWS_INUSE_OFFLIST);
+	for (unsigned round = 0; !rc && round < UNUSE_ROUNDS && sws__device_inuse_pages(dev);
 	     round++) {
-		if (sim->design_flags & SWS_DESIGN_VIRTUAL) {
-			rc = unuse_physical(cpu, mm, (unsigned)type, dev->max);
+		if (sws__design_virtual(sim)) {
+			rc = unuse_physical(cpu, mm, (unsigned)type, sws__device_max(dev));
 			continue;
 		}
-		struct unuse_ctx u = {.type = (unsigned)type, .mem = &sim->mem};
+		struct unuse_ctx u = {.type = (unsigned)type, .mem = sws__sim_mem(sim)};
 		uint32_t n = mm->nr_spaces;
 		for (uint32_t a = 0; a < n && !u.rc; a++)
 			unuse_space(cpu, mm, a, &u);
@@ -194,7 +194,7 @@ int sws_mm_swapoff(struct sws_cpu *cpu, struct sws_mm *mm, int type)
 		sws__mem_free(u.mem, SWS_MEM_mm, u.entries, sizeof(*u.entries) * u.cap);
 		rc = u.rc;
 		if (!rc)
-			drop_cache_only(cpu, mm, (unsigned)type, dev->max);
+			drop_cache_only(cpu, mm, (unsigned)type, sws__device_max(dev));
 	}
 	mm_kernel_exit(mm, cpu, t0);
 	if (!rc)

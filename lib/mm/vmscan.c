@@ -43,9 +43,9 @@ static int pageout_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn);
 int sws__mm_pageout_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 {
 	SWS_ASSERT_FOLIO_LOCKED(mm_folio(mm, pfn));
-	enum sws_work_ctx wc = sws__work_enter(cpu, SWS_WCTX_swapout);
+	enum sws_work_ctx wc = sws__cpu_work_enter(cpu, SWS_WCTX_swapout);
 	int rc = pageout_folio(cpu, mm, pfn);
-	sws__work_enter(cpu, wc);
+	sws__cpu_work_enter(cpu, wc);
 	return rc;
 }
 
@@ -68,7 +68,7 @@ static int pageout_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 		sws_entry_t entry;
 		int rc = sws_folio_alloc_swap(cpu, pfn, f->order, &entry);
 		if (rc == SWS_ENOSPC && f->order) {
-			sws__mm_count_order(mm, cpu, &mm->pcpu[sws__cpu_id(cpu)].swpout_fallback[f->order]);
+			sws__mm_count_order(mm, cpu, &mm->pcpu[sws_cpu_id(cpu)].swpout_fallback[f->order]);
 			if (f->order == SWS_NR_ORDERS - 1)
 				mm_count(mm, cpu, SWS_MM_thp_swpout_fallback, 1);
 			return sws__mm_split_folio(cpu, mm, pfn) ? SWS_ENOMEM : SWS_EAGAIN;

@@ -23,7 +23,7 @@ const char *sws_mm_counter_name(enum sws_mm_counter c)
 
 void sws_mm_cpu_time_get(const struct sws_mm *mm, const struct sws_cpu *cpu, struct sws_mm_cpu_time *out)
 {
-	const struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
+	const struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
 	out->sys_ns = sws_load_relaxed(&p->sys_ns);
 	out->sys_modelled_ns = sws_load_relaxed(&p->sys_modelled_ns);
 	out->iowait_ns = sws_load_relaxed(&p->iowait_ns);
@@ -33,7 +33,7 @@ void sws_mm_cpu_time_get(const struct sws_mm *mm, const struct sws_cpu *cpu, str
 void sws_mm_stats_get(struct sws_mm *mm, struct sws_mm_stats *st)
 {
 	memset(st, 0, sizeof(*st));
-	for (unsigned c = 0; c < mm->sim->max_cpus; c++) {
+	for (unsigned c = 0; c < sws__sim_max_cpus(mm->sim); c++) {
 		struct sws_mm_pcpu *p = &mm->pcpu[c];
 		for (int k = 0; k < SWS_MM_NR_COUNTERS; k++)
 			st->counters[k] += sws_load_relaxed(&p->ctr[k]);
@@ -42,10 +42,10 @@ void sws_mm_stats_get(struct sws_mm *mm, struct sws_mm_stats *st)
 			st->swpout_fallback[o] += sws_load_relaxed(&p->swpout_fallback[o]);
 		}
 	}
-	for (unsigned c = 0; c < mm->sim->max_cpus; c++)
+	for (unsigned c = 0; c < sws__sim_max_cpus(mm->sim); c++)
 		for (int o = 0; o < SWS_NR_ORDERS; o++)
 			st->zswpout_order[o] += sws_load_relaxed(&mm->pcpu[c].zswpout_order[o]);
-	for (unsigned c = 0; c < mm->sim->max_cpus; c++) {
+	for (unsigned c = 0; c < sws__sim_max_cpus(mm->sim); c++) {
 		struct sws_mm_pcpu *p = &mm->pcpu[c];
 		for (int b = 0; b < SWS_MM_LAT_BUCKETS; b++)
 			st->reclaim_lat[b] += sws_load_relaxed(&p->reclaim_lat[b]);

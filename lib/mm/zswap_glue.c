@@ -99,7 +99,8 @@ static bool wb_end(void *ctx, struct sws_cpu *cpu, sws_entry_t e, uint64_t token
 
 void sws__mm_cost_zcomp(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t seed, bool decompress)
 {
-	if (!cpu->vc)
+	struct sws_vcpu *vc = sws__cpu_vcpu(cpu);
+	if (!vc)
 		return;
 	/* SWS_COST_LIST: per compressor, SWS_NR_CONTENT compress classes then as
 	 * many decompress classes, in the content classes' order */
@@ -109,7 +110,7 @@ void sws__mm_cost_zcomp(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t seed, b
 		       "the compression classes follow the content classes");
 	unsigned c = SWS_COST_compress_lz4_zero + (sws__zswap_alg(mm->zswap) == SWS_ZCOMP_ZSTD ? 2 * SWS_NR_CONTENT : 0) +
 		     (decompress ? SWS_NR_CONTENT : 0) + sws__mm_content_class(mm, seed);
-	sws__vt_charge(cpu->vc, (enum sws_cost)c, SWS_PAGE_SIZE);
+	sws__vt_charge(vc, (enum sws_cost)c, SWS_PAGE_SIZE);
 }
 
 struct folio_pages {
@@ -140,7 +141,7 @@ int sws__mm_zswap_store_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws
 	if (rc)
 		return rc;
 	mm_count(mm, cpu, SWS_MM_zswpout, nr); /* counted once the whole folio is in */
-	_Atomic uint64_t *o = &mm->pcpu[sws__cpu_id(cpu)].zswpout_order[f->order];
+	_Atomic uint64_t *o = &mm->pcpu[sws_cpu_id(cpu)].zswpout_order[f->order];
 	sws_store_relaxed(o, sws_load_relaxed(o) + 1);
 	return 0;
 }
@@ -160,11 +161,7 @@ int sws_mm_zswap_enable(struct sws_mm *mm, const struct sws_zswap_config *cfg)
 	int rc = sws__zswap_create(mm->sim, cfg, mm->cfg.ram_pages, &wb, count_cb, mm, &mm->zswap);
 	if (rc)
 		return rc;
-	sws_spin_lock(&mm->sim->swap_lock);
-	mm->sim->slot_free_ctx = mm;
-	mm->sim->slot_free_notify = slot_free_cb;
-	mm->sim->zswap_release = zswap_release_cb;
-	sws_spin_unlock(&mm->sim->swap_lock);
+	sws__sim_hook_slot_free(mm->sim, mm, slot_free_cb, zswap_release_cb);
 	return 0;
 }
 
@@ -172,11 +169,7 @@ void sws__mm_zswap_destroy(struct sws_mm *mm)
 {
 	if (!mm->zswap)
 		return;
-	sws_spin_lock(&mm->sim->swap_lock);
-	mm->sim->slot_free_notify = NULL;
-	mm->sim->zswap_release = NULL;
-	mm->sim->slot_free_ctx = NULL;
-	sws_spin_unlock(&mm->sim->swap_lock);
+	sws__sim_hook_slot_free(mm->sim, mm, NULL, NULL);
 	sws_synchronize_rcu(); /* no slot free is still inside the hook */
 	sws__zswap_destroy(mm->zswap);
 	mm->zswap = NULL;

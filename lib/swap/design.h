@@ -68,7 +68,8 @@
 #define SWS_DESIGN_OPS_VERSION 3
 
 /* The SWS_DESIGN_* flags (what a design changes beyond its metadata) are in
- * swap_internal.h, where the memory model reads them (sim->design_flags). */
+ * swap_internal.h; the memory model asks for those it follows through
+ * swap_mm.h (sws__design_sync_bypass(), ...). */
 
 struct sws_design_ops {
 	uint32_t version; /* SWS_DESIGN_OPS_VERSION */

@@ -4,8 +4,8 @@
  * and the index of lib/swap: the types, the inline helpers, then one section
  * per defining file naming what it exports to the other files (as the
  * kernel's mm/swap.h). Included by every file of lib/swap and, for the types
- * and the helpers design.h lists, by the designs, zswap, xswap and the
- * memory model.
+ * and the helpers design.h lists, by the designs, zswap and xswap; the
+ * memory model uses swap_mm.h, which this header includes.
  *
  * Ownership:   sws_sim ─┬─ devices[type] (RCU-published) ─┬─ cluster_info[]
  *                       │                                  ├─ the design's per-device data
@@ -50,6 +50,7 @@
 #include "../common/mem.h"
 #include "../common/rcu.h"
 #include "../common/spinlock.h"
+#include "swap_mm.h"
 
 struct sws_design_ops;
 struct sws_device;
@@ -79,20 +80,7 @@ struct sws_device;
 struct sws_arena;
 struct sws_sim;
 
-/*
- * A per-cluster array of a device (cluster_info, a design's per-cluster
- * pointers, the memory model's slot seeds): plain allocator memory on a
- * regular device; on an extendable device a sparse arena reserved for every
- * cluster the device could have and mapped as far as the clusters it has
- * (cluster_array.c), so indexing is a plain array access either way.
- */
-struct sws_cluster_array {
-	void *base;
-	size_t elem;            /* bytes per cluster */
-	enum sws_mem_class cls; /* charged with what is allocated (or mapped) */
-	size_t charged;
-	struct sws_arena *arena; /* extendable devices */
-};
+/* struct sws_cluster_array, a device's per-cluster array: swap_mm.h. */
 
 /*
  * What makes an extendable device (xswap; vswap's virtual device) grow and
@@ -227,13 +215,7 @@ struct sws_device {
 	uint64_t queue_free[SWS_DEVICE_MAX_QUEUE];
 };
 
-/*
- * device.c: a request of @service_ps to device @type's queue at the CPU's
- * virtual time (a sync point): it starts when a queue slot is free and ends
- * @service_ps later. @return its end; *@start its start. A device without a
- * queue starts it at once.
- */
-uint64_t sws__device_submit(struct sws_cpu *cpu, unsigned type, uint64_t service_ps, uint64_t *start);
+/* device.c's sws__device_submit() (a device's queue in virtual time): swap_mm.h. */
 
 /* Allocation spaces (alloc.c): where entries come from, and vswap's physical devices. */
 enum sws_alloc_space { SWS_SPACE_ENTRY = 0, SWS_SPACE_PHYS = 1, SWS_NR_SPACES };
@@ -595,12 +577,7 @@ int sws__sim_create(const struct sws_sim_config *cfg, const struct sws_design_op
 void sws__sim_set_error(struct sws_sim *sim, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* sws_cpu_attach() in two steps, so a caller can reserve a CPU's memory early
- * and attach without allocating later (teardown). The memory goes with
- * sws_cpu_detach(), with a refused attach (SWS_ENOCPU), or with
- * sws__mem_free(SWS_MEM_sim) if never attached. */
-struct sws_cpu *sws__cpu_alloc(struct sws_sim *sim);
-int sws__cpu_attach_mem(struct sws_sim *sim, struct sws_cpu *cpu, struct sws_cpu **out);
+/* sws__cpu_alloc() and sws__cpu_attach_mem(), sws_cpu_attach() in two steps: swap_mm.h. */
 
 /* The environment's clock (sws_env.clock_ns), the default clock (common/clock.h)
  * when it has none. */
@@ -620,7 +597,6 @@ static inline uint64_t sws__clock_ns(const struct sws_sim *sim)
  * see device.c. */
 int sws__device_add(struct sws_sim *sim, const struct sws_device_config *cfg,
 		    const struct sws_ext_setup *ext, bool enable, int *type_out);
-void sws__device_enable(struct sws_device *dev);
 
 /* swapoff, or (force) tear down a device whatever it holds (sim destroy);
  * sws___device_remove(): the same with sim->ext_mutex held by the caller. */
@@ -661,12 +637,7 @@ void sws__device_del_avail(struct sws_cpu *cpu, struct sws_device *dev);
 void sws__device_stop_writes(struct sws_device *dev);
 /* A swapoff that did not finish: the device takes slots again (unless its writes failed). */
 void sws__device_resume_writes(struct sws_device *dev);
-/* swapoff(2) with pages in use, before try_to_unuse(): no new slots, and the
- * device's pages leave nr_swap_pages and total_swap_pages (the slots freed
- * meanwhile come back to nr_swap_pages one by one), so reclaim sees only the
- * room of the other devices. cancel: the swapoff failed, the device stays. */
-void sws__device_swapoff_begin(struct sws_device *dev);
-void sws__device_swapoff_cancel(struct sws_device *dev);
+/* sws__device_enable(), sws__device_swapoff_begin() and _cancel(): swap_mm.h. */
 
 /* Deferred discard. @return clusters still waiting. */
 unsigned sws__device_do_discard(struct sws_device *dev, unsigned budget);
@@ -695,10 +666,7 @@ void *sws__swap_zswap_load(struct sws_cpu *cpu, sws_entry_t e);
 void *sws__swap_zswap_erase(struct sws_cpu *cpu, sws_entry_t e);
 void sws__swap_zswap_drain(struct sws_sim *sim, void (*fn)(void *ctx, void *entry), void *ctx);
 
-/* swap_pte_batch()'s step: may a zap batch ending at @last take the next
- * slot too (the caller checked it is in the same cluster)? The design
- * decides (zap_batch_extends); true for every design without one. */
-bool sws__swap_zap_batch_extends(struct sws_cpu *cpu, sws_entry_t last);
+/* sws__swap_zap_batch_extends() (swap_pte_batch()'s step): swap_mm.h. */
 
 /* ---- backing.c ------------------------------------------------------------------- */
 
@@ -709,10 +677,7 @@ void sws__backing_discard(struct sws_device *dev, uint32_t cluster_idx);
 
 /* ---- cluster_array.c: per-cluster arrays, extendable devices --------------------- */
 
-/* @return the array (zeroed) or NULL. */
-void *sws__cluster_array_create(struct sws_device *dev, struct sws_cluster_array *ca, size_t elem,
-				enum sws_mem_class cls, size_t align);
-void sws__cluster_array_destroy(struct sws_device *dev, struct sws_cluster_array *ca);
+/* sws__cluster_array_create() and _destroy(): swap_mm.h. */
 
 int sws__ext_init(struct sws_device *dev, const struct sws_ext_setup *setup);
 void sws__ext_free(struct sws_device *dev);

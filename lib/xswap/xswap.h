@@ -1,6 +1,6 @@
 /*
  * xswap.h - extendable swap devices (the 2026 xswap series, v3, on swap-table
- * phase IV; kernel-swap-reference.md section 5, docs/xswap.md): a device with
+ * phase IV; docs/xswap.md): a device with
  * no backing store whose per-cluster metadata grows one chunk (85 clusters)
  * at a time as allocation needs it and is given back by a deferred shrink
  * when the tail of the mapped range is free.

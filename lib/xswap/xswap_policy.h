@@ -1,6 +1,6 @@
 /*
  * xswap_policy.h - the sizing rules of an xswap device (docs/xswap.md; the
- * 2026 xswap series, kernel-swap-reference.md section 5) as pure functions of
+ * 2026 xswap series, v3) as pure functions of
  * cluster counts, so the device code only carries them out: the reserved and
  * initial size, the limit write, the grow step and the shrink decision.
  * Counts are clusters of 512 slots unless named pages.

@@ -243,8 +243,12 @@ static void test_workload_params_table(void **state)
 		assert_sws(0, cli_parse_workload_args(&c, 2, argv, msg, sizeof(msg)));
 		assert_int_equal(c.flags, SWS_WORKLOAD_KEEP);
 		assert_int_equal(c.write_pct, k == SWS_WORKLOAD_ZIPF || k == SWS_WORKLOAD_UNIFORM ? 30 : 0);
+		assert_non_null(sws_workload_help((enum sws_workload_kind)k)); /* --help's line for it */
 	}
 	assert_null(sws_workload_params((enum sws_workload_kind)99));
+	/* the kinds run from 1 with no gap: the help lists them while they have help */
+	assert_null(sws_workload_help((enum sws_workload_kind)0));
+	assert_null(sws_workload_help((enum sws_workload_kind)(SWS_WORKLOAD_KBUILD + 1)));
 	struct sws_workload_config c = {.kind = SWS_WORKLOAD_UNIFORM};
 	char *glued[] = {"-n4", "-w=7", "-a", "99", "2M"};
 	assert_sws(0, cli_parse_workload_args(&c, 5, glued, msg, sizeof(msg)));

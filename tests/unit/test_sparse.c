@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "mm/mm_internal.h"
+#include "swap/swap_internal.h" /* white box: the device's mapped clusters */
 #include "testutil.h"
 
 #if defined(__SANITIZE_ADDRESS__)

@@ -74,4 +74,5 @@ SWS__WORKLOAD(sws__workload_bgsave,
 	      .accesses_per_page = 1,
 	      .setup = bgsave_setup,
 	      .gen = bgsave_gen,
-	      .params = bgsave_params);
+	      .params = bgsave_params,
+	      .help = "write, fork, child reads all, parent keeps writing (copy-on-write)");

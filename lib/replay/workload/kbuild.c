@@ -280,4 +280,7 @@ SWS__WORKLOAD(sws__workload_kbuild,
 	      .content = {[SWS_CONTENT_ZERO] = 1, [SWS_CONTENT_INDEX] = 3, [SWS_CONTENT_TEXT] = 14,
 			  [SWS_CONTENT_RANDOM] = 2},
 	      .destroy = kbuild_destroy,
-	      .params = kbuild_params);
+	      .params = kbuild_params,
+	      .help = "shaped like a kernel build: -j short-lived compile jobs whose heaps add\n"
+		      "up to SIZE, a hot set that moves on in phases, long-lived cold memory,\n"
+		      "and --cold SIZE of cold data written first (docs/replay.md)");

@@ -27,4 +27,5 @@ SWS__WORKLOAD(sws__workload_memhog,
 	      .gen = sws__wl_passes_gen,
 	      .task_next = sws__wl_passes_task_next,
 	      .content = {[SWS_CONTENT_SAME] = 1},
-	      .params = memhog_params);
+	      .params = memhog_params,
+	      .help = "sequential 0xff fill (numactl memhog)");

@@ -210,4 +210,5 @@ SWS__WORKLOAD(sws__workload_usemem,
 	      .content = {[SWS_CONTENT_INDEX] = 1},
 	      .print_results = usemem_print_results,
 	      .figures = usemem_figures,
-	      .params = usemem_params);
+	      .params = usemem_params,
+	      .help = "vm-scalability usemem; prints its per-task lines");

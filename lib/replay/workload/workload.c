@@ -46,6 +46,12 @@ const struct sws_workload_param *sws_workload_params(enum sws_workload_kind kind
 	return ops ? ops->params : NULL;
 }
 
+const char *sws_workload_help(enum sws_workload_kind kind)
+{
+	const struct sws__workload_ops *ops = workload_ops(kind);
+	return ops ? ops->help : NULL;
+}
+
 int sws_workload_parse(const char *name, enum sws_workload_kind *out)
 {
 	for (size_t i = 0; name && i < NR_WORKLOADS; i++)

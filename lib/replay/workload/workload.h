@@ -94,6 +94,8 @@ struct sws__workload_ops {
 	void (*destroy)(struct sws_workload *wl);
 	/* Its options on a command line (sws_workload_params()), ending with {0}. */
 	const struct sws_workload_param *params;
+	/* What it does, for a program's --help (sws_workload_help()): short lines. */
+	const char *help;
 };
 
 /* Entries of a params table: the field @f of struct sws_workload_config. */

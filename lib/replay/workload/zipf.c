@@ -213,7 +213,8 @@ SWS__WORKLOAD(sws__workload_zipf,
 	      .setup = zipf_setup,
 	      .gen = random_gen,
 	      .task_next = zipf_task_next,
-	      .params = zipf_params);
+	      .params = zipf_params,
+	      .help = "zipf-distributed random accesses over SIZE per task");
 
 SWS__WORKLOAD(sws__workload_uniform,
 	      .kind = SWS_WORKLOAD_UNIFORM,
@@ -221,4 +222,5 @@ SWS__WORKLOAD(sws__workload_uniform,
 	      .setup = random_setup,
 	      .gen = random_gen,
 	      .task_next = uniform_task_next,
-	      .params = uniform_params);
+	      .params = uniform_params,
+	      .help = "uniform random accesses over SIZE per task");
