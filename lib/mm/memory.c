@@ -7,7 +7,9 @@
  * the exact-LRU reference, a move to the young end) and, on a write, a new
  * content version. Everything else is a fault (pgfault):
  *  - none: a read maps the shared zero page, a write a new folio (of the
- *    region's mTHP order when the aligned block is empty);
+ *    largest mTHP order the region allows whose aligned block is empty: the
+ *    "always" sizes, the "madvise" ones under MADV_HUGEPAGE, none under
+ *    MADV_NOHUGEPAGE);
  *  - write to a read-only page: reuse when exclusive, else copy (COW);
  *  - swap PTE: swap-in (swap_state.c finds or reads the folio). Designs up to
  *    6.18 (and vswap) read a count-1 slot of a SYNCHRONOUS_IO device into a
@@ -96,13 +98,26 @@ static bool __expect_ok(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space
 	return false;
 }
 
+/* thp_vma_allowable_orders() for anonymous region @r: none under
+ * VM_NOHUGEPAGE; the "always" orders (and a mapping's own), and under
+ * VM_HUGEPAGE the "madvise" ones too. */
+static unsigned region_orders(const struct sws_mm *mm, const struct sws_region *r)
+{
+	if (!r || (r->orders & REGION_VM_NOHUGEPAGE))
+		return 0;
+	unsigned o = r->orders & REGION_ORDERS;
+	if (r->orders & REGION_VM_HUGEPAGE)
+		o |= mm->cfg.anon_orders_madvise;
+	return o;
+}
+
 /* mmap_lock of @sp and ptl of @vaddr held: the mTHP order to use for a first
  * touch at @vaddr (its block lies in one PTE table). */
-static unsigned __fault_order(struct sws_space *sp, struct sws_region *r, uint64_t vaddr)
+static unsigned __fault_order(const struct sws_mm *mm, struct sws_space *sp, struct sws_region *r, uint64_t vaddr)
 {
 	SWS_ASSERT_HELD(&sp->mmap_lock);
 	SWS_ASSERT_HELD(pte_lockptr(sp, vaddr));
-	unsigned left = r ? r->orders & ~1u : 0;
+	unsigned left = region_orders(mm, r);
 	while (left) {
 		unsigned o = 31 - (unsigned)__builtin_clz(left); /* the largest order left first */
 		left &= ~(1u << o);
@@ -418,7 +433,7 @@ static int do_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, stru
 				r = sws___mm_region(sp, vaddr);
 			}
 			mm_lock(mm, ptl, SWS_MM_lock_ptl_contended);
-			unsigned order = __fault_order(sp, r, vaddr);
+			unsigned order = __fault_order(mm, sp, r, vaddr);
 			sws_spin_unlock(ptl);
 			sws_spin_unlock(&sp->mmap_lock);
 			rc = do_anonymous_page(cpu, mm, asid, sp, vaddr, order);

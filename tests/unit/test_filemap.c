@@ -367,6 +367,40 @@ static void test_scan_fract_small_file(void **state)
 }
 
 /*
+ * sws_mm_reclaim_lru(): a reclaim held to one LRU type, as a trace's reclaim
+ * record says the kernel took it. In cache trim mode (which alone would scan
+ * the file lists only) an anon-only reclaim swaps out and drops no page
+ * cache; with both types weighed (SCAN_FRACT) a file-only one swaps nothing.
+ */
+static void test_reclaim_lru_types(void **state)
+{
+	(void)state;
+	struct env e;
+	env_open(&e, 16384, 16384, SWS_RECLAIM_KERNEL, 0);
+	write_anon_aged(&e, 4096);
+	assert_int_equal(rd(&e, 1, 0, 4200), 4200);
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
+	assert_int_equal(sws_mm_reclaim_lru(e.cpu, e.mm, e.cg, 64, SWS_MM_LRU_ANON), 64);
+	assert_int_equal(delta(&e, &s0, SWS_MM_pswpout), 64);
+	assert_int_equal(delta(&e, &s0, SWS_MM_pgsteal_file), 0);
+	assert_int_equal(delta(&e, &s0, SWS_MM_pgscan_file), 0);
+	env_close(&e);
+
+	env_open(&e, 8192, 8192, SWS_RECLAIM_KERNEL, 0);
+	write_anon_aged(&e, 2048);
+	assert_int_equal(rd(&e, 1, 0, 1000), 1000);
+	s0 = sws_test_mm_stats(e.mm);
+	assert_int_equal(sws_mm_reclaim_lru(e.cpu, e.mm, e.cg, 256, SWS_MM_LRU_FILE), 256);
+	assert_int_equal(delta(&e, &s0, SWS_MM_pgsteal_file), 256);
+	assert_int_equal(delta(&e, &s0, SWS_MM_pswpout), 0);
+	/* both types: as sws_mm_reclaim() */
+	s0 = sws_test_mm_stats(e.mm);
+	assert_int_equal(sws_mm_reclaim_lru(e.cpu, e.mm, e.cg, 256, SWS_MM_LRU_ANON | SWS_MM_LRU_FILE), 256);
+	assert_true(delta(&e, &s0, SWS_MM_pswpout) > 0);
+	env_close(&e);
+}
+
+/*
  * SCAN_FRACT when the file lists refault: a large inactive file list is
  * trimmed alone until pages it gave up come back within the workingset
  * (workingset_activate_file); the next reclaim sees the activations since
@@ -799,6 +833,7 @@ int main(void)
 		cmocka_unit_test(test_second_access_activates),
 		cmocka_unit_test(test_cache_trim_mode),
 		cmocka_unit_test(test_scan_fract_small_file),
+		cmocka_unit_test(test_reclaim_lru_types),
 		cmocka_unit_test(test_scan_fract_refaulting),
 		cmocka_unit_test(test_scan_fract_file_low),
 		cmocka_unit_test(test_scan_fract_cost),
