@@ -127,12 +127,21 @@ static inline struct sws__perf *perf_of(const struct sws_trace_reader *r)
  *  - System calls come as sys_enter_X (the arguments) and sys_exit_X (the
  *    result) of one thread: the enter is kept in the thread's entry until
  *    the exit, which makes the record when the call succeeded.
+ *  - File I/O: openat's result names a new file id in the process's
+ *    descriptor table (fds[], searched in order; fork copies a process's
+ *    entries, exec drops its O_CLOEXEC ones, exit all); read and write make
+ *    a FILE record at the descriptor's offset and move it, pread64 and
+ *    pwrite64 at their own; lseek and close keep the table true.
+ *  - Reclaim: a task's shrink_inactive lines are summed by LRU type in its
+ *    entry (shrunk[], SWS__PT_SHRINK) until its reclaim end, which then
+ *    makes one RECLAIM per type instead of one for both.
  *
  * Bounds: at most SWS_TRACE_PERF_MAX_TASKS tasks are held (an entry goes as
  * soon as nothing is left to remember about its task: no call in progress,
  * no thread mapping, no report still to come), at most
- * SWS_TRACE_PERF_MAX_HELD records are queued, and one line makes at most
- * two records (a MAP_FIXED mmap: MUNMAP, then MMAP).
+ * SWS_TRACE_PERF_MAX_HELD records are queued, at most SWS_TRACE_PERF_MAX_FDS
+ * descriptors are held, and one line makes at most two records (a MAP_FIXED
+ * mmap: MUNMAP, then MMAP; a reclaim end: anon, then file).
  */
 
 #define MAP_TYPE_ 0x0fu
