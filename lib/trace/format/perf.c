@@ -53,10 +53,10 @@ enum {
 	SWS__CALL_OPENAT,
 	SWS__CALL_CLOSE,
 	SWS__CALL_LSEEK,
-	SWS__CALL_READ, /* from here on: calls that move bytes (call_io()) */
+	SWS__CALL_READ, /* from here on: calls that move bytes (file_call()) */
 	SWS__CALL_READV,
 	SWS__CALL_PREAD64,
-	SWS__CALL_WRITE,
+	SWS__CALL_WRITE, /* from here on: writes */
 	SWS__CALL_WRITEV,
 	SWS__CALL_PWRITE64,
 };
