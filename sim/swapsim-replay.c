@@ -119,6 +119,7 @@ struct opts {
 	uint32_t anon_orders; /* --mthp: bit k, folios of 2^k pages */
 	bool mthp_set;
 	uint64_t mem_high;    /* --mem-high, pages */
+	const char *memcg_swap_tiers; /* --memcg-swap-tiers NAME[,NAME...] */
 	uint32_t swapoff; /* --swapoff N */
 	uint32_t content[SWS_NR_CONTENT];
 	bool content_set, verify, quiet;
@@ -550,7 +551,13 @@ static const struct cli_option options[] = {
 		     "default; not hdd)\n"
 		     "or an xswap device (needs --zswap and the st-p4 design):\n"
 		     "type=xswap[,prio=N][,limit=PAGES]\n"
+		     "tier=NAME puts the device in swap tier NAME (letters,\n"
+		     "digits, _; at most 15; not xswap)\n"
 		     "(default: one SSD of 2x RAM)"),
+	CLI_OPT_STRING("--memcg-swap-tiers", "NAME[,NAME...]", O, memcg_swap_tiers,
+		       "the swap tiers the memcg(s) may put pages on\n"
+		       "(memory.swap.tiers.max; tiers of --swap ...,tier=NAME;\n"
+		       "needs --mem-limit or --mem-high; default: every device)"),
 	{.kind = CLI_CALL, .name = "--backend", .arg = "D", .set = set_designs, .help_fn = backend_help},
 	CLI_OPT_CALL("--compare", "D1,D2,...", set_designs,
 		     "run the same input on each design, report side by side (a\n"
@@ -782,6 +789,7 @@ static void run_config(const struct opts *o, enum sws_backend backend, uint64_t 
 		.page_cluster = o->page_cluster,
 		.anon_orders = o->anon_orders,
 		.mem_high_pages = o->mem_high,
+		.memcg_swap_tiers = o->memcg_swap_tiers,
 		.swapoff_device = o->swapoff,
 		.flags = (o->verify ? SWS_REPLAY_VERIFY : 0) | (o->zswap ? SWS_REPLAY_ZSWAP : 0) |
 			 (o->read_zero ? 0 : SWS_REPLAY_READ_POPULATES) |
@@ -1522,6 +1530,27 @@ static int check_usage(const struct opts *o)
 	return why ? 2 : 0;
 }
 
+/* --memcg-swap-tiers: each name a --swap device's tier=, and a memcg to apply to.
+ * @return 0, or 2 after a message. */
+static int bad_swap_tiers(const struct opts *o)
+{
+	const char *n = "--memcg-swap-tiers", *s = o->memcg_swap_tiers;
+	if (o->memcg_off || (!o->mem_limit && !o->mem_high))
+		return bad(n, "needs a memcg: --mem-limit or --mem-high (and --memcg on)");
+	if (!*s)
+		return bad(n, "'': expected NAME[,NAME...]");
+	while (*s) {
+		size_t len = strcspn(s, ",");
+		bool found = false;
+		for (unsigned i = 0; i < o->nswap && !found; i++)
+			found = o->swap[i].tier && strlen(o->swap[i].tier) == len && !strncmp(o->swap[i].tier, s, len);
+		if (!found)
+			return bad(n, "'%.*s': no --swap device has tier=%.*s", (int)len, s, (int)len, s);
+		s += len + (s[len] == ',');
+	}
+	return 0;
+}
+
 /* The options of a replay (not --check) that do not go together, the
  * defaults they leave, and a warning. @return 0 or 2 (said). */
 static int check_replay_usage(struct opts *o)
@@ -1563,6 +1592,8 @@ static int check_replay_usage(struct opts *o)
 	if (o->memcg_off && (o->mem_limit || o->mem_high || o->memcg_per_task))
 		return bad("--memcg", "off: no memcgs, so no %s", o->mem_limit ? "--mem-limit" : o->mem_high ? "--mem-high"
 													 : "--memcg-per-task");
+	if (o->memcg_swap_tiers && bad_swap_tiers(o))
+		return 2;
 	if (o->mem_limit && o->ram && o->mem_limit > o->ram)
 		fprintf(stderr, "swapsim-replay: warning: --mem-limit %s%s is above --ram %s%s: the limit never binds\n",
 			o->mem_limit_arg ? o->mem_limit_arg : "", o->mem_limit_arg ? "" : "(recorded)",

@@ -98,6 +98,12 @@ int sws_mm_memcg_create(struct sws_mm *mm, uint64_t limit_pages, uint16_t *id);
  *  kernel's throttling sleep is not modelled) and counts memcg_high. Set it before the
  *  memcg's first charge. @return 0, SWS_EINVAL (no such memcg). */
 int sws_mm_memcg_set_high(struct sws_mm *mm, uint16_t id, uint64_t high_pages);
+/** memory.swap.tiers.max of memcg @id (>= 1): the swap tiers (bit k: tier k, swapsim/device.h)
+ *  its folios may take slots from; 0 (the default): every tier. A swap-out of the memcg's
+ *  folio finds slots only on those tiers' devices, in priority order, and fails when none
+ *  of them has room (the folio stays). @return 0, SWS_EINVAL (no such memcg, the root,
+ *  bits past SWS_SWAP_NR_TIERS). */
+int sws_mm_memcg_set_swap_tiers(struct sws_mm *mm, uint16_t id, uint32_t tiers);
 
 /** A new, empty address space charged to @memcg (0: root). @return 0, SWS_EINVAL, SWS_ENOMEM. */
 int sws_mm_space_create(struct sws_mm *mm, uint16_t memcg, uint32_t *asid);
@@ -323,6 +329,9 @@ struct sws_mm_stats {
 	uint64_t swpout[SWS_NR_ORDERS];          /* per-order (mTHP stats) */
 	uint64_t swpout_fallback[SWS_NR_ORDERS];
 	uint64_t zswpout_order[SWS_NR_ORDERS];   /* per-order zswap stores (folios) */
+	/* pswpout and pswpin by the swap tier of the device (tier 0: devices with none;
+	 * swapsim/device.h): pages written to, and read from, its devices. */
+	uint64_t tier_swpout[SWS_SWAP_NR_TIERS], tier_swpin[SWS_SWAP_NR_TIERS];
 	/* Direct reclaim latency: each reclaim round a charge ran (sys + iowait of the
 	 * round, simulated ns), log2 buckets (bucket i: [2^i, 2^(i+1))). */
 	uint64_t reclaim_lat[SWS_MM_LAT_BUCKETS];

@@ -136,6 +136,10 @@ struct sws_replay_swap {
 					 * (1..SWS_DEVICE_MAX_QUEUE); 0: its kind's default
 					 * (sws_replay_swap_kind_queue()); pmem and zram have
 					 * none, the CPU does their work */
+	const char *tier;               /* its swap tier's name (swapsim/device.h: letters,
+					 * digits, '_', at most 15), or NULL: none. The
+					 * replay adds the tiers in order of first mention
+					 * (ids 1, 2, ...); not for xswap */
 };
 
 /** @return a kind's default queue depth under the modelled clock (0: none). */
@@ -265,6 +269,10 @@ struct sws_replay_config {
 	uint64_t mem_high_pages;        /* memory.high of the workload's memcg (each task's with
 					 * SWS_REPLAY_MEMCG_PER_TASK); 0: none. Given alone, the
 					 * memcg has no limit */
+	const char *memcg_swap_tiers;   /* memory.swap.tiers.max of the workload's memcg (each
+					 * task's with SWS_REPLAY_MEMCG_PER_TASK): "NAME[,NAME...]",
+					 * tiers of swap[]; needs a memcg (mem_limit_pages or
+					 * mem_high_pages); NULL: every tier */
 };
 
 /* The default sync quantum: 250 ns, about one lock hold. On usemem -n 31 it
@@ -395,13 +403,14 @@ struct sws_replay_setup {
 	uint32_t swapoff_device;        /* 1-based; 0: none */
 	uint32_t nr_swap;
 	struct sws_replay_swap swap[SWS_REPLAY_MAX_SWAP]; /* pages and latencies filled in;
-							   * path: the configuration's */
+							   * path, tier: the configuration's */
 	/* zswap (with SWS_REPLAY_ZSWAP), defaults filled in */
 	char zswap_compressor[24];
 	uint32_t zswap_max_pool_percent, zswap_accept_threshold_percent;
 	uint32_t zswap_flags;           /* SWS_ZSWAP_* */
 	uint32_t anon_orders;           /* anon mTHP: bit k, folios of 2^k pages "always" */
 	uint64_t mem_high_pages;        /* memory.high; 0: none */
+	const char *memcg_swap_tiers;   /* the configuration's (NULL: every tier) */
 };
 
 /* A record the model refused (an error counted in the report's errors). */

@@ -97,6 +97,7 @@ struct sws_lru {
 struct sws_memcg {
 	uint64_t limit;
 	uint64_t high;          /* memory.high, pages; 0: none */
+	uint32_t swap_tiers;    /* memory.swap.tiers.max: a tier mask; 0: every tier */
 	_Atomic uint64_t usage; /* pages charged */
 	uint32_t usage_last;    /* the modelled clock: the CPU that wrote usage last (id + 1) */
 	sws_spinlock_t lru_lock; /* the lruvec's lock (one node) */
@@ -214,6 +215,7 @@ struct sws_mm_pcpu {
 	_Atomic uint64_t swpout[SWS_NR_ORDERS];
 	_Atomic uint64_t swpout_fallback[SWS_NR_ORDERS];
 	_Atomic uint64_t zswpout_order[SWS_NR_ORDERS];
+	_Atomic uint64_t tier_swpout[SWS_SWAP_NR_TIERS], tier_swpin[SWS_SWAP_NR_TIERS];
 	_Atomic uint64_t reclaim_lat[SWS_MM_LAT_BUCKETS];
 	_Atomic uint64_t reclaim_count, reclaim_sum_ns, reclaim_max_ns;
 	/* simulated time (struct sws_mm_cpu_time), single writer */
@@ -833,6 +835,10 @@ int sws__mm_swap_read_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_f
 			    bool sync);
 /* One more folio of its order in a per-order counter array of this CPU. */
 void sws__mm_count_order(struct sws_mm *mm, struct sws_cpu *cpu, _Atomic uint64_t *arr);
+/* vmstat.c: @nr pages written to (@write) or read from device @type, in its swap tier's counter. */
+void sws__mm_count_tier(struct sws_mm *mm, struct sws_cpu *cpu, unsigned type, bool write, uint64_t nr);
+/* memcontrol.c: memcg @id's memory.swap.tiers.max as a mask (SWS_SWAP_TIERS_ALL when unset). */
+uint32_t sws__mm_memcg_swap_tiers(const struct sws_mm *mm, uint16_t id);
 /* swap_writeout() of locked, unmapped @f to its slots @entry. @return 0, or
  * non-zero: the folio stays (re-dirtied). */
 int sws__mm_swap_writeout(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f, sws_entry_t entry);
