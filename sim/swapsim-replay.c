@@ -68,6 +68,8 @@ static void catch_stop_signals(void) { cli_catch_stop_signals(on_stop_signal); }
 	"              shaped like a kernel build: -j short-lived compile jobs whose heaps add\n" \
 	"              up to SIZE, a hot set that moves on in phases, long-lived cold memory,\n" \
 	"              and --cold SIZE of cold data written first (docs/replay.md)\n" \
+	"      usemem, memhog: --zswap-writeback SIZE [--zswap-writeback-every N]  between passes,\n" \
+	"              after every N-th (default 1), memory.reclaim \"SIZE zswap_writeback_only\"\n" \
 	"      any workload: --keep  its tasks neither unmap nor exit at the end\n"
 #define USAGE_TAIL \
 "Sizes take K, M, G, T suffixes (binary) or a page count with a p suffix (256p = 1M);\n" \

@@ -663,6 +663,13 @@ struct sws_workload_config {
 	uint32_t reserved;         /* must be zero */
 	uint64_t cold_bytes;       /* kbuild: cold data written first and never touched again */
 	const struct sws_env *env; /* allocator; NULL: defaults */
+	/* usemem, memhog: proactive zswap writeback. Between passes, after every
+	 * zswap_writeback_every-th pass of a task (0: 1), the task writes back
+	 * zswap_writeback_bytes (rounded up to pages) of its memcg's zswap pool: a
+	 * RECLAIM record flagged SWS_TRACE_F_ZSWAP_WB for its memcg, memory.reclaim
+	 * "SIZE zswap_writeback_only" (sws_mm_zswap_writeback_only()). 0: none. */
+	uint64_t zswap_writeback_bytes;
+	uint32_t zswap_writeback_every;
 };
 
 struct sws_workload;
@@ -682,7 +689,8 @@ struct sws_workload;
  * The work of a create is bounded whatever the configuration (kbuild counts
  * its jobs ahead: at most SWS_WORKLOAD_MAX_JOBS steps).
  * @return 0, SWS_EINVAL (kind, bytes 0, write_pct > 100, zipf_s < 0, step,
- *         reserved, nr_accesses above SWS_WORKLOAD_MAX_ACCESSES, kbuild with
+ *         reserved, zswap_writeback_bytes for a workload other than usemem and
+ *         memhog or above SWS_WORKLOAD_MAX_BYTES, nr_accesses above SWS_WORKLOAD_MAX_ACCESSES, kbuild with
  *         more than SWS_WORKLOAD_MAX_JOBS jobs), SWS_EVERSION, SWS_ENOMEM.
  */
 int sws_workload_create(const struct sws_workload_config *cfg, struct sws_workload **out);
