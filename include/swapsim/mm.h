@@ -80,6 +80,12 @@ struct sws_mm_config {
 					 * (a page that existed before the trace began), not the
 					 * shared zero page: for traces that cannot tell reads
 					 * from writes */
+/* Swap metadata and the zswap pool take simulated RAM, as kernel memory does: the design's
+ * static and dynamic metadata bytes (sws_sim_memory_usage(), as swapsim-overhead counts
+ * them) rounded up to pages, and the zsmalloc pages, count out of free memory and so in
+ * global pressure (kernel_swap_pages of struct sws_mm_stats); no memcg is charged for
+ * them. Without it RAM holds folios alone. */
+#define SWS_MM_KERNEL_RAM (1u << 3)
 
 /** Create the memory model on @sim. @return 0, SWS_EINVAL, SWS_EVERSION, SWS_ENOMEM. */
 int sws_mm_create(struct sws_sim *sim, const struct sws_mm_config *cfg, struct sws_mm **out);
@@ -338,6 +344,8 @@ struct sws_mm_stats {
 	uint64_t reclaim_count, reclaim_sum_ns, reclaim_max_ns;
 	struct sws_mm_cpu_time time;             /* summed over CPUs */
 	uint64_t ram_pages, free_pages, anon_pages, swapcache_pages;
+	uint64_t kernel_swap_pages; /* RAM pages the swap metadata and the zswap pool take (not
+				     * free, not anon; 0 without SWS_MM_KERNEL_RAM) */
 	uint64_t nr_spaces;
 	/* zswap gauges (0 while zswap is off) */
 	uint64_t stored_pages, stored_incompressible_pages;

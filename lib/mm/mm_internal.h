@@ -266,6 +266,7 @@ struct sws_mm {
 	uint32_t nr_free_listed;  /* PFNs on that list */
 	uint32_t pfn_hwm;         /* PFNs [1, pfn_hwm) have been claimed; the rest never were */
 	_Atomic int64_t free_pages; /* RAM pages not in a folio, less the CPUs' free stocks */
+	_Atomic int64_t kernel_swap_pages; /* of those, taken by swap metadata and the zswap pool */
 	/* moves of RAM pages between free_pages and a stock begun and finished:
 	 * a failed allocation knows whether pages were in flight meanwhile */
 	_Atomic uint64_t ram_moves_started, ram_moves_done;

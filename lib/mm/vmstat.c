@@ -71,7 +71,8 @@ void sws_mm_stats_get(struct sws_mm *mm, struct sws_mm_stats *st)
 	st->ram_pages = mm->cfg.ram_pages;
 	int64_t fp = sws__mm_free_pages(mm);
 	st->free_pages = fp > 0 ? (uint64_t)fp : 0;
-	st->anon_pages = st->ram_pages - st->free_pages;
+	st->kernel_swap_pages = (uint64_t)atomic_load_explicit(&mm->kernel_swap_pages, memory_order_relaxed);
+	st->anon_pages = st->ram_pages - st->free_pages - st->kernel_swap_pages;
 	struct sws_stats ss;
 	sws_stats_snapshot(mm->sim, &ss);
 	st->swapcache_pages = ss.nr_swapcache;

@@ -642,6 +642,8 @@ void sws__setup_line(const struct sws_replay_series *s, char *buf, size_t len)
 			ADD("%s%" PRIu64, k ? ", " : ", seeds (one a repeat) ", s->repeats[k]->setup.seed);
 	if (st->flags & SWS_REPLAY_VERIFY)
 		ADD(", verify");
+	if (st->flags & SWS_REPLAY_KERNEL_RAM)
+		ADD(", swap metadata and zswap pool in RAM");
 	if (st->swapoff_device)
 		ADD(", swapoff of device %u at the end", st->swapoff_device);
 #undef ADD
@@ -1010,9 +1012,10 @@ static void json_run(struct sws__out *o, const struct sws_replay_report *r)
 	}
 	sws__pr(o, "},\"state\":{\"ram_pages\":%" PRIu64 ",\"free_pages\":%" PRIu64 ",\"anon_pages\":%" PRIu64
 	      ",\"swapcache_pages\":%" PRIu64 ",\"total_swap_pages\":%" PRIu64
-	      ",\"swap_used_pages\":%" PRIu64 ",\"nr_spaces\":%" PRIu64 "}",
+	      ",\"swap_used_pages\":%" PRIu64 ",\"nr_spaces\":%" PRIu64 ",\"kernel_swap_pages\":%" PRIu64 "}",
 	   r->mm.ram_pages, r->mm.free_pages, r->mm.anon_pages, r->mm.swapcache_pages,
-	   r->swap.total_swap_pages, r->swap.total_swap_pages - r->swap.nr_swap_pages, r->mm.nr_spaces);
+	   r->swap.total_swap_pages, r->swap.total_swap_pages - r->swap.nr_swap_pages, r->mm.nr_spaces,
+	   r->mm.kernel_swap_pages);
 	sws__pr(o, ",\"peaks\":{\"swap_used_pages\":%" PRIu64 ",\"pool_total_size\":%" PRIu64
 	      ",\"compression_ratio\":%.17g}",
 	   r->peaks.swap_used_pages, r->peaks.pool_total_size,
@@ -1126,6 +1129,8 @@ static void counters_run(struct sws__out *o, const struct sws_replay_report *r)
 	for (unsigned k = 0; k < nt; k++)
 		sws__pr(o, "tier.%s.swpout %" PRIu64 "\ntier.%s.swpin %" PRIu64 "\n", names[k], r->mm.tier_swpout[k + 1],
 			names[k], r->mm.tier_swpin[k + 1]);
+	if (r->setup.flags & SWS_REPLAY_KERNEL_RAM)
+		sws__pr(o, "mm.kernel_swap_pages %" PRIu64 "\n", r->mm.kernel_swap_pages);
 	if (r->workload.valid || r->workload.killed)
 		sws__pr(o, "workload.tasks %u\nworkload.killed %u\n", r->workload.tasks, r->workload.killed);
 	if (r->clock != SWS_REPLAY_CLOCK_MODEL)
@@ -1250,7 +1255,8 @@ static void json_setup(struct sws__out *o, const struct sws_replay_print_config 
 		sws__pr(o, "%" PRIu64, pc->workload_seed);
 	else
 		sws__pr(o, "null");
-	sws__pr(o, "},\"user_bandwidth\":%" PRIu64 ",\"verify\":%s,\"read_fault\":\"%s\",\"swapoff_device\":%u,"
+	sws__pr(o, "},\"metadata_ram\":%s", st->flags & SWS_REPLAY_KERNEL_RAM ? "true" : "false");
+	sws__pr(o, ",\"user_bandwidth\":%" PRIu64 ",\"verify\":%s,\"read_fault\":\"%s\",\"swapoff_device\":%u,"
 		   "\"content_weight\":{",
 		st->user_bandwidth, st->flags & SWS_REPLAY_VERIFY ? "true" : "false",
 		st->flags & SWS_REPLAY_READ_POPULATES ? "data" : "zero", st->swapoff_device);
