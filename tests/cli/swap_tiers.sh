@@ -23,6 +23,13 @@ want="errors 0 mm.pswpout 4096 tier.fast.swpout 4096 tier.fast.swpin 0 tier.slow
 got=$(run --memcg-swap-tiers slow,fast)
 [ "$got" = "$want" ] || fail "slow,fast: got '$got', want '$want' (priority order among the allowed)"
 
+# Each task's own memcg (--memcg-per-task) gets the mask too: 2 x 4096 pages out, all to slow.
+# shellcheck disable=SC2086
+got=$("$bin" --quiet --ram 128M --mem-limit 16M --memcg-per-task $devs --memcg-swap-tiers slow --report counters \
+	--workload usemem -n 2 32M 2>&1 | grep -E '^(errors|mm\.pswpout|tier\.[a-z]+\.swpout) ' | tr '\n' ' ')
+want="errors 0 mm.pswpout 8192 tier.fast.swpout 0 tier.slow.swpout 8192 "
+[ "$got" = "$want" ] || fail "per-task memcgs limited to slow: got '$got', want '$want'"
+
 # The table's tier section and the JSON keys.
 # shellcheck disable=SC2086
 out=$("$bin" --quiet --ram 64M --mem-limit 16M $devs --memcg-swap-tiers slow --workload usemem 32M 2>&1)
