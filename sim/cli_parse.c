@@ -163,13 +163,20 @@ static int swap_key(const char *kv, const char *val, struct sws_replay_swap *out
 		if (parse_u64(val, &e, &v) || *e || !v)
 			return fail(msg, msg_len, "limit=%s: expected pages > 0", val);
 		out->limit_pages = v;
+	} else if (!strcmp(kv, "tier")) {
+		size_t n = strspn(val, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+		if (!*val || val[n] || n >= SWS_SWAP_TIER_NAME_MAX)
+			return fail(msg, msg_len, "tier=%s: expected a name of 1..%u letters, digits or _", val,
+				    SWS_SWAP_TIER_NAME_MAX - 1);
+		out->tier = val;
 	} else if (!strcmp(kv, "qd")) {
 		if (parse_u64(val, &e, &v) || *e || !v || v > SWS_DEVICE_MAX_QUEUE)
 			return fail(msg, msg_len, "qd=%s: expected a queue depth in 1..%u", val, SWS_DEVICE_MAX_QUEUE);
 		out->queue_depth = (uint32_t)v;
 	} else {
 		return fail(msg, msg_len,
-			    "unknown key '%s' (size, type, prio, file, rlat, wlat, qd, limit, reuse, follow, discard)", kv);
+			    "unknown key '%s' (size, type, prio, file, rlat, wlat, qd, limit, tier, reuse, follow, "
+			    "discard)", kv);
 	}
 	return 0;
 }
@@ -204,6 +211,8 @@ static int swap_check(const struct sws_replay_swap *out, char *msg, size_t msg_l
 		return fail(msg, msg_len, "qd= is for devices with a queue (ssd, nvme, sata, hdd): pmem and zram work on the CPU");
 	if (!xswap && out->limit_pages)
 		return fail(msg, msg_len, "limit= is for type=xswap devices (use size= for others)");
+	if (xswap && out->tier)
+		return fail(msg, msg_len, "tier= is for devices with storage (not type=xswap)");
 	if (out->file_flags && !out->path)
 		return fail(msg, msg_len, "reuse and follow are about file=PATH, which is missing");
 	return 0;

@@ -98,6 +98,14 @@ if(SWS_BUILD_TESTS)
   add_test(NAME cli_zswap_writeback_only COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/zswap_writeback_only.sh
     $<TARGET_FILE_DIR:swapsim-replay>)
   set_tests_properties(cli_zswap_writeback_only PROPERTIES LABELS unit TIMEOUT 120)
+  add_test(NAME cli_zswap_writeback_workload COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/zswap_writeback_workload.sh
+    $<TARGET_FILE_DIR:swapsim-replay>)
+  set_tests_properties(cli_zswap_writeback_workload PROPERTIES LABELS unit TIMEOUT 120
+    PASS_REGULAR_EXPRESSION "zswap writeback workload: all cases passed" FAIL_REGULAR_EXPRESSION "FAIL:")
+  add_test(NAME cli_swap_tiers COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/swap_tiers.sh
+    $<TARGET_FILE_DIR:swapsim-replay>)
+  set_tests_properties(cli_swap_tiers PROPERTIES LABELS unit TIMEOUT 120
+    PASS_REGULAR_EXPRESSION "swap tiers: all cases passed" FAIL_REGULAR_EXPRESSION "FAIL:")
   add_test(NAME cli_memcg_off COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/memcg_off.sh
     $<TARGET_FILE_DIR:swapsim-replay>)
   set_tests_properties(cli_memcg_off PROPERTIES LABELS unit TIMEOUT 120)

@@ -98,6 +98,7 @@ struct opts {
 	const char *ram_arg, *mem_limit_arg; /* as given, for messages */
 	bool memcg_per_task;
 	int memcg_off;        /* --memcg: the choice's index, 1 for off */
+	int metadata_ram;     /* --metadata-ram: the choice's index, 1 for on */
 	bool seed_set;
 	uint64_t ram, mem_limit;
 	struct sws_replay_swap swap[SWS_REPLAY_MAX_SWAP];
@@ -110,6 +111,7 @@ struct opts {
 	int thp;              /* --thp: the choice's index (never, always, madvise) */
 	bool mthp_set;
 	uint64_t mem_high;    /* --mem-high, pages */
+	const char *memcg_swap_tiers; /* --memcg-swap-tiers NAME[,NAME...] */
 	uint32_t swapoff; /* --swapoff N */
 	uint32_t content[SWS_NR_CONTENT];
 	bool content_set, verify, quiet;
@@ -488,7 +490,9 @@ static const struct cli_option options[] = {
 	 .help = "a synthetic workload; every word after NAME is its own\n"
 		 "argument, so --workload comes last:"},
 	{.kind = CLI_TEXT, .help_fn = cli_workload_help}, /* from the workloads' table */
-	CLI_OPT_TEXT("      any workload: --keep  its tasks neither unmap nor exit at the end\n"),
+	CLI_OPT_TEXT("      --zswap-writeback SIZE: between passes, after every N-th (default 1),\n"
+		     "              memory.reclaim \"SIZE zswap_writeback_only\" on the task's memcg\n"
+		     "      any workload: --keep  its tasks neither unmap nor exit at the end\n"),
 	CLI_OPT_CALL("--workload-args", "\"NAME ARGS\"", set_workload_args, "the same as one string (may come anywhere)"),
 	CLI_OPT_STRING("--check", "DIR|FILE", O, check,
 		       "a recording of the kernel (swapsim-record's folder, or its\n"
@@ -533,6 +537,11 @@ static const struct cli_option options[] = {
 	CLI_OPT_FLAG("--memcg-per-task", O, memcg_per_task,
 		     "each process in a memcg of its own, each with --mem-limit\n"
 		     "(a forked child stays in its parent's)"),
+	CLI_OPT_CHOICE("--metadata-ram", "off|on", O, metadata_ram, "off|on",
+		       "on: the design's swap metadata (as swapsim-overhead counts\n"
+		       "it) and the zswap pool's pages take --ram, as kernel memory\n"
+		       "does: they count in free memory and global pressure, charged\n"
+		       "to no memcg (default off: RAM holds folios alone)"),
 	CLI_OPT_CHOICE("--memcg", "on|off", O, memcg_off, "on|off",
 		     "off: the kernel booted with cgroup_disable=memory: no memcg\n"
 		     "ids or tables in any design, nothing charged (not with\n"
@@ -554,7 +563,13 @@ static const struct cli_option options[] = {
 		     "default; not hdd)\n"
 		     "or an xswap device (needs --zswap and the st-p4 design):\n"
 		     "type=xswap[,prio=N][,limit=PAGES]\n"
+		     "tier=NAME puts the device in swap tier NAME (letters,\n"
+		     "digits, _; at most 15; not xswap)\n"
 		     "(default: one SSD of 2x RAM)"),
+	CLI_OPT_STRING("--memcg-swap-tiers", "NAME[,NAME...]", O, memcg_swap_tiers,
+		       "the swap tiers the memcg(s) may put pages on\n"
+		       "(memory.swap.tiers.max; tiers of --swap ...,tier=NAME;\n"
+		       "needs --mem-limit or --mem-high; default: every device)"),
 	{.kind = CLI_CALL, .name = "--backend", .arg = "D", .set = set_designs, .help_fn = backend_help},
 	CLI_OPT_CALL("--compare", "D1,D2,...", set_designs,
 		     "run the same input on each design, report side by side (a\n"
@@ -788,10 +803,12 @@ static void run_config(const struct opts *o, enum sws_backend backend, uint64_t 
 		.anon_orders = o->anon_orders | (o->thp == 1 ? o->anon_orders_inherit : 0),
 		.anon_orders_madvise = o->anon_orders_madvise | (o->thp == 2 ? o->anon_orders_inherit : 0),
 		.mem_high_pages = o->mem_high,
+		.memcg_swap_tiers = o->memcg_swap_tiers,
 		.swapoff_device = o->swapoff,
 		.flags = (o->verify ? SWS_REPLAY_VERIFY : 0) | (o->zswap ? SWS_REPLAY_ZSWAP : 0) |
 			 (o->read_zero ? 0 : SWS_REPLAY_READ_POPULATES) |
-			 (o->memcg_per_task ? SWS_REPLAY_MEMCG_PER_TASK : 0) | (o->memcg_off ? SWS_REPLAY_MEMCG_OFF : 0),
+			 (o->memcg_per_task ? SWS_REPLAY_MEMCG_PER_TASK : 0) | (o->memcg_off ? SWS_REPLAY_MEMCG_OFF : 0) |
+			 (o->metadata_ram ? SWS_REPLAY_KERNEL_RAM : 0),
 		.zswap = o->zc,
 		.seed = seed,
 		.nr_swap = o->nswap,
@@ -1531,6 +1548,27 @@ static int check_usage(const struct opts *o)
 	return why ? 2 : 0;
 }
 
+/* --memcg-swap-tiers: each name a --swap device's tier=, and a memcg to apply to.
+ * @return 0, or 2 after a message. */
+static int bad_swap_tiers(const struct opts *o)
+{
+	const char *n = "--memcg-swap-tiers", *s = o->memcg_swap_tiers;
+	if (o->memcg_off || (!o->mem_limit && !o->mem_high))
+		return bad(n, "needs a memcg: --mem-limit or --mem-high (and --memcg on)");
+	if (!*s)
+		return bad(n, "'': expected NAME[,NAME...]");
+	while (*s) {
+		size_t len = strcspn(s, ",");
+		bool found = false;
+		for (unsigned i = 0; i < o->nswap && !found; i++)
+			found = o->swap[i].tier && strlen(o->swap[i].tier) == len && !strncmp(o->swap[i].tier, s, len);
+		if (!found)
+			return bad(n, "'%.*s': no --swap device has tier=%.*s", (int)len, s, (int)len, s);
+		s += len + (s[len] == ',');
+	}
+	return 0;
+}
+
 /* The options of a replay (not --check) that do not go together, the
  * defaults they leave, and a warning. @return 0 or 2 (said). */
 static int check_replay_usage(struct opts *o)
@@ -1576,6 +1614,8 @@ static int check_replay_usage(struct opts *o)
 	if (o->memcg_off && (o->mem_limit || o->mem_high || o->memcg_per_task))
 		return bad("--memcg", "off: no memcgs, so no %s", o->mem_limit ? "--mem-limit" : o->mem_high ? "--mem-high"
 													 : "--memcg-per-task");
+	if (o->memcg_swap_tiers && bad_swap_tiers(o))
+		return 2;
 	if (o->mem_limit && o->ram && o->mem_limit > o->ram)
 		fprintf(stderr, "swapsim-replay: warning: --mem-limit %s%s is above --ram %s%s: the limit never binds\n",
 			o->mem_limit_arg ? o->mem_limit_arg : "", o->mem_limit_arg ? "" : "(recorded)",

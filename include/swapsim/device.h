@@ -83,13 +83,44 @@ struct sws_device_config {
 	enum sws_backing backing;
 	const char *path;        /* SWS_BACKING_FILE: created (see backing_flags) */
 	uint32_t backing_flags;  /* SWS_BACKING_REUSE, _FOLLOW, _UNLINK; 0: create new, no link, keep */
-	uint32_t reserved;       /* must be zero */
+	uint32_t tier;           /* the device's swap tier: an id from sws_swap_tier_add();
+				  * 0: none (SWS_SWAP_TIER_NONE) */
 };
+
+/* ---- Swap tiers ------------------------------------------------------------
+
+ * Swap tiers (Youngjun Park's series, v9 2026-06-20): named groups of devices
+ * (/sys/kernel/mm/swap/tiers), and per memcg the tiers it may allocate slots
+ * from (memory.swap.tiers.max, sws_mm_memcg_set_swap_tiers()). Slot
+ * allocation skips every device outside the allowed tiers and keeps the
+ * priority order among the others. The kernel places a device in the tier
+ * whose priority range holds the device's priority; here a device names its
+ * tier at swapon (sws_device_config.tier), which is the same placement when
+ * each tier's range holds its devices' priorities. Tier 0 holds the devices
+ * swapped on without a tier. */
+#define SWS_SWAP_NR_TIERS 8        /* tier ids 0..7: 0 is no tier, 1..7 named */
+#define SWS_SWAP_TIER_NONE 0u
+#define SWS_SWAP_TIER_NAME_MAX 16  /* MAX_TIERNAME: a name is 1..15 of [A-Za-z0-9_] */
+#define SWS_SWAP_TIERS_ALL ((1u << SWS_SWAP_NR_TIERS) - 1) /* every tier (bit k: tier k) */
+
+/**
+ * Add a tier named @name (swap_tiers_add(); letters, digits and '_', at most
+ * 15 of them). @return 0 and its id (1..SWS_SWAP_NR_TIERS - 1) in *tier;
+ * SWS_EINVAL (no sim or tier, a bad name, or the name is taken),
+ * SWS_ETOOMANY (every id in use).
+ */
+int sws_swap_tier_add(struct sws_sim *sim, const char *name, unsigned *tier);
+
+/** @return the id of the tier named @name (>= 1), or SWS_ENOENT. */
+int sws_swap_tier_lookup(struct sws_sim *sim, const char *name);
+
+/** @return tier @tier's name: "" for tier 0, an id not in use, or no sim. */
+const char *sws_swap_tier_name(struct sws_sim *sim, unsigned tier);
 
 /**
  * Swap on a new device (swapon(2)).
  * @return 0 and the device type in *type, or SWS_EINVAL (size, prio, flags,
- *         missing path, a path that is not a regular file), SWS_EVERSION,
+ *         a tier not added, missing path, a path that is not a regular file), SWS_EVERSION,
  *         SWS_ETOOMANY, SWS_EFILEEXIST (the file exists and SWS_BACKING_REUSE
  *         is not set), SWS_EIO (the file cannot be created, opened or sized;
  *         a symbolic link without SWS_BACKING_FOLLOW), SWS_ENOMEM. On failure
@@ -120,6 +151,7 @@ int sws_device_set_queue(struct sws_sim *sim, int type, uint32_t depth);
 struct sws_device_info {
 	int type;
 	int prio;
+	unsigned tier;        /* its swap tier (0: none) */
 	uint32_t flags;
 	uint64_t max;         /* slots including header */
 	uint64_t pages;       /* usable slots */

@@ -83,6 +83,12 @@ struct sws_mm_config {
 					 * (a page that existed before the trace began), not the
 					 * shared zero page: for traces that cannot tell reads
 					 * from writes */
+/* Swap metadata and the zswap pool take simulated RAM, as kernel memory does: the design's
+ * static and dynamic metadata bytes (sws_sim_memory_usage(), as swapsim-overhead counts
+ * them) rounded up to pages, and the zsmalloc pages, count out of free memory and so in
+ * global pressure (kernel_swap_pages of struct sws_mm_stats); no memcg is charged for
+ * them. Without it RAM holds folios alone. */
+#define SWS_MM_KERNEL_RAM (1u << 3)
 
 /** Create the memory model on @sim. @return 0, SWS_EINVAL, SWS_EVERSION, SWS_ENOMEM. */
 int sws_mm_create(struct sws_sim *sim, const struct sws_mm_config *cfg, struct sws_mm **out);
@@ -101,6 +107,12 @@ int sws_mm_memcg_create(struct sws_mm *mm, uint64_t limit_pages, uint16_t *id);
  *  kernel's throttling sleep is not modelled) and counts memcg_high. Set it before the
  *  memcg's first charge. @return 0, SWS_EINVAL (no such memcg). */
 int sws_mm_memcg_set_high(struct sws_mm *mm, uint16_t id, uint64_t high_pages);
+/** memory.swap.tiers.max of memcg @id (>= 1): the swap tiers (bit k: tier k, swapsim/device.h)
+ *  its folios may take slots from; 0 (the default): every tier. A swap-out of the memcg's
+ *  folio finds slots only on those tiers' devices, in priority order, and fails when none
+ *  of them has room (the folio stays). @return 0, SWS_EINVAL (no such memcg, the root,
+ *  bits past SWS_SWAP_NR_TIERS). */
+int sws_mm_memcg_set_swap_tiers(struct sws_mm *mm, uint16_t id, uint32_t tiers);
 
 /** A new, empty address space charged to @memcg (0: root). @return 0, SWS_EINVAL, SWS_ENOMEM. */
 int sws_mm_space_create(struct sws_mm *mm, uint16_t memcg, uint32_t *asid);
@@ -343,12 +355,17 @@ struct sws_mm_stats {
 	uint64_t swpout[SWS_NR_ORDERS];          /* per-order (mTHP stats) */
 	uint64_t swpout_fallback[SWS_NR_ORDERS];
 	uint64_t zswpout_order[SWS_NR_ORDERS];   /* per-order zswap stores (folios) */
+	/* pswpout and pswpin by the swap tier of the device (tier 0: devices with none;
+	 * swapsim/device.h): pages written to, and read from, its devices. */
+	uint64_t tier_swpout[SWS_SWAP_NR_TIERS], tier_swpin[SWS_SWAP_NR_TIERS];
 	/* Direct reclaim latency: each reclaim round a charge ran (sys + iowait of the
 	 * round, simulated ns), log2 buckets (bucket i: [2^i, 2^(i+1))). */
 	uint64_t reclaim_lat[SWS_MM_LAT_BUCKETS];
 	uint64_t reclaim_count, reclaim_sum_ns, reclaim_max_ns;
 	struct sws_mm_cpu_time time;             /* summed over CPUs */
 	uint64_t ram_pages, free_pages, anon_pages, swapcache_pages;
+	uint64_t kernel_swap_pages; /* RAM pages the swap metadata and the zswap pool take (not
+				     * free, not anon; 0 without SWS_MM_KERNEL_RAM) */
 	uint64_t nr_spaces;
 	/* zswap gauges (0 while zswap is off) */
 	uint64_t stored_pages, stored_incompressible_pages;

@@ -136,6 +136,10 @@ struct sws_replay_swap {
 					 * (1..SWS_DEVICE_MAX_QUEUE); 0: its kind's default
 					 * (sws_replay_swap_kind_queue()); pmem and zram have
 					 * none, the CPU does their work */
+	const char *tier;               /* its swap tier's name (swapsim/device.h: letters,
+					 * digits, '_', at most 15), or NULL: none. The
+					 * replay adds the tiers in order of first mention
+					 * (ids 1, 2, ...); not for xswap */
 };
 
 /** @return a kind's default queue depth under the modelled clock (0: none). */
@@ -154,6 +158,8 @@ uint32_t sws_replay_swap_kind_queue(enum sws_replay_swap_kind kind);
 #define SWS_REPLAY_MEMCG_PER_TASK (1u << 3) /* each process the trace starts (not a fork's child,
 						    * which stays in its parent's) in a memcg of its
 						    * own with mem_limit_pages (required) */
+#define SWS_REPLAY_KERNEL_RAM (1u << 5) /* SWS_MM_KERNEL_RAM: swap metadata and the zswap pool
+					 * take simulated RAM */
 #define SWS_REPLAY_MEMCG_OFF (1u << 4) /* cgroup_disable=memory (SWS_SIM_MEMCG_OFF): no memcgs,
 					* so no mem_limit_pages, mem_high_pages or
 					* SWS_REPLAY_MEMCG_PER_TASK (SWS_EINVAL) */
@@ -267,6 +273,10 @@ struct sws_replay_config {
 					 * memcg has no limit */
 	uint32_t anon_orders_madvise;   /* anon mTHP sizes "madvise": as
 					 * sws_mm_config.anon_orders_madvise; 0: none */
+	const char *memcg_swap_tiers;   /* memory.swap.tiers.max of the workload's memcg (each
+					 * task's with SWS_REPLAY_MEMCG_PER_TASK): "NAME[,NAME...]",
+					 * tiers of swap[]; needs a memcg (mem_limit_pages or
+					 * mem_high_pages); NULL: every tier */
 };
 
 /* The default sync quantum: 250 ns, about one lock hold. On usemem -n 31 it
@@ -397,7 +407,7 @@ struct sws_replay_setup {
 	uint32_t swapoff_device;        /* 1-based; 0: none */
 	uint32_t nr_swap;
 	struct sws_replay_swap swap[SWS_REPLAY_MAX_SWAP]; /* pages and latencies filled in;
-							   * path: the configuration's */
+							   * path, tier: the configuration's */
 	/* zswap (with SWS_REPLAY_ZSWAP), defaults filled in */
 	char zswap_compressor[24];
 	uint32_t zswap_max_pool_percent, zswap_accept_threshold_percent;
@@ -405,6 +415,7 @@ struct sws_replay_setup {
 	uint32_t anon_orders;           /* anon mTHP: bit k, folios of 2^k pages "always" */
 	uint64_t mem_high_pages;        /* memory.high; 0: none */
 	uint32_t anon_orders_madvise;   /* anon mTHP sizes "madvise" (bit k as above) */
+	const char *memcg_swap_tiers;   /* the configuration's (NULL: every tier) */
 };
 
 /* A record the model refused (an error counted in the report's errors). */
@@ -657,6 +668,13 @@ struct sws_workload_config {
 	uint32_t reserved;         /* must be zero */
 	uint64_t cold_bytes;       /* kbuild: cold data written first and never touched again */
 	const struct sws_env *env; /* allocator; NULL: defaults */
+	/* usemem, memhog: proactive zswap writeback. Between passes, after every
+	 * zswap_writeback_every-th pass of a task (0: 1), the task writes back
+	 * zswap_writeback_bytes (rounded up to pages) of its memcg's zswap pool: a
+	 * RECLAIM record flagged SWS_TRACE_F_ZSWAP_WB for its memcg, memory.reclaim
+	 * "SIZE zswap_writeback_only" (sws_mm_zswap_writeback_only()). 0: none. */
+	uint64_t zswap_writeback_bytes;
+	uint32_t zswap_writeback_every;
 };
 
 struct sws_workload;
@@ -676,7 +694,8 @@ struct sws_workload;
  * The work of a create is bounded whatever the configuration (kbuild counts
  * its jobs ahead: at most SWS_WORKLOAD_MAX_JOBS steps).
  * @return 0, SWS_EINVAL (kind, bytes 0, write_pct > 100, zipf_s < 0, step,
- *         reserved, nr_accesses above SWS_WORKLOAD_MAX_ACCESSES, kbuild with
+ *         reserved, zswap_writeback_bytes for a workload other than usemem and
+ *         memhog or above SWS_WORKLOAD_MAX_BYTES, nr_accesses above SWS_WORKLOAD_MAX_ACCESSES, kbuild with
  *         more than SWS_WORKLOAD_MAX_JOBS jobs), SWS_EVERSION, SWS_ENOMEM.
  */
 int sws_workload_create(const struct sws_workload_config *cfg, struct sws_workload **out);

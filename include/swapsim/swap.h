@@ -67,6 +67,17 @@ static inline uint64_t sws_swp_offset(sws_entry_t e) { return e & SWS_SWP_OFFSET
  */
 int sws_folio_alloc_swap(struct sws_cpu *cpu, uint64_t pfn, unsigned order, sws_entry_t *entry);
 
+/**
+ * sws_folio_alloc_swap() limited to the devices of the swap tiers in @tiers
+ * (bit k: tier k; SWS_SWAP_TIERS_ALL: every device), as folio_alloc_swap()
+ * with the folio's memcg's memory.swap.tiers.max (swapsim/device.h). Devices
+ * outside @tiers are skipped; the others keep their priority order.
+ * @return as sws_folio_alloc_swap(); SWS_ENOSPC also when no allowed device
+ *         has room; SWS_EINVAL also for an empty @tiers or bits past the last tier.
+ */
+int sws_folio_alloc_swap_tiers(struct sws_cpu *cpu, uint64_t pfn, unsigned order, uint32_t tiers,
+			       sws_entry_t *entry);
+
 /* ---- Swap counts ----------------------------------------------------------- */
 
 /**

@@ -6,7 +6,8 @@
  * Uncharging a batch of freed folios (mem_cgroup_uncharge_folios) updates
  * each memcg's counter once per run of its folios.
  * Callers: page_alloc.c (every folio; a batch's in sws__mm_folio_batch_free),
- * sws_mm_memcg_create.
+ * sws_mm_memcg_create. Each memcg also keeps the swap tiers it may allocate
+ * slots from (memory.swap.tiers.max; vmscan.c's swap-out passes them on).
  */
 #include "mm_internal.h"
 
@@ -216,6 +217,20 @@ int sws_mm_memcg_set_high(struct sws_mm *mm, uint16_t id, uint64_t high_pages)
 		return SWS_EINVAL;
 	mm->memcgs[id].high = high_pages;
 	return 0;
+}
+
+int sws_mm_memcg_set_swap_tiers(struct sws_mm *mm, uint16_t id, uint32_t tiers)
+{
+	if (!mm || !id || id >= mm->nr_memcgs || (tiers & ~SWS_SWAP_TIERS_ALL))
+		return SWS_EINVAL;
+	mm->memcgs[id].swap_tiers = tiers;
+	return 0;
+}
+
+uint32_t sws__mm_memcg_swap_tiers(const struct sws_mm *mm, uint16_t id)
+{
+	uint32_t t = id < mm->nr_memcgs ? mm->memcgs[id].swap_tiers : 0;
+	return t ? t : SWS_SWAP_TIERS_ALL;
 }
 
 int sws_mm_memcg_create(struct sws_mm *mm, uint64_t limit_pages, uint16_t *id)

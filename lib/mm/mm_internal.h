@@ -96,6 +96,7 @@ struct sws_lru {
 struct sws_memcg {
 	uint64_t limit;
 	uint64_t high;          /* memory.high, pages; 0: none */
+	uint32_t swap_tiers;    /* memory.swap.tiers.max: a tier mask; 0: every tier */
 	_Atomic uint64_t usage; /* pages charged */
 	uint32_t usage_last;    /* the modelled clock: the CPU that wrote usage last (id + 1) */
 	sws_spinlock_t lru_lock; /* the lruvec's lock (one node) */
@@ -219,6 +220,7 @@ struct sws_mm_pcpu {
 	_Atomic uint64_t swpout[SWS_NR_ORDERS];
 	_Atomic uint64_t swpout_fallback[SWS_NR_ORDERS];
 	_Atomic uint64_t zswpout_order[SWS_NR_ORDERS];
+	_Atomic uint64_t tier_swpout[SWS_SWAP_NR_TIERS], tier_swpin[SWS_SWAP_NR_TIERS];
 	_Atomic uint64_t reclaim_lat[SWS_MM_LAT_BUCKETS];
 	_Atomic uint64_t reclaim_count, reclaim_sum_ns, reclaim_max_ns;
 	/* simulated time (struct sws_mm_cpu_time), single writer */
@@ -269,6 +271,7 @@ struct sws_mm {
 	uint32_t nr_free_listed;  /* PFNs on that list */
 	uint32_t pfn_hwm;         /* PFNs [1, pfn_hwm) have been claimed; the rest never were */
 	_Atomic int64_t free_pages; /* RAM pages not in a folio, less the CPUs' free stocks */
+	_Atomic int64_t kernel_swap_pages; /* of those, taken by swap metadata and the zswap pool */
 	/* moves of RAM pages between free_pages and a stock begun and finished:
 	 * a failed allocation knows whether pages were in flight meanwhile */
 	_Atomic uint64_t ram_moves_started, ram_moves_done;
@@ -858,6 +861,10 @@ int sws__mm_swap_read_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_f
 			    bool sync, struct sws_device *si);
 /* One more folio of its order in a per-order counter array of this CPU. */
 void sws__mm_count_order(struct sws_mm *mm, struct sws_cpu *cpu, _Atomic uint64_t *arr);
+/* vmstat.c: @nr pages written to (@write) or read from device @type, in its swap tier's counter. */
+void sws__mm_count_tier(struct sws_mm *mm, struct sws_cpu *cpu, unsigned type, bool write, uint64_t nr);
+/* memcontrol.c: memcg @id's memory.swap.tiers.max as a mask (SWS_SWAP_TIERS_ALL when unset). */
+uint32_t sws__mm_memcg_swap_tiers(const struct sws_mm *mm, uint16_t id);
 /* swap_writeout() of locked, unmapped @f to its slots @entry. @return 0, or
  * non-zero: the folio stays (re-dirtied). */
 int sws__mm_swap_writeout(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f, sws_entry_t entry);

@@ -44,6 +44,18 @@
  * (NULL: white-box tests) uses the free list (and drains the lists when it
  * runs dry).
  *
+ * THE KERNEL'S SWAP PAGES (SWS_MM_KERNEL_RAM). The swap metadata the design keeps (its static and
+ * dynamic bytes, as sws_sim_memory_usage() and swapsim-overhead count them:
+ * swap tables, cluster info, swap_map, XArray nodes, vswap descriptors,
+ * zswap's trees) is kernel memory, and zsmalloc's pages come from the buddy
+ * allocator: both are RAM. kernel_swap_sync() moves free_pages by the change
+ * in their pages (the metadata's bytes rounded up to pages, plus the pool's
+ * pages) whenever an allocation takes RAM and whenever free memory is read,
+ * so they count in free memory and in global pressure. free_pages may go below
+ * zero that way: the next allocation then reclaims. They are charged to no
+ * memcg (the kernel charges zswap's compressed bytes to the memcg on cgroup
+ * v2, which zswap_glue.c does, and none of the swap metadata).
+ *
  * THE FOLIO MAP. Descriptors are one array indexed by PFN, so pfn_to_page() is
  * one load and an add, as the kernel's SPARSEMEM_VMEMMAP makes it: address
  * space for all nr_pfn descriptors is reserved at create (a sparse arena,
@@ -324,8 +336,24 @@ static _Atomic int64_t *free_stock(struct sws_cpu *cpu, struct sws_mm *mm)
  * stock is refilled, so what is free stays where every CPU sees it. */
 static bool ram_tight(struct sws_mm *mm) { return atomic_load_explicit(&mm->ram_tight, memory_order_relaxed); }
 
+/* The change in the kernel's swap pages since the last call, out of (or back
+ * to) free_pages. Lock-free: the exchange hands each change to one caller. */
+static void kernel_swap_sync(struct sws_mm *mm)
+{
+	if (!(mm->cfg.flags & SWS_MM_KERNEL_RAM))
+		return;
+	struct sws_memory_usage mu;
+	sws_sim_memory_usage(mm->sim, &mu);
+	int64_t want = (int64_t)(SWS_DIV_ROUND_UP(mu.static_bytes + mu.dynamic_bytes, SWS_PAGE_SIZE) +
+				 mu.bytes[SWS_MEM_zspage] / SWS_PAGE_SIZE);
+	int64_t had = atomic_exchange(&mm->kernel_swap_pages, want);
+	if (had != want)
+		atomic_fetch_add(&mm->free_pages, had - want);
+}
+
 int64_t sws__mm_free_pages(struct sws_mm *mm)
 {
+	kernel_swap_sync(mm);
 	int64_t n = atomic_load_explicit(&mm->free_pages, memory_order_relaxed);
 	for (unsigned i = 0; i < sws__sim_max_cpus(mm->sim); i++)
 		n += atomic_load_explicit(&mm->pcpu[i].free_stock, memory_order_relaxed);
@@ -378,6 +406,7 @@ static bool stock_take(_Atomic int64_t *stock, int64_t nr)
  */
 static bool ram_take(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t n, int64_t floor)
 {
+	kernel_swap_sync(mm);
 	_Atomic int64_t *stock = free_stock(cpu, mm);
 	int64_t nr = (int64_t)n;
 	if (stock && atomic_load_explicit(&mm->free_pages, memory_order_relaxed) >= 0 && stock_take(stock, nr))

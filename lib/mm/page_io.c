@@ -51,6 +51,7 @@ int sws__mm_swap_read_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_f
 		return SWS_EIO; /* no copy anywhere: the kernel's swap_read_folio() fails it */
 	type = sws_swp_type(t);
 	mm_count(mm, cpu, SWS_MM_pswpin, 1);
+	sws__mm_count_tier(mm, cpu, type, false, 1);
 	mm_io(mm, cpu, type, mm->read_ns[type], sync, false, f->seed);
 	if (!(mm->cfg.flags & SWS_MM_VERIFY))
 		return 0;
@@ -192,6 +193,7 @@ int sws__mm_swap_writepage(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_fo
 	}
 	/* count_swpout_vm_event() */
 	mm_count(mm, cpu, SWS_MM_pswpout, nr);
+	sws__mm_count_tier(mm, cpu, type, true, nr);
 	mm_io(mm, cpu, type, mm->write_ns[type] * nr, true, true, f->seed); /* the writer waits for the write */
 	sws__mm_count_order(mm, cpu, &mm->pcpu[sws_cpu_id(cpu)].swpout[order]);
 	if (order == SWS_NR_ORDERS - 1)

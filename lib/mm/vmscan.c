@@ -66,7 +66,8 @@ static int pageout_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 	}
 	if (!folio_test(f, PG_swapcache)) {
 		sws_entry_t entry;
-		int rc = sws_folio_alloc_swap(cpu, pfn, f->order, &entry);
+		uint32_t tiers = sws__mm_memcg_swap_tiers(mm, f->memcg); /* memory.swap.tiers.max */
+		int rc = sws_folio_alloc_swap_tiers(cpu, pfn, f->order, tiers, &entry);
 		if (rc == SWS_ENOSPC && f->order) {
 			sws__mm_count_order(mm, cpu, &mm->pcpu[sws_cpu_id(cpu)].swpout_fallback[f->order]);
 			if (f->order == SWS_NR_ORDERS - 1)

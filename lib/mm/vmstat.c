@@ -45,6 +45,11 @@ void sws_mm_stats_get(struct sws_mm *mm, struct sws_mm_stats *st)
 	for (unsigned c = 0; c < sws__sim_max_cpus(mm->sim); c++)
 		for (int o = 0; o < SWS_NR_ORDERS; o++)
 			st->zswpout_order[o] += sws_load_relaxed(&mm->pcpu[c].zswpout_order[o]);
+	for (unsigned c = 0; c < sws__sim_max_cpus(mm->sim); c++)
+		for (int t = 0; t < SWS_SWAP_NR_TIERS; t++) {
+			st->tier_swpout[t] += sws_load_relaxed(&mm->pcpu[c].tier_swpout[t]);
+			st->tier_swpin[t] += sws_load_relaxed(&mm->pcpu[c].tier_swpin[t]);
+		}
 	for (unsigned c = 0; c < sws__sim_max_cpus(mm->sim); c++) {
 		struct sws_mm_pcpu *p = &mm->pcpu[c];
 		for (int b = 0; b < SWS_MM_LAT_BUCKETS; b++)
@@ -66,11 +71,23 @@ void sws_mm_stats_get(struct sws_mm *mm, struct sws_mm_stats *st)
 	st->ram_pages = mm->cfg.ram_pages;
 	int64_t fp = sws__mm_free_pages(mm);
 	st->free_pages = fp > 0 ? (uint64_t)fp : 0;
-	st->anon_pages = st->ram_pages - st->free_pages;
+	st->kernel_swap_pages = (uint64_t)atomic_load_explicit(&mm->kernel_swap_pages, memory_order_relaxed);
+	st->anon_pages = st->ram_pages - st->free_pages - st->kernel_swap_pages;
 	struct sws_stats ss;
 	sws_stats_snapshot(mm->sim, &ss);
 	st->swapcache_pages = ss.nr_swapcache;
 	st->nr_spaces = mm->nr_spaces;
+}
+
+void sws__mm_count_tier(struct sws_mm *mm, struct sws_cpu *cpu, unsigned type, bool write, uint64_t nr)
+{
+	const struct sws_device *dev = sws__device(mm->sim, type);
+	if (!dev)
+		return;
+	unsigned t = (unsigned)__builtin_ctz(dev->tier_mask);
+	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
+	_Atomic uint64_t *c = write ? &p->tier_swpout[t] : &p->tier_swpin[t];
+	sws_store_relaxed(c, sws_load_relaxed(c) + nr); /* single writer: this CPU */
 }
 
 /* The obsolete names (swapsim/mm.h), for callers built against them. */

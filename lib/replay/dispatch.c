@@ -296,6 +296,8 @@ static int proc_new(struct sws_replay *r, struct sws__worker *sw, uint32_t pid, 
 		err = sws_mm_memcg_create(r->mm, r->cfg.mem_limit_pages, &id);
 		if (!err)
 			err = sws_mm_memcg_set_high(r->mm, id, r->cfg.mem_high_pages);
+		if (!err)
+			err = sws_mm_memcg_set_swap_tiers(r->mm, id, r->memcg_tiers);
 		memcg = id;
 	} else if (memcg < 0) {
 		memcg = r->memcg;

@@ -90,6 +90,7 @@ void sws__replay_setup(const struct sws_replay *r, struct sws_replay_setup *out)
 	out->anon_orders = c->anon_orders;
 	out->anon_orders_madvise = c->anon_orders_madvise;
 	out->mem_high_pages = c->mem_high_pages;
+	out->memcg_swap_tiers = c->memcg_swap_tiers;
 	out->policy = c->policy;
 	out->flags = c->flags;
 	out->seed = c->seed;
@@ -149,15 +150,15 @@ static bool swap_ok(const struct sws_replay_swap *sw)
 	    sw->prio < -1 ||
 	    sw->prio > 32767 || sw->pages == 1)
 		return false;
-	if (sw->kind == SWS_REPLAY_SWAP_XSWAP) /* sized by RAM, no storage */
-		return !sw->pages && !sw->path && !sw->read_ns && !sw->write_ns;
+	if (sw->kind == SWS_REPLAY_SWAP_XSWAP) /* sized by RAM, no storage; no tier */
+		return !sw->pages && !sw->path && !sw->read_ns && !sw->write_ns && !sw->tier;
 	return !sw->limit_pages;
 }
 
 static int check_config(const struct sws_replay_config *cfg)
 {
 	const uint32_t flags = SWS_REPLAY_VERIFY | SWS_REPLAY_ZSWAP | SWS_REPLAY_READ_POPULATES |
-			       SWS_REPLAY_MEMCG_PER_TASK | SWS_REPLAY_MEMCG_OFF;
+			       SWS_REPLAY_MEMCG_PER_TASK | SWS_REPLAY_MEMCG_OFF | SWS_REPLAY_KERNEL_RAM;
 	if (cfg->version > SWS_REPLAY_CONFIG_VERSION ||
 	    (cfg->env && cfg->env->version > SWS_ENV_VERSION))
 		return SWS_EVERSION;
@@ -166,7 +167,8 @@ static int check_config(const struct sws_replay_config *cfg)
 	    (cfg->queue_depth && cfg->queue_depth < 64) || cfg->nr_swap > SWS_REPLAY_MAX_SWAP ||
 	    (cfg->sample && !cfg->sample_every) || (cfg->flags & ~flags) ||
 	    ((cfg->flags & SWS_REPLAY_MEMCG_PER_TASK) && !cfg->mem_limit_pages) ||
-	    ((cfg->flags & SWS_REPLAY_MEMCG_OFF) && (cfg->mem_limit_pages || cfg->mem_high_pages)))
+	    ((cfg->flags & SWS_REPLAY_MEMCG_OFF) && (cfg->mem_limit_pages || cfg->mem_high_pages)) ||
+	    (cfg->memcg_swap_tiers && !cfg->mem_limit_pages && !cfg->mem_high_pages))
 		return SWS_EINVAL;
 	for (uint32_t i = 0; i < cfg->nr_swap; i++)
 		if (!swap_ok(&cfg->swap[i]) || cfg->swap[i].queue_depth > SWS_DEVICE_MAX_QUEUE)
@@ -178,11 +180,59 @@ static int check_config(const struct sws_replay_config *cfg)
 	return 0;
 }
 
+unsigned sws__replay_tiers(const struct sws_replay_swap *swap, uint32_t n,
+			   const char *names[SWS_SWAP_NR_TIERS])
+{
+	unsigned nt = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		unsigned k = 0;
+		while (swap[i].tier && k < nt && strcmp(names[k], swap[i].tier))
+			k++;
+		if (swap[i].tier && k == nt && nt < SWS_SWAP_NR_TIERS)
+			names[nt++] = swap[i].tier;
+	}
+	return nt;
+}
+
+/* The swap tiers of the devices (sws_swap_tier_add(), in order of first
+ * mention), and memcg_swap_tiers as a mask of them. */
+static int add_tiers(struct sws_replay *r)
+{
+	const char *names[SWS_SWAP_NR_TIERS];
+	unsigned nt = sws__replay_tiers(r->cfg.swap, r->cfg.nr_swap, names), id;
+	for (unsigned k = 0; k < nt; k++) {
+		int err = sws_swap_tier_add(r->sim, names[k], &id);
+		if (err) {
+			create_error(&r->cfg, "swap tier '%s': %s", names[k], sws_strerror(err));
+			return err;
+		}
+	}
+	const char *s = r->cfg.memcg_swap_tiers;
+	while (s && *s) {
+		size_t len = strcspn(s, ",");
+		char name[SWS_SWAP_TIER_NAME_MAX];
+		int t = SWS_ENOENT;
+		if (len < sizeof(name)) {
+			memcpy(name, s, len);
+			name[len] = 0;
+			t = sws_swap_tier_lookup(r->sim, name);
+		}
+		if (t < 0) {
+			create_error(&r->cfg, "memcg_swap_tiers: '%.*s' is no device's swap tier", (int)len, s);
+			return SWS_EINVAL;
+		}
+		r->memcg_tiers |= 1u << t;
+		s += len + (s[len] == ',');
+	}
+	return 0;
+}
+
 /* Swap on device @i of the configuration (not xswap: it comes after zswap). */
 static int swapon_one(struct sws_replay *r, uint32_t i)
 {
 	const struct sws_replay_swap *sw = &r->cfg.swap[i];
 	const struct swap_kind *k = &kinds[sw->kind];
+	int tier = sw->tier ? sws_swap_tier_lookup(r->sim, sw->tier) : 0;
 	struct sws_device_config dc = {
 		.version = SWS_DEVICE_CONFIG_VERSION,
 		.flags = k->flags | (sw->prio >= 0 ? SWS_SWAP_FLAG_PREFER : 0) |
@@ -194,8 +244,9 @@ static int swapon_one(struct sws_replay *r, uint32_t i)
 		.path = sw->path,
 		/* A file the replay creates is scratch: removed at swapoff, which
 		 * sws_replay_destroy() and every failure of sws_replay_create() reach. */
-		.backing_flags = sw->file_flags | SWS_BACKING_UNLINK};
-	int err = sws_swapon(r->sim, &dc, &r->types[i]);
+		.backing_flags = sw->file_flags | SWS_BACKING_UNLINK,
+		.tier = tier > 0 ? (uint32_t)tier : SWS_SWAP_TIER_NONE};
+	int err = tier < 0 ? SWS_EINVAL : sws_swapon(r->sim, &dc, &r->types[i]);
 	if (err)
 		create_error(&r->cfg, "swap device %u: %s", i + 1,
 			     *sws_sim_error(r->sim) ? sws_sim_error(r->sim) : sws_strerror(err));
@@ -274,6 +325,8 @@ static int build(struct sws_replay *r)
 {
 	const struct sws_replay_config *cfg = &r->cfg;
 	int err;
+	if ((err = add_tiers(r)))
+		return err;
 	for (uint32_t i = 0; i < cfg->nr_swap; i++)
 		if (cfg->swap[i].kind != SWS_REPLAY_SWAP_XSWAP && (err = swapon_one(r, i)))
 			return err;
@@ -282,7 +335,8 @@ static int build(struct sws_replay *r)
 				   .ram_pages = cfg->ram_pages,
 				   .page_cluster = cfg->page_cluster,
 				   .flags = ((cfg->flags & SWS_REPLAY_VERIFY) ? SWS_MM_VERIFY : 0) |
-					    ((cfg->flags & SWS_REPLAY_READ_POPULATES) ? SWS_MM_READ_POPULATES : 0),
+					    ((cfg->flags & SWS_REPLAY_READ_POPULATES) ? SWS_MM_READ_POPULATES : 0) |
+					    ((cfg->flags & SWS_REPLAY_KERNEL_RAM) ? SWS_MM_KERNEL_RAM : 0),
 				   .seed = cfg->seed,
 				   .anon_orders = cfg->anon_orders,
 				   .anon_orders_madvise = cfg->anon_orders_madvise};
@@ -298,7 +352,8 @@ static int build(struct sws_replay *r)
 	 * its own as it starts: the ids that follow). */
 	if ((cfg->mem_limit_pages || cfg->mem_high_pages) && !(cfg->flags & SWS_REPLAY_MEMCG_PER_TASK) &&
 	    ((err = sws_mm_memcg_create(r->mm, cfg->mem_limit_pages, &r->memcg)) ||
-	     (err = sws_mm_memcg_set_high(r->mm, r->memcg, cfg->mem_high_pages))))
+	     (err = sws_mm_memcg_set_high(r->mm, r->memcg, cfg->mem_high_pages)) ||
+	     (err = sws_mm_memcg_set_swap_tiers(r->mm, r->memcg, r->memcg_tiers))))
 		return err;
 	if ((cfg->flags & SWS_REPLAY_ZSWAP) && (err = sws_mm_zswap_enable(r->mm, &cfg->zswap))) {
 		create_error(&r->cfg, "zswap: %s", sws_strerror(err));

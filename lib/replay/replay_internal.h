@@ -216,6 +216,7 @@ struct sws_replay {
 	int types[SWS_REPLAY_MAX_SWAP]; /* device type of each cfg.swap[] */
 	struct sws_mm *mm;
 	uint16_t memcg;
+	uint32_t memcg_tiers;        /* cfg.memcg_swap_tiers as a tier mask (0: every tier) */
 	unsigned nthreads;
 	bool ran, interrupted;
 	uint64_t user_ns_per_page; /* the user-time model: one page's accesses */
@@ -251,6 +252,10 @@ struct sws_replay {
 /* ---- machine.c ------------------------------------------------------------------ */
 
 uint64_t sws__replay_now(const struct sws_replay *r);
+/* The swap tiers @swap[0..@n) name, in order of first mention: names[k] is
+ * tier id k + 1 (the replay adds them in that order). @return how many. */
+unsigned sws__replay_tiers(const struct sws_replay_swap *swap, uint32_t n,
+			   const char *names[SWS_SWAP_NR_TIERS]);
 /* The machine of @r, every default filled in (the report's setup). */
 void sws__replay_setup(const struct sws_replay *r, struct sws_replay_setup *out);
 

@@ -608,7 +608,11 @@ void sws__setup_line(const struct sws_replay_series *s, char *buf, size_t len)
 			ADD(" file %s", sw->path);
 		if (sw->swap_flags & SWS_REPLAY_SWAP_DISCARD)
 			ADD(" discard");
+		if (sw->tier)
+			ADD(" tier %s", sw->tier);
 	}
+	if (st->memcg_swap_tiers)
+		ADD(", memcg swap tiers %s", st->memcg_swap_tiers);
 	ADD(", page-cluster %u", st->page_cluster);
 	if (st->anon_orders) {
 		ADD(", mTHP");
@@ -644,6 +648,8 @@ void sws__setup_line(const struct sws_replay_series *s, char *buf, size_t len)
 			ADD("%s%" PRIu64, k ? ", " : ", seeds (one a repeat) ", s->repeats[k]->setup.seed);
 	if (st->flags & SWS_REPLAY_VERIFY)
 		ADD(", verify");
+	if (st->flags & SWS_REPLAY_KERNEL_RAM)
+		ADD(", swap metadata and zswap pool in RAM");
 	if (st->swapoff_device)
 		ADD(", swapoff of device %u at the end", st->swapoff_device);
 #undef ADD
@@ -777,6 +783,34 @@ static void print_devices(struct sws__out *o, const struct sws_replay_series *s,
 	}
 }
 
+/*
+ * With swap tiers: per tier and configuration, its devices and the pages
+ * written to and read from them (pswpout, pswpin by tier), from the first
+ * repeat. Devices without a tier are left out.
+ */
+static void print_tiers(struct sws__out *o, const struct sws_replay_series *s, unsigned n)
+{
+	const struct sws_replay_setup *st0 = &s[0].repeats[0]->setup;
+	const char *names[SWS_SWAP_NR_TIERS];
+	if (!sws__replay_tiers(st0->swap, st0->nr_swap, names))
+		return;
+	sws__pr(o, "-- swap tiers (pages written to and read from each tier's devices, first repeat)\n");
+	sws__pr(o, "%-10s %-16s %-16s %12s %12s\n", "run", "tier", "devices", "swpout", "swpin");
+	for (unsigned i = 0; i < n; i++) {
+		const struct sws_replay_report *r = s[i].repeats[0];
+		unsigned nt = sws__replay_tiers(r->setup.swap, r->setup.nr_swap, names);
+		for (unsigned k = 0; k < nt; k++) {
+			char devs[17] = "";
+			for (uint32_t d = 0, at = 0; d < r->setup.nr_swap && at < sizeof(devs); d++)
+				if (r->setup.swap[d].tier && !strcmp(r->setup.swap[d].tier, names[k]))
+					at += (uint32_t)snprintf(devs + at, sizeof(devs) - at, "%s%u", at ? "," : "",
+								 d + 1);
+			sws__pr(o, "%-10s %-16s %-16s %12" PRIu64 " %12" PRIu64 "\n", label_of(&s[i]), names[k], devs,
+				r->mm.tier_swpout[k + 1], r->mm.tier_swpin[k + 1]);
+		}
+	}
+}
+
 static void print_table(struct sws__out *o, const struct sws_replay_print_config *pc,
 			const struct sws_replay_series *s, unsigned n)
 {
@@ -838,7 +872,34 @@ static void print_table(struct sws__out *o, const struct sws_replay_print_config
 	print_counters(o, s, n, pc->flags);
 	print_state(o, s, n);
 	print_devices(o, s, n);
+	print_tiers(o, s, n);
 	print_verdicts(o, s, n);
+}
+
+/* A JSON string (NULL: null). */
+static void json_str(struct sws__out *o, const char *v)
+{
+	char buf[256];
+	size_t at = 0;
+	if (!v) {
+		sws__pr(o, "null");
+		return;
+	}
+	sws__pr(o, "\"");
+	for (; *v; v++) {
+		unsigned char c = (unsigned char)*v;
+		if (at > sizeof(buf) - 8) {
+			sws__pr(o, "%.*s", (int)at, buf);
+			at = 0;
+		}
+		if (c == '"' || c == '\\')
+			at += (size_t)snprintf(buf + at, sizeof(buf) - at, "\\%c", c);
+		else if (c < 0x20)
+			at += (size_t)snprintf(buf + at, sizeof(buf) - at, "\\u%04x", c);
+		else
+			buf[at++] = (char)c;
+	}
+	sws__pr(o, "%.*s\"", (int)at, buf);
 }
 
 /* ---- JSON --------------------------------------------------------------------------------- */
@@ -957,9 +1018,10 @@ static void json_run(struct sws__out *o, const struct sws_replay_report *r)
 	}
 	sws__pr(o, "},\"state\":{\"ram_pages\":%" PRIu64 ",\"free_pages\":%" PRIu64 ",\"anon_pages\":%" PRIu64
 	      ",\"swapcache_pages\":%" PRIu64 ",\"total_swap_pages\":%" PRIu64
-	      ",\"swap_used_pages\":%" PRIu64 ",\"nr_spaces\":%" PRIu64 "}",
+	      ",\"swap_used_pages\":%" PRIu64 ",\"nr_spaces\":%" PRIu64 ",\"kernel_swap_pages\":%" PRIu64 "}",
 	   r->mm.ram_pages, r->mm.free_pages, r->mm.anon_pages, r->mm.swapcache_pages,
-	   r->swap.total_swap_pages, r->swap.total_swap_pages - r->swap.nr_swap_pages, r->mm.nr_spaces);
+	   r->swap.total_swap_pages, r->swap.total_swap_pages - r->swap.nr_swap_pages, r->mm.nr_spaces,
+	   r->mm.kernel_swap_pages);
 	sws__pr(o, ",\"peaks\":{\"swap_used_pages\":%" PRIu64 ",\"pool_total_size\":%" PRIu64
 	      ",\"compression_ratio\":%.17g}",
 	   r->peaks.swap_used_pages, r->peaks.pool_total_size,
@@ -993,7 +1055,16 @@ static void json_run(struct sws__out *o, const struct sws_replay_report *r)
 		   dv->peak_inuse_pages,
 		   dv->write_errors, dv->write_errno, dv->write_failed ? "true" : "false");
 	}
-	sws__pr(o, "],\"latency\":{");
+	sws__pr(o, "],\"swap_tiers\":{");
+	const char *names[SWS_SWAP_NR_TIERS];
+	unsigned nt = sws__replay_tiers(r->setup.swap, r->setup.nr_swap, names);
+	for (unsigned k = 0; k < nt; k++) {
+		sws__pr(o, "%s", k ? "," : "");
+		json_str(o, names[k]);
+		sws__pr(o, ":{\"swpout\":%" PRIu64 ",\"swpin\":%" PRIu64 "}", r->mm.tier_swpout[k + 1],
+			r->mm.tier_swpin[k + 1]);
+	}
+	sws__pr(o, "},\"latency\":{");
 	for (unsigned l = 0; l < SWS_REPLAY_NR_LAT; l++) {
 		sws__pr(o, "%s\"%s\":", l ? "," : "", sws_replay_lat_name((enum sws_replay_lat)l));
 		json_hist(o, &r->latency[l]);
@@ -1059,6 +1130,13 @@ static void counters_run(struct sws__out *o, const struct sws_replay_report *r)
 	for (uint32_t d = 0; d < r->nr_devices; d++)
 		sws__pr(o, "device%u.pages %" PRIu64 "\ndevice%u.inuse_pages %" PRIu64 "\n", d + 1, r->devices[d].pages, d + 1,
 		   r->devices[d].inuse_pages);
+	const char *names[SWS_SWAP_NR_TIERS];
+	unsigned nt = sws__replay_tiers(r->setup.swap, r->setup.nr_swap, names);
+	for (unsigned k = 0; k < nt; k++)
+		sws__pr(o, "tier.%s.swpout %" PRIu64 "\ntier.%s.swpin %" PRIu64 "\n", names[k], r->mm.tier_swpout[k + 1],
+			names[k], r->mm.tier_swpin[k + 1]);
+	if (r->setup.flags & SWS_REPLAY_KERNEL_RAM)
+		sws__pr(o, "mm.kernel_swap_pages %" PRIu64 "\n", r->mm.kernel_swap_pages);
 	if (r->workload.valid || r->workload.killed)
 		sws__pr(o, "workload.tasks %u\nworkload.killed %u\n", r->workload.tasks, r->workload.killed);
 	if (r->clock != SWS_REPLAY_CLOCK_MODEL)
@@ -1127,31 +1205,6 @@ static void json_series(struct sws__out *o, const struct sws_replay_series *s)
 
 /* ---- JSON: what the report says about itself ------------------------------------ */
 
-/* A JSON string (NULL: null). */
-static void json_str(struct sws__out *o, const char *v)
-{
-	char buf[256];
-	size_t at = 0;
-	if (!v) {
-		sws__pr(o, "null");
-		return;
-	}
-	sws__pr(o, "\"");
-	for (; *v; v++) {
-		unsigned char c = (unsigned char)*v;
-		if (at > sizeof(buf) - 8) {
-			sws__pr(o, "%.*s", (int)at, buf);
-			at = 0;
-		}
-		if (c == '"' || c == '\\')
-			at += (size_t)snprintf(buf + at, sizeof(buf) - at, "\\%c", c);
-		else if (c < 0x20)
-			at += (size_t)snprintf(buf + at, sizeof(buf) - at, "\\u%04x", c);
-		else
-			buf[at++] = (char)c;
-	}
-	sws__pr(o, "%.*s\"", (int)at, buf);
-}
 
 /* enum sws_content's names, as --content spells them */
 static const char *const content_names[SWS_NR_CONTENT] = {"zero", "same", "index", "text", "random"};
@@ -1180,9 +1233,17 @@ static void json_setup(struct sws__out *o, const struct sws_replay_print_config 
 			sws_replay_swap_kind_name(sw->kind), sw->pages * SWS_PAGE_SIZE, sw->prio);
 		json_str(o, sw->path);
 		sws__pr(o, ",\"read_ns\":%" PRIu64 ",\"write_ns\":%" PRIu64 ",\"discard\":%s,\"limit_pages\":%" PRIu64
-			   "}",
+			   ",\"tier\":",
 			sw->read_ns, sw->write_ns, sw->swap_flags & SWS_REPLAY_SWAP_DISCARD ? "true" : "false",
 			sw->limit_pages);
+		json_str(o, sw->tier);
+		sws__pr(o, "}");
+	}
+	sws__pr(o, "],\"memcg_swap_tiers\":[");
+	for (const char *t = st->memcg_swap_tiers; t && *t;) {
+		size_t len = strcspn(t, ",");
+		sws__pr(o, "%s\"%.*s\"", t == st->memcg_swap_tiers ? "" : ",", (int)len, t);
+		t += len + (t[len] == ',');
 	}
 	sws__pr(o, "],\"page_cluster\":%u,\"mthp_kb\":[", st->page_cluster);
 	for (unsigned k = SWS_NR_ORDERS, n = 0; k-- > 1;)
@@ -1204,7 +1265,8 @@ static void json_setup(struct sws__out *o, const struct sws_replay_print_config 
 		sws__pr(o, "%" PRIu64, pc->workload_seed);
 	else
 		sws__pr(o, "null");
-	sws__pr(o, "},\"user_bandwidth\":%" PRIu64 ",\"verify\":%s,\"read_fault\":\"%s\",\"swapoff_device\":%u,"
+	sws__pr(o, "},\"metadata_ram\":%s", st->flags & SWS_REPLAY_KERNEL_RAM ? "true" : "false");
+	sws__pr(o, ",\"user_bandwidth\":%" PRIu64 ",\"verify\":%s,\"read_fault\":\"%s\",\"swapoff_device\":%u,"
 		   "\"content_weight\":{",
 		st->user_bandwidth, st->flags & SWS_REPLAY_VERIFY ? "true" : "false",
 		st->flags & SWS_REPLAY_READ_POPULATES ? "data" : "zero", st->swapoff_device);

@@ -34,6 +34,13 @@
  * writes (sws__swap_alloc()). Each space has its avail list and per-CPU
  * cached clusters.
  *
+ * Swap tiers (Youngjun Park's series, v9): the caller passes the memcg's
+ * allowed tiers (folio_tier_effective_mask()). The fast path gives up when the
+ * CPU's cached device is outside them; the slow path skips such devices
+ * before trying any (so a large folio tries the first allowed device). With
+ * no allowed device that has room the allocation fails with SWS_ENOSPC.
+ * vswap's virtual device is in every tier (the series predates it).
+ *
  * LIMITATIONS: cache-only slots are not reclaimed during the scan when swap is
  * more than half full (that needs folios; the memory model adds it).
  */
@@ -243,7 +250,7 @@ static uint64_t cluster_alloc_swap_entry(struct sws_cpu *cpu, struct sws_device 
 
 /* swap_alloc_fast(): the CPU's cached cluster for this order. */
 static bool swap_alloc_fast(struct sws_cpu *cpu, unsigned space, unsigned order, uint64_t pfn,
-			    sws_entry_t *entry)
+			    uint32_t tiers, sws_entry_t *entry)
 {
 	struct sws_pcp *pcp = &cpu->pcp[space][order];
 	int type = pcp->type;
@@ -257,6 +264,8 @@ static bool swap_alloc_fast(struct sws_cpu *cpu, unsigned space, unsigned order,
 		pcp->type = -1;
 		return false;
 	}
+	if (!(dev->tier_mask & tiers))
+		return false; /* another memcg's tier: the slow path */
 	struct sws_cluster *ci = sws__offset_cluster(dev, off);
 	sws__cluster_lock(cpu, ci);
 	if (!__cluster_is_usable(ci, order)) {
@@ -273,7 +282,7 @@ static bool swap_alloc_fast(struct sws_cpu *cpu, unsigned space, unsigned order,
 
 /* swap_alloc_slow(): walk the devices of @space with free slots by priority. */
 static int swap_alloc_slow(struct sws_cpu *cpu, unsigned space, unsigned order, uint64_t pfn,
-			   sws_entry_t *entry)
+			   uint32_t tiers, sws_entry_t *entry)
 {
 	struct sws_sim *sim = cpu->sim;
 	struct sws_list *head = &sim->avail_head[space];
@@ -299,7 +308,7 @@ static int swap_alloc_slow(struct sws_cpu *cpu, unsigned space, unsigned order, 
 
 	for (unsigned i = 0; i < n; i++) {
 		struct sws_device *dev = order_list[i];
-		if (!atomic_load(&dev->writeok))
+		if (!atomic_load(&dev->writeok) || !(dev->tier_mask & tiers))
 			continue;
 		uint64_t found = cluster_alloc_swap_entry(cpu, dev, order, pfn, &err);
 		if (found) {
@@ -326,27 +335,34 @@ static bool swap_sync_discard(struct sws_cpu *cpu, struct sws_sim *sim)
 	return any;
 }
 
-int sws__swap_alloc(struct sws_cpu *cpu, unsigned space, unsigned order, uint64_t owner, sws_entry_t *entry,
-		    bool *fast)
+int sws__swap_alloc(struct sws_cpu *cpu, unsigned space, unsigned order, uint64_t owner, uint32_t tiers,
+		    sws_entry_t *entry, bool *fast)
 {
-	*fast = swap_alloc_fast(cpu, space, order, owner, entry);
+	*fast = swap_alloc_fast(cpu, space, order, owner, tiers, entry);
 	if (*fast)
 		return 0;
-	int rc = swap_alloc_slow(cpu, space, order, owner, entry);
+	int rc = swap_alloc_slow(cpu, space, order, owner, tiers, entry);
 	if (rc == SWS_ENOSPC && !order && swap_sync_discard(cpu, cpu->sim)) /* order 0 only */
-		rc = swap_alloc_slow(cpu, space, order, owner, entry);
+		rc = swap_alloc_slow(cpu, space, order, owner, tiers, entry);
 	return rc;
 }
 
 int sws_folio_alloc_swap(struct sws_cpu *cpu, uint64_t pfn, unsigned order, sws_entry_t *entry)
 {
-	if (!cpu || !entry || order >= SWS_NR_ORDERS || !pfn || pfn >> SWS_PFN_BITS)
+	return sws_folio_alloc_swap_tiers(cpu, pfn, order, SWS_SWAP_TIERS_ALL, entry);
+}
+
+int sws_folio_alloc_swap_tiers(struct sws_cpu *cpu, uint64_t pfn, unsigned order, uint32_t tiers,
+			       sws_entry_t *entry)
+{
+	if (!cpu || !entry || order >= SWS_NR_ORDERS || !pfn || pfn >> SWS_PFN_BITS || !tiers ||
+	    (tiers & ~SWS_SWAP_TIERS_ALL))
 		return SWS_EINVAL;
 	struct sws_sim *sim = cpu->sim;
 	bool fast;
 
 	sws_rcu_read_lock();
-	int rc = sws__swap_alloc(cpu, SWS_SPACE_ENTRY, order, pfn, entry, &fast);
+	int rc = sws__swap_alloc(cpu, SWS_SPACE_ENTRY, order, pfn, tiers, entry, &fast);
 	sws__count(cpu, fast ? SWS_CTR_swap_alloc_fastpath : SWS_CTR_swap_alloc_slowpath, 1);
 	if (!rc && sim->ops->alloc_finish) {
 		struct sws_device *dev = sws__device(sim, sws_swp_type(*entry));

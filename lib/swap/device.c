@@ -372,7 +372,7 @@ static int check_config(const struct sws_device_config *cfg, bool ext)
 		return SWS_EINVAL;
 	if (cfg->backing > SWS_BACKING_FILE || (cfg->backing == SWS_BACKING_FILE && !cfg->path))
 		return SWS_EINVAL;
-	if (cfg->reserved ||
+	if (cfg->tier >= SWS_SWAP_NR_TIERS ||
 	    (cfg->backing_flags & ~(SWS_BACKING_REUSE | SWS_BACKING_FOLLOW | SWS_BACKING_UNLINK)))
 		return SWS_EINVAL;
 	return 0;
@@ -437,12 +437,17 @@ int sws__device_add(struct sws_sim *sim, const struct sws_device_config *cfg, co
 		return SWS_EINVAL;
 	int rc = check_config(cfg, ext != NULL);
 	if (rc) {
-		sws__sim_set_error(sim, "swapon: %s (size, flags, priority, backing or reserved field)",
+		sws__sim_set_error(sim, "swapon: %s (size, flags, priority, backing or tier field)",
 				   sws_strerror(rc));
 		return rc;
 	}
 
 	sws_spin_lock(&sim->swap_lock);
+	if (cfg->tier && !sim->tier_name[cfg->tier][0]) {
+		sws_spin_unlock(&sim->swap_lock);
+		sws__sim_set_error(sim, "swapon: tier %u was not added (sws_swap_tier_add)", cfg->tier);
+		return SWS_EINVAL;
+	}
 	int type = -1;
 	for (int t = 0; t < SWS_MAX_SWAPFILES; t++) {
 		if (!sws__device(sim, (unsigned)t)) {
@@ -464,6 +469,8 @@ int sws__device_add(struct sws_sim *sim, const struct sws_device_config *cfg, co
 	dev->type = type;
 	dev->gen = ++sim->next_gen;
 	dev->flags = cfg->flags & ~SWS_SWAP_FLAG_PREFER;
+	/* vswap's virtual device is in every tier: tiers choose physical devices. */
+	dev->tier_mask = cfg->flags & SWS_SWP_VIRTUAL ? SWS_SWAP_TIERS_ALL : 1u << cfg->tier;
 	/* 6.19+: every device swapped on without a priority gets -1: round robin. */
 	dev->prio = (cfg->flags & SWS_SWAP_FLAG_PREFER) ? cfg->prio : -1;
 	dev->max = cfg->nr_slots;
@@ -656,6 +663,71 @@ uint64_t sws__device_submit(struct sws_cpu *cpu, unsigned type, uint64_t service
 	return dev->queue_free[best];
 }
 
+/* ---- swap tiers (mm/swap_tier.c) --------------------------------------------------- */
+
+/* swap_tier_validate_name(): 1..15 of [A-Za-z0-9_]. */
+static bool tier_name_ok(const char *name)
+{
+	size_t n = name ? strlen(name) : 0;
+	if (!n || n >= SWS_SWAP_TIER_NAME_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char c = name[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
+			return false;
+	}
+	return true;
+}
+
+/* swap_lock held: the id of tier @name, or 0. */
+static unsigned __tier_lookup(struct sws_sim *sim, const char *name)
+{
+	SWS_ASSERT_HELD(&sim->swap_lock);
+	for (unsigned t = 1; t < SWS_SWAP_NR_TIERS; t++)
+		if (sim->tier_name[t][0] && !strcmp(sim->tier_name[t], name))
+			return t;
+	return 0;
+}
+
+int sws_swap_tier_add(struct sws_sim *sim, const char *name, unsigned *tier)
+{
+	if (!sim || !tier || !tier_name_ok(name))
+		return SWS_EINVAL;
+	int rc = SWS_ETOOMANY;
+	sws_spin_lock(&sim->swap_lock);
+	if (__tier_lookup(sim, name)) {
+		rc = SWS_EINVAL; /* swap_tiers_add(): -EEXIST */
+		goto out;
+	}
+	for (unsigned t = 1; t < SWS_SWAP_NR_TIERS; t++) {
+		if (!sim->tier_name[t][0]) {
+			memcpy(sim->tier_name[t], name, strlen(name) + 1);
+			*tier = t;
+			rc = 0;
+			break;
+		}
+	}
+out:
+	sws_spin_unlock(&sim->swap_lock);
+	return rc;
+}
+
+int sws_swap_tier_lookup(struct sws_sim *sim, const char *name)
+{
+	if (!sim || !name)
+		return SWS_ENOENT;
+	sws_spin_lock(&sim->swap_lock);
+	unsigned t = __tier_lookup(sim, name);
+	sws_spin_unlock(&sim->swap_lock);
+	return t ? (int)t : SWS_ENOENT;
+}
+
+const char *sws_swap_tier_name(struct sws_sim *sim, unsigned tier)
+{
+	/* Names are written once, before the id is handed out, and never change. */
+	return sim && tier < SWS_SWAP_NR_TIERS ? sim->tier_name[tier] : "";
+}
+
 /* ---- information ----------------------------------------------------------------- */
 
 int sws_device_info_get(struct sws_sim *sim, int type, struct sws_device_info *info)
@@ -673,6 +745,7 @@ int sws_device_info_get(struct sws_sim *sim, int type, struct sws_device_info *i
 	memset(info, 0, sizeof(*info));
 	info->type = dev->type;
 	info->prio = dev->prio;
+	info->tier = dev->flags & SWS_SWP_VIRTUAL ? 0 : (unsigned)__builtin_ctz(dev->tier_mask);
 	info->flags = dev->flags;
 	info->max = dev->max;
 	info->pages = dev->pages;

@@ -173,6 +173,7 @@ struct sws_device {
 	int prio;
 	uint32_t gen; /* unique per swapon in this sim */
 	uint32_t flags;
+	uint32_t tier_mask;       /* 1 << its swap tier (si->tier_mask) */
 	atomic_bool writeok;      /* SWP_WRITEOK */
 	bool enabled;             /* counted in the totals (swap_lock) */
 	bool leaving;             /* a swapoff runs: its pages left the totals (swap_lock) */
@@ -266,6 +267,8 @@ struct sws_sim {
 	 * list per allocation space. */
 	struct sws_list avail_head[SWS_NR_SPACES];
 	uint32_t next_gen; /* swap_lock */
+	/* Swap tiers' names by id (swap_lock; "" where unused; tier 0 has none). */
+	char tier_name[SWS_SWAP_NR_TIERS][SWS_SWAP_TIER_NAME_MAX];
 
 	_Atomic int64_t nr_swap_pages; /* free slots, all devices */
 	_Atomic int64_t total_swap_pages;
@@ -645,10 +648,10 @@ unsigned sws__device_do_discard(struct sws_device *dev, unsigned budget);
 /* ---- alloc.c --------------------------------------------------------------------- */
 
 /* Allocate 2^@order slots from @space for @owner (folio_alloc_swap()'s
- * search: the CPU's cached cluster, then the devices). RCU read lock held.
- * *fast: the cached cluster served it. @return 0 and the entry, SWS_ENOSPC,
- * SWS_ENOMEM. */
-int sws__swap_alloc(struct sws_cpu *cpu, unsigned space, unsigned order, uint64_t owner,
+ * search: the CPU's cached cluster, then the devices) on a device of one of
+ * the swap tiers in @tiers (a mask). RCU read lock held. *fast: the cached
+ * cluster served it. @return 0 and the entry, SWS_ENOSPC, SWS_ENOMEM. */
+int sws__swap_alloc(struct sws_cpu *cpu, unsigned space, unsigned order, uint64_t owner, uint32_t tiers,
 		    sws_entry_t *entry, bool *fast);
 
 /* ---- swap_ops.c ------------------------------------------------------------------ */

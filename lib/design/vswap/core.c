@@ -765,7 +765,8 @@ int sws__vs_io_slot(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, u
 		return SWS_EINVAL; /* a folio's run: a power of two, aligned */
 	sws_entry_t p;
 	bool fast;
-	rc = sws__swap_alloc(cpu, SWS_SPACE_PHYS, order_of(nr), sws_swp_entry((unsigned)dev->type, off), &p, &fast);
+	rc = sws__swap_alloc(cpu, SWS_SPACE_PHYS, order_of(nr), sws_swp_entry((unsigned)dev->type, off),
+			     SWS_SWAP_TIERS_ALL, &p, &fast);
 	if (rc)
 		return rc;
 	cl = sws__vs_desc_lock(cpu, dev, off);

@@ -11,9 +11,10 @@ static void memhog_config(struct sws_workload *wl)
 	wl->cfg.flags = 0;
 }
 
-/* numactl memhog's options: -r passes. */
+/* numactl memhog's options: -r passes; and the proactive zswap writeback between them. */
 static const struct sws_workload_param memhog_params[] = {
 	SWS__WL_COUNT("-r", "--repeat", "N", repeat, 1, 1000000, "a repeat count >= 1"),
+	SWS__WL_ZSWAP_WRITEBACK,
 	SWS__WL_KEEP,
 	{0},
 };
@@ -22,6 +23,7 @@ SWS__WORKLOAD(sws__workload_memhog,
 	      .kind = SWS_WORKLOAD_MEMHOG,
 	      .name = "memhog",
 	      .tasks = 1,
+	      .zswap_writeback = true,
 	      .config = memhog_config,
 	      .setup = sws__wl_passes_setup,
 	      .gen = sws__wl_passes_gen,

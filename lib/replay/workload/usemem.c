@@ -24,6 +24,11 @@
 
 /* ---- the passes -------------------------------------------------------------------- */
 
+static uint32_t zswap_wb_every(const struct sws_workload *wl)
+{
+	return wl->cfg.zswap_writeback_every ? wl->cfg.zswap_writeback_every : 1;
+}
+
 /*
  * The next record of task @ti in the access phase, from its own state only:
  * map the region (without -y), make the passes, then (without -x and --keep)
@@ -35,6 +40,12 @@ int sws__wl_passes_task_next(struct sws_workload *wl, uint32_t ti, struct sws_tr
 	if (!t->mapped) {
 		t->mapped = true;
 		sws__wl_fill(rec, SWS_TRACE_MMAP, ti, BASE_ADDR, sws__wl_region_len(wl), 0, 0);
+		return 1;
+	}
+	if (t->zswap_wb) { /* memory.reclaim "SIZE zswap_writeback_only" on its memcg */
+		t->zswap_wb = false;
+		uint64_t pages = (wl->cfg.zswap_writeback_bytes + SWS_PAGE_SIZE - 1) / SWS_PAGE_SIZE;
+		sws__wl_fill(rec, SWS_TRACE_RECLAIM, ti, 0, pages, SWS_TRACE_F_ZSWAP_WB, SWS_TRACE_MEMCG_TASK);
 		return 1;
 	}
 	if (t->done) {
@@ -61,6 +72,8 @@ int sws__wl_passes_task_next(struct sws_workload *wl, uint32_t ti, struct sws_tr
 			t->tail = (wl->cfg.flags & (SWS_USEMEM_SYNC_FREE | SWS_WORKLOAD_KEEP)) ? 0 : 2;
 			if (!t->tail)
 				atomic_fetch_add_explicit(&wl->nfinished, 1, memory_order_relaxed);
+		} else {
+			t->zswap_wb = wl->cfg.zswap_writeback_bytes && t->pass % zswap_wb_every(wl) == 0;
 		}
 	}
 	return 1;
@@ -73,7 +86,9 @@ int sws__wl_passes_setup(struct sws_workload *wl, const struct sws_workload_conf
 {
 	(void)cfg;
 	/* records to come (the progress bar's 100%): saturated, never wrapped */
-	wl->total = sws__wl_sat_mul(wl->ntasks, sws__wl_sat_add(3, sws__wl_sat_mul(wl->passes, wl->touch_pages)));
+	uint64_t wb = wl->cfg.zswap_writeback_bytes ? (wl->passes - 1) / zswap_wb_every(wl) : 0;
+	wl->total = sws__wl_sat_mul(wl->ntasks,
+				    sws__wl_sat_add(3 + wb, sws__wl_sat_mul(wl->passes, wl->touch_pages)));
 	if (!(wl->cfg.flags & SWS_USEMEM_SYNC_RW))
 		sws__wl_access_begin(wl, true); /* each task maps on its first turn */
 	return 0;
@@ -197,6 +212,7 @@ static const struct sws_workload_param usemem_params[] = {
 	SWS__WL_COUNT("-r", "--repeat", "N", repeat, 1, 1000000, "a repeat count >= 1"),
 	{.name = "-j", .alias = "--step", .arg = "STEP", .kind = SWS_WORKLOAD_PARAM_BYTES, SWS__WL_FIELD(step),
 	 .min = 8, .max = UINT64_MAX, .expect = "a step of at least 8 bytes"},
+	SWS__WL_ZSWAP_WRITEBACK,
 	SWS__WL_KEEP,
 	{0},
 };
@@ -204,6 +220,7 @@ static const struct sws_workload_param usemem_params[] = {
 SWS__WORKLOAD(sws__workload_usemem,
 	      .kind = SWS_WORKLOAD_USEMEM,
 	      .name = "usemem",
+	      .zswap_writeback = true,
 	      .setup = sws__wl_passes_setup,
 	      .gen = sws__wl_passes_gen,
 	      .task_next = sws__wl_passes_task_next,

@@ -116,6 +116,8 @@ static int check_config(const struct sws_workload_config *cfg, const struct sws_
 	if (cfg->version > SWS_WORKLOAD_CONFIG_VERSION)
 		return SWS_EVERSION;
 	if (!ops || !cfg->bytes || (cfg->cold_bytes && !ops->cold_bytes) ||
+	    ((cfg->zswap_writeback_bytes || cfg->zswap_writeback_every) && !ops->zswap_writeback) ||
+	    cfg->zswap_writeback_bytes > SWS_WORKLOAD_MAX_BYTES ||
 	    cfg->cold_bytes > SWS_WORKLOAD_MAX_BYTES || cfg->write_pct > 100 || cfg->zipf_s < 0 ||
 	    cfg->reserved || (cfg->step && cfg->step < 8) || cfg->bytes > SWS_WORKLOAD_MAX_BYTES ||
 	    cfg->nr_accesses > SWS_WORKLOAD_MAX_ACCESSES ||

@@ -36,6 +36,7 @@ struct task_state {
 	uint32_t pass;
 	uint8_t tail;   /* usemem: 2 MUNMAP and EXIT, 1 EXIT still to emit */
 	bool mapped, done;
+	bool zswap_wb;  /* usemem, memhog: the proactive zswap writeback is due */
 };
 
 struct sws__workload_ops;
@@ -75,6 +76,7 @@ struct sws__workload_ops {
 	uint32_t exiting_tasks;       /* tasks that unmap and exit at the end; 0: all */
 	uint32_t accesses_per_page;   /* nr_accesses 0 means this many per page (0: 4) */
 	bool cold_bytes;              /* takes cold_bytes */
+	bool zswap_writeback;         /* takes zswap_writeback_bytes and _every */
 	size_t priv_size;             /* bytes of wl->priv */
 	/* The configuration before the shared values are derived from it. NULL: as given. */
 	void (*config)(struct sws_workload *wl);
@@ -108,6 +110,13 @@ struct sws__workload_ops {
 #define SWS__WL_SEED(n) {.name = (n), .arg = "S", .kind = SWS_WORKLOAD_PARAM_SEED, SWS__WL_FIELD(seed)}
 /* -a: the accesses (zipf, uniform, kbuild) or the parent's writes (bgsave). */
 #define SWS__WL_ACCESSES(arg_) SWS__WL_COUNT("-a", NULL, arg_, nr_accesses, 1, SWS_WORKLOAD_MAX_ACCESSES, NULL)
+/* --zswap-writeback SIZE and --zswap-writeback-every N (usemem, memhog): memory.reclaim
+ * "SIZE zswap_writeback_only" on the task's memcg between passes. */
+#define SWS__WL_ZSWAP_WRITEBACK \
+	{.name = "--zswap-writeback", .arg = "SIZE", .kind = SWS_WORKLOAD_PARAM_SIZE, \
+	 SWS__WL_FIELD(zswap_writeback_bytes), .max = SWS_WORKLOAD_MAX_BYTES}, \
+	SWS__WL_COUNT("--zswap-writeback-every", NULL, "N", zswap_writeback_every, 1, 1000000, \
+		      "a pass count >= 1")
 /* --keep, every workload's: its tasks neither unmap nor exit at the end. */
 #define SWS__WL_KEEP SWS__WL_FLAG("--keep", NULL, SWS_WORKLOAD_KEEP)
 

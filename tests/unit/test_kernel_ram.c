@@ -1,0 +1,82 @@
+/*
+ * test_kernel_ram.c - SWS_MM_KERNEL_RAM: the design's swap metadata and the
+ * zswap pool take simulated RAM (page_alloc.c, "THE KERNEL'S SWAP PAGES"), so
+ * they count in free memory and in global pressure; no memcg is charged.
+ *
+ * Hand-computed for st-p4 on a 64 MiB device (16384 slots, 32 clusters):
+ * at swapon cluster_info (24 B a cluster) and the per-cluster table pointers
+ * (24 B a cluster) are 768 + 768 B, and cluster 0, kept in use by the header
+ * slot, has its swap table (512 x 8 B) and memcg table (512 x 2 B): 6656 B,
+ * two pages. Its 511 free slots take the first swap-outs; the 512th needs
+ * cluster 1's tables: 11776 B, three pages.
+ */
+#include <string.h>
+
+#include "testutil.h"
+
+#define PG(n) ((uint64_t)(n) * SWS_PAGE_SIZE + 0x10000000ull)
+#define RAM 1024u
+
+struct run {
+	struct sws_mm_stats before; /* after 100 pages, no pressure yet */
+	struct sws_mm_stats after;  /* after RAM + 600 pages: global reclaim */
+};
+
+static void one_run(uint32_t flags, struct run *out)
+{
+	struct sws_sim *sim;
+	struct sws_cpu *cpu;
+	struct sws_mm *mm;
+	struct sws_sim_config cfg = {.design = SWS_DESIGN_ST_P4};
+	assert_sws(0, sws_sim_create(&cfg, &sim));
+	assert_sws(0, sws_cpu_attach(sim, &cpu));
+	struct sws_device_config dc = {.nr_slots = 16384, .flags = SWS_SWP_SOLIDSTATE};
+	int type;
+	assert_sws(0, sws_swapon(sim, &dc, &type));
+	struct sws_mm_config mc = {.ram_pages = RAM, .policy = SWS_RECLAIM_LRU, .flags = flags,
+				   .page_cluster = 1};
+	assert_sws(0, sws_mm_create(sim, &mc, &mm));
+	uint16_t cg;
+	uint32_t asid;
+	assert_sws(0, sws_mm_memcg_create(mm, 0, &cg)); /* no limit: global pressure only */
+	assert_sws(0, sws_mm_space_create(mm, cg, &asid));
+	for (unsigned p = 0; p < 100; p++)
+		assert_int_equal(sws_mm_access(cpu, mm, asid, PG(p), true), 1);
+	out->before = sws_test_mm_stats(mm);
+	for (unsigned p = 100; p < RAM + 600; p++)
+		assert_int_equal(sws_mm_access(cpu, mm, asid, PG(p), true), 1);
+	out->after = sws_test_mm_stats(mm);
+	assert_sws(0, sws_mm_exit(cpu, mm, asid));
+	sws_test_mm_destroy(sim, mm);
+	sws_cpu_detach(cpu);
+	sws_sim_destroy(sim);
+}
+
+static void test_metadata_in_free_memory(void **state)
+{
+	(void)state;
+	struct run off, on;
+	one_run(0, &off);
+	one_run(SWS_MM_KERNEL_RAM, &on);
+	/* no pressure yet: the swapon's 6656 B of metadata take two pages */
+	assert_int_equal(off.before.kernel_swap_pages, 0);
+	assert_int_equal(on.before.kernel_swap_pages, 2);
+	assert_int_equal(off.before.free_pages, RAM - 100);
+	assert_int_equal(on.before.free_pages, RAM - 100 - 2);
+	assert_int_equal(on.before.anon_pages, off.before.anon_pages);
+	/* under global pressure, two clusters in use: three pages of metadata,
+	 * so exactly three more pages go out to make room for the same folios */
+	assert_int_equal(on.after.kernel_swap_pages, 3);
+	assert_int_equal(off.after.counters[SWS_MM_pswpout], 600);
+	assert_int_equal(on.after.counters[SWS_MM_pswpout], 603);
+	assert_int_equal(on.after.anon_pages, off.after.anon_pages - 3);
+	assert_int_equal(on.after.free_pages, off.after.free_pages);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_metadata_in_free_memory),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
