@@ -14,7 +14,7 @@ if(SWS_BUILD_TESTS)
   # --help's workload synopses come from the workloads' table: each one's options, SIZE, its help.
   add_test(NAME replay_cli_help_workloads COMMAND swapsim-replay --help)
   set_tests_properties(replay_cli_help_workloads PROPERTIES LABELS unit PASS_REGULAR_EXPRESSION
-    "memhog  \\[-r N\\] SIZE\n +sequential 0xff fill.*kbuild  \\[-j JOBS\\] \\[-p PHASES\\] \\[-a ACCESSES\\] \\[--cold SIZE\\] \\[--seed S\\] SIZE\n +shaped like a kernel build")
+    "memhog  \\[-r N\\] \\[--zswap-writeback SIZE\\] \\[--zswap-writeback-every N\\] SIZE\n +sequential 0xff fill.*kbuild  \\[-j JOBS\\] \\[-p PHASES\\] \\[-a ACCESSES\\] \\[--cold SIZE\\] \\[--seed S\\] SIZE\n +shaped like a kernel build")
   # replay_usage_test(NAME EXPECT ARGS...): the replay refuses ARGS with exit status 2 and a
   # message matching EXPECT.
   function(replay_usage_test name expect)
