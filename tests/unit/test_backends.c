@@ -122,6 +122,8 @@ static struct traits traits_of(enum sws_backend b)
 	case SWS_DESIGN_VSWAP_V3:
 	case SWS_BACKEND_VSWAP:
 		return (struct traits){.vswap = true};
+	case SWS_DESIGN_VSWAP_ST:
+		return (struct traits){.vswap = true, .swap_table = true, .memcg_table = true, .extend = true};
 	default:
 		fail_msg("test_backends: no traits for design %s (%d)", sws_backend_name(b), (int)b);
 		return (struct traits){0};

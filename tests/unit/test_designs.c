@@ -27,7 +27,10 @@ static const enum sws_backend all[] = {SWS_DESIGN_LIST(DESIGN_ID)};
 #define NDESIGNS (sizeof(all) / sizeof(all[0]))
 
 /* vswap's variants: virtual entries, pages on a device only when written there. */
-static bool virt(enum sws_backend b) { return b == SWS_DESIGN_VSWAP || b == SWS_DESIGN_VSWAP_V3; }
+static bool virt(enum sws_backend b)
+{
+	return b == SWS_DESIGN_VSWAP || b == SWS_DESIGN_VSWAP_V3 || b == SWS_DESIGN_VSWAP_ST;
+}
 
 struct result {
 	struct sws_mm_stats mm;
@@ -507,14 +510,17 @@ static void test_registry(void **state)
 	assert_int_equal(SWS_BACKEND_SWAP_TABLE, 1);
 	assert_int_equal(SWS_BACKEND_VSWAP, 6);
 	assert_int_equal(SWS_DESIGN_VSWAP_V3, 7); /* a new design takes the next number */
-	assert_int_equal(SWS_NR_BACKENDS, 8);
+	assert_int_equal(SWS_DESIGN_VSWAP_ST, 8);
+	assert_int_equal(SWS_NR_BACKENDS, 9);
 	assert_int_equal(sws_design_parse("vswap-v3", &d), 0);
 	assert_int_equal(d, SWS_DESIGN_VSWAP_V3);
 	assert_string_equal(sws_design_kernel(SWS_DESIGN_VSWAP_V3), "vswap v3");
-	assert_string_equal(sws_design_kernel(SWS_DESIGN_VSWAP), "vswap v4-v5");
-	/* Oldest first: vswap-v3 just before vswap, the list's last. */
-	assert_int_equal(all[NDESIGNS - 2], SWS_DESIGN_VSWAP_V3);
-	assert_int_equal(all[NDESIGNS - 1], SWS_DESIGN_VSWAP);
+	assert_string_equal(sws_design_kernel(SWS_DESIGN_VSWAP), "vswap v6");
+	assert_string_equal(sws_design_kernel(SWS_DESIGN_VSWAP_ST), "vswap RFC (swap table)");
+	/* Oldest first: vswap-v3, vswap, then vswap-st, the list's last. */
+	assert_int_equal(all[NDESIGNS - 3], SWS_DESIGN_VSWAP_V3);
+	assert_int_equal(all[NDESIGNS - 2], SWS_DESIGN_VSWAP);
+	assert_int_equal(all[NDESIGNS - 1], SWS_DESIGN_VSWAP_ST);
 	/* Unknown. */
 	assert_int_equal(sws_design_parse("st-p9", &d), SWS_EINVAL);
 	assert_int_equal(sws_design_parse(NULL, &d), SWS_EINVAL);
