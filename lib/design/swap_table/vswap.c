@@ -256,6 +256,16 @@ static unsigned order_of(unsigned nr)
 	return o;
 }
 
+/* Ghost ci->lock held: slot @off of table @t is no zero page (its backing
+ * is a zswap entry, a physical slot or the folio: the RFC's state table has
+ * the zero flag only with NONE). */
+static void __zero_clear(const struct sws_cluster *ci, _Atomic uint64_t *t, uint64_t off)
+{
+	uint64_t tb = tb_get(t, st_slot(off));
+	if (swp_tb_zero(tb))
+		__tb_set(ci, t, st_slot(off), tb & ~SWP_TB_ZERO_BIT);
+}
+
 /* Ghost ci->lock held: physical run @p backs the @nr slots from @off now
  * (what backed them, a zswap copy, goes); a slot with count 0 is cache-only. */
 static void __phys_install(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci,
@@ -265,6 +275,7 @@ static void __phys_install(struct sws_cpu *cpu, struct sws_device *dev, struct s
 	_Atomic uint64_t *vt = __vtable(dev, off);
 	for (unsigned i = 0; i < nr; i++) {
 		sws___vst_release_backing(cpu, dev, ci, off + i);
+		__zero_clear(ci, t, off + i);
 		atomic_store_explicit(&vt[st_slot(off + i)], vt_mk_phys(p + i), memory_order_relaxed);
 		uint64_t tb = tb_get(t, st_slot(off + i));
 		if (!swp_tb_count_field(tb))
@@ -307,9 +318,8 @@ int sws__vst_io_slot(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, 
 	sws__cluster_lock(cpu, ci);
 	t = __st_table(dev, off);
 	rc = __allocated(ci, t, off, nr);
-	if (!rc && (!swp_tb_is_pfn(owner) || swp_tb_to_pfn(tb_get(t, st_slot(off))) != swp_tb_to_pfn(owner) ||
-		    !swp_tb_is_pfn(tb_get(t, st_slot(off)))))
-		rc = SWS_ENOENT; /* freed and reused meanwhile */
+	if (!rc && (tb_get(t, st_slot(off)) & ~SWP_TB_FLAGS_MASK) != (owner & ~SWP_TB_FLAGS_MASK))
+		rc = SWS_ENOENT; /* freed and reused meanwhile (its folio or shadow changed) */
 	run = rc ? 0 : __backing_run(dev, off, nr);
 	if (!rc && !run) {
 		__phys_install(cpu, dev, ci, t, off, nr, p);
@@ -337,8 +347,10 @@ int sws__vst_io_release(struct sws_cpu *cpu, struct sws_device *dev, uint64_t of
 	for (unsigned i = 0; i < nr && !rc; i++)
 		if (!swp_tb_is_pfn(tb_get(t, st_slot(off + i))))
 			rc = SWS_ENOTCACHED;
-	for (unsigned i = 0; i < nr && !rc; i++)
+	for (unsigned i = 0; i < nr && !rc; i++) {
 		sws___vst_release_backing(cpu, dev, ci, off + i);
+		__zero_clear(ci, t, off + i);
+	}
 	sws__cluster_unlock(ci);
 	return rc;
 }
@@ -362,9 +374,11 @@ int sws__vst_zswap_store(struct sws_cpu *cpu, struct sws_device *dev, uint64_t o
 {
 	struct sws_cluster *ci = sws__offset_cluster(dev, off);
 	sws__cluster_lock(cpu, ci);
-	int rc = __allocated(ci, __st_table(dev, off), off, 1);
+	_Atomic uint64_t *t = __st_table(dev, off);
+	int rc = __allocated(ci, t, off, 1);
 	*old = NULL;
 	if (!rc) {
+		__zero_clear(ci, t, off);
 		_Atomic uint64_t *vt = __vtable(dev, off);
 		uint64_t v = tb_get(vt, st_slot(off));
 		if (vt_type(v) == VT_ZSWAP)
