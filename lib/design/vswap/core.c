@@ -12,25 +12,55 @@
 
 /* ---- the cluster map ---------------------------------------------------------------- */
 
+/* The lookup cache's slot of @cpu (NULL: no cache, or no CPU). */
+static _Atomic(struct vswap_cluster *) *iter_cache_slot(struct vswap_vdev *vd, const struct sws_cpu *cpu)
+{
+	return vd->iter_cache && cpu && cpu->id < vd->nr_cpus ? &vd->iter_cache[cpu->id] : NULL;
+}
+
 /*
- * vswap_iter(): RCU read lock held: find @off's cluster through the map and
- * lock it; NULL (nothing locked) when the cluster is free. @loads gets the
- * map walk plus the cluster's descriptor pointer.
+ * vswap_iter(): RCU read lock held: find @off's cluster and lock it; NULL
+ * (nothing locked) when the cluster is free. @loads gets the map walk (v6's
+ * cache hit: the cached pointer instead) plus the cluster's descriptor
+ * pointer. v6: a miss drops the cached cluster under its lock
+ * (try_to_clear_local_vswap_iter_cache()) and the cluster found is cached
+ * (try_to_cache_local_vswap_iter_cache()). The cached pointer is valid
+ * under RCU: a cluster leaves every cache before its RCU-delayed free.
  */
 static struct vswap_cluster *cluster_lock(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off,
 					  unsigned *loads)
 {
 	struct vswap_vdev *vd = vd_of(dev);
+	uint64_t c = off / SWS_CLUSTER_SLOTS;
+	_Atomic(struct vswap_cluster *) *slot = iter_cache_slot(vd, cpu);
+	struct vswap_cluster *cached = slot ? atomic_load_explicit(slot, memory_order_acquire) : NULL;
+	struct vswap_cluster *cl;
 	unsigned n = 0;
-	struct vswap_cluster *cl = (struct vswap_cluster *)sws__xa_load_counted(&vd->map.xa, off / SWS_CLUSTER_SLOTS, &n);
+	if (cached && cached->id == c) {
+		cl = cached;
+		n = 1; /* the per-CPU pointer */
+	} else {
+		cl = (struct vswap_cluster *)sws__xa_load_counted(&vd->map.xa, c, &n);
+		if (cached) {
+			struct sws_cluster *oci = &dev->cluster_info[cached->id];
+			sws__cluster_lock(cpu, oci);
+			struct vswap_cluster *was = cached;
+			atomic_compare_exchange_strong(slot, &was, NULL);
+			sws__cluster_unlock(oci);
+		}
+	}
 	*loads = n + (cl != NULL);
 	if (!cl)
 		return NULL;
 	struct sws_cluster *ci = sws__offset_cluster(dev, off);
 	sws__cluster_lock(cpu, ci);
-	if (vd->clusters[off / SWS_CLUSTER_SLOTS] != cl) { /* freed (and maybe reused) meanwhile */
+	if (vd->clusters[c] != cl) { /* freed (and maybe reused) meanwhile */
 		sws__cluster_unlock(ci);
 		return NULL;
+	}
+	if (slot && cl != cached) {
+		struct vswap_cluster *none = NULL;
+		atomic_compare_exchange_strong(slot, &none, cl); /* only into an empty cache */
 	}
 	return cl;
 }
@@ -193,6 +223,13 @@ static void __vcluster_put(struct sws_cpu *cpu, struct sws_device *dev, struct s
 	sws__xa_store(&vd->map.xa, c, 0, &old); /* erasing never allocates */
 	locked_xa_unlock(cpu, &vd->map, SWS_NR_COUNTERS);
 	vd->clusters[c] = NULL;
+	/* v6: the cluster became empty: out of every CPU's lookup cache before
+	 * its RCU-delayed free (the kernel's cache holds a reference, dropped
+	 * when the cached cluster empties). */
+	for (unsigned k = 0; vd->iter_cache && k < vd->nr_cpus; k++) {
+		struct vswap_cluster *was = cl;
+		atomic_compare_exchange_strong(&vd->iter_cache[k], &was, NULL);
+	}
 	sws__work_maybe(cpu, SWS_WORK_meta_free, 2);
 	cl->sim = dev->sim;
 	sws_call_rcu(&cl->rcu, vcluster_free_rcu); /* lock-free map walkers may hold it */
@@ -252,6 +289,7 @@ void sws__vs_device_fini(struct sws_device *dev)
 				vcluster_free_now(mem, vd->clusters[c]);
 		sws__xa_destroy(&vd->map.xa);
 		sws__cluster_array_destroy(dev, &vd->clusters_array);
+		sws__mem_free(mem, SWS_MEM_sim, (void *)vd->iter_cache, vd->nr_cpus * sizeof(*vd->iter_cache));
 		sws__mem_free(mem, SWS_MEM_sim, vd, sizeof(*vd));
 	} else {
 		struct vswap_pdev *pd = pd_of(dev);
@@ -278,11 +316,17 @@ int sws__vs_device_init(struct sws_device *dev)
 		vd->map.xa.mem_class = SWS_MEM_vswap_cluster;
 		vd->clusters = sws__cluster_array_create(dev, &vd->clusters_array, sizeof(*vd->clusters),
 							 SWS_MEM_vswap_cluster, 0);
+		if (variant_of(dev)->lookup_cache) { /* per-CPU data, the simulator's */
+			vd->nr_cpus = dev->sim->max_cpus;
+			vd->iter_cache = sws__mem_zalloc(mem, SWS_MEM_sim, vd->nr_cpus * sizeof(*vd->iter_cache), 64);
+			if (!vd->iter_cache)
+				vd->nr_cpus = 0;
+		}
 		/* Cluster 0 holds the header slot (entry value 0 is never handed
 		 * out). Its lock is uncontended: the device is not published yet. */
 		struct sws_cluster *ci = &dev->cluster_info[0];
 		int rc = SWS_ENOMEM;
-		if (vd->clusters) {
+		if (vd->clusters && (vd->iter_cache || !variant_of(dev)->lookup_cache)) {
 			sws_spin_lock(&ci->lock);
 			rc = __vcluster_get(NULL, dev, ci);
 			if (!rc)
