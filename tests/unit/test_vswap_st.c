@@ -31,6 +31,38 @@ static uint64_t locks(struct sws_sim *sim, enum sws_work_ctx ctx)
 	return st.work[ctx][SWS_WORK_lock_cluster];
 }
 
+/* A vswap-st simulation with @ndev devices (types in type[]), one CPU and a
+ * memory model of 256 pages of text and index content (all compress, none
+ * zero-filled), checked on every read, and one address space. */
+struct world {
+	struct sws_sim *sim;
+	struct sws_cpu *cpu;
+	struct sws_mm *mm;
+	uint32_t asid;
+	int type[2];
+};
+
+static void world_open(struct world *w, const struct sws_device_config *dc, unsigned ndev, uint64_t seed)
+{
+	struct sws_sim_config cfg = {.design = SWS_DESIGN_VSWAP_ST};
+	assert_sws(0, sws_sim_create(&cfg, &w->sim));
+	assert_sws(0, sws_cpu_attach(w->sim, &w->cpu));
+	for (unsigned i = 0; i < ndev; i++)
+		assert_sws(0, sws_swapon(w->sim, &dc[i], &w->type[i]));
+	struct sws_mm_config mc = {.ram_pages = 256, .seed = seed, .content_weight = {0, 0, 1, 2, 0},
+				   .flags = SWS_MM_VERIFY};
+	assert_sws(0, sws_mm_create(w->sim, &mc, &w->mm));
+	assert_sws(0, sws_mm_space_create(w->mm, 0, &w->asid));
+}
+
+static void world_close(struct world *w)
+{
+	assert_consistent(w->sim);
+	sws_mm_destroy(w->mm);
+	sws_cpu_detach(w->cpu);
+	sws_sim_destroy(w->sim);
+}
+
 /*
  * One slot by hand, at the swap layer: folio_alloc_swap() takes a virtual
  * slot and no physical one; the writeout (sws_swap_io_target(), write)
@@ -97,23 +129,16 @@ static void test_lazy_through_zswap(void **state)
 {
 	(void)state;
 	enum { N = 64, W = 16 };
-	struct sws_sim_config cfg = {.design = SWS_DESIGN_VSWAP_ST};
-	struct sws_sim *sim;
-	struct sws_cpu *cpu;
-	struct sws_mm *mm;
-	uint32_t asid;
-	int type;
-	assert_sws(0, sws_sim_create(&cfg, &sim));
-	assert_sws(0, sws_cpu_attach(sim, &cpu));
-	struct sws_device_config dc = {.nr_slots = 4096, .flags = SWS_SWP_SOLIDSTATE};
-	assert_sws(0, sws_swapon(sim, &dc, &type));
-	/* text and index pages: all compress, none is zero-filled */
-	struct sws_mm_config mc = {.ram_pages = 256, .seed = 9, .content_weight = {0, 0, 1, 2, 0},
-				   .flags = SWS_MM_VERIFY};
-	assert_sws(0, sws_mm_create(sim, &mc, &mm));
+	struct world w;
+	const struct sws_device_config dc = {.nr_slots = 4096, .flags = SWS_SWP_SOLIDSTATE};
+	world_open(&w, &dc, 1, 9);
+	struct sws_sim *sim = w.sim;
+	struct sws_cpu *cpu = w.cpu;
+	struct sws_mm *mm = w.mm;
+	uint32_t asid = w.asid;
+	int type = w.type[0];
 	struct sws_zswap_config zc = {.max_pool_percent = 100};
 	assert_sws(0, sws_mm_zswap_enable(mm, &zc));
-	assert_sws(0, sws_mm_space_create(mm, 0, &asid));
 	for (unsigned p = 0; p < N; p++)
 		assert_true(sws_mm_access(cpu, mm, asid, PG(p), true) >= 0);
 	while (sws_mm_reclaim(cpu, mm, 0, 64))
@@ -161,9 +186,7 @@ static void test_lazy_through_zswap(void **state)
 	assert_int_equal(ms.counters[SWS_MM_verify_ok], N);
 	assert_int_equal(ms.counters[SWS_MM_zswpin], N);
 	assert_int_equal(ctr(sim, SWS_CTR_vswap_phys_alloc), W); /* zswap took them all: no physical slot */
-	sws_mm_destroy(mm);
-	sws_cpu_detach(cpu);
-	sws_sim_destroy(sim);
+	world_close(&w);
 }
 
 /*
@@ -179,25 +202,18 @@ static void test_swapoff(void **state)
 {
 	(void)state;
 	enum { N = 48 };
-	struct sws_sim_config cfg = {.design = SWS_DESIGN_VSWAP_ST};
-	struct sws_sim *sim;
-	struct sws_cpu *cpu;
-	struct sws_mm *mm;
-	uint32_t asid;
-	int type;
-	assert_sws(0, sws_sim_create(&cfg, &sim));
-	assert_sws(0, sws_cpu_attach(sim, &cpu));
-	struct sws_device_config dc = {.nr_slots = 4096, .flags = SWS_SWP_SOLIDSTATE | SWS_SWAP_FLAG_PREFER,
-				       .prio = 5, .backing = SWS_BACKING_MEMORY};
-	struct sws_device_config dc2 = {.nr_slots = 4096, .flags = SWS_SWP_SOLIDSTATE,
-					.backing = SWS_BACKING_MEMORY};
-	int type2;
-	assert_sws(0, sws_swapon(sim, &dc, &type));
-	assert_sws(0, sws_swapon(sim, &dc2, &type2));
-	struct sws_mm_config mc = {.ram_pages = 256, .seed = 5, .content_weight = {0, 0, 1, 2, 0},
-				   .flags = SWS_MM_VERIFY};
-	assert_sws(0, sws_mm_create(sim, &mc, &mm));
-	assert_sws(0, sws_mm_space_create(mm, 0, &asid));
+	struct world w;
+	const struct sws_device_config dc[2] = {
+		{.nr_slots = 4096, .flags = SWS_SWP_SOLIDSTATE | SWS_SWAP_FLAG_PREFER, .prio = 5,
+		 .backing = SWS_BACKING_MEMORY},
+		{.nr_slots = 4096, .flags = SWS_SWP_SOLIDSTATE, .backing = SWS_BACKING_MEMORY},
+	};
+	world_open(&w, dc, 2, 5);
+	struct sws_sim *sim = w.sim;
+	struct sws_cpu *cpu = w.cpu;
+	struct sws_mm *mm = w.mm;
+	uint32_t asid = w.asid;
+	int type = w.type[0], type2 = w.type[1];
 	for (unsigned p = 0; p < N; p++)
 		assert_true(sws_mm_access(cpu, mm, asid, PG(p), true) >= 0);
 	while (sws_mm_reclaim(cpu, mm, 0, 64))
@@ -226,10 +242,7 @@ static void test_swapoff(void **state)
 	assert_int_equal(ms.counters[SWS_MM_verify_ok], ms.counters[SWS_MM_pswpin]);
 	assert_true(ms.counters[SWS_MM_pswpin] >= N); /* every page, some read ahead */
 	assert_sws(0, sws_mm_exit(cpu, mm, asid));
-	assert_consistent(sim);
-	sws_mm_destroy(mm);
-	sws_cpu_detach(cpu);
-	sws_sim_destroy(sim);
+	world_close(&w);
 }
 
 int main(void)

@@ -48,6 +48,7 @@
  */
 #include <stdio.h>
 
+#include "../virtual_device.h"
 #include "swap_table.h"
 
 /* ---- virtual table entries (mm/vswap.h) ---------------------------------------------- */
@@ -168,22 +169,7 @@ static const struct sws_ext_ops ghost_ext_ops = {
 };
 
 /* vswap_init(): the ghost device comes with the simulation. */
-int sws__vst_sim_init(struct sws_sim *sim)
-{
-	struct sws_device_config cfg = {
-		.flags = SWS_SWP_SOLIDSTATE | SWS_SWP_VIRTUAL,
-		.nr_slots = SWS_DEVICE_MAX_SLOTS,
-		.backing = SWS_BACKING_NONE,
-	};
-	struct sws_ext_setup ext = {
-		.ops = &ghost_ext_ops,
-		.pages = SWS_DEVICE_MAX_SLOTS - 1,
-		.clusters_mapped = GHOST_CHUNK,
-		.cluster_info_class = SWS_MEM_vswap_cluster,
-	};
-	int type;
-	return sws__device_add(sim, &cfg, &ext, true, &type);
-}
+int sws__vst_sim_init(struct sws_sim *sim) { return sws__virtual_device_add(sim, &ghost_ext_ops, GHOST_CHUNK); }
 
 /* Ghost slots: the folio enters the table (phase II+). Physical slots: a
  * Pointer entry to the ghost slot @owner + i, the reverse map. */
@@ -248,14 +234,6 @@ static sws_entry_t __backing_run(struct sws_device *dev, uint64_t off, unsigned 
 	return first;
 }
 
-static unsigned order_of(unsigned nr)
-{
-	unsigned o = 0;
-	while ((1u << o) < nr)
-		o++;
-	return o;
-}
-
 /* Ghost ci->lock held: slot @off of table @t is no zero page (its backing
  * is a zswap entry, a physical slot or the folio: the RFC's state table has
  * the zero flag only with NONE). */
@@ -298,22 +276,9 @@ int sws__vst_io_slot(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, 
 	 * allocation below the slots must still be its. */
 	uint64_t owner = rc ? 0 : tb_get(t, st_slot(off));
 	sws__cluster_unlock(ci);
-	if (rc)
-		return rc;
-	if (run == ~0ull)
-		return SWS_EBUSY;
-	if (run) {
-		*phys = run;
-		return 0;
-	}
-	if (!write)
-		return SWS_ENOENT;
-	if ((nr & (nr - 1)) || off % nr)
-		return SWS_EINVAL; /* a folio's run: a power of two, aligned */
 	sws_entry_t p;
-	bool fast;
-	rc = sws__swap_alloc(cpu, SWS_SPACE_PHYS, order_of(nr), sws_swp_entry((unsigned)dev->type, off), &p, &fast);
-	if (rc)
+	rc = sws__virtual_io_alloc(cpu, dev, off, nr, write, rc, run, phys, &p);
+	if (rc <= 0)
 		return rc;
 	sws__cluster_lock(cpu, ci);
 	t = __st_table(dev, off);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../virtual_device.h"
 #include "vswap.h"
 
 /* ---- the cluster map ---------------------------------------------------------------- */
@@ -394,24 +395,7 @@ static const struct sws_ext_ops vspace_ext_ops = {
 };
 
 /* The virtual device comes with the simulation. */
-int sws__vs_sim_init(struct sws_sim *sim)
-{
-	struct sws_device_config cfg = {
-		.flags = SWS_SWP_SOLIDSTATE | SWS_SWP_VIRTUAL,
-		.nr_slots = SWS_DEVICE_MAX_SLOTS,
-		.backing = SWS_BACKING_NONE,
-	};
-	struct sws_ext_setup ext = {
-		.ops = &vspace_ext_ops,
-		.pages = SWS_DEVICE_MAX_SLOTS - 1,
-		.clusters_mapped = VSWAP_CHUNK,
-		/* A virtual cluster's lock, count, order and list are part of the
-		 * series' struct vswap_cluster: dynamic, as the rest of it. */
-		.cluster_info_class = SWS_MEM_vswap_cluster,
-	};
-	int type;
-	return sws__device_add(sim, &cfg, &ext, true, &type);
-}
+int sws__vs_sim_init(struct sws_sim *sim) { return sws__virtual_device_add(sim, &vspace_ext_ops, VSWAP_CHUNK); }
 
 /* ---- allocation ------------------------------------------------------------------------ */
 
@@ -774,14 +758,6 @@ static sws_entry_t __backing_run(struct sws_device *dev, struct vswap_cluster *c
 	return first;
 }
 
-static unsigned order_of(unsigned nr)
-{
-	unsigned o = 0;
-	while ((1u << o) < nr)
-		o++;
-	return o;
-}
-
 /* vswap_alloc_swap_slot() for a write, or the slot a read goes to. */
 int sws__vs_io_slot(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, bool write,
 		    sws_entry_t *phys)
@@ -795,22 +771,9 @@ int sws__vs_io_slot(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, u
 	uint64_t owner = rc ? 0 : desc_of(cl, off)->cache;
 	if (cl)
 		desc_unlock(dev, off);
-	if (rc)
-		return rc;
-	if (run == ~0ull)
-		return SWS_EBUSY;
-	if (run) {
-		*phys = run;
-		return 0;
-	}
-	if (!write)
-		return SWS_ENOENT;
-	if ((nr & (nr - 1)) || off % nr)
-		return SWS_EINVAL; /* a folio's run: a power of two, aligned */
 	sws_entry_t p;
-	bool fast;
-	rc = sws__swap_alloc(cpu, SWS_SPACE_PHYS, order_of(nr), sws_swp_entry((unsigned)dev->type, off), &p, &fast);
-	if (rc)
+	rc = sws__virtual_io_alloc(cpu, dev, off, nr, write, rc, run, phys, &p);
+	if (rc <= 0)
 		return rc;
 	cl = sws__vs_desc_lock(cpu, dev, off);
 	rc = __all_allocated(dev, cl, off, nr);
