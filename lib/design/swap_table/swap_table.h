@@ -127,7 +127,7 @@ struct st_device {
 	/* vswap-st (vswap.c) only. The ghost device: each used cluster's
 	 * virtual_table (8 B per slot: NONE, ZSWAP or SWAPFILE). A physical
 	 * device: its table words are Pointer entries to virtual slots (the
-	 * reverse map), no memcg table; vtype is the ghost device's type. */
+	 * reverse map), no memcg table; vtype is the ghost device's type (set at swapon). */
 	_Atomic(_Atomic uint64_t *) *vtables;
 	struct sws_cluster_array vtables_array;
 	bool rmap;
@@ -232,6 +232,8 @@ void sws___vst_cache_only(struct sws_cpu *cpu, struct sws_device *dev, const str
 			  uint32_t count);
 
 int sws__vst_sim_init(struct sws_sim *sim);
+/* The ghost device's type (made at sws_sim_create, before any swapon). */
+unsigned sws__vst_ghost_type(struct sws_sim *sim);
 int sws__vst_device_init(struct sws_device *dev);
 void sws__vst_device_fini(struct sws_device *dev);
 int sws__vst_cluster_get(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci);

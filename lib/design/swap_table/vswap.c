@@ -168,6 +168,16 @@ static const struct sws_ext_ops ghost_ext_ops = {
 	.shrink_count = ghost_shrink_count,
 };
 
+unsigned sws__vst_ghost_type(struct sws_sim *sim)
+{
+	for (unsigned t = 0; t < SWS_MAX_SWAPFILES; t++) {
+		struct sws_device *dev = sws__device(sim, t);
+		if (dev && (dev->flags & SWS_SWP_VIRTUAL))
+			return t;
+	}
+	return 0; /* none yet: the ghost device itself is being made */
+}
+
 /* vswap_init(): the ghost device comes with the simulation. */
 int sws__vst_sim_init(struct sws_sim *sim) { return sws__virtual_device_add(sim, &ghost_ext_ops, GHOST_CHUNK); }
 
@@ -179,8 +189,6 @@ void sws__vst_range_alloc(struct sws_cpu *cpu, struct sws_device *dev, struct sw
 	SWS_ASSERT_HELD(&ci->lock);
 	struct st_device *st = st_dev(dev);
 	_Atomic uint64_t *t = __st_table_walk(cpu, dev, off);
-	if (st->rmap)
-		st->vtype = sws_swp_type(owner);
 	for (unsigned i = 0; i < nr; i++)
 		__tb_set(ci, t, st_slot(off + i),
 			 st->rmap ? pointer_to_swp_tb(sws_swp_offset(owner) + i) : pfn_to_swp_tb(owner, 0));
