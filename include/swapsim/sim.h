@@ -53,8 +53,10 @@ struct sws_cpu;
 	  "swap table phase IV: everything per cluster (the default)")              \
 	X(VSWAP_V3, 7, "vswap-v3", "vswap v3", sws__vswap_v3.ops,                   \
 	  "vswap as posted in v3: per-entry free, dropping the cluster lock")       \
-	X(VSWAP, 6, "vswap", "vswap v4-v5", sws__vswap.ops,                         \
-	  "virtual swap entries and descriptors, with v4's batched free")
+	X(VSWAP, 6, "vswap", "vswap v6", sws__vswap.ops,                            \
+	  "virtual swap entries and descriptors: batched free, per-CPU cluster cache") \
+	X(VSWAP_ST, 8, "vswap-st", "vswap RFC (swap table)", sws__vswap_st_ops,     \
+	  "vswap on swap table phase IV: virtual table, lazy physical slots")
 
 enum sws_design {
 	SWS_DESIGN_DEFAULT = 0, /* SWS_DESIGN_ST_P4 */

@@ -137,7 +137,7 @@ enum sws_order_counter {
 	X(memcg_table, 0, "per-cluster memcg tables (swap table phase IV)")                          \
 	X(swap_cont, 0, "swap count continuation pages (6.17 to swap table phase II)")              \
 	X(xa_node, 0, "swap-cache XArray nodes, 576 B each (6.17)")                                  \
-	X(vswap_desc, 0, "vswap descriptors, 24 B per virtual slot, 512 per vswap cluster")          \
+	X(vswap_desc, 0, "vswap descriptors (24 B per virtual slot); vswap-st's virtual tables (8 B)") \
 	X(vswap_cluster, 0, "vswap cluster headers and the cluster map's XArray nodes")              \
 	X(swap_rmap, 0, "physical-slot reverse maps, 8 B per slot of a used cluster (vswap)")        \
 	X(zswap_tree, 0, "zswap tree XArray nodes (every design but vswap)")                         \

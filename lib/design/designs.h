@@ -3,7 +3,7 @@
  * by the file that defines it. Only designs.c, the registry, includes this:
  * the core knows no design. The pieces several designs share have their own
  * headers: swap_map.h (swap_map.c), static_maps.h (static_maps.c),
- * locked_xa.h (inline only); xarray.h holds the 6.17 design's per-device
+ * locked_xa.h and virtual_device.h (inline only); xarray.h holds the 6.17 design's per-device
  * types.
  */
 #ifndef SWS_DESIGN_DESIGNS_H

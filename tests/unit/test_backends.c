@@ -75,7 +75,7 @@ struct group {
 	int n;
 };
 
-static struct group groups[] = {{"lockstep", {0}, 0}, {"vswap", {0}, 0}, {"vswap-v3", {0}, 0}};
+static struct group groups[] = {{"lockstep", {0}, 0}, {"vswap", {0}, 0}, {"vswap-v3", {0}, 0}, {"vswap-st", {0}, 0}};
 
 #define NDEV 3
 #define OPS_PER_SEED 20000
@@ -89,6 +89,7 @@ static struct group groups[] = {{"lockstep", {0}, 0}, {"vswap", {0}, 0}, {"vswap
 #define EXTEND_MIN 15u     /* phases III, IV: counts from 15 up live in the extend table */
 #define DESC_BYTES (SWS_CLUSTER_SLOTS * 24u) /* vswap: a virtual cluster's descriptors, 24 B each */
 #define RMAP_BYTES (SWS_CLUSTER_SLOTS * 8u)  /* vswap: a used physical cluster's reverse map */
+#define VTABLE_BYTES (SWS_CLUSTER_SLOTS * 8u) /* vswap-st: a used ghost cluster's virtual table */
 #define RMAP_PTR_BYTES 8u                    /* vswap: a physical device's reverse-map pointer per cluster */
 #define IO_PERMILLE 100                      /* vswap: operations that are page I/O, per mille */
 #define SURGE_CHUNKS 3 /* vswap: the surge maps the virtual device to 3 times its first clusters */
@@ -104,6 +105,9 @@ struct traits {
 	bool xarray;      /* the XArray swap cache: address spaces and tree nodes */
 	bool fallback;    /* a multi-slot put that is not a uniform count-1 run counts swap_free_fallback */
 	bool vswap;       /* virtual entries; descriptors, physical bitmaps and reverse maps: vswap */
+	bool vst;         /* vswap's virtual entries on phase IV tables: a ghost device whose clusters
+			   * carry virtual tables, physical devices whose tables are the reverse
+			   * map; no XArray, no descriptors, no bitmaps: vswap-st */
 };
 
 static struct traits traits_of(enum sws_backend b)
@@ -122,6 +126,8 @@ static struct traits traits_of(enum sws_backend b)
 	case SWS_DESIGN_VSWAP_V3:
 	case SWS_BACKEND_VSWAP:
 		return (struct traits){.vswap = true};
+	case SWS_DESIGN_VSWAP_ST:
+		return (struct traits){.vswap = true, .vst = true, .swap_table = true, .memcg_table = true, .extend = true};
 	default:
 		fail_msg("test_backends: no traits for design %s (%d)", sws_backend_name(b), (int)b);
 		return (struct traits){0};
@@ -1857,12 +1863,12 @@ static void check_counters(struct diff *d)
 			{"swap_extend_table_alloc", c[SWS_CTR_swap_extend_table_alloc], tr->extend},
 			{"swap_cont_alloc", c[SWS_CTR_swap_cont_alloc], tr->swap_map},
 			/* vswap: its cluster map is an XArray */
-			{"xa_node_alloc", c[SWS_CTR_xa_node_alloc], tr->xarray || tr->vswap},
-			{"xa_node_free", c[SWS_CTR_xa_node_free], tr->xarray || tr->vswap},
-			{"vswap_cluster_alloc", c[SWS_CTR_vswap_cluster_alloc], tr->vswap},
-			{"vswap_cluster_free", c[SWS_CTR_vswap_cluster_free], tr->vswap},
+			{"xa_node_alloc", c[SWS_CTR_xa_node_alloc], tr->xarray || (tr->vswap && !tr->vst)},
+			{"xa_node_free", c[SWS_CTR_xa_node_free], tr->xarray || (tr->vswap && !tr->vst)},
+			{"vswap_cluster_alloc", c[SWS_CTR_vswap_cluster_alloc], tr->vswap && !tr->vst},
+			{"vswap_cluster_free", c[SWS_CTR_vswap_cluster_free], tr->vswap && !tr->vst},
 			{"ext_grow", c[SWS_CTR_ext_grow], tr->vswap},
-			{"ext_shrink", c[SWS_CTR_ext_shrink], tr->vswap},
+			{"ext_shrink", c[SWS_CTR_ext_shrink], tr->vswap && !tr->vst}, /* vswap-st's ghost only grows */
 		};
 		for (unsigned i = 0; i < ARRAY_LEN(own); i++)
 			if (own[i].got && !own[i].may)
@@ -1925,7 +1931,9 @@ static void check_table_memory(struct diff *d)
 		struct sws_memory_usage mu;
 		sws_sim_memory_usage(d->sim[s], &mu);
 		const uint64_t *by = mu.bytes;
-		if (by[SWS_MEM_swap_table] != (tr->swap_table ? used * TABLE_BYTES : 0) ||
+		/* vswap-st: the physical clusters in use have a table too (no memcg table) */
+		uint64_t tables = used + (tr->vst ? pused : 0);
+		if (by[SWS_MEM_swap_table] != (tr->swap_table ? tables * TABLE_BYTES : 0) ||
 		    by[SWS_MEM_memcg_table] != (tr->memcg_table ? used * MEMCG_BYTES : 0))
 			DFAIL(d, "%s: %llu swap_table and %llu memcg_table bytes for %llu clusters in use", dname(d, s),
 			      (unsigned long long)by[SWS_MEM_swap_table], (unsigned long long)by[SWS_MEM_memcg_table],
@@ -1934,12 +1942,12 @@ static void check_table_memory(struct diff *d)
 			struct sws_stats st;
 			sws_stats_snapshot(d->sim[s], &st);
 			uint64_t live = st.counters[SWS_CTR_swap_table_alloc] - st.counters[SWS_CTR_swap_table_free];
-			if (live != used)
+			if (live != tables)
 				DFAIL(d, "%s: swap_table_alloc %llu - swap_table_free %llu, %llu clusters in use",
 				      dname(d, s), (unsigned long long)st.counters[SWS_CTR_swap_table_alloc],
 				      (unsigned long long)st.counters[SWS_CTR_swap_table_free], (unsigned long long)used);
 		}
-		if (tr->vswap) {
+		if (tr->vswap && !tr->vst) {
 			struct sws_stats st;
 			sws_stats_snapshot(d->sim[s], &st);
 			uint64_t got = st.counters[SWS_CTR_vswap_cluster_alloc],
@@ -1957,7 +1965,10 @@ static void check_table_memory(struct diff *d)
 		 * 8-byte reverse-map pointer per cluster on each physical device;
 		 * cluster headers and the cluster map (vswap_cluster) are not sized
 		 * here. No swap_map, swap_cgroup, zeromap, swap table, XArray swap
-		 * cache or zswap tree.
+		 * cache or zswap tree. vswap-st: a 4 KiB virtual table per ghost
+		 * cluster in use (counted as vswap_desc), no bitmaps, no reverse
+		 * maps of their own (the physical tables are), its counts' extend
+		 * tables follow the virtual slots (not modelled here).
 		 */
 		struct {
 			enum sws_mem_class c;
@@ -1968,14 +1979,14 @@ static void check_table_memory(struct diff *d)
 			{SWS_MEM_swap_cont, 0, !tr->swap_map},
 			{SWS_MEM_swap_cgroup, tr->static_maps ? cgroup : 0, true},
 			{SWS_MEM_zeromap, tr->static_maps ? zeromap : 0, true},
-			{SWS_MEM_extend_table, tr->extend ? extended * EXTEND_BYTES : 0, true},
+			{SWS_MEM_extend_table, tr->extend ? extended * EXTEND_BYTES : 0, !tr->vst},
 			{SWS_MEM_cluster_tables, tr->vswap ? pclusters * RMAP_PTR_BYTES : 0, !tr->swap_table},
 			{SWS_MEM_xa_spaces, 0, !tr->xarray},
 			{SWS_MEM_xa_node, 0, !tr->xarray},
-			{SWS_MEM_swap_bitmap, tr->vswap ? bitmap : 0, true},
-			{SWS_MEM_vswap_desc, tr->vswap ? used * DESC_BYTES : 0, true},
+			{SWS_MEM_swap_bitmap, tr->vswap && !tr->vst ? bitmap : 0, true},
+			{SWS_MEM_vswap_desc, tr->vswap ? used * (tr->vst ? VTABLE_BYTES : DESC_BYTES) : 0, true},
 			{SWS_MEM_vswap_cluster, 0, !tr->vswap},
-			{SWS_MEM_swap_rmap, tr->vswap ? pused * RMAP_BYTES : 0, true},
+			{SWS_MEM_swap_rmap, tr->vswap && !tr->vst ? pused * RMAP_BYTES : 0, true},
 			{SWS_MEM_zswap_trees, 0, tr->vswap},
 			{SWS_MEM_zswap_tree, 0, tr->vswap},
 		};
@@ -2060,14 +2071,20 @@ static void mem_snapshot(struct sws_sim *sim, struct sws_memory_usage *mu)
  * What sws_sim_create leaves: the simulation's own structures only; under
  * vswap also its virtual device, whose cluster 0 (the header's) is in use
  * for life: that cluster's descriptors, its header and the cluster map
- * (vswap_cluster, not sized here).
+ * (vswap_cluster, not sized here); under vswap-st that cluster's tables
+ * (its table pointers not sized here).
  */
 static void check_created(struct diff *d, int s)
 {
 	const uint64_t *by = d->created[s];
+	bool vst = d->tr[s].vst; /* vswap-st: cluster 0's phase IV tables and virtual table */
 	for (int c = 0; c < SWS_NR_MEM_CLASSES; c++) {
-		uint64_t want = c == SWS_MEM_vswap_desc && d->vswap ? DESC_BYTES : 0;
-		if (c == SWS_MEM_sim || (c == SWS_MEM_vswap_cluster && d->vswap))
+		uint64_t want = c == SWS_MEM_vswap_desc && d->vswap ? (vst ? VTABLE_BYTES : DESC_BYTES) : 0;
+		if (vst && c == SWS_MEM_swap_table)
+			want = TABLE_BYTES;
+		if (vst && c == SWS_MEM_memcg_table)
+			want = MEMCG_BYTES;
+		if (c == SWS_MEM_sim || (c == SWS_MEM_vswap_cluster && d->vswap) || (vst && c == SWS_MEM_cluster_tables))
 			continue;
 		if (by[c] != want)
 			fail_msg("%s: %llu bytes of %s after sws_sim_create, want %llu", dname(d, s),
@@ -2314,7 +2331,7 @@ static void run_seed(struct seed_state *ss, unsigned nops)
 
 	/* vswap: with every slot free, the surge's clusters are unmapped again. */
 	uint32_t vmapped = (uint32_t)(d->vdev.max / SWS_CLUSTER_SLOTS);
-	bool vshrunk = !d->vswap || vmapped <= 2 * d->vmap0;
+	bool vshrunk = !d->vswap || d->tr[0].vst || vmapped <= 2 * d->vmap0; /* vswap-st's ghost only grows */
 	if (!vshrunk)
 		DFAIL(d, "vswap: every slot free, the deferred work done, and the virtual device maps %u clusters "
 			 "(%u at first, %u at most): its free tail did not go back",
@@ -2336,6 +2353,10 @@ static void run_seed(struct seed_state *ss, unsigned nops)
 		leak[s][0] = 0;
 		mem_snapshot(d->sim[s], &mu);
 		uint64_t dyn = mu.dynamic_bytes - (d->tr[s].swap_map ? mu.bytes[SWS_MEM_swap_cont] : 0);
+		/* vswap-st's ghost device only grows: its cluster headers stay */
+		const uint64_t hdr = mu.bytes[SWS_MEM_vswap_cluster], hdr0 = d->base[s][SWS_MEM_vswap_cluster];
+		if (d->tr[s].vst && hdr > hdr0)
+			dyn -= hdr - hdr0;
 		if (dyn == d->base_dynamic[s] && mu.static_bytes == d->base_static[s])
 			continue;
 		leaked = true;
@@ -2366,14 +2387,23 @@ static void run_seed(struct seed_state *ss, unsigned nops)
 		if (d->vswap)
 			assert_sws(SWS_EINVAL, sws_swapoff(d->sim[s], d->vdev.type));
 		mem_snapshot(d->sim[s], &mu);
+		/* vswap-st's ghost device only grows: its cluster headers
+		 * (vswap_cluster) and table pointers (cluster_tables) stay as far
+		 * as it grew, never below what sws_sim_create mapped */
+		uint64_t grown[SWS_NR_MEM_CLASSES] = {0};
+		if (d->tr[s].vst)
+			for (int c = SWS_MEM_cluster_tables; c <= SWS_MEM_vswap_cluster; c += SWS_MEM_vswap_cluster -
+											  SWS_MEM_cluster_tables)
+				if (mu.bytes[c] >= d->created[s][c])
+					grown[c] = mu.bytes[c] - d->created[s][c];
 		for (int c = 0; c < SWS_NR_MEM_CLASSES; c++)
-			if (c != SWS_MEM_sim && mu.bytes[c] != d->created[s][c])
+			if (c != SWS_MEM_sim && mu.bytes[c] != d->created[s][c] + grown[c])
 				DFAIL(d, "%s: %llu bytes of %s left after swapoff of every device, %llu after "
 					 "sws_sim_create",
 				      sws_backend_name(d->backend[s]), (unsigned long long)mu.bytes[c],
 				      sws_mem_class_name((enum sws_mem_class)c), (unsigned long long)d->created[s][c]);
-		assert_int_equal(mu.dynamic_bytes, d->created_dynamic[s]);
-		assert_int_equal(mu.static_bytes, d->created_static[s]);
+		assert_int_equal(mu.dynamic_bytes, d->created_dynamic[s] + grown[SWS_MEM_vswap_cluster]);
+		assert_int_equal(mu.static_bytes, d->created_static[s] + grown[SWS_MEM_cluster_tables]);
 	}
 	print_message("seed %llu (%s): %u calls (%u refused), %u large folios, %u ENOSPC (%u at order 0 with free "
 		      "slots), %u swap-ins, %u evictions, %u replacements (%u splits), counts up to %u, %llu put "
@@ -2420,6 +2450,7 @@ static void run_seed(struct seed_state *ss, unsigned nops)
 static struct seed_state lockstep_seeds[] = SEEDS(&groups[0]);
 static struct seed_state vswap_seeds[] = SEEDS(&groups[1]);
 static struct seed_state vswap_v3_seeds[] = SEEDS(&groups[2]);
+static struct seed_state vswap_st_seeds[] = SEEDS(&groups[3]);
 
 static void test_lockstep(void **state) { run_seed(*state, OPS_PER_SEED); }
 static void test_vswap(void **state) { run_seed(*state, OPS_PER_SEED); }
@@ -2451,7 +2482,7 @@ static void groups_fill(void)
 		if (i && d == SWS_DESIGN_ST_P4)
 			continue;
 		/* vswap's page I/O runs on one simulation: a group per variant */
-		struct group *g = &groups[d == SWS_DESIGN_VSWAP_V3 ? 2 : traits_of(d).vswap];
+		struct group *g = &groups[d == SWS_DESIGN_VSWAP_V3 ? 2 : traits_of(d).vst ? 3 : traits_of(d).vswap];
 		if (g->n == MAX_SIM) {
 			fprintf(stderr, "test_backends: more than %d designs in group %s\n", MAX_SIM, g->name);
 			exit(1);
@@ -2471,7 +2502,9 @@ int main(void)
 		SEED(test_lockstep, lockstep_seeds, 4), SEED(test_vswap, vswap_seeds, 4),
 		SEED(test_vswap, vswap_v3_seeds, 0),    SEED(test_vswap, vswap_v3_seeds, 1),
 		SEED(test_vswap, vswap_v3_seeds, 2),    SEED(test_vswap, vswap_v3_seeds, 3),
-		SEED(test_vswap, vswap_v3_seeds, 4),
+		SEED(test_vswap, vswap_v3_seeds, 4),    SEED(test_vswap, vswap_st_seeds, 0),
+		SEED(test_vswap, vswap_st_seeds, 1),    SEED(test_vswap, vswap_st_seeds, 2),
+		SEED(test_vswap, vswap_st_seeds, 3),    SEED(test_vswap, vswap_st_seeds, 4),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

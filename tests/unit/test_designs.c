@@ -27,7 +27,10 @@ static const enum sws_backend all[] = {SWS_DESIGN_LIST(DESIGN_ID)};
 #define NDESIGNS (sizeof(all) / sizeof(all[0]))
 
 /* vswap's variants: virtual entries, pages on a device only when written there. */
-static bool virt(enum sws_backend b) { return b == SWS_DESIGN_VSWAP || b == SWS_DESIGN_VSWAP_V3; }
+static bool virt(enum sws_backend b)
+{
+	return b == SWS_DESIGN_VSWAP || b == SWS_DESIGN_VSWAP_V3 || b == SWS_DESIGN_VSWAP_ST;
+}
 
 struct result {
 	struct sws_mm_stats mm;
@@ -85,7 +88,8 @@ static void run(enum sws_backend b, const struct run_cfg *rc, struct result *r)
 
 static bool bypasses(enum sws_backend b)
 {
-	return b == SWS_BACKEND_XARRAY || b == SWS_BACKEND_ST_P1 || virt(b);
+	return b == SWS_BACKEND_XARRAY || b == SWS_BACKEND_ST_P1 || b == SWS_DESIGN_VSWAP ||
+	       b == SWS_DESIGN_VSWAP_V3; /* not vswap-st, on phase IV */
 }
 
 static uint64_t mmc(const struct result *r, enum sws_mm_counter c) { return r->mm.counters[c]; }
@@ -110,8 +114,9 @@ static void test_sync_io_bypass(void **state)
 		if (virt(all[i])) {
 			/* A zero page is on no device under vswap: its swap-in does not
 			 * bypass and reads ahead (the "readahead of zero pages" of the
-			 * series' discussion), so faults differ; device pages bypass. */
-			assert_true(swc(x, SWS_CTR_swap_cache_bypass) > 0);
+			 * series' discussion), so faults differ; device pages bypass
+			 * (not under vswap-st: phase IV has no bypass). */
+			assert_true((swc(x, SWS_CTR_swap_cache_bypass) > 0) == bypasses(all[i]));
 			assert_true(mmc(x, SWS_MM_swap_ra) > 0);
 			assert_int_equal(mmc(p4, SWS_MM_swap_ra), 0);
 			continue;
@@ -270,7 +275,8 @@ static void test_sync_io_free(void **state)
 		}
 		struct sws_device_info di;
 		assert_sws(0, sws_device_info_get(sim, type, &di));
-		bool frees = all[d] == SWS_BACKEND_ST_P2 || all[d] == SWS_BACKEND_ST_P3 || all[d] == SWS_BACKEND_ST_P4;
+		bool frees = all[d] == SWS_BACKEND_ST_P2 || all[d] == SWS_BACKEND_ST_P3 || all[d] == SWS_BACKEND_ST_P4 ||
+			     all[d] == SWS_DESIGN_VSWAP_ST;
 		if (di.inuse_pages != (frees ? 0 : 64))
 			fail_msg("%s: %llu slots in use after the hits, want %u", sws_backend_name(all[d]),
 				 (unsigned long long)di.inuse_pages, frees ? 0 : 64);
@@ -507,14 +513,17 @@ static void test_registry(void **state)
 	assert_int_equal(SWS_BACKEND_SWAP_TABLE, 1);
 	assert_int_equal(SWS_BACKEND_VSWAP, 6);
 	assert_int_equal(SWS_DESIGN_VSWAP_V3, 7); /* a new design takes the next number */
-	assert_int_equal(SWS_NR_BACKENDS, 8);
+	assert_int_equal(SWS_DESIGN_VSWAP_ST, 8);
+	assert_int_equal(SWS_NR_BACKENDS, 9);
 	assert_int_equal(sws_design_parse("vswap-v3", &d), 0);
 	assert_int_equal(d, SWS_DESIGN_VSWAP_V3);
 	assert_string_equal(sws_design_kernel(SWS_DESIGN_VSWAP_V3), "vswap v3");
-	assert_string_equal(sws_design_kernel(SWS_DESIGN_VSWAP), "vswap v4-v5");
-	/* Oldest first: vswap-v3 just before vswap, the list's last. */
-	assert_int_equal(all[NDESIGNS - 2], SWS_DESIGN_VSWAP_V3);
-	assert_int_equal(all[NDESIGNS - 1], SWS_DESIGN_VSWAP);
+	assert_string_equal(sws_design_kernel(SWS_DESIGN_VSWAP), "vswap v6");
+	assert_string_equal(sws_design_kernel(SWS_DESIGN_VSWAP_ST), "vswap RFC (swap table)");
+	/* Oldest first: vswap-v3, vswap, then vswap-st, the list's last. */
+	assert_int_equal(all[NDESIGNS - 3], SWS_DESIGN_VSWAP_V3);
+	assert_int_equal(all[NDESIGNS - 2], SWS_DESIGN_VSWAP);
+	assert_int_equal(all[NDESIGNS - 1], SWS_DESIGN_VSWAP_ST);
 	/* Unknown. */
 	assert_int_equal(sws_design_parse("st-p9", &d), SWS_EINVAL);
 	assert_int_equal(sws_design_parse(NULL, &d), SWS_EINVAL);

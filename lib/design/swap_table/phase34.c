@@ -9,6 +9,9 @@
  *
  * Every writer holds ci->lock (the zero flag and memcg of phase III excepted:
  * atomic operations on the static maps). See docs/design-swap-table.md.
+ * vswap-st runs these operations on its ghost device, with vswap.c's hooks
+ * where a slot's backing is concerned (a slot freed, a count reaching or
+ * leaving 0), and its ops table is at the end of this file.
  */
 #include <stdio.h>
 #include <string.h>
@@ -189,7 +192,10 @@ restart:
 	}
 	for (unsigned i = i0; i < i0 + nr && !rc; i++) {
 		uint64_t tb = tb_get(t, i);
-		__tb_set(ci, t, i, __tb_with_count(ci, ct, i, tb, __tb_count(ci, ct, i, tb) + 1));
+		uint32_t c = __tb_count(ci, ct, i, tb);
+		__tb_set(ci, t, i, __tb_with_count(ci, ct, i, tb, c + 1));
+		if (!c && st_is_virtual(st_dev(dev))) /* vswap-st: no longer cache-only */
+			sws___vst_cache_only(cpu, dev, ci, off - i0 + i, 1);
 	}
 	sws__cluster_unlock(ci);
 	return rc;
@@ -208,6 +214,8 @@ static void __slot_clear(struct sws_cpu *cpu, const struct sws_cluster *ci, stru
 {
 	SWS_ASSERT_HELD(&ci->lock);
 	unsigned i = st_slot(off);
+	if (st_is_virtual(st_dev(dev))) /* vswap-st: its backing goes with it */
+		sws___vst_release_backing(cpu, dev, ci, off);
 	__tb_set(ci, t, i, SWP_TB_NULL);
 	if (ct->extend_table)
 		ct->extend_table[i] = 0;
@@ -269,6 +277,8 @@ static SWS_ALWAYS_INLINE int st_put_nr(struct sws_cpu *cpu, struct sws_device *d
 			__tb_set(ci, t, i, __tb_with_count(ci, ct, i, tb, c));
 			if (!c && only_cache) /* a folio: cache-only now */
 				sws_bit_set(only_cache, i - i0);
+			if (!c && st_is_virtual(st_dev(dev))) /* vswap-st: mark its physical slot */
+				sws___vst_cache_only(cpu, dev, ci, off - i0 + i, 0);
 			/* the slot that stays ends the pending batch: freed
 			 * (and uncharged) now, as swap_put_entries_cluster() */
 			sws__uncharge_batch_flush(cpu, dev->sim, &ub);
@@ -613,4 +623,39 @@ const struct sws_design_ops sws__st_p4_ops = {
 	.name = "st-p4",
 	.flags = SWS_DESIGN_EXT_DEVICES /* no static per-slot array: xswap can use it */ | SWS_DESIGN_SYNC_FREE,
 	.device_init = st_p4_device_init,
+};
+
+/* vswap-st (vswap.c): phase IV's slot operations on the ghost device; the
+ * virtual layer (physical slots, zswap entries, the reverse map) is vswap.c's. */
+const struct sws_design_ops sws__vswap_st_ops = {
+	.version = SWS_DESIGN_OPS_VERSION,
+	.name = "vswap-st",
+	.flags = SWS_DESIGN_VIRTUAL | SWS_DESIGN_SYNC_FREE | SWS_DESIGN_RCU_BARRIER,
+	.sim_init = sws__vst_sim_init,
+	.device_init = st_p4_device_init,
+	.device_fini = sws__st_device_fini,
+	.cluster_get = sws__st_cluster_get,
+	.cluster_put = sws__st_cluster_put,
+	.range_find = st_range_find,
+	.range_alloc = sws__vst_range_alloc,
+	.dup = st_dup,
+	.put = st_put,
+	.count = st_count,
+	.cache_add = st_cache_add,
+	.cache_lookup = sws__st34_lookup,
+	.cache_get_shadow = st_cache_get_shadow,
+	.cache_del = st_cache_del,
+	.cache_replace = st_cache_replace,
+	.set_zero = sws__vst_set_zero,
+	.zero_test = st_zero_test,
+	.set_memcg = st_set_memcg,
+	.slot_state = sws__vst_slot_state,
+	.check_cluster = sws__vst_check_cluster,
+	.io_slot = sws__vst_io_slot,
+	.io_release = sws__vst_io_release,
+	.rmap = sws__vst_rmap,
+	.zswap_store = sws__vst_zswap_store,
+	.zswap_load = sws__vst_zswap_load,
+	.zswap_erase = sws__vst_zswap_erase,
+	.zswap_drain = sws__vst_zswap_drain,
 };

@@ -15,7 +15,9 @@
  * Files: table.c (what every phase shares: the per-cluster tables and their
  * RCU lifetime, swapon/swapoff, the lock-free lookup), phase12.c (phases I
  * and II: counts in swap_map), phase34.c (phases III and IV: counts in the
- * table). This header is the folder's index: sections name the defining file.
+ * table), vswap.c (vswap on phase IV, "vswap-st": the ghost device's virtual
+ * tables, lazily allocated physical slots and their reverse map). This
+ * header is the folder's index: sections name the defining file.
  *
  * Phase I/II entry (the folio is a pointer; the simulator's "pointer" is the
  * PFN shifted past the tag bit, as aligned as a struct folio *):
@@ -122,6 +124,14 @@ struct st_device {
 	struct swap_map map;
 	struct swap_cgroup cgroup;
 	struct zeromap zeromap;
+	/* vswap-st (vswap.c) only. The ghost device: each used cluster's
+	 * virtual_table (8 B per slot: NONE, ZSWAP or SWAPFILE). A physical
+	 * device: its table words are Pointer entries to virtual slots (the
+	 * reverse map), no memcg table; vtype is the ghost device's type (set at swapon). */
+	_Atomic(_Atomic uint64_t *) *vtables;
+	struct sws_cluster_array vtables_array;
+	bool rmap;
+	unsigned vtype;
 };
 
 static inline struct st_device *st_dev(struct sws_device *dev) { return dev->design; }
@@ -201,5 +211,45 @@ int sws___st_check_tables(struct sws_device *dev, struct sws_cluster *ci, char *
 /* ---- phase12.c, phase34.c: the designs -------------------------------------------------- */
 
 extern const struct sws_design_ops sws__st_p1_ops, sws__st_p2_ops, sws__st_p3_ops, sws__st_p4_ops;
+/* phase34.c: "vswap-st", phase IV's slot operations on the ghost device with
+ * vswap.c's virtual layer. */
+extern const struct sws_design_ops sws__vswap_st_ops;
+
+/* ---- vswap.c: vswap on the swap table (vswap-st) ------------------------------------------- */
+
+/* Is @st the ghost device of vswap-st (its slots have a virtual table)? */
+static inline bool st_is_virtual(const struct st_device *st) { return st->vtables != NULL; }
+
+/* Ghost ci->lock held: slot @off leaves (its count and cache are gone):
+ * whatever backs it (a zswap entry, a physical slot) is released and its
+ * virtual table entry is NONE (__vswap_release_backing()). */
+void sws___vst_release_backing(struct sws_cpu *cpu, struct sws_device *dev, const struct sws_cluster *ci,
+			       uint64_t off);
+/* Ghost ci->lock held: slot @off's count changed to @count: a physical slot
+ * behind it carries the cache-only bit iff the count is 0
+ * (swap_rmap_mark_cache_only() / swap_rmap_clear_cache_only()). */
+void sws___vst_cache_only(struct sws_cpu *cpu, struct sws_device *dev, const struct sws_cluster *ci, uint64_t off,
+			  uint32_t count);
+
+int sws__vst_sim_init(struct sws_sim *sim);
+/* The ghost device's type (made at sws_sim_create, before any swapon). */
+unsigned sws__vst_ghost_type(struct sws_sim *sim);
+int sws__vst_device_init(struct sws_device *dev);
+void sws__vst_device_fini(struct sws_device *dev);
+int sws__vst_cluster_get(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci);
+void sws__vst_cluster_put(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci);
+void sws__vst_range_alloc(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci, uint64_t off,
+			  unsigned nr, uint64_t owner);
+int sws__vst_set_zero(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, bool zero);
+void sws__vst_slot_state(struct sws_device *dev, struct sws_cluster *ci, uint64_t off, struct sws_slot_state *st);
+int sws__vst_check_cluster(struct sws_device *dev, struct sws_cluster *ci, char *msg, size_t len);
+int sws__vst_io_slot(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, bool write,
+		     sws_entry_t *phys);
+int sws__vst_io_release(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr);
+sws_entry_t sws__vst_rmap(struct sws_cpu *cpu, struct sws_device *pdev, uint64_t poff);
+int sws__vst_zswap_store(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, void *entry, void **old);
+void *sws__vst_zswap_load(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off);
+void *sws__vst_zswap_erase(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off);
+void sws__vst_zswap_drain(struct sws_device *dev, void (*fn)(void *ctx, void *entry), void *ctx);
 
 #endif

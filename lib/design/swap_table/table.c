@@ -8,6 +8,7 @@
  *   tables[c] ──RCU-published──▶ u64[512]   4 KiB, one page: the table
  *   cold[c].extend_table ──────▶ ulong[512] 4 KiB, on the first count > 14 (III, IV)
  *   cold[c].memcg_table ───────▶ u16[512]   1 KiB, with the table (IV)
+ *   vtables[c] ────────────────▶ u64[512]   4 KiB, with the table (vswap-st's ghost device)
  *
  * Lifetimes: the table (and phase IV's memcg table) is allocated when a
  * cluster leaves the free list (cluster_get) and released when it becomes
@@ -26,6 +27,7 @@
 
 #define TABLE_BYTES (SWS_CLUSTER_SLOTS * sizeof(uint64_t))
 #define MEMCG_BYTES (SWS_CLUSTER_SLOTS * sizeof(uint16_t))
+#define VTABLE_BYTES (SWS_CLUSTER_SLOTS * sizeof(uint64_t))
 
 /* Frees a table after a grace period; it lives behind the table's last entry. */
 struct table_rcu {
@@ -65,22 +67,35 @@ static void table_free(struct sws_mem *mem, _Atomic uint64_t *t)
 
 /* ---- cluster lifecycle -------------------------------------------------------------- */
 
-/* ci->lock of @off's cluster held: its table (phase IV: and memcg table). */
+/* Does a used cluster of @st carry a memcg table? Phase IV with memcg on
+ * (!mem_cgroup_disabled()), not a physical device of vswap-st (the memcg
+ * ids are the virtual slots'). */
+static bool want_memcg(const struct st_device *st, const struct sws_sim *sim)
+{
+	return st->phase == 4 && !sim->memcg_off && !st->rmap;
+}
+
+/* ci->lock of @off's cluster held: its table (phase IV: and memcg table;
+ * vswap-st's ghost device: and virtual table). */
 static int __tables_alloc(struct sws_device *dev, uint64_t off)
 {
 	SWS_ASSERT_HELD(&sws__offset_cluster(dev, off)->lock);
 	struct st_device *st = st_dev(dev);
 	struct sws_mem *mem = &dev->sim->mem;
 	_Atomic uint64_t *t = table_alloc(mem);
-	bool want_memcg = st->phase == 4 && !dev->sim->memcg_off; /* !mem_cgroup_disabled() */
-	uint16_t *memcg = want_memcg ? sws__mem_zalloc(mem, SWS_MEM_memcg_table, MEMCG_BYTES, 64) : NULL;
-	if (!t || (want_memcg && !memcg)) {
+	bool memcg_on = want_memcg(st, dev->sim);
+	uint16_t *memcg = memcg_on ? sws__mem_zalloc(mem, SWS_MEM_memcg_table, MEMCG_BYTES, 64) : NULL;
+	_Atomic uint64_t *vt = st_is_virtual(st) ? sws__mem_zalloc(mem, SWS_MEM_vswap_desc, VTABLE_BYTES, 64) : NULL;
+	if (!t || (memcg_on && !memcg) || (st_is_virtual(st) && !vt)) {
 		table_free(mem, t);
 		sws__mem_free(mem, SWS_MEM_memcg_table, memcg, MEMCG_BYTES);
+		sws__mem_free(mem, SWS_MEM_vswap_desc, (void *)vt, VTABLE_BYTES);
 		return SWS_ENOMEM;
 	}
 	if (memcg)
 		st_cold(st, (uint32_t)(off / SWS_CLUSTER_SLOTS))->memcg_table = memcg;
+	if (vt)
+		atomic_store_explicit(&st->vtables[off / SWS_CLUSTER_SLOTS], vt, memory_order_relaxed);
 	atomic_store_explicit(st_tslot(dev, off), t, memory_order_release);
 	return 0;
 }
@@ -92,8 +107,9 @@ int sws__st_cluster_get(struct sws_cpu *cpu, struct sws_device *dev, struct sws_
 	int rc = __tables_alloc(dev, base);
 	if (!rc) {
 		sws__count(cpu, SWS_CTR_swap_table_alloc, 1);
-		/* the table, and phase IV's memcg table */
-		sws__work(cpu, SWS_WORK_meta_alloc, st_dev(dev)->phase == 4 ? 2 : 1);
+		/* the table, phase IV's memcg table, vswap-st's virtual table */
+		struct st_device *st = st_dev(dev);
+		sws__work(cpu, SWS_WORK_meta_alloc, 1 + want_memcg(st, dev->sim) + st_is_virtual(st));
 	}
 	return rc;
 }
@@ -109,7 +125,8 @@ static void table_free_rcu(struct rcu_head *head)
 }
 
 /* ci->lock of @off's cluster held: the cold tables of a cluster going free
- * (only lock holders read them). */
+ * (only lock holders read them; a virtual table's entries are all NONE by
+ * then). */
 static unsigned __cold_tables_free(struct sws_device *dev, uint64_t off)
 {
 	SWS_ASSERT_HELD(&sws__offset_cluster(dev, off)->lock);
@@ -117,6 +134,13 @@ static unsigned __cold_tables_free(struct sws_device *dev, uint64_t off)
 	if (!st->cts)
 		return 0;
 	struct sws_mem *mem = &dev->sim->mem;
+	unsigned nv = 0;
+	if (st_is_virtual(st)) {
+		_Atomic uint64_t *vt = atomic_load_explicit(&st->vtables[off / SWS_CLUSTER_SLOTS], memory_order_relaxed);
+		nv = vt != NULL;
+		atomic_store_explicit(&st->vtables[off / SWS_CLUSTER_SLOTS], NULL, memory_order_relaxed);
+		sws__mem_free(mem, SWS_MEM_vswap_desc, (void *)vt, vt ? VTABLE_BYTES : 0);
+	}
 	struct cluster_tables *ct = st_cold(st, (uint32_t)(off / SWS_CLUSTER_SLOTS));
 	unsigned n = ct->extend_table != NULL;
 	sws__mem_free(mem, SWS_MEM_extend_table, ct->extend_table, EXTEND_BYTES);
@@ -126,7 +150,7 @@ static unsigned __cold_tables_free(struct sws_device *dev, uint64_t off)
 		sws__mem_free(mem, SWS_MEM_memcg_table, ct->memcg_table, MEMCG_BYTES);
 		ct->memcg_table = NULL;
 	}
-	return n;
+	return n + nv;
 }
 
 void sws__st_cluster_put(struct sws_cpu *cpu, struct sws_device *dev, struct sws_cluster *ci)
@@ -165,6 +189,7 @@ void sws__st_device_fini(struct sws_device *dev)
 	}
 	sws__cluster_array_destroy(dev, &st->tables_array);
 	sws__cluster_array_destroy(dev, &st->cts_array);
+	sws__cluster_array_destroy(dev, &st->vtables_array);
 	if (st->map.map)
 		sws__swap_map_fini(&st->map);
 	sws__swap_cgroup_fini(&st->cgroup, mem);
@@ -183,9 +208,19 @@ int sws__st_device_init(struct sws_device *dev, unsigned phase)
 		return SWS_ENOMEM;
 	dev->design = st;
 	st->phase = phase;
+	/* Under vswap-st the ghost device's clusters carry virtual tables and
+	 * the physical devices' tables hold the reverse map. */
+	bool vswap = dev->sim->design_flags & SWS_DESIGN_VIRTUAL;
+	st->rmap = vswap && !(dev->flags & SWS_SWP_VIRTUAL);
+	st->vtype = st->rmap ? sws__vst_ghost_type(dev->sim) : 0;
 	st->tables = sws__cluster_array_create(dev, &st->tables_array, sizeof(*st->tables),
 					       SWS_MEM_cluster_tables, 64);
 	int rc = st->tables ? 0 : SWS_ENOMEM;
+	if (!rc && vswap && !st->rmap) {
+		st->vtables = sws__cluster_array_create(dev, &st->vtables_array, sizeof(*st->vtables),
+							SWS_MEM_cluster_tables, 64);
+		rc = st->vtables ? 0 : SWS_ENOMEM;
+	}
 	if (!rc && phase >= 3) {
 		st->cts = sws__cluster_array_create(dev, &st->cts_array, st_cold_bytes(phase), SWS_MEM_cluster_tables, 0);
 		rc = st->cts ? 0 : SWS_ENOMEM;
@@ -273,13 +308,18 @@ int sws___st_check_tables(struct sws_device *dev, struct sws_cluster *ci, char *
 	uint64_t base = (uint64_t)idx * SWS_CLUSTER_SLOTS;
 	_Atomic uint64_t *t = __st_table(dev, base);
 	struct cluster_tables *ct = st->cts ? st_cold(st, idx) : NULL;
+	bool vt = st_is_virtual(st) && atomic_load_explicit(&st->vtables[idx], memory_order_relaxed);
 	if (!ci->count) { /* a cluster waiting for its discard keeps its tables until then */
 		if (ci->flags != SWS_CLUSTER_DISCARD &&
-		    (t || (ct && (ct->extend_table || (st->phase == 4 && ct->memcg_table)))))
+		    (t || vt || (ct && (ct->extend_table || (st->phase == 4 && ct->memcg_table)))))
 			SWS__CORRUPT(msg, len, "cluster %u: free but still has tables", idx);
 		return 0;
 	}
-	if (!t || (st->phase == 4 && !dev->sim->memcg_off && !ct->memcg_table))
+	if (st_is_virtual(st) && !vt)
+		SWS__CORRUPT(msg, len, "cluster %u: %u slots in use but no virtual table", idx, ci->count);
+	if (st->rmap && ct->memcg_table)
+		SWS__CORRUPT(msg, len, "cluster %u: a memcg table on a physical device of vswap-st", idx);
+	if (!t || (want_memcg(st, dev->sim) && !ct->memcg_table))
 		SWS__CORRUPT(msg, len, "cluster %u: %u slots in use but no swap%s table", idx, ci->count,
 			     st->phase == 4 ? "/memcg" : "");
 	return 0;

@@ -8,29 +8,60 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../virtual_device.h"
 #include "vswap.h"
 
 /* ---- the cluster map ---------------------------------------------------------------- */
 
+/* The lookup cache's slot of @cpu (NULL: no cache, or no CPU). */
+static _Atomic(struct vswap_cluster *) *iter_cache_slot(struct vswap_vdev *vd, const struct sws_cpu *cpu)
+{
+	return vd->iter_cache && cpu && cpu->id < vd->nr_cpus ? &vd->iter_cache[cpu->id] : NULL;
+}
+
 /*
- * vswap_iter(): RCU read lock held: find @off's cluster through the map and
- * lock it; NULL (nothing locked) when the cluster is free. @loads gets the
- * map walk plus the cluster's descriptor pointer.
+ * vswap_iter(): RCU read lock held: find @off's cluster and lock it; NULL
+ * (nothing locked) when the cluster is free. @loads gets the map walk (v6's
+ * cache hit: the cached pointer instead) plus the cluster's descriptor
+ * pointer. v6: a miss drops the cached cluster under its lock
+ * (try_to_clear_local_vswap_iter_cache()) and the cluster found is cached
+ * (try_to_cache_local_vswap_iter_cache()). The cached pointer is valid
+ * under RCU: a cluster leaves every cache before its RCU-delayed free.
  */
 static struct vswap_cluster *cluster_lock(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off,
 					  unsigned *loads)
 {
 	struct vswap_vdev *vd = vd_of(dev);
+	uint64_t c = off / SWS_CLUSTER_SLOTS;
+	_Atomic(struct vswap_cluster *) *slot = iter_cache_slot(vd, cpu);
+	struct vswap_cluster *cached = slot ? atomic_load_explicit(slot, memory_order_acquire) : NULL;
+	struct vswap_cluster *cl;
 	unsigned n = 0;
-	struct vswap_cluster *cl = (struct vswap_cluster *)sws__xa_load_counted(&vd->map.xa, off / SWS_CLUSTER_SLOTS, &n);
+	if (cached && cached->id == c) {
+		cl = cached;
+		n = 1; /* the per-CPU pointer */
+	} else {
+		cl = (struct vswap_cluster *)sws__xa_load_counted(&vd->map.xa, c, &n);
+		if (cached) {
+			struct sws_cluster *oci = &dev->cluster_info[cached->id];
+			sws__cluster_lock(cpu, oci);
+			struct vswap_cluster *was = cached;
+			atomic_compare_exchange_strong(slot, &was, NULL);
+			sws__cluster_unlock(oci);
+		}
+	}
 	*loads = n + (cl != NULL);
 	if (!cl)
 		return NULL;
 	struct sws_cluster *ci = sws__offset_cluster(dev, off);
 	sws__cluster_lock(cpu, ci);
-	if (vd->clusters[off / SWS_CLUSTER_SLOTS] != cl) { /* freed (and maybe reused) meanwhile */
+	if (vd->clusters[c] != cl) { /* freed (and maybe reused) meanwhile */
 		sws__cluster_unlock(ci);
 		return NULL;
+	}
+	if (slot && cl != cached) {
+		struct vswap_cluster *none = NULL;
+		atomic_compare_exchange_strong(slot, &none, cl); /* only into an empty cache */
 	}
 	return cl;
 }
@@ -193,6 +224,13 @@ static void __vcluster_put(struct sws_cpu *cpu, struct sws_device *dev, struct s
 	sws__xa_store(&vd->map.xa, c, 0, &old); /* erasing never allocates */
 	locked_xa_unlock(cpu, &vd->map, SWS_NR_COUNTERS);
 	vd->clusters[c] = NULL;
+	/* v6: the cluster became empty: out of every CPU's lookup cache before
+	 * its RCU-delayed free (the kernel's cache holds a reference, dropped
+	 * when the cached cluster empties). */
+	for (unsigned k = 0; vd->iter_cache && k < vd->nr_cpus; k++) {
+		struct vswap_cluster *was = cl;
+		atomic_compare_exchange_strong(&vd->iter_cache[k], &was, NULL);
+	}
 	sws__work_maybe(cpu, SWS_WORK_meta_free, 2);
 	cl->sim = dev->sim;
 	sws_call_rcu(&cl->rcu, vcluster_free_rcu); /* lock-free map walkers may hold it */
@@ -252,6 +290,7 @@ void sws__vs_device_fini(struct sws_device *dev)
 				vcluster_free_now(mem, vd->clusters[c]);
 		sws__xa_destroy(&vd->map.xa);
 		sws__cluster_array_destroy(dev, &vd->clusters_array);
+		sws__mem_free(mem, SWS_MEM_sim, (void *)vd->iter_cache, vd->nr_cpus * sizeof(*vd->iter_cache));
 		sws__mem_free(mem, SWS_MEM_sim, vd, sizeof(*vd));
 	} else {
 		struct vswap_pdev *pd = pd_of(dev);
@@ -278,11 +317,17 @@ int sws__vs_device_init(struct sws_device *dev)
 		vd->map.xa.mem_class = SWS_MEM_vswap_cluster;
 		vd->clusters = sws__cluster_array_create(dev, &vd->clusters_array, sizeof(*vd->clusters),
 							 SWS_MEM_vswap_cluster, 0);
+		if (variant_of(dev)->lookup_cache) { /* per-CPU data, the simulator's */
+			vd->nr_cpus = dev->sim->max_cpus;
+			vd->iter_cache = sws__mem_zalloc(mem, SWS_MEM_sim, vd->nr_cpus * sizeof(*vd->iter_cache), 64);
+			if (!vd->iter_cache)
+				vd->nr_cpus = 0;
+		}
 		/* Cluster 0 holds the header slot (entry value 0 is never handed
 		 * out). Its lock is uncontended: the device is not published yet. */
 		struct sws_cluster *ci = &dev->cluster_info[0];
 		int rc = SWS_ENOMEM;
-		if (vd->clusters) {
+		if (vd->clusters && (vd->iter_cache || !variant_of(dev)->lookup_cache)) {
 			sws_spin_lock(&ci->lock);
 			rc = __vcluster_get(NULL, dev, ci);
 			if (!rc)
@@ -350,24 +395,7 @@ static const struct sws_ext_ops vspace_ext_ops = {
 };
 
 /* The virtual device comes with the simulation. */
-int sws__vs_sim_init(struct sws_sim *sim)
-{
-	struct sws_device_config cfg = {
-		.flags = SWS_SWP_SOLIDSTATE | SWS_SWP_VIRTUAL,
-		.nr_slots = SWS_DEVICE_MAX_SLOTS,
-		.backing = SWS_BACKING_NONE,
-	};
-	struct sws_ext_setup ext = {
-		.ops = &vspace_ext_ops,
-		.pages = SWS_DEVICE_MAX_SLOTS - 1,
-		.clusters_mapped = VSWAP_CHUNK,
-		/* A virtual cluster's lock, count, order and list are part of the
-		 * series' struct vswap_cluster: dynamic, as the rest of it. */
-		.cluster_info_class = SWS_MEM_vswap_cluster,
-	};
-	int type;
-	return sws__device_add(sim, &cfg, &ext, true, &type);
-}
+int sws__vs_sim_init(struct sws_sim *sim) { return sws__virtual_device_add(sim, &vspace_ext_ops, VSWAP_CHUNK); }
 
 /* ---- allocation ------------------------------------------------------------------------ */
 
@@ -730,14 +758,6 @@ static sws_entry_t __backing_run(struct sws_device *dev, struct vswap_cluster *c
 	return first;
 }
 
-static unsigned order_of(unsigned nr)
-{
-	unsigned o = 0;
-	while ((1u << o) < nr)
-		o++;
-	return o;
-}
-
 /* vswap_alloc_swap_slot() for a write, or the slot a read goes to. */
 int sws__vs_io_slot(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, bool write,
 		    sws_entry_t *phys)
@@ -751,23 +771,9 @@ int sws__vs_io_slot(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, u
 	uint64_t owner = rc ? 0 : desc_of(cl, off)->cache;
 	if (cl)
 		desc_unlock(dev, off);
-	if (rc)
-		return rc;
-	if (run == ~0ull)
-		return SWS_EBUSY;
-	if (run) {
-		*phys = run;
-		return 0;
-	}
-	if (!write)
-		return SWS_ENOENT;
-	if ((nr & (nr - 1)) || off % nr)
-		return SWS_EINVAL; /* a folio's run: a power of two, aligned */
 	sws_entry_t p;
-	bool fast;
-	rc = sws__swap_alloc(cpu, SWS_SPACE_PHYS, order_of(nr), sws_swp_entry((unsigned)dev->type, off),
-			     SWS_SWAP_TIERS_ALL, &p, &fast);
-	if (rc)
+	rc = sws__virtual_io_alloc(cpu, dev, off, nr, write, rc, run, phys, &p);
+	if (rc <= 0)
 		return rc;
 	cl = sws__vs_desc_lock(cpu, dev, off);
 	rc = __all_allocated(dev, cl, off, nr);

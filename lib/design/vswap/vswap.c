@@ -1,8 +1,23 @@
 /*
- * vswap.c - the "vswap" design: virtual swap space as v4 and v5 of the
- * series post it, with v4's batched free (vswap.h; v3's per-entry free is
- * v3.c): the slots a put, a swap-cache delete or an unpin leaves unused are
- * freed run by run, one batch per run, under the caller's cluster lock.
+ * vswap.c - the "vswap" design: virtual swap space as v6 of the series
+ * posts it ("[PATCH v6 00/22] Virtual Swap Space", 2026-05-05; vswap.h;
+ * v3's per-entry free is v3.c):
+ *   batched free    (since v4) the slots a put, a swap-cache delete or an
+ *                   unpin leaves unused are freed run by run, one batch per
+ *                   run, under the caller's cluster lock; the physical
+ *                   slots behind a run in contiguous runs, one physical
+ *                   cluster lock each; the memcg's swap uncharged entry by
+ *                   entry;
+ *   lookup cache    (v6, patch 22 "vswap: cache cluster lookup") each CPU
+ *                   caches the cluster it looked up last: a call in the same
+ *                   cluster skips the cluster map's XArray walk, a call in
+ *                   another walks it and drops the cached cluster under that
+ *                   cluster's lock first (core.c, cluster_lock()).
+ * Simplified: v6's other changes (operations combined to save round trips,
+ * the reverse map's cache-only bit, the descriptor array apart from the
+ * cluster header) are not modelled; its cache is cleared on every CPU when
+ * the cached cluster empties (the kernel's other CPUs keep a reference
+ * until their next miss).
  */
 #include "vswap.h"
 
@@ -29,4 +44,5 @@ static void __free_unused(struct sws_cpu *cpu, struct sws_device *dev, struct vs
 const struct vswap_variant sws__vswap = {
 	.ops = {VSWAP_OPS, .name = "vswap"},
 	.free_unused = __free_unused,
+	.lookup_cache = true,
 };

@@ -1,6 +1,7 @@
 /*
- * vswap.h - virtual swap space (Nhat Pham's "Virtual Swap Space", v3 to v5,
- * 2026: v3's per-entry free and v4's batched free as two variants;
+ * vswap.h - virtual swap space (Nhat Pham's "Virtual Swap Space", v3 to v6,
+ * 2026: v3's per-entry free, and v6 with v4's batched free and the per-CPU
+ * cluster lookup cache, as two variants;
  * docs/design-vswap.md): page tables hold
  * virtual entries, and a 24-byte descriptor per virtual slot says where the
  * page is: on a physical swap device, in zswap, a zero page, or only in a
@@ -39,6 +40,10 @@
  * its cluster through the map (counted as meta_walk, lookups as
  * lookup_loads) and takes the cluster's lock (the core's ci->lock of the
  * virtual cluster): the swap-cache lookup is not lock-free under vswap.
+ * Since v6 a per-CPU cache of the last cluster looked up skips the walk when
+ * the next call is in the same cluster (1 load, the cached pointer); a call
+ * in another cluster walks the map and first drops the cached one under
+ * that cluster's lock (one more acquisition), then caches its own.
  *
  * Locking, outer first: virtual ci->lock -> physical ci->lock (freeing a
  * physical slot under the descriptor's lock; vswap-v3's per-entry free drops
@@ -51,7 +56,7 @@
  * lifecycle) and one file per variant: v3.c ("vswap-v3": v3's per-entry
  * free, dropping the cluster lock around each slot's backing, and its zap
  * batches cut wherever two slots' backends differ) and vswap.c ("vswap":
- * v4's batched free). A variant is a struct vswap_variant: its ops table
+ * v6, v4's batched free and v6's per-CPU lookup cache). A variant is a struct vswap_variant: its ops table
  * (VSWAP_OPS, its name, its own members) and the hooks the core calls where
  * variants differ.
  * This header is the folder's index: sections name the defining file.
@@ -98,6 +103,11 @@ struct vswap_vdev {
 	 * hand, as the kernel's per-CPU and partial lists do). */
 	struct vswap_cluster **clusters;
 	struct sws_cluster_array clusters_array;
+	/* v6's per-CPU lookup cache (percpu_vswap_iter_cache), by CPU id: the
+	 * cluster this CPU looked up last, NULL when none or when it became
+	 * free; only a variant with lookup_cache has it. */
+	_Atomic(struct vswap_cluster *) *iter_cache;
+	unsigned nr_cpus;
 };
 
 /* dev->design of a physical device: two bitmaps and the reverse map. */
@@ -157,6 +167,9 @@ struct vswap_variant {
 	 * from @off left with no count and not cached (put, cache_del, unpin). */
 	void (*free_unused)(struct sws_cpu *cpu, struct sws_device *dev, struct vswap_cluster *cl,
 			    uint64_t off, unsigned nr);
+	/* v6 (patch 22): each CPU caches the cluster it looked up last and
+	 * skips the map walk when the next call is in the same cluster. */
+	bool lookup_cache;
 };
 
 static inline const struct vswap_variant *variant_of(const struct sws_device *dev)
@@ -257,6 +270,6 @@ int sws__vs_check_cluster(struct sws_device *dev, struct sws_cluster *ci, char *
 /* v3.c */
 extern const struct vswap_variant sws__vswap_v3; /* "vswap-v3": v3's per-entry free */
 /* vswap.c */
-extern const struct vswap_variant sws__vswap; /* "vswap": v4 and v5, v4's batched free */
+extern const struct vswap_variant sws__vswap; /* "vswap": v6, batched free and the lookup cache */
 
 #endif
