@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "../zswap/zswap_internal.h"
+#include "../zswap/zswap_mm.h"
 #include "mm_internal.h"
 
 const char *sws_mm_counter_name(enum sws_mm_counter c)
