@@ -239,7 +239,7 @@ static int set_format(void *opts, const char *name, const char *v)
 {
 	struct opts *o = opts;
 	if (sws_trace_format_parse(v, &o->format) || o->format == SWS_TRACE_FORMAT_AUTO)
-		return bad(name, "'%s': expected native, perf, lackey, damon or addr", v);
+		return bad(name, "'%s': expected %s", v, cli_trace_format_list((char[128]){0}, 128, 0));
 	return 0;
 }
 
