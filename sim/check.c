@@ -206,7 +206,8 @@ static int parse(struct check_recording *rec, size_t size, char *err, size_t err
 	return 0;
 }
 
-int check_recording_load(const char *arg, const char *trace, struct check_recording *rec, char *err, size_t errlen,
+int check_recording_load(const char *arg, const char *trace, bool accesses, struct check_recording *rec, char *err,
+			 size_t errlen,
 			 const volatile sig_atomic_t *stop)
 {
 	struct stat st;
@@ -256,7 +257,13 @@ int check_recording_load(const char *arg, const char *trace, struct check_record
 			return fail(err, errlen, "--trace: the path is too long");
 		return 0;
 	}
-	const struct check_entry *t = find(rec, SEC_SETUP, "trace");
+	/* --accesses: the lackey stream swapsim-record --accesses stored */
+	const struct check_entry *t = find(rec, SEC_SETUP, accesses ? "accesses" : "trace");
+	if (accesses && !t)
+		return fail(err, errlen,
+			    "%s: --accesses: the setup names no access stream (record with swapsim-record --accesses)",
+			    rec->path);
+	rec->accesses = accesses;
 	const char *name = t ? t->value : "perf.txt";
 	const char *slash = strrchr(rec->path, '/');
 	int dn = slash ? (int)(slash - rec->path) : 1;
@@ -268,8 +275,8 @@ int check_recording_load(const char *arg, const char *trace, struct check_record
 		return fail(err, errlen, "%s: the trace's path is too long", rec->path);
 	if (access(rec->trace, R_OK)) {
 		if (t)
-			return fail(err, errlen, "%s:%u: trace %s: %s: %s", rec->path, t->line,
-				    name, rec->trace, strerror(errno));
+			return fail(err, errlen, "%s:%u: %s %s: %s: %s", rec->path, t->line,
+				    accesses ? "accesses" : "trace", name, rec->trace, strerror(errno));
 		return fail(err, errlen,
 			    "%s: no trace: %s: %s (the setup names none: perf.txt beside it)",
 			    rec->path, rec->trace, strerror(errno));
@@ -506,19 +513,22 @@ static int machine_mem_high(const struct check_recording *rec, struct check_mach
 	return 0;
 }
 
-/* anon mTHP: a size "always", or "inherit" while the PMD size's policy is
- * "always" (madvise: only where the program asked, which the model takes
- * from a trace's THP flag) */
+/* anon mTHP: each size's policy, "inherit" taking transparent_hugepage/
+ * enabled's ("always" or "madvise"); "madvise" sizes apply where the trace
+ * madvise()d MADV_HUGEPAGE */
 static void machine_mthp(const struct check_recording *rec, struct check_machine *m)
 {
 	char key[64];
 	const struct check_entry *thp = find(rec, SEC_SETUP, "thp.enabled");
-	bool thp_always = thp && !strcmp(thp->value, "always");
+	const char *top = thp ? thp->value : "never";
 	for (unsigned o = 1; o < SWS_NR_ORDERS; o++) {
 		snprintf(key, sizeof(key), "mthp.%ukB.enabled", 4u << o);
 		const struct check_entry *e = find(rec, SEC_SETUP, key);
-		if (e && (!strcmp(e->value, "always") || (thp_always && !strcmp(e->value, "inherit"))))
+		const char *v = !e ? "never" : !strcmp(e->value, "inherit") ? top : e->value;
+		if (!strcmp(v, "always"))
 			m->anon_orders |= 1u << o;
+		else if (!strcmp(v, "madvise"))
+			m->anon_orders_madvise |= 1u << o;
 	}
 }
 
@@ -548,17 +558,20 @@ struct place {
 #define MC(k) {SEC_MEMCG, k, "memcg"}
 #define ZS(k) {SEC_ZSWAP, k, "zswap"}
 /* the memcg's own figure where it has one, else the machine's */
-#define EITHER(k, model, core) {k, SWS_MM_##model, core, {MC(k), VM(k)}}
+#define EITHER(k, model, core) {k, SWS_MM_##model, core, {MC(k), VM(k)}, 0}
+/* an anon figure: the model's count of both types less its page cache's */
+#define ANON(k, model) {k, SWS_MM_##model, false, {MC(k), VM(k)}, SWS_MM_##model##_file + 1}
 static const struct counter_row {
 	const char *name;
 	enum sws_mm_counter model;
 	bool core;
 	struct place from[3];
+	unsigned less; /* the model counter + 1 subtracted from it; 0: none */
 } counters[] = {
-	{"pswpin", SWS_MM_pswpin, true, {VM("pswpin")}},
-	{"pswpout", SWS_MM_pswpout, true, {VM("pswpout")}},
-	{"swap_ra", SWS_MM_swap_ra, true, {VM("swap_ra")}},
-	{"swap_ra_hit", SWS_MM_swap_ra_hit, true, {VM("swap_ra_hit")}},
+	{"pswpin", SWS_MM_pswpin, true, {VM("pswpin")}, 0},
+	{"pswpout", SWS_MM_pswpout, true, {VM("pswpout")}, 0},
+	{"swap_ra", SWS_MM_swap_ra, true, {VM("swap_ra")}, 0},
+	{"swap_ra_hit", SWS_MM_swap_ra_hit, true, {VM("swap_ra_hit")}, 0},
 	EITHER("pgmajfault", pgmajfault, true),
 	EITHER("pgfault", pgfault, true),
 	EITHER("swpin_zero", swpin_zero, false),
@@ -568,20 +581,25 @@ static const struct counter_row {
 	EITHER("zswpwb", zswpwb, false),
 	EITHER("workingset_refault_anon", workingset_refault, false),
 	EITHER("workingset_activate_anon", workingset_activate, false),
-	EITHER("pgscan_anon", pgscan, false),
-	EITHER("pgsteal_anon", pgsteal, false),
+	ANON("pgscan_anon", pgscan),
+	ANON("pgsteal_anon", pgsteal),
+	EITHER("pgscan_file", pgscan_file, false),
+	EITHER("pgsteal_file", pgsteal_file, false),
+	EITHER("workingset_refault_file", workingset_refault_file, false),
+	EITHER("workingset_activate_file", workingset_activate_file, false),
 	EITHER("thp_swpout", thp_swpout, false),
 	EITHER("thp_swpout_fallback", thp_swpout_fallback, false),
-	{"memcg_high", SWS_MM_memcg_high, false, {{SEC_EVENTS, "events.high", "memcg"}}},
+	{"memcg_high", SWS_MM_memcg_high, false, {{SEC_EVENTS, "events.high", "memcg"}}, 0},
 	{"oom_kill", SWS_MM_oom_kill, false,
 	 {{SEC_EVENTS, "events.oom_kill", "memcg"}, {SEC_EVENTS, "oom_control.oom_kill", "memcg"},
-	  VM("oom_kill")}},
-	{"written_back_pages", SWS_MM_written_back_pages, false, {ZS("written_back_pages")}},
-	{"pool_limit_hit", SWS_MM_pool_limit_hit, false, {ZS("pool_limit_hit")}},
-	{"reject_compress_poor", SWS_MM_reject_compress_poor, false, {ZS("reject_compress_poor")}},
-	{"reject_reclaim_fail", SWS_MM_reject_reclaim_fail, false, {ZS("reject_reclaim_fail")}},
+	  VM("oom_kill")}, 0},
+	{"written_back_pages", SWS_MM_written_back_pages, false, {ZS("written_back_pages")}, 0},
+	{"pool_limit_hit", SWS_MM_pool_limit_hit, false, {ZS("pool_limit_hit")}, 0},
+	{"reject_compress_poor", SWS_MM_reject_compress_poor, false, {ZS("reject_compress_poor")}, 0},
+	{"reject_reclaim_fail", SWS_MM_reject_reclaim_fail, false, {ZS("reject_reclaim_fail")}, 0},
 };
 #undef EITHER
+#undef ANON
 #undef ZS
 #undef MC
 #undef VM
@@ -626,7 +644,8 @@ static unsigned rows_of(const struct check_recording *rec, const struct sws_repl
 				label = c->from[k].label;
 		if (!e)
 			continue;
-		if (add_row(&rows[n], c->name, label, e, rep->mm.counters[c->model], c->core))
+		uint64_t sim = rep->mm.counters[c->model] - (c->less ? rep->mm.counters[c->less - 1] : 0);
+		if (add_row(&rows[n], c->name, label, e, sim, c->core))
 			n++;
 	}
 	/* mTHP's per-size counters (6.8+): 64kB.swpout beside the model's order-4 swpout */
@@ -705,6 +724,12 @@ static void print_machine(const struct check_recording *rec, const struct check_
 			if (m->anon_orders & 1u << k)
 				fprintf(out, " %s", kib_str(4ull << k, b, sizeof(b)));
 	}
+	if (m->anon_orders_madvise) {
+		fprintf(out, "; mTHP madvise");
+		for (unsigned k = SWS_NR_ORDERS; k-- > 1;)
+			if (m->anon_orders_madvise & 1u << k)
+				fprintf(out, " %s", kib_str(4ull << k, b, sizeof(b)));
+	}
 	if (m->zswap)
 		fprintf(out, "; zswap %s%s%s", m->zswap_compressor, *m->zswap_note ? ": " : "",
 			m->zswap_note);
@@ -756,7 +781,8 @@ static void time_diff(const struct time_row *t, char *buf, size_t len)
 static void print_table(const struct check_recording *rec, const struct check_machine *m, const char *cmdline,
 			const struct sws_replay_report *rep, const struct row *rows, unsigned n, FILE *out)
 {
-	fprintf(out, "%-12s %s\n%-12s %s\n", "recording", rec->path, "trace", rec->trace);
+	fprintf(out, "%-12s %s\n%-12s %s%s\n", "recording", rec->path, "trace", rec->trace,
+		rec->accesses ? " (every access, valgrind lackey)" : "");
 	print_machine(rec, m, out);
 	fprintf(out, "%-12s %s\n", "design", m->backend_why);
 	fprintf(out, "%-12s %s\n", "replayed as", cmdline);
@@ -806,6 +832,7 @@ static void print_json(const struct check_recording *rec, const struct check_mac
 	json_str(out, rec->path);
 	fprintf(out, ",\"trace\":");
 	json_str(out, rec->trace);
+	fprintf(out, ",\"accesses\":%s", rec->accesses ? "true" : "false");
 	fprintf(out, ",\"setup\":{");
 	bool first = true;
 	for (unsigned i = 0; i < rec->n; i++) {

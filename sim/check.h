@@ -30,6 +30,7 @@ struct check_entry {
 struct check_recording {
 	char path[CHECK_PATH_MAX];  /* kernel.txt */
 	char trace[CHECK_PATH_MAX]; /* the trace its setup names, beside it */
+	bool accesses;		    /* trace is the recording's access stream (lackey) */
 	char *text;		    /* the file's bytes; the entries point into it */
 	struct check_entry *e;
 	unsigned n;
@@ -42,11 +43,13 @@ struct check_recording {
  * Checks the layout (a setup section, KEY VALUE lines, integers in the
  * counter sections within a long long, no key twice in a section) and that
  * the trace it names is there (@trace, --trace, non-NULL: that one instead,
- * the recorded one neither looked for nor needed). The work is linear in the file (a hash of
+ * the recorded one neither looked for nor needed; with @accesses, the access
+ * stream its setup's "accesses" names, swapsim-record --accesses' lackey
+ * file). The work is linear in the file (a hash of
  * the keys); a nonzero *@stop (a signal's flag) ends it early.
  * @return 0, or -1 with a message naming the file (and the line) in @err.
  */
-int check_recording_load(const char *arg, const char *trace, struct check_recording *rec, char *err,
+int check_recording_load(const char *arg, const char *trace, bool accesses, struct check_recording *rec, char *err,
 			 size_t errlen, const volatile sig_atomic_t *stop);
 void check_recording_free(struct check_recording *rec);
 
@@ -67,6 +70,7 @@ struct check_machine {
 	uint32_t cpus;            /* the recorded machine's CPUs; 0: not recorded */
 	uint32_t anon_orders;     /* anon mTHP "always" (or "inherit" under THP "always"): bit k,
 				   * folios of 2^k pages (sws_replay_config.anon_orders) */
+	uint32_t anon_orders_madvise; /* "madvise" (or "inherit" under THP "madvise") */
 	enum sws_backend backend; /* the design of the kernel's version */
 	char backend_why[160];
 };

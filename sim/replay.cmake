@@ -52,8 +52,8 @@ if(SWS_BUILD_TESTS)
                 "kbuild_accesses;kbuild -a 18446744073709551615: expected a count from 1 to 1099511627776;--workload;kbuild;-a;18446744073709551615;1M"
                 "kbuild_jobs;kbuild: its accesses \\(-a\\) over SIZE make more than 16777216 jobs;--workload;kbuild;-a;1099511627776;1M"
                 "usemem_step;usemem -j 18446744073709551615: a step beyond the size \\(1048576 bytes\\) touches the first page alone;--workload;usemem;-j;18446744073709551615;1M"
-                "mthp_size;--mthp: '12K=always': expected SIZE=always or SIZE=never;--mthp;12K=always;--workload;memhog;1M"
-                "mthp_policy;--mthp: '64K=inherit': expected SIZE=always or SIZE=never;--mthp;64K=inherit;--workload;memhog;1M"
+                "mthp_size;--mthp: '12K=always': expected SIZE=always.madvise.inherit.never;--mthp;12K=always;--workload;memhog;1M"
+                "mthp_policy;--mthp: '64K=sometimes': expected SIZE=always.madvise.inherit.never;--mthp;64K=sometimes;--workload;memhog;1M"
                 "mem_high;--mem-high: '8K': expected 256K to 4T;--mem-high;8K;--workload;memhog;1M"
                 "costs_dir;--costs: /: Is a directory;--costs;/;--workload;memhog;1M"
                 # the workloads' names from their table
@@ -132,6 +132,11 @@ if(SWS_BUILD_TESTS)
     ${CMAKE_CURRENT_BINARY_DIR}/replay_cli_report_formats)
   set_tests_properties(replay_cli_report_formats PROPERTIES LABELS unit TIMEOUT 300 SKIP_RETURN_CODE 77
     PASS_REGULAR_EXPRESSION "report formats: all cases passed" FAIL_REGULAR_EXPRESSION "FAIL:")
+  # mTHP madvise and inherit: pages allocated by hand, --check's mapping of the policies.
+  add_test(NAME replay_cli_mthp_madvise COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/mthp_madvise.sh
+    $<TARGET_FILE:swapsim-replay> ${PROJECT_SOURCE_DIR}/tests/data ${CMAKE_CURRENT_BINARY_DIR}/replay_cli_mthp_madvise)
+  set_tests_properties(replay_cli_mthp_madvise PROPERTIES LABELS unit TIMEOUT 300
+    PASS_REGULAR_EXPRESSION "mthp madvise: all cases passed" FAIL_REGULAR_EXPRESSION "FAIL:")
   # Backing files: a run removes only what it created (a dangling link, an existing file stay).
   add_test(NAME replay_cli_backing_files COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/backing_files.sh
     $<TARGET_FILE:swapsim-replay>)

@@ -78,6 +78,7 @@ struct seen {
 struct opts {
 	const char *trace;
 	const char *check; /* --check DIR|FILE */
+	bool accesses;     /* --check's --accesses: the recorded access stream */
 	enum sws_trace_format format;
 	struct sws_trace_reader_config rcfg; /* the reader options (format: above) */
 	bool reader_opts;                    /* any of them given */
@@ -103,7 +104,10 @@ struct opts {
 	unsigned nswap;
 	enum sws_reclaim_policy policy;
 	uint32_t page_cluster;
-	uint32_t anon_orders; /* --mthp: bit k, folios of 2^k pages */
+	uint32_t anon_orders; /* --mthp SIZE=always: bit k, folios of 2^k pages */
+	uint32_t anon_orders_madvise; /* SIZE=madvise */
+	uint32_t anon_orders_inherit; /* SIZE=inherit: as --thp */
+	int thp;              /* --thp: the choice's index (never, always, madvise) */
 	bool mthp_set;
 	uint64_t mem_high;    /* --mem-high, pages */
 	uint32_t swapoff; /* --swapoff N */
@@ -149,33 +153,38 @@ static int check_once(struct seen *seen, unsigned *nseen, const char *name, cons
 	return 0;
 }
 
-/* --mthp SIZE=always|never[,...] into anon_orders (later sizes win). */
-static int parse_mthp(const char *v, uint32_t *orders, char *msg, size_t len)
+/* --mthp SIZE=always|madvise|inherit|never[,...]: each size's policy, as
+ * hugepages-<SIZE>kB/enabled (later sizes win). */
+static int parse_mthp(const char *v, struct opts *o, char *msg, size_t len)
 {
+	static const char *const modes[] = {"never", "always", "madvise", "inherit"};
 	char *copy = strdup(v), *save = NULL;
 	int rc = copy ? 0 : -1;
 	if (copy && !*copy) {
-		snprintf(msg, len, "'': expected SIZE=always or SIZE=never, SIZE 8K, 16K, ... 2M");
+		snprintf(msg, len, "'': expected SIZE=always|madvise|inherit|never, SIZE 8K, 16K, ... 2M");
 		rc = -1;
 	}
 	for (char *s = copy ? strtok_r(copy, ",", &save) : NULL; s && !rc; s = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(s, '=');
 		uint64_t sz = 0;
-		unsigned o = SWS_NR_ORDERS; /* not a size of an mTHP order */
+		unsigned o_ = SWS_NR_ORDERS, m = 4; /* not a size of an mTHP order, not a mode */
 		if (eq) {
 			*eq = 0;
 			if (!cli_parse_size(s, &sz))
-				for (o = 1; o < SWS_NR_ORDERS && (uint64_t)SWS_PAGE_SIZE << o != sz; o++)
+				for (o_ = 1; o_ < SWS_NR_ORDERS && (uint64_t)SWS_PAGE_SIZE << o_ != sz; o_++)
 					;
+			for (m = 0; m < 4 && strcmp(eq + 1, modes[m]); m++)
+				;
 		}
-		if (o == SWS_NR_ORDERS || (strcmp(eq + 1, "always") && strcmp(eq + 1, "never"))) {
-			snprintf(msg, len, "'%s': expected SIZE=always or SIZE=never, SIZE 8K, 16K, ... 2M", v);
+		if (o_ == SWS_NR_ORDERS || m == 4) {
+			snprintf(msg, len, "'%s': expected SIZE=always|madvise|inherit|never, SIZE 8K, 16K, ... 2M", v);
 			rc = -1;
-		} else if (!strcmp(eq + 1, "always")) {
-			*orders |= 1u << o;
-		} else {
-			*orders &= ~(1u << o);
+			break;
 		}
+		uint32_t bit = 1u << o_;
+		o->anon_orders = (o->anon_orders & ~bit) | (m == 1 ? bit : 0);
+		o->anon_orders_madvise = (o->anon_orders_madvise & ~bit) | (m == 2 ? bit : 0);
+		o->anon_orders_inherit = (o->anon_orders_inherit & ~bit) | (m == 3 ? bit : 0);
 	}
 	if (!copy)
 		snprintf(msg, len, "out of memory");
@@ -383,7 +392,7 @@ static int set_mthp(void *opts, const char *name, const char *v)
 {
 	struct opts *o = opts;
 	char msg[256];
-	if (parse_mthp(v, &o->anon_orders, msg, sizeof(msg)))
+	if (parse_mthp(v, o, msg, sizeof(msg)))
 		return bad(name, "%s", msg);
 	o->mthp_set = true;
 	return 0;
@@ -490,6 +499,10 @@ static const struct cli_option options[] = {
 		       "to the simulator's with the difference in percent (a table,\n"
 		       "or JSON with --report json); exit 0 unless the run fails\n"
 		       "(refused accesses are reported, not an error)"),
+	CLI_OPT_FLAG("--accesses", O, accesses,
+		     "with --check: replay the recording's access stream (every\n"
+		     "load, store and fetch of its command under valgrind's lackey:\n"
+		     "swapsim-record --accesses) in place of its perf trace"),
 	CLI_OPT_TEXT("\nTrace reader (as swapsim-trace's; --trace only):\n"),
 	CLI_OPT_U32("--pid", "N", O, rcfg.default_pid, 1, UINT32_MAX,
 		    "pid/tid of records without one (lackey, addr; default 1)"),
@@ -509,10 +522,14 @@ static const struct cli_option options[] = {
 	CLI_OPT_CALL("--mem-high", "SIZE", set_mem_high,
 		     "the memcg's memory.high: a charge above it reclaims the excess\n"
 		     "(default: none; without --mem-limit, a memcg without limit)"),
-	CLI_OPT_CALL("--mthp", "SIZE=always|never[,...]", set_mthp,
+	CLI_OPT_CALL("--mthp", "SIZE=always|madvise|inherit|never[,...]", set_mthp,
 		     "anon mTHP sizes, as hugepages-<SIZE>kB/enabled: a first write\n"
-		     "takes the largest enabled folio whose aligned block is empty\n"
-		     "(SIZE 8K..2M, a power of two; default: none)"),
+		     "takes the largest enabled folio whose aligned block is empty;\n"
+		     "madvise: only where the trace madvise()d MADV_HUGEPAGE;\n"
+		     "inherit: as --thp (SIZE 8K..2M, a power of two; default: none)"),
+	CLI_OPT_CHOICE("--thp", "never|always|madvise", O, thp, "never|always|madvise",
+		       "transparent_hugepage/enabled, for the --mthp sizes set inherit\n"
+		       "(default: never)"),
 	CLI_OPT_FLAG("--memcg-per-task", O, memcg_per_task,
 		     "each process in a memcg of its own, each with --mem-limit\n"
 		     "(a forked child stays in its parent's)"),
@@ -640,7 +657,8 @@ static int seen_option(void *opts, const struct cli_option *opt, const char *v, 
 		o->reader_opts = true;
 	if (!strncmp(opt->name, "--zswap", 7))
 		o->zswap = true;
-	if (o->argv_drop && (!strcmp(opt->name, "--check") || !strcmp(opt->name, "--report") ||
+	if (o->argv_drop && (!strcmp(opt->name, "--check") || !strcmp(opt->name, "--accesses") ||
+			     !strcmp(opt->name, "--report") ||
 			     !strcmp(opt->name, "--json-out") || !strcmp(opt->name, "--quiet")))
 		for (int i = first; i <= last; i++)
 			o->argv_drop[i] = true;
@@ -767,7 +785,8 @@ static void run_config(const struct opts *o, enum sws_backend backend, uint64_t 
 		.ram_pages = o->ram,
 		.mem_limit_pages = o->mem_limit,
 		.page_cluster = o->page_cluster,
-		.anon_orders = o->anon_orders,
+		.anon_orders = o->anon_orders | (o->thp == 1 ? o->anon_orders_inherit : 0),
+		.anon_orders_madvise = o->anon_orders_madvise | (o->thp == 2 ? o->anon_orders_inherit : 0),
 		.mem_high_pages = o->mem_high,
 		.swapoff_device = o->swapoff,
 		.flags = (o->verify ? SWS_REPLAY_VERIFY : 0) | (o->zswap ? SWS_REPLAY_ZSWAP : 0) |
@@ -1131,13 +1150,15 @@ static void merge_memory(struct opts *o, const struct check_recording *rec, cons
 /* The recorded mTHP sizes and CPUs (the modelled clock's). */
 static void merge_mthp_cpus(struct opts *o, const struct check_machine *m, FILE *cmd)
 {
-	if (!o->mthp_set && m->anon_orders) {
-		char list[160] = "";
+	if (!o->mthp_set && (m->anon_orders || m->anon_orders_madvise)) {
+		char list[320] = "";
 		size_t at = 0;
 		for (unsigned k = 1; k < SWS_NR_ORDERS; k++)
-			if (m->anon_orders & 1u << k)
-				at += (size_t)snprintf(list + at, sizeof(list) - at, "%s%uK=always", at ? "," : "", 4u << k);
+			if ((m->anon_orders | m->anon_orders_madvise) & 1u << k)
+				at += (size_t)snprintf(list + at, sizeof(list) - at, "%s%uK=%s", at ? "," : "", 4u << k,
+						       m->anon_orders & 1u << k ? "always" : "madvise");
 		o->anon_orders = m->anon_orders;
+		o->anon_orders_madvise = m->anon_orders_madvise;
 		put_opt(cmd, "--mthp", "%s", list);
 	}
 	if (!o->cpus && m->cpus && o->clock == SWS_REPLAY_CLOCK_MODEL) {
@@ -1228,7 +1249,7 @@ static int run_check(struct opts *o, int argc, char **argv)
 	char *cmd = NULL, *json = NULL;
 	size_t cmd_len = 0, json_len = 0;
 	int status;
-	if (check_recording_load(o->check, o->trace, &rec, err, sizeof(err), &interrupted) ||
+	if (check_recording_load(o->check, o->trace, o->accesses, &rec, err, sizeof(err), &interrupted) ||
 	    check_machine_get(&rec, &m, err, sizeof(err))) {
 		if (interrupted)
 			fprintf(stderr, "swapsim-replay: interrupted (%s) while --check read the recording: "
@@ -1503,6 +1524,7 @@ static int check_usage(const struct opts *o)
 			  : o->nbackends > 1			? "--compare (one design: --backend)"
 			  : o->repeat > 1			? "--repeat (one run)"
 			  : o->trace && !strcmp(o->trace, "-") ? "--trace - (a file)"
+			  : o->trace && o->accesses		? "--trace and --accesses together (one input)"
 							       : NULL;
 	if (why)
 		fprintf(stderr, "swapsim-replay: --check: not with %s (try --help)\n", why);
@@ -1530,6 +1552,10 @@ static int check_memcg_usage(const struct opts *o)
  * (said). */
 static int check_replay_usage(struct opts *o)
 {
+	if (o->accesses) {
+		fprintf(stderr, "swapsim-replay: --accesses goes with --check (try --help)\n");
+		return 2;
+	}
 	if (!!o->trace == o->have_workload) {
 		fprintf(stderr, "swapsim-replay: give exactly one of --trace FILE or --workload NAME "
 				"(try --help)\n");

@@ -413,6 +413,11 @@ static void print_perf_stats(const struct sws_trace_reader *r)
 	       ", exits without enter %" PRIu64 ", unfinished %" PRIu64 "\n",
 	       p.mmap_file, p.mmap_shared, p.mmap2_skipped, p.calls_failed, p.madvise_other,
 	       p.unpaired_exits, p.unfinished_calls);
+	printf("files:           %" PRIu64 " opened, %" PRIu64 " reads and writes imported, %" PRIu64
+	       " on other descriptors left out, %" PRIu64 " opened past the table; %" PRIu64
+	       " kernel-mode faults on user memory, %" PRIu64 " reclaims split anon/file\n",
+	       p.files_opened, p.file_io, p.file_io_other_fd, p.fds_untracked, p.kernel_faults,
+	       p.reclaim_split);
 }
 
 /* What stats counts of a trace. */

@@ -72,6 +72,9 @@ struct sws_mm_config {
 					* touch take a folio of 2^k pages (1..9), as
 					* hugepages-<4*2^k>kB/enabled "always"; the largest that fits
 					* an empty aligned block is taken, else order 0 */
+	uint32_t anon_orders_madvise;  /* the same, as "madvise": only in regions madvise()d
+					* MADV_HUGEPAGE (VM_HUGEPAGE). A region madvise()d
+					* MADV_NOHUGEPAGE takes order 0 whatever the policy */
 };
 
 #define SWS_MM_VERIFY (1u << 0)     /* check every page read back against the content model */
@@ -157,13 +160,22 @@ int sws_mm_mmap(struct sws_mm *mm, uint32_t asid, uint64_t addr, uint64_t len, u
 /** munmap(): pages freed, swap entries put (batched per cluster). @return 0, SWS_EINVAL. */
 int sws_mm_munmap(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_t addr, uint64_t len);
 
-enum sws_madvise { SWS_MADV_DONTNEED = 1, SWS_MADV_PAGEOUT = 2, SWS_MADV_FREE = 3 };
+enum sws_madvise {
+	SWS_MADV_DONTNEED = 1,
+	SWS_MADV_PAGEOUT = 2,
+	SWS_MADV_FREE = 3,
+	SWS_MADV_HUGEPAGE = 4,   /* VM_HUGEPAGE on the range's regions (VM_NOHUGEPAGE cleared) */
+	SWS_MADV_NOHUGEPAGE = 5, /* VM_NOHUGEPAGE (VM_HUGEPAGE cleared): order 0 only there */
+};
 /** madvise(): DONTNEED drops pages and swap entries; PAGEOUT reclaims the range now;
+ *  HUGEPAGE and NOHUGEPAGE set the range's regions' VM_HUGEPAGE or VM_NOHUGEPAGE
+ *  (splitting a region at the range's edges; parts of the range no region covers are
+ *  left alone), which choose the orders of later first touches there;
  *  FREE (madvise_free_pte_range()) frees the range's swap entries and makes its
  *  exclusive pages lazily freed: clean, off swap, reclaimed without a write
  *  (pglazyfreed) unless written again first (then swap-backed as before);
  *  pglazyfree counts the pages marked when @cpu's lazyfree batch moves them
- *  (sws_mm_lru_add_drain()). @return 0, SWS_EINVAL. */
+ *  (sws_mm_lru_add_drain()). @return 0, SWS_EINVAL, SWS_ENOMEM (a region split). */
 int sws_mm_madvise(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_t addr,
 		   uint64_t len, enum sws_madvise advice);
 
@@ -183,6 +195,14 @@ int sws_mm_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_
 /** Reclaim up to @nr pages charged to @memcg (0: all memory), like memory.reclaim.
  *  @return the pages reclaimed. */
 uint64_t sws_mm_reclaim(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr);
+
+#define SWS_MM_LRU_ANON 1u /* sws_mm_reclaim_lru(): the anon lists */
+#define SWS_MM_LRU_FILE 2u /* ... the file (page cache) lists */
+
+/** sws_mm_reclaim() from the LRU lists of @types only (SWS_MM_LRU_ANON, SWS_MM_LRU_FILE,
+ *  or both), as a trace's reclaim record says the kernel took them (its
+ *  mm_vmscan_lru_shrink_inactive lines). @return the pages reclaimed. */
+uint64_t sws_mm_reclaim_lru(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr, unsigned types);
 
 /** lru_add_drain(): @cpu's folio batches moved onto the LRU lists now: new folios
  *  (folio_add_lru), MADV_FREE's lazily freed ones (pglazyfree) and activated page cache

@@ -265,6 +265,8 @@ struct sws_replay_config {
 	uint64_t mem_high_pages;        /* memory.high of the workload's memcg (each task's with
 					 * SWS_REPLAY_MEMCG_PER_TASK); 0: none. Given alone, the
 					 * memcg has no limit */
+	uint32_t anon_orders_madvise;   /* anon mTHP sizes "madvise": as
+					 * sws_mm_config.anon_orders_madvise; 0: none */
 };
 
 /* The default sync quantum: 250 ns, about one lock hold. On usemem -n 31 it
@@ -402,6 +404,7 @@ struct sws_replay_setup {
 	uint32_t zswap_flags;           /* SWS_ZSWAP_* */
 	uint32_t anon_orders;           /* anon mTHP: bit k, folios of 2^k pages "always" */
 	uint64_t mem_high_pages;        /* memory.high; 0: none */
+	uint32_t anon_orders_madvise;   /* anon mTHP sizes "madvise" (bit k as above) */
 };
 
 /* A record the model refused (an error counted in the report's errors). */

@@ -84,14 +84,19 @@ enum sws_trace_op {
 	SWS_TRACE_FILE,           /* read(2), with SWS_TRACE_F_WRITE write(2), of bytes
 				     [addr, addr+len) of file arg (len 0: one page) through
 				     the page cache */
+	SWS_TRACE_MADV_HUGEPAGE,  /* madvise(MADV_HUGEPAGE) of [addr, addr+len): VM_HUGEPAGE,
+				     the mTHP sizes set "madvise" apply there */
+	SWS_TRACE_MADV_NOHUGEPAGE, /* madvise(MADV_NOHUGEPAGE): VM_NOHUGEPAGE, no mTHP there */
 };
-#define SWS_TRACE_OP_MAX SWS_TRACE_FILE /* the highest valid op */
+#define SWS_TRACE_OP_MAX SWS_TRACE_MADV_NOHUGEPAGE /* the highest valid op */
 
 #define SWS_TRACE_F_WRITE (1u << 0)   /* ACCESS or FILE is a write */
 #define SWS_TRACE_F_IFETCH (1u << 1)  /* instruction fetch */
 #define SWS_TRACE_F_THP (1u << 2)     /* MMAP: the region may use large folios */
 #define SWS_TRACE_F_ZSWAP_WB (1u << 3) /* RECLAIM: memory.reclaim "SIZE zswap_writeback_only":
 					* len pages of the memcg's zswap entries written back */
+#define SWS_TRACE_F_ANON_LRU (1u << 4) /* RECLAIM: from the anon LRU lists only */
+#define SWS_TRACE_F_FILE_LRU (1u << 5) /* RECLAIM: from the file (page cache) LRU lists only */
 
 /* cpu: the source does not say which CPU ran the task. */
 #define SWS_TRACE_CPU_ANY UINT32_MAX
@@ -131,7 +136,8 @@ struct sws_trace_record {
 };
 
 /** @return the op's short name ("access", "fork", "exit", "mmap", "munmap",
- *  "pageout", "dontneed", "reclaim", "exec", "free", "file"), or "?" for an unknown op. */
+ *  "pageout", "dontneed", "reclaim", "exec", "free", "file", "hugepage",
+ *  "nohugepage"), or "?" for an unknown op. */
 const char *sws_trace_op_name(uint32_t op);
 
 /** Parse an op name as sws_trace_op_name() prints it. @return 0 or SWS_EINVAL. */
@@ -184,6 +190,9 @@ struct sws_trace_reader;
  * whether a clone made a process or a thread (the child's first line tells);
  * when full, the oldest such clone is taken for a process. */
 #define SWS_TRACE_PERF_MAX_HELD (1u << 16)
+/* The perf importer's open file descriptors held at once (all processes); one
+ * opened beyond is counted (fds_untracked) and its I/O not imported. */
+#define SWS_TRACE_PERF_MAX_FDS 1024u
 
 /* Reader flags (struct sws_trace_reader_config.flags). */
 #define SWS_TRACE_READ_ADDR_HEX (1u << 0)   /* addr: bare digits are hex, not decimal */
@@ -310,6 +319,16 @@ struct sws_trace_perf_stats {
 				      enter): no record */
 	uint64_t unfinished_calls; /* sys_enter_* whose exit never came (the trace ended,
 				      or the thread exited): no record */
+	uint64_t files_opened;     /* openat() that returned a descriptor: a new file id */
+	uint64_t file_io;          /* read/write/pread64/pwrite64/readv/writev of an opened
+				      file that moved bytes: one FILE record each */
+	uint64_t file_io_other_fd; /* ... of a descriptor no traced openat() returned (a
+				      pipe, a terminal, stdin, a dup()): no record */
+	uint64_t fds_untracked;    /* openat() results past SWS_TRACE_PERF_MAX_FDS open at
+				      once: their I/O is not imported */
+	uint64_t kernel_faults;    /* exceptions:page_fault_kernel on a user address: ACCESS */
+	uint64_t reclaim_split;    /* reclaim ends replaced by their shrink_inactive lines'
+				      anon and file counts (SWS_TRACE_F_ANON_LRU/_FILE_LRU) */
 };
 
 /** Copy the perf importer's counters into @out (zero for other formats). */

@@ -3,7 +3,9 @@
  * pages now (madvise_cold_or_pageout_pte_range), MADV_DONTNEED zaps it,
  * MADV_FREE frees its swap entries and makes its exclusive pages lazily freed
  * (madvise_free_pte_range: reclaim drops them without a write unless they are
- * written again first).
+ * written again first), MADV_HUGEPAGE and MADV_NOHUGEPAGE set the regions'
+ * VM_HUGEPAGE / VM_NOHUGEPAGE (hugepage_madvise()), which memory.c's fault
+ * order reads.
  * Callers: the replay (MADV_* records), library users.
  */
 #include "mm_internal.h"
@@ -102,16 +104,56 @@ static void madv_free(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, str
 	sws__mm_space_unlock(sp);
 }
 
+/* mmap_lock of @sp held: the region across @at, if any, becomes two that
+ * meet at @at (split_vma()); both keep its orders and VM_* bits. */
+static int __region_split(struct sws_mm *mm, struct sws_space *sp, uint64_t at)
+{
+	SWS_ASSERT_HELD(&sp->mmap_lock);
+	struct sws_region *r = sws___mm_region(sp, at);
+	if (!r || r->start == at)
+		return 0;
+	uint64_t end = r->end;
+	unsigned orders = r->orders;
+	r->end = at;
+	int rc = sws___mm_region_insert(mm, sp, at, end, orders);
+	if (rc) /* (the insert failed before it moved anything: r still points at it) */
+		r->end = end;
+	return rc;
+}
+
+/* MADV_HUGEPAGE (@huge) or MADV_NOHUGEPAGE over [@addr, @end): each region
+ * there, split at the range's edges, takes its flag and loses the other's;
+ * ranges no region covers are left alone. */
+static int madv_hugepage(struct sws_mm *mm, struct sws_space *sp, uint64_t addr, uint64_t end, bool huge)
+{
+	unsigned set = huge ? REGION_VM_HUGEPAGE : REGION_VM_NOHUGEPAGE;
+	unsigned clear = huge ? REGION_VM_NOHUGEPAGE : REGION_VM_HUGEPAGE;
+	mm_lock(mm, &sp->mmap_lock, SWS_MM_lock_mm_other_contended);
+	int rc = __region_split(mm, sp, addr);
+	if (!rc)
+		rc = __region_split(mm, sp, end);
+	for (uint32_t i = 0; !rc && i < sp->nr_regions; i++) {
+		struct sws_region *r = &sp->regions[i];
+		if (r->start >= addr && r->end <= end)
+			r->orders = (uint16_t)((r->orders & ~clear) | set);
+	}
+	sws_spin_unlock(&sp->mmap_lock);
+	return rc;
+}
+
 int sws_mm_madvise(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_t addr,
 		   uint64_t len, enum sws_madvise advice)
 {
 	struct sws_space *sp = mm ? sws__mm_space(mm, asid) : NULL;
 	if (!cpu || !sws__mm_range_ok(sp, addr, len))
 		return SWS_EINVAL;
-	if (advice != SWS_MADV_PAGEOUT && advice != SWS_MADV_DONTNEED && advice != SWS_MADV_FREE)
+	if (advice < SWS_MADV_DONTNEED || advice > SWS_MADV_NOHUGEPAGE)
 		return SWS_EINVAL;
 	uint64_t t0 = mm_kernel_enter(mm, cpu);
-	if (advice == SWS_MADV_PAGEOUT) {
+	int rc = 0;
+	if (advice == SWS_MADV_HUGEPAGE || advice == SWS_MADV_NOHUGEPAGE) {
+		rc = madv_hugepage(mm, sp, addr, addr + len, advice == SWS_MADV_HUGEPAGE);
+	} else if (advice == SWS_MADV_PAGEOUT) {
 		madv_pageout(cpu, mm, sp, addr, addr + len);
 	} else if (advice == SWS_MADV_FREE) {
 		enum sws_work_ctx wc = sws__cpu_work_enter(cpu, SWS_WCTX_free);
@@ -127,5 +169,5 @@ int sws_mm_madvise(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64
 		sws__cpu_work_enter(cpu, wc);
 	}
 	mm_kernel_exit(mm, cpu, t0);
-	return 0;
+	return rc;
 }

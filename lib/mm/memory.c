@@ -7,7 +7,9 @@
  * the exact-LRU reference, a move to the young end) and, on a write, a new
  * content version. Everything else is a fault (pgfault):
  *  - none: a read maps the shared zero page, a write a new folio (of the
- *    region's mTHP order when the aligned block is empty);
+ *    largest mTHP order the region allows whose aligned block is empty: the
+ *    "always" sizes, the "madvise" ones under MADV_HUGEPAGE, none under
+ *    MADV_NOHUGEPAGE);
  *  - write to a read-only page: reuse when exclusive, else copy (COW);
  *  - swap PTE: do_swap_page() looks the device up once (get_swap_device())
  *    and passes it down; the swap cache is looked in (swap_state.c), and on a
@@ -101,13 +103,26 @@ static bool __expect_ok(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space
 	return false;
 }
 
+/* thp_vma_allowable_orders() for anonymous region @r: none under
+ * VM_NOHUGEPAGE; the "always" orders (and a mapping's own), and under
+ * VM_HUGEPAGE the "madvise" ones too. */
+static unsigned region_orders(const struct sws_mm *mm, const struct sws_region *r)
+{
+	if (!r || (r->orders & REGION_VM_NOHUGEPAGE))
+		return 0;
+	unsigned o = r->orders & REGION_ORDERS;
+	if (r->orders & REGION_VM_HUGEPAGE)
+		o |= mm->cfg.anon_orders_madvise;
+	return o;
+}
+
 /* mmap_lock of @sp and ptl of @vaddr held: the mTHP order to use for a first
  * touch at @vaddr (its block lies in one PTE table). */
-static unsigned __fault_order(struct sws_space *sp, struct sws_region *r, uint64_t vaddr)
+static unsigned __fault_order(const struct sws_mm *mm, struct sws_space *sp, struct sws_region *r, uint64_t vaddr)
 {
 	SWS_ASSERT_HELD(&sp->mmap_lock);
 	SWS_ASSERT_HELD(pte_lockptr(sp, vaddr));
-	unsigned left = r ? r->orders & ~1u : 0;
+	unsigned left = region_orders(mm, r);
 	while (left) {
 		unsigned o = 31 - (unsigned)__builtin_clz(left); /* the largest order left first */
 		left &= ~(1u << o);
@@ -470,7 +485,7 @@ static int do_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, stru
 				r = sws___mm_region(sp, vaddr);
 			}
 			mm_lock(mm, ptl, SWS_MM_lock_ptl_contended);
-			unsigned order = __fault_order(sp, r, vaddr);
+			unsigned order = __fault_order(mm, sp, r, vaddr);
 			sws_spin_unlock(ptl);
 			sws_spin_unlock(&sp->mmap_lock);
 			rc = do_anonymous_page(cpu, mm, asid, sp, vaddr, order);

@@ -151,9 +151,15 @@ static inline uint64_t mk_pte(uint64_t pfn, unsigned sub, bool write)
 static inline uint64_t swp_entry_to_pte(sws_entry_t e) { return e << 1; }
 static inline sws_entry_t pte_to_swp_entry(uint64_t pte) { return pte >> 1; }
 
+#define REGION_VM_HUGEPAGE (1u << 14)   /* MADV_HUGEPAGE: the "madvise" mTHP orders apply */
+#define REGION_VM_NOHUGEPAGE (1u << 15) /* MADV_NOHUGEPAGE: order 0 only */
+#define REGION_ORDERS ((1u << SWS_NR_ORDERS) - 2)
+
 struct sws_region {
 	uint64_t start, end; /* [start, end) bytes */
-	uint16_t orders;     /* the folio orders a first touch may take (bit k: 2^k pages; mTHP) */
+	uint16_t orders;     /* the folio orders a first touch may take (bit k: 2^k pages; mTHP),
+			      * and madvise()'s VM_HUGEPAGE / VM_NOHUGEPAGE (REGION_VM_*: kept
+			      * with the orders, so that every split and copy of a region keeps them) */
 	/* VMA readahead state (vma->swap_readahead_info) */
 	uint64_t ra_addr;
 	uint32_t ra_win, ra_hits;

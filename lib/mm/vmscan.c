@@ -308,7 +308,7 @@ static uint64_t lru_pages(struct sws_mm *mm, uint16_t memcg, struct scan_split *
 }
 
 static uint64_t shrink_memcg(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr,
-			     uint64_t *scanned, uint64_t *target)
+			     unsigned types, uint64_t *scanned, uint64_t *target)
 {
 	uint64_t reclaimed = 0;
 	sws__mm_lru_add_drain(cpu, mm); /* shrink_inactive_list(): this CPU's new folios first */
@@ -320,7 +320,7 @@ static uint64_t shrink_memcg(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t me
 	uint64_t budget = 4 * eligible + 64;
 	/* Per type: done (its lists ran out, or swap is full), the scan credit
 	 * that picks each batch's type, and what lru_note_cost() is told. */
-	bool done[2] = {!split.can[0], !split.can[1]};
+	bool done[2] = {!split.can[0] || !(types & SWS_MM_LRU_ANON), !split.can[1] || !(types & SWS_MM_LRU_FILE)};
 	double credit[2] = {0, 0};
 	uint64_t io[2] = {0, 0}, rotated[2] = {0, 0};
 	while (reclaimed < nr && budget && !(done[0] && done[1])) {
@@ -419,10 +419,10 @@ static void shrink_slab(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, 
 /* One LRU pass over @memcg, then shrink_slab() at the priorities it took, the
  * lowest not below @floor (kswapd's balance_pgdat() stops at 1). */
 static uint64_t shrink_node_memcg(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr,
-				  int floor)
+				  unsigned types, int floor)
 {
 	uint64_t scanned, target;
-	uint64_t got = shrink_memcg(cpu, mm, memcg, nr, &scanned, &target);
+	uint64_t got = shrink_memcg(cpu, mm, memcg, nr, types, &scanned, &target);
 	if (mm->zswap) {
 		int lowest = sws__mm_reclaim_priority(scanned, target, got < nr);
 		shrink_slab(cpu, mm, memcg, lowest > floor ? lowest : floor);
@@ -430,18 +430,18 @@ static uint64_t shrink_node_memcg(struct sws_cpu *cpu, struct sws_mm *mm, uint16
 	return got;
 }
 
-/* Reclaim @nr pages from @memcg (@memcg_only), or from every memcg in turn. */
+/* Reclaim @nr pages of the LRU @types from @memcg (@memcg_only), or from every memcg in turn. */
 static uint64_t shrink(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr, bool memcg_only,
-		       int floor)
+		       unsigned types, int floor)
 {
 	if (memcg_only)
-		return shrink_node_memcg(cpu, mm, memcg, nr, floor);
+		return shrink_node_memcg(cpu, mm, memcg, nr, types, floor);
 	/* Global reclaim: memcgs in turn (round robin), until enough came back. */
 	uint64_t reclaimed = 0;
 	for (uint32_t tries = 0; tries < mm->nr_memcgs && reclaimed < nr; tries++) {
 		uint32_t m = atomic_fetch_add((_Atomic uint32_t *)&mm->reclaim_memcg_rr, 1);
 		m = mm->nr_memcgs > 1 ? m % mm->nr_memcgs : 0; /* no division for the root alone */
-		reclaimed += shrink_node_memcg(cpu, mm, (uint16_t)m, nr - reclaimed, floor);
+		reclaimed += shrink_node_memcg(cpu, mm, (uint16_t)m, nr - reclaimed, types, floor);
 	}
 	return reclaimed;
 }
@@ -449,17 +449,23 @@ static uint64_t shrink(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, u
 uint64_t sws__mm_shrink(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr,
 			bool memcg_only)
 {
-	return shrink(cpu, mm, memcg, nr, memcg_only, 0); /* direct reclaim: do_try_to_free_pages() */
+	/* direct reclaim: do_try_to_free_pages() */
+	return shrink(cpu, mm, memcg, nr, memcg_only, SWS_MM_LRU_ANON | SWS_MM_LRU_FILE, 0);
 }
 
-uint64_t sws_mm_reclaim(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr)
+uint64_t sws_mm_reclaim_lru(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr, unsigned types)
 {
 	if (!cpu || !mm || memcg >= mm->nr_memcgs)
 		return 0;
 	uint64_t t0 = mm_kernel_enter(mm, cpu);
-	uint64_t got = sws__mm_shrink(cpu, mm, memcg, nr, memcg != 0);
+	uint64_t got = shrink(cpu, mm, memcg, nr, memcg != 0, types, 0);
 	mm_kernel_exit(mm, cpu, t0);
 	return got;
+}
+
+uint64_t sws_mm_reclaim(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr)
+{
+	return sws_mm_reclaim_lru(cpu, mm, memcg, nr, SWS_MM_LRU_ANON | SWS_MM_LRU_FILE);
 }
 
 static uint64_t kswapd(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t budget)
@@ -472,7 +478,7 @@ static uint64_t kswapd(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t budget)
 	if (free_pages >= (int64_t)mm->cfg.wmark_low)
 		return 0;
 	uint64_t want = mm->cfg.wmark_high - (uint64_t)free_pages;
-	uint64_t got = shrink(cpu, mm, 0, want < budget ? want : budget, false, 1);
+	uint64_t got = shrink(cpu, mm, 0, want < budget ? want : budget, false, SWS_MM_LRU_ANON | SWS_MM_LRU_FILE, 1);
 	return got >= want ? 0 : want - got;
 }
 

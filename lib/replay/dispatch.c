@@ -143,7 +143,8 @@ void sws__run_item(struct sws__worker *w, const struct sws__item *it)
 static bool is_structural(uint32_t op)
 {
 	return op == SWS_TRACE_FORK || op == SWS_TRACE_EXIT || op == SWS_TRACE_EXEC ||
-	       op == SWS_TRACE_MMAP || op == SWS_TRACE_MUNMAP;
+	       op == SWS_TRACE_MMAP || op == SWS_TRACE_MUNMAP || op == SWS_TRACE_MADV_HUGEPAGE ||
+	       op == SWS_TRACE_MADV_NOHUGEPAGE;
 }
 
 /* Record @rec of stream @st on worker @w: its process's, no FORK or EXEC,

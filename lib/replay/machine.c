@@ -88,6 +88,7 @@ void sws__replay_setup(const struct sws_replay *r, struct sws_replay_setup *out)
 	out->cgroup = c->zswap.cgroup == SWS_ZSWAP_CGROUP_V1 ? 1 : 2;
 	out->page_cluster = c->page_cluster ? c->page_cluster - 1 : DEFAULT_PAGE_CLUSTER;
 	out->anon_orders = c->anon_orders;
+	out->anon_orders_madvise = c->anon_orders_madvise;
 	out->mem_high_pages = c->mem_high_pages;
 	out->policy = c->policy;
 	out->flags = c->flags;
@@ -283,7 +284,8 @@ static int build(struct sws_replay *r)
 				   .flags = ((cfg->flags & SWS_REPLAY_VERIFY) ? SWS_MM_VERIFY : 0) |
 					    ((cfg->flags & SWS_REPLAY_READ_POPULATES) ? SWS_MM_READ_POPULATES : 0),
 				   .seed = cfg->seed,
-				   .anon_orders = cfg->anon_orders};
+				   .anon_orders = cfg->anon_orders,
+				   .anon_orders_madvise = cfg->anon_orders_madvise};
 	memcpy(mc.content_weight, cfg->content_weight, sizeof(mc.content_weight));
 	if ((err = sws_mm_create(r->sim, &mc, &r->mm))) {
 		create_error(&r->cfg, "memory model: %s", sws_strerror(err));

@@ -4,10 +4,12 @@
  *
  *   ACCESS [addr, addr+len)        sws_mm_access() per page; user time per page
  *   MADV_PAGEOUT / MADV_DONTNEED / MADV_FREE   sws_mm_madvise()
- *   RECLAIM (len pages, arg memcg) sws_mm_reclaim()
+ *   RECLAIM (len pages, arg memcg) sws_mm_reclaim_lru() (the LRU types its flags name)
+ *   FILE                           sws_mm_file_io()
  *   FORK / EXIT                    sws_mm_fork() / sws_mm_exit()  (structural)
  *   EXEC                           the EXIT path, then a new space (dispatch.c, structural)
  *   MMAP / MUNMAP                  sws_mm_mmap() / sws_mm_munmap() (structural)
+ *   MADV_HUGEPAGE / _NOHUGEPAGE    sws_mm_madvise() (structural: it changes regions)
  *
  * Each record's simulated time is the difference of its CPU's clock
  * (sws_mm_cpu_time) before and after it, charged to the record's task; the
@@ -173,6 +175,15 @@ static void run_file(struct sws__worker *w, const struct sws__item *it)
 		sws__note_error(w, (int)rc);
 }
 
+/* A RECLAIM record's LRU types: its flag's one, or both (neither or both flags). */
+static unsigned reclaim_lru_types(uint32_t flags)
+{
+	uint32_t f = flags & (SWS_TRACE_F_ANON_LRU | SWS_TRACE_F_FILE_LRU);
+	return f == SWS_TRACE_F_ANON_LRU   ? SWS_MM_LRU_ANON
+	       : f == SWS_TRACE_F_FILE_LRU ? SWS_MM_LRU_FILE
+					   : SWS_MM_LRU_ANON | SWS_MM_LRU_FILE;
+}
+
 void sws__run_record(struct sws__worker *w, const struct sws__item *it)
 {
 	struct sws_replay *r = w->r;
@@ -207,7 +218,8 @@ void sws__run_record(struct sws__worker *w, const struct sws__item *it)
 		if (rec->flags & SWS_TRACE_F_ZSWAP_WB) /* memory.reclaim "SIZE zswap_writeback_only" */
 			sws_mm_zswap_writeback_only(w->cpu, r->mm, reclaim_memcg(r, rec->arg, it->proc), rec->len);
 		else
-			sws_mm_reclaim(w->cpu, r->mm, reclaim_memcg(r, rec->arg, it->proc), rec->len);
+			sws_mm_reclaim_lru(w->cpu, r->mm, reclaim_memcg(r, rec->arg, it->proc), rec->len,
+					   reclaim_lru_types(rec->flags));
 		sws_mm_cpu_time_get(r->mm, w->cpu, &t1);
 		sws__charge(w, it->proc, &t1, 0, 0, SWS__PH_OTHER);
 		break;
@@ -285,6 +297,15 @@ void sws__run_structural(struct sws_replay *r, struct sws__worker *w, const stru
 			rc = sws_mm_munmap(w->cpu, r->mm, asid, a, len);
 			charge_free(r, w, pidx);
 		}
+		break;
+	}
+	case SWS_TRACE_MADV_HUGEPAGE:
+	case SWS_TRACE_MADV_NOHUGEPAGE: { /* the regions' VM_(NO)HUGEPAGE, as mmap changes them */
+		uint64_t a = rec->addr & ~4095ull, len = (rec->len + (rec->addr & 4095) + 4095) & ~4095ull;
+		rc = sws_mm_madvise(w->cpu, r->mm, asid, a, len,
+				    rec->op == SWS_TRACE_MADV_HUGEPAGE ? SWS_MADV_HUGEPAGE : SWS_MADV_NOHUGEPAGE);
+		sws_mm_cpu_time_get(r->mm, w->cpu, &t1);
+		sws__charge(w, pidx, &t1, 0, 0, SWS__PH_OTHER);
 		break;
 	}
 	default:

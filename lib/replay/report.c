@@ -616,6 +616,12 @@ void sws__setup_line(const struct sws_replay_series *s, char *buf, size_t len)
 			if (st->anon_orders & 1u << k)
 				ADD(" %uK", 4u << k);
 	}
+	if (st->anon_orders_madvise) {
+		ADD(", mTHP madvise");
+		for (unsigned k = SWS_NR_ORDERS; k-- > 1;)
+			if (st->anon_orders_madvise & 1u << k)
+				ADD(" %uK", 4u << k);
+	}
 	if (st->flags & SWS_REPLAY_ZSWAP)
 		ADD(", zswap %s (max_pool_percent %u, accept_threshold %u, shrinker %s, scheme %s)",
 		    st->zswap_compressor, st->zswap_max_pool_percent, st->zswap_accept_threshold_percent,
@@ -1181,6 +1187,10 @@ static void json_setup(struct sws__out *o, const struct sws_replay_print_config 
 	sws__pr(o, "],\"page_cluster\":%u,\"mthp_kb\":[", st->page_cluster);
 	for (unsigned k = SWS_NR_ORDERS, n = 0; k-- > 1;)
 		if (st->anon_orders & 1u << k)
+			sws__pr(o, "%s%u", n++ ? "," : "", 4u << k);
+	sws__pr(o, "],\"mthp_madvise_kb\":[");
+	for (unsigned k = SWS_NR_ORDERS, n = 0; k-- > 1;)
+		if (st->anon_orders_madvise & 1u << k)
 			sws__pr(o, "%s%u", n++ ? "," : "", 4u << k);
 	sws__pr(o, "],\"zswap\":{\"enabled\":%s", st->flags & SWS_REPLAY_ZSWAP ? "true" : "false");
 	if (st->flags & SWS_REPLAY_ZSWAP)

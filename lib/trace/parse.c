@@ -218,6 +218,8 @@ int sws__flags_parse(const char *s, uint32_t *out)
 			       : *s == 'x' ? SWS_TRACE_F_IFETCH
 			       : *s == 'h' ? SWS_TRACE_F_THP
 			       : *s == 'z' ? SWS_TRACE_F_ZSWAP_WB
+			       : *s == 'a' ? SWS_TRACE_F_ANON_LRU
+			       : *s == 'f' ? SWS_TRACE_F_FILE_LRU
 					   : 0;
 		if (!bit || (f & bit))
 			return -1;

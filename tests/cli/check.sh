@@ -51,7 +51,7 @@ echo "ok: the replayed-as command gives the same figures"
 
 # JSON: the same rows, the setup, the replay's own report.
 "$replay" --check "$rec" --report json >"$work/json" || fail "--check --report json exited $?"
-grep -Eq '^\{"swapsim_check":\{"recording":"[^"]*bgsave32_kernel.txt","trace":"[^"]*bgsave32_perf.txt.zst","setup":\{"command":"/tmp/pl/bgsave 32",.*"memcg_limit_bytes":16777216,.*"design":"st-p1",.*"errors":0,"first_error":"","counters":\[\{"name":"pswpin","source":"vmstat","kernel":12345,"simulator":[0-9]+,"diff_pct":-?[0-9.]+\},.*\]\},"report":\{"version":.*"runs":\[\{.*\}\]\}\}$' "$work/json" ||
+grep -Eq '^\{"swapsim_check":\{"recording":"[^"]*bgsave32_kernel.txt","trace":"[^"]*bgsave32_perf.txt.zst","accesses":false,"setup":\{"command":"/tmp/pl/bgsave 32",.*"memcg_limit_bytes":16777216,.*"design":"st-p1",.*"errors":0,"first_error":"","counters":\[\{"name":"pswpin","source":"vmstat","kernel":12345,"simulator":[0-9]+,"diff_pct":-?[0-9.]+\},.*\]\},"report":\{"version":.*"runs":\[\{.*\}\]\}\}$' "$work/json" ||
 	fail "the JSON's shape: $(head -c 400 "$work/json")"
 if command -v jq >/dev/null 2>&1; then
 	jq -e '.swapsim_check.counters | map(select(.name == "pswpout"))[0] |
@@ -119,8 +119,8 @@ echo "ok: CPU and elapsed time, kernel against the model"
 # swap-outs within 10% (the model with 4 KiB folios gave -40%).
 m=$data/usemem64_mthp_kernel.txt
 "$replay" --check "$m" >"$work/mthp" || fail "--check mTHP exited $?"
-grep -Eq '^machine .*; mTHP 64 KiB; zswap off$' "$work/mthp" || fail "mTHP: $(grep ^machine "$work/mthp")"
-grep -Eq '^replayed as .* --mthp 64K=always ' "$work/mthp" || fail "mTHP: $(grep '^replayed as' "$work/mthp")"
+grep -Eq '^machine .*; mTHP 64 KiB; mTHP madvise 2 MiB; zswap off$' "$work/mthp" || fail "mTHP: $(grep ^machine "$work/mthp")"
+grep -Eq '^replayed as .* --mthp 64K=always,2048K=madvise ' "$work/mthp" || fail "mTHP: $(grep '^replayed as' "$work/mthp")"
 awk '$1 ~ /^(pswpout|64kB\.swpout)$/ { n++; d = ($4 - $3) * 100 / $3; if (d > 10 || d < -10) bad = 1 }
 	END { exit bad || n != 2 }' "$work/mthp" || fail "mTHP: $(grep -E '^(pswpout|64kB)' "$work/mthp")"
 "$replay" --check "$m" --mthp 64K=never >"$work/nomthp" || fail "--check --mthp 64K=never exited $?"
@@ -136,4 +136,39 @@ grep -q "^trace *$data/usemem64_mthp_perf.txt.zst\$" "$work/alone.table" || fail
 [ "$(sed -n '/^counter/,$p' "$work/mthp")" = "$(sed -n '/^counter/,$p' "$work/alone.table")" ] ||
 	fail "--check --trace compares differently"
 echo "ok: --check --trace"
+
+# tests/data/check_accesses (written by hand): perf.txt writes 50 pages and reads
+# an 8 MiB file in a 4 MiB memcg; its access stream stores 100 pages and loads
+# each 9 times. The perf trace: 50 faults, the model's reclaim takes page cache
+# (pgsteal_anon, the model's pgsteal less its pgsteal_file, stays 0). --accesses:
+# the stream's 1000 accesses, 100 faults (the loads hit), no page cache.
+a=$data/check_accesses
+"$replay" --check "$a" >"$work/acc.perf" || fail "--check check_accesses exited $?"
+awk '$1 == "pgfault" && $4 == 50 { f = 1 } $1 == "pgsteal_file" && $4 > 1000 { s = 1 } $1 == "pgsteal_anon" { a = 1 }
+	END { exit !(f && s && !a) }' "$work/acc.perf" || fail "check_accesses, perf trace: $(sed -n '/^counter/,$p' "$work/acc.perf")"
+"$replay" --check "$a" --accesses >"$work/acc.lackey" || fail "--check --accesses exited $?"
+grep -q "^trace *$a/accesses.lackey.zst (every access, valgrind lackey)\$" "$work/acc.lackey" ||
+	fail "--accesses: $(grep ^trace "$work/acc.lackey")"
+awk '$1 == "pgfault" && $3 == 100 && $4 == 100 { f = 1 } $1 == "pgsteal_file" && $4 == 0 { s = 1 } END { exit !(f && s) }' \
+	"$work/acc.lackey" || fail "--accesses: $(sed -n '/^counter/,$p' "$work/acc.lackey")"
+"$replay" --check "$a" --accesses --report json | jq -e '.swapsim_check.accesses == true and
+	.report.runs[0].repeats[0].accesses == 1000' >/dev/null || fail "--accesses: the JSON"
+grep '^replayed as' "$work/acc.lackey" | sed 's/^replayed as *//' >"$work/acc.cmd"
+eval "$(sed "s|^swapsim-replay|\"$replay\"|" "$work/acc.cmd") --report counters" | awk '$1 == "accesses" { exit $2 != 1000 }' ||
+	fail "--accesses: the replayed-as command"
+echo "ok: --check --accesses"
+
+# tests/data/hotcold (swapsim-record --mem-limit 8M --zram 64M --accesses -- hotcold on
+# Linux 6.18): its reads of resident pages are in the access stream only. From the
+# stream, pswpin, pswpout and pgmajfault within 5% of the kernel's; from the perf
+# trace the model swaps other pages out than the kernel did and misses a fifth of
+# the swap-ins (-28% when recorded).
+h=$data/hotcold
+"$replay" --check "$h" --accesses >"$work/hc.acc" || fail "--check hotcold --accesses exited $?"
+awk '$1 ~ /^(pswpin|pswpout|pgmajfault)$/ { n++; d = ($4 - $3) * 100 / $3; if (d > 5 || d < -5) bad = 1 }
+	END { exit bad || n != 3 }' "$work/hc.acc" || fail "hotcold --accesses: $(grep -E '^(pswp|pgmaj)' "$work/hc.acc")"
+"$replay" --check "$h" >"$work/hc.perf" || fail "--check hotcold exited $?"
+awk '$1 == "pswpin" { exit !(($4 - $3) * 100 / $3 < -20) }' "$work/hc.perf" ||
+	fail "hotcold, perf trace: $(grep -E '^pswpin' "$work/hc.perf")"
+echo "ok: a real access stream: the references a fault trace cannot see"
 finish "check"

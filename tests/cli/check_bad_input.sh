@@ -88,4 +88,14 @@ expect_fail 2 "^swapsim-replay: --check: not with --report mmtests or lkp" "$rep
 expect_fail 2 "^swapsim-replay: --check: not with --report mmtests or lkp" "$replay" --check "$good" --report lkp
 expect_fail 2 "^swapsim-replay: --check: not with --compare" "$replay" --check "$good" --compare xarray,st-p1
 expect_fail 2 "^swapsim-replay: --check: not with --repeat" "$replay" --check "$good" --repeat 2
+# --accesses: a recording without an access stream, one whose stream is gone,
+# with --trace, without --check
+expect_fail 1 "bgsave32_kernel.txt: --accesses: the setup names no access stream \\(record with swapsim-record --accesses\\)" \
+	"$replay" --check "$good" --accesses
+mkdir -p "$work/noacc"
+cp "$data/check_accesses/kernel.txt" "$work/noacc/"
+expect_fail 1 "noacc/kernel.txt:[0-9]+: accesses accesses.lackey.zst: .*No such file" "$replay" --check "$work/noacc" --accesses
+expect_fail 2 "^swapsim-replay: --check: not with --trace and --accesses together" \
+	"$replay" --check "$data/check_accesses" --accesses --trace "$data/check_accesses/perf.txt"
+expect_fail 2 "^swapsim-replay: --accesses goes with --check" "$replay" --accesses --trace "$data/check_accesses/perf.txt"
 finish "check bad input"

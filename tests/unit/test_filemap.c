@@ -319,6 +319,24 @@ static void make_active(struct env *e, uint32_t file, uint64_t index, uint64_t n
 	assert_int_equal(delta(e, &s0, SWS_MM_pgactivate), nr);
 }
 
+/* 16384 pages of RAM and swap, 4096 aged anonymous pages and 4200 of page
+ * cache: an inactive file list large enough for cache trim mode. */
+static void open_trim_mode(struct env *e)
+{
+	env_open(e, 16384, 16384, SWS_RECLAIM_KERNEL, 0);
+	write_anon_aged(e, 4096);
+	assert_int_equal(rd(e, 1, 0, 4200), 4200);
+}
+
+/* 8192 pages of RAM and swap, 2048 aged anonymous pages and 1000 of page
+ * cache: a file list too small for cache trim mode (SCAN_FRACT). */
+static void open_scan_fract(struct env *e)
+{
+	env_open(e, 8192, 8192, SWS_RECLAIM_KERNEL, 0);
+	write_anon_aged(e, 2048);
+	assert_int_equal(rd(e, 1, 0, 1000), 1000);
+}
+
 /*
  * Cache trim mode (prepare_scan_control()): with an inactive file list of at
  * least 4096 pages (inactive_file >> DEF_PRIORITY), not low and not
@@ -329,9 +347,7 @@ static void test_cache_trim_mode(void **state)
 {
 	(void)state;
 	struct env e;
-	env_open(&e, 16384, 16384, SWS_RECLAIM_KERNEL, 0);
-	write_anon_aged(&e, 4096);
-	assert_int_equal(rd(&e, 1, 0, 4200), 4200);
+	open_trim_mode(&e);
 	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
 	assert_int_equal(sws_mm_reclaim(e.cpu, e.mm, e.cg, 256), 256);
 	assert_int_equal(delta(&e, &s0, SWS_MM_pgsteal_file), 256);
@@ -354,15 +370,43 @@ static void test_scan_fract_small_file(void **state)
 {
 	(void)state;
 	struct env e;
-	env_open(&e, 8192, 8192, SWS_RECLAIM_KERNEL, 0);
-	write_anon_aged(&e, 2048);
-	assert_int_equal(rd(&e, 1, 0, 1000), 1000);
+	open_scan_fract(&e);
 	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
 	assert_int_equal(sws_mm_reclaim(e.cpu, e.mm, e.cg, 256), 256);
 	assert_true(delta(&e, &s0, SWS_MM_pswpout) > 0);
 	assert_true(delta(&e, &s0, SWS_MM_pgsteal_file) > 0);
 	assert_int_equal(delta(&e, &s0, SWS_MM_pgsteal),
 			 delta(&e, &s0, SWS_MM_pgsteal_file) + delta(&e, &s0, SWS_MM_pswpout));
+	env_close(&e);
+}
+
+/*
+ * sws_mm_reclaim_lru(): a reclaim held to one LRU type, as a trace's reclaim
+ * record says the kernel took it. In cache trim mode (which alone would scan
+ * the file lists only) an anon-only reclaim swaps out and drops no page
+ * cache; with both types weighed (SCAN_FRACT) a file-only one swaps nothing.
+ */
+static void test_reclaim_lru_types(void **state)
+{
+	(void)state;
+	struct env e;
+	open_trim_mode(&e);
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
+	assert_int_equal(sws_mm_reclaim_lru(e.cpu, e.mm, e.cg, 64, SWS_MM_LRU_ANON), 64);
+	assert_int_equal(delta(&e, &s0, SWS_MM_pswpout), 64);
+	assert_int_equal(delta(&e, &s0, SWS_MM_pgsteal_file), 0);
+	assert_int_equal(delta(&e, &s0, SWS_MM_pgscan_file), 0);
+	env_close(&e);
+
+	open_scan_fract(&e);
+	s0 = sws_test_mm_stats(e.mm);
+	assert_int_equal(sws_mm_reclaim_lru(e.cpu, e.mm, e.cg, 256, SWS_MM_LRU_FILE), 256);
+	assert_int_equal(delta(&e, &s0, SWS_MM_pgsteal_file), 256);
+	assert_int_equal(delta(&e, &s0, SWS_MM_pswpout), 0);
+	/* both types: as sws_mm_reclaim() */
+	s0 = sws_test_mm_stats(e.mm);
+	assert_int_equal(sws_mm_reclaim_lru(e.cpu, e.mm, e.cg, 256, SWS_MM_LRU_ANON | SWS_MM_LRU_FILE), 256);
+	assert_true(delta(&e, &s0, SWS_MM_pswpout) > 0);
 	env_close(&e);
 }
 
@@ -799,6 +843,7 @@ int main(void)
 		cmocka_unit_test(test_second_access_activates),
 		cmocka_unit_test(test_cache_trim_mode),
 		cmocka_unit_test(test_scan_fract_small_file),
+		cmocka_unit_test(test_reclaim_lru_types),
 		cmocka_unit_test(test_scan_fract_refaulting),
 		cmocka_unit_test(test_scan_fract_file_low),
 		cmocka_unit_test(test_scan_fract_cost),

@@ -836,6 +836,66 @@ static void test_mthp_policy(void **state)
 }
 
 /*
+ * mTHP "madvise" (anon_orders_madvise): 16 KiB "always", 64 KiB "madvise".
+ * A first write takes 16 KiB outside the ranges madvise()d MADV_HUGEPAGE and
+ * 64 KiB inside (the region is split at the range's edges); MADV_NOHUGEPAGE
+ * takes order 0 whatever the policy; MADV_HUGEPAGE again clears it. Each
+ * figure is the pages allocated by one fault.
+ */
+static void test_mthp_madvise(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_mm_config mc = {.ram_pages = 1024, .anon_orders = 1u << 2, .anon_orders_madvise = 1u << 4};
+	struct env e;
+	env_open(&e, b, 4096, SWS_SWP_SOLIDSTATE, SWS_BACKING_NONE, &mc);
+	uint32_t a;
+	assert_sws(0, sws_mm_space_create(e.mm, 0, &a));
+	assert_sws(0, sws_mm_mmap(e.mm, a, PG(0), 64 * SWS_PAGE_SIZE, 0));
+	uint64_t alloc = sws_test_mm_stats(e.mm).counters[SWS_MM_pgalloc];
+#define FAULT(pg, pages)                                                                     \
+	do {                                                                                 \
+		assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(pg), true), 1);           \
+		uint64_t now = sws_test_mm_stats(e.mm).counters[SWS_MM_pgalloc];            \
+		assert_int_equal(now - alloc, pages);                                        \
+		alloc = now;                                                                 \
+	} while (0)
+	FAULT(0, 4); /* "always": 16 KiB */
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, a, PG(16), 32 * SWS_PAGE_SIZE, SWS_MADV_HUGEPAGE));
+	FAULT(16, 16); /* "madvise" under VM_HUGEPAGE: 64 KiB */
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(20), true), 0); /* mapped by it */
+	FAULT(48, 4);  /* past the range: the region's other part, 16 KiB */
+	FAULT(12, 4);  /* before it */
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, a, PG(32), 16 * SWS_PAGE_SIZE, SWS_MADV_NOHUGEPAGE));
+	FAULT(32, 1);  /* VM_NOHUGEPAGE: order 0, not even the "always" 16 KiB */
+	FAULT(40, 1);
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, a, PG(32), 16 * SWS_PAGE_SIZE, SWS_MADV_HUGEPAGE));
+	FAULT(36, 4);  /* 64 KiB block holds PG(32): the largest that fits, 16 KiB */
+	/* a range no region covers is left alone; a bad advice is refused */
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, a, PG(8192), 16 * SWS_PAGE_SIZE, SWS_MADV_HUGEPAGE));
+	assert_sws(SWS_EINVAL, sws_mm_madvise(e.cpu, e.mm, a, PG(0), SWS_PAGE_SIZE, (enum sws_madvise)6));
+	/* fork copies the regions with their VM_ flags; a new mmap has none */
+	assert_sws(0, sws_mm_mmap(e.mm, a, PG(64), 32 * SWS_PAGE_SIZE, 0));
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, a, PG(64), 32 * SWS_PAGE_SIZE, SWS_MADV_HUGEPAGE));
+	uint32_t c;
+	assert_sws(0, sws_mm_fork(e.cpu, e.mm, a, &c));
+	alloc = sws_test_mm_stats(e.mm).counters[SWS_MM_pgalloc];
+	a = c;
+	FAULT(64, 16);
+	assert_sws(0, sws_mm_mmap(e.mm, c, PG(80), 16 * SWS_PAGE_SIZE, 0));
+	FAULT(80, 4);
+#undef FAULT
+	env_close(&e);
+
+	struct sws_sim_config cfg = {.backend = b};
+	struct sws_sim *sim;
+	struct sws_mm *mm;
+	assert_sws(0, sws_sim_create(&cfg, &sim));
+	mc.anon_orders_madvise = 1u; /* order 0 is no mTHP size */
+	assert_sws(SWS_EINVAL, sws_mm_create(sim, &mc, &mm));
+	sws_sim_destroy(sim);
+}
+
+/*
  * A dirty 64 KiB folio split in the swap cache keeps every page dirty
  * (split_folio() carries PG_dirty over). zswap refuses the folio
  * (incompressible, memory.zswap.writeback 0): reclaim has unmapped it, it
@@ -1529,7 +1589,7 @@ int main(void)
 		BOTH(test_munmap_uncharges),
 		BOTH(test_active_inactive_balance), BOTH(test_swapin_shared_readonly),
 		BOTH(test_swapin_write_keeps_shared_slot),
-		BOTH(test_swapin_read_maps_clean), BOTH(test_mthp_policy),
+		BOTH(test_swapin_read_maps_clean), BOTH(test_mthp_policy), BOTH(test_mthp_madvise),
 		BOTH(test_memcg_high),       BOTH(test_mthp_split_dirty), BOTH(test_mthp_split_fork_cow),
 		BOTH(test_lru_add_batch),
 	};

@@ -110,7 +110,7 @@ static void test_header(void **state)
 	free(t);
 	zero.format = SWS_REPLAY_REPORT_JSON;
 	t = print(&zero, &s, 1);
-	assert_non_null(strstr(t, "\"page_cluster\":3,\"mthp_kb\":[2048,64],\"zswap\""));
+	assert_non_null(strstr(t, "\"page_cluster\":3,\"mthp_kb\":[2048,64],\"mthp_madvise_kb\":[],\"zswap\""));
 	assert_non_null(strstr(t, "\"memcg_limit_bytes\":536870912,\"memcg_high_bytes\":268435456,"));
 	free(t);
 }
@@ -322,7 +322,7 @@ static void test_json_head(void **state)
 		"\"argv\":[\"prog\",\"a\\\"b\\\\c\\u000ad\"],\"clock\":\"host\",\"setup\":{\"input\":\"in\","
 		"\"ram_bytes\":1073741824,\"memcg_limit_bytes\":536870912,\"memcg_high_bytes\":null,\"memcg_per_task\":false,\"memcg\":\"on\",\"cgroup_version\":2,"
 		"\"devices\":[{\"kind\":\"pmem\",\"bytes\":2147483648,\"prio\":-1,\"file\":null,\"read_ns\":1000,"
-		"\"write_ns\":2000,\"discard\":false,\"limit_pages\":0}],\"page_cluster\":3,\"mthp_kb\":[],\"zswap\":{\"enabled\":false},"
+		"\"write_ns\":2000,\"discard\":false,\"limit_pages\":0}],\"page_cluster\":3,\"mthp_kb\":[],\"mthp_madvise_kb\":[],\"zswap\":{\"enabled\":false},"
 		"\"cpus\":1,\"policy\":\"kernel\",\"seeds\":{\"content\":1,\"workload\":77},";
 	assert_true(!strncmp(t, want, strlen(want)));
 	assert_non_null(strstr(t, "}},\"runs\":[{\"backend\":\"xarray\""));

@@ -161,6 +161,10 @@ static void test_names(void **state)
 	assert_int_equal(SWS_TRACE_EXEC, 9);
 	assert_int_equal(SWS_TRACE_MADV_FREE, 10);
 	assert_int_equal(SWS_TRACE_FILE, 11);
+	assert_int_equal(SWS_TRACE_MADV_HUGEPAGE, 12);
+	assert_int_equal(SWS_TRACE_MADV_NOHUGEPAGE, 13);
+	assert_string_equal(sws_trace_op_name(SWS_TRACE_MADV_HUGEPAGE), "hugepage");
+	assert_string_equal(sws_trace_op_name(SWS_TRACE_MADV_NOHUGEPAGE), "nohugepage");
 	assert_string_equal(sws_trace_op_name(SWS_TRACE_EXEC), "exec");
 	assert_string_equal(sws_trace_op_name(SWS_TRACE_MADV_FREE), "free");
 	assert_string_equal(sws_trace_op_name(SWS_TRACE_FILE), "file");
@@ -327,7 +331,8 @@ static void test_perf_shapes(void **state)
 	assert_int_equal(v.n, 4);
 	rec_eq(&v.v[0], 10000000001ull, 0x7f0000001000ull, 0, SWS_TRACE_ACCESS, 0, 100, 101, 3, 0);
 	rec_eq(&v.v[1], 11000002000ull, 0, 32, SWS_TRACE_RECLAIM, 0, 200, 200, 1, SWS_TRACE_MEMCG_ROOT);
-	rec_eq(&v.v[2], 12000003000ull, 0, 30, SWS_TRACE_RECLAIM, 0, 77, 77, 2, SWS_TRACE_MEMCG_ROOT);
+	rec_eq(&v.v[2], 12000003000ull, 0, 30, SWS_TRACE_RECLAIM, SWS_TRACE_F_ANON_LRU, 77, 77, 2,
+	       SWS_TRACE_MEMCG_ROOT);
 	rec_eq(&v.v[3], 14000005000ull, 0x1000, 0, SWS_TRACE_ACCESS, SWS_TRACE_F_WRITE, 100, 100, 0, 0);
 	free(v.v);
 	unlink(p);
@@ -766,6 +771,77 @@ static void test_perf_syscalls(void **state)
 	expect_error(p, &c, SWS_EFORMAT, ":1: sys_exit_mmap: bad or missing return value");
 	tmp_text(p, sizeof(p), "perf_calls.txt", " 1.0: syscalls:sys_enter_munmap: addr: 0x1000, len: 0x1000\n");
 	expect_error(p, &c, SWS_EFORMAT, ":1: sys_enter_munmap without a thread id");
+	unlink(p);
+}
+
+/* tests/data/perf_file_io.txt: file I/O through descriptors openat() made (the
+ * offsets read and write advance, pread64/pwrite64 at their own, lseek, EOF, a
+ * failed call, a descriptor no openat made), descriptors copied by fork and
+ * closed by exec (O_CLOEXEC), close and exit; kernel-mode faults on user
+ * memory; a memcg reclaim split by its shrink_inactive lines, one without
+ * them, and kswapd's. Line N has time 2.N s. */
+static void test_perf_file_io(void **state)
+{
+	(void)state;
+	struct sws_trace_perf_stats ps;
+	struct recs v = load_perf(DATA "perf_file_io.txt", &ps);
+	const uint32_t W = SWS_TRACE_F_WRITE, F = SWS_TRACE_FILE, T = SWS_TRACE_MEMCG_TASK;
+#define AT(line) (2000000000ull + (line) * 10000000ull)
+	assert_int_equal(v.n, 18);
+	rec_eq(&v.v[0], AT(4), 0, 0x2000, F, 0, 10, 10, 0, 1);
+	rec_eq(&v.v[1], AT(6), 0x2000, 0x1800, F, 0, 10, 10, 0, 1);
+	rec_eq(&v.v[2], AT(10), 0x10000, 0x1000, F, 0, 10, 10, 0, 1); /* pread64: its pos */
+	rec_eq(&v.v[3], AT(14), 0x100, 0x200, F, 0, 10, 10, 0, 1);    /* after lseek */
+	rec_eq(&v.v[4], AT(18), 0, 0x1000, F, W, 10, 10, 0, 2);
+	rec_eq(&v.v[5], AT(20), 0x1000, 0x1000, F, W, 10, 10, 0, 2);
+	rec_eq(&v.v[6], AT(22), 0x8000, 0x10, F, W, 10, 10, 0, 2);
+	rec_eq(&v.v[7], AT(27), 0x7f0000001000ull, 0, SWS_TRACE_ACCESS, W, 10, 10, 0, 0);
+	rec_eq(&v.v[8], AT(29), 0x7f0000002000ull, 0, SWS_TRACE_ACCESS, 0, 10, 10, 0, 0);
+	rec_eq(&v.v[9], AT(30), 0, 0, SWS_TRACE_FORK, 0, 10, 10, 0, 11);
+	rec_eq(&v.v[10], AT(32), 0x300, 0x1000, F, 0, 11, 11, 0, 1);   /* the parent's offset */
+	rec_eq(&v.v[11], AT(33), 0, 0, SWS_TRACE_EXEC, 0, 11, 11, 0, 0);
+	rec_eq(&v.v[12], AT(37), 0x2000, 0x1000, F, W, 11, 11, 0, 2);  /* kept across exec */
+	rec_eq(&v.v[13], AT(42), 0, 0, SWS_TRACE_EXIT, 0, 11, 11, 0, 0);
+	/* the end's 16: 7 file pages as the lines say, the other 9 anon */
+	rec_eq(&v.v[14], AT(47), 0, 9, SWS_TRACE_RECLAIM, SWS_TRACE_F_ANON_LRU, 10, 10, 0, T);
+	rec_eq(&v.v[15], AT(47), 0, 7, SWS_TRACE_RECLAIM, SWS_TRACE_F_FILE_LRU, 10, 10, 0, T);
+	rec_eq(&v.v[16], AT(48), 0, 4, SWS_TRACE_RECLAIM, 0, 10, 10, 0, T);
+	rec_eq(&v.v[17], AT(49), 0, 9, SWS_TRACE_RECLAIM, SWS_TRACE_F_FILE_LRU, 50, 50, 0, SWS_TRACE_MEMCG_ROOT);
+#undef AT
+	assert_int_equal(ps.files_opened, 2);
+	assert_int_equal(ps.file_io, 9);
+	assert_int_equal(ps.file_io_other_fd, 3); /* stdout; fd 3 after exec; fd 4 after close */
+	assert_int_equal(ps.calls_failed, 1);
+	assert_int_equal(ps.kernel_faults, 2);
+	assert_int_equal(ps.reclaim_split, 1);
+	assert_int_equal(ps.fds_untracked, 0);
+	assert_int_equal(ps.unfinished_calls, 0);
+	free(v.v);
+
+	/* madvise MADV_HUGEPAGE (14) and MADV_NOHUGEPAGE (15) */
+	char p[256];
+	tmp_text(p, sizeof(p), "perf_fio.txt",
+		 " a 1 [000] 1.0: syscalls:sys_enter_madvise: start: 0x7f0000200000, len_in: 0x00200000, behavior: 0x0000000e\n"
+		 " a 1 [000] 1.1: syscalls:sys_exit_madvise: 0x0\n"
+		 " a 1 [000] 1.2: syscalls:sys_enter_madvise: start: 0x7f0000300000, len_in: 0x00010000, behavior: 0x0000000f\n"
+		 " a 1 [000] 1.3: syscalls:sys_exit_madvise: 0x0\n");
+	v = load_perf(p, &ps);
+	assert_int_equal(v.n, 2);
+	rec_eq(&v.v[0], 1100000000ull, 0x7f0000200000ull, 0x200000, SWS_TRACE_MADV_HUGEPAGE, 0, 1, 1, 0, 0);
+	rec_eq(&v.v[1], 1300000000ull, 0x7f0000300000ull, 0x10000, SWS_TRACE_MADV_NOHUGEPAGE, 0, 1, 1, 0, 0);
+	assert_int_equal(ps.madvise_other, 0);
+	free(v.v);
+
+	/* Bad arguments name the call. */
+	struct sws_trace_reader_config c = with_format(SWS_TRACE_FORMAT_PERF);
+	tmp_text(p, sizeof(p), "perf_fio.txt", " a 1 [000] 1.0: syscalls:sys_enter_pread64: fd: 0x3, buf: 0x0, count: 0x10\n");
+	expect_error(p, &c, SWS_EFORMAT, ":1: sys_enter_pread64: bad or missing fd: or pos:");
+	tmp_text(p, sizeof(p), "perf_fio.txt", " a 1 [000] 1.0: syscalls:sys_enter_read: buf: 0x0, count: 0x10\n");
+	expect_error(p, &c, SWS_EFORMAT, ":1: sys_enter_read: bad or missing fd:");
+	tmp_text(p, sizeof(p), "perf_fio.txt",
+		 " a 1 [000] 1.0: syscalls:sys_enter_openat: dfd: 0xffffff9c, filename: 0x0, flags: 0x0, mode: 0x0\n"
+		 " a 1 [000] 1.1: syscalls:sys_exit_openat: 0x80000000\n");
+	expect_error(p, &c, SWS_EFORMAT, ":2: sys_exit_openat: descriptor 0x80000000 out of range");
 	unlink(p);
 }
 
@@ -1856,9 +1932,9 @@ static void test_malformed_binary(void **state)
 	expect_error(q, &nat, SWS_EFORMAT, ":1:"); /* read as text: not a swapsim text trace */
 	b[0] = 'S';
 	/* A bad op, a bad ext bit, an overlong varint, data after the end, a wrong count. */
-	uint8_t rec1[] = {'S', 'W', 'S', 'T', 'R', 'A', 'C', 'E', 1, 0, 0, 0, 0, 0, 0, 0, 0x0c};
+	uint8_t rec1[] = {'S', 'W', 'S', 'T', 'R', 'A', 'C', 'E', 1, 0, 0, 0, 0, 0, 0, 0, 0x0e};
 	tmp_file(q, sizeof(q), "op.bin", rec1, sizeof(rec1));
-	expect_error(q, &nat, SWS_EFORMAT, "byte 16: unknown op 12");
+	expect_error(q, &nat, SWS_EFORMAT, "byte 16: unknown op 14");
 	uint8_t rec2[] = {'S', 'W', 'S', 'T', 'R', 'A', 'C', 'E', 1, 0, 0, 0, 0, 0, 0, 0, 0x81, 0x40};
 	tmp_file(q, sizeof(q), "ext.bin", rec2, sizeof(rec2));
 	expect_error(q, &nat, SWS_EFORMAT, "byte 17: unknown field bits");
@@ -2224,6 +2300,7 @@ int main(void)
 		cmocka_unit_test(test_perf_assumed_thread),
 		cmocka_unit_test(test_perf_duplicates),
 		cmocka_unit_test(test_perf_syscalls),
+		cmocka_unit_test(test_perf_file_io),
 		cmocka_unit_test(test_perf_mmap2),
 		cmocka_unit_test(test_lackey),
 		cmocka_unit_test(test_damon),

@@ -54,7 +54,8 @@ static const char *const op_names[] = {
 	[SWS_TRACE_MUNMAP] = "munmap",	 [SWS_TRACE_MADV_PAGEOUT] = "pageout",
 	[SWS_TRACE_MADV_DONTNEED] = "dontneed", [SWS_TRACE_RECLAIM] = "reclaim",
 	[SWS_TRACE_EXEC] = "exec",	 [SWS_TRACE_MADV_FREE] = "free",
-	[SWS_TRACE_FILE] = "file",
+	[SWS_TRACE_FILE] = "file",	 [SWS_TRACE_MADV_HUGEPAGE] = "hugepage",
+	[SWS_TRACE_MADV_NOHUGEPAGE] = "nohugepage",
 };
 
 const char *sws_trace_op_name(uint32_t op)

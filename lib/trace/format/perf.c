@@ -1,6 +1,8 @@
 /*
- * perf.c - the perf script importer: page faults, vmscan reclaim, and the
- * life of processes (fork, exit, exec, mmap, munmap, madvise). The rules are
+ * perf.c - the perf script importer: page faults (the user's and the kernel's
+ * on user memory), vmscan reclaim split by LRU type, the life of processes
+ * (fork, exit, exec, mmap, munmap, madvise) and file I/O through the page
+ * cache (openat, close, lseek, read, write and their variants). The rules are
  * written down in docs/trace-format.md; the parser is strict about the lines
  * it uses and says which line is wrong otherwise.
  */
@@ -21,7 +23,7 @@
  *                yet known for a process or a thread (PID/TID lines) holds
  *                back everything behind it
  */
-struct sws__perf_task {    /* 56 bytes */
+struct sws__perf_task {    /* 72 bytes */
 	uint32_t tid;           /* key; 0: empty slot */
 	uint32_t pid;           /* its process (address space) */
 	uint32_t call_arg;      /* mmap flags, madvise advice */
@@ -35,13 +37,38 @@ struct sws__perf_task {    /* 56 bytes */
 	uint64_t call_line;     /* the line of its sys_enter_* */
 	uint64_t fork_line;     /* the line of the clone that made it */
 	uint64_t fork_seq;      /* SWS__PT_PENDING: sequence number of its held FORK */
+	uint64_t shrunk[2];     /* SWS__PT_SHRINK: anon, file pages its shrink_inactive
+				   lines reclaimed since its last reclaim end */
 };
 #define SWS__PT_THREAD 0x01u   /* a thread of pid (pid != tid) */
 #define SWS__PT_ASSUMED 0x02u  /* a clone the trace did not describe, taken for a process */
 #define SWS__PT_PENDING 0x04u  /* its FORK is held until its first PID/TID line */
+#define SWS__PT_SHRINK 0x08u   /* shrink_inactive lines seen in its reclaim (shrunk[]) */
 #define SWS__SRC_TP 0x01u      /* sched:sched_process_* tracepoints */
 #define SWS__SRC_PR 0x02u      /* perf's own PERF_RECORD_* lines */
-enum { SWS__CALL_MMAP = 1, SWS__CALL_MUNMAP, SWS__CALL_MADVISE };
+enum {
+	SWS__CALL_MMAP = 1,
+	SWS__CALL_MUNMAP,
+	SWS__CALL_MADVISE,
+	SWS__CALL_OPENAT,
+	SWS__CALL_CLOSE,
+	SWS__CALL_LSEEK,
+	SWS__CALL_READ, /* from here on: calls that move bytes (file_call()) */
+	SWS__CALL_READV,
+	SWS__CALL_PREAD64,
+	SWS__CALL_WRITE, /* from here on: writes */
+	SWS__CALL_WRITEV,
+	SWS__CALL_PWRITE64,
+};
+
+/* An open file descriptor of a process: the file id its openat() made and
+ * the offset read(2) and write(2) use next. */
+struct sws__perf_fd {
+	uint32_t pid, fd;
+	uint32_t file;          /* the FILE records' arg */
+	uint32_t cloexec;       /* opened with O_CLOEXEC: closed by exec */
+	uint64_t pos;
+};
 
 struct sws__perf_out {
 	struct sws_trace_record rec;
@@ -61,6 +88,9 @@ struct sws__perf {
 	uint8_t seen;           /* SWS__SRC_* of lifecycle lines read so far */
 	uint8_t sys_mmap_seen;  /* a syscalls:sys_enter_mmap line was read */
 	uint8_t eof;
+	struct sws__perf_fd *fds; /* SWS_TRACE_PERF_MAX_FDS slots once a file is opened */
+	uint32_t nfds;
+	uint32_t last_file;     /* the last file id given out */
 	struct sws_trace_perf_stats st;
 };
 
@@ -97,12 +127,21 @@ static inline struct sws__perf *perf_of(const struct sws_trace_reader *r)
  *  - System calls come as sys_enter_X (the arguments) and sys_exit_X (the
  *    result) of one thread: the enter is kept in the thread's entry until
  *    the exit, which makes the record when the call succeeded.
+ *  - File I/O: openat's result names a new file id in the process's
+ *    descriptor table (fds[], searched in order; fork copies a process's
+ *    entries, exec drops its O_CLOEXEC ones, exit all); read and write make
+ *    a FILE record at the descriptor's offset and move it, pread64 and
+ *    pwrite64 at their own; lseek and close keep the table true.
+ *  - Reclaim: a task's shrink_inactive lines are summed by LRU type in its
+ *    entry (shrunk[], SWS__PT_SHRINK) until its reclaim end, which then
+ *    makes one RECLAIM per type instead of one for both.
  *
  * Bounds: at most SWS_TRACE_PERF_MAX_TASKS tasks are held (an entry goes as
  * soon as nothing is left to remember about its task: no call in progress,
  * no thread mapping, no report still to come), at most
- * SWS_TRACE_PERF_MAX_HELD records are queued, and one line makes at most
- * two records (a MAP_FIXED mmap: MUNMAP, then MMAP).
+ * SWS_TRACE_PERF_MAX_HELD records are queued, at most SWS_TRACE_PERF_MAX_FDS
+ * descriptors are held, and one line makes at most two records (a MAP_FIXED
+ * mmap: MUNMAP, then MMAP; a reclaim end: anon, then file).
  */
 
 #define MAP_TYPE_ 0x0fu
@@ -229,6 +268,51 @@ static int is_sw_fault_event(const char *ev)
 	return 0;
 }
 
+/* ---- open files ---- */
+
+#define O_CLOEXEC_ 0x80000u
+#define PERF_MAX_FILES (1u << 24) /* FILE records' arg is below 2^24 */
+
+static struct sws__perf_fd *fd_find(struct sws__perf *pf, uint32_t pid, uint32_t fd)
+{
+	for (uint32_t i = 0; i < pf->nfds; i++)
+		if (pf->fds[i].pid == pid && pf->fds[i].fd == fd)
+			return &pf->fds[i];
+	return NULL;
+}
+
+static void fd_del(struct sws__perf *pf, struct sws__perf_fd *f)
+{
+	*f = pf->fds[--pf->nfds];
+}
+
+/* @pid's descriptors close: all of them (its exit), or the O_CLOEXEC ones (its exec). */
+static void fds_close(struct sws__perf *pf, uint32_t pid, int cloexec_only)
+{
+	for (uint32_t i = 0; i < pf->nfds;)
+		if (pf->fds[i].pid == pid && (!cloexec_only || pf->fds[i].cloexec))
+			fd_del(pf, &pf->fds[i]);
+		else
+			i++;
+}
+
+/* A new process @cpid, forked by @ppid, gets a copy of its descriptors (each
+ * with its own offset from here on: the kernel shares the offset). */
+static void fds_fork(struct sws__perf *pf, uint32_t ppid, uint32_t cpid)
+{
+	fds_close(pf, cpid, 0); /* a reused pid's */
+	for (uint32_t i = 0, n = pf->nfds; i < n; i++) {
+		if (pf->fds[i].pid != ppid)
+			continue;
+		if (pf->nfds == SWS_TRACE_PERF_MAX_FDS) {
+			pf->st.fds_untracked++;
+			continue;
+		}
+		pf->fds[pf->nfds] = pf->fds[i];
+		pf->fds[pf->nfds++].pid = cpid;
+	}
+}
+
 /* ---- the output queue ---- */
 
 static struct sws__perf_out *q_at(struct sws__perf *pf, uint64_t seq)
@@ -288,6 +372,7 @@ static void fork_resolve(struct sws__perf *pf, struct sws__perf_task *e, int pro
 	if (process) {
 		o->state = SWS__OUT_READY;
 		pf->st.forks++;
+		fds_fork(pf, o->rec.pid, e->tid);
 		e->pid = e->tid;
 	} else {
 		o->state = SWS__OUT_DROPPED;
@@ -310,6 +395,7 @@ static void fork_undecided(struct sws__perf *pf)
 		o->state = SWS__OUT_READY;
 		pf->npending--;
 		pf->st.forks++;
+		fds_fork(pf, o->rec.pid, o->rec.arg);
 	}
 }
 
@@ -441,6 +527,7 @@ static int on_fork(struct sws_trace_reader *r, const struct sws_perf_line *pl, u
 		return 0;
 	}
 	pf->st.forks++;
+	fds_fork(pf, ppid, ctid);
 	return q_rec(r, pl, SWS_TRACE_FORK, 0, 0, 0, ppid, ptid, ctid);
 }
 
@@ -504,6 +591,7 @@ static int on_exit(struct sws_trace_reader *r, const struct sws_perf_line *pl, u
 		pf->st.thread_exits++;
 		return 0;
 	}
+	fds_close(pf, pid, 0);
 	return q_rec(r, pl, SWS_TRACE_EXIT, 0, 0, 0, pid, tid, 0);
 }
 
@@ -536,12 +624,15 @@ static int on_exec(struct sws_trace_reader *r, const struct sws_perf_line *pl, u
 	e->flags &= (uint8_t)~SWS__PT_THREAD;
 	e->pid = pid;
 	e->dup_exec = other_src(src);
+	fds_close(pf, pid, 1);
 	return q_rec(r, pl, SWS_TRACE_EXEC, 0, 0, 0, pid, pid, 0);
 }
 
 /* ---- system calls ---- */
 
-static const char *const call_names[] = {"", "mmap", "munmap", "madvise"};
+static const char *const call_names[] = {"",	  "mmap",  "munmap", "madvise", "openat",
+					 "close", "lseek", "read",   "readv",	"pread64",
+					 "write", "writev", "pwrite64"};
 
 static int call_enter(struct sws_trace_reader *r, const struct sws_perf_line *pl, uint8_t call,
 		      uint64_t addr, uint64_t len, uint32_t arg)
@@ -596,39 +687,131 @@ static int call_exit(struct sws_trace_reader *r, const struct sws_perf_line *pl,
 	return 1;
 }
 
-/* syscalls:sys_enter_* / sys_exit_* of mmap, munmap, madvise (@ev without "syscalls:"). */
-static int perf_syscall(struct sws_trace_reader *r, const struct sws_perf_line *pl, const char *ev)
+/* The system call @name (after "sys_enter_" or "sys_exit_"): SWS__CALL_*, or 0. */
+static uint8_t call_lookup(const char *name)
+{
+	for (uint8_t c = 1; c < SWS_ARRAY_SIZE(call_names); c++)
+		if (!strcmp(name, call_names[c]))
+			return c;
+	return 0;
+}
+
+/* sys_enter_* of @call: its arguments kept on the thread's entry. */
+static int call_args(struct sws_trace_reader *r, const struct sws_perf_line *pl, uint8_t call)
 {
 	struct sws__perf *pf = perf_of(r);
-	uint64_t a = 0, b = 0, c, d, ret;
-	uint32_t arg = 0;
-	if (!strcmp(ev, "sys_enter_mmap")) {
+	uint64_t a = 0, b = 0, c = 0;
+	switch (call) {
+	case SWS__CALL_MMAP:
 		pf->sys_mmap_seen = 1;
-		if (sc_arg(pl->rest, "len", &a) || sc_arg(pl->rest, "flags", &b) || b > UINT32_MAX)
+		if (sc_arg(pl->rest, "len", &b) || sc_arg(pl->rest, "flags", &c) || c > UINT32_MAX)
 			return sws__trace_err_line(r, SWS_EFORMAT,
 						   "sys_enter_mmap: bad or missing len: or flags:");
-		return call_enter(r, pl, SWS__CALL_MMAP, 0, a, (uint32_t)b);
-	}
-	if (!strcmp(ev, "sys_enter_munmap")) {
+		break;
+	case SWS__CALL_MUNMAP:
 		if (sc_arg(pl->rest, "addr", &a) || sc_arg(pl->rest, "len", &b))
 			return sws__trace_err_line(
 			    r, SWS_EFORMAT, "sys_enter_munmap: bad or missing addr: or len:");
-		return call_enter(r, pl, SWS__CALL_MUNMAP, a, b, 0);
-	}
-	if (!strcmp(ev, "sys_enter_madvise")) {
+		break;
+	case SWS__CALL_MADVISE:
 		if (sc_arg(pl->rest, "start", &a) || sc_arg(pl->rest, "len_in", &b) ||
 		    sc_arg(pl->rest, "behavior", &c) || c > UINT32_MAX)
 			return sws__trace_err_line(
 			    r, SWS_EFORMAT,
 			    "sys_enter_madvise: bad or missing start:, len_in: or behavior:");
-		return call_enter(r, pl, SWS__CALL_MADVISE, a, b, (uint32_t)c);
+		break;
+	case SWS__CALL_OPENAT:
+		if (sc_arg(pl->rest, "flags", &c) || c > UINT32_MAX)
+			return sws__trace_err_line(r, SWS_EFORMAT,
+						   "sys_enter_openat: bad or missing flags:");
+		break;
+	default: /* the calls on a descriptor; pread64 and pwrite64 at an offset */
+		if (sc_arg(pl->rest, "fd", &c) || c > UINT32_MAX ||
+		    ((call == SWS__CALL_PREAD64 || call == SWS__CALL_PWRITE64) &&
+		     sc_arg(pl->rest, "pos", &a)))
+			return sws__trace_err_line(r, SWS_EFORMAT, "sys_enter_%s: bad or missing %s",
+						   call_names[call],
+						   call == SWS__CALL_PREAD64 || call == SWS__CALL_PWRITE64
+						       ? "fd: or pos:"
+						       : "fd:");
+		break;
 	}
-	uint8_t call = !strcmp(ev, "sys_exit_mmap")	 ? SWS__CALL_MMAP
-		       : !strcmp(ev, "sys_exit_munmap")	 ? SWS__CALL_MUNMAP
-		       : !strcmp(ev, "sys_exit_madvise") ? SWS__CALL_MADVISE
-							 : 0;
+	return call_enter(r, pl, call, a, b, (uint32_t)c);
+}
+
+/* The successful return @ret of a file call of process @pid: the descriptor
+ * table follows openat, close and lseek; read and write make a FILE record of
+ * the bytes they moved, at the descriptor's offset (@pos for pread64 and
+ * pwrite64). @fd_or_flags: the call's fd (openat: its flags). */
+static int file_call(struct sws_trace_reader *r, const struct sws_perf_line *pl, uint8_t call,
+		     uint32_t pid, uint64_t pos, uint32_t fd_or_flags, uint64_t ret)
+{
+	struct sws__perf *pf = perf_of(r);
+	struct sws__perf_fd *f;
+	if (call == SWS__CALL_OPENAT) {
+		if (ret > INT32_MAX)
+			return sws__trace_err_line(r, SWS_EFORMAT,
+						   "sys_exit_openat: descriptor 0x%llx out of range",
+						   (unsigned long long)ret);
+		if (pf->last_file + 1 >= PERF_MAX_FILES)
+			return sws__trace_err_line(r, SWS_EFORMAT, "more than %u files opened",
+						   PERF_MAX_FILES - 1);
+		if (!pf->fds && !(pf->fds = sws__mem_alloc(&r->mem, SWS__TRACE_MEM,
+							 SWS_TRACE_PERF_MAX_FDS * sizeof(*pf->fds), 0)))
+			return sws__trace_err_line(r, SWS_ENOMEM, "out of memory for open files");
+		f = fd_find(pf, pid, (uint32_t)ret); /* its close was not traced */
+		if (!f) {
+			if (pf->nfds == SWS_TRACE_PERF_MAX_FDS) {
+				pf->st.fds_untracked++;
+				return 0;
+			}
+			f = &pf->fds[pf->nfds++];
+		}
+		*f = (struct sws__perf_fd){.pid = pid,
+					   .fd = (uint32_t)ret,
+					   .file = ++pf->last_file,
+					   .cloexec = !!(fd_or_flags & O_CLOEXEC_)};
+		pf->st.files_opened++;
+		return 0;
+	}
+	f = pf->nfds ? fd_find(pf, pid, fd_or_flags) : NULL;
+	if (call == SWS__CALL_CLOSE || call == SWS__CALL_LSEEK) {
+		if (f && call == SWS__CALL_CLOSE)
+			fd_del(pf, f);
+		else if (f)
+			f->pos = ret;
+		return 0;
+	}
+	if (!f) {
+		pf->st.file_io_other_fd++;
+		return 0;
+	}
+	if (!ret)
+		return 0; /* the end of the file: nothing moved */
+	int positioned = call == SWS__CALL_PREAD64 || call == SWS__CALL_PWRITE64;
+	uint64_t off = positioned ? pos : f->pos;
+	if (!positioned)
+		f->pos += ret;
+	pf->st.file_io++;
+	return q_rec(r, pl, SWS_TRACE_FILE, off, ret, call >= SWS__CALL_WRITE ? SWS_TRACE_F_WRITE : 0,
+		     pid, pl->tid, f->file);
+}
+
+/* syscalls:sys_enter_* / sys_exit_* of the memory-map and file calls (@ev
+ * without "syscalls:"); other system calls are not used. */
+static int perf_syscall(struct sws_trace_reader *r, const struct sws_perf_line *pl, const char *ev)
+{
+	struct sws__perf *pf = perf_of(r);
+	uint64_t a = 0, b = 0, d, ret;
+	uint32_t arg = 0;
+	int enter = !strncmp(ev, "sys_enter_", 10);
+	if (!enter && strncmp(ev, "sys_exit_", 9))
+		return 0;
+	uint8_t call = call_lookup(ev + (enter ? 10 : 9));
 	if (!call)
 		return 0; /* another system call: not used */
+	if (enter)
+		return call_args(r, pl, call);
 	char *p = pl->rest;
 	char *t = sws__token(&p);
 	if (!t || sws__token(&p) || sws__parse_u64(t, strlen(t), 1, &ret))
@@ -662,7 +845,7 @@ static int perf_syscall(struct sws_trace_reader *r, const struct sws_perf_line *
 			return 0;
 		}
 		return q_rec(r, pl, SWS_TRACE_MUNMAP, a, b, 0, pid, pl->tid, 0);
-	default:
+	case SWS__CALL_MADVISE:
 		if (ret) {
 			pf->st.calls_failed++;
 			return 0;
@@ -670,6 +853,8 @@ static int perf_syscall(struct sws_trace_reader *r, const struct sws_perf_line *
 		d = arg == 4 || arg == 24 ? SWS_TRACE_MADV_DONTNEED /* MADV_DONTNEED(_LOCKED) */
 		    : arg == 8		  ? SWS_TRACE_MADV_FREE
 		    : arg == 21		  ? SWS_TRACE_MADV_PAGEOUT
+		    : arg == 14		  ? SWS_TRACE_MADV_HUGEPAGE
+		    : arg == 15		  ? SWS_TRACE_MADV_NOHUGEPAGE
 					  : 0;
 		if (!d) {
 			pf->st.madvise_other++;
@@ -678,6 +863,12 @@ static int perf_syscall(struct sws_trace_reader *r, const struct sws_perf_line *
 		if (!b)
 			return 0; /* madvise(2) of no bytes succeeds and does nothing */
 		return q_rec(r, pl, (uint32_t)d, a, b, 0, pid, pl->tid, 0);
+	default:
+		if (ret >= (uint64_t)-4095) {
+			pf->st.calls_failed++;
+			return 0;
+		}
+		return file_call(r, pl, call, pid, a, arg, ret);
 	}
 }
 
@@ -779,6 +970,66 @@ static int perf_record(struct sws_trace_reader *r, const struct sws_perf_line *p
 	return 0;
 }
 
+/*
+ * vmscan:* (@ev without "vmscan:"). A reclaim's end makes a RECLAIM of what
+ * it reclaimed; when the task's mm_vmscan_lru_shrink_inactive lines came
+ * before it, one per LRU type (their flags say RECLAIM_WB_ANON or
+ * RECLAIM_WB_FILE: the file pages they count, the rest anon), so that the
+ * replay reclaims anon and page cache as the kernel did. kswapd has no
+ * begin/end pair: each of its shrink lines is one.
+ */
+static int perf_vmscan(struct sws_trace_reader *r, const struct sws_perf_line *pl, const char *ev,
+		       uint32_t pid, uint32_t tid)
+{
+	struct sws__perf *pf = perf_of(r);
+	uint32_t memcg;
+	uint64_t n;
+	int shrink = !strcmp(ev, "mm_vmscan_lru_shrink_inactive");
+	/* (flags= first: sws__kv_find() ends each value it finds with a NUL) */
+	const char *fl = shrink ? sws__kv_find(pl->rest, "flags") : NULL;
+	int file = fl && strstr(fl, "RECLAIM_WB_FILE");
+	char *v = sws__kv_find(pl->rest, "nr_reclaimed");
+	if (!strcmp(ev, "mm_vmscan_memcg_reclaim_end") ||
+	    !strcmp(ev, "mm_vmscan_memcg_softlimit_reclaim_end"))
+		memcg = SWS_TRACE_MEMCG_TASK;
+	else if (!strcmp(ev, "mm_vmscan_direct_reclaim_end") ||
+		 !strcmp(ev, "mm_vmscan_node_reclaim_end") || shrink)
+		memcg = SWS_TRACE_MEMCG_ROOT;
+	else
+		return 0;
+	if (!v || sws__parse_u64(v, strlen(v), 0, &n))
+		return sws__trace_err_line(r, SWS_EFORMAT, "%s: bad or missing nr_reclaimed=", ev);
+	if (shrink) {
+		uint32_t type = file ? SWS_TRACE_F_FILE_LRU : SWS_TRACE_F_ANON_LRU;
+		if (pl->comm && !strncmp(pl->comm, "kswapd", 6))
+			return q_rec(r, pl, SWS_TRACE_RECLAIM, 0, n, type, pid, tid, memcg);
+		if (!pl->has_tid)
+			return 0; /* whose reclaim it belongs to is unknown: its end counts it */
+		struct sws__perf_task *e = task_get(r, pl->tid);
+		if (!e)
+			return r->err;
+		e->flags |= SWS__PT_SHRINK;
+		e->shrunk[file] += n;
+		return 0;
+	}
+	struct sws__perf_task *e = pl->has_tid ? task_find(pf, pl->tid) : NULL;
+	if (!e || !(e->flags & SWS__PT_SHRINK))
+		return q_rec(r, pl, SWS_TRACE_RECLAIM, 0, n, 0, pid, tid, memcg);
+	/* The end's count stays the total (lines perf lost, slab pages): the
+	 * page cache's share as its lines say, at most all of it; anon the rest. */
+	uint64_t cache = e->shrunk[1] < n ? e->shrunk[1] : n, anon = n - cache;
+	int rc = 0;
+	e->flags &= (uint8_t)~SWS__PT_SHRINK;
+	e->shrunk[0] = e->shrunk[1] = 0;
+	task_put(pf, e);
+	pf->st.reclaim_split++;
+	if (anon)
+		rc = q_rec(r, pl, SWS_TRACE_RECLAIM, 0, anon, SWS_TRACE_F_ANON_LRU, pid, tid, memcg);
+	if (!rc && cache)
+		rc = q_rec(r, pl, SWS_TRACE_RECLAIM, 0, cache, SWS_TRACE_F_FILE_LRU, pid, tid, memcg);
+	return rc;
+}
+
 /* One perf-script line: its records go to the queue. @return 0 or an error. */
 static int perf_line(struct sws_trace_reader *r, char *line)
 {
@@ -804,17 +1055,28 @@ static int perf_line(struct sws_trace_reader *r, char *line)
 	uint32_t pid = line_pid(r, &pl);
 	uint32_t tid = pl.has_tid ? pl.tid : r->cfg.default_pid;
 
-	if (!strcmp(pl.event, "exceptions:page_fault_user")) {
+	int kernel = !strcmp(pl.event, "exceptions:page_fault_kernel");
+	if (kernel || !strcmp(pl.event, "exceptions:page_fault_user")) {
+		const char *name = pl.event + 11;
 		char *a = sws__kv_find(pl.rest, "address");
 		char *rest2 = a ? a + strlen(a) + 1 : NULL;
 		char *ec = rest2 ? sws__kv_find(rest2, "error_code") : NULL;
 		uint64_t addr, code;
 		if (!a || sws__parse_u64(a, strlen(a), 1, &addr))
-			return sws__trace_err_line(r, SWS_EFORMAT,
-						   "page_fault_user: bad or missing address=");
+			return sws__trace_err_line(r, SWS_EFORMAT, "%s: bad or missing address=",
+						   name);
 		if (!ec || sws__parse_u64(ec, strlen(ec), 1, &code))
-			return sws__trace_err_line(r, SWS_EFORMAT,
-						   "page_fault_user: bad or missing error_code=");
+			return sws__trace_err_line(r, SWS_EFORMAT, "%s: bad or missing error_code=",
+						   name);
+		/* A kernel-mode fault on user memory (a system call's copy to or
+		 * from a user buffer, the ELF loader) touches the user's page as
+		 * the user's own fault would; one on a kernel address (its top
+		 * bit set) or below mmap_min_addr (64 KiB) is no user page. */
+		if (kernel) {
+			if (addr < 0x10000 || (addr >> 63))
+				return 0;
+			pf->st.kernel_faults++;
+		}
 		uint32_t flags = ((code & 0x2) ? SWS_TRACE_F_WRITE : 0) |
 				 ((code & 0x10) ? SWS_TRACE_F_IFETCH : 0);
 		return q_rec(r, &pl, SWS_TRACE_ACCESS, addr, 0, flags, pid, tid, 0);
@@ -835,28 +1097,8 @@ static int perf_line(struct sws_trace_reader *r, char *line)
 			    pl.event);
 		return q_rec(r, &pl, SWS_TRACE_ACCESS, addr, 0, 0, pid, tid, 0);
 	}
-	if (!strncmp(pl.event, "vmscan:", 7)) {
-		const char *ev = pl.event + 7;
-		uint32_t memcg;
-		const char *key = "nr_reclaimed";
-		if (!strcmp(ev, "mm_vmscan_memcg_reclaim_end") ||
-		    !strcmp(ev, "mm_vmscan_memcg_softlimit_reclaim_end"))
-			memcg = SWS_TRACE_MEMCG_TASK;
-		else if (!strcmp(ev, "mm_vmscan_direct_reclaim_end") ||
-			 !strcmp(ev, "mm_vmscan_node_reclaim_end"))
-			memcg = SWS_TRACE_MEMCG_ROOT;
-		else if (!strcmp(ev, "mm_vmscan_lru_shrink_inactive") && pl.comm &&
-			 !strncmp(pl.comm, "kswapd", 6))
-			memcg = SWS_TRACE_MEMCG_ROOT; /* kswapd has no begin/end pair */
-		else
-			return 0;
-		char *v = sws__kv_find(pl.rest, key);
-		uint64_t n;
-		if (!v || sws__parse_u64(v, strlen(v), 0, &n))
-			return sws__trace_err_line(r, SWS_EFORMAT, "%s: bad or missing %s=", ev,
-						   key);
-		return q_rec(r, &pl, SWS_TRACE_RECLAIM, 0, n, 0, pid, tid, memcg);
-	}
+	if (!strncmp(pl.event, "vmscan:", 7))
+		return perf_vmscan(r, &pl, pl.event + 7, pid, tid);
 	return 0; /* another event: not used */
 }
 
@@ -919,8 +1161,12 @@ static void perf_free(struct sws_trace_reader *r)
 		sws__mem_free(&r->mem, SWS__TRACE_MEM, pf->tasks, pf->tcap * sizeof(*pf->tasks));
 	if (pf->q)
 		sws__mem_free(&r->mem, SWS__TRACE_MEM, pf->q, pf->qcap * sizeof(*pf->q));
+	if (pf->fds)
+		sws__mem_free(&r->mem, SWS__TRACE_MEM, pf->fds,
+			      SWS_TRACE_PERF_MAX_FDS * sizeof(*pf->fds));
 	pf->tasks = NULL;
 	pf->q = NULL;
+	pf->fds = NULL;
 }
 
 void sws_trace_reader_perf_stats(const struct sws_trace_reader *r, struct sws_trace_perf_stats *out)

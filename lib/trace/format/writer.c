@@ -346,7 +346,8 @@ static int write_text(struct sws_trace_writer *w, const struct sws_trace_record 
 		snprintf(cpu, sizeof(cpu), "%u", x->cpu);
 	if (!x->flags) {
 		strcpy(flags, "-");
-	} else if (x->flags & ~(SWS_TRACE_F_WRITE | SWS_TRACE_F_IFETCH | SWS_TRACE_F_THP | SWS_TRACE_F_ZSWAP_WB)) {
+	} else if (x->flags & ~(SWS_TRACE_F_WRITE | SWS_TRACE_F_IFETCH | SWS_TRACE_F_THP | SWS_TRACE_F_ZSWAP_WB |
+				SWS_TRACE_F_ANON_LRU | SWS_TRACE_F_FILE_LRU)) {
 		snprintf(flags, sizeof(flags), "0x%x", x->flags);
 	} else {
 		char *p = flags;
@@ -358,6 +359,10 @@ static int write_text(struct sws_trace_writer *w, const struct sws_trace_record 
 			*p++ = 'h';
 		if (x->flags & SWS_TRACE_F_ZSWAP_WB)
 			*p++ = 'z';
+		if (x->flags & SWS_TRACE_F_ANON_LRU)
+			*p++ = 'a';
+		if (x->flags & SWS_TRACE_F_FILE_LRU)
+			*p++ = 'f';
 		*p = '\0';
 	}
 	int n = snprintf(line, sizeof(line), "%llu %u %u %s %s 0x%llx %llu %s %u\n",
