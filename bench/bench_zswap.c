@@ -23,8 +23,9 @@
 #include <swapsim/swapsim.h>
 
 #include "mm/mm_internal.h"
+#include "swap/swap_internal.h"
 #include "zswap/compress.h"
-#include "zswap/zswap_internal.h"
+#include "zswap/zswap_mm.h"
 
 static double now_s(void)
 {

@@ -89,6 +89,20 @@ int cli_parse_size(const char *s, uint64_t *bytes)
 	return 0;
 }
 
+const char *cli_trace_format_list(char *buf, size_t len, int with_auto)
+{
+	size_t at = 0;
+	if (len)
+		buf[0] = '\0';
+	for (unsigned f = with_auto ? SWS_TRACE_FORMAT_AUTO : 1; f < SWS_TRACE_NR_FORMATS && at < len; f++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s",
+				       f == (with_auto ? SWS_TRACE_FORMAT_AUTO : 1u) ? ""
+				       : f + 1 < SWS_TRACE_NR_FORMATS                ? ", "
+										     : " or ",
+				       sws_trace_format_name((enum sws_trace_format)f));
+	return buf;
+}
+
 const char *cli_size_hint(const char *s, char *buf, size_t len)
 {
 	/* A decimal fraction: say the whole number of a smaller unit it is. */

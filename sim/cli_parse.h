@@ -37,6 +37,15 @@ int cli_parse_size(const char *s, uint64_t *bytes);
 const char *cli_size_hint(const char *s, char *buf, size_t len);
 
 /**
+ * The trace formats' names (sws_trace_format_name(), in their numbering:
+ * "auto" first when @with_auto) joined by ", " with " or " before the last
+ * ("native, perf, ... or addr"), in @buf (cut to @len): a format added to
+ * the library shows up in --format's messages with no change here.
+ * @return @buf.
+ */
+const char *cli_trace_format_list(char *buf, size_t len, int with_auto);
+
+/**
  * Parse a swap device spec: comma-separated key=value pairs: size=SIZE,
  * type=ssd|nvme|sata|hdd|zram|pmem|xswap, prio=N (0..32767), file=PATH,
  * rlat=NS, wlat=NS, limit=PAGES (xswap), and the bare words reuse (an

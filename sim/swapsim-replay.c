@@ -250,7 +250,7 @@ static int set_format(void *opts, const char *name, const char *v)
 {
 	struct opts *o = opts;
 	if (sws_trace_format_parse(v, &o->format) || o->format == SWS_TRACE_FORMAT_AUTO)
-		return bad(name, "'%s': expected native, perf, lackey, damon or addr", v);
+		return bad(name, "'%s': expected %s", v, cli_trace_format_list((char[128]){0}, 128, 0));
 	return 0;
 }
 
@@ -1569,8 +1569,27 @@ static int bad_swap_tiers(const struct opts *o)
 	return 0;
 }
 
+/* The memcg options of a replay that do not go together, and a warning.
+ * @return 0 or 2 (said). */
+static int check_memcg_usage(const struct opts *o)
+{
+	if (o->memcg_per_task && !o->mem_limit)
+		return bad("--memcg-per-task", "needs --mem-limit (the limit of each task's memcg)");
+	if (o->memcg_off && (o->mem_limit || o->mem_high || o->memcg_per_task))
+		return bad("--memcg", "off: no memcgs, so no %s", o->mem_limit ? "--mem-limit" : o->mem_high ? "--mem-high"
+													 : "--memcg-per-task");
+	if (o->memcg_swap_tiers && bad_swap_tiers(o))
+		return 2;
+	if (o->mem_limit && o->ram && o->mem_limit > o->ram)
+		fprintf(stderr, "swapsim-replay: warning: --mem-limit %s%s is above --ram %s%s: the limit never binds\n",
+			o->mem_limit_arg ? o->mem_limit_arg : "", o->mem_limit_arg ? "" : "(recorded)",
+			o->ram_arg ? o->ram_arg : "", o->ram_arg ? "" : "(recorded)");
+	return 0;
+}
+
 /* The options of a replay (not --check) that do not go together, the
- * defaults they leave, and a warning. @return 0 or 2 (said). */
+ * defaults they leave, and a warning (check_memcg_usage()). @return 0 or 2
+ * (said). */
 static int check_replay_usage(struct opts *o)
 {
 	if (o->accesses) {
@@ -1609,18 +1628,7 @@ static int check_replay_usage(struct opts *o)
 	    (o->swapoff && o->nswap && o->swap[o->swapoff - 1].kind == SWS_REPLAY_SWAP_XSWAP))
 		return bad("--swapoff", "%u: not one of the %u --swap devices (an xswap one goes with its "
 					"own interface)", o->swapoff, o->nswap ? o->nswap : 1);
-	if (o->memcg_per_task && !o->mem_limit)
-		return bad("--memcg-per-task", "needs --mem-limit (the limit of each task's memcg)");
-	if (o->memcg_off && (o->mem_limit || o->mem_high || o->memcg_per_task))
-		return bad("--memcg", "off: no memcgs, so no %s", o->mem_limit ? "--mem-limit" : o->mem_high ? "--mem-high"
-													 : "--memcg-per-task");
-	if (o->memcg_swap_tiers && bad_swap_tiers(o))
-		return 2;
-	if (o->mem_limit && o->ram && o->mem_limit > o->ram)
-		fprintf(stderr, "swapsim-replay: warning: --mem-limit %s%s is above --ram %s%s: the limit never binds\n",
-			o->mem_limit_arg ? o->mem_limit_arg : "", o->mem_limit_arg ? "" : "(recorded)",
-			o->ram_arg ? o->ram_arg : "", o->ram_arg ? "" : "(recorded)");
-	return 0;
+	return check_memcg_usage(o);
 }
 
 /* The runs of a replay: every configuration once per round, rounds repeated

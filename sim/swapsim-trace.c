@@ -80,7 +80,7 @@ static int set_format(void *opts, const char *name, const char *v)
 {
 	struct trace_opts *o = opts;
 	if (sws_trace_format_parse(v, &o->rcfg.format))
-		return bad(name, "'%s': expected auto, native, perf, lackey, damon or addr", v);
+		return bad(name, "'%s': expected %s", v, cli_trace_format_list((char[128]){0}, 128, 1));
 	return 0;
 }
 

@@ -8,13 +8,16 @@
  *   device.h  swap devices, clusters, backing stores
  *   swap.h    entries, slot allocation, swap counts, the swap cache, page I/O
  *   stats.h   counters, memory accounting, printing
+ *   cost.h    the cost table of modelled time
  *   mm.h      the memory model: RAM, memcgs, address spaces, fault/reclaim/free paths
  *   zswap.h   zswap: the compressed pool (lz4/zstd), its shrinker and writeback
+ *   xswap.h   xswap: extendable swap devices
  *   trace.h   trace records, the native trace format, importers (perf, lackey, DAMON, ...)
  *   replay.h  the replay driver: multi-threaded replay, synthetic workloads, reports
  *
  * Kernel versions modelled: seven per-slot designs, chosen per simulation
- * (sws_backend_parse(), docs/designs.md): xarray follows 6.17 (XArray swap
+ * (sws_design_parse(); the one list is SWS_DESIGN_LIST in sim.h, and
+ * docs/designs.md compares them): xarray follows 6.17 (XArray swap
  * cache, swap_map bytes, swap_cgroup array, zeromap); st-p1 to st-p4 the
  * swap table's phases I to IV (6.18 to ~7.2; st-p4 is the default);
  * vswap-v3 and vswap the virtual swap series (v3, and v4-v5, on 6.19). See

@@ -6,7 +6,7 @@
  * Callers: the replay's machine set-up, library users.
  */
 #include "../xswap/xswap.h"
-#include "../zswap/zswap_internal.h"
+#include "../zswap/zswap_mm.h"
 #include "mm_internal.h"
 
 void sws__mm_default_latency(struct sws_mm *mm, unsigned type, const struct sws_device *d)

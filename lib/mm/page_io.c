@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "../zswap/zswap_internal.h"
+#include "../zswap/zswap_mm.h"
 #include "mm_internal.h"
 
 /* ---- reading a slot ------------------------------------------------------------------ */

@@ -27,7 +27,7 @@
  * Callers: memcontrol.c (direct reclaim of a charge), madvise.c (PAGEOUT),
  * sws_mm_reclaim (memory.reclaim), sws_mm_kswapd (the replay's deferred work).
  */
-#include "../zswap/zswap_internal.h"
+#include "../zswap/zswap_mm.h"
 #include "mm_internal.h"
 
 /*

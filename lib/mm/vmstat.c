@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "../zswap/zswap_internal.h"
+#include "../zswap/zswap_mm.h"
 #include "mm_internal.h"
 
 const char *sws_mm_counter_name(enum sws_mm_counter c)
@@ -81,11 +81,11 @@ void sws_mm_stats_get(struct sws_mm *mm, struct sws_mm_stats *st)
 
 void sws__mm_count_tier(struct sws_mm *mm, struct sws_cpu *cpu, unsigned type, bool write, uint64_t nr)
 {
-	const struct sws_device *dev = sws__device(mm->sim, type);
+	const struct sws_device *dev = sws__get_swap_device(mm->sim, type);
 	if (!dev)
 		return;
-	unsigned t = (unsigned)__builtin_ctz(dev->tier_mask);
-	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
+	unsigned t = sws__device_tier(dev);
+	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
 	_Atomic uint64_t *c = write ? &p->tier_swpout[t] : &p->tier_swpin[t];
 	sws_store_relaxed(c, sws_load_relaxed(c) + nr); /* single writer: this CPU */
 }

@@ -5,7 +5,8 @@
  * page to the device, leave the clean folio at the reclaim end of the inactive
  * list (zswap_writeback_entry's mm half).
  */
-#include "../zswap/zswap_internal.h"
+#include "../common/rcu.h"
+#include "../zswap/zswap_mm.h"
 #include "mm_internal.h"
 
 static void count_cb(void *ctx, struct sws_cpu *cpu, enum sws_mm_counter c, uint64_t n)

@@ -30,6 +30,7 @@ uint64_t sws__device_inuse_pages(const struct sws_device *dev)
 }
 uint32_t sws__device_clusters_mapped(const struct sws_device *dev) { return sws__nr_clusters_mapped(dev); }
 bool sws__device_backed(const struct sws_device *dev) { return dev->backing.kind != SWS_BACKING_NONE; }
+unsigned sws__device_tier(const struct sws_device *dev) { return (unsigned)__builtin_ctz(dev->tier_mask); }
 sws_spinlock_t *sws__device_cluster_lockptr(struct sws_device *dev, uint32_t idx)
 {
 	return &dev->cluster_info[idx].lock;

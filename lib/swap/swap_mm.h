@@ -77,6 +77,8 @@ uint64_t sws__device_inuse_pages(const struct sws_device *dev);
 /* Clusters with metadata: all of them, or what an extendable device has mapped. */
 uint32_t sws__device_clusters_mapped(const struct sws_device *dev);
 bool sws__device_backed(const struct sws_device *dev);
+/* Its swap tier's id (0: none named; sws_device_config.tier). */
+unsigned sws__device_tier(const struct sws_device *dev);
 /* The lock of cluster @idx of @dev (for SWS_ASSERT_HELD in a cluster_freed hook). */
 sws_spinlock_t *sws__device_cluster_lockptr(struct sws_device *dev, uint32_t idx);
 

@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "../swap/swap_internal.h"
 #include "xswap.h"
 
 static inline struct sws_xswap *xs_of(struct sws_device *dev) { return dev->ext->data; }

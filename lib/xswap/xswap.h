@@ -16,7 +16,12 @@
 #ifndef SWS_XSWAP_XSWAP_H
 #define SWS_XSWAP_XSWAP_H
 
-#include "../swap/swap_internal.h"
+#include <stdint.h>
+
+/* What the memory model calls (sws__xswap_create/destroy, from mm_init.c)
+ * needs nothing of the core's structs: swap/swap_mm.h declares the handles
+ * (xswap.c includes the core's swap_internal.h itself). */
+#include "../swap/swap_mm.h"
 
 /* xswap_policy.c: the sizing rules, pure functions of cluster counts, are
  * declared in xswap_policy.h, which needs nothing of the core (its unit test

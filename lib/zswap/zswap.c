@@ -45,9 +45,10 @@
 #include <string.h>
 
 #include "../common/xarray.h"
+#include "../swap/swap_internal.h"
 #include "compress.h"
 #include "zsmalloc.h"
-#include "zswap_internal.h"
+#include "zswap_mm.h"
 
 #define ZSWAP_TREE_SHIFT 14 /* one tree per 64 MiB of swap, as the kernel */
 #define MAX_RECLAIM_RETRIES 16

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "swap/swap_internal.h"
 #include "xswap/xswap.h"
 #include "xswap/xswap_policy.h"
 #include "testutil.h"

@@ -46,7 +46,7 @@
  * simulation against simulation 0 and the model, the device lists, the
  * counters (those every design shares across simulations; the design's own
  * ones, such as swap_free_fallback, against what the design must show),
- * sws_swap_check() (reference 9.2), and invariant 3 (a folio's slots lie in
+ * sws_swap_check() (docs/design.md's invariants), and invariant 3 (a folio's slots lie in
  * one cluster, aligned, all holding its PFN) from the model. Every
  * QUIESCE_EVERY operations: each design's memory classes against its layout
  * (check_table_memory()). At the end everything is freed and each design's

@@ -295,12 +295,23 @@ static void test_parse_xswap_spec(void **state)
 	assert_sws(SWS_EINVAL, cli_parse_swap(d, &sw, msg, sizeof(msg)));
 }
 
+/* --format's messages name every format of the library, in its numbering. */
+static void test_trace_format_list(void **state)
+{
+	(void)state;
+	char buf[128], small[12];
+	assert_string_equal(cli_trace_format_list(buf, sizeof(buf), 0), "native, perf, lackey, damon or addr");
+	assert_string_equal(cli_trace_format_list(buf, sizeof(buf), 1), "auto, native, perf, lackey, damon or addr");
+	assert_string_equal(cli_trace_format_list(small, sizeof(small), 0), "native, per");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_size),
 		cmocka_unit_test(test_size_hint),
 		cmocka_unit_test(test_size_hint_fractions),
+		cmocka_unit_test(test_trace_format_list),
 		cmocka_unit_test(test_parse_swap_and_content),
 		cmocka_unit_test(test_parse_workload_args),
 		cmocka_unit_test(test_parse_xswap_spec),

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "swap/arena.h"
+#include "swap/swap_internal.h"
 #include "xswap/xswap.h"
 #include "xswap/xswap_policy.h"
 #include "mm/mm_internal.h"

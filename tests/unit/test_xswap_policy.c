@@ -1,6 +1,6 @@
 /*
  * test_xswap_policy.c - the xswap sizing rules with the kernel's numbers
- * (kernel-swap-reference.md section 5): reservation and starting size,
+ * (docs/xswap.md): reservation and starting size,
  * limit writes clamped by use and by the reservation, one-chunk growth, and
  * the shrink decision (lowered limit; half in use; five chunks of free tail,
  * one kept as slack, whole chunks given back).

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "zswap/zswap_internal.h"
+#include "zswap/zswap_mm.h"
 
 struct env {
 	struct sws_sim *sim;

@@ -18,7 +18,7 @@
 				 sws_error_name(want));                                       \
 	} while (0)
 
-/* Assert the invariants of reference 9.2 hold. */
+/* Assert the invariants of docs/design.md (sws_swap_check()) hold. */
 #define assert_consistent(sim)                                                  \
 	do {                                                                    \
 		char sws__msg[256];                                             \

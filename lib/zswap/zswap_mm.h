@@ -1,14 +1,17 @@
 /*
- * zswap_internal.h - the zswap pool manager, below the memory model: what
- * zswap.c exports to the memory model (the compressors and zsmalloc have
- * their own headers, compress.h and zsmalloc.h). See docs/zswap.md.
+ * zswap_mm.h - the zswap pool manager, below the memory model: what zswap.c
+ * exports to the memory model (lib/mm), and nothing of the swap core's
+ * structs: like the memory model, it sees the core through swap/swap_mm.h
+ * (zswap.c itself includes the core's swap_internal.h). The compressors and
+ * zsmalloc have their own headers, compress.h and zsmalloc.h; this one
+ * includes compress.h for the compressor's enum. See docs/zswap.md.
  */
-#ifndef SWS_ZSWAP_INTERNAL_H
-#define SWS_ZSWAP_INTERNAL_H
+#ifndef SWS_ZSWAP_MM_H
+#define SWS_ZSWAP_MM_H
 
 #include <swapsim/zswap.h>
 
-#include "../swap/swap_internal.h"
+#include "../swap/swap_mm.h"
 #include "compress.h"
 
 struct sws_zswap;
@@ -79,8 +82,6 @@ uint64_t sws__zswap_writeback_only(struct sws_zswap *zs, struct sws_cpu *cpu, ui
 bool sws__zswap_shrink_queued(struct sws_zswap *zs);
 void sws__zswap_stats(struct sws_zswap *zs, struct sws_mm_stats *st);
 bool sws__zswap_writeback_allowed(struct sws_zswap *zs, uint16_t memcg);
-
-
 
 int sws__zswap_set_compressor(struct sws_zswap *zs, const char *name);
 /* The current pool's compressor (the modelled clock prices its work). */
