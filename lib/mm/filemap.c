@@ -88,7 +88,7 @@ static uint64_t *__file_slot(struct sws_mm *mm, struct sws_file *fl, uint64_t in
 /* The page cache's I/O: the backing store is busy @ns; with @wait the task waits. */
 static void file_io(struct sws_mm *mm, struct sws_cpu *cpu, uint64_t ns, bool wait)
 {
-	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
+	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
 	mm_time_add(&p->ctr[SWS_MM_modelled_io_ns], ns);
 	if (!wait)
 		return;
@@ -205,7 +205,7 @@ int64_t sws_mm_file_io(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, ui
 	struct sws_file *fl = file_get(mm, file, true);
 	if (!fl)
 		return SWS_ENOMEM;
-	uint32_t *current = &mm->pcpu[sws_cpu_id(cpu)].current;
+	uint32_t *current = &mm->pcpu[sws__cpu_id(cpu)].current;
 	*current = asid;
 	uint64_t t0 = mm_kernel_enter(mm, cpu);
 	int64_t missed = 0;

@@ -92,7 +92,7 @@ static bool memcg_try_charge(struct sws_memcg *mc, uint64_t nr)
 static uint64_t reclaim_round(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr,
 			      bool memcg_only)
 {
-	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
+	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
 	struct sws_vcpu *vc = sws__cpu_vcpu(cpu);
 	uint64_t t0 = vc ? vc->now : sws__sim_clock_ns(mm->sim), m0 = p->sys_modelled_ns + p->iowait_ns,
 		 u0 = p->untimed_ns;
@@ -141,7 +141,7 @@ int sws__mm_charge(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint6
 	uint32_t cur = cpu ? sws__mm_current(mm, cpu) : SWS__MM_NO_ASID;
 	struct sws_space *cur_sp = cur != SWS__MM_NO_ASID ? mm_space(mm, cpu, cur) : NULL;
 	/* The exact-LRU reference charges page by page: no stock. */
-	struct sws_mm_pcpu *stock = cpu && mm->cfg.policy != SWS_RECLAIM_LRU ? &mm->pcpu[sws_cpu_id(cpu)] : NULL;
+	struct sws_mm_pcpu *stock = cpu && mm->cfg.policy != SWS_RECLAIM_LRU ? &mm->pcpu[sws__cpu_id(cpu)] : NULL;
 	unsigned retries = MAX_RECLAIM_RETRIES;
 	bool drained = false;
 	for (unsigned round = 0; round < MAX_CHARGE_ROUNDS; round++) {

@@ -511,7 +511,7 @@ int sws_mm_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_
 	if (!sp || !sp->alive || addr >> 48)
 		return SWS_EINVAL;
 	uint64_t vaddr = addr & ~(uint64_t)(SWS_PAGE_SIZE - 1);
-	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
+	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
 	uint64_t t0 = UINT64_MAX;
 	p->current = p->loaded = asid;
 	struct sws_vcpu *vc = sws__cpu_vcpu(cpu);

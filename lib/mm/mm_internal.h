@@ -348,14 +348,14 @@ struct sws_mm {
 
 static inline void mm_count(struct sws_mm *mm, struct sws_cpu *cpu, enum sws_mm_counter c, uint64_t n)
 {
-	_Atomic uint64_t *p = &mm->pcpu[sws_cpu_id(cpu)].ctr[c];
+	_Atomic uint64_t *p = &mm->pcpu[sws__cpu_id(cpu)].ctr[c];
 	sws_store_relaxed(p, sws_load_relaxed(p) + n);
 }
 
 /* current->mm: the space the CPU's access runs for, SWS__MM_NO_ASID outside one. */
 static inline uint32_t sws__mm_current(const struct sws_mm *mm, const struct sws_cpu *cpu)
 {
-	return mm->pcpu[sws_cpu_id(cpu)].current;
+	return mm->pcpu[sws__cpu_id(cpu)].current;
 }
 
 /* ---- simulated time ------------------------------------------------------------- */
@@ -410,7 +410,7 @@ static inline uint64_t mm_clock(struct sws_mm *mm, struct sws_cpu *cpu)
  * read by the outermost entry only (0 when nested), which pays kernel_entry. */
 static inline uint64_t mm_kernel_enter(struct sws_mm *mm, struct sws_cpu *cpu)
 {
-	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
+	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
 	if (p->depth++)
 		return 0;
 	uint64_t t0 = mm_clock(mm, cpu);
@@ -423,7 +423,7 @@ static inline uint64_t mm_kernel_enter(struct sws_mm *mm, struct sws_cpu *cpu)
 /* Leaving it: the time since the entry goes to sys, less its untimed regions. */
 static inline void mm_kernel_exit(struct sws_mm *mm, struct sws_cpu *cpu, uint64_t t0)
 {
-	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
+	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
 	if (--p->depth == 0) {
 		uint64_t ns = mm_clock(mm, cpu) - t0;
 		mm_time_add(&p->sys_ns, ns > p->untimed_ns ? ns - p->untimed_ns : 0);
@@ -449,7 +449,7 @@ static inline void mm_kernel_exit(struct sws_mm *mm, struct sws_cpu *cpu, uint64
  */
 static inline uint64_t mm_untimed_begin(struct sws_mm *mm, struct sws_cpu *cpu, bool background)
 {
-	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
+	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
 	if (p->untimed_depth++ || (!p->depth && !background))
 		return UINT64_MAX;
 	return mm_clock(mm, cpu);
@@ -457,7 +457,7 @@ static inline uint64_t mm_untimed_begin(struct sws_mm *mm, struct sws_cpu *cpu, 
 
 static inline void mm_untimed_end(struct sws_mm *mm, struct sws_cpu *cpu, uint64_t t0, bool background)
 {
-	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
+	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
 	p->untimed_depth--;
 	if (t0 == UINT64_MAX)
 		return;
@@ -498,7 +498,7 @@ void sws__mm_io_model(struct sws_mm *mm, struct sws_cpu *cpu, unsigned type, uin
 static inline void mm_io(struct sws_mm *mm, struct sws_cpu *cpu, unsigned type, uint64_t ns, bool wait, bool write,
 			 uint64_t seed)
 {
-	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
+	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
 	mm_time_add(&p->ctr[SWS_MM_modelled_io_ns], ns);
 	if (sws__cpu_vcpu(cpu)) {
 		sws__mm_io_model(mm, cpu, type, ns, wait, write, seed);
@@ -776,7 +776,7 @@ void sws__mm_space_unlock(struct sws_space *sp);
  * point that empties every CPU's cache), so a cached pointer never goes stale. */
 static inline struct sws_space *mm_space(struct sws_mm *mm, struct sws_cpu *cpu, uint32_t asid)
 {
-	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
+	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
 	if (sws_likely(p->space && p->space_asid == asid))
 		return p->space;
 	struct sws_space *sp = sws__mm_space(mm, asid);

@@ -207,7 +207,7 @@ static inline int pfn_take_one(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t 
 	uint32_t pf = 0;
 	bool mapped = true;
 	if (sws_likely(cpu != NULL)) {
-		struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
+		struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
 		mm_lock(mm, &p->pcp_lock, SWS_MM_lock_pfn_contended);
 		if (!p->pcp_count)
 			mapped = __rmqueue_bulk(mm, p);
@@ -264,7 +264,7 @@ int sws__mm_pfn_take(struct sws_mm *mm, unsigned nr, uint32_t *pfns)
 static inline void pfn_put(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 {
 	if (sws_likely(cpu != NULL)) {
-		struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
+		struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
 		mm_lock(mm, &p->pcp_lock, SWS_MM_lock_pfn_contended);
 		mm_folio(mm, pfn)->next = p->pcp_head;
 		p->pcp_head = (uint32_t)pfn;
@@ -328,7 +328,7 @@ int sws__mm_folio_alloc(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, 
 /* @cpu's free stock, when the policy keeps one. */
 static _Atomic int64_t *free_stock(struct sws_cpu *cpu, struct sws_mm *mm)
 {
-	return cpu && mm->cfg.policy != SWS_RECLAIM_LRU ? &mm->pcpu[sws_cpu_id(cpu)].free_stock : NULL;
+	return cpu && mm->cfg.policy != SWS_RECLAIM_LRU ? &mm->pcpu[sws__cpu_id(cpu)].free_stock : NULL;
 }
 
 /* RAM is tight from an allocation that found free_pages short until free_pages

@@ -86,7 +86,7 @@ void sws__mm_io_model(struct sws_mm *mm, struct sws_cpu *cpu, unsigned type, uin
 		      uint64_t seed)
 {
 	struct sws_vcpu *vc = sws__cpu_vcpu(cpu);
-	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
+	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
 	if (mm->io_zram[type]) {
 		/* zram_write_page(): compress, then copy into zsmalloc; a read the reverse */
 		if (!wait)
@@ -195,7 +195,7 @@ int sws__mm_swap_writepage(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_fo
 	mm_count(mm, cpu, SWS_MM_pswpout, nr);
 	sws__mm_count_tier(mm, cpu, type, true, nr);
 	mm_io(mm, cpu, type, mm->write_ns[type] * nr, true, true, f->seed); /* the writer waits for the write */
-	sws__mm_count_order(mm, cpu, &mm->pcpu[sws_cpu_id(cpu)].swpout[order]);
+	sws__mm_count_order(mm, cpu, &mm->pcpu[sws__cpu_id(cpu)].swpout[order]);
 	if (order == SWS_NR_ORDERS - 1)
 		mm_count(mm, cpu, SWS_MM_thp_swpout, 1);
 	return 0;

@@ -130,8 +130,8 @@ bool sws__mm_try_to_unmap(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn, 
  */
 void sws__mm_tlb_pending(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid)
 {
-	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
-	sws_bit_set(p->tlb_pending, sws_cpu_id(cpu));
+	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
+	sws_bit_set(p->tlb_pending, sws__cpu_id(cpu));
 	for (unsigned c = 0; c < sws__sim_max_cpus(mm->sim) && c < 256; c++)
 		if (mm->pcpu[c].loaded == asid)
 			sws_bit_set(p->tlb_pending, c);
@@ -139,8 +139,8 @@ void sws__mm_tlb_pending(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid)
 
 void sws__mm_tlb_flush_pending(struct sws_cpu *cpu, struct sws_mm *mm)
 {
-	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
-	unsigned self = sws_cpu_id(cpu), others = 0;
+	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
+	unsigned self = sws__cpu_id(cpu), others = 0;
 	if (!sws_bit_test(p->tlb_pending, self))
 		return; /* nothing unmapped since the last flush */
 	for (unsigned i = 0; i < 4; i++) {

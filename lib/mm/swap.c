@@ -200,7 +200,7 @@ static void folio_batch_add_and_move(struct sws_cpu *cpu, struct sws_mm *mm, str
 void sws__mm_lru_add_drain(struct sws_cpu *cpu, struct sws_mm *mm)
 {
 	/* lru_add_drain_cpu()'s order: lru_add, then lru_lazyfree, then activate */
-	struct sws_mm_pcpu *pc = &mm->pcpu[sws_cpu_id(cpu)];
+	struct sws_mm_pcpu *pc = &mm->pcpu[sws__cpu_id(cpu)];
 	if (pc->lru_add.nr)
 		folio_batch_move_lru(cpu, mm, &pc->lru_add, &lru_add);
 	if (pc->lru_lazyfree.nr)
@@ -222,22 +222,22 @@ void sws__mm_folio_add_lru(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn,
 		return;
 	}
 	folio_set(mm_folio(mm, pfn), PG_lru_batch); /* the folio is new: nobody else looks at it yet */
-	folio_batch_add_and_move(cpu, mm, &mm->pcpu[sws_cpu_id(cpu)].lru_add, pfn, active, &lru_add);
+	folio_batch_add_and_move(cpu, mm, &mm->pcpu[sws__cpu_id(cpu)].lru_add, pfn, active, &lru_add);
 }
 
 void sws__mm_folio_mark_lazyfree(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 {
-	folio_batch_add_and_move(cpu, mm, &mm->pcpu[sws_cpu_id(cpu)].lru_lazyfree, pfn, false, &lru_lazyfree);
+	folio_batch_add_and_move(cpu, mm, &mm->pcpu[sws__cpu_id(cpu)].lru_lazyfree, pfn, false, &lru_lazyfree);
 }
 
 void sws__mm_folio_activate(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 {
-	folio_batch_add_and_move(cpu, mm, &mm->pcpu[sws_cpu_id(cpu)].lru_activate, pfn, true, &lru_activate);
+	folio_batch_add_and_move(cpu, mm, &mm->pcpu[sws__cpu_id(cpu)].lru_activate, pfn, true, &lru_activate);
 }
 
 void sws__mm_lru_batch_activate(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 {
-	struct sws__lru_fbatch *fb = &mm->pcpu[sws_cpu_id(cpu)].lru_add;
+	struct sws__lru_fbatch *fb = &mm->pcpu[sws__cpu_id(cpu)].lru_add;
 	uint32_t gen = atomic_load_explicit(&mm_folio(mm, pfn)->gen, memory_order_relaxed);
 	for (unsigned i = fb->nr; i-- > 0;)
 		if (fb->e[i].pfn == pfn && fb->e[i].gen == gen) {

@@ -69,7 +69,7 @@ static int pageout_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn)
 		uint32_t tiers = sws__mm_memcg_swap_tiers(mm, f->memcg); /* memory.swap.tiers.max */
 		int rc = sws_folio_alloc_swap_tiers(cpu, pfn, f->order, tiers, &entry);
 		if (rc == SWS_ENOSPC && f->order) {
-			sws__mm_count_order(mm, cpu, &mm->pcpu[sws_cpu_id(cpu)].swpout_fallback[f->order]);
+			sws__mm_count_order(mm, cpu, &mm->pcpu[sws__cpu_id(cpu)].swpout_fallback[f->order]);
 			if (f->order == SWS_NR_ORDERS - 1)
 				mm_count(mm, cpu, SWS_MM_thp_swpout_fallback, 1);
 			return sws__mm_split_folio(cpu, mm, pfn) ? SWS_ENOMEM : SWS_EAGAIN;

@@ -23,7 +23,7 @@ const char *sws_mm_counter_name(enum sws_mm_counter c)
 
 void sws_mm_cpu_time_get(const struct sws_mm *mm, const struct sws_cpu *cpu, struct sws_mm_cpu_time *out)
 {
-	const struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
+	const struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
 	out->sys_ns = sws_load_relaxed(&p->sys_ns);
 	out->sys_modelled_ns = sws_load_relaxed(&p->sys_modelled_ns);
 	out->iowait_ns = sws_load_relaxed(&p->iowait_ns);
@@ -85,7 +85,7 @@ void sws__mm_count_tier(struct sws_mm *mm, struct sws_cpu *cpu, unsigned type, b
 	if (!dev)
 		return;
 	unsigned t = sws__device_tier(dev);
-	struct sws_mm_pcpu *p = &mm->pcpu[sws_cpu_id(cpu)];
+	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
 	_Atomic uint64_t *c = write ? &p->tier_swpout[t] : &p->tier_swpin[t];
 	sws_store_relaxed(c, sws_load_relaxed(c) + nr); /* single writer: this CPU */
 }

@@ -142,7 +142,7 @@ int sws__mm_zswap_store_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws
 	if (rc)
 		return rc;
 	mm_count(mm, cpu, SWS_MM_zswpout, nr); /* counted once the whole folio is in */
-	_Atomic uint64_t *o = &mm->pcpu[sws_cpu_id(cpu)].zswpout_order[f->order];
+	_Atomic uint64_t *o = &mm->pcpu[sws__cpu_id(cpu)].zswpout_order[f->order];
 	sws_store_relaxed(o, sws_load_relaxed(o) + 1);
 	return 0;
 }

@@ -257,7 +257,7 @@ static bool swap_alloc_fast(struct sws_cpu *cpu, unsigned space, unsigned order,
 	uint64_t off = pcp->next;
 	if (type < 0 || !off)
 		return false;
-	struct sws_device *dev = sws__device(cpu->sim, (unsigned)type);
+	struct sws_device *dev = sws__device(cpu->h.sim, (unsigned)type);
 	if (!dev || dev->gen != pcp->gen || !sws__offset_mapped(dev, off) ||
 	    !atomic_load_explicit(&dev->writeok, memory_order_relaxed) ||
 	    !(dev->flags & SWS_SWP_SOLIDSTATE)) {
@@ -284,7 +284,7 @@ static bool swap_alloc_fast(struct sws_cpu *cpu, unsigned space, unsigned order,
 static int swap_alloc_slow(struct sws_cpu *cpu, unsigned space, unsigned order, uint64_t pfn,
 			   uint32_t tiers, sws_entry_t *entry)
 {
-	struct sws_sim *sim = cpu->sim;
+	struct sws_sim *sim = cpu->h.sim;
 	struct sws_list *head = &sim->avail_head[space];
 	struct sws_device *order_list[SWS_MAX_SWAPFILES];
 	unsigned n = 0;
@@ -342,7 +342,7 @@ int sws__swap_alloc(struct sws_cpu *cpu, unsigned space, unsigned order, uint64_
 	if (*fast)
 		return 0;
 	int rc = swap_alloc_slow(cpu, space, order, owner, tiers, entry);
-	if (rc == SWS_ENOSPC && !order && swap_sync_discard(cpu, cpu->sim)) /* order 0 only */
+	if (rc == SWS_ENOSPC && !order && swap_sync_discard(cpu, cpu->h.sim)) /* order 0 only */
 		rc = swap_alloc_slow(cpu, space, order, owner, tiers, entry);
 	return rc;
 }
@@ -358,7 +358,7 @@ int sws_folio_alloc_swap_tiers(struct sws_cpu *cpu, uint64_t pfn, unsigned order
 	if (!cpu || !entry || order >= SWS_NR_ORDERS || !pfn || pfn >> SWS_PFN_BITS || !tiers ||
 	    (tiers & ~SWS_SWAP_TIERS_ALL))
 		return SWS_EINVAL;
-	struct sws_sim *sim = cpu->sim;
+	struct sws_sim *sim = cpu->h.sim;
 	bool fast;
 
 	sws_rcu_read_lock();

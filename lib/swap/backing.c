@@ -224,7 +224,7 @@ static int page_io(struct sws_cpu *cpu, sws_entry_t entry, void *page, bool writ
 	uint64_t off = sws_swp_offset(entry);
 	int rc = 0;
 	sws_rcu_read_lock();
-	struct sws_device *dev = sws__device(cpu->sim, sws_swp_type(entry));
+	struct sws_device *dev = sws__device(cpu->h.sim, sws_swp_type(entry));
 	if (!dev || off == 0 || !sws__offset_mapped(dev, off)) {
 		rc = SWS_EBADENTRY;
 		goto out;

@@ -646,9 +646,9 @@ int sws_device_set_queue(struct sws_sim *sim, int type, uint32_t depth)
  */
 uint64_t sws__device_submit(struct sws_cpu *cpu, unsigned type, uint64_t service_ps, uint64_t *start)
 {
-	struct sws_vcpu *vc = cpu->vc;
+	struct sws_vcpu *vc = cpu->h.vc;
 	sws__vt_sync(vc);
-	struct sws_device *dev = sws__device(cpu->sim, type);
+	struct sws_device *dev = sws__device(cpu->h.sim, type);
 	uint64_t t = vc->now;
 	if (!dev || !dev->queue_depth) {
 		*start = t;

@@ -154,7 +154,7 @@ struct sws_cpu *sws__cpu_alloc(struct sws_sim *sim)
 int sws__cpu_attach_mem(struct sws_sim *sim, struct sws_cpu *cpu, struct sws_cpu **out)
 {
 	memset(cpu, 0, sizeof(*cpu));
-	cpu->sim = sim;
+	cpu->h.sim = sim;
 	for (unsigned sp = 0; sp < SWS_NR_SPACES; sp++)
 		for (int o = 0; o < SWS_NR_ORDERS; o++)
 			cpu->pcp[sp][o].type = -1;
@@ -171,7 +171,7 @@ int sws__cpu_attach_mem(struct sws_sim *sim, struct sws_cpu *cpu, struct sws_cpu
 		sws__mem_free(&sim->mem, SWS_MEM_sim, cpu, sizeof(*cpu));
 		return SWS_ENOCPU;
 	}
-	cpu->id = id;
+	cpu->h.id = id;
 	sim->cpus[id] = cpu;
 	sws_spin_unlock(&sim->cpu_lock);
 	sws__rcu_thread_get();
@@ -183,7 +183,7 @@ void sws_cpu_detach(struct sws_cpu *cpu)
 {
 	if (!cpu)
 		return;
-	struct sws_sim *sim = cpu->sim;
+	struct sws_sim *sim = cpu->h.sim;
 	sws_spin_lock(&sim->cpu_lock);
 	for (int c = 0; c < SWS_NR_COUNTERS; c++)
 		atomic_fetch_add(&sim->ctr[c], atomic_load(&cpu->ctr[c]));
@@ -194,12 +194,12 @@ void sws_cpu_detach(struct sws_cpu *cpu)
 		for (int w = 0; w < SWS_NR_WORK; w++)
 			atomic_fetch_add(&sim->work[x][w], atomic_load(&cpu->work[x][w]));
 	atomic_fetch_add(&sim->nr_swapcache, atomic_load(&cpu->nr_swapcache));
-	sim->cpus[cpu->id] = NULL;
+	sim->cpus[cpu->h.id] = NULL;
 	sws_spin_unlock(&sim->cpu_lock);
 	sws__mem_free(&sim->mem, SWS_MEM_sim, cpu, sizeof(*cpu));
 	sws__rcu_thread_put();
 }
 
-unsigned sws_cpu_id(const struct sws_cpu *cpu) { return cpu->id; }
+unsigned sws_cpu_id(const struct sws_cpu *cpu) { return cpu->h.id; }
 
-void sws__cpu_set_vcpu(struct sws_cpu *cpu, struct sws_vcpu *vc) { cpu->vc = vc; }
+void sws__cpu_set_vcpu(struct sws_cpu *cpu, struct sws_vcpu *vc) { cpu->h.vc = vc; }

@@ -230,9 +230,7 @@ struct sws_pcp {
 
 /* A CPU: one attached caller thread. Only its thread writes it. */
 struct sws_cpu {
-	struct sws_sim *sim;
-	unsigned id;
-	struct sws_vcpu *vc; /* its virtual clock under the modelled clock, else NULL */
+	struct sws__cpu_head h; /* sim, id, vc: first, read inline through swap_mm.h */
 	struct sws_pcp pcp[SWS_NR_SPACES][SWS_NR_ORDERS];
 	_Atomic uint64_t ctr[SWS_NR_COUNTERS];
 	_Atomic uint64_t octr[SWS_NR_ORDER_COUNTERS][SWS_NR_ORDERS];
@@ -329,9 +327,6 @@ struct sws_sim {
 
 /* ---- this header: counters (vmstat-style, per CPU) ------------------------------ */
 
-/* sws_cpu_id() inline: the memory model and zswap index per-CPU state by it. */
-static inline unsigned sws__cpu_id(const struct sws_cpu *cpu) { return cpu->id; }
-
 /* Count on a CPU: single writer, so a relaxed load + store (no locked RMW). */
 static inline void sws__count(struct sws_cpu *cpu, enum sws_counter c, uint64_t n)
 {
@@ -348,20 +343,20 @@ static inline void sws__work(struct sws_cpu *cpu, enum sws_work w, uint64_t n)
 {
 	_Atomic uint64_t *p = &cpu->work[cpu->work_ctx][w];
 	sws_store_relaxed(p, sws_load_relaxed(p) + n);
-	if (sws_unlikely(cpu->vc)) { /* the modelled clock: what the work costs (locks: their own) */
+	if (sws_unlikely(cpu->h.vc)) { /* the modelled clock: what the work costs (locks: their own) */
 		switch (w) {
 		case SWS_WORK_atomic_rmw:
-			sws__vt_charge(cpu->vc, SWS_COST_atomic, n);
+			sws__vt_charge(cpu->h.vc, SWS_COST_atomic, n);
 			break;
 		case SWS_WORK_meta_alloc:
-			sws__vt_charge(cpu->vc, SWS_COST_meta_alloc, n);
+			sws__vt_charge(cpu->h.vc, SWS_COST_meta_alloc, n);
 			break;
 		case SWS_WORK_meta_free:
-			sws__vt_charge(cpu->vc, SWS_COST_meta_free, n);
+			sws__vt_charge(cpu->h.vc, SWS_COST_meta_free, n);
 			break;
 		case SWS_WORK_lookup_loads:
 		case SWS_WORK_meta_walk:
-			sws__vt_loads(cpu->vc, n);
+			sws__vt_loads(cpu->h.vc, n);
 			break;
 		default:
 			break;

@@ -14,7 +14,6 @@ bool sws__design_sync_bypass(const struct sws_sim *sim) { return sim->design_fla
 bool sws__design_sync_free(const struct sws_sim *sim) { return sim->design_flags & SWS_DESIGN_SYNC_FREE; }
 bool sws__design_virtual(const struct sws_sim *sim) { return sim->design_flags & SWS_DESIGN_VIRTUAL; }
 
-struct sws_vcpu *sws__cpu_vcpu(const struct sws_cpu *cpu) { return cpu->vc; }
 enum sws_work_ctx sws__cpu_work_enter(struct sws_cpu *cpu, enum sws_work_ctx ctx)
 {
 	return sws__work_enter(cpu, ctx);

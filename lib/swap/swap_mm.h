@@ -57,8 +57,22 @@ bool sws__design_virtual(const struct sws_sim *sim);
  * sws__mem_free(SWS_MEM_sim) if never attached. */
 struct sws_cpu *sws__cpu_alloc(struct sws_sim *sim);
 int sws__cpu_attach_mem(struct sws_sim *sim, struct sws_cpu *cpu, struct sws_cpu **out);
+/* The head of every struct sws_cpu (its first member): what the memory model
+ * reads on every call, inline, without the rest of the core's struct. */
+struct sws__cpu_head {
+	struct sws_sim *sim;
+	unsigned id;         /* sws_cpu_id() */
+	struct sws_vcpu *vc; /* its virtual clock under the modelled clock, else NULL */
+};
+
+static inline const struct sws__cpu_head *sws__cpu_head(const struct sws_cpu *cpu)
+{
+	return (const struct sws__cpu_head *)(const void *)cpu; /* its first member */
+}
+/* sws_cpu_id() inline: the memory model and zswap index per-CPU state by it. */
+static inline unsigned sws__cpu_id(const struct sws_cpu *cpu) { return sws__cpu_head(cpu)->id; }
 /* The virtual clock @cpu charges (the modelled clock), or NULL (the host clock). */
-struct sws_vcpu *sws__cpu_vcpu(const struct sws_cpu *cpu);
+static inline struct sws_vcpu *sws__cpu_vcpu(const struct sws_cpu *cpu) { return sws__cpu_head(cpu)->vc; }
 /* Enter work context @ctx on @cpu; @return the previous one (restore it with this too). */
 enum sws_work_ctx sws__cpu_work_enter(struct sws_cpu *cpu, enum sws_work_ctx ctx);
 

@@ -16,7 +16,7 @@ static SWS_ALWAYS_INLINE int resolve(struct sws_cpu *cpu, sws_entry_t entry, uns
 {
 	if (sws_unlikely(!cpu || nr - 1 >= SWS_CLUSTER_SLOTS)) /* nr 0 wraps */
 		return SWS_EINVAL;
-	struct sws_device *dev = sws__device(cpu->sim, sws_swp_type(entry));
+	struct sws_device *dev = sws__device(cpu->h.sim, sws_swp_type(entry));
 	uint64_t off = sws_swp_offset(entry);
 	if (sws_unlikely(!dev))
 		return SWS_EBADENTRY;
@@ -51,13 +51,13 @@ static bool pfn_ok(uint64_t pfn) { return pfn && !(pfn >> SWS_PFN_BITS); }
 
 int sws_swap_dup(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr)
 {
-	SWS__SLOT_CALL(cpu, entry, nr, cpu->sim->ops->dup(cpu, dev, off, nr),
+	SWS__SLOT_CALL(cpu, entry, nr, cpu->h.sim->ops->dup(cpu, dev, off, nr),
 		       sws__count(cpu, SWS_CTR_swap_dup_total, nr));
 }
 
 int sws_swap_put(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr)
 {
-	SWS__SLOT_CALL(cpu, entry, nr, cpu->sim->ops->put(cpu, dev, off, nr, NULL),
+	SWS__SLOT_CALL(cpu, entry, nr, cpu->h.sim->ops->put(cpu, dev, off, nr, NULL),
 		       sws__count(cpu, SWS_CTR_swap_put_total, nr));
 }
 
@@ -67,7 +67,7 @@ int sws_swap_put_entries_direct(struct sws_cpu *cpu, sws_entry_t entry, unsigned
 	if (!only_cache)
 		return SWS_EINVAL;
 	memset(only_cache, 0, sizeof(uint64_t) * (((nr > SWS_CLUSTER_SLOTS ? 0 : nr) + 63) / 64));
-	SWS__SLOT_CALL(cpu, entry, nr, cpu->sim->ops->put(cpu, dev, off, nr, only_cache),
+	SWS__SLOT_CALL(cpu, entry, nr, cpu->h.sim->ops->put(cpu, dev, off, nr, only_cache),
 		       sws__count(cpu, SWS_CTR_swap_put_total, nr));
 }
 
@@ -75,7 +75,7 @@ int sws_swap_count(struct sws_cpu *cpu, sws_entry_t entry, uint32_t *count)
 {
 	if (!count)
 		return SWS_EINVAL;
-	SWS__SLOT_CALL(cpu, entry, 1, cpu->sim->ops->count(cpu, dev, off, count), (void)0);
+	SWS__SLOT_CALL(cpu, entry, 1, cpu->h.sim->ops->count(cpu, dev, off, count), (void)0);
 }
 
 int sws_swap_cache_add(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, uint64_t pfn,
@@ -85,7 +85,7 @@ int sws_swap_cache_add(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, uint
 	if (!pfn_ok(pfn))
 		return SWS_EINVAL;
 	SWS__SLOT_CALL(cpu, entry, nr,
-		       cpu->sim->ops->cache_add(cpu, dev, off, nr, pfn, shadow ? shadow : &ignored),
+		       cpu->h.sim->ops->cache_add(cpu, dev, off, nr, pfn, shadow ? shadow : &ignored),
 		       sws__count(cpu, SWS_CTR_swap_cache_add_total, 1);
 		       sws__swapcache_mod(cpu, nr));
 }
@@ -97,10 +97,10 @@ uint64_t sws_swap_cache_lookup(struct sws_cpu *cpu, sws_entry_t entry)
 	if (sws_unlikely(!cpu))
 		return 0;
 	sws_rcu_read_lock();
-	struct sws_device *dev = sws__device(cpu->sim, sws_swp_type(entry));
+	struct sws_device *dev = sws__device(cpu->h.sim, sws_swp_type(entry));
 	uint64_t off = sws_swp_offset(entry);
 	if (sws_likely(dev && sws__offset_mapped(dev, off) && dev->space == SWS_SPACE_ENTRY))
-		pfn = cpu->sim->ops->cache_lookup(cpu, dev, off, &loads);
+		pfn = cpu->h.sim->ops->cache_lookup(cpu, dev, off, &loads);
 	sws_rcu_read_unlock();
 	sws__count(cpu, SWS_CTR_swap_cache_find_total, 1);
 	sws__work(cpu, SWS_WORK_lookup, 1);
@@ -114,7 +114,7 @@ int sws_swap_cache_get_shadow(struct sws_cpu *cpu, sws_entry_t entry, uint64_t *
 {
 	if (!shadow)
 		return SWS_EINVAL;
-	SWS__SLOT_CALL(cpu, entry, 1, cpu->sim->ops->cache_get_shadow(cpu, dev, off, shadow), (void)0);
+	SWS__SLOT_CALL(cpu, entry, 1, cpu->h.sim->ops->cache_get_shadow(cpu, dev, off, shadow), (void)0);
 }
 
 int sws_swap_cache_del(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, uint64_t pfn,
@@ -122,7 +122,7 @@ int sws_swap_cache_del(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, uint
 {
 	if (!pfn_ok(pfn) || shadow >> SWS_SHADOW_BITS)
 		return SWS_EINVAL;
-	SWS__SLOT_CALL(cpu, entry, nr, cpu->sim->ops->cache_del(cpu, dev, off, nr, pfn, shadow),
+	SWS__SLOT_CALL(cpu, entry, nr, cpu->h.sim->ops->cache_del(cpu, dev, off, nr, pfn, shadow),
 		       sws__count(cpu, SWS_CTR_swap_cache_del_total, 1);
 		       sws__swapcache_mod(cpu, -(int64_t)nr));
 }
@@ -133,13 +133,13 @@ int sws_swap_cache_replace(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, 
 	if (!pfn_ok(old_pfn) || !pfn_ok(new_pfn))
 		return SWS_EINVAL;
 	SWS__SLOT_CALL(cpu, entry, nr,
-		       cpu->sim->ops->cache_replace(cpu, dev, off, nr, old_pfn, new_pfn),
+		       cpu->h.sim->ops->cache_replace(cpu, dev, off, nr, old_pfn, new_pfn),
 		       sws__count(cpu, SWS_CTR_swap_cache_replace_total, 1));
 }
 
 int sws_swap_set_zero(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, bool zero)
 {
-	SWS__SLOT_CALL(cpu, entry, nr, cpu->sim->ops->set_zero(cpu, dev, off, nr, zero), (void)0);
+	SWS__SLOT_CALL(cpu, entry, nr, cpu->h.sim->ops->set_zero(cpu, dev, off, nr, zero), (void)0);
 }
 
 bool sws_swap_test_zero(struct sws_cpu *cpu, sws_entry_t entry)
@@ -148,10 +148,10 @@ bool sws_swap_test_zero(struct sws_cpu *cpu, sws_entry_t entry)
 	if (sws_unlikely(!cpu))
 		return false;
 	sws_rcu_read_lock();
-	struct sws_device *dev = sws__device(cpu->sim, sws_swp_type(entry));
+	struct sws_device *dev = sws__device(cpu->h.sim, sws_swp_type(entry));
 	uint64_t off = sws_swp_offset(entry);
 	if (sws_likely(dev && off && sws__offset_mapped(dev, off) && dev->space == SWS_SPACE_ENTRY))
-		zero = cpu->sim->ops->zero_test(cpu, dev, off);
+		zero = cpu->h.sim->ops->zero_test(cpu, dev, off);
 	sws_rcu_read_unlock();
 	return zero;
 }
@@ -159,9 +159,9 @@ bool sws_swap_test_zero(struct sws_cpu *cpu, sws_entry_t entry)
 int sws_swapin_bypass_start(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, uint64_t *shadow)
 {
 	uint64_t ignored;
-	if (cpu && !(cpu->sim->ops->flags & SWS_DESIGN_SYNC_BYPASS))
+	if (cpu && !(cpu->h.sim->ops->flags & SWS_DESIGN_SYNC_BYPASS))
 		return SWS_EOPNOTSUPP;
-	SWS__SLOT_CALL(cpu, entry, nr, cpu->sim->ops->pin(cpu, dev, off, nr, shadow ? shadow : &ignored),
+	SWS__SLOT_CALL(cpu, entry, nr, cpu->h.sim->ops->pin(cpu, dev, off, nr, shadow ? shadow : &ignored),
 		       sws__count(cpu, SWS_CTR_swap_cache_bypass, 1));
 }
 
@@ -169,7 +169,7 @@ int sws_swapin_bypass_done(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr)
 {
 	/* A design without the bypass never pinned a slot. */
 	SWS__SLOT_CALL(cpu, entry, nr,
-		       cpu->sim->ops->flags & SWS_DESIGN_SYNC_BYPASS ? cpu->sim->ops->unpin(cpu, dev, off, nr)
+		       cpu->h.sim->ops->flags & SWS_DESIGN_SYNC_BYPASS ? cpu->h.sim->ops->unpin(cpu, dev, off, nr)
 								    : SWS_ENOTCACHED,
 		       (void)0);
 }
@@ -178,44 +178,44 @@ int sws_swap_io_target(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, bool
 {
 	if (!target)
 		return SWS_EINVAL;
-	if (cpu && !(cpu->sim->ops->flags & SWS_DESIGN_VIRTUAL)) {
+	if (cpu && !(cpu->h.sim->ops->flags & SWS_DESIGN_VIRTUAL)) {
 		*target = entry; /* the entry is its own physical slot */
 		return 0;
 	}
 	SWS__SLOT_CALL(cpu, entry, nr,
-		       (dev->flags & SWS_SWP_VIRTUAL) ? cpu->sim->ops->io_slot(cpu, dev, off, nr, write, target)
+		       (dev->flags & SWS_SWP_VIRTUAL) ? cpu->h.sim->ops->io_slot(cpu, dev, off, nr, write, target)
 						    : SWS_EBADENTRY,
 		       (void)0);
 }
 
 int sws_swap_io_release(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr)
 {
-	if (cpu && !(cpu->sim->ops->flags & SWS_DESIGN_VIRTUAL))
+	if (cpu && !(cpu->h.sim->ops->flags & SWS_DESIGN_VIRTUAL))
 		return SWS_EOPNOTSUPP;
-	SWS__SLOT_CALL(cpu, entry, nr, cpu->sim->ops->io_release(cpu, dev, off, nr), (void)0);
+	SWS__SLOT_CALL(cpu, entry, nr, cpu->h.sim->ops->io_release(cpu, dev, off, nr), (void)0);
 }
 
 sws_entry_t sws_swap_rmap(struct sws_cpu *cpu, sws_entry_t phys)
 {
 	if (sws_unlikely(!cpu))
 		return 0;
-	if (!(cpu->sim->ops->flags & SWS_DESIGN_VIRTUAL))
+	if (!(cpu->h.sim->ops->flags & SWS_DESIGN_VIRTUAL))
 		return phys;
 	sws_entry_t v = 0;
 	sws_rcu_read_lock();
-	struct sws_device *dev = sws__device(cpu->sim, sws_swp_type(phys));
+	struct sws_device *dev = sws__device(cpu->h.sim, sws_swp_type(phys));
 	uint64_t off = sws_swp_offset(phys);
 	if (dev && !(dev->flags & SWS_SWP_VIRTUAL) && off && sws__offset_mapped(dev, off))
-		v = cpu->sim->ops->rmap(cpu, dev, off);
+		v = cpu->h.sim->ops->rmap(cpu, dev, off);
 	sws_rcu_read_unlock();
 	return v;
 }
 
 int sws_swap_set_memcg(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, uint16_t id)
 {
-	if (cpu && id && cpu->sim->memcg_off)
+	if (cpu && id && cpu->h.sim->memcg_off)
 		return SWS_EINVAL; /* no memcgs: nothing to record */
-	SWS__SLOT_CALL(cpu, entry, nr, cpu->sim->ops->set_memcg(cpu, dev, off, nr, id), (void)0);
+	SWS__SLOT_CALL(cpu, entry, nr, cpu->h.sim->ops->set_memcg(cpu, dev, off, nr, id), (void)0);
 }
 
 uint64_t sws_swap_memcg_usage(const struct sws_sim *sim, uint16_t id)
@@ -268,7 +268,7 @@ bool sws__zswap_in_design(const struct sws_sim *sim) { return sim->ops->flags & 
 /* RCU read lock held: the virtual device of @e, or NULL. */
 static struct sws_device *virtual_dev(struct sws_cpu *cpu, sws_entry_t e)
 {
-	struct sws_device *dev = sws__device(cpu->sim, sws_swp_type(e));
+	struct sws_device *dev = sws__device(cpu->h.sim, sws_swp_type(e));
 	uint64_t off = sws_swp_offset(e);
 	return dev && (dev->flags & SWS_SWP_VIRTUAL) && off && sws__offset_mapped(dev, off) ? dev : NULL;
 }
@@ -277,7 +277,7 @@ int sws__swap_zswap_store(struct sws_cpu *cpu, sws_entry_t e, void *entry, void 
 {
 	sws_rcu_read_lock();
 	struct sws_device *dev = virtual_dev(cpu, e);
-	int rc = dev ? cpu->sim->ops->zswap_store(cpu, dev, sws_swp_offset(e), entry, old) : SWS_EBADENTRY;
+	int rc = dev ? cpu->h.sim->ops->zswap_store(cpu, dev, sws_swp_offset(e), entry, old) : SWS_EBADENTRY;
 	sws_rcu_read_unlock();
 	return rc;
 }
@@ -286,7 +286,7 @@ void *sws__swap_zswap_load(struct sws_cpu *cpu, sws_entry_t e)
 {
 	sws_rcu_read_lock();
 	struct sws_device *dev = virtual_dev(cpu, e);
-	void *en = dev ? cpu->sim->ops->zswap_load(cpu, dev, sws_swp_offset(e)) : NULL;
+	void *en = dev ? cpu->h.sim->ops->zswap_load(cpu, dev, sws_swp_offset(e)) : NULL;
 	sws_rcu_read_unlock();
 	return en;
 }
@@ -295,18 +295,18 @@ void *sws__swap_zswap_erase(struct sws_cpu *cpu, sws_entry_t e)
 {
 	sws_rcu_read_lock();
 	struct sws_device *dev = virtual_dev(cpu, e);
-	void *en = dev ? cpu->sim->ops->zswap_erase(cpu, dev, sws_swp_offset(e)) : NULL;
+	void *en = dev ? cpu->h.sim->ops->zswap_erase(cpu, dev, sws_swp_offset(e)) : NULL;
 	sws_rcu_read_unlock();
 	return en;
 }
 
 bool sws__swap_zap_batch_extends(struct sws_cpu *cpu, sws_entry_t last)
 {
-	if (!cpu->sim->ops->zap_batch_extends)
+	if (!cpu->h.sim->ops->zap_batch_extends)
 		return true;
 	sws_rcu_read_lock();
 	struct sws_device *dev = virtual_dev(cpu, last);
-	bool ok = dev && cpu->sim->ops->zap_batch_extends(cpu, dev, sws_swp_offset(last));
+	bool ok = dev && cpu->h.sim->ops->zap_batch_extends(cpu, dev, sws_swp_offset(last));
 	sws_rcu_read_unlock();
 	return ok;
 }

@@ -16,7 +16,7 @@
 /* The lookup cache's slot of @cpu (NULL: no cache, or no CPU). */
 static _Atomic(struct vswap_cluster *) *iter_cache_slot(struct vswap_vdev *vd, const struct sws_cpu *cpu)
 {
-	return vd->iter_cache && cpu && cpu->id < vd->nr_cpus ? &vd->iter_cache[cpu->id] : NULL;
+	return vd->iter_cache && cpu && cpu->h.id < vd->nr_cpus ? &vd->iter_cache[cpu->h.id] : NULL;
 }
 
 /*
