@@ -196,12 +196,60 @@ static void test_memcg_tiers_counted(void **state)
 	sws_sim_destroy(sim);
 }
 
+/*
+ * vswap, vswap-v3 and vswap-st: a memcg's mask chooses nothing. Its entries
+ * come from the virtual device (in every tier) and the physical slots behind
+ * them are allocated at writeout for every tier, so the memcg of 32 pages
+ * limited to "slow" puts its 8 oldest pages on "fast" (the higher priority),
+ * counted under fast's tier: the physical device's.
+ */
+static void test_vswap_mask_chooses_nothing(void **state)
+{
+	(void)state;
+	unsigned nv = 0;
+	for (unsigned k = 0; k < NR_DESIGNS; k++) {
+		if (!is_vswap(designs[k]))
+			continue;
+		nv++;
+		struct sws_sim *sim;
+		struct sws_cpu *cpu;
+		struct sws_mm *mm;
+		unsigned fast, slow;
+		int tf, ts;
+		two_tiers(&sim, designs[k], 4096, 4096, &fast, &slow, &tf, &ts);
+		assert_sws(0, sws_cpu_attach(sim, &cpu));
+		struct sws_mm_config mc = {.ram_pages = 4096, .policy = SWS_RECLAIM_LRU, .flags = SWS_MM_NO_VMA_RA,
+					   .page_cluster = 1};
+		assert_sws(0, sws_mm_create(sim, &mc, &mm));
+		uint16_t cg;
+		uint32_t asid;
+		assert_sws(0, sws_mm_memcg_create(mm, 32, &cg));
+		assert_sws(0, sws_mm_memcg_set_swap_tiers(mm, cg, 1u << slow));
+		assert_sws(0, sws_mm_space_create(mm, cg, &asid));
+		for (unsigned p = 0; p < 40; p++)
+			assert_int_equal(sws_mm_access(cpu, mm, asid, PG(p), true), 1);
+		struct sws_mm_stats st = sws_test_mm_stats(mm);
+		if (st.counters[SWS_MM_pswpout] != 8 || st.tier_swpout[fast] != 8 || st.tier_swpout[slow] ||
+		    inuse(sim, tf) != 8 || inuse(sim, ts))
+			fail_msg("%s: pswpout %llu, fast %llu (%llu in use), slow %llu (%llu), want 8 on fast",
+				 sws_design_name(designs[k]), (unsigned long long)st.counters[SWS_MM_pswpout],
+				 (unsigned long long)st.tier_swpout[fast], (unsigned long long)inuse(sim, tf),
+				 (unsigned long long)st.tier_swpout[slow], (unsigned long long)inuse(sim, ts));
+		assert_sws(0, sws_mm_exit(cpu, mm, asid));
+		sws_test_mm_destroy(sim, mm);
+		sws_cpu_detach(cpu);
+		sws_sim_destroy(sim);
+	}
+	assert_int_equal(nv, 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tier_names),
 		cmocka_unit_test(test_alloc_honours_tiers),
 		cmocka_unit_test(test_memcg_tiers_counted),
+		cmocka_unit_test(test_vswap_mask_chooses_nothing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
