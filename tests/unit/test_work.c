@@ -299,6 +299,16 @@ static void test_vswap_zap_batch_by_series(void **state)
 	assert_int_equal(locks[1], 4 * N + (N - 1));
 }
 
+/* A fixture of design @d with two whole virtual clusters in use: an order-9
+ * folio each, entries @a and @b (swap cache, count 0). */
+static void two_clusters(struct sws_fixture *f, enum sws_backend d, sws_entry_t *a, sws_entry_t *b)
+{
+	sws_fixture_open(f, d, 4096, SWS_SWP_SOLIDSTATE);
+	assert_sws(0, sws_folio_alloc_swap(f->cpu, 1, 9, a));
+	assert_sws(0, sws_folio_alloc_swap(f->cpu, 1024, 9, b));
+	assert_int_not_equal(sws_swp_offset(*a) / SWS_CLUSTER_SLOTS, sws_swp_offset(*b) / SWS_CLUSTER_SLOTS);
+}
+
 /*
  * v6's per-CPU cluster lookup cache, by hand: two virtual clusters A and B
  * (an order-9 folio each, whole clusters 1 and 2; the map is one level: a
@@ -319,11 +329,8 @@ static void test_vswap_lookup_cache(void **state)
 	const enum sws_backend designs[] = {SWS_DESIGN_VSWAP, SWS_DESIGN_VSWAP_V3};
 	for (unsigned k = 0; k < 2; k++) {
 		struct sws_fixture f;
-		sws_fixture_open(&f, designs[k], 4096, SWS_SWP_SOLIDSTATE);
 		sws_entry_t a, b;
-		assert_sws(0, sws_folio_alloc_swap(f.cpu, 1, 9, &a));
-		assert_sws(0, sws_folio_alloc_swap(f.cpu, 1024, 9, &b));
-		assert_int_not_equal(sws_swp_offset(a) / SWS_CLUSTER_SLOTS, sws_swp_offset(b) / SWS_CLUSTER_SLOTS);
+		two_clusters(&f, designs[k], &a, &b);
 		uint32_t count;
 		assert_sws(0, sws_swap_count(f.cpu, a, &count));
 		struct work w0 = snap(f.sim, SWS_WCTX_other);
@@ -355,13 +362,10 @@ static void test_vswap_lookup_cache_free(void **state)
 {
 	(void)state;
 	struct sws_fixture f;
-	sws_fixture_open(&f, SWS_DESIGN_VSWAP, 4096, SWS_SWP_SOLIDSTATE);
+	sws_entry_t a, b;
+	two_clusters(&f, SWS_DESIGN_VSWAP, &a, &b);
 	struct sws_cpu *cpu2;
 	assert_sws(0, sws_cpu_attach(f.sim, &cpu2));
-	sws_entry_t a, b;
-	assert_sws(0, sws_folio_alloc_swap(f.cpu, 1, 9, &a));
-	assert_sws(0, sws_folio_alloc_swap(f.cpu, 1024, 9, &b));
-	assert_int_not_equal(sws_swp_offset(a) / SWS_CLUSTER_SLOTS, sws_swp_offset(b) / SWS_CLUSTER_SLOTS);
 	uint32_t count;
 	assert_sws(0, sws_swap_count(f.cpu, a, &count));
 	assert_sws(0, sws_swap_count(cpu2, a + 1, &count));
