@@ -39,7 +39,9 @@
  * CPU's cached device is outside them; the slow path skips such devices
  * before trying any (so a large folio tries the first allowed device). With
  * no allowed device that has room the allocation fails with SWS_ENOSPC.
- * vswap's virtual device is in every tier (the series predates it).
+ * The virtual device of vswap, vswap-v3 and vswap-st is in every tier (the
+ * series predates them), and their physical slots are allocated for every
+ * tier (virtual_device.h): under them a mask chooses nothing.
  *
  * LIMITATIONS: cache-only slots are not reclaimed during the scan when swap is
  * more than half full (that needs folios; the memory model adds it).

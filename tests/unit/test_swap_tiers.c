@@ -135,6 +135,25 @@ static void test_alloc_honours_tiers(void **state)
 
 #define PG(n) ((uint64_t)(n) * SWS_PAGE_SIZE + 0x10000000ull)
 
+/* two_tiers() of 4096 slots each, a CPU, and a memory model of 4096 pages
+ * (exact LRU, page-cluster 0: no readahead). */
+struct tiers_world {
+	struct sws_sim *sim;
+	struct sws_cpu *cpu;
+	struct sws_mm *mm;
+	unsigned fast, slow;
+	int tf, ts;
+};
+
+static void tiers_world_open(struct tiers_world *w, enum sws_design d)
+{
+	two_tiers(&w->sim, d, 4096, 4096, &w->fast, &w->slow, &w->tf, &w->ts);
+	assert_sws(0, sws_cpu_attach(w->sim, &w->cpu));
+	struct sws_mm_config mc = {.ram_pages = 4096, .policy = SWS_RECLAIM_LRU, .flags = SWS_MM_NO_VMA_RA,
+				   .page_cluster = 1};
+	assert_sws(0, sws_mm_create(w->sim, &mc, &w->mm));
+}
+
 /*
  * The memory model: a memcg of 32 pages (exact LRU) limited to tier "slow"
  * touches 40 pages: its 8 oldest go out, all to slow, none to fast (which
@@ -144,16 +163,13 @@ static void test_alloc_honours_tiers(void **state)
 static void test_memcg_tiers_counted(void **state)
 {
 	(void)state;
-	struct sws_sim *sim;
-	struct sws_cpu *cpu;
-	struct sws_mm *mm;
-	unsigned fast, slow;
-	int tf, ts;
-	two_tiers(&sim, SWS_DESIGN_ST_P4, 4096, 4096, &fast, &slow, &tf, &ts);
-	assert_sws(0, sws_cpu_attach(sim, &cpu));
-	struct sws_mm_config mc = {.ram_pages = 4096, .policy = SWS_RECLAIM_LRU, .flags = SWS_MM_NO_VMA_RA,
-				   .page_cluster = 1}; /* page-cluster 0: no readahead */
-	assert_sws(0, sws_mm_create(sim, &mc, &mm));
+	struct tiers_world w;
+	tiers_world_open(&w, SWS_DESIGN_ST_P4);
+	struct sws_sim *sim = w.sim;
+	struct sws_cpu *cpu = w.cpu;
+	struct sws_mm *mm = w.mm;
+	unsigned fast = w.fast, slow = w.slow;
+	int tf = w.tf, ts = w.ts;
 	uint16_t cg, cg2;
 	uint32_t asid, asid2;
 	assert_sws(0, sws_mm_memcg_create(mm, 32, &cg));
@@ -196,12 +212,52 @@ static void test_memcg_tiers_counted(void **state)
 	sws_sim_destroy(sim);
 }
 
+/*
+ * vswap, vswap-v3 and vswap-st: a memcg's mask chooses nothing. Its entries
+ * come from the virtual device (in every tier) and the physical slots behind
+ * them are allocated at writeout for every tier, so the memcg of 32 pages
+ * limited to "slow" puts its 8 oldest pages on "fast" (the higher priority),
+ * counted under fast's tier: the physical device's.
+ */
+static void test_vswap_mask_chooses_nothing(void **state)
+{
+	(void)state;
+	unsigned nv = 0;
+	for (unsigned k = 0; k < NR_DESIGNS; k++) {
+		if (!is_vswap(designs[k]))
+			continue;
+		nv++;
+		struct tiers_world w;
+		tiers_world_open(&w, designs[k]);
+		uint16_t cg;
+		uint32_t asid;
+		assert_sws(0, sws_mm_memcg_create(w.mm, 32, &cg));
+		assert_sws(0, sws_mm_memcg_set_swap_tiers(w.mm, cg, 1u << w.slow));
+		assert_sws(0, sws_mm_space_create(w.mm, cg, &asid));
+		for (unsigned p = 0; p < 40; p++)
+			assert_int_equal(sws_mm_access(w.cpu, w.mm, asid, PG(p), true), 1);
+		struct sws_mm_stats st = sws_test_mm_stats(w.mm);
+		if (st.counters[SWS_MM_pswpout] != 8 || st.tier_swpout[w.fast] != 8 || st.tier_swpout[w.slow] ||
+		    inuse(w.sim, w.tf) != 8 || inuse(w.sim, w.ts))
+			fail_msg("%s: pswpout %llu, fast %llu (%llu in use), slow %llu (%llu), want 8 on fast",
+				 sws_design_name(designs[k]), (unsigned long long)st.counters[SWS_MM_pswpout],
+				 (unsigned long long)st.tier_swpout[w.fast], (unsigned long long)inuse(w.sim, w.tf),
+				 (unsigned long long)st.tier_swpout[w.slow], (unsigned long long)inuse(w.sim, w.ts));
+		assert_sws(0, sws_mm_exit(w.cpu, w.mm, asid));
+		sws_test_mm_destroy(w.sim, w.mm);
+		sws_cpu_detach(w.cpu);
+		sws_sim_destroy(w.sim);
+	}
+	assert_int_equal(nv, 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tier_names),
 		cmocka_unit_test(test_alloc_honours_tiers),
 		cmocka_unit_test(test_memcg_tiers_counted),
+		cmocka_unit_test(test_vswap_mask_chooses_nothing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -299,6 +299,16 @@ static void test_vswap_zap_batch_by_series(void **state)
 	assert_int_equal(locks[1], 4 * N + (N - 1));
 }
 
+/* A fixture of design @d with two whole virtual clusters in use: an order-9
+ * folio each, entries @a and @b (swap cache, count 0). */
+static void two_clusters(struct sws_fixture *f, enum sws_backend d, sws_entry_t *a, sws_entry_t *b)
+{
+	sws_fixture_open(f, d, 4096, SWS_SWP_SOLIDSTATE);
+	assert_sws(0, sws_folio_alloc_swap(f->cpu, 1, 9, a));
+	assert_sws(0, sws_folio_alloc_swap(f->cpu, 1024, 9, b));
+	assert_int_not_equal(sws_swp_offset(*a) / SWS_CLUSTER_SLOTS, sws_swp_offset(*b) / SWS_CLUSTER_SLOTS);
+}
+
 /*
  * v6's per-CPU cluster lookup cache, by hand: two virtual clusters A and B
  * (an order-9 folio each, whole clusters 1 and 2; the map is one level: a
@@ -319,11 +329,8 @@ static void test_vswap_lookup_cache(void **state)
 	const enum sws_backend designs[] = {SWS_DESIGN_VSWAP, SWS_DESIGN_VSWAP_V3};
 	for (unsigned k = 0; k < 2; k++) {
 		struct sws_fixture f;
-		sws_fixture_open(&f, designs[k], 4096, SWS_SWP_SOLIDSTATE);
 		sws_entry_t a, b;
-		assert_sws(0, sws_folio_alloc_swap(f.cpu, 1, 9, &a));
-		assert_sws(0, sws_folio_alloc_swap(f.cpu, 1024, 9, &b));
-		assert_int_not_equal(sws_swp_offset(a) / SWS_CLUSTER_SLOTS, sws_swp_offset(b) / SWS_CLUSTER_SLOTS);
+		two_clusters(&f, designs[k], &a, &b);
 		uint32_t count;
 		assert_sws(0, sws_swap_count(f.cpu, a, &count));
 		struct work w0 = snap(f.sim, SWS_WCTX_other);
@@ -339,6 +346,46 @@ static void test_vswap_lookup_cache(void **state)
 		assert_consistent(f.sim);
 		sws_fixture_close(&f);
 	}
+}
+
+/*
+ * v6: a virtual cluster that becomes free leaves every CPU's lookup cache
+ * before its RCU-delayed free (a stale pointer would be read after the free,
+ * and a lookup of the cluster reused would find the old one and miss). Two
+ * CPUs look up cluster A (each caches it); A is freed; each then looks up B:
+ * an empty cache, a plain miss each (3 loads, 1 lock), 6 loads and 2 locks.
+ * Were A left in a cache, that CPU's miss would lock A to drop it (3 locks,
+ * or 4 when neither cache was cleared). A cluster allocated in A's place is
+ * found by both.
+ */
+static void test_vswap_lookup_cache_free(void **state)
+{
+	(void)state;
+	struct sws_fixture f;
+	sws_entry_t a, b;
+	two_clusters(&f, SWS_DESIGN_VSWAP, &a, &b);
+	struct sws_cpu *cpu2;
+	assert_sws(0, sws_cpu_attach(f.sim, &cpu2));
+	uint32_t count;
+	assert_sws(0, sws_swap_count(f.cpu, a, &count));
+	assert_sws(0, sws_swap_count(cpu2, a + 1, &count));
+	assert_sws(0, sws_swap_cache_del(f.cpu, a, 512, 1, 0)); /* A's slots and A go */
+	assert_sws(SWS_ENOENT, sws_swap_count(f.cpu, a, &count));
+	struct work w0 = snap(f.sim, SWS_WCTX_other);
+	assert_sws(0, sws_swap_count(f.cpu, b + 1, &count));
+	assert_sws(0, sws_swap_count(cpu2, b + 2, &count));
+	struct work w = since(f.sim, SWS_WCTX_other, &w0);
+	assert_work(w, meta_walk, 6);
+	assert_work(w, lock_cluster, 2);
+	sws_entry_t a2;
+	assert_sws(0, sws_folio_alloc_swap(f.cpu, 2048, 9, &a2));
+	assert_sws(0, sws_swap_count(f.cpu, a2 + 3, &count));
+	assert_sws(0, sws_swap_count(cpu2, a2 + 4, &count));
+	assert_sws(0, sws_swap_cache_del(f.cpu, a2, 512, 2048, 0));
+	assert_sws(0, sws_swap_cache_del(f.cpu, b, 512, 1024, 0));
+	assert_consistent(f.sim);
+	sws_cpu_detach(cpu2);
+	sws_fixture_close(&f);
 }
 
 static enum sws_backend backend_table = SWS_BACKEND_SWAP_TABLE;
@@ -357,6 +404,7 @@ int main(void)
 		cmocka_unit_test_prestate(test_vswap_free_by_series, &backend_vswap),
 		cmocka_unit_test(test_vswap_zap_batch_by_series),
 		cmocka_unit_test(test_vswap_lookup_cache),
+		cmocka_unit_test(test_vswap_lookup_cache_free),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

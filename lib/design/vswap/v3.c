@@ -34,8 +34,7 @@
  * free, as swapcache_prepare() does, so zswap writeback and readahead leave
  * it alone. Simplified: v3's stores (vswap_store_folio(), zswap_entry_store(),
  * swap_zeromap_folio_set()) also released the old backend under a lock of
- * their own; here they release it under the one lock as "vswap" does, and
- * the memcg's swap is not uncharged on free (no design's free path does).
+ * their own; here they release it under the one lock as "vswap" does.
  */
 #include <assert.h>
 
