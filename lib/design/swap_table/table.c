@@ -60,8 +60,7 @@ static void table_free(struct sws_mem *mem, _Atomic uint64_t *t)
 {
 	if (!t)
 		return;
-	sws__mem_charge(mem, SWS_MEM_swap_table, -(int64_t)TABLE_BYTES);
-	sws__mem_charge(mem, SWS_MEM_sim, (int64_t)TABLE_BYTES);
+	sws__mem_retire(mem, SWS_MEM_swap_table, TABLE_BYTES);
 	sws__mem_free(mem, SWS_MEM_sim, t, BLOCK_BYTES);
 }
 
@@ -119,7 +118,7 @@ static void table_free_rcu(struct rcu_head *head)
 	sws_rcu_callback_begin();
 	struct table_rcu *r = sws_container_of(head, struct table_rcu, head);
 	struct sws_sim *sim = r->sim;
-	table_free(&sim->mem, (_Atomic uint64_t *)(void *)((char *)r - TABLE_BYTES));
+	sws__mem_free(&sim->mem, SWS_MEM_sim, (char *)r - TABLE_BYTES, BLOCK_BYTES); /* retired at the put */
 	sws__count_sim(sim, SWS_CTR_swap_table_free, 1);
 	sws_rcu_callback_end();
 }
@@ -164,6 +163,7 @@ void sws__st_cluster_put(struct sws_cpu *cpu, struct sws_device *dev, struct sws
 	sws__work_maybe(cpu, SWS_WORK_meta_free, 1 + __cold_tables_free(dev, base));
 	struct table_rcu *r = carrier_of(t);
 	r->sim = dev->sim;
+	sws__mem_retire(&dev->sim->mem, SWS_MEM_swap_table, TABLE_BYTES);
 	sws_call_rcu(&r->head, table_free_rcu);
 }
 

@@ -177,7 +177,8 @@ static void vcluster_free_rcu(struct rcu_head *head)
 	sws_rcu_callback_begin();
 	struct vswap_cluster *cl = sws_container_of(head, struct vswap_cluster, rcu);
 	struct sws_sim *sim = cl->sim;
-	vcluster_free_now(&sim->mem, cl);
+	sws__mem_free(&sim->mem, SWS_MEM_sim, cl->desc, DESC_BYTES); /* retired at the put */
+	sws__mem_free(&sim->mem, SWS_MEM_sim, cl, sizeof(*cl));
 	sws__count_sim(sim, SWS_CTR_vswap_cluster_free, 1);
 	sws_rcu_callback_end();
 }
@@ -233,6 +234,8 @@ static void __vcluster_put(struct sws_cpu *cpu, struct sws_device *dev, struct s
 	}
 	sws__work_maybe(cpu, SWS_WORK_meta_free, 2);
 	cl->sim = dev->sim;
+	sws__mem_retire(&dev->sim->mem, SWS_MEM_vswap_desc, DESC_BYTES);
+	sws__mem_retire(&dev->sim->mem, SWS_MEM_vswap_cluster, sizeof(*cl));
 	sws_call_rcu(&cl->rcu, vcluster_free_rcu); /* lock-free map walkers may hold it */
 }
 
