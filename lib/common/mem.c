@@ -110,6 +110,12 @@ void *sws__mem_zalloc(struct sws_mem *m, enum sws_mem_class c, size_t size, size
 	return p;
 }
 
+void sws__mem_free_retired(struct sws_mem *m, void *p, size_t size)
+{
+	if (p)
+		m->a.free(m->a.ctx, p, size);
+}
+
 void sws__mem_free(struct sws_mem *m, enum sws_mem_class c, void *p, size_t size)
 {
 	if (!p)

@@ -26,14 +26,15 @@ void *sws__mem_alloc(struct sws_mem *m, enum sws_mem_class c, size_t size, size_
 /* Charge @delta bytes the library maps itself (sparse arenas) to class @c. */
 void sws__mem_charge(struct sws_mem *m, enum sws_mem_class c, int64_t delta);
 /* @size bytes of class @c were unlinked and wait for an RCU grace period:
- * they leave @c now, when the model frees them, not when the host's RCU
- * thread runs the callback (which frees them as SWS_MEM_sim), so every
- * structure's bytes are the same on every run. */
+ * they leave the accounting now, when the model frees them, not when the
+ * host's RCU thread runs the callback (sws__mem_free_retired()), so every
+ * class's bytes and peaks are the same on every run. */
 static inline void sws__mem_retire(struct sws_mem *m, enum sws_mem_class c, size_t size)
 {
 	sws__mem_charge(m, c, -(int64_t)size);
-	sws__mem_charge(m, SWS_MEM_sim, (int64_t)size);
 }
+/* Free @p (@size bytes), whose bytes sws__mem_retire() took out. NULL: no-op. */
+void sws__mem_free_retired(struct sws_mem *m, void *p, size_t size);
 /* Free memory from sws__mem_(z)alloc with the same class and size. NULL: no-op. */
 void sws__mem_free(struct sws_mem *m, enum sws_mem_class c, void *p, size_t size);
 

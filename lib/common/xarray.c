@@ -130,7 +130,7 @@ static void node_rcu_free(struct rcu_head *head)
 	struct sws_xa_node *n = sws_container_of(head, struct sws_xa_node, rcu);
 	struct sws_xa *xa = n->array;
 	_Atomic uint64_t *ctr = xa->nr_freed;
-	sws__mem_free(xa->mem, SWS_MEM_sim, n, sizeof(*n)); /* retired at node_retire() */
+	sws__mem_free_retired(xa->mem, n, sizeof(*n)); /* retired at node_retire() */
 	if (ctr)
 		atomic_fetch_add_explicit(ctr, 1, memory_order_relaxed);
 	sws_rcu_callback_end();

@@ -60,7 +60,8 @@ static void table_free(struct sws_mem *mem, _Atomic uint64_t *t)
 {
 	if (!t)
 		return;
-	sws__mem_retire(mem, SWS_MEM_swap_table, TABLE_BYTES);
+	sws__mem_charge(mem, SWS_MEM_swap_table, -(int64_t)TABLE_BYTES);
+	sws__mem_charge(mem, SWS_MEM_sim, (int64_t)TABLE_BYTES);
 	sws__mem_free(mem, SWS_MEM_sim, t, BLOCK_BYTES);
 }
 
@@ -118,7 +119,7 @@ static void table_free_rcu(struct rcu_head *head)
 	sws_rcu_callback_begin();
 	struct table_rcu *r = sws_container_of(head, struct table_rcu, head);
 	struct sws_sim *sim = r->sim;
-	sws__mem_free(&sim->mem, SWS_MEM_sim, (char *)r - TABLE_BYTES, BLOCK_BYTES); /* retired at the put */
+	sws__mem_free_retired(&sim->mem, (char *)r - TABLE_BYTES, BLOCK_BYTES); /* retired at the put */
 	sws__count_sim(sim, SWS_CTR_swap_table_free, 1);
 	sws_rcu_callback_end();
 }
@@ -164,6 +165,7 @@ void sws__st_cluster_put(struct sws_cpu *cpu, struct sws_device *dev, struct sws
 	struct table_rcu *r = carrier_of(t);
 	r->sim = dev->sim;
 	sws__mem_retire(&dev->sim->mem, SWS_MEM_swap_table, TABLE_BYTES);
+	sws__mem_retire(&dev->sim->mem, SWS_MEM_sim, BLOCK_BYTES - TABLE_BYTES); /* the carrier */
 	sws_call_rcu(&r->head, table_free_rcu);
 }
 

@@ -177,8 +177,8 @@ static void vcluster_free_rcu(struct rcu_head *head)
 	sws_rcu_callback_begin();
 	struct vswap_cluster *cl = sws_container_of(head, struct vswap_cluster, rcu);
 	struct sws_sim *sim = cl->sim;
-	sws__mem_free(&sim->mem, SWS_MEM_sim, cl->desc, DESC_BYTES); /* retired at the put */
-	sws__mem_free(&sim->mem, SWS_MEM_sim, cl, sizeof(*cl));
+	sws__mem_free_retired(&sim->mem, cl->desc, DESC_BYTES); /* retired at the put */
+	sws__mem_free_retired(&sim->mem, cl, sizeof(*cl));
 	sws__count_sim(sim, SWS_CTR_vswap_cluster_free, 1);
 	sws_rcu_callback_end();
 }
