@@ -60,7 +60,7 @@ static void refill_stock(struct sws_mm *mm, struct sws_mm_pcpu *p, uint16_t memc
 /* drain_all_stock(): every CPU's stock of @memcg back to its counter. */
 static void drain_all_stock(struct sws_mm *mm, uint16_t memcg)
 {
-	for (unsigned i = 0; i < sws__sim_max_cpus(mm->sim); i++) {
+	for (unsigned i = 0; i < mm->nr_cpus; i++) {
 		struct sws_mm_pcpu *p = &mm->pcpu[i];
 		uint64_t v = atomic_load_explicit(&p->stock, memory_order_relaxed);
 		while (stock_memcg(v) == memcg && stock_pages(v))

@@ -104,7 +104,8 @@ int sws_mm_create(struct sws_sim *sim, const struct sws_mm_config *cfg, struct s
 		sws_spin_init(&mm->rmap_locks[i].l);
 	mm->cap_memcgs = SWS_MM_MAX_MEMCGS;
 	mm->memcgs = sws__mem_zalloc(mem, SWS_MEM_mm, sizeof(*mm->memcgs) * mm->cap_memcgs, 64);
-	mm->pcpu = sws__mem_zalloc(mem, SWS_MEM_mm, sizeof(*mm->pcpu) * sws__sim_max_cpus(sim), 64);
+	mm->nr_cpus = sws__sim_max_cpus(sim);
+	mm->pcpu = sws__mem_zalloc(mem, SWS_MEM_mm, sizeof(*mm->pcpu) * mm->nr_cpus, 64);
 	mm->spare_cpu = sws__cpu_alloc(sim); /* teardown must not depend on an allocation */
 	/* Descriptors are mapped as PFNs are claimed (page_alloc.c): nothing here
 	 * costs memory or time by the size of RAM. */
@@ -120,7 +121,7 @@ int sws_mm_create(struct sws_sim *sim, const struct sws_mm_config *cfg, struct s
 		sws_mm_destroy(mm);
 		return rc;
 	}
-	for (unsigned c = 0; c < sws__sim_max_cpus(sim); c++)
+	for (unsigned c = 0; c < mm->nr_cpus; c++)
 		mm->pcpu[c].current = mm->pcpu[c].loaded = SWS__MM_NO_ASID;
 	mm->nr_memcgs = 1; /* the root */
 	*out = mm;
@@ -206,7 +207,7 @@ void sws_mm_destroy(struct sws_mm *mm)
 	}
 	sws__mm_folio_map_fini(mm);
 	sws__mem_free(mem, SWS_MEM_mm, mm->memcgs, sizeof(*mm->memcgs) * mm->cap_memcgs);
-	sws__mem_free(mem, SWS_MEM_mm, mm->pcpu, sizeof(*mm->pcpu) * sws__sim_max_cpus(mm->sim));
+	sws__mem_free(mem, SWS_MEM_mm, mm->pcpu, sizeof(*mm->pcpu) * mm->nr_cpus);
 	sws__sim_unhook_devices(mm->sim, mm, device_teardown); /* no device comes or goes meanwhile */
 	sws__mem_free(mem, SWS_MEM_mm, mm, sizeof(*mm));
 }

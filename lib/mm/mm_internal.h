@@ -316,8 +316,9 @@ struct sws_mm {
 	sws_spinlock_t ra_lock;   /* the cluster readahead window (the kernel's racy globals) */
 	uint64_t ra_prev_offset;
 	uint32_t ra_prev_win;
+	unsigned nr_cpus;         /* sws__sim_max_cpus(sim): pcpu's length */
 
-	struct sws_mm_pcpu *pcpu; /* [sws__sim_max_cpus(sim)] */
+	struct sws_mm_pcpu *pcpu; /* [nr_cpus] */
 	/* waits per lock class, SWS_MM_lock_ptl_contended onwards (rare: shared is fine) */
 	_Atomic uint64_t lock_contended[SWS_MM_lock_mm_other_contended - SWS_MM_lock_ptl_contended + 1];
 

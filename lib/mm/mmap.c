@@ -130,7 +130,7 @@ uint32_t sws_mm_spaces_trim(struct sws_mm *mm, uint32_t min)
 	}
 	mm->dead_head = 0;
 	mm->nr_dead = 0;
-	for (unsigned c = 0; c < sws__sim_max_cpus(mm->sim); c++)
+	for (unsigned c = 0; c < mm->nr_cpus; c++)
 		mm->pcpu[c].space = NULL; /* no cached pointer may outlive its descriptor */
 	sws_spin_unlock(&mm->spaces_lock);
 	return freed;

@@ -182,7 +182,7 @@ static uint32_t __free_pcppages_bulk(struct sws_mm *mm, struct sws_mm_pcpu *p, u
 static uint64_t drain_all_pages(struct sws_mm *mm, uint32_t *take)
 {
 	uint64_t moved = 0;
-	for (unsigned c = 0; c < sws__sim_max_cpus(mm->sim); c++) {
+	for (unsigned c = 0; c < mm->nr_cpus; c++) {
 		struct sws_mm_pcpu *p = &mm->pcpu[c];
 		mm_lock(mm, &p->pcp_lock, SWS_MM_lock_pfn_contended);
 		if (p->pcp_count || (take && !*take)) {
@@ -355,7 +355,7 @@ int64_t sws__mm_free_pages(struct sws_mm *mm)
 {
 	kernel_swap_sync(mm);
 	int64_t n = atomic_load_explicit(&mm->free_pages, memory_order_relaxed);
-	for (unsigned i = 0; i < sws__sim_max_cpus(mm->sim); i++)
+	for (unsigned i = 0; i < mm->nr_cpus; i++)
 		n += atomic_load_explicit(&mm->pcpu[i].free_stock, memory_order_relaxed);
 	return n;
 }
@@ -369,7 +369,7 @@ static void ram_move_end(struct sws_mm *mm) { atomic_fetch_add(&mm->ram_moves_do
 static void ram_drain(struct sws_mm *mm)
 {
 	ram_move_begin(mm);
-	for (unsigned i = 0; i < sws__sim_max_cpus(mm->sim); i++) {
+	for (unsigned i = 0; i < mm->nr_cpus; i++) {
 		int64_t v = atomic_exchange(&mm->pcpu[i].free_stock, 0);
 		if (v)
 			atomic_fetch_add(&mm->free_pages, v);
@@ -453,7 +453,7 @@ void sws__mm_ram_give(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t nr)
 	_Atomic int64_t *stock = free_stock(cpu, mm);
 	if (!stock || ram_tight(mm)) {
 		int64_t v = atomic_fetch_add(&mm->free_pages, (int64_t)nr) + (int64_t)nr;
-		if (stock && v >= 4 * FREE_STOCK_BATCH * (int64_t)sws__sim_max_cpus(mm->sim))
+		if (stock && v >= 4 * FREE_STOCK_BATCH * (int64_t)mm->nr_cpus)
 			atomic_store_explicit(&mm->ram_tight, false, memory_order_relaxed);
 		return;
 	}

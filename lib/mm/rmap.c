@@ -132,7 +132,7 @@ void sws__mm_tlb_pending(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid)
 {
 	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
 	sws_bit_set(p->tlb_pending, sws__cpu_id(cpu));
-	for (unsigned c = 0; c < sws__sim_max_cpus(mm->sim) && c < 256; c++)
+	for (unsigned c = 0; c < mm->nr_cpus && c < 256; c++)
 		if (mm->pcpu[c].loaded == asid)
 			sws_bit_set(p->tlb_pending, c);
 }

@@ -33,7 +33,7 @@ void sws_mm_cpu_time_get(const struct sws_mm *mm, const struct sws_cpu *cpu, str
 void sws_mm_stats_get(struct sws_mm *mm, struct sws_mm_stats *st)
 {
 	memset(st, 0, sizeof(*st));
-	for (unsigned c = 0; c < sws__sim_max_cpus(mm->sim); c++) {
+	for (unsigned c = 0; c < mm->nr_cpus; c++) {
 		struct sws_mm_pcpu *p = &mm->pcpu[c];
 		for (int k = 0; k < SWS_MM_NR_COUNTERS; k++)
 			st->counters[k] += sws_load_relaxed(&p->ctr[k]);
@@ -42,15 +42,15 @@ void sws_mm_stats_get(struct sws_mm *mm, struct sws_mm_stats *st)
 			st->swpout_fallback[o] += sws_load_relaxed(&p->swpout_fallback[o]);
 		}
 	}
-	for (unsigned c = 0; c < sws__sim_max_cpus(mm->sim); c++)
+	for (unsigned c = 0; c < mm->nr_cpus; c++)
 		for (int o = 0; o < SWS_NR_ORDERS; o++)
 			st->zswpout_order[o] += sws_load_relaxed(&mm->pcpu[c].zswpout_order[o]);
-	for (unsigned c = 0; c < sws__sim_max_cpus(mm->sim); c++)
+	for (unsigned c = 0; c < mm->nr_cpus; c++)
 		for (int t = 0; t < SWS_SWAP_NR_TIERS; t++) {
 			st->tier_swpout[t] += sws_load_relaxed(&mm->pcpu[c].tier_swpout[t]);
 			st->tier_swpin[t] += sws_load_relaxed(&mm->pcpu[c].tier_swpin[t]);
 		}
-	for (unsigned c = 0; c < sws__sim_max_cpus(mm->sim); c++) {
+	for (unsigned c = 0; c < mm->nr_cpus; c++) {
 		struct sws_mm_pcpu *p = &mm->pcpu[c];
 		for (int b = 0; b < SWS_MM_LAT_BUCKETS; b++)
 			st->reclaim_lat[b] += sws_load_relaxed(&p->reclaim_lat[b]);
