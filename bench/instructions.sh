@@ -5,7 +5,8 @@
 #
 #   lru     the exact-LRU zipf trace: 1 M accesses, zipf(0.9) over 262,144
 #           pages (swapsim-lru-trace), 16,384 pages of RAM, binary native
-#           trace: --ram 64M --policy lru --page-cluster 0 --swap size=2G
+#           trace: --ram 64M --metadata-ram off --policy lru --page-cluster 0
+#           --swap size=2G
 #   usemem  the main job's workload at 1/64 of its size, on every design:
 #           usemem -n 31 16M (-O -y -x --init-time) in a 64 MiB memcg (the
 #           main job's 13% of the working set), PMEM, 31 CPUs, modelled time
@@ -60,7 +61,7 @@ per() { awk -v i="$1" -v a="$2" 'BEGIN { printf "%.0f", i / a }'; }
 
 trace=$out/zipf-1000000-262144-0.9-1
 [ -f "$trace.bin" ] || "$gen" "$trace" 1000000 262144 0.9 1 >/dev/null
-count lru --trace "$trace.bin" --ram 64M --policy lru --page-cluster 0 --swap size=2G
+count lru --trace "$trace.bin" --ram 64M --metadata-ram off --policy lru --page-cluster 0 --swap size=2G
 read -r ir acc pf <"$out/lru.counts"
 lru=$(per "$ir" "$acc")
 echo "{\"case\":\"lru\",\"instructions\":$ir,\"accesses\":$acc,\"per_access\":$lru,\"pgfault\":$pf}"

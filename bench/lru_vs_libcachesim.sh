@@ -2,7 +2,8 @@
 # The side-by-side speed run of docs/benchmarks.md ("Against libCacheSim's
 # LRU"): swapsim-replay's exact-LRU policy, the whole swap path behind it,
 # against libCacheSim's cachesim LRU on the same trace, a zipf(0.9) stream of
-# 5 M page accesses over 1 Mi pages with a 65,536-page cache (256 MiB of RAM),
+# 5 M page accesses over 1 Mi pages with a 65,536-page cache (256 MiB of RAM,
+# all of it for user pages: --metadata-ram off),
 # both tools reading a binary trace. The rounds interleave the tools (A B A B
 # ...) so that both see the same state of a shared machine.
 #
@@ -95,8 +96,8 @@ while [ "$r" -le "$rounds" ]; do
 	emit "{\"tool\":\"cachesim\",\"round\":$r,\"events_per_sec\":$eps,\"misses\":$misses,\"wall_s\":$wall,\"rss_kb\":$rss}"
 
 	log=$out/swapsim.$r.json
-	timed "$log" "$replay" --trace "$trace.bin" --ram "${lru_pages}p" --policy lru --page-cluster 0 \
-		--swap "size=${swap_pages}p" --quiet --report json
+	timed "$log" "$replay" --trace "$trace.bin" --ram "${lru_pages}p" --metadata-ram off \
+		--policy lru --page-cluster 0 --swap "size=${swap_pages}p" --quiet --report json
 	eps=$(grep -o '"events_per_sec":[0-9][0-9.e+]*' "$log" | head -n 1 | cut -d: -f2)
 	faults=$(grep -o '"pgfault":[0-9]*' "$log" | head -n 1 | cut -d: -f2)
 	[ -n "$eps" ] && [ -n "$faults" ] || { echo "$me: cannot read swapsim-replay's report ($log)" >&2; exit 1; }

@@ -98,7 +98,7 @@ struct opts {
 	const char *ram_arg, *mem_limit_arg; /* as given, for messages */
 	bool memcg_per_task;
 	int memcg_off;        /* --memcg: the choice's index, 1 for off */
-	int metadata_ram;     /* --metadata-ram: the choice's index, 1 for on */
+	int metadata_ram_off; /* --metadata-ram: the choice's index, 1 for off */
 	bool seed_set;
 	uint64_t ram, mem_limit;
 	struct sws_replay_swap swap[SWS_REPLAY_MAX_SWAP];
@@ -537,11 +537,11 @@ static const struct cli_option options[] = {
 	CLI_OPT_FLAG("--memcg-per-task", O, memcg_per_task,
 		     "each process in a memcg of its own, each with --mem-limit\n"
 		     "(a forked child stays in its parent's)"),
-	CLI_OPT_CHOICE("--metadata-ram", "off|on", O, metadata_ram, "off|on",
-		       "on: the design's swap metadata (as swapsim-overhead counts\n"
-		       "it) and the zswap pool's pages take --ram, as kernel memory\n"
-		       "does: they count in free memory and global pressure, charged\n"
-		       "to no memcg (default off: RAM holds folios alone)"),
+	CLI_OPT_CHOICE("--metadata-ram", "on|off", O, metadata_ram_off, "on|off",
+		       "on (default): the design's swap metadata (as swapsim-overhead\n"
+		       "counts it) and the zswap pool's pages take --ram, as kernel\n"
+		       "memory does: they count in free memory and global pressure,\n"
+		       "charged to no memcg; off: RAM holds user folios alone"),
 	CLI_OPT_CHOICE("--memcg", "on|off", O, memcg_off, "on|off",
 		     "off: the kernel booted with cgroup_disable=memory: no memcg\n"
 		     "ids or tables in any design, nothing charged (not with\n"
@@ -808,7 +808,7 @@ static void run_config(const struct opts *o, enum sws_backend backend, uint64_t 
 		.flags = (o->verify ? SWS_REPLAY_VERIFY : 0) | (o->zswap ? SWS_REPLAY_ZSWAP : 0) |
 			 (o->read_zero ? 0 : SWS_REPLAY_READ_POPULATES) |
 			 (o->memcg_per_task ? SWS_REPLAY_MEMCG_PER_TASK : 0) | (o->memcg_off ? SWS_REPLAY_MEMCG_OFF : 0) |
-			 (o->metadata_ram ? SWS_REPLAY_KERNEL_RAM : 0),
+			 (o->metadata_ram_off ? SWS_REPLAY_USER_RAM : 0),
 		.zswap = o->zc,
 		.seed = seed,
 		.nr_swap = o->nswap,

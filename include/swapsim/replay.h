@@ -158,8 +158,9 @@ uint32_t sws_replay_swap_kind_queue(enum sws_replay_swap_kind kind);
 #define SWS_REPLAY_MEMCG_PER_TASK (1u << 3) /* each process the trace starts (not a fork's child,
 						    * which stays in its parent's) in a memcg of its
 						    * own with mem_limit_pages (required) */
-#define SWS_REPLAY_KERNEL_RAM (1u << 5) /* SWS_MM_KERNEL_RAM: swap metadata and the zswap pool
-					 * take simulated RAM */
+#define SWS_REPLAY_USER_RAM (1u << 5) /* RAM holds user folios alone: without it the replay
+				       * sets SWS_MM_KERNEL_RAM (swap metadata and the zswap
+				       * pool take simulated RAM, as in the kernel) */
 #define SWS_REPLAY_MEMCG_OFF (1u << 4) /* cgroup_disable=memory (SWS_SIM_MEMCG_OFF): no memcgs,
 					* so no mem_limit_pages, mem_high_pages or
 					* SWS_REPLAY_MEMCG_PER_TASK (SWS_EINVAL) */

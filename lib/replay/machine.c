@@ -158,7 +158,7 @@ static bool swap_ok(const struct sws_replay_swap *sw)
 static int check_config(const struct sws_replay_config *cfg)
 {
 	const uint32_t flags = SWS_REPLAY_VERIFY | SWS_REPLAY_ZSWAP | SWS_REPLAY_READ_POPULATES |
-			       SWS_REPLAY_MEMCG_PER_TASK | SWS_REPLAY_MEMCG_OFF | SWS_REPLAY_KERNEL_RAM;
+			       SWS_REPLAY_MEMCG_PER_TASK | SWS_REPLAY_MEMCG_OFF | SWS_REPLAY_USER_RAM;
 	if (cfg->version > SWS_REPLAY_CONFIG_VERSION ||
 	    (cfg->env && cfg->env->version > SWS_ENV_VERSION))
 		return SWS_EVERSION;
@@ -336,7 +336,7 @@ static int build(struct sws_replay *r)
 				   .page_cluster = cfg->page_cluster,
 				   .flags = ((cfg->flags & SWS_REPLAY_VERIFY) ? SWS_MM_VERIFY : 0) |
 					    ((cfg->flags & SWS_REPLAY_READ_POPULATES) ? SWS_MM_READ_POPULATES : 0) |
-					    ((cfg->flags & SWS_REPLAY_KERNEL_RAM) ? SWS_MM_KERNEL_RAM : 0),
+					    ((cfg->flags & SWS_REPLAY_USER_RAM) ? 0 : SWS_MM_KERNEL_RAM),
 				   .seed = cfg->seed,
 				   .anon_orders = cfg->anon_orders,
 				   .anon_orders_madvise = cfg->anon_orders_madvise};

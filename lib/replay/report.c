@@ -648,8 +648,8 @@ void sws__setup_line(const struct sws_replay_series *s, char *buf, size_t len)
 			ADD("%s%" PRIu64, k ? ", " : ", seeds (one a repeat) ", s->repeats[k]->setup.seed);
 	if (st->flags & SWS_REPLAY_VERIFY)
 		ADD(", verify");
-	if (st->flags & SWS_REPLAY_KERNEL_RAM)
-		ADD(", swap metadata and zswap pool in RAM");
+	if (st->flags & SWS_REPLAY_USER_RAM)
+		ADD(", RAM for user pages only (swap metadata and zswap pool outside it)");
 	if (st->swapoff_device)
 		ADD(", swapoff of device %u at the end", st->swapoff_device);
 #undef ADD
@@ -1135,7 +1135,7 @@ static void counters_run(struct sws__out *o, const struct sws_replay_report *r)
 	for (unsigned k = 0; k < nt; k++)
 		sws__pr(o, "tier.%s.swpout %" PRIu64 "\ntier.%s.swpin %" PRIu64 "\n", names[k], r->mm.tier_swpout[k + 1],
 			names[k], r->mm.tier_swpin[k + 1]);
-	if (r->setup.flags & SWS_REPLAY_KERNEL_RAM)
+	if (!(r->setup.flags & SWS_REPLAY_USER_RAM))
 		sws__pr(o, "mm.kernel_swap_pages %" PRIu64 "\n", r->mm.kernel_swap_pages);
 	if (r->workload.valid || r->workload.killed)
 		sws__pr(o, "workload.tasks %u\nworkload.killed %u\n", r->workload.tasks, r->workload.killed);
@@ -1265,7 +1265,7 @@ static void json_setup(struct sws__out *o, const struct sws_replay_print_config 
 		sws__pr(o, "%" PRIu64, pc->workload_seed);
 	else
 		sws__pr(o, "null");
-	sws__pr(o, "},\"metadata_ram\":%s", st->flags & SWS_REPLAY_KERNEL_RAM ? "true" : "false");
+	sws__pr(o, "},\"metadata_ram\":%s", st->flags & SWS_REPLAY_USER_RAM ? "false" : "true");
 	sws__pr(o, ",\"user_bandwidth\":%" PRIu64 ",\"verify\":%s,\"read_fault\":\"%s\",\"swapoff_device\":%u,"
 		   "\"content_weight\":{",
 		st->user_bandwidth, st->flags & SWS_REPLAY_VERIFY ? "true" : "false",
