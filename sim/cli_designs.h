@@ -3,11 +3,13 @@
  * list them: every design of the registry (SWS_DESIGN_LIST in
  * swapsim/sim.h), in its order (oldest first), for --list-designs, the
  * defaults that mean "every design", and the messages and --help lines that
- * name them. A design added to the registry shows up here with no change.
+ * name them, and whether a design has a virtual device. A design added to
+ * the registry shows up here with no change.
  */
 #ifndef SWAPSIM_CLI_DESIGNS_H
 #define SWAPSIM_CLI_DESIGNS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <swapsim/swapsim.h>
 
@@ -25,5 +27,13 @@ extern const enum sws_design cli_designs[CLI_NR_DESIGNS];
  * @buf (cut to @len). @return @buf.
  */
 const char *cli_design_list(char *buf, size_t len, const char *sep, const char *last);
+
+/**
+ * Whether @design's simulation has a virtual device (SWS_SWP_VIRTUAL: the
+ * vswap designs'), which sits in every swap tier, so that a memcg's tier mask
+ * chooses nothing under it. Asked of a simulation made for the purpose.
+ * @return true or false (false also when no simulation could be made).
+ */
+bool cli_design_virtual(enum sws_design design);
 
 #endif

@@ -569,7 +569,8 @@ static const struct cli_option options[] = {
 	CLI_OPT_STRING("--memcg-swap-tiers", "NAME[,NAME...]", O, memcg_swap_tiers,
 		       "the swap tiers the memcg(s) may put pages on\n"
 		       "(memory.swap.tiers.max; tiers of --swap ...,tier=NAME;\n"
-		       "needs --mem-limit or --mem-high; default: every device)"),
+		       "needs --mem-limit or --mem-high; default: every device;\n"
+		       "chooses nothing under a vswap design, with a warning)"),
 	{.kind = CLI_CALL, .name = "--backend", .arg = "D", .set = set_designs, .help_fn = backend_help},
 	CLI_OPT_CALL("--compare", "D1,D2,...", set_designs,
 		     "run the same input on each design, report side by side (a\n"
@@ -1012,6 +1013,16 @@ static bool xswap_usable(const struct opts *o)
 	return true;
 }
 
+/* @return N when the @i-th compared design is the N-th listing of its design
+ * (--compare st-p4,st-p4: 1, then 2). */
+static unsigned design_nth(const struct opts *o, unsigned i)
+{
+	unsigned nth = 1;
+	for (unsigned k = 0; k < i; k++)
+		nth += o->backends[k] == o->backends[i];
+	return nth;
+}
+
 /*
  * The name of the @i-th compared run: its design's, and "#N" after a design
  * listed before (--compare st-p4,st-p4: st-p4 and st-p4#2, a control whose
@@ -1019,9 +1030,7 @@ static bool xswap_usable(const struct opts *o)
  */
 static const char *run_label(const struct opts *o, unsigned i, char *buf, size_t len)
 {
-	unsigned nth = 1;
-	for (unsigned k = 0; k < i; k++)
-		nth += o->backends[k] == o->backends[i];
+	unsigned nth = design_nth(o, i);
 	if (nth == 1)
 		snprintf(buf, len, "%s", sws_backend_name(o->backends[i]));
 	else
@@ -1569,8 +1578,9 @@ static int bad_swap_tiers(const struct opts *o)
 	return 0;
 }
 
-/* The memcg options of a replay that do not go together, and a warning.
- * @return 0 or 2 (said). */
+/* The memcg options of a replay that do not go together, and warnings (a
+ * limit above RAM; swap tiers under a design whose virtual device is in every
+ * tier). @return 0 or 2 (said). */
 static int check_memcg_usage(const struct opts *o)
 {
 	if (o->memcg_per_task && !o->mem_limit)
@@ -1580,6 +1590,11 @@ static int check_memcg_usage(const struct opts *o)
 													 : "--memcg-per-task");
 	if (o->memcg_swap_tiers && bad_swap_tiers(o))
 		return 2;
+	for (unsigned i = 0; o->memcg_swap_tiers && i < o->nbackends; i++)
+		if (design_nth(o, i) == 1 && cli_design_virtual(o->backends[i]))
+			fprintf(stderr, "swapsim-replay: warning: --memcg-swap-tiers chooses nothing under %s: its "
+					"virtual device is in every swap tier (pages go to the highest-priority device "
+					"with room)\n", sws_design_name(o->backends[i]));
 	if (o->mem_limit && o->ram && o->mem_limit > o->ram)
 		fprintf(stderr, "swapsim-replay: warning: --mem-limit %s%s is above --ram %s%s: the limit never binds\n",
 			o->mem_limit_arg ? o->mem_limit_arg : "", o->mem_limit_arg ? "" : "(recorded)",
