@@ -7,15 +7,22 @@
 
 #include "swap_internal.h"
 
+/* Each class's kind (SWS_MEM_CLASS_LIST's middle column), known here at compile
+ * time: sws_sim_memory_usage() runs at every read of free memory when the swap
+ * metadata takes RAM (lib/mm/page_alloc.c, kernel_swap_sync()). */
+#define SWS__MEM_KIND(name, kind, desc) kind,
+static const unsigned char mem_kind[SWS_NR_MEM_CLASSES] = {SWS_MEM_CLASS_LIST(SWS__MEM_KIND)};
+#undef SWS__MEM_KIND
+
 void sws_sim_memory_usage(struct sws_sim *sim, struct sws_memory_usage *out)
 {
 	memset(out, 0, sizeof(*out));
 	for (int c = 0; c < SWS_NR_MEM_CLASSES; c++) {
 		int64_t b = atomic_load(&sim->mem.bytes[c]);
 		out->bytes[c] = b > 0 ? (uint64_t)b : 0;
-		if (sws_mem_class_kind((enum sws_mem_class)c) == SWS_MEM_KIND_OTHER)
+		if (mem_kind[c] == SWS_MEM_KIND_OTHER)
 			continue; /* bookkeeping of the simulator itself, not swap metadata */
-		if (sws_mem_class_kind((enum sws_mem_class)c) == SWS_MEM_KIND_STATIC)
+		if (mem_kind[c] == SWS_MEM_KIND_STATIC)
 			out->static_bytes += out->bytes[c];
 		else
 			out->dynamic_bytes += out->bytes[c];
