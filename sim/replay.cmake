@@ -106,6 +106,10 @@ if(SWS_BUILD_TESTS)
     $<TARGET_FILE_DIR:swapsim-replay>)
   set_tests_properties(cli_swap_tiers PROPERTIES LABELS unit TIMEOUT 120
     PASS_REGULAR_EXPRESSION "swap tiers: all cases passed" FAIL_REGULAR_EXPRESSION "FAIL:")
+  # --jobs N: the same report as one run at a time, the runs' lines in order.
+  add_test(NAME cli_jobs COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/jobs.sh $<TARGET_FILE_DIR:swapsim-replay>)
+  set_tests_properties(cli_jobs PROPERTIES LABELS "unit;thread" TIMEOUT 300 ENVIRONMENT "${SWS_TSAN_OPTIONS}"
+    PASS_REGULAR_EXPRESSION "jobs: all cases passed" FAIL_REGULAR_EXPRESSION "FAIL:")
   add_test(NAME cli_memcg_off COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/memcg_off.sh
     $<TARGET_FILE_DIR:swapsim-replay>)
   set_tests_properties(cli_memcg_off PROPERTIES LABELS unit TIMEOUT 120)

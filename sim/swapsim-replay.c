@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -37,6 +38,7 @@
 #define MAX_WL_ARGS 64
 _Static_assert(CLI_MAX_RUNS <= SWS_REPLAY_MAX_SERIES, "every run is a series of the report");
 #define MAX_REPEAT 1000
+#define MAX_JOBS 64
 #define EXIT_ERRORS 3
 
 static volatile sig_atomic_t interrupted; /* the signal that stops the run, 0 while none */
@@ -86,7 +88,7 @@ struct opts {
 	struct sws_workload_config wl;
 	enum sws_backend backends[CLI_MAX_RUNS];
 	unsigned nbackends;
-	uint32_t threads, repeat;
+	uint32_t threads, repeat, jobs;
 	uint64_t seed, user_bandwidth;
 	enum sws_replay_clock clock;
 	uint32_t cpus;          /* --cpus; 0: the default for the input */
@@ -630,6 +632,10 @@ static const struct cli_option options[] = {
 		    "(A B A B ...); times are reported as mean and spread;\n"
 		    "with the modelled clock repeat k adds k to the seeds\n"
 		    "(the same seed gives the same figures)"),
+	CLI_OPT_U32("--jobs", "N", O, jobs, 1, MAX_JOBS,
+		    "modelled clock: up to N of the runs at once, each on a\n"
+		    "host thread (default 1); the figures do not change, the\n"
+		    "messages and workload lines come after the runs, in order"),
 	CLI_OPT_CALL("--user-bandwidth", "SIZE", set_user_bandwidth,
 		     "the user-time model: bytes per second a task touches memory\n"
 		     "at (each page access costs 4 KiB of it; default 16000000000,\n"
@@ -718,6 +724,7 @@ struct run_ctx {
 	uint64_t total;        /* records expected (workload) or 0 */
 	uint64_t trace_size;   /* bytes of the trace file */
 	struct sws_trace_reader *reader;
+	FILE *out, *err; /* the run's workload lines and messages */
 	bool bar;
 	int last_pct;
 };
@@ -838,11 +845,11 @@ static int open_workload(const struct opts *o, uint64_t seed, struct sws_replay_
 	wc.seed = (wc.seed ? wc.seed : o->seed) + (seed - o->seed);
 	if ((e = sws_workload_create(&wc, wl))) {
 		if (e == SWS_EINVAL && wc.kind == SWS_WORKLOAD_KBUILD) /* the rest was checked */
-			fprintf(stderr, "swapsim-replay: --workload: kbuild: its accesses (-a) over SIZE "
+			fprintf(rc->err, "swapsim-replay: --workload: kbuild: its accesses (-a) over SIZE "
 					"make more than %u jobs (processes): give fewer accesses, or a "
 					"larger SIZE\n", SWS_WORKLOAD_MAX_JOBS);
 		else
-			fprintf(stderr, "swapsim-replay: --workload: %s\n", sws_strerror(e));
+			fprintf(rc->err, "swapsim-replay: --workload: %s\n", sws_strerror(e));
 		return 2;
 	}
 	if (!o->content_set)
@@ -864,7 +871,7 @@ static int open_trace(const struct opts *o, struct run_ctx *rc, struct sws_repla
 	tc.format = o->format;
 	if ((e = sws_trace_reader_open(path, &tc, &rc->reader, err, sizeof(err)))) {
 		if (!interrupted) /* else the signal made the open fail (EINTR) */
-			fprintf(stderr, "swapsim-replay: %s%s\n", *err ? err : sws_strerror(e),
+			fprintf(rc->err, "swapsim-replay: %s%s\n", *err ? err : sws_strerror(e),
 				e == SWS_EINVAL ? " (a reader option out of range: see --help)" : "");
 		return 1;
 	}
@@ -895,47 +902,49 @@ static void format_hint(const struct opts *o, const struct run_ctx *rc, char *hi
 
 /* What failed in a run that reported: device writes, pages read back
  * different. @return 1 when anything did, else 0. */
-static int run_failures(const struct opts *o, enum sws_backend backend, const struct sws_replay_report *rep)
+static int run_failures(const struct opts *o, enum sws_backend backend, const struct sws_replay_report *rep,
+			FILE *err)
 {
 	int status = 0;
 	for (uint32_t d = 0; d < rep->nr_devices; d++) {
 		const struct sws_replay_device *dv = &rep->devices[d];
 		if (!dv->write_errors)
 			continue;
-		fprintf(stderr, "swapsim-replay: swap device %u (%s): %llu page writes failed: %s%s\n", d + 1,
+		fprintf(err, "swapsim-replay: swap device %u (%s): %llu page writes failed: %s%s\n", d + 1,
 			o->swap[d].path ? o->swap[d].path : "no file", (unsigned long long)dv->write_errors,
 			strerror(dv->write_errno),
 			dv->write_failed ? "; the device took no new slots after that" : "");
 		status = 1;
 	}
 	if (rep->verify_failures) {
-		fprintf(stderr, "swapsim-replay: %s: %llu pages read back different\n",
+		fprintf(err, "swapsim-replay: %s: %llu pages read back different\n",
 			sws_backend_name(backend), (unsigned long long)rep->verify_failures);
 		status = 1;
 	}
 	return status;
 }
 
-/* The workload's own lines (usemem's per-task lines, ...) of run @label. */
-static void print_workload_lines(const struct opts *o, struct sws_workload *wl, struct sws_replay *r,
-				 const char *label)
+/* The workload's own lines (usemem's per-task lines, ...) of run @label, to
+@rc's out (a table) or err (JSON and CSV keep stdout machine-readable). */
+static void print_workload_lines(const struct opts *o, const struct run_ctx *rc, struct sws_workload *wl,
+				 struct sws_replay *r, const char *label)
 {
-	/* JSON and CSV keep stdout machine-readable: the usemem lines go to stderr. */
-	FILE *f = o->report == 0 ? stdout : stderr;
+	FILE *f = o->report == 0 ? rc->out : rc->err;
 	if (o->nbackends > 1 || o->repeat > 1)
 		fprintf(f, "== %s%s\n", label, o->repeat > 1 ? " (first repeat)" : "");
 	sws_workload_print_results(wl, r, write_file, f);
 }
 
-/* One run of the input on @backend; @lines: print the workload's own lines.
- * @return exit status contribution (0 or 1; 2 for a configuration error). */
+/* One run of the input on @backend; @lines: print the workload's own lines
+ * (to @out; messages to @err). @return exit status contribution (0 or 1; 2
+ * for a configuration error). */
 static int run_one(const struct opts *o, enum sws_backend backend, const char *label,
-		   struct sws_replay_report *rep, bool *have_rep, bool lines, unsigned repeat)
+		   struct sws_replay_report *rep, bool *have_rep, bool lines, unsigned repeat, FILE *out, FILE *err)
 {
 	/* The modelled clock gives the same figures for the same input: repeat k
 	 * varies the seeds (seed + k); the host clock repeats to see its noise. */
 	uint64_t seed = o->seed + (o->clock == SWS_REPLAY_CLOCK_MODEL ? repeat : 0);
-	struct run_ctx rc = {.o = o, .backend = backend, .last_pct = -1};
+	struct run_ctx rc = {.o = o, .backend = backend, .out = out, .err = err, .last_pct = -1};
 	struct sws_workload *wl = NULL;
 	struct sws_replay_source src;
 	struct sws_replay_config cfg;
@@ -948,9 +957,9 @@ static int run_one(const struct opts *o, enum sws_backend backend, const char *l
 	status = o->have_workload ? open_workload(o, seed, &cfg, &rc, &wl, &src) : open_trace(o, &rc, &src);
 	if (status)
 		return status;
-	rc.bar = !o->quiet && isatty(STDERR_FILENO);
+	rc.bar = !o->quiet && err == stderr && isatty(STDERR_FILENO);
 	if ((e = sws_replay_create(&cfg, &r))) {
-		fprintf(stderr, "swapsim-replay: cannot build the machine (%s backend): %s\n",
+		fprintf(rc.err, "swapsim-replay: cannot build the machine (%s backend): %s\n",
 			sws_backend_name(backend), *cerr ? cerr : sws_strerror(e));
 		/* Every value was checked above (2 there): what fails here is the machine
 		 * (a device's file: exists, not a regular file, cannot be created; memory). */
@@ -965,7 +974,7 @@ static int run_one(const struct opts *o, enum sws_backend backend, const char *l
 		 * report of it, only the message. */
 		char hint[96];
 		format_hint(o, &rc, hint, sizeof(hint));
-		fprintf(stderr, "swapsim-replay: %s%s\n", sws_replay_error(r), hint);
+		fprintf(rc.err, "swapsim-replay: %s%s\n", sws_replay_error(r), hint);
 		status = 1;
 		goto out; /* no report of a run the input broke */
 	}
@@ -973,9 +982,9 @@ static int run_one(const struct opts *o, enum sws_backend backend, const char *l
 	if (wl)
 		sws_workload_figures(wl, r, rep);
 	*have_rep = true;
-	status = run_failures(o, backend, rep);
+	status = run_failures(o, backend, rep, rc.err);
 	if (wl && !o->quiet && lines)
-		print_workload_lines(o, wl, r, label);
+		print_workload_lines(o, &rc, wl, r, label);
 out:
 	sws_replay_destroy(r);
 	sws_workload_destroy(wl);
@@ -1303,7 +1312,7 @@ static int run_check(struct opts *o, int argc, char **argv)
 	warn_cpus(o);
 	struct sws_replay_report rep;
 	bool have = false;
-	status = run_one(o, o->backends[0], sws_backend_name(o->backends[0]), &rep, &have, false, 0);
+	status = run_one(o, o->backends[0], sws_backend_name(o->backends[0]), &rep, &have, false, 0, stdout, stderr);
 	if (!have)
 		goto out;
 	if (interrupted)
@@ -1540,6 +1549,21 @@ static void print_refused(const struct opts *o, const struct sws_replay_report *
 	}
 }
 
+/* --jobs N with what needs one run at a time: say so. @return 0 or 2. */
+static int jobs_refused(const struct opts *o)
+{
+	bool file = false;
+	for (unsigned d = 0; d < o->nswap; d++)
+		file = file || o->swap[d].path;
+	const char *why = o->jobs <= 1			       ? NULL
+			  : o->clock == SWS_REPLAY_CLOCK_HOST ? "--clock host (runs at once share the CPUs whose "
+								"time it measures)"
+			  : o->report == 2 ? "--report csv (its rows go out while the runs make them)"
+			  : file	   ? "a --swap file= (every run makes and removes that file)"
+					   : NULL;
+	return why ? bad("--jobs", "%u: not with %s", o->jobs, why) : 0;
+}
+
 /* --check with an option it cannot go with: say so. @return 0 or 2. */
 static int check_usage(const struct opts *o)
 {
@@ -1639,6 +1663,8 @@ static int check_replay_usage(struct opts *o)
 	}
 	if (!xswap_usable(o))
 		return 2;
+	if (jobs_refused(o))
+		return 2;
 	if (o->swapoff > (o->nswap ? o->nswap : 1) ||
 	    (o->swapoff && o->nswap && o->swap[o->swapoff - 1].kind == SWS_REPLAY_SWAP_XSWAP))
 		return bad("--swapoff", "%u: not one of the %u --swap devices (an xswap one goes with its "
@@ -1655,29 +1681,129 @@ struct rounds {
 	uint64_t errors, swapoff_kills;
 };
 
-/* Run the rounds until done, a run fails to start, or a signal. @return 0, 1
- * (a run failed) or 2 (a configuration error: nothing is reported). */
+/* The runs of the rounds (run w is configuration w % nbackends of round
+ * w / nbackends: A B A B ...), --jobs of them at once. */
+struct jobs {
+	const struct opts *o;
+	struct rounds *r;
+	pthread_mutex_t lock;
+	unsigned next, n; /* the next run to start, the runs */
+	bool stop;        /* a run failed to start: start no more */
+	struct job {
+		int status;
+		bool ran, have;
+		char *out, *err; /* what it printed (--jobs > 1) */
+		size_t out_len, err_len;
+	} *job;
+};
+
+/* Run @w of @js, printing to @out and @err. */
+static void run_job(struct jobs *js, unsigned w, FILE *out, FILE *err)
+{
+	const struct opts *o = js->o;
+	unsigned i = w % o->nbackends, k = w / o->nbackends;
+	struct job *j = &js->job[w];
+	char label[32];
+	j->status = run_one(o, o->backends[i], run_label(o, i, label, sizeof(label)),
+			    &js->r->reps[(size_t)i * js->r->nrep + k], &j->have, k == 0, k, out, err);
+	j->ran = true;
+}
+
+/* A --jobs worker: runs until none is left, one failed to start, or a signal.
+ * Each run prints into its own memory files, shown in order at the end. */
+static void *job_worker(void *arg)
+{
+	struct jobs *js = arg;
+	for (;;) {
+		pthread_mutex_lock(&js->lock);
+		unsigned w = js->stop || interrupted ? js->n : js->next++;
+		pthread_mutex_unlock(&js->lock);
+		if (w >= js->n)
+			return NULL;
+		struct job *j = &js->job[w];
+		FILE *out = open_memstream(&j->out, &j->out_len), *err = open_memstream(&j->err, &j->err_len);
+		if (!out || !err) {
+			if (out)
+				fclose(out);
+			if (err)
+				fclose(err);
+			j->status = 1; /* said when shown */
+			j->ran = true;
+		} else {
+			run_job(js, w, out, err);
+			fclose(out);
+			fclose(err);
+		}
+		if (j->status == 2 || !j->have) {
+			pthread_mutex_lock(&js->lock);
+			js->stop = true;
+			pthread_mutex_unlock(&js->lock);
+		}
+	}
+}
+
+/* Run the rounds until done, a run fails to start, or a signal: one run at
+ * a time, or --jobs of them on host threads (the modelled clock's figures
+ * do not depend on the host). @return 0, 1 (a run failed) or 2 (a
+ * configuration error: nothing is reported). */
 static int run_rounds(const struct opts *o, struct rounds *r)
 {
+	struct jobs js = {.o = o, .r = r, .n = r->nrep * o->nbackends};
+	unsigned nthreads = o->jobs < js.n ? o->jobs : js.n;
+	pthread_t tid[MAX_JOBS];
+	unsigned started = 0;
 	int status = 0;
-	for (unsigned k = 0; k < r->nrep && !interrupted; k++) {
-		for (unsigned i = 0; i < o->nbackends && !interrupted; i++) {
-			bool have;
-			struct sws_replay_report *rep = &r->reps[(size_t)i * r->nrep + k];
-			char label[32];
-			int s = run_one(o, o->backends[i], run_label(o, i, label, sizeof(label)), rep, &have, k == 0, k);
-			if (s == 2)
-				return 2;
-			if (s)
-				status = 1;
-			if (!have) /* a run that did not start: report nothing of that round */
-				return status;
-			r->ptrs[(size_t)i * r->nrep + k] = rep;
-			r->errors += rep->errors;
-			r->swapoff_kills += rep->time.swapoff_oom_kills;
-		}
-		r->ran = k + 1;
+	js.job = calloc(js.n, sizeof(*js.job));
+	if (!js.job) {
+		fprintf(stderr, "swapsim-replay: out of memory for %u runs\n", js.n);
+		return 1;
 	}
+	if (nthreads <= 1) {
+		for (unsigned w = 0; w < js.n && !interrupted; w++) {
+			run_job(&js, w, stdout, stderr);
+			if (js.job[w].status == 2 || !js.job[w].have)
+				break;
+		}
+	} else {
+		pthread_mutex_init(&js.lock, NULL);
+		while (started < nthreads && !pthread_create(&tid[started], NULL, job_worker, &js))
+			started++;
+		if (!started) /* no thread to be had: run them here */
+			job_worker(&js);
+		for (unsigned t = 0; t < started; t++)
+			pthread_join(tid[t], NULL);
+		pthread_mutex_destroy(&js.lock);
+	}
+	/* What ran, in order: a run that did not start ends the rounds there. */
+	for (unsigned w = 0; w < js.n && js.job[w].ran; w++) {
+		struct job *j = &js.job[w];
+		unsigned i = w % o->nbackends, k = w / o->nbackends;
+		struct sws_replay_report *rep = &r->reps[(size_t)i * r->nrep + k];
+		if (nthreads > 1) {
+			if (!j->out || !j->err)
+				fprintf(stderr, "swapsim-replay: --jobs: no memory for run %u's output\n", w + 1);
+			fwrite(j->err ? j->err : "", 1, j->err_len, stderr);
+			fwrite(j->out ? j->out : "", 1, j->out_len, stdout);
+		}
+		if (j->status == 2) {
+			status = 2;
+			break;
+		}
+		if (j->status)
+			status = 1;
+		if (!j->have) /* a run that did not start: report nothing of that round */
+			break;
+		r->ptrs[(size_t)i * r->nrep + k] = rep;
+		r->errors += rep->errors;
+		r->swapoff_kills += rep->time.swapoff_oom_kills;
+		if (i == o->nbackends - 1)
+			r->ran = k + 1;
+	}
+	for (unsigned w = 0; w < js.n; w++) {
+		free(js.job[w].out);
+		free(js.job[w].err);
+	}
+	free(js.job);
 	return status;
 }
 
