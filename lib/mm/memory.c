@@ -16,7 +16,10 @@
  *    miss designs up to 6.18 (and vswap) read a count-1 slot of a
  *    SYNCHRONOUS_IO device into a private folio here (the bypass), every other
  *    slot being read ahead and read into the swap cache (swap_state.c's
- *    swapin_readahead()). The PTE's swap count is put; the
+ *    swapin_readahead()). On a SYNCHRONOUS_IO device a fault reads the
+ *    largest mTHP order whose aligned range qualifies whole
+ *    (swapin_orders(): thp_swapin_suitable_orders(), can_swapin_thp()) and
+ *    maps it whole. The PTEs' swap counts are put; the
  *    slot is freed at once when swap is more than half full, on a write by
  *    the folio's only user (no other space maps it), and
  *    from swap table phase II on SYNCHRONOUS_IO devices
@@ -391,8 +394,8 @@ static int swapin_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space
 			continue;
 		}
 		if (sync && sws__design_sync_bypass(mm->sim)) {
-			rc = swapin_skip_swapcache(cpu, mm, sp->memcg, e, sd->si, swapin_orders(cpu, mm, sp, vaddr, e),
-						   pfnp);
+			rc = swapin_skip_swapcache(cpu, mm, sp->memcg, e, sd->si,
+						   sd->fault ? swapin_orders(cpu, mm, sp, vaddr, e) : 0, pfnp);
 			if (rc == 0 || rc == SWS_ECORRUPT) {
 				*skip_swapcache = true;
 				mm_count(mm, cpu, SWS_MM_pgmajfault, 1);
@@ -408,7 +411,8 @@ static int swapin_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space
 			readahead |= rc == SWS_EAGAIN;
 		}
 		if (sync && !sws__design_sync_bypass(mm->sim)) /* phase II on: swapin_sync() */
-			rc = sws__mm_swapin_sync(cpu, mm, sp, vaddr, e, sd, swapin_orders(cpu, mm, sp, vaddr, e), pfnp);
+			rc = sws__mm_swapin_sync(cpu, mm, sp, vaddr, e, sd,
+						 sd->fault ? swapin_orders(cpu, mm, sp, vaddr, e) : 0, pfnp);
 		else
 			rc = sws__mm_swapin_readahead(cpu, mm, sp, vaddr, e, sd, readahead && !tries, pfnp);
 		if (rc == 0 || rc == SWS_ECORRUPT) /* read from the device or zswap: a major fault */
@@ -438,12 +442,12 @@ static bool __swap_ptes_same(struct sws_space *sp, uint64_t base, sws_entry_t fi
  * (a SYNCHRONOUS_IO swap-in, swapin_orders()) is mapped whole when its PTEs
  * still hold its entries. */
 static int do_swap_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp,
-			uint64_t vaddr, sws_entry_t e, bool write)
+			uint64_t vaddr, sws_entry_t e, bool write, bool fault)
 {
 	/* get_swap_device(), once for the fault: the device the page is read
 	 * from (vswap: the physical one behind @e; none when the page is zero,
 	 * in zswap or in memory: then nothing is read ahead from a device). */
-	struct sws__swapin_dev sd = {.t = e};
+	struct sws__swapin_dev sd = {.t = e, .fault = fault};
 	sd.on_device = !mm_io_target(cpu, mm, e, 1, false, &sd.t);
 	sd.si = sws__get_swap_device(mm->sim, sws_swp_type(sd.t));
 	uint64_t pfn = 0;
@@ -520,7 +524,7 @@ int sws__mm_swapin_pte(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, st
 		       sws_entry_t e)
 {
 	enum sws_work_ctx wc = sws__cpu_work_enter(cpu, SWS_WCTX_swapin);
-	int rc = do_swap_page(cpu, mm, asid, sp, vaddr, e, false);
+	int rc = do_swap_page(cpu, mm, asid, sp, vaddr, e, false, false); /* unuse_pte(): order 0 */
 	sws__cpu_work_enter(cpu, wc);
 	return rc;
 }
@@ -579,7 +583,7 @@ static int do_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, stru
 		} else if (pte_is_swap(v)) {
 			sws_spin_unlock(ptl);
 			enum sws_work_ctx wc = sws__cpu_work_enter(cpu, SWS_WCTX_swapin);
-			rc = do_swap_page(cpu, mm, asid, sp, vaddr, pte_to_swp_entry(v), write);
+			rc = do_swap_page(cpu, mm, asid, sp, vaddr, pte_to_swp_entry(v), write, true);
 			sws__cpu_work_enter(cpu, wc);
 			if (rc == 0 && write)
 				continue; /* mapped; the write itself is the next round */

@@ -847,10 +847,11 @@ int sws___mm_copy_page_range(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_
  * (get_swap_device()) and passed down: the slot @t the page is read from
  * (the entry itself, or under vswap the physical slot behind it), whether it
  * is on a device (vswap: not when the page is zero, in zswap or in memory;
- * then @t is the entry), and @t's device @si (NULL: none). */
+ * then @t is the entry), and @t's device @si (NULL: none); @fault: a task's
+ * fault, which may read a large folio (swapoff's reads are order 0). */
 struct sws__swapin_dev {
 	sws_entry_t t;
-	bool on_device;
+	bool on_device, fault;
 	struct sws_device *si;
 };
 /* swap_cache_get_folio() for a fault at @vaddr: @e's folio, locked (a large

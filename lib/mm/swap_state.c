@@ -8,7 +8,10 @@
  * readahead, or VMA readahead while no rotational device is on; none on
  * SYNCHRONOUS_IO devices except, up to 6.18, a shared slot the bypass
  * declined, nor on xswap) and then reads the page into a new folio in the
- * swap cache. A large folio found there is split first.
+ * swap cache; a SYNCHRONOUS_IO device's miss from phase II on reads without
+ * readahead (swapin_sync()), a large folio where do_swap_page found the range
+ * fit (phase IV checks it here, at the add). A large folio found in the swap
+ * cache is split first.
  * Callers: memory.c (do_swap_page), swapfile.c (swapoff of vswap devices).
  */
 #include "mm_internal.h"

@@ -344,32 +344,25 @@ static void print_counters(struct sws__out *o, const struct sws_replay_series *s
 		else
 			hidden++;
 	}
-	for (unsigned ord = 0; ord < SWS_NR_ORDERS; ord++) { /* per folio order */
-		if (sws__row_shown(s, n, flags, swpout, ord)) {
-			snprintf(name, sizeof(name), "swpout[%u]", ord);
-			row_counter(o, name, s, n, swpout, ord);
-		} else {
-			hidden++;
-		}
-		if (sws__row_shown(s, n, flags, swpout_fb, ord)) {
-			snprintf(name, sizeof(name), "swpout_fallback[%u]", ord);
-			row_counter(o, name, s, n, swpout_fb, ord);
-		} else {
-			hidden++;
-		}
-		if (!ord || ord == SWS_NR_ORDERS - 1)
-			continue; /* a large swap-in is of an order below the PMD's */
-		if (sws__row_shown(s, n, flags, swpin, ord)) {
-			snprintf(name, sizeof(name), "swpin[%u]", ord);
-			row_counter(o, name, s, n, swpin, ord);
-		} else {
-			hidden++;
-		}
-		if (sws__row_shown(s, n, flags, swpin_fb, ord)) {
-			snprintf(name, sizeof(name), "swpin_fallback[%u]", ord);
-			row_counter(o, name, s, n, swpin_fb, ord);
-		} else {
-			hidden++;
+	/* per folio order; a large swap-in is of an order from 1 to below the PMD's */
+	static const struct {
+		const char *name;
+		uint64_t (*get)(const struct sws_replay_report *, unsigned);
+		unsigned lo, hi;
+	} per_order[] = {{"swpout", swpout, 0, SWS_NR_ORDERS},
+			 {"swpout_fallback", swpout_fb, 0, SWS_NR_ORDERS},
+			 {"swpin", swpin, 1, SWS_NR_ORDERS - 1},
+			 {"swpin_fallback", swpin_fb, 1, SWS_NR_ORDERS - 1}};
+	for (unsigned ord = 0; ord < SWS_NR_ORDERS; ord++) {
+		for (unsigned k = 0; k < SWS_ARRAY_SIZE(per_order); k++) {
+			if (ord < per_order[k].lo || ord >= per_order[k].hi)
+				continue;
+			if (!sws__row_shown(s, n, flags, per_order[k].get, ord)) {
+				hidden++;
+				continue;
+			}
+			snprintf(name, sizeof(name), "%s[%u]", per_order[k].name, ord);
+			row_counter(o, name, s, n, per_order[k].get, ord);
 		}
 	}
 	bool backing = false;
