@@ -96,6 +96,8 @@ static void test_swapin_large(void **state)
 	assert_int_equal(s.counters[SWS_MM_pgmajfault] - s0.counters[SWS_MM_pgmajfault], 1);
 	assert_int_equal(s.counters[SWS_MM_pswpin] - s0.counters[SWS_MM_pswpin], 16);
 	assert_int_equal(s.counters[SWS_MM_pgalloc] - s0.counters[SWS_MM_pgalloc], 16);
+	/* the reclaim's shadow: a refault of 16 pages (workingset_refault() counts pages) */
+	assert_int_equal(s.counters[SWS_MM_workingset_refault] - s0.counters[SWS_MM_workingset_refault], 16);
 	assert_int_equal(s.swpin[4], 1);
 	assert_int_equal(s.swpin_fallback[4], 0);
 	assert_int_equal(s.counters[SWS_MM_verify_ok] - s0.counters[SWS_MM_verify_ok], 16);
