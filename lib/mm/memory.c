@@ -16,7 +16,10 @@
  *    miss designs up to 6.18 (and vswap) read a count-1 slot of a
  *    SYNCHRONOUS_IO device into a private folio here (the bypass), every other
  *    slot being read ahead and read into the swap cache (swap_state.c's
- *    swapin_readahead()). The PTE's swap count is put; the
+ *    swapin_readahead()). On a SYNCHRONOUS_IO device a fault reads the
+ *    largest mTHP order whose aligned range qualifies whole
+ *    (swapin_orders(): thp_swapin_suitable_orders(), can_swapin_thp()) and
+ *    maps it whole. The PTEs' swap counts are put; the
  *    slot is freed at once when swap is more than half full, on a write by
  *    the folio's only user (no other space maps it), and
  *    from swap table phase II on SYNCHRONOUS_IO devices
@@ -44,28 +47,44 @@
 
 /*
  * do_swap_page()'s SWP_SYNCHRONOUS_IO bypass (designs up to 6.18, and vswap
- * for device-backed entries): a count-1 slot is read from @si into a private
- * folio that never enters the swap cache; the slot is pinned meanwhile
- * (swapcache_prepare(), which refuses a slot whose count is not 1: the
- * kernel's __swap_count(entry) == 1 test) and do_swap_page() unpins it,
- * which frees it. @return 0 and the locked folio (not in the swap cache,
- * dirty: its slot goes); SWS_EAGAIN or SWS_EOPNOTSUPP (take the swap cache);
+ * for device-backed entries): slot @e is read from @si into a private folio
+ * that never enters the swap cache, of the largest of @orders (bit o: order
+ * o > 0, checked by swapin_orders()) whose allocation succeeds
+ * (alloc_swap_folio(): each failure counts swpin_fallback), else of order 0;
+ * a large folio takes the aligned range of @e's slots. The slots are pinned
+ * meanwhile (swapcache_prepare(), which refuses a slot whose count is not 1:
+ * the kernel's __swap_count(entry) == 1 test; the model refuses a large range
+ * with any such slot and reads order 0) and do_swap_page() unpins them, which
+ * frees them. @return 0 and the locked folio (not in the swap cache, dirty:
+ * its slots go); SWS_EAGAIN or SWS_EOPNOTSUPP (take the swap cache);
  * SWS_EEXIST (someone else is swapping it in); SWS_ENOMEM; SWS_ECORRUPT.
  */
 static int swapin_skip_swapcache(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, sws_entry_t e,
-				 struct sws_device *si, uint64_t *pfnp)
+				 struct sws_device *si, unsigned orders, uint64_t *pfnp)
 {
 	uint64_t pfn, shadow = 0;
-	int rc = sws__mm_folio_alloc(cpu, mm, memcg, 0, &pfn);
+	unsigned order;
+	int rc;
+	for (;;) {
+		order = orders ? 31 - (unsigned)__builtin_clz(orders) : 0; /* the largest order left first */
+		rc = sws__mm_folio_alloc(cpu, mm, memcg, order, &pfn);
+		if (!rc || !order)
+			break;
+		sws__mm_count_swpin(mm, cpu, order, true);
+		orders &= ~(1u << order);
+	}
 	if (rc)
 		return rc;
-	rc = sws_swapin_bypass_start(cpu, e, 1, &shadow);
+	sws_entry_t first = e - (sws_swp_offset(e) & ((1u << order) - 1));
+	rc = sws_swapin_bypass_start(cpu, first, 1u << order, &shadow);
 	if (rc) {
 		sws__mm_folio_free(cpu, mm, pfn);
+		if (order && rc != SWS_EEXIST && rc != SWS_ENOENT)
+			return swapin_skip_swapcache(cpu, mm, memcg, e, si, 0, pfnp);
 		return rc;
 	}
 	struct sws_folio *f = mm_folio(mm, pfn); /* locked */
-	rc = sws__mm_swap_read_folio(cpu, mm, f, e, true, si);
+	rc = sws__mm_swap_read_folio(cpu, mm, f, first, true, si);
 	folio_set(f, PG_dirty);
 	sws__mm_folio_add_lru(cpu, mm, pfn, shadow && sws__mm_workingset_refault(cpu, mm, f, memcg, shadow));
 	*pfnp = pfn;
@@ -282,6 +301,78 @@ static int __do_wp_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, s
 	return rc;
 }
 
+/* The ptl of @vaddr held: can_swapin_thp() for the 2^@order pages around
+ * @vaddr, whose PTE holds @e: their PTEs hold consecutive entries
+ * (swap_pte_batch()) and, up to phase III (@range_checks), their slots share
+ * the zero flag (swap_zeromap_batch()) and none is in the swap cache
+ * (non_swapcache_batch()); phase IV checks these when it adds the folio
+ * (swapin_sync()). The model adds a check of its own: the slots hold the
+ * pages of one large folio (their seeds are folio_page_seed()'s of one
+ * seed), as a folio's contents are one seed; slots filled by separate folios
+ * are read at order 0. */
+static bool __can_swapin_thp(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr,
+			     sws_entry_t e, unsigned order, bool range_checks)
+{
+	SWS_ASSERT_HELD(pte_lockptr(sp, vaddr));
+	const unsigned nr = 1u << order;
+	uint64_t base = vaddr & ~(((uint64_t)SWS_PAGE_SIZE << order) - 1);
+	sws_entry_t first = e - (vaddr - base) / SWS_PAGE_SIZE;
+	bool zero = sws_swap_test_zero(cpu, first);
+	uint64_t seed = mm_unmix(sws__mm_slot_seed_get(mm, first));
+	for (unsigned i = 0; i < nr; i++) {
+		uint64_t *pte = sws___pte_lookup(sp, base + (uint64_t)i * SWS_PAGE_SIZE);
+		if (!pte || *pte != swp_entry_to_pte(first + i))
+			return false;
+		if (range_checks && (sws_swap_test_zero(cpu, first + i) != zero || sws_swap_cache_lookup(cpu, first + i)))
+			return false;
+		if (sws__mm_slot_seed_get(mm, first + i) != mm_mix(seed + i))
+			return false;
+	}
+	return true;
+}
+
+/* thp_swapin_suitable_orders() for a SYNCHRONOUS_IO device's swap-in of @e at
+ * @vaddr: the largest order whose range passes can_swapin_thp(), with the
+ * orders below it (bit o: order o > 0). None while zswap is on
+ * (zswap_never_enabled(): zswap cannot load a large folio), nor under vswap
+ * (its series' rules for a large swap-in are not modelled); else of the
+ * region's mTHP orders below the PMD order (thp_vma_allowable_orders()) those
+ * whose aligned block lies in the region (thp_vma_suitable_orders()) and whose
+ * entries align as the addresses do (thp_swap_suitable_orders(): as the folio
+ * was swapped out). */
+static unsigned swapin_orders(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr,
+			      sws_entry_t e)
+{
+	const unsigned below_pmd = (1u << (SWS_NR_ORDERS - 1)) - 2;
+	unsigned any = mm->cfg.anon_orders | mm->cfg.anon_orders_madvise |
+		       atomic_load_explicit(&mm->swapin_orders_any, memory_order_relaxed);
+	if (!(any & below_pmd) || mm->zswap || sws__design_virtual(mm->sim))
+		return 0;
+	mm_lock(mm, &sp->mmap_lock, SWS_MM_lock_mm_other_contended);
+	struct sws_region *r = sws___mm_region(sp, vaddr);
+	unsigned orders = region_orders(mm, r) & below_pmd;
+	for (unsigned o = 1; o < SWS_NR_ORDERS - 1; o++) {
+		uint64_t nr = 1ull << o, span = SWS_PAGE_SIZE * nr, base = vaddr & ~(span - 1);
+		if ((orders & (1u << o)) && (base < r->start || base + span > r->end ||
+					     (vaddr / SWS_PAGE_SIZE) % nr != sws_swp_offset(e) % nr))
+			orders &= ~(1u << o);
+	}
+	if (orders) {
+		sws_spinlock_t *ptl = pte_lockptr(sp, vaddr);
+		mm_lock(mm, ptl, SWS_MM_lock_ptl_contended);
+		const bool range_checks = !sws__design_cache_alloc(mm->sim);
+		while (orders) {
+			unsigned o = 31 - (unsigned)__builtin_clz(orders);
+			if (__can_swapin_thp(cpu, mm, sp, vaddr, e, o, range_checks))
+				break;
+			orders &= ~(1u << o);
+		}
+		sws_spin_unlock(ptl);
+	}
+	sws_spin_unlock(&sp->mmap_lock);
+	return orders;
+}
+
 /* The locked, up-to-date folio of @e for a fault at @vaddr: from the swap
  * cache, or read into a private folio (*@skip_swapcache: the bypass), or read
  * into the swap cache after readahead. @sd: the fault's device. */
@@ -303,7 +394,8 @@ static int swapin_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space
 			continue;
 		}
 		if (sync && sws__design_sync_bypass(mm->sim)) {
-			rc = swapin_skip_swapcache(cpu, mm, sp->memcg, e, sd->si, pfnp);
+			rc = swapin_skip_swapcache(cpu, mm, sp->memcg, e, sd->si,
+						   sd->fault ? swapin_orders(cpu, mm, sp, vaddr, e) : 0, pfnp);
 			if (rc == 0 || rc == SWS_ECORRUPT) {
 				*skip_swapcache = true;
 				mm_count(mm, cpu, SWS_MM_pgmajfault, 1);
@@ -318,7 +410,11 @@ static int swapin_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space
 				return rc == SWS_EBUSY ? SWS_ENOENT : rc;
 			readahead |= rc == SWS_EAGAIN;
 		}
-		rc = sws__mm_swapin_readahead(cpu, mm, sp, vaddr, e, sd, readahead && !tries, pfnp);
+		if (sync && !sws__design_sync_bypass(mm->sim)) /* phase II on: swapin_sync() */
+			rc = sws__mm_swapin_sync(cpu, mm, sp, vaddr, e, sd,
+						 sd->fault ? swapin_orders(cpu, mm, sp, vaddr, e) : 0, pfnp);
+		else
+			rc = sws__mm_swapin_readahead(cpu, mm, sp, vaddr, e, sd, readahead && !tries, pfnp);
 		if (rc == 0 || rc == SWS_ECORRUPT) /* read from the device or zswap: a major fault */
 			mm_count(mm, cpu, SWS_MM_pgmajfault, 1);
 		if (rc != SWS_EEXIST)
@@ -328,14 +424,30 @@ static int swapin_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space
 	}
 }
 
-/* do_swap_page(): the PTE holds @e; ptl dropped by the caller. */
+/* ptl of @base held: do the @nr PTEs from @base still hold the entries from
+ * @first on (pte_same() of each; for a large folio the kernel's
+ * swap_pte_batch())? */
+static bool __swap_ptes_same(struct sws_space *sp, uint64_t base, sws_entry_t first, unsigned nr)
+{
+	SWS_ASSERT_HELD(pte_lockptr(sp, base));
+	for (unsigned i = 0; i < nr; i++) {
+		uint64_t *pte = sws___pte_lookup(sp, base + (uint64_t)i * SWS_PAGE_SIZE);
+		if (!pte || *pte != swp_entry_to_pte(first + i))
+			return false;
+	}
+	return true;
+}
+
+/* do_swap_page(): the PTE holds @e; ptl dropped by the caller. A large folio
+ * (a SYNCHRONOUS_IO swap-in, swapin_orders()) is mapped whole when its PTEs
+ * still hold its entries. */
 static int do_swap_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp,
-			uint64_t vaddr, sws_entry_t e, bool write)
+			uint64_t vaddr, sws_entry_t e, bool write, bool fault)
 {
 	/* get_swap_device(), once for the fault: the device the page is read
 	 * from (vswap: the physical one behind @e; none when the page is zero,
 	 * in zswap or in memory: then nothing is read ahead from a device). */
-	struct sws__swapin_dev sd = {.t = e};
+	struct sws__swapin_dev sd = {.t = e, .fault = fault};
 	sd.on_device = !mm_io_target(cpu, mm, e, 1, false, &sd.t);
 	sd.si = sws__get_swap_device(mm->sim, sws_swp_type(sd.t));
 	uint64_t pfn = 0;
@@ -345,16 +457,20 @@ static int do_swap_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, s
 		return rc == SWS_ENOENT ? SWS_EAGAIN_INTERNAL : rc;
 	int read_rc = rc;
 	struct sws_folio *f = mm_folio(mm, pfn);
-	sws_spinlock_t *ptl = pte_lockptr(sp, vaddr);
+	const unsigned nr = 1u << f->order;
+	/* the folio's first page, PTE and entry (a large folio covers the aligned range) */
+	uint64_t base = vaddr & ~((uint64_t)SWS_PAGE_SIZE * nr - 1);
+	sws_entry_t first = e - (vaddr - base) / SWS_PAGE_SIZE;
+	sws_spinlock_t *ptl = pte_lockptr(sp, vaddr); /* the folio lies in one PTE table */
 	mm_lock(mm, ptl, SWS_MM_lock_ptl_contended);
-	uint64_t *pte = sws___pte_lookup(sp, vaddr);
-	bool mapped = pte && *pte == swp_entry_to_pte(e) && !sws__mm_rmap_add(mm, f, asid, vaddr);
+	bool same = __swap_ptes_same(sp, base, first, nr);
+	bool mapped = same && !sws__mm_rmap_add(mm, f, asid, base);
 	if (!mapped) {
 		/* !pte_same: someone else did it (or no memory for the rmap) */
-		rc = pte && *pte == swp_entry_to_pte(e) ? SWS_ENOMEM : SWS_EAGAIN_INTERNAL;
+		rc = same ? SWS_ENOMEM : SWS_EAGAIN_INTERNAL;
 	} else {
-		sws_swap_put(cpu, e, 1); /* the PTE no longer holds the slot */
-		/* A private folio is exclusive: its slot (count 0 now) goes with the
+		sws_swap_put(cpu, first, nr); /* the PTEs no longer hold the slots */
+		/* A private folio is exclusive: its slots (count 0 now) go with the
 		 * pin. A swap-cache folio: should_try_to_free_swap(): a write by the
 		 * folio's only user (the kernel's refcount test: a folio another space
 		 * maps, such as one a fork's child swapped in first, keeps its slot
@@ -364,8 +480,11 @@ static int do_swap_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, s
 		uint32_t count = 0;
 		bool sole = true, free_swap = false;
 		if (!skip_swapcache) {
-			count = 1;
-			sws_swap_count(cpu, e, &count);
+			for (unsigned i = 0; i < nr; i++) {
+				uint32_t c = 1;
+				sws_swap_count(cpu, first + i, &c);
+				count += c;
+			}
 			sws_entry_t t;
 			bool on_device = !mm_io_target(cpu, mm, e, 1, false, &t);
 			bool sync_free = sws__design_sync_free(mm->sim) && sd.si &&
@@ -376,11 +495,14 @@ static int do_swap_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, s
 		/* Writable only when exclusive: no swap PTE left and no other mapping
 		 * (a page shared since a fork, swapped in by both, stays read-only: a
 		 * write copies it, do_wp_page()). */
-		*pte = mk_pte(pfn, 0, !count && sole);
-		if (!__expect_ok(cpu, mm, sp, vaddr, pte, f, 0))
-			read_rc = SWS_ECORRUPT;
+		for (unsigned i = 0; i < nr; i++) {
+			uint64_t va = base + (uint64_t)i * SWS_PAGE_SIZE, *pte = sws___pte_lookup(sp, va);
+			*pte = mk_pte(pfn, i, !count && sole);
+			if (!__expect_ok(cpu, mm, sp, va, pte, f, i))
+				read_rc = SWS_ECORRUPT;
+		}
 		folio_set(f, PG_young);
-		if (free_swap && sws_swap_cache_del(cpu, e, 1, pfn, 0) == 0) {
+		if (free_swap && sws_swap_cache_del(cpu, first, nr, pfn, 0) == 0) {
 			folio_clear(f, PG_swapcache);
 			folio_set(f, PG_dirty); /* the only copy is in memory now */
 		}
@@ -393,8 +515,8 @@ static int do_swap_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, s
 	} else {
 		folio_unlock(f);
 	}
-	if (skip_swapcache) /* swapcache_clear(): the pin goes (and the slot, once unused) */
-		sws_swapin_bypass_done(cpu, e, 1);
+	if (skip_swapcache) /* swapcache_clear(): the pin goes (and the slots, once unused) */
+		sws_swapin_bypass_done(cpu, first, nr);
 	return rc;
 }
 
@@ -402,7 +524,7 @@ int sws__mm_swapin_pte(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, st
 		       sws_entry_t e)
 {
 	enum sws_work_ctx wc = sws__cpu_work_enter(cpu, SWS_WCTX_swapin);
-	int rc = do_swap_page(cpu, mm, asid, sp, vaddr, e, false);
+	int rc = do_swap_page(cpu, mm, asid, sp, vaddr, e, false, false); /* unuse_pte(): order 0 */
 	sws__cpu_work_enter(cpu, wc);
 	return rc;
 }
@@ -461,7 +583,7 @@ static int do_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, stru
 		} else if (pte_is_swap(v)) {
 			sws_spin_unlock(ptl);
 			enum sws_work_ctx wc = sws__cpu_work_enter(cpu, SWS_WCTX_swapin);
-			rc = do_swap_page(cpu, mm, asid, sp, vaddr, pte_to_swp_entry(v), write);
+			rc = do_swap_page(cpu, mm, asid, sp, vaddr, pte_to_swp_entry(v), write, true);
 			sws__cpu_work_enter(cpu, wc);
 			if (rc == 0 && write)
 				continue; /* mapped; the write itself is the next round */

@@ -244,13 +244,16 @@ struct sws_mm_pcpu {
 	 * stock): the owner takes and refills it, page_alloc.c's ram_drain() empties it */
 	_Atomic int64_t free_stock;
 	/* The last space this CPU looked up (mm_space()) */
-	uint32_t space_asid;
 	struct sws_space *space;
+	uint32_t space_asid;
 	/* per_cpu_pages: free PFNs cached by this CPU (page_alloc.c), linked
 	 * through folio->next; pcp_lock is the owner's but drain_all_pages()
 	 * takes it from anywhere */
 	sws_spinlock_t pcp_lock;
 	uint32_t pcp_head, pcp_count;
+	/* mTHP swpin and swpin_fallback of orders 1 to 8 (a large swap-in is below
+	 * the PMD order), [order - 1]: 32 bits, as they fit the last cache line */
+	_Atomic uint32_t swpin[SWS_NR_ORDERS - 2], swpin_fallback[SWS_NR_ORDERS - 2];
 } __attribute__((aligned(64)));
 
 #define SWS__MM_NO_ASID UINT32_MAX
@@ -261,6 +264,10 @@ struct sws_mm {
 	uint32_t page_cluster;   /* vm.page-cluster (cfg - 1, default 3) */
 	uint32_t content_total;
 	uint32_t content_weight[SWS_NR_CONTENT];
+	/* the large orders (below the PMD's) any region may have: the policy's,
+	 * and those an mmap with SWS_MM_MAP_ORDER() added (mmap.c); none: every
+	 * swap-in is order 0, decided without a lock (memory.c) */
+	_Atomic uint32_t swapin_orders_any;
 
 	/* Folios and RAM (page_alloc.c) */
 	struct sws_folio *folios; /* [nr_pfn] reserved: the vmemmap (folio_map) */
@@ -580,6 +587,17 @@ static inline uint64_t mm_mix(uint64_t x)
 	return x ^ (x >> 31);
 }
 
+/* The inverse of mm_mix(): a large folio's seed from its first page's. */
+static inline uint64_t mm_unmix(uint64_t x)
+{
+	x ^= (x >> 31) ^ (x >> 62);
+	x *= 0x319642b2d24d8ec3ull;
+	x ^= (x >> 27) ^ (x >> 54);
+	x *= 0x96de1b173f119089ull;
+	x ^= (x >> 30) ^ (x >> 60);
+	return x - 0x9e3779b97f4a7c15ull;
+}
+
 /* Acquire: a mapping found gone (the count fell) comes after every access its
  * holder made to the folio before rmap_del (a page mapped writable on it). */
 static inline uint32_t folio_mapcount(struct sws_folio *f)
@@ -829,10 +847,11 @@ int sws___mm_copy_page_range(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_
  * (get_swap_device()) and passed down: the slot @t the page is read from
  * (the entry itself, or under vswap the physical slot behind it), whether it
  * is on a device (vswap: not when the page is zero, in zswap or in memory;
- * then @t is the entry), and @t's device @si (NULL: none). */
+ * then @t is the entry), and @t's device @si (NULL: none); @fault: a task's
+ * fault, which may read a large folio (swapoff's reads are order 0). */
 struct sws__swapin_dev {
 	sws_entry_t t;
-	bool on_device;
+	bool on_device, fault;
 	struct sws_device *si;
 };
 /* swap_cache_get_folio() for a fault at @vaddr: @e's folio, locked (a large
@@ -849,19 +868,29 @@ int sws__mm_swap_cache_get_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct 
  * slot was freed); SWS_ENOMEM; SWS_ECORRUPT. */
 int sws__mm_swapin_readahead(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr,
 			     sws_entry_t e, const struct sws__swapin_dev *sd, bool readahead, uint64_t *pfnp);
+/* swapin_sync(): a SYNCHRONOUS_IO device's miss at @vaddr read without
+ * readahead into a new swap-cache folio of the largest of @orders (bit o:
+ * order o > 0, each checked by do_swap_page) that can be had, else of order 0;
+ * @e rounded down to the folio's first entry. @return as swapin_readahead(). */
+int sws__mm_swapin_sync(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr, sws_entry_t e,
+			const struct sws__swapin_dev *sd, unsigned orders, uint64_t *pfnp);
 /* For swapfile.c: a new folio for slot @e read into the swap cache (locked, on
  * the LRU; as the fault path returns it). */
 int sws__mm_swapin_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, sws_entry_t e, uint64_t *pfnp);
 
 /* page_io.c */
-/* swap_read_folio() for one page into locked folio @f (its seed set from the
- * slot). @sync: the fault waits for this read (a read-ahead one is
+/* swap_read_folio() for the pages of locked folio @f from slot @e on (its
+ * seed set from the slots; a large folio's slots hold one folio's pages, all
+ * zero or none, none in zswap: do_swap_page checked). @sync: the fault waits for this read (a read-ahead one is
  * asynchronous). @si: the device of the slot read, as the fault looked it up
  * (NULL: looked up here when needed). */
 int sws__mm_swap_read_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f, sws_entry_t e,
 			    bool sync, struct sws_device *si);
 /* One more folio of its order in a per-order counter array of this CPU. */
 void sws__mm_count_order(struct sws_mm *mm, struct sws_cpu *cpu, _Atomic uint64_t *arr);
+/* vmstat.c: one more large folio of @order (1 to 8) swapped in whole (mTHP
+ * swpin), or one that took a smaller order (@fallback: swpin_fallback). */
+void sws__mm_count_swpin(struct sws_mm *mm, struct sws_cpu *cpu, unsigned order, bool fallback);
 /* vmstat.c: @nr pages written to (@write) or read from device @type, in its swap tier's counter. */
 void sws__mm_count_tier(struct sws_mm *mm, struct sws_cpu *cpu, unsigned type, bool write, uint64_t nr);
 /* memcontrol.c: memcg @id's memory.swap.tiers.max as a mask (SWS_SWAP_TIERS_ALL when unset). */

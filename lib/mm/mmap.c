@@ -247,6 +247,7 @@ int sws_mm_mmap(struct sws_mm *mm, uint32_t asid, uint64_t addr, uint64_t len, u
 	regions_cut(mm, sp, addr, addr + len);
 	/* MAP_ORDER(o): every order up to o; the policy's orders besides */
 	unsigned orders = order ? ((2u << order) - 1) & ~1u : 0;
+	atomic_fetch_or_explicit(&mm->swapin_orders_any, orders, memory_order_relaxed);
 	int rc = sws___mm_region_insert(mm, sp, addr, addr + len, orders | mm->cfg.anon_orders);
 	sws_spin_unlock(&sp->mmap_lock);
 	return rc;

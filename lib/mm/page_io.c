@@ -11,19 +11,22 @@
 
 /* ---- reading a slot ------------------------------------------------------------------ */
 
-/* swap_read_folio() for one page into locked folio @f (its seed set from the slot).
+/* swap_read_folio() for the pages of locked folio @f from slot @e on; a large
+ * folio's seed is its first page's unmixed (folio_page_seed()).
  * @sync: the fault waits for this read (a read-ahead one is asynchronous). */
 int sws__mm_swap_read_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f, sws_entry_t e,
 			    bool sync, struct sws_device *si)
 {
 	SWS_ASSERT_FOLIO_LOCKED(f);
+	const unsigned nr = 1u << f->order;
 	unsigned type = sws_swp_type(e);
-	f->seed = sws__mm_slot_seed_get(mm, e);
-	if (sws_swap_test_zero(cpu, e)) {
-		mm_count(mm, cpu, SWS_MM_swpin_zero, 1);
+	uint64_t seed = sws__mm_slot_seed_get(mm, e);
+	f->seed = f->order ? mm_unmix(seed) : seed;
+	if (sws_swap_test_zero(cpu, e)) { /* swap_read_folio_zeromap(): the whole folio */
+		mm_count(mm, cpu, SWS_MM_swpin_zero, nr);
 		return 0;
 	}
-	if (mm->zswap) {
+	if (mm->zswap && !f->order) { /* a large folio is read only while zswap was never on */
 		uint8_t page[SWS_PAGE_SIZE], want[SWS_PAGE_SIZE];
 		int rc = sws__zswap_load(mm->zswap, cpu, e, page);
 		if (rc == 0) {
@@ -47,12 +50,15 @@ int sws__mm_swap_read_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_f
 		mm_count(mm, cpu, SWS_MM_nr_disk_swapins, 1);
 	}
 	sws_entry_t t; /* vswap: the physical slot behind the virtual entry */
-	if (mm_io_target(cpu, mm, e, 1, false, &t))
+	if (mm_io_target(cpu, mm, e, nr, false, &t))
 		return SWS_EIO; /* no copy anywhere: the kernel's swap_read_folio() fails it */
 	type = sws_swp_type(t);
-	mm_count(mm, cpu, SWS_MM_pswpin, 1);
-	sws__mm_count_tier(mm, cpu, type, false, 1);
-	mm_io(mm, cpu, type, mm->read_ns[type], sync, false, f->seed);
+	/* one read of the whole folio: pswpin and the tier count pages, mTHP swpin the folio */
+	mm_count(mm, cpu, SWS_MM_pswpin, nr);
+	sws__mm_count_tier(mm, cpu, type, false, nr);
+	if (f->order)
+		sws__mm_count_swpin(mm, cpu, f->order, false);
+	mm_io(mm, cpu, type, mm->read_ns[type] * nr, sync, false, f->seed);
 	if (!(mm->cfg.flags & SWS_MM_VERIFY))
 		return 0;
 	if (!si || sws__device_type(si) != type) /* vswap: the backend moved since the fault looked */
@@ -63,14 +69,17 @@ int sws__mm_swap_read_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_f
 	 * the check are the simulator's work: untimed. */
 	uint8_t got[SWS_PAGE_SIZE], want[SWS_PAGE_SIZE];
 	uint64_t t0 = mm_untimed_begin(mm, cpu, false);
-	int rc = sws_swap_readpage(cpu, t, got) != 0 ? SWS_EIO : 0;
-	if (!rc) {
-		sws_mm_page_content(mm, f->seed, 0, want);
-		rc = memcmp(got, want, SWS_PAGE_SIZE) ? SWS_ECORRUPT : 0;
+	int rc = 0;
+	for (unsigned i = 0; i < nr && !rc; i++) {
+		rc = sws_swap_readpage(cpu, t + i, got) != 0 ? SWS_EIO : 0;
+		if (!rc) {
+			sws_mm_page_content(mm, folio_page_seed(f, i), 0, want);
+			rc = memcmp(got, want, SWS_PAGE_SIZE) ? SWS_ECORRUPT : 0;
+		}
 	}
 	mm_untimed_end(mm, cpu, t0, false);
-	if (rc != SWS_EIO)
-		mm_count(mm, cpu, rc ? SWS_MM_verify_fail : SWS_MM_verify_ok, 1);
+	if (rc != SWS_EIO) /* per page checked */
+		mm_count(mm, cpu, rc ? SWS_MM_verify_fail : SWS_MM_verify_ok, rc ? 1 : nr);
 	return rc;
 }
 
@@ -92,7 +101,8 @@ void sws__mm_io_model(struct sws_mm *mm, struct sws_cpu *cpu, unsigned type, uin
 		if (!wait)
 			return;
 		uint64_t t0 = vc->busy;
-		unsigned pages = write ? (unsigned)(ns / (mm->write_ns[type] ? mm->write_ns[type] : 1)) : 1;
+		uint64_t per_page = write ? mm->write_ns[type] : mm->read_ns[type];
+		unsigned pages = (unsigned)(ns / (per_page ? per_page : 1));
 		unsigned c = (write ? SWS_COST_compress_lz4_zero : SWS_COST_decompress_lz4_zero) +
 			     sws__mm_content_class(mm, seed);
 		sws__vt_charge(vc, (enum sws_cost)c, (uint64_t)SWS_PAGE_SIZE * (pages ? pages : 1));

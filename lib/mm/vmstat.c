@@ -43,6 +43,11 @@ void sws_mm_stats_get(struct sws_mm *mm, struct sws_mm_stats *st)
 		}
 	}
 	for (unsigned c = 0; c < mm->nr_cpus; c++)
+		for (unsigned o = 1; o < SWS_NR_ORDERS - 1; o++) {
+			st->swpin[o] += sws_load_relaxed(&mm->pcpu[c].swpin[o - 1]);
+			st->swpin_fallback[o] += sws_load_relaxed(&mm->pcpu[c].swpin_fallback[o - 1]);
+		}
+	for (unsigned c = 0; c < mm->nr_cpus; c++)
 		for (int o = 0; o < SWS_NR_ORDERS; o++)
 			st->zswpout_order[o] += sws_load_relaxed(&mm->pcpu[c].zswpout_order[o]);
 	for (unsigned c = 0; c < mm->nr_cpus; c++)
@@ -88,6 +93,13 @@ void sws__mm_count_tier(struct sws_mm *mm, struct sws_cpu *cpu, unsigned type, b
 	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
 	_Atomic uint64_t *c = write ? &p->tier_swpout[t] : &p->tier_swpin[t];
 	sws_store_relaxed(c, sws_load_relaxed(c) + nr); /* single writer: this CPU */
+}
+
+void sws__mm_count_swpin(struct sws_mm *mm, struct sws_cpu *cpu, unsigned order, bool fallback)
+{
+	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
+	_Atomic uint32_t *c = fallback ? &p->swpin_fallback[order - 1] : &p->swpin[order - 1];
+	sws_store_relaxed(c, sws_load_relaxed(c) + 1); /* single writer: this CPU */
 }
 
 /* The obsolete names (swapsim/mm.h), for callers built against them. */

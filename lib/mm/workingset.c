@@ -20,7 +20,8 @@ bool sws__mm_workingset_refault(struct sws_cpu *cpu, struct sws_mm *mm, struct s
 				uint64_t shadow)
 {
 	bool file = folio_test(f, PG_file);
-	mm_count(mm, cpu, file ? SWS_MM_workingset_refault_file : SWS_MM_workingset_refault, 1);
+	const unsigned nr = 1u << f->order; /* the counts and the cost are in pages */
+	mm_count(mm, cpu, file ? SWS_MM_workingset_refault_file : SWS_MM_workingset_refault, nr);
 	uint64_t age = atomic_load(&mm->nonresident_age) & SHADOW_AGE_MASK;
 	uint64_t distance = (age - (shadow & SHADOW_AGE_MASK)) & SHADOW_AGE_MASK;
 	/* workingset_test_recent(): the workingset a refault competes with. An
@@ -45,22 +46,22 @@ bool sws__mm_workingset_refault(struct sws_cpu *cpu, struct sws_mm *mm, struct s
 	struct sws_memcg *own = &mm->memcgs[memcg];
 	bool cost = recent && (shadow & SHADOW_WORKINGSET);
 	if (cost && own == mc)
-		sws___mm_lru_note_cost(mm, own, file, 1, 0);
+		sws___mm_lru_note_cost(mm, own, file, nr, 0);
 	sws_spin_unlock(&mc->lru_lock);
 	if (!recent)
 		return false;
 	if (cost && own != mc) {
 		mm_lock(mm, &own->lru_lock, SWS_MM_lock_lru_contended);
-		sws___mm_lru_note_cost(mm, own, file, 1, 0);
+		sws___mm_lru_note_cost(mm, own, file, nr, 0);
 		sws_spin_unlock(&own->lru_lock);
 	}
 	folio_set(f, PG_workingset);
-	atomic_fetch_add_explicit(&own->workingset_activate[file], 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&own->workingset_activate[file], nr, memory_order_relaxed);
 	if (file) {
 		atomic_fetch_add(&mm->nonresident_age, 1); /* workingset_age_nonresident() */
 		mm_count(mm, cpu, SWS_MM_workingset_activate_file, 1);
 	} else {
-		mm_count(mm, cpu, SWS_MM_workingset_activate, 1);
+		mm_count(mm, cpu, SWS_MM_workingset_activate, nr);
 	}
 	return true;
 }

@@ -327,6 +327,8 @@ static uint64_t mm_ctr(const struct sws_replay_report *r, unsigned c) { return r
 static uint64_t swap_ctr(const struct sws_replay_report *r, unsigned c) { return r->swap.counters[c]; }
 static uint64_t swpout(const struct sws_replay_report *r, unsigned o) { return r->mm.swpout[o]; }
 static uint64_t swpout_fb(const struct sws_replay_report *r, unsigned o) { return r->mm.swpout_fallback[o]; }
+static uint64_t swpin(const struct sws_replay_report *r, unsigned o) { return r->mm.swpin[o]; }
+static uint64_t swpin_fb(const struct sws_replay_report *r, unsigned o) { return r->mm.swpin_fallback[o]; }
 static uint64_t wl_killed(const struct sws_replay_report *r, unsigned i) { (void)i; return r->workload.killed; }
 
 /* The counters: rows that are 0 in every run left out, unless every row is asked for. */
@@ -342,18 +344,25 @@ static void print_counters(struct sws__out *o, const struct sws_replay_series *s
 		else
 			hidden++;
 	}
-	for (unsigned ord = 0; ord < SWS_NR_ORDERS; ord++) { /* per folio order */
-		if (sws__row_shown(s, n, flags, swpout, ord)) {
-			snprintf(name, sizeof(name), "swpout[%u]", ord);
-			row_counter(o, name, s, n, swpout, ord);
-		} else {
-			hidden++;
-		}
-		if (sws__row_shown(s, n, flags, swpout_fb, ord)) {
-			snprintf(name, sizeof(name), "swpout_fallback[%u]", ord);
-			row_counter(o, name, s, n, swpout_fb, ord);
-		} else {
-			hidden++;
+	/* per folio order; a large swap-in is of an order from 1 to below the PMD's */
+	static const struct {
+		const char *name;
+		uint64_t (*get)(const struct sws_replay_report *, unsigned);
+		unsigned lo, hi;
+	} per_order[] = {{"swpout", swpout, 0, SWS_NR_ORDERS},
+			 {"swpout_fallback", swpout_fb, 0, SWS_NR_ORDERS},
+			 {"swpin", swpin, 1, SWS_NR_ORDERS - 1},
+			 {"swpin_fallback", swpin_fb, 1, SWS_NR_ORDERS - 1}};
+	for (unsigned ord = 0; ord < SWS_NR_ORDERS; ord++) {
+		for (unsigned k = 0; k < SWS_ARRAY_SIZE(per_order); k++) {
+			if (ord < per_order[k].lo || ord >= per_order[k].hi)
+				continue;
+			if (!sws__row_shown(s, n, flags, per_order[k].get, ord)) {
+				hidden++;
+				continue;
+			}
+			snprintf(name, sizeof(name), "%s[%u]", per_order[k].name, ord);
+			row_counter(o, name, s, n, per_order[k].get, ord);
 		}
 	}
 	bool backing = false;
@@ -1005,6 +1014,10 @@ static void json_run(struct sws__out *o, const struct sws_replay_report *r)
 	json_orders(o, "swpout_fallback", r->mm.swpout_fallback);
 	sws__pr(o, ",");
 	json_orders(o, "zswpout", r->mm.zswpout_order);
+	sws__pr(o, ",");
+	json_orders(o, "swpin", r->mm.swpin);
+	sws__pr(o, ",");
+	json_orders(o, "swpin_fallback", r->mm.swpin_fallback);
 	for (unsigned c = 0; c < SWS_NR_ORDER_COUNTERS; c++) {
 		sws__pr(o, ",");
 		json_orders(o, sws_order_counter_name((enum sws_order_counter)c), r->swap.order_counters[c]);

@@ -74,6 +74,10 @@ struct sws_device;
 					  * SWS_CLUSTER_COLS apart, so CPUs taking fresh
 					  * clusters in turn land in different 64 MiB
 					  * swap-cache spaces (xa_lock) */
+#define SWS_DESIGN_CACHE_ALLOC (1u << 6) /* phase IV: a swap-in allocates its folio in
+					  * the swap cache (__swap_cache_alloc_folio()),
+					  * whose range checks make a large order fall
+					  * back (swpin_fallback) */
 /* 6.17's SWAP_CLUSTER_COLS: max(clusters a cache line of cluster_info holds,
  * clusters a 64 MiB address space holds) = max(3, 16384 / 512). */
 #define SWS_CLUSTER_COLS 32

@@ -12,6 +12,7 @@ uint64_t sws__sim_clock_ns(const struct sws_sim *sim) { return sws__clock_ns(sim
 
 bool sws__design_sync_bypass(const struct sws_sim *sim) { return sim->design_flags & SWS_DESIGN_SYNC_BYPASS; }
 bool sws__design_sync_free(const struct sws_sim *sim) { return sim->design_flags & SWS_DESIGN_SYNC_FREE; }
+bool sws__design_cache_alloc(const struct sws_sim *sim) { return sim->design_flags & SWS_DESIGN_CACHE_ALLOC; }
 bool sws__design_virtual(const struct sws_sim *sim) { return sim->design_flags & SWS_DESIGN_VIRTUAL; }
 
 enum sws_work_ctx sws__cpu_work_enter(struct sws_cpu *cpu, enum sws_work_ctx ctx)

@@ -47,6 +47,9 @@ bool sws__design_sync_bypass(const struct sws_sim *sim);
 /* should_try_to_free_swap() frees a SYNCHRONOUS_IO device's slot at every
  * swap-in (swap table phase II on). */
 bool sws__design_sync_free(const struct sws_sim *sim);
+/* A swap-in allocates its folio in the swap cache, the range's state (swap
+ * cache, zero flag, memcg) checked there (swap table phase IV). */
+bool sws__design_cache_alloc(const struct sws_sim *sim);
 /* vswap: entries are virtual; page I/O goes to the physical slot behind
  * them (sws_swap_io_target()). */
 bool sws__design_virtual(const struct sws_sim *sim);

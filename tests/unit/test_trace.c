@@ -774,6 +774,87 @@ static void test_perf_syscalls(void **state)
 	unlink(p);
 }
 
+/* A descriptor made from another by dup(), dup2(), dup3() or fcntl(F_DUPFD)
+ * reaches the old one's file and shares its offset; dup2 onto an open
+ * descriptor closes it; fcntl's other commands and a failed dup2 change
+ * nothing; dup3's O_CLOEXEC closes at exec, dup()'s copy stays (and an
+ * lseek of the old descriptor moves it); a dup of a descriptor no openat made
+ * (stdin) is none either. Line N has time 1.N s. */
+static void test_perf_dup(void **state)
+{
+	(void)state;
+	char p[256];
+	tmp_text(p, sizeof(p), "perf_dup.txt",
+		 " a 10 [000] 1.01: syscalls:sys_enter_openat: dfd: 0xffffff9c, filename: 0x7ffd00000000, flags: 0x00000000, mode: 0x00000000\n"
+		 " a 10 [000] 1.02: syscalls:sys_exit_openat: 0x3\n"
+		 " a 10 [000] 1.03: syscalls:sys_enter_dup: fildes: 0x00000003\n"
+		 " a 10 [000] 1.04: syscalls:sys_exit_dup: 0x4\n"
+		 " a 10 [000] 1.05: syscalls:sys_enter_read: fd: 0x00000004, buf: 0x7ffd00001000, count: 0x00001000\n"
+		 " a 10 [000] 1.06: syscalls:sys_exit_read: 0x1000\n"
+		 " a 10 [000] 1.07: syscalls:sys_enter_read: fd: 0x00000003, buf: 0x7ffd00001000, count: 0x00001000\n"
+		 " a 10 [000] 1.08: syscalls:sys_exit_read: 0x1000\n"
+		 " a 10 [000] 1.09: syscalls:sys_enter_openat: dfd: 0xffffff9c, filename: 0x7ffd00000100, flags: 0x00000241, mode: 0x000001b6\n"
+		 " a 10 [000] 1.10: syscalls:sys_exit_openat: 0x5\n"
+		 " a 10 [000] 1.11: syscalls:sys_enter_dup2: oldfd: 0x00000005, newfd: 0x00000001\n"
+		 " a 10 [000] 1.12: syscalls:sys_exit_dup2: 0x1\n"
+		 " a 10 [000] 1.13: syscalls:sys_enter_write: fd: 0x00000001, buf: 0x7ffd00001000, count: 0x00000800\n"
+		 " a 10 [000] 1.14: syscalls:sys_exit_write: 0x800\n"
+		 " a 10 [000] 1.15: syscalls:sys_enter_dup3: oldfd: 0x00000003, newfd: 0x00000005, flags: 0x00080000\n"
+		 " a 10 [000] 1.16: syscalls:sys_exit_dup3: 0x5\n"
+		 " a 10 [000] 1.17: syscalls:sys_enter_read: fd: 0x00000005, buf: 0x7ffd00001000, count: 0x00001000\n"
+		 " a 10 [000] 1.18: syscalls:sys_exit_read: 0x1000\n"
+		 " a 10 [000] 1.19: syscalls:sys_enter_fcntl: fd: 0x00000001, cmd: 0x00000000, arg: 0x0000000a\n"
+		 " a 10 [000] 1.20: syscalls:sys_exit_fcntl: 0xa\n"
+		 " a 10 [000] 1.21: syscalls:sys_enter_fcntl: fd: 0x00000004, cmd: 0x00000001, arg: 0x00000001\n"
+		 " a 10 [000] 1.22: syscalls:sys_exit_fcntl: 0x0\n"
+		 " a 10 [000] 1.23: syscalls:sys_enter_write: fd: 0x0000000a, buf: 0x7ffd00001000, count: 0x00000100\n"
+		 " a 10 [000] 1.24: syscalls:sys_exit_write: 0x100\n"
+		 " a 10 [000] 1.25: syscalls:sys_enter_dup: fildes: 0x00000000\n"
+		 " a 10 [000] 1.26: syscalls:sys_exit_dup: 0x6\n"
+		 " a 10 [000] 1.27: syscalls:sys_enter_read: fd: 0x00000006, buf: 0x7ffd00001000, count: 0x00000010\n"
+		 " a 10 [000] 1.28: syscalls:sys_exit_read: 0x10\n"
+		 " a 10 [000] 1.29: syscalls:sys_enter_dup2: oldfd: 0x00000009, newfd: 0x00000004\n"
+		 " a 10 [000] 1.30: syscalls:sys_exit_dup2: 0xfffffffffffffff7\n"
+		 " a 10 [000] 1.31: syscalls:sys_enter_read: fd: 0x00000004, buf: 0x7ffd00001000, count: 0x00001000\n"
+		 " a 10 [000] 1.32: syscalls:sys_exit_read: 0x1000\n"
+		 " b 10 [000] 1.33: sched:sched_process_exec: filename=/bin/b pid=10 old_pid=10\n"
+		 " b 10 [000] 1.34: syscalls:sys_enter_read: fd: 0x00000005, buf: 0x7ffd00001000, count: 0x00001000\n"
+		 " b 10 [000] 1.35: syscalls:sys_exit_read: 0x1000\n"
+		 " b 10 [000] 1.36: syscalls:sys_enter_read: fd: 0x00000004, buf: 0x7ffd00001000, count: 0x00001000\n"
+		 " b 10 [000] 1.37: syscalls:sys_exit_read: 0x1000\n"
+		 " b 10 [000] 1.38: syscalls:sys_enter_lseek: fd: 0x00000003, offset: 0x00000100, whence: 0x00000000\n"
+		 " b 10 [000] 1.39: syscalls:sys_exit_lseek: 0x100\n"
+		 " b 10 [000] 1.40: syscalls:sys_enter_read: fd: 0x00000004, buf: 0x7ffd00001000, count: 0x00001000\n"
+		 " b 10 [000] 1.41: syscalls:sys_exit_read: 0x1000\n");
+	struct sws_trace_perf_stats ps;
+	struct recs v = load_perf(p, &ps);
+	const uint32_t W = SWS_TRACE_F_WRITE, F = SWS_TRACE_FILE;
+#define AT(line) (1000000000ull + (line) * 10000000ull)
+	assert_int_equal(v.n, 9);
+	rec_eq(&v.v[0], AT(6), 0, 0x1000, F, 0, 10, 10, 0, 1);       /* dup's fd 4: file 1 */
+	rec_eq(&v.v[1], AT(8), 0x1000, 0x1000, F, 0, 10, 10, 0, 1);  /* fd 3: the offset fd 4 moved */
+	rec_eq(&v.v[2], AT(14), 0, 0x800, F, W, 10, 10, 0, 2);       /* stdout made file 2 by dup2 */
+	rec_eq(&v.v[3], AT(18), 0x2000, 0x1000, F, 0, 10, 10, 0, 1); /* fd 5 now file 1 (dup3) */
+	rec_eq(&v.v[4], AT(24), 0x800, 0x100, F, W, 10, 10, 0, 2);   /* fcntl(F_DUPFD)'s fd 10 */
+	rec_eq(&v.v[5], AT(32), 0x3000, 0x1000, F, 0, 10, 10, 0, 1); /* the failed dup2 changed nothing */
+	rec_eq(&v.v[6], AT(33), 0, 0, SWS_TRACE_EXEC, 0, 10, 10, 0, 0);
+	rec_eq(&v.v[7], AT(37), 0x4000, 0x1000, F, 0, 10, 10, 0, 1); /* dup()'s copy kept across exec */
+	rec_eq(&v.v[8], AT(41), 0x100, 0x1000, F, 0, 10, 10, 0, 1);  /* lseek of fd 3 moved fd 4 */
+#undef AT
+	assert_int_equal(ps.files_opened, 2);
+	assert_int_equal(ps.file_io, 8);
+	assert_int_equal(ps.file_io_other_fd, 2); /* the dup of stdin; dup3's fd 5 after exec */
+	assert_int_equal(ps.calls_failed, 1);
+	free(v.v);
+
+	struct sws_trace_reader_config c = with_format(SWS_TRACE_FORMAT_PERF);
+	tmp_text(p, sizeof(p), "perf_dup.txt", " a 1 [000] 1.0: syscalls:sys_enter_dup3: oldfd: 0x3, newfd: 0x4\n");
+	expect_error(p, &c, SWS_EFORMAT, ":1: sys_enter_dup3: bad or missing oldfd: or flags:");
+	tmp_text(p, sizeof(p), "perf_dup.txt", " a 1 [000] 1.0: syscalls:sys_enter_fcntl: fd: 0x3, arg: 0x4\n");
+	expect_error(p, &c, SWS_EFORMAT, ":1: sys_enter_fcntl: bad or missing fd: or cmd:");
+	unlink(p);
+}
+
 /* tests/data/perf_file_io.txt: file I/O through descriptors openat() made (the
  * offsets read and write advance, pread64/pwrite64 at their own, lseek, EOF, a
  * failed call, a descriptor no openat made), descriptors copied by fork and
@@ -2301,6 +2382,7 @@ int main(void)
 		cmocka_unit_test(test_perf_duplicates),
 		cmocka_unit_test(test_perf_syscalls),
 		cmocka_unit_test(test_perf_file_io),
+		cmocka_unit_test(test_perf_dup),
 		cmocka_unit_test(test_perf_mmap2),
 		cmocka_unit_test(test_lackey),
 		cmocka_unit_test(test_damon),

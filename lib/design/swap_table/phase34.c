@@ -621,7 +621,8 @@ const struct sws_design_ops sws__st_p3_ops = {
 const struct sws_design_ops sws__st_p4_ops = {
 	ST34_OPS,
 	.name = "st-p4",
-	.flags = SWS_DESIGN_EXT_DEVICES /* no static per-slot array: xswap can use it */ | SWS_DESIGN_SYNC_FREE,
+	.flags = SWS_DESIGN_EXT_DEVICES /* no static per-slot array: xswap can use it */ | SWS_DESIGN_SYNC_FREE |
+		 SWS_DESIGN_CACHE_ALLOC,
 	.device_init = st_p4_device_init,
 };
 

@@ -2,7 +2,7 @@
  * perf.c - the perf script importer: page faults (the user's and the kernel's
  * on user memory), vmscan reclaim split by LRU type, the life of processes
  * (fork, exit, exec, mmap, munmap, madvise) and file I/O through the page
- * cache (openat, close, lseek, read, write and their variants). The rules are
+ * cache (openat, close, lseek, dup, read, write and their variants). The rules are
  * written down in docs/trace-format.md; the parser is strict about the lines
  * it uses and says which line is wrong otherwise.
  */
@@ -53,6 +53,10 @@ enum {
 	SWS__CALL_OPENAT,
 	SWS__CALL_CLOSE,
 	SWS__CALL_LSEEK,
+	SWS__CALL_DUP, /* dup, dup2, dup3, fcntl: a descriptor made from another (fd_dup()) */
+	SWS__CALL_DUP2,
+	SWS__CALL_DUP3,
+	SWS__CALL_FCNTL,
 	SWS__CALL_READ, /* from here on: calls that move bytes (file_call()) */
 	SWS__CALL_READV,
 	SWS__CALL_PREAD64,
@@ -62,7 +66,9 @@ enum {
 };
 
 /* An open file descriptor of a process: the file id its openat() made and
- * the offset read(2) and write(2) use next. */
+ * the offset read(2) and write(2) use next. The file id names the open file
+ * description: descriptors made from one by dup() or copied by fork() share
+ * it, and its offset (fd_seek()). */
 struct sws__perf_fd {
 	uint32_t pid, fd;
 	uint32_t file;          /* the FILE records' arg */
@@ -131,7 +137,9 @@ static inline struct sws__perf *perf_of(const struct sws_trace_reader *r)
  *    descriptor table (fds[], searched in order; fork copies a process's
  *    entries, exec drops its O_CLOEXEC ones, exit all); read and write make
  *    a FILE record at the descriptor's offset and move it, pread64 and
- *    pwrite64 at their own; lseek and close keep the table true.
+ *    pwrite64 at their own; lseek and close keep the table true, and dup,
+ *    dup2, dup3 and fcntl(F_DUPFD) give a new descriptor the old one's file.
+ *    Descriptors that share a file id (dup, fork) share its offset.
  *  - Reclaim: a task's shrink_inactive lines are summed by LRU type in its
  *    entry (shrunk[], SWS__PT_SHRINK) until its reclaim end, which then
  *    makes one RECLAIM per type instead of one for both.
@@ -630,9 +638,9 @@ static int on_exec(struct sws_trace_reader *r, const struct sws_perf_line *pl, u
 
 /* ---- system calls ---- */
 
-static const char *const call_names[] = {"",	  "mmap",  "munmap", "madvise", "openat",
-					 "close", "lseek", "read",   "readv",	"pread64",
-					 "write", "writev", "pwrite64"};
+static const char *const call_names[] = {"",	   "mmap",  "munmap", "madvise", "openat", "close",
+					 "lseek", "dup",   "dup2",   "dup3",	"fcntl",  "read",
+					 "readv", "pread64", "write", "writev", "pwrite64"};
 
 static int call_enter(struct sws_trace_reader *r, const struct sws_perf_line *pl, uint8_t call,
 		      uint64_t addr, uint64_t len, uint32_t arg)
@@ -725,6 +733,22 @@ static int call_args(struct sws_trace_reader *r, const struct sws_perf_line *pl,
 			return sws__trace_err_line(r, SWS_EFORMAT,
 						   "sys_enter_openat: bad or missing flags:");
 		break;
+	case SWS__CALL_DUP: /* the old descriptor in arg; dup3's flags and fcntl's cmd in len */
+		if (sc_arg(pl->rest, "fildes", &c) || c > UINT32_MAX)
+			return sws__trace_err_line(r, SWS_EFORMAT, "sys_enter_dup: bad or missing fildes:");
+		break;
+	case SWS__CALL_DUP2:
+	case SWS__CALL_DUP3:
+		if (sc_arg(pl->rest, "oldfd", &c) || c > UINT32_MAX ||
+		    (call == SWS__CALL_DUP3 && sc_arg(pl->rest, "flags", &b)))
+			return sws__trace_err_line(r, SWS_EFORMAT, "sys_enter_%s: bad or missing %s",
+						   call_names[call],
+						   call == SWS__CALL_DUP3 ? "oldfd: or flags:" : "oldfd:");
+		break;
+	case SWS__CALL_FCNTL:
+		if (sc_arg(pl->rest, "fd", &c) || c > UINT32_MAX || sc_arg(pl->rest, "cmd", &b))
+			return sws__trace_err_line(r, SWS_EFORMAT, "sys_enter_fcntl: bad or missing fd: or cmd:");
+		break;
 	default: /* the calls on a descriptor; pread64 and pwrite64 at an offset */
 		if (sc_arg(pl->rest, "fd", &c) || c > UINT32_MAX ||
 		    ((call == SWS__CALL_PREAD64 || call == SWS__CALL_PWRITE64) &&
@@ -737,6 +761,48 @@ static int call_args(struct sws_trace_reader *r, const struct sws_perf_line *pl,
 		break;
 	}
 	return call_enter(r, pl, call, a, b, (uint32_t)c);
+}
+
+/* The open file description @file's offset is now @pos, in every descriptor
+ * that shares it. */
+static void fd_seek(struct sws__perf *pf, uint32_t file, uint64_t pos)
+{
+	for (uint32_t i = 0; i < pf->nfds; i++)
+		if (pf->fds[i].file == file)
+			pf->fds[i].pos = pos;
+}
+
+#define F_DUPFD_ 0u
+#define F_DUPFD_CLOEXEC_ 1030u
+
+/* The successful return @newfd of dup(), dup2(), dup3() or fcntl(F_DUPFD,
+ * F_DUPFD_CLOEXEC) by process @pid on @oldfd: @newfd now refers to @oldfd's
+ * open file (its file id and offset), closed by exec only with O_CLOEXEC
+ * (dup3's flags, F_DUPFD_CLOEXEC; dup() and dup2() clear it). What @newfd
+ * held before is closed (dup2, dup3). @how: dup3's flags, fcntl's command. */
+static int fd_dup(struct sws__perf *pf, uint8_t call, uint32_t pid, uint32_t oldfd, uint64_t how, uint64_t newfd)
+{
+	if (call == SWS__CALL_FCNTL && how != F_DUPFD_ && how != F_DUPFD_CLOEXEC_)
+		return 0; /* another fcntl command: the table stays */
+	if (newfd == oldfd || !pf->nfds)
+		return 0; /* dup2() of a descriptor onto itself; or no file opened yet */
+	struct sws__perf_fd *f = fd_find(pf, pid, oldfd), *n = fd_find(pf, pid, (uint32_t)newfd);
+	if (!f) { /* not a file of the trace: neither is the new descriptor */
+		if (n)
+			fd_del(pf, n);
+		return 0;
+	}
+	if (!n) {
+		if (pf->nfds == SWS_TRACE_PERF_MAX_FDS) {
+			pf->st.fds_untracked++;
+			return 0;
+		}
+		n = &pf->fds[pf->nfds++];
+	}
+	*n = *f;
+	n->fd = (uint32_t)newfd;
+	n->cloexec = call == SWS__CALL_DUP3 ? !!(how & O_CLOEXEC_) : call == SWS__CALL_FCNTL && how == F_DUPFD_CLOEXEC_;
+	return 0;
 }
 
 /* The successful return @ret of a file call of process @pid: the descriptor
@@ -779,7 +845,7 @@ static int file_call(struct sws_trace_reader *r, const struct sws_perf_line *pl,
 		if (f && call == SWS__CALL_CLOSE)
 			fd_del(pf, f);
 		else if (f)
-			f->pos = ret;
+			fd_seek(pf, f->file, ret);
 		return 0;
 	}
 	if (!f) {
@@ -791,7 +857,7 @@ static int file_call(struct sws_trace_reader *r, const struct sws_perf_line *pl,
 	int positioned = call == SWS__CALL_PREAD64 || call == SWS__CALL_PWRITE64;
 	uint64_t off = positioned ? pos : f->pos;
 	if (!positioned)
-		f->pos += ret;
+		fd_seek(pf, f->file, off + ret);
 	pf->st.file_io++;
 	return q_rec(r, pl, SWS_TRACE_FILE, off, ret, call >= SWS__CALL_WRITE ? SWS_TRACE_F_WRITE : 0,
 		     pid, pl->tid, f->file);
@@ -868,6 +934,8 @@ static int perf_syscall(struct sws_trace_reader *r, const struct sws_perf_line *
 			pf->st.calls_failed++;
 			return 0;
 		}
+		if (call >= SWS__CALL_DUP && call <= SWS__CALL_FCNTL)
+			return fd_dup(pf, call, pid, arg, b, ret);
 		return file_call(r, pl, call, pid, a, arg, ret);
 	}
 }

@@ -1,0 +1,229 @@
+/*
+ * test_swapin_large.c - large-folio swap-in (do_swap_page's
+ * thp_swapin_suitable_orders(), can_swapin_thp(), alloc_swap_folio() /
+ * swapin_sync()): a 64 KiB folio swapped out whole comes back whole from a
+ * SYNCHRONOUS_IO device in one read and one fault on the designs whose kernel
+ * does it (6.17 and phase I through the bypass, phases II-IV through the swap
+ * cache), and at order 0 where the range does not qualify (an entry freed, one
+ * slot in the swap cache, zswap on, MADV_NOHUGEPAGE), where the device is not
+ * synchronous, and under the vswap designs. Counts are exact: one 64 KiB folio
+ * is 16 pages, one swpin[4], one pgmajfault.
+ */
+#include <string.h>
+
+#include "testutil.h"
+#include "mm/mm_internal.h"
+
+#define PG(n) ((uint64_t)(n) * SWS_PAGE_SIZE + 0x10000000ull)
+#define SYNC (SWS_SWP_SOLIDSTATE | SWS_SWP_SYNCHRONOUS_IO)
+
+struct env {
+	struct sws_sim *sim;
+	struct sws_cpu *cpu;
+	struct sws_mm *mm;
+	uint32_t asid;
+};
+
+/* A 4096-slot device (@dev_flags, bytes kept: verify reads them back), 1024
+ * pages of RAM, 64 KiB mTHP "always", verify mode; one space whose first write
+ * at PG(0) faults in one 64 KiB folio, then swapped out whole. */
+static void env_open(struct env *e, enum sws_backend b, uint32_t dev_flags, bool zswap)
+{
+	struct sws_sim_config cfg = {.backend = b};
+	assert_sws(0, sws_sim_create(&cfg, &e->sim));
+	assert_sws(0, sws_cpu_attach(e->sim, &e->cpu));
+	struct sws_device_config dc = {.nr_slots = 4096, .flags = dev_flags, .backing = SWS_BACKING_MEMORY};
+	int type;
+	assert_sws(0, sws_swapon(e->sim, &dc, &type));
+	struct sws_mm_config mc = {.ram_pages = 1024, .anon_orders = 1u << 4, .flags = SWS_MM_VERIFY, .seed = 7,
+				   .content_weight = {0, 1, 1, 0, 1}};
+	assert_sws(0, sws_mm_create(e->sim, &mc, &e->mm));
+	if (zswap)
+		assert_sws(0, sws_mm_zswap_enable(e->mm, NULL));
+	assert_sws(0, sws_mm_space_create(e->mm, 0, &e->asid));
+	assert_int_equal(sws_mm_access(e->cpu, e->mm, e->asid, PG(0), true), 1);
+	for (unsigned p = 1; p < 16; p++) /* the one 64 KiB folio */
+		assert_int_equal(sws_mm_access(e->cpu, e->mm, e->asid, PG(p), true), 0);
+	assert_sws(0, sws_mm_madvise(e->cpu, e->mm, e->asid, PG(0), 16 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	struct sws_mm_stats s = sws_test_mm_stats(e->mm);
+	assert_int_equal(s.swpout[4] + s.zswpout_order[4], 1);
+}
+
+static void env_close(struct env *e)
+{
+	assert_consistent(e->sim);
+	sws_test_mm_destroy(e->sim, e->mm);
+	sws_cpu_detach(e->cpu);
+	sws_sim_destroy(e->sim);
+}
+
+/* The swap entry in the PTE at @va (0: none). */
+static sws_entry_t pte_entry(struct env *e, uint64_t va)
+{
+	struct sws_space *sp = sws__mm_space(e->mm, e->asid);
+	sws_spin_lock(pte_lockptr(sp, va));
+	uint64_t *pte = sws___pte_lookup(sp, va);
+	sws_entry_t ent = pte && pte_is_swap(*pte) ? pte_to_swp_entry(*pte) : 0;
+	sws_spin_unlock(pte_lockptr(sp, va));
+	return ent;
+}
+
+static uint64_t slots_used(struct env *e)
+{
+	uint64_t total, free_slots;
+	sws_swap_totals(e->sim, &total, &free_slots);
+	return total - free_slots;
+}
+
+/*
+ * On a design that swaps in large folios: a read of page 5 reads the 16 pages
+ * in one I/O (pswpin 16, swpin[4] 1) with one major fault, maps them all
+ * (every other page a hit), each page's bytes the ones written (verify_ok 16,
+ * the device's store compared page by page), and frees the 16 slots (the
+ * bypass's pin dropped; from phase II a SYNCHRONOUS_IO device's slots go at
+ * swap-in). The folio swaps out whole again and comes back whole again.
+ */
+static void test_swapin_large(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct env e;
+	env_open(&e, b, SYNC, false);
+	assert_int_equal(slots_used(&e), 16);
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(5), false), 1);
+	struct sws_mm_stats s = sws_test_mm_stats(e.mm);
+	assert_int_equal(s.counters[SWS_MM_pgfault] - s0.counters[SWS_MM_pgfault], 1);
+	assert_int_equal(s.counters[SWS_MM_pgmajfault] - s0.counters[SWS_MM_pgmajfault], 1);
+	assert_int_equal(s.counters[SWS_MM_pswpin] - s0.counters[SWS_MM_pswpin], 16);
+	assert_int_equal(s.counters[SWS_MM_pgalloc] - s0.counters[SWS_MM_pgalloc], 16);
+	/* the reclaim's shadow: a refault of 16 pages (workingset_refault() counts pages) */
+	assert_int_equal(s.counters[SWS_MM_workingset_refault] - s0.counters[SWS_MM_workingset_refault], 16);
+	assert_int_equal(s.swpin[4], 1);
+	assert_int_equal(s.swpin_fallback[4], 0);
+	assert_int_equal(s.counters[SWS_MM_verify_ok] - s0.counters[SWS_MM_verify_ok], 16);
+	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
+	assert_int_equal(slots_used(&e), 0);
+	for (unsigned p = 0; p < 16; p++) /* all mapped by the one fault, each page as written */
+		assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(p), p == 3), 0);
+	s = sws_test_mm_stats(e.mm);
+	assert_int_equal(s.counters[SWS_MM_pgfault] - s0.counters[SWS_MM_pgfault], 1);
+	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
+	/* Out whole and back whole again, after a write to page 3 (a new version
+	 * of the folio's contents): a write fault maps it writable. */
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, e.asid, PG(0), 16 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	s0 = sws_test_mm_stats(e.mm);
+	assert_int_equal(s0.swpout[4], 2);
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(15), true), 1);
+	for (unsigned p = 0; p < 16; p++)
+		assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(p), true), 0);
+	s = sws_test_mm_stats(e.mm);
+	assert_int_equal(s.counters[SWS_MM_pgmajfault] - s0.counters[SWS_MM_pgmajfault], 1);
+	assert_int_equal(s.counters[SWS_MM_pswpin] - s0.counters[SWS_MM_pswpin], 16);
+	assert_int_equal(s.swpin[4], 2);
+	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
+	env_close(&e);
+}
+
+/* Page 5 read at order 0: one page in, no swpin[4]; @fallback: swpin_fallback[4]. */
+static void assert_order0(struct env *e, uint64_t fallback)
+{
+	struct sws_mm_stats s0 = sws_test_mm_stats(e->mm);
+	assert_int_equal(sws_mm_access(e->cpu, e->mm, e->asid, PG(5), false), 1);
+	struct sws_mm_stats s = sws_test_mm_stats(e->mm);
+	assert_int_equal(s.counters[SWS_MM_pgmajfault] - s0.counters[SWS_MM_pgmajfault], 1);
+	assert_int_equal(s.counters[SWS_MM_pswpin] + s.counters[SWS_MM_zswpin] - s0.counters[SWS_MM_pswpin] -
+				 s0.counters[SWS_MM_zswpin],
+			 1);
+	assert_int_equal(s.counters[SWS_MM_pgalloc] - s0.counters[SWS_MM_pgalloc], 1);
+	assert_int_equal(s.swpin[4], 0);
+	assert_int_equal(s.swpin_fallback[4], fallback);
+	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
+	assert_int_equal(sws_mm_access(e->cpu, e->mm, e->asid, PG(6), false), 1); /* not mapped with it */
+}
+
+/*
+ * Ranges that do not qualify, on a design that swaps in large folios: an entry
+ * of the range freed (MADV_DONTNEED of page 15), the region MADV_NOHUGEPAGE,
+ * zswap on (zswap_never_enabled() false: every swap-in is order 0), and one
+ * slot of the range in the swap cache: up to phase III can_swapin_thp()
+ * refuses the range silently; phase IV finds the conflict when it adds the
+ * folio (__swap_cache_add_check(): -EBUSY) and counts swpin_fallback.
+ */
+static void test_swapin_large_fallback(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct env e;
+	env_open(&e, b, SYNC, false);
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, e.asid, PG(15), SWS_PAGE_SIZE, SWS_MADV_DONTNEED));
+	assert_order0(&e, 0);
+	env_close(&e);
+
+	env_open(&e, b, SYNC, false);
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, e.asid, PG(0), 16 * SWS_PAGE_SIZE, SWS_MADV_NOHUGEPAGE));
+	assert_order0(&e, 0);
+	env_close(&e);
+
+	env_open(&e, b, SYNC, true);
+	assert_int_equal(sws_test_mm_stats(e.mm).zswpout_order[4], 1);
+	assert_order0(&e, 0);
+	env_close(&e);
+
+	/* A racing swap-in holds slot 15 in the swap cache (a folio of its own). */
+	env_open(&e, b, SYNC, false);
+	sws_entry_t e15 = pte_entry(&e, PG(15));
+	assert_true(e15 != 0);
+	uint64_t pfn;
+	assert_sws(0, sws__mm_folio_alloc(e.cpu, e.mm, 0, 0, &pfn));
+	assert_sws(0, sws_swap_cache_add(e.cpu, e15, 1, pfn, NULL));
+	assert_order0(&e, b == SWS_BACKEND_ST_P4 ? 1 : 0);
+	assert_sws(0, sws_swap_cache_del(e.cpu, e15, 1, pfn, 0));
+	sws__mm_folio_free(e.cpu, e.mm, pfn);
+	env_close(&e);
+}
+
+/* Order 0 where the kernel reads order 0: a device that is not synchronous,
+ * and the vswap designs (their series' large swap-in is not modelled). */
+static void test_swapin_large_not(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct env e;
+	if (b == SWS_BACKEND_ST_P4) {
+		env_open(&e, b, SWS_SWP_SOLIDSTATE, false);
+		struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
+		assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(5), false), 1);
+		struct sws_mm_stats s = sws_test_mm_stats(e.mm);
+		assert_int_equal(s.counters[SWS_MM_pgmajfault] - s0.counters[SWS_MM_pgmajfault], 1);
+		assert_int_equal(s.swpin[4], 0);
+		assert_int_equal(s.swpin_fallback[4], 0);
+		/* the target and what VMA readahead took, each page a folio of its own */
+		assert_int_equal(s.counters[SWS_MM_pswpin] - s0.counters[SWS_MM_pswpin],
+				 s.counters[SWS_MM_swap_ra] - s0.counters[SWS_MM_swap_ra] + 1);
+		env_close(&e);
+		return;
+	}
+	env_open(&e, b, SYNC, false);
+	assert_order0(&e, 0);
+	env_close(&e);
+}
+
+static enum sws_backend xarray = SWS_BACKEND_XARRAY, st_p1 = SWS_BACKEND_ST_P1, st_p2 = SWS_DESIGN_ST_P2,
+			st_p3 = SWS_DESIGN_ST_P3, st_p4 = SWS_BACKEND_ST_P4, vswap = SWS_DESIGN_VSWAP,
+			vswap_v3 = SWS_DESIGN_VSWAP_V3, vswap_st = SWS_DESIGN_VSWAP_ST;
+
+#define LARGE(fn)                                                                                              \
+	cmocka_unit_test_prestate(fn, &xarray), cmocka_unit_test_prestate(fn, &st_p1),                         \
+		cmocka_unit_test_prestate(fn, &st_p2), cmocka_unit_test_prestate(fn, &st_p3),                  \
+		cmocka_unit_test_prestate(fn, &st_p4)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		LARGE(test_swapin_large),
+		LARGE(test_swapin_large_fallback),
+		cmocka_unit_test_prestate(test_swapin_large_not, &st_p4),
+		cmocka_unit_test_prestate(test_swapin_large_not, &vswap),
+		cmocka_unit_test_prestate(test_swapin_large_not, &vswap_v3),
+		cmocka_unit_test_prestate(test_swapin_large_not, &vswap_st),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
