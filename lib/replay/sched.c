@@ -276,8 +276,10 @@ static void cpu_main(void *arg)
 			continue;
 		}
 		if (w->count) {
+			/* A copy: the slot is free for the next push while the record
+			 * runs (another CPU may fill the ring meanwhile). */
 			struct sws__item it = w->ring[w->head];
-			w->head = (w->head + 1) % w->cap;
+			w->head = w->head + 1 == w->cap ? 0 : w->head + 1;
 			w->count--;
 			sws__run_item(w, &it);
 			continue;
@@ -304,12 +306,9 @@ static bool ring_has_room(const void *arg)
 	return w->count < w->cap;
 }
 
-void sws__sched_push(struct sws_replay *r, struct sws__worker *w, const struct sws__item *it)
+void sws__sched_make_room(struct sws_replay *r, struct sws__worker *w)
 {
 	sws__sched_run(&r->sched, ring_has_room, w);
-	w->ring[(w->head + w->count) % w->cap] = *it;
-	w->count++;
-	sws__sched_wake(&w->run);
 }
 
 void sws__sched_drain(struct sws_replay *r) { sws__sched_run(&r->sched, NULL, NULL); }
