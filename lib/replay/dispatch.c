@@ -669,9 +669,12 @@ int sws_replay_run(struct sws_replay *r, const struct sws_replay_source *src)
 	}
 	r->position_unit = src->position ? (src->position_unit ? src->position_unit : "line") : "record";
 	r->start_ns = sws__replay_now(r);
-	/* Records left until the next sample and the next progress call: a
-	 * countdown each, no division per record. */
-	uint64_t sample_left = r->cfg.sample_every, progress_left = r->cfg.progress_every;
+	/* Records left until the next sample and the next progress call (a
+	 * countdown each, UINT64_MAX: none), and until whichever comes first:
+	 * one countdown per record, no division. */
+	uint64_t sample_left = r->cfg.sample ? r->cfg.sample_every : UINT64_MAX;
+	uint64_t progress_left = r->cfg.progress ? r->cfg.progress_every : UINT64_MAX;
+	uint64_t step = sample_left < progress_left ? sample_left : progress_left, until = step;
 	/* Streams run on the workers: several threads, no samples (cut at record counts). */
 	bool streams = r->nthreads > 1 && src->streams && src->stream && !r->cfg.sample;
 	for (;;) {
@@ -710,17 +713,22 @@ int sws_replay_run(struct sws_replay *r, const struct sws_replay_source *src)
 			break;
 		}
 		r->events++;
-		if (r->cfg.sample && !--sample_left) {
+		if (sws_likely(--until))
+			continue;
+		sample_left -= step;
+		progress_left -= step;
+		if (!sample_left) {
 			sample_left = r->cfg.sample_every;
 			take_sample(r);
 		}
-		if (r->cfg.progress && !--progress_left) {
+		if (!progress_left) {
 			progress_left = r->cfg.progress_every;
 			if (r->cfg.progress(r->cfg.cb_ctx, r->events)) {
 				r->interrupted = true;
 				break;
 			}
 		}
+		step = until = sample_left < progress_left ? sample_left : progress_left;
 	}
 	sws__drain(r);
 	if (r->model) {

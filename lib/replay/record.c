@@ -121,19 +121,19 @@ static void run_access(struct sws__worker *w, const struct sws__item *it)
 		last = end >> 12;
 	}
 	bool write = rec->flags & SWS_TRACE_F_WRITE, kernel = false;
-	struct sws_mm_cpu_time before = w->seen, after;
+	struct sws_mm_cpu_time now; /* the CPU's clock after the last fault (kernel) */
 	uint64_t refused = 0, t0 = w->vc.now;
 	for (uint64_t pg = first;; pg++) {
 		int rc = sws_mm_access(w->cpu, r->mm, it->asid, pg << 12, write);
 		if (rc) { /* a hit charges nothing: only faults go to the fault-path histogram */
-			sws_mm_cpu_time_get(r->mm, w->cpu, &after);
+			const struct sws_mm_cpu_time before = kernel ? now : w->seen;
+			sws_mm_cpu_time_get(r->mm, w->cpu, &now);
 			if (rc == 1) {
-				sws__hist_add(&w->lat[SWS_REPLAY_LAT_FAULT], lat_ns(w, t0, &before, &after));
+				sws__hist_add(&w->lat[SWS_REPLAY_LAT_FAULT], lat_ns(w, t0, &before, &now));
 			} else {
 				sws__note_error(w, rc);
 				refused++;
 			}
-			before = after;
 			kernel = true;
 		}
 		t0 = w->vc.now;
@@ -144,7 +144,7 @@ static void run_access(struct sws__worker *w, const struct sws__item *it)
 	w->accesses += pages;
 	/* User time for the pages the task touched: a refused access (an OOM-killed
 	 * task's) touched nothing. */
-	sws__charge(w, it->proc, kernel ? &before : NULL, (pages - refused) * r->user_ns_per_page, 0,
+	sws__charge(w, it->proc, kernel ? &now : NULL, (pages - refused) * r->user_ns_per_page, 0,
 		    write ? SWS__PH_ACCESS : SWS__PH_READ);
 	w->pend_accesses += pages; /* the task's, pending with its time */
 	if (!write)
