@@ -568,7 +568,8 @@ static void take_sample(struct sws_replay *r)
 int sws__worker_ring(struct sws_replay *r, struct sws__worker *w)
 {
 	w->cap = r->cfg.queue_depth;
-	w->ring = sws__mem_alloc(&r->mem, SWS_MEM_sim, w->cap * sizeof(*w->ring), 64);
+	w->nslots = w->cap + (r->model ? 1 : 0);
+	w->ring = sws__mem_alloc(&r->mem, SWS_MEM_sim, w->nslots * sizeof(*w->ring), 64);
 	return w->ring ? 0 : SWS_ENOMEM;
 }
 

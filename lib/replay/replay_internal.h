@@ -155,7 +155,8 @@ struct sws__worker {
 	pthread_mutex_t lock;
 	pthread_cond_t not_empty, not_full, idle;
 	struct sws__item *ring;
-	uint32_t cap, head, count;
+	uint32_t cap, head, count; /* cap: records it holds at most */
+	uint32_t nslots;    /* slots of ring: cap, and under the modelled clock one more (sched.c) */
 	bool busy, stop;
 
 	/* dispatcher side */
@@ -384,7 +385,8 @@ void sws__drain(struct sws_replay *r);
 void sws__stop_workers(struct sws_replay *r);
 /* @w's streams, round robin, to their ends. */
 void sws__run_streams(struct sws__worker *w);
-/* @w's ring of queue_depth records. @return 0 or SWS_ENOMEM. */
+/* @w's ring of queue_depth records (a slot more under the modelled clock).
+ * @return 0 or SWS_ENOMEM. */
 int sws__worker_ring(struct sws_replay *r, struct sws__worker *w);
 /* Records of streams the workers ran. */
 uint64_t sws__streamed(struct sws_replay *r);
@@ -404,7 +406,7 @@ static inline struct sws__item *sws__sched_slot(struct sws_replay *r, struct sws
 	if (sws_unlikely(w->count == w->cap))
 		sws__sched_make_room(r, w);
 	uint32_t i = w->head + w->count;
-	return &w->ring[i >= w->cap ? i - w->cap : i];
+	return &w->ring[i >= w->nslots ? i - w->nslots : i];
 }
 static inline void sws__sched_queued(struct sws__worker *w)
 {

@@ -276,12 +276,14 @@ static void cpu_main(void *arg)
 			continue;
 		}
 		if (w->count) {
-			/* A copy: the slot is free for the next push while the record
-			 * runs (another CPU may fill the ring meanwhile). */
-			struct sws__item it = w->ring[w->head];
-			w->head = w->head + 1 == w->cap ? 0 : w->head + 1;
+			/* Run in place. The ring has a slot more than it holds
+			 * (nslots = cap + 1): while this record runs, the pushes
+			 * another CPU's yield lets in fill at most cap slots after
+			 * it, never its own. */
+			const struct sws__item *it = &w->ring[w->head];
+			w->head = w->head + 1 == w->nslots ? 0 : w->head + 1;
 			w->count--;
-			sws__run_item(w, &it);
+			sws__run_item(w, it);
 			continue;
 		}
 		if (r->sched.kswapd == w->idx)
@@ -414,7 +416,7 @@ void sws__sched_free(struct sws_replay *r)
 			w->cpu = NULL;
 		}
 		if (w->ring)
-			sws__mem_free(&r->mem, SWS_MEM_sim, w->ring, w->cap * sizeof(*w->ring));
+			sws__mem_free(&r->mem, SWS_MEM_sim, w->ring, w->nslots * sizeof(*w->ring));
 		w->ring = NULL;
 		w->started = false;
 	}
