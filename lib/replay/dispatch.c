@@ -98,46 +98,6 @@ void sws__drain(struct sws_replay *r)
 	}
 }
 
-/* ---- running a record ----------------------------------------------------------------- */
-
-/*
- * MADV_FREE on worker @w: sws_mm_madvise(SWS_MADV_FREE) over the pages the
- * range touches, a free-path call as MADV_DONTNEED is (the task's free phase,
- * a free-latency sample), counted towards deferred work like every record.
- */
-static void run_madv_free(struct sws__worker *w, const struct sws__item *it)
-{
-	struct sws_replay *r = w->r;
-	const struct sws_trace_record *rec = &it->rec;
-	struct sws_mm_cpu_time t1;
-	if (r->cfg.on_record)
-		r->cfg.on_record(r->cfg.cb_ctx, w->idx, rec);
-	uint64_t a = rec->addr & ~4095ull, len = (rec->len + (rec->addr & 4095) + 4095) & ~4095ull;
-	int rc = sws_mm_madvise(w->cpu, r->mm, it->asid, a, len, SWS_MADV_FREE);
-	sws_mm_cpu_time_get(r->mm, w->cpu, &t1);
-	sws__hist_add(&w->lat[SWS_REPLAY_LAT_FREE],
-		      r->model ? (w->vc.now - w->wall_mark) / 1000
-			       : (t1.sys_ns - w->seen.sys_ns) + (t1.iowait_ns - w->seen.iowait_ns));
-	sws__charge(w, it->proc, &t1, 0, 0, SWS__PH_FREE);
-	if (rc)
-		sws__note_error(w, rc);
-	if (++w->since_deferred >= r->cfg.deferred_every)
-		sws__deferred(w);
-}
-
-/* A per-task record on worker @w (its thread, its fiber, or the dispatcher inline). */
-void sws__run_item(struct sws__worker *w, const struct sws__item *it)
-{
-	sws__rec_at(w, &it->rec, it->pos);
-	sws__rec_begin(w);
-	if (it->rec.op == SWS_TRACE_MADV_FREE)
-		run_madv_free(w, it);
-	else
-		sws__run_record(w, it);
-	sws__rec_end(w);
-	w->cur_rec = NULL;
-}
-
 /* ---- per-task streams: the worker's side --------------------------------------------- */
 
 static bool is_structural(uint32_t op)
@@ -376,8 +336,8 @@ static int dispatch_barrier(struct sws_replay *r, struct sws__worker *sw, const 
 
 static int dispatch(struct sws_replay *r, const struct sws_trace_record *rec)
 {
-	struct sws__worker *sw = struct_worker(r);
 	if (rec->op < SWS_TRACE_ACCESS || rec->op > SWS_TRACE_OP_MAX) {
+		struct sws__worker *sw = struct_worker(r);
 		sws__rec_at(sw, rec, r->pos);
 		sws__note_error(sw, SWS_EINVAL);
 		sw->cur_rec = NULL;
@@ -385,6 +345,7 @@ static int dispatch(struct sws_replay *r, const struct sws_trace_record *rec)
 	}
 	int64_t pidx = sws__proc_find(r, rec->pid);
 	if (pidx < 0 || is_structural(rec->op)) {
+		struct sws__worker *sw = struct_worker(r);
 		sws__drain(r);
 		if (r->model)
 			sw = sws__replay_enter(r, worker_of(r, rec));
@@ -397,8 +358,8 @@ static int dispatch(struct sws_replay *r, const struct sws_trace_record *rec)
 			return rc;
 		pidx = sws__proc_find(r, rec->pid);
 	}
-	struct sws__item it = {.rec = *rec, .asid = r->procs[pidx].asid, .proc = (uint32_t)pidx, .pos = r->pos};
 	if (r->nthreads == 1 && !r->model) {
+		struct sws__item it = {.rec = *rec, .asid = r->procs[pidx].asid, .proc = (uint32_t)pidx, .pos = r->pos};
 		sws__run_item(&r->workers[0], &it);
 		return 0;
 	}
@@ -406,7 +367,6 @@ static int dispatch(struct sws_replay *r, const struct sws_trace_record *rec)
 	int err = sws__tid_slot(r, rec->tid, &tidx);
 	if (err)
 		return err;
-	it.tid = tidx;
 	struct sws__tid *t = &r->tids[tidx];
 	unsigned wi = r->model && t->enqueued ? t->worker : worker_of(r, rec);
 	if (t->enqueued && t->worker != wi) {
@@ -418,12 +378,14 @@ static int dispatch(struct sws_replay *r, const struct sws_trace_record *rec)
 	t->worker = wi;
 	t->enqueued++;
 	struct sws__worker *w = &r->workers[wi];
-	if (r->model) {
-		sws__sched_push(r, w, &it);
-		return 0;
-	}
-	w->stage[w->nstage++] = it;
-	if (w->nstage == SWS__STAGE)
+	/* The item is written where it waits: the CPU's ring (run while it is
+	 * full), or the worker's staging batch. */
+	struct sws__item *it = r->model ? sws__sched_slot(r, w) : &w->stage[w->nstage];
+	*it = (struct sws__item){.rec = *rec, .asid = r->procs[pidx].asid, .proc = (uint32_t)pidx, .tid = tidx,
+				 .pos = r->pos};
+	if (r->model)
+		sws__sched_queued(w);
+	else if (++w->nstage == SWS__STAGE)
 		flush(w);
 	return 0;
 }
@@ -606,7 +568,8 @@ static void take_sample(struct sws_replay *r)
 int sws__worker_ring(struct sws_replay *r, struct sws__worker *w)
 {
 	w->cap = r->cfg.queue_depth;
-	w->ring = sws__mem_alloc(&r->mem, SWS_MEM_sim, w->cap * sizeof(*w->ring), 64);
+	w->nslots = w->cap + (r->model ? 1 : 0);
+	w->ring = sws__mem_alloc(&r->mem, SWS_MEM_sim, w->nslots * sizeof(*w->ring), 64);
 	return w->ring ? 0 : SWS_ENOMEM;
 }
 
@@ -707,9 +670,12 @@ int sws_replay_run(struct sws_replay *r, const struct sws_replay_source *src)
 	}
 	r->position_unit = src->position ? (src->position_unit ? src->position_unit : "line") : "record";
 	r->start_ns = sws__replay_now(r);
-	/* Records left until the next sample and the next progress call: a
-	 * countdown each, no division per record. */
-	uint64_t sample_left = r->cfg.sample_every, progress_left = r->cfg.progress_every;
+	/* Records left until the next sample and the next progress call (a
+	 * countdown each, UINT64_MAX: none), and until whichever comes first:
+	 * one countdown per record, no division. */
+	uint64_t sample_left = r->cfg.sample ? r->cfg.sample_every : UINT64_MAX;
+	uint64_t progress_left = r->cfg.progress ? r->cfg.progress_every : UINT64_MAX;
+	uint64_t step = sample_left < progress_left ? sample_left : progress_left, until = step;
 	/* Streams run on the workers: several threads, no samples (cut at record counts). */
 	bool streams = r->nthreads > 1 && src->streams && src->stream && !r->cfg.sample;
 	for (;;) {
@@ -748,17 +714,22 @@ int sws_replay_run(struct sws_replay *r, const struct sws_replay_source *src)
 			break;
 		}
 		r->events++;
-		if (r->cfg.sample && !--sample_left) {
+		if (sws_likely(--until))
+			continue;
+		sample_left -= step;
+		progress_left -= step;
+		if (!sample_left) {
 			sample_left = r->cfg.sample_every;
 			take_sample(r);
 		}
-		if (r->cfg.progress && !--progress_left) {
+		if (!progress_left) {
 			progress_left = r->cfg.progress_every;
 			if (r->cfg.progress(r->cfg.cb_ctx, r->events)) {
 				r->interrupted = true;
 				break;
 			}
 		}
+		step = until = sample_left < progress_left ? sample_left : progress_left;
 	}
 	sws__drain(r);
 	if (r->model) {

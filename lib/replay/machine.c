@@ -427,7 +427,7 @@ void sws_replay_destroy(struct sws_replay *r)
 		for (unsigned i = 0; i < r->nthreads; i++) {
 			struct sws__worker *w = &r->workers[i];
 			if (w->ring) {
-				sws__mem_free(&r->mem, SWS_MEM_sim, w->ring, w->cap * sizeof(*w->ring));
+				sws__mem_free(&r->mem, SWS_MEM_sim, w->ring, w->nslots * sizeof(*w->ring));
 				pthread_mutex_destroy(&w->lock);
 				pthread_cond_destroy(&w->not_empty);
 				pthread_cond_destroy(&w->not_full);

@@ -121,19 +121,19 @@ static void run_access(struct sws__worker *w, const struct sws__item *it)
 		last = end >> 12;
 	}
 	bool write = rec->flags & SWS_TRACE_F_WRITE, kernel = false;
-	struct sws_mm_cpu_time before = w->seen, after;
+	struct sws_mm_cpu_time now; /* the CPU's clock after the last fault (kernel) */
 	uint64_t refused = 0, t0 = w->vc.now;
 	for (uint64_t pg = first;; pg++) {
 		int rc = sws_mm_access(w->cpu, r->mm, it->asid, pg << 12, write);
 		if (rc) { /* a hit charges nothing: only faults go to the fault-path histogram */
-			sws_mm_cpu_time_get(r->mm, w->cpu, &after);
+			const struct sws_mm_cpu_time before = kernel ? now : w->seen;
+			sws_mm_cpu_time_get(r->mm, w->cpu, &now);
 			if (rc == 1) {
-				sws__hist_add(&w->lat[SWS_REPLAY_LAT_FAULT], lat_ns(w, t0, &before, &after));
+				sws__hist_add(&w->lat[SWS_REPLAY_LAT_FAULT], lat_ns(w, t0, &before, &now));
 			} else {
 				sws__note_error(w, rc);
 				refused++;
 			}
-			before = after;
 			kernel = true;
 		}
 		t0 = w->vc.now;
@@ -144,7 +144,7 @@ static void run_access(struct sws__worker *w, const struct sws__item *it)
 	w->accesses += pages;
 	/* User time for the pages the task touched: a refused access (an OOM-killed
 	 * task's) touched nothing. */
-	sws__charge(w, it->proc, kernel ? &before : NULL, (pages - refused) * r->user_ns_per_page, 0,
+	sws__charge(w, it->proc, kernel ? &now : NULL, (pages - refused) * r->user_ns_per_page, 0,
 		    write ? SWS__PH_ACCESS : SWS__PH_READ);
 	w->pend_accesses += pages; /* the task's, pending with its time */
 	if (!write)
@@ -184,7 +184,7 @@ static unsigned reclaim_lru_types(uint32_t flags)
 					   : SWS_MM_LRU_ANON | SWS_MM_LRU_FILE;
 }
 
-void sws__run_record(struct sws__worker *w, const struct sws__item *it)
+static void run_record(struct sws__worker *w, const struct sws__item *it)
 {
 	struct sws_replay *r = w->r;
 	const struct sws_trace_record *rec = &it->rec;
@@ -231,6 +231,44 @@ void sws__run_record(struct sws__worker *w, const struct sws__item *it)
 		sws__deferred(w);
 	else if ((r->cfg.flags & SWS_REPLAY_ZSWAP) && sws_mm_zswap_shrink_pending(r->mm))
 		zswap_work(w);
+}
+
+/*
+ * MADV_FREE on worker @w: sws_mm_madvise(SWS_MADV_FREE) over the pages the
+ * range touches, a free-path call as MADV_DONTNEED is (the task's free phase,
+ * a free-latency sample), counted towards deferred work like every record.
+ */
+static void run_madv_free(struct sws__worker *w, const struct sws__item *it)
+{
+	struct sws_replay *r = w->r;
+	const struct sws_trace_record *rec = &it->rec;
+	struct sws_mm_cpu_time t1;
+	if (r->cfg.on_record)
+		r->cfg.on_record(r->cfg.cb_ctx, w->idx, rec);
+	uint64_t a = rec->addr & ~4095ull, len = (rec->len + (rec->addr & 4095) + 4095) & ~4095ull;
+	int rc = sws_mm_madvise(w->cpu, r->mm, it->asid, a, len, SWS_MADV_FREE);
+	sws_mm_cpu_time_get(r->mm, w->cpu, &t1);
+	sws__hist_add(&w->lat[SWS_REPLAY_LAT_FREE],
+		      r->model ? (w->vc.now - w->wall_mark) / 1000
+			       : (t1.sys_ns - w->seen.sys_ns) + (t1.iowait_ns - w->seen.iowait_ns));
+	sws__charge(w, it->proc, &t1, 0, 0, SWS__PH_FREE);
+	if (rc)
+		sws__note_error(w, rc);
+	if (++w->since_deferred >= r->cfg.deferred_every)
+		sws__deferred(w);
+}
+
+/* A per-task record on worker @w (its thread, its fiber, or the dispatcher inline). */
+void sws__run_item(struct sws__worker *w, const struct sws__item *it)
+{
+	sws__rec_at(w, &it->rec, it->pos);
+	sws__rec_begin(w);
+	if (it->rec.op == SWS_TRACE_MADV_FREE)
+		run_madv_free(w, it);
+	else
+		run_record(w, it);
+	sws__rec_end(w);
+	w->cur_rec = NULL;
 }
 
 /* A free-path call's time: the histogram and the task's free phase. */

@@ -155,7 +155,8 @@ struct sws__worker {
 	pthread_mutex_t lock;
 	pthread_cond_t not_empty, not_full, idle;
 	struct sws__item *ring;
-	uint32_t cap, head, count;
+	uint32_t cap, head, count; /* cap: records it holds at most */
+	uint32_t nslots;    /* slots of ring: cap, and under the modelled clock one more (sched.c) */
 	bool busy, stop;
 
 	/* dispatcher side */
@@ -228,6 +229,7 @@ struct sws_replay {
 	uint32_t found_pid, found_val; /* sws__proc_find()'s last answer (val 0: none) */
 	struct sws__tid *tids;
 	uint32_t ntids, tids_cap;
+	uint32_t found_tid, found_tidx; /* sws__tid_slot()'s last answer (idx + 1, 0: none) */
 	uint32_t *tidmap_key, *tidmap_val;
 	uint32_t tidmap_cap;
 
@@ -261,12 +263,33 @@ void sws__replay_setup(const struct sws_replay *r, struct sws_replay_setup *out)
 
 /* ---- task.c --------------------------------------------------------------------- */
 
-/* @return the index of pid's live process, or -1. */
-int64_t sws__proc_find(struct sws_replay *r, uint32_t pid);
+/* sws__proc_find() through the pid table (it remembers the answer). */
+int64_t sws__proc_lookup(struct sws_replay *r, uint32_t pid);
+/* @return the index of pid's live process, or -1. A trace's records mostly
+ * name the pid of the one before: the last answer first, inline
+ * (sws__proc_add() forgets it when it remaps a pid). */
+static inline int64_t sws__proc_find(struct sws_replay *r, uint32_t pid)
+{
+	uint32_t v = r->found_val;
+	if (sws_unlikely(!v || r->found_pid != pid))
+		return sws__proc_lookup(r, pid);
+	return r->procs[v - 1].asid == SWS__NO_ASID ? -1 : (int64_t)v - 1;
+}
 /* A new process entry for @pid with address space @asid (workers drained). */
 int sws__proc_add(struct sws_replay *r, uint32_t pid, uint32_t asid, uint16_t memcg, uint32_t *idx);
-/* The tid's slot, created on first sight (may drain to grow the table). */
-int sws__tid_slot(struct sws_replay *r, uint32_t tid, uint32_t *idx);
+/* sws__tid_slot() through the tid table, creating the slot on first sight
+ * (may drain to grow the table); it remembers the answer. */
+int sws__tid_lookup(struct sws_replay *r, uint32_t tid, uint32_t *idx);
+/* The tid's slot: the last answer first, inline (a tid keeps its slot for
+ * the whole run). */
+static inline int sws__tid_slot(struct sws_replay *r, uint32_t tid, uint32_t *idx)
+{
+	if (sws_likely(r->found_tidx && r->found_tid == tid)) {
+		*idx = r->found_tidx - 1;
+		return 0;
+	}
+	return sws__tid_lookup(r, tid, idx);
+}
 void sws__tasks_free(struct sws_replay *r);
 
 /* Simulated-time phases a record's time is charged to. */
@@ -344,8 +367,8 @@ static inline void sws__rec_at(struct sws__worker *w, const struct sws_trace_rec
 	w->cur_pos = pos;
 	w->cur_seq++;
 }
-/* Run a per-task record on worker @w (its thread, or the dispatcher inline). */
-void sws__run_record(struct sws__worker *w, const struct sws__item *it);
+/* A per-task record on worker @w (its thread, its fiber, or the dispatcher inline). */
+void sws__run_item(struct sws__worker *w, const struct sws__item *it);
 /* Run a structural record on the dispatcher's CPU, every worker idle, or (MMAP,
  * MUNMAP, EXIT of a stream's own process) on the worker that runs the stream. */
 void sws__run_structural(struct sws_replay *r, struct sws__worker *w, const struct sws_trace_record *rec,
@@ -360,10 +383,10 @@ void sws__charge_background(struct sws__worker *w);
 /* Wait until every worker is idle with an empty ring. */
 void sws__drain(struct sws_replay *r);
 void sws__stop_workers(struct sws_replay *r);
-/* A per-task record on worker @w; @w's streams, round robin, to their ends. */
-void sws__run_item(struct sws__worker *w, const struct sws__item *it);
+/* @w's streams, round robin, to their ends. */
 void sws__run_streams(struct sws__worker *w);
-/* @w's ring of queue_depth records. @return 0 or SWS_ENOMEM. */
+/* @w's ring of queue_depth records (a slot more under the modelled clock).
+ * @return 0 or SWS_ENOMEM. */
 int sws__worker_ring(struct sws_replay *r, struct sws__worker *w);
 /* Records of streams the workers ran. */
 uint64_t sws__streamed(struct sws_replay *r);
@@ -374,8 +397,23 @@ int sws__sched_start(struct sws_replay *r);
 /* The run's end (@finish: the CPUs' last deferred work and LRU batches). */
 void sws__sched_stop(struct sws_replay *r, bool finish);
 void sws__sched_free(struct sws_replay *r);
-/* Queue @it on @w's ring, running CPUs while it is full. */
-void sws__sched_push(struct sws_replay *r, struct sws__worker *w, const struct sws__item *it);
+/* Run CPUs until @w's ring has room. */
+void sws__sched_make_room(struct sws_replay *r, struct sws__worker *w);
+/* The slot of @w's ring the next record goes to, running CPUs while the
+ * ring is full; sws__sched_queued() once the item is written there. */
+static inline struct sws__item *sws__sched_slot(struct sws_replay *r, struct sws__worker *w)
+{
+	if (sws_unlikely(w->count == w->cap))
+		sws__sched_make_room(r, w);
+	uint32_t i = w->head + w->count;
+	return &w->ring[i >= w->nslots ? i - w->nslots : i];
+}
+static inline void sws__sched_queued(struct sws__worker *w)
+{
+	w->count++;
+	if (w->run.state == SWS__CPU_IDLE)
+		sws__sched_wake(&w->run);
+}
 /* Run every CPU until all are idle. */
 void sws__sched_drain(struct sws_replay *r);
 /* Run the streams handed to the workers to their ends. */

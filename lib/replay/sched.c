@@ -276,10 +276,14 @@ static void cpu_main(void *arg)
 			continue;
 		}
 		if (w->count) {
-			struct sws__item it = w->ring[w->head];
-			w->head = (w->head + 1) % w->cap;
+			/* Run in place. The ring has a slot more than it holds
+			 * (nslots = cap + 1): while this record runs, the pushes
+			 * another CPU's yield lets in fill at most cap slots after
+			 * it, never its own. */
+			const struct sws__item *it = &w->ring[w->head];
+			w->head = w->head + 1 == w->nslots ? 0 : w->head + 1;
 			w->count--;
-			sws__run_item(w, &it);
+			sws__run_item(w, it);
 			continue;
 		}
 		if (r->sched.kswapd == w->idx)
@@ -304,12 +308,9 @@ static bool ring_has_room(const void *arg)
 	return w->count < w->cap;
 }
 
-void sws__sched_push(struct sws_replay *r, struct sws__worker *w, const struct sws__item *it)
+void sws__sched_make_room(struct sws_replay *r, struct sws__worker *w)
 {
 	sws__sched_run(&r->sched, ring_has_room, w);
-	w->ring[(w->head + w->count) % w->cap] = *it;
-	w->count++;
-	sws__sched_wake(&w->run);
 }
 
 void sws__sched_drain(struct sws_replay *r) { sws__sched_run(&r->sched, NULL, NULL); }
@@ -415,7 +416,7 @@ void sws__sched_free(struct sws_replay *r)
 			w->cpu = NULL;
 		}
 		if (w->ring)
-			sws__mem_free(&r->mem, SWS_MEM_sim, w->ring, w->cap * sizeof(*w->ring));
+			sws__mem_free(&r->mem, SWS_MEM_sim, w->ring, w->nslots * sizeof(*w->ring));
 		w->ring = NULL;
 		w->started = false;
 	}

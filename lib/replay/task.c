@@ -91,16 +91,11 @@ static int array_grow(struct sws_replay *r, void **arr, uint32_t *cap, uint32_t 
 	return 0;
 }
 
-int64_t sws__proc_find(struct sws_replay *r, uint32_t pid)
+int64_t sws__proc_lookup(struct sws_replay *r, uint32_t pid)
 {
-	/* A trace's records mostly name the pid of the one before: the last
-	 * answer first (sws__proc_add() forgets it when it remaps a pid). */
-	uint32_t v = r->found_val;
-	if (!v || r->found_pid != pid) {
-		v = map_get(r->pidmap_key, r->pidmap_val, r->pidmap_cap, pid);
-		r->found_pid = pid;
-		r->found_val = v;
-	}
+	uint32_t v = map_get(r->pidmap_key, r->pidmap_val, r->pidmap_cap, pid);
+	r->found_pid = pid;
+	r->found_val = v;
 	if (!v || r->procs[v - 1].asid == SWS__NO_ASID)
 		return -1;
 	return (int64_t)v - 1;
@@ -129,11 +124,13 @@ int sws__proc_add(struct sws_replay *r, uint32_t pid, uint32_t asid, uint16_t me
 	return 0;
 }
 
-int sws__tid_slot(struct sws_replay *r, uint32_t tid, uint32_t *idx)
+int sws__tid_lookup(struct sws_replay *r, uint32_t tid, uint32_t *idx)
 {
 	uint32_t v = map_get(r->tidmap_key, r->tidmap_val, r->tidmap_cap, tid);
 	if (v) {
 		*idx = v - 1;
+		r->found_tid = tid;
+		r->found_tidx = v;
 		return 0;
 	}
 	if (r->ntids == r->tids_cap)
@@ -148,6 +145,8 @@ int sws__tid_slot(struct sws_replay *r, uint32_t tid, uint32_t *idx)
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;
 	*idx = r->ntids++;
+	r->found_tid = tid;
+	r->found_tidx = r->ntids;
 	return 0;
 }
 

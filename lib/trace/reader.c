@@ -2,6 +2,12 @@
  * reader.c - the public trace reader: configuration, the choice of a format
  * (formats.c), and its calls through the format's table (format/). Errors are sticky:
  * once next() failed it keeps returning the same code and message.
+ *
+ * A binary format may decode records ahead in batches (next_batch): next()
+ * then hands them out from the reader's array, a copy and a few counters
+ * each, and calls the format only when the batch is through. The format's
+ * own next() reads whatever the batch stopped before, so errors, positions
+ * and the stats are those of reading one record at a time.
  */
 #include <string.h>
 
@@ -74,6 +80,10 @@ static int reader_setup(struct sws_trace_reader *r, const char *path)
 	if (r->fmt->state_size &&
 	    !(r->state = sws__mem_zalloc(&r->mem, SWS__TRACE_MEM, r->fmt->state_size, 0)))
 		return sws__trace_err_byte(r, SWS_ENOMEM, 0, "out of memory");
+	if (r->fmt->next_batch &&
+	    (!(r->batch = sws__mem_alloc(&r->mem, SWS__TRACE_MEM, SWS__TRACE_BATCH * sizeof(*r->batch), 0)) ||
+	     !(r->batch_end = sws__mem_alloc(&r->mem, SWS__TRACE_MEM, SWS__TRACE_BATCH * sizeof(*r->batch_end), 0))))
+		return sws__trace_err_byte(r, SWS_ENOMEM, 0, "out of memory");
 	return r->fmt->open ? r->fmt->open(r) : 0;
 }
 
@@ -117,6 +127,7 @@ int sws_trace_reader_open(const char *path, const struct sws_trace_reader_config
 		r->cfg.damon_aggr_us = 100000;
 	if (!r->cfg.damon_max_expansion)
 		r->cfg.damon_max_expansion = SWS_TRACE_DAMON_EXPANSION_DEFAULT;
+	r->skip_ifetch = (r->cfg.flags & SWS_TRACE_READ_NO_IFETCH) != 0;
 	snprintf(r->path, sizeof(r->path), "%s", path);
 	rc = reader_setup(r, path);
 	if (rc) {
@@ -129,15 +140,46 @@ int sws_trace_reader_open(const char *path, const struct sws_trace_reader_config
 	return 0;
 }
 
-int sws_trace_reader_next(struct sws_trace_reader *r, struct sws_trace_record *rec)
+/* An instruction fetch the configuration leaves out (SWS_TRACE_READ_NO_IFETCH). */
+static inline int skipped(const struct sws_trace_reader *r, const struct sws_trace_record *rec)
 {
-	if (!r || !rec)
-		return SWS_EINVAL;
+	return sws_unlikely(r->skip_ifetch) && rec->op == SWS_TRACE_ACCESS && (rec->flags & SWS_TRACE_F_IFETCH);
+}
+
+/* The next record of the decoded batch into *@rec: @return 1, or 0 when it
+ * has none left. */
+static inline int batch_take(struct sws_trace_reader *r, struct sws_trace_record *rec)
+{
+	while (r->bpos < r->bn) {
+		const struct sws_trace_record *x = &r->batch[r->bpos];
+		r->st.bytes = r->batch_end[r->bpos++];
+		r->rec_line = ++r->read; /* a binary format: the record's number */
+		if (skipped(r, x))
+			continue;
+		*rec = *x;
+		r->st.records++;
+		return 1;
+	}
+	return 0;
+}
+
+/* The next record when the batch has none left: a new batch, or one record
+ * through the format's next(), which reports every error. */
+__attribute__((noinline)) static int reader_next_slow(struct sws_trace_reader *r, struct sws_trace_record *rec)
+{
 	if (r->err)
 		return r->err;
 	if (r->done)
 		return 0;
 	for (;;) {
+		if (r->fmt->next_batch) {
+			r->bpos = 0;
+			r->bn = r->fmt->next_batch(r, r->batch, r->batch_end, SWS__TRACE_BATCH);
+			if (batch_take(r, rec))
+				return 1;
+			if (r->bn) /* every one of them skipped */
+				continue;
+		}
 		r->rec_line = 0;
 		int rc = r->fmt->next(r, rec);
 		if (rc < 0)
@@ -150,12 +192,21 @@ int sws_trace_reader_next(struct sws_trace_reader *r, struct sws_trace_record *r
 		r->read++;
 		if (!r->rec_line) /* the format named none: this line, or this record's number */
 			r->rec_line = r->fmt->magic ? r->read : r->line;
-		if ((r->cfg.flags & SWS_TRACE_READ_NO_IFETCH) && rec->op == SWS_TRACE_ACCESS &&
-		    (rec->flags & SWS_TRACE_F_IFETCH))
+		if (skipped(r, rec))
 			continue;
 		r->st.records++;
 		return 1;
 	}
+}
+
+/* The fast path: a record of the decoded batch; the rest out of line. */
+int sws_trace_reader_next(struct sws_trace_reader *r, struct sws_trace_record *rec)
+{
+	if (!r || !rec)
+		return SWS_EINVAL;
+	if (sws_likely(batch_take(r, rec)))
+		return 1;
+	return reader_next_slow(r, rec);
 }
 
 uint64_t sws_trace_reader_position(const struct sws_trace_reader *r)
@@ -200,6 +251,10 @@ void sws_trace_reader_close(struct sws_trace_reader *r)
 	if (!r)
 		return;
 	sws__stream_close(r);
+	if (r->batch)
+		sws__mem_free(&r->mem, SWS__TRACE_MEM, r->batch, SWS__TRACE_BATCH * sizeof(*r->batch));
+	if (r->batch_end)
+		sws__mem_free(&r->mem, SWS__TRACE_MEM, r->batch_end, SWS__TRACE_BATCH * sizeof(*r->batch_end));
 	if (r->state) {
 		if (r->fmt->free)
 			r->fmt->free(r);

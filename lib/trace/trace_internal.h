@@ -83,7 +83,14 @@ struct sws_trace_reader {
 	char warning[512];  /* sws_trace_reader_warning(): "" or a message */
 	struct sws_trace_reader_stats st;
 	int done;
+	int skip_ifetch;    /* cfg.flags has SWS_TRACE_READ_NO_IFETCH */
+	/* Records the format's next_batch() decoded, handed out from batch[bpos]
+	 * (bpos == bn: none left); batch_end[i]: st.bytes once batch[i] is out. */
+	struct sws_trace_record *batch;
+	uint64_t *batch_end;
+	uint32_t bpos, bn;
 };
+#define SWS__TRACE_BATCH 256 /* records per next_batch() */
 
 /*
  * A trace format (one file under format/, listed once in formats.c). The
@@ -113,6 +120,12 @@ struct sws__trace_format {
 	int (*open)(struct sws_trace_reader *r);
 	/* The next record: 1, 0 at the end, or a negative error (sticky). */
 	int (*next)(struct sws_trace_reader *r, struct sws_trace_record *rec);
+	/* Optional, binary formats: the next records, up to @max, decoded in a
+	 * row into @recs, @ends[i] the stream offset after @recs[i]. It stops
+	 * before any record it cannot vouch for, which @next then reads (errors
+	 * come from there only). @return how many (0: call @next). */
+	uint32_t (*next_batch)(struct sws_trace_reader *r, struct sws_trace_record *recs, uint64_t *ends,
+			       uint32_t max);
 	/* What the state points to, at close. NULL: nothing. */
 	void (*free)(struct sws_trace_reader *r);
 };
@@ -246,6 +259,8 @@ uint32_t sws__crc32c_sw(uint32_t crc, const void *buf, size_t n);
  * (time_ns, addr, len as u64, then op, flags, pid, tid, cpu, arg as u32, all
  * little endian). */
 uint32_t sws__trace_record_crc(uint32_t crc, const struct sws_trace_record *x);
+/* The same over @n records in a row: the checksum of a batch (format/native_bin.c). */
+uint32_t sws__trace_records_crc(uint32_t crc, const struct sws_trace_record *x, size_t n);
 /* Count and checksum one more record read from a native trace. */
 static inline void sws__native_account(struct sws__native_state *ns, const struct sws_trace_record *x)
 {

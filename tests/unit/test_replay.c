@@ -589,6 +589,57 @@ static void test_memcg_per_task_usemem(void **state)
 }
 
 /*
+ * Under the modelled clock a CPU runs the record at its ring's head in place
+ * while the dispatcher, let in by another CPU's yield, fills the ring behind
+ * it. Two tasks share CPU 0 (a 16-page record of one, then two 1-page records
+ * of the other) while a third keeps CPU 1 busy, with rings of 64 records: every page is
+ * still its own task's (a record overwritten while it ran would touch and
+ * charge the next one's task).
+ */
+static void test_ring_record_runs_in_place(void **state)
+{
+	(void)state;
+	enum { N = 3000 };
+	struct sws_trace_record *recs = calloc(4 * N, sizeof(*recs));
+	assert_non_null(recs);
+	size_t n = 0;
+	for (uint64_t i = 0; i < N; i++) { /* CPU 0's records: a period of 3, prime to the ring's 64 */
+		recs[n] = REC(SWS_TRACE_ACCESS, 1, 0x10000000 + (i % 64) * 16 * 4096, 16 * 4096, 0, SWS_TRACE_F_WRITE);
+		recs[n++].cpu = 0;
+		for (uint64_t k = 0; k < 2; k++) {
+			recs[n] = REC(SWS_TRACE_ACCESS, 2, 0x20000000 + ((2 * i + k) % 512) * 4096, 4096, 0,
+				      SWS_TRACE_F_WRITE);
+			recs[n++].cpu = 0;
+		}
+		recs[n] = REC(SWS_TRACE_ACCESS, 3, 0x30000000 + (i % 512) * 4096, 4096, 0, SWS_TRACE_F_WRITE);
+		recs[n++].cpu = 1;
+	}
+	struct sws_replay_config cfg = small_config(SWS_BACKEND_SWAP_TABLE, 1);
+	cfg.cpus = 2;
+	cfg.queue_depth = 64;
+	cfg.mem_limit_pages = 0; /* 1,024 pages of RAM, 1,536 touched: swap */
+	struct sws_test_vec vs = {recs, n, 0};
+	struct sws_replay_source src = {.next = sws_test_vec_next, .ctx = &vs};
+	struct sws_replay *r;
+	assert_sws(0, sws_replay_create(&cfg, &r));
+	assert_sws(0, sws_replay_run(r, &src));
+	assert_int_equal(sws_replay_nr_tasks(r), 3);
+	static const uint64_t pages[3] = {16 * N, 2 * N, N};
+	for (uint32_t i = 0; i < 3; i++) {
+		struct sws_replay_task t;
+		assert_sws(0, sws_replay_task_get(r, i, &t));
+		assert_int_equal(t.pid, i + 1);
+		assert_int_equal(t.accesses, pages[i]);
+	}
+	struct sws_replay_report rep;
+	assert_sws(0, sws_replay_report_get(r, &rep));
+	assert_int_equal(rep.errors, 0);
+	assert_true(rep.mm.counters[SWS_MM_pgfault] > 1536); /* pages came back from swap */
+	sws_replay_destroy(r);
+	free(recs);
+}
+
+/*
  * A FORK whose child pid is still alive (its EXIT was lost): that incarnation
  * exits first, and the exit is its own free time, not the forking parent's.
  */
@@ -2050,6 +2101,7 @@ int main(void)
 		cmocka_unit_test(test_usemem_oom_killed),
 		cmocka_unit_test(test_table_discard),
 		cmocka_unit_test(test_fork_reused_pid),
+		cmocka_unit_test(test_ring_record_runs_in_place),
 		cmocka_unit_test(test_undo_charged_to_nobody),
 		cmocka_unit_test(test_report_repeats),
 		cmocka_unit_test(test_swapoff_at_end),

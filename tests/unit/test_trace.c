@@ -1497,6 +1497,80 @@ static void test_roundtrip_binary(void **state)
 	roundtrip(SWS_TRACE_BINARY, SWS_TRACE_WRITE_ZSTD, 200000); /* several zstd blocks */
 }
 
+/*
+ * A binary trace is decoded ahead in batches, and its records still come
+ * out one at a time as read singly: each named by its number, st.bytes just
+ * past it (a file of its first k records, less its end marker), the
+ * instruction fetches NO_IFETCH leaves out skipped in both. 20,000 records
+ * make many batches and several buffer refills.
+ */
+static void test_binary_batches(void **state)
+{
+	(void)state;
+	struct recs v = {0};
+	random_records(&v, 20000, 7);
+	for (size_t i = 0; i < v.n; i += 3) {
+		v.v[i].op = SWS_TRACE_ACCESS;
+		v.v[i].flags |= SWS_TRACE_F_IFETCH;
+	}
+	struct sws_trace_writer_config wc = {.encoding = SWS_TRACE_BINARY};
+	char p[256], pk[256];
+	sws_test_path(p, sizeof(p), "batches.trace");
+	sws_test_path(pk, sizeof(pk), "batches-k.trace");
+	write_all(p, &wc, &v);
+	static const size_t ks[] = {1, 2, 255, 256, 257, 258, 4097, 12345, 19999, 20000};
+	uint64_t want_bytes[sizeof(ks) / sizeof(ks[0])];
+	for (unsigned j = 0; j < sizeof(ks) / sizeof(ks[0]); j++) {
+		struct recs pre = {.v = v.v, .n = ks[j]};
+		write_all(pk, &wc, &pre);
+		size_t n;
+		free(slurp(pk, &n));
+		unsigned varint = 1;
+		for (size_t k = ks[j]; k >= 0x80; k >>= 7)
+			varint++;
+		want_bytes[j] = n - (1 + varint + 4); /* end marker: 0, varint count, crc32c */
+	}
+
+	struct sws_trace_reader *r;
+	char msg[600];
+	struct sws_trace_reader_config c = with_format(SWS_TRACE_FORMAT_NATIVE);
+	c.flags = SWS_TRACE_READ_NO_IFETCH;
+	assert_sws(0, sws_trace_reader_open(p, &c, &r, msg, sizeof(msg)));
+	struct sws_trace_record x;
+	struct sws_trace_reader_stats st;
+	uint64_t last = 0, got = 0, checked = 0;
+	int rc;
+	while ((rc = sws_trace_reader_next(r, &x)) == 1) {
+		uint64_t pos = sws_trace_reader_position(r);
+		assert_true(pos > last && pos <= v.n);
+		for (uint64_t i = last; i + 1 < pos; i++) /* what was left out: fetches only */
+			assert_true(v.v[i].op == SWS_TRACE_ACCESS && (v.v[i].flags & SWS_TRACE_F_IFETCH));
+		assert_memory_equal(&x, &v.v[pos - 1], sizeof(x));
+		assert_false(x.op == SWS_TRACE_ACCESS && (x.flags & SWS_TRACE_F_IFETCH));
+		sws_trace_reader_stats_get(r, &st);
+		for (unsigned j = 0; j < sizeof(ks) / sizeof(ks[0]); j++)
+			if (ks[j] == pos) {
+				assert_int_equal(st.bytes, want_bytes[j]);
+				checked++;
+			}
+		last = pos;
+		got++;
+	}
+	if (rc)
+		fail_msg("%s", sws_trace_reader_error(r));
+	assert_true(checked >= 5);
+	assert_true(got > v.n / 2 && got < v.n * 2 / 3 + 1);
+	sws_trace_reader_stats_get(r, &st);
+	assert_int_equal(st.records, got);
+	size_t size;
+	free(slurp(p, &size));
+	assert_int_equal(st.bytes, size);
+	sws_trace_reader_close(r);
+	free(v.v);
+	unlink(p);
+	unlink(pk);
+}
+
 /* The text form is the documented one, and hand edits read back. */
 static void test_text_layout(void **state)
 {
@@ -2391,6 +2465,7 @@ int main(void)
 		cmocka_unit_test(test_shared_samples),
 		cmocka_unit_test(test_roundtrip_text),
 		cmocka_unit_test(test_roundtrip_binary),
+		cmocka_unit_test(test_binary_batches),
 		cmocka_unit_test(test_text_layout),
 		cmocka_unit_test(test_crc32c),
 		cmocka_unit_test(test_text_end),

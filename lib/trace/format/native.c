@@ -164,36 +164,47 @@ uint32_t sws__crc32c(uint32_t crc, const void *buf, size_t n)
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-/* The 48 canonical bytes as six little-endian words (x86-64 is little-endian):
- * the same CRC as crc32c_hw() over them. */
-__attribute__((target("sse4.2"))) static uint32_t record_crc_hw(uint32_t crc, const struct sws_trace_record *x)
+/* The 48 canonical bytes of each record as six little-endian words (x86-64
+ * is little-endian): the same CRC as crc32c_hw() over them. */
+__attribute__((target("sse4.2"))) static uint32_t records_crc_hw(uint32_t crc, const struct sws_trace_record *x,
+								size_t n)
 {
 	uint64_t c = ~crc & 0xffffffffu;
-	c = __builtin_ia32_crc32di(c, x->time_ns);
-	c = __builtin_ia32_crc32di(c, x->addr);
-	c = __builtin_ia32_crc32di(c, x->len);
-	c = __builtin_ia32_crc32di(c, x->op | (uint64_t)x->flags << 32);
-	c = __builtin_ia32_crc32di(c, x->pid | (uint64_t)x->tid << 32);
-	c = __builtin_ia32_crc32di(c, x->cpu | (uint64_t)x->arg << 32);
+	for (; n; n--, x++) {
+		c = __builtin_ia32_crc32di(c, x->time_ns);
+		c = __builtin_ia32_crc32di(c, x->addr);
+		c = __builtin_ia32_crc32di(c, x->len);
+		c = __builtin_ia32_crc32di(c, x->op | (uint64_t)x->flags << 32);
+		c = __builtin_ia32_crc32di(c, x->pid | (uint64_t)x->tid << 32);
+		c = __builtin_ia32_crc32di(c, x->cpu | (uint64_t)x->arg << 32);
+	}
 	return ~(uint32_t)c;
 }
 #endif
 
-uint32_t sws__trace_record_crc(uint32_t crc, const struct sws_trace_record *x)
+uint32_t sws__trace_records_crc(uint32_t crc, const struct sws_trace_record *x, size_t n)
 {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 	if (__builtin_cpu_supports("sse4.2"))
-		return record_crc_hw(crc, x);
+		return records_crc_hw(crc, x, n);
 #endif
-	uint8_t b[48], *p = b;
-	p = sws__put_le(p, x->time_ns, 8);
-	p = sws__put_le(p, x->addr, 8);
-	p = sws__put_le(p, x->len, 8);
-	p = sws__put_le(p, x->op, 4);
-	p = sws__put_le(p, x->flags, 4);
-	p = sws__put_le(p, x->pid, 4);
-	p = sws__put_le(p, x->tid, 4);
-	p = sws__put_le(p, x->cpu, 4);
-	sws__put_le(p, x->arg, 4);
-	return sws__crc32c(crc, b, sizeof(b));
+	for (; n; n--, x++) {
+		uint8_t b[48], *p = b;
+		p = sws__put_le(p, x->time_ns, 8);
+		p = sws__put_le(p, x->addr, 8);
+		p = sws__put_le(p, x->len, 8);
+		p = sws__put_le(p, x->op, 4);
+		p = sws__put_le(p, x->flags, 4);
+		p = sws__put_le(p, x->pid, 4);
+		p = sws__put_le(p, x->tid, 4);
+		p = sws__put_le(p, x->cpu, 4);
+		sws__put_le(p, x->arg, 4);
+		crc = sws__crc32c(crc, b, sizeof(b));
+	}
+	return crc;
+}
+
+uint32_t sws__trace_record_crc(uint32_t crc, const struct sws_trace_record *x)
+{
+	return sws__trace_records_crc(crc, x, 1);
 }

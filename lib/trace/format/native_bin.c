@@ -153,12 +153,14 @@ static inline int fast_u32(const uint8_t **p, uint32_t *out)
 	return 1;
 }
 
-/* @return 1 and the record, or 0: take the checking path. */
-static inline int bin_next_fast(struct sws_trace_reader *r, struct sws__native_state *ns,
-				struct sws_trace_record *rec)
+/* The record at *@pp, the fields it does not give taken from @prev, into
+ * *@x (which @prev must not overlap): @return 1 with *@pp past it, or 0
+ * (*@pp as it was, *@x undefined): take the checking path. The caller knows
+ * SWS__BIN_RECORD_MAX bytes lie at *@pp. */
+static inline int bin_decode(const uint8_t **pp, const struct sws_trace_record *prev,
+			     struct sws_trace_record *x)
 {
-	struct sws_trace_stream *s = &r->s;
-	const uint8_t *p = s->buf + s->pos;
+	const uint8_t *p = *pp;
 	uint8_t tag = *p++, ext = 0;
 	unsigned op = tag & SWS__TAG_OP;
 	if (op == 0 || op > SWS_TRACE_OP_MAX)
@@ -168,35 +170,80 @@ static inline int bin_next_fast(struct sws_trace_reader *r, struct sws__native_s
 		if (ext & ~SWS__EXT_ALL)
 			return 0;
 	}
-	struct sws_trace_record x = ns->prev;
+	*x = *prev;
 	uint64_t v;
-	x.op = op;
+	x->op = op;
 	if (tag & SWS__TAG_TIME) {
 		if (!fast_varint(&p, 8, &v))
 			return 0;
-		x.time_ns += sws__unzigzag(v);
+		x->time_ns += sws__unzigzag(v);
 	}
 	if (tag & SWS__TAG_ADDR) {
 		if (!fast_varint(&p, 8, &v))
 			return 0;
-		x.addr += sws__unzigzag(v);
+		x->addr += sws__unzigzag(v);
 	}
-	if ((tag & SWS__TAG_LEN) && !fast_varint(&p, 8, &x.len))
+	if ((tag & SWS__TAG_LEN) && !fast_varint(&p, 8, &x->len))
 		return 0;
 	if (sws_unlikely(ext)) {
 		uint32_t c = 0;
-		if (((ext & SWS__EXT_FLAGS) && !fast_u32(&p, &x.flags)) ||
-		    ((ext & SWS__EXT_PID) && !fast_u32(&p, &x.pid)) ||
-		    ((ext & SWS__EXT_TID) && !fast_u32(&p, &x.tid)))
+		if (((ext & SWS__EXT_FLAGS) && !fast_u32(&p, &x->flags)) ||
+		    ((ext & SWS__EXT_PID) && !fast_u32(&p, &x->pid)) ||
+		    ((ext & SWS__EXT_TID) && !fast_u32(&p, &x->tid)))
 			return 0;
 		if (ext & SWS__EXT_CPU) {
 			if (!fast_u32(&p, &c))
 				return 0;
-			x.cpu = c - 1u;
+			x->cpu = c - 1u;
 		}
-		if ((ext & SWS__EXT_ARG) && !fast_u32(&p, &x.arg))
+		if ((ext & SWS__EXT_ARG) && !fast_u32(&p, &x->arg))
 			return 0;
 	}
+	*pp = p;
+	return 1;
+}
+
+/*
+ * A batch (struct sws__trace_format's next_batch): records decoded in a row
+ * while SWS__BIN_RECORD_MAX bytes remain in the buffer, each from the one
+ * before it, counted and checksummed together. It stops before a record the
+ * fast path leaves to the checking path, and before the buffer's last bytes
+ * (native_bin_next() reads those, refilling), so that every error is
+ * reported at the same record and offset as one record at a time would.
+ */
+static uint32_t native_bin_next_batch(struct sws_trace_reader *r, struct sws_trace_record *recs,
+				      uint64_t *ends, uint32_t max)
+{
+	struct sws__native_state *ns = r->state;
+	struct sws_trace_stream *s = &r->s;
+	if (s->len - s->pos < SWS__BIN_RECORD_MAX)
+		return 0;
+	const uint8_t *buf = s->buf, *p = buf + s->pos, *last = buf + (s->len - SWS__BIN_RECORD_MAX);
+	const struct sws_trace_record *prev = &ns->prev;
+	uint64_t base = s->base_off;
+	uint32_t n = 0;
+	while (n < max && p <= last && bin_decode(&p, prev, &recs[n])) {
+		ends[n] = base + (uint64_t)(p - buf);
+		prev = &recs[n++];
+	}
+	if (!n)
+		return 0;
+	s->pos = (size_t)(p - buf);
+	ns->prev = recs[n - 1];
+	ns->nrec += n;
+	ns->crc = sws__trace_records_crc(ns->crc, recs, n);
+	return n;
+}
+
+/* @return 1 and the record, or 0: take the checking path. */
+static inline int bin_next_fast(struct sws_trace_reader *r, struct sws__native_state *ns,
+				struct sws_trace_record *rec)
+{
+	struct sws_trace_stream *s = &r->s;
+	const uint8_t *p = s->buf + s->pos;
+	struct sws_trace_record x;
+	if (!bin_decode(&p, &ns->prev, &x))
+		return 0;
 	s->pos = (size_t)(p - s->buf);
 	ns->prev = x;
 	sws__native_account(ns, &x);
@@ -301,4 +348,5 @@ SWS__TRACE_FORMAT(sws__trace_native_bin,
 		  .header_size = SWS_TRACE_BIN_HEADER,
 		  .state_size = sizeof(struct sws__native_state),
 		  .open = native_bin_open,
-		  .next = native_bin_next);
+		  .next = native_bin_next,
+		  .next_batch = native_bin_next_batch);
