@@ -753,7 +753,24 @@ int sws__mm_split_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn);
 void sws__mm_split_edges(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint64_t start, uint64_t end);
 
 /* pgtable.c: with the ptl of the address held, or (walks, freeing) the whole space */
-uint64_t *sws___pte_lookup(struct sws_space *sp, uint64_t vaddr);
+/* The index of @vaddr's entry in its table of @level (3 = PGD .. 0 = PTE). */
+static inline unsigned pt_index(uint64_t vaddr, int level)
+{
+	return (unsigned)((vaddr >> (12 + 9 * level)) & 511);
+}
+/* The PTE of @vaddr, or NULL (no leaf table maps it yet): inline, as every
+ * access walks it (pte_offset_map()). */
+static inline uint64_t *sws___pte_lookup(struct sws_space *sp, uint64_t vaddr)
+{
+	SWS_ASSERT_HELD(pte_lockptr(sp, vaddr));
+	void *t = atomic_load_explicit(&sp->pgd, memory_order_acquire);
+	for (int level = 3; level > 0; level--) {
+		if (!t)
+			return NULL;
+		t = atomic_load_explicit(&((_Atomic(void *) *)t)[pt_index(vaddr, level)], memory_order_acquire);
+	}
+	return t ? &((uint64_t *)t)[pt_index(vaddr, 0)] : NULL;
+}
 /* The PTE of @vaddr given @prev, that of the page before it: the next entry
  * of the same table, or a lookup where a new table starts. */
 static inline uint64_t *__pte_next(struct sws_space *sp, uint64_t *prev, uint64_t vaddr)

@@ -21,24 +21,7 @@ static size_t table_bytes(const struct sws_mm *mm, int level)
 	return !level && (mm->cfg.flags & SWS_MM_VERIFY) ? 2 * TABLE_BYTES : TABLE_BYTES;
 }
 
-static inline unsigned level_idx(uint64_t vaddr, int level) /* level 3 = PGD .. 0 = PTE */
-{
-	return (unsigned)((vaddr >> (12 + LEVEL_BITS * level)) & LEVEL_MASK);
-}
-
 typedef _Atomic(void *) slot_t;
-
-uint64_t *sws___pte_lookup(struct sws_space *sp, uint64_t vaddr)
-{
-	SWS_ASSERT_HELD(pte_lockptr(sp, vaddr));
-	void *t = atomic_load_explicit(&sp->pgd, memory_order_acquire);
-	for (int level = 3; level > 0; level--) {
-		if (!t)
-			return NULL;
-		t = atomic_load_explicit(&((slot_t *)t)[level_idx(vaddr, level)], memory_order_acquire);
-	}
-	return t ? &((uint64_t *)t)[level_idx(vaddr, 0)] : NULL;
-}
 
 int sws___pte_alloc(struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr, uint64_t **ptep)
 {
@@ -61,10 +44,10 @@ int sws___pte_alloc(struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr, uin
 			}
 		}
 		if (level == 0) {
-			*ptep = &((uint64_t *)t)[level_idx(vaddr, 0)];
+			*ptep = &((uint64_t *)t)[pt_index(vaddr, 0)];
 			return 0;
 		}
-		slot = &((slot_t *)t)[level_idx(vaddr, level)];
+		slot = &((slot_t *)t)[pt_index(vaddr, level)];
 	}
 }
 
