@@ -758,18 +758,21 @@ static inline unsigned pt_index(uint64_t vaddr, int level)
 {
 	return (unsigned)((vaddr >> (12 + 9 * level)) & 511);
 }
+/* The table below @t (of @level > 0) on the way to @vaddr, or NULL. */
+static inline void *pt_next(void *t, uint64_t vaddr, int level)
+{
+	return atomic_load_explicit(&((_Atomic(void *) *)t)[pt_index(vaddr, level)], memory_order_acquire);
+}
 /* The PTE of @vaddr, or NULL (no leaf table maps it yet): inline, as every
  * access walks it (pte_offset_map()). */
 static inline uint64_t *sws___pte_lookup(struct sws_space *sp, uint64_t vaddr)
 {
 	SWS_ASSERT_HELD(pte_lockptr(sp, vaddr));
-	void *t = atomic_load_explicit(&sp->pgd, memory_order_acquire);
-	for (int level = 3; level > 0; level--) {
-		if (!t)
-			return NULL;
-		t = atomic_load_explicit(&((_Atomic(void *) *)t)[pt_index(vaddr, level)], memory_order_acquire);
-	}
-	return t ? &((uint64_t *)t)[pt_index(vaddr, 0)] : NULL;
+	void *pgd = atomic_load_explicit(&sp->pgd, memory_order_acquire);
+	void *pud = pgd ? pt_next(pgd, vaddr, 3) : NULL;
+	void *pmd = pud ? pt_next(pud, vaddr, 2) : NULL;
+	void *pte = pmd ? pt_next(pmd, vaddr, 1) : NULL;
+	return pte ? &((uint64_t *)pte)[pt_index(vaddr, 0)] : NULL;
 }
 /* The PTE of @vaddr given @prev, that of the page before it: the next entry
  * of the same table, or a lookup where a new table starts. */
