@@ -12,8 +12,9 @@
 
 int sws__mm_rmap_add(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uint64_t vaddr)
 {
+	sws_spinlock_t *l = folio_rmap_lock(mm, f);
 	mm_cost_here(SWS_COST_rmap, 1);
-	mm_lock(mm, folio_rmap_lock(mm, f), SWS_MM_lock_rmap_contended);
+	mm_lock(mm, l, SWS_MM_lock_rmap_contended);
 	if (f->nr_rmap == 0) {
 		f->rmap1 = (struct sws_rmap){asid, vaddr};
 	} else {
@@ -22,7 +23,7 @@ int sws__mm_rmap_add(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uint
 			uint32_t cap = f->cap_rmap ? f->cap_rmap * 2 : 4;
 			struct sws_rmap *n = sws__mem_alloc(sws__sim_mem(mm->sim), SWS_MEM_mm, sizeof(*n) * cap, 0);
 			if (!n) {
-				sws_spin_unlock(folio_rmap_lock(mm, f));
+				sws_spin_unlock(l);
 				return SWS_ENOMEM;
 			}
 			if (f->rmaps)
@@ -35,7 +36,7 @@ int sws__mm_rmap_add(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uint
 	}
 	f->nr_rmap++;
 	atomic_fetch_add(&f->mapcount, 1);
-	sws_spin_unlock(folio_rmap_lock(mm, f));
+	sws_spin_unlock(l);
 	return 0;
 }
 
@@ -70,11 +71,12 @@ bool sws__mm_rmap_del(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uin
 /* The first mapping of @f left to undo (its rmap list is read under its lock). */
 bool sws__mm_first_rmap(struct sws_mm *mm, struct sws_folio *f, struct sws_rmap *out)
 {
-	mm_lock(mm, folio_rmap_lock(mm, f), SWS_MM_lock_rmap_contended);
+	sws_spinlock_t *l = folio_rmap_lock(mm, f);
+	mm_lock(mm, l, SWS_MM_lock_rmap_contended);
 	bool any = f->nr_rmap != 0;
 	if (any)
 		*out = f->rmap1;
-	sws_spin_unlock(folio_rmap_lock(mm, f));
+	sws_spin_unlock(l);
 	return any;
 }
 
