@@ -188,8 +188,13 @@ struct sws_space {
 	uint32_t nr_regions, cap_regions;
 	_Atomic uint64_t nr_tables; /* page-table pages allocated */
 	uint32_t dead_next; /* once exited: the next on sws_mm's list of exited spaces */
+	/* mm_cpumask() of CPUs 0 to 63 (in what was padding): those that ran
+	 * it, a superset of those whose TLB holds it now (their loaded:
+	 * sws__mm_tlb_pending() checks, and looks at CPUs from 64 one by one) */
+	_Atomic uint64_t cpumask;
 	struct sws_lock_line ptlocks[SWS__PTE_LOCKS];
 };
+_Static_assert(offsetof(struct sws_space, ptlocks) == 64, "a space's fields before its PTE locks fill one line");
 
 /* pte_lockptr(): the lock of the PTE table that maps @vaddr. */
 static inline sws_spinlock_t *pte_lockptr(struct sws_space *sp, uint64_t vaddr)
@@ -736,7 +741,7 @@ bool sws__mm_rmap_del(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uin
 bool sws__mm_first_rmap(struct sws_mm *mm, struct sws_folio *f, struct sws_rmap *out);
 /* Under the modelled clock: reclaim unmapped a page of space @asid, its TLB
  * flush pending on every CPU that runs it; the pending flush, done. */
-void sws__mm_tlb_pending(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid);
+void sws__mm_tlb_pending(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint32_t asid);
 void sws__mm_tlb_flush_pending(struct sws_cpu *cpu, struct sws_mm *mm);
 /* try_to_unmap(): every mapping of locked @pfn becomes swap PTEs of @entry.
  * @return false: a swap count could not be taken (the folio stays). */

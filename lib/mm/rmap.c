@@ -101,7 +101,7 @@ bool sws__mm_try_to_unmap(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn, 
 		}
 		if (ok && sws_swap_dup(cpu, entry, nr) == 0) {
 			if (sws__cpu_vcpu(cpu)) /* the flush is batched (TTU_BATCH_FLUSH) */
-				sws__mm_tlb_pending(cpu, mm, r.asid);
+				sws__mm_tlb_pending(cpu, mm, sp, r.asid);
 			pte = pte0;
 			for (unsigned i = 0; i < nr; i++) {
 				if (i)
@@ -130,11 +130,17 @@ bool sws__mm_try_to_unmap(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn, 
  * once per batch, before the batch is freed: a local flush, and an IPI to
  * each other CPU.
  */
-void sws__mm_tlb_pending(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid)
+void sws__mm_tlb_pending(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint32_t asid)
 {
 	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
 	sws_bit_set(p->tlb_pending, sws__cpu_id(cpu));
-	for (unsigned c = 0; c < mm->nr_cpus && c < 256; c++)
+	/* the CPUs that ran @sp and have not run another space since */
+	for (uint64_t w = atomic_load_explicit(&sp->cpumask, memory_order_relaxed); w; w &= w - 1) {
+		unsigned c = (unsigned)__builtin_ctzll(w);
+		if (mm->pcpu[c].loaded == asid)
+			sws_bit_set(p->tlb_pending, c);
+	}
+	for (unsigned c = 64; c < mm->nr_cpus && c < 256; c++)
 		if (mm->pcpu[c].loaded == asid)
 			sws_bit_set(p->tlb_pending, c);
 }
