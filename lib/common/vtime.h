@@ -74,10 +74,11 @@ static inline void sws__vt_charge(struct sws_vcpu *vc, enum sws_cost c, uint64_t
 }
 
 /* The ps charged to cost class @c so far: its units at its cost (the cost
- * table stays as it is for a CPU's life), and what was charged beside them. */
+ * table stays as it is for a CPU's life; a CPU not started yet has none, and
+ * no units), and what was charged beside them. */
 static inline uint64_t sws__vt_charged(const struct sws_vcpu *vc, enum sws_cost c)
 {
-	return vc->count[c] * vc->costs->ps[c] + vc->extra[c];
+	return (vc->count[c] ? vc->count[c] * vc->costs->ps[c] : 0) + vc->extra[c];
 }
 
 /* A walk of @n dependent metadata loads: the upper levels stay in the cache

@@ -3,7 +3,8 @@
  * 512-entry tables over 48-bit virtual addresses, like x86-64's (PGD, PUD, PMD,
  * PTE). Tables are allocated on first use and freed when the space goes; in
  * verify mode a leaf table carries each PTE's expected content seed after its
- * 512 PTEs (pte_expected()). A lookup or a table's allocation holds the PTE
+ * 512 PTEs (pte_expected()). A lookup (sws___pte_lookup(), inline in
+ * mm_internal.h: every access walks it) or a table's allocation holds the PTE
  * lock of the address (pte_lockptr()); as two tables' locks differ, a slot of
  * an upper table is filled by compare-and-swap and read with acquire. Walks
  * and freeing hold the whole space (every PTE lock): tables are freed only
@@ -11,8 +12,7 @@
  */
 #include "mm_internal.h"
 
-#define LEVEL_BITS 9
-#define LEVEL_MASK 511ull
+#define LEVEL_BITS 9 /* pt_index()'s */
 #define TABLE_BYTES (512 * sizeof(void *))
 
 /* A leaf table in verify mode holds the expected seeds too. */
