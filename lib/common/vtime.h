@@ -44,8 +44,10 @@ struct sws_vcpu {
 	const struct sws_vsched_ops *ops;
 	void *sched; /* the event loop's own: its CPU */
 	unsigned id;
-	/* What this CPU's time went to: ps per cost class, per lock class waited for. */
-	uint64_t charged[SWS_NR_COSTS];
+	/* What this CPU's time went to: per cost class, count[c] units of its
+	 * cost and extra[c] ps beside them (sws__vt_charged()); per lock class
+	 * waited for. */
+	uint64_t extra[SWS_NR_COSTS]; /* the LLC model's miss surcharge (sws__vt_loads()) */
 	uint64_t lock_wait[SWS_NR_LOCK_CLASSES];  /* ps */
 	uint64_t lock_waits[SWS_NR_LOCK_CLASSES]; /* acquisitions that waited */
 	uint64_t line_transfers;                  /* locks taken over from another CPU */
@@ -65,11 +67,18 @@ static inline void sws__vt_charge(struct sws_vcpu *vc, enum sws_cost c, uint64_t
 {
 	if (sws_unlikely(vc->hw))
 		return;
-	vc->count[c] += n;
+	vc->count[c] += n; /* the ps it took: sws__vt_charged() */
 	uint64_t ps = n * vc->costs->ps[c];
 	vc->now += ps;
 	vc->busy += ps;
-	vc->charged[c] += ps;
+}
+
+/* The ps charged to cost class @c so far: its units at its cost (the cost
+ * table stays as it is for a CPU's life; a CPU not started yet has none, and
+ * no units), and what was charged beside them. */
+static inline uint64_t sws__vt_charged(const struct sws_vcpu *vc, enum sws_cost c)
+{
+	return (vc->count[c] ? vc->count[c] * vc->costs->ps[c] : 0) + vc->extra[c];
 }
 
 /* A walk of @n dependent metadata loads: the upper levels stay in the cache
@@ -84,7 +93,7 @@ static inline void sws__vt_loads(struct sws_vcpu *vc, uint64_t n)
 	sws__vt_charge(vc, SWS_COST_load_hit, n);
 	vc->now += miss;
 	vc->busy += miss;
-	vc->charged[SWS_COST_load_miss] += miss;
+	vc->extra[SWS_COST_load_miss] += miss;
 }
 
 /* A write to a cache line other CPUs write too, whose last writer *@last

@@ -635,7 +635,13 @@ int sws_mm_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_
 	uint64_t vaddr = addr & ~(uint64_t)(SWS_PAGE_SIZE - 1);
 	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
 	uint64_t t0 = UINT64_MAX;
-	p->current = p->loaded = asid;
+	if (p->loaded != asid) { /* switch_mm(): this CPU's TLB holds @asid's entries from now on */
+		unsigned id = sws__cpu_id(cpu);
+		p->loaded = asid;
+		if (id < 64 && !((atomic_load_explicit(&sp->cpumask, memory_order_relaxed) >> id) & 1))
+			atomic_fetch_or_explicit(&sp->cpumask, 1ull << id, memory_order_relaxed);
+	}
+	p->current = asid;
 	struct sws_vcpu *vc = sws__cpu_vcpu(cpu);
 	if (vc)
 		vc->hw = 1; /* a hit is the hardware's: no kernel cost */

@@ -188,8 +188,13 @@ struct sws_space {
 	uint32_t nr_regions, cap_regions;
 	_Atomic uint64_t nr_tables; /* page-table pages allocated */
 	uint32_t dead_next; /* once exited: the next on sws_mm's list of exited spaces */
+	/* mm_cpumask() of CPUs 0 to 63 (in what was padding): those that ran
+	 * it, a superset of those whose TLB holds it now (their loaded:
+	 * sws__mm_tlb_pending() checks, and looks at CPUs from 64 one by one) */
+	_Atomic uint64_t cpumask;
 	struct sws_lock_line ptlocks[SWS__PTE_LOCKS];
 };
+_Static_assert(offsetof(struct sws_space, ptlocks) == 64, "a space's fields before its PTE locks fill one line");
 
 /* pte_lockptr(): the lock of the PTE table that maps @vaddr. */
 static inline sws_spinlock_t *pte_lockptr(struct sws_space *sp, uint64_t vaddr)
@@ -754,7 +759,7 @@ bool sws__mm_rmap_del(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uin
 bool sws__mm_first_rmap(struct sws_mm *mm, struct sws_folio *f, struct sws_rmap *out);
 /* Under the modelled clock: reclaim unmapped a page of space @asid, its TLB
  * flush pending on every CPU that runs it; the pending flush, done. */
-void sws__mm_tlb_pending(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid);
+void sws__mm_tlb_pending(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint32_t asid);
 void sws__mm_tlb_flush_pending(struct sws_cpu *cpu, struct sws_mm *mm);
 /* try_to_unmap(): every mapping of locked @pfn becomes swap PTEs of @entry.
  * @return false: a swap count could not be taken (the folio stays). */
@@ -771,7 +776,27 @@ int sws__mm_split_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn);
 void sws__mm_split_edges(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint64_t start, uint64_t end);
 
 /* pgtable.c: with the ptl of the address held, or (walks, freeing) the whole space */
-uint64_t *sws___pte_lookup(struct sws_space *sp, uint64_t vaddr);
+/* The index of @vaddr's entry in its table of @level (3 = PGD .. 0 = PTE). */
+static inline unsigned pt_index(uint64_t vaddr, int level)
+{
+	return (unsigned)((vaddr >> (12 + 9 * level)) & 511);
+}
+/* The table below @t (of @level > 0) on the way to @vaddr, or NULL. */
+static inline void *pt_next(void *t, uint64_t vaddr, int level)
+{
+	return atomic_load_explicit(&((_Atomic(void *) *)t)[pt_index(vaddr, level)], memory_order_acquire);
+}
+/* The PTE of @vaddr, or NULL (no leaf table maps it yet): inline, as every
+ * access walks it (pte_offset_map()). */
+static inline uint64_t *sws___pte_lookup(struct sws_space *sp, uint64_t vaddr)
+{
+	SWS_ASSERT_HELD(pte_lockptr(sp, vaddr));
+	void *pgd = atomic_load_explicit(&sp->pgd, memory_order_acquire);
+	void *pud = pgd ? pt_next(pgd, vaddr, 3) : NULL;
+	void *pmd = pud ? pt_next(pud, vaddr, 2) : NULL;
+	void *pte = pmd ? pt_next(pmd, vaddr, 1) : NULL;
+	return pte ? &((uint64_t *)pte)[pt_index(vaddr, 0)] : NULL;
+}
 /* The PTE of @vaddr given @prev, that of the page before it: the next entry
  * of the same table, or a lookup where a new table starts. */
 static inline uint64_t *__pte_next(struct sws_space *sp, uint64_t *prev, uint64_t vaddr)

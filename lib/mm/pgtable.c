@@ -3,7 +3,8 @@
  * 512-entry tables over 48-bit virtual addresses, like x86-64's (PGD, PUD, PMD,
  * PTE). Tables are allocated on first use and freed when the space goes; in
  * verify mode a leaf table carries each PTE's expected content seed after its
- * 512 PTEs (pte_expected()). A lookup or a table's allocation holds the PTE
+ * 512 PTEs (pte_expected()). A lookup (sws___pte_lookup(), inline in
+ * mm_internal.h: every access walks it) or a table's allocation holds the PTE
  * lock of the address (pte_lockptr()); as two tables' locks differ, a slot of
  * an upper table is filled by compare-and-swap and read with acquire. Walks
  * and freeing hold the whole space (every PTE lock): tables are freed only
@@ -11,8 +12,7 @@
  */
 #include "mm_internal.h"
 
-#define LEVEL_BITS 9
-#define LEVEL_MASK 511ull
+#define LEVEL_BITS 9 /* pt_index()'s */
 #define TABLE_BYTES (512 * sizeof(void *))
 
 /* A leaf table in verify mode holds the expected seeds too. */
@@ -21,24 +21,7 @@ static size_t table_bytes(const struct sws_mm *mm, int level)
 	return !level && (mm->cfg.flags & SWS_MM_VERIFY) ? 2 * TABLE_BYTES : TABLE_BYTES;
 }
 
-static inline unsigned level_idx(uint64_t vaddr, int level) /* level 3 = PGD .. 0 = PTE */
-{
-	return (unsigned)((vaddr >> (12 + LEVEL_BITS * level)) & LEVEL_MASK);
-}
-
 typedef _Atomic(void *) slot_t;
-
-uint64_t *sws___pte_lookup(struct sws_space *sp, uint64_t vaddr)
-{
-	SWS_ASSERT_HELD(pte_lockptr(sp, vaddr));
-	void *t = atomic_load_explicit(&sp->pgd, memory_order_acquire);
-	for (int level = 3; level > 0; level--) {
-		if (!t)
-			return NULL;
-		t = atomic_load_explicit(&((slot_t *)t)[level_idx(vaddr, level)], memory_order_acquire);
-	}
-	return t ? &((uint64_t *)t)[level_idx(vaddr, 0)] : NULL;
-}
 
 int sws___pte_alloc(struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr, uint64_t **ptep)
 {
@@ -61,10 +44,10 @@ int sws___pte_alloc(struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr, uin
 			}
 		}
 		if (level == 0) {
-			*ptep = &((uint64_t *)t)[level_idx(vaddr, 0)];
+			*ptep = &((uint64_t *)t)[pt_index(vaddr, 0)];
 			return 0;
 		}
-		slot = &((slot_t *)t)[level_idx(vaddr, level)];
+		slot = &((slot_t *)t)[pt_index(vaddr, level)];
 	}
 }
 

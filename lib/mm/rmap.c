@@ -12,8 +12,9 @@
 
 int sws__mm_rmap_add(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uint64_t vaddr)
 {
+	sws_spinlock_t *l = folio_rmap_lock(mm, f);
 	mm_cost_here(SWS_COST_rmap, 1);
-	mm_lock(mm, folio_rmap_lock(mm, f), SWS_MM_lock_rmap_contended);
+	mm_lock(mm, l, SWS_MM_lock_rmap_contended);
 	if (f->nr_rmap == 0) {
 		f->rmap1 = (struct sws_rmap){asid, vaddr};
 	} else {
@@ -22,7 +23,7 @@ int sws__mm_rmap_add(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uint
 			uint32_t cap = f->cap_rmap ? f->cap_rmap * 2 : 4;
 			struct sws_rmap *n = sws__mem_alloc(sws__sim_mem(mm->sim), SWS_MEM_mm, sizeof(*n) * cap, 0);
 			if (!n) {
-				sws_spin_unlock(folio_rmap_lock(mm, f));
+				sws_spin_unlock(l);
 				return SWS_ENOMEM;
 			}
 			if (f->rmaps)
@@ -35,7 +36,7 @@ int sws__mm_rmap_add(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uint
 	}
 	f->nr_rmap++;
 	atomic_fetch_add(&f->mapcount, 1);
-	sws_spin_unlock(folio_rmap_lock(mm, f));
+	sws_spin_unlock(l);
 	return 0;
 }
 
@@ -70,11 +71,12 @@ bool sws__mm_rmap_del(struct sws_mm *mm, struct sws_folio *f, uint32_t asid, uin
 /* The first mapping of @f left to undo (its rmap list is read under its lock). */
 bool sws__mm_first_rmap(struct sws_mm *mm, struct sws_folio *f, struct sws_rmap *out)
 {
-	mm_lock(mm, folio_rmap_lock(mm, f), SWS_MM_lock_rmap_contended);
+	sws_spinlock_t *l = folio_rmap_lock(mm, f);
+	mm_lock(mm, l, SWS_MM_lock_rmap_contended);
 	bool any = f->nr_rmap != 0;
 	if (any)
 		*out = f->rmap1;
-	sws_spin_unlock(folio_rmap_lock(mm, f));
+	sws_spin_unlock(l);
 	return any;
 }
 
@@ -99,7 +101,7 @@ bool sws__mm_try_to_unmap(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn, 
 		}
 		if (ok && sws_swap_dup(cpu, entry, nr) == 0) {
 			if (sws__cpu_vcpu(cpu)) /* the flush is batched (TTU_BATCH_FLUSH) */
-				sws__mm_tlb_pending(cpu, mm, r.asid);
+				sws__mm_tlb_pending(cpu, mm, sp, r.asid);
 			pte = pte0;
 			for (unsigned i = 0; i < nr; i++) {
 				if (i)
@@ -128,11 +130,17 @@ bool sws__mm_try_to_unmap(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn, 
  * once per batch, before the batch is freed: a local flush, and an IPI to
  * each other CPU.
  */
-void sws__mm_tlb_pending(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid)
+void sws__mm_tlb_pending(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint32_t asid)
 {
 	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
 	sws_bit_set(p->tlb_pending, sws__cpu_id(cpu));
-	for (unsigned c = 0; c < mm->nr_cpus && c < 256; c++)
+	/* the CPUs that ran @sp and have not run another space since */
+	for (uint64_t w = atomic_load_explicit(&sp->cpumask, memory_order_relaxed); w; w &= w - 1) {
+		unsigned c = (unsigned)__builtin_ctzll(w);
+		if (mm->pcpu[c].loaded == asid)
+			sws_bit_set(p->tlb_pending, c);
+	}
+	for (unsigned c = 64; c < mm->nr_cpus && c < 256; c++)
 		if (mm->pcpu[c].loaded == asid)
 			sws_bit_set(p->tlb_pending, c);
 }
@@ -144,7 +152,10 @@ void sws__mm_tlb_flush_pending(struct sws_cpu *cpu, struct sws_mm *mm)
 	if (!sws_bit_test(p->tlb_pending, self))
 		return; /* nothing unmapped since the last flush */
 	for (unsigned i = 0; i < 4; i++) {
-		others += (unsigned)__builtin_popcountll(p->tlb_pending[i]);
+		/* a bit at a time: a batch notes few CPUs (no popcnt instruction in
+		 * the baseline x86-64, and the library call costs more) */
+		for (uint64_t w = p->tlb_pending[i]; w; w &= w - 1)
+			others++;
 		p->tlb_pending[i] = 0;
 	}
 	mm_cost(cpu, SWS_COST_tlb_flush, 1);

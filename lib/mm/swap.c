@@ -15,7 +15,7 @@ static inline unsigned folio_list(const struct sws_folio *f, unsigned which)
 	return which + (sws_load_relaxed(&f->flags) & PG_file ? LRU_FILE : 0);
 }
 
-static void __list_append(struct sws_mm *mm, struct sws_lru *lru, unsigned which, uint32_t pfn)
+static SWS_ALWAYS_INLINE void __list_append(struct sws_mm *mm, struct sws_lru *lru, unsigned which, uint32_t pfn)
 {
 	struct sws_folio *f = mm_folio(mm, pfn);
 	SWS_ASSERT_HELD(folio_lru_lock(mm, f));
@@ -32,7 +32,7 @@ static void __list_append(struct sws_mm *mm, struct sws_lru *lru, unsigned which
 	f->lru = (uint8_t)which;
 }
 
-static void __list_unlink(struct sws_mm *mm, struct sws_lru *lru, uint32_t pfn)
+static SWS_ALWAYS_INLINE void __list_unlink(struct sws_mm *mm, struct sws_lru *lru, uint32_t pfn)
 {
 	struct sws_folio *f = mm_folio(mm, pfn);
 	SWS_ASSERT_HELD(folio_lru_lock(mm, f));
@@ -300,10 +300,11 @@ void sws__mm_mark_accessed(struct sws_mm *mm, uint64_t pfn)
 			folio_set(f, PG_young);
 		return;
 	}
-	mm_lock(mm, folio_lru_lock(mm, f), SWS_MM_lock_lru_contended);
+	sws_spinlock_t *lock = folio_lru_lock(mm, f);
+	mm_lock(mm, lock, SWS_MM_lock_lru_contended);
 	if (f->lru != LRU_NONE)
 		sws___mm_lru_move(mm, pfn, LRU_INACTIVE);
-	sws_spin_unlock(folio_lru_lock(mm, f));
+	sws_spin_unlock(lock);
 }
 
 void sws___mm_lru_note_cost(struct sws_mm *mm, struct sws_memcg *mc, bool file, uint64_t nr_io,

@@ -337,7 +337,8 @@ static uint64_t shrink_memcg(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t me
 			credit[file] -= split.w[0] + split.w[1];
 		}
 		uint64_t victims[ISOLATE_BATCH], scanned0 = *scanned, got0 = reclaimed;
-		struct sws__folio_batch freed = {0}; /* shrink_folio_list()'s free_folios */
+		struct sws__folio_batch freed; /* shrink_folio_list()'s free_folios */
+		freed.nr = 0;
 		unsigned before[ISOLATE_BATCH], activated = 0, aged = 0;
 		bool end = false;
 		unsigned n = isolate_victims(cpu, mm, memcg, file, nr - reclaimed, &budget, scanned, victims, before,

@@ -177,7 +177,7 @@ int sws_replay_report_get(struct sws_replay *r, struct sws_replay_report *out)
 		const struct sws_vcpu *vc = &r->workers[i].vc;
 		struct sws_replay_model *m = &out->model;
 		for (unsigned c = 0; c < SWS_NR_COSTS; c++) {
-			m->cost_ps[c] += vc->charged[c];
+			m->cost_ps[c] += sws__vt_charged(vc, (enum sws_cost)c);
 			m->cost_count[c] += vc->count[c];
 		}
 		for (unsigned l = 0; l < SWS_NR_LOCK_CLASSES; l++) {

@@ -640,9 +640,11 @@ int sws_device_set_queue(struct sws_sim *sim, int type, uint32_t depth)
 }
 
 /*
- * blk-mq in virtual time: the request takes the slot that frees first
- * (lowest index on a tie). Submissions arrive in virtual-time order because
- * each is a sync point, so a slot's time only moves forward.
+ * blk-mq in virtual time: the request takes the slot that frees first.
+ * Submissions arrive in virtual-time order because each is a sync point, so
+ * a slot's time only moves forward. Which of several equal slots serves it
+ * changes nothing (only the times are kept), so queue_free[] is a binary
+ * min-heap: [0] frees first, and the request's end replaces it and sinks.
  */
 uint64_t sws__device_submit(struct sws_cpu *cpu, unsigned type, uint64_t service_ps, uint64_t *start)
 {
@@ -654,13 +656,23 @@ uint64_t sws__device_submit(struct sws_cpu *cpu, unsigned type, uint64_t service
 		*start = t;
 		return t + service_ps;
 	}
-	unsigned best = 0;
-	for (unsigned i = 1; i < dev->queue_depth; i++)
-		if (dev->queue_free[i] < dev->queue_free[best])
-			best = i;
-	*start = dev->queue_free[best] > t ? dev->queue_free[best] : t;
-	dev->queue_free[best] = *start + service_ps;
-	return dev->queue_free[best];
+	uint64_t *q = dev->queue_free, end;
+	*start = q[0] > t ? q[0] : t;
+	end = *start + service_ps;
+	unsigned n = dev->queue_depth, i = 0;
+	for (;;) {
+		unsigned c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && q[c + 1] < q[c])
+			c++;
+		if (q[c] >= end)
+			break;
+		q[i] = q[c];
+		i = c;
+	}
+	q[i] = end;
+	return end;
 }
 
 /* ---- swap tiers (mm/swap_tier.c) --------------------------------------------------- */

@@ -215,7 +215,8 @@ struct sws_device {
 	uint8_t space;              /* enum sws_alloc_space */
 
 	/* The device's request queue in virtual time (the modelled clock,
-	 * sws__device_submit()): when each of its queue_depth slots is free (ps). */
+	 * sws__device_submit()): when each of its queue_depth slots is free (ps),
+	 * a min-heap (the slot that frees first at [0]). */
 	uint32_t queue_depth;       /* 0: no queue (the CPU does the work) */
 	uint64_t queue_free[SWS_DEVICE_MAX_QUEUE];
 };

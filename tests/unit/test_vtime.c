@@ -141,7 +141,7 @@ static void test_two_cpus_one_lock(void **state)
 	assert_int_equal(t->vc[1].busy, 2125); /* spinning is work */
 	assert_int_equal(t->vc[1].line_transfers, 1);
 	assert_int_equal(t->vc[0].line_transfers, 0);
-	assert_int_equal(t->vc[1].charged[SWS_COST_line_transfer], 5);
+	assert_int_equal(sws__vt_charged(&t->vc[1], SWS_COST_line_transfer), 5);
 	assert_int_equal(t->vc[1].count[SWS_COST_lock], 1);
 }
 
@@ -231,14 +231,14 @@ static void test_llc_model(void **state)
 	sws__vt_loads(&vc, 3);
 	assert_int_equal(vc.now, 105);
 	assert_int_equal(vc.busy, 105);
-	assert_int_equal(vc.charged[SWS_COST_load_hit], 30);
-	assert_int_equal(vc.charged[SWS_COST_load_miss], 75);
+	assert_int_equal(sws__vt_charged(&vc, SWS_COST_load_hit), 30);
+	assert_int_equal(sws__vt_charged(&vc, SWS_COST_load_miss), 75);
 	assert_int_equal(vc.count[SWS_COST_load_hit], 3);
 	sws__vt_set_footprint(&vc, 1 << 20);
 	assert_int_equal(vc.llc_miss_ppm, 0);
 	sws__vt_loads(&vc, 2);
 	assert_int_equal(vc.now, 125);
-	assert_int_equal(vc.charged[SWS_COST_load_miss], 75);
+	assert_int_equal(sws__vt_charged(&vc, SWS_COST_load_miss), 75);
 }
 
 /* ---- the cost file ---------------------------------------------------------------- */
