@@ -124,6 +124,29 @@ static void test_swapin_large(void **state)
 	env_close(&e);
 }
 
+/*
+ * Verify mode checks every page of a large swap-in: a slot in the middle of
+ * the range (page 9's) holding other bytes fails the fault that reads the
+ * folio (SWS_ECORRUPT, verify_fail 1, no verify_ok), though its first page's
+ * bytes are right.
+ */
+static void test_swapin_large_verify(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct env e;
+	env_open(&e, b, SYNC, false);
+	uint8_t junk[SWS_PAGE_SIZE];
+	memset(junk, 0xa5, sizeof(junk));
+	assert_sws(0, sws_swap_writepage(e.cpu, pte_entry(&e, PG(9)), junk));
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(5), false), SWS_ECORRUPT);
+	struct sws_mm_stats s = sws_test_mm_stats(e.mm);
+	assert_int_equal(s.swpin[4], 1);
+	assert_int_equal(s.counters[SWS_MM_verify_fail] - s0.counters[SWS_MM_verify_fail], 1);
+	assert_int_equal(s.counters[SWS_MM_verify_ok] - s0.counters[SWS_MM_verify_ok], 0);
+	env_close(&e);
+}
+
 /* Page 5 read at order 0: one page in, no swpin[4]; @fallback: swpin_fallback[4]. */
 static void assert_order0(struct env *e, uint64_t fallback)
 {
@@ -181,6 +204,37 @@ static void test_swapin_large_fallback(void **state)
 	env_close(&e);
 }
 
+/*
+ * A range shared since a fork (every slot's count 2), on the designs with the
+ * bypass: do_swap_page() takes the bypass, and calls alloc_swap_folio(), only
+ * for a slot whose __swap_count() is 1; this one goes through the swap cache
+ * at order 0 (no large folio allocated, no swpin_fallback), read ahead as on
+ * any device. The model allocates the bypass's order-0 folio before
+ * swapcache_prepare() refuses the slot (the kernel tests the count first).
+ */
+static void test_swapin_large_forked(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct env e;
+	env_open(&e, b, SYNC, false);
+	uint32_t child;
+	assert_sws(0, sws_mm_fork(e.cpu, e.mm, e.asid, &child));
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(5), false), 1);
+	struct sws_mm_stats s = sws_test_mm_stats(e.mm);
+	assert_int_equal(s.counters[SWS_MM_pgmajfault] - s0.counters[SWS_MM_pgmajfault], 1);
+	assert_int_equal(s.swpin[4], 0);
+	assert_int_equal(s.swpin_fallback[4], 0);
+	/* the target and what readahead took, each page a folio of its own */
+	uint64_t ra = s.counters[SWS_MM_swap_ra] - s0.counters[SWS_MM_swap_ra];
+	assert_int_equal(s.counters[SWS_MM_pswpin] - s0.counters[SWS_MM_pswpin], ra + 1);
+	/* no large folio: the target's, what readahead took, and the order-0
+	 * folio the model allocates before the bypass declines the slot */
+	assert_int_equal(s.counters[SWS_MM_pgalloc] - s0.counters[SWS_MM_pgalloc], ra + 2);
+	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
+	env_close(&e);
+}
+
 /* Order 0 where the kernel reads order 0: a device that is not synchronous,
  * and the vswap designs (their series' large swap-in is not modelled). */
 static void test_swapin_large_not(void **state)
@@ -220,6 +274,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		LARGE(test_swapin_large),
 		LARGE(test_swapin_large_fallback),
+		LARGE(test_swapin_large_verify),
+		cmocka_unit_test_prestate(test_swapin_large_forked, &xarray),
+		cmocka_unit_test_prestate(test_swapin_large_forked, &st_p1),
 		cmocka_unit_test_prestate(test_swapin_large_not, &st_p4),
 		cmocka_unit_test_prestate(test_swapin_large_not, &vswap),
 		cmocka_unit_test_prestate(test_swapin_large_not, &vswap_v3),
