@@ -183,6 +183,25 @@ static void test_swapin_large_region_end(void **state)
 	env_close(&e);
 }
 
+/* Page 5 read at order 0 through the swap cache after readahead: one major
+ * fault, no swpin[4] nor swpin_fallback[4], pswpin the target and what
+ * readahead took (each page a folio of its own). @return the pages read
+ * ahead; *@pgalloc: the pages the fault allocated. */
+static uint64_t assert_readahead0(struct env *e, uint64_t *pgalloc)
+{
+	struct sws_mm_stats s0 = sws_test_mm_stats(e->mm);
+	assert_int_equal(sws_mm_access(e->cpu, e->mm, e->asid, PG(5), false), 1);
+	struct sws_mm_stats s = sws_test_mm_stats(e->mm);
+	assert_int_equal(s.counters[SWS_MM_pgmajfault] - s0.counters[SWS_MM_pgmajfault], 1);
+	assert_int_equal(s.swpin[4], 0);
+	assert_int_equal(s.swpin_fallback[4], 0);
+	uint64_t ra = s.counters[SWS_MM_swap_ra] - s0.counters[SWS_MM_swap_ra];
+	assert_int_equal(s.counters[SWS_MM_pswpin] - s0.counters[SWS_MM_pswpin], ra + 1);
+	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
+	*pgalloc = s.counters[SWS_MM_pgalloc] - s0.counters[SWS_MM_pgalloc];
+	return ra;
+}
+
 /* Page 5 read at order 0: one page in, no swpin[4]; @fallback: swpin_fallback[4]. */
 static void assert_order0(struct env *e, uint64_t fallback)
 {
@@ -263,19 +282,10 @@ static void test_swapin_large_forked(void **state)
 	env_open(&e, b, SYNC, false);
 	uint32_t child;
 	assert_sws(0, sws_mm_fork(e.cpu, e.mm, e.asid, &child));
-	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
-	assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(5), false), 1);
-	struct sws_mm_stats s = sws_test_mm_stats(e.mm);
-	assert_int_equal(s.counters[SWS_MM_pgmajfault] - s0.counters[SWS_MM_pgmajfault], 1);
-	assert_int_equal(s.swpin[4], 0);
-	assert_int_equal(s.swpin_fallback[4], 0);
-	/* the target and what readahead took, each page a folio of its own */
-	uint64_t ra = s.counters[SWS_MM_swap_ra] - s0.counters[SWS_MM_swap_ra];
-	assert_int_equal(s.counters[SWS_MM_pswpin] - s0.counters[SWS_MM_pswpin], ra + 1);
+	uint64_t pgalloc, ra = assert_readahead0(&e, &pgalloc);
 	/* no large folio: the target's, what readahead took, and the order-0
 	 * folio the model allocates before the bypass declines the slot */
-	assert_int_equal(s.counters[SWS_MM_pgalloc] - s0.counters[SWS_MM_pgalloc], ra + 2);
-	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
+	assert_int_equal(pgalloc, ra + 2);
 	env_close(&e);
 }
 
@@ -287,15 +297,8 @@ static void test_swapin_large_not(void **state)
 	struct env e;
 	if (b == SWS_BACKEND_ST_P4) {
 		env_open(&e, b, SWS_SWP_SOLIDSTATE, false);
-		struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
-		assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(5), false), 1);
-		struct sws_mm_stats s = sws_test_mm_stats(e.mm);
-		assert_int_equal(s.counters[SWS_MM_pgmajfault] - s0.counters[SWS_MM_pgmajfault], 1);
-		assert_int_equal(s.swpin[4], 0);
-		assert_int_equal(s.swpin_fallback[4], 0);
-		/* the target and what VMA readahead took, each page a folio of its own */
-		assert_int_equal(s.counters[SWS_MM_pswpin] - s0.counters[SWS_MM_pswpin],
-				 s.counters[SWS_MM_swap_ra] - s0.counters[SWS_MM_swap_ra] + 1);
+		uint64_t pgalloc, ra = assert_readahead0(&e, &pgalloc);
+		assert_int_equal(pgalloc, ra + 1);
 		env_close(&e);
 		return;
 	}
