@@ -394,8 +394,12 @@ static int swapin_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space
 			continue;
 		}
 		if (sync && sws__design_sync_bypass(mm->sim)) {
-			rc = swapin_skip_swapcache(cpu, mm, sp->memcg, e, sd->si,
-						   sd->fault ? swapin_orders(cpu, mm, sp, vaddr, e) : 0, pfnp);
+			/* alloc_swap_folio() only for the bypass's slot: __swap_count() 1 */
+			unsigned orders = sd->fault ? swapin_orders(cpu, mm, sp, vaddr, e) : 0;
+			uint32_t count = 0;
+			if (orders && (sws_swap_count(cpu, e, &count) || count != 1))
+				orders = 0;
+			rc = swapin_skip_swapcache(cpu, mm, sp->memcg, e, sd->si, orders, pfnp);
 			if (rc == 0 || rc == SWS_ECORRUPT) {
 				*skip_swapcache = true;
 				mm_count(mm, cpu, SWS_MM_pgmajfault, 1);

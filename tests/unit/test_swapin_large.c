@@ -27,7 +27,7 @@ struct env {
 /* A 4096-slot device (@dev_flags, bytes kept: verify reads them back), 1024
  * pages of RAM, 64 KiB mTHP "always", verify mode; one space whose first write
  * at PG(0) faults in one 64 KiB folio, then swapped out whole. */
-static void env_open(struct env *e, enum sws_backend b, uint32_t dev_flags, bool zswap)
+static void env_open_orders(struct env *e, enum sws_backend b, uint32_t dev_flags, bool zswap, uint32_t orders)
 {
 	struct sws_sim_config cfg = {.backend = b};
 	assert_sws(0, sws_sim_create(&cfg, &e->sim));
@@ -35,7 +35,7 @@ static void env_open(struct env *e, enum sws_backend b, uint32_t dev_flags, bool
 	struct sws_device_config dc = {.nr_slots = 4096, .flags = dev_flags, .backing = SWS_BACKING_MEMORY};
 	int type;
 	assert_sws(0, sws_swapon(e->sim, &dc, &type));
-	struct sws_mm_config mc = {.ram_pages = 1024, .anon_orders = 1u << 4, .flags = SWS_MM_VERIFY, .seed = 7,
+	struct sws_mm_config mc = {.ram_pages = 1024, .anon_orders = orders, .flags = SWS_MM_VERIFY, .seed = 7,
 				   .content_weight = {0, 1, 1, 0, 1}};
 	assert_sws(0, sws_mm_create(e->sim, &mc, &e->mm));
 	if (zswap)
@@ -47,6 +47,11 @@ static void env_open(struct env *e, enum sws_backend b, uint32_t dev_flags, bool
 	assert_sws(0, sws_mm_madvise(e->cpu, e->mm, e->asid, PG(0), 16 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
 	struct sws_mm_stats s = sws_test_mm_stats(e->mm);
 	assert_int_equal(s.swpout[4] + s.zswpout_order[4], 1);
+}
+
+static void env_open(struct env *e, enum sws_backend b, uint32_t dev_flags, bool zswap)
+{
+	env_open_orders(e, b, dev_flags, zswap, 1u << 4);
 }
 
 static void env_close(struct env *e)
@@ -124,6 +129,79 @@ static void test_swapin_large(void **state)
 	env_close(&e);
 }
 
+/*
+ * Verify mode checks every page of a large swap-in: a slot in the middle of
+ * the range (page 9's) holding other bytes fails the fault that reads the
+ * folio (SWS_ECORRUPT, verify_fail 1, no verify_ok), though its first page's
+ * bytes are right.
+ */
+static void test_swapin_large_verify(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct env e;
+	env_open(&e, b, SYNC, false);
+	uint8_t junk[SWS_PAGE_SIZE];
+	memset(junk, 0xa5, sizeof(junk));
+	assert_sws(0, sws_swap_writepage(e.cpu, pte_entry(&e, PG(9)), junk));
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(5), false), SWS_ECORRUPT);
+	struct sws_mm_stats s = sws_test_mm_stats(e.mm);
+	assert_int_equal(s.swpin[4], 1);
+	assert_int_equal(s.counters[SWS_MM_verify_fail] - s0.counters[SWS_MM_verify_fail], 1);
+	assert_int_equal(s.counters[SWS_MM_verify_ok] - s0.counters[SWS_MM_verify_ok], 0);
+	env_close(&e);
+}
+
+/*
+ * The end of the region: 16K, 32K and 64K "always", the 64 KiB folio out
+ * whole, then its last four pages unmapped (the region ends at page 12). A
+ * fault at page 5 reads pages 0-7 (order 3: the 64 KiB block passes the
+ * region's end); one at page 9 reads pages 8-11 (order 2: the 32 KiB block
+ * from page 8 does too). No fallback counted: thp_vma_suitable_orders()
+ * removes the orders before any allocation.
+ */
+static void test_swapin_large_region_end(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct env e;
+	env_open_orders(&e, b, SYNC, false, 1u << 2 | 1u << 3 | 1u << 4);
+	assert_sws(0, sws_mm_munmap(e.cpu, e.mm, e.asid, PG(12), 4 * SWS_PAGE_SIZE));
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(5), false), 1);
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(9), false), 1);
+	for (unsigned p = 0; p < 12; p++) /* all mapped by the two faults */
+		assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(p), false), 0);
+	struct sws_mm_stats s = sws_test_mm_stats(e.mm);
+	assert_int_equal(s.counters[SWS_MM_pgmajfault] - s0.counters[SWS_MM_pgmajfault], 2);
+	assert_int_equal(s.counters[SWS_MM_pswpin] - s0.counters[SWS_MM_pswpin], 12);
+	assert_int_equal(s.swpin[3], 1);
+	assert_int_equal(s.swpin[2], 1);
+	assert_int_equal(s.swpin[4], 0);
+	assert_int_equal(s.swpin_fallback[2] + s.swpin_fallback[3] + s.swpin_fallback[4], 0);
+	assert_int_equal(s.counters[SWS_MM_verify_ok] - s0.counters[SWS_MM_verify_ok], 12);
+	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
+	env_close(&e);
+}
+
+/* Page 5 read at order 0 through the swap cache after readahead: one major
+ * fault, no swpin[4] nor swpin_fallback[4], pswpin the target and what
+ * readahead took (each page a folio of its own). @return the pages read
+ * ahead; *@pgalloc: the pages the fault allocated. */
+static uint64_t assert_readahead0(struct env *e, uint64_t *pgalloc)
+{
+	struct sws_mm_stats s0 = sws_test_mm_stats(e->mm);
+	assert_int_equal(sws_mm_access(e->cpu, e->mm, e->asid, PG(5), false), 1);
+	struct sws_mm_stats s = sws_test_mm_stats(e->mm);
+	assert_int_equal(s.counters[SWS_MM_pgmajfault] - s0.counters[SWS_MM_pgmajfault], 1);
+	assert_int_equal(s.swpin[4], 0);
+	assert_int_equal(s.swpin_fallback[4], 0);
+	uint64_t ra = s.counters[SWS_MM_swap_ra] - s0.counters[SWS_MM_swap_ra];
+	assert_int_equal(s.counters[SWS_MM_pswpin] - s0.counters[SWS_MM_pswpin], ra + 1);
+	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
+	*pgalloc = s.counters[SWS_MM_pgalloc] - s0.counters[SWS_MM_pgalloc];
+	return ra;
+}
+
 /* Page 5 read at order 0: one page in, no swpin[4]; @fallback: swpin_fallback[4]. */
 static void assert_order0(struct env *e, uint64_t fallback)
 {
@@ -144,7 +222,8 @@ static void assert_order0(struct env *e, uint64_t fallback)
 /*
  * Ranges that do not qualify, on a design that swaps in large folios: an entry
  * of the range freed (MADV_DONTNEED of page 15), the region MADV_NOHUGEPAGE,
- * zswap on (zswap_never_enabled() false: every swap-in is order 0), and one
+ * zswap on, from the start or enabled after the swap-out
+ * (zswap_never_enabled() false: every swap-in is order 0), and one
  * slot of the range in the swap cache: up to phase III can_swapin_thp()
  * refuses the range silently; phase IV finds the conflict when it adds the
  * folio (__swap_cache_add_check(): -EBUSY) and counts swpin_fallback.
@@ -168,6 +247,13 @@ static void test_swapin_large_fallback(void **state)
 	assert_order0(&e, 0);
 	env_close(&e);
 
+	/* zswap enabled after the folio went to the device: zswap_never_enabled()
+	 * is false from then on, every swap-in order 0 */
+	env_open(&e, b, SYNC, false);
+	assert_sws(0, sws_mm_zswap_enable(e.mm, NULL));
+	assert_order0(&e, 0);
+	env_close(&e);
+
 	/* A racing swap-in holds slot 15 in the swap cache (a folio of its own). */
 	env_open(&e, b, SYNC, false);
 	sws_entry_t e15 = pte_entry(&e, PG(15));
@@ -181,6 +267,28 @@ static void test_swapin_large_fallback(void **state)
 	env_close(&e);
 }
 
+/*
+ * A range shared since a fork (every slot's count 2), on the designs with the
+ * bypass: do_swap_page() takes the bypass, and calls alloc_swap_folio(), only
+ * for a slot whose __swap_count() is 1; this one goes through the swap cache
+ * at order 0 (no large folio allocated, no swpin_fallback), read ahead as on
+ * any device. The model allocates the bypass's order-0 folio before
+ * swapcache_prepare() refuses the slot (the kernel tests the count first).
+ */
+static void test_swapin_large_forked(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct env e;
+	env_open(&e, b, SYNC, false);
+	uint32_t child;
+	assert_sws(0, sws_mm_fork(e.cpu, e.mm, e.asid, &child));
+	uint64_t pgalloc, ra = assert_readahead0(&e, &pgalloc);
+	/* no large folio: the target's, what readahead took, and the order-0
+	 * folio the model allocates before the bypass declines the slot */
+	assert_int_equal(pgalloc, ra + 2);
+	env_close(&e);
+}
+
 /* Order 0 where the kernel reads order 0: a device that is not synchronous,
  * and the vswap designs (their series' large swap-in is not modelled). */
 static void test_swapin_large_not(void **state)
@@ -189,15 +297,8 @@ static void test_swapin_large_not(void **state)
 	struct env e;
 	if (b == SWS_BACKEND_ST_P4) {
 		env_open(&e, b, SWS_SWP_SOLIDSTATE, false);
-		struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
-		assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(5), false), 1);
-		struct sws_mm_stats s = sws_test_mm_stats(e.mm);
-		assert_int_equal(s.counters[SWS_MM_pgmajfault] - s0.counters[SWS_MM_pgmajfault], 1);
-		assert_int_equal(s.swpin[4], 0);
-		assert_int_equal(s.swpin_fallback[4], 0);
-		/* the target and what VMA readahead took, each page a folio of its own */
-		assert_int_equal(s.counters[SWS_MM_pswpin] - s0.counters[SWS_MM_pswpin],
-				 s.counters[SWS_MM_swap_ra] - s0.counters[SWS_MM_swap_ra] + 1);
+		uint64_t pgalloc, ra = assert_readahead0(&e, &pgalloc);
+		assert_int_equal(pgalloc, ra + 1);
 		env_close(&e);
 		return;
 	}
@@ -220,6 +321,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		LARGE(test_swapin_large),
 		LARGE(test_swapin_large_fallback),
+		LARGE(test_swapin_large_verify),
+		LARGE(test_swapin_large_region_end),
+		cmocka_unit_test_prestate(test_swapin_large_forked, &xarray),
+		cmocka_unit_test_prestate(test_swapin_large_forked, &st_p1),
 		cmocka_unit_test_prestate(test_swapin_large_not, &st_p4),
 		cmocka_unit_test_prestate(test_swapin_large_not, &vswap),
 		cmocka_unit_test_prestate(test_swapin_large_not, &vswap_v3),
