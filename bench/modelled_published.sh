@@ -7,7 +7,8 @@
 #         RAM, 48 GiB of brd (pmem), no memcg: phase III against phase IV;
 #   vswap the vswap overhead thread's free latency: usemem -n 1 under global
 #         pressure (8 GiB on 4 GiB of RAM, pmem), swap table phase III against
-#         vswap, on 2 CPUs (the task and kswapd).
+#         vswap-v3 (the version measured) and vswap (v6), on 2 CPUs (the task
+#         and kswapd).
 # Each prints the table's simulated section and the verdicts; JSON reports go
 # to OUT/NAME.json.
 # Usage: modelled_published.sh BUILD-DIR OUT [p1|p4|vswap ...]
@@ -23,7 +24,7 @@ for case in "$@"; do
 		--workload usemem --init-time -O -y -x -n 31 1G" ;;
 	p4) args="--ram 16G --swap size=48G,type=pmem --cpus 32 --compare st-p3,st-p4
 		--workload usemem --init-time -O -y -x -n 48 1G" ;;
-	vswap) args="--ram 4G --swap size=16G,type=pmem --cpus 2 --compare st-p3,vswap
+	vswap) args="--ram 4G --swap size=16G,type=pmem --cpus 2 --compare st-p3,vswap-v3,vswap
 		--workload usemem --init-time -O -y -x -n 1 8G" ;;
 	*) echo "modelled_published.sh: unknown case '$case' (p1, p4, vswap)" >&2; exit 2 ;;
 	esac

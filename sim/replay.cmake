@@ -113,6 +113,11 @@ if(SWS_BUILD_TESTS)
   add_test(NAME cli_memcg_off COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/memcg_off.sh
     $<TARGET_FILE_DIR:swapsim-replay>)
   set_tests_properties(cli_memcg_off PROPERTIES LABELS unit TIMEOUT 120)
+  # --metadata-ram on|off: swap metadata and the zswap pool in --ram by default.
+  add_test(NAME cli_metadata_ram COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/metadata_ram.sh
+    $<TARGET_FILE_DIR:swapsim-replay>)
+  set_tests_properties(cli_metadata_ram PROPERTIES LABELS unit TIMEOUT 120
+    PASS_REGULAR_EXPRESSION "metadata ram: all cases passed" FAIL_REGULAR_EXPRESSION "FAIL:")
   add_test(NAME cli_refused COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/refused.sh $<TARGET_FILE_DIR:swapsim-replay>)
   set_tests_properties(cli_refused PROPERTIES LABELS unit TIMEOUT 120)
   add_test(NAME cli_stdout_errors COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/stdout_errors.sh
@@ -172,15 +177,17 @@ if(SWS_BUILD_TESTS)
   set_tests_properties(replay_cli_allow_errors PROPERTIES LABELS unit
     PASS_REGULAR_EXPRESSION "allowed \\(--allow-errors\\)\nEXIT-STATUS-0")
   # --swapoff after a fork under a tight memcg (tests/data/repro/swapoff_busy.swt): on every
-  # design the pages brought back do not fit, the OOM killer takes parent and child as the
-  # kernel's charge path would, the device goes; the run says so and exits 3.
+  # design of the registry the pages brought back do not fit, the OOM killer takes parent and
+  # child as the kernel's charge path would, the device goes; the run says so and exits 3.
+  string(REPLACE ";" "," sws_all_designs "${SWS_DESIGN_NAMES}")
+  math(EXPR sws_swapoff_oom_kills "2 * ${SWS_NR_DESIGNS}")
   add_test(NAME replay_cli_swapoff_oom COMMAND sh -c
     "\"$0\" \"$@\" >\"$TMPDIR/swapoff_oom.txt\"; echo EXIT-STATUS-$?
-     echo KILLS-$(grep -c '^mm.oom_kill 2$' \"$TMPDIR/swapoff_oom.txt\")-OF-7" $<TARGET_FILE:swapsim-replay>
+     echo KILLS-$(grep -c '^mm.oom_kill 2$' \"$TMPDIR/swapoff_oom.txt\")-OF-${SWS_NR_DESIGNS}" $<TARGET_FILE:swapsim-replay>
     --ram 1M --mem-limit 512K --swap size=1344K --swapoff 1 --quiet --report counters
-    --compare xarray,st-p1,st-p2,st-p3,st-p4,vswap-v3,vswap --trace ${PROJECT_SOURCE_DIR}/tests/data/repro/swapoff_busy.swt)
+    --compare ${sws_all_designs} --trace ${PROJECT_SOURCE_DIR}/tests/data/repro/swapoff_busy.swt)
   set_tests_properties(replay_cli_swapoff_oom PROPERTIES LABELS unit ENVIRONMENT TMPDIR=${CMAKE_CURRENT_BINARY_DIR}
-    PASS_REGULAR_EXPRESSION "--swapoff 1: the OOM killer killed 14 tasks while the device was swapped off[^\n]*\nEXIT-STATUS-3\nKILLS-7-OF-7"
+    PASS_REGULAR_EXPRESSION "--swapoff 1: the OOM killer killed ${sws_swapoff_oom_kills} tasks while the device was swapped off[^\n]*\nEXIT-STATUS-3\nKILLS-${SWS_NR_DESIGNS}-OF-${SWS_NR_DESIGNS}"
     FAIL_REGULAR_EXPRESSION "busy")
   # An OOM kill during --swapoff with --keep (the tasks keep their memory): said, exit 3.
   add_test(NAME replay_cli_swapoff_oom_keep COMMAND sh -c
