@@ -679,6 +679,43 @@ static void test_fork_reused_pid(void **state)
 }
 
 /*
+ * A pid that exits and comes back as a new process in the very next record,
+ * under the modelled clock on two CPUs (each record through the tid's slot
+ * and a CPU's ring): the remembered pid and tid answers must not send the
+ * new life's accesses to the old one. Two tasks of pid 100, 4 and 8 pages.
+ */
+static void test_pid_reused_after_exit(void **state)
+{
+	(void)state;
+	struct sws_replay_config cfg = small_config(SWS_BACKEND_SWAP_TABLE, 2);
+	const struct sws_trace_record recs[] = {
+		REC(SWS_TRACE_ACCESS, 100, 0x100000, 4 * 4096, 0, SWS_TRACE_F_WRITE),
+		REC(SWS_TRACE_EXIT, 100, 0, 0, 0, 0),
+		REC(SWS_TRACE_ACCESS, 100, 0x100000, 8 * 4096, 0, SWS_TRACE_F_WRITE),
+		REC(SWS_TRACE_ACCESS, 200, 0x100000, 2 * 4096, 0, SWS_TRACE_F_WRITE),
+		REC(SWS_TRACE_EXIT, 100, 0, 0, 0, 0),
+		REC(SWS_TRACE_EXIT, 200, 0, 0, 0, 0),
+	};
+	struct sws_test_vec vs = {recs, sizeof(recs) / sizeof(recs[0]), 0};
+	struct sws_replay_source src = {.next = sws_test_vec_next, .ctx = &vs};
+	struct sws_replay *r;
+	assert_sws(0, sws_replay_create(&cfg, &r));
+	assert_sws(0, sws_replay_run(r, &src));
+	assert_int_equal(sws_replay_nr_tasks(r), 3);
+	struct sws_replay_task t[3];
+	for (uint32_t i = 0; i < 3; i++)
+		assert_sws(0, sws_replay_task_get(r, i, &t[i]));
+	assert_int_equal(t[0].pid, 100);
+	assert_int_equal(t[0].accesses, 4);
+	assert_int_equal(t[1].pid, 100);
+	assert_int_equal(t[1].accesses, 8);
+	assert_int_equal(t[2].pid, 200);
+	assert_int_equal(t[2].accesses, 2);
+	assert_true(t[0].exited && t[1].exited && t[2].exited);
+	sws_replay_destroy(r);
+}
+
+/*
  * The replay's own undo (an address space made for a new pid whose table
  * entry could not be allocated) is charged to nobody: not to the next task,
  * not to background reclaim at the end of the run.
@@ -2167,6 +2204,7 @@ int main(void)
 		cmocka_unit_test(test_table_discard),
 		cmocka_unit_test(test_fork_reused_pid),
 		cmocka_unit_test(test_sample_progress_countdown),
+		cmocka_unit_test(test_pid_reused_after_exit),
 		cmocka_unit_test(test_ring_record_runs_in_place),
 		cmocka_unit_test(test_undo_charged_to_nobody),
 		cmocka_unit_test(test_report_repeats),
