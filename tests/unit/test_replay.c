@@ -696,11 +696,7 @@ static void test_pid_reused_after_exit(void **state)
 		REC(SWS_TRACE_EXIT, 100, 0, 0, 0, 0),
 		REC(SWS_TRACE_EXIT, 200, 0, 0, 0, 0),
 	};
-	struct sws_test_vec vs = {recs, sizeof(recs) / sizeof(recs[0]), 0};
-	struct sws_replay_source src = {.next = sws_test_vec_next, .ctx = &vs};
-	struct sws_replay *r;
-	assert_sws(0, sws_replay_create(&cfg, &r));
-	assert_sws(0, sws_replay_run(r, &src));
+	struct sws_replay *r = replay_records(&cfg, recs, sizeof(recs) / sizeof(recs[0]));
 	assert_int_equal(sws_replay_nr_tasks(r), 3);
 	struct sws_replay_task t[3];
 	for (uint32_t i = 0; i < 3; i++)
