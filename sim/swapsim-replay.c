@@ -635,7 +635,8 @@ static const struct cli_option options[] = {
 	CLI_OPT_U32("--jobs", "N", O, jobs, 1, MAX_JOBS,
 		    "modelled clock: up to N of the runs at once, each on a\n"
 		    "host thread (default 1); the figures do not change, the\n"
-		    "messages and workload lines come after the runs, in order"),
+		    "messages and workload lines come after the runs, in order\n"
+		    "(not with --check: one run)"),
 	CLI_OPT_CALL("--user-bandwidth", "SIZE", set_user_bandwidth,
 		     "the user-time model: bytes per second a task touches memory\n"
 		     "at (each page access costs 4 KiB of it; default 16000000000,\n"
@@ -1573,6 +1574,7 @@ static int check_usage(const struct opts *o)
 			  : o->report >= 4			? "--report mmtests or lkp (a table, or --report json)"
 			  : o->nbackends > 1			? "--compare (one design: --backend)"
 			  : o->repeat > 1			? "--repeat (one run)"
+			  : o->jobs > 1				? "--jobs (one run)"
 			  : o->trace && !strcmp(o->trace, "-") ? "--trace - (a file)"
 			  : o->trace && o->accesses		? "--trace and --accesses together (one input)"
 							       : NULL;
@@ -1675,7 +1677,7 @@ static int check_replay_usage(struct opts *o)
 /* The runs of a replay: every configuration once per round, rounds repeated
  * (A B A B ...); report [i * nrep + k] is configuration i's round k. */
 struct rounds {
-	unsigned nrep, ran; /* rounds asked for, rounds run whole */
+	unsigned nrep, ran; /* rounds asked for, rounds run (the last in part when a signal stopped it) */
 	struct sws_replay_report *reps;
 	const struct sws_replay_report **ptrs; /* the reports of runs that reported, else NULL */
 	uint64_t errors, swapoff_kills;
@@ -1796,7 +1798,7 @@ static int run_rounds(const struct opts *o, struct rounds *r)
 		r->ptrs[(size_t)i * r->nrep + k] = rep;
 		r->errors += rep->errors;
 		r->swapoff_kills += rep->time.swapoff_oom_kills;
-		if (i == o->nbackends - 1)
+		if (i == o->nbackends - 1 || interrupted) /* a signal: the round as far as it ran */
 			r->ran = k + 1;
 	}
 	for (unsigned w = 0; w < js.n; w++) {
@@ -1845,14 +1847,25 @@ static int print_reports(const struct opts *o, int argc, char **argv, const stru
 	int status = 0;
 	if (!r->ran || o->report == 2)
 		return 0;
-	for (unsigned i = 0; i < o->nbackends; i++)
-		series[i] = (struct sws_replay_series){.repeats = &r->ptrs[(size_t)i * r->nrep], .nr_repeats = r->ran,
-						       .label = run_label(o, i, labels[i], sizeof(labels[i]))};
+	/* Each configuration's runs that reported: all r->ran rounds, fewer (or
+	 * none) in a last round a signal stopped part way. */
+	unsigned n = 0;
+	for (unsigned i = 0; i < o->nbackends; i++) {
+		const struct sws_replay_report **reps = &r->ptrs[(size_t)i * r->nrep];
+		unsigned k = 0;
+		while (k < r->ran && reps[k])
+			k++;
+		if (!k)
+			continue;
+		series[n] = (struct sws_replay_series){.repeats = reps, .nr_repeats = k,
+						       .label = run_label(o, i, labels[n], sizeof(labels[n]))};
+		n++;
+	}
 	describe_self(&self, o, argc, argv, &pc);
 	pc.format = formats[o->report];
-	sws_replay_print(&pc, series, o->nbackends, write_file, stdout);
+	sws_replay_print(&pc, series, n, write_file, stdout);
 	if (o->json_out)
-		status = write_json_out(o->json_out, &pc, series, o->nbackends);
+		status = write_json_out(o->json_out, &pc, series, n);
 	free_self(&self);
 	return status;
 }

@@ -88,6 +88,7 @@ expect_fail 2 "^swapsim-replay: --check: not with --report mmtests or lkp" "$rep
 expect_fail 2 "^swapsim-replay: --check: not with --report mmtests or lkp" "$replay" --check "$good" --report lkp
 expect_fail 2 "^swapsim-replay: --check: not with --compare" "$replay" --check "$good" --compare xarray,st-p1
 expect_fail 2 "^swapsim-replay: --check: not with --repeat" "$replay" --check "$good" --repeat 2
+expect_fail 2 "^swapsim-replay: --check: not with --jobs" "$replay" --check "$good" --jobs 2
 # --accesses: a recording without an access stream, one whose stream is gone,
 # with --trace, without --check
 expect_fail 1 "bgsave32_kernel.txt: --accesses: the setup names no access stream \\(record with swapsim-record --accesses\\)" \

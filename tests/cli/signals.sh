@@ -3,7 +3,8 @@
 # with the summary of what ran on stderr, the streamed CSV ending on a whole
 # row, and exit status 128+signal. A signal ignored when the replay starts
 # (nohup, a background job's SIGINT) stays ignored. A replay stopped while its
-# trace opens says that nothing ran. Usage: signals.sh SWAPSIM-REPLAY
+# trace opens says that nothing ran. Compared designs stopped in the first
+# design's run report that run (--jobs 1 and 2). Usage: signals.sh SWAPSIM-REPLAY
 #
 # A background job of this (non-interactive) shell starts with SIGINT
 # ignored: env --default-signal=INT gives the replay SIGINT back.
@@ -67,6 +68,28 @@ kill -s INT $pid
 wait $pid
 grep -q "^INTERRUPTED: st-p4 stopped before its input ended" "$dir/int.txt" ||
 	{ echo "FAIL: interrupted usemem: the table does not say so"; fails=1; }
+# Compared designs stopped during the first design's run, one run at a time
+# and two at once: the report holds what ran (the first design's run,
+# interrupted; with --jobs 2 the second's too), not "nothing to report" nor
+# a summary line with no report after it.
+for j in 1 2; do
+	env --default-signal=INT "$replay" --jobs $j --ram 64M --swap size=1G --quiet --report json \
+		--compare st-p1,st-p4 --workload usemem -n 1 -r 1000 128M >"$dir/cmp.json" 2>"$dir/err" &
+	pid=$!
+	sleep 1
+	kill -s INT $pid
+	wait $pid
+	rc=$?
+	got=$(jq -r '[.runs[] | .label + ":" + ([.repeats[] | .interrupted | tostring] | join(","))] | join(" ")' \
+		"$dir/cmp.json" 2>/dev/null)
+	case $j in 1) want="st-p1:true" ;; 2) want="st-p1:true st-p4:true" ;; esac
+	if [ $rc -ne 130 ] || [ "$got" != "$want" ] || ! grep -q "interrupted (Interrupt); summary of what ran" "$dir/err"; then
+		echo "FAIL: --compare --jobs $j interrupted: exit $rc, runs '$got' (want '$want'); stderr:"
+		cat "$dir/err"; fails=1
+	else
+		echo "--compare --jobs $j interrupted: exit 130, reported $got"
+	fi
+done
 # nohup: SIGHUP ignored at the start stays ignored; SIGTERM still stops the run.
 : >"$dir/out.csv"
 nohup "$replay" --ram 64M --swap size=1G --quiet --report csv --interval 20000 \

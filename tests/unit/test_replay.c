@@ -679,6 +679,39 @@ static void test_fork_reused_pid(void **state)
 }
 
 /*
+ * A pid that exits and comes back as a new process in the very next record,
+ * under the modelled clock on two CPUs (each record through the tid's slot
+ * and a CPU's ring): the remembered pid and tid answers must not send the
+ * new life's accesses to the old one. Two tasks of pid 100, 4 and 8 pages.
+ */
+static void test_pid_reused_after_exit(void **state)
+{
+	(void)state;
+	struct sws_replay_config cfg = small_config(SWS_BACKEND_SWAP_TABLE, 2);
+	const struct sws_trace_record recs[] = {
+		REC(SWS_TRACE_ACCESS, 100, 0x100000, 4 * 4096, 0, SWS_TRACE_F_WRITE),
+		REC(SWS_TRACE_EXIT, 100, 0, 0, 0, 0),
+		REC(SWS_TRACE_ACCESS, 100, 0x100000, 8 * 4096, 0, SWS_TRACE_F_WRITE),
+		REC(SWS_TRACE_ACCESS, 200, 0x100000, 2 * 4096, 0, SWS_TRACE_F_WRITE),
+		REC(SWS_TRACE_EXIT, 100, 0, 0, 0, 0),
+		REC(SWS_TRACE_EXIT, 200, 0, 0, 0, 0),
+	};
+	struct sws_replay *r = replay_records(&cfg, recs, sizeof(recs) / sizeof(recs[0]));
+	assert_int_equal(sws_replay_nr_tasks(r), 3);
+	struct sws_replay_task t[3];
+	for (uint32_t i = 0; i < 3; i++)
+		assert_sws(0, sws_replay_task_get(r, i, &t[i]));
+	assert_int_equal(t[0].pid, 100);
+	assert_int_equal(t[0].accesses, 4);
+	assert_int_equal(t[1].pid, 100);
+	assert_int_equal(t[1].accesses, 8);
+	assert_int_equal(t[2].pid, 200);
+	assert_int_equal(t[2].accesses, 2);
+	assert_true(t[0].exited && t[1].exited && t[2].exited);
+	sws_replay_destroy(r);
+}
+
+/*
  * The replay's own undo (an address space made for a new pid whose table
  * entry could not be allocated) is charged to nobody: not to the next task,
  * not to background reclaim at the end of the run.
@@ -1046,6 +1079,71 @@ static void test_csv(void **state)
 	}
 	assert_int_equal(lines, 1 + c.rows);
 	free(c.b.p);
+}
+
+/* The samples and progress calls of a run, by the events each saw; the
+ * progress call at stop_at returns non-zero (0: never). */
+struct countdown_ctx {
+	uint64_t samples[200], progress[400], stop_at;
+	unsigned nsamples, nprogress;
+};
+
+static void countdown_sample(void *ctx, const struct sws_replay_sample *s)
+{
+	struct countdown_ctx *c = ctx;
+	assert_true(c->nsamples < 200);
+	c->samples[c->nsamples++] = s->events;
+}
+
+static int countdown_progress(void *ctx, uint64_t events)
+{
+	struct countdown_ctx *c = ctx;
+	assert_true(c->nprogress < 400);
+	c->progress[c->nprogress++] = events;
+	return c->stop_at && events == c->stop_at;
+}
+
+/* A sample every 7 records and a progress call every 3, counted down
+ * together: each at its own multiples, the last sample at the run's end;
+ * a progress call that says stop ends the run at its record. */
+static void test_sample_progress_countdown(void **state)
+{
+	(void)state;
+	struct sws_workload_config wc = {.kind = SWS_WORKLOAD_UNIFORM, .bytes = 1 << 20,
+					 .nr_accesses = 1000, .seed = 3};
+	struct sws_replay_config cfg = small_config(SWS_BACKEND_XARRAY, 1);
+	struct countdown_ctx c = {0};
+	struct sws_replay_report rep;
+	cfg.sample = countdown_sample;
+	cfg.sample_every = 7;
+	cfg.progress = countdown_progress;
+	cfg.progress_every = 3;
+	cfg.cb_ctx = &c;
+	run_workload(&cfg, &wc, &rep, NULL);
+	assert_int_equal(rep.events, 1003); /* MMAP + 1000 + MUNMAP + EXIT */
+	assert_int_equal(c.nsamples, 1003 / 7 + 1);
+	for (unsigned i = 0; i + 1 < c.nsamples; i++)
+		assert_int_equal(c.samples[i], 7 * (i + 1));
+	assert_int_equal(c.samples[c.nsamples - 1], 1003);
+	assert_int_equal(c.nprogress, 1003 / 3);
+	for (unsigned i = 0; i < c.nprogress; i++)
+		assert_int_equal(c.progress[i], 3 * (i + 1));
+
+	c = (struct countdown_ctx){.stop_at = 21};
+	struct sws_workload *wl;
+	struct sws_replay *r;
+	assert_sws(0, sws_workload_create(&wc, &wl));
+	assert_sws(0, sws_replay_create(&cfg, &r));
+	struct sws_replay_source src = sws_workload_source(wl);
+	assert_sws(0, sws_replay_run(r, &src));
+	assert_sws(0, sws_replay_report_get(r, &rep));
+	sws_replay_destroy(r);
+	sws_workload_destroy(wl);
+	assert_true(rep.interrupted);
+	assert_int_equal(rep.events, 21);
+	assert_int_equal(c.nprogress, 7);
+	assert_int_equal(c.nsamples, 3); /* 7, 14, 21 */
+	assert_int_equal(c.samples[2], 21);
 }
 
 /* xswap through the replay: the spec, its errors, and the CSV series showing
@@ -2101,6 +2199,8 @@ int main(void)
 		cmocka_unit_test(test_usemem_oom_killed),
 		cmocka_unit_test(test_table_discard),
 		cmocka_unit_test(test_fork_reused_pid),
+		cmocka_unit_test(test_sample_progress_countdown),
+		cmocka_unit_test(test_pid_reused_after_exit),
 		cmocka_unit_test(test_ring_record_runs_in_place),
 		cmocka_unit_test(test_undo_charged_to_nobody),
 		cmocka_unit_test(test_report_repeats),
