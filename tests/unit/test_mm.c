@@ -752,6 +752,17 @@ static void test_munmap_uncharges(void **state)
 	env_close(&e);
 }
 
+/* sws_mm_create() on a @b simulation refuses @mc with SWS_EINVAL. */
+static void mm_config_refused(enum sws_backend b, const struct sws_mm_config *mc)
+{
+	struct sws_sim_config cfg = {.backend = b};
+	struct sws_sim *sim;
+	struct sws_mm *mm;
+	assert_sws(0, sws_sim_create(&cfg, &sim));
+	assert_sws(SWS_EINVAL, sws_mm_create(sim, mc, &mm));
+	sws_sim_destroy(sim);
+}
+
 /* mTHP regions swap out whole folios; with no room for them, they are split. */
 static void test_mthp(void **state)
 {
@@ -824,15 +835,10 @@ static void test_mthp_policy(void **state)
 	assert_int_equal(st.counters[SWS_MM_pswpout], 16);
 	env_close(&e);
 
-	struct sws_sim_config cfg = {.backend = b};
-	struct sws_sim *sim;
-	struct sws_mm *mm;
-	assert_sws(0, sws_sim_create(&cfg, &sim));
 	mc.anon_orders = 1u; /* order 0 is no mTHP size */
-	assert_sws(SWS_EINVAL, sws_mm_create(sim, &mc, &mm));
+	mm_config_refused(b, &mc);
 	mc.anon_orders = 1u << SWS_NR_ORDERS;
-	assert_sws(SWS_EINVAL, sws_mm_create(sim, &mc, &mm));
-	sws_sim_destroy(sim);
+	mm_config_refused(b, &mc);
 }
 
 /*
@@ -886,13 +892,8 @@ static void test_mthp_madvise(void **state)
 #undef FAULT
 	env_close(&e);
 
-	struct sws_sim_config cfg = {.backend = b};
-	struct sws_sim *sim;
-	struct sws_mm *mm;
-	assert_sws(0, sws_sim_create(&cfg, &sim));
 	mc.anon_orders_madvise = 1u; /* order 0 is no mTHP size */
-	assert_sws(SWS_EINVAL, sws_mm_create(sim, &mc, &mm));
-	sws_sim_destroy(sim);
+	mm_config_refused(b, &mc);
 }
 
 /*
