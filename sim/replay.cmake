@@ -15,6 +15,16 @@ if(SWS_BUILD_TESTS)
   add_test(NAME replay_cli_help_workloads COMMAND swapsim-replay --help)
   set_tests_properties(replay_cli_help_workloads PROPERTIES LABELS unit PASS_REGULAR_EXPRESSION
     "memhog  \\[-r N\\] \\[--zswap-writeback SIZE\\] \\[--zswap-writeback-every N\\] SIZE\n +sequential 0xff fill.*kbuild  \\[-j JOBS\\] \\[-p PHASES\\] \\[-a ACCESSES\\] \\[--cold SIZE\\] \\[--seed S\\] SIZE\n +shaped like a kernel build")
+  # cli_script_test(NAME SCRIPT PASS ARGS...): sh tests/cli/SCRIPT.sh ARGS, passing when it
+  # prints "PASS: all cases passed" and no "FAIL:" (PASS "": when it exits 0).
+  function(cli_script_test name script pass)
+    add_test(NAME ${name} COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/${script}.sh ${ARGN})
+    set_tests_properties(${name} PROPERTIES LABELS unit TIMEOUT 300)
+    if(pass)
+      set_tests_properties(${name} PROPERTIES PASS_REGULAR_EXPRESSION "${pass}: all cases passed"
+        FAIL_REGULAR_EXPRESSION "FAIL:")
+    endif()
+  endfunction()
   # replay_usage_test(NAME EXPECT ARGS...): the replay refuses ARGS with exit status 2 and a
   # message matching EXPECT.
   function(replay_usage_test name expect)
@@ -83,82 +93,47 @@ if(SWS_BUILD_TESTS)
   set_tests_properties(replay_cli_full_disk PROPERTIES LABELS unit TIMEOUT 300 SKIP_RETURN_CODE 77
     PASS_REGULAR_EXPRESSION "exit status 1\n.*/sw\\): [0-9]+ page writes failed: No space left on device")
   # Every output path of every tool on a full file system: an error, the old file kept.
-  add_test(NAME cli_full_disk_outputs COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/full_disk_outputs.sh
-    ${CMAKE_CURRENT_BINARY_DIR} ${PROJECT_SOURCE_DIR}/tests/data)
-  set_tests_properties(cli_full_disk_outputs PROPERTIES LABELS unit TIMEOUT 300 SKIP_RETURN_CODE 77
-    PASS_REGULAR_EXPRESSION "full disk outputs: all cases passed" FAIL_REGULAR_EXPRESSION "FAIL:")
-  # --json-out follows the output rules: never over an input, whole or not at all, modes, links.
-  add_test(NAME replay_cli_json_out COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/json_out.sh
-    $<TARGET_FILE:swapsim-replay> ${PROJECT_SOURCE_DIR}/tests/data/perf_swap_excerpt.txt
+  cli_script_test(cli_full_disk_outputs full_disk_outputs "full disk outputs" ${CMAKE_CURRENT_BINARY_DIR}
     ${PROJECT_SOURCE_DIR}/tests/data)
-  set_tests_properties(replay_cli_json_out PROPERTIES LABELS unit TIMEOUT 300
-    PASS_REGULAR_EXPRESSION "json-out: all cases passed" FAIL_REGULAR_EXPRESSION "FAIL:")
+  set_tests_properties(cli_full_disk_outputs PROPERTIES SKIP_RETURN_CODE 77)
+  # --json-out follows the output rules: never over an input, whole or not at all, modes, links.
+  cli_script_test(replay_cli_json_out json_out "json-out" $<TARGET_FILE:swapsim-replay>
+    ${PROJECT_SOURCE_DIR}/tests/data/perf_swap_excerpt.txt ${PROJECT_SOURCE_DIR}/tests/data)
+  cli_script_test(cli_zswap_writeback_only zswap_writeback_only "" $<TARGET_FILE_DIR:swapsim-replay>)
+  cli_script_test(cli_zswap_writeback_workload zswap_writeback_workload "zswap writeback workload"
+    $<TARGET_FILE_DIR:swapsim-replay>)
+  cli_script_test(cli_swap_tiers swap_tiers "swap tiers" $<TARGET_FILE_DIR:swapsim-replay>)
+  # --jobs N: the same report as one run at a time, the runs' lines in order.
+  cli_script_test(cli_jobs jobs "jobs" $<TARGET_FILE_DIR:swapsim-replay>)
+  set_tests_properties(cli_jobs PROPERTIES LABELS "unit;thread" ENVIRONMENT "${SWS_TSAN_OPTIONS}")
+  cli_script_test(cli_memcg_off memcg_off "" $<TARGET_FILE_DIR:swapsim-replay>)
+  # --metadata-ram on|off: swap metadata and the zswap pool in --ram by default.
+  cli_script_test(cli_metadata_ram metadata_ram "metadata ram" $<TARGET_FILE_DIR:swapsim-replay>)
+  cli_script_test(cli_refused refused "" $<TARGET_FILE_DIR:swapsim-replay>)
   # Standard output that cannot be written (/dev/full, a closed pipe with SIGPIPE ignored):
   # every report of every C tool exits 1 naming the error.
-  add_test(NAME cli_zswap_writeback_only COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/zswap_writeback_only.sh
-    $<TARGET_FILE_DIR:swapsim-replay>)
-  set_tests_properties(cli_zswap_writeback_only PROPERTIES LABELS unit TIMEOUT 120)
-  add_test(NAME cli_zswap_writeback_workload COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/zswap_writeback_workload.sh
-    $<TARGET_FILE_DIR:swapsim-replay>)
-  set_tests_properties(cli_zswap_writeback_workload PROPERTIES LABELS unit TIMEOUT 120
-    PASS_REGULAR_EXPRESSION "zswap writeback workload: all cases passed" FAIL_REGULAR_EXPRESSION "FAIL:")
-  add_test(NAME cli_swap_tiers COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/swap_tiers.sh
-    $<TARGET_FILE_DIR:swapsim-replay>)
-  set_tests_properties(cli_swap_tiers PROPERTIES LABELS unit TIMEOUT 120
-    PASS_REGULAR_EXPRESSION "swap tiers: all cases passed" FAIL_REGULAR_EXPRESSION "FAIL:")
-  # --jobs N: the same report as one run at a time, the runs' lines in order.
-  add_test(NAME cli_jobs COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/jobs.sh $<TARGET_FILE_DIR:swapsim-replay>)
-  set_tests_properties(cli_jobs PROPERTIES LABELS "unit;thread" TIMEOUT 300 ENVIRONMENT "${SWS_TSAN_OPTIONS}"
-    PASS_REGULAR_EXPRESSION "jobs: all cases passed" FAIL_REGULAR_EXPRESSION "FAIL:")
-  add_test(NAME cli_memcg_off COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/memcg_off.sh
-    $<TARGET_FILE_DIR:swapsim-replay>)
-  set_tests_properties(cli_memcg_off PROPERTIES LABELS unit TIMEOUT 120)
-  # --metadata-ram on|off: swap metadata and the zswap pool in --ram by default.
-  add_test(NAME cli_metadata_ram COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/metadata_ram.sh
-    $<TARGET_FILE_DIR:swapsim-replay>)
-  set_tests_properties(cli_metadata_ram PROPERTIES LABELS unit TIMEOUT 120
-    PASS_REGULAR_EXPRESSION "metadata ram: all cases passed" FAIL_REGULAR_EXPRESSION "FAIL:")
-  add_test(NAME cli_refused COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/refused.sh $<TARGET_FILE_DIR:swapsim-replay>)
-  set_tests_properties(cli_refused PROPERTIES LABELS unit TIMEOUT 120)
-  add_test(NAME cli_stdout_errors COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/stdout_errors.sh
-    ${CMAKE_CURRENT_BINARY_DIR} ${PROJECT_SOURCE_DIR}/tests/data)
-  set_tests_properties(cli_stdout_errors PROPERTIES LABELS unit TIMEOUT 300
-    PASS_REGULAR_EXPRESSION "stdout errors: all cases passed" FAIL_REGULAR_EXPRESSION "FAIL:")
+  cli_script_test(cli_stdout_errors stdout_errors "stdout errors" ${CMAKE_CURRENT_BINARY_DIR}
+    ${PROJECT_SOURCE_DIR}/tests/data)
   # --list-designs: every design once, the names --backend takes and --help lists;
   # swapsim-overhead's default --designs and its messages from the same list.
-  add_test(NAME replay_cli_list_designs COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/list_designs.sh
-    $<TARGET_FILE:swapsim-replay>)
-  set_tests_properties(replay_cli_list_designs PROPERTIES LABELS unit
-    PASS_REGULAR_EXPRESSION "list designs: all cases passed" FAIL_REGULAR_EXPRESSION "FAIL:")
+  cli_script_test(replay_cli_list_designs list_designs "list designs" $<TARGET_FILE:swapsim-replay>)
   # SIGTERM, SIGHUP and SIGINT: summary, a whole CSV, exit 128+signal.
-  add_test(NAME replay_cli_signals COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/signals.sh
-    $<TARGET_FILE:swapsim-replay>)
-  set_tests_properties(replay_cli_signals PROPERTIES LABELS unit TIMEOUT 300
-    PASS_REGULAR_EXPRESSION "signals: all cases passed" FAIL_REGULAR_EXPRESSION "FAIL:")
+  cli_script_test(replay_cli_signals signals "signals" $<TARGET_FILE:swapsim-replay>)
   # A report stands on its own: the table's command, version, clock, input and machine
   # lines, the JSON's version, command, argv, clock and setup, --rerun REPORT.json,
   # counters 0 everywhere left out (--all-counters), the verdicts (tests/cli/report.sh).
-  add_test(NAME replay_cli_report COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/report.sh
-    $<TARGET_FILE:swapsim-replay> ${PROJECT_VERSION} ${PROJECT_SOURCE_DIR}/tests/data/perf_swap_excerpt.txt
-    ${CMAKE_CURRENT_BINARY_DIR}/replay_cli_report)
-  set_tests_properties(replay_cli_report PROPERTIES LABELS unit TIMEOUT 300 SKIP_RETURN_CODE 77
-    PASS_REGULAR_EXPRESSION "report: all cases passed" FAIL_REGULAR_EXPRESSION "FAIL:")
+  cli_script_test(replay_cli_report report "report" $<TARGET_FILE:swapsim-replay> ${PROJECT_VERSION}
+    ${PROJECT_SOURCE_DIR}/tests/data/perf_swap_excerpt.txt ${CMAKE_CURRENT_BINARY_DIR}/replay_cli_report)
+  set_tests_properties(replay_cli_report PROPERTIES SKIP_RETURN_CODE 77)
   # --report mmtests and --report lkp against published samples of those layouts.
-  add_test(NAME replay_cli_report_formats COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/report_formats.sh
-    $<TARGET_FILE:swapsim-replay> ${PROJECT_SOURCE_DIR}/tests/data/report-formats
-    ${CMAKE_CURRENT_BINARY_DIR}/replay_cli_report_formats)
-  set_tests_properties(replay_cli_report_formats PROPERTIES LABELS unit TIMEOUT 300 SKIP_RETURN_CODE 77
-    PASS_REGULAR_EXPRESSION "report formats: all cases passed" FAIL_REGULAR_EXPRESSION "FAIL:")
+  cli_script_test(replay_cli_report_formats report_formats "report formats" $<TARGET_FILE:swapsim-replay>
+    ${PROJECT_SOURCE_DIR}/tests/data/report-formats ${CMAKE_CURRENT_BINARY_DIR}/replay_cli_report_formats)
+  set_tests_properties(replay_cli_report_formats PROPERTIES SKIP_RETURN_CODE 77)
   # mTHP madvise and inherit: pages allocated by hand, --check's mapping of the policies.
-  add_test(NAME replay_cli_mthp_madvise COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/mthp_madvise.sh
-    $<TARGET_FILE:swapsim-replay> ${PROJECT_SOURCE_DIR}/tests/data ${CMAKE_CURRENT_BINARY_DIR}/replay_cli_mthp_madvise)
-  set_tests_properties(replay_cli_mthp_madvise PROPERTIES LABELS unit TIMEOUT 300
-    PASS_REGULAR_EXPRESSION "mthp madvise: all cases passed" FAIL_REGULAR_EXPRESSION "FAIL:")
+  cli_script_test(replay_cli_mthp_madvise mthp_madvise "mthp madvise" $<TARGET_FILE:swapsim-replay>
+    ${PROJECT_SOURCE_DIR}/tests/data ${CMAKE_CURRENT_BINARY_DIR}/replay_cli_mthp_madvise)
   # Backing files: a run removes only what it created (a dangling link, an existing file stay).
-  add_test(NAME replay_cli_backing_files COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/backing_files.sh
-    $<TARGET_FILE:swapsim-replay>)
-  set_tests_properties(replay_cli_backing_files PROPERTIES LABELS unit TIMEOUT 300
-    PASS_REGULAR_EXPRESSION "backing files: all cases passed" FAIL_REGULAR_EXPRESSION "FAIL:")
+  cli_script_test(replay_cli_backing_files backing_files "backing files" $<TARGET_FILE:swapsim-replay>)
   # Accesses the model refused (the OOM killer took the task): exit status 3
   # with the first error in the table, unless --allow-errors.
   add_test(NAME replay_cli_oom_exit COMMAND sh -c
