@@ -117,7 +117,7 @@ struct opts {
 	uint32_t swapoff; /* --swapoff N */
 	uint32_t content[SWS_NR_CONTENT];
 	bool content_set, verify, quiet;
-	bool zswap, read_zero;
+	bool zswap, read_zero, read_fault_set;
 	bool shrinker_set; /* --zswap-shrinker given */
 	struct sws_zswap_config zc;
 	char zcomp[24];
@@ -408,6 +408,7 @@ static int set_read_fault(void *opts, const char *name, const char *v)
 	if (cli_choice("swapsim-replay", name, v, "data|zero", &k))
 		return 2;
 	((struct opts *)opts)->read_zero = k == 1;
+	((struct opts *)opts)->read_fault_set = true;
 	return 0;
 }
 
@@ -1263,6 +1264,13 @@ static void check_merge(struct opts *o, const struct check_recording *rec, struc
 	merge_mthp_cpus(o, m, cmd);
 	merge_design(o, m, cmd);
 	merge_zswap(o, m, cmd);
+	/* An access stream tells reads from writes: a first read maps the zero page,
+	 * as in the kernel (the perf trace's faults cannot tell; see --read-fault). */
+	if (rec->accesses && !o->read_fault_set) {
+		o->read_zero = true;
+		put_word(cmd, "--read-fault");
+		put_word(cmd, "zero");
+	}
 	if (!o->allow_errors)
 		put_word(cmd, "--allow-errors");
 	o->allow_errors = true; /* refused accesses are information here */

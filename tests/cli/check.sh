@@ -167,6 +167,14 @@ h=$data/hotcold
 "$replay" --check "$h" --accesses >"$work/hc.acc" || fail "--check hotcold --accesses exited $?"
 awk '$1 ~ /^(pswpin|pswpout|pgmajfault)$/ { n++; d = ($4 - $3) * 100 / $3; if (d > 5 || d < -5) bad = 1 }
 	END { exit bad || n != 3 }' "$work/hc.acc" || fail "hotcold --accesses: $(grep -E '^(pswp|pgmaj)' "$work/hc.acc")"
+# The stream tells reads from writes: a first read maps the zero page (--read-fault
+# zero) unless the command line says otherwise.
+grep -q '^replayed as .* --read-fault zero --allow-errors$' "$work/hc.acc" ||
+	fail "--accesses: not replayed with --read-fault zero: $(grep '^replayed as' "$work/hc.acc")"
+"$replay" --check "$h" --accesses --read-fault data >"$work/hc.data" || fail "--accesses --read-fault data exited $?"
+grep '^replayed as' "$work/hc.data" | grep -q -- '--read-fault zero' && fail "--read-fault data overridden"
+[ "$(awk '$1 == "pgfault" { print $4 }' "$work/hc.acc")" != "$(awk '$1 == "pgfault" { print $4 }' "$work/hc.data")" ] ||
+	fail "--read-fault data and zero gave the same pgfault"
 "$replay" --check "$h" >"$work/hc.perf" || fail "--check hotcold exited $?"
 awk '$1 == "pswpin" { exit !(($4 - $3) * 100 / $3 < -20) }' "$work/hc.perf" ||
 	fail "hotcold, perf trace: $(grep -E '^pswpin' "$work/hc.perf")"
