@@ -25,7 +25,8 @@
 #      refuses and names --recover, which puts the machine back;
 #   9. a command killed by a signal: exit 3, the status recorded, no shell
 #      "Killed" noise;
-#  10. --accesses: the command again under valgrind's lackey, its accesses in
+#  10. --accesses: the command again under valgrind's lackey, its accesses and
+#      memory-map calls (a munmap) in
 #      accesses.lackey.zst; SIGTERM during that run stops it at once (exit
 #      143, the machine put back, no OUTDIR left).
 # Usage: record.sh BUILD-SIM-DIR BGSAVE WORKDIR
@@ -258,6 +259,9 @@ if command -v valgrind >/dev/null && command -v zstd >/dev/null; then
 		[ "$(key "$k" accesses)" = accesses.lackey.zst ] && [ "$(key "$k" accesses_exit_status)" = 0 ] ||
 			fail "10: accesses: $(grep '^access' "$k" | paste -sd' ')"
 		zstd -dc "$work/r10/accesses.lackey.zst" | grep -q '^ S ' || fail "10: no store in accesses.lackey.zst"
+		# bgsave's own mmap, then its munmap of the second half, among the accesses
+		zstd -dc "$work/r10/accesses.lackey.zst" | grep -q '^SYSCALL\[.*sys_munmap ( ' ||
+			fail "10: no munmap call in accesses.lackey.zst"
 	else
 		fail "10: swapsim-record exited $?: $(cat "$work/r10.out")"
 	fi

@@ -1003,6 +1003,55 @@ static void test_lackey(void **state)
 	unlink(p);
 }
 
+/* lackey with --trace-syscalls: the memory-map calls become records in their
+ * place; failed calls, other calls, a blocked call's lines and valgrind's own
+ * messages are skipped. */
+static void test_lackey_syscalls(void **state)
+{
+	(void)state;
+	struct sws_trace_reader_config c = with_format(SWS_TRACE_FORMAT_LACKEY);
+	char p[256];
+	tmp_text(p, sizeof(p), "lackey_syscalls.txt",
+		 "==5== Lackey, an example Valgrind tool\n"
+		 "SYSCALL[5,1](12) sys_brk ( 0x0 ) --> [pre-success] Success(0x4035000) \n"
+		 "SYSCALL[5,1](12) sys_brk ( 0x4077000 ) --> [pre-success] Success(0x4077000) \n"
+		 " S 04035008,8\n"
+		 "SYSCALL[5,1](12) sys_brk ( 0x4056000 ) --> [pre-success] Success(0x4056000) \n"
+		 "SYSCALL[5,1](9) sys_mmap ( 0x0, 8192, 3, 34, 4294967295, 0 ) --> [pre-success] Success(0x4835000) \n"
+		 "SYSCALL[5,1](9) sys_mmap ( 0x0, 16400, 1, 2050, 3, 0 ) --> [pre-success] Success(0x4837000) \n"
+		 "SYSCALL[5,1](9) sys_mmap ( 0x4838000, 4096, 5, 2066, 3, 4096 ) --> [pre-success] Success(0x4838000) \n"
+		 "SYSCALL[5,1](9) sys_mmap ( 0x483a000, 8192, 3, 50, -1, 0 ) --> [pre-success] Success(0x483a000) \n"
+		 "SYSCALL[5,1](11) sys_munmap ( 0x483c000, 43839 )[sync] --> Success(0x0) \n"
+		 "SYSCALL[5,1](25) sys_mremap ( 0x5000000, 1048576, 4096, 0x0, 0x0 ) --> [pre-success] Success(0x5000000) \n"
+		 "SYSCALL[5,1](25) sys_mremap ( 0x5000000, 4096, 2097152, 0x1, 0x0 ) --> [pre-success] Success(0x6000000) \n"
+		 "SYSCALL[5,1](28) sys_madvise ( 0x6000000, 8192, 4 ) --> [pre-success] Success(0x0) \n"
+		 "SYSCALL[5,1](28) sys_madvise ( 0x6000000, 8192, 8 ) [sync] --> Success(0x0) \n"
+		 "SYSCALL[5,1](28) sys_madvise ( 0x6000000, 8192, 9 ) [sync] --> Success(0x0) \n"
+		 "SYSCALL[5,1](11) sys_munmap ( 0x7000000, 4096 )[sync] --> Failure(0x16) \n"
+		 "SYSCALL[5,1](0) sys_read ( 3, 0x1ffefff000, 4096 ) --> [async] ... \n"
+		 "SYSCALL[5,1](0) ... [async] --> Success(0x1000) \n"
+		 " --> [pre-fail] Failure(0x26) \n"
+		 "--5-- WARNING: unhandled amd64-linux syscall: 334\n"
+		 " L 06000000,8\n");
+	struct recs v = load(p, &c);
+	assert_int_equal(v.n, 12);
+	const uint32_t A = SWS_TRACE_CPU_ANY;
+	rec_eq(&v.v[0], 0, 0x4035008, 8, SWS_TRACE_ACCESS, SWS_TRACE_F_WRITE, 1, 1, A, 0);
+	rec_eq(&v.v[1], 0, 0x4056000, 0x21000, SWS_TRACE_MUNMAP, 0, 1, 1, A, 0); /* brk down */
+	rec_eq(&v.v[2], 0, 0x4835000, 8192, SWS_TRACE_MMAP, 0, 1, 1, A, 0);
+	rec_eq(&v.v[3], 0, 0x4838000, 4096, SWS_TRACE_MUNMAP, 0, 1, 1, A, 0); /* fixed, a file's */
+	rec_eq(&v.v[4], 0, 0x483a000, 8192, SWS_TRACE_MUNMAP, 0, 1, 1, A, 0); /* fixed, anon */
+	rec_eq(&v.v[5], 0, 0x483a000, 8192, SWS_TRACE_MMAP, 0, 1, 1, A, 0);
+	rec_eq(&v.v[6], 0, 0x483c000, 43839, SWS_TRACE_MUNMAP, 0, 1, 1, A, 0);
+	rec_eq(&v.v[7], 0, 0x5001000, 1044480, SWS_TRACE_MUNMAP, 0, 1, 1, A, 0); /* shrunk */
+	rec_eq(&v.v[8], 0, 0x5000000, 4096, SWS_TRACE_MUNMAP, 0, 1, 1, A, 0);	 /* moved */
+	rec_eq(&v.v[9], 0, 0x6000000, 8192, SWS_TRACE_MADV_DONTNEED, 0, 1, 1, A, 0);
+	rec_eq(&v.v[10], 0, 0x6000000, 8192, SWS_TRACE_MADV_FREE, 0, 1, 1, A, 0);
+	rec_eq(&v.v[11], 0, 0x6000000, 8, SWS_TRACE_ACCESS, 0, 1, 1, A, 0);
+	free(v.v);
+	unlink(p);
+}
+
 /* An independent DAMON expansion, straight from the text with sscanf. */
 static size_t damon_expected(const char *path, uint32_t nslices, uint64_t *last_addr,
 			     uint32_t *last_slice)
@@ -2459,6 +2508,7 @@ int main(void)
 		cmocka_unit_test(test_perf_dup),
 		cmocka_unit_test(test_perf_mmap2),
 		cmocka_unit_test(test_lackey),
+		cmocka_unit_test(test_lackey_syscalls),
 		cmocka_unit_test(test_damon),
 		cmocka_unit_test(test_damon_limits),
 		cmocka_unit_test(test_addr),

@@ -1,12 +1,27 @@
 /*
  * lackey.c - the valgrind lackey importer (valgrind --tool=lackey
- * --trace-mem=yes): one access per instruction, load, store or modify line,
- * at the configured default pid; "==" banners are skipped
- * (docs/trace-format.md).
+ * --trace-mem=yes [--trace-syscalls=yes]): one access per instruction,
+ * load, store or modify line, at the configured default pid; with
+ * --trace-syscalls, the memory-map calls in their place in the stream
+ * (mmap, munmap, brk, mremap, madvise); "==" banners, valgrind's "--PID--"
+ * messages and other system calls are skipped (docs/trace-format.md).
  */
 #include <string.h>
 
 #include "../trace_internal.h"
+
+#define MAP_TYPE_ 0x0f
+#define MAP_PRIVATE_ 0x02
+#define MAP_FIXED_ 0x10
+#define MAP_ANONYMOUS_ 0x20
+#define MAP_HUGETLB_ 0x40000
+
+struct lackey_state {
+	struct sws_trace_record held; /* the second record of one line */
+	int has_held;
+	int brk_known;
+	uint64_t brk; /* the program break the last brk() returned */
+};
 
 /* "I  04001234,3" or " S 1fff000608,8": @return the op letter, or 0. Fills addr/size. */
 static int lackey_parse(const char *line, uint64_t *addr, uint64_t *size)
@@ -35,32 +50,174 @@ static int lackey_parse(const char *line, uint64_t *addr, uint64_t *size)
 	return op;
 }
 
-/* A lackey line or one of its "==" banners. */
+/* A number as valgrind prints a system call's argument: 0x hex, else decimal
+ * (a negative one, as %ld prints -1, wraps). @return 0 or -1. */
+static int arg_num(const char *s, size_t n, uint64_t *out)
+{
+	if (n > 2 && s[0] == '0' && s[1] == 'x')
+		return sws__parse_u64(s + 2, n - 2, 1, out);
+	if (n > 1 && s[0] == '-') {
+		if (sws__parse_u64(s + 1, n - 1, 0, out))
+			return -1;
+		*out = -*out;
+		return 0;
+	}
+	return sws__parse_u64(s, n, 0, out);
+}
+
+/* "SYSCALL[P,T](N) sys_NAME ( A, B, ... )... --> ... Success(0xR)": the name
+ * (NUL-terminated in place), up to @max arguments and the result. @return the
+ * number of arguments, or -1 when the line is not one with a result (a failed
+ * call, one whose result comes on a later line, or another shape). */
+static int syscall_parse(char *line, const char **name, uint64_t *args, int max, uint64_t *ret)
+{
+	char *p = strchr(line, ')'); /* after "SYSCALL[P,T](N" */
+	if (!p || strncmp(p, ") sys_", 6))
+		return -1;
+	*name = p + 6;
+	char *open = strstr(*name, " ( ");
+	char *ok = strstr(*name, "Success(0x");
+	if (!open || !ok)
+		return -1;
+	*open = 0;
+	char *close = strchr(open + 3, ')');
+	if (!close || close > ok || arg_num(ok + 8, strcspn(ok + 8, ")"), ret))
+		return -1;
+	int n = 0;
+	for (char *a = sws__skip_space(open + 3); a < close && n < max; n++, a = sws__skip_space(a)) {
+		size_t len = strcspn(a, ", )");
+		if (!len || arg_num(a, len, &args[n]))
+			return -1;
+		a += len;
+		a += *a == ',';
+	}
+	return n;
+}
+
+static void rec_range(struct sws_trace_record *rec, uint32_t op, uint64_t addr, uint64_t len, uint32_t pid)
+{
+	memset(rec, 0, sizeof(*rec));
+	rec->op = op;
+	rec->addr = addr;
+	rec->len = len;
+	rec->pid = rec->tid = pid;
+	rec->cpu = SWS_TRACE_CPU_ANY;
+}
+
+/* A memory-map call of --trace-syscalls: 1 with @rec (and st->held) filled,
+ * 0 when it changes nothing the model holds. */
+static int lackey_syscall(struct sws_trace_reader *r, char *line, struct sws_trace_record *rec)
+{
+	struct lackey_state *st = r->state;
+	uint32_t pid = r->cfg.default_pid;
+	const char *name;
+	uint64_t a[6], ret;
+	int n = syscall_parse(line, &name, a, 6, &ret);
+	if (n < 0)
+		return 0;
+	if (!strcmp(name, "mmap") && n == 6) {
+		uint64_t flags = a[3];
+		bool anon = (flags & MAP_ANONYMOUS_) && (flags & MAP_TYPE_) == MAP_PRIVATE_ && !(flags & MAP_HUGETLB_);
+		/* MAP_FIXED replaces what was there; a file or shared mapping is not
+		 * modelled (its pages are touched as anonymous ones) */
+		if (flags & MAP_FIXED_) {
+			rec_range(rec, SWS_TRACE_MUNMAP, ret, a[1], pid);
+			if (anon) {
+				rec_range(&st->held, SWS_TRACE_MMAP, ret, a[1], pid);
+				st->has_held = 1;
+			}
+			return 1;
+		}
+		if (!anon)
+			return 0;
+		rec_range(rec, SWS_TRACE_MMAP, ret, a[1], pid);
+		return 1;
+	}
+	if (!strcmp(name, "munmap") && n == 2) {
+		rec_range(rec, SWS_TRACE_MUNMAP, a[0], a[1], pid);
+		return 1;
+	}
+	if (!strcmp(name, "brk") && n == 1) {
+		/* a break moved down frees the pages above it */
+		uint64_t old = st->brk;
+		int known = st->brk_known;
+		st->brk = ret;
+		st->brk_known = 1;
+		if (!known || ret >= old)
+			return 0;
+		rec_range(rec, SWS_TRACE_MUNMAP, ret, old - ret, pid);
+		return 1;
+	}
+	if (!strcmp(name, "mremap") && n >= 3) {
+		/* shrunk in place: the tail goes; moved: the old range goes (its pages
+		 * are not carried to the new one: see docs/trace-format.md) */
+		if (ret == a[0] && a[2] < a[1])
+			rec_range(rec, SWS_TRACE_MUNMAP, a[0] + a[2], a[1] - a[2], pid);
+		else if (ret != a[0])
+			rec_range(rec, SWS_TRACE_MUNMAP, a[0], a[1], pid);
+		else
+			return 0;
+		return 1;
+	}
+	if (!strcmp(name, "madvise") && n == 3) {
+		uint64_t adv = a[2];
+		uint32_t op = adv == 4 || adv == 24 ? SWS_TRACE_MADV_DONTNEED /* MADV_DONTNEED(_LOCKED) */
+			    : adv == 8		    ? SWS_TRACE_MADV_FREE
+			    : adv == 21		    ? SWS_TRACE_MADV_PAGEOUT
+			    : adv == 14		    ? SWS_TRACE_MADV_HUGEPAGE
+			    : adv == 15		    ? SWS_TRACE_MADV_NOHUGEPAGE
+						    : 0;
+		if (!op || !a[1])
+			return 0;
+		rec_range(rec, op, a[0], a[1], pid);
+		return 1;
+	}
+	return 0;
+}
+
+/* Valgrind's own lines: "==P== ..." banners, "--P-- ..." messages, a system
+ * call's line and the " --> ..." result of one that blocked. */
+static int lackey_valgrind_line(const char *line)
+{
+	return !strncmp(line, "==", 2) || !strncmp(line, "--", 2) || !strncmp(line, "SYSCALL[", 8) ||
+	       !strncmp(line, " --> ", 5);
+}
+
+/* A lackey line or one of valgrind's. */
 static int lackey_detect(const struct sws_trace_reader *r, const char *line)
 {
 	(void)r;
 	uint64_t a, s;
-	return !strncmp(line, "==", 2) || lackey_parse(line, &a, &s);
+	return !strncmp(line, "==", 2) || !strncmp(line, "SYSCALL[", 8) || lackey_parse(line, &a, &s);
 }
 
 static int lackey_next(struct sws_trace_reader *r, struct sws_trace_record *rec)
 {
+	struct lackey_state *st = r->state;
+	if (st->has_held) {
+		*rec = st->held;
+		st->has_held = 0;
+		return 1;
+	}
 	for (;;) {
 		char *line;
 		size_t len;
 		int rc = sws__stream_line(r, &line, &len);
 		if (rc <= 0)
 			return rc;
-		if (!strncmp(line, "==", 2) || !*sws__skip_space(line)) {
-			r->st.skipped_lines++;
-			continue;
-		}
 		uint64_t addr, size;
 		int op = lackey_parse(line, &addr, &size);
-		if (!op)
+		if (!op) {
+			if (!strncmp(line, "SYSCALL[", 8) && lackey_syscall(r, line, rec))
+				return 1;
+			if (lackey_valgrind_line(line) || !*sws__skip_space(line)) {
+				r->st.skipped_lines++;
+				continue;
+			}
 			return sws__trace_err_line(r, SWS_EFORMAT,
 						   "not a lackey line (want \"I  ADDR,SIZE\" or "
 						   "\" L|S|M ADDR,SIZE\" with ADDR in hex)");
+		}
 		uint32_t flags = op == 'I' ? SWS_TRACE_F_IFETCH
 			       : (op == 'S' || op == 'M') ? SWS_TRACE_F_WRITE
 							  : 0;
@@ -73,5 +230,6 @@ static int lackey_next(struct sws_trace_reader *r, struct sws_trace_record *rec)
 SWS__TRACE_FORMAT(sws__trace_lackey,
 		  .id = SWS_TRACE_FORMAT_LACKEY,
 		  .name = "lackey",
+		  .state_size = sizeof(struct lackey_state),
 		  .detect = lackey_detect,
 		  .next = lackey_next);
