@@ -541,6 +541,9 @@ int check_machine_get(const struct check_recording *rec, struct check_machine *m
 	    machine_mem_high(rec, m, err, errlen))
 		return -1;
 	machine_mthp(rec, m);
+	/* the perf trace tells page cache writes from others (a device, O_DIRECT) */
+	const struct check_entry *ev = find(rec, SEC_SETUP, "perf_events");
+	m->dirty_events = !rec->accesses && ev && strstr(ev->value, "writeback:writeback_dirty_folio");
 	const struct check_entry *kv = find(rec, SEC_SETUP, "kernel");
 	design_of(kv ? kv->value : NULL, m);
 	return 0;

@@ -73,6 +73,7 @@ struct check_machine {
 	uint32_t anon_orders_madvise; /* "madvise" (or "inherit" under THP "madvise") */
 	enum sws_backend backend; /* the design of the kernel's version */
 	char backend_why[160];
+	bool dirty_events;        /* the perf trace has writeback:writeback_dirty_folio */
 };
 
 /** The machine of @rec. @return 0, or -1 with a message naming the file and line. */

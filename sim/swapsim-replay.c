@@ -515,6 +515,10 @@ static const struct cli_option options[] = {
 		    "pid/tid of records without one (lackey, addr; default 1)"),
 	CLI_OPT_BITS("--addr-hex", O, rcfg.flags, SWS_TRACE_READ_ADDR_HEX, "addr format: bare digits are hex, not decimal"),
 	CLI_OPT_BITS("--no-ifetch", O, rcfg.flags, SWS_TRACE_READ_NO_IFETCH, "drop instruction-fetch accesses"),
+	CLI_OPT_BITS("--dirty-events", O, rcfg.flags, SWS_TRACE_READ_DIRTY_EVENTS,
+		     "perf: the trace has writeback:writeback_dirty_folio; writes to a file\n"
+		     "no write of which dirtied page cache (/dev/null, O_DIRECT) are no page\n"
+		     "cache writes"),
 	CLI_OPT_U32("--damon-sample-us", "N", O, rcfg.damon_sample_us, 1, UINT32_MAX,
 		    "DAMON sampling interval (default 5000)"),
 	CLI_OPT_U32("--damon-aggr-us", "N", O, rcfg.damon_aggr_us, 1, UINT32_MAX,
@@ -1266,6 +1270,10 @@ static void check_merge(struct opts *o, const struct check_recording *rec, struc
 	merge_zswap(o, m, cmd);
 	/* An access stream tells reads from writes: a first read maps the zero page,
 	 * as in the kernel (the perf trace's faults cannot tell; see --read-fault). */
+	if (m->dirty_events && !(o->rcfg.flags & SWS_TRACE_READ_DIRTY_EVENTS)) {
+		o->rcfg.flags |= SWS_TRACE_READ_DIRTY_EVENTS;
+		put_word(cmd, "--dirty-events");
+	}
 	if (rec->accesses && !o->read_fault_set) {
 		o->read_zero = true;
 		put_word(cmd, "--read-fault");
@@ -1656,7 +1664,7 @@ static int check_replay_usage(struct opts *o)
 	}
 	if (o->reader_opts && !o->trace) {
 		fprintf(stderr, "swapsim-replay: the trace reader options (--pid, --addr-hex, --no-ifetch, "
-				"--damon-*, --max-line) read a --trace; --workload has none (try --help)\n");
+				"--dirty-events, --damon-*, --max-line) read a --trace; --workload has none (try --help)\n");
 		return 2;
 	}
 	if (refuse_inputs(o, NULL))

@@ -131,6 +131,10 @@ static const struct cli_option options[] = {
 	READER_U32("--damon-max-expansion", damon_max_expansion, 1, "DAMON records per input byte, at most (default 4096)"),
 	CLI_OPT_BITS("--addr-hex", O, rcfg.flags, SWS_TRACE_READ_ADDR_HEX, "addr format: bare digits are hex, not decimal"),
 	CLI_OPT_BITS("--no-ifetch", O, rcfg.flags, SWS_TRACE_READ_NO_IFETCH, "drop instruction-fetch accesses"),
+	CLI_OPT_BITS("--dirty-events", O, rcfg.flags, SWS_TRACE_READ_DIRTY_EVENTS,
+		     "perf: the trace has writeback:writeback_dirty_folio; writes to a file\n"
+		     "no write of which dirtied page cache (/dev/null, O_DIRECT) are no page\n"
+		     "cache writes"),
 	CLI_OPT_TEXT("\nConverter options:\n"),
 	CLI_OPT_FLAG("--binary", O, binary, "write the binary encoding (varint-delta records)"),
 	CLI_OPT_BITS("--zstd", O, wcfg.flags, SWS_TRACE_WRITE_ZSTD, "zstd-compress the output"),
@@ -415,9 +419,10 @@ static void print_perf_stats(const struct sws_trace_reader *r)
 	       p.unpaired_exits, p.unfinished_calls);
 	printf("files:           %" PRIu64 " opened, %" PRIu64 " reads and writes imported, %" PRIu64
 	       " on other descriptors left out, %" PRIu64 " opened past the table; %" PRIu64
-	       " kernel-mode faults on user memory, %" PRIu64 " reclaims split anon/file\n",
+	       " kernel-mode faults on user memory, %" PRIu64 " reclaims split anon/file, %" PRIu64
+	       " writes that dirtied no page cache left out\n",
 	       p.files_opened, p.file_io, p.file_io_other_fd, p.fds_untracked, p.kernel_faults,
-	       p.reclaim_split);
+	       p.reclaim_split, p.writes_no_pagecache);
 }
 
 /* What stats counts of a trace. */

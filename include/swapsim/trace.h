@@ -197,6 +197,9 @@ struct sws_trace_reader;
 /* Reader flags (struct sws_trace_reader_config.flags). */
 #define SWS_TRACE_READ_ADDR_HEX (1u << 0)   /* addr: bare digits are hex, not decimal */
 #define SWS_TRACE_READ_NO_IFETCH (1u << 1)  /* drop ACCESS records flagged IFETCH */
+#define SWS_TRACE_READ_DIRTY_EVENTS (1u << 2) /* perf: the trace has writeback:writeback_dirty_folio;
+					      * a write that dirtied no page cache to a file
+					      * none of whose writes has is no FILE record */
 
 /*
  * Reader configuration; a zero-filled struct (or NULL) means all defaults.
@@ -327,6 +330,9 @@ struct sws_trace_perf_stats {
 	uint64_t fds_untracked;    /* openat() results past SWS_TRACE_PERF_MAX_FDS open at
 				      once: their I/O is not imported */
 	uint64_t kernel_faults;    /* exceptions:page_fault_kernel on a user address: ACCESS */
+	uint64_t writes_no_pagecache; /* with SWS_TRACE_READ_DIRTY_EVENTS: writes left out, of
+				      files no write of which dirtied page cache (a device
+				      such as /dev/null, O_DIRECT) */
 	uint64_t reclaim_split;    /* reclaim ends replaced by their shrink_inactive lines'
 				      anon and file counts (SWS_TRACE_F_ANON_LRU/_FILE_LRU) */
 };

@@ -19,7 +19,7 @@ static int check_config(const struct sws_trace_reader_config *c)
 	    (c->env && c->env->version > SWS_ENV_VERSION))
 		return SWS_EVERSION;
 	if ((unsigned)c->format >= SWS_TRACE_NR_FORMATS ||
-	    (c->flags & ~(SWS_TRACE_READ_ADDR_HEX | SWS_TRACE_READ_NO_IFETCH)) ||
+	    (c->flags & ~(SWS_TRACE_READ_ADDR_HEX | SWS_TRACE_READ_NO_IFETCH | SWS_TRACE_READ_DIRTY_EVENTS)) ||
 	    (c->max_line && (c->max_line < 256 || c->max_line > SWS_TRACE_MAX_LINE_LIMIT)) ||
 	    (c->env && c->env->reserved))
 		return SWS_EINVAL;

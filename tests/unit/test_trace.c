@@ -350,10 +350,11 @@ static struct recs life_of(const struct recs *v)
 	return out;
 }
 
-/* Read @path as perf: its records and the importer's counters. */
-static struct recs load_perf(const char *path, struct sws_trace_perf_stats *ps)
+/* Read @path as perf with reader @flags: its records and the importer's counters. */
+static struct recs load_perf_flags(const char *path, uint32_t flags, struct sws_trace_perf_stats *ps)
 {
 	struct sws_trace_reader_config c = with_format(SWS_TRACE_FORMAT_PERF);
+	c.flags = flags;
 	struct sws_trace_reader *r;
 	char msg[600] = "";
 	struct recs v = {0};
@@ -368,6 +369,11 @@ static struct recs load_perf(const char *path, struct sws_trace_perf_stats *ps)
 	sws_trace_reader_perf_stats(r, ps);
 	sws_trace_reader_close(r);
 	return v;
+}
+
+static struct recs load_perf(const char *path, struct sws_trace_perf_stats *ps)
+{
+	return load_perf_flags(path, 0, ps);
 }
 
 /* sws_trace_reader_position(): the line each record came from, a held FORK's
@@ -911,6 +917,40 @@ static void test_perf_file_io(void **state)
 	rec_eq(&v.v[0], 1100000000ull, 0x7f0000200000ull, 0x200000, SWS_TRACE_MADV_HUGEPAGE, 0, 1, 1, 0, 0);
 	rec_eq(&v.v[1], 1300000000ull, 0x7f0000300000ull, 0x10000, SWS_TRACE_MADV_NOHUGEPAGE, 0, 1, 1, 0, 0);
 	assert_int_equal(ps.madvise_other, 0);
+	free(v.v);
+
+	/* writeback:writeback_dirty_folio (SWS_TRACE_READ_DIRTY_EVENTS): fd 3's first
+	 * write dirtied page cache, so its later one (a rewrite of dirty pages)
+	 * is a FILE record too; fd 4's writes (/dev/null) dirtied none and are left
+	 * out; an event outside a write changes nothing. Without the flag every
+	 * write is a FILE record. */
+	const char *dirty_text =
+	    " a 1 [000] 1.00: syscalls:sys_enter_openat: dfd: 0xffffff9c, filename: 0x1000, flags: 0x241, mode: 0x1b6\n"
+	    " a 1 [000] 1.01: syscalls:sys_exit_openat: 0x3\n"
+	    " a 1 [000] 1.02: syscalls:sys_enter_openat: dfd: 0xffffff9c, filename: 0x2000, flags: 0x241, mode: 0x1b6\n"
+	    " a 1 [000] 1.03: syscalls:sys_exit_openat: 0x4\n"
+	    " a 1 [000] 1.04: writeback:writeback_dirty_folio: bdi 254:0: ino=12 index=0\n"
+	    " a 1 [000] 1.05: syscalls:sys_enter_write: fd: 0x00000004, buf: 0x7ffd00001000, count: 0x00002000\n"
+	    " a 1 [000] 1.06: syscalls:sys_exit_write: 0x2000\n"
+	    " a 1 [000] 1.07: syscalls:sys_enter_write: fd: 0x00000003, buf: 0x7ffd00001000, count: 0x00002000\n"
+	    " a 1 [000] 1.08: writeback:writeback_dirty_folio: bdi 254:0: ino=12 index=0\n"
+	    " a 1 [000] 1.09: syscalls:sys_exit_write: 0x2000\n"
+	    " a 1 [000] 1.10: syscalls:sys_enter_pwrite64: fd: 0x00000003, buf: 0x7ffd00001000, count: 0x00001000, pos: 0x0\n"
+	    " a 1 [000] 1.11: syscalls:sys_exit_pwrite64: 0x1000\n"
+	    " a 1 [000] 1.12: syscalls:sys_enter_write: fd: 0x00000004, buf: 0x7ffd00001000, count: 0x00001000\n"
+	    " a 1 [000] 1.13: syscalls:sys_exit_write: 0x1000\n";
+	tmp_text(p, sizeof(p), "perf_dirty.txt", dirty_text);
+	v = load_perf_flags(p, SWS_TRACE_READ_DIRTY_EVENTS, &ps);
+	assert_int_equal(v.n, 2);
+	rec_eq(&v.v[0], 1090000000ull, 0, 0x2000, SWS_TRACE_FILE, SWS_TRACE_F_WRITE, 1, 1, 0, 1);
+	rec_eq(&v.v[1], 1110000000ull, 0, 0x1000, SWS_TRACE_FILE, SWS_TRACE_F_WRITE, 1, 1, 0, 1);
+	assert_int_equal(ps.writes_no_pagecache, 2);
+	assert_int_equal(ps.file_io, 2);
+	free(v.v);
+	v = load_perf(p, &ps);
+	assert_int_equal(v.n, 4);
+	assert_int_equal(v.v[0].arg, 2); /* fd 4's first write */
+	assert_int_equal(ps.writes_no_pagecache, 0);
 	free(v.v);
 
 	/* Bad arguments name the call. */

@@ -32,7 +32,8 @@ struct sws__perf_task {    /* 72 bytes */
 	uint8_t dup_exit;       /* SWS__SRC_* still to report its exit */
 	uint8_t dup_exec;       /* SWS__SRC_* still to report its last exec */
 	uint8_t call;           /* system call in progress: SWS__CALL_* (0: none) */
-	uint8_t pad[3];
+	uint8_t call_dirtied;   /* ... a write that dirtied page cache (writeback_dirty_folio) */
+	uint8_t pad[2];
 	uint64_t call_addr, call_len;
 	uint64_t call_line;     /* the line of its sys_enter_* */
 	uint64_t fork_line;     /* the line of the clone that made it */
@@ -72,7 +73,9 @@ enum {
 struct sws__perf_fd {
 	uint32_t pid, fd;
 	uint32_t file;          /* the FILE records' arg */
-	uint32_t cloexec;       /* opened with O_CLOEXEC: closed by exec */
+	uint8_t cloexec;        /* opened with O_CLOEXEC: closed by exec */
+	uint8_t pagecache;      /* a write of it dirtied page cache (writeback_dirty_folio) */
+	uint8_t pad[2];
 	uint64_t pos;
 };
 
@@ -665,6 +668,7 @@ static int call_enter(struct sws_trace_reader *r, const struct sws_perf_line *pl
 	e->call_addr = addr;
 	e->call_len = len;
 	e->call_arg = arg;
+	e->call_dirtied = 0;
 	e->call_line = r->line;
 	return 0;
 }
@@ -672,7 +676,7 @@ static int call_enter(struct sws_trace_reader *r, const struct sws_perf_line *pl
 /* The exit of @call on the line's thread: @return 1 with its arguments taken,
  * 0 when no enter is pending (counted), or an error. */
 static int call_exit(struct sws_trace_reader *r, const struct sws_perf_line *pl, uint8_t call,
-		     uint64_t *addr, uint64_t *len, uint32_t *arg)
+		     uint64_t *addr, uint64_t *len, uint32_t *arg, int *dirtied)
 {
 	struct sws__perf *pf = perf_of(r);
 	struct sws__perf_task *e = pl->has_tid ? task_find(pf, pl->tid) : NULL;
@@ -690,6 +694,7 @@ static int call_exit(struct sws_trace_reader *r, const struct sws_perf_line *pl,
 	*addr = e->call_addr;
 	*len = e->call_len;
 	*arg = e->call_arg;
+	*dirtied = e->call_dirtied;
 	e->call = 0;
 	task_put(pf, e);
 	return 1;
@@ -808,9 +813,10 @@ static int fd_dup(struct sws__perf *pf, uint8_t call, uint32_t pid, uint32_t old
 /* The successful return @ret of a file call of process @pid: the descriptor
  * table follows openat, close and lseek; read and write make a FILE record of
  * the bytes they moved, at the descriptor's offset (@pos for pread64 and
- * pwrite64). @fd_or_flags: the call's fd (openat: its flags). */
+ * pwrite64). @fd_or_flags: the call's fd (openat: its flags). @dirtied: a
+ * write that dirtied page cache (SWS_TRACE_READ_DIRTY_EVENTS). */
 static int file_call(struct sws_trace_reader *r, const struct sws_perf_line *pl, uint8_t call,
-		     uint32_t pid, uint64_t pos, uint32_t fd_or_flags, uint64_t ret)
+		     uint32_t pid, uint64_t pos, uint32_t fd_or_flags, uint64_t ret, int dirtied)
 {
 	struct sws__perf *pf = perf_of(r);
 	struct sws__perf_fd *f;
@@ -854,6 +860,13 @@ static int file_call(struct sws_trace_reader *r, const struct sws_perf_line *pl,
 	}
 	if (!ret)
 		return 0; /* the end of the file: nothing moved */
+	if (call >= SWS__CALL_WRITE && (r->cfg.flags & SWS_TRACE_READ_DIRTY_EVENTS)) {
+		f->pagecache |= (uint8_t)dirtied;
+		if (!f->pagecache) { /* no write of it has gone through the page cache */
+			pf->st.writes_no_pagecache++;
+			return 0;
+		}
+	}
 	int positioned = call == SWS__CALL_PREAD64 || call == SWS__CALL_PWRITE64;
 	uint64_t off = positioned ? pos : f->pos;
 	if (!positioned)
@@ -882,7 +895,8 @@ static int perf_syscall(struct sws_trace_reader *r, const struct sws_perf_line *
 	char *t = sws__token(&p);
 	if (!t || sws__token(&p) || sws__parse_u64(t, strlen(t), 1, &ret))
 		return sws__trace_err_line(r, SWS_EFORMAT, "%s: bad or missing return value", ev);
-	int rc = call_exit(r, pl, call, &a, &b, &arg);
+	int dirtied = 0;
+	int rc = call_exit(r, pl, call, &a, &b, &arg, &dirtied);
 	if (rc <= 0)
 		return rc;
 	uint32_t pid = line_pid(r, pl);
@@ -936,7 +950,7 @@ static int perf_syscall(struct sws_trace_reader *r, const struct sws_perf_line *
 		}
 		if (call >= SWS__CALL_DUP && call <= SWS__CALL_FCNTL)
 			return fd_dup(pf, call, pid, arg, b, ret);
-		return file_call(r, pl, call, pid, a, arg, ret);
+		return file_call(r, pl, call, pid, a, arg, ret, dirtied);
 	}
 }
 
@@ -1148,6 +1162,13 @@ static int perf_line(struct sws_trace_reader *r, char *line)
 		uint32_t flags = ((code & 0x2) ? SWS_TRACE_F_WRITE : 0) |
 				 ((code & 0x10) ? SWS_TRACE_F_IFETCH : 0);
 		return q_rec(r, &pl, SWS_TRACE_ACCESS, addr, 0, flags, pid, tid, 0);
+	}
+	if (!strcmp(pl.event, "writeback:writeback_dirty_folio")) {
+		/* page cache dirtied: by a write in progress, that write's */
+		struct sws__perf_task *e = pl.has_tid ? task_find(pf, pl.tid) : NULL;
+		if (e && e->call >= SWS__CALL_WRITE)
+			e->call_dirtied = 1;
+		return 0;
 	}
 	if (is_sw_fault_event(pl.event)) {
 		/* With a period column this is perf script's default layout: the
