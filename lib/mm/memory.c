@@ -55,32 +55,39 @@
  * meanwhile (swapcache_prepare(), which refuses a slot whose count is not 1:
  * the kernel's __swap_count(entry) == 1 test; the model refuses a large range
  * with any such slot and reads order 0) and do_swap_page() unpins them, which
- * frees them. @return 0 and the locked folio (not in the swap cache, dirty:
- * its slots go); SWS_EAGAIN or SWS_EOPNOTSUPP (take the swap cache);
- * SWS_EEXIST (someone else is swapping it in); SWS_ENOMEM; SWS_ECORRUPT.
+ * frees them. An order-0 slot is pinned before its folio is allocated: the
+ * kernel tests the count first, without a lock, so a slot shared since a fork
+ * allocates nothing here (it goes through the swap cache), and the one
+ * cluster lock of the pin stands for swapcache_prepare()'s. @return 0 and the
+ * locked folio (not in the swap cache, dirty: its slots go); SWS_EAGAIN or
+ * SWS_EOPNOTSUPP (take the swap cache); SWS_EEXIST (someone else is swapping
+ * it in); SWS_ENOMEM; SWS_ECORRUPT.
  */
 static int swapin_skip_swapcache(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, sws_entry_t e,
 				 struct sws_device *si, unsigned orders, uint64_t *pfnp)
 {
-	uint64_t pfn, shadow = 0;
-	unsigned order;
+	uint64_t pfn = 0, shadow = 0;
+	unsigned order = 0;
 	int rc;
-	for (;;) {
-		order = orders ? 31 - (unsigned)__builtin_clz(orders) : 0; /* the largest order left first */
-		rc = sws__mm_folio_alloc(cpu, mm, memcg, order, &pfn);
-		if (!rc || !order)
+	while (orders) {
+		order = 31 - (unsigned)__builtin_clz(orders); /* the largest order left first */
+		if (!sws__mm_folio_alloc(cpu, mm, memcg, order, &pfn))
 			break;
 		sws__mm_count_swpin(mm, cpu, order, true);
 		orders &= ~(1u << order);
+		order = 0;
+	}
+	sws_entry_t first = e - (sws_swp_offset(e) & ((1u << order) - 1));
+	rc = sws_swapin_bypass_start(cpu, first, 1u << order, &shadow);
+	if (rc && order) {
+		sws__mm_folio_free(cpu, mm, pfn);
+		if (rc != SWS_EEXIST && rc != SWS_ENOENT)
+			return swapin_skip_swapcache(cpu, mm, memcg, e, si, 0, pfnp);
 	}
 	if (rc)
 		return rc;
-	sws_entry_t first = e - (sws_swp_offset(e) & ((1u << order) - 1));
-	rc = sws_swapin_bypass_start(cpu, first, 1u << order, &shadow);
-	if (rc) {
-		sws__mm_folio_free(cpu, mm, pfn);
-		if (order && rc != SWS_EEXIST && rc != SWS_ENOENT)
-			return swapin_skip_swapcache(cpu, mm, memcg, e, si, 0, pfnp);
+	if (!order && (rc = sws__mm_folio_alloc(cpu, mm, memcg, 0, &pfn)) != 0) {
+		sws_swapin_bypass_done(cpu, e, 1); /* the pin goes (and the slot, if unused now) */
 		return rc;
 	}
 	struct sws_folio *f = mm_folio(mm, pfn); /* locked */
