@@ -312,6 +312,151 @@ static void test_swapin_large_forked(void **state)
 	env_close(&e);
 }
 
+/*
+ * Sixteen order-0 folios (each page read first, mapping the zero page, then
+ * written: do_wp_page() copies into a folio of its own), swapped out together
+ * into slots 16 to 31 (15 other pages took slots 1 to 15) with each page's
+ * seed of its own. can_swapin_thp() asks
+ * only that the PTEs hold consecutive entries of one device with one zero
+ * flag and no slot in the swap cache, not how the slots were written: on the
+ * designs that swap in large folios a read of page 5 reads the 16 pages into
+ * one 64 KiB folio (pswpin 16, pgalloc 16, swpin[4] 1, one major fault), each
+ * page with its own bytes (verify_ok 16, byte for byte). A write to page 3 then
+ * gives the folio a new version; it goes out whole (swpout[4] 1) and comes
+ * back whole, every page as written. The vswap designs read order 0.
+ */
+static void test_swapin_large_separate(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	const bool large = b != SWS_DESIGN_VSWAP && b != SWS_DESIGN_VSWAP_V3 && b != SWS_DESIGN_VSWAP_ST;
+	struct env e;
+	struct sws_sim_config cfg = {.backend = b};
+	assert_sws(0, sws_sim_create(&cfg, &e.sim));
+	assert_sws(0, sws_cpu_attach(e.sim, &e.cpu));
+	struct sws_device_config dc = {.nr_slots = 4096, .flags = SYNC, .backing = SWS_BACKING_MEMORY};
+	int type;
+	assert_sws(0, sws_swapon(e.sim, &dc, &type));
+	struct sws_mm_config mc = {.ram_pages = 1024, .anon_orders = 1u << 4, .flags = SWS_MM_VERIFY, .seed = 7,
+				   .content_weight = {0, 1, 1, 0, 1}};
+	assert_sws(0, sws_mm_create(e.sim, &mc, &e.mm));
+	assert_sws(0, sws_mm_space_create(e.mm, 0, &e.asid));
+	/* Slots 1 to 15 first (pages 112 to 126), so that pages 0 to 15 take 16 to 31. */
+	for (unsigned p = 0; p < 31; p++) /* the zero page: the blocks are not empty any more */
+		assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(p < 15 ? 112 + p : p - 15), false), 1);
+	for (unsigned p = 0; p < 31; p++)
+		assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(p < 15 ? 112 + p : p - 15), true), 1);
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, e.asid, PG(112), 15 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, e.asid, PG(0), 16 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
+	assert_int_equal(s0.swpout[0], 31);
+	assert_int_equal(s0.swpout[4], 0);
+	for (unsigned p = 0; p < 16; p++) /* consecutive, aligned as the addresses */
+		assert_int_equal(sws_swp_offset(pte_entry(&e, PG(p))), 16 + p);
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(5), false), 1);
+	struct sws_mm_stats s = sws_test_mm_stats(e.mm);
+	const uint64_t nr = large ? 16 : 1;
+	assert_int_equal(s.counters[SWS_MM_pgmajfault] - s0.counters[SWS_MM_pgmajfault], 1);
+	assert_int_equal(s.counters[SWS_MM_pswpin] - s0.counters[SWS_MM_pswpin], nr);
+	assert_int_equal(s.counters[SWS_MM_pgalloc] - s0.counters[SWS_MM_pgalloc], nr);
+	assert_int_equal(s.counters[SWS_MM_verify_ok] - s0.counters[SWS_MM_verify_ok], nr);
+	assert_int_equal(s.swpin[4], large ? 1 : 0);
+	assert_int_equal(s.swpin_fallback[4], 0);
+	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
+	for (unsigned p = 0; p < 16; p++) /* mapped by the one fault (order 0: one fault each) */
+		assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(p), false), !large && p != 5);
+	assert_int_equal(sws_test_mm_stats(e.mm).counters[SWS_MM_verify_fail], 0);
+	if (!large) {
+		env_close(&e);
+		return;
+	}
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(3), true), 0);
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, e.asid, PG(0), 16 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	s0 = sws_test_mm_stats(e.mm);
+	assert_int_equal(s0.swpout[4], 1);
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(9), false), 1);
+	for (unsigned p = 0; p < 16; p++)
+		assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(p), false), 0);
+	s = sws_test_mm_stats(e.mm);
+	assert_int_equal(s.counters[SWS_MM_pswpin] - s0.counters[SWS_MM_pswpin], 16);
+	assert_int_equal(s.counters[SWS_MM_verify_ok] - s0.counters[SWS_MM_verify_ok], 16);
+	assert_int_equal(s.swpin[4], 2);
+	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
+	env_close(&e);
+}
+
+/* A memcg of 20 pages: the 64 KiB folio swapped out whole, then eight
+ * order-0 pages written (pages 32-39): 8 pages charged. */
+static void env_open_memcg(struct env *e, enum sws_backend b, uint16_t *cg)
+{
+	struct sws_sim_config cfg = {.backend = b};
+	assert_sws(0, sws_sim_create(&cfg, &e->sim));
+	assert_sws(0, sws_cpu_attach(e->sim, &e->cpu));
+	struct sws_device_config dc = {.nr_slots = 4096, .flags = SYNC, .backing = SWS_BACKING_MEMORY};
+	int type;
+	assert_sws(0, sws_swapon(e->sim, &dc, &type));
+	struct sws_mm_config mc = {.ram_pages = 1024, .anon_orders = 1u << 4, .flags = SWS_MM_VERIFY, .seed = 7,
+				   .content_weight = {0, 1, 1, 0, 1}};
+	assert_sws(0, sws_mm_create(e->sim, &mc, &e->mm));
+	assert_sws(0, sws_mm_memcg_create(e->mm, 20, cg));
+	assert_sws(0, sws_mm_space_create(e->mm, *cg, &e->asid));
+	for (unsigned p = 0; p < 16; p++)
+		assert_int_equal(sws_mm_access(e->cpu, e->mm, e->asid, PG(p), true), !p);
+	assert_sws(0, sws_mm_madvise(e->cpu, e->mm, e->asid, PG(0), 16 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	assert_int_equal(sws_test_mm_stats(e->mm).swpout[4], 1);
+	for (unsigned p = 32; p < 40; p++) /* the zero page first: order-0 folios */
+		assert_int_equal(sws_mm_access(e->cpu, e->mm, e->asid, PG(p), false), 1);
+	for (unsigned p = 32; p < 40; p++)
+		assert_int_equal(sws_mm_access(e->cpu, e->mm, e->asid, PG(p), true), 1);
+	assert_int_equal(atomic_load(&e->mm->memcgs[*cg].usage), 8);
+}
+
+/*
+ * The memcg charge of a large swap-in folio fails (alloc_swap_folio():
+ * mem_cgroup_swapin_charge_folio() with the gfp of vma_thp_gfp_mask(), which
+ * under the default defrag "madvise" reclaims only in a MADV_HUGEPAGE region):
+ * 8 + 16 pages pass the memcg's 20, so the read of page 5 counts
+ * swpin_fallback_charge[4] and swpin_fallback[4] (one each), reclaims nothing
+ * and reads page 5 alone (pgalloc 1, pswpin 1, one major fault; 9 pages
+ * charged). In a region madvise()d MADV_HUGEPAGE the charge reclaims from the
+ * memcg instead and the folio comes in whole (swpin[4] 1, no fallback).
+ */
+static void test_swapin_large_charge(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct env e;
+	uint16_t cg;
+	env_open_memcg(&e, b, &cg);
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(5), false), 1);
+	struct sws_mm_stats s = sws_test_mm_stats(e.mm);
+	assert_int_equal(s.swpin_fallback_charge[4], 1);
+	assert_int_equal(s.swpin_fallback[4], 1);
+	assert_int_equal(s.swpin[4], 0);
+	assert_int_equal(s.counters[SWS_MM_pgalloc] - s0.counters[SWS_MM_pgalloc], 1);
+	assert_int_equal(s.counters[SWS_MM_pswpin] - s0.counters[SWS_MM_pswpin], 1);
+	assert_int_equal(s.counters[SWS_MM_pgmajfault] - s0.counters[SWS_MM_pgmajfault], 1);
+	assert_int_equal(s.counters[SWS_MM_pgscan] - s0.counters[SWS_MM_pgscan], 0);
+	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
+	assert_int_equal(atomic_load(&e.mm->memcgs[cg].usage), 9);
+	for (unsigned o = 1; o < SWS_NR_ORDERS; o++) /* one order asked */
+		assert_int_equal(s.swpin_fallback_charge[o], o == 4);
+	env_close(&e);
+
+	env_open_memcg(&e, b, &cg);
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, e.asid, PG(0), 16 * SWS_PAGE_SIZE, SWS_MADV_HUGEPAGE));
+	s0 = sws_test_mm_stats(e.mm);
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(5), false), 1);
+	s = sws_test_mm_stats(e.mm);
+	assert_int_equal(s.swpin[4], 1);
+	assert_int_equal(s.swpin_fallback[4], 0);
+	assert_int_equal(s.swpin_fallback_charge[4], 0);
+	assert_int_equal(s.counters[SWS_MM_pswpin] - s0.counters[SWS_MM_pswpin], 16);
+	assert_true(s.counters[SWS_MM_pgsteal] - s0.counters[SWS_MM_pgsteal] >= 4);
+	assert_true(atomic_load(&e.mm->memcgs[cg].usage) <= 20);
+	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
+	env_close(&e);
+}
+
 /* Order 0 where the kernel reads order 0: a device that is not synchronous,
  * and the vswap designs (their series' large swap-in is not modelled). */
 static void test_swapin_large_not(void **state)
@@ -346,6 +491,11 @@ int main(void)
 		LARGE(test_swapin_large_fallback),
 		LARGE(test_swapin_large_verify),
 		LARGE(test_swapin_large_region_end),
+		LARGE(test_swapin_large_separate),
+		LARGE(test_swapin_large_charge),
+		cmocka_unit_test_prestate(test_swapin_large_separate, &vswap),
+		cmocka_unit_test_prestate(test_swapin_large_separate, &vswap_v3),
+		cmocka_unit_test_prestate(test_swapin_large_separate, &vswap_st),
 		cmocka_unit_test_prestate(test_swapin_large_forked, &xarray),
 		cmocka_unit_test_prestate(test_swapin_large_forked, &st_p1),
 		cmocka_unit_test_prestate(test_swapin_large_forked, &vswap_v3),
