@@ -25,9 +25,8 @@ struct env {
 };
 
 /* A 4096-slot device (@dev_flags, bytes kept: verify reads them back), 1024
- * pages of RAM, 64 KiB mTHP "always", verify mode; one space whose first write
- * at PG(0) faults in one 64 KiB folio, then swapped out whole. */
-static void env_open_orders(struct env *e, enum sws_backend b, uint32_t dev_flags, bool zswap, uint32_t orders)
+ * pages of RAM, the mTHP sizes @orders "always", verify mode; no space yet. */
+static void env_create(struct env *e, enum sws_backend b, uint32_t dev_flags, uint32_t orders)
 {
 	struct sws_sim_config cfg = {.backend = b};
 	assert_sws(0, sws_sim_create(&cfg, &e->sim));
@@ -38,6 +37,13 @@ static void env_open_orders(struct env *e, enum sws_backend b, uint32_t dev_flag
 	struct sws_mm_config mc = {.ram_pages = 1024, .anon_orders = orders, .flags = SWS_MM_VERIFY, .seed = 7,
 				   .content_weight = {0, 1, 1, 0, 1}};
 	assert_sws(0, sws_mm_create(e->sim, &mc, &e->mm));
+}
+
+/* env_create(); one space whose first write at PG(0) faults in one 64 KiB
+ * folio, then swapped out whole. */
+static void env_open_orders(struct env *e, enum sws_backend b, uint32_t dev_flags, bool zswap, uint32_t orders)
+{
+	env_create(e, b, dev_flags, orders);
 	if (zswap)
 		assert_sws(0, sws_mm_zswap_enable(e->mm, NULL));
 	assert_sws(0, sws_mm_space_create(e->mm, 0, &e->asid));
@@ -80,6 +86,26 @@ static uint64_t slots_used(struct env *e)
 	return total - free_slots;
 }
 
+/* The 64 KiB folio at PG(0) out whole (the @nth order-4 swap-out) and back
+ * whole by one fault at page @page (@write: a write fault, every page written
+ * after it): one major fault, pswpin 16, one more swpin[4], each page's bytes
+ * as written (verify_ok 16). */
+static void assert_out_and_back(struct env *e, uint64_t nth, unsigned page, bool write)
+{
+	assert_sws(0, sws_mm_madvise(e->cpu, e->mm, e->asid, PG(0), 16 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	struct sws_mm_stats s0 = sws_test_mm_stats(e->mm);
+	assert_int_equal(s0.swpout[4], nth);
+	assert_int_equal(sws_mm_access(e->cpu, e->mm, e->asid, PG(page), write), 1);
+	for (unsigned p = 0; p < 16; p++)
+		assert_int_equal(sws_mm_access(e->cpu, e->mm, e->asid, PG(p), write), 0);
+	struct sws_mm_stats s = sws_test_mm_stats(e->mm);
+	assert_int_equal(s.counters[SWS_MM_pgmajfault] - s0.counters[SWS_MM_pgmajfault], 1);
+	assert_int_equal(s.counters[SWS_MM_pswpin] - s0.counters[SWS_MM_pswpin], 16);
+	assert_int_equal(s.counters[SWS_MM_verify_ok] - s0.counters[SWS_MM_verify_ok], 16);
+	assert_int_equal(s.swpin[4], s0.swpin[4] + 1);
+	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
+}
+
 /*
  * On a design that swaps in large folios: a read of page 5 reads the 16 pages
  * in one I/O (pswpin 16, swpin[4] 1) with one major fault, maps them all
@@ -115,17 +141,7 @@ static void test_swapin_large(void **state)
 	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
 	/* Out whole and back whole again, after a write to page 3 (a new version
 	 * of the folio's contents): a write fault maps it writable. */
-	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, e.asid, PG(0), 16 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
-	s0 = sws_test_mm_stats(e.mm);
-	assert_int_equal(s0.swpout[4], 2);
-	assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(15), true), 1);
-	for (unsigned p = 0; p < 16; p++)
-		assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(p), true), 0);
-	s = sws_test_mm_stats(e.mm);
-	assert_int_equal(s.counters[SWS_MM_pgmajfault] - s0.counters[SWS_MM_pgmajfault], 1);
-	assert_int_equal(s.counters[SWS_MM_pswpin] - s0.counters[SWS_MM_pswpin], 16);
-	assert_int_equal(s.swpin[4], 2);
-	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
+	assert_out_and_back(&e, 2, 15, true);
 	env_close(&e);
 }
 
@@ -330,15 +346,7 @@ static void test_swapin_large_separate(void **state)
 	enum sws_backend b = *(enum sws_backend *)*state;
 	const bool large = b != SWS_DESIGN_VSWAP && b != SWS_DESIGN_VSWAP_V3 && b != SWS_DESIGN_VSWAP_ST;
 	struct env e;
-	struct sws_sim_config cfg = {.backend = b};
-	assert_sws(0, sws_sim_create(&cfg, &e.sim));
-	assert_sws(0, sws_cpu_attach(e.sim, &e.cpu));
-	struct sws_device_config dc = {.nr_slots = 4096, .flags = SYNC, .backing = SWS_BACKING_MEMORY};
-	int type;
-	assert_sws(0, sws_swapon(e.sim, &dc, &type));
-	struct sws_mm_config mc = {.ram_pages = 1024, .anon_orders = 1u << 4, .flags = SWS_MM_VERIFY, .seed = 7,
-				   .content_weight = {0, 1, 1, 0, 1}};
-	assert_sws(0, sws_mm_create(e.sim, &mc, &e.mm));
+	env_create(&e, b, SYNC, 1u << 4);
 	assert_sws(0, sws_mm_space_create(e.mm, 0, &e.asid));
 	/* Slots 1 to 15 first (pages 112 to 126), so that pages 0 to 15 take 16 to 31. */
 	for (unsigned p = 0; p < 31; p++) /* the zero page: the blocks are not empty any more */
@@ -370,17 +378,7 @@ static void test_swapin_large_separate(void **state)
 		return;
 	}
 	assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(3), true), 0);
-	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, e.asid, PG(0), 16 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
-	s0 = sws_test_mm_stats(e.mm);
-	assert_int_equal(s0.swpout[4], 1);
-	assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(9), false), 1);
-	for (unsigned p = 0; p < 16; p++)
-		assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(p), false), 0);
-	s = sws_test_mm_stats(e.mm);
-	assert_int_equal(s.counters[SWS_MM_pswpin] - s0.counters[SWS_MM_pswpin], 16);
-	assert_int_equal(s.counters[SWS_MM_verify_ok] - s0.counters[SWS_MM_verify_ok], 16);
-	assert_int_equal(s.swpin[4], 2);
-	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
+	assert_out_and_back(&e, 1, 9, false);
 	env_close(&e);
 }
 
@@ -388,15 +386,7 @@ static void test_swapin_large_separate(void **state)
  * order-0 pages written (pages 32-39): 8 pages charged. */
 static void env_open_memcg(struct env *e, enum sws_backend b, uint16_t *cg)
 {
-	struct sws_sim_config cfg = {.backend = b};
-	assert_sws(0, sws_sim_create(&cfg, &e->sim));
-	assert_sws(0, sws_cpu_attach(e->sim, &e->cpu));
-	struct sws_device_config dc = {.nr_slots = 4096, .flags = SYNC, .backing = SWS_BACKING_MEMORY};
-	int type;
-	assert_sws(0, sws_swapon(e->sim, &dc, &type));
-	struct sws_mm_config mc = {.ram_pages = 1024, .anon_orders = 1u << 4, .flags = SWS_MM_VERIFY, .seed = 7,
-				   .content_weight = {0, 1, 1, 0, 1}};
-	assert_sws(0, sws_mm_create(e->sim, &mc, &e->mm));
+	env_create(e, b, SYNC, 1u << 4);
 	assert_sws(0, sws_mm_memcg_create(e->mm, 20, cg));
 	assert_sws(0, sws_mm_space_create(e->mm, *cg, &e->asid));
 	for (unsigned p = 0; p < 16; p++)
