@@ -16,6 +16,9 @@
 
 #define PG(n) ((uint64_t)(n) * SWS_PAGE_SIZE + 0x10000000ull)
 #define SYNC (SWS_SWP_SOLIDSTATE | SWS_SWP_SYNCHRONOUS_IO)
+/* Counter @c of struct sws_mm_stats @s moved by @want since @s0. */
+#define assert_delta(s, s0, c, want)                                                               \
+	assert_int_equal((s).counters[SWS_MM_##c] - (s0).counters[SWS_MM_##c], (want))
 
 struct env {
 	struct sws_sim *sim;
@@ -308,10 +311,10 @@ static void test_swapin_large_forked(void **state)
 	assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(5), false), 1);
 	struct sws_mm_stats s = sws_test_mm_stats(e.mm);
 	sws_stats_snapshot(e.sim, &w);
-	assert_int_equal(s.counters[SWS_MM_pgalloc] - s0.counters[SWS_MM_pgalloc], 1);
-	assert_int_equal(s.counters[SWS_MM_pswpin] - s0.counters[SWS_MM_pswpin], 1);
-	assert_int_equal(s.counters[SWS_MM_pgmajfault] - s0.counters[SWS_MM_pgmajfault], 1);
-	assert_int_equal(s.counters[SWS_MM_swap_ra] - s0.counters[SWS_MM_swap_ra], 0);
+	assert_delta(s, s0, pgalloc, 1);
+	assert_delta(s, s0, pswpin, 1);
+	assert_delta(s, s0, pgmajfault, 1);
+	assert_delta(s, s0, swap_ra, 0);
 	assert_int_equal(s.swpin[4], 0);
 	assert_int_equal(s.swpin_fallback[4], 0);
 	assert_int_equal(w.counters[SWS_CTR_swap_cache_bypass] - w0.counters[SWS_CTR_swap_cache_bypass], 0);
@@ -321,9 +324,9 @@ static void test_swapin_large_forked(void **state)
 	s0 = s;
 	assert_int_equal(sws_mm_access(e.cpu, e.mm, child, PG(5), false), 1);
 	s = sws_test_mm_stats(e.mm);
-	assert_int_equal(s.counters[SWS_MM_pgalloc] - s0.counters[SWS_MM_pgalloc], 0);
-	assert_int_equal(s.counters[SWS_MM_swapcache_hit] - s0.counters[SWS_MM_swapcache_hit], 1);
-	assert_int_equal(s.counters[SWS_MM_pgmajfault] - s0.counters[SWS_MM_pgmajfault], 0);
+	assert_delta(s, s0, pgalloc, 0);
+	assert_delta(s, s0, swapcache_hit, 1);
+	assert_delta(s, s0, pgmajfault, 0);
 	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
 	env_close(&e);
 }
@@ -422,10 +425,10 @@ static void test_swapin_large_charge(void **state)
 	assert_int_equal(s.swpin_fallback_charge[4], 1);
 	assert_int_equal(s.swpin_fallback[4], 1);
 	assert_int_equal(s.swpin[4], 0);
-	assert_int_equal(s.counters[SWS_MM_pgalloc] - s0.counters[SWS_MM_pgalloc], 1);
-	assert_int_equal(s.counters[SWS_MM_pswpin] - s0.counters[SWS_MM_pswpin], 1);
-	assert_int_equal(s.counters[SWS_MM_pgmajfault] - s0.counters[SWS_MM_pgmajfault], 1);
-	assert_int_equal(s.counters[SWS_MM_pgscan] - s0.counters[SWS_MM_pgscan], 0);
+	assert_delta(s, s0, pgalloc, 1);
+	assert_delta(s, s0, pswpin, 1);
+	assert_delta(s, s0, pgmajfault, 1);
+	assert_delta(s, s0, pgscan, 0);
 	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
 	assert_int_equal(atomic_load(&e.mm->memcgs[cg].usage), 9);
 	for (unsigned o = 1; o < SWS_NR_ORDERS; o++) /* one order asked */
@@ -440,7 +443,7 @@ static void test_swapin_large_charge(void **state)
 	assert_int_equal(s.swpin[4], 1);
 	assert_int_equal(s.swpin_fallback[4], 0);
 	assert_int_equal(s.swpin_fallback_charge[4], 0);
-	assert_int_equal(s.counters[SWS_MM_pswpin] - s0.counters[SWS_MM_pswpin], 16);
+	assert_delta(s, s0, pswpin, 16);
 	assert_true(s.counters[SWS_MM_pgsteal] - s0.counters[SWS_MM_pgsteal] >= 4);
 	assert_true(atomic_load(&e.mm->memcgs[cg].usage) <= 20);
 	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
