@@ -653,10 +653,11 @@ static unsigned rows_of(const struct check_recording *rec, const struct sws_repl
 	}
 	/* mTHP's per-size counters (6.8+): 64kB.swpout beside the model's order-4 swpout */
 	for (unsigned o = 1; o < SWS_NR_ORDERS; o++) {
-		static const char *const stat[] = {"swpout", "swpout_fallback", "swpin", "swpin_fallback"};
+		static const char *const stat[] = {"swpout", "swpout_fallback", "swpin", "swpin_fallback",
+						   "swpin_fallback_charge"};
 		const uint64_t sim[] = {rep->mm.swpout[o], rep->mm.swpout_fallback[o], rep->mm.swpin[o],
-					rep->mm.swpin_fallback[o]};
-		for (unsigned k = 0; k < 4; k++) {
+					rep->mm.swpin_fallback[o], rep->mm.swpin_fallback_charge[o]};
+		for (unsigned k = 0; k < sizeof(stat) / sizeof(stat[0]); k++) {
 			char key[40];
 			snprintf(key, sizeof(key), "%ukB.%s", 4u << o, stat[k]);
 			const struct check_entry *e = find(rec, SEC_MTHP, key);
@@ -892,7 +893,7 @@ int check_print(const struct check_recording *rec, const struct check_machine *m
 		const char *cmdline, const struct sws_replay_report *rep, bool json,
 		const char *report_json, FILE *out)
 {
-	struct row rows[sizeof(counters) / sizeof(counters[0]) + 4 * SWS_NR_ORDERS];
+	struct row rows[sizeof(counters) / sizeof(counters[0]) + 5 * SWS_NR_ORDERS];
 	unsigned n = rows_of(rec, rep, rows);
 	if (json)
 		print_json(rec, m, cmdline, rep, rows, n, report_json, out);

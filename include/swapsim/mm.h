@@ -357,6 +357,7 @@ struct sws_mm_stats {
 	uint64_t zswpout_order[SWS_NR_ORDERS];   /* per-order zswap stores (folios) */
 	uint64_t swpin[SWS_NR_ORDERS];           /* large folios read from a device whole (orders > 0) */
 	uint64_t swpin_fallback[SWS_NR_ORDERS];  /* large swap-ins that took a smaller order (orders > 0) */
+	uint64_t swpin_fallback_charge[SWS_NR_ORDERS]; /* of those, the ones whose memcg charge failed */
 	/* pswpout and pswpin by the swap tier of the device (tier 0: devices with none;
 	 * swapsim/device.h): pages written to, and read from, its devices. */
 	uint64_t tier_swpout[SWS_SWAP_NR_TIERS], tier_swpin[SWS_SWAP_NR_TIERS];

@@ -126,6 +126,29 @@ static void handle_over_high(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t me
 	reclaim_round(cpu, mm, memcg, u - mc->high, true);
 }
 
+/* try_charge_memcg()'s first step: @nr pages from this CPU's @stock (NULL:
+ * none), else a batch ahead, else just @nr. @return false: @memcg is full. */
+static bool charge_fast(struct sws_mm *mm, struct sws_mm_pcpu *stock, uint16_t memcg, uint64_t nr)
+{
+	struct sws_memcg *mc = &mm->memcgs[memcg];
+	if (stock && consume_stock(stock, memcg, nr))
+		return true;
+	uint64_t ahead = stock && nr < MEMCG_CHARGE_BATCH ? MEMCG_CHARGE_BATCH - nr : 0;
+	if (ahead && memcg_try_charge(mc, nr + ahead)) {
+		refill_stock(mm, stock, memcg, ahead);
+		return true;
+	}
+	return memcg_try_charge(mc, nr);
+}
+
+/* A charge to @memcg done: its cost, and the excess over memory.high reclaimed. */
+static void charged(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg)
+{
+	mm_cost(cpu, SWS_COST_memcg_charge, 1);
+	if (sws_unlikely(mm->memcgs[memcg].high))
+		handle_over_high(cpu, mm, memcg);
+}
+
 /*
  * try_charge_memcg() and the page allocator's slow path, reduced: charge @nr
  * pages to @memcg and to RAM. Over either limit, reclaim from that memcg (or,
@@ -152,18 +175,10 @@ int sws__mm_charge(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint6
 		 * short, go straight to reclaim (no charge to take back). */
 		bool memcg_full = false;
 		if (stock || mc->limit || sws__mm_free_pages(mm) >= (int64_t)nr) {
-			if (!stock || !consume_stock(stock, memcg, nr)) {
-				uint64_t ahead = stock && nr < MEMCG_CHARGE_BATCH ? MEMCG_CHARGE_BATCH - nr : 0;
-				if (ahead && memcg_try_charge(mc, nr + ahead))
-					refill_stock(mm, stock, memcg, ahead);
-				else
-					memcg_full = !memcg_try_charge(mc, nr);
-			}
+			memcg_full = !charge_fast(mm, stock, memcg, nr);
 			if (!memcg_full) {
 				if (sws__mm_ram_take(cpu, mm, nr)) {
-					mm_cost(cpu, SWS_COST_memcg_charge, 1);
-					if (sws_unlikely(mc->high))
-						handle_over_high(cpu, mm, memcg);
+					charged(cpu, mm, memcg);
 					return 0;
 				}
 				atomic_fetch_sub(&mc->usage, nr);
@@ -187,6 +202,15 @@ int sws__mm_charge(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint6
 		retries = MAX_RECLAIM_RETRIES;
 	}
 	return SWS_ENOMEM;
+}
+
+int sws__mm_charge_nowait(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr)
+{
+	struct sws_mm_pcpu *stock = cpu && mm->cfg.policy != SWS_RECLAIM_LRU ? &mm->pcpu[sws__cpu_id(cpu)] : NULL;
+	if (!charge_fast(mm, stock, memcg, nr))
+		return SWS_ENOMEM; /* !gfpflags_allow_blocking(): no reclaim, nomem */
+	charged(cpu, mm, memcg);
+	return 0;
 }
 
 void sws__mm_uncharge_folios(struct sws_mm *mm, const uint32_t *pfn, unsigned n)

@@ -45,42 +45,84 @@
 
 #include "mm_internal.h"
 
+/* The room for a large folio's own page seeds (PG_page_seed), kept with the
+ * descriptor for reuse. @return 0 or SWS_ENOMEM. */
+static int page_seed_room(struct sws_mm *mm, struct sws_folio *f)
+{
+	if (f->page_seed && f->page_seed_order >= f->order)
+		return 0;
+	struct sws_mem *mem = sws__sim_mem(mm->sim);
+	uint64_t *n = sws__mem_alloc(mem, SWS_MEM_mm, sizeof(*n) << f->order, 0);
+	if (!n)
+		return SWS_ENOMEM;
+	if (f->page_seed)
+		sws__mem_free(mem, SWS_MEM_mm, f->page_seed, sizeof(*n) << f->page_seed_order);
+	f->page_seed = n;
+	f->page_seed_order = f->order;
+	return 0;
+}
+
+int sws__mm_swapin_folio_alloc(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, unsigned order,
+			       bool reclaim, uint64_t *pfnp)
+{
+	if (!order)
+		return sws__mm_folio_alloc(cpu, mm, memcg, 0, pfnp);
+	int rc = reclaim ? sws__mm_folio_alloc(cpu, mm, memcg, order, pfnp)
+			 : sws__mm_folio_alloc_nowait(cpu, mm, memcg, order, pfnp);
+	if (!rc && (rc = page_seed_room(mm, mm_folio(mm, *pfnp))) != 0)
+		sws__mm_folio_free(cpu, mm, *pfnp);
+	if (rc == SWS_EAGAIN) { /* mem_cgroup_swapin_charge_folio() failed */
+		sws__mm_count_swpin(mm, cpu, order, SWS__SWPIN_FALLBACK_CHARGE);
+		rc = SWS_ENOMEM;
+	}
+	if (rc)
+		sws__mm_count_swpin(mm, cpu, order, SWS__SWPIN_FALLBACK);
+	return rc;
+}
+
 /*
  * do_swap_page()'s SWP_SYNCHRONOUS_IO bypass (designs up to 6.18, and vswap
  * for device-backed entries): slot @e is read from @si into a private folio
  * that never enters the swap cache, of the largest of @orders (bit o: order
  * o > 0, checked by swapin_orders()) whose allocation succeeds
- * (alloc_swap_folio(): each failure counts swpin_fallback), else of order 0;
+ * (alloc_swap_folio(), sws__mm_swapin_folio_alloc(): @reclaim as its), else
+ * of order 0;
  * a large folio takes the aligned range of @e's slots. The slots are pinned
  * meanwhile (swapcache_prepare(), which refuses a slot whose count is not 1:
  * the kernel's __swap_count(entry) == 1 test; the model refuses a large range
  * with any such slot and reads order 0) and do_swap_page() unpins them, which
- * frees them. @return 0 and the locked folio (not in the swap cache, dirty:
- * its slots go); SWS_EAGAIN or SWS_EOPNOTSUPP (take the swap cache);
- * SWS_EEXIST (someone else is swapping it in); SWS_ENOMEM; SWS_ECORRUPT.
+ * frees them. An order-0 slot is pinned before its folio is allocated: the
+ * kernel tests the count first, without a lock, so a slot shared since a fork
+ * allocates nothing here (it goes through the swap cache), and the one
+ * cluster lock of the pin stands for swapcache_prepare()'s. @return 0 and the
+ * locked folio (not in the swap cache, dirty: its slots go); SWS_EAGAIN or
+ * SWS_EOPNOTSUPP (take the swap cache); SWS_EEXIST (someone else is swapping
+ * it in); SWS_ENOMEM; SWS_ECORRUPT.
  */
 static int swapin_skip_swapcache(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, sws_entry_t e,
-				 struct sws_device *si, unsigned orders, uint64_t *pfnp)
+				 struct sws_device *si, unsigned orders, bool reclaim, uint64_t *pfnp)
 {
-	uint64_t pfn, shadow = 0;
-	unsigned order;
+	uint64_t pfn = 0, shadow = 0;
+	unsigned order = 0;
 	int rc;
-	for (;;) {
-		order = orders ? 31 - (unsigned)__builtin_clz(orders) : 0; /* the largest order left first */
-		rc = sws__mm_folio_alloc(cpu, mm, memcg, order, &pfn);
-		if (!rc || !order)
+	while (orders) {
+		order = 31 - (unsigned)__builtin_clz(orders); /* the largest order left first */
+		if (!sws__mm_swapin_folio_alloc(cpu, mm, memcg, order, reclaim, &pfn))
 			break;
-		sws__mm_count_swpin(mm, cpu, order, true);
 		orders &= ~(1u << order);
+		order = 0;
+	}
+	sws_entry_t first = e - (sws_swp_offset(e) & ((1u << order) - 1));
+	rc = sws_swapin_bypass_start(cpu, first, 1u << order, &shadow);
+	if (rc && order) {
+		sws__mm_folio_free(cpu, mm, pfn);
+		if (rc != SWS_EEXIST && rc != SWS_ENOENT)
+			return swapin_skip_swapcache(cpu, mm, memcg, e, si, 0, true, pfnp);
 	}
 	if (rc)
 		return rc;
-	sws_entry_t first = e - (sws_swp_offset(e) & ((1u << order) - 1));
-	rc = sws_swapin_bypass_start(cpu, first, 1u << order, &shadow);
-	if (rc) {
-		sws__mm_folio_free(cpu, mm, pfn);
-		if (order && rc != SWS_EEXIST && rc != SWS_ENOENT)
-			return swapin_skip_swapcache(cpu, mm, memcg, e, si, 0, pfnp);
+	if (!order && (rc = sws__mm_folio_alloc(cpu, mm, memcg, 0, &pfn)) != 0) {
+		sws_swapin_bypass_done(cpu, e, 1); /* the pin goes (and the slot, if unused now) */
 		return rc;
 	}
 	struct sws_folio *f = mm_folio(mm, pfn); /* locked */
@@ -302,30 +344,26 @@ static int __do_wp_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, s
 }
 
 /* The ptl of @vaddr held: can_swapin_thp() for the 2^@order pages around
- * @vaddr, whose PTE holds @e: their PTEs hold consecutive entries
- * (swap_pte_batch()) and, up to phase III (@range_checks), their slots share
- * the zero flag (swap_zeromap_batch()) and none is in the swap cache
+ * @vaddr, whose PTE holds @e: their PTEs hold consecutive entries of one
+ * device (swap_pte_batch()) and, up to phase III (@range_checks), their slots
+ * share the zero flag (swap_zeromap_batch()) and none is in the swap cache
  * (non_swapcache_batch()); phase IV checks these when it adds the folio
- * (swapin_sync()). The model adds a check of its own: the slots hold the
- * pages of one large folio (their seeds are folio_page_seed()'s of one
- * seed), as a folio's contents are one seed; slots filled by separate folios
- * are read at order 0. */
-static bool __can_swapin_thp(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr,
-			     sws_entry_t e, unsigned order, bool range_checks)
+ * (swapin_sync()). How the slots were written does not matter: slots that
+ * separate folios filled are read into one folio whose pages keep their own
+ * seeds (PG_page_seed). */
+static bool __can_swapin_thp(struct sws_cpu *cpu, struct sws_space *sp, uint64_t vaddr, sws_entry_t e,
+			     unsigned order, bool range_checks)
 {
 	SWS_ASSERT_HELD(pte_lockptr(sp, vaddr));
 	const unsigned nr = 1u << order;
 	uint64_t base = vaddr & ~(((uint64_t)SWS_PAGE_SIZE << order) - 1);
 	sws_entry_t first = e - (vaddr - base) / SWS_PAGE_SIZE;
 	bool zero = sws_swap_test_zero(cpu, first);
-	uint64_t seed = mm_unmix(sws__mm_slot_seed_get(mm, first));
 	for (unsigned i = 0; i < nr; i++) {
 		uint64_t *pte = sws___pte_lookup(sp, base + (uint64_t)i * SWS_PAGE_SIZE);
 		if (!pte || *pte != swp_entry_to_pte(first + i))
 			return false;
 		if (range_checks && (sws_swap_test_zero(cpu, first + i) != zero || sws_swap_cache_lookup(cpu, first + i)))
-			return false;
-		if (sws__mm_slot_seed_get(mm, first + i) != mm_mix(seed + i))
 			return false;
 	}
 	return true;
@@ -339,10 +377,12 @@ static bool __can_swapin_thp(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_
  * region's mTHP orders below the PMD order (thp_vma_allowable_orders()) those
  * whose aligned block lies in the region (thp_vma_suitable_orders()) and whose
  * entries align as the addresses do (thp_swap_suitable_orders(): as the folio
- * was swapped out). */
+ * was swapped out). *@reclaim: the region is madvise()d MADV_HUGEPAGE (the
+ * large folio's gfp may reclaim: sws__mm_swapin_folio_alloc()). */
 static unsigned swapin_orders(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr,
-			      sws_entry_t e)
+			      sws_entry_t e, bool *reclaim)
 {
+	*reclaim = false;
 	const unsigned below_pmd = (1u << (SWS_NR_ORDERS - 1)) - 2;
 	unsigned any = mm->cfg.anon_orders | mm->cfg.anon_orders_madvise |
 		       atomic_load_explicit(&mm->swapin_orders_any, memory_order_relaxed);
@@ -351,6 +391,7 @@ static unsigned swapin_orders(struct sws_cpu *cpu, struct sws_mm *mm, struct sws
 	mm_lock(mm, &sp->mmap_lock, SWS_MM_lock_mm_other_contended);
 	struct sws_region *r = sws___mm_region(sp, vaddr);
 	unsigned orders = region_orders(mm, r) & below_pmd;
+	*reclaim = r && (r->orders & REGION_VM_HUGEPAGE);
 	for (unsigned o = 1; o < SWS_NR_ORDERS - 1; o++) {
 		uint64_t nr = 1ull << o, span = SWS_PAGE_SIZE * nr, base = vaddr & ~(span - 1);
 		if ((orders & (1u << o)) && (base < r->start || base + span > r->end ||
@@ -363,7 +404,7 @@ static unsigned swapin_orders(struct sws_cpu *cpu, struct sws_mm *mm, struct sws
 		const bool range_checks = !sws__design_cache_alloc(mm->sim);
 		while (orders) {
 			unsigned o = 31 - (unsigned)__builtin_clz(orders);
-			if (__can_swapin_thp(cpu, mm, sp, vaddr, e, o, range_checks))
+			if (__can_swapin_thp(cpu, sp, vaddr, e, o, range_checks))
 				break;
 			orders &= ~(1u << o);
 		}
@@ -383,7 +424,7 @@ static int swapin_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space
 	/* SYNCHRONOUS_IO devices read without readahead, except, up to 6.18, a
 	 * slot the bypass declined (count > 1: shared since a fork), which goes
 	 * through swapin_readahead() like any other device's. */
-	bool readahead = !sync;
+	bool readahead = !sync, reclaim = true;
 	for (int tries = 0;; tries++) {
 		int rc = sws__mm_swap_cache_get_folio(cpu, mm, sp, vaddr, e, pfnp);
 		if (rc != SWS_ENOENT && rc != SWS_EAGAIN)
@@ -395,11 +436,11 @@ static int swapin_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space
 		}
 		if (sync && sws__design_sync_bypass(mm->sim)) {
 			/* alloc_swap_folio() only for the bypass's slot: __swap_count() 1 */
-			unsigned orders = sd->fault ? swapin_orders(cpu, mm, sp, vaddr, e) : 0;
+			unsigned orders = sd->fault ? swapin_orders(cpu, mm, sp, vaddr, e, &reclaim) : 0;
 			uint32_t count = 0;
 			if (orders && (sws_swap_count(cpu, e, &count) || count != 1))
 				orders = 0;
-			rc = swapin_skip_swapcache(cpu, mm, sp->memcg, e, sd->si, orders, pfnp);
+			rc = swapin_skip_swapcache(cpu, mm, sp->memcg, e, sd->si, orders, reclaim, pfnp);
 			if (rc == 0 || rc == SWS_ECORRUPT) {
 				*skip_swapcache = true;
 				mm_count(mm, cpu, SWS_MM_pgmajfault, 1);
@@ -414,11 +455,12 @@ static int swapin_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space
 				return rc == SWS_EBUSY ? SWS_ENOENT : rc;
 			readahead |= rc == SWS_EAGAIN;
 		}
-		if (sync && !sws__design_sync_bypass(mm->sim)) /* phase II on: swapin_sync() */
-			rc = sws__mm_swapin_sync(cpu, mm, sp, vaddr, e, sd,
-						 sd->fault ? swapin_orders(cpu, mm, sp, vaddr, e) : 0, pfnp);
-		else
+		if (sync && !sws__design_sync_bypass(mm->sim)) { /* phase II on: swapin_sync() */
+			unsigned orders = sd->fault ? swapin_orders(cpu, mm, sp, vaddr, e, &reclaim) : 0;
+			rc = sws__mm_swapin_sync(cpu, mm, sp, vaddr, e, sd, orders, reclaim, pfnp);
+		} else {
 			rc = sws__mm_swapin_readahead(cpu, mm, sp, vaddr, e, sd, readahead && !tries, pfnp);
+		}
 		if (rc == 0 || rc == SWS_ECORRUPT) /* read from the device or zswap: a major fault */
 			mm_count(mm, cpu, SWS_MM_pgmajfault, 1);
 		if (rc != SWS_EEXIST)

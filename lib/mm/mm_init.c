@@ -204,6 +204,8 @@ void sws_mm_destroy(struct sws_mm *mm)
 	for (uint32_t p = 1; p < mm->pfn_hwm; p++) {
 		struct sws_folio *f = mm_folio(mm, p);
 		sws__mem_free(mem, SWS_MEM_mm, f->rmaps, sizeof(struct sws_rmap) * f->cap_rmap);
+		if (f->page_seed)
+			sws__mem_free(mem, SWS_MEM_mm, f->page_seed, sizeof(uint64_t) << f->page_seed_order);
 	}
 	sws__mm_folio_map_fini(mm);
 	sws__mem_free(mem, SWS_MEM_mm, mm->memcgs, sizeof(*mm->memcgs) * mm->cap_memcgs);

@@ -46,6 +46,7 @@ enum {
 	PG_lazyfree = 1u << 10, /* MADV_FREE: !PG_swapbacked, dropped by reclaim unless redirtied */
 	PG_lru_batch = 1u << 11, /* in a CPU's folio_add_lru() batch, not yet on a list (lru_lock) */
 	PG_file = 1u << 12,      /* page cache: a file's page (!PG_swapbacked), folio->mapping */
+	PG_page_seed = 1u << 13, /* a large folio's pages have seeds of their own: page_seed */
 };
 
 /* The LRU lists (enum lru_list): a folio's list is its activeness, LRU_INACTIVE
@@ -79,8 +80,12 @@ struct sws_folio {
 	struct sws_rmap *rmaps;  /* more mappings (after fork), cap_rmap entries */
 	sws_entry_t swap;  /* folio->swap while PG_swapcache */
 	uint64_t seed;     /* content identity: the bytes are a function of it */
-	uint64_t stamp;    /* not maintained (0): the exact LRU's order is its list's */
+	/* PG_page_seed: a large folio read from slots that separate folios filled;
+	 * page i's seed is the one derived from seed XOR page_seed[i]
+	 * (folio_page_seed()). 2^page_seed_order entries, kept for reuse as rmaps. */
+	uint64_t *page_seed;
 	_Atomic uint32_t gen; /* claims of this descriptor: a CPU batch's entry is stale when it differs */
+	uint8_t page_seed_order;
 };
 
 /* The content seeds of one cluster's slots (content.c). */
@@ -220,6 +225,11 @@ struct sws__lru_fbatch {
 
 /* Per-CPU state of the model: counters (single writer). */
 
+/* The mTHP swap-in stats (count_mthp_stat()'s MTHP_STAT_SWPIN*): a large
+ * folio read whole; one whose allocation failed, the next order tried; of
+ * those, one whose memcg charge failed. */
+enum sws__swpin_stat { SWS__SWPIN, SWS__SWPIN_FALLBACK, SWS__SWPIN_FALLBACK_CHARGE };
+
 struct sws_mm_pcpu {
 	_Atomic uint64_t ctr[SWS_MM_NR_COUNTERS];
 	_Atomic uint64_t swpout[SWS_NR_ORDERS];
@@ -257,8 +267,8 @@ struct sws_mm_pcpu {
 	sws_spinlock_t pcp_lock;
 	uint32_t pcp_head, pcp_count;
 	/* mTHP swpin and swpin_fallback of orders 1 to 8 (a large swap-in is below
-	 * the PMD order), [order - 1]: 32 bits, as they fit the last cache line */
-	_Atomic uint32_t swpin[SWS_NR_ORDERS - 2], swpin_fallback[SWS_NR_ORDERS - 2];
+	 * the PMD order), [stat][order - 1]: 32 bits, as they fit the last cache line */
+	_Atomic uint32_t swpin[SWS__SWPIN_FALLBACK_CHARGE][SWS_NR_ORDERS - 2];
 } __attribute__((aligned(64)));
 
 #define SWS__MM_NO_ASID UINT32_MAX
@@ -333,6 +343,8 @@ struct sws_mm {
 	struct sws_mm_pcpu *pcpu; /* [nr_cpus] */
 	/* waits per lock class, SWS_MM_lock_ptl_contended onwards (rare: shared is fine) */
 	_Atomic uint64_t lock_contended[SWS_MM_lock_mm_other_contended - SWS_MM_lock_ptl_contended + 1];
+	/* mTHP swpin_fallback_charge of orders 1 to 8, [order - 1] (rare: shared is fine) */
+	_Atomic uint32_t swpin_fallback_charge[SWS_NR_ORDERS - 2];
 
 	/* The page cache (filemap.c): its files (NULL until one is used), the
 	 * backing store's latency model */
@@ -637,10 +649,14 @@ static inline sws_spinlock_t *folio_rmap_lock(struct sws_mm *mm, const struct sw
 	return &mm->rmap_locks[(uint64_t)(f - mm->folios) % SWS__MM_RMAP_LOCKS].l;
 }
 
-/* The content seed of page @i of @f (a large folio's pages derive theirs). */
+/* The content seed of page @i of @f (a large folio's pages derive theirs,
+ * each XOR its own where the pages came from separate folios: PG_page_seed). */
 static inline uint64_t folio_page_seed(const struct sws_folio *f, unsigned i)
 {
-	return f->order ? mm_mix(f->seed + i) : f->seed;
+	if (!f->order)
+		return f->seed;
+	uint64_t s = mm_mix(f->seed + i);
+	return atomic_load_explicit(&f->flags, memory_order_relaxed) & PG_page_seed ? s ^ f->page_seed[i] : s;
 }
 
 /*
@@ -685,6 +701,12 @@ void sws__mm_ram_give(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t nr);
 /* A new folio, charged (reclaiming as needed), returned locked. */
 int sws__mm_folio_alloc(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, unsigned order,
 			uint64_t *pfn);
+/* A large folio's allocation with a gfp that may not reclaim (vma_thp_gfp_mask():
+ * GFP_TRANSHUGE_LIGHT): the pages if free, then the memcg charge
+ * (sws__mm_charge_nowait()). @return 0; SWS_ENOMEM (the pages are not free);
+ * SWS_EAGAIN (the charge failed: mem_cgroup_charge() -ENOMEM). */
+int sws__mm_folio_alloc_nowait(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, unsigned order,
+			       uint64_t *pfn);
 /* The same without reclaim (zswap writeback runs inside reclaim): SWS_ENOMEM instead. */
 int sws__mm_folio_alloc_noreclaim(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t *pfn);
 /* Free @pfn's folio: uncharged, its descriptor onto @cpu's page list (or the
@@ -710,6 +732,10 @@ void sws__mm_folio_batch_free(struct sws_cpu *cpu, struct sws_mm *mm, struct sws
 /* memcontrol.c: try_charge() of @nr pages to @memcg and RAM, reclaiming and
  * then calling the OOM killer as needed. @return 0, SWS_EKILLED, SWS_ENOMEM. */
 int sws__mm_charge(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr);
+/* memcontrol.c: try_charge_memcg() with a gfp that may not block (a large
+ * folio's GFP_TRANSHUGE_LIGHT): @nr pages to @memcg from the stock or its
+ * counter, never reclaiming. @return 0, SWS_ENOMEM (@memcg is at its limit). */
+int sws__mm_charge_nowait(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr);
 /* mem_cgroup_uncharge_folios(): the pages of the @n folios @pfn off their
  * memcgs' counters, one update per run of folios of one memcg (uncharge_batch()). */
 void sws__mm_uncharge_folios(struct sws_mm *mm, const uint32_t *pfn, unsigned n);
@@ -841,6 +867,15 @@ void sws___mm_mmap_implicit(struct sws_mm *mm, struct sws_space *sp, uint64_t va
 int sws__mm_range_ok(struct sws_space *sp, uint64_t addr, uint64_t len);
 
 /* memory.c */
+/* alloc_swap_folio()'s allocation of a swap-in folio of @order (order 0: as
+ * any page's). A large folio's gfp reclaims only with @reclaim (the region is
+ * madvise()d MADV_HUGEPAGE: vma_thp_gfp_mask() under the default defrag
+ * "madvise" gives GFP_TRANSHUGE there, else GFP_TRANSHUGE_LIGHT, which neither
+ * reclaims nor lets the memcg charge reclaim), and it has room for its pages'
+ * own seeds (PG_page_seed). A failure counts swpin_fallback, one whose memcg
+ * charge failed swpin_fallback_charge too. @return as sws__mm_folio_alloc(). */
+int sws__mm_swapin_folio_alloc(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, unsigned order,
+			       bool reclaim, uint64_t *pfnp);
 /* For swapfile.c: do_swap_page() of the swap PTE of @vaddr (the ptl not held;
  * SWS_EAGAIN_INTERNAL: the PTE changed meanwhile). */
 int sws__mm_swapin_pte(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp, uint64_t vaddr,
@@ -896,9 +931,10 @@ int sws__mm_swapin_readahead(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_
 /* swapin_sync(): a SYNCHRONOUS_IO device's miss at @vaddr read without
  * readahead into a new swap-cache folio of the largest of @orders (bit o:
  * order o > 0, each checked by do_swap_page) that can be had, else of order 0;
- * @e rounded down to the folio's first entry. @return as swapin_readahead(). */
+ * @e rounded down to the folio's first entry; @reclaim as
+ * sws__mm_swapin_folio_alloc()'s. @return as swapin_readahead(). */
 int sws__mm_swapin_sync(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr, sws_entry_t e,
-			const struct sws__swapin_dev *sd, unsigned orders, uint64_t *pfnp);
+			const struct sws__swapin_dev *sd, unsigned orders, bool reclaim, uint64_t *pfnp);
 /* For swapfile.c: a new folio for slot @e read into the swap cache (locked, on
  * the LRU; as the fault path returns it). */
 int sws__mm_swapin_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, sws_entry_t e, uint64_t *pfnp);
@@ -913,9 +949,8 @@ int sws__mm_swap_read_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_f
 			    bool sync, struct sws_device *si);
 /* One more folio of its order in a per-order counter array of this CPU. */
 void sws__mm_count_order(struct sws_mm *mm, struct sws_cpu *cpu, _Atomic uint64_t *arr);
-/* vmstat.c: one more large folio of @order (1 to 8) swapped in whole (mTHP
- * swpin), or one that took a smaller order (@fallback: swpin_fallback). */
-void sws__mm_count_swpin(struct sws_mm *mm, struct sws_cpu *cpu, unsigned order, bool fallback);
+/* vmstat.c: count_mthp_stat(@order, @stat) for a large folio of @order (1 to 8). */
+void sws__mm_count_swpin(struct sws_mm *mm, struct sws_cpu *cpu, unsigned order, enum sws__swpin_stat stat);
 /* vmstat.c: @nr pages written to (@write) or read from device @type, in its swap tier's counter. */
 void sws__mm_count_tier(struct sws_mm *mm, struct sws_cpu *cpu, unsigned type, bool write, uint64_t nr);
 /* memcontrol.c: memcg @id's memory.swap.tiers.max as a mask (SWS_SWAP_TIERS_ALL when unset). */

@@ -296,17 +296,15 @@ struct sws_folio *sws__mm_folio_claim(struct sws_mm *mm, uint64_t pfn, unsigned 
 	f->nr_rmap = 0; /* the overflow array (rmaps, cap_rmap) is kept for reuse */
 	f->swap = 0;
 	f->seed = 0;
-	f->stamp = 0;
 	atomic_fetch_add_explicit(&f->gen, 1, memory_order_relaxed); /* an entry a CPU batch still holds for the old folio is stale */
 	return f;
 }
 
-int sws__mm_folio_alloc(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, unsigned order,
-			uint64_t *pfn)
+/* The descriptor of a new folio whose 2^@order pages are charged to @memcg
+ * and RAM. @return 0; SWS_ENOMEM with the charge undone. */
+static int folio_alloc_charged(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, unsigned order,
+			       uint64_t *pfn)
 {
-	int rc = sws__mm_charge(cpu, mm, memcg, 1ull << order);
-	if (rc)
-		return rc;
 	uint32_t p;
 	if (pfn_take_one(cpu, mm, &p)) { /* a section not mapped (one PFN per page of RAM at least) */
 		sws__mm_ram_give(cpu, mm, 1ull << order);
@@ -320,6 +318,26 @@ int sws__mm_folio_alloc(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, 
 	}
 	*pfn = p;
 	return 0;
+}
+
+int sws__mm_folio_alloc(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, unsigned order,
+			uint64_t *pfn)
+{
+	int rc = sws__mm_charge(cpu, mm, memcg, 1ull << order);
+	return rc ? rc : folio_alloc_charged(cpu, mm, memcg, order, pfn);
+}
+
+int sws__mm_folio_alloc_nowait(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, unsigned order,
+			       uint64_t *pfn)
+{
+	const uint64_t nr = 1ull << order;
+	if (!sws__mm_ram_take(cpu, mm, nr))
+		return SWS_ENOMEM;
+	if (sws__mm_charge_nowait(cpu, mm, memcg, nr)) {
+		sws__mm_ram_give(cpu, mm, nr);
+		return SWS_EAGAIN;
+	}
+	return folio_alloc_charged(cpu, mm, memcg, order, pfn);
 }
 
 #define MEMALLOC_RESERVE 64 /* pages reclaim itself may use beyond RAM (PF_MEMALLOC) */

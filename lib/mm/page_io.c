@@ -11,8 +11,24 @@
 
 /* ---- reading a slot ------------------------------------------------------------------ */
 
-/* swap_read_folio() for the pages of locked folio @f from slot @e on; a large
- * folio's seed is its first page's unmixed (folio_page_seed()).
+/* A large folio read from the slots from @e on: its seed is its first page's
+ * unmixed, and where the slots hold pages of separate folios (their seeds are
+ * not the ones derived from it) each page keeps its own (PG_page_seed; the
+ * room came with the folio: sws__mm_swapin_folio_alloc()). */
+static void folio_seeds_read(struct sws_mm *mm, struct sws_folio *f, sws_entry_t e)
+{
+	const unsigned nr = 1u << f->order;
+	assert(f->page_seed && f->page_seed_order >= f->order);
+	uint64_t own = 0;
+	f->seed = mm_unmix(sws__mm_slot_seed_get(mm, e));
+	for (unsigned i = 0; i < nr; i++)
+		own |= f->page_seed[i] = sws__mm_slot_seed_get(mm, e + i) ^ mm_mix(f->seed + i);
+	if (own)
+		folio_set(f, PG_page_seed);
+}
+
+/* swap_read_folio() for the pages of locked folio @f from slot @e on (a large
+ * folio's seeds: folio_seeds_read()).
  * @sync: the fault waits for this read (a read-ahead one is asynchronous). */
 int sws__mm_swap_read_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_folio *f, sws_entry_t e,
 			    bool sync, struct sws_device *si)
@@ -20,8 +36,10 @@ int sws__mm_swap_read_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_f
 	SWS_ASSERT_FOLIO_LOCKED(f);
 	const unsigned nr = 1u << f->order;
 	unsigned type = sws_swp_type(e);
-	uint64_t seed = sws__mm_slot_seed_get(mm, e);
-	f->seed = f->order ? mm_unmix(seed) : seed;
+	if (f->order)
+		folio_seeds_read(mm, f, e);
+	else
+		f->seed = sws__mm_slot_seed_get(mm, e);
 	if (sws_swap_test_zero(cpu, e)) { /* swap_read_folio_zeromap(): the whole folio */
 		mm_count(mm, cpu, SWS_MM_swpin_zero, nr);
 		return 0;
@@ -57,7 +75,7 @@ int sws__mm_swap_read_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_f
 	mm_count(mm, cpu, SWS_MM_pswpin, nr);
 	sws__mm_count_tier(mm, cpu, type, false, nr);
 	if (f->order)
-		sws__mm_count_swpin(mm, cpu, f->order, false);
+		sws__mm_count_swpin(mm, cpu, f->order, SWS__SWPIN);
 	mm_io(mm, cpu, type, mm->read_ns[type] * nr, sync, false, f->seed);
 	if (!(mm->cfg.flags & SWS_MM_VERIFY))
 		return 0;

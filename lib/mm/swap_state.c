@@ -29,19 +29,20 @@ static bool range_busy(struct sws_cpu *cpu, sws_entry_t e, sws_entry_t first, un
 }
 
 /* A new folio of @order for slot @e (rounded down to the folio's first) in the
- * swap cache, read, on the LRU. @ra: read ahead. @return 0 and the locked
- * folio's PFN; SWS_EEXIST (someone else has it); SWS_ENOENT (the slot was
- * freed); SWS_EBUSY (a large folio's range is in conflict: another slot in the
- * swap cache, zero flags or memcgs that differ); SWS_ENOMEM; SWS_ECORRUPT. */
-static int swapin_new(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, sws_entry_t e, unsigned order, bool ra,
-		      struct sws_device *si, uint64_t *pfnp)
+ * swap cache, read, on the LRU. @ra: read ahead. @reclaim: a large folio's
+ * allocation may reclaim (sws__mm_swapin_folio_alloc()). @return 0 and the
+ * locked folio's PFN; SWS_EEXIST (someone else has it); SWS_ENOENT (the slot
+ * was freed); SWS_EBUSY (a large folio's range is in conflict: another slot in
+ * the swap cache, zero flags or memcgs that differ); SWS_ENOMEM; SWS_ECORRUPT. */
+static int swapin_new(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, sws_entry_t e, unsigned order,
+		      bool ra, bool reclaim, struct sws_device *si, uint64_t *pfnp)
 {
 	const unsigned nr = 1u << order;
 	sws_entry_t first = e - (sws_swp_offset(e) & (nr - 1));
 	uint64_t pfn, shadow = 0;
 	if (order && range_busy(cpu, e, first, nr))
 		return SWS_EBUSY; /* checked before the allocation, and again at the add */
-	int rc = sws__mm_folio_alloc(cpu, mm, memcg, order, &pfn);
+	int rc = sws__mm_swapin_folio_alloc(cpu, mm, memcg, order, reclaim, &pfn);
 	if (rc)
 		return rc;
 	struct sws_folio *f = mm_folio(mm, pfn); /* locked */
@@ -101,7 +102,7 @@ static void readahead_one(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg
 	uint32_t count = 0;
 	if (sws_swap_count(cpu, e, &count) || !count)
 		return; /* swap_entry_swapped(): no folio (nor charge) for a slot nobody uses */
-	swapin_new(cpu, mm, memcg, e, 0, true, NULL, &pfn);
+	swapin_new(cpu, mm, memcg, e, 0, true, true, NULL, &pfn);
 	if (pfn) /* read (a verify failure is counted, the folio stays) */
 		folio_unlock(mm_folio(mm, pfn));
 }
@@ -268,40 +269,42 @@ int sws__mm_swapin_readahead(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_
 		if (window) /* the read-ahead folios onto the LRU now (lru_add_drain()) */
 			sws__mm_lru_add_drain(cpu, mm);
 	}
-	return swapin_new(cpu, mm, sp->memcg, e, 0, false, sd->si, pfnp);
+	return swapin_new(cpu, mm, sp->memcg, e, 0, false, true, sd->si, pfnp);
 }
 
 int sws__mm_swapin_sync(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr, sws_entry_t e,
-			const struct sws__swapin_dev *sd, unsigned orders, uint64_t *pfnp)
+			const struct sws__swapin_dev *sd, unsigned orders, bool reclaim, uint64_t *pfnp)
 {
 	(void)vaddr; /* the folio's first entry follows from @e: do_swap_page checked the alignment */
 	const bool cache_alloc = sws__design_cache_alloc(mm->sim);
 	while (orders) {
 		unsigned o = 31 - (unsigned)__builtin_clz(orders); /* the largest order left first */
 		orders &= ~(1u << o);
-		int rc = swapin_new(cpu, mm, sp->memcg, e, o, false, sd->si, pfnp);
+		int rc = swapin_new(cpu, mm, sp->memcg, e, o, false, reclaim, sd->si, pfnp);
 		if (rc == 0 || rc == SWS_ECORRUPT)
 			return rc;
-		/* An allocation that failed takes the next order (swpin_fallback);
-		 * phase IV's __swap_cache_alloc_folio() too when the range's state
-		 * conflicts (SWS_EBUSY), and goes back to the lookup when the target
-		 * slot is cached or freed. Up to phase III the range was checked
-		 * before (can_swapin_thp()): a conflict found at the add is a race,
-		 * and the model reads order 0. */
-		if (rc == SWS_ENOMEM || (cache_alloc && rc == SWS_EBUSY))
-			sws__mm_count_swpin(mm, cpu, o, true);
+		/* An allocation that failed takes the next order (swpin_fallback,
+		 * counted with it); phase IV's __swap_cache_alloc_folio() too when
+		 * the range's state conflicts (SWS_EBUSY), and goes back to the lookup
+		 * when the target slot is cached or freed. Up to phase III the range
+		 * was checked before (can_swapin_thp()): a conflict found at the add
+		 * is a race, and the model reads order 0. */
+		if (cache_alloc && rc == SWS_EBUSY)
+			sws__mm_count_swpin(mm, cpu, o, SWS__SWPIN_FALLBACK);
+		else if (rc == SWS_ENOMEM)
+			continue;
 		else if (cache_alloc)
 			return rc;
 		else
 			break;
 	}
-	return swapin_new(cpu, mm, sp->memcg, e, 0, false, sd->si, pfnp);
+	return swapin_new(cpu, mm, sp->memcg, e, 0, false, true, sd->si, pfnp);
 }
 
 int sws__mm_swapin_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, sws_entry_t e, uint64_t *pfnp)
 {
 	enum sws_work_ctx wc = sws__cpu_work_enter(cpu, SWS_WCTX_swapin);
-	int rc = swapin_new(cpu, mm, memcg, e, 0, false, NULL, pfnp);
+	int rc = swapin_new(cpu, mm, memcg, e, 0, false, true, NULL, pfnp);
 	sws__cpu_work_enter(cpu, wc);
 	return rc;
 }

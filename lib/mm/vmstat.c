@@ -44,9 +44,12 @@ void sws_mm_stats_get(struct sws_mm *mm, struct sws_mm_stats *st)
 	}
 	for (unsigned c = 0; c < mm->nr_cpus; c++)
 		for (unsigned o = 1; o < SWS_NR_ORDERS - 1; o++) {
-			st->swpin[o] += sws_load_relaxed(&mm->pcpu[c].swpin[o - 1]);
-			st->swpin_fallback[o] += sws_load_relaxed(&mm->pcpu[c].swpin_fallback[o - 1]);
+			const struct sws_mm_pcpu *p = &mm->pcpu[c];
+			st->swpin[o] += sws_load_relaxed(&p->swpin[SWS__SWPIN][o - 1]);
+			st->swpin_fallback[o] += sws_load_relaxed(&p->swpin[SWS__SWPIN_FALLBACK][o - 1]);
 		}
+	for (unsigned o = 1; o < SWS_NR_ORDERS - 1; o++)
+		st->swpin_fallback_charge[o] = sws_load_relaxed(&mm->swpin_fallback_charge[o - 1]);
 	for (unsigned c = 0; c < mm->nr_cpus; c++)
 		for (int o = 0; o < SWS_NR_ORDERS; o++)
 			st->zswpout_order[o] += sws_load_relaxed(&mm->pcpu[c].zswpout_order[o]);
@@ -95,10 +98,13 @@ void sws__mm_count_tier(struct sws_mm *mm, struct sws_cpu *cpu, unsigned type, b
 	sws_store_relaxed(c, sws_load_relaxed(c) + nr); /* single writer: this CPU */
 }
 
-void sws__mm_count_swpin(struct sws_mm *mm, struct sws_cpu *cpu, unsigned order, bool fallback)
+void sws__mm_count_swpin(struct sws_mm *mm, struct sws_cpu *cpu, unsigned order, enum sws__swpin_stat stat)
 {
-	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
-	_Atomic uint32_t *c = fallback ? &p->swpin_fallback[order - 1] : &p->swpin[order - 1];
+	if (stat == SWS__SWPIN_FALLBACK_CHARGE) {
+		atomic_fetch_add_explicit(&mm->swpin_fallback_charge[order - 1], 1, memory_order_relaxed);
+		return;
+	}
+	_Atomic uint32_t *c = &mm->pcpu[sws__cpu_id(cpu)].swpin[stat][order - 1];
 	sws_store_relaxed(c, sws_load_relaxed(c) + 1); /* single writer: this CPU */
 }
 

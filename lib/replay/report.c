@@ -329,6 +329,10 @@ static uint64_t swpout(const struct sws_replay_report *r, unsigned o) { return r
 static uint64_t swpout_fb(const struct sws_replay_report *r, unsigned o) { return r->mm.swpout_fallback[o]; }
 static uint64_t swpin(const struct sws_replay_report *r, unsigned o) { return r->mm.swpin[o]; }
 static uint64_t swpin_fb(const struct sws_replay_report *r, unsigned o) { return r->mm.swpin_fallback[o]; }
+static uint64_t swpin_fb_charge(const struct sws_replay_report *r, unsigned o)
+{
+	return r->mm.swpin_fallback_charge[o];
+}
 static uint64_t wl_killed(const struct sws_replay_report *r, unsigned i) { (void)i; return r->workload.killed; }
 
 /* The counters: rows that are 0 in every run left out, unless every row is asked for. */
@@ -352,7 +356,8 @@ static void print_counters(struct sws__out *o, const struct sws_replay_series *s
 	} per_order[] = {{"swpout", swpout, 0, SWS_NR_ORDERS},
 			 {"swpout_fallback", swpout_fb, 0, SWS_NR_ORDERS},
 			 {"swpin", swpin, 1, SWS_NR_ORDERS - 1},
-			 {"swpin_fallback", swpin_fb, 1, SWS_NR_ORDERS - 1}};
+			 {"swpin_fallback", swpin_fb, 1, SWS_NR_ORDERS - 1},
+			 {"swpin_fallback_charge", swpin_fb_charge, 1, SWS_NR_ORDERS - 1}};
 	for (unsigned ord = 0; ord < SWS_NR_ORDERS; ord++) {
 		for (unsigned k = 0; k < SWS_ARRAY_SIZE(per_order); k++) {
 			if (ord < per_order[k].lo || ord >= per_order[k].hi)
@@ -1018,6 +1023,8 @@ static void json_run(struct sws__out *o, const struct sws_replay_report *r)
 	json_orders(o, "swpin", r->mm.swpin);
 	sws__pr(o, ",");
 	json_orders(o, "swpin_fallback", r->mm.swpin_fallback);
+	sws__pr(o, ",");
+	json_orders(o, "swpin_fallback_charge", r->mm.swpin_fallback_charge);
 	for (unsigned c = 0; c < SWS_NR_ORDER_COUNTERS; c++) {
 		sws__pr(o, ",");
 		json_orders(o, sws_order_counter_name((enum sws_order_counter)c), r->swap.order_counters[c]);

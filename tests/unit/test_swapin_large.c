@@ -16,6 +16,9 @@
 
 #define PG(n) ((uint64_t)(n) * SWS_PAGE_SIZE + 0x10000000ull)
 #define SYNC (SWS_SWP_SOLIDSTATE | SWS_SWP_SYNCHRONOUS_IO)
+/* Counter @c of struct sws_mm_stats @s moved by @want since @s0. */
+#define assert_delta(s, s0, c, want)                                                               \
+	assert_int_equal((s).counters[SWS_MM_##c] - (s0).counters[SWS_MM_##c], (want))
 
 struct env {
 	struct sws_sim *sim;
@@ -25,9 +28,8 @@ struct env {
 };
 
 /* A 4096-slot device (@dev_flags, bytes kept: verify reads them back), 1024
- * pages of RAM, 64 KiB mTHP "always", verify mode; one space whose first write
- * at PG(0) faults in one 64 KiB folio, then swapped out whole. */
-static void env_open_orders(struct env *e, enum sws_backend b, uint32_t dev_flags, bool zswap, uint32_t orders)
+ * pages of RAM, the mTHP sizes @orders "always", verify mode; no space yet. */
+static void env_create(struct env *e, enum sws_backend b, uint32_t dev_flags, uint32_t orders)
 {
 	struct sws_sim_config cfg = {.backend = b};
 	assert_sws(0, sws_sim_create(&cfg, &e->sim));
@@ -38,6 +40,13 @@ static void env_open_orders(struct env *e, enum sws_backend b, uint32_t dev_flag
 	struct sws_mm_config mc = {.ram_pages = 1024, .anon_orders = orders, .flags = SWS_MM_VERIFY, .seed = 7,
 				   .content_weight = {0, 1, 1, 0, 1}};
 	assert_sws(0, sws_mm_create(e->sim, &mc, &e->mm));
+}
+
+/* env_create(); one space whose first write at PG(0) faults in one 64 KiB
+ * folio, then swapped out whole. */
+static void env_open_orders(struct env *e, enum sws_backend b, uint32_t dev_flags, bool zswap, uint32_t orders)
+{
+	env_create(e, b, dev_flags, orders);
 	if (zswap)
 		assert_sws(0, sws_mm_zswap_enable(e->mm, NULL));
 	assert_sws(0, sws_mm_space_create(e->mm, 0, &e->asid));
@@ -80,6 +89,26 @@ static uint64_t slots_used(struct env *e)
 	return total - free_slots;
 }
 
+/* The 64 KiB folio at PG(0) out whole (the @nth order-4 swap-out) and back
+ * whole by one fault at page @page (@write: a write fault, every page written
+ * after it): one major fault, pswpin 16, one more swpin[4], each page's bytes
+ * as written (verify_ok 16). */
+static void assert_out_and_back(struct env *e, uint64_t nth, unsigned page, bool write)
+{
+	assert_sws(0, sws_mm_madvise(e->cpu, e->mm, e->asid, PG(0), 16 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	struct sws_mm_stats s0 = sws_test_mm_stats(e->mm);
+	assert_int_equal(s0.swpout[4], nth);
+	assert_int_equal(sws_mm_access(e->cpu, e->mm, e->asid, PG(page), write), 1);
+	for (unsigned p = 0; p < 16; p++)
+		assert_int_equal(sws_mm_access(e->cpu, e->mm, e->asid, PG(p), write), 0);
+	struct sws_mm_stats s = sws_test_mm_stats(e->mm);
+	assert_int_equal(s.counters[SWS_MM_pgmajfault] - s0.counters[SWS_MM_pgmajfault], 1);
+	assert_int_equal(s.counters[SWS_MM_pswpin] - s0.counters[SWS_MM_pswpin], 16);
+	assert_int_equal(s.counters[SWS_MM_verify_ok] - s0.counters[SWS_MM_verify_ok], 16);
+	assert_int_equal(s.swpin[4], s0.swpin[4] + 1);
+	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
+}
+
 /*
  * On a design that swaps in large folios: a read of page 5 reads the 16 pages
  * in one I/O (pswpin 16, swpin[4] 1) with one major fault, maps them all
@@ -115,17 +144,7 @@ static void test_swapin_large(void **state)
 	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
 	/* Out whole and back whole again, after a write to page 3 (a new version
 	 * of the folio's contents): a write fault maps it writable. */
-	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, e.asid, PG(0), 16 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
-	s0 = sws_test_mm_stats(e.mm);
-	assert_int_equal(s0.swpout[4], 2);
-	assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(15), true), 1);
-	for (unsigned p = 0; p < 16; p++)
-		assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(p), true), 0);
-	s = sws_test_mm_stats(e.mm);
-	assert_int_equal(s.counters[SWS_MM_pgmajfault] - s0.counters[SWS_MM_pgmajfault], 1);
-	assert_int_equal(s.counters[SWS_MM_pswpin] - s0.counters[SWS_MM_pswpin], 16);
-	assert_int_equal(s.swpin[4], 2);
-	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
+	assert_out_and_back(&e, 2, 15, true);
 	env_close(&e);
 }
 
@@ -269,11 +288,15 @@ static void test_swapin_large_fallback(void **state)
 
 /*
  * A range shared since a fork (every slot's count 2), on the designs with the
- * bypass: do_swap_page() takes the bypass, and calls alloc_swap_folio(), only
- * for a slot whose __swap_count() is 1; this one goes through the swap cache
- * at order 0 (no large folio allocated, no swpin_fallback), read ahead as on
- * any device. The model allocates the bypass's order-0 folio before
- * swapcache_prepare() refuses the slot (the kernel tests the count first).
+ * bypass (6.17, phase I, and the vswaps with a synchronous device behind):
+ * do_swap_page() takes the bypass, and allocates (alloc_swap_folio()), only
+ * for a slot whose __swap_count() is 1. This one goes through the swap cache
+ * at order 0, its one folio allocated there: pgalloc 1, pswpin 1, one major
+ * fault, no large folio (swpin[4], swpin_fallback[4] 0), no bypass
+ * (swap_cache_bypass 0), one folio added to the swap cache; the first fault
+ * of the region has no readahead window yet (swap_ra 0). The folio stays in
+ * the swap cache for the child (both slots' counts were 2), so 16 slots stay
+ * in use; the child's read of the same page hits it.
  */
 static void test_swapin_large_forked(void **state)
 {
@@ -282,10 +305,148 @@ static void test_swapin_large_forked(void **state)
 	env_open(&e, b, SYNC, false);
 	uint32_t child;
 	assert_sws(0, sws_mm_fork(e.cpu, e.mm, e.asid, &child));
-	uint64_t pgalloc, ra = assert_readahead0(&e, &pgalloc);
-	/* no large folio: the target's, what readahead took, and the order-0
-	 * folio the model allocates before the bypass declines the slot */
-	assert_int_equal(pgalloc, ra + 2);
+	struct sws_stats w0, w;
+	sws_stats_snapshot(e.sim, &w0);
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(5), false), 1);
+	struct sws_mm_stats s = sws_test_mm_stats(e.mm);
+	sws_stats_snapshot(e.sim, &w);
+	assert_delta(s, s0, pgalloc, 1);
+	assert_delta(s, s0, pswpin, 1);
+	assert_delta(s, s0, pgmajfault, 1);
+	assert_delta(s, s0, swap_ra, 0);
+	assert_int_equal(s.swpin[4], 0);
+	assert_int_equal(s.swpin_fallback[4], 0);
+	assert_int_equal(w.counters[SWS_CTR_swap_cache_bypass] - w0.counters[SWS_CTR_swap_cache_bypass], 0);
+	assert_int_equal(w.counters[SWS_CTR_swap_cache_add_total] - w0.counters[SWS_CTR_swap_cache_add_total], 1);
+	assert_int_equal(slots_used(&e), 16);
+	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
+	s0 = s;
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, child, PG(5), false), 1);
+	s = sws_test_mm_stats(e.mm);
+	assert_delta(s, s0, pgalloc, 0);
+	assert_delta(s, s0, swapcache_hit, 1);
+	assert_delta(s, s0, pgmajfault, 0);
+	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
+	env_close(&e);
+}
+
+/*
+ * Sixteen order-0 folios (each page read first, mapping the zero page, then
+ * written: do_wp_page() copies into a folio of its own), swapped out together
+ * into slots 16 to 31 (15 other pages took slots 1 to 15) with each page's
+ * seed of its own. can_swapin_thp() asks
+ * only that the PTEs hold consecutive entries of one device with one zero
+ * flag and no slot in the swap cache, not how the slots were written: on the
+ * designs that swap in large folios a read of page 5 reads the 16 pages into
+ * one 64 KiB folio (pswpin 16, pgalloc 16, swpin[4] 1, one major fault), each
+ * page with its own bytes (verify_ok 16, byte for byte). A write to page 3 then
+ * gives the folio a new version; it goes out whole (swpout[4] 1) and comes
+ * back whole, every page as written. The vswap designs read order 0.
+ */
+static void test_swapin_large_separate(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	const bool large = b != SWS_DESIGN_VSWAP && b != SWS_DESIGN_VSWAP_V3 && b != SWS_DESIGN_VSWAP_ST;
+	struct env e;
+	env_create(&e, b, SYNC, 1u << 4);
+	assert_sws(0, sws_mm_space_create(e.mm, 0, &e.asid));
+	/* Slots 1 to 15 first (pages 112 to 126), so that pages 0 to 15 take 16 to 31. */
+	for (unsigned p = 0; p < 31; p++) /* the zero page: the blocks are not empty any more */
+		assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(p < 15 ? 112 + p : p - 15), false), 1);
+	for (unsigned p = 0; p < 31; p++)
+		assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(p < 15 ? 112 + p : p - 15), true), 1);
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, e.asid, PG(112), 15 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, e.asid, PG(0), 16 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
+	assert_int_equal(s0.swpout[0], 31);
+	assert_int_equal(s0.swpout[4], 0);
+	for (unsigned p = 0; p < 16; p++) /* consecutive, aligned as the addresses */
+		assert_int_equal(sws_swp_offset(pte_entry(&e, PG(p))), 16 + p);
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(5), false), 1);
+	struct sws_mm_stats s = sws_test_mm_stats(e.mm);
+	const uint64_t nr = large ? 16 : 1;
+	assert_int_equal(s.counters[SWS_MM_pgmajfault] - s0.counters[SWS_MM_pgmajfault], 1);
+	assert_int_equal(s.counters[SWS_MM_pswpin] - s0.counters[SWS_MM_pswpin], nr);
+	assert_int_equal(s.counters[SWS_MM_pgalloc] - s0.counters[SWS_MM_pgalloc], nr);
+	assert_int_equal(s.counters[SWS_MM_verify_ok] - s0.counters[SWS_MM_verify_ok], nr);
+	assert_int_equal(s.swpin[4], large ? 1 : 0);
+	assert_int_equal(s.swpin_fallback[4], 0);
+	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
+	for (unsigned p = 0; p < 16; p++) /* mapped by the one fault (order 0: one fault each) */
+		assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(p), false), !large && p != 5);
+	assert_int_equal(sws_test_mm_stats(e.mm).counters[SWS_MM_verify_fail], 0);
+	if (!large) {
+		env_close(&e);
+		return;
+	}
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(3), true), 0);
+	assert_out_and_back(&e, 1, 9, false);
+	env_close(&e);
+}
+
+/* A memcg of 20 pages: the 64 KiB folio swapped out whole, then eight
+ * order-0 pages written (pages 32-39): 8 pages charged. */
+static void env_open_memcg(struct env *e, enum sws_backend b, uint16_t *cg)
+{
+	env_create(e, b, SYNC, 1u << 4);
+	assert_sws(0, sws_mm_memcg_create(e->mm, 20, cg));
+	assert_sws(0, sws_mm_space_create(e->mm, *cg, &e->asid));
+	for (unsigned p = 0; p < 16; p++)
+		assert_int_equal(sws_mm_access(e->cpu, e->mm, e->asid, PG(p), true), !p);
+	assert_sws(0, sws_mm_madvise(e->cpu, e->mm, e->asid, PG(0), 16 * SWS_PAGE_SIZE, SWS_MADV_PAGEOUT));
+	assert_int_equal(sws_test_mm_stats(e->mm).swpout[4], 1);
+	for (unsigned p = 32; p < 40; p++) /* the zero page first: order-0 folios */
+		assert_int_equal(sws_mm_access(e->cpu, e->mm, e->asid, PG(p), false), 1);
+	for (unsigned p = 32; p < 40; p++)
+		assert_int_equal(sws_mm_access(e->cpu, e->mm, e->asid, PG(p), true), 1);
+	assert_int_equal(atomic_load(&e->mm->memcgs[*cg].usage), 8);
+}
+
+/*
+ * The memcg charge of a large swap-in folio fails (alloc_swap_folio():
+ * mem_cgroup_swapin_charge_folio() with the gfp of vma_thp_gfp_mask(), which
+ * under the default defrag "madvise" reclaims only in a MADV_HUGEPAGE region):
+ * 8 + 16 pages pass the memcg's 20, so the read of page 5 counts
+ * swpin_fallback_charge[4] and swpin_fallback[4] (one each), reclaims nothing
+ * and reads page 5 alone (pgalloc 1, pswpin 1, one major fault; 9 pages
+ * charged). In a region madvise()d MADV_HUGEPAGE the charge reclaims from the
+ * memcg instead and the folio comes in whole (swpin[4] 1, no fallback).
+ */
+static void test_swapin_large_charge(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct env e;
+	uint16_t cg;
+	env_open_memcg(&e, b, &cg);
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(5), false), 1);
+	struct sws_mm_stats s = sws_test_mm_stats(e.mm);
+	assert_int_equal(s.swpin_fallback_charge[4], 1);
+	assert_int_equal(s.swpin_fallback[4], 1);
+	assert_int_equal(s.swpin[4], 0);
+	assert_delta(s, s0, pgalloc, 1);
+	assert_delta(s, s0, pswpin, 1);
+	assert_delta(s, s0, pgmajfault, 1);
+	assert_delta(s, s0, pgscan, 0);
+	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
+	assert_int_equal(atomic_load(&e.mm->memcgs[cg].usage), 9);
+	for (unsigned o = 1; o < SWS_NR_ORDERS; o++) /* one order asked */
+		assert_int_equal(s.swpin_fallback_charge[o], o == 4);
+	env_close(&e);
+
+	env_open_memcg(&e, b, &cg);
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, e.asid, PG(0), 16 * SWS_PAGE_SIZE, SWS_MADV_HUGEPAGE));
+	s0 = sws_test_mm_stats(e.mm);
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(5), false), 1);
+	s = sws_test_mm_stats(e.mm);
+	assert_int_equal(s.swpin[4], 1);
+	assert_int_equal(s.swpin_fallback[4], 0);
+	assert_int_equal(s.swpin_fallback_charge[4], 0);
+	assert_delta(s, s0, pswpin, 16);
+	assert_true(s.counters[SWS_MM_pgsteal] - s0.counters[SWS_MM_pgsteal] >= 4);
+	assert_true(atomic_load(&e.mm->memcgs[cg].usage) <= 20);
+	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
 	env_close(&e);
 }
 
@@ -323,8 +484,15 @@ int main(void)
 		LARGE(test_swapin_large_fallback),
 		LARGE(test_swapin_large_verify),
 		LARGE(test_swapin_large_region_end),
+		LARGE(test_swapin_large_separate),
+		LARGE(test_swapin_large_charge),
+		cmocka_unit_test_prestate(test_swapin_large_separate, &vswap),
+		cmocka_unit_test_prestate(test_swapin_large_separate, &vswap_v3),
+		cmocka_unit_test_prestate(test_swapin_large_separate, &vswap_st),
 		cmocka_unit_test_prestate(test_swapin_large_forked, &xarray),
 		cmocka_unit_test_prestate(test_swapin_large_forked, &st_p1),
+		cmocka_unit_test_prestate(test_swapin_large_forked, &vswap_v3),
+		cmocka_unit_test_prestate(test_swapin_large_forked, &vswap),
 		cmocka_unit_test_prestate(test_swapin_large_not, &st_p4),
 		cmocka_unit_test_prestate(test_swapin_large_not, &vswap),
 		cmocka_unit_test_prestate(test_swapin_large_not, &vswap_v3),
