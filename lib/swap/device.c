@@ -90,7 +90,7 @@ static void __free_cluster(struct sws_cpu *cpu, struct sws_device *dev, struct s
 		sws__backing_discard(dev, sws__cluster_idx(dev, ci));
 	if (dev->sim->cluster_freed) /* nor simulator state */
 		dev->sim->cluster_freed(dev->sim->device_ctx, dev, sws__cluster_idx(dev, ci));
-	if ((dev->flags & SWS_SWP_PAGE_DISCARD) && atomic_load_explicit(&dev->writeok, memory_order_relaxed))
+	if ((dev->h.flags & SWS_SWP_PAGE_DISCARD) && atomic_load_explicit(&dev->writeok, memory_order_relaxed))
 		sws___cluster_move(cpu, dev, ci, &dev->discard_clusters, SWS_CLUSTER_DISCARD);
 	else
 		__free_cluster_now(cpu, dev, ci);
@@ -410,7 +410,7 @@ static void setup_clusters(struct sws_device *dev)
 		sws_spin_unlock(&ci->lock);
 	}
 	/* The free list in index order, or 6.17's columns: 0, 32, 64, ..., 1, 33, ... */
-	bool cols = dev->sim->design_flags & SWS_DESIGN_CLUSTER_COLS;
+	bool cols = dev->sim->h.design_flags & SWS_DESIGN_CLUSTER_COLS;
 	uint32_t ncols = cols ? SWS_CLUSTER_COLS : 1;
 	for (uint32_t k = 0; k < ncols; k++)
 		for (uint32_t i = k; i < end; i += ncols) {
@@ -468,9 +468,9 @@ int sws__device_add(struct sws_sim *sim, const struct sws_device_config *cfg, co
 	dev->sim = sim;
 	dev->type = type;
 	dev->gen = ++sim->next_gen;
-	dev->flags = cfg->flags & ~SWS_SWAP_FLAG_PREFER;
+	dev->h.flags = cfg->flags & ~SWS_SWAP_FLAG_PREFER;
 	/* vswap's virtual device is in every tier: tiers choose physical devices. */
-	dev->tier_mask = cfg->flags & SWS_SWP_VIRTUAL ? SWS_SWAP_TIERS_ALL : 1u << cfg->tier;
+	dev->h.tier_mask = cfg->flags & SWS_SWP_VIRTUAL ? SWS_SWAP_TIERS_ALL : 1u << cfg->tier;
 	/* 6.19+: every device swapped on without a priority gets -1: round robin. */
 	dev->prio = (cfg->flags & SWS_SWAP_FLAG_PREFER) ? cfg->prio : -1;
 	dev->max = cfg->nr_slots;
@@ -481,7 +481,7 @@ int sws__device_add(struct sws_sim *sim, const struct sws_device_config *cfg, co
 	dev->backing.fd = -1;
 	/* Entries come from the entry space; under a virtual design (vswap) the
 	 * devices one swaps on hold physical slots only (alloc.c). */
-	dev->space = (sim->design_flags & SWS_DESIGN_VIRTUAL) && !(cfg->flags & SWS_SWP_VIRTUAL) ? SWS_SPACE_PHYS
+	dev->space = (sim->h.design_flags & SWS_DESIGN_VIRTUAL) && !(cfg->flags & SWS_SWP_VIRTUAL) ? SWS_SPACE_PHYS
 												  : SWS_SPACE_ENTRY;
 	sws_spin_init(&dev->lock);
 	sws_spin_init(&dev->global_cluster_lock);
@@ -521,7 +521,7 @@ int sws__device_add(struct sws_sim *sim, const struct sws_device_config *cfg, co
 		atomic_fetch_add(&sim->nr_ext, 1);
 	else
 		atomic_fetch_add(&sim->nr_real_swapfiles, 1);
-	atomic_store_explicit(&sim->devices[type], dev, memory_order_release);
+	atomic_store_explicit(&sim->h.devices[type], dev, memory_order_release);
 	if (enable)
 		sws__device_enable(dev);
 	*type_out = type;
@@ -602,7 +602,7 @@ int sws___device_remove(struct sws_sim *sim, int type, bool force)
 		sws_spin_unlock(&sim->swap_lock);
 		return SWS_EBUSY;
 	}
-	atomic_store_explicit(&sim->devices[type], NULL, memory_order_release);
+	atomic_store_explicit(&sim->h.devices[type], NULL, memory_order_release);
 	sws_synchronize_rcu();
 	if (sim->ops->flags & SWS_DESIGN_RCU_BARRIER) /* RCU callbacks that use this device have run */
 		sws_rcu_barrier();
@@ -757,8 +757,8 @@ int sws_device_info_get(struct sws_sim *sim, int type, struct sws_device_info *i
 	memset(info, 0, sizeof(*info));
 	info->type = dev->type;
 	info->prio = dev->prio;
-	info->tier = dev->flags & SWS_SWP_VIRTUAL ? 0 : (unsigned)__builtin_ctz(dev->tier_mask);
-	info->flags = dev->flags;
+	info->tier = dev->h.flags & SWS_SWP_VIRTUAL ? 0 : sws__device_tier(dev);
+	info->flags = dev->h.flags;
 	info->max = dev->max;
 	info->pages = dev->pages;
 	info->inuse_pages = atomic_load(&dev->inuse_pages) & ~SWS_INUSE_OFFLIST;
