@@ -545,7 +545,7 @@ static inline void folio_lock(struct sws_folio *f)
 {
 	struct sws_vcpu *vc = sws__vt_current;
 	if (sws_unlikely(vc)) {
-		sws__vt_bit_lock(vc, &f->flags, PG_locked, SWS_LOCK_folio);
+		sws__vt_bit_lock_inline(vc, &f->flags, PG_locked, SWS_LOCK_folio);
 		return;
 	}
 	while (!folio_trylock(f))
