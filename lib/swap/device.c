@@ -135,7 +135,7 @@ bool sws__swap_range_alloc(struct sws_cpu *cpu, struct sws_device *dev, unsigned
 			sws__device_del_avail(cpu, dev);
 	}
 	if (sws_likely(sws__in_totals(dev))) {
-		atomic_fetch_sub_explicit(&dev->sim->nr_swap_pages, nr, memory_order_relaxed);
+		atomic_fetch_sub_explicit(&dev->sim->h.nr_swap_pages, nr, memory_order_relaxed);
 		sws__work(cpu, SWS_WORK_atomic_rmw, 1);
 	}
 	return true;
@@ -150,7 +150,7 @@ void sws___swap_range_free(struct sws_cpu *cpu, struct sws_device *dev, struct s
 	uint64_t inuse = atomic_fetch_sub(&dev->inuse_pages, nr) - nr;
 	sws__work_maybe(cpu, SWS_WORK_atomic_rmw, 1);
 	if (sws_likely(sws__in_totals(dev))) {
-		atomic_fetch_add_explicit(&dev->sim->nr_swap_pages, nr, memory_order_relaxed);
+		atomic_fetch_add_explicit(&dev->sim->h.nr_swap_pages, nr, memory_order_relaxed);
 		sws__work_maybe(cpu, SWS_WORK_atomic_rmw, 1);
 	}
 	if (inuse & SWS_INUSE_OFFLIST)
@@ -256,8 +256,8 @@ void sws__device_swapoff_begin(struct sws_device *dev)
 	sws_spin_lock(&sim->swap_lock);
 	if (dev->enabled && sws__in_totals(dev) && !dev->leaving) {
 		int64_t pages = (int64_t)atomic_load(&dev->pages);
-		atomic_fetch_sub(&sim->nr_swap_pages, pages);
-		atomic_fetch_sub(&sim->total_swap_pages, pages);
+		atomic_fetch_sub(&sim->h.nr_swap_pages, pages);
+		atomic_fetch_sub(&sim->h.total_swap_pages, pages);
 		dev->leaving = true;
 	}
 	sws_spin_unlock(&sim->swap_lock);
@@ -269,8 +269,8 @@ void sws__device_swapoff_cancel(struct sws_device *dev)
 	sws_spin_lock(&sim->swap_lock);
 	if (dev->leaving) {
 		int64_t pages = (int64_t)atomic_load(&dev->pages);
-		atomic_fetch_add(&sim->nr_swap_pages, pages);
-		atomic_fetch_add(&sim->total_swap_pages, pages);
+		atomic_fetch_add(&sim->h.nr_swap_pages, pages);
+		atomic_fetch_add(&sim->h.total_swap_pages, pages);
 		dev->leaving = false;
 	}
 	sws_spin_unlock(&sim->swap_lock);
@@ -537,8 +537,8 @@ void sws__device_enable(struct sws_device *dev)
 	dev->enabled = true;
 	atomic_store(&dev->writeok, true);
 	if (sws__in_totals(dev)) {
-		atomic_fetch_add(&sim->total_swap_pages, (int64_t)dev->pages);
-		atomic_fetch_add(&sim->nr_swap_pages, (int64_t)dev->pages);
+		atomic_fetch_add(&sim->h.total_swap_pages, (int64_t)dev->pages);
+		atomic_fetch_add(&sim->h.nr_swap_pages, (int64_t)dev->pages);
 	}
 	sws_spin_lock(&sim->avail_lock);
 	__avail_insert(sim, dev);
@@ -555,10 +555,10 @@ static void device_destroy(struct sws_sim *sim, struct sws_device *dev, bool ena
 {
 	int64_t inuse = (int64_t)(atomic_load(&dev->inuse_pages) & ~SWS_INUSE_OFFLIST);
 	if (enabled && sws__in_totals(dev) && dev->leaving) {
-		atomic_fetch_add(&sim->nr_swap_pages, inuse); /* left with all its pages */
+		atomic_fetch_add(&sim->h.nr_swap_pages, inuse); /* left with all its pages */
 	} else if (enabled && sws__in_totals(dev)) {
-		atomic_fetch_sub(&sim->nr_swap_pages, (int64_t)dev->pages - inuse);
-		atomic_fetch_sub(&sim->total_swap_pages, (int64_t)dev->pages);
+		atomic_fetch_sub(&sim->h.nr_swap_pages, (int64_t)dev->pages - inuse);
+		atomic_fetch_sub(&sim->h.total_swap_pages, (int64_t)dev->pages);
 	}
 	if (!dev->ext)
 		atomic_fetch_sub(&sim->nr_real_swapfiles, 1);
@@ -789,7 +789,7 @@ void sws_swap_totals(struct sws_sim *sim, uint64_t *total, uint64_t *free_slots)
 	}
 	/* Each is exact once quiet; while an xswap limit write moves both, a
 	 * reader of the two may see one step of it: free is kept in [0, total]. */
-	int64_t f = atomic_load(&sim->nr_swap_pages), t = atomic_load(&sim->total_swap_pages);
+	int64_t f = atomic_load(&sim->h.nr_swap_pages), t = atomic_load(&sim->h.total_swap_pages);
 	if (t < 0)
 		t = 0;
 	if (f > t)
@@ -805,7 +805,7 @@ void sws_swap_totals(struct sws_sim *sim, uint64_t *total, uint64_t *free_slots)
 bool sws_swap_full(struct sws_sim *sim)
 {
 	/* vm_swap_full(): free * 2 < total */
-	return sim && atomic_load(&sim->nr_swap_pages) * 2 < atomic_load(&sim->total_swap_pages);
+	return sim && atomic_load(&sim->h.nr_swap_pages) * 2 < atomic_load(&sim->h.total_swap_pages);
 }
 
 /* The obsolete name (swapsim/device.h), for callers built against it. */

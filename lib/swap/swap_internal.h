@@ -230,7 +230,8 @@ struct sws_cpu {
 #define SWS__SWAP_MEMCGS 256 /* memcg ids whose swap usage is kept: 0 .. 255 */
 
 struct sws_sim {
-	struct sws__sim_head h; /* design_flags, devices[]: first, read inline through swap_mm.h */
+	struct sws__sim_head h; /* design_flags, devices[], nr_swap_pages, total_swap_pages: first,
+				 * read inline through swap_mm.h */
 	struct sws_mem mem;
 	struct sws_env env;
 	const struct sws_design_ops *ops;
@@ -249,8 +250,6 @@ struct sws_sim {
 	/* Swap tiers' names by id (swap_lock; "" where unused; tier 0 has none). */
 	char tier_name[SWS_SWAP_NR_TIERS][SWS_SWAP_TIER_NAME_MAX];
 
-	_Atomic int64_t nr_swap_pages; /* free slots, all devices */
-	_Atomic int64_t total_swap_pages;
 	_Atomic int64_t nr_swapcache;  /* NR_SWAPCACHE of detached CPUs */
 	_Atomic int nr_real_swapfiles; /* devices with storage (not extendable): zswap may write back */
 	_Atomic int nr_ext;            /* extendable devices */

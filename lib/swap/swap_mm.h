@@ -61,6 +61,8 @@ struct sws_cpu;
 struct sws__sim_head {
 	uint32_t design_flags; /* the design's SWS_DESIGN_* (ops->flags) */
 	_Atomic(struct sws_device *) devices[SWS_MAX_SWAPFILES]; /* by type, RCU-published */
+	_Atomic int64_t nr_swap_pages; /* free slots, all devices */
+	_Atomic int64_t total_swap_pages;
 };
 
 static inline const struct sws__sim_head *sws__sim_head(const struct sws_sim *sim)
@@ -76,6 +78,14 @@ unsigned sws__sim_max_cpus(const struct sws_sim *sim);
 bool sws__sim_memcg_off(const struct sws_sim *sim);
 /* The environment's clock (sws_env.clock_ns), or the default one. */
 uint64_t sws__sim_clock_ns(const struct sws_sim *sim);
+
+/* Has swap room: get_nr_swap_pages() > 0 (sws_swap_totals()'s free slots,
+ * which it keeps in [0, total]), as reclaim asks can_reclaim_anon_pages(). */
+static inline bool sws__swap_has_room(const struct sws_sim *sim)
+{
+	const struct sws__sim_head *h = sws__sim_head(sim);
+	return atomic_load(&h->nr_swap_pages) > 0 && atomic_load(&h->total_swap_pages) > 0;
+}
 
 /* The design's behaviour beyond its metadata (the SWS_DESIGN_* flags above). */
 /* do_swap_page() skips the swap cache for a count-1 slot of a SYNCHRONOUS_IO

@@ -49,13 +49,13 @@ static void __set_pages(struct sws_device *dev, uint64_t pages)
 	for (;;) {
 		uint64_t old = dev->pages;
 		if (pages > old) {
-			atomic_fetch_add(&sim->total_swap_pages, (int64_t)(pages - old));
+			atomic_fetch_add(&sim->h.total_swap_pages, (int64_t)(pages - old));
 			dev->pages = pages;
-			atomic_fetch_add(&sim->nr_swap_pages, (int64_t)(pages - old));
+			atomic_fetch_add(&sim->h.nr_swap_pages, (int64_t)(pages - old));
 		} else if (pages < old) {
-			atomic_fetch_sub(&sim->nr_swap_pages, (int64_t)(old - pages));
+			atomic_fetch_sub(&sim->h.nr_swap_pages, (int64_t)(old - pages));
 			dev->pages = pages;
-			atomic_fetch_sub(&sim->total_swap_pages, (int64_t)(old - pages));
+			atomic_fetch_sub(&sim->h.total_swap_pages, (int64_t)(old - pages));
 		}
 		uint64_t inuse = atomic_load(&dev->inuse_pages) & ~SWS_INUSE_OFFLIST;
 		if (inuse <= pages)
