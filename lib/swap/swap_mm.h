@@ -1,6 +1,8 @@
 /*
  * swap_mm.h - the swap core as the memory model (lib/mm) sees it: the
- * queries and calls it makes of the core, and nothing of the core's structs.
+ * queries and calls it makes of the core, and nothing of the core's structs
+ * but the heads a CPU, the simulation and a device open with (this header's
+ * own structs), which the queries asked on every fault read inline.
  * The kernel's mm/ reads swap_info_struct's flags and bdev directly; here the
  * memory model asks, so the core's layout (swap_internal.h) stays the core's
  * and the designs'. swap_internal.h includes this header: the core's own
