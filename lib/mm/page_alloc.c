@@ -48,7 +48,7 @@
  * dynamic bytes, as sws_sim_memory_usage() and swapsim-overhead count them:
  * swap tables, cluster info, swap_map, XArray nodes, vswap descriptors,
  * zswap's trees) is kernel memory, and zsmalloc's pages come from the buddy
- * allocator: both are RAM. sws__mm_kernel_swap_sync() moves free_pages by the change
+ * allocator: both are RAM. kernel_swap_sync() moves free_pages by the change
  * in their pages (the metadata's bytes rounded up to pages, plus the pool's
  * pages) whenever an allocation takes RAM and whenever free memory is read,
  * so they count in free memory and in global pressure. free_pages may go below
@@ -338,7 +338,7 @@ static bool ram_tight(struct sws_mm *mm) { return atomic_load_explicit(&mm->ram_
 
 /* The change in the kernel's swap pages since the last call, out of (or back
  * to) free_pages. Lock-free: the exchange hands each change to one caller. */
-void sws__mm_kernel_swap_sync(struct sws_mm *mm)
+static void kernel_swap_sync(struct sws_mm *mm)
 {
 	if (!(mm->cfg.flags & SWS_MM_KERNEL_RAM))
 		return;
@@ -350,6 +350,8 @@ void sws__mm_kernel_swap_sync(struct sws_mm *mm)
 	if (had != want)
 		atomic_fetch_add(&mm->free_pages, had - want);
 }
+
+void sws__mm_kernel_swap_sync(struct sws_mm *mm) { kernel_swap_sync(mm); }
 
 /* A move of pages between free_pages and a stock: for a moment they are in
  * neither, so a failing allocation that saw one begin retries. */
@@ -397,7 +399,7 @@ static bool stock_take(_Atomic int64_t *stock, int64_t nr)
  */
 static bool ram_take(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t n, int64_t floor)
 {
-	sws__mm_kernel_swap_sync(mm);
+	kernel_swap_sync(mm);
 	_Atomic int64_t *stock = free_stock(cpu, mm);
 	int64_t nr = (int64_t)n;
 	if (stock && atomic_load_explicit(&mm->free_pages, memory_order_relaxed) >= 0 && stock_take(stock, nr))
