@@ -87,21 +87,6 @@ void sws__vt_bit_lock(struct sws_vcpu *vc, _Atomic uint32_t *word, uint32_t bit,
 	sws__vt_charge(vc, SWS_COST_atomic, 1);
 }
 
-bool sws__vt_bit_trylock(struct sws_vcpu *vc, _Atomic uint32_t *word, uint32_t bit)
-{
-	sws__vt_sync(vc);
-	sws__vt_charge(vc, SWS_COST_atomic, 1);
-	return !(atomic_fetch_or_explicit(word, bit, memory_order_acquire) & bit);
-}
-
-void sws__vt_bit_unlock(struct sws_vcpu *vc, _Atomic uint32_t *word, uint32_t bit)
-{
-	sws__vt_sync(vc);
-	atomic_fetch_and_explicit(word, ~bit, memory_order_release);
-	if (*vc->nr_blocked)
-		vc->ops->wake(vc, word);
-}
-
 void sws__vt_set_footprint(struct sws_vcpu *vc, uint64_t footprint)
 {
 	uint64_t llc = vc->costs->llc_bytes;

@@ -129,8 +129,6 @@ bool sws__vt_trylock(struct sws_vcpu *vc, atomic_uint *word);
 void sws__vt_unlock(struct sws_vcpu *vc, atomic_uint *word);
 /* A bit lock in a word with other bits (a folio's PG_locked). */
 void sws__vt_bit_lock(struct sws_vcpu *vc, _Atomic uint32_t *word, uint32_t bit, enum sws_lock_class cls);
-bool sws__vt_bit_trylock(struct sws_vcpu *vc, _Atomic uint32_t *word, uint32_t bit);
-void sws__vt_bit_unlock(struct sws_vcpu *vc, _Atomic uint32_t *word, uint32_t bit);
 
 /* sws__vt_lock()'s common case inline, with the same effect: the lock is free,
  * this CPU held it last (no line to move) and is not past the horizon (no
@@ -157,6 +155,36 @@ static inline void sws__vt_unlock_inline(struct sws_vcpu *vc, atomic_uint *word)
 	atomic_thread_fence(memory_order_release);
 	sws_store_relaxed(word, sws_load_relaxed(word) & ~1u);
 	if (sws_unlikely(*vc->nr_blocked))
+		vc->ops->wake(vc, word);
+}
+
+/* sws__vt_bit_lock()'s common case inline, with the same effect: the bit is
+ * clear and this CPU is not past the horizon. Anything else takes the call
+ * (the bit was set: the or changed nothing). */
+static inline void sws__vt_bit_lock_inline(struct sws_vcpu *vc, _Atomic uint32_t *word, uint32_t bit,
+					   enum sws_lock_class cls)
+{
+	if (sws_likely(vc->now <= *vc->horizon) &&
+	    !(atomic_fetch_or_explicit(word, bit, memory_order_acquire) & bit)) {
+		sws__vt_charge(vc, SWS_COST_atomic, 1);
+		return;
+	}
+	sws__vt_bit_lock(vc, word, bit, cls);
+}
+
+/* The bit lock's trylock and unlock, whole. */
+static inline bool sws__vt_bit_trylock(struct sws_vcpu *vc, _Atomic uint32_t *word, uint32_t bit)
+{
+	sws__vt_sync(vc);
+	sws__vt_charge(vc, SWS_COST_atomic, 1);
+	return !(atomic_fetch_or_explicit(word, bit, memory_order_acquire) & bit);
+}
+
+static inline void sws__vt_bit_unlock(struct sws_vcpu *vc, _Atomic uint32_t *word, uint32_t bit)
+{
+	sws__vt_sync(vc);
+	atomic_fetch_and_explicit(word, ~bit, memory_order_release);
+	if (*vc->nr_blocked)
 		vc->ops->wake(vc, word);
 }
 

@@ -460,7 +460,7 @@ static int xa_pin(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uns
 {
 	struct xa_dev *xd = xd_of(dev);
 	struct sws_cluster *ci = sws__offset_cluster(dev, off);
-	if (!(dev->flags & SWS_SWP_SYNCHRONOUS_IO))
+	if (!(dev->h.flags & SWS_SWP_SYNCHRONOUS_IO))
 		return SWS_EOPNOTSUPP;
 	sws__cluster_lock(cpu, ci);
 	int rc = sws___swap_map_single(ci, &xd->map, off, nr) ? __cache_prepare(ci, xd, off, nr)
@@ -613,7 +613,7 @@ static int __check_slot(struct sws_device *dev, const struct sws_cluster *ci, ui
 	/* HAS_CACHE without a folio: a swap-in that bypasses the cache pinned the
 	 * slot (SYNCHRONOUS_IO devices only); its count may be 1, or 0 once the
 	 * caller put its reference, until the unpin. */
-	if ((b & SWAP_HAS_CACHE) && !xa_is_pfn(e) && !(dev->flags & SWS_SWP_SYNCHRONOUS_IO))
+	if ((b & SWAP_HAS_CACHE) && !xa_is_pfn(e) && !(dev->h.flags & SWS_SWP_SYNCHRONOUS_IO))
 		SWS__CORRUPT(msg, len, "slot %llu: SWAP_HAS_CACHE but no folio in the swap cache", o);
 	if (!(b & SWAP_HAS_CACHE) && xa_is_pfn(e))
 		SWS__CORRUPT(msg, len, "slot %llu: folio in the swap cache without SWAP_HAS_CACHE", o);

@@ -557,7 +557,7 @@ static inline void folio_lock(struct sws_folio *f)
 {
 	struct sws_vcpu *vc = sws__vt_current;
 	if (sws_unlikely(vc)) {
-		sws__vt_bit_lock(vc, &f->flags, PG_locked, SWS_LOCK_folio);
+		sws__vt_bit_lock_inline(vc, &f->flags, PG_locked, SWS_LOCK_folio);
 		return;
 	}
 	while (!folio_trylock(f))
@@ -688,8 +688,22 @@ struct sws_folio *sws__mm_folio_claim(struct sws_mm *mm, uint64_t pfn, unsigned 
  * back whole (sws_mm_destroy()). */
 int sws__mm_folio_map_init(struct sws_mm *mm);
 void sws__mm_folio_map_fini(struct sws_mm *mm);
-/* RAM pages not in a folio: free_pages and every CPU's free stock. */
-int64_t sws__mm_free_pages(struct sws_mm *mm);
+/* With the kernel's swap pages in RAM (SWS_MM_KERNEL_RAM): free_pages moved
+ * by their change since the last call. */
+void sws__mm_kernel_swap_sync(struct sws_mm *mm);
+/* RAM pages not in a folio: free_pages and every CPU's free stock. Inline: a
+ * charge asks it on every round. */
+static inline int64_t sws__mm_free_pages(struct sws_mm *mm)
+{
+	if (mm->cfg.flags & SWS_MM_KERNEL_RAM)
+		sws__mm_kernel_swap_sync(mm);
+	int64_t n = atomic_load_explicit(&mm->free_pages, memory_order_relaxed);
+	if (mm->cfg.policy == SWS_RECLAIM_LRU)
+		return n; /* the exact-LRU reference keeps no stocks (free_stock()) */
+	for (unsigned i = 0; i < mm->nr_cpus; i++)
+		n += atomic_load_explicit(&mm->pcpu[i].free_stock, memory_order_relaxed);
+	return n;
+}
 /* Take @nr pages of RAM for an allocation on @cpu: from its free stock, else
  * from free_pages with a batch ahead into the stock (NULL, or the exact-LRU
  * policy: exactly @nr, no stock). @return false when fewer are free

@@ -369,16 +369,7 @@ static void kernel_swap_sync(struct sws_mm *mm)
 		atomic_fetch_add(&mm->free_pages, had - want);
 }
 
-int64_t sws__mm_free_pages(struct sws_mm *mm)
-{
-	kernel_swap_sync(mm);
-	int64_t n = atomic_load_explicit(&mm->free_pages, memory_order_relaxed);
-	if (mm->cfg.policy == SWS_RECLAIM_LRU)
-		return n; /* the exact-LRU reference keeps no stocks (free_stock()) */
-	for (unsigned i = 0; i < mm->nr_cpus; i++)
-		n += atomic_load_explicit(&mm->pcpu[i].free_stock, memory_order_relaxed);
-	return n;
-}
+void sws__mm_kernel_swap_sync(struct sws_mm *mm) { kernel_swap_sync(mm); }
 
 /* A move of pages between free_pages and a stock: for a moment they are in
  * neither, so a failing allocation that saw one begin retries. */

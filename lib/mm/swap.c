@@ -246,7 +246,8 @@ void sws__mm_lru_batch_activate(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t
 		}
 }
 
-void sws___mm_lru_move(struct sws_mm *mm, uint64_t pfn, unsigned which)
+/* The body of sws___mm_lru_move(), inline in the exact LRU's hit (sws__mm_mark_accessed()). */
+static SWS_ALWAYS_INLINE void __lru_move(struct sws_mm *mm, uint64_t pfn, unsigned which)
 {
 	struct sws_folio *f = mm_folio(mm, pfn);
 	SWS_ASSERT_HELD(folio_lru_lock(mm, f));
@@ -263,6 +264,8 @@ void sws___mm_lru_move(struct sws_mm *mm, uint64_t pfn, unsigned which)
 	if (want & ~have)
 		folio_set(f, want & ~have);
 }
+
+void sws___mm_lru_move(struct sws_mm *mm, uint64_t pfn, unsigned which) { __lru_move(mm, pfn, which); }
 
 void sws__mm_lru_del(struct sws_mm *mm, uint64_t pfn)
 {
@@ -303,7 +306,7 @@ void sws__mm_mark_accessed(struct sws_mm *mm, uint64_t pfn)
 	sws_spinlock_t *lock = folio_lru_lock(mm, f);
 	mm_lock(mm, lock, SWS_MM_lock_lru_contended);
 	if (f->lru != LRU_NONE)
-		sws___mm_lru_move(mm, pfn, LRU_INACTIVE);
+		__lru_move(mm, pfn, LRU_INACTIVE);
 	sws_spin_unlock(lock);
 }
 

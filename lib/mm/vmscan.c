@@ -273,9 +273,7 @@ static struct scan_split __get_scan_count(struct sws_mm *mm, uint16_t memcg)
 	 * reclaim still weighs them by SCAN_FRACT's fraction, which with a file
 	 * cost of 0 and any anon I/O noted is 60 x 3/2 against 140 x 3: 3/17. */
 	struct scan_split s = {{anon, 0}, {anon > 0, file > 0}, (double)n[LRU_INACTIVE] * 3 / 17};
-	uint64_t swap_free;
-	sws_swap_totals(mm->sim, NULL, &swap_free);
-	s.can[0] = anon > 0 && swap_free; /* can_reclaim_anon_pages() */
+	s.can[0] = anon > 0 && sws__swap_has_room(mm->sim); /* can_reclaim_anon_pages() */
 	if (!file)
 		return s;
 	bool refaulting = atomic_load_explicit(&mc->workingset_activate[1], memory_order_relaxed) !=

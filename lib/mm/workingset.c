@@ -28,8 +28,7 @@ bool sws__mm_workingset_refault(struct sws_cpu *cpu, struct sws_mm *mm, struct s
 	 * anonymous one: the file lists and, while swap has room, the active anon
 	 * list (not the inactive anon list it was evicted from). A file one: the
 	 * active file list and, while swap has room, both anon lists. */
-	uint64_t swap_free;
-	sws_swap_totals(mm->sim, NULL, &swap_free);
+	bool swap_room = sws__swap_has_room(mm->sim);
 	/* The lists of the memcg that evicted it (the shadow's), not of the one
 	 * refaulting it: page cache is shared. */
 	uint64_t evicted = (shadow >> SHADOW_AGE_BITS) & SHADOW_MEMCG_MASK;
@@ -37,7 +36,7 @@ bool sws__mm_workingset_refault(struct sws_cpu *cpu, struct sws_mm *mm, struct s
 	mm_lock(mm, &mc->lru_lock, SWS_MM_lock_lru_contended);
 	const uint64_t *n = mc->lru.nr;
 	uint64_t ws = file ? n[LRU_ACTIVE_FILE] : n[LRU_ACTIVE_FILE] + n[LRU_INACTIVE_FILE];
-	if (swap_free)
+	if (swap_room)
 		ws += file ? n[LRU_ACTIVE] + n[LRU_INACTIVE] : n[LRU_ACTIVE];
 	bool recent = mm->cfg.policy == SWS_RECLAIM_KERNEL && distance <= ws;
 	/* The refaulting folio's lruvec: its activation, and its cost when it was

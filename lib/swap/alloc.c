@@ -63,7 +63,7 @@ static bool __cluster_is_usable(struct sws_cluster *ci, unsigned order)
  * @order: the CPU's cached cluster, or the device's shared next[order]. */
 static void __set_next(struct sws_cpu *cpu, struct sws_device *dev, unsigned order, uint64_t next)
 {
-	if (dev->flags & SWS_SWP_SOLIDSTATE) {
+	if (dev->h.flags & SWS_SWP_SOLIDSTATE) {
 		struct sws_pcp *pcp = &cpu->pcp[dev->space][order];
 		pcp->type = next ? dev->type : -1;
 		pcp->gen = dev->gen;
@@ -173,7 +173,7 @@ static uint64_t scan_device(struct sws_cpu *cpu, struct sws_device *dev, unsigne
 			    int *err)
 {
 	uint64_t found = 0;
-	bool rotational = !(dev->flags & SWS_SWP_SOLIDSTATE);
+	bool rotational = !(dev->h.flags & SWS_SWP_SOLIDSTATE);
 
 	if (rotational) {
 		sws__lock_counted(cpu, &dev->global_cluster_lock, SWS_WORK_lock_global_cluster,
@@ -191,7 +191,7 @@ static uint64_t scan_device(struct sws_cpu *cpu, struct sws_device *dev, unsigne
 			}
 		}
 	}
-	if (dev->flags & SWS_SWP_PAGE_DISCARD) {
+	if (dev->h.flags & SWS_SWP_PAGE_DISCARD) {
 		found = scan_list(cpu, dev, &dev->free_clusters, 1, order, pfn, false, err);
 		if (found)
 			goto done;
@@ -202,7 +202,7 @@ static uint64_t scan_device(struct sws_cpu *cpu, struct sws_device *dev, unsigne
 		if (found)
 			goto done;
 	}
-	if (!(dev->flags & SWS_SWP_PAGE_DISCARD)) {
+	if (!(dev->h.flags & SWS_SWP_PAGE_DISCARD)) {
 		found = scan_list(cpu, dev, &dev->free_clusters, 1, order, pfn, false, err);
 		if (found)
 			goto done;
@@ -262,11 +262,11 @@ static bool swap_alloc_fast(struct sws_cpu *cpu, unsigned space, unsigned order,
 	struct sws_device *dev = sws__device(cpu->h.sim, (unsigned)type);
 	if (!dev || dev->gen != pcp->gen || !sws__offset_mapped(dev, off) ||
 	    !atomic_load_explicit(&dev->writeok, memory_order_relaxed) ||
-	    !(dev->flags & SWS_SWP_SOLIDSTATE)) {
+	    !(dev->h.flags & SWS_SWP_SOLIDSTATE)) {
 		pcp->type = -1;
 		return false;
 	}
-	if (!(dev->tier_mask & tiers))
+	if (!(dev->h.tier_mask & tiers))
 		return false; /* another memcg's tier: the slow path */
 	struct sws_cluster *ci = sws__offset_cluster(dev, off);
 	sws__cluster_lock(cpu, ci);
@@ -310,7 +310,7 @@ static int swap_alloc_slow(struct sws_cpu *cpu, unsigned space, unsigned order, 
 
 	for (unsigned i = 0; i < n; i++) {
 		struct sws_device *dev = order_list[i];
-		if (!atomic_load(&dev->writeok) || !(dev->tier_mask & tiers))
+		if (!atomic_load(&dev->writeok) || !(dev->h.tier_mask & tiers))
 			continue;
 		uint64_t found = cluster_alloc_swap_entry(cpu, dev, order, pfn, &err);
 		if (found) {

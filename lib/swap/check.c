@@ -136,7 +136,7 @@ int sws_swap_check(struct sws_sim *sim, char *msg, size_t len)
 	sws__rcu_thread_put();
 	if (rc)
 		return rc;
-	int64_t free_slots = atomic_load(&sim->nr_swap_pages), total = atomic_load(&sim->total_swap_pages);
+	int64_t free_slots = atomic_load(&sim->h.nr_swap_pages), total = atomic_load(&sim->h.total_swap_pages);
 	if (free_slots + inuse != total)
 		SWS__CORRUPT(msg, len, "nr_swap_pages %lld + inuse %lld != total_swap_pages %lld", (long long)free_slots,
 			(long long)inuse, (long long)total);

@@ -90,7 +90,7 @@ static void __free_cluster(struct sws_cpu *cpu, struct sws_device *dev, struct s
 		sws__backing_discard(dev, sws__cluster_idx(dev, ci));
 	if (dev->sim->cluster_freed) /* nor simulator state */
 		dev->sim->cluster_freed(dev->sim->device_ctx, dev, sws__cluster_idx(dev, ci));
-	if ((dev->flags & SWS_SWP_PAGE_DISCARD) && atomic_load_explicit(&dev->writeok, memory_order_relaxed))
+	if ((dev->h.flags & SWS_SWP_PAGE_DISCARD) && atomic_load_explicit(&dev->writeok, memory_order_relaxed))
 		sws___cluster_move(cpu, dev, ci, &dev->discard_clusters, SWS_CLUSTER_DISCARD);
 	else
 		__free_cluster_now(cpu, dev, ci);
@@ -135,7 +135,7 @@ bool sws__swap_range_alloc(struct sws_cpu *cpu, struct sws_device *dev, unsigned
 			sws__device_del_avail(cpu, dev);
 	}
 	if (sws_likely(sws__in_totals(dev))) {
-		atomic_fetch_sub_explicit(&dev->sim->nr_swap_pages, nr, memory_order_relaxed);
+		atomic_fetch_sub_explicit(&dev->sim->h.nr_swap_pages, nr, memory_order_relaxed);
 		sws__work(cpu, SWS_WORK_atomic_rmw, 1);
 	}
 	return true;
@@ -150,7 +150,7 @@ void sws___swap_range_free(struct sws_cpu *cpu, struct sws_device *dev, struct s
 	uint64_t inuse = atomic_fetch_sub(&dev->inuse_pages, nr) - nr;
 	sws__work_maybe(cpu, SWS_WORK_atomic_rmw, 1);
 	if (sws_likely(sws__in_totals(dev))) {
-		atomic_fetch_add_explicit(&dev->sim->nr_swap_pages, nr, memory_order_relaxed);
+		atomic_fetch_add_explicit(&dev->sim->h.nr_swap_pages, nr, memory_order_relaxed);
 		sws__work_maybe(cpu, SWS_WORK_atomic_rmw, 1);
 	}
 	if (inuse & SWS_INUSE_OFFLIST)
@@ -256,8 +256,8 @@ void sws__device_swapoff_begin(struct sws_device *dev)
 	sws_spin_lock(&sim->swap_lock);
 	if (dev->enabled && sws__in_totals(dev) && !dev->leaving) {
 		int64_t pages = (int64_t)atomic_load(&dev->pages);
-		atomic_fetch_sub(&sim->nr_swap_pages, pages);
-		atomic_fetch_sub(&sim->total_swap_pages, pages);
+		atomic_fetch_sub(&sim->h.nr_swap_pages, pages);
+		atomic_fetch_sub(&sim->h.total_swap_pages, pages);
 		dev->leaving = true;
 	}
 	sws_spin_unlock(&sim->swap_lock);
@@ -269,8 +269,8 @@ void sws__device_swapoff_cancel(struct sws_device *dev)
 	sws_spin_lock(&sim->swap_lock);
 	if (dev->leaving) {
 		int64_t pages = (int64_t)atomic_load(&dev->pages);
-		atomic_fetch_add(&sim->nr_swap_pages, pages);
-		atomic_fetch_add(&sim->total_swap_pages, pages);
+		atomic_fetch_add(&sim->h.nr_swap_pages, pages);
+		atomic_fetch_add(&sim->h.total_swap_pages, pages);
 		dev->leaving = false;
 	}
 	sws_spin_unlock(&sim->swap_lock);
@@ -410,7 +410,7 @@ static void setup_clusters(struct sws_device *dev)
 		sws_spin_unlock(&ci->lock);
 	}
 	/* The free list in index order, or 6.17's columns: 0, 32, 64, ..., 1, 33, ... */
-	bool cols = dev->sim->design_flags & SWS_DESIGN_CLUSTER_COLS;
+	bool cols = dev->sim->h.design_flags & SWS_DESIGN_CLUSTER_COLS;
 	uint32_t ncols = cols ? SWS_CLUSTER_COLS : 1;
 	for (uint32_t k = 0; k < ncols; k++)
 		for (uint32_t i = k; i < end; i += ncols) {
@@ -468,9 +468,9 @@ int sws__device_add(struct sws_sim *sim, const struct sws_device_config *cfg, co
 	dev->sim = sim;
 	dev->type = type;
 	dev->gen = ++sim->next_gen;
-	dev->flags = cfg->flags & ~SWS_SWAP_FLAG_PREFER;
+	dev->h.flags = cfg->flags & ~SWS_SWAP_FLAG_PREFER;
 	/* vswap's virtual device is in every tier: tiers choose physical devices. */
-	dev->tier_mask = cfg->flags & SWS_SWP_VIRTUAL ? SWS_SWAP_TIERS_ALL : 1u << cfg->tier;
+	dev->h.tier_mask = cfg->flags & SWS_SWP_VIRTUAL ? SWS_SWAP_TIERS_ALL : 1u << cfg->tier;
 	/* 6.19+: every device swapped on without a priority gets -1: round robin. */
 	dev->prio = (cfg->flags & SWS_SWAP_FLAG_PREFER) ? cfg->prio : -1;
 	dev->max = cfg->nr_slots;
@@ -481,7 +481,7 @@ int sws__device_add(struct sws_sim *sim, const struct sws_device_config *cfg, co
 	dev->backing.fd = -1;
 	/* Entries come from the entry space; under a virtual design (vswap) the
 	 * devices one swaps on hold physical slots only (alloc.c). */
-	dev->space = (sim->design_flags & SWS_DESIGN_VIRTUAL) && !(cfg->flags & SWS_SWP_VIRTUAL) ? SWS_SPACE_PHYS
+	dev->space = (sim->h.design_flags & SWS_DESIGN_VIRTUAL) && !(cfg->flags & SWS_SWP_VIRTUAL) ? SWS_SPACE_PHYS
 												  : SWS_SPACE_ENTRY;
 	sws_spin_init(&dev->lock);
 	sws_spin_init(&dev->global_cluster_lock);
@@ -521,7 +521,7 @@ int sws__device_add(struct sws_sim *sim, const struct sws_device_config *cfg, co
 		atomic_fetch_add(&sim->nr_ext, 1);
 	else
 		atomic_fetch_add(&sim->nr_real_swapfiles, 1);
-	atomic_store_explicit(&sim->devices[type], dev, memory_order_release);
+	atomic_store_explicit(&sim->h.devices[type], dev, memory_order_release);
 	if (enable)
 		sws__device_enable(dev);
 	*type_out = type;
@@ -537,8 +537,8 @@ void sws__device_enable(struct sws_device *dev)
 	dev->enabled = true;
 	atomic_store(&dev->writeok, true);
 	if (sws__in_totals(dev)) {
-		atomic_fetch_add(&sim->total_swap_pages, (int64_t)dev->pages);
-		atomic_fetch_add(&sim->nr_swap_pages, (int64_t)dev->pages);
+		atomic_fetch_add(&sim->h.total_swap_pages, (int64_t)dev->pages);
+		atomic_fetch_add(&sim->h.nr_swap_pages, (int64_t)dev->pages);
 	}
 	sws_spin_lock(&sim->avail_lock);
 	__avail_insert(sim, dev);
@@ -555,10 +555,10 @@ static void device_destroy(struct sws_sim *sim, struct sws_device *dev, bool ena
 {
 	int64_t inuse = (int64_t)(atomic_load(&dev->inuse_pages) & ~SWS_INUSE_OFFLIST);
 	if (enabled && sws__in_totals(dev) && dev->leaving) {
-		atomic_fetch_add(&sim->nr_swap_pages, inuse); /* left with all its pages */
+		atomic_fetch_add(&sim->h.nr_swap_pages, inuse); /* left with all its pages */
 	} else if (enabled && sws__in_totals(dev)) {
-		atomic_fetch_sub(&sim->nr_swap_pages, (int64_t)dev->pages - inuse);
-		atomic_fetch_sub(&sim->total_swap_pages, (int64_t)dev->pages);
+		atomic_fetch_sub(&sim->h.nr_swap_pages, (int64_t)dev->pages - inuse);
+		atomic_fetch_sub(&sim->h.total_swap_pages, (int64_t)dev->pages);
 	}
 	if (!dev->ext)
 		atomic_fetch_sub(&sim->nr_real_swapfiles, 1);
@@ -602,7 +602,7 @@ int sws___device_remove(struct sws_sim *sim, int type, bool force)
 		sws_spin_unlock(&sim->swap_lock);
 		return SWS_EBUSY;
 	}
-	atomic_store_explicit(&sim->devices[type], NULL, memory_order_release);
+	atomic_store_explicit(&sim->h.devices[type], NULL, memory_order_release);
 	sws_synchronize_rcu();
 	if (sim->ops->flags & SWS_DESIGN_RCU_BARRIER) /* RCU callbacks that use this device have run */
 		sws_rcu_barrier();
@@ -757,8 +757,8 @@ int sws_device_info_get(struct sws_sim *sim, int type, struct sws_device_info *i
 	memset(info, 0, sizeof(*info));
 	info->type = dev->type;
 	info->prio = dev->prio;
-	info->tier = dev->flags & SWS_SWP_VIRTUAL ? 0 : (unsigned)__builtin_ctz(dev->tier_mask);
-	info->flags = dev->flags;
+	info->tier = dev->h.flags & SWS_SWP_VIRTUAL ? 0 : sws__device_tier(dev);
+	info->flags = dev->h.flags;
 	info->max = dev->max;
 	info->pages = dev->pages;
 	info->inuse_pages = atomic_load(&dev->inuse_pages) & ~SWS_INUSE_OFFLIST;
@@ -789,7 +789,7 @@ void sws_swap_totals(struct sws_sim *sim, uint64_t *total, uint64_t *free_slots)
 	}
 	/* Each is exact once quiet; while an xswap limit write moves both, a
 	 * reader of the two may see one step of it: free is kept in [0, total]. */
-	int64_t f = atomic_load(&sim->nr_swap_pages), t = atomic_load(&sim->total_swap_pages);
+	int64_t f = atomic_load(&sim->h.nr_swap_pages), t = atomic_load(&sim->h.total_swap_pages);
 	if (t < 0)
 		t = 0;
 	if (f > t)
@@ -805,7 +805,7 @@ void sws_swap_totals(struct sws_sim *sim, uint64_t *total, uint64_t *free_slots)
 bool sws_swap_full(struct sws_sim *sim)
 {
 	/* vm_swap_full(): free * 2 < total */
-	return sim && atomic_load(&sim->nr_swap_pages) * 2 < atomic_load(&sim->total_swap_pages);
+	return sim && atomic_load(&sim->h.nr_swap_pages) * 2 < atomic_load(&sim->h.total_swap_pages);
 }
 
 /* The obsolete name (swapsim/device.h), for callers built against it. */

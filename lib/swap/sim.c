@@ -56,7 +56,7 @@ int sws__sim_create(const struct sws_sim_config *cfg, const struct sws_design_op
 	if (cfg->env)
 		sim->env = *cfg->env;
 	sim->ops = ops;
-	sim->design_flags = ops->flags;
+	sim->h.design_flags = ops->flags;
 	sim->memcg_off = cfg->flags & SWS_SIM_MEMCG_OFF;
 	sim->backend = cfg->backend ? cfg->backend : SWS_BACKEND_ST_P4;
 	sim->max_cpus = cfg->max_cpus ? cfg->max_cpus : 256;

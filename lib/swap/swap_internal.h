@@ -55,29 +55,7 @@
 struct sws_design_ops;
 struct sws_device;
 
-/* What a design (design.h) changes beyond its metadata: the behaviour of its
- * kernel version, which the core and the memory model follow. */
-#define SWS_DESIGN_EXT_DEVICES (1u << 0) /* can serve extendable (xswap) devices: every
-					  * per-cluster array comes from
-					  * sws__cluster_array_create(), none is static */
-#define SWS_DESIGN_RCU_BARRIER (1u << 1) /* RCU callbacks touch per-device data: swapoff
-					  * waits for them (rcu_barrier) */
-#define SWS_DESIGN_SYNC_BYPASS (1u << 2) /* a swap-in of a count-1 slot on a
-					  * SYNCHRONOUS_IO device skips the swap cache
-					  * (to 6.18; vswap) */
-#define SWS_DESIGN_VIRTUAL (1u << 3)     /* vswap: entries are virtual; physical slots are
-					  * allocated for the pages that need storage */
-#define SWS_DESIGN_SYNC_FREE (1u << 4)   /* phase II+: a swap-in from a SYNCHRONOUS_IO
-					  * device always tries to free the slot
-					  * (should_try_to_free_swap()) */
-#define SWS_DESIGN_CLUSTER_COLS (1u << 5) /* 6.17: swapon files the free clusters
-					  * SWS_CLUSTER_COLS apart, so CPUs taking fresh
-					  * clusters in turn land in different 64 MiB
-					  * swap-cache spaces (xa_lock) */
-#define SWS_DESIGN_CACHE_ALLOC (1u << 6) /* phase IV: a swap-in allocates its folio in
-					  * the swap cache (__swap_cache_alloc_folio()),
-					  * whose range checks make a large order fall
-					  * back (swpin_fallback) */
+/* The SWS_DESIGN_* flags (what a design changes beyond its metadata): swap_mm.h. */
 /* 6.17's SWAP_CLUSTER_COLS: max(clusters a cache line of cluster_info holds,
  * clusters a 64 MiB address space holds) = max(3, 16384 / 512). */
 #define SWS_CLUSTER_COLS 32
@@ -172,12 +150,11 @@ struct sws_backing_store {
 #define SWS_NO_OFFSET 0                /* "no cached offset": slot 0 is never allocatable */
 
 struct sws_device {
+	struct sws__device_head h; /* flags, tier_mask: first, read inline through swap_mm.h */
 	struct sws_sim *sim;
 	int type;
 	int prio;
 	uint32_t gen; /* unique per swapon in this sim */
-	uint32_t flags;
-	uint32_t tier_mask;       /* 1 << its swap tier (si->tier_mask) */
 	atomic_bool writeok;      /* SWP_WRITEOK */
 	bool enabled;             /* counted in the totals (swap_lock) */
 	bool leaving;             /* a swapoff runs: its pages left the totals (swap_lock) */
@@ -253,16 +230,16 @@ struct sws_cpu {
 #define SWS__SWAP_MEMCGS 256 /* memcg ids whose swap usage is kept: 0 .. 255 */
 
 struct sws_sim {
+	struct sws__sim_head h; /* design_flags, devices[], nr_swap_pages, total_swap_pages: first,
+				 * read inline through swap_mm.h */
 	struct sws_mem mem;
 	struct sws_env env;
 	const struct sws_design_ops *ops;
-	uint32_t design_flags; /* ops->flags: SWS_DESIGN_* */
 	enum sws_backend backend;
 	unsigned max_cpus;
 	uint32_t magic; /* SWS__SIM_LIVE while the simulation exists (in what was padding) */
 	bool memcg_off; /* SWS_SIM_MEMCG_OFF: cgroup_disable=memory */
 
-	_Atomic(struct sws_device *) devices[SWS_MAX_SWAPFILES];
 	sws_spinlock_t swap_lock;  /* swapon/swapoff */
 
 	sws_spinlock_t avail_lock; /* swap_avail_lock */
@@ -273,8 +250,6 @@ struct sws_sim {
 	/* Swap tiers' names by id (swap_lock; "" where unused; tier 0 has none). */
 	char tier_name[SWS_SWAP_NR_TIERS][SWS_SWAP_TIER_NAME_MAX];
 
-	_Atomic int64_t nr_swap_pages; /* free slots, all devices */
-	_Atomic int64_t total_swap_pages;
 	_Atomic int64_t nr_swapcache;  /* NR_SWAPCACHE of detached CPUs */
 	_Atomic int nr_real_swapfiles; /* devices with storage (not extendable): zswap may write back */
 	_Atomic int nr_ext;            /* extendable devices */
@@ -481,7 +456,7 @@ static inline bool sws__is_ext(const struct sws_device *dev)
 
 /* Counted in nr_swap_pages and total_swap_pages, the physical swap space:
  * every device but vswap's virtual one. */
-static inline bool sws__in_totals(const struct sws_device *dev) { return !(dev->flags & SWS_SWP_VIRTUAL); }
+static inline bool sws__in_totals(const struct sws_device *dev) { return !(dev->h.flags & SWS_SWP_VIRTUAL); }
 
 /* Clusters with metadata: all of them, or what an xswap device has mapped. */
 static inline uint32_t sws__nr_clusters_mapped(const struct sws_device *dev)
@@ -506,9 +481,7 @@ static inline bool sws__offset_mapped(const struct sws_device *dev, uint64_t off
 
 static inline struct sws_device *sws__device(struct sws_sim *sim, unsigned type)
 {
-	if (type >= SWS_MAX_SWAPFILES)
-		return NULL;
-	return atomic_load_explicit(&sim->devices[type], memory_order_acquire);
+	return sws__get_swap_device(sim, type);
 }
 
 static inline uint32_t sws__cluster_idx(const struct sws_device *dev, const struct sws_cluster *ci)

@@ -10,19 +10,12 @@ unsigned sws__sim_max_cpus(const struct sws_sim *sim) { return sim->max_cpus; }
 bool sws__sim_memcg_off(const struct sws_sim *sim) { return sim->memcg_off; }
 uint64_t sws__sim_clock_ns(const struct sws_sim *sim) { return sws__clock_ns(sim); }
 
-bool sws__design_sync_bypass(const struct sws_sim *sim) { return sim->design_flags & SWS_DESIGN_SYNC_BYPASS; }
-bool sws__design_sync_free(const struct sws_sim *sim) { return sim->design_flags & SWS_DESIGN_SYNC_FREE; }
-bool sws__design_cache_alloc(const struct sws_sim *sim) { return sim->design_flags & SWS_DESIGN_CACHE_ALLOC; }
-bool sws__design_virtual(const struct sws_sim *sim) { return sim->design_flags & SWS_DESIGN_VIRTUAL; }
-
 enum sws_work_ctx sws__cpu_work_enter(struct sws_cpu *cpu, enum sws_work_ctx ctx)
 {
 	return sws__work_enter(cpu, ctx);
 }
 
-struct sws_device *sws__get_swap_device(struct sws_sim *sim, unsigned type) { return sws__device(sim, type); }
 unsigned sws__device_type(const struct sws_device *dev) { return (unsigned)dev->type; }
-uint32_t sws__device_flags(const struct sws_device *dev) { return dev->flags; }
 uint64_t sws__device_max(const struct sws_device *dev) { return dev->max; }
 uint64_t sws__device_inuse_pages(const struct sws_device *dev)
 {
@@ -30,7 +23,6 @@ uint64_t sws__device_inuse_pages(const struct sws_device *dev)
 }
 uint32_t sws__device_clusters_mapped(const struct sws_device *dev) { return sws__nr_clusters_mapped(dev); }
 bool sws__device_backed(const struct sws_device *dev) { return dev->backing.kind != SWS_BACKING_NONE; }
-unsigned sws__device_tier(const struct sws_device *dev) { return (unsigned)__builtin_ctz(dev->tier_mask); }
 sws_spinlock_t *sws__device_cluster_lockptr(struct sws_device *dev, uint32_t idx)
 {
 	return &dev->cluster_info[idx].lock;

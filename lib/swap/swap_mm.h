@@ -1,6 +1,8 @@
 /*
  * swap_mm.h - the swap core as the memory model (lib/mm) sees it: the
- * queries and calls it makes of the core, and nothing of the core's structs.
+ * queries and calls it makes of the core, and nothing of the core's structs
+ * but the heads a CPU, the simulation and a device open with (this header's
+ * own structs), which the queries asked on every fault read inline.
  * The kernel's mm/ reads swap_info_struct's flags and bdev directly; here the
  * memory model asks, so the core's layout (swap_internal.h) stays the core's
  * and the designs'. swap_internal.h includes this header: the core's own
@@ -31,6 +33,45 @@ struct sws_cpu;
 
 /* ---- the simulation (sim.c) ----------------------------------------------------- */
 
+/* What a design (design.h) changes beyond its metadata: the behaviour of its
+ * kernel version, which the core and the memory model follow. */
+#define SWS_DESIGN_EXT_DEVICES (1u << 0) /* can serve extendable (xswap) devices: every
+					  * per-cluster array comes from
+					  * sws__cluster_array_create(), none is static */
+#define SWS_DESIGN_RCU_BARRIER (1u << 1) /* RCU callbacks touch per-device data: swapoff
+					  * waits for them (rcu_barrier) */
+#define SWS_DESIGN_SYNC_BYPASS (1u << 2) /* a swap-in of a count-1 slot on a
+					  * SYNCHRONOUS_IO device skips the swap cache
+					  * (to 6.18; vswap) */
+#define SWS_DESIGN_VIRTUAL (1u << 3)     /* vswap: entries are virtual; physical slots are
+					  * allocated for the pages that need storage */
+#define SWS_DESIGN_SYNC_FREE (1u << 4)   /* phase II+: a swap-in from a SYNCHRONOUS_IO
+					  * device always tries to free the slot
+					  * (should_try_to_free_swap()) */
+#define SWS_DESIGN_CLUSTER_COLS (1u << 5) /* 6.17: swapon files the free clusters
+					  * SWS_CLUSTER_COLS apart, so CPUs taking fresh
+					  * clusters in turn land in different 64 MiB
+					  * swap-cache spaces (xa_lock) */
+#define SWS_DESIGN_CACHE_ALLOC (1u << 6) /* phase IV: a swap-in allocates its folio in
+					  * the swap cache (__swap_cache_alloc_folio()),
+					  * whose range checks make a large order fall
+					  * back (swpin_fallback) */
+
+/* The head of every struct sws_sim (its first member): what the memory model
+ * asks of the simulation on every fault and every page written, read inline
+ * rather than through a call into the core. */
+struct sws__sim_head {
+	uint32_t design_flags; /* the design's SWS_DESIGN_* (ops->flags) */
+	_Atomic(struct sws_device *) devices[SWS_MAX_SWAPFILES]; /* by type, RCU-published */
+	_Atomic int64_t nr_swap_pages; /* free slots, all devices */
+	_Atomic int64_t total_swap_pages;
+};
+
+static inline const struct sws__sim_head *sws__sim_head(const struct sws_sim *sim)
+{
+	return (const struct sws__sim_head *)(const void *)sim; /* its first member */
+}
+
 /* The simulation's allocator and memory accounting (sws_env's). */
 struct sws_mem *sws__sim_mem(struct sws_sim *sim);
 /* CPUs the simulation may have attached at once: per-CPU arrays' length. */
@@ -40,19 +81,39 @@ bool sws__sim_memcg_off(const struct sws_sim *sim);
 /* The environment's clock (sws_env.clock_ns), or the default one. */
 uint64_t sws__sim_clock_ns(const struct sws_sim *sim);
 
-/* The design's behaviour beyond its metadata (design.h's SWS_DESIGN_* flags). */
+/* Has swap room: get_nr_swap_pages() > 0 (sws_swap_totals()'s free slots,
+ * which it keeps in [0, total]), as reclaim asks can_reclaim_anon_pages(). */
+static inline bool sws__swap_has_room(const struct sws_sim *sim)
+{
+	const struct sws__sim_head *h = sws__sim_head(sim);
+	return atomic_load(&h->nr_swap_pages) > 0 && atomic_load(&h->total_swap_pages) > 0;
+}
+
+/* The design's behaviour beyond its metadata (the SWS_DESIGN_* flags above). */
 /* do_swap_page() skips the swap cache for a count-1 slot of a SYNCHRONOUS_IO
  * device (to 6.18; vswap). */
-bool sws__design_sync_bypass(const struct sws_sim *sim);
+static inline bool sws__design_sync_bypass(const struct sws_sim *sim)
+{
+	return sws__sim_head(sim)->design_flags & SWS_DESIGN_SYNC_BYPASS;
+}
 /* should_try_to_free_swap() frees a SYNCHRONOUS_IO device's slot at every
  * swap-in (swap table phase II on). */
-bool sws__design_sync_free(const struct sws_sim *sim);
+static inline bool sws__design_sync_free(const struct sws_sim *sim)
+{
+	return sws__sim_head(sim)->design_flags & SWS_DESIGN_SYNC_FREE;
+}
 /* A swap-in allocates its folio in the swap cache, the range's state (swap
  * cache, zero flag, memcg) checked there (swap table phase IV). */
-bool sws__design_cache_alloc(const struct sws_sim *sim);
+static inline bool sws__design_cache_alloc(const struct sws_sim *sim)
+{
+	return sws__sim_head(sim)->design_flags & SWS_DESIGN_CACHE_ALLOC;
+}
 /* vswap: entries are virtual; page I/O goes to the physical slot behind
  * them (sws_swap_io_target()). */
-bool sws__design_virtual(const struct sws_sim *sim);
+static inline bool sws__design_virtual(const struct sws_sim *sim)
+{
+	return sws__sim_head(sim)->design_flags & SWS_DESIGN_VIRTUAL;
+}
 
 /* sws_cpu_attach() in two steps, so a caller can reserve a CPU's memory early
  * and attach without allocating later (teardown). The memory goes with
@@ -81,21 +142,41 @@ enum sws_work_ctx sws__cpu_work_enter(struct sws_cpu *cpu, enum sws_work_ctx ctx
 
 /* ---- devices (swap_mm.c, device.c) ---------------------------------------------- */
 
+/* The head of every struct sws_device (its first member): what the memory
+ * model reads of a device on every swap-in and page written, inline. */
+struct sws__device_head {
+	uint32_t flags;     /* SWS_SWP_* */
+	uint32_t tier_mask; /* 1 << its swap tier (si->tier_mask) */
+};
+
+static inline const struct sws__device_head *sws__device_head(const struct sws_device *dev)
+{
+	return (const struct sws__device_head *)(const void *)dev; /* its first member */
+}
+
 /* get_swap_device() without the reference: device @type, or NULL (none, or
  * @type out of range). The caller keeps it alive as the file comment says. */
-struct sws_device *sws__get_swap_device(struct sws_sim *sim, unsigned type);
+static inline struct sws_device *sws__get_swap_device(struct sws_sim *sim, unsigned type)
+{
+	if (type >= SWS_MAX_SWAPFILES)
+		return NULL;
+	return atomic_load_explicit(&((struct sws__sim_head *)(void *)sim)->devices[type], memory_order_acquire);
+}
 /* Its type, SWS_SWP_* flags, slots (header included: the largest offset + 1),
  * allocated slots, and whether it stores pages' bytes (a backing store:
  * a file or memory). */
 unsigned sws__device_type(const struct sws_device *dev);
-uint32_t sws__device_flags(const struct sws_device *dev);
+static inline uint32_t sws__device_flags(const struct sws_device *dev) { return sws__device_head(dev)->flags; }
 uint64_t sws__device_max(const struct sws_device *dev);
 uint64_t sws__device_inuse_pages(const struct sws_device *dev);
 /* Clusters with metadata: all of them, or what an extendable device has mapped. */
 uint32_t sws__device_clusters_mapped(const struct sws_device *dev);
 bool sws__device_backed(const struct sws_device *dev);
 /* Its swap tier's id (0: none named; sws_device_config.tier). */
-unsigned sws__device_tier(const struct sws_device *dev);
+static inline unsigned sws__device_tier(const struct sws_device *dev)
+{
+	return (unsigned)__builtin_ctz(sws__device_head(dev)->tier_mask);
+}
 /* The lock of cluster @idx of @dev (for SWS_ASSERT_HELD in a cluster_freed hook). */
 sws_spinlock_t *sws__device_cluster_lockptr(struct sws_device *dev, uint32_t idx);
 

@@ -183,7 +183,7 @@ int sws_swap_io_target(struct sws_cpu *cpu, sws_entry_t entry, unsigned nr, bool
 		return 0;
 	}
 	SWS__SLOT_CALL(cpu, entry, nr,
-		       (dev->flags & SWS_SWP_VIRTUAL) ? cpu->h.sim->ops->io_slot(cpu, dev, off, nr, write, target)
+		       (dev->h.flags & SWS_SWP_VIRTUAL) ? cpu->h.sim->ops->io_slot(cpu, dev, off, nr, write, target)
 						    : SWS_EBADENTRY,
 		       (void)0);
 }
@@ -205,7 +205,7 @@ sws_entry_t sws_swap_rmap(struct sws_cpu *cpu, sws_entry_t phys)
 	sws_rcu_read_lock();
 	struct sws_device *dev = sws__device(cpu->h.sim, sws_swp_type(phys));
 	uint64_t off = sws_swp_offset(phys);
-	if (dev && !(dev->flags & SWS_SWP_VIRTUAL) && off && sws__offset_mapped(dev, off))
+	if (dev && !(dev->h.flags & SWS_SWP_VIRTUAL) && off && sws__offset_mapped(dev, off))
 		v = cpu->h.sim->ops->rmap(cpu, dev, off);
 	sws_rcu_read_unlock();
 	return v;
@@ -270,7 +270,7 @@ static struct sws_device *virtual_dev(struct sws_cpu *cpu, sws_entry_t e)
 {
 	struct sws_device *dev = sws__device(cpu->h.sim, sws_swp_type(e));
 	uint64_t off = sws_swp_offset(e);
-	return dev && (dev->flags & SWS_SWP_VIRTUAL) && off && sws__offset_mapped(dev, off) ? dev : NULL;
+	return dev && (dev->h.flags & SWS_SWP_VIRTUAL) && off && sws__offset_mapped(dev, off) ? dev : NULL;
 }
 
 int sws__swap_zswap_store(struct sws_cpu *cpu, sws_entry_t e, void *entry, void **old)
@@ -316,7 +316,7 @@ void sws__swap_zswap_drain(struct sws_sim *sim, void (*fn)(void *ctx, void *entr
 	sws_rcu_read_lock();
 	for (unsigned t = 0; t < SWS_MAX_SWAPFILES; t++) {
 		struct sws_device *dev = sws__device(sim, t);
-		if (dev && (dev->flags & SWS_SWP_VIRTUAL))
+		if (dev && (dev->h.flags & SWS_SWP_VIRTUAL))
 			sim->ops->zswap_drain(dev, fn, ctx);
 	}
 	sws_rcu_read_unlock();

@@ -49,13 +49,13 @@ static void __set_pages(struct sws_device *dev, uint64_t pages)
 	for (;;) {
 		uint64_t old = dev->pages;
 		if (pages > old) {
-			atomic_fetch_add(&sim->total_swap_pages, (int64_t)(pages - old));
+			atomic_fetch_add(&sim->h.total_swap_pages, (int64_t)(pages - old));
 			dev->pages = pages;
-			atomic_fetch_add(&sim->nr_swap_pages, (int64_t)(pages - old));
+			atomic_fetch_add(&sim->h.nr_swap_pages, (int64_t)(pages - old));
 		} else if (pages < old) {
-			atomic_fetch_sub(&sim->nr_swap_pages, (int64_t)(old - pages));
+			atomic_fetch_sub(&sim->h.nr_swap_pages, (int64_t)(old - pages));
 			dev->pages = pages;
-			atomic_fetch_sub(&sim->total_swap_pages, (int64_t)(old - pages));
+			atomic_fetch_sub(&sim->h.total_swap_pages, (int64_t)(old - pages));
 		}
 		uint64_t inuse = atomic_load(&dev->inuse_pages) & ~SWS_INUSE_OFFLIST;
 		if (inuse <= pages)
@@ -104,7 +104,7 @@ int sws__xswap_create(struct sws_sim *sim, int prio, uint64_t ram_pages, int *ty
 	if (!sim || !type || prio < -1 || prio > 32767)
 		return SWS_EINVAL;
 	SWS_ASSERT_HELD(&sim->ext_mutex);
-	if (!SWS_CONFIG_XSWAP || !(sim->design_flags & SWS_DESIGN_EXT_DEVICES))
+	if (!SWS_CONFIG_XSWAP || !(sim->h.design_flags & SWS_DESIGN_EXT_DEVICES))
 		return SWS_EOPNOTSUPP; /* built without xswap, or a design with static per-slot arrays */
 	uint32_t max = sws__xswap_max_clusters(ram_pages);
 	if (!max)
@@ -139,7 +139,7 @@ int sws__xswap_destroy(struct sws_sim *sim, int type)
 	struct sws_device *dev = type >= 0 && type < SWS_MAX_SWAPFILES ? sws__device(sim, (unsigned)type) : NULL;
 	if (!dev)
 		return SWS_ENODEV;
-	if (!(dev->flags & SWS_SWP_XSWAP))
+	if (!(dev->h.flags & SWS_SWP_XSWAP))
 		return SWS_EINVAL;
 	return sws___device_remove(sim, type, false); /* SWS_EBUSY: pages in use */
 }
@@ -151,7 +151,7 @@ static struct sws_device *__xswap_device(struct sws_sim *sim, int type, int *rc)
 {
 	SWS_ASSERT_HELD(&sim->ext_mutex);
 	struct sws_device *dev = type >= 0 && type < SWS_MAX_SWAPFILES ? sws__device(sim, (unsigned)type) : NULL;
-	*rc = !dev ? SWS_ENODEV : !(dev->flags & SWS_SWP_XSWAP) ? SWS_EINVAL : 0;
+	*rc = !dev ? SWS_ENODEV : !(dev->h.flags & SWS_SWP_XSWAP) ? SWS_EINVAL : 0;
 	return *rc ? NULL : dev;
 }
 

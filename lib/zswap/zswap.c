@@ -654,7 +654,7 @@ static int zswap_writeback_entry(struct sws_zswap *zs, struct sws_cpu *cpu, stru
 {
 	sws_rcu_read_lock();
 	struct sws_device *dev = sws__device(zs->sim, sws_swp_type(e));
-	bool xswap = dev && (dev->flags & SWS_SWP_XSWAP);
+	bool xswap = dev && (dev->h.flags & SWS_SWP_XSWAP);
 	sws_rcu_read_unlock();
 	if (xswap)
 		return SWS_EINVAL;

@@ -282,10 +282,10 @@ static void test_check_detects_corruption(void **state)
 	ci->flags = SWS_CLUSTER_FULL; /* a flag that does not match its list */
 	assert_sws(SWS_ECORRUPT, sws_swap_check(f.sim, msg, sizeof(msg)));
 	ci->flags = flags;
-	atomic_fetch_add(&f.sim->nr_swap_pages, 1); /* free + in use != total */
+	atomic_fetch_add(&f.sim->h.nr_swap_pages, 1); /* free + in use != total */
 	assert_sws(SWS_ECORRUPT, sws_swap_check(f.sim, msg, sizeof(msg)));
 	assert_non_null(strstr(msg, "nr_swap_pages"));
-	atomic_fetch_sub(&f.sim->nr_swap_pages, 1);
+	atomic_fetch_sub(&f.sim->h.nr_swap_pages, 1);
 	assert_sws(0, sws_swap_cache_del(f.cpu, e, 1, 5, 0));
 	sws_fixture_close(&f);
 }

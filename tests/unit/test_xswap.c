@@ -540,9 +540,9 @@ static void test_pages_trimmed_to_limit(void **state)
 	struct sws_xswap_info xi = xinfo(&e);
 	assert_int_equal(xi.pages, 10 * 512 - 1);
 	/* what set_pages() leaves when the use it saw included such an allocation */
-	atomic_fetch_add(&e.sim->total_swap_pages, 7);
+	atomic_fetch_add(&e.sim->h.total_swap_pages, 7);
 	dev->pages += 7;
-	atomic_fetch_add(&e.sim->nr_swap_pages, 7);
+	atomic_fetch_add(&e.sim->h.nr_swap_pages, 7);
 	deferred(&e);
 	assert_int_equal(xinfo(&e).pages, 10 * 512 - 1);
 	assert_totals(&e);

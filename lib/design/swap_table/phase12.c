@@ -345,7 +345,7 @@ static int p12_cache_replace(struct sws_cpu *cpu, struct sws_device *dev, uint64
 /* Phase I's SWP_SYNCHRONOUS_IO bypass: __swap_count() == 1, then swapcache_prepare(). */
 static int p1_pin(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, uint64_t *shadow)
 {
-	if (!(dev->flags & SWS_SWP_SYNCHRONOUS_IO))
+	if (!(dev->h.flags & SWS_SWP_SYNCHRONOUS_IO))
 		return SWS_EOPNOTSUPP;
 	struct sws_cluster *ci = sws__offset_cluster(dev, off);
 	sws__cluster_lock(cpu, ci);
@@ -466,7 +466,7 @@ static int p12_check_cluster(struct sws_device *dev, struct sws_cluster *ci, cha
 		/* HAS_CACHE without a folio: pinned by a swap-in that bypasses the
 		 * cache (SYNCHRONOUS_IO only), count 1 or, once put, 0. */
 		bool pinned = phase1(dev) && (b & SWAP_HAS_CACHE) && !st12_is_folio(tb) &&
-			      (dev->flags & SWS_SWP_SYNCHRONOUS_IO);
+			      (dev->h.flags & SWS_SWP_SYNCHRONOUS_IO);
 		if (phase1(dev) && (b & SWAP_HAS_CACHE) != 0 && !st12_is_folio(tb) && !pinned)
 			SWS__CORRUPT(msg, len, "slot %llu: SWAP_HAS_CACHE but no folio in the swap table", o);
 		if (phase1(dev) && !(b & SWAP_HAS_CACHE) && st12_is_folio(tb))

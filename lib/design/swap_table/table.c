@@ -212,8 +212,8 @@ int sws__st_device_init(struct sws_device *dev, unsigned phase)
 	st->phase = phase;
 	/* Under vswap-st the ghost device's clusters carry virtual tables and
 	 * the physical devices' tables hold the reverse map. */
-	bool vswap = dev->sim->design_flags & SWS_DESIGN_VIRTUAL;
-	st->rmap = vswap && !(dev->flags & SWS_SWP_VIRTUAL);
+	bool vswap = dev->sim->h.design_flags & SWS_DESIGN_VIRTUAL;
+	st->rmap = vswap && !(dev->h.flags & SWS_SWP_VIRTUAL);
 	st->vtype = st->rmap ? sws__vst_ghost_type(dev->sim) : 0;
 	st->tables = sws__cluster_array_create(dev, &st->tables_array, sizeof(*st->tables),
 					       SWS_MEM_cluster_tables, 64);

@@ -172,7 +172,7 @@ unsigned sws__vst_ghost_type(struct sws_sim *sim)
 {
 	for (unsigned t = 0; t < SWS_MAX_SWAPFILES; t++) {
 		struct sws_device *dev = sws__device(sim, t);
-		if (dev && (dev->flags & SWS_SWP_VIRTUAL))
+		if (dev && (dev->h.flags & SWS_SWP_VIRTUAL))
 			return t;
 	}
 	return 0; /* none yet: the ghost device itself is being made */

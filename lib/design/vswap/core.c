@@ -654,7 +654,7 @@ int sws__vs_pin(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsig
 		struct sws_device *pdev = d->type == VSWAP_SWAPFILE && d->slot
 						  ? sws__device(dev->sim, sws_swp_type(d->slot))
 						  : NULL;
-		if (!pdev || !(pdev->flags & SWS_SWP_SYNCHRONOUS_IO))
+		if (!pdev || !(pdev->h.flags & SWS_SWP_SYNCHRONOUS_IO))
 			rc = SWS_EOPNOTSUPP; /* tryget_swap_entry(): not on a device */
 		else if (d->swap_count != 1)
 			rc = SWS_EAGAIN;

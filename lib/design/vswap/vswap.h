@@ -125,7 +125,7 @@ struct vswap_pdev {
  * the chunk only sizes how the core maps its per-cluster arrays. */
 #define VSWAP_CHUNK 64u
 
-static inline bool is_virtual(const struct sws_device *dev) { return dev->flags & SWS_SWP_VIRTUAL; }
+static inline bool is_virtual(const struct sws_device *dev) { return dev->h.flags & SWS_SWP_VIRTUAL; }
 static inline struct vswap_vdev *vd_of(struct sws_device *dev) { return dev->design; }
 static inline struct vswap_pdev *pd_of(struct sws_device *dev) { return dev->design; }
 static inline unsigned idx_of(uint64_t off) { return (unsigned)(off % SWS_CLUSTER_SLOTS); }
