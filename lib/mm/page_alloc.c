@@ -304,7 +304,13 @@ struct sws_folio *sws__mm_folio_claim(struct sws_mm *mm, uint64_t pfn, unsigned 
 int sws__mm_folio_alloc(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, unsigned order,
 			uint64_t *pfn)
 {
-	int rc = sws__mm_charge(cpu, mm, memcg, 1ull << order);
+	return sws__mm_folio_alloc_gfp(cpu, mm, memcg, order, SWS__GFP_KERNEL, pfn);
+}
+
+int sws__mm_folio_alloc_gfp(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, unsigned order,
+			    unsigned gfp, uint64_t *pfn)
+{
+	int rc = sws__mm_charge_gfp(cpu, mm, memcg, 1ull << order, gfp);
 	if (rc)
 		return rc;
 	uint32_t p;
