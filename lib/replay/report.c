@@ -329,6 +329,12 @@ static uint64_t swpout(const struct sws_replay_report *r, unsigned o) { return r
 static uint64_t swpout_fb(const struct sws_replay_report *r, unsigned o) { return r->mm.swpout_fallback[o]; }
 static uint64_t swpin(const struct sws_replay_report *r, unsigned o) { return r->mm.swpin[o]; }
 static uint64_t swpin_fb(const struct sws_replay_report *r, unsigned o) { return r->mm.swpin_fallback[o]; }
+static uint64_t af_alloc(const struct sws_replay_report *r, unsigned o) { return r->mm.anon_fault_alloc[o]; }
+static uint64_t af_fb(const struct sws_replay_report *r, unsigned o) { return r->mm.anon_fault_fallback[o]; }
+static uint64_t af_fb_charge(const struct sws_replay_report *r, unsigned o)
+{
+	return r->mm.anon_fault_fallback_charge[o];
+}
 static uint64_t wl_killed(const struct sws_replay_report *r, unsigned i) { (void)i; return r->workload.killed; }
 
 /* The counters: rows that are 0 in every run left out, unless every row is asked for. */
@@ -349,7 +355,10 @@ static void print_counters(struct sws__out *o, const struct sws_replay_series *s
 		const char *name;
 		uint64_t (*get)(const struct sws_replay_report *, unsigned);
 		unsigned lo, hi;
-	} per_order[] = {{"swpout", swpout, 0, SWS_NR_ORDERS},
+	} per_order[] = {{"anon_fault_alloc", af_alloc, 1, SWS_NR_ORDERS},
+			 {"anon_fault_fallback", af_fb, 1, SWS_NR_ORDERS},
+			 {"anon_fault_fallback_charge", af_fb_charge, 1, SWS_NR_ORDERS},
+			 {"swpout", swpout, 0, SWS_NR_ORDERS},
 			 {"swpout_fallback", swpout_fb, 0, SWS_NR_ORDERS},
 			 {"swpin", swpin, 1, SWS_NR_ORDERS - 1},
 			 {"swpin_fallback", swpin_fb, 1, SWS_NR_ORDERS - 1}};
@@ -1018,6 +1027,12 @@ static void json_run(struct sws__out *o, const struct sws_replay_report *r)
 	json_orders(o, "swpin", r->mm.swpin);
 	sws__pr(o, ",");
 	json_orders(o, "swpin_fallback", r->mm.swpin_fallback);
+	sws__pr(o, ",");
+	json_orders(o, "anon_fault_alloc", r->mm.anon_fault_alloc);
+	sws__pr(o, ",");
+	json_orders(o, "anon_fault_fallback", r->mm.anon_fault_fallback);
+	sws__pr(o, ",");
+	json_orders(o, "anon_fault_fallback_charge", r->mm.anon_fault_fallback_charge);
 	for (unsigned c = 0; c < SWS_NR_ORDER_COUNTERS; c++) {
 		sws__pr(o, ",");
 		json_orders(o, sws_order_counter_name((enum sws_order_counter)c), r->swap.order_counters[c]);
