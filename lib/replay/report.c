@@ -1018,21 +1018,21 @@ static void json_run(struct sws__out *o, const struct sws_replay_report *r)
 		json_model(o, r);
 	json_counters(o, r);
 	sws__pr(o, ",\"order_counters\":{");
-	json_orders(o, "swpout", r->mm.swpout);
-	sws__pr(o, ",");
-	json_orders(o, "swpout_fallback", r->mm.swpout_fallback);
-	sws__pr(o, ",");
-	json_orders(o, "zswpout", r->mm.zswpout_order);
-	sws__pr(o, ",");
-	json_orders(o, "swpin", r->mm.swpin);
-	sws__pr(o, ",");
-	json_orders(o, "swpin_fallback", r->mm.swpin_fallback);
-	sws__pr(o, ",");
-	json_orders(o, "anon_fault_alloc", r->mm.anon_fault_alloc);
-	sws__pr(o, ",");
-	json_orders(o, "anon_fault_fallback", r->mm.anon_fault_fallback);
-	sws__pr(o, ",");
-	json_orders(o, "anon_fault_fallback_charge", r->mm.anon_fault_fallback_charge);
+	const struct {
+		const char *name;
+		const uint64_t *v;
+	} mm_orders[] = {{"swpout", r->mm.swpout},
+			 {"swpout_fallback", r->mm.swpout_fallback},
+			 {"zswpout", r->mm.zswpout_order},
+			 {"swpin", r->mm.swpin},
+			 {"swpin_fallback", r->mm.swpin_fallback},
+			 {"anon_fault_alloc", r->mm.anon_fault_alloc},
+			 {"anon_fault_fallback", r->mm.anon_fault_fallback},
+			 {"anon_fault_fallback_charge", r->mm.anon_fault_fallback_charge}};
+	for (unsigned k = 0; k < SWS_ARRAY_SIZE(mm_orders); k++) {
+		sws__pr(o, k ? "," : "");
+		json_orders(o, mm_orders[k].name, mm_orders[k].v);
+	}
 	for (unsigned c = 0; c < SWS_NR_ORDER_COUNTERS; c++) {
 		sws__pr(o, ",");
 		json_orders(o, sws_order_counter_name((enum sws_order_counter)c), r->swap.order_counters[c]);
