@@ -530,6 +530,10 @@ static void machine_mthp(const struct check_recording *rec, struct check_machine
 		else if (!strcmp(v, "madvise"))
 			m->anon_orders_madvise |= 1u << o;
 	}
+	const struct check_entry *defrag = find(rec, SEC_SETUP, "thp.defrag");
+	for (unsigned d = 0; defrag && d < SWS_THP_DEFRAG_NR; d++)
+		if (!strcmp(defrag->value, sws_thp_defrag_name((enum sws_thp_defrag)d)))
+			m->thp_defrag = d;
 }
 
 int check_machine_get(const struct check_recording *rec, struct check_machine *m, char *err,
@@ -735,6 +739,8 @@ static void print_machine(const struct check_recording *rec, const struct check_
 			if (m->anon_orders_madvise & 1u << k)
 				fprintf(out, " %s", kib_str(4ull << k, b, sizeof(b)));
 	}
+	if (m->thp_defrag) /* the default, madvise, unsaid */
+		fprintf(out, "; THP defrag %s", sws_thp_defrag_name((enum sws_thp_defrag)m->thp_defrag));
 	if (m->zswap)
 		fprintf(out, "; zswap %s%s%s", m->zswap_compressor, *m->zswap_note ? ": " : "",
 			m->zswap_note);

@@ -90,6 +90,8 @@ enum sws_thp_defrag {
 	SWS_THP_DEFRAG_NEVER,         /* never reclaim */
 	SWS_THP_DEFRAG_NR
 };
+/** The sysfs word of @d ("madvise", "always", "defer", "defer+madvise", "never"); NULL out of range. */
+const char *sws_thp_defrag_name(enum sws_thp_defrag d);
 
 #define SWS_MM_VERIFY (1u << 0)     /* check every page read back against the content model */
 #define SWS_MM_NO_VMA_RA (1u << 1)  /* cluster readahead even on SSDs */

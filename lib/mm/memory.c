@@ -161,6 +161,13 @@ static unsigned __fault_order(const struct sws_mm *mm, struct sws_space *sp, str
 	return 0;
 }
 
+const char *sws_thp_defrag_name(enum sws_thp_defrag d)
+{
+	static const char *const names[SWS_THP_DEFRAG_NR] = {"madvise", "always", "defer", "defer+madvise",
+							     "never"};
+	return (unsigned)d < SWS_THP_DEFRAG_NR ? names[d] : NULL;
+}
+
 /* vma_thp_gfp_mask(): how a large folio's charge in a region may reclaim,
  * by transparent_hugepage/defrag and whether the region is MADV_HUGEPAGE. */
 static unsigned thp_gfp(const struct sws_mm *mm, bool madvised)

@@ -644,6 +644,8 @@ void sws__setup_line(const struct sws_replay_series *s, char *buf, size_t len)
 			if (st->anon_orders_madvise & 1u << k)
 				ADD(" %uK", 4u << k);
 	}
+	if (st->thp_defrag) /* the default, madvise, unsaid */
+		ADD(", THP defrag %s", sws_thp_defrag_name((enum sws_thp_defrag)st->thp_defrag));
 	if (st->flags & SWS_REPLAY_ZSWAP)
 		ADD(", zswap %s (max_pool_percent %u, accept_threshold %u, shrinker %s, scheme %s)",
 		    st->zswap_compressor, st->zswap_max_pool_percent, st->zswap_accept_threshold_percent,

@@ -152,6 +152,19 @@ for c in anon_fault_alloc anon_fault_fallback anon_fault_fallback_charge; do
 done
 echo "ok: mTHP from the recording, its swap-outs within 10%; large-folio charge fallbacks"
 
+# thp.defrag from the setup: "always" lets a 64 KiB charge reclaim (once, outside
+# MADV_HUGEPAGE), so nothing falls back; a bad --thp-defrag is refused by name.
+sed -e 's/^thp.defrag madvise$/thp.defrag always/' -e "s|^trace usemem64|trace $data/usemem64|" "$m" >"$work/always.txt"
+"$replay" --check "$work/always.txt" >"$work/always" || fail "--check thp.defrag always exited $?"
+grep -Eq '^machine .*; THP defrag always; zswap off$' "$work/always" || fail "defrag: $(grep ^machine "$work/always")"
+grep -Eq '^replayed as .* --thp-defrag always ' "$work/always" || fail "defrag: $(grep '^replayed as' "$work/always")"
+awk '$1 == "64kB.anon_fault_fallback_charge" { exit !($4 == 0) }' "$work/always" ||
+	fail "defrag always: $(grep '^64kB.anon' "$work/always")"
+"$replay" --check "$m" --thp-defrag sometimes >/dev/null 2>"$work/defrag.err" && fail "--thp-defrag sometimes accepted"
+grep -q -- "--thp-defrag: 'sometimes': expected always, defer, defer+madvise, madvise or never" "$work/defrag.err" ||
+	fail "--thp-defrag sometimes: $(cat "$work/defrag.err")"
+echo "ok: thp.defrag from the recording (--thp-defrag)"
+
 # --check --trace FILE: that trace, the recorded one not needed.
 mkdir -p "$work/alone"
 cp "$m" "$work/alone/kernel.txt"
