@@ -530,6 +530,10 @@ static void machine_mthp(const struct check_recording *rec, struct check_machine
 		else if (!strcmp(v, "madvise"))
 			m->anon_orders_madvise |= 1u << o;
 	}
+	const struct check_entry *defrag = find(rec, SEC_SETUP, "thp.defrag");
+	for (unsigned d = 0; defrag && d < SWS_THP_DEFRAG_NR; d++)
+		if (!strcmp(defrag->value, sws_thp_defrag_name((enum sws_thp_defrag)d)))
+			m->thp_defrag = d;
 }
 
 int check_machine_get(const struct check_recording *rec, struct check_machine *m, char *err,
@@ -653,10 +657,13 @@ static unsigned rows_of(const struct check_recording *rec, const struct sws_repl
 	}
 	/* mTHP's per-size counters (6.8+): 64kB.swpout beside the model's order-4 swpout */
 	for (unsigned o = 1; o < SWS_NR_ORDERS; o++) {
-		static const char *const stat[] = {"swpout", "swpout_fallback", "swpin", "swpin_fallback",
-						   "swpin_fallback_charge"};
-		const uint64_t sim[] = {rep->mm.swpout[o], rep->mm.swpout_fallback[o], rep->mm.swpin[o],
-					rep->mm.swpin_fallback[o], rep->mm.swpin_fallback_charge[o]};
+		static const char *const stat[] = {"anon_fault_alloc", "anon_fault_fallback",
+						   "anon_fault_fallback_charge", "swpout", "swpout_fallback",
+						   "swpin", "swpin_fallback", "swpin_fallback_charge"};
+		const uint64_t sim[] = {rep->mm.anon_fault_alloc[o], rep->mm.anon_fault_fallback[o],
+					rep->mm.anon_fault_fallback_charge[o], rep->mm.swpout[o],
+					rep->mm.swpout_fallback[o], rep->mm.swpin[o], rep->mm.swpin_fallback[o],
+					rep->mm.swpin_fallback_charge[o]};
 		for (unsigned k = 0; k < sizeof(stat) / sizeof(stat[0]); k++) {
 			char key[40];
 			snprintf(key, sizeof(key), "%ukB.%s", 4u << o, stat[k]);
@@ -736,6 +743,8 @@ static void print_machine(const struct check_recording *rec, const struct check_
 			if (m->anon_orders_madvise & 1u << k)
 				fprintf(out, " %s", kib_str(4ull << k, b, sizeof(b)));
 	}
+	if (m->thp_defrag) /* the default, madvise, unsaid */
+		fprintf(out, "; THP defrag %s", sws_thp_defrag_name((enum sws_thp_defrag)m->thp_defrag));
 	if (m->zswap)
 		fprintf(out, "; zswap %s%s%s", m->zswap_compressor, *m->zswap_note ? ": " : "",
 			m->zswap_note);
@@ -798,15 +807,18 @@ static void print_table(const struct check_recording *rec, const struct check_ma
 			"--report json)\n",
 			"errors", (unsigned long long)rep->errors,
 			sws_error_name(rep->first_error));
-	fprintf(out, "\n%-26s %-7s %14s %14s %9s\n", "counter", "source", "kernel",
-		"simulator", "diff");
+	int w = 26; /* the name column: 26 wide, or the longest name's */
+	for (unsigned i = 0; i < n; i++)
+		if ((int)strlen(rows[i].name) > w)
+			w = (int)strlen(rows[i].name);
+	fprintf(out, "\n%-*s %-7s %14s %14s %9s\n", w, "counter", "source", "kernel", "simulator", "diff");
 	for (unsigned i = 0; i < n; i++) {
 		char d[32];
 		if (rows[i].have_diff)
 			snprintf(d, sizeof(d), "%+.1f%%", rows[i].diff);
 		else
 			snprintf(d, sizeof(d), "n/a");
-		fprintf(out, "%-26s %-7s %14lld %14llu %9s\n", rows[i].name, rows[i].source,
+		fprintf(out, "%-*s %-7s %14lld %14llu %9s\n", w, rows[i].name, rows[i].source,
 			rows[i].kernel, (unsigned long long)rows[i].sim, d);
 	}
 	fprintf(out, "(kernel: the recording's deltas; memcg: the recorded command's own, "
@@ -814,7 +826,7 @@ static void print_table(const struct check_recording *rec, const struct check_ma
 		     "machine's)\n");
 	struct time_row t[3];
 	unsigned nt = time_rows(rec, rep, t);
-	fprintf(out, "\n%-26s %-7s %14s %14s %9s\n", "time", "clock", "kernel", "simulator", "diff");
+	fprintf(out, "\n%-*s %-7s %14s %14s %9s\n", w, "time", "clock", "kernel", "simulator", "diff");
 	for (unsigned i = 0; i < nt; i++) {
 		char k[32], d[32];
 		if (t[i].have_kernel)
@@ -822,7 +834,7 @@ static void print_table(const struct check_recording *rec, const struct check_ma
 		else
 			snprintf(k, sizeof(k), "n/a");
 		time_diff(&t[i], d, sizeof(d));
-		fprintf(out, "%-26s %-7s %14s %14.6f %9s\n", t[i].name, sws_replay_clock_name(rep->clock), k,
+		fprintf(out, "%-*s %-7s %14s %14.6f %9s\n", w, t[i].name, sws_replay_clock_name(rep->clock), k,
 			t[i].sim_s, d);
 	}
 	fprintf(out, "(kernel: the recorded command's cgroup CPU time and its run under perf, "
@@ -893,7 +905,7 @@ int check_print(const struct check_recording *rec, const struct check_machine *m
 		const char *cmdline, const struct sws_replay_report *rep, bool json,
 		const char *report_json, FILE *out)
 {
-	struct row rows[sizeof(counters) / sizeof(counters[0]) + 5 * SWS_NR_ORDERS];
+	struct row rows[sizeof(counters) / sizeof(counters[0]) + 8 * SWS_NR_ORDERS];
 	unsigned n = rows_of(rec, rep, rows);
 	if (json)
 		print_json(rec, m, cmdline, rep, rows, n, report_json, out);

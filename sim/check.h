@@ -71,6 +71,7 @@ struct check_machine {
 	uint32_t anon_orders;     /* anon mTHP "always" (or "inherit" under THP "always"): bit k,
 				   * folios of 2^k pages (sws_replay_config.anon_orders) */
 	uint32_t anon_orders_madvise; /* "madvise" (or "inherit" under THP "madvise") */
+	uint32_t thp_defrag;      /* thp.defrag (enum sws_thp_defrag; 0: madvise, or not recorded) */
 	enum sws_backend backend; /* the design of the kernel's version */
 	char backend_why[160];
 	bool dirty_events;        /* the perf trace has writeback:writeback_dirty_folio */

@@ -112,6 +112,8 @@ struct opts {
 	uint32_t anon_orders_inherit; /* SIZE=inherit: as --thp */
 	int thp;              /* --thp: the choice's index (never, always, madvise) */
 	bool mthp_set;
+	uint32_t thp_defrag;  /* --thp-defrag (enum sws_thp_defrag) */
+	bool thp_defrag_set;
 	uint64_t mem_high;    /* --mem-high, pages */
 	const char *memcg_swap_tiers; /* --memcg-swap-tiers NAME[,NAME...] */
 	uint32_t swapoff; /* --swapoff N */
@@ -392,6 +394,18 @@ static int set_policy(void *opts, const char *name, const char *v)
 	return 0;
 }
 
+static int set_thp_defrag(void *opts, const char *name, const char *v)
+{
+	struct opts *o = opts;
+	for (unsigned d = 0; d < SWS_THP_DEFRAG_NR; d++)
+		if (!strcmp(v, sws_thp_defrag_name((enum sws_thp_defrag)d))) {
+			o->thp_defrag = d;
+			o->thp_defrag_set = true;
+			return 0;
+		}
+	return bad(name, "'%s': expected always, defer, defer+madvise, madvise or never", v);
+}
+
 static int set_mthp(void *opts, const char *name, const char *v)
 {
 	struct opts *o = opts;
@@ -541,6 +555,11 @@ static const struct cli_option options[] = {
 	CLI_OPT_CHOICE("--thp", "never|always|madvise", O, thp, "never|always|madvise",
 		       "transparent_hugepage/enabled, for the --mthp sizes set inherit\n"
 		       "(default: never)"),
+	CLI_OPT_CALL("--thp-defrag", "always|defer|defer+madvise|madvise|never", set_thp_defrag,
+		     "transparent_hugepage/defrag: where a large folio's charge may\n"
+		     "reclaim (always: everywhere; madvise, defer+madvise: under\n"
+		     "MADV_HUGEPAGE; defer, never: nowhere); one that may not falls\n"
+		     "back to the next smaller size (default: madvise)"),
 	CLI_OPT_FLAG("--memcg-per-task", O, memcg_per_task,
 		     "each process in a memcg of its own, each with --mem-limit\n"
 		     "(a forked child stays in its parent's)"),
@@ -818,6 +837,7 @@ static void run_config(const struct opts *o, enum sws_backend backend, uint64_t 
 		.anon_orders_madvise = o->anon_orders_madvise | (o->thp == 2 ? o->anon_orders_inherit : 0),
 		.mem_high_pages = o->mem_high,
 		.memcg_swap_tiers = o->memcg_swap_tiers,
+		.thp_defrag = o->thp_defrag,
 		.swapoff_device = o->swapoff,
 		.flags = (o->verify ? SWS_REPLAY_VERIFY : 0) | (o->zswap ? SWS_REPLAY_ZSWAP : 0) |
 			 (o->read_zero ? 0 : SWS_REPLAY_READ_POPULATES) |
@@ -1201,6 +1221,10 @@ static void merge_mthp_cpus(struct opts *o, const struct check_machine *m, FILE 
 		o->anon_orders = m->anon_orders;
 		o->anon_orders_madvise = m->anon_orders_madvise;
 		put_opt(cmd, "--mthp", "%s", list);
+	}
+	if (!o->thp_defrag_set && m->thp_defrag) {
+		o->thp_defrag = m->thp_defrag;
+		put_opt(cmd, "--thp-defrag", "%s", sws_thp_defrag_name((enum sws_thp_defrag)m->thp_defrag));
 	}
 	if (!o->cpus && m->cpus && o->clock == SWS_REPLAY_CLOCK_MODEL) {
 		o->cpus = m->cpus;

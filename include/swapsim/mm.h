@@ -75,7 +75,23 @@ struct sws_mm_config {
 	uint32_t anon_orders_madvise;  /* the same, as "madvise": only in regions madvise()d
 					* MADV_HUGEPAGE (VM_HUGEPAGE). A region madvise()d
 					* MADV_NOHUGEPAGE takes order 0 whatever the policy */
+	uint32_t thp_defrag;           /* enum sws_thp_defrag: whether a large folio's charge
+					* may reclaim (transparent_hugepage/defrag) */
 };
+
+/* transparent_hugepage/defrag, as vma_thp_gfp_mask() turns it into a large anonymous
+ * folio's gfp: whether its charge may reclaim from a memcg at its limit. One that may
+ * not fails at once and the fault takes the next smaller order (anon_fault_fallback_charge). */
+enum sws_thp_defrag {
+	SWS_THP_DEFRAG_MADVISE = 0,   /* the kernel's default: reclaim in MADV_HUGEPAGE regions only */
+	SWS_THP_DEFRAG_ALWAYS,        /* reclaim everywhere (once, __GFP_NORETRY, outside MADV_HUGEPAGE) */
+	SWS_THP_DEFRAG_DEFER,         /* never reclaim (kcompactd and kswapd do it later) */
+	SWS_THP_DEFRAG_DEFER_MADVISE, /* reclaim in MADV_HUGEPAGE regions, else as defer */
+	SWS_THP_DEFRAG_NEVER,         /* never reclaim */
+	SWS_THP_DEFRAG_NR
+};
+/** The sysfs word of @d ("madvise", "always", "defer", "defer+madvise", "never"); NULL out of range. */
+const char *sws_thp_defrag_name(enum sws_thp_defrag d);
 
 #define SWS_MM_VERIFY (1u << 0)     /* check every page read back against the content model */
 #define SWS_MM_NO_VMA_RA (1u << 1)  /* cluster readahead even on SSDs */
@@ -358,6 +374,10 @@ struct sws_mm_stats {
 	uint64_t swpin[SWS_NR_ORDERS];           /* large folios read from a device whole (orders > 0) */
 	uint64_t swpin_fallback[SWS_NR_ORDERS];  /* large swap-ins that took a smaller order (orders > 0) */
 	uint64_t swpin_fallback_charge[SWS_NR_ORDERS]; /* of those, the ones whose memcg charge failed */
+	/* first-write faults (orders > 0): large folios mapped, and tries that fell back to the
+	 * next smaller order, of which for want of a charge (the memcg at its limit) */
+	uint64_t anon_fault_alloc[SWS_NR_ORDERS], anon_fault_fallback[SWS_NR_ORDERS];
+	uint64_t anon_fault_fallback_charge[SWS_NR_ORDERS];
 	/* pswpout and pswpin by the swap tier of the device (tier 0: devices with none;
 	 * swapsim/device.h): pages written to, and read from, its devices. */
 	uint64_t tier_swpout[SWS_SWAP_NR_TIERS], tier_swpin[SWS_SWAP_NR_TIERS];

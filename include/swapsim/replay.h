@@ -278,6 +278,8 @@ struct sws_replay_config {
 					 * task's with SWS_REPLAY_MEMCG_PER_TASK): "NAME[,NAME...]",
 					 * tiers of swap[]; needs a memcg (mem_limit_pages or
 					 * mem_high_pages); NULL: every tier */
+	uint32_t thp_defrag;            /* transparent_hugepage/defrag: as sws_mm_config.thp_defrag
+					 * (enum sws_thp_defrag; 0: madvise) */
 };
 
 /* The default sync quantum: 250 ns, about one lock hold. On usemem -n 31 it
@@ -417,6 +419,7 @@ struct sws_replay_setup {
 	uint64_t mem_high_pages;        /* memory.high; 0: none */
 	uint32_t anon_orders_madvise;   /* anon mTHP sizes "madvise" (bit k as above) */
 	const char *memcg_swap_tiers;   /* the configuration's (NULL: every tier) */
+	uint32_t thp_defrag;            /* enum sws_thp_defrag */
 };
 
 /* A record the model refused (an error counted in the report's errors). */

@@ -156,8 +156,21 @@ static void charged(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg)
  * once, MAX_RECLAIM_RETRIES rounds that reclaimed nothing invoke the OOM
  * killer (oom_kill.c), after which the charge retries with the memory the kill
  * returned. A task that was killed takes no more memory (SWS_EKILLED).
+ * A large anonymous folio's charge (@gfp, enum sws__gfp) never kills:
+ * SWS__GFP_LIGHT fails as soon as the stock and the counter have no room
+ * (!gfpflags_allow_blocking(): nomem); the others reclaim, retry at once only
+ * while a round left the margin for the whole folio (reclaim that freed less
+ * counts against the retries: nr_reclaimed retries only up to
+ * PAGE_ALLOC_COSTLY_ORDER), drain the stocks once, and fail after one round
+ * (SWS__GFP_NORETRY) or MAX_RECLAIM_RETRIES (mem_cgroup_oom() refuses orders
+ * above PAGE_ALLOC_COSTLY_ORDER).
  */
 int sws__mm_charge(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr)
+{
+	return sws__mm_charge_gfp(cpu, mm, memcg, nr, SWS__GFP_KERNEL);
+}
+
+int sws__mm_charge_gfp(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr, unsigned gfp)
 {
 	struct sws_memcg *mc = &mm->memcgs[memcg];
 	const uint64_t batch = mm->cfg.policy == SWS_RECLAIM_LRU ? nr : (nr > 32 ? nr : 32);
@@ -184,33 +197,32 @@ int sws__mm_charge(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint6
 				atomic_fetch_sub(&mc->usage, nr);
 			}
 		}
+		const int nomem = memcg_full ? SWS_ECHARGE_INTERNAL : SWS_ENOMEM;
+		if (gfp == SWS__GFP_LIGHT)
+			return nomem;
 		if (!cpu)
 			return SWS_ENOMEM;
 		uint16_t target = memcg_full ? memcg : 0;
-		if (reclaim_round(cpu, mm, target, batch, memcg_full))
-			continue;
+		uint64_t got = reclaim_round(cpu, mm, target, batch, memcg_full);
+		if (gfp == SWS__GFP_KERNEL || !memcg_full ? got != 0 : atomic_load(&mc->usage) + nr <= mc->limit)
+			continue; /* a large charge: mem_cgroup_margin() >= nr_pages */
 		if (memcg_full && !drained) { /* other CPUs' stocks hold some of the limit */
 			drain_all_stock(mm, memcg);
 			drained = true;
 			continue;
 		}
+		if (gfp == SWS__GFP_NORETRY)
+			return nomem;
 		if (retries--)
 			continue;
+		if (gfp != SWS__GFP_KERNEL)
+			return nomem;
 		int rc = sws__mm_out_of_memory(cpu, mm, target);
 		if (rc)
 			return rc;
 		retries = MAX_RECLAIM_RETRIES;
 	}
 	return SWS_ENOMEM;
-}
-
-int sws__mm_charge_nowait(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr)
-{
-	struct sws_mm_pcpu *stock = cpu && mm->cfg.policy != SWS_RECLAIM_LRU ? &mm->pcpu[sws__cpu_id(cpu)] : NULL;
-	if (!charge_fast(mm, stock, memcg, nr))
-		return SWS_ENOMEM; /* !gfpflags_allow_blocking(): no reclaim, nomem */
-	charged(cpu, mm, memcg);
-	return 0;
 }
 
 void sws__mm_uncharge_folios(struct sws_mm *mm, const uint32_t *pfn, unsigned n)

@@ -62,16 +62,18 @@ static int page_seed_room(struct sws_mm *mm, struct sws_folio *f)
 	return 0;
 }
 
+static unsigned thp_gfp(const struct sws_mm *mm, bool madvised);
+
 int sws__mm_swapin_folio_alloc(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, unsigned order,
 			       bool reclaim, uint64_t *pfnp)
 {
 	if (!order)
 		return sws__mm_folio_alloc(cpu, mm, memcg, 0, pfnp);
-	int rc = reclaim ? sws__mm_folio_alloc(cpu, mm, memcg, order, pfnp)
-			 : sws__mm_folio_alloc_nowait(cpu, mm, memcg, order, pfnp);
+	/* alloc_swap_folio(): the gfp of vma_thp_gfp_mask(), as a first write's */
+	int rc = sws__mm_folio_alloc_gfp(cpu, mm, memcg, order, thp_gfp(mm, reclaim), pfnp);
 	if (!rc && (rc = page_seed_room(mm, mm_folio(mm, *pfnp))) != 0)
 		sws__mm_folio_free(cpu, mm, *pfnp);
-	if (rc == SWS_EAGAIN) { /* mem_cgroup_swapin_charge_folio() failed */
+	if (rc == SWS_ECHARGE_INTERNAL) { /* mem_cgroup_swapin_charge_folio() failed */
 		sws__mm_count_swpin(mm, cpu, order, SWS__SWPIN_FALLBACK_CHARGE);
 		rc = SWS_ENOMEM;
 	}
@@ -177,8 +179,10 @@ static unsigned region_orders(const struct sws_mm *mm, const struct sws_region *
 	return o;
 }
 
-/* mmap_lock of @sp and ptl of @vaddr held: the mTHP order to use for a first
- * touch at @vaddr (its block lies in one PTE table). */
+/* mmap_lock of @sp and ptl of @vaddr held: the mTHP orders to try for a first
+ * touch at @vaddr, bit o for order o: the largest the region allows whose
+ * aligned block is empty, and every smaller one it allows (each block lies in
+ * one PTE table); 0: order 0. */
 static unsigned __fault_order(const struct sws_mm *mm, struct sws_space *sp, struct sws_region *r, uint64_t vaddr)
 {
 	SWS_ASSERT_HELD(&sp->mmap_lock);
@@ -196,18 +200,68 @@ static unsigned __fault_order(const struct sws_mm *mm, struct sws_space *sp, str
 			empty = !pte || !*pte; /* pte_range_none(): a zero-page PTE is not none */
 		}
 		if (empty)
-			return o;
+			return left | 1u << o;
 	}
 	return 0;
 }
 
-static int do_anonymous_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid,
-			     struct sws_space *sp, uint64_t vaddr, unsigned order)
+const char *sws_thp_defrag_name(enum sws_thp_defrag d)
 {
-	uint64_t span = (uint64_t)SWS_PAGE_SIZE << order, base = vaddr & ~(span - 1), pfn;
-	int rc = sws__mm_folio_alloc(cpu, mm, sp->memcg, order, &pfn);
+	static const char *const names[SWS_THP_DEFRAG_NR] = {"madvise", "always", "defer", "defer+madvise",
+							     "never"};
+	return (unsigned)d < SWS_THP_DEFRAG_NR ? names[d] : NULL;
+}
+
+/* vma_thp_gfp_mask(): how a large folio's charge in a region may reclaim,
+ * by transparent_hugepage/defrag and whether the region is MADV_HUGEPAGE. */
+static unsigned thp_gfp(const struct sws_mm *mm, bool madvised)
+{
+	switch (mm->cfg.thp_defrag) {
+	case SWS_THP_DEFRAG_ALWAYS:
+		return madvised ? SWS__GFP_TRANSHUGE : SWS__GFP_NORETRY;
+	case SWS_THP_DEFRAG_MADVISE:
+	case SWS_THP_DEFRAG_DEFER_MADVISE:
+		return madvised ? SWS__GFP_TRANSHUGE : SWS__GFP_LIGHT;
+	default: /* defer, never */
+		return SWS__GFP_LIGHT;
+	}
+}
+
+/* alloc_anon_folio(): a locked folio for a first write, of the largest of
+ * @orders (__fault_order()) that is allocated and charged as thp_gfp() allows,
+ * each order that fails counting anon_fault_fallback (and
+ * anon_fault_fallback_charge when the memcg was full); else of order 0,
+ * charged with reclaim as any page. @return 0 and its order in *@orderp;
+ * SWS_ENOMEM, SWS_EKILLED. */
+static int alloc_anon_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, unsigned orders,
+			    bool madvised, unsigned *orderp, uint64_t *pfnp)
+{
+	unsigned gfp = thp_gfp(mm, madvised);
+	while (orders) {
+		unsigned o = 31 - (unsigned)__builtin_clz(orders); /* the largest order left first */
+		int rc = sws__mm_folio_alloc_gfp(cpu, mm, sp->memcg, o, gfp, pfnp);
+		if (!rc || rc == SWS_EKILLED) {
+			*orderp = o;
+			return rc;
+		}
+		sws__mm_count_anon_fault(mm, cpu, o, true, rc == SWS_ECHARGE_INTERNAL);
+		orders &= ~(1u << o);
+	}
+	*orderp = 0;
+	return sws__mm_folio_alloc(cpu, mm, sp->memcg, 0, pfnp);
+}
+
+/* A first write at @vaddr: a new folio of the largest of @orders that can be
+ * had (alloc_anon_folio()), its order in *@orderp, mapped whole. */
+static int do_anonymous_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, struct sws_space *sp,
+			     uint64_t vaddr, unsigned orders, bool madvised, unsigned *orderp)
+{
+	uint64_t pfn;
+	int rc = alloc_anon_folio(cpu, mm, sp, orders, madvised, orderp, &pfn);
 	if (rc)
 		return rc;
+	unsigned order = *orderp;
+	uint64_t span = (uint64_t)SWS_PAGE_SIZE << order, base = vaddr & ~(span - 1);
 	struct sws_folio *f = mm_folio(mm, pfn); /* locked */
 	mm_cost(cpu, SWS_COST_page_zero, 1ull << order); /* clear_highpage() of each page */
 	folio_set(f, PG_dirty | PG_young);
@@ -248,6 +302,8 @@ static int do_anonymous_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t as
 	sws__mm_folio_add_lru(cpu, mm, pfn, false);
 	folio_unlock(f);
 	mm_count(mm, cpu, SWS_MM_first_touch, 1);
+	if (order)
+		sws__mm_count_anon_fault(mm, cpu, order, false, false);
 	return 0;
 }
 
@@ -653,10 +709,11 @@ static int do_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, stru
 				r = sws___mm_region(sp, vaddr);
 			}
 			mm_lock(mm, ptl, SWS_MM_lock_ptl_contended);
-			unsigned order = __fault_order(mm, sp, r, vaddr);
+			unsigned orders = __fault_order(mm, sp, r, vaddr), order;
+			bool madvised = r && (r->orders & REGION_VM_HUGEPAGE);
 			sws_spin_unlock(ptl);
 			sws_spin_unlock(&sp->mmap_lock);
-			rc = do_anonymous_page(cpu, mm, asid, sp, vaddr, order);
+			rc = do_anonymous_page(cpu, mm, asid, sp, vaddr, orders, madvised, &order);
 			if (rc == 0 && order == 0)
 				return 1;
 			if (rc == 0)

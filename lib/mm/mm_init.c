@@ -73,7 +73,8 @@ int sws_mm_create(struct sws_sim *sim, const struct sws_mm_config *cfg, struct s
 	if (cfg->ram_pages < 64 || cfg->ram_pages > SWS_MM_MAX_RAM_PAGES || cfg->policy > SWS_RECLAIM_CLOCK ||
 	    cfg->page_cluster > 32 ||
 	    (cfg->flags & ~(SWS_MM_VERIFY | SWS_MM_NO_VMA_RA | SWS_MM_READ_POPULATES | SWS_MM_KERNEL_RAM)) ||
-	    ((cfg->anon_orders | cfg->anon_orders_madvise) & ~((1u << SWS_NR_ORDERS) - 2)))
+	    ((cfg->anon_orders | cfg->anon_orders_madvise) & ~((1u << SWS_NR_ORDERS) - 2)) ||
+	    cfg->thp_defrag >= SWS_THP_DEFRAG_NR)
 		return SWS_EINVAL;
 	struct sws_mem *mem = sws__sim_mem(sim);
 	struct sws_mm *mm = sws__mem_zalloc(mem, SWS_MEM_mm, sizeof(*mm), 64);

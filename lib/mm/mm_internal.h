@@ -269,6 +269,10 @@ struct sws_mm_pcpu {
 	/* mTHP swpin and swpin_fallback of orders 1 to 8 (a large swap-in is below
 	 * the PMD order), [stat][order - 1]: 32 bits, as they fit the last cache line */
 	_Atomic uint32_t swpin[SWS__SWPIN_FALLBACK_CHARGE][SWS_NR_ORDERS - 2];
+	/* mTHP anon_fault_alloc, anon_fault_fallback, anon_fault_fallback_charge of
+	 * orders 1 to 9, [order - 1] (memory.c's alloc_anon_folio()): 32 bits, as swpin */
+	_Atomic uint32_t anon_fault_alloc[SWS_NR_ORDERS - 1], anon_fault_fallback[SWS_NR_ORDERS - 1],
+		anon_fault_fallback_charge[SWS_NR_ORDERS - 1];
 } __attribute__((aligned(64)));
 
 #define SWS__MM_NO_ASID UINT32_MAX
@@ -368,6 +372,9 @@ struct sws_mm {
 
 /* Internal "retry the fault" code, never returned to callers. */
 #define SWS_EAGAIN_INTERNAL (-1000)
+/* Internal: a charge that may not reclaim (or retry) found the memcg at its
+ * limit (try_charge_memcg()'s nomem); never returned to callers. */
+#define SWS_ECHARGE_INTERNAL (-1001)
 
 /* ---- helpers ------------------------------------------------------------------- */
 
@@ -715,12 +722,10 @@ void sws__mm_ram_give(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t nr);
 /* A new folio, charged (reclaiming as needed), returned locked. */
 int sws__mm_folio_alloc(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, unsigned order,
 			uint64_t *pfn);
-/* A large folio's allocation with a gfp that may not reclaim (vma_thp_gfp_mask():
- * GFP_TRANSHUGE_LIGHT): the pages if free, then the memcg charge
- * (sws__mm_charge_nowait()). @return 0; SWS_ENOMEM (the pages are not free);
- * SWS_EAGAIN (the charge failed: mem_cgroup_charge() -ENOMEM). */
-int sws__mm_folio_alloc_nowait(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, unsigned order,
-			       uint64_t *pfn);
+/* The same, charged as @gfp allows (enum sws__gfp): SWS_ECHARGE_INTERNAL when
+ * the memcg is full, SWS_ENOMEM when RAM is, where it may not reclaim further. */
+int sws__mm_folio_alloc_gfp(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, unsigned order,
+			    unsigned gfp, uint64_t *pfn);
 /* The same without reclaim (zswap writeback runs inside reclaim): SWS_ENOMEM instead. */
 int sws__mm_folio_alloc_noreclaim(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t *pfn);
 /* Free @pfn's folio: uncharged, its descriptor onto @cpu's page list (or the
@@ -746,10 +751,18 @@ void sws__mm_folio_batch_free(struct sws_cpu *cpu, struct sws_mm *mm, struct sws
 /* memcontrol.c: try_charge() of @nr pages to @memcg and RAM, reclaiming and
  * then calling the OOM killer as needed. @return 0, SWS_EKILLED, SWS_ENOMEM. */
 int sws__mm_charge(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr);
-/* memcontrol.c: try_charge_memcg() with a gfp that may not block (a large
- * folio's GFP_TRANSHUGE_LIGHT): @nr pages to @memcg from the stock or its
- * counter, never reclaiming. @return 0, SWS_ENOMEM (@memcg is at its limit). */
-int sws__mm_charge_nowait(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr);
+/* The reclaim a charge may do: the gfp mask's reclaim bits, reduced to what
+ * vma_thp_gfp_mask() gives a large anonymous folio (huge_memory.c). */
+enum sws__gfp {
+	SWS__GFP_KERNEL,     /* reclaim, retry, then the OOM killer (every order-0 folio) */
+	SWS__GFP_TRANSHUGE,  /* reclaim and retry; no OOM kill (order > PAGE_ALLOC_COSTLY_ORDER) */
+	SWS__GFP_NORETRY,    /* GFP_TRANSHUGE | __GFP_NORETRY: one reclaim round and a drain */
+	SWS__GFP_LIGHT,      /* GFP_TRANSHUGE_LIGHT: no direct reclaim, fail at once */
+};
+/* try_charge() as @gfp allows: SWS__GFP_KERNEL is sws__mm_charge(); the others
+ * fail instead of calling the OOM killer, SWS_ECHARGE_INTERNAL when the memcg
+ * was full, SWS_ENOMEM when RAM was. */
+int sws__mm_charge_gfp(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr, unsigned gfp);
 /* mem_cgroup_uncharge_folios(): the pages of the @n folios @pfn off their
  * memcgs' counters, one update per run of folios of one memcg (uncharge_batch()). */
 void sws__mm_uncharge_folios(struct sws_mm *mm, const uint32_t *pfn, unsigned n);
@@ -965,6 +978,9 @@ int sws__mm_swap_read_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_f
 void sws__mm_count_order(struct sws_mm *mm, struct sws_cpu *cpu, _Atomic uint64_t *arr);
 /* vmstat.c: count_mthp_stat(@order, @stat) for a large folio of @order (1 to 8). */
 void sws__mm_count_swpin(struct sws_mm *mm, struct sws_cpu *cpu, unsigned order, enum sws__swpin_stat stat);
+/* An mTHP anon fault stat of @order (> 0): anon_fault_alloc, or with @fallback
+ * anon_fault_fallback (and, with @charge, anon_fault_fallback_charge). */
+void sws__mm_count_anon_fault(struct sws_mm *mm, struct sws_cpu *cpu, unsigned order, bool fallback, bool charge);
 /* vmstat.c: @nr pages written to (@write) or read from device @type, in its swap tier's counter. */
 void sws__mm_count_tier(struct sws_mm *mm, struct sws_cpu *cpu, unsigned type, bool write, uint64_t nr);
 /* memcontrol.c: memcg @id's memory.swap.tiers.max as a mask (SWS_SWAP_TIERS_ALL when unset). */

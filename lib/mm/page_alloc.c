@@ -327,17 +327,11 @@ int sws__mm_folio_alloc(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, 
 	return rc ? rc : folio_alloc_charged(cpu, mm, memcg, order, pfn);
 }
 
-int sws__mm_folio_alloc_nowait(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, unsigned order,
-			       uint64_t *pfn)
+int sws__mm_folio_alloc_gfp(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, unsigned order,
+			    unsigned gfp, uint64_t *pfn)
 {
-	const uint64_t nr = 1ull << order;
-	if (!sws__mm_ram_take(cpu, mm, nr))
-		return SWS_ENOMEM;
-	if (sws__mm_charge_nowait(cpu, mm, memcg, nr)) {
-		sws__mm_ram_give(cpu, mm, nr);
-		return SWS_EAGAIN;
-	}
-	return folio_alloc_charged(cpu, mm, memcg, order, pfn);
+	int rc = sws__mm_charge_gfp(cpu, mm, memcg, 1ull << order, gfp);
+	return rc ? rc : folio_alloc_charged(cpu, mm, memcg, order, pfn);
 }
 
 #define MEMALLOC_RESERVE 64 /* pages reclaim itself may use beyond RAM (PF_MEMALLOC) */

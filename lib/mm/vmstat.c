@@ -51,6 +51,13 @@ void sws_mm_stats_get(struct sws_mm *mm, struct sws_mm_stats *st)
 	for (unsigned o = 1; o < SWS_NR_ORDERS - 1; o++)
 		st->swpin_fallback_charge[o] = sws_load_relaxed(&mm->swpin_fallback_charge[o - 1]);
 	for (unsigned c = 0; c < mm->nr_cpus; c++)
+		for (unsigned o = 1; o < SWS_NR_ORDERS; o++) {
+			st->anon_fault_alloc[o] += sws_load_relaxed(&mm->pcpu[c].anon_fault_alloc[o - 1]);
+			st->anon_fault_fallback[o] += sws_load_relaxed(&mm->pcpu[c].anon_fault_fallback[o - 1]);
+			st->anon_fault_fallback_charge[o] +=
+				sws_load_relaxed(&mm->pcpu[c].anon_fault_fallback_charge[o - 1]);
+		}
+	for (unsigned c = 0; c < mm->nr_cpus; c++)
 		for (int o = 0; o < SWS_NR_ORDERS; o++)
 			st->zswpout_order[o] += sws_load_relaxed(&mm->pcpu[c].zswpout_order[o]);
 	for (unsigned c = 0; c < mm->nr_cpus; c++)
@@ -106,6 +113,16 @@ void sws__mm_count_swpin(struct sws_mm *mm, struct sws_cpu *cpu, unsigned order,
 	}
 	_Atomic uint32_t *c = &mm->pcpu[sws__cpu_id(cpu)].swpin[stat][order - 1];
 	sws_store_relaxed(c, sws_load_relaxed(c) + 1); /* single writer: this CPU */
+}
+
+void sws__mm_count_anon_fault(struct sws_mm *mm, struct sws_cpu *cpu, unsigned order, bool fallback, bool charge)
+{
+	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
+	_Atomic uint32_t *c = fallback ? &p->anon_fault_fallback[order - 1] : &p->anon_fault_alloc[order - 1];
+	sws_store_relaxed(c, sws_load_relaxed(c) + 1); /* single writer: this CPU */
+	if (charge) /* count_mthp_stat(MTHP_STAT_ANON_FAULT_FALLBACK_CHARGE) */
+		sws_store_relaxed(&p->anon_fault_fallback_charge[order - 1],
+				  sws_load_relaxed(&p->anon_fault_fallback_charge[order - 1]) + 1);
 }
 
 /* The obsolete names (swapsim/mm.h), for callers built against them. */

@@ -91,6 +91,7 @@ void sws__replay_setup(const struct sws_replay *r, struct sws_replay_setup *out)
 	out->anon_orders_madvise = c->anon_orders_madvise;
 	out->mem_high_pages = c->mem_high_pages;
 	out->memcg_swap_tiers = c->memcg_swap_tiers;
+	out->thp_defrag = c->thp_defrag;
 	out->policy = c->policy;
 	out->flags = c->flags;
 	out->seed = c->seed;
@@ -339,7 +340,8 @@ static int build(struct sws_replay *r)
 					    ((cfg->flags & SWS_REPLAY_USER_RAM) ? 0 : SWS_MM_KERNEL_RAM),
 				   .seed = cfg->seed,
 				   .anon_orders = cfg->anon_orders,
-				   .anon_orders_madvise = cfg->anon_orders_madvise};
+				   .anon_orders_madvise = cfg->anon_orders_madvise,
+				   .thp_defrag = cfg->thp_defrag};
 	memcpy(mc.content_weight, cfg->content_weight, sizeof(mc.content_weight));
 	if ((err = sws_mm_create(r->sim, &mc, &r->mm))) {
 		create_error(&r->cfg, "memory model: %s", sws_strerror(err));

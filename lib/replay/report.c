@@ -333,6 +333,12 @@ static uint64_t swpin_fb_charge(const struct sws_replay_report *r, unsigned o)
 {
 	return r->mm.swpin_fallback_charge[o];
 }
+static uint64_t af_alloc(const struct sws_replay_report *r, unsigned o) { return r->mm.anon_fault_alloc[o]; }
+static uint64_t af_fb(const struct sws_replay_report *r, unsigned o) { return r->mm.anon_fault_fallback[o]; }
+static uint64_t af_fb_charge(const struct sws_replay_report *r, unsigned o)
+{
+	return r->mm.anon_fault_fallback_charge[o];
+}
 static uint64_t wl_killed(const struct sws_replay_report *r, unsigned i) { (void)i; return r->workload.killed; }
 
 /* The counters: rows that are 0 in every run left out, unless every row is asked for. */
@@ -353,7 +359,10 @@ static void print_counters(struct sws__out *o, const struct sws_replay_series *s
 		const char *name;
 		uint64_t (*get)(const struct sws_replay_report *, unsigned);
 		unsigned lo, hi;
-	} per_order[] = {{"swpout", swpout, 0, SWS_NR_ORDERS},
+	} per_order[] = {{"anon_fault_alloc", af_alloc, 1, SWS_NR_ORDERS},
+			 {"anon_fault_fallback", af_fb, 1, SWS_NR_ORDERS},
+			 {"anon_fault_fallback_charge", af_fb_charge, 1, SWS_NR_ORDERS},
+			 {"swpout", swpout, 0, SWS_NR_ORDERS},
 			 {"swpout_fallback", swpout_fb, 0, SWS_NR_ORDERS},
 			 {"swpin", swpin, 1, SWS_NR_ORDERS - 1},
 			 {"swpin_fallback", swpin_fb, 1, SWS_NR_ORDERS - 1},
@@ -640,6 +649,8 @@ void sws__setup_line(const struct sws_replay_series *s, char *buf, size_t len)
 			if (st->anon_orders_madvise & 1u << k)
 				ADD(" %uK", 4u << k);
 	}
+	if (st->thp_defrag) /* the default, madvise, unsaid */
+		ADD(", THP defrag %s", sws_thp_defrag_name((enum sws_thp_defrag)st->thp_defrag));
 	if (st->flags & SWS_REPLAY_ZSWAP)
 		ADD(", zswap %s (max_pool_percent %u, accept_threshold %u, shrinker %s, scheme %s)",
 		    st->zswap_compressor, st->zswap_max_pool_percent, st->zswap_accept_threshold_percent,
@@ -1014,17 +1025,22 @@ static void json_run(struct sws__out *o, const struct sws_replay_report *r)
 		json_model(o, r);
 	json_counters(o, r);
 	sws__pr(o, ",\"order_counters\":{");
-	json_orders(o, "swpout", r->mm.swpout);
-	sws__pr(o, ",");
-	json_orders(o, "swpout_fallback", r->mm.swpout_fallback);
-	sws__pr(o, ",");
-	json_orders(o, "zswpout", r->mm.zswpout_order);
-	sws__pr(o, ",");
-	json_orders(o, "swpin", r->mm.swpin);
-	sws__pr(o, ",");
-	json_orders(o, "swpin_fallback", r->mm.swpin_fallback);
-	sws__pr(o, ",");
-	json_orders(o, "swpin_fallback_charge", r->mm.swpin_fallback_charge);
+	const struct {
+		const char *name;
+		const uint64_t *v;
+	} mm_orders[] = {{"swpout", r->mm.swpout},
+			 {"swpout_fallback", r->mm.swpout_fallback},
+			 {"zswpout", r->mm.zswpout_order},
+			 {"swpin", r->mm.swpin},
+			 {"swpin_fallback", r->mm.swpin_fallback},
+			 {"swpin_fallback_charge", r->mm.swpin_fallback_charge},
+			 {"anon_fault_alloc", r->mm.anon_fault_alloc},
+			 {"anon_fault_fallback", r->mm.anon_fault_fallback},
+			 {"anon_fault_fallback_charge", r->mm.anon_fault_fallback_charge}};
+	for (unsigned k = 0; k < SWS_ARRAY_SIZE(mm_orders); k++) {
+		sws__pr(o, k ? "," : "");
+		json_orders(o, mm_orders[k].name, mm_orders[k].v);
+	}
 	for (unsigned c = 0; c < SWS_NR_ORDER_COUNTERS; c++) {
 		sws__pr(o, ",");
 		json_orders(o, sws_order_counter_name((enum sws_order_counter)c), r->swap.order_counters[c]);

@@ -841,6 +841,15 @@ static void test_mthp_policy(void **state)
 	mm_config_refused(b, &mc);
 }
 
+/* A write at PG(@pg) of @a faults and allocates @pages pages (pgalloc, from *@alloc on). */
+static void fault_allocs(struct env *e, uint32_t a, unsigned pg, uint64_t pages, uint64_t *alloc)
+{
+	assert_int_equal(sws_mm_access(e->cpu, e->mm, a, PG(pg), true), 1);
+	uint64_t now = sws_test_mm_stats(e->mm).counters[SWS_MM_pgalloc];
+	assert_int_equal(now - *alloc, pages);
+	*alloc = now;
+}
+
 /*
  * mTHP "madvise" (anon_orders_madvise): 16 KiB "always", 64 KiB "madvise".
  * A first write takes 16 KiB outside the ranges madvise()d MADV_HUGEPAGE and
@@ -858,13 +867,7 @@ static void test_mthp_madvise(void **state)
 	assert_sws(0, sws_mm_space_create(e.mm, 0, &a));
 	assert_sws(0, sws_mm_mmap(e.mm, a, PG(0), 64 * SWS_PAGE_SIZE, 0));
 	uint64_t alloc = sws_test_mm_stats(e.mm).counters[SWS_MM_pgalloc];
-#define FAULT(pg, pages)                                                                     \
-	do {                                                                                 \
-		assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(pg), true), 1);           \
-		uint64_t now = sws_test_mm_stats(e.mm).counters[SWS_MM_pgalloc];            \
-		assert_int_equal(now - alloc, pages);                                        \
-		alloc = now;                                                                 \
-	} while (0)
+#define FAULT(pg, pages) fault_allocs(&e, a, pg, pages, &alloc)
 	FAULT(0, 4); /* "always": 16 KiB */
 	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, a, PG(16), 32 * SWS_PAGE_SIZE, SWS_MADV_HUGEPAGE));
 	FAULT(16, 16); /* "madvise" under VM_HUGEPAGE: 64 KiB */
@@ -894,6 +897,120 @@ static void test_mthp_madvise(void **state)
 
 	mc.anon_orders_madvise = 1u; /* order 0 is no mTHP size */
 	mm_config_refused(b, &mc);
+}
+
+/* @s's mTHP anon fault counts of @order: anon_fault_alloc, _fallback, _fallback_charge. */
+static void assert_anon_faults(const struct sws_mm_stats *s, unsigned order, uint64_t alloc, uint64_t fallback,
+			       uint64_t charge)
+{
+	assert_int_equal(s->anon_fault_alloc[order], alloc);
+	assert_int_equal(s->anon_fault_fallback[order], fallback);
+	assert_int_equal(s->anon_fault_fallback_charge[order], charge);
+}
+
+/* env_open() with swap, a memcg @cg of 64 pages, a space in it and 256 pages mmap()ed at PG(0). */
+static uint32_t env_open_memcg64(struct env *e, enum sws_backend b, const struct sws_mm_config *mc, uint16_t *cg)
+{
+	uint32_t a;
+	env_open(e, b, 4096, SWS_SWP_SOLIDSTATE, SWS_BACKING_NONE, mc);
+	assert_sws(0, sws_mm_memcg_create(e->mm, 64, cg));
+	assert_sws(0, sws_mm_space_create(e->mm, *cg, &a));
+	assert_sws(0, sws_mm_mmap(e->mm, a, PG(0), 256 * SWS_PAGE_SIZE, 0));
+	return a;
+}
+
+/*
+ * A large folio's charge at the memcg limit (vma_thp_gfp_mask(), defrag
+ * "madvise"): 64 KiB and 16 KiB "always", a memcg of 64 pages. The first
+ * 64 KiB fault charges 64 pages (16 and 48 ahead into the CPU's stock), the
+ * next three take theirs from the stock: the memcg is full. A fault at PG(64)
+ * may not reclaim for 64 KiB nor for 16 KiB (each counts anon_fault_fallback
+ * and anon_fault_fallback_charge) and maps one page, charged with reclaim;
+ * reclaim took 32 pages (two 64 KiB folios swapped out whole), so with room
+ * again the rest of that block takes 16 KiB at PG(68) and the next block
+ * 64 KiB at PG(80) (anon_fault_alloc).
+ */
+static void test_mthp_charge_fallback(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_mm_config mc = {.ram_pages = 1024, .anon_orders = 1u << 4 | 1u << 2};
+	struct env e;
+	uint16_t cg;
+	uint32_t a = env_open_memcg64(&e, b, &mc, &cg);
+	uint64_t alloc = sws_test_mm_stats(e.mm).counters[SWS_MM_pgalloc];
+#define FAULT(pg, pages) fault_allocs(&e, a, pg, pages, &alloc)
+	for (unsigned p = 0; p < 64; p += 16)
+		FAULT(p, 16);
+	assert_int_equal(atomic_load(&e.mm->memcgs[cg].usage), 64);
+	struct sws_mm_stats s = sws_test_mm_stats(e.mm);
+	assert_anon_faults(&s, 4, 4, 0, 0);
+	assert_int_equal(s.counters[SWS_MM_pgsteal], 0);
+	FAULT(64, 1);
+	s = sws_test_mm_stats(e.mm);
+	assert_anon_faults(&s, 4, 4, 1, 1);
+	assert_anon_faults(&s, 2, 0, 1, 1);
+	assert_int_equal(s.counters[SWS_MM_pgsteal], 32);
+	assert_int_equal(s.swpout[4], 2);
+	FAULT(68, 4);
+	FAULT(80, 16);
+	s = sws_test_mm_stats(e.mm);
+	assert_anon_faults(&s, 2, 1, 1, 1);
+	assert_anon_faults(&s, 4, 5, 1, 1);
+#undef FAULT
+	env_close(&e);
+
+	mc.thp_defrag = SWS_THP_DEFRAG_NR;
+	mm_config_refused(b, &mc);
+}
+
+/* The pages the fault at PG(64) allocates once 4 64 KiB folios fill a memcg
+ * of 64 pages, with transparent_hugepage/defrag @defrag, the region
+ * MADV_HUGEPAGE or not (@madvised); its anon_fault_fallback_charge in *@fb. */
+static uint64_t mthp_fault_at_limit(enum sws_backend b, enum sws_thp_defrag defrag, bool madvised, uint64_t *fb)
+{
+	struct sws_mm_config mc = {.ram_pages = 1024, .anon_orders_madvise = 1u << 4, .thp_defrag = defrag};
+	if (!madvised)
+		mc = (struct sws_mm_config){.ram_pages = 1024, .anon_orders = 1u << 4, .thp_defrag = defrag};
+	struct env e;
+	uint16_t cg;
+	uint32_t a = env_open_memcg64(&e, b, &mc, &cg);
+	if (madvised)
+		assert_sws(0, sws_mm_madvise(e.cpu, e.mm, a, PG(0), 256 * SWS_PAGE_SIZE, SWS_MADV_HUGEPAGE));
+	for (unsigned p = 0; p < 64; p += 16)
+		assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(p), true), 1);
+	uint64_t alloc = sws_test_mm_stats(e.mm).counters[SWS_MM_pgalloc];
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(64), true), 1);
+	struct sws_mm_stats s = sws_test_mm_stats(e.mm);
+	*fb = s.anon_fault_fallback_charge[4];
+	env_close(&e);
+	return s.counters[SWS_MM_pgalloc] - alloc;
+}
+
+/*
+ * Which large charges may reclaim (vma_thp_gfp_mask()): "always" everywhere
+ * (__GFP_NORETRY outside MADV_HUGEPAGE: one round is enough here), "madvise"
+ * and "defer+madvise" in MADV_HUGEPAGE regions only, "defer" and "never"
+ * nowhere. One that may reclaims and maps 64 KiB; one that may not falls back
+ * to a page.
+ */
+static void test_mthp_thp_defrag(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	static const struct {
+		enum sws_thp_defrag defrag;
+		bool madvised;
+		uint64_t pages, fallback_charge;
+	} cases[] = {
+		{SWS_THP_DEFRAG_MADVISE, false, 1, 1},      {SWS_THP_DEFRAG_MADVISE, true, 16, 0},
+		{SWS_THP_DEFRAG_ALWAYS, false, 16, 0},      {SWS_THP_DEFRAG_ALWAYS, true, 16, 0},
+		{SWS_THP_DEFRAG_DEFER, true, 1, 1},         {SWS_THP_DEFRAG_DEFER_MADVISE, false, 1, 1},
+		{SWS_THP_DEFRAG_DEFER_MADVISE, true, 16, 0}, {SWS_THP_DEFRAG_NEVER, true, 1, 1},
+	};
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t fb;
+		assert_int_equal(mthp_fault_at_limit(b, cases[i].defrag, cases[i].madvised, &fb), cases[i].pages);
+		assert_int_equal(fb, cases[i].fallback_charge);
+	}
 }
 
 /*
@@ -1592,7 +1709,7 @@ int main(void)
 		BOTH(test_swapin_write_keeps_shared_slot),
 		BOTH(test_swapin_read_maps_clean), BOTH(test_mthp_policy), BOTH(test_mthp_madvise),
 		BOTH(test_memcg_high),       BOTH(test_mthp_split_dirty), BOTH(test_mthp_split_fork_cow),
-		BOTH(test_lru_add_batch),
+		BOTH(test_lru_add_batch),    BOTH(test_mthp_charge_fallback), BOTH(test_mthp_thp_defrag),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
