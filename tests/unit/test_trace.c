@@ -922,11 +922,15 @@ static void test_perf_file_io(void **state)
 	/* writeback:writeback_dirty_folio (SWS_TRACE_READ_DIRTY_EVENTS): fd 3's first
 	 * write dirtied page cache, so its later one (a rewrite of dirty pages)
 	 * is a FILE record too; fd 4's writes (/dev/null) dirtied none and are left
-	 * out; an event outside a write changes nothing. Without the flag every
-	 * write is a FILE record. */
+	 * out; an event outside a write changes nothing. fd 5, a dup of fd 3 made
+	 * before that write, reaches the same open file: its write into the dirty
+	 * pages (no event) is a FILE record too. Without the flag every write is a
+	 * FILE record. */
 	const char *dirty_text =
 	    " a 1 [000] 1.00: syscalls:sys_enter_openat: dfd: 0xffffff9c, filename: 0x1000, flags: 0x241, mode: 0x1b6\n"
 	    " a 1 [000] 1.01: syscalls:sys_exit_openat: 0x3\n"
+	    " a 1 [000] 1.011: syscalls:sys_enter_dup: fildes: 0x00000003\n"
+	    " a 1 [000] 1.012: syscalls:sys_exit_dup: 0x5\n"
 	    " a 1 [000] 1.02: syscalls:sys_enter_openat: dfd: 0xffffff9c, filename: 0x2000, flags: 0x241, mode: 0x1b6\n"
 	    " a 1 [000] 1.03: syscalls:sys_exit_openat: 0x4\n"
 	    " a 1 [000] 1.04: writeback:writeback_dirty_folio: bdi 254:0: ino=12 index=0\n"
@@ -938,17 +942,20 @@ static void test_perf_file_io(void **state)
 	    " a 1 [000] 1.10: syscalls:sys_enter_pwrite64: fd: 0x00000003, buf: 0x7ffd00001000, count: 0x00001000, pos: 0x0\n"
 	    " a 1 [000] 1.11: syscalls:sys_exit_pwrite64: 0x1000\n"
 	    " a 1 [000] 1.12: syscalls:sys_enter_write: fd: 0x00000004, buf: 0x7ffd00001000, count: 0x00001000\n"
-	    " a 1 [000] 1.13: syscalls:sys_exit_write: 0x1000\n";
+	    " a 1 [000] 1.13: syscalls:sys_exit_write: 0x1000\n"
+	    " a 1 [000] 1.14: syscalls:sys_enter_write: fd: 0x00000005, buf: 0x7ffd00001000, count: 0x00000100\n"
+	    " a 1 [000] 1.15: syscalls:sys_exit_write: 0x100\n";
 	tmp_text(p, sizeof(p), "perf_dirty.txt", dirty_text);
 	v = load_perf_flags(p, SWS_TRACE_READ_DIRTY_EVENTS, &ps);
-	assert_int_equal(v.n, 2);
+	assert_int_equal(v.n, 3);
 	rec_eq(&v.v[0], 1090000000ull, 0, 0x2000, SWS_TRACE_FILE, SWS_TRACE_F_WRITE, 1, 1, 0, 1);
 	rec_eq(&v.v[1], 1110000000ull, 0, 0x1000, SWS_TRACE_FILE, SWS_TRACE_F_WRITE, 1, 1, 0, 1);
+	rec_eq(&v.v[2], 1150000000ull, 0x2000, 0x100, SWS_TRACE_FILE, SWS_TRACE_F_WRITE, 1, 1, 0, 1);
 	assert_int_equal(ps.writes_no_pagecache, 2);
-	assert_int_equal(ps.file_io, 2);
+	assert_int_equal(ps.file_io, 3);
 	free(v.v);
 	v = load_perf(p, &ps);
-	assert_int_equal(v.n, 4);
+	assert_int_equal(v.n, 5);
 	assert_int_equal(v.v[0].arg, 2); /* fd 4's first write */
 	assert_int_equal(ps.writes_no_pagecache, 0);
 	free(v.v);
