@@ -922,11 +922,15 @@ static void test_perf_file_io(void **state)
 	/* writeback:writeback_dirty_folio (SWS_TRACE_READ_DIRTY_EVENTS): fd 3's first
 	 * write dirtied page cache, so its later one (a rewrite of dirty pages)
 	 * is a FILE record too; fd 4's writes (/dev/null) dirtied none and are left
-	 * out; an event outside a write changes nothing. Without the flag every
-	 * write is a FILE record. */
+	 * out; an event outside a write changes nothing. fd 5, a dup of fd 3 made
+	 * before that write, reaches the same open file: its write into the dirty
+	 * pages (no event) is a FILE record too. Without the flag every write is a
+	 * FILE record. */
 	const char *dirty_text =
 	    " a 1 [000] 1.00: syscalls:sys_enter_openat: dfd: 0xffffff9c, filename: 0x1000, flags: 0x241, mode: 0x1b6\n"
 	    " a 1 [000] 1.01: syscalls:sys_exit_openat: 0x3\n"
+	    " a 1 [000] 1.011: syscalls:sys_enter_dup: fildes: 0x00000003\n"
+	    " a 1 [000] 1.012: syscalls:sys_exit_dup: 0x5\n"
 	    " a 1 [000] 1.02: syscalls:sys_enter_openat: dfd: 0xffffff9c, filename: 0x2000, flags: 0x241, mode: 0x1b6\n"
 	    " a 1 [000] 1.03: syscalls:sys_exit_openat: 0x4\n"
 	    " a 1 [000] 1.04: writeback:writeback_dirty_folio: bdi 254:0: ino=12 index=0\n"
@@ -938,17 +942,20 @@ static void test_perf_file_io(void **state)
 	    " a 1 [000] 1.10: syscalls:sys_enter_pwrite64: fd: 0x00000003, buf: 0x7ffd00001000, count: 0x00001000, pos: 0x0\n"
 	    " a 1 [000] 1.11: syscalls:sys_exit_pwrite64: 0x1000\n"
 	    " a 1 [000] 1.12: syscalls:sys_enter_write: fd: 0x00000004, buf: 0x7ffd00001000, count: 0x00001000\n"
-	    " a 1 [000] 1.13: syscalls:sys_exit_write: 0x1000\n";
+	    " a 1 [000] 1.13: syscalls:sys_exit_write: 0x1000\n"
+	    " a 1 [000] 1.14: syscalls:sys_enter_write: fd: 0x00000005, buf: 0x7ffd00001000, count: 0x00000100\n"
+	    " a 1 [000] 1.15: syscalls:sys_exit_write: 0x100\n";
 	tmp_text(p, sizeof(p), "perf_dirty.txt", dirty_text);
 	v = load_perf_flags(p, SWS_TRACE_READ_DIRTY_EVENTS, &ps);
-	assert_int_equal(v.n, 2);
+	assert_int_equal(v.n, 3);
 	rec_eq(&v.v[0], 1090000000ull, 0, 0x2000, SWS_TRACE_FILE, SWS_TRACE_F_WRITE, 1, 1, 0, 1);
 	rec_eq(&v.v[1], 1110000000ull, 0, 0x1000, SWS_TRACE_FILE, SWS_TRACE_F_WRITE, 1, 1, 0, 1);
+	rec_eq(&v.v[2], 1150000000ull, 0x2000, 0x100, SWS_TRACE_FILE, SWS_TRACE_F_WRITE, 1, 1, 0, 1);
 	assert_int_equal(ps.writes_no_pagecache, 2);
-	assert_int_equal(ps.file_io, 2);
+	assert_int_equal(ps.file_io, 3);
 	free(v.v);
 	v = load_perf(p, &ps);
-	assert_int_equal(v.n, 4);
+	assert_int_equal(v.n, 5);
 	assert_int_equal(v.v[0].arg, 2); /* fd 4's first write */
 	assert_int_equal(ps.writes_no_pagecache, 0);
 	free(v.v);
@@ -1064,8 +1071,15 @@ static void test_lackey_syscalls(void **state)
 		 "SYSCALL[5,1](11) sys_munmap ( 0x483c000, 43839 )[sync] --> Success(0x0) \n"
 		 "SYSCALL[5,1](25) sys_mremap ( 0x5000000, 1048576, 4096, 0x0, 0x0 ) --> [pre-success] Success(0x5000000) \n"
 		 "SYSCALL[5,1](25) sys_mremap ( 0x5000000, 4096, 2097152, 0x1, 0x0 ) --> [pre-success] Success(0x6000000) \n"
-		 "SYSCALL[5,1](28) sys_madvise ( 0x6000000, 8192, 4 ) --> [pre-success] Success(0x0) \n"
-		 "SYSCALL[5,1](28) sys_madvise ( 0x6000000, 8192, 8 ) [sync] --> Success(0x0) \n"
+		 /* madvise may block: valgrind prints its result on a later line */
+		 "SYSCALL[5,1](28) sys_madvise ( 0x6000000, 8192, 4 ) --> [async] ... \n"
+		 "SYSCALL[5,1](28) ... [async] --> Success(0x0) \n"
+		 "SYSCALL[5,1](28) sys_madvise ( 0x6000000, 8192, 8 ) --> [async] ... \n"
+		 " S 06000010,8\n" /* another thread's, while it blocked */
+		 "SYSCALL[5,2](28) ... [async] --> Success(0x0) \n"
+		 "SYSCALL[5,1](28) ... [async] --> Success(0x0) \n"
+		 "SYSCALL[5,1](28) sys_madvise ( 0x8000000, 8192, 4 ) --> [async] ... \n"
+		 "SYSCALL[5,1](28) ... [async] --> Failure(0x16) \n"
 		 "SYSCALL[5,1](28) sys_madvise ( 0x6000000, 8192, 9 ) [sync] --> Success(0x0) \n"
 		 "SYSCALL[5,1](11) sys_munmap ( 0x7000000, 4096 )[sync] --> Failure(0x16) \n"
 		 "SYSCALL[5,1](0) sys_read ( 3, 0x1ffefff000, 4096 ) --> [async] ... \n"
@@ -1074,7 +1088,7 @@ static void test_lackey_syscalls(void **state)
 		 "--5-- WARNING: unhandled amd64-linux syscall: 334\n"
 		 " L 06000000,8\n");
 	struct recs v = load(p, &c);
-	assert_int_equal(v.n, 12);
+	assert_int_equal(v.n, 13);
 	const uint32_t A = SWS_TRACE_CPU_ANY;
 	rec_eq(&v.v[0], 0, 0x4035008, 8, SWS_TRACE_ACCESS, SWS_TRACE_F_WRITE, 1, 1, A, 0);
 	rec_eq(&v.v[1], 0, 0x4056000, 0x21000, SWS_TRACE_MUNMAP, 0, 1, 1, A, 0); /* brk down */
@@ -1086,8 +1100,9 @@ static void test_lackey_syscalls(void **state)
 	rec_eq(&v.v[7], 0, 0x5001000, 1044480, SWS_TRACE_MUNMAP, 0, 1, 1, A, 0); /* shrunk */
 	rec_eq(&v.v[8], 0, 0x5000000, 4096, SWS_TRACE_MUNMAP, 0, 1, 1, A, 0);	 /* moved */
 	rec_eq(&v.v[9], 0, 0x6000000, 8192, SWS_TRACE_MADV_DONTNEED, 0, 1, 1, A, 0);
-	rec_eq(&v.v[10], 0, 0x6000000, 8192, SWS_TRACE_MADV_FREE, 0, 1, 1, A, 0);
-	rec_eq(&v.v[11], 0, 0x6000000, 8, SWS_TRACE_ACCESS, 0, 1, 1, A, 0);
+	rec_eq(&v.v[10], 0, 0x6000010, 8, SWS_TRACE_ACCESS, SWS_TRACE_F_WRITE, 1, 1, A, 0);
+	rec_eq(&v.v[11], 0, 0x6000000, 8192, SWS_TRACE_MADV_FREE, 0, 1, 1, A, 0);
+	rec_eq(&v.v[12], 0, 0x6000000, 8, SWS_TRACE_ACCESS, 0, 1, 1, A, 0);
 	free(v.v);
 	unlink(p);
 }

@@ -21,6 +21,10 @@ struct lackey_state {
 	int has_held;
 	int brk_known;
 	uint64_t brk; /* the program break the last brk() returned */
+	/* a call valgrind let block ("--> [async] ..."): its record, waiting for
+	 * the "SYSCALL[P,T](N) ... [async] --> Success" line of the same tag */
+	struct sws_trace_record async;
+	char async_tag[48];
 };
 
 /* "I  04001234,3" or " S 1fff000608,8": @return the op letter, or 0. Fills addr/size. */
@@ -66,10 +70,12 @@ static int arg_num(const char *s, size_t n, uint64_t *out)
 }
 
 /* "SYSCALL[P,T](N) sys_NAME ( A, B, ... )... --> ... Success(0xR)": the name
- * (NUL-terminated in place), up to @max arguments and the result. @return the
- * number of arguments, or -1 when the line is not one with a result (a failed
- * call, one whose result comes on a later line, or another shape). */
-static int syscall_parse(char *line, const char **name, uint64_t *args, int max, uint64_t *ret)
+ * (NUL-terminated in place), up to @max arguments and the result; *@async set
+ * (and no result) for a call valgrind let block, whose "--> [async] ..." line
+ * has its result on a later "SYSCALL[P,T](N) ... [async] --> " line. @return
+ * the number of arguments, or -1 when the line is not one with a result or
+ * async (a failed call or another shape). */
+static int syscall_parse(char *line, const char **name, uint64_t *args, int max, uint64_t *ret, int *async)
 {
 	char *p = strchr(line, ')'); /* after "SYSCALL[P,T](N" */
 	if (!p || strncmp(p, ") sys_", 6))
@@ -77,11 +83,14 @@ static int syscall_parse(char *line, const char **name, uint64_t *args, int max,
 	*name = p + 6;
 	char *open = strstr(*name, " ( ");
 	char *ok = strstr(*name, "Success(0x");
-	if (!open || !ok)
+	char *blocked = strstr(*name, "--> [async] ...");
+	*async = !ok && blocked;
+	if (!open || (!ok && !blocked))
 		return -1;
 	*open = 0;
 	char *close = strchr(open + 3, ')');
-	if (!close || close > ok || arg_num(ok + 8, strcspn(ok + 8, ")"), ret))
+	char *end = ok ? ok : blocked;
+	if (!close || close > end || (ok && arg_num(ok + 8, strcspn(ok + 8, ")"), ret)))
 		return -1;
 	int n = 0;
 	for (char *a = sws__skip_space(open + 3); a < close && n < max; n++, a = sws__skip_space(a)) {
@@ -104,17 +113,12 @@ static void rec_range(struct sws_trace_record *rec, uint32_t op, uint64_t addr, 
 	rec->cpu = SWS_TRACE_CPU_ANY;
 }
 
-/* A memory-map call of --trace-syscalls: 1 with @rec (and st->held) filled,
- * 0 when it changes nothing the model holds. */
-static int lackey_syscall(struct sws_trace_reader *r, char *line, struct sws_trace_record *rec)
+/* The record(s) of memory-map call @name with its @n arguments @a and result
+ * @ret: 1 with @rec (and st->held) filled, 0 when it changes nothing the model
+ * holds. */
+static int syscall_record(struct lackey_state *st, uint32_t pid, const char *name, int n, const uint64_t *a,
+			  uint64_t ret, struct sws_trace_record *rec)
 {
-	struct lackey_state *st = r->state;
-	uint32_t pid = r->cfg.default_pid;
-	const char *name;
-	uint64_t a[6], ret;
-	int n = syscall_parse(line, &name, a, 6, &ret);
-	if (n < 0)
-		return 0;
 	if (!strcmp(name, "mmap") && n == 6) {
 		uint64_t flags = a[3];
 		bool anon = (flags & MAP_ANONYMOUS_) && (flags & MAP_TYPE_) == MAP_PRIVATE_ && !(flags & MAP_HUGETLB_);
@@ -172,6 +176,42 @@ static int lackey_syscall(struct sws_trace_reader *r, char *line, struct sws_tra
 		rec_range(rec, op, a[0], a[1], pid);
 		return 1;
 	}
+	return 0;
+}
+
+/* A memory-map call of --trace-syscalls: 1 with @rec (and st->held) filled,
+ * 0 when it changes nothing the model holds. A call valgrind let block
+ * (madvise) prints "--> [async] ..." and its result on a later line of the
+ * same "SYSCALL[P,T](N" tag, other threads' lines possibly between: its record
+ * waits for a Success there (a result-independent call only). */
+static int lackey_syscall(struct sws_trace_reader *r, char *line, struct sws_trace_record *rec)
+{
+	struct lackey_state *st = r->state;
+	uint32_t pid = r->cfg.default_pid;
+	char *tag_end = strchr(line, ')');
+	size_t tag_len = tag_end ? (size_t)(tag_end - line) : 0;
+	if (tag_end && !strncmp(tag_end, ") ... [async] --> ", 18)) {
+		if (!st->async_tag[0] || tag_len != strlen(st->async_tag) || strncmp(line, st->async_tag, tag_len))
+			return 0;
+		st->async_tag[0] = 0;
+		if (strncmp(tag_end + 18, "Success(", 8))
+			return 0;
+		*rec = st->async;
+		return 1;
+	}
+	const char *name;
+	uint64_t a[6], ret = 0;
+	int async;
+	int n = syscall_parse(line, &name, a, 6, &ret, &async);
+	if (n < 0)
+		return 0;
+	if (!async)
+		return syscall_record(st, pid, name, n, a, ret, rec);
+	int result_free = (!strcmp(name, "madvise") && n == 3) || (!strcmp(name, "munmap") && n == 2);
+	if (!result_free || tag_len >= sizeof(st->async_tag) || !syscall_record(st, pid, name, n, a, 0, &st->async))
+		return 0;
+	memcpy(st->async_tag, line, tag_len);
+	st->async_tag[tag_len] = 0;
 	return 0;
 }
 

@@ -74,7 +74,7 @@ struct sws__perf_fd {
 	uint32_t pid, fd;
 	uint32_t file;          /* the FILE records' arg */
 	uint8_t cloexec;        /* opened with O_CLOEXEC: closed by exec */
-	uint8_t pagecache;      /* a write of it dirtied page cache (writeback_dirty_folio) */
+	uint8_t pagecache;      /* a write of its open file dirtied page cache (writeback_dirty_folio) */
 	uint8_t pad[2];
 	uint64_t pos;
 };
@@ -861,7 +861,9 @@ static int file_call(struct sws_trace_reader *r, const struct sws_perf_line *pl,
 	if (!ret)
 		return 0; /* the end of the file: nothing moved */
 	if (call >= SWS__CALL_WRITE && (r->cfg.flags & SWS_TRACE_READ_DIRTY_EVENTS)) {
-		f->pagecache |= (uint8_t)dirtied;
+		if (dirtied) /* the open file's: every descriptor that shares it */
+			for (uint32_t i = 0; i < pf->nfds; i++)
+				pf->fds[i].pagecache |= pf->fds[i].file == f->file;
 		if (!f->pagecache) { /* no write of it has gone through the page cache */
 			pf->st.writes_no_pagecache++;
 			return 0;
