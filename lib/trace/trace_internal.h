@@ -172,6 +172,24 @@ static inline uint64_t sws__stream_file_off(const struct sws_trace_stream *s)
 /* zstd's allocations through the injected allocator, charged to @m. */
 ZSTD_customMem sws__trace_zstd_mem(struct sws_mem *m);
 
+/* mmap(2) flags the importers read (Linux's values). */
+#define SWS__MAP_TYPE 0x0fu
+#define SWS__MAP_PRIVATE 0x02u
+#define SWS__MAP_FIXED 0x10u
+#define SWS__MAP_ANONYMOUS 0x20u
+#define SWS__MAP_HUGETLB 0x40000u
+/* The record a madvise(2) @advice makes (SWS_TRACE_MADV_*), or 0 for advice
+ * the model does not act on. */
+static inline uint32_t sws__madvise_op(uint64_t advice)
+{
+	return advice == 4 || advice == 24 ? SWS_TRACE_MADV_DONTNEED /* MADV_DONTNEED(_LOCKED) */
+	       : advice == 8		   ? SWS_TRACE_MADV_FREE
+	       : advice == 21		   ? SWS_TRACE_MADV_PAGEOUT
+	       : advice == 14		   ? SWS_TRACE_MADV_HUGEPAGE
+	       : advice == 15		   ? SWS_TRACE_MADV_NOHUGEPAGE
+						   : 0;
+}
+
 /* ---- parse.c ----------------------------------------------------------------- */
 static inline int sws__is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 static inline char *sws__skip_space(char *p)

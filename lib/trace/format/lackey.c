@@ -10,11 +10,6 @@
 
 #include "../trace_internal.h"
 
-#define MAP_TYPE_ 0x0f
-#define MAP_PRIVATE_ 0x02
-#define MAP_FIXED_ 0x10
-#define MAP_ANONYMOUS_ 0x20
-#define MAP_HUGETLB_ 0x40000
 
 struct lackey_state {
 	struct sws_trace_record held; /* the second record of one line */
@@ -121,10 +116,11 @@ static int syscall_record(struct lackey_state *st, uint32_t pid, const char *nam
 {
 	if (!strcmp(name, "mmap") && n == 6) {
 		uint64_t flags = a[3];
-		bool anon = (flags & MAP_ANONYMOUS_) && (flags & MAP_TYPE_) == MAP_PRIVATE_ && !(flags & MAP_HUGETLB_);
+		bool anon = (flags & SWS__MAP_ANONYMOUS) && (flags & SWS__MAP_TYPE) == SWS__MAP_PRIVATE &&
+			    !(flags & SWS__MAP_HUGETLB);
 		/* MAP_FIXED replaces what was there; a file or shared mapping is not
 		 * modelled (its pages are touched as anonymous ones) */
-		if (flags & MAP_FIXED_) {
+		if (flags & SWS__MAP_FIXED) {
 			rec_range(rec, SWS_TRACE_MUNMAP, ret, a[1], pid);
 			if (anon) {
 				rec_range(&st->held, SWS_TRACE_MMAP, ret, a[1], pid);
@@ -164,13 +160,7 @@ static int syscall_record(struct lackey_state *st, uint32_t pid, const char *nam
 		return 1;
 	}
 	if (!strcmp(name, "madvise") && n == 3) {
-		uint64_t adv = a[2];
-		uint32_t op = adv == 4 || adv == 24 ? SWS_TRACE_MADV_DONTNEED /* MADV_DONTNEED(_LOCKED) */
-			    : adv == 8		    ? SWS_TRACE_MADV_FREE
-			    : adv == 21		    ? SWS_TRACE_MADV_PAGEOUT
-			    : adv == 14		    ? SWS_TRACE_MADV_HUGEPAGE
-			    : adv == 15		    ? SWS_TRACE_MADV_NOHUGEPAGE
-						    : 0;
+		uint32_t op = sws__madvise_op(a[2]);
 		if (!op || !a[1])
 			return 0;
 		rec_range(rec, op, a[0], a[1], pid);

@@ -155,10 +155,6 @@ static inline struct sws__perf *perf_of(const struct sws_trace_reader *r)
  * mmap: MUNMAP, then MMAP; a reclaim end: anon, then file).
  */
 
-#define MAP_TYPE_ 0x0fu
-#define MAP_FIXED_ 0x10u
-#define MAP_ANONYMOUS_ 0x20u
-#define MAP_HUGETLB_ 0x40000u
 #define CLONE_KIND_UNKNOWN 0
 #define CLONE_KIND_PROCESS 1
 #define CLONE_KIND_THREAD 2
@@ -908,16 +904,16 @@ static int perf_syscall(struct sws_trace_reader *r, const struct sws_perf_line *
 			pf->st.calls_failed++;
 			return 0;
 		}
-		if (!(arg & MAP_ANONYMOUS_)) {
+		if (!(arg & SWS__MAP_ANONYMOUS)) {
 			pf->st.mmap_file++;
 			return 0;
 		}
-		if ((arg & MAP_TYPE_) != 0x02 || (arg & MAP_HUGETLB_)) { /* not MAP_PRIVATE */
+		if ((arg & SWS__MAP_TYPE) != SWS__MAP_PRIVATE || (arg & SWS__MAP_HUGETLB)) { /* not MAP_PRIVATE */
 			pf->st.mmap_shared++;
 			return 0;
 		}
 		/* MAP_FIXED replaces what was mapped there (mmap(2)): unmapped first */
-		if ((arg & MAP_FIXED_) &&
+		if ((arg & SWS__MAP_FIXED) &&
 		    (rc = q_rec(r, pl, SWS_TRACE_MUNMAP, ret, b, 0, pid, pl->tid, 0)))
 			return rc;
 		return q_rec(r, pl, SWS_TRACE_MMAP, ret, b, 0, pid, pl->tid, 0);
@@ -932,12 +928,7 @@ static int perf_syscall(struct sws_trace_reader *r, const struct sws_perf_line *
 			pf->st.calls_failed++;
 			return 0;
 		}
-		d = arg == 4 || arg == 24 ? SWS_TRACE_MADV_DONTNEED /* MADV_DONTNEED(_LOCKED) */
-		    : arg == 8		  ? SWS_TRACE_MADV_FREE
-		    : arg == 21		  ? SWS_TRACE_MADV_PAGEOUT
-		    : arg == 14		  ? SWS_TRACE_MADV_HUGEPAGE
-		    : arg == 15		  ? SWS_TRACE_MADV_NOHUGEPAGE
-					  : 0;
+		d = sws__madvise_op(arg);
 		if (!d) {
 			pf->st.madvise_other++;
 			return 0;
