@@ -323,8 +323,7 @@ static int folio_alloc_charged(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t 
 int sws__mm_folio_alloc(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, unsigned order,
 			uint64_t *pfn)
 {
-	int rc = sws__mm_charge(cpu, mm, memcg, 1ull << order);
-	return rc ? rc : folio_alloc_charged(cpu, mm, memcg, order, pfn);
+	return sws__mm_folio_alloc_gfp(cpu, mm, memcg, order, SWS__GFP_KERNEL, pfn);
 }
 
 int sws__mm_folio_alloc_gfp(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, unsigned order,
