@@ -300,11 +300,18 @@ struct sws_folio *sws__mm_folio_claim(struct sws_mm *mm, uint64_t pfn, unsigned 
 	return f;
 }
 
-/* The descriptor of a new folio whose 2^@order pages are charged to @memcg
- * and RAM. @return 0; SWS_ENOMEM with the charge undone. */
-static int folio_alloc_charged(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, unsigned order,
-			       uint64_t *pfn)
+int sws__mm_folio_alloc(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, unsigned order,
+			uint64_t *pfn)
 {
+	return sws__mm_folio_alloc_gfp(cpu, mm, memcg, order, SWS__GFP_KERNEL, pfn);
+}
+
+int sws__mm_folio_alloc_gfp(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, unsigned order,
+			    unsigned gfp, uint64_t *pfn)
+{
+	int rc = sws__mm_charge_gfp(cpu, mm, memcg, 1ull << order, gfp);
+	if (rc)
+		return rc;
 	uint32_t p;
 	if (pfn_take_one(cpu, mm, &p)) { /* a section not mapped (one PFN per page of RAM at least) */
 		sws__mm_ram_give(cpu, mm, 1ull << order);
@@ -318,19 +325,6 @@ static int folio_alloc_charged(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t 
 	}
 	*pfn = p;
 	return 0;
-}
-
-int sws__mm_folio_alloc(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, unsigned order,
-			uint64_t *pfn)
-{
-	return sws__mm_folio_alloc_gfp(cpu, mm, memcg, order, SWS__GFP_KERNEL, pfn);
-}
-
-int sws__mm_folio_alloc_gfp(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, unsigned order,
-			    unsigned gfp, uint64_t *pfn)
-{
-	int rc = sws__mm_charge_gfp(cpu, mm, memcg, 1ull << order, gfp);
-	return rc ? rc : folio_alloc_charged(cpu, mm, memcg, order, pfn);
 }
 
 #define MEMALLOC_RESERVE 64 /* pages reclaim itself may use beyond RAM (PF_MEMALLOC) */
