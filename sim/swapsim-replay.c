@@ -995,6 +995,10 @@ static int run_one(const struct opts *o, enum sws_backend backend, const char *l
 	e = sws_replay_run(r, &src);
 	if (rc.bar)
 		fprintf(stderr, "\r%*s\r", 80, "");
+	/* What the trace's reader warned of (a lackey stream of several processes,
+	 * a native v1 trace), once: from the first run of the first backend. */
+	if (rc.reader && !repeat && backend == o->backends[0] && *sws_trace_reader_warning(rc.reader))
+		fprintf(rc.err, "swapsim-replay: warning: %s\n", sws_trace_reader_warning(rc.reader));
 	if (e) {
 		/* The input is bad (a line the format does not read, a cut file): no
 		 * report of it, only the message. */

@@ -242,8 +242,19 @@ static int stopped(const char *out)
 	return 128 + sig;
 }
 
+/* The reader's warning, on stderr once: *@shown says it was. A warning comes
+ * at open (a native v1 trace) or while reading (a lackey stream of several
+ * processes), so both call this. */
+static void show_warning(const struct sws_trace_reader *r, bool *shown)
+{
+	const char *warning = sws_trace_reader_warning(r);
+	if (warning[0] && !*shown)
+		fprintf(stderr, "swapsim-trace: warning: %s\n", warning);
+	*shown = *shown || warning[0];
+}
+
 static int open_reader(const char *path, const struct sws_trace_reader_config *cfg,
-		       struct sws_trace_reader **r)
+		       struct sws_trace_reader **r, bool *warned)
 {
 	char err[600];
 	int rc = sws_trace_reader_open(path, cfg, r, err, sizeof(err));
@@ -253,9 +264,7 @@ static int open_reader(const char *path, const struct sws_trace_reader_config *c
 				sws_error_name(rc));
 		return 1;
 	}
-	const char *warning = sws_trace_reader_warning(*r);
-	if (warning[0])
-		fprintf(stderr, "swapsim-trace: warning: %s\n", warning);
+	show_warning(*r, warned);
 	return 0;
 }
 
@@ -360,7 +369,8 @@ static int convert(const char *in, const char *out, const struct sws_trace_reade
 		return 2;
 	}
 	catch_stop_signals();
-	if (open_reader(in, rcfg, &r))
+	bool warned = false;
+	if (open_reader(in, rcfg, &r, &warned))
 		return stop_signal ? stopped(out) : 1;
 	int rc = sws_trace_writer_open(out, wcfg, &w, err, sizeof(err));
 	if (rc) {
@@ -381,6 +391,7 @@ static int convert(const char *in, const char *out, const struct sws_trace_reade
 			return 1;
 		}
 	}
+	show_warning(r, &warned);
 	if (stop_signal) { /* also when it made a read or a write fail (EINTR) */
 		sws_trace_writer_abort(w);
 		sws_trace_reader_close(r);
@@ -533,13 +544,15 @@ static void stats_print(const struct trace_stats *s, const char *in, struct sws_
 static int cmd_stats(const char *in, const struct sws_trace_reader_config *rcfg)
 {
 	struct sws_trace_reader *r;
-	if (open_reader(in_path(in), rcfg, &r))
+	bool warned = false;
+	if (open_reader(in_path(in), rcfg, &r, &warned))
 		return 1;
 	struct trace_stats s = {.amin = UINT64_MAX, .tmin = UINT64_MAX};
 	struct sws_trace_record rec;
 	int rc;
 	while ((rc = sws_trace_reader_next(r, &rec)) == 1)
 		stats_add(&s, &rec);
+	show_warning(r, &warned);
 	if (rc < 0) {
 		stats_free(&s);
 		return read_error(r, rc);

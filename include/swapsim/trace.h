@@ -267,8 +267,11 @@ const char *sws_trace_reader_error(const struct sws_trace_reader *r);
 /** @return a warning about the file, "" when there is none: a native trace of
  *  version 1, whose end the reader cannot check ("FILE:1: swapsim-trace v1
  *  text has no end record: ..." or "FILE: byte 8: swapsim binary trace v1 has
- *  no checksum: ..."). Set by sws_trace_reader_open(); reading goes on as
- *  usual. Valid until the reader is closed. */
+ *  no checksum: ...", set by sws_trace_reader_open()), or a lackey stream of
+ *  several processes ("FILE:LINE: a line of pid P in the lackey stream of pid
+ *  Q: ...", set by the sws_trace_reader_next() that read that line). One
+ *  warning per reader, the first; reading goes on as usual. Valid until the
+ *  reader is closed. */
 const char *sws_trace_reader_warning(const struct sws_trace_reader *r);
 
 /** @return where the record the last sws_trace_reader_next() returned is in

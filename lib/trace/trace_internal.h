@@ -80,7 +80,7 @@ struct sws_trace_reader {
 	uint64_t read;      /* records the format returned (before any filter) */
 	int err;            /* sticky error */
 	char msg[512];
-	char warning[512];  /* sws_trace_reader_warning(): "" or a message */
+	char warning[1024]; /* sws_trace_reader_warning(): "" or a message */
 	struct sws_trace_reader_stats st;
 	int done;
 	int skip_ifetch;    /* cfg.flags has SWS_TRACE_READ_NO_IFETCH */

@@ -48,6 +48,17 @@ s2=$("$trace" stats "$work/damon.txt" --damon-sample-us 5000 --damon-aggr-us 500
 [ "$d1" -gt 0 ] && [ "$d2" -eq $((d1 / 2)) ] && [ "$d1" = "$s1" ] && [ "$d2" = "$s2" ] ||
 	fail "DAMON intervals: replay $d1 / $d2 accesses, swapsim-trace $s1 / $s2 records"
 echo "ok: reader options: decimal '$dec', --addr-hex '$hex', lackey '$lk', --no-ifetch '$noif', DAMON $d1 -> $d2"
+
+# A lackey stream of two processes (valgrind --trace-children=yes): the reader's
+# warning on stderr once, naming the line and both pids, from swapsim-trace and
+# from a replay of two backends and two repeats alike; the stream is still read.
+printf '==7== Lackey\n S 04000000,8\n==8== Lackey\n S 04001000,8\n==7== \n' >"$work/two.lackey"
+"$trace" stats "$work/two.lackey" >/dev/null 2>"$work/two.err" || fail "swapsim-trace stats of two processes"
+"$replay" --quiet --ram 1M --compare st-p4,vswap --repeat 2 --trace "$work/two.lackey" >/dev/null 2>>"$work/two.err" ||
+	fail "swapsim-replay of two processes"
+n=$(grep -c 'two.lackey:3: a line of pid 8 in the lackey stream of pid 7: .*one address space (pid 1)' "$work/two.err")
+[ "$n" = 2 ] && [ "$(wc -l <"$work/two.err")" = 2 ] || fail "two processes' warning: $(cat "$work/two.err")"
+echo "ok: a lackey stream of two processes warned of once per program"
 expect_fail 2 "swapsim-replay: --pid: '0': expected a number" "$replay" --trace "$work/hex.addr" --pid 0
 expect_fail 2 "the trace reader options .* read a --trace" "$replay" --no-ifetch --workload memhog 1M
 

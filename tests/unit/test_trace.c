@@ -1107,6 +1107,80 @@ static void test_lackey_syscalls(void **state)
 	unlink(p);
 }
 
+/* lackey with --trace-children=yes: the lines of several processes in one
+ * stream. A blocked call's two lines are paired by pid and thread, whatever
+ * other processes' and threads' lines come between; the stream is read as the
+ * first process's (the only one whose memory-map calls count), a reader
+ * warning names the line where a second pid appears, and lines the two
+ * processes' writes tore apart are skipped from then on. */
+static void test_lackey_processes(void **state)
+{
+	(void)state;
+	struct sws_trace_reader_config c = with_format(SWS_TRACE_FORMAT_LACKEY);
+	const uint32_t A = SWS_TRACE_CPU_ANY;
+	char p[256];
+	tmp_text(p, sizeof(p), "lackey_processes.txt",
+		 "==5== Lackey, an example Valgrind tool\n"
+		 "SYSCALL[5,1](28) sys_madvise ( 0x6000000, 8192, 4 ) --> [async] ... \n"
+		 "==6== Lackey, an example Valgrind tool\n" /* line 3: the exec'd child */
+		 "SYSCALL[6,1](28) sys_madvise ( 0x7000000, 4096, 4 ) --> [async] ... \n"
+		 "SYSCALL[6,1](9) sys_mmap ( 0x0, 8192, 3, 34, 4294967295, 0 ) --> [pre-success] Success(0x4a2c000) \n"
+		 "SYSCALL[6,1](12) sys_brk ( 0x0 ) --> [pre-success] Success(0x4035000) \n"
+		 "SYSCALL[5,2](28) sys_madvise ( 0x9000000, 4096, 8 ) --> [async] ... \n"
+		 "SYSCALL[6,1](28) ... [async] --> Success(0x0) \n"
+		 "SYSCALL[5,1](28) ... [async] --> Success(0x0) \n"
+		 " S 04a2c000,8\n"
+		 "SYSCALL[5,2](28) ... [async] --> Success(0x0) \n"
+		 " --> [pre-success] Success(0x4a16000) S 04a4d9a4,1\n" /* torn */
+		 "sys_mmap ( 0x4a1c000, 53072, 3, 50, 4294967295, 0 )I  0499a54a,2\n"
+		 "SYSCALL[5,1](12) sys_brk ( 0x0 ) --> [pre-success] Success(0x4040000) \n"
+		 "SYSCALL[5,1](12) sys_brk ( 0x4030000 ) --> [pre-success] Success(0x4030000) \n"
+		 "==6== \n"
+		 " L 06000000,8\n");
+	struct sws_trace_reader *r;
+	char msg[600] = "";
+	struct recs v = {0};
+	struct sws_trace_record x;
+	int rc = sws_trace_reader_open(p, &c, &r, msg, sizeof(msg));
+	assert_int_equal(rc, 0);
+	assert_string_equal(sws_trace_reader_warning(r), "");
+	while ((rc = sws_trace_reader_next(r, &x)) == 1)
+		recs_push(&v, &x);
+	if (rc)
+		fail_msg("%s", sws_trace_reader_error(r));
+	const char *w = sws_trace_reader_warning(r);
+	assert_non_null(strstr(w, p));
+	assert_non_null(strstr(w, ":3: a line of pid 6 in the lackey stream of pid 5"));
+	assert_non_null(strstr(w, "pid 6"));
+	assert_non_null(strstr(w, "pid 5"));
+	struct sws_trace_reader_stats st;
+	sws_trace_reader_stats_get(r, &st);
+	assert_int_equal(st.lines, 17);
+	assert_int_equal(st.skipped_lines, 17 - 5);
+	sws_trace_reader_close(r);
+	assert_int_equal(v.n, 5);
+	rec_eq(&v.v[0], 0, 0x6000000, 8192, SWS_TRACE_MADV_DONTNEED, 0, 1, 1, A, 0); /* pid 5, thread 1 */
+	rec_eq(&v.v[1], 0, 0x4a2c000, 8, SWS_TRACE_ACCESS, SWS_TRACE_F_WRITE, 1, 1, A, 0);
+	rec_eq(&v.v[2], 0, 0x9000000, 4096, SWS_TRACE_MADV_FREE, 0, 1, 1, A, 0); /* pid 5, thread 2 */
+	rec_eq(&v.v[3], 0, 0x4030000, 0x10000, SWS_TRACE_MUNMAP, 0, 1, 1, A, 0); /* pid 5's own break */
+	rec_eq(&v.v[4], 0, 0x6000000, 8, SWS_TRACE_ACCESS, 0, 1, 1, A, 0);
+	free(v.v);
+
+	/* One process: no warning, and a line that is no lackey line is still an error. */
+	tmp_text(p, sizeof(p), "lackey_processes.txt",
+		 "==5== Lackey\nSYSCALL[5,1](28) sys_madvise ( 0x6000000, 8192, 4 ) --> [async] ... \n"
+		 "SYSCALL[5,1](28) ... [async] --> Success(0x0) \n"
+		 "sys_mmap ( 0x4a1c000, 53072, 3, 50, 4294967295, 0 )I  0499a54a,2\n");
+	assert_int_equal(sws_trace_reader_open(p, &c, &r, msg, sizeof(msg)), 0);
+	assert_int_equal(sws_trace_reader_next(r, &x), 1);
+	assert_int_equal(x.op, SWS_TRACE_MADV_DONTNEED);
+	assert_int_equal(sws_trace_reader_next(r, &x), SWS_EFORMAT);
+	assert_non_null(strstr(sws_trace_reader_error(r), ":4: not a lackey line"));
+	assert_string_equal(sws_trace_reader_warning(r), "");
+	sws_trace_reader_close(r);
+	unlink(p);
+}
+
 /* An independent DAMON expansion, straight from the text with sscanf. */
 static size_t damon_expected(const char *path, uint32_t nslices, uint64_t *last_addr,
 			     uint32_t *last_slice)
@@ -2564,6 +2638,7 @@ int main(void)
 		cmocka_unit_test(test_perf_mmap2),
 		cmocka_unit_test(test_lackey),
 		cmocka_unit_test(test_lackey_syscalls),
+		cmocka_unit_test(test_lackey_processes),
 		cmocka_unit_test(test_damon),
 		cmocka_unit_test(test_damon_limits),
 		cmocka_unit_test(test_addr),

@@ -5,21 +5,40 @@
  * --trace-syscalls, the memory-map calls in their place in the stream
  * (mmap, munmap, brk, mremap, madvise); "==" banners, valgrind's "--PID--"
  * messages and other system calls are skipped (docs/trace-format.md).
+ *
+ * One process per stream. With --trace-children=yes valgrind writes every
+ * process it follows into one stream: lackey's access lines carry no pid, so
+ * they cannot be told apart. The stream is read as its first process's (the
+ * first pid a banner, message or SYSCALL line names); at the first line of
+ * another pid a reader warning says so (sws_trace_reader_warning()), that
+ * pid's memory-map calls are skipped (they are another address space's), and
+ * from then on a line that is no lackey line is skipped too: valgrind writes a
+ * SYSCALL line in pieces, and another process's lines land between them.
  */
 #include <string.h>
 
 #include "../trace_internal.h"
 
+/* Blocked calls waiting for their result line: one per thread, at most this
+ * many threads at once (a later one is skipped). */
+#define LACKEY_ASYNC_MAX 64
+
+struct lackey_async {
+	uint32_t tid; /* valgrind's thread id (from 1); 0: a free slot */
+	uint64_t nr;  /* the system call's number */
+	struct sws_trace_record rec;
+};
 
 struct lackey_state {
 	struct sws_trace_record held; /* the second record of one line */
 	int has_held;
 	int brk_known;
 	uint64_t brk; /* the program break the last brk() returned */
-	/* a call valgrind let block ("--> [async] ..."): its record, waiting for
-	 * the "SYSCALL[P,T](N) ... [async] --> Success" line of the same tag */
-	struct sws_trace_record async;
-	char async_tag[48];
+	uint32_t pid; /* the stream's process: the first pid a line names (0: none yet) */
+	int mixed;    /* a line of another pid came (and the warning was set) */
+	/* calls valgrind let block ("--> [async] ..."), their records waiting for
+	 * the "SYSCALL[P,T](N) ... [async] --> Success" line of the same thread */
+	struct lackey_async async[LACKEY_ASYNC_MAX];
 };
 
 /* "I  04001234,3" or " S 1fff000608,8": @return the op letter, or 0. Fills addr/size. */
@@ -169,24 +188,51 @@ static int syscall_record(struct lackey_state *st, uint32_t pid, const char *nam
 	return 0;
 }
 
-/* A memory-map call of --trace-syscalls: 1 with @rec (and st->held) filled,
- * 0 when it changes nothing the model holds. A call valgrind let block
- * (madvise) prints "--> [async] ..." and its result on a later line of the
- * same "SYSCALL[P,T](N" tag, other threads' lines possibly between: its record
- * waits for a Success there (a result-independent call only). */
-static int lackey_syscall(struct sws_trace_reader *r, char *line, struct sws_trace_record *rec)
+/* "SYSCALL[P,T](N": @return what follows the ')' with *@pid, *@tid and *@nr
+ * filled, or NULL when the line does not start so. */
+static char *syscall_tag(char *line, uint32_t *pid, uint32_t *tid, uint64_t *nr)
+{
+	char *p = line + 8, *comma = strchr(p, ','), *close = strchr(p, ']');
+	uint64_t v[3];
+	if (!comma || !close || comma > close || close[1] != '(')
+		return NULL;
+	char *end = strchr(close + 2, ')');
+	if (!end || sws__parse_u64(p, (size_t)(comma - p), 0, &v[0]) || v[0] > UINT32_MAX ||
+	    sws__parse_u64(comma + 1, (size_t)(close - comma - 1), 0, &v[1]) || v[1] > UINT32_MAX ||
+	    sws__parse_u64(close + 2, (size_t)(end - close - 2), 0, &v[2]))
+		return NULL;
+	*pid = (uint32_t)v[0];
+	*tid = (uint32_t)v[1];
+	*nr = v[2];
+	return end;
+}
+
+/* A memory-map call of --trace-syscalls of the stream's process (@tag_end:
+ * the ')' after "SYSCALL[P,T](N"): 1 with @rec (and st->held) filled, 0 when
+ * it changes nothing the model holds. A call valgrind let block (madvise)
+ * prints "--> [async] ..." and its result on a later line of the same
+ * "SYSCALL[P,T](N" tag, other threads' and processes' lines possibly between:
+ * its record waits in its thread's slot for a Success there (a
+ * result-independent call only). */
+static int lackey_syscall(struct sws_trace_reader *r, char *line, char *tag_end, uint32_t tid, uint64_t nr,
+			  struct sws_trace_record *rec)
 {
 	struct lackey_state *st = r->state;
 	uint32_t pid = r->cfg.default_pid;
-	char *tag_end = strchr(line, ')');
-	size_t tag_len = tag_end ? (size_t)(tag_end - line) : 0;
-	if (tag_end && !strncmp(tag_end, ") ... [async] --> ", 18)) {
-		if (!st->async_tag[0] || tag_len != strlen(st->async_tag) || strncmp(line, st->async_tag, tag_len))
+	struct lackey_async *slot = NULL, *free_slot = NULL;
+	for (int i = 0; i < LACKEY_ASYNC_MAX && !slot; i++) {
+		if (st->async[i].tid == tid)
+			slot = &st->async[i];
+		else if (!st->async[i].tid && !free_slot)
+			free_slot = &st->async[i];
+	}
+	if (!strncmp(tag_end, ") ... [async] --> ", 18)) {
+		if (!slot || slot->nr != nr)
 			return 0;
-		st->async_tag[0] = 0;
+		slot->tid = 0;
 		if (strncmp(tag_end + 18, "Success(", 8))
 			return 0;
-		*rec = st->async;
+		*rec = slot->rec;
 		return 1;
 	}
 	const char *name;
@@ -197,12 +243,53 @@ static int lackey_syscall(struct sws_trace_reader *r, char *line, struct sws_tra
 		return 0;
 	if (!async)
 		return syscall_record(st, pid, name, n, a, ret, rec);
+	/* a thread has one call at a time: one still in its slot never returned */
+	slot = slot ? slot : free_slot;
 	int result_free = (!strcmp(name, "madvise") && n == 3) || (!strcmp(name, "munmap") && n == 2);
-	if (!result_free || tag_len >= sizeof(st->async_tag) || !syscall_record(st, pid, name, n, a, 0, &st->async))
+	if (!slot || !result_free || !syscall_record(st, pid, name, n, a, 0, &slot->rec)) {
+		if (slot)
+			slot->tid = 0;
 		return 0;
-	memcpy(st->async_tag, line, tag_len);
-	st->async_tag[tag_len] = 0;
+	}
+	slot->tid = tid;
+	slot->nr = nr;
 	return 0;
+}
+
+/* "==P== ...", "--P-- ..." or "SYSCALL[P,...": @return P, 0 when the line names no pid. */
+static uint32_t line_pid(const char *line)
+{
+	const char *p = line + (strncmp(line, "SYSCALL[", 8) ? 2 : 8);
+	if (p == line + 2 && strncmp(line, "==", 2) && strncmp(line, "--", 2))
+		return 0;
+	size_t n = strspn(p, "0123456789");
+	uint64_t v;
+	if (!n || n > 10 || sws__parse_u64(p, n, 0, &v) || v > UINT32_MAX)
+		return 0;
+	if (p == line + 8 ? p[n] != ',' : strncmp(p + n, line, 2))
+		return 0;
+	return (uint32_t)v;
+}
+
+/* @return 1 when line @pid names another process than the stream's (the first
+ * time: the warning). */
+static int lackey_other_process(struct sws_trace_reader *r, uint32_t pid)
+{
+	struct lackey_state *st = r->state;
+	if (!st->pid)
+		st->pid = pid;
+	if (pid == st->pid)
+		return 0;
+	if (!st->mixed && !r->warning[0])
+		snprintf(r->warning, sizeof(r->warning),
+			 "%s:%llu: a line of pid %u in the lackey stream of pid %u: valgrind "
+			 "--trace-children=yes wrote several processes into it and lackey's access lines "
+			 "carry no pid, so all their accesses are read as one address space (pid %u); "
+			 "the memory-map calls of pids other than %u and lines torn between processes are "
+			 "skipped (one process per stream: --log-file=NAME.%%p)",
+			 r->path, (unsigned long long)r->line, pid, st->pid, r->cfg.default_pid, st->pid);
+	st->mixed = 1;
+	return 1;
 }
 
 /* Valgrind's own lines: "==P== ..." banners, "--P-- ..." messages, a system
@@ -238,9 +325,14 @@ static int lackey_next(struct sws_trace_reader *r, struct sws_trace_record *rec)
 		uint64_t addr, size;
 		int op = lackey_parse(line, &addr, &size);
 		if (!op) {
-			if (!strncmp(line, "SYSCALL[", 8) && lackey_syscall(r, line, rec))
+			uint32_t pid = line_pid(line), tid;
+			uint64_t nr;
+			char *tag_end;
+			if (pid && !lackey_other_process(r, pid) && !strncmp(line, "SYSCALL[", 8) &&
+			    (tag_end = syscall_tag(line, &pid, &tid, &nr)) &&
+			    lackey_syscall(r, line, tag_end, tid, nr, rec))
 				return 1;
-			if (lackey_valgrind_line(line) || !*sws__skip_space(line)) {
+			if (lackey_valgrind_line(line) || !*sws__skip_space(line) || st->mixed) {
 				r->st.skipped_lines++;
 				continue;
 			}
