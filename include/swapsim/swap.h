@@ -185,16 +185,18 @@ bool sws_swap_test_zero(struct sws_cpu *cpu, sws_entry_t entry);
 /* ---- The SWP_SYNCHRONOUS_IO swap-cache bypass (designs up to 6.18, vswap) --- */
 
 /**
- * do_swap_page()'s bypass on a SYNCHRONOUS_IO device: when each of @nr slots
- * has swap count 1 (the __swap_count() test), pin them without a folio in
- * the swap cache (swapcache_prepare(): SWAP_HAS_CACHE alone) so a racing
- * swap-in waits; the caller reads the page into a folio of its own, maps it,
+ * do_swap_page()'s bypass on a SYNCHRONOUS_IO device: pin @nr slots without a
+ * folio in the swap cache (swapcache_prepare(): SWAP_HAS_CACHE alone) so a
+ * racing swap-in waits, one slot only when its swap count is 1 (the
+ * __swap_count() test; a large folio's range whatever its counts: the caller
+ * tested the faulting entry's); the caller reads the page into a folio of its own, maps it,
  * puts the references (sws_swap_put) and unpins (sws_swapin_bypass_done),
  * which frees slots left with no count.
  * @return 0 and the shadow the first slot held (0: none) in *shadow (may be
  *         NULL); SWS_EOPNOTSUPP (the design has no bypass, or the device is
  *         not SYNCHRONOUS_IO, or a vswap slot not on a device): take the
- *         swap cache; SWS_EAGAIN (a count is not 1): take the swap cache;
+ *         swap cache; SWS_EAGAIN (@nr 1 and its count is not 1): take the
+ *         swap cache;
  *         as sws_swap_cache_add otherwise (SWS_EEXIST: someone else is
  *         swapping it in).
  */

@@ -453,9 +453,10 @@ static int xa_cache_replace(struct sws_cpu *cpu, struct sws_device *dev, uint64_
 	return rc;
 }
 
-/* do_swap_page()'s SWP_SYNCHRONOUS_IO bypass: __swap_count() == 1, then
- * swapcache_prepare() alone, and the shadow the slot holds (for
- * workingset_refault() of the bypassed folio). */
+/* do_swap_page()'s SWP_SYNCHRONOUS_IO bypass: for one slot __swap_count() == 1,
+ * then swapcache_prepare() alone (for a large folio's range only the latter:
+ * the caller tested the faulting entry's count), and the shadow the slot holds
+ * (for workingset_refault() of the bypassed folio). */
 static int xa_pin(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, uint64_t *shadow)
 {
 	struct xa_dev *xd = xd_of(dev);
@@ -463,8 +464,8 @@ static int xa_pin(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uns
 	if (!(dev->h.flags & SWS_SWP_SYNCHRONOUS_IO))
 		return SWS_EOPNOTSUPP;
 	sws__cluster_lock(cpu, ci);
-	int rc = sws___swap_map_single(ci, &xd->map, off, nr) ? __cache_prepare(ci, xd, off, nr)
-							      : SWS_EAGAIN;
+	int rc = nr > 1 || sws___swap_map_single(ci, &xd->map, off, 1) ? __cache_prepare(ci, xd, off, nr)
+									: SWS_EAGAIN;
 	sws__cluster_unlock(ci);
 	if (!rc) {
 		uintptr_t e = sws__xa_load(&space_of(xd, off)->lx.xa, xa_index(off));

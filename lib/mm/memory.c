@@ -90,10 +90,13 @@ int sws__mm_swapin_folio_alloc(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t 
  * (alloc_swap_folio(), sws__mm_swapin_folio_alloc(): @reclaim as its), else
  * of order 0;
  * a large folio takes the aligned range of @e's slots. The slots are pinned
- * meanwhile (swapcache_prepare(), which refuses a slot whose count is not 1:
- * the kernel's __swap_count(entry) == 1 test; the model refuses a large range
- * with any such slot and reads order 0) and do_swap_page() unpins them, which
- * frees them. An order-0 slot is pinned before its folio is allocated: the
+ * meanwhile (swapcache_prepare()) and do_swap_page() unpins them, which frees
+ * those left with no count. The kernel takes the bypass when the faulting
+ * entry's count is 1 (__swap_count(entry) == 1): swapin_folio() tests it
+ * before a large folio, the order-0 pin tests it itself; a large range's
+ * other slots may have any count (a fork's child still holding some: they
+ * stay, with the child's count, once the folio is mapped). An order-0 slot
+ * is pinned before its folio is allocated: the
  * kernel tests the count first, without a lock, so a slot shared since a fork
  * allocates nothing here (it goes through the swap cache), and the one
  * cluster lock of the pin stands for swapcache_prepare()'s. @return 0 and the
@@ -404,9 +407,17 @@ static int __do_wp_page(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, s
  * device (swap_pte_batch()) and, up to phase III (@range_checks), their slots
  * share the zero flag (swap_zeromap_batch()) and none is in the swap cache
  * (non_swapcache_batch()); phase IV checks these when it adds the folio
- * (swapin_sync()). How the slots were written does not matter: slots that
- * separate folios filled are read into one folio whose pages keep their own
- * seeds (PG_page_seed). */
+ * (swapin_sync()). The slots' counts are not looked at (a neighbour a fork's
+ * child still shares is read with the rest). swap_pte_batch() also asks for
+ * the first PTE's exclusive, soft-dirty and uffd-wp bits on every PTE and, up
+ * to phase III, one swap cgroup id: the model's swap PTE is the entry alone
+ * (no such bits), and a space's slots all carry its own memcg's id (a fork's
+ * child shares its memcg), so neither test could fail here; where the
+ * kernel's exclusive bits differ along a range (some order-0 folios shared
+ * since a fork when they went out, others not) the model reads large where
+ * the kernel reads order 0. How the slots were written does not matter:
+ * slots that separate folios filled are read into one folio whose pages keep
+ * their own seeds (PG_page_seed). */
 static bool __can_swapin_thp(struct sws_cpu *cpu, struct sws_space *sp, uint64_t vaddr, sws_entry_t e,
 			     unsigned order, bool range_checks)
 {

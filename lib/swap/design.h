@@ -51,9 +51,12 @@
  *   set_zero, set_memcg: any FREE -> ENOENT. The caller holds the slots (its
  *             folio in the swap cache): a design may check and update them
  *             without a lock (6.17's lock-free maps).
- *   pin (SWS_DESIGN_SYNC_BYPASS only): any allocated slot without a folio
- *             whose count is not 1 -> EAGAIN; then as cache_add, but no folio
- *             enters the cache (SWAP_HAS_CACHE alone: swapcache_prepare()).
+ *   pin (SWS_DESIGN_SYNC_BYPASS only): one slot (@nr 1), allocated, without
+ *             a folio, whose count is not 1 -> EAGAIN (do_swap_page()'s
+ *             __swap_count() == 1 test, made under the lock); a range's counts
+ *             are not looked at (swapcache_prepare(): the caller tested the
+ *             faulting entry's). Then as cache_add, but no folio enters the
+ *             cache (SWAP_HAS_CACHE alone).
  *   unpin:    any slot not pinned (FREE, SHADOW, or CACHED with a folio) ->
  *             ENOTCACHED; drops the pin and frees slots left with count 0.
  *             A pinned slot (no folio, count 1, or 0 once the caller put its

@@ -332,6 +332,67 @@ static void test_swapin_large_forked(void **state)
 }
 
 /*
+ * A range whose neighbours a fork's child still shares: the 64 KiB folio out
+ * whole, a fork (every slot's count 2), then the child drops pages 4-7
+ * (MADV_DONTNEED: their slots' counts 1, the other twelve 2). The parent's
+ * read of page 5 reads the 16 pages into one folio on every design that swaps
+ * in large folios: the kernel tests only the faulting entry's count
+ * (__swap_count() 1) for the bypass, then the range's PTEs, zero flags and
+ * swap cache (can_swapin_thp()); swapcache_prepare() of the range does not
+ * look at the counts. One major fault, pswpin 16, pgalloc 16, swpin[4] 1,
+ * verify_ok 16, every page then a hit. With the bypass (6.17, phase I) the
+ * folio is private (swap_cache_bypass 1, no swap cache add): exclusive, so a
+ * write to page 3 is a hit; the four slots only the parent held go, the
+ * twelve the child holds stay (12 in use). From phase II the folio is in the
+ * swap cache (one add) and the child still refers to twelve of its slots:
+ * kept (16 in use), mapped read-only (the write to page 3 faults). The
+ * child's read of page 0 (its range has no PTEs at pages 4-7: order 0) reads
+ * its own copy from the device (bypass: pswpin 1) or finds the parent's
+ * folio in the swap cache (phase II on: swapcache_hit 1, pswpin 0).
+ */
+static void test_swapin_large_forked_neighbours(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	const bool bypass = b == SWS_BACKEND_XARRAY || b == SWS_BACKEND_ST_P1;
+	struct env e;
+	env_open(&e, b, SYNC, false);
+	uint32_t child;
+	assert_sws(0, sws_mm_fork(e.cpu, e.mm, e.asid, &child));
+	assert_sws(0, sws_mm_madvise(e.cpu, e.mm, child, PG(4), 4 * SWS_PAGE_SIZE, SWS_MADV_DONTNEED));
+	uint32_t count;
+	for (unsigned p = 0; p < 16; p++) {
+		assert_sws(0, sws_swap_count(e.cpu, pte_entry(&e, PG(p)), &count));
+		assert_int_equal(count, p >= 4 && p < 8 ? 1 : 2);
+	}
+	struct sws_stats w0, w;
+	sws_stats_snapshot(e.sim, &w0);
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(5), false), 1);
+	struct sws_mm_stats s = sws_test_mm_stats(e.mm);
+	sws_stats_snapshot(e.sim, &w);
+	assert_delta(s, s0, pgfault, 1);
+	assert_delta(s, s0, pgmajfault, 1);
+	assert_delta(s, s0, pswpin, 16);
+	assert_delta(s, s0, pgalloc, 16);
+	assert_delta(s, s0, verify_ok, 16);
+	assert_int_equal(s.swpin[4], 1);
+	assert_int_equal(s.swpin_fallback[4], 0);
+	assert_int_equal(w.counters[SWS_CTR_swap_cache_bypass] - w0.counters[SWS_CTR_swap_cache_bypass], bypass);
+	assert_int_equal(w.counters[SWS_CTR_swap_cache_add_total] - w0.counters[SWS_CTR_swap_cache_add_total], !bypass);
+	assert_int_equal(slots_used(&e), bypass ? 12 : 16);
+	for (unsigned p = 0; p < 16; p++) /* all mapped by the one fault */
+		assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(p), false), 0);
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(3), true), !bypass);
+	s0 = sws_test_mm_stats(e.mm);
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, child, PG(0), false), 1);
+	s = sws_test_mm_stats(e.mm);
+	assert_delta(s, s0, pswpin, bypass);
+	assert_delta(s, s0, swapcache_hit, !bypass);
+	assert_int_equal(s.counters[SWS_MM_verify_fail], 0);
+	env_close(&e);
+}
+
+/*
  * Sixteen order-0 folios (each page read first, mapping the zero page, then
  * written: do_wp_page() copies into a folio of its own), swapped out together
  * into slots 16 to 31 (15 other pages took slots 1 to 15) with each page's
@@ -486,6 +547,7 @@ int main(void)
 		LARGE(test_swapin_large_region_end),
 		LARGE(test_swapin_large_separate),
 		LARGE(test_swapin_large_charge),
+		LARGE(test_swapin_large_forked_neighbours),
 		cmocka_unit_test_prestate(test_swapin_large_separate, &vswap),
 		cmocka_unit_test_prestate(test_swapin_large_separate, &vswap_v3),
 		cmocka_unit_test_prestate(test_swapin_large_separate, &vswap_st),

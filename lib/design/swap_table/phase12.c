@@ -342,7 +342,8 @@ static int p12_cache_replace(struct sws_cpu *cpu, struct sws_device *dev, uint64
 	return rc;
 }
 
-/* Phase I's SWP_SYNCHRONOUS_IO bypass: __swap_count() == 1, then swapcache_prepare(). */
+/* Phase I's SWP_SYNCHRONOUS_IO bypass: for one slot __swap_count() == 1, then
+ * swapcache_prepare() (for a large folio's range only the latter). */
 static int p1_pin(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsigned nr, uint64_t *shadow)
 {
 	if (!(dev->h.flags & SWS_SWP_SYNCHRONOUS_IO))
@@ -350,7 +351,7 @@ static int p1_pin(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, uns
 	struct sws_cluster *ci = sws__offset_cluster(dev, off);
 	sws__cluster_lock(cpu, ci);
 	_Atomic uint64_t *t = __st_table(dev, off);
-	int rc = sws___swap_map_single(ci, map_of(dev), off, nr)
+	int rc = nr > 1 || sws___swap_map_single(ci, map_of(dev), off, 1)
 		     ? __cache_prepare(ci, dev, t, off, nr)
 		     : SWS_EAGAIN;
 	if (!rc)

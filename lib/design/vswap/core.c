@@ -656,8 +656,8 @@ int sws__vs_pin(struct sws_cpu *cpu, struct sws_device *dev, uint64_t off, unsig
 						  : NULL;
 		if (!pdev || !(pdev->h.flags & SWS_SWP_SYNCHRONOUS_IO))
 			rc = SWS_EOPNOTSUPP; /* tryget_swap_entry(): not on a device */
-		else if (d->swap_count != 1)
-			rc = SWS_EAGAIN;
+		else if (nr == 1 && d->swap_count != 1)
+			rc = SWS_EAGAIN; /* a range: swapcache_prepare() does not look at counts */
 	}
 	if (!rc) {
 		*shadow = cache_to_shadow(desc_of(cl, off)->cache);
