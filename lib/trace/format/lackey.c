@@ -189,7 +189,8 @@ static int syscall_record(struct lackey_state *st, uint32_t pid, const char *nam
 }
 
 /* "SYSCALL[P,T](N": @return what follows the ')' with *@pid, *@tid and *@nr
- * filled, or NULL when the line does not start so. */
+ * filled, or NULL when the line does not start so (valgrind's thread ids
+ * start at 1). */
 static char *syscall_tag(char *line, uint32_t *pid, uint32_t *tid, uint64_t *nr)
 {
 	char *p = line + 8, *comma = strchr(p, ','), *close = strchr(p, ']');
@@ -198,7 +199,7 @@ static char *syscall_tag(char *line, uint32_t *pid, uint32_t *tid, uint64_t *nr)
 		return NULL;
 	char *end = strchr(close + 2, ')');
 	if (!end || sws__parse_u64(p, (size_t)(comma - p), 0, &v[0]) || v[0] > UINT32_MAX ||
-	    sws__parse_u64(comma + 1, (size_t)(close - comma - 1), 0, &v[1]) || v[1] > UINT32_MAX ||
+	    sws__parse_u64(comma + 1, (size_t)(close - comma - 1), 0, &v[1]) || !v[1] || v[1] > UINT32_MAX ||
 	    sws__parse_u64(close + 2, (size_t)(end - close - 2), 0, &v[2]))
 		return NULL;
 	*pid = (uint32_t)v[0];
