@@ -286,6 +286,18 @@ static void test_swapin_large_fallback(void **state)
 	env_close(&e);
 }
 
+/* A read of page 5, one fault: the simulation's counters before (*@w0) and
+ * after (*@w), the memory model's (*@s0, *@s). */
+static void read_page5(struct env *e, struct sws_stats *w0, struct sws_stats *w, struct sws_mm_stats *s0,
+		       struct sws_mm_stats *s)
+{
+	sws_stats_snapshot(e->sim, w0);
+	*s0 = sws_test_mm_stats(e->mm);
+	assert_int_equal(sws_mm_access(e->cpu, e->mm, e->asid, PG(5), false), 1);
+	*s = sws_test_mm_stats(e->mm);
+	sws_stats_snapshot(e->sim, w);
+}
+
 /*
  * A range shared since a fork (every slot's count 2), on the designs with the
  * bypass (6.17, phase I, and the vswaps with a synchronous device behind):
@@ -306,11 +318,8 @@ static void test_swapin_large_forked(void **state)
 	uint32_t child;
 	assert_sws(0, sws_mm_fork(e.cpu, e.mm, e.asid, &child));
 	struct sws_stats w0, w;
-	sws_stats_snapshot(e.sim, &w0);
-	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
-	assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(5), false), 1);
-	struct sws_mm_stats s = sws_test_mm_stats(e.mm);
-	sws_stats_snapshot(e.sim, &w);
+	struct sws_mm_stats s0, s;
+	read_page5(&e, &w0, &w, &s0, &s);
 	assert_delta(s, s0, pgalloc, 1);
 	assert_delta(s, s0, pswpin, 1);
 	assert_delta(s, s0, pgmajfault, 1);
@@ -365,11 +374,8 @@ static void test_swapin_large_forked_neighbours(void **state)
 		assert_int_equal(count, p >= 4 && p < 8 ? 1 : 2);
 	}
 	struct sws_stats w0, w;
-	sws_stats_snapshot(e.sim, &w0);
-	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
-	assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(5), false), 1);
-	struct sws_mm_stats s = sws_test_mm_stats(e.mm);
-	sws_stats_snapshot(e.sim, &w);
+	struct sws_mm_stats s0, s;
+	read_page5(&e, &w0, &w, &s0, &s);
 	assert_delta(s, s0, pgfault, 1);
 	assert_delta(s, s0, pgmajfault, 1);
 	assert_delta(s, s0, pswpin, 16);
