@@ -232,6 +232,16 @@ uint64_t sws_mm_reclaim(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, 
  *  mm_vmscan_lru_shrink_inactive lines). @return the pages reclaimed. */
 uint64_t sws_mm_reclaim_lru(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr, unsigned types);
 
+/** A trace's record of the kernel's reclaim from @memcg (a RECLAIM record: @nr pages of
+ *  @types), the reclaim of the charge that came before it. From the first on, a charge
+ *  that finds @memcg full takes its pages over the limit and leaves the reclaim to the
+ *  record (one that finds it still over takes no more: it reclaims); the pages the
+ *  memcg's own charges reclaimed meanwhile count against the record, which reclaims
+ *  only the rest. @memcg 0 (the machine): sws_mm_reclaim_lru(). @return the pages the
+ *  record accounts for (those reclaimed now and the credit it used). */
+uint64_t sws_mm_reclaim_recorded(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr,
+				 unsigned types);
+
 /** lru_add_drain(): @cpu's folio batches moved onto the LRU lists now: new folios
  *  (folio_add_lru), MADV_FREE's lazily freed ones (pglazyfree) and activated page cache
  *  folios (pgactivate) wait in a batch of their CPU until it fills, reclaim or MADV_PAGEOUT

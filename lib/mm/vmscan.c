@@ -307,7 +307,7 @@ static uint64_t lru_pages(struct sws_mm *mm, uint16_t memcg, struct scan_split *
 }
 
 static uint64_t shrink_memcg(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr,
-			     unsigned types, uint64_t *scanned, uint64_t *target)
+			     unsigned types, uint64_t *scanned, uint64_t *target, uint64_t by_type[2])
 {
 	uint64_t reclaimed = 0;
 	sws__mm_lru_add_drain(cpu, mm); /* shrink_inactive_list(): this CPU's new folios first */
@@ -379,6 +379,7 @@ static uint64_t shrink_memcg(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t me
 			atomic_fetch_add(&mm->nonresident_age, activated - aged);
 		uint64_t steps = *scanned - scanned0, got = reclaimed - got0;
 		rotated[file] += steps > got ? steps - got : 0;
+		by_type[file] += got;
 	}
 	if (atomic_load_explicit(&mm->file_used, memory_order_relaxed)) {
 		struct sws_memcg *mc = &mm->memcgs[memcg];
@@ -419,10 +420,10 @@ static void shrink_slab(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, 
 /* One LRU pass over @memcg, then shrink_slab() at the priorities it took, the
  * lowest not below @floor (kswapd's balance_pgdat() stops at 1). */
 static uint64_t shrink_node_memcg(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr,
-				  unsigned types, int floor)
+				  unsigned types, int floor, uint64_t by_type[2])
 {
 	uint64_t scanned, target;
-	uint64_t got = shrink_memcg(cpu, mm, memcg, nr, types, &scanned, &target);
+	uint64_t got = shrink_memcg(cpu, mm, memcg, nr, types, &scanned, &target, by_type);
 	if (mm->zswap) {
 		int lowest = sws__mm_reclaim_priority(scanned, target, got < nr);
 		shrink_slab(cpu, mm, memcg, lowest > floor ? lowest : floor);
@@ -430,37 +431,63 @@ static uint64_t shrink_node_memcg(struct sws_cpu *cpu, struct sws_mm *mm, uint16
 	return got;
 }
 
-/* Reclaim @nr pages of the LRU @types from @memcg (@memcg_only), or from every memcg in turn. */
+/* Reclaim @nr pages of the LRU @types from @memcg (@memcg_only), or from
+ * every memcg in turn; @by_type[file] adds up what came of each type. */
 static uint64_t shrink(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr, bool memcg_only,
-		       unsigned types, int floor)
+		       unsigned types, int floor, uint64_t by_type[2])
 {
 	if (memcg_only)
-		return shrink_node_memcg(cpu, mm, memcg, nr, types, floor);
+		return shrink_node_memcg(cpu, mm, memcg, nr, types, floor, by_type);
 	/* Global reclaim: memcgs in turn (round robin), until enough came back. */
 	uint64_t reclaimed = 0;
 	for (uint32_t tries = 0; tries < mm->nr_memcgs && reclaimed < nr; tries++) {
 		uint32_t m = atomic_fetch_add((_Atomic uint32_t *)&mm->reclaim_memcg_rr, 1);
 		m = mm->nr_memcgs > 1 ? m % mm->nr_memcgs : 0; /* no division for the root alone */
-		reclaimed += shrink_node_memcg(cpu, mm, (uint16_t)m, nr - reclaimed, types, floor);
+		reclaimed += shrink_node_memcg(cpu, mm, (uint16_t)m, nr - reclaimed, types, floor, by_type);
 	}
 	return reclaimed;
 }
 
 uint64_t sws__mm_shrink(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr,
-			bool memcg_only)
+			bool memcg_only, uint64_t by_type[2])
 {
 	/* direct reclaim: do_try_to_free_pages() */
-	return shrink(cpu, mm, memcg, nr, memcg_only, SWS_MM_LRU_ANON | SWS_MM_LRU_FILE, 0);
+	return shrink(cpu, mm, memcg, nr, memcg_only, SWS_MM_LRU_ANON | SWS_MM_LRU_FILE, 0, by_type);
 }
 
 uint64_t sws_mm_reclaim_lru(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr, unsigned types)
 {
 	if (!cpu || !mm || memcg >= mm->nr_memcgs)
 		return 0;
-	uint64_t t0 = mm_kernel_enter(mm, cpu);
-	uint64_t got = shrink(cpu, mm, memcg, nr, memcg != 0, types, 0);
+	uint64_t t0 = mm_kernel_enter(mm, cpu), by_type[2] = {0, 0};
+	uint64_t got = shrink(cpu, mm, memcg, nr, memcg != 0, types, 0, by_type);
 	mm_kernel_exit(mm, cpu, t0);
 	return got;
+}
+
+uint64_t sws_mm_reclaim_recorded(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr,
+				 unsigned types)
+{
+	if (!cpu || !mm || memcg >= mm->nr_memcgs)
+		return 0;
+	if (!memcg)
+		return sws_mm_reclaim_lru(cpu, mm, memcg, nr, types);
+	struct sws_memcg *mc = &mm->memcgs[memcg];
+	atomic_store_explicit(&mc->reclaim_recorded, true, memory_order_relaxed);
+	/* What the memcg's own charges reclaimed of the record's LRU type (the
+	 * first charge that found it full, or one that found no record) counts
+	 * first; a record of both types uses either. */
+	uint64_t taken = 0;
+	for (int t = 0; t < 2 && taken < nr; t++) {
+		if (!(types & (t ? SWS_MM_LRU_FILE : SWS_MM_LRU_ANON)))
+			continue;
+		uint64_t credit = atomic_load_explicit(&mc->reclaim_credit[t], memory_order_relaxed), take;
+		do
+			take = credit < nr - taken ? credit : nr - taken;
+		while (!atomic_compare_exchange_weak(&mc->reclaim_credit[t], &credit, credit - take));
+		taken += take;
+	}
+	return taken + (nr > taken ? sws_mm_reclaim_lru(cpu, mm, memcg, nr - taken, types) : 0);
 }
 
 uint64_t sws_mm_reclaim(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr)
@@ -478,7 +505,9 @@ static uint64_t kswapd(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t budget)
 	if (free_pages >= (int64_t)mm->cfg.wmark_low)
 		return 0;
 	uint64_t want = mm->cfg.wmark_high - (uint64_t)free_pages;
-	uint64_t got = shrink(cpu, mm, 0, want < budget ? want : budget, false, SWS_MM_LRU_ANON | SWS_MM_LRU_FILE, 1);
+	uint64_t by_type[2] = {0, 0};
+	uint64_t got = shrink(cpu, mm, 0, want < budget ? want : budget, false, SWS_MM_LRU_ANON | SWS_MM_LRU_FILE, 1,
+			      by_type);
 	return got >= want ? 0 : want - got;
 }
 
