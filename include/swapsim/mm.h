@@ -242,6 +242,16 @@ uint64_t sws_mm_reclaim_lru(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t mem
 uint64_t sws_mm_reclaim_recorded(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr,
 				 unsigned types);
 
+/** A trace's record that the kernel's reclaim of @memcg wrote out the anonymous folio of @nr
+ *  pages mapped at @addr of @asid (mm_vmscan_write_folio): a recorded reclaim
+ *  (sws_mm_reclaim_recorded()) whose victim is named. The anon pages the memcg's charges
+ *  reclaimed on their own count first; else that folio is isolated and paged out as
+ *  reclaim pages out its victims, or, when the model has no such folio on @memcg's LRU
+ *  lists (never faulted, reclaimed already, another memcg's), @nr anon pages as the
+ *  model's reclaim picks them. @return the pages the record accounts for. */
+uint64_t sws_mm_reclaim_folio_at(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_t addr,
+				 uint16_t memcg, uint64_t nr);
+
 /** lru_add_drain(): @cpu's folio batches moved onto the LRU lists now: new folios
  *  (folio_add_lru), MADV_FREE's lazily freed ones (pglazyfree) and activated page cache
  *  folios (pgactivate) wait in a batch of their CPU until it fills, reclaim or MADV_PAGEOUT

@@ -465,18 +465,17 @@ uint64_t sws_mm_reclaim_lru(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t mem
 	return got;
 }
 
-uint64_t sws_mm_reclaim_recorded(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr,
-				 unsigned types)
+/*
+ * A recorded reclaim of @nr pages of @types from @memcg (not the root): from
+ * now on its charges leave their reclaim to the records (memcontrol.c). What
+ * its own charges reclaimed of the record's LRU type (the first charge that
+ * found it full, or one that found no record) counts first; a record of both
+ * types uses either. @return the pages so counted.
+ */
+static uint64_t recorded_credit(struct sws_mm *mm, uint16_t memcg, uint64_t nr, unsigned types)
 {
-	if (!cpu || !mm || memcg >= mm->nr_memcgs)
-		return 0;
-	if (!memcg)
-		return sws_mm_reclaim_lru(cpu, mm, memcg, nr, types);
 	struct sws_memcg *mc = &mm->memcgs[memcg];
 	atomic_store_explicit(&mc->reclaim_recorded, true, memory_order_relaxed);
-	/* What the memcg's own charges reclaimed of the record's LRU type (the
-	 * first charge that found it full, or one that found no record) counts
-	 * first; a record of both types uses either. */
 	uint64_t taken = 0;
 	for (int t = 0; t < 2 && taken < nr; t++) {
 		if (!(types & (t ? SWS_MM_LRU_FILE : SWS_MM_LRU_ANON)))
@@ -487,7 +486,90 @@ uint64_t sws_mm_reclaim_recorded(struct sws_cpu *cpu, struct sws_mm *mm, uint16_
 		while (!atomic_compare_exchange_weak(&mc->reclaim_credit[t], &credit, credit - take));
 		taken += take;
 	}
+	return taken;
+}
+
+uint64_t sws_mm_reclaim_recorded(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr,
+				 unsigned types)
+{
+	if (!cpu || !mm || memcg >= mm->nr_memcgs)
+		return 0;
+	uint64_t taken = memcg ? recorded_credit(mm, memcg, nr, types) : 0;
 	return taken + (nr > taken ? sws_mm_reclaim_lru(cpu, mm, memcg, nr - taken, types) : 0);
+}
+
+/*
+ * The anonymous folio mapped at @addr of @sp, when it is on @memcg's LRU
+ * lists: isolated and paged out as shrink_folio_list() does a victim (its
+ * scan and its write noted as a pass notes them). A large folio reclaim
+ * splits is taken again at @addr. @return the pages reclaimed, 0 for none.
+ */
+static uint64_t reclaim_folio_at(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint64_t addr,
+				 uint16_t memcg)
+{
+	for (int tries = 0; tries < 2; tries++) {
+		mm_lock(mm, pte_lockptr(sp, addr), SWS_MM_lock_ptl_contended);
+		uint64_t *pte = sws___pte_lookup(sp, addr);
+		uint64_t v = pte ? *pte : 0;
+		sws_spin_unlock(pte_lockptr(sp, addr));
+		if (!pte_present(v) || (v & PTE_ZEROPAGE))
+			return 0;
+		uint64_t pfn = pte_pfn(v);
+		struct sws_folio *f = mm_folio(mm, pfn);
+		if (!folio_trylock(f))
+			return 0;
+		if (folio_test(f, PG_free) || folio_test(f, PG_file) || !folio_test(f, PG_lru) || f->memcg != memcg) {
+			folio_unlock(f);
+			return 0;
+		}
+		sws__mm_lru_del(mm, pfn);
+		uint64_t nr = folio_nr(f);
+		mm_count(mm, cpu, SWS_MM_pgscan, nr);
+		mm_cost(cpu, SWS_COST_rmap, 1); /* folio_referenced() */
+		folio_clear(f, PG_young | PG_referenced);
+		bool writes = !folio_test(f, PG_lazyfree) && (folio_test(f, PG_dirty) || !folio_test(f, PG_swapcache));
+		int rc = sws__mm_pageout_folio(cpu, mm, pfn);
+		if (rc == SWS_EAGAIN)
+			continue; /* split: its pages are back on the list */
+		if (rc) {
+			sws__mm_lru_add(mm, pfn, true);
+			folio_unlock(f);
+			return 0;
+		}
+		struct sws__folio_batch freed;
+		freed.nr = 0;
+		folio_batch_add(&freed, pfn);
+		sws__mm_folio_batch_free(cpu, mm, &freed);
+		if (atomic_load_explicit(&mm->file_used, memory_order_relaxed) && writes) {
+			struct sws_memcg *mc = &mm->memcgs[memcg];
+			mm_lock(mm, &mc->lru_lock, SWS_MM_lock_lru_contended);
+			sws___mm_lru_note_cost(mm, mc, 0, nr, 0);
+			sws_spin_unlock(&mc->lru_lock);
+		}
+		return nr;
+	}
+	return 0;
+}
+
+uint64_t sws_mm_reclaim_folio_at(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_t addr,
+				 uint16_t memcg, uint64_t nr)
+{
+	struct sws_space *sp = mm ? sws__mm_space(mm, asid) : NULL;
+	addr &= ~(uint64_t)(SWS_PAGE_SIZE - 1);
+	if (!cpu || !sp || memcg >= mm->nr_memcgs || !nr || !sws__mm_range_ok(sp, addr, SWS_PAGE_SIZE))
+		return 0;
+	uint64_t taken = memcg ? recorded_credit(mm, memcg, nr, SWS_MM_LRU_ANON) : 0;
+	if (taken == nr)
+		return nr;
+	uint64_t t0 = mm_kernel_enter(mm, cpu);
+	sws__mm_lru_add_drain(cpu, mm); /* shrink_inactive_list(): this CPU's new folios first */
+	uint64_t got = reclaim_folio_at(cpu, mm, sp, addr, memcg);
+	if (!got) { /* not the model's to take: one as its reclaim picks it */
+		uint64_t by_type[2] = {0, 0};
+		got = shrink(cpu, mm, memcg, nr - taken, memcg != 0, SWS_MM_LRU_ANON, 0, by_type);
+	}
+	mm_kernel_exit(mm, cpu, t0);
+	return taken + got;
 }
 
 uint64_t sws_mm_reclaim(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr)

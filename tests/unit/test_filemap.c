@@ -471,6 +471,38 @@ static void test_reclaim_recorded(void **state)
 }
 
 /*
+ * sws_mm_reclaim_folio_at(): the folio the kernel's reclaim wrote out goes,
+ * not the one at the tail of the list: a later read of it is a swap-in. A
+ * named page the model does not hold leaves the choice to its reclaim (the
+ * oldest page). Either way the record counts as one page.
+ */
+static void test_reclaim_folio_at(void **state)
+{
+	(void)state;
+	struct env e;
+	env_open(&e, 4096, 4096, SWS_RECLAIM_KERNEL, 64);
+	write_anon(&e, 64);
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
+	assert_int_equal(sws_mm_reclaim_folio_at(e.cpu, e.mm, e.asid, PG(40) + 123, e.cg, 1), 1);
+	assert_int_equal(delta(&e, &s0, SWS_MM_pswpout), 1);
+	assert_int_equal(delta(&e, &s0, SWS_MM_pgscan), 1);
+	assert_int_equal(usage(&e), 63);
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(0), false), 0); /* the oldest stayed */
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(40), false), 1);
+	assert_int_equal(delta(&e, &s0, SWS_MM_pgmajfault), 1);
+	/* never faulted: the model's own pick, anon only */
+	s0 = sws_test_mm_stats(e.mm);
+	assert_int_equal(sws_mm_reclaim_folio_at(e.cpu, e.mm, e.asid, PG(500), e.cg, 1), 1);
+	assert_int_equal(delta(&e, &s0, SWS_MM_pswpout), 1);
+	assert_int_equal(usage(&e), 63);
+	/* a bad space or range: nothing */
+	assert_int_equal(sws_mm_reclaim_folio_at(e.cpu, e.mm, e.asid + 100, PG(1), e.cg, 1), 0);
+	assert_int_equal(sws_mm_reclaim_folio_at(e.cpu, e.mm, e.asid, 1ull << 60, e.cg, 1), 0);
+	assert_int_equal(delta(&e, &s0, SWS_MM_pswpout), 1);
+	env_close(&e);
+}
+
+/*
  * SCAN_FRACT when the file lists refault: a large inactive file list is
  * trimmed alone until pages it gave up come back within the workingset
  * (workingset_activate_file); the next reclaim sees the activations since
@@ -905,6 +937,7 @@ int main(void)
 		cmocka_unit_test(test_scan_fract_small_file),
 		cmocka_unit_test(test_reclaim_lru_types),
 		cmocka_unit_test(test_reclaim_recorded),
+		cmocka_unit_test(test_reclaim_folio_at),
 		cmocka_unit_test(test_scan_fract_refaulting),
 		cmocka_unit_test(test_scan_fract_file_low),
 		cmocka_unit_test(test_scan_fract_cost),
