@@ -9,6 +9,14 @@
 
 /* ---- LRU lists (the memcg's lru_lock held) ---------------------------------------- */
 
+/* A list move's cost: none for the exact LRU's hit, the hardware's work (vc->hw). */
+static inline void lru_move_cost(void)
+{
+	struct sws_vcpu *vc = sws__vt_current;
+	if (vc)
+		sws__vt_charge_nohw(vc, SWS_COST_lru_move, 1);
+}
+
 /* The list of @f's type (folio_lru_list()) for activeness @which. */
 static inline unsigned folio_list(const struct sws_folio *f, unsigned which)
 {
@@ -19,7 +27,7 @@ static SWS_ALWAYS_INLINE void __list_append(struct sws_mm *mm, struct sws_lru *l
 {
 	struct sws_folio *f = mm_folio(mm, pfn);
 	SWS_ASSERT_HELD(folio_lru_lock(mm, f));
-	mm_cost_here(SWS_COST_lru_move, 1);
+	lru_move_cost();
 	which = folio_list(f, which);
 	f->prev = lru->tail[which];
 	f->next = 0;
@@ -36,7 +44,7 @@ static SWS_ALWAYS_INLINE void __list_unlink(struct sws_mm *mm, struct sws_lru *l
 {
 	struct sws_folio *f = mm_folio(mm, pfn);
 	SWS_ASSERT_HELD(folio_lru_lock(mm, f));
-	mm_cost_here(SWS_COST_lru_move, 1);
+	lru_move_cost();
 	unsigned which = f->lru;
 	if (f->prev)
 		mm_folio(mm, f->prev)->next = f->next;
