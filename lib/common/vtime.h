@@ -46,6 +46,8 @@ struct sws_vcpu {
 	const struct sws_vsched_ops *ops;
 	void *sched; /* the event loop's own: its CPU */
 	unsigned id;
+	unsigned lock_word; /* (id + 1) << 1: a free lock's word when this CPU held it last
+			     * (sws__vt_set_id()) */
 	/* What this CPU's time went to: per cost class, count[c] units of its
 	 * cost and extra[c] ps beside them (sws__vt_charged()); per lock class
 	 * waited for. */
@@ -64,6 +66,13 @@ struct sws_vcpu {
 };
 
 extern _Thread_local struct sws_vcpu *sws__vt_current;
+
+/* Name the CPU @id (the event loop's index). */
+static inline void sws__vt_set_id(struct sws_vcpu *vc, unsigned id)
+{
+	vc->id = id;
+	vc->lock_word = (id + 1) << 1;
+}
 
 /* Charge @n units of cost class @c: the CPU is busy that long. Never under
  * vc->hw: the hit path charges through sws__vt_charge_nohw() only. */
@@ -149,7 +158,7 @@ void sws__vt_bit_lock(struct sws_vcpu *vc, _Atomic uint32_t *word, uint32_t bit,
 static inline bool sws__vt_lock_inline(struct sws_vcpu *vc, atomic_uint *word, enum sws_lock_class cls, bool spin)
 {
 	unsigned v = sws_load_relaxed(word);
-	if (sws_likely(v == (vc->id + 1) << 1 && vc->now <= *vc->horizon)) {
+	if (sws_likely(v == vc->lock_word && vc->now <= *vc->horizon)) {
 		sws_store_relaxed(word, v | 1);
 		atomic_thread_fence(memory_order_acquire);
 		sws__vt_charge_nohw(vc, SWS_COST_lock, 1);
