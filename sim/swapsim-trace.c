@@ -434,6 +434,10 @@ static void print_perf_stats(const struct sws_trace_reader *r)
 	       " writes that dirtied no page cache left out\n",
 	       p.files_opened, p.file_io, p.file_io_other_fd, p.fds_untracked, p.kernel_faults,
 	       p.reclaim_split, p.writes_no_pagecache);
+	printf("reclaim:         %" PRIu64 " folios written out tied to the fault that allocated them, %" PRIu64
+	       " not tied, %" PRIu64 " allocations past the folio table; %" PRIu64
+	       " page cache pieces of reads cut at a reclaim\n",
+	       p.victims, p.victims_untied, p.pfns_untracked, p.file_io_pieces);
 }
 
 /* What stats counts of a trace. */

@@ -232,6 +232,26 @@ uint64_t sws_mm_reclaim(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, 
  *  mm_vmscan_lru_shrink_inactive lines). @return the pages reclaimed. */
 uint64_t sws_mm_reclaim_lru(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr, unsigned types);
 
+/** A trace's record of the kernel's reclaim from @memcg (a RECLAIM record: @nr pages of
+ *  @types), the reclaim of the charge that came before it. From the first on, a charge
+ *  that finds @memcg full takes its pages over the limit and leaves the reclaim to the
+ *  record (one that finds it still over takes no more: it reclaims); the pages the
+ *  memcg's own charges reclaimed meanwhile count against the record, which reclaims
+ *  only the rest. @memcg 0 (the machine): sws_mm_reclaim_lru(). @return the pages the
+ *  record accounts for (those reclaimed now and the credit it used). */
+uint64_t sws_mm_reclaim_recorded(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr,
+				 unsigned types);
+
+/** A trace's record that the kernel's reclaim of @memcg wrote out the anonymous folio of @nr
+ *  pages mapped at @addr of @asid (mm_vmscan_write_folio): a recorded reclaim
+ *  (sws_mm_reclaim_recorded()) whose victim is named. The anon pages the memcg's charges
+ *  reclaimed on their own count first; else that folio is isolated and paged out as
+ *  reclaim pages out its victims, or, when the model has no such folio on @memcg's LRU
+ *  lists (never faulted, reclaimed already, another memcg's), @nr anon pages as the
+ *  model's reclaim picks them. @return the pages the record accounts for. */
+uint64_t sws_mm_reclaim_folio_at(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_t addr,
+				 uint16_t memcg, uint64_t nr);
+
 /** lru_add_drain(): @cpu's folio batches moved onto the LRU lists now: new folios
  *  (folio_add_lru), MADV_FREE's lazily freed ones (pglazyfree) and activated page cache
  *  folios (pgactivate) wait in a batch of their CPU until it fills, reclaim or MADV_PAGEOUT

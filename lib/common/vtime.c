@@ -38,9 +38,9 @@ bool sws__vt_lock(struct sws_vcpu *vc, atomic_uint *word, enum sws_lock_class cl
 			vc->spin += w;
 		}
 	}
-	sws__vt_charge(vc, SWS_COST_lock, 1);
+	sws__vt_charge_nohw(vc, SWS_COST_lock, 1);
 	if (last && last != vc->id + 1) {
-		sws__vt_charge(vc, SWS_COST_line_transfer, 1);
+		sws__vt_charge_nohw(vc, SWS_COST_line_transfer, 1);
 		vc->line_transfers++;
 	}
 	return waited;
@@ -54,9 +54,9 @@ bool sws__vt_trylock(struct sws_vcpu *vc, atomic_uint *word)
 		return false;
 	sws_store_relaxed(word, 1u | (vc->id + 1) << 1);
 	atomic_thread_fence(memory_order_acquire);
-	sws__vt_charge(vc, SWS_COST_lock, 1);
+	sws__vt_charge_nohw(vc, SWS_COST_lock, 1);
 	if ((v >> 1) && (v >> 1) != vc->id + 1) {
-		sws__vt_charge(vc, SWS_COST_line_transfer, 1);
+		sws__vt_charge_nohw(vc, SWS_COST_line_transfer, 1);
 		vc->line_transfers++;
 	}
 	return true;
@@ -84,7 +84,7 @@ void sws__vt_bit_lock(struct sws_vcpu *vc, _Atomic uint32_t *word, uint32_t bit,
 		vc->lock_wait[cls] += vc->now - t0;
 		vc->lock_waits[cls]++;
 	}
-	sws__vt_charge(vc, SWS_COST_atomic, 1);
+	sws__vt_charge_nohw(vc, SWS_COST_atomic, 1);
 }
 
 void sws__vt_set_footprint(struct sws_vcpu *vc, uint64_t footprint)

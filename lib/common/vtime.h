@@ -17,6 +17,8 @@
 #ifndef SWS_VTIME_H
 #define SWS_VTIME_H
 
+#include <assert.h>
+
 #include <swapsim/cost.h>
 
 #include "compiler.h"
@@ -44,6 +46,8 @@ struct sws_vcpu {
 	const struct sws_vsched_ops *ops;
 	void *sched; /* the event loop's own: its CPU */
 	unsigned id;
+	unsigned lock_word; /* (id + 1) << 1: a free lock's word when this CPU held it last
+			     * (sws__vt_set_id()) */
 	/* What this CPU's time went to: per cost class, count[c] units of its
 	 * cost and extra[c] ps beside them (sws__vt_charged()); per lock class
 	 * waited for. */
@@ -57,20 +61,38 @@ struct sws_vcpu {
 	uint64_t user;                            /* ps running the tasks' own code */
 	uint64_t llc_miss_ppm; /* the LLC model's miss ratio for metadata loads, per million */
 	uint64_t count[SWS_NR_COSTS]; /* units charged per cost class: the work counters */
-	unsigned hw;  /* nonzero: the hardware's work, not the kernel's (a TLB hit): charges nothing */
+	unsigned hw;  /* nonzero: the hardware's work, not the kernel's (a TLB hit): charges
+		       * nothing (its only charges are sws__vt_charge_nohw()'s) */
 };
 
 extern _Thread_local struct sws_vcpu *sws__vt_current;
 
-/* Charge @n units of cost class @c: the CPU is busy that long. */
+/* Name the CPU @id (the event loop's index). */
+static inline void sws__vt_set_id(struct sws_vcpu *vc, unsigned id)
+{
+	vc->id = id;
+	vc->lock_word = (id + 1) << 1;
+}
+
+/* Charge @n units of cost class @c: the CPU is busy that long. Never under
+ * vc->hw: the hit path charges through sws__vt_charge_nohw() only. */
 static inline void sws__vt_charge(struct sws_vcpu *vc, enum sws_cost c, uint64_t n)
 {
-	if (sws_unlikely(vc->hw))
-		return;
+	assert(!vc->hw);
 	vc->count[c] += n; /* the ps it took: sws__vt_charged() */
 	uint64_t ps = n * vc->costs->ps[c];
 	vc->now += ps;
 	vc->busy += ps;
+}
+
+/* A charge on a path the hardware's work shares (a lock's own: the lock, the
+ * atomic, the line moved to this CPU; the exact LRU's move): none under
+ * vc->hw (a TLB hit takes the page table's and the LRU's locks as sync
+ * points and moves its folio at no kernel cost). */
+static inline void sws__vt_charge_nohw(struct sws_vcpu *vc, enum sws_cost c, uint64_t n)
+{
+	if (sws_likely(!vc->hw))
+		sws__vt_charge(vc, c, n);
 }
 
 /* The ps charged to cost class @c so far: its units at its cost (the cost
@@ -101,7 +123,7 @@ static inline void sws__vt_loads(struct sws_vcpu *vc, uint64_t n)
 static inline void sws__vt_line(struct sws_vcpu *vc, uint32_t *last)
 {
 	if (*last && *last != vc->id + 1) {
-		sws__vt_charge(vc, SWS_COST_line_transfer, 1);
+		sws__vt_charge_nohw(vc, SWS_COST_line_transfer, 1);
 		vc->line_transfers++;
 	}
 	*last = vc->id + 1;
@@ -136,10 +158,10 @@ void sws__vt_bit_lock(struct sws_vcpu *vc, _Atomic uint32_t *word, uint32_t bit,
 static inline bool sws__vt_lock_inline(struct sws_vcpu *vc, atomic_uint *word, enum sws_lock_class cls, bool spin)
 {
 	unsigned v = sws_load_relaxed(word);
-	if (sws_likely(v == (vc->id + 1) << 1 && vc->now <= *vc->horizon)) {
+	if (sws_likely(v == vc->lock_word && vc->now <= *vc->horizon)) {
 		sws_store_relaxed(word, v | 1);
 		atomic_thread_fence(memory_order_acquire);
-		sws__vt_charge(vc, SWS_COST_lock, 1);
+		sws__vt_charge_nohw(vc, SWS_COST_lock, 1);
 		return false;
 	}
 	return sws__vt_lock(vc, word, cls, spin);
@@ -166,7 +188,7 @@ static inline void sws__vt_bit_lock_inline(struct sws_vcpu *vc, _Atomic uint32_t
 {
 	if (sws_likely(vc->now <= *vc->horizon) &&
 	    !(atomic_fetch_or_explicit(word, bit, memory_order_acquire) & bit)) {
-		sws__vt_charge(vc, SWS_COST_atomic, 1);
+		sws__vt_charge_nohw(vc, SWS_COST_atomic, 1);
 		return;
 	}
 	sws__vt_bit_lock(vc, word, bit, cls);
@@ -176,7 +198,7 @@ static inline void sws__vt_bit_lock_inline(struct sws_vcpu *vc, _Atomic uint32_t
 static inline bool sws__vt_bit_trylock(struct sws_vcpu *vc, _Atomic uint32_t *word, uint32_t bit)
 {
 	sws__vt_sync(vc);
-	sws__vt_charge(vc, SWS_COST_atomic, 1);
+	sws__vt_charge_nohw(vc, SWS_COST_atomic, 1);
 	return !(atomic_fetch_or_explicit(word, bit, memory_order_acquire) & bit);
 }
 

@@ -96,7 +96,11 @@ static uint64_t reclaim_round(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t m
 	struct sws_vcpu *vc = sws__cpu_vcpu(cpu);
 	uint64_t t0 = vc ? vc->now : sws__sim_clock_ns(mm->sim), m0 = p->sys_modelled_ns + p->iowait_ns,
 		 u0 = p->untimed_ns;
-	uint64_t got = sws__mm_shrink(cpu, mm, memcg, nr, memcg_only);
+	uint64_t by_type[2] = {0, 0};
+	uint64_t got = sws__mm_shrink(cpu, mm, memcg, nr, memcg_only, by_type);
+	if (memcg_only) /* what the trace's next RECLAIM records of these types count first */
+		for (int t = 0; t < 2; t++)
+			atomic_fetch_add_explicit(&mm->memcgs[memcg].reclaim_credit[t], by_type[t], memory_order_relaxed);
 	uint64_t ns = vc ? (vc->now - t0) / 1000
 			 : sws__sim_clock_ns(mm->sim) - t0 - (p->untimed_ns - u0) + p->sys_modelled_ns + p->iowait_ns - m0;
 	unsigned b = ns ? 63u - (unsigned)__builtin_clzll(ns) : 0;
@@ -139,6 +143,25 @@ static bool charge_fast(struct sws_mm *mm, struct sws_mm_pcpu *stock, uint16_t m
 		return true;
 	}
 	return memcg_try_charge(mc, nr);
+}
+
+/*
+ * A memcg whose reclaim the trace records: the kernel's charge that found it
+ * full reclaimed, and the trace's RECLAIM record of that reclaim comes after
+ * the fault. So a charge that finds @mc full takes @nr pages over its limit
+ * and leaves the reclaim to the record, the kernel's amount of the kernel's
+ * LRU types; one that finds it over its limit still (no record came) does not.
+ */
+static bool charge_for_record(struct sws_memcg *mc, uint64_t nr)
+{
+	if (!atomic_load_explicit(&mc->reclaim_recorded, memory_order_relaxed))
+		return false;
+	mm_page_counter(mc);
+	uint64_t u = atomic_load(&mc->usage);
+	while (u <= mc->limit)
+		if (atomic_compare_exchange_weak(&mc->usage, &u, u + nr))
+			return true;
+	return false;
 }
 
 /* A charge to @memcg done: its cost, and the excess over memory.high reclaimed. */
@@ -188,7 +211,8 @@ int sws__mm_charge_gfp(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, u
 		 * short, go straight to reclaim (no charge to take back). */
 		bool memcg_full = false;
 		if (stock || mc->limit || sws__mm_free_pages(mm) >= (int64_t)nr) {
-			memcg_full = !charge_fast(mm, stock, memcg, nr);
+			memcg_full = !charge_fast(mm, stock, memcg, nr) &&
+				     !(gfp == SWS__GFP_KERNEL && charge_for_record(mc, nr));
 			if (!memcg_full) {
 				if (sws__mm_ram_take(cpu, mm, nr)) {
 					charged(cpu, mm, memcg);

@@ -110,6 +110,10 @@ struct sws_memcg {
 	 * workingset activations reclaim last saw (snapshot_refaults()), lru_lock */
 	uint64_t cost[2], refaults[2];
 	_Atomic uint64_t workingset_activate[2]; /* WORKINGSET_ACTIVATE_ANON/FILE of the lruvec */
+	/* The trace records this memcg's reclaim (sws_mm_reclaim_recorded()): a
+	 * charge that finds it full leaves the reclaim to the record that follows */
+	_Atomic bool reclaim_recorded;
+	_Atomic uint64_t reclaim_credit[2]; /* anon, file pages its own charges reclaimed that no record counted yet */
 };
 
 /* A file's page cache (struct address_space's i_pages, filemap.c): page index
@@ -1020,8 +1024,10 @@ void sws__mm_filemap_destroy(struct sws_mm *mm);
  * it); SWS_EAGAIN: split (its pages are on the LRU again, the descriptor free);
  * another error: kept. */
 int sws__mm_pageout_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t pfn);
+/* Direct reclaim of @nr pages from @memcg (@memcg_only) or the machine;
+ * @by_type[0] and [1] add up the anon and file pages it took. */
 uint64_t sws__mm_shrink(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr,
-			bool memcg_only);
+			bool memcg_only, uint64_t by_type[2]);
 /*
  * The priority do_try_to_free_pages()'s loop reaches for a pass that made
  * @scanned scan steps against an inactive scan target of @target at priority 0

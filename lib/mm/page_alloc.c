@@ -347,10 +347,7 @@ static void kernel_swap_sync(struct sws_mm *mm)
 {
 	if (!(mm->cfg.flags & SWS_MM_KERNEL_RAM))
 		return;
-	struct sws_memory_usage mu;
-	sws_sim_memory_usage(mm->sim, &mu);
-	int64_t want = (int64_t)(SWS_DIV_ROUND_UP(mu.static_bytes + mu.dynamic_bytes, SWS_PAGE_SIZE) +
-				 mu.bytes[SWS_MEM_zspage] / SWS_PAGE_SIZE);
+	int64_t want = (int64_t)sws__sim_kernel_swap_pages(mm->sim);
 	int64_t had = atomic_exchange(&mm->kernel_swap_pages, want);
 	if (had != want)
 		atomic_fetch_add(&mm->free_pages, had - want);

@@ -151,7 +151,9 @@ void sws__mm_tlb_flush_pending(struct sws_cpu *cpu, struct sws_mm *mm)
 	unsigned self = sws__cpu_id(cpu), others = 0;
 	if (!sws_bit_test(p->tlb_pending, self))
 		return; /* nothing unmapped since the last flush */
-	for (unsigned i = 0; i < 4; i++) {
+	/* the words that can hold a CPU's bit (sws__mm_tlb_pending() notes at most 256) */
+	unsigned words = ((mm->nr_cpus < 256 ? mm->nr_cpus : 256) + 63) / 64;
+	for (unsigned i = 0; i < words; i++) {
 		/* a bit at a time: a batch notes few CPUs (no popcnt instruction in
 		 * the baseline x86-64, and the library call costs more) */
 		for (uint64_t w = p->tlb_pending[i]; w; w &= w - 1)

@@ -9,17 +9,27 @@
 
 /* ---- LRU lists (the memcg's lru_lock held) ---------------------------------------- */
 
+/* @n list links or unlinks (SWS_COST_lru_move each): none for the exact
+ * LRU's hit, the hardware's work (vc->hw). */
+static inline void lru_move_cost(uint64_t n)
+{
+	struct sws_vcpu *vc = sws__vt_current;
+	if (vc)
+		sws__vt_charge_nohw(vc, SWS_COST_lru_move, n);
+}
+
 /* The list of @f's type (folio_lru_list()) for activeness @which. */
 static inline unsigned folio_list(const struct sws_folio *f, unsigned which)
 {
 	return which + (sws_load_relaxed(&f->flags) & PG_file ? LRU_FILE : 0);
 }
 
-static SWS_ALWAYS_INLINE void __list_append(struct sws_mm *mm, struct sws_lru *lru, unsigned which, uint32_t pfn)
+/* The links alone (__list_link(), __list_cut()): the caller charges them
+ * (lru_move_cost()); __list_append() and __list_unlink() charge their own. */
+static SWS_ALWAYS_INLINE void __list_link(struct sws_mm *mm, struct sws_lru *lru, unsigned which, uint32_t pfn)
 {
 	struct sws_folio *f = mm_folio(mm, pfn);
 	SWS_ASSERT_HELD(folio_lru_lock(mm, f));
-	mm_cost_here(SWS_COST_lru_move, 1);
 	which = folio_list(f, which);
 	f->prev = lru->tail[which];
 	f->next = 0;
@@ -32,11 +42,10 @@ static SWS_ALWAYS_INLINE void __list_append(struct sws_mm *mm, struct sws_lru *l
 	f->lru = (uint8_t)which;
 }
 
-static SWS_ALWAYS_INLINE void __list_unlink(struct sws_mm *mm, struct sws_lru *lru, uint32_t pfn)
+static SWS_ALWAYS_INLINE void __list_cut(struct sws_mm *mm, struct sws_lru *lru, uint32_t pfn)
 {
 	struct sws_folio *f = mm_folio(mm, pfn);
 	SWS_ASSERT_HELD(folio_lru_lock(mm, f));
-	mm_cost_here(SWS_COST_lru_move, 1);
 	unsigned which = f->lru;
 	if (f->prev)
 		mm_folio(mm, f->prev)->next = f->next;
@@ -49,6 +58,18 @@ static SWS_ALWAYS_INLINE void __list_unlink(struct sws_mm *mm, struct sws_lru *l
 	lru->nr[which] -= folio_nr(f);
 	f->prev = f->next = 0;
 	f->lru = LRU_NONE;
+}
+
+static SWS_ALWAYS_INLINE void __list_append(struct sws_mm *mm, struct sws_lru *lru, unsigned which, uint32_t pfn)
+{
+	lru_move_cost(1);
+	__list_link(mm, lru, which, pfn);
+}
+
+static SWS_ALWAYS_INLINE void __list_unlink(struct sws_mm *mm, struct sws_lru *lru, uint32_t pfn)
+{
+	lru_move_cost(1);
+	__list_cut(mm, lru, pfn);
 }
 
 void sws__mm_lru_add(struct sws_mm *mm, uint64_t pfn, bool active)
@@ -252,9 +273,11 @@ static SWS_ALWAYS_INLINE void __lru_move(struct sws_mm *mm, uint64_t pfn, unsign
 	struct sws_folio *f = mm_folio(mm, pfn);
 	SWS_ASSERT_HELD(folio_lru_lock(mm, f));
 	struct sws_lru *lru = &mm->memcgs[f->memcg].lru;
-	if (f->lru != LRU_NONE)
-		__list_unlink(mm, lru, (uint32_t)pfn);
-	__list_append(mm, lru, which, (uint32_t)pfn);
+	bool listed = f->lru != LRU_NONE;
+	lru_move_cost(1 + listed); /* the unlink and the link, charged together */
+	if (listed)
+		__list_cut(mm, lru, (uint32_t)pfn);
+	__list_link(mm, lru, which, (uint32_t)pfn);
 	/* PG_lru and PG_active change only under the lru_lock: test before the
 	 * atomic RMW, which a move within one list never needs. */
 	uint32_t want = PG_lru | (which == LRU_ACTIVE ? PG_active : 0);

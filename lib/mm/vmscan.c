@@ -307,7 +307,7 @@ static uint64_t lru_pages(struct sws_mm *mm, uint16_t memcg, struct scan_split *
 }
 
 static uint64_t shrink_memcg(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr,
-			     unsigned types, uint64_t *scanned, uint64_t *target)
+			     unsigned types, uint64_t *scanned, uint64_t *target, uint64_t by_type[2])
 {
 	uint64_t reclaimed = 0;
 	sws__mm_lru_add_drain(cpu, mm); /* shrink_inactive_list(): this CPU's new folios first */
@@ -379,6 +379,7 @@ static uint64_t shrink_memcg(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t me
 			atomic_fetch_add(&mm->nonresident_age, activated - aged);
 		uint64_t steps = *scanned - scanned0, got = reclaimed - got0;
 		rotated[file] += steps > got ? steps - got : 0;
+		by_type[file] += got;
 	}
 	if (atomic_load_explicit(&mm->file_used, memory_order_relaxed)) {
 		struct sws_memcg *mc = &mm->memcgs[memcg];
@@ -419,10 +420,10 @@ static void shrink_slab(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, 
 /* One LRU pass over @memcg, then shrink_slab() at the priorities it took, the
  * lowest not below @floor (kswapd's balance_pgdat() stops at 1). */
 static uint64_t shrink_node_memcg(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr,
-				  unsigned types, int floor)
+				  unsigned types, int floor, uint64_t by_type[2])
 {
 	uint64_t scanned, target;
-	uint64_t got = shrink_memcg(cpu, mm, memcg, nr, types, &scanned, &target);
+	uint64_t got = shrink_memcg(cpu, mm, memcg, nr, types, &scanned, &target, by_type);
 	if (mm->zswap) {
 		int lowest = sws__mm_reclaim_priority(scanned, target, got < nr);
 		shrink_slab(cpu, mm, memcg, lowest > floor ? lowest : floor);
@@ -430,37 +431,145 @@ static uint64_t shrink_node_memcg(struct sws_cpu *cpu, struct sws_mm *mm, uint16
 	return got;
 }
 
-/* Reclaim @nr pages of the LRU @types from @memcg (@memcg_only), or from every memcg in turn. */
+/* Reclaim @nr pages of the LRU @types from @memcg (@memcg_only), or from
+ * every memcg in turn; @by_type[file] adds up what came of each type. */
 static uint64_t shrink(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr, bool memcg_only,
-		       unsigned types, int floor)
+		       unsigned types, int floor, uint64_t by_type[2])
 {
 	if (memcg_only)
-		return shrink_node_memcg(cpu, mm, memcg, nr, types, floor);
+		return shrink_node_memcg(cpu, mm, memcg, nr, types, floor, by_type);
 	/* Global reclaim: memcgs in turn (round robin), until enough came back. */
 	uint64_t reclaimed = 0;
 	for (uint32_t tries = 0; tries < mm->nr_memcgs && reclaimed < nr; tries++) {
 		uint32_t m = atomic_fetch_add((_Atomic uint32_t *)&mm->reclaim_memcg_rr, 1);
 		m = mm->nr_memcgs > 1 ? m % mm->nr_memcgs : 0; /* no division for the root alone */
-		reclaimed += shrink_node_memcg(cpu, mm, (uint16_t)m, nr - reclaimed, types, floor);
+		reclaimed += shrink_node_memcg(cpu, mm, (uint16_t)m, nr - reclaimed, types, floor, by_type);
 	}
 	return reclaimed;
 }
 
 uint64_t sws__mm_shrink(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr,
-			bool memcg_only)
+			bool memcg_only, uint64_t by_type[2])
 {
 	/* direct reclaim: do_try_to_free_pages() */
-	return shrink(cpu, mm, memcg, nr, memcg_only, SWS_MM_LRU_ANON | SWS_MM_LRU_FILE, 0);
+	return shrink(cpu, mm, memcg, nr, memcg_only, SWS_MM_LRU_ANON | SWS_MM_LRU_FILE, 0, by_type);
 }
 
 uint64_t sws_mm_reclaim_lru(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr, unsigned types)
 {
 	if (!cpu || !mm || memcg >= mm->nr_memcgs)
 		return 0;
-	uint64_t t0 = mm_kernel_enter(mm, cpu);
-	uint64_t got = shrink(cpu, mm, memcg, nr, memcg != 0, types, 0);
+	uint64_t t0 = mm_kernel_enter(mm, cpu), by_type[2] = {0, 0};
+	uint64_t got = shrink(cpu, mm, memcg, nr, memcg != 0, types, 0, by_type);
 	mm_kernel_exit(mm, cpu, t0);
 	return got;
+}
+
+/*
+ * A recorded reclaim of @nr pages of @types from @memcg (not the root): from
+ * now on its charges leave their reclaim to the records (memcontrol.c). What
+ * its own charges reclaimed of the record's LRU type (the first charge that
+ * found it full, or one that found no record) counts first; a record of both
+ * types uses either. @return the pages so counted.
+ */
+static uint64_t recorded_credit(struct sws_mm *mm, uint16_t memcg, uint64_t nr, unsigned types)
+{
+	struct sws_memcg *mc = &mm->memcgs[memcg];
+	atomic_store_explicit(&mc->reclaim_recorded, true, memory_order_relaxed);
+	uint64_t taken = 0;
+	for (int t = 0; t < 2 && taken < nr; t++) {
+		if (!(types & (t ? SWS_MM_LRU_FILE : SWS_MM_LRU_ANON)))
+			continue;
+		uint64_t credit = atomic_load_explicit(&mc->reclaim_credit[t], memory_order_relaxed), take;
+		do
+			take = credit < nr - taken ? credit : nr - taken;
+		while (!atomic_compare_exchange_weak(&mc->reclaim_credit[t], &credit, credit - take));
+		taken += take;
+	}
+	return taken;
+}
+
+uint64_t sws_mm_reclaim_recorded(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr,
+				 unsigned types)
+{
+	if (!cpu || !mm || memcg >= mm->nr_memcgs)
+		return 0;
+	uint64_t taken = memcg ? recorded_credit(mm, memcg, nr, types) : 0;
+	return taken + (nr > taken ? sws_mm_reclaim_lru(cpu, mm, memcg, nr - taken, types) : 0);
+}
+
+/*
+ * The anonymous folio mapped at @addr of @sp, when it is on @memcg's LRU
+ * lists: isolated and paged out as shrink_folio_list() does a victim (its
+ * scan and its write noted as a pass notes them). A large folio reclaim
+ * splits is taken again at @addr. @return the pages reclaimed, 0 for none.
+ */
+static uint64_t reclaim_folio_at(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint64_t addr,
+				 uint16_t memcg)
+{
+	for (int tries = 0; tries < 2; tries++) {
+		mm_lock(mm, pte_lockptr(sp, addr), SWS_MM_lock_ptl_contended);
+		uint64_t *pte = sws___pte_lookup(sp, addr);
+		uint64_t v = pte ? *pte : 0;
+		sws_spin_unlock(pte_lockptr(sp, addr));
+		if (!pte_present(v) || (v & PTE_ZEROPAGE))
+			return 0;
+		uint64_t pfn = pte_pfn(v);
+		struct sws_folio *f = mm_folio(mm, pfn);
+		if (!folio_trylock(f))
+			return 0;
+		if (folio_test(f, PG_free) || folio_test(f, PG_file) || !folio_test(f, PG_lru) || f->memcg != memcg) {
+			folio_unlock(f);
+			return 0;
+		}
+		sws__mm_lru_del(mm, pfn);
+		uint64_t nr = folio_nr(f);
+		mm_count(mm, cpu, SWS_MM_pgscan, nr);
+		mm_cost(cpu, SWS_COST_rmap, 1); /* folio_referenced() */
+		folio_clear(f, PG_young | PG_referenced);
+		bool writes = !folio_test(f, PG_lazyfree) && (folio_test(f, PG_dirty) || !folio_test(f, PG_swapcache));
+		int rc = sws__mm_pageout_folio(cpu, mm, pfn);
+		if (rc == SWS_EAGAIN)
+			continue; /* split: its pages are back on the list */
+		if (rc) {
+			sws__mm_lru_add(mm, pfn, true);
+			folio_unlock(f);
+			return 0;
+		}
+		struct sws__folio_batch freed;
+		freed.nr = 0;
+		folio_batch_add(&freed, pfn);
+		sws__mm_folio_batch_free(cpu, mm, &freed);
+		if (atomic_load_explicit(&mm->file_used, memory_order_relaxed) && writes) {
+			struct sws_memcg *mc = &mm->memcgs[memcg];
+			mm_lock(mm, &mc->lru_lock, SWS_MM_lock_lru_contended);
+			sws___mm_lru_note_cost(mm, mc, 0, nr, 0);
+			sws_spin_unlock(&mc->lru_lock);
+		}
+		return nr;
+	}
+	return 0;
+}
+
+uint64_t sws_mm_reclaim_folio_at(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_t addr,
+				 uint16_t memcg, uint64_t nr)
+{
+	struct sws_space *sp = mm ? sws__mm_space(mm, asid) : NULL;
+	addr &= ~(uint64_t)(SWS_PAGE_SIZE - 1);
+	if (!cpu || !sp || memcg >= mm->nr_memcgs || !nr || !sws__mm_range_ok(sp, addr, SWS_PAGE_SIZE))
+		return 0;
+	uint64_t taken = memcg ? recorded_credit(mm, memcg, nr, SWS_MM_LRU_ANON) : 0;
+	if (taken == nr)
+		return nr;
+	uint64_t t0 = mm_kernel_enter(mm, cpu);
+	sws__mm_lru_add_drain(cpu, mm); /* shrink_inactive_list(): this CPU's new folios first */
+	uint64_t got = reclaim_folio_at(cpu, mm, sp, addr, memcg);
+	if (!got) { /* not the model's to take: one as its reclaim picks it */
+		uint64_t by_type[2] = {0, 0};
+		got = shrink(cpu, mm, memcg, nr - taken, memcg != 0, SWS_MM_LRU_ANON, 0, by_type);
+	}
+	mm_kernel_exit(mm, cpu, t0);
+	return taken + got;
 }
 
 uint64_t sws_mm_reclaim(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr)
@@ -478,7 +587,9 @@ static uint64_t kswapd(struct sws_cpu *cpu, struct sws_mm *mm, uint64_t budget)
 	if (free_pages >= (int64_t)mm->cfg.wmark_low)
 		return 0;
 	uint64_t want = mm->cfg.wmark_high - (uint64_t)free_pages;
-	uint64_t got = shrink(cpu, mm, 0, want < budget ? want : budget, false, SWS_MM_LRU_ANON | SWS_MM_LRU_FILE, 1);
+	uint64_t by_type[2] = {0, 0};
+	uint64_t got = shrink(cpu, mm, 0, want < budget ? want : budget, false, SWS_MM_LRU_ANON | SWS_MM_LRU_FILE, 1,
+			      by_type);
 	return got >= want ? 0 : want - got;
 }
 

@@ -4,7 +4,8 @@
  *
  *   ACCESS [addr, addr+len)        sws_mm_access() per page; user time per page
  *   MADV_PAGEOUT / MADV_DONTNEED / MADV_FREE   sws_mm_madvise()
- *   RECLAIM (len pages, arg memcg) sws_mm_reclaim_lru() (the LRU types its flags name)
+ *   RECLAIM (len pages, arg memcg) sws_mm_reclaim_recorded() (the LRU types its flags name);
+ *                                  flag v: sws_mm_reclaim_folio_at() (the folio at addr)
  *   FILE                           sws_mm_file_io()
  *   FORK / EXIT                    sws_mm_fork() / sws_mm_exit()  (structural)
  *   EXEC                           the EXIT path, then a new space (dispatch.c, structural)
@@ -217,9 +218,12 @@ static void run_record(struct sws__worker *w, const struct sws__item *it)
 	case SWS_TRACE_RECLAIM:
 		if (rec->flags & SWS_TRACE_F_ZSWAP_WB) /* memory.reclaim "SIZE zswap_writeback_only" */
 			sws_mm_zswap_writeback_only(w->cpu, r->mm, reclaim_memcg(r, rec->arg, it->proc), rec->len);
+		else if (rec->flags & SWS_TRACE_F_VICTIM) /* the folio the kernel wrote out */
+			sws_mm_reclaim_folio_at(w->cpu, r->mm, it->asid, rec->addr, reclaim_memcg(r, rec->arg, it->proc),
+						rec->len);
 		else
-			sws_mm_reclaim_lru(w->cpu, r->mm, reclaim_memcg(r, rec->arg, it->proc), rec->len,
-					   reclaim_lru_types(rec->flags));
+			sws_mm_reclaim_recorded(w->cpu, r->mm, reclaim_memcg(r, rec->arg, it->proc), rec->len,
+						reclaim_lru_types(rec->flags));
 		sws_mm_cpu_time_get(r->mm, w->cpu, &t1);
 		sws__charge(w, it->proc, &t1, 0, 0, SWS__PH_OTHER);
 		break;

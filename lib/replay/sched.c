@@ -233,7 +233,7 @@ int sws__sched_add(struct sws__sched *s, unsigned idx, struct sws__vcpu_run *c, 
 	vc->horizon = &s->horizon;
 	vc->nr_blocked = &s->nr_blocked;
 	vc->sched = c;
-	vc->id = idx;
+	sws__vt_set_id(vc, idx);
 	s->cpu[idx] = c;
 	return sws__fiber_create(&c->fiber, stack, body, arg) ? SWS_ENOMEM : 0;
 }

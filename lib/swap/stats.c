@@ -8,18 +8,23 @@
 #include "swap_internal.h"
 
 /* Each class's kind (SWS_MEM_CLASS_LIST's middle column), known here at compile
- * time: sws_sim_memory_usage() runs at every read of free memory when the swap
- * metadata takes RAM (lib/mm/page_alloc.c, kernel_swap_sync()). */
+ * time. */
 #define SWS__MEM_KIND(name, kind, desc) kind,
 static const unsigned char mem_kind[SWS_NR_MEM_CLASSES] = {SWS_MEM_CLASS_LIST(SWS__MEM_KIND)};
 #undef SWS__MEM_KIND
+
+/* A class's bytes now (a count that went below zero for a moment reads 0). */
+static inline uint64_t mem_class_bytes(struct sws_sim *sim, enum sws_mem_class c)
+{
+	int64_t b = atomic_load(&sim->mem.bytes[c]);
+	return b > 0 ? (uint64_t)b : 0;
+}
 
 void sws_sim_memory_usage(struct sws_sim *sim, struct sws_memory_usage *out)
 {
 	memset(out, 0, sizeof(*out));
 	for (int c = 0; c < SWS_NR_MEM_CLASSES; c++) {
-		int64_t b = atomic_load(&sim->mem.bytes[c]);
-		out->bytes[c] = b > 0 ? (uint64_t)b : 0;
+		out->bytes[c] = mem_class_bytes(sim, (enum sws_mem_class)c);
 		if (mem_kind[c] == SWS_MEM_KIND_OTHER)
 			continue; /* bookkeeping of the simulator itself, not swap metadata */
 		if (mem_kind[c] == SWS_MEM_KIND_STATIC)
@@ -73,3 +78,15 @@ void sws_stats_snapshot(struct sws_sim *sim, struct sws_stats *st)
 		st->nr_devices += sws__device(sim, t) != NULL;
 }
 
+/* The swap metadata's classes summed as sws_sim_memory_usage() sums them
+ * (static + dynamic), one load each, the others not read at all. */
+uint64_t sws__sim_kernel_swap_pages(struct sws_sim *sim)
+{
+	uint64_t meta = 0;
+#define SWS__MEM_META(name, kind, desc)          \
+	if ((kind) != SWS_MEM_KIND_OTHER)        \
+		meta += mem_class_bytes(sim, SWS_MEM_##name);
+	SWS_MEM_CLASS_LIST(SWS__MEM_META)
+#undef SWS__MEM_META
+	return SWS_DIV_ROUND_UP(meta, SWS_PAGE_SIZE) + mem_class_bytes(sim, SWS_MEM_zspage) / SWS_PAGE_SIZE;
+}

@@ -220,6 +220,7 @@ int sws__flags_parse(const char *s, uint32_t *out)
 			       : *s == 'z' ? SWS_TRACE_F_ZSWAP_WB
 			       : *s == 'a' ? SWS_TRACE_F_ANON_LRU
 			       : *s == 'f' ? SWS_TRACE_F_FILE_LRU
+			       : *s == 'v' ? SWS_TRACE_F_VICTIM
 					   : 0;
 		if (!bit || (f & bit))
 			return -1;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "mm/mm_internal.h"
 
 struct env {
 	struct sws_sim *sim;
@@ -407,6 +408,97 @@ static void test_reclaim_lru_types(void **state)
 	s0 = sws_test_mm_stats(e.mm);
 	assert_int_equal(sws_mm_reclaim_lru(e.cpu, e.mm, e.cg, 256, SWS_MM_LRU_ANON | SWS_MM_LRU_FILE), 256);
 	assert_true(delta(&e, &s0, SWS_MM_pswpout) > 0);
+	env_close(&e);
+}
+
+static uint64_t usage(struct env *e) { return atomic_load(&e->mm->memcgs[e->cg].usage); }
+
+/*
+ * sws_mm_reclaim_recorded(): a trace's record of the kernel's reclaim. In a
+ * 64-page memcg, the first charge that finds it full reclaims on its own (32
+ * anon pages, a batch); the first record counts them and swaps out only the
+ * rest. From then on a charge that finds the memcg full takes its page over
+ * the limit and reclaims nothing, the next (still over: no record came)
+ * reclaims; a file record does not count the anon pages that reclaim took.
+ */
+static void test_reclaim_recorded(void **state)
+{
+	(void)state;
+	struct env e;
+	env_open(&e, 4096, 4096, SWS_RECLAIM_KERNEL, 64);
+	write_anon(&e, 64); /* 64 charged: the first fault's batch ahead, then the stock */
+	assert_int_equal(usage(&e), 64);
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(64), true), 1);
+	assert_int_equal(delta(&e, &s0, SWS_MM_pswpout), 32);
+	assert_int_equal(usage(&e), 33);
+	/* the record of that reclaim: 32 counted, 8 more swapped out */
+	s0 = sws_test_mm_stats(e.mm);
+	assert_int_equal(sws_mm_reclaim_recorded(e.cpu, e.mm, e.cg, 40, SWS_MM_LRU_ANON), 40);
+	assert_int_equal(delta(&e, &s0, SWS_MM_pswpout), 8);
+	assert_int_equal(usage(&e), 25);
+	/* 39 faults fill it; the next takes its page over the limit */
+	s0 = sws_test_mm_stats(e.mm);
+	for (unsigned p = 65; p < 105; p++)
+		assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(p), true), 1);
+	assert_int_equal(usage(&e), 65);
+	assert_int_equal(delta(&e, &s0, SWS_MM_pswpout), 0);
+	/* no record came: the next charge reclaims */
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(105), true), 1);
+	assert_int_equal(delta(&e, &s0, SWS_MM_pswpout), 32);
+	assert_int_equal(usage(&e), 34);
+	/* a page cache record: nothing to take, the anon reclaim not counted */
+	s0 = sws_test_mm_stats(e.mm);
+	assert_int_equal(sws_mm_reclaim_recorded(e.cpu, e.mm, e.cg, 16, SWS_MM_LRU_FILE), 0);
+	/* an anon one: counted */
+	assert_int_equal(sws_mm_reclaim_recorded(e.cpu, e.mm, e.cg, 10, SWS_MM_LRU_ANON), 10);
+	assert_int_equal(delta(&e, &s0, SWS_MM_pswpout), 0);
+	/* the rest of the credit, then 8 of both types reclaimed */
+	assert_int_equal(sws_mm_reclaim_recorded(e.cpu, e.mm, e.cg, 30, SWS_MM_LRU_ANON | SWS_MM_LRU_FILE), 30);
+	assert_int_equal(delta(&e, &s0, SWS_MM_pswpout), 8);
+	assert_int_equal(usage(&e), 26);
+	env_close(&e);
+
+	/* page cache alone: the charge's reclaim counts for a file record only */
+	env_open(&e, 4096, 4096, SWS_RECLAIM_KERNEL, 64);
+	assert_int_equal(rd(&e, 1, 0, 65), 65);
+	assert_int_equal(usage(&e), 33);
+	s0 = sws_test_mm_stats(e.mm);
+	assert_int_equal(sws_mm_reclaim_recorded(e.cpu, e.mm, e.cg, 8, SWS_MM_LRU_ANON), 0);
+	assert_int_equal(sws_mm_reclaim_recorded(e.cpu, e.mm, e.cg, 32, SWS_MM_LRU_FILE), 32);
+	assert_int_equal(delta(&e, &s0, SWS_MM_pgsteal_file), 0);
+	env_close(&e);
+}
+
+/*
+ * sws_mm_reclaim_folio_at(): the folio the kernel's reclaim wrote out goes,
+ * not the one at the tail of the list: a later read of it is a swap-in. A
+ * named page the model does not hold leaves the choice to its reclaim (the
+ * oldest page). Either way the record counts as one page.
+ */
+static void test_reclaim_folio_at(void **state)
+{
+	(void)state;
+	struct env e;
+	env_open(&e, 4096, 4096, SWS_RECLAIM_KERNEL, 64);
+	write_anon(&e, 64);
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
+	assert_int_equal(sws_mm_reclaim_folio_at(e.cpu, e.mm, e.asid, PG(40) + 123, e.cg, 1), 1);
+	assert_int_equal(delta(&e, &s0, SWS_MM_pswpout), 1);
+	assert_int_equal(delta(&e, &s0, SWS_MM_pgscan), 1);
+	assert_int_equal(usage(&e), 63);
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(0), false), 0); /* the oldest stayed */
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(40), false), 1);
+	assert_int_equal(delta(&e, &s0, SWS_MM_pgmajfault), 1);
+	/* never faulted: the model's own pick, anon only */
+	s0 = sws_test_mm_stats(e.mm);
+	assert_int_equal(sws_mm_reclaim_folio_at(e.cpu, e.mm, e.asid, PG(500), e.cg, 1), 1);
+	assert_int_equal(delta(&e, &s0, SWS_MM_pswpout), 1);
+	assert_int_equal(usage(&e), 63);
+	/* a bad space or range: nothing */
+	assert_int_equal(sws_mm_reclaim_folio_at(e.cpu, e.mm, e.asid + 100, PG(1), e.cg, 1), 0);
+	assert_int_equal(sws_mm_reclaim_folio_at(e.cpu, e.mm, e.asid, 1ull << 60, e.cg, 1), 0);
+	assert_int_equal(delta(&e, &s0, SWS_MM_pswpout), 1);
 	env_close(&e);
 }
 
@@ -844,6 +936,8 @@ int main(void)
 		cmocka_unit_test(test_cache_trim_mode),
 		cmocka_unit_test(test_scan_fract_small_file),
 		cmocka_unit_test(test_reclaim_lru_types),
+		cmocka_unit_test(test_reclaim_recorded),
+		cmocka_unit_test(test_reclaim_folio_at),
 		cmocka_unit_test(test_scan_fract_refaulting),
 		cmocka_unit_test(test_scan_fract_file_low),
 		cmocka_unit_test(test_scan_fract_cost),

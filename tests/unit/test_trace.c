@@ -861,6 +861,70 @@ static void test_perf_dup(void **state)
 	unlink(p);
 }
 
+/*
+ * Reclaim's victims: a fault's folio is the task's next movable allocation
+ * (not a page table's, not one after a reclaim began: zsmalloc's); the write
+ * of that folio's PFN by reclaim names it (RECLAIM v of the faulting
+ * process's page, the large folio's first), and the reclaim's end keeps the
+ * rest of its anon count. A PFN written that no fault allocated names
+ * nothing; kswapd's writes name nothing (its shrink lines are its records).
+ * A read's page cache allocations before a reclaim that begins inside it are
+ * a FILE record then, the rest at its exit. Line N has time 3.N s.
+ */
+static void test_perf_victims(void **state)
+{
+	(void)state;
+	char p[256];
+	tmp_text(p, sizeof(p), "perf_victims.txt",
+		 " a 10 [000] 3.01: kmem:mm_page_alloc: page=0x99 pfn=0x99 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE\n"
+		 " a 10 [000] 3.02: exceptions:page_fault_user: address=0x7f0000001234 ip=0x1 error_code=0x6\n"
+		 " a 10 [000] 3.03: kmem:mm_page_alloc: page=0x5 pfn=0x5 order=0 migratetype=0 gfp_flags=GFP_KERNEL_ACCOUNT|__GFP_ZERO\n"
+		 " a 10 [000] 3.04: kmem:mm_page_alloc: page=0x100 pfn=0x100 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE|__GFP_ZERO\n"
+		 " a 10 [000] 3.05: exceptions:page_fault_user: address=0x7f0000013000 ip=0x1 error_code=0x6\n"
+		 " a 10 [000] 3.06: kmem:mm_page_alloc: page=0x200 pfn=0x200 order=4 migratetype=1 gfp_flags=GFP_TRANSHUGE_LIGHT\n"
+		 " a 10 [000] 3.07: exceptions:page_fault_user: address=0x7f0000030000 ip=0x1 error_code=0x6\n"
+		 " a 10 [000] 3.08: vmscan:mm_vmscan_memcg_reclaim_begin: order=0 gfp_flags=GFP_HIGHUSER_MOVABLE\n"
+		 " a 10 [000] 3.09: kmem:mm_page_alloc: page=0x300 pfn=0x300 order=0 migratetype=1 gfp_flags=__GFP_HIGHMEM|__GFP_MOVABLE\n"
+		 " a 10 [000] 3.10: vmscan:mm_vmscan_write_folio: page=0x100 pfn=0x100 flags=RECLAIM_WB_ANON|RECLAIM_WB_ASYNC\n"
+		 " a 10 [000] 3.11: vmscan:mm_vmscan_write_folio: page=0x200 pfn=0x200 flags=RECLAIM_WB_ANON|RECLAIM_WB_ASYNC\n"
+		 " a 10 [000] 3.12: vmscan:mm_vmscan_write_folio: page=0x300 pfn=0x300 flags=RECLAIM_WB_ANON|RECLAIM_WB_ASYNC\n"
+		 " a 10 [000] 3.13: vmscan:mm_vmscan_memcg_reclaim_end: nr_reclaimed=32\n"
+		 " kswapd0 77 [000] 3.14: vmscan:mm_vmscan_write_folio: page=0x99 pfn=0x99 flags=RECLAIM_WB_ANON|RECLAIM_WB_ASYNC\n"
+		 " a 10 [000] 3.15: syscalls:sys_enter_openat: dfd: 0xffffff9c, filename: 0x7ffd00000000, flags: 0x00000000, mode: 0x00000000\n"
+		 " a 10 [000] 3.16: syscalls:sys_exit_openat: 0x3\n"
+		 " a 10 [000] 3.17: syscalls:sys_enter_read: fd: 0x00000003, buf: 0x7f0000040000, count: 0x00010000\n"
+		 " a 10 [000] 3.18: kmem:mm_page_alloc: page=0x400 pfn=0x400 order=0 migratetype=1 gfp_flags=GFP_NOFS|__GFP_MOVABLE\n"
+		 " a 10 [000] 3.19: kmem:mm_page_alloc: page=0x401 pfn=0x401 order=1 migratetype=1 gfp_flags=GFP_NOFS|__GFP_MOVABLE\n"
+		 " a 10 [000] 3.20: exceptions:page_fault_kernel: address=0x7f0000040000 ip=_copy_to_iter error_code=0x2\n"
+		 " a 10 [000] 3.21: kmem:mm_page_alloc: page=0x500 pfn=0x500 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE|__GFP_ZERO\n"
+		 " a 10 [000] 3.22: vmscan:mm_vmscan_memcg_reclaim_begin: order=0 gfp_flags=GFP_HIGHUSER_MOVABLE\n"
+		 " a 10 [000] 3.23: vmscan:mm_vmscan_write_folio: page=0x500 pfn=0x500 flags=RECLAIM_WB_ANON|RECLAIM_WB_ASYNC\n"
+		 " a 10 [000] 3.24: vmscan:mm_vmscan_memcg_reclaim_end: nr_reclaimed=1\n"
+		 " a 10 [000] 3.25: syscalls:sys_exit_read: 0x5000\n");
+	struct sws_trace_perf_stats ps;
+	struct recs v = load_perf(p, &ps);
+	const uint32_t A = SWS_TRACE_ACCESS, W = SWS_TRACE_F_WRITE, R = SWS_TRACE_RECLAIM, V = SWS_TRACE_F_VICTIM,
+		       T = SWS_TRACE_MEMCG_TASK;
+#define AT(line) (3000000000ull + (line) * 10000000ull)
+	assert_int_equal(v.n, 10); /* the second end: its one page named, no record */
+	rec_eq(&v.v[0], AT(2), 0x7f0000001234ull, 0, A, W, 10, 10, 0, 0);
+	rec_eq(&v.v[1], AT(5), 0x7f0000013000ull, 0, A, W, 10, 10, 0, 0);
+	rec_eq(&v.v[2], AT(7), 0x7f0000030000ull, 0, A, W, 10, 10, 0, 0);
+	rec_eq(&v.v[3], AT(10), 0x7f0000001000ull, 1, R, V, 10, 10, 0, T);
+	rec_eq(&v.v[4], AT(11), 0x7f0000010000ull, 16, R, V, 10, 10, 0, T); /* the 64 KiB folio */
+	rec_eq(&v.v[5], AT(13), 0, 15, R, 0, 10, 10, 0, T);                 /* 32 less the 17 named */
+	rec_eq(&v.v[6], AT(20), 0x7f0000040000ull, 0, A, W, 10, 10, 0, 0);
+	rec_eq(&v.v[7], AT(22), 0, 0x3000, SWS_TRACE_FILE, 0, 10, 10, 0, 1); /* 3 pages allocated so far */
+	rec_eq(&v.v[8], AT(23), 0x7f0000040000ull, 1, R, V, 10, 10, 0, T);
+	rec_eq(&v.v[9], AT(25), 0x3000, 0x2000, SWS_TRACE_FILE, 0, 10, 10, 0, 1); /* the rest */
+#undef AT
+	assert_int_equal(ps.victims, 3);
+	assert_int_equal(ps.victims_untied, 1); /* pfn 0x300: zsmalloc's, in a reclaim */
+	assert_int_equal(ps.file_io_pieces, 1);
+	free(v.v);
+	unlink(p);
+}
+
 /* tests/data/perf_file_io.txt: file I/O through descriptors openat() made (the
  * offsets read and write advance, pread64/pwrite64 at their own, lseek, EOF, a
  * failed call, a descriptor no openat made), descriptors copied by fork and
@@ -2636,6 +2700,7 @@ int main(void)
 		cmocka_unit_test(test_perf_duplicates),
 		cmocka_unit_test(test_perf_syscalls),
 		cmocka_unit_test(test_perf_file_io),
+		cmocka_unit_test(test_perf_victims),
 		cmocka_unit_test(test_perf_dup),
 		cmocka_unit_test(test_perf_mmap2),
 		cmocka_unit_test(test_lackey),

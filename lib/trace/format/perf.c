@@ -23,7 +23,7 @@
  *                yet known for a process or a thread (PID/TID lines) holds
  *                back everything behind it
  */
-struct sws__perf_task {    /* 72 bytes */
+struct sws__perf_task {    /* 104 bytes */
 	uint32_t tid;           /* key; 0: empty slot */
 	uint32_t pid;           /* its process (address space) */
 	uint32_t call_arg;      /* mmap flags, madvise advice */
@@ -40,11 +40,17 @@ struct sws__perf_task {    /* 72 bytes */
 	uint64_t fork_seq;      /* SWS__PT_PENDING: sequence number of its held FORK */
 	uint64_t shrunk[2];     /* SWS__PT_SHRINK: anon, file pages its shrink_inactive
 				   lines reclaimed since its last reclaim end */
+	uint64_t fault_addr;    /* SWS__PT_FAULT: its last fault's address, no folio yet */
+	uint64_t named;         /* SWS__PT_NAMED: anon pages of its reclaim made RECLAIM v */
+	uint64_t call_alloc;    /* a read in progress: page cache pages it allocated, no record yet */
+	uint64_t call_done;     /* ... bytes its FILE records cover already (read_piece()) */
 };
 #define SWS__PT_THREAD 0x01u   /* a thread of pid (pid != tid) */
 #define SWS__PT_ASSUMED 0x02u  /* a clone the trace did not describe, taken for a process */
 #define SWS__PT_PENDING 0x04u  /* its FORK is held until its first PID/TID line */
 #define SWS__PT_SHRINK 0x08u   /* shrink_inactive lines seen in its reclaim (shrunk[]) */
+#define SWS__PT_FAULT 0x10u    /* a fault whose folio allocation is still to come */
+#define SWS__PT_NAMED 0x20u    /* write_folio lines of its reclaim made RECLAIM v (named) */
 #define SWS__SRC_TP 0x01u      /* sched:sched_process_* tracepoints */
 #define SWS__SRC_PR 0x02u      /* perf's own PERF_RECORD_* lines */
 enum {
@@ -79,6 +85,14 @@ struct sws__perf_fd {
 	uint64_t pos;
 };
 
+/* A folio a traced fault allocated: its first PFN (key, + 1; 0: empty slot),
+ * the address space and the address the folio maps first, its order. */
+struct sws__perf_pfn {
+	uint64_t key;
+	uint64_t addr;
+	uint32_t pid, order;
+};
+
 struct sws__perf_out {
 	struct sws_trace_record rec;
 	uint64_t line;          /* the line that made it */
@@ -100,6 +114,9 @@ struct sws__perf {
 	struct sws__perf_fd *fds; /* SWS_TRACE_PERF_MAX_FDS slots once a file is opened */
 	uint32_t nfds;
 	uint32_t last_file;     /* the last file id given out */
+	uint8_t alloc_seen;     /* a kmem:mm_page_alloc line was read: faults await theirs */
+	struct sws__perf_pfn *pfns; /* folios by PFN (pfn_*()), pcap slots (0 or a power of two) */
+	uint32_t pcap, pn;
 	struct sws_trace_perf_stats st;
 };
 
@@ -146,12 +163,19 @@ static inline struct sws__perf *perf_of(const struct sws_trace_reader *r)
  *  - Reclaim: a task's shrink_inactive lines are summed by LRU type in its
  *    entry (shrunk[], SWS__PT_SHRINK) until its reclaim end, which then
  *    makes one RECLAIM per type instead of one for both.
+ *  - Reclaim's victims: a fault leaves its address in the task's entry
+ *    (SWS__PT_FAULT) until the task's next kmem:mm_page_alloc of a movable
+ *    folio (a user page: not a page table; a reclaim begin in between clears
+ *    it, zsmalloc's pages being movable too), which ties the folio's PFN to
+ *    that address (pfns[]). An mm_vmscan_write_folio of an anon folio so tied
+ *    makes a RECLAIM of that folio (SWS_TRACE_F_VICTIM) and takes its pages off
+ *    the anon count of the reclaim's end (named).
  *
  * Bounds: at most SWS_TRACE_PERF_MAX_TASKS tasks are held (an entry goes as
  * soon as nothing is left to remember about its task: no call in progress,
  * no thread mapping, no report still to come), at most
  * SWS_TRACE_PERF_MAX_HELD records are queued, at most SWS_TRACE_PERF_MAX_FDS
- * descriptors are held, and one line makes at most two records (a MAP_FIXED
+ * descriptors and SWS_TRACE_PERF_MAX_PFNS folios are held, and one line makes at most two records (a MAP_FIXED
  * mmap: MUNMAP, then MMAP; a reclaim end: anon, then file).
  */
 
@@ -249,6 +273,84 @@ static void task_put(struct sws__perf *pf, struct sws__perf_task *e)
 {
 	if (e && !e->call && !e->flags && !e->dup_fork && !e->dup_exit && !e->dup_exec)
 		task_del(pf, e);
+}
+
+/* ---- folios by PFN (linear probing, backward-shift deletion as tasks[]) ---- */
+
+static uint32_t pfn_hash(uint64_t key, uint32_t cap)
+{
+	return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+}
+
+static struct sws__perf_pfn *pfn_find(struct sws__perf *pf, uint64_t pfn)
+{
+	if (!pf->pn)
+		return NULL;
+	for (uint32_t i = pfn_hash(pfn + 1, pf->pcap);; i = (i + 1) & (pf->pcap - 1)) {
+		if (pf->pfns[i].key == pfn + 1)
+			return &pf->pfns[i];
+		if (!pf->pfns[i].key)
+			return NULL;
+	}
+}
+
+static void pfn_del(struct sws__perf *pf, struct sws__perf_pfn *e)
+{
+	uint32_t mask = pf->pcap - 1, i = (uint32_t)(e - pf->pfns), j = i;
+	for (;;) {
+		j = (j + 1) & mask;
+		if (!pf->pfns[j].key)
+			break;
+		uint32_t h = pfn_hash(pf->pfns[j].key, pf->pcap);
+		if (i <= j ? (h <= i || h > j) : (h <= i && h > j)) {
+			pf->pfns[i] = pf->pfns[j];
+			i = j;
+		}
+	}
+	pf->pfns[i].key = 0;
+	pf->pn--;
+}
+
+/* Tie folio @pfn (of @order) to address @addr of @pid, in place of what it
+ * was tied to (the PFN was freed and allocated again). */
+static int pfn_tie(struct sws_trace_reader *r, uint64_t pfn, uint32_t order, uint32_t pid, uint64_t addr)
+{
+	struct sws__perf *pf = perf_of(r);
+	struct sws__perf_pfn *e = pfn_find(pf, pfn);
+	if (!e) {
+		if (pf->pn >= SWS_TRACE_PERF_MAX_PFNS) {
+			pf->st.pfns_untracked++;
+			return 0;
+		}
+		if ((pf->pn + 1) * 2 > pf->pcap) {
+			uint32_t ncap = pf->pcap ? pf->pcap * 2 : 1024;
+			struct sws__perf_pfn *n = sws__mem_zalloc(&r->mem, SWS__TRACE_MEM, (size_t)ncap * sizeof(*n), 0);
+			if (!n)
+				return sws__trace_err_line(r, SWS_ENOMEM, "out of memory for the perf folio table");
+			for (uint32_t i = 0; i < pf->pcap; i++) {
+				if (!pf->pfns[i].key)
+					continue;
+				uint32_t j = pfn_hash(pf->pfns[i].key, ncap);
+				while (n[j].key)
+					j = (j + 1) & (ncap - 1);
+				n[j] = pf->pfns[i];
+			}
+			if (pf->pfns)
+				sws__mem_free(&r->mem, SWS__TRACE_MEM, pf->pfns, (size_t)pf->pcap * sizeof(*n));
+			pf->pfns = n;
+			pf->pcap = ncap;
+		}
+		uint32_t i = pfn_hash(pfn + 1, pf->pcap);
+		while (pf->pfns[i].key)
+			i = (i + 1) & (pf->pcap - 1);
+		e = &pf->pfns[i];
+		e->key = pfn + 1;
+		pf->pn++;
+	}
+	e->addr = addr & ~(((uint64_t)SWS_PAGE_SIZE << order) - 1);
+	e->pid = pid;
+	e->order = order;
+	return 0;
 }
 
 /* The process (address space) of the line's task. */
@@ -666,13 +768,14 @@ static int call_enter(struct sws_trace_reader *r, const struct sws_perf_line *pl
 	e->call_arg = arg;
 	e->call_dirtied = 0;
 	e->call_line = r->line;
+	e->call_alloc = e->call_done = 0;
 	return 0;
 }
 
 /* The exit of @call on the line's thread: @return 1 with its arguments taken,
  * 0 when no enter is pending (counted), or an error. */
 static int call_exit(struct sws_trace_reader *r, const struct sws_perf_line *pl, uint8_t call,
-		     uint64_t *addr, uint64_t *len, uint32_t *arg, int *dirtied)
+		     uint64_t *addr, uint64_t *len, uint32_t *arg, int *dirtied, uint64_t *done)
 {
 	struct sws__perf *pf = perf_of(r);
 	struct sws__perf_task *e = pl->has_tid ? task_find(pf, pl->tid) : NULL;
@@ -691,6 +794,7 @@ static int call_exit(struct sws_trace_reader *r, const struct sws_perf_line *pl,
 	*len = e->call_len;
 	*arg = e->call_arg;
 	*dirtied = e->call_dirtied;
+	*done = e->call_done;
 	e->call = 0;
 	task_put(pf, e);
 	return 1;
@@ -812,7 +916,7 @@ static int fd_dup(struct sws__perf *pf, uint8_t call, uint32_t pid, uint32_t old
  * pwrite64). @fd_or_flags: the call's fd (openat: its flags). @dirtied: a
  * write that dirtied page cache (SWS_TRACE_READ_DIRTY_EVENTS). */
 static int file_call(struct sws_trace_reader *r, const struct sws_perf_line *pl, uint8_t call,
-		     uint32_t pid, uint64_t pos, uint32_t fd_or_flags, uint64_t ret, int dirtied)
+		     uint32_t pid, uint64_t pos, uint32_t fd_or_flags, uint64_t ret, int dirtied, uint64_t done)
 {
 	struct sws__perf *pf = perf_of(r);
 	struct sws__perf_fd *f;
@@ -870,8 +974,10 @@ static int file_call(struct sws_trace_reader *r, const struct sws_perf_line *pl,
 	if (!positioned)
 		fd_seek(pf, f->file, off + ret);
 	pf->st.file_io++;
-	return q_rec(r, pl, SWS_TRACE_FILE, off, ret, call >= SWS__CALL_WRITE ? SWS_TRACE_F_WRITE : 0,
-		     pid, pl->tid, f->file);
+	if (done >= ret)
+		return 0; /* read_piece() made its records */
+	return q_rec(r, pl, SWS_TRACE_FILE, off + done, ret - done,
+		     call >= SWS__CALL_WRITE ? SWS_TRACE_F_WRITE : 0, pid, pl->tid, f->file);
 }
 
 /* syscalls:sys_enter_* / sys_exit_* of the memory-map and file calls (@ev
@@ -894,7 +1000,8 @@ static int perf_syscall(struct sws_trace_reader *r, const struct sws_perf_line *
 	if (!t || sws__token(&p) || sws__parse_u64(t, strlen(t), 1, &ret))
 		return sws__trace_err_line(r, SWS_EFORMAT, "%s: bad or missing return value", ev);
 	int dirtied = 0;
-	int rc = call_exit(r, pl, call, &a, &b, &arg, &dirtied);
+	uint64_t done = 0;
+	int rc = call_exit(r, pl, call, &a, &b, &arg, &dirtied, &done);
 	if (rc <= 0)
 		return rc;
 	uint32_t pid = line_pid(r, pl);
@@ -943,7 +1050,7 @@ static int perf_syscall(struct sws_trace_reader *r, const struct sws_perf_line *
 		}
 		if (call >= SWS__CALL_DUP && call <= SWS__CALL_FCNTL)
 			return fd_dup(pf, call, pid, arg, b, ret);
-		return file_call(r, pl, call, pid, a, arg, ret, dirtied);
+		return file_call(r, pl, call, pid, a, arg, ret, dirtied, done);
 	}
 }
 
@@ -1046,6 +1153,95 @@ static int perf_record(struct sws_trace_reader *r, const struct sws_perf_line *p
 }
 
 /*
+ * mm_vmscan_write_folio (mm_vmscan_writepage before 6.2): an anon folio a
+ * traced fault allocated makes a RECLAIM of it, in the reclaiming task's
+ * memcg (the kernel reclaims the memcg over its limit), owned by the process
+ * whose fault it was; the reclaim's end counts it as named.
+ */
+static int perf_write_folio(struct sws_trace_reader *r, const struct sws_perf_line *pl)
+{
+	struct sws__perf *pf = perf_of(r);
+	const char *fl = sws__kv_find(pl->rest, "flags");
+	char *v = sws__kv_find(pl->rest, "pfn");
+	uint64_t pfn;
+	if (!fl || !strstr(fl, "RECLAIM_WB_ANON") || !pl->has_tid || (pl->comm && !strncmp(pl->comm, "kswapd", 6)))
+		return 0; /* (kswapd's shrink lines are its records: nothing to take them off) */
+	if (!v || sws__parse_u64(v, strlen(v), 1, &pfn))
+		return sws__trace_err_line(r, SWS_EFORMAT, "mm_vmscan_write_folio: bad or missing pfn=");
+	struct sws__perf_pfn *f = pfn_find(pf, pfn);
+	if (!f) {
+		pf->st.victims_untied++;
+		return 0;
+	}
+	uint64_t addr = f->addr, pages = 1ull << f->order;
+	uint32_t owner = f->pid;
+	pfn_del(pf, f); /* written, then freed: its next allocation ties it again */
+	struct sws__perf_task *e = task_get(r, pl->tid);
+	if (!e)
+		return r->err;
+	e->flags |= SWS__PT_NAMED;
+	e->named += pages;
+	pf->st.victims++;
+	return q_rec(r, pl, SWS_TRACE_RECLAIM, addr, pages, SWS_TRACE_F_VICTIM, owner, owner, SWS_TRACE_MEMCG_TASK);
+}
+
+/*
+ * A reclaim begins inside a read: the page cache folios the read allocated
+ * so far were charged before it (the reclaim is theirs), so they make a FILE
+ * record now, the rest of the read one at its exit.
+ */
+static int read_piece(struct sws_trace_reader *r, const struct sws_perf_line *pl, struct sws__perf_task *e)
+{
+	struct sws__perf *pf = perf_of(r);
+	if (e->call < SWS__CALL_READ || e->call > SWS__CALL_PREAD64 || !e->call_alloc)
+		return 0;
+	uint64_t len = e->call_alloc * SWS_PAGE_SIZE;
+	e->call_alloc = 0;
+	uint32_t pid = line_pid(r, pl);
+	struct sws__perf_fd *f = pf->nfds ? fd_find(pf, pid, e->call_arg) : NULL;
+	if (!f)
+		return 0;
+	uint64_t off = (e->call == SWS__CALL_PREAD64 ? e->call_addr : f->pos) + e->call_done;
+	e->call_done += len;
+	pf->st.file_io_pieces++;
+	return q_rec(r, pl, SWS_TRACE_FILE, off, len, 0, pid, pl->tid, f->file);
+}
+
+/*
+ * kmem:mm_page_alloc: the first allocation of a movable folio (a user page,
+ * GFP_HIGHUSER_MOVABLE or a large folio's GFP_TRANSHUGE*) after a task's
+ * fault is that fault's folio; one in a read, with no fault pending, is a
+ * page cache folio the read fills (read_piece()).
+ */
+static int perf_page_alloc(struct sws_trace_reader *r, const struct sws_perf_line *pl, uint32_t pid)
+{
+	struct sws__perf *pf = perf_of(r);
+	pf->alloc_seen = 1;
+	struct sws__perf_task *e = pl->has_tid ? task_find(pf, pl->tid) : NULL;
+	int reading = e && e->call >= SWS__CALL_READ && e->call <= SWS__CALL_PREAD64;
+	if (!e || (!(e->flags & SWS__PT_FAULT) && !reading))
+		return 0;
+	/* (the last key first: sws__kv_find() ends each value it finds with a NUL) */
+	const char *gfp = sws__kv_find(pl->rest, "gfp_flags");
+	if (!gfp || (!strstr(gfp, "MOVABLE") && !strstr(gfp, "TRANSHUGE")))
+		return 0;
+	char *o = sws__kv_find(pl->rest, "order");
+	char *v = sws__kv_find(pl->rest, "pfn");
+	uint64_t pfn, order;
+	if (!v || sws__parse_u64(v, strlen(v), 1, &pfn) || !o || sws__parse_u64(o, strlen(o), 0, &order) ||
+	    order > 9)
+		return sws__trace_err_line(r, SWS_EFORMAT, "mm_page_alloc: bad or missing pfn= or order=");
+	if (!(e->flags & SWS__PT_FAULT)) {
+		e->call_alloc += 1ull << order;
+		return 0;
+	}
+	e->flags &= (uint8_t)~SWS__PT_FAULT;
+	uint64_t addr = e->fault_addr;
+	task_put(pf, e);
+	return pfn_tie(r, pfn, (uint32_t)order, pid, addr);
+}
+
+/*
  * vmscan:* (@ev without "vmscan:"). A reclaim's end makes a RECLAIM of what
  * it reclaimed; when the task's mm_vmscan_lru_shrink_inactive lines came
  * before it, one per LRU type (their flags say RECLAIM_WB_ANON or
@@ -1059,6 +1255,17 @@ static int perf_vmscan(struct sws_trace_reader *r, const struct sws_perf_line *p
 	struct sws__perf *pf = perf_of(r);
 	uint32_t memcg;
 	uint64_t n;
+	if (!strcmp(ev, "mm_vmscan_write_folio") || !strcmp(ev, "mm_vmscan_writepage"))
+		return perf_write_folio(r, pl);
+	if (strstr(ev, "_reclaim_begin")) { /* its allocations are not a fault's folio */
+		struct sws__perf_task *e = pl->has_tid ? task_find(pf, pl->tid) : NULL;
+		if (e && (e->flags & SWS__PT_FAULT)) {
+			e->flags &= (uint8_t)~SWS__PT_FAULT;
+			task_put(pf, e);
+			return 0;
+		}
+		return e ? read_piece(r, pl, e) : 0;
+	}
 	int shrink = !strcmp(ev, "mm_vmscan_lru_shrink_inactive");
 	/* (flags= first: sws__kv_find() ends each value it finds with a NUL) */
 	const char *fl = shrink ? sws__kv_find(pl->rest, "flags") : NULL;
@@ -1088,15 +1295,19 @@ static int perf_vmscan(struct sws_trace_reader *r, const struct sws_perf_line *p
 		return 0;
 	}
 	struct sws__perf_task *e = pl->has_tid ? task_find(pf, pl->tid) : NULL;
-	if (!e || !(e->flags & SWS__PT_SHRINK))
+	if (!e || !(e->flags & (SWS__PT_SHRINK | SWS__PT_NAMED)))
 		return q_rec(r, pl, SWS_TRACE_RECLAIM, 0, n, 0, pid, tid, memcg);
 	/* The end's count stays the total (lines perf lost, slab pages): the
-	 * page cache's share as its lines say, at most all of it; anon the rest. */
+	 * page cache's share as its lines say, at most all of it; anon the rest,
+	 * less the folios named already (RECLAIM v). */
 	uint64_t cache = e->shrunk[1] < n ? e->shrunk[1] : n, anon = n - cache;
-	int rc = 0;
-	e->flags &= (uint8_t)~SWS__PT_SHRINK;
-	e->shrunk[0] = e->shrunk[1] = 0;
+	int rc = 0, split = e->flags & SWS__PT_SHRINK;
+	anon -= e->named < anon ? e->named : anon;
+	e->flags &= (uint8_t)~(SWS__PT_SHRINK | SWS__PT_NAMED);
+	e->shrunk[0] = e->shrunk[1] = e->named = 0;
 	task_put(pf, e);
+	if (!split)
+		return anon ? q_rec(r, pl, SWS_TRACE_RECLAIM, 0, anon, 0, pid, tid, memcg) : 0;
 	pf->st.reclaim_split++;
 	if (anon)
 		rc = q_rec(r, pl, SWS_TRACE_RECLAIM, 0, anon, SWS_TRACE_F_ANON_LRU, pid, tid, memcg);
@@ -1154,8 +1365,17 @@ static int perf_line(struct sws_trace_reader *r, char *line)
 		}
 		uint32_t flags = ((code & 0x2) ? SWS_TRACE_F_WRITE : 0) |
 				 ((code & 0x10) ? SWS_TRACE_F_IFETCH : 0);
+		if (pf->alloc_seen && pl.has_tid) { /* its folio's allocation comes next */
+			struct sws__perf_task *e = task_get(r, pl.tid);
+			if (!e)
+				return r->err;
+			e->flags |= SWS__PT_FAULT;
+			e->fault_addr = addr;
+		}
 		return q_rec(r, &pl, SWS_TRACE_ACCESS, addr, 0, flags, pid, tid, 0);
 	}
+	if (!strcmp(pl.event, "kmem:mm_page_alloc"))
+		return perf_page_alloc(r, &pl, pid);
 	if (!strcmp(pl.event, "writeback:writeback_dirty_folio")) {
 		/* page cache dirtied: by a write in progress, that write's */
 		struct sws__perf_task *e = pl.has_tid ? task_find(pf, pl.tid) : NULL;
@@ -1246,6 +1466,9 @@ static void perf_free(struct sws_trace_reader *r)
 	if (pf->fds)
 		sws__mem_free(&r->mem, SWS__TRACE_MEM, pf->fds,
 			      SWS_TRACE_PERF_MAX_FDS * sizeof(*pf->fds));
+	if (pf->pfns)
+		sws__mem_free(&r->mem, SWS__TRACE_MEM, pf->pfns, (size_t)pf->pcap * sizeof(*pf->pfns));
+	pf->pfns = NULL;
 	pf->tasks = NULL;
 	pf->q = NULL;
 	pf->fds = NULL;

@@ -347,7 +347,7 @@ static int write_text(struct sws_trace_writer *w, const struct sws_trace_record 
 	if (!x->flags) {
 		strcpy(flags, "-");
 	} else if (x->flags & ~(SWS_TRACE_F_WRITE | SWS_TRACE_F_IFETCH | SWS_TRACE_F_THP | SWS_TRACE_F_ZSWAP_WB |
-				SWS_TRACE_F_ANON_LRU | SWS_TRACE_F_FILE_LRU)) {
+				SWS_TRACE_F_ANON_LRU | SWS_TRACE_F_FILE_LRU | SWS_TRACE_F_VICTIM)) {
 		snprintf(flags, sizeof(flags), "0x%x", x->flags);
 	} else {
 		char *p = flags;
@@ -363,6 +363,8 @@ static int write_text(struct sws_trace_writer *w, const struct sws_trace_record 
 			*p++ = 'a';
 		if (x->flags & SWS_TRACE_F_FILE_LRU)
 			*p++ = 'f';
+		if (x->flags & SWS_TRACE_F_VICTIM)
+			*p++ = 'v';
 		*p = '\0';
 	}
 	int n = snprintf(line, sizeof(line), "%llu %u %u %s %s 0x%llx %llu %s %u\n",
