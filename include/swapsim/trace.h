@@ -99,6 +99,8 @@ enum sws_trace_op {
 #define SWS_TRACE_F_FILE_LRU (1u << 5) /* RECLAIM: from the file (page cache) LRU lists only */
 #define SWS_TRACE_F_VICTIM (1u << 6)   /* RECLAIM: the kernel wrote out the folio of len pages
 					* mapped at addr of pid: that folio, not one the model picks */
+#define SWS_TRACE_F_CHARGE (1u << 7)   /* RECLAIM: the reclaim of the charge before it (a kernel
+					* trace's memcg reclaim), not a memory.reclaim */
 
 /* cpu: the source does not say which CPU ran the task. */
 #define SWS_TRACE_CPU_ANY UINT32_MAX
@@ -195,9 +197,10 @@ struct sws_trace_reader;
 /* The perf importer's open file descriptors held at once (all processes); one
  * opened beyond is counted (fds_untracked) and its I/O not imported. */
 #define SWS_TRACE_PERF_MAX_FDS 1024u
-/* The perf importer's folios (PFN -> the fault that allocated it) held at once;
- * one allocated beyond is counted (pfns_untracked) and not tied. */
-#define SWS_TRACE_PERF_MAX_PFNS (1u << 23)
+/* The perf importer's folios (PFN -> the fault that allocated it) held at once
+ * (a table of up to twice as many 24-byte slots: 192 MiB); one allocated beyond
+ * is counted (pfns_untracked) and not tied. */
+#define SWS_TRACE_PERF_MAX_PFNS (1u << 22)
 
 /* Reader flags (struct sws_trace_reader_config.flags). */
 #define SWS_TRACE_READ_ADDR_HEX (1u << 0)   /* addr: bare digits are hex, not decimal */
@@ -348,7 +351,8 @@ struct sws_trace_perf_stats {
 				      of that folio (SWS_TRACE_F_VICTIM) */
 	uint64_t victims_untied;   /* ... of a folio no traced fault allocated (or perf lost
 				      the lines): left to the reclaim end's count */
-	uint64_t pfns_untracked;   /* folio allocations past SWS_TRACE_PERF_MAX_PFNS held */
+	uint64_t pfns_untracked;   /* fault folio allocations past SWS_TRACE_PERF_MAX_PFNS held,
+				      or of an order above the model's (SWS_NR_ORDERS) */
 	uint64_t file_io_pieces;   /* FILE records of a read's page cache made when a reclaim
 				      began inside it (the rest at its exit) */
 };

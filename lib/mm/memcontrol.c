@@ -98,9 +98,11 @@ static uint64_t reclaim_round(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t m
 		 u0 = p->untimed_ns;
 	uint64_t by_type[2] = {0, 0};
 	uint64_t got = sws__mm_shrink(cpu, mm, memcg, nr, memcg_only, by_type);
-	if (memcg_only) /* what the trace's next RECLAIM records of these types count first */
-		for (int t = 0; t < 2; t++)
-			atomic_fetch_add_explicit(&mm->memcgs[memcg].reclaim_credit[t], by_type[t], memory_order_relaxed);
+	/* what the trace's next records of the charges' reclaim count first */
+	for (int t = 0; memcg_only && t < 2; t++)
+		if (by_type[t])
+			atomic_fetch_add_explicit(&mm->memcgs[memcg].reclaim_credit[t], by_type[t],
+						  memory_order_relaxed);
 	uint64_t ns = vc ? (vc->now - t0) / 1000
 			 : sws__sim_clock_ns(mm->sim) - t0 - (p->untimed_ns - u0) + p->sys_modelled_ns + p->iowait_ns - m0;
 	unsigned b = ns ? 63u - (unsigned)__builtin_clzll(ns) : 0;

@@ -508,17 +508,22 @@ static uint64_t reclaim_folio_at(struct sws_cpu *cpu, struct sws_mm *mm, struct 
 				 uint16_t memcg)
 {
 	for (int tries = 0; tries < 2; tries++) {
-		mm_lock(mm, pte_lockptr(sp, addr), SWS_MM_lock_ptl_contended);
+		sws_spinlock_t *ptl = pte_lockptr(sp, addr);
+		mm_lock(mm, ptl, SWS_MM_lock_ptl_contended);
 		uint64_t *pte = sws___pte_lookup(sp, addr);
 		uint64_t v = pte ? *pte : 0;
-		sws_spin_unlock(pte_lockptr(sp, addr));
+		sws_spin_unlock(ptl);
 		if (!pte_present(v) || (v & PTE_ZEROPAGE))
 			return 0;
 		uint64_t pfn = pte_pfn(v);
 		struct sws_folio *f = mm_folio(mm, pfn);
 		if (!folio_trylock(f))
 			return 0;
-		if (folio_test(f, PG_free) || folio_test(f, PG_file) || !folio_test(f, PG_lru) || f->memcg != memcg) {
+		mm_lock(mm, ptl, SWS_MM_lock_ptl_contended); /* still mapped there (not freed and reused)? */
+		bool same = pte_present(*pte) && pte_pfn(*pte) == pfn;
+		sws_spin_unlock(ptl);
+		if (!same || folio_test(f, PG_free) || folio_test(f, PG_file) || !folio_test(f, PG_lru) ||
+		    f->memcg != memcg) {
 			folio_unlock(f);
 			return 0;
 		}
@@ -554,19 +559,22 @@ static uint64_t reclaim_folio_at(struct sws_cpu *cpu, struct sws_mm *mm, struct 
 uint64_t sws_mm_reclaim_folio_at(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_t addr,
 				 uint16_t memcg, uint64_t nr)
 {
-	struct sws_space *sp = mm ? sws__mm_space(mm, asid) : NULL;
-	addr &= ~(uint64_t)(SWS_PAGE_SIZE - 1);
-	if (!cpu || !sp || memcg >= mm->nr_memcgs || !nr || !sws__mm_range_ok(sp, addr, SWS_PAGE_SIZE))
+	if (!cpu || !mm || memcg >= mm->nr_memcgs || !nr)
 		return 0;
-	uint64_t taken = memcg ? recorded_credit(mm, memcg, nr, SWS_MM_LRU_ANON) : 0;
+	struct sws_space *sp = sws__mm_space(mm, asid);
+	addr &= ~(uint64_t)(SWS_PAGE_SIZE - 1);
+	uint64_t taken = memcg ? recorded_credit(mm, memcg, nr, SWS_MM_LRU_ANON) : 0, got = 0;
 	if (taken == nr)
 		return nr;
 	uint64_t t0 = mm_kernel_enter(mm, cpu);
 	sws__mm_lru_add_drain(cpu, mm); /* shrink_inactive_list(): this CPU's new folios first */
-	uint64_t got = reclaim_folio_at(cpu, mm, sp, addr, memcg);
-	if (!got) { /* not the model's to take: one as its reclaim picks it */
+	/* the model's folios over the kernel's, page by page, up to what is left */
+	if (nr <= (UINT64_MAX >> 12) && sws__mm_range_ok(sp, addr, nr * SWS_PAGE_SIZE))
+		for (uint64_t i = 0; i < nr && taken + got < nr; i++)
+			got += reclaim_folio_at(cpu, mm, sp, addr + i * SWS_PAGE_SIZE, memcg);
+	if (taken + got < nr) { /* not the model's to take: as its reclaim picks them */
 		uint64_t by_type[2] = {0, 0};
-		got = shrink(cpu, mm, memcg, nr - taken, memcg != 0, SWS_MM_LRU_ANON, 0, by_type);
+		got += shrink(cpu, mm, memcg, nr - taken - got, memcg != 0, SWS_MM_LRU_ANON, 0, by_type);
 	}
 	mm_kernel_exit(mm, cpu, t0);
 	return taken + got;

@@ -4,8 +4,8 @@
  *
  *   ACCESS [addr, addr+len)        sws_mm_access() per page; user time per page
  *   MADV_PAGEOUT / MADV_DONTNEED / MADV_FREE   sws_mm_madvise()
- *   RECLAIM (len pages, arg memcg) sws_mm_reclaim_recorded() (the LRU types its flags name);
- *                                  flag v: sws_mm_reclaim_folio_at() (the folio at addr)
+ *   RECLAIM (len pages, arg memcg) sws_mm_reclaim_lru() (the LRU types its flags name); flag c:
+ *                                  sws_mm_reclaim_recorded(); v: sws_mm_reclaim_folio_at()
  *   FILE                           sws_mm_file_io()
  *   FORK / EXIT                    sws_mm_fork() / sws_mm_exit()  (structural)
  *   EXEC                           the EXIT path, then a new space (dispatch.c, structural)
@@ -221,9 +221,12 @@ static void run_record(struct sws__worker *w, const struct sws__item *it)
 		else if (rec->flags & SWS_TRACE_F_VICTIM) /* the folio the kernel wrote out */
 			sws_mm_reclaim_folio_at(w->cpu, r->mm, it->asid, rec->addr, reclaim_memcg(r, rec->arg, it->proc),
 						rec->len);
-		else
+		else if (rec->flags & SWS_TRACE_F_CHARGE) /* the reclaim of the charge before it */
 			sws_mm_reclaim_recorded(w->cpu, r->mm, reclaim_memcg(r, rec->arg, it->proc), rec->len,
 						reclaim_lru_types(rec->flags));
+		else /* memory.reclaim */
+			sws_mm_reclaim_lru(w->cpu, r->mm, reclaim_memcg(r, rec->arg, it->proc), rec->len,
+					   reclaim_lru_types(rec->flags));
 		sws_mm_cpu_time_get(r->mm, w->cpu, &t1);
 		sws__charge(w, it->proc, &t1, 0, 0, SWS__PH_OTHER);
 		break;

@@ -221,6 +221,7 @@ int sws__flags_parse(const char *s, uint32_t *out)
 			       : *s == 'a' ? SWS_TRACE_F_ANON_LRU
 			       : *s == 'f' ? SWS_TRACE_F_FILE_LRU
 			       : *s == 'v' ? SWS_TRACE_F_VICTIM
+			       : *s == 'c' ? SWS_TRACE_F_CHARGE
 					   : 0;
 		if (!bit || (f & bit))
 			return -1;

@@ -215,6 +215,19 @@ awk -v w="$(awk '$1 == "pswpin" { print $4 }' "$work/sort16v.noalloc")" \
 	fail "sort16v: named victims: pswpin $(grep '^pswpin' "$work/sort16v"), without: $(grep '^pswpin' "$work/sort16v.noalloc")"
 echo "ok: the victims the kernel's reclaim wrote out are the replay's"
 
+# A RECLAIM record is memory.reclaim unless flagged c (a kernel trace's memcg
+# reclaim: the reclaim of the charge before it, which what the memcg's charges
+# reclaimed on their own counts first). 1,000 pages written in a 1M memcg,
+# then a record of 100 pages: 100 more swapped out plain, none flagged c.
+for f in - c; do
+	printf '# swapsim-trace v1\n1 1 1 - access 0x10000000 4096000 w 0\n2 1 1 - reclaim 0x0 100 %s 4294967295\n' "$f" >"$work/rec$f.swt"
+	"$replay" --trace "$work/rec$f.swt" --mem-limit 1M --swap size=64M --report counters 2>/dev/null |
+		awk '$1 == "mm.pswpout" { print $2 }' >"$work/rec$f.out"
+done
+[ "$(cat "$work/rec-.out")" = "$(($(cat "$work/recc.out") + 100))" ] ||
+	fail "reclaim records: plain $(cat "$work/rec-.out"), flagged c $(cat "$work/recc.out")"
+echo "ok: a reclaim record is memory.reclaim, one flagged c the charge's"
+
 # --check --trace FILE: that trace, the recorded one not needed.
 mkdir -p "$work/alone"
 cp "$m" "$work/alone/kernel.txt"

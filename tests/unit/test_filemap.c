@@ -495,10 +495,17 @@ static void test_reclaim_folio_at(void **state)
 	assert_int_equal(sws_mm_reclaim_folio_at(e.cpu, e.mm, e.asid, PG(500), e.cg, 1), 1);
 	assert_int_equal(delta(&e, &s0, SWS_MM_pswpout), 1);
 	assert_int_equal(usage(&e), 63);
-	/* a bad space or range: nothing */
-	assert_int_equal(sws_mm_reclaim_folio_at(e.cpu, e.mm, e.asid + 100, PG(1), e.cg, 1), 0);
-	assert_int_equal(sws_mm_reclaim_folio_at(e.cpu, e.mm, e.asid, 1ull << 60, e.cg, 1), 0);
-	assert_int_equal(delta(&e, &s0, SWS_MM_pswpout), 1);
+	/* a space gone (its owner exited) or a bad address: the model's pick too */
+	assert_int_equal(sws_mm_reclaim_folio_at(e.cpu, e.mm, e.asid + 100, PG(1), e.cg, 1), 1);
+	assert_int_equal(sws_mm_reclaim_folio_at(e.cpu, e.mm, e.asid, 1ull << 60, e.cg, 1), 1);
+	assert_int_equal(delta(&e, &s0, SWS_MM_pswpout), 3);
+	/* a 64 KiB folio of the kernel's over the model's 4 KiB ones: 4 pages of it here */
+	s0 = sws_test_mm_stats(e.mm);
+	assert_int_equal(sws_mm_reclaim_folio_at(e.cpu, e.mm, e.asid, PG(20), e.cg, 4), 4);
+	assert_int_equal(delta(&e, &s0, SWS_MM_pswpout), 4);
+	for (unsigned p = 20; p < 24; p++)
+		assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(p), false), 1);
+	assert_int_equal(delta(&e, &s0, SWS_MM_pgmajfault), 4);
 	env_close(&e);
 }
 

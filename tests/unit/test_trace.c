@@ -303,7 +303,7 @@ static void test_perf_swap(void **state)
 		if (v.v[i].op != SWS_TRACE_RECLAIM)
 			continue;
 		if (nrec++ == 0)
-			rec_eq(&v.v[i], 481145626000ull, 0, 41, SWS_TRACE_RECLAIM, 0, 7768, 7768, 0,
+			rec_eq(&v.v[i], 481145626000ull, 0, 41, SWS_TRACE_RECLAIM, SWS_TRACE_F_CHARGE, 7768, 7768, 0,
 			       SWS_TRACE_MEMCG_TASK);
 		assert_int_equal(v.v[i].len, 41);
 	}
@@ -900,26 +900,50 @@ static void test_perf_victims(void **state)
 		 " a 10 [000] 3.22: vmscan:mm_vmscan_memcg_reclaim_begin: order=0 gfp_flags=GFP_HIGHUSER_MOVABLE\n"
 		 " a 10 [000] 3.23: vmscan:mm_vmscan_write_folio: page=0x500 pfn=0x500 flags=RECLAIM_WB_ANON|RECLAIM_WB_ASYNC\n"
 		 " a 10 [000] 3.24: vmscan:mm_vmscan_memcg_reclaim_end: nr_reclaimed=1\n"
-		 " a 10 [000] 3.25: syscalls:sys_exit_read: 0x5000\n");
+		 " a 10 [000] 3.25: syscalls:sys_exit_read: 0x5000\n"
+		 " a 10 [000] 3.26: exceptions:page_fault_user: address=0x7f0000050000 ip=0x1 error_code=0x6\n"
+		 " a 10 [000] 3.27: kmem:mm_page_alloc: page=0x0 pfn=0x0 order=4 migratetype=1 gfp_flags=GFP_TRANSHUGE_LIGHT\n"
+		 " a 10 [000] 3.28: kmem:mm_page_alloc: page=0x700 pfn=0x700 order=4 migratetype=1 gfp_flags=GFP_TRANSHUGE_LIGHT\n"
+		 " a 10 [000] 3.29: kmem:mm_page_alloc: page=0x800 pfn=0x800 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE\n"
+		 " a 10 [000] 3.30: vmscan:mm_vmscan_memcg_reclaim_begin: order=0 gfp_flags=GFP_HIGHUSER_MOVABLE\n"
+		 " a 10 [000] 3.31: vmscan:mm_vmscan_write_folio: page=0x700 pfn=0x700 flags=RECLAIM_WB_ANON|RECLAIM_WB_ASYNC\n"
+		 " a 10 [000] 3.32: vmscan:mm_vmscan_write_folio: page=0x800 pfn=0x800 flags=RECLAIM_WB_ANON|RECLAIM_WB_ASYNC\n"
+		 " a 10 [000] 3.33: vmscan:mm_vmscan_memcg_reclaim_end: nr_reclaimed=2\n"
+		 " a 10 [000] 3.34: exceptions:page_fault_user: address=0x7f0000060000 ip=0x1 error_code=0x6\n"
+		 " a 10 [000] 3.35: kmem:mm_page_alloc: page=0x900 pfn=0x900 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE\n"
+		 " a 10 [000] 3.36: vmscan:mm_vmscan_write_folio: page=0x900 pfn=0x900 flags=RECLAIM_WB_ANON|RECLAIM_WB_ASYNC\n"
+		 " a 10 [000] 3.37: vmscan:mm_vmscan_memcg_reclaim_begin: order=0 gfp_flags=GFP_HIGHUSER_MOVABLE\n"
+		 " a 10 [000] 3.38: vmscan:mm_vmscan_write_folio: page=0x900 pfn=0x900 flags=RECLAIM_WB_ANON|RECLAIM_WB_ASYNC\n"
+		 " a 10 [000] 3.39: vmscan:mm_vmscan_memcg_reclaim_end: nr_reclaimed=1\n");
 	struct sws_trace_perf_stats ps;
 	struct recs v = load_perf(p, &ps);
-	const uint32_t A = SWS_TRACE_ACCESS, W = SWS_TRACE_F_WRITE, R = SWS_TRACE_RECLAIM, V = SWS_TRACE_F_VICTIM,
+	const uint32_t A = SWS_TRACE_ACCESS, W = SWS_TRACE_F_WRITE, R = SWS_TRACE_RECLAIM, C = SWS_TRACE_F_CHARGE,
+		       V = SWS_TRACE_F_VICTIM | C,
 		       T = SWS_TRACE_MEMCG_TASK;
 #define AT(line) (3000000000ull + (line) * 10000000ull)
-	assert_int_equal(v.n, 10); /* the second end: its one page named, no record */
+	assert_int_equal(v.n, 15); /* the second end: its one page named, no record */
 	rec_eq(&v.v[0], AT(2), 0x7f0000001234ull, 0, A, W, 10, 10, 0, 0);
 	rec_eq(&v.v[1], AT(5), 0x7f0000013000ull, 0, A, W, 10, 10, 0, 0);
 	rec_eq(&v.v[2], AT(7), 0x7f0000030000ull, 0, A, W, 10, 10, 0, 0);
 	rec_eq(&v.v[3], AT(10), 0x7f0000001000ull, 1, R, V, 10, 10, 0, T);
 	rec_eq(&v.v[4], AT(11), 0x7f0000010000ull, 16, R, V, 10, 10, 0, T); /* the 64 KiB folio */
-	rec_eq(&v.v[5], AT(13), 0, 15, R, 0, 10, 10, 0, T);                 /* 32 less the 17 named */
+	rec_eq(&v.v[5], AT(13), 0, 15, R, C, 10, 10, 0, T);                 /* 32 less the 17 named */
 	rec_eq(&v.v[6], AT(20), 0x7f0000040000ull, 0, A, W, 10, 10, 0, 0);
 	rec_eq(&v.v[7], AT(22), 0, 0x3000, SWS_TRACE_FILE, 0, 10, 10, 0, 1); /* 3 pages allocated so far */
 	rec_eq(&v.v[8], AT(23), 0x7f0000040000ull, 1, R, V, 10, 10, 0, T);
 	rec_eq(&v.v[9], AT(25), 0x3000, 0x2000, SWS_TRACE_FILE, 0, 10, 10, 0, 1); /* the rest */
+	/* a failed allocation (pfn 0) ties nothing; the 64 KiB folio's fallback to
+	 * 4 KiB takes its place */
+	rec_eq(&v.v[10], AT(26), 0x7f0000050000ull, 0, A, W, 10, 10, 0, 0);
+	rec_eq(&v.v[11], AT(32), 0x7f0000050000ull, 1, R, V, 10, 10, 0, T);
+	rec_eq(&v.v[12], AT(33), 0, 1, R, C, 10, 10, 0, T);
+	/* a write outside a reclaim (MADV_PAGEOUT's) names nothing and unties the
+	 * folio, so the next reclaim's end keeps its page */
+	rec_eq(&v.v[13], AT(34), 0x7f0000060000ull, 0, A, W, 10, 10, 0, 0);
+	rec_eq(&v.v[14], AT(39), 0, 1, R, C, 10, 10, 0, T);
 #undef AT
-	assert_int_equal(ps.victims, 3);
-	assert_int_equal(ps.victims_untied, 1); /* pfn 0x300: zsmalloc's, in a reclaim */
+	assert_int_equal(ps.victims, 4);
+	assert_int_equal(ps.victims_untied, 3); /* 0x300: zsmalloc's; 0x700: the fallback; 0x900: untied */
 	assert_int_equal(ps.file_io_pieces, 1);
 	free(v.v);
 	unlink(p);
@@ -954,9 +978,10 @@ static void test_perf_file_io(void **state)
 	rec_eq(&v.v[12], AT(37), 0x2000, 0x1000, F, W, 11, 11, 0, 2);  /* kept across exec */
 	rec_eq(&v.v[13], AT(42), 0, 0, SWS_TRACE_EXIT, 0, 11, 11, 0, 0);
 	/* the end's 16: 7 file pages as the lines say, the other 9 anon */
-	rec_eq(&v.v[14], AT(47), 0, 9, SWS_TRACE_RECLAIM, SWS_TRACE_F_ANON_LRU, 10, 10, 0, T);
-	rec_eq(&v.v[15], AT(47), 0, 7, SWS_TRACE_RECLAIM, SWS_TRACE_F_FILE_LRU, 10, 10, 0, T);
-	rec_eq(&v.v[16], AT(48), 0, 4, SWS_TRACE_RECLAIM, 0, 10, 10, 0, T);
+	/* a memcg's: the reclaim of the charge before it (flag c) */
+	rec_eq(&v.v[14], AT(47), 0, 9, SWS_TRACE_RECLAIM, SWS_TRACE_F_ANON_LRU | SWS_TRACE_F_CHARGE, 10, 10, 0, T);
+	rec_eq(&v.v[15], AT(47), 0, 7, SWS_TRACE_RECLAIM, SWS_TRACE_F_FILE_LRU | SWS_TRACE_F_CHARGE, 10, 10, 0, T);
+	rec_eq(&v.v[16], AT(48), 0, 4, SWS_TRACE_RECLAIM, SWS_TRACE_F_CHARGE, 10, 10, 0, T);
 	rec_eq(&v.v[17], AT(49), 0, 9, SWS_TRACE_RECLAIM, SWS_TRACE_F_FILE_LRU, 50, 50, 0, SWS_TRACE_MEMCG_ROOT);
 #undef AT
 	assert_int_equal(ps.files_opened, 2);

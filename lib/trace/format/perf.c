@@ -23,7 +23,7 @@
  *                yet known for a process or a thread (PID/TID lines) holds
  *                back everything behind it
  */
-struct sws__perf_task {    /* 104 bytes */
+struct sws__perf_task {    /* 112 bytes */
 	uint32_t tid;           /* key; 0: empty slot */
 	uint32_t pid;           /* its process (address space) */
 	uint32_t call_arg;      /* mmap flags, madvise advice */
@@ -40,7 +40,9 @@ struct sws__perf_task {    /* 104 bytes */
 	uint64_t fork_seq;      /* SWS__PT_PENDING: sequence number of its held FORK */
 	uint64_t shrunk[2];     /* SWS__PT_SHRINK: anon, file pages its shrink_inactive
 				   lines reclaimed since its last reclaim end */
-	uint64_t fault_addr;    /* SWS__PT_FAULT: its last fault's address, no folio yet */
+	uint64_t fault_addr;    /* SWS__PT_FAULT: its last fault's address */
+	uint64_t fault_pfn;     /* ... the folio tied to it (PFN + 1; 0: none yet), its order: */
+	uint32_t fault_order;
 	uint64_t named;         /* SWS__PT_NAMED: anon pages of its reclaim made RECLAIM v */
 	uint64_t call_alloc;    /* a read in progress: page cache pages it allocated, no record yet */
 	uint64_t call_done;     /* ... bytes its FILE records cover already (read_piece()) */
@@ -49,8 +51,9 @@ struct sws__perf_task {    /* 104 bytes */
 #define SWS__PT_ASSUMED 0x02u  /* a clone the trace did not describe, taken for a process */
 #define SWS__PT_PENDING 0x04u  /* its FORK is held until its first PID/TID line */
 #define SWS__PT_SHRINK 0x08u   /* shrink_inactive lines seen in its reclaim (shrunk[]) */
-#define SWS__PT_FAULT 0x10u    /* a fault whose folio allocation is still to come */
+#define SWS__PT_FAULT 0x10u    /* a fault whose allocations tie a folio (perf_page_alloc()) */
 #define SWS__PT_NAMED 0x20u    /* write_folio lines of its reclaim made RECLAIM v (named) */
+#define SWS__PT_RECLAIM 0x40u  /* inside a reclaim (from its begin to its end) */
 #define SWS__SRC_TP 0x01u      /* sched:sched_process_* tracepoints */
 #define SWS__SRC_PR 0x02u      /* perf's own PERF_RECORD_* lines */
 enum {
@@ -164,12 +167,16 @@ static inline struct sws__perf *perf_of(const struct sws_trace_reader *r)
  *    entry (shrunk[], SWS__PT_SHRINK) until its reclaim end, which then
  *    makes one RECLAIM per type instead of one for both.
  *  - Reclaim's victims: a fault leaves its address in the task's entry
- *    (SWS__PT_FAULT) until the task's next kmem:mm_page_alloc of a movable
- *    folio (a user page: not a page table; a reclaim begin in between clears
- *    it, zsmalloc's pages being movable too), which ties the folio's PFN to
- *    that address (pfns[]). An mm_vmscan_write_folio of an anon folio so tied
- *    makes a RECLAIM of that folio (SWS_TRACE_F_VICTIM) and takes its pages off
- *    the anon count of the reclaim's end (named).
+ *    (SWS__PT_FAULT) until the task's next fault or system call. Its first
+ *    kmem:mm_page_alloc of a movable folio (a user page, not a page table's;
+ *    none inside a reclaim: zsmalloc's pages are movable too) ties the
+ *    folio's PFN to that address (pfns[]); a smaller one after it (a large
+ *    folio's fallback) takes its place; one as large or larger (readahead)
+ *    unties it, the fault's folio being unknown. Any other allocation of a
+ *    PFN unties it. An mm_vmscan_write_folio inside a reclaim of an anon
+ *    folio so tied makes a RECLAIM of that folio (SWS_TRACE_F_VICTIM) and
+ *    takes its pages off the anon count of the reclaim's end (named); one
+ *    outside a reclaim (MADV_PAGEOUT's) only unties it.
  *
  * Bounds: at most SWS_TRACE_PERF_MAX_TASKS tasks are held (an entry goes as
  * soon as nothing is left to remember about its task: no call in progress,
@@ -769,6 +776,7 @@ static int call_enter(struct sws_trace_reader *r, const struct sws_perf_line *pl
 	e->call_dirtied = 0;
 	e->call_line = r->line;
 	e->call_alloc = e->call_done = 0;
+	e->flags &= (uint8_t)~SWS__PT_FAULT; /* its allocations are the call's */
 	return 0;
 }
 
@@ -1164,25 +1172,28 @@ static int perf_write_folio(struct sws_trace_reader *r, const struct sws_perf_li
 	const char *fl = sws__kv_find(pl->rest, "flags");
 	char *v = sws__kv_find(pl->rest, "pfn");
 	uint64_t pfn;
-	if (!fl || !strstr(fl, "RECLAIM_WB_ANON") || !pl->has_tid || (pl->comm && !strncmp(pl->comm, "kswapd", 6)))
-		return 0; /* (kswapd's shrink lines are its records: nothing to take them off) */
 	if (!v || sws__parse_u64(v, strlen(v), 1, &pfn))
 		return sws__trace_err_line(r, SWS_EFORMAT, "mm_vmscan_write_folio: bad or missing pfn=");
 	struct sws__perf_pfn *f = pfn_find(pf, pfn);
+	uint64_t addr = f ? f->addr : 0, pages = f ? 1ull << f->order : 0;
+	uint32_t owner = f ? f->pid : 0;
+	if (f)
+		pfn_del(pf, f); /* written, then freed: its next allocation ties it again */
+	/* Named only in a reclaim of a task (not MADV_PAGEOUT's, whose record is
+	 * its own; not kswapd's, whose shrink lines are its records). */
+	struct sws__perf_task *e = pl->has_tid ? task_find(pf, pl->tid) : NULL;
+	if (!fl || !strstr(fl, "RECLAIM_WB_ANON") || !e || !(e->flags & SWS__PT_RECLAIM) ||
+	    (pl->comm && !strncmp(pl->comm, "kswapd", 6)))
+		return 0;
 	if (!f) {
 		pf->st.victims_untied++;
 		return 0;
 	}
-	uint64_t addr = f->addr, pages = 1ull << f->order;
-	uint32_t owner = f->pid;
-	pfn_del(pf, f); /* written, then freed: its next allocation ties it again */
-	struct sws__perf_task *e = task_get(r, pl->tid);
-	if (!e)
-		return r->err;
 	e->flags |= SWS__PT_NAMED;
 	e->named += pages;
 	pf->st.victims++;
-	return q_rec(r, pl, SWS_TRACE_RECLAIM, addr, pages, SWS_TRACE_F_VICTIM, owner, owner, SWS_TRACE_MEMCG_TASK);
+	return q_rec(r, pl, SWS_TRACE_RECLAIM, addr, pages, SWS_TRACE_F_VICTIM | SWS_TRACE_F_CHARGE, owner, owner,
+		     SWS_TRACE_MEMCG_TASK);
 }
 
 /*
@@ -1217,28 +1228,44 @@ static int perf_page_alloc(struct sws_trace_reader *r, const struct sws_perf_lin
 {
 	struct sws__perf *pf = perf_of(r);
 	pf->alloc_seen = 1;
-	struct sws__perf_task *e = pl->has_tid ? task_find(pf, pl->tid) : NULL;
-	int reading = e && e->call >= SWS__CALL_READ && e->call <= SWS__CALL_PREAD64;
-	if (!e || (!(e->flags & SWS__PT_FAULT) && !reading))
-		return 0;
 	/* (the last key first: sws__kv_find() ends each value it finds with a NUL) */
 	const char *gfp = sws__kv_find(pl->rest, "gfp_flags");
-	if (!gfp || (!strstr(gfp, "MOVABLE") && !strstr(gfp, "TRANSHUGE")))
-		return 0;
 	char *o = sws__kv_find(pl->rest, "order");
 	char *v = sws__kv_find(pl->rest, "pfn");
 	uint64_t pfn, order;
-	if (!v || sws__parse_u64(v, strlen(v), 1, &pfn) || !o || sws__parse_u64(o, strlen(o), 0, &order) ||
-	    order > 9)
+	if (!v || sws__parse_u64(v, strlen(v), 1, &pfn) || !o || sws__parse_u64(o, strlen(o), 0, &order))
 		return sws__trace_err_line(r, SWS_EFORMAT, "mm_page_alloc: bad or missing pfn= or order=");
-	if (!(e->flags & SWS__PT_FAULT)) {
-		e->call_alloc += 1ull << order;
+	if (!pfn || pfn >= UINT64_MAX >> 12)
+		return 0; /* a failed allocation (no page: pfn 0), or none */
+	struct sws__perf_pfn *old = pfn_find(pf, pfn);
+	if (old) /* freed and allocated again: its tie is over */
+		pfn_del(pf, old);
+	struct sws__perf_task *e = pl->has_tid ? task_find(pf, pl->tid) : NULL;
+	if (!e || (e->flags & SWS__PT_RECLAIM) || !gfp || (!strstr(gfp, "MOVABLE") && !strstr(gfp, "TRANSHUGE")))
+		return 0; /* a page table, slab, reclaim's own (zsmalloc) */
+	if (order >= SWS_NR_ORDERS) {
+		pf->st.pfns_untracked++; /* larger than the model's folios */
 		return 0;
 	}
-	e->flags &= (uint8_t)~SWS__PT_FAULT;
-	uint64_t addr = e->fault_addr;
-	task_put(pf, e);
-	return pfn_tie(r, pfn, (uint32_t)order, pid, addr);
+	if (!(e->flags & SWS__PT_FAULT)) {
+		if (e->call >= SWS__CALL_READ && e->call <= SWS__CALL_PREAD64)
+			e->call_alloc += 1ull << order; /* the read's page cache */
+		return 0;
+	}
+	if (e->fault_pfn) {
+		struct sws__perf_pfn *t = pfn_find(pf, e->fault_pfn - 1);
+		if (t)
+			pfn_del(pf, t);
+		e->fault_pfn = 0;
+		if (order >= e->fault_order) { /* several folios (readahead): which is the fault's? */
+			e->flags &= (uint8_t)~SWS__PT_FAULT;
+			task_put(pf, e);
+			return 0;
+		}
+	}
+	e->fault_pfn = pfn + 1;
+	e->fault_order = (uint32_t)order;
+	return pfn_tie(r, pfn, (uint32_t)order, pid, e->fault_addr);
 }
 
 /*
@@ -1257,14 +1284,14 @@ static int perf_vmscan(struct sws_trace_reader *r, const struct sws_perf_line *p
 	uint64_t n;
 	if (!strcmp(ev, "mm_vmscan_write_folio") || !strcmp(ev, "mm_vmscan_writepage"))
 		return perf_write_folio(r, pl);
-	if (strstr(ev, "_reclaim_begin")) { /* its allocations are not a fault's folio */
-		struct sws__perf_task *e = pl->has_tid ? task_find(pf, pl->tid) : NULL;
-		if (e && (e->flags & SWS__PT_FAULT)) {
-			e->flags &= (uint8_t)~SWS__PT_FAULT;
-			task_put(pf, e);
+	if (strstr(ev, "_reclaim_begin")) { /* until its end, allocations are reclaim's own */
+		if (!pl->has_tid)
 			return 0;
-		}
-		return e ? read_piece(r, pl, e) : 0;
+		struct sws__perf_task *e = task_get(r, pl->tid);
+		if (!e)
+			return r->err;
+		e->flags |= SWS__PT_RECLAIM;
+		return read_piece(r, pl, e);
 	}
 	int shrink = !strcmp(ev, "mm_vmscan_lru_shrink_inactive");
 	/* (flags= first: sws__kv_find() ends each value it finds with a NUL) */
@@ -1281,6 +1308,8 @@ static int perf_vmscan(struct sws_trace_reader *r, const struct sws_perf_line *p
 		return 0;
 	if (!v || sws__parse_u64(v, strlen(v), 0, &n))
 		return sws__trace_err_line(r, SWS_EFORMAT, "%s: bad or missing nr_reclaimed=", ev);
+	/* a memcg's: the reclaim of the charge that found it full */
+	const uint32_t charge = memcg == SWS_TRACE_MEMCG_TASK ? SWS_TRACE_F_CHARGE : 0;
 	if (shrink) {
 		uint32_t type = file ? SWS_TRACE_F_FILE_LRU : SWS_TRACE_F_ANON_LRU;
 		if (pl->comm && !strncmp(pl->comm, "kswapd", 6))
@@ -1295,8 +1324,13 @@ static int perf_vmscan(struct sws_trace_reader *r, const struct sws_perf_line *p
 		return 0;
 	}
 	struct sws__perf_task *e = pl->has_tid ? task_find(pf, pl->tid) : NULL;
+	if (e && (e->flags & SWS__PT_RECLAIM)) {
+		e->flags &= (uint8_t)~SWS__PT_RECLAIM;
+		task_put(pf, e);
+		e = task_find(pf, pl->tid);
+	}
 	if (!e || !(e->flags & (SWS__PT_SHRINK | SWS__PT_NAMED)))
-		return q_rec(r, pl, SWS_TRACE_RECLAIM, 0, n, 0, pid, tid, memcg);
+		return q_rec(r, pl, SWS_TRACE_RECLAIM, 0, n, charge, pid, tid, memcg);
 	/* The end's count stays the total (lines perf lost, slab pages): the
 	 * page cache's share as its lines say, at most all of it; anon the rest,
 	 * less the folios named already (RECLAIM v). */
@@ -1307,12 +1341,12 @@ static int perf_vmscan(struct sws_trace_reader *r, const struct sws_perf_line *p
 	e->shrunk[0] = e->shrunk[1] = e->named = 0;
 	task_put(pf, e);
 	if (!split)
-		return anon ? q_rec(r, pl, SWS_TRACE_RECLAIM, 0, anon, 0, pid, tid, memcg) : 0;
+		return anon ? q_rec(r, pl, SWS_TRACE_RECLAIM, 0, anon, charge, pid, tid, memcg) : 0;
 	pf->st.reclaim_split++;
 	if (anon)
-		rc = q_rec(r, pl, SWS_TRACE_RECLAIM, 0, anon, SWS_TRACE_F_ANON_LRU, pid, tid, memcg);
+		rc = q_rec(r, pl, SWS_TRACE_RECLAIM, 0, anon, SWS_TRACE_F_ANON_LRU | charge, pid, tid, memcg);
 	if (!rc && cache)
-		rc = q_rec(r, pl, SWS_TRACE_RECLAIM, 0, cache, SWS_TRACE_F_FILE_LRU, pid, tid, memcg);
+		rc = q_rec(r, pl, SWS_TRACE_RECLAIM, 0, cache, SWS_TRACE_F_FILE_LRU | charge, pid, tid, memcg);
 	return rc;
 }
 
@@ -1371,6 +1405,7 @@ static int perf_line(struct sws_trace_reader *r, char *line)
 				return r->err;
 			e->flags |= SWS__PT_FAULT;
 			e->fault_addr = addr;
+			e->fault_pfn = 0;
 		}
 		return q_rec(r, &pl, SWS_TRACE_ACCESS, addr, 0, flags, pid, tid, 0);
 	}

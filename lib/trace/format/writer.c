@@ -347,7 +347,8 @@ static int write_text(struct sws_trace_writer *w, const struct sws_trace_record 
 	if (!x->flags) {
 		strcpy(flags, "-");
 	} else if (x->flags & ~(SWS_TRACE_F_WRITE | SWS_TRACE_F_IFETCH | SWS_TRACE_F_THP | SWS_TRACE_F_ZSWAP_WB |
-				SWS_TRACE_F_ANON_LRU | SWS_TRACE_F_FILE_LRU | SWS_TRACE_F_VICTIM)) {
+				SWS_TRACE_F_ANON_LRU | SWS_TRACE_F_FILE_LRU | SWS_TRACE_F_VICTIM |
+				SWS_TRACE_F_CHARGE)) {
 		snprintf(flags, sizeof(flags), "0x%x", x->flags);
 	} else {
 		char *p = flags;
@@ -365,6 +366,8 @@ static int write_text(struct sws_trace_writer *w, const struct sws_trace_record 
 			*p++ = 'f';
 		if (x->flags & SWS_TRACE_F_VICTIM)
 			*p++ = 'v';
+		if (x->flags & SWS_TRACE_F_CHARGE)
+			*p++ = 'c';
 		*p = '\0';
 	}
 	int n = snprintf(line, sizeof(line), "%llu %u %u %s %s 0x%llx %llu %s %u\n",
