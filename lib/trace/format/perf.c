@@ -1336,9 +1336,13 @@ static int perf_vmscan(struct sws_trace_reader *r, const struct sws_perf_line *p
 	 * less the folios named already (RECLAIM v). */
 	uint64_t cache = e->shrunk[1] < n ? e->shrunk[1] : n, anon = n - cache;
 	int rc = 0, split = e->flags & SWS__PT_SHRINK;
-	anon -= e->named < anon ? e->named : anon;
-	e->flags &= (uint8_t)~(SWS__PT_SHRINK | SWS__PT_NAMED);
-	e->shrunk[0] = e->shrunk[1] = e->named = 0;
+	/* Named folios this end does not count (a swap device that completes
+	 * writes later frees them in a later pass) are the next end's. */
+	uint64_t named = e->named < anon ? e->named : anon;
+	anon -= named;
+	e->named -= named;
+	e->flags &= (uint8_t)~(SWS__PT_SHRINK | (e->named ? 0 : SWS__PT_NAMED));
+	e->shrunk[0] = e->shrunk[1] = 0;
 	task_put(pf, e);
 	if (!split)
 		return anon ? q_rec(r, pl, SWS_TRACE_RECLAIM, 0, anon, charge, pid, tid, memcg) : 0;
