@@ -219,6 +219,13 @@ static unsigned isolate_victims(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t
 	return n;
 }
 
+/* stat.nr_pageout: whether pageout() writes anon folio @f (to swap or
+ * zswap): not a lazily freed one, not a clean swap-cache copy. */
+static bool anon_pageout_writes(struct sws_folio *f)
+{
+	return !folio_test(f, PG_lazyfree) && (folio_test(f, PG_dirty) || !folio_test(f, PG_swapcache));
+}
+
 /*
  * Reclaim locked, isolated page cache folio @pfn: written back if dirty (the
  * flusher's work: the model has no flusher, so reclaim reaching a dirty
@@ -354,11 +361,8 @@ static uint64_t shrink_memcg(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t me
 			}
 			struct sws_folio *f = mm_folio(mm, pfn);
 			uint64_t nr_pages = folio_nr(f);
-			/* stat.nr_pageout: an anon folio pageout() writes (to swap or
-			 * zswap), not a lazily freed one or a clean swap-cache copy; a
-			 * dirty file page is the flusher's write, not reclaim's */
-			bool writes = !file && !folio_test(f, PG_lazyfree) &&
-				      (folio_test(f, PG_dirty) || !folio_test(f, PG_swapcache));
+			/* a dirty file page is the flusher's write, not reclaim's */
+			bool writes = !file && anon_pageout_writes(f);
 			int rc = file ? reclaim_file_folio(cpu, mm, pfn) : sws__mm_pageout_folio(cpu, mm, pfn);
 			if (rc == 0) {
 				reclaimed += nr_pages;
@@ -532,7 +536,7 @@ static uint64_t reclaim_folio_at(struct sws_cpu *cpu, struct sws_mm *mm, struct 
 		mm_count(mm, cpu, SWS_MM_pgscan, nr);
 		mm_cost(cpu, SWS_COST_rmap, 1); /* folio_referenced() */
 		folio_clear(f, PG_young | PG_referenced);
-		bool writes = !folio_test(f, PG_lazyfree) && (folio_test(f, PG_dirty) || !folio_test(f, PG_swapcache));
+		bool writes = anon_pageout_writes(f);
 		int rc = sws__mm_pageout_folio(cpu, mm, pfn);
 		if (rc == SWS_EAGAIN)
 			continue; /* split: its pages are back on the list */

@@ -215,21 +215,20 @@ static void run_record(struct sws__worker *w, const struct sws__item *it)
 	case SWS_TRACE_FILE:
 		run_file(w, it);
 		break;
-	case SWS_TRACE_RECLAIM:
+	case SWS_TRACE_RECLAIM: {
+		uint16_t memcg = reclaim_memcg(r, rec->arg, it->proc);
 		if (rec->flags & SWS_TRACE_F_ZSWAP_WB) /* memory.reclaim "SIZE zswap_writeback_only" */
-			sws_mm_zswap_writeback_only(w->cpu, r->mm, reclaim_memcg(r, rec->arg, it->proc), rec->len);
+			sws_mm_zswap_writeback_only(w->cpu, r->mm, memcg, rec->len);
 		else if (rec->flags & SWS_TRACE_F_VICTIM) /* the folio the kernel wrote out */
-			sws_mm_reclaim_folio_at(w->cpu, r->mm, it->asid, rec->addr, reclaim_memcg(r, rec->arg, it->proc),
-						rec->len);
+			sws_mm_reclaim_folio_at(w->cpu, r->mm, it->asid, rec->addr, memcg, rec->len);
 		else if (rec->flags & SWS_TRACE_F_CHARGE) /* the reclaim of the charge before it */
-			sws_mm_reclaim_recorded(w->cpu, r->mm, reclaim_memcg(r, rec->arg, it->proc), rec->len,
-						reclaim_lru_types(rec->flags));
+			sws_mm_reclaim_recorded(w->cpu, r->mm, memcg, rec->len, reclaim_lru_types(rec->flags));
 		else /* memory.reclaim */
-			sws_mm_reclaim_lru(w->cpu, r->mm, reclaim_memcg(r, rec->arg, it->proc), rec->len,
-					   reclaim_lru_types(rec->flags));
+			sws_mm_reclaim_lru(w->cpu, r->mm, memcg, rec->len, reclaim_lru_types(rec->flags));
 		sws_mm_cpu_time_get(r->mm, w->cpu, &t1);
 		sws__charge(w, it->proc, &t1, 0, 0, SWS__PH_OTHER);
 		break;
+	}
 	default:
 		sws__note_error(w, SWS_EINVAL);
 		break;
