@@ -93,6 +93,7 @@ struct opts {
 	enum sws_replay_clock clock;
 	uint32_t cpus;          /* --cpus; 0: the default for the input */
 	uint64_t sync_quantum;  /* --sync-quantum + 1; 0: not given */
+	int order;              /* --order: 0 not given, 1 trace, 2 cpu */
 	struct sws_costs costs; /* --costs FILE */
 	bool costs_set;
 	const char *costs_path;
@@ -273,6 +274,15 @@ static int set_sync_quantum(void *opts, const char *name, const char *v)
 	if (cli_u32("swapsim-replay", name, v, 0, 1000000, &q))
 		return 2;
 	((struct opts *)opts)->sync_quantum = (uint64_t)q + 1;
+	return 0;
+}
+
+static int set_order(void *opts, const char *name, const char *v)
+{
+	int k;
+	if (cli_choice("swapsim-replay", name, v, "trace|cpu", &k))
+		return 2;
+	((struct opts *)opts)->order = k + 1;
 	return 0;
 }
 
@@ -647,6 +657,12 @@ static const struct cli_option options[] = {
 	CLI_OPT_CALL("--sync-quantum", "NS", set_sync_quantum,
 		     "how far past the earliest CPU another may run before it\n"
 		     "yields at a lock (default 250; 0: exact virtual-time order)"),
+	CLI_OPT_CALL("--order", "trace|cpu", set_order,
+		     "a --trace's records: trace (default with --check): each\n"
+		     "runs after every earlier record, whatever its CPU, so the\n"
+		     "memory sees the recorded interleaving of the tasks; cpu\n"
+		     "(default otherwise): each CPU runs its tasks' records in\n"
+		     "order, the CPUs interleaving as their clocks say"),
 	CLI_OPT_TEXT("\nRun and report:\n"),
 	CLI_OPT_U32("--threads", "N", O, threads, 1, 128,
 		    "host clock: worker threads standing for CPUs (default 1:\n"
@@ -842,7 +858,7 @@ static void run_config(const struct opts *o, enum sws_backend backend, uint64_t 
 		.flags = (o->verify ? SWS_REPLAY_VERIFY : 0) | (o->zswap ? SWS_REPLAY_ZSWAP : 0) |
 			 (o->read_zero ? 0 : SWS_REPLAY_READ_POPULATES) |
 			 (o->memcg_per_task ? SWS_REPLAY_MEMCG_PER_TASK : 0) | (o->memcg_off ? SWS_REPLAY_MEMCG_OFF : 0) |
-			 (o->metadata_ram_off ? SWS_REPLAY_USER_RAM : 0),
+			 (o->metadata_ram_off ? SWS_REPLAY_USER_RAM : 0) | (o->order == 1 ? SWS_REPLAY_TRACE_ORDER : 0),
 		.zswap = o->zc,
 		.seed = seed,
 		.nr_swap = o->nswap,
@@ -1307,6 +1323,11 @@ static void check_merge(struct opts *o, const struct check_recording *rec, struc
 		put_word(cmd, "--read-fault");
 		put_word(cmd, "zero");
 	}
+	if (!o->order) { /* the recorded reclaim follows the recorded interleaving */
+		o->order = 1;
+		put_word(cmd, "--order");
+		put_word(cmd, "trace");
+	}
 	if (!o->allow_errors)
 		put_word(cmd, "--allow-errors");
 	o->allow_errors = true; /* refused accesses are information here */
@@ -1693,6 +1714,11 @@ static int check_replay_usage(struct opts *o)
 	if (o->reader_opts && !o->trace) {
 		fprintf(stderr, "swapsim-replay: the trace reader options (--pid, --addr-hex, --no-ifetch, "
 				"--dirty-events, --damon-*, --max-line) read a --trace; --workload has none (try --help)\n");
+		return 2;
+	}
+	if (o->order && !o->trace) {
+		fprintf(stderr, "swapsim-replay: --order orders a --trace's records; a --workload's tasks each "
+				"run their own stream (try --help)\n");
 		return 2;
 	}
 	if (refuse_inputs(o, NULL))

@@ -436,8 +436,9 @@ static void print_perf_stats(const struct sws_trace_reader *r)
 	       p.reclaim_split, p.writes_no_pagecache);
 	printf("reclaim:         %" PRIu64 " folios written out tied to the fault that allocated them, %" PRIu64
 	       " not tied, %" PRIu64 " allocations past the folio table; %" PRIu64
-	       " page cache pieces of reads cut at a reclaim\n",
-	       p.victims, p.victims_untied, p.pfns_untracked, p.file_io_pieces);
+	       " page cache pieces of reads cut at a reclaim; %" PRIu64
+	       " shrink_inactive lines made reclaim at once\n",
+	       p.victims, p.victims_untied, p.pfns_untracked, p.file_io_pieces, p.reclaim_lines);
 }
 
 /* What stats counts of a trace. */

@@ -164,6 +164,11 @@ uint32_t sws_replay_swap_kind_queue(enum sws_replay_swap_kind kind);
 #define SWS_REPLAY_MEMCG_OFF (1u << 4) /* cgroup_disable=memory (SWS_SIM_MEMCG_OFF): no memcgs,
 					* so no mem_limit_pages, mem_high_pages or
 					* SWS_REPLAY_MEMCG_PER_TASK (SWS_EINVAL) */
+#define SWS_REPLAY_TRACE_ORDER (1u << 6) /* a trace's records run in the trace's order: each
+					  * after every earlier record of the trace, whatever
+					  * its CPU (without it a CPU runs its own tasks' records
+					  * in order and the CPUs interleave as their clocks
+					  * say); per-task streams are not affected */
 
 /* Latency histogram classes, in simulated time (sys + iowait; see "Time" below). */
 enum sws_replay_lat {

@@ -355,6 +355,8 @@ struct sws_trace_perf_stats {
 				      or of an order above the model's (SWS_NR_ORDERS) */
 	uint64_t file_io_pieces;   /* FILE records of a read's page cache made when a reclaim
 				      began inside it (the rest at its exit) */
+	uint64_t reclaim_lines;    /* shrink_inactive lines inside a task's reclaim (after
+				      its begin): RECLAIM of the pages each freed, at once */
 };
 
 /** Copy the perf importer's counters into @out (zero for other formats). */

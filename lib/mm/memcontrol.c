@@ -153,12 +153,18 @@ static bool charge_fast(struct sws_mm *mm, struct sws_mm_pcpu *stock, uint16_t m
  * the fault. So a charge that finds @mc full takes @nr pages over its limit
  * and leaves the reclaim to the record, the kernel's amount of the kernel's
  * LRU types; one that finds it over its limit still (no record came) does not.
+ * When the trace records each reclaim's begin too (the memcg's usage is set
+ * to its limit there, vmscan.c), every charge goes over: the records reclaim.
  */
 static bool charge_for_record(struct sws_memcg *mc, uint64_t nr)
 {
 	if (!atomic_load_explicit(&mc->reclaim_recorded, memory_order_relaxed))
 		return false;
 	mm_page_counter(mc);
+	if (atomic_load_explicit(&mc->reclaim_begins, memory_order_relaxed)) {
+		atomic_fetch_add(&mc->usage, nr);
+		return true;
+	}
 	uint64_t u = atomic_load(&mc->usage);
 	while (u <= mc->limit)
 		if (atomic_compare_exchange_weak(&mc->usage, &u, u + nr))

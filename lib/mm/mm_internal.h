@@ -114,6 +114,13 @@ struct sws_memcg {
 	 * charge that finds it full leaves the reclaim to the record that follows */
 	_Atomic bool reclaim_recorded;
 	_Atomic uint64_t reclaim_credit[2]; /* anon, file pages its own charges reclaimed that no record counted yet */
+	/* Pages the kernel charged that the model does not hold (page tables, slab,
+	 * kernel stacks): what usage lacked when a reclaim's begin said the
+	 * kernel's was full (sws_mm_reclaim_recorded() of 0 pages) */
+	_Atomic uint64_t kernel_pages;
+	/* The trace records the begin of each of its reclaims too: its charges
+	 * never reclaim, the records do it all */
+	_Atomic bool reclaim_begins;
 };
 
 /* A file's page cache (struct address_space's i_pages, filemap.c): page index

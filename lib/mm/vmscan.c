@@ -493,13 +493,58 @@ static uint64_t recorded_credit(struct sws_mm *mm, uint16_t memcg, uint64_t nr, 
 	return taken;
 }
 
+/*
+ * A recorded reclaim's begin: the kernel's order-0 charge found @mc full, its
+ * usage at the limit. Below it, the model lacks memory the kernel charged
+ * (page tables, slab: kernel_pages); above it by more than that one page, the
+ * kernel held less of that than the model took, or less of the model's own
+ * pages (a trace that names no victims, a read whose page cache comes at its
+ * exit). @return the pages the model holds beyond the kernel's.
+ */
+static uint64_t recorded_full(struct sws_memcg *mc)
+{
+	uint64_t u = atomic_load(&mc->usage);
+	if (u < mc->limit) {
+		atomic_fetch_add(&mc->kernel_pages, mc->limit - u);
+		atomic_fetch_add(&mc->usage, mc->limit - u);
+		return 0;
+	}
+	uint64_t over = u - mc->limit > 1 ? u - mc->limit - 1 : 0;
+	uint64_t k = atomic_load(&mc->kernel_pages), give;
+	do
+		give = over < k ? over : k;
+	while (give && !atomic_compare_exchange_weak(&mc->kernel_pages, &k, k - give));
+	atomic_fetch_sub(&mc->usage, give);
+	return over - give;
+}
+
 uint64_t sws_mm_reclaim_recorded(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr,
 				 unsigned types)
 {
 	if (!cpu || !mm || memcg >= mm->nr_memcgs)
 		return 0;
+	if (!nr) { /* a reclaim's begin */
+		if (!memcg)
+			return 0;
+		atomic_store_explicit(&mm->memcgs[memcg].reclaim_recorded, true, memory_order_relaxed);
+		atomic_store_explicit(&mm->memcgs[memcg].reclaim_begins, true, memory_order_relaxed);
+		uint64_t over = recorded_full(&mm->memcgs[memcg]);
+		return over ? sws_mm_reclaim_lru(cpu, mm, memcg, over, SWS_MM_LRU_ANON | SWS_MM_LRU_FILE) : 0;
+	}
 	uint64_t taken = memcg ? recorded_credit(mm, memcg, nr, types) : 0;
-	return taken + (nr > taken ? sws_mm_reclaim_lru(cpu, mm, memcg, nr - taken, types) : 0);
+	if (!memcg || taken == nr)
+		return taken + (nr > taken ? sws_mm_reclaim_lru(cpu, mm, memcg, nr - taken, types) : 0);
+	uint64_t t0 = mm_kernel_enter(mm, cpu), by_type[2] = {0, 0}, want = nr - taken;
+	uint64_t got = shrink(cpu, mm, memcg, want, true, types, 0, by_type);
+	mm_kernel_exit(mm, cpu, t0);
+	/* a large folio gave more pages than the record counts: the next records' */
+	uint64_t excess = got > want ? got - want : 0;
+	for (int t = 0; t < 2 && excess; t++) {
+		uint64_t e = excess < by_type[t] ? excess : by_type[t];
+		atomic_fetch_add_explicit(&mm->memcgs[memcg].reclaim_credit[t], e, memory_order_relaxed);
+		excess -= e;
+	}
+	return taken + got;
 }
 
 /*

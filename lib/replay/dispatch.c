@@ -368,7 +368,12 @@ static int dispatch(struct sws_replay *r, const struct sws_trace_record *rec)
 	if (err)
 		return err;
 	struct sws__tid *t = &r->tids[tidx];
-	unsigned wi = r->model && t->enqueued ? t->worker : worker_of(r, rec);
+	const bool ordered = r->cfg.flags & SWS_REPLAY_TRACE_ORDER;
+	unsigned wi = r->model && t->enqueued && !ordered ? t->worker : worker_of(r, rec);
+	if (ordered && wi != r->order_worker) {
+		sws__drain(r); /* the trace's order: every earlier record has run */
+		r->order_worker = wi;
+	}
 	if (t->enqueued && t->worker != wi) {
 		/* The task moved CPU: its earlier records must run first. */
 		flush(&r->workers[t->worker]);

@@ -159,7 +159,8 @@ static bool swap_ok(const struct sws_replay_swap *sw)
 static int check_config(const struct sws_replay_config *cfg)
 {
 	const uint32_t flags = SWS_REPLAY_VERIFY | SWS_REPLAY_ZSWAP | SWS_REPLAY_READ_POPULATES |
-			       SWS_REPLAY_MEMCG_PER_TASK | SWS_REPLAY_MEMCG_OFF | SWS_REPLAY_USER_RAM;
+			       SWS_REPLAY_MEMCG_PER_TASK | SWS_REPLAY_MEMCG_OFF | SWS_REPLAY_USER_RAM |
+			       SWS_REPLAY_TRACE_ORDER;
 	if (cfg->version > SWS_REPLAY_CONFIG_VERSION ||
 	    (cfg->env && cfg->env->version > SWS_ENV_VERSION))
 		return SWS_EVERSION;

@@ -219,6 +219,7 @@ struct sws_replay {
 	uint16_t memcg;
 	uint32_t memcg_tiers;        /* cfg.memcg_swap_tiers as a tier mask (0: every tier) */
 	unsigned nthreads;
+	unsigned order_worker; /* SWS_REPLAY_TRACE_ORDER: the worker of the last record dispatched */
 	bool ran, interrupted;
 	uint64_t user_ns_per_page; /* the user-time model: one page's accesses */
 

@@ -471,6 +471,53 @@ static void test_reclaim_recorded(void **state)
 }
 
 /*
+ * A recorded reclaim's begin (sws_mm_reclaim_recorded() of 0 pages): the
+ * kernel's memcg was full there. What the model's usage lacks is kernel
+ * memory it does not hold (page tables, slab); from then on its charges go
+ * over the limit and only the records reclaim. A begin that finds the model
+ * over by more than the charge's page gives that kernel memory back first,
+ * then reclaims what is left.
+ */
+static void test_reclaim_begin(void **state)
+{
+	(void)state;
+	struct env e;
+	env_open(&e, 4096, 4096, SWS_RECLAIM_KERNEL, 64);
+	write_anon(&e, 64);
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
+	assert_int_equal(sws_mm_reclaim_recorded(e.cpu, e.mm, e.cg, 40, SWS_MM_LRU_ANON), 40);
+	assert_int_equal(usage(&e), 24);
+	assert_int_equal(sws_mm_reclaim_recorded(e.cpu, e.mm, e.cg, 0, SWS_MM_LRU_ANON), 0);
+	assert_int_equal(usage(&e), 64); /* 40 pages of kernel memory */
+	for (unsigned p = 64; p < 67; p++) /* over the limit: no reclaim of their own */
+		assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(p), true), 1);
+	assert_int_equal(usage(&e), 67);
+	assert_int_equal(delta(&e, &s0, SWS_MM_pswpout), 40);
+	/* 2 over beyond the charge's page: 2 of the kernel memory go */
+	assert_int_equal(sws_mm_reclaim_recorded(e.cpu, e.mm, e.cg, 0, SWS_MM_LRU_ANON), 0);
+	assert_int_equal(usage(&e), 65);
+	assert_int_equal(delta(&e, &s0, SWS_MM_pswpout), 40);
+	assert_int_equal(sws_mm_reclaim_recorded(e.cpu, e.mm, e.cg, 10, SWS_MM_LRU_ANON), 10);
+	assert_int_equal(usage(&e), 55);
+	assert_int_equal(delta(&e, &s0, SWS_MM_pswpout), 50);
+	env_close(&e);
+
+	/* no kernel memory to give back: the model reclaims its own excess */
+	env_open(&e, 4096, 4096, SWS_RECLAIM_KERNEL, 64);
+	write_anon(&e, 64);
+	s0 = sws_test_mm_stats(e.mm);
+	assert_int_equal(sws_mm_reclaim_recorded(e.cpu, e.mm, e.cg, 0, SWS_MM_LRU_ANON), 0);
+	assert_int_equal(usage(&e), 64);
+	for (unsigned p = 64; p < 67; p++)
+		assert_int_equal(sws_mm_access(e.cpu, e.mm, e.asid, PG(p), true), 1);
+	assert_int_equal(delta(&e, &s0, SWS_MM_pswpout), 0);
+	assert_int_equal(sws_mm_reclaim_recorded(e.cpu, e.mm, e.cg, 0, SWS_MM_LRU_ANON), 2);
+	assert_int_equal(delta(&e, &s0, SWS_MM_pswpout), 2);
+	assert_int_equal(usage(&e), 65);
+	env_close(&e);
+}
+
+/*
  * sws_mm_reclaim_folio_at(): the folio the kernel's reclaim wrote out goes,
  * not the one at the tail of the list: a later read of it is a swap-in. A
  * named page the model does not hold leaves the choice to its reclaim (the
@@ -944,6 +991,7 @@ int main(void)
 		cmocka_unit_test(test_scan_fract_small_file),
 		cmocka_unit_test(test_reclaim_lru_types),
 		cmocka_unit_test(test_reclaim_recorded),
+		cmocka_unit_test(test_reclaim_begin),
 		cmocka_unit_test(test_reclaim_folio_at),
 		cmocka_unit_test(test_scan_fract_refaulting),
 		cmocka_unit_test(test_scan_fract_file_low),

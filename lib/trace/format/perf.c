@@ -23,7 +23,7 @@
  *                yet known for a process or a thread (PID/TID lines) holds
  *                back everything behind it
  */
-struct sws__perf_task {    /* 112 bytes */
+struct sws__perf_task {    /* 120 bytes */
 	uint32_t tid;           /* key; 0: empty slot */
 	uint32_t pid;           /* its process (address space) */
 	uint32_t call_arg;      /* mmap flags, madvise advice */
@@ -46,6 +46,7 @@ struct sws__perf_task {    /* 112 bytes */
 	uint64_t named;         /* SWS__PT_NAMED: anon pages of its reclaim made RECLAIM v */
 	uint64_t call_alloc;    /* a read in progress: page cache pages it allocated, no record yet */
 	uint64_t call_done;     /* ... bytes its FILE records cover already (read_piece()) */
+	uint64_t shrunk_done;   /* SWS__PT_RECLAIM: pages its shrink_inactive lines made RECLAIM of */
 };
 #define SWS__PT_THREAD 0x01u   /* a thread of pid (pid != tid) */
 #define SWS__PT_ASSUMED 0x02u  /* a clone the trace did not describe, taken for a process */
@@ -54,6 +55,7 @@ struct sws__perf_task {    /* 112 bytes */
 #define SWS__PT_FAULT 0x10u    /* a fault whose allocations tie a folio (perf_page_alloc()) */
 #define SWS__PT_NAMED 0x20u    /* write_folio lines of its reclaim made RECLAIM v (named) */
 #define SWS__PT_RECLAIM 0x40u  /* inside a reclaim (from its begin to its end) */
+#define SWS__PT_MEMCG 0x80u    /* ... a memcg's (memcg_reclaim_begin), not the machine's */
 #define SWS__SRC_TP 0x01u      /* sched:sched_process_* tracepoints */
 #define SWS__SRC_PR 0x02u      /* perf's own PERF_RECORD_* lines */
 enum {
@@ -163,9 +165,13 @@ static inline struct sws__perf *perf_of(const struct sws_trace_reader *r)
  *    pwrite64 at their own; lseek and close keep the table true, and dup,
  *    dup2, dup3 and fcntl(F_DUPFD) give a new descriptor the old one's file.
  *    Descriptors that share a file id (dup, fork) share its offset.
- *  - Reclaim: a task's shrink_inactive lines are summed by LRU type in its
- *    entry (shrunk[], SWS__PT_SHRINK) until its reclaim end, which then
- *    makes one RECLAIM per type instead of one for both.
+ *  - Reclaim: a shrink_inactive line inside a task's reclaim (after its
+ *    begin) makes a RECLAIM of the pages it freed, of its LRU type, at once:
+ *    another task's faults that come before the reclaim's end find them free,
+ *    as in the kernel. Its end reclaims what the lines did not count (slab:
+ *    shrunk_done). Lines with no begin seen are summed by LRU type in the
+ *    entry (shrunk[], SWS__PT_SHRINK) until the end, which then makes one
+ *    RECLAIM per type instead of one for both.
  *  - Reclaim's victims: a fault leaves its address in the task's entry
  *    (SWS__PT_FAULT) until the task's next fault or system call. Its first
  *    kmem:mm_page_alloc of a movable folio (a user page, not a page table's;
@@ -1269,6 +1275,30 @@ static int perf_page_alloc(struct sws_trace_reader *r, const struct sws_perf_lin
 }
 
 /*
+ * A shrink_inactive line of task @e inside its reclaim: the @n pages of the
+ * LRU type @file it freed, less the anon folios named already (RECLAIM v),
+ * as a RECLAIM of its memcg (with the charge flag) or of the machine.
+ */
+static int shrink_now(struct sws_trace_reader *r, const struct sws_perf_line *pl, struct sws__perf_task *e,
+		      int file, uint64_t n, uint32_t pid, uint32_t tid)
+{
+	const bool memcg = e->flags & SWS__PT_MEMCG;
+	e->shrunk_done += n;
+	if (!file) {
+		uint64_t named = e->named < n ? e->named : n;
+		n -= named;
+		e->named -= named;
+		if (!e->named)
+			e->flags &= (uint8_t)~SWS__PT_NAMED;
+	}
+	perf_of(r)->st.reclaim_lines++;
+	return n ? q_rec(r, pl, SWS_TRACE_RECLAIM, 0, n,
+			 (file ? SWS_TRACE_F_FILE_LRU : SWS_TRACE_F_ANON_LRU) | (memcg ? SWS_TRACE_F_CHARGE : 0), pid,
+			 tid, memcg ? SWS_TRACE_MEMCG_TASK : SWS_TRACE_MEMCG_ROOT)
+		 : 0;
+}
+
+/*
  * vmscan:* (@ev without "vmscan:"). A reclaim's end makes a RECLAIM of what
  * it reclaimed; when the task's mm_vmscan_lru_shrink_inactive lines came
  * before it, one per LRU type (their flags say RECLAIM_WB_ANON or
@@ -1290,8 +1320,15 @@ static int perf_vmscan(struct sws_trace_reader *r, const struct sws_perf_line *p
 		struct sws__perf_task *e = task_get(r, pl->tid);
 		if (!e)
 			return r->err;
-		e->flags |= SWS__PT_RECLAIM;
-		return read_piece(r, pl, e);
+		e->flags |= SWS__PT_RECLAIM | (strstr(ev, "memcg") ? SWS__PT_MEMCG : 0);
+		int rc = read_piece(r, pl, e);
+		if (rc || strcmp(ev, "mm_vmscan_memcg_reclaim_begin"))
+			return rc;
+		/* an order-0 charge found the memcg full: RECLAIM c of 0 pages */
+		const char *o = sws__kv_find(pl->rest, "order");
+		return o && !strcmp(o, "0") ? q_rec(r, pl, SWS_TRACE_RECLAIM, 0, 0, SWS_TRACE_F_CHARGE, line_pid(r, pl),
+						    pl->tid, SWS_TRACE_MEMCG_TASK)
+					  : 0;
 	}
 	int shrink = !strcmp(ev, "mm_vmscan_lru_shrink_inactive");
 	/* (flags= first: sws__kv_find() ends each value it finds with a NUL) */
@@ -1319,15 +1356,22 @@ static int perf_vmscan(struct sws_trace_reader *r, const struct sws_perf_line *p
 		struct sws__perf_task *e = task_get(r, pl->tid);
 		if (!e)
 			return r->err;
+		if (e->flags & SWS__PT_RECLAIM)
+			return shrink_now(r, pl, e, file, n, pid, tid);
 		e->flags |= SWS__PT_SHRINK;
 		e->shrunk[file] += n;
 		return 0;
 	}
 	struct sws__perf_task *e = pl->has_tid ? task_find(pf, pl->tid) : NULL;
 	if (e && (e->flags & SWS__PT_RECLAIM)) {
-		e->flags &= (uint8_t)~SWS__PT_RECLAIM;
+		uint64_t done = e->shrunk_done < n ? e->shrunk_done : n;
+		n -= done; /* what its lines did not count: slab */
+		e->shrunk_done = 0;
+		e->flags &= (uint8_t)~(SWS__PT_RECLAIM | SWS__PT_MEMCG);
 		task_put(pf, e);
 		e = task_find(pf, pl->tid);
+		if (done && !n)
+			return 0;
 	}
 	if (!e || !(e->flags & (SWS__PT_SHRINK | SWS__PT_NAMED)))
 		return q_rec(r, pl, SWS_TRACE_RECLAIM, 0, n, charge, pid, tid, memcg);
