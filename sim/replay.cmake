@@ -42,7 +42,8 @@ if(SWS_BUILD_TESTS)
                 "xswap_with_size;--zswap;--swap;type=xswap,size=1G;--workload;memhog;1M"
                 "limit_without_xswap;--zswap;--swap;type=ssd,limit=9;--workload;memhog;1M"
                 "bad_cgroup;--zswap;--cgroup;v3;--workload;memhog;1M"
-                "bad_zswap_scheme;--zswap-scheme;newest;--workload;memhog;1M")
+                "bad_zswap_scheme;--zswap-scheme;newest;--workload;memhog;1M"
+                "bad_order;--order;time;--workload;memhog;1M")
     list(GET case 0 name)
     list(SUBLIST case 1 -1 args)
     replay_usage_test(${name} "swapsim-replay: --" ${args})
@@ -55,6 +56,7 @@ if(SWS_BUILD_TESTS)
                 "cold_size;kbuild --cold: size '9999T' is above the limit;--workload;kbuild;--cold;9999T;1M"
                 # a bare number below a page is a slip for a unit (64 for 64M): refused with the hint
                 "bare_workload_size;--workload: usemem: bad size '64': 64 bytes is less than one page: add a unit or p;--workload;usemem;64"
+                "order_workload;--order orders a --trace's records;--order;trace;--workload;memhog;1M"
                 "bare_ram;--ram: '64': 64 bytes is less than one page: add a unit or p;--ram;64;--workload;memhog;1M"
                 "bare_mem_limit;--mem-limit: '512': 512 bytes is less than one page;--mem-limit;512;--workload;memhog;1M"
                 "bare_swap_size;--swap: size=100: 100 bytes is less than one page;--swap;size=100;--workload;memhog;1M"
