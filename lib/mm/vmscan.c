@@ -524,8 +524,8 @@ uint64_t sws_mm_reclaim_recorded(struct sws_cpu *cpu, struct sws_mm *mm, uint16_
 	if (!cpu || !mm || memcg >= mm->nr_memcgs)
 		return 0;
 	if (!nr) { /* a reclaim's begin */
-		if (!memcg)
-			return 0;
+		if (!memcg || !mm->memcgs[memcg].limit)
+			return 0; /* memory.high's reclaim: its usage is not the limit's */
 		atomic_store_explicit(&mm->memcgs[memcg].reclaim_recorded, true, memory_order_relaxed);
 		atomic_store_explicit(&mm->memcgs[memcg].reclaim_begins, true, memory_order_relaxed);
 		uint64_t over = recorded_full(&mm->memcgs[memcg]);

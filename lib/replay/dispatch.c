@@ -368,9 +368,8 @@ static int dispatch(struct sws_replay *r, const struct sws_trace_record *rec)
 	if (err)
 		return err;
 	struct sws__tid *t = &r->tids[tidx];
-	const bool ordered = r->cfg.flags & SWS_REPLAY_TRACE_ORDER;
-	unsigned wi = r->model && t->enqueued && !ordered ? t->worker : worker_of(r, rec);
-	if (ordered && wi != r->order_worker) {
+	unsigned wi = r->model && t->enqueued ? t->worker : worker_of(r, rec);
+	if ((r->cfg.flags & SWS_REPLAY_TRACE_ORDER) && wi != r->order_worker) {
 		sws__drain(r); /* the trace's order: every earlier record has run */
 		r->order_worker = wi;
 	}

@@ -515,6 +515,16 @@ static void test_reclaim_begin(void **state)
 	assert_int_equal(delta(&e, &s0, SWS_MM_pswpout), 2);
 	assert_int_equal(usage(&e), 65);
 	env_close(&e);
+
+	/* no limit (memory.high alone): a begin is memory.high's reclaim, not a full memcg */
+	env_open(&e, 4096, 4096, SWS_RECLAIM_KERNEL, 0);
+	write_anon(&e, 10);
+	uint64_t u = usage(&e);
+	s0 = sws_test_mm_stats(e.mm);
+	assert_int_equal(sws_mm_reclaim_recorded(e.cpu, e.mm, e.cg, 0, SWS_MM_LRU_ANON), 0);
+	assert_int_equal(usage(&e), u);
+	assert_int_equal(delta(&e, &s0, SWS_MM_pswpout), 0);
+	env_close(&e);
 }
 
 /*

@@ -23,7 +23,7 @@
  *                yet known for a process or a thread (PID/TID lines) holds
  *                back everything behind it
  */
-struct sws__perf_task {    /* 120 bytes */
+struct sws__perf_task {    /* 136 bytes */
 	uint32_t tid;           /* key; 0: empty slot */
 	uint32_t pid;           /* its process (address space) */
 	uint32_t call_arg;      /* mmap flags, madvise advice */
@@ -189,7 +189,8 @@ static inline struct sws__perf *perf_of(const struct sws_trace_reader *r)
  * no thread mapping, no report still to come), at most
  * SWS_TRACE_PERF_MAX_HELD records are queued, at most SWS_TRACE_PERF_MAX_FDS
  * descriptors and SWS_TRACE_PERF_MAX_PFNS folios are held, and one line makes at most two records (a MAP_FIXED
- * mmap: MUNMAP, then MMAP; a reclaim end: anon, then file).
+ * mmap: MUNMAP, then MMAP; a reclaim end: anon, then file; a memcg reclaim's
+ * begin inside a read: the read's FILE piece, then the begin's RECLAIM).
  */
 
 #define CLONE_KIND_UNKNOWN 0
@@ -1320,7 +1321,8 @@ static int perf_vmscan(struct sws_trace_reader *r, const struct sws_perf_line *p
 		struct sws__perf_task *e = task_get(r, pl->tid);
 		if (!e)
 			return r->err;
-		e->flags |= SWS__PT_RECLAIM | (strstr(ev, "memcg") ? SWS__PT_MEMCG : 0);
+		e->flags = (uint8_t)((e->flags & ~SWS__PT_MEMCG) | SWS__PT_RECLAIM |
+				     (strstr(ev, "memcg") ? SWS__PT_MEMCG : 0));
 		int rc = read_piece(r, pl, e);
 		if (rc || strcmp(ev, "mm_vmscan_memcg_reclaim_begin"))
 			return rc;
@@ -1373,8 +1375,8 @@ static int perf_vmscan(struct sws_trace_reader *r, const struct sws_perf_line *p
 		if (done && !n)
 			return 0;
 	}
-	if (!e || !(e->flags & (SWS__PT_SHRINK | SWS__PT_NAMED)))
-		return q_rec(r, pl, SWS_TRACE_RECLAIM, 0, n, charge, pid, tid, memcg);
+	if (!e || !(e->flags & (SWS__PT_SHRINK | SWS__PT_NAMED))) /* (0 pages: none; a c record of 0 is a begin) */
+		return n ? q_rec(r, pl, SWS_TRACE_RECLAIM, 0, n, charge, pid, tid, memcg) : 0;
 	/* The end's count stays the total (lines perf lost, slab pages): the
 	 * page cache's share as its lines say, at most all of it; anon the rest,
 	 * less the folios named already (RECLAIM v). */
