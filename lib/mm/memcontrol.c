@@ -172,6 +172,32 @@ static bool charge_for_record(struct sws_memcg *mc, uint64_t nr)
 	return false;
 }
 
+/*
+ * A recorded reclaim's begin (vmscan.c): the kernel's charge found @memcg
+ * full, its usage at the limit. Below it, the model lacks memory the kernel
+ * charged (page tables, slab: kernel_pages); above it
+ * by more than the charge's page, the kernel held less of that than the model
+ * took, or less of the model's own pages (a trace that names no victims, a
+ * read whose page cache comes at its exit).
+ */
+uint64_t sws__mm_memcg_full(struct sws_mm *mm, uint16_t memcg)
+{
+	struct sws_memcg *mc = &mm->memcgs[memcg];
+	uint64_t u = atomic_load(&mc->usage);
+	if (u < mc->limit) {
+		atomic_fetch_add(&mc->kernel_pages, mc->limit - u);
+		atomic_fetch_add(&mc->usage, mc->limit - u);
+		return 0;
+	}
+	uint64_t over = u - mc->limit > 1 ? u - mc->limit - 1 : 0;
+	uint64_t k = atomic_load(&mc->kernel_pages), give;
+	do
+		give = over < k ? over : k;
+	while (give && !atomic_compare_exchange_weak(&mc->kernel_pages, &k, k - give));
+	atomic_fetch_sub(&mc->usage, give);
+	return over - give;
+}
+
 /* A charge to @memcg done: its cost, and the excess over memory.high reclaimed. */
 static void charged(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg)
 {

@@ -774,6 +774,9 @@ enum sws__gfp {
  * fail instead of calling the OOM killer, SWS_ECHARGE_INTERNAL when the memcg
  * was full, SWS_ENOMEM when RAM was. */
 int sws__mm_charge_gfp(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr, unsigned gfp);
+/* A recorded reclaim's begin: @memcg's usage to its limit (kernel_pages). @return the
+ * pages the model holds beyond the kernel's. */
+uint64_t sws__mm_memcg_full(struct sws_mm *mm, uint16_t memcg);
 /* mem_cgroup_uncharge_folios(): the pages of the @n folios @pfn off their
  * memcgs' counters, one update per run of folios of one memcg (uncharge_batch()). */
 void sws__mm_uncharge_folios(struct sws_mm *mm, const uint32_t *pfn, unsigned n);

@@ -493,31 +493,6 @@ static uint64_t recorded_credit(struct sws_mm *mm, uint16_t memcg, uint64_t nr, 
 	return taken;
 }
 
-/*
- * A recorded reclaim's begin: the kernel's order-0 charge found @mc full, its
- * usage at the limit. Below it, the model lacks memory the kernel charged
- * (page tables, slab: kernel_pages); above it by more than that one page, the
- * kernel held less of that than the model took, or less of the model's own
- * pages (a trace that names no victims, a read whose page cache comes at its
- * exit). @return the pages the model holds beyond the kernel's.
- */
-static uint64_t recorded_full(struct sws_memcg *mc)
-{
-	uint64_t u = atomic_load(&mc->usage);
-	if (u < mc->limit) {
-		atomic_fetch_add(&mc->kernel_pages, mc->limit - u);
-		atomic_fetch_add(&mc->usage, mc->limit - u);
-		return 0;
-	}
-	uint64_t over = u - mc->limit > 1 ? u - mc->limit - 1 : 0;
-	uint64_t k = atomic_load(&mc->kernel_pages), give;
-	do
-		give = over < k ? over : k;
-	while (give && !atomic_compare_exchange_weak(&mc->kernel_pages, &k, k - give));
-	atomic_fetch_sub(&mc->usage, give);
-	return over - give;
-}
-
 uint64_t sws_mm_reclaim_recorded(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr,
 				 unsigned types)
 {
@@ -528,7 +503,7 @@ uint64_t sws_mm_reclaim_recorded(struct sws_cpu *cpu, struct sws_mm *mm, uint16_
 			return 0; /* memory.high's reclaim: its usage is not the limit's */
 		atomic_store_explicit(&mm->memcgs[memcg].reclaim_recorded, true, memory_order_relaxed);
 		atomic_store_explicit(&mm->memcgs[memcg].reclaim_begins, true, memory_order_relaxed);
-		uint64_t over = recorded_full(&mm->memcgs[memcg]);
+		uint64_t over = sws__mm_memcg_full(mm, memcg);
 		return over ? sws_mm_reclaim_lru(cpu, mm, memcg, over, SWS_MM_LRU_ANON | SWS_MM_LRU_FILE) : 0;
 	}
 	uint64_t taken = memcg ? recorded_credit(mm, memcg, nr, types) : 0;
