@@ -220,6 +220,17 @@ int sws_mm_madvise(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64
  *  SWS_ECORRUPT (verify mode found different bytes). */
 int sws_mm_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_t addr, bool write);
 
+/** sws_mm_access() of a trace's fault whose folio the kernel's allocation lines name:
+ *  of order @order, after a larger one's charge failed when @fallback. A first
+ *  write's folio then follows the kernel's: the model's allowed orders above @order
+ *  are not tried (with @fallback each counts as a failed charge,
+ *  anon_fault_fallback_charge), and a folio of @order (when allowed; else of
+ *  order 0) is charged as an order-0 page is (with reclaim, or over a limit whose
+ *  reclaim the trace records). Swap-ins and copies keep the model's own choice.
+ *  @return as sws_mm_access(); SWS_EINVAL for @order >= SWS_NR_ORDERS. */
+int sws_mm_access_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_t addr, bool write,
+			unsigned order, bool fallback);
+
 /** Reclaim up to @nr pages charged to @memcg (0: all memory), like memory.reclaim.
  *  @return the pages reclaimed. */
 uint64_t sws_mm_reclaim(struct sws_cpu *cpu, struct sws_mm *mm, uint16_t memcg, uint64_t nr);

@@ -99,6 +99,10 @@ enum sws_trace_op {
 #define SWS_TRACE_F_FILE_LRU (1u << 5) /* RECLAIM: from the file (page cache) LRU lists only */
 #define SWS_TRACE_F_VICTIM (1u << 6)   /* RECLAIM: the kernel wrote out the folio of len pages
 					* mapped at addr of pid: that folio, not one the model picks */
+#define SWS_TRACE_F_FOLIO_SHIFT 8     /* ACCESS: bits 8-12, the order + 1 of the folio the kernel
+					* allocated for the fault (its mm_page_alloc lines); 0: not known */
+#define SWS_TRACE_F_FOLIO_MASK (0x1fu << SWS_TRACE_F_FOLIO_SHIFT)
+#define SWS_TRACE_F_FALLBACK (1u << 13) /* ACCESS: ... after a larger folio's (its charge failed) */
 #define SWS_TRACE_F_CHARGE (1u << 7)   /* RECLAIM: the reclaim of the charge before it (a kernel
 					* trace's memcg reclaim), not a memory.reclaim */
 

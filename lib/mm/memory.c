@@ -240,9 +240,17 @@ static int alloc_anon_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_s
 			    bool madvised, unsigned *orderp, uint64_t *pfnp)
 {
 	unsigned gfp = thp_gfp(mm, madvised);
+	/* the trace's folio (sws_mm_access_folio()): order + 1, bit 8 a fallback */
+	const uint32_t traced = mm->pcpu[sws__cpu_id(cpu)].fault_folio, kernel = traced & 0xff;
 	while (orders) {
 		unsigned o = 31 - (unsigned)__builtin_clz(orders); /* the largest order left first */
-		int rc = sws__mm_folio_alloc_gfp(cpu, mm, sp->memcg, o, gfp, pfnp);
+		if (kernel && o + 1 > kernel) { /* the kernel's charge of it failed, or it was not tried */
+			if (traced >> 8)
+				sws__mm_count_anon_fault(mm, cpu, o, true, true);
+			orders &= ~(1u << o);
+			continue;
+		}
+		int rc = sws__mm_folio_alloc_gfp(cpu, mm, sp->memcg, o, kernel ? SWS__GFP_KERNEL : gfp, pfnp);
 		if (!rc || rc == SWS_EKILLED) {
 			*orderp = o;
 			return rc;
@@ -739,6 +747,18 @@ static int do_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, stru
 		return 1; /* a read fault done (swap-in, COW) */
 	}
 	return SWS_EBUSY;
+}
+
+int sws_mm_access_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_t addr, bool write,
+			unsigned order, bool fallback)
+{
+	if (!cpu || !mm || order >= SWS_NR_ORDERS)
+		return SWS_EINVAL;
+	struct sws_mm_pcpu *p = &mm->pcpu[sws__cpu_id(cpu)];
+	p->fault_folio = (order + 1) | (fallback ? 1u << 8 : 0);
+	int rc = sws_mm_access(cpu, mm, asid, addr, write);
+	p->fault_folio = 0;
+	return rc;
 }
 
 int sws_mm_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_t addr, bool write)

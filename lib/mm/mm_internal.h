@@ -255,6 +255,7 @@ struct sws_mm_pcpu {
 	unsigned untimed_depth; /* nesting of untimed regions (mm_untimed_begin) */
 	uint64_t untimed_ns; /* untimed time inside the current outermost kernel entry */
 	uint32_t current; /* the address space this CPU's access runs for (current->mm) */
+	uint32_t fault_folio; /* sws_mm_access_folio(): the kernel's folio order + 1 (0: none), bit 8 a fallback */
 	uint32_t loaded;  /* the address space it last ran for (its TLB's: mm_cpumask) */
 	/* CPUs whose TLBs this CPU's reclaim must flush before it frees what it
 	 * unmapped (try_to_unmap_flush()'s pending batch; the modelled clock) */

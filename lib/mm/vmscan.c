@@ -587,7 +587,10 @@ uint64_t sws_mm_reclaim_folio_at(struct sws_cpu *cpu, struct sws_mm *mm, uint32_
 		return 0;
 	struct sws_space *sp = sws__mm_space(mm, asid);
 	addr &= ~(uint64_t)(SWS_PAGE_SIZE - 1);
-	uint64_t taken = memcg ? recorded_credit(mm, memcg, nr, SWS_MM_LRU_ANON) : 0, got = 0;
+	/* With the reclaim's begins recorded, the named folio goes whatever the
+	 * credit (its charges reclaimed nothing on their own) */
+	const bool begins = memcg && atomic_load_explicit(&mm->memcgs[memcg].reclaim_begins, memory_order_relaxed);
+	uint64_t taken = memcg && !begins ? recorded_credit(mm, memcg, nr, SWS_MM_LRU_ANON) : 0, got = 0;
 	if (taken == nr)
 		return nr;
 	uint64_t t0 = mm_kernel_enter(mm, cpu);
@@ -601,6 +604,8 @@ uint64_t sws_mm_reclaim_folio_at(struct sws_cpu *cpu, struct sws_mm *mm, uint32_
 		got += shrink(cpu, mm, memcg, nr - taken - got, memcg != 0, SWS_MM_LRU_ANON, 0, by_type);
 	}
 	mm_kernel_exit(mm, cpu, t0);
+	if (memcg && taken + got > nr) /* a model folio larger than the kernel's: the next records' */
+		atomic_fetch_add_explicit(&mm->memcgs[memcg].reclaim_credit[0], taken + got - nr, memory_order_relaxed);
 	return taken + got;
 }
 

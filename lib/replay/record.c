@@ -124,8 +124,13 @@ static void run_access(struct sws__worker *w, const struct sws__item *it)
 	bool write = rec->flags & SWS_TRACE_F_WRITE, kernel = false;
 	struct sws_mm_cpu_time now; /* the CPU's clock after the last fault (kernel) */
 	uint64_t refused = 0, t0 = w->vc.now;
+	/* the kernel's folio for a traced fault (the perf importer's) */
+	const uint32_t folio = (rec->flags & SWS_TRACE_F_FOLIO_MASK) >> SWS_TRACE_F_FOLIO_SHIFT;
 	for (uint64_t pg = first;; pg++) {
-		int rc = sws_mm_access(w->cpu, r->mm, it->asid, pg << 12, write);
+		int rc = folio && pg == first
+				 ? sws_mm_access_folio(w->cpu, r->mm, it->asid, pg << 12, write, folio - 1,
+						       rec->flags & SWS_TRACE_F_FALLBACK)
+				 : sws_mm_access(w->cpu, r->mm, it->asid, pg << 12, write);
 		if (rc) { /* a hit charges nothing: only faults go to the fault-path histogram */
 			const struct sws_mm_cpu_time before = kernel ? now : w->seen;
 			sws_mm_cpu_time_get(r->mm, w->cpu, &now);

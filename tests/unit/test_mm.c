@@ -963,6 +963,51 @@ static void test_mthp_charge_fallback(void **state)
 	mm_config_refused(b, &mc);
 }
 
+/*
+ * A traced fault's folio (sws_mm_access_folio()): 64 KiB and 16 KiB "always",
+ * a memcg of 64 pages. The kernel's order 0 after a fallback: one page, each
+ * larger order a failed charge; order 0 with no fallback: one page, nothing
+ * counted (the kernel did not try); 16 KiB after a fallback: 64 KiB's charge
+ * failed. A 64 KiB folio the kernel had is charged as a page is: with the
+ * memcg full, with reclaim (of 32 pages, folios whole), where the model's own
+ * light charge would fall back.
+ */
+static void test_mthp_traced_folio(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_mm_config mc = {.ram_pages = 1024, .anon_orders = 1u << 4 | 1u << 2};
+	struct env e;
+	uint16_t cg;
+	uint32_t a = env_open_memcg64(&e, b, &mc, &cg);
+	uint64_t alloc = sws_test_mm_stats(e.mm).counters[SWS_MM_pgalloc];
+#define TRACED(pg, order, fb, pages)                                                                       \
+	do {                                                                                                  \
+		assert_int_equal(sws_mm_access_folio(e.cpu, e.mm, a, PG(pg), true, order, fb), 1);          \
+		uint64_t now = sws_test_mm_stats(e.mm).counters[SWS_MM_pgalloc];                             \
+		assert_int_equal(now - alloc, pages);                                                         \
+		alloc = now;                                                                                  \
+	} while (0)
+	TRACED(0, 0, true, 1);
+	struct sws_mm_stats s = sws_test_mm_stats(e.mm);
+	assert_anon_faults(&s, 4, 0, 1, 1);
+	assert_anon_faults(&s, 2, 0, 1, 1);
+	TRACED(16, 0, false, 1);
+	TRACED(32, 2, true, 4);
+	s = sws_test_mm_stats(e.mm);
+	assert_anon_faults(&s, 4, 0, 2, 2);
+	assert_anon_faults(&s, 2, 1, 1, 1);
+	for (unsigned p = 64; p < 112; p += 16) /* the stock's 58 pages: 10 left */
+		TRACED(p, 4, false, 16);
+	assert_int_equal(s.counters[SWS_MM_pgsteal], 0);
+	TRACED(112, 4, false, 16);
+	s = sws_test_mm_stats(e.mm);
+	assert_anon_faults(&s, 4, 4, 2, 2);
+	assert_int_equal(s.counters[SWS_MM_pgsteal], 38); /* 32 asked: the oldest 1 + 1 + 4, two 64 KiB whole */
+	assert_int_equal(sws_mm_access_folio(e.cpu, e.mm, a, PG(200), true, SWS_NR_ORDERS, false), SWS_EINVAL);
+#undef TRACED
+	env_close(&e);
+}
+
 /* The pages the fault at PG(64) allocates once 4 64 KiB folios fill a memcg
  * of 64 pages, with transparent_hugepage/defrag @defrag, the region
  * MADV_HUGEPAGE or not (@madvised); its anon_fault_fallback_charge in *@fb. */
@@ -1709,7 +1754,7 @@ int main(void)
 		BOTH(test_swapin_write_keeps_shared_slot),
 		BOTH(test_swapin_read_maps_clean), BOTH(test_mthp_policy), BOTH(test_mthp_madvise),
 		BOTH(test_memcg_high),       BOTH(test_mthp_split_dirty), BOTH(test_mthp_split_fork_cow),
-		BOTH(test_lru_add_batch),    BOTH(test_mthp_charge_fallback), BOTH(test_mthp_thp_defrag),
+		BOTH(test_lru_add_batch),    BOTH(test_mthp_charge_fallback), BOTH(test_mthp_traced_folio), BOTH(test_mthp_thp_defrag),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -935,34 +935,38 @@ static void test_perf_victims(void **state)
 #define AT(line) (3000000000ull + (line) * 10000000ull)
 	/* each order-0 memcg reclaim begin: RECLAIM c of 0 pages (the memcg is full) */
 #define BEGIN(i, line) rec_eq(&v.v[i], AT(line), 0, 0, R, C, 10, 10, 0, T)
+	/* a fault's ACCESS carries the order + 1 of the folio it tied (F0: order 0,
+	 * F4: 64 KiB), and FB when that replaced a larger one (a fallback) */
+	const uint32_t F0 = 1u << SWS_TRACE_F_FOLIO_SHIFT, F4 = 5u << SWS_TRACE_F_FOLIO_SHIFT,
+		       FB = SWS_TRACE_F_FALLBACK;
 	assert_int_equal(v.n, 26); /* the second end: its one page named, no record */
-	rec_eq(&v.v[0], AT(2), 0x7f0000001234ull, 0, A, W, 10, 10, 0, 0);
-	rec_eq(&v.v[1], AT(5), 0x7f0000013000ull, 0, A, W, 10, 10, 0, 0);
-	rec_eq(&v.v[2], AT(7), 0x7f0000030000ull, 0, A, W, 10, 10, 0, 0);
+	rec_eq(&v.v[0], AT(2), 0x7f0000001234ull, 0, A, W | F0, 10, 10, 0, 0);
+	rec_eq(&v.v[1], AT(5), 0x7f0000013000ull, 0, A, W | F4, 10, 10, 0, 0);
+	rec_eq(&v.v[2], AT(7), 0x7f0000030000ull, 0, A, W, 10, 10, 0, 0); /* reclaim's own allocation */
 	BEGIN(3, 8);
 	rec_eq(&v.v[4], AT(10), 0x7f0000001000ull, 1, R, V, 10, 10, 0, T);
 	rec_eq(&v.v[5], AT(11), 0x7f0000010000ull, 16, R, V, 10, 10, 0, T); /* the 64 KiB folio */
 	rec_eq(&v.v[6], AT(13), 0, 15, R, C, 10, 10, 0, T);                 /* 32 less the 17 named */
-	rec_eq(&v.v[7], AT(20), 0x7f0000040000ull, 0, A, W, 10, 10, 0, 0);
+	rec_eq(&v.v[7], AT(20), 0x7f0000040000ull, 0, A, W | F0, 10, 10, 0, 0);
 	rec_eq(&v.v[8], AT(22), 0, 0x3000, SWS_TRACE_FILE, 0, 10, 10, 0, 1); /* 3 pages allocated so far */
 	BEGIN(9, 22);
 	rec_eq(&v.v[10], AT(23), 0x7f0000040000ull, 1, R, V, 10, 10, 0, T);
 	rec_eq(&v.v[11], AT(25), 0x3000, 0x2000, SWS_TRACE_FILE, 0, 10, 10, 0, 1); /* the rest */
 	/* a failed allocation (pfn 0) ties nothing; the 64 KiB folio's fallback to
 	 * 4 KiB takes its place */
-	rec_eq(&v.v[12], AT(26), 0x7f0000050000ull, 0, A, W, 10, 10, 0, 0);
+	rec_eq(&v.v[12], AT(26), 0x7f0000050000ull, 0, A, W | F0 | FB, 10, 10, 0, 0);
 	BEGIN(13, 30);
 	rec_eq(&v.v[14], AT(32), 0x7f0000050000ull, 1, R, V, 10, 10, 0, T);
 	rec_eq(&v.v[15], AT(33), 0, 1, R, C, 10, 10, 0, T);
 	/* a write outside a reclaim (MADV_PAGEOUT's) names nothing and unties the
 	 * folio, so the next reclaim's end keeps its page */
-	rec_eq(&v.v[16], AT(34), 0x7f0000060000ull, 0, A, W, 10, 10, 0, 0);
+	rec_eq(&v.v[16], AT(34), 0x7f0000060000ull, 0, A, W | F0, 10, 10, 0, 0);
 	BEGIN(17, 37);
 	rec_eq(&v.v[18], AT(39), 0, 1, R, C, 10, 10, 0, T);
 	/* two named, one counted by the end (a disk frees the other in a later
 	 * pass): the next end counts it */
-	rec_eq(&v.v[19], AT(40), 0x7f0000070000ull, 0, A, W, 10, 10, 0, 0);
-	rec_eq(&v.v[20], AT(42), 0x7f0000071000ull, 0, A, W, 10, 10, 0, 0);
+	rec_eq(&v.v[19], AT(40), 0x7f0000070000ull, 0, A, W | F0, 10, 10, 0, 0);
+	rec_eq(&v.v[20], AT(42), 0x7f0000071000ull, 0, A, W | F0, 10, 10, 0, 0);
 	BEGIN(21, 44);
 	rec_eq(&v.v[22], AT(45), 0x7f0000070000ull, 1, R, V, 10, 10, 0, T);
 	rec_eq(&v.v[23], AT(46), 0x7f0000071000ull, 1, R, V, 10, 10, 0, T);

@@ -23,7 +23,7 @@
  *                yet known for a process or a thread (PID/TID lines) holds
  *                back everything behind it
  */
-struct sws__perf_task {    /* 136 bytes */
+struct sws__perf_task {    /* 144 bytes */
 	uint32_t tid;           /* key; 0: empty slot */
 	uint32_t pid;           /* its process (address space) */
 	uint32_t call_arg;      /* mmap flags, madvise advice */
@@ -33,7 +33,8 @@ struct sws__perf_task {    /* 136 bytes */
 	uint8_t dup_exec;       /* SWS__SRC_* still to report its last exec */
 	uint8_t call;           /* system call in progress: SWS__CALL_* (0: none) */
 	uint8_t call_dirtied;   /* ... a write that dirtied page cache (writeback_dirty_folio) */
-	uint8_t pad[2];
+	uint8_t fault_fallback;  /* SWS__PT_FAULT: its folio replaced a larger one (a fallback) */
+	uint8_t pad[1];
 	uint64_t call_addr, call_len;
 	uint64_t call_line;     /* the line of its sys_enter_* */
 	uint64_t fork_line;     /* the line of the clone that made it */
@@ -47,6 +48,8 @@ struct sws__perf_task {    /* 136 bytes */
 	uint64_t call_alloc;    /* a read in progress: page cache pages it allocated, no record yet */
 	uint64_t call_done;     /* ... bytes its FILE records cover already (read_piece()) */
 	uint64_t shrunk_done;   /* SWS__PT_RECLAIM: pages its shrink_inactive lines made RECLAIM of */
+	uint64_t fault_seq;     /* SWS__PT_FAULT: its ACCESS, held (SWS__OUT_FAULT) until its
+				   folio is known: queue sequence + 1; 0: none */
 };
 #define SWS__PT_THREAD 0x01u   /* a thread of pid (pid != tid) */
 #define SWS__PT_ASSUMED 0x02u  /* a clone the trace did not describe, taken for a process */
@@ -104,7 +107,7 @@ struct sws__perf_out {
 	uint32_t state;         /* SWS__OUT_* */
 	uint32_t pad;
 };
-enum { SWS__OUT_READY = 0, SWS__OUT_PENDING, SWS__OUT_DROPPED };
+enum { SWS__OUT_READY = 0, SWS__OUT_PENDING, SWS__OUT_DROPPED, SWS__OUT_FAULT };
 
 struct sws__perf {
 	struct sws__perf_task *tasks;
@@ -263,9 +266,12 @@ static struct sws__perf_task *task_get(struct sws_trace_reader *r, uint32_t tid)
 	return e;
 }
 
+static void fault_release(struct sws__perf *pf, struct sws__perf_task *e);
+
 /* Remove @e (backward-shift deletion keeps every probe chain unbroken). */
 static void task_del(struct sws__perf *pf, struct sws__perf_task *e)
 {
+	fault_release(pf, e);
 	uint32_t mask = pf->tcap - 1, i = (uint32_t)(e - pf->tasks), j = i;
 	for (;;) {
 		j = (j + 1) & mask;
@@ -441,6 +447,20 @@ static void fds_fork(struct sws__perf *pf, uint32_t ppid, uint32_t cpid)
 static struct sws__perf_out *q_at(struct sws__perf *pf, uint64_t seq)
 {
 	return &pf->q[(pf->qhead + (uint32_t)(seq - pf->qseq)) % pf->qcap];
+}
+
+/* Task @e's held fault ACCESS goes out, with the order of the folio its
+ * allocations tied when there is one (SWS_TRACE_F_FOLIO_*, SWS_TRACE_F_FALLBACK). */
+static void fault_release(struct sws__perf *pf, struct sws__perf_task *e)
+{
+	if (!e->fault_seq)
+		return;
+	struct sws__perf_out *o = q_at(pf, e->fault_seq - 1);
+	if (e->fault_pfn)
+		o->rec.flags |= (e->fault_order + 1) << SWS_TRACE_F_FOLIO_SHIFT |
+				(e->fault_fallback ? SWS_TRACE_F_FALLBACK : 0);
+	o->state = SWS__OUT_READY;
+	e->fault_seq = 0;
 }
 
 /* Queue @rec (state SWS__OUT_*). @return 0 or an error. */
@@ -783,6 +803,7 @@ static int call_enter(struct sws_trace_reader *r, const struct sws_perf_line *pl
 	e->call_dirtied = 0;
 	e->call_line = r->line;
 	e->call_alloc = e->call_done = 0;
+	fault_release(perf_of(r), e);
 	e->flags &= (uint8_t)~SWS__PT_FAULT; /* its allocations are the call's */
 	return 0;
 }
@@ -1265,10 +1286,12 @@ static int perf_page_alloc(struct sws_trace_reader *r, const struct sws_perf_lin
 			pfn_del(pf, t);
 		e->fault_pfn = 0;
 		if (order >= e->fault_order) { /* several folios (readahead): which is the fault's? */
+			fault_release(pf, e);
 			e->flags &= (uint8_t)~SWS__PT_FAULT;
 			task_put(pf, e);
 			return 0;
 		}
+		e->fault_fallback = 1;
 	}
 	e->fault_pfn = pfn + 1;
 	e->fault_order = (uint32_t)order;
@@ -1321,6 +1344,7 @@ static int perf_vmscan(struct sws_trace_reader *r, const struct sws_perf_line *p
 		struct sws__perf_task *e = task_get(r, pl->tid);
 		if (!e)
 			return r->err;
+		fault_release(pf, e); /* its folio was allocated before the charge's reclaim */
 		e->flags = (uint8_t)((e->flags & ~SWS__PT_MEMCG) | SWS__PT_RECLAIM |
 				     (strstr(ev, "memcg") ? SWS__PT_MEMCG : 0));
 		int rc = read_piece(r, pl, e);
@@ -1453,9 +1477,16 @@ static int perf_line(struct sws_trace_reader *r, char *line)
 			struct sws__perf_task *e = task_get(r, pl.tid);
 			if (!e)
 				return r->err;
+			fault_release(pf, e);
 			e->flags |= SWS__PT_FAULT;
 			e->fault_addr = addr;
 			e->fault_pfn = 0;
+			e->fault_fallback = 0;
+			/* held until its folio is known (the task's next fault, call or reclaim) */
+			e->fault_seq = pf->qseq + pf->qn + 1;
+			struct sws_trace_record rec = {.time_ns = pl.time_ns, .addr = addr, .op = SWS_TRACE_ACCESS,
+						       .flags = flags, .pid = pid, .tid = tid, .cpu = pl.cpu};
+			return q_push(r, &rec, SWS__OUT_FAULT);
 		}
 		return q_rec(r, &pl, SWS_TRACE_ACCESS, addr, 0, flags, pid, tid, 0);
 	}
@@ -1510,6 +1541,15 @@ static int perf_next(struct sws_trace_reader *r, struct sws_trace_record *rec)
 				if (!pf->eof && pf->qn + 2 <= SWS_TRACE_PERF_MAX_HELD)
 					break;
 				fork_undecided(pf);
+			}
+			if (o->state == SWS__OUT_FAULT) {
+				if (!pf->eof && pf->qn + 2 <= SWS_TRACE_PERF_MAX_HELD)
+					break;
+				struct sws__perf_task *e = task_find(pf, o->rec.tid);
+				if (e && e->fault_seq == pf->qseq + 1)
+					fault_release(pf, e);
+				else
+					o->state = SWS__OUT_READY;
 			}
 			pf->qhead = (pf->qhead + 1) % pf->qcap;
 			pf->qn--;
