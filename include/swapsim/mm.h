@@ -222,11 +222,12 @@ int sws_mm_access(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_
 
 /** sws_mm_access() of a trace's fault whose folio the kernel's allocation lines name:
  *  of order @order, after a larger one's charge failed when @fallback. A first
- *  write's folio then follows the kernel's: the model's allowed orders above @order
- *  are not tried (with @fallback each counts as a failed charge,
- *  anon_fault_fallback_charge), and a folio of @order (when allowed; else of
- *  order 0) is charged as an order-0 page is (with reclaim, or over a limit whose
- *  reclaim the trace records). Swap-ins and copies keep the model's own choice.
+ *  write's folio then follows the kernel's: of the model's allowed orders only
+ *  @order is tried (with @fallback each above it counts as a failed charge,
+ *  anon_fault_fallback_charge), charged as an order-0 page is (with reclaim, or
+ *  over a limit whose reclaim the trace records); when @order is not allowed there
+ *  (the model's block not empty), order 0. A large swap-in takes no folio above @order; copies
+ *  keep the model's own choice.
  *  @return as sws_mm_access(); SWS_EINVAL for @order >= SWS_NR_ORDERS. */
 int sws_mm_access_folio(struct sws_cpu *cpu, struct sws_mm *mm, uint32_t asid, uint64_t addr, bool write,
 			unsigned order, bool fallback);

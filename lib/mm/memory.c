@@ -244,8 +244,8 @@ static int alloc_anon_folio(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_s
 	const uint32_t traced = mm->pcpu[sws__cpu_id(cpu)].fault_folio, kernel = traced & 0xff;
 	while (orders) {
 		unsigned o = 31 - (unsigned)__builtin_clz(orders); /* the largest order left first */
-		if (kernel && o + 1 > kernel) { /* the kernel's charge of it failed, or it was not tried */
-			if (traced >> 8)
+		if (kernel && o + 1 != kernel) { /* not the kernel's: above it, failed or not tried */
+			if (o + 1 > kernel && (traced >> 8))
 				sws__mm_count_anon_fault(mm, cpu, o, true, true);
 			orders &= ~(1u << o);
 			continue;
@@ -452,7 +452,7 @@ static bool __can_swapin_thp(struct sws_cpu *cpu, struct sws_space *sp, uint64_t
  * region's mTHP orders below the PMD order (thp_vma_allowable_orders()) those
  * whose aligned block lies in the region (thp_vma_suitable_orders()) and whose
  * entries align as the addresses do (thp_swap_suitable_orders(): as the folio
- * was swapped out). *@reclaim: the region is madvise()d MADV_HUGEPAGE (the
+ * was swapped out); for a traced fault, none above the kernel's folio. *@reclaim: the region is madvise()d MADV_HUGEPAGE (the
  * large folio's gfp may reclaim: sws__mm_swapin_folio_alloc()). */
 static unsigned swapin_orders(struct sws_cpu *cpu, struct sws_mm *mm, struct sws_space *sp, uint64_t vaddr,
 			      sws_entry_t e, bool *reclaim)
@@ -466,6 +466,10 @@ static unsigned swapin_orders(struct sws_cpu *cpu, struct sws_mm *mm, struct sws
 	mm_lock(mm, &sp->mmap_lock, SWS_MM_lock_mm_other_contended);
 	struct sws_region *r = sws___mm_region(sp, vaddr);
 	unsigned orders = region_orders(mm, r) & below_pmd;
+	/* a traced fault's folio (sws_mm_access_folio()): none larger than the kernel's */
+	const uint32_t traced = mm->pcpu[sws__cpu_id(cpu)].fault_folio & 0xff;
+	if (traced)
+		orders &= (2u << (traced - 1)) - 1;
 	*reclaim = r && (r->orders & REGION_VM_HUGEPAGE);
 	for (unsigned o = 1; o < SWS_NR_ORDERS - 1; o++) {
 		uint64_t nr = 1ull << o, span = SWS_PAGE_SIZE * nr, base = vaddr & ~(span - 1);

@@ -599,7 +599,9 @@ uint64_t sws_mm_reclaim_folio_at(struct sws_cpu *cpu, struct sws_mm *mm, uint32_
 	if (nr <= (UINT64_MAX >> 12) && sws__mm_range_ok(sp, addr, nr * SWS_PAGE_SIZE))
 		for (uint64_t i = 0; i < nr && taken + got < nr; i++)
 			got += reclaim_folio_at(cpu, mm, sp, addr + i * SWS_PAGE_SIZE, memcg);
-	if (taken + got < nr) { /* not the model's to take: as its reclaim picks them */
+	/* not the model's to take: as its reclaim picks them; with the begins
+	 * recorded, the next begin settles the memcg's usage instead */
+	if (taken + got < nr && !begins) {
 		uint64_t by_type[2] = {0, 0};
 		got += shrink(cpu, mm, memcg, nr - taken - got, memcg != 0, SWS_MM_LRU_ANON, 0, by_type);
 	}

@@ -125,7 +125,9 @@ static void run_access(struct sws__worker *w, const struct sws__item *it)
 	struct sws_mm_cpu_time now; /* the CPU's clock after the last fault (kernel) */
 	uint64_t refused = 0, t0 = w->vc.now;
 	/* the kernel's folio for a traced fault (the perf importer's) */
-	const uint32_t folio = (rec->flags & SWS_TRACE_F_FOLIO_MASK) >> SWS_TRACE_F_FOLIO_SHIFT;
+	uint32_t folio = (rec->flags & SWS_TRACE_F_FOLIO_MASK) >> SWS_TRACE_F_FOLIO_SHIFT;
+	if (folio > SWS_NR_ORDERS)
+		folio = 0; /* no order of the model's: its own choice */
 	for (uint64_t pg = first;; pg++) {
 		int rc = folio && pg == first
 				 ? sws_mm_access_folio(w->cpu, r->mm, it->asid, pg << 12, write, folio - 1,

@@ -1004,7 +1004,36 @@ static void test_mthp_traced_folio(void **state)
 	assert_anon_faults(&s, 4, 4, 2, 2);
 	assert_int_equal(s.counters[SWS_MM_pgsteal], 38); /* 32 asked: the oldest 1 + 1 + 4, two 64 KiB whole */
 	assert_int_equal(sws_mm_access_folio(e.cpu, e.mm, a, PG(200), true, SWS_NR_ORDERS, false), SWS_EINVAL);
+	/* the kernel's 64 KiB where the model's block is not empty: order 0, not 16 KiB */
+	TRACED(136, 0, false, 1);
+	TRACED(128, 4, false, 1);
 #undef TRACED
+	env_close(&e);
+}
+
+/*
+ * A named victim once the trace records its reclaims' begins: the model's
+ * 64 KiB folio over a 1-page record goes whole, its 15 other pages counting
+ * against the next records (a record of 10 reclaims nothing more); a named
+ * page the model does not hold takes no other page (the next begin settles
+ * the memcg's usage).
+ */
+static void test_mthp_victim_excess(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct sws_mm_config mc = {.ram_pages = 1024, .anon_orders = 1u << 4};
+	struct env e;
+	uint16_t cg;
+	uint32_t a = env_open_memcg64(&e, b, &mc, &cg);
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(0), true), 1);
+	assert_int_equal(sws_mm_access(e.cpu, e.mm, a, PG(16), true), 1);
+	assert_int_equal(sws_mm_reclaim_recorded(e.cpu, e.mm, cg, 0, SWS_MM_LRU_ANON), 0); /* a begin */
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
+	assert_int_equal(sws_mm_reclaim_folio_at(e.cpu, e.mm, a, PG(3), cg, 1), 16);
+	assert_int_equal(sws_test_mm_stats(e.mm).counters[SWS_MM_pswpout] - s0.counters[SWS_MM_pswpout], 16);
+	assert_int_equal(sws_mm_reclaim_recorded(e.cpu, e.mm, cg, 10, SWS_MM_LRU_ANON), 10);
+	assert_int_equal(sws_mm_reclaim_folio_at(e.cpu, e.mm, a, PG(100), cg, 1), 0);
+	assert_int_equal(sws_test_mm_stats(e.mm).counters[SWS_MM_pswpout] - s0.counters[SWS_MM_pswpout], 16);
 	env_close(&e);
 }
 
@@ -1754,7 +1783,7 @@ int main(void)
 		BOTH(test_swapin_write_keeps_shared_slot),
 		BOTH(test_swapin_read_maps_clean), BOTH(test_mthp_policy), BOTH(test_mthp_madvise),
 		BOTH(test_memcg_high),       BOTH(test_mthp_split_dirty), BOTH(test_mthp_split_fork_cow),
-		BOTH(test_lru_add_batch),    BOTH(test_mthp_charge_fallback), BOTH(test_mthp_traced_folio), BOTH(test_mthp_thp_defrag),
+		BOTH(test_lru_add_batch),    BOTH(test_mthp_charge_fallback), BOTH(test_mthp_traced_folio), BOTH(test_mthp_victim_excess), BOTH(test_mthp_thp_defrag),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

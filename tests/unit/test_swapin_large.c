@@ -286,6 +286,32 @@ static void test_swapin_large_fallback(void **state)
 	env_close(&e);
 }
 
+/* A traced fault (sws_mm_access_folio()) whose kernel folio was a page: the
+ * swap-in is of order 0 too, with no fallback counted; one whose kernel folio
+ * was 64 KiB swaps in the 16 pages. */
+static void test_swapin_large_traced(void **state)
+{
+	enum sws_backend b = *(enum sws_backend *)*state;
+	struct env e;
+	env_open(&e, b, SYNC, false);
+	struct sws_mm_stats s0 = sws_test_mm_stats(e.mm);
+	assert_int_equal(sws_mm_access_folio(e.cpu, e.mm, e.asid, PG(5), false, 0, false), 1);
+	struct sws_mm_stats s = sws_test_mm_stats(e.mm);
+	assert_int_equal(s.counters[SWS_MM_pswpin] - s0.counters[SWS_MM_pswpin], 1);
+	assert_int_equal(s.counters[SWS_MM_pgalloc] - s0.counters[SWS_MM_pgalloc], 1);
+	assert_int_equal(s.swpin[4], 0);
+	assert_int_equal(s.swpin_fallback[4], 0);
+	env_close(&e);
+
+	env_open(&e, b, SYNC, false);
+	s0 = sws_test_mm_stats(e.mm);
+	assert_int_equal(sws_mm_access_folio(e.cpu, e.mm, e.asid, PG(5), false, 4, false), 1);
+	s = sws_test_mm_stats(e.mm);
+	assert_int_equal(s.counters[SWS_MM_pswpin] - s0.counters[SWS_MM_pswpin], 16);
+	assert_int_equal(s.swpin[4], 1);
+	env_close(&e);
+}
+
 /* A read of page 5, one fault: the simulation's counters before (*@w0) and
  * after (*@w), the memory model's (*@s0, *@s). */
 static void read_page5(struct env *e, struct sws_stats *w0, struct sws_stats *w, struct sws_mm_stats *s0,
@@ -549,6 +575,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		LARGE(test_swapin_large),
 		LARGE(test_swapin_large_fallback),
+		LARGE(test_swapin_large_traced),
 		LARGE(test_swapin_large_verify),
 		LARGE(test_swapin_large_region_end),
 		LARGE(test_swapin_large_separate),

@@ -981,6 +981,50 @@ static void test_perf_victims(void **state)
 	unlink(p);
 }
 
+/*
+ * A fault's ACCESS waits for its folio: a system call (a), the task's exit
+ * (a), the end of the input (b: a 64 KiB folio's fallback) let it go with
+ * the folio's order; in a read (c) a kernel-mode fault's first folio is its
+ * own, the call's next allocation no fallback. The ACCESS of b, held, keeps
+ * c's behind it: the order is the trace's. Line N has time 4.N s.
+ */
+static void test_perf_fault_folio(void **state)
+{
+	(void)state;
+	char p[256];
+	tmp_text(p, sizeof(p), "perf_fault_folio.txt",
+		 " a 20 [000] 4.01: kmem:mm_page_alloc: page=0x10 pfn=0x10 order=0 migratetype=0 gfp_flags=GFP_KERNEL\n"
+		 " a 20 [000] 4.02: exceptions:page_fault_user: address=0x7f0000001000 ip=0x1 error_code=0x6\n"
+		 " a 20 [000] 4.03: kmem:mm_page_alloc: page=0x100 pfn=0x100 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE\n"
+		 " a 20 [000] 4.04: syscalls:sys_enter_read: fd: 0x00000009, buf: 0x7f0000001000, count: 0x00001000\n"
+		 " a 20 [000] 4.05: syscalls:sys_exit_read: 0x0\n"
+		 " a 20 [000] 4.06: exceptions:page_fault_user: address=0x7f0000010000 ip=0x1 error_code=0x6\n"
+		 " a 20 [000] 4.07: kmem:mm_page_alloc: page=0x200 pfn=0x200 order=4 migratetype=1 gfp_flags=GFP_TRANSHUGE_LIGHT\n"
+		 " a 20 [000] 4.08: sched:sched_process_exit: comm=a pid=20 prio=120 group_dead=true\n"
+		 " b 21 [001] 4.09: exceptions:page_fault_user: address=0x7f0000020000 ip=0x1 error_code=0x6\n"
+		 " b 21 [001] 4.10: kmem:mm_page_alloc: page=0x300 pfn=0x300 order=4 migratetype=1 gfp_flags=GFP_TRANSHUGE_LIGHT\n"
+		 " b 21 [001] 4.11: kmem:mm_page_alloc: page=0x310 pfn=0x310 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE\n"
+		 " c 22 [000] 4.12: syscalls:sys_enter_read: fd: 0x00000009, buf: 0x7f0000030000, count: 0x00001000\n"
+		 " c 22 [000] 4.13: exceptions:page_fault_kernel: address=0x7f0000030000 ip=_copy_to_iter error_code=0x2\n"
+		 " c 22 [000] 4.14: kmem:mm_page_alloc: page=0x400 pfn=0x400 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE\n"
+		 " c 22 [000] 4.15: kmem:mm_page_alloc: page=0x500 pfn=0x500 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE\n"
+		 " c 22 [000] 4.16: syscalls:sys_exit_read: 0x1000\n");
+	struct sws_trace_perf_stats ps;
+	struct recs v = load_perf(p, &ps);
+	const uint32_t A = SWS_TRACE_ACCESS, W = SWS_TRACE_F_WRITE, F0 = 1u << SWS_TRACE_F_FOLIO_SHIFT,
+		       F4 = 5u << SWS_TRACE_F_FOLIO_SHIFT, FB = SWS_TRACE_F_FALLBACK;
+#define AT(line) (4000000000ull + (line) * 10000000ull)
+	assert_int_equal(v.n, 5);
+	rec_eq(&v.v[0], AT(2), 0x7f0000001000ull, 0, A, W | F0, 20, 20, 0, 0);
+	rec_eq(&v.v[1], AT(6), 0x7f0000010000ull, 0, A, W | F4, 20, 20, 0, 0);
+	rec_eq(&v.v[2], AT(8), 0, 0, SWS_TRACE_EXIT, 0, 20, 20, 0, 0);
+	rec_eq(&v.v[3], AT(9), 0x7f0000020000ull, 0, A, W | F0 | FB, 21, 21, 1, 0);
+	rec_eq(&v.v[4], AT(13), 0x7f0000030000ull, 0, A, W | F0, 22, 22, 0, 0);
+#undef AT
+	free(v.v);
+	unlink(p);
+}
+
 /* tests/data/perf_file_io.txt: file I/O through descriptors openat() made (the
  * offsets read and write advance, pread64/pwrite64 at their own, lseek, EOF, a
  * failed call, a descriptor no openat made), descriptors copied by fork and
@@ -2767,6 +2811,7 @@ int main(void)
 		cmocka_unit_test(test_perf_syscalls),
 		cmocka_unit_test(test_perf_file_io),
 		cmocka_unit_test(test_perf_victims),
+		cmocka_unit_test(test_perf_fault_folio),
 		cmocka_unit_test(test_perf_dup),
 		cmocka_unit_test(test_perf_mmap2),
 		cmocka_unit_test(test_lackey),

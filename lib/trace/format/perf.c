@@ -641,6 +641,7 @@ static int on_fork(struct sws_trace_reader *r, const struct sws_perf_line *pl, u
 		fork_undecided(pf), e = task_find(pf, ctid);
 	if (!e && !(e = task_get(r, ctid)))
 		return r->err;
+	fault_release(pf, e); /* a reused tid's last fault */
 	memset(e, 0, sizeof(*e));
 	e->tid = ctid;
 	e->pid = ctid;
@@ -721,6 +722,7 @@ static int on_exit(struct sws_trace_reader *r, const struct sws_perf_line *pl, u
 			pf->st.unfinished_calls++;
 		if (k->flags & SWS__PT_PENDING) /* its own clone: a process after all */
 			fork_resolve(pf, k, 1, 0);
+		fault_release(pf, k);
 		memset(&k->flags, 0, sizeof(*k) - offsetof(struct sws__perf_task, flags));
 		k->pid = k->tid;
 	}
@@ -764,7 +766,8 @@ static int on_exec(struct sws_trace_reader *r, const struct sws_perf_line *pl, u
 		return r->err;
 	if (e->flags & SWS__PT_PENDING)
 		fork_resolve(pf, e, 1, pid);
-	e->flags &= (uint8_t)~SWS__PT_THREAD;
+	fault_release(pf, e); /* the old image's last fault */
+	e->flags &= (uint8_t)~(SWS__PT_THREAD | SWS__PT_FAULT);
 	e->pid = pid;
 	e->dup_exec = other_src(src);
 	fds_close(pf, pid, 1);
@@ -1280,6 +1283,15 @@ static int perf_page_alloc(struct sws_trace_reader *r, const struct sws_perf_lin
 			e->call_alloc += 1ull << order; /* the read's page cache */
 		return 0;
 	}
+	if (e->fault_pfn && e->call) {
+		/* a kernel-mode fault's folio came first: the rest are the call's (a
+		 * read's page cache), none its fallback */
+		fault_release(pf, e);
+		e->flags &= (uint8_t)~SWS__PT_FAULT;
+		if (e->call >= SWS__CALL_READ && e->call <= SWS__CALL_PREAD64)
+			e->call_alloc += 1ull << order;
+		return 0;
+	}
 	if (e->fault_pfn) {
 		struct sws__perf_pfn *t = pfn_find(pf, e->fault_pfn - 1);
 		if (t)
@@ -1344,7 +1356,10 @@ static int perf_vmscan(struct sws_trace_reader *r, const struct sws_perf_line *p
 		struct sws__perf_task *e = task_get(r, pl->tid);
 		if (!e)
 			return r->err;
-		fault_release(pf, e); /* its folio was allocated before the charge's reclaim */
+		/* its folio was allocated before the charge's reclaim; a large one's
+		 * charge may reclaim and still fail: its fallback comes after */
+		if (!e->fault_pfn || !e->fault_order)
+			fault_release(pf, e);
 		e->flags = (uint8_t)((e->flags & ~SWS__PT_MEMCG) | SWS__PT_RECLAIM |
 				     (strstr(ev, "memcg") ? SWS__PT_MEMCG : 0));
 		int rc = read_piece(r, pl, e);
