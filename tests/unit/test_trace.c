@@ -1025,6 +1025,52 @@ static void test_perf_fault_folio(void **state)
 	unlink(p);
 }
 
+/*
+ * A page shared at fork that the parent copies on its write (error_code 0x7:
+ * a write to a present page) stays the child's: the kernel's write of the old
+ * folio names the child's page, of the copy the parent's. A child's own copy
+ * leaves the parent's tie alone. Line N has time 5.N s.
+ */
+static void test_perf_cow_victims(void **state)
+{
+	(void)state;
+	char p[256];
+	tmp_text(p, sizeof(p), "perf_cow_victims.txt",
+		 " a 30 [000] 5.01: kmem:mm_page_alloc: page=0x10 pfn=0x10 order=0 migratetype=0 gfp_flags=GFP_KERNEL\n"
+		 " a 30 [000] 5.02: exceptions:page_fault_user: address=0x7f0000001000 ip=0x1 error_code=0x6\n"
+		 " a 30 [000] 5.03: kmem:mm_page_alloc: page=0x100 pfn=0x100 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE\n"
+		 " a 30 [000] 5.04: exceptions:page_fault_user: address=0x7f0000002000 ip=0x1 error_code=0x6\n"
+		 " a 30 [000] 5.05: kmem:mm_page_alloc: page=0x101 pfn=0x101 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE\n"
+		 " a 30 [000] 5.06: sched:sched_process_fork: comm=a pid=30 child_comm=a child_pid=31\n"
+		 " a 30 [000] 5.07: exceptions:page_fault_user: address=0x7f0000001008 ip=0x1 error_code=0x7\n"
+		 " a 30 [000] 5.08: kmem:mm_page_alloc: page=0x200 pfn=0x200 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE\n"
+		 " a 31 [001] 5.09: exceptions:page_fault_user: address=0x7f0000002008 ip=0x1 error_code=0x7\n"
+		 " a 31 [001] 5.10: kmem:mm_page_alloc: page=0x300 pfn=0x300 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE\n"
+		 " a 30 [000] 5.11: vmscan:mm_vmscan_memcg_reclaim_begin: order=0 gfp_flags=GFP_HIGHUSER_MOVABLE\n"
+		 " a 30 [000] 5.12: vmscan:mm_vmscan_write_folio: page=0x100 pfn=0x100 flags=RECLAIM_WB_ANON|RECLAIM_WB_ASYNC\n"
+		 " a 30 [000] 5.13: vmscan:mm_vmscan_write_folio: page=0x200 pfn=0x200 flags=RECLAIM_WB_ANON|RECLAIM_WB_ASYNC\n"
+		 " a 30 [000] 5.14: vmscan:mm_vmscan_write_folio: page=0x101 pfn=0x101 flags=RECLAIM_WB_ANON|RECLAIM_WB_ASYNC\n"
+		 " a 30 [000] 5.15: vmscan:mm_vmscan_memcg_reclaim_end: nr_reclaimed=3\n");
+	struct sws_trace_perf_stats ps;
+	struct recs v = load_perf(p, &ps);
+	const uint32_t R = SWS_TRACE_RECLAIM, V = SWS_TRACE_F_VICTIM | SWS_TRACE_F_CHARGE, T = SWS_TRACE_MEMCG_TASK;
+	size_t k = 0;
+	while (k < v.n && !(v.v[k].op == R && v.v[k].len))
+		k++;
+	assert_true(k + 3 <= v.n);
+	assert_int_equal(v.v[k].addr, 0x7f0000001000ull); /* the old folio: the child's */
+	assert_int_equal(v.v[k].pid, 31);
+	assert_int_equal(v.v[k].flags, V);
+	assert_int_equal(v.v[k].arg, T);
+	assert_int_equal(v.v[k + 1].addr, 0x7f0000001000ull); /* the copy: the parent's */
+	assert_int_equal(v.v[k + 1].pid, 30);
+	assert_int_equal(v.v[k + 2].addr, 0x7f0000002000ull); /* the child copied: the parent's stays */
+	assert_int_equal(v.v[k + 2].pid, 30);
+	assert_int_equal(ps.victims, 3);
+	free(v.v);
+	unlink(p);
+}
+
 /* tests/data/perf_file_io.txt: file I/O through descriptors openat() made (the
  * offsets read and write advance, pread64/pwrite64 at their own, lseek, EOF, a
  * failed call, a descriptor no openat made), descriptors copied by fork and
@@ -2812,6 +2858,7 @@ int main(void)
 		cmocka_unit_test(test_perf_file_io),
 		cmocka_unit_test(test_perf_victims),
 		cmocka_unit_test(test_perf_fault_folio),
+		cmocka_unit_test(test_perf_cow_victims),
 		cmocka_unit_test(test_perf_dup),
 		cmocka_unit_test(test_perf_mmap2),
 		cmocka_unit_test(test_lackey),

@@ -34,7 +34,7 @@ struct sws__perf_task {    /* 144 bytes */
 	uint8_t call;           /* system call in progress: SWS__CALL_* (0: none) */
 	uint8_t call_dirtied;   /* ... a write that dirtied page cache (writeback_dirty_folio) */
 	uint8_t fault_fallback;  /* SWS__PT_FAULT: its folio replaced a larger one (a fallback) */
-	uint8_t pad[1];
+	uint8_t fault_cow;       /* ... a write to a present page: a copy (copy-on-write) */
 	uint64_t call_addr, call_len;
 	uint64_t call_line;     /* the line of its sys_enter_* */
 	uint64_t fork_line;     /* the line of the clone that made it */
@@ -101,6 +101,14 @@ struct sws__perf_pfn {
 	uint32_t pid, order;
 };
 
+/* A tie's reverse: (process, page of the folio's address) -> PFN (vpn_*()). */
+struct sws__perf_vpn {
+	uint64_t key; /* vpn_key(); 0: empty */
+	uint64_t pfn;
+};
+
+#define PERF_FORKS 64 /* the last process forks remembered: parent -> its last child */
+
 struct sws__perf_out {
 	struct sws_trace_record rec;
 	uint64_t line;          /* the line that made it */
@@ -125,6 +133,10 @@ struct sws__perf {
 	uint8_t alloc_seen;     /* a kmem:mm_page_alloc line was read: faults await theirs */
 	struct sws__perf_pfn *pfns; /* folios by PFN (pfn_*()), pcap slots (0 or a power of two) */
 	uint32_t pcap, pn;
+	struct sws__perf_vpn *vpns; /* the ties by address (vpn_*()), vcap slots */
+	uint32_t vcap, vn;
+	uint32_t forks[PERF_FORKS][2]; /* the last process forks: parent, child (0: none) */
+	uint32_t nforks;
 	struct sws_trace_perf_stats st;
 };
 
@@ -314,8 +326,84 @@ static struct sws__perf_pfn *pfn_find(struct sws__perf *pf, uint64_t pfn)
 	}
 }
 
+/* ---- the ties by address (the same linear probing) ---- */
+
+static uint64_t vpn_key(uint32_t pid, uint64_t addr)
+{
+	return ((uint64_t)pid << 36 | ((addr >> 12) & ((1ull << 36) - 1))) + 1;
+}
+
+static struct sws__perf_vpn *vpn_find(struct sws__perf *pf, uint64_t key)
+{
+	if (!pf->vn)
+		return NULL;
+	for (uint32_t i = pfn_hash(key, pf->vcap);; i = (i + 1) & (pf->vcap - 1)) {
+		if (pf->vpns[i].key == key)
+			return &pf->vpns[i];
+		if (!pf->vpns[i].key)
+			return NULL;
+	}
+}
+
+/* Forget that the tie of folio @pfn is at @key. */
+static void vpn_drop(struct sws__perf *pf, uint64_t key, uint64_t pfn)
+{
+	struct sws__perf_vpn *e = vpn_find(pf, key);
+	if (!e || e->pfn != pfn)
+		return;
+	uint32_t mask = pf->vcap - 1, i = (uint32_t)(e - pf->vpns), j = i;
+	for (;;) {
+		j = (j + 1) & mask;
+		if (!pf->vpns[j].key)
+			break;
+		uint32_t h = pfn_hash(pf->vpns[j].key, pf->vcap);
+		if (i <= j ? (h <= i || h > j) : (h <= i && h > j)) {
+			pf->vpns[i] = pf->vpns[j];
+			i = j;
+		}
+	}
+	pf->vpns[i].key = 0;
+	pf->vn--;
+}
+
+/* The tie of folio @pfn is at @key. @return 0 or an error. */
+static int vpn_set(struct sws_trace_reader *r, uint64_t key, uint64_t pfn)
+{
+	struct sws__perf *pf = perf_of(r);
+	struct sws__perf_vpn *e = vpn_find(pf, key);
+	if (!e) {
+		if ((pf->vn + 1) * 2 > pf->vcap) {
+			uint32_t ncap = pf->vcap ? pf->vcap * 2 : 1024;
+			struct sws__perf_vpn *n = sws__mem_zalloc(&r->mem, SWS__TRACE_MEM, (size_t)ncap * sizeof(*n), 0);
+			if (!n)
+				return sws__trace_err_line(r, SWS_ENOMEM, "out of memory for the perf folio table");
+			for (uint32_t i = 0; i < pf->vcap; i++) {
+				if (!pf->vpns[i].key)
+					continue;
+				uint32_t j = pfn_hash(pf->vpns[i].key, ncap);
+				while (n[j].key)
+					j = (j + 1) & (ncap - 1);
+				n[j] = pf->vpns[i];
+			}
+			if (pf->vpns)
+				sws__mem_free(&r->mem, SWS__TRACE_MEM, pf->vpns, (size_t)pf->vcap * sizeof(*n));
+			pf->vpns = n;
+			pf->vcap = ncap;
+		}
+		uint32_t i = pfn_hash(key, pf->vcap);
+		while (pf->vpns[i].key)
+			i = (i + 1) & (pf->vcap - 1);
+		e = &pf->vpns[i];
+		e->key = key;
+		pf->vn++;
+	}
+	e->pfn = pfn;
+	return 0;
+}
+
 static void pfn_del(struct sws__perf *pf, struct sws__perf_pfn *e)
 {
+	vpn_drop(pf, vpn_key(e->pid, e->addr), e->key - 1);
 	uint32_t mask = pf->pcap - 1, i = (uint32_t)(e - pf->pfns), j = i;
 	for (;;) {
 		j = (j + 1) & mask;
@@ -366,11 +454,41 @@ static int pfn_tie(struct sws_trace_reader *r, uint64_t pfn, uint32_t order, uin
 		e = &pf->pfns[i];
 		e->key = pfn + 1;
 		pf->pn++;
+	} else {
+		vpn_drop(pf, vpn_key(e->pid, e->addr), pfn);
 	}
 	e->addr = addr & ~(((uint64_t)SWS_PAGE_SIZE << order) - 1);
 	e->pid = pid;
 	e->order = order;
+	return vpn_set(r, vpn_key(pid, e->addr), pfn);
+}
+
+/* The last child process @pid forked (PERF_FORKS remembered); 0: none. */
+static uint32_t fork_child(const struct sws__perf *pf, uint32_t pid)
+{
+	for (uint32_t k = 0; k < PERF_FORKS && k < pf->nforks; k++) {
+		const uint32_t *f = pf->forks[(pf->nforks - 1 - k) % PERF_FORKS];
+		if (f[0] == pid)
+			return f[1];
+	}
 	return 0;
+}
+
+/*
+ * The copy of a folio that @pid's write fault at @addr made (copy-on-write of
+ * a page shared at fork): the page it copied, tied to @pid's address until
+ * now, is its last child's (the child kept it), when that is an order-0 folio.
+ */
+static int cow_untie(struct sws_trace_reader *r, uint32_t pid, uint64_t addr, uint64_t new_pfn)
+{
+	struct sws__perf *pf = perf_of(r);
+	uint32_t child = fork_child(pf, pid);
+	const struct sws__perf_vpn *v = child ? vpn_find(pf, vpn_key(pid, addr)) : NULL;
+	if (!v || v->pfn == new_pfn)
+		return 0;
+	uint64_t old = v->pfn;
+	const struct sws__perf_pfn *t = pfn_find(pf, old);
+	return t && !t->order ? pfn_tie(r, old, 0, child, t->addr) : 0;
 }
 
 /* The process (address space) of the line's task. */
@@ -429,6 +547,9 @@ static void fds_close(struct sws__perf *pf, uint32_t pid, int cloexec_only)
  * with its own offset from here on: the kernel shares the offset). */
 static void fds_fork(struct sws__perf *pf, uint32_t ppid, uint32_t cpid)
 {
+	uint32_t *f = pf->forks[pf->nforks++ % PERF_FORKS]; /* (cow_untie()) */
+	f[0] = ppid;
+	f[1] = cpid;
 	fds_close(pf, cpid, 0); /* a reused pid's */
 	for (uint32_t i = 0, n = pf->nfds; i < n; i++) {
 		if (pf->fds[i].pid != ppid)
@@ -1307,7 +1428,8 @@ static int perf_page_alloc(struct sws_trace_reader *r, const struct sws_perf_lin
 	}
 	e->fault_pfn = pfn + 1;
 	e->fault_order = (uint32_t)order;
-	return pfn_tie(r, pfn, (uint32_t)order, pid, e->fault_addr);
+	int rc = e->fault_cow && !order ? cow_untie(r, pid, e->fault_addr, pfn) : 0;
+	return rc ? rc : pfn_tie(r, pfn, (uint32_t)order, pid, e->fault_addr);
 }
 
 /*
@@ -1497,6 +1619,7 @@ static int perf_line(struct sws_trace_reader *r, char *line)
 			e->fault_addr = addr;
 			e->fault_pfn = 0;
 			e->fault_fallback = 0;
+			e->fault_cow = (code & 0x3) == 0x3; /* a write to a present page */
 			/* held until its folio is known (the task's next fault, call or reclaim) */
 			e->fault_seq = pf->qseq + pf->qn + 1;
 			struct sws_trace_record rec = {.time_ns = pl.time_ns, .addr = addr, .op = SWS_TRACE_ACCESS,
@@ -1608,7 +1731,10 @@ static void perf_free(struct sws_trace_reader *r)
 			      SWS_TRACE_PERF_MAX_FDS * sizeof(*pf->fds));
 	if (pf->pfns)
 		sws__mem_free(&r->mem, SWS__TRACE_MEM, pf->pfns, (size_t)pf->pcap * sizeof(*pf->pfns));
+	if (pf->vpns)
+		sws__mem_free(&r->mem, SWS__TRACE_MEM, pf->vpns, (size_t)pf->vcap * sizeof(*pf->vpns));
 	pf->pfns = NULL;
+	pf->vpns = NULL;
 	pf->tasks = NULL;
 	pf->q = NULL;
 	pf->fds = NULL;
