@@ -95,16 +95,17 @@ struct sws__perf_fd {
 
 /* A folio a traced fault allocated: its first PFN (key, + 1; 0: empty slot),
  * the address space and the address the folio maps first, its order. */
-struct sws__perf_pfn {
-	uint64_t key;
+/* A folio's tie: by PFN (key PFN + 1) the address and process of the fault
+ * that allocated it; by address (key vpn_key()) the PFN, in addr. */
+struct sws__perf_tie {
+	uint64_t key; /* 0: empty */
 	uint64_t addr;
 	uint32_t pid, order;
 };
 
-/* A tie's reverse: (process, page of the folio's address) -> PFN (vpn_*()). */
-struct sws__perf_vpn {
-	uint64_t key; /* vpn_key(); 0: empty */
-	uint64_t pfn;
+struct sws__perf_map { /* map_*(): cap slots (0 or a power of two), n used */
+	struct sws__perf_tie *slot;
+	uint32_t cap, n;
 };
 
 #define PERF_FORKS 64 /* the last process forks remembered: parent -> its last child */
@@ -131,10 +132,8 @@ struct sws__perf {
 	uint32_t nfds;
 	uint32_t last_file;     /* the last file id given out */
 	uint8_t alloc_seen;     /* a kmem:mm_page_alloc line was read: faults await theirs */
-	struct sws__perf_pfn *pfns; /* folios by PFN (pfn_*()), pcap slots (0 or a power of two) */
-	uint32_t pcap, pn;
-	struct sws__perf_vpn *vpns; /* the ties by address (vpn_*()), vcap slots */
-	uint32_t vcap, vn;
+	struct sws__perf_map pfns; /* folio ties by PFN (pfn_*()) */
+	struct sws__perf_map vpns; /* ... by address: the PFN of (process, page) */
 	uint32_t forks[PERF_FORKS][2]; /* the last process forks: parent, child (0: none) */
 	uint32_t nforks;
 	struct sws_trace_perf_stats st;
@@ -307,116 +306,104 @@ static void task_put(struct sws__perf *pf, struct sws__perf_task *e)
 		task_del(pf, e);
 }
 
-/* ---- folios by PFN (linear probing, backward-shift deletion as tasks[]) ---- */
+/* ---- folio ties, by PFN and by address (linear probing, backward-shift
+ * deletion as tasks[]): one map type for both ---- */
 
 static uint32_t pfn_hash(uint64_t key, uint32_t cap)
 {
 	return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
 }
 
-static struct sws__perf_pfn *pfn_find(struct sws__perf *pf, uint64_t pfn)
+static struct sws__perf_tie *map_find(const struct sws__perf_map *m, uint64_t key)
 {
-	if (!pf->pn)
+	if (!m->n)
 		return NULL;
-	for (uint32_t i = pfn_hash(pfn + 1, pf->pcap);; i = (i + 1) & (pf->pcap - 1)) {
-		if (pf->pfns[i].key == pfn + 1)
-			return &pf->pfns[i];
-		if (!pf->pfns[i].key)
+	for (uint32_t i = pfn_hash(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
+		if (m->slot[i].key == key)
+			return &m->slot[i];
+		if (!m->slot[i].key)
 			return NULL;
 	}
 }
 
-/* ---- the ties by address (the same linear probing) ---- */
+static void map_del(struct sws__perf_map *m, struct sws__perf_tie *e)
+{
+	uint32_t mask = m->cap - 1, i = (uint32_t)(e - m->slot), j = i;
+	for (;;) {
+		j = (j + 1) & mask;
+		if (!m->slot[j].key)
+			break;
+		uint32_t h = pfn_hash(m->slot[j].key, m->cap);
+		if (i <= j ? (h <= i || h > j) : (h <= i && h > j)) {
+			m->slot[i] = m->slot[j];
+			i = j;
+		}
+	}
+	m->slot[i].key = 0;
+	m->n--;
+}
 
+/* @m's entry of @key, a new one (zeroed but for its key) when there is none:
+ * @return it, or NULL with the reader's error set (out of memory). */
+static struct sws__perf_tie *map_get(struct sws_trace_reader *r, struct sws__perf_map *m, uint64_t key)
+{
+	struct sws__perf_tie *e = map_find(m, key);
+	if (e)
+		return e;
+	if ((m->n + 1) * 2 > m->cap) {
+		uint32_t ncap = m->cap ? m->cap * 2 : 1024;
+		struct sws__perf_tie *n = sws__mem_zalloc(&r->mem, SWS__TRACE_MEM, (size_t)ncap * sizeof(*n), 0);
+		if (!n) {
+			sws__trace_err_line(r, SWS_ENOMEM, "out of memory for the perf folio table");
+			return NULL;
+		}
+		for (uint32_t i = 0; i < m->cap; i++) {
+			if (!m->slot[i].key)
+				continue;
+			uint32_t j = pfn_hash(m->slot[i].key, ncap);
+			while (n[j].key)
+				j = (j + 1) & (ncap - 1);
+			n[j] = m->slot[i];
+		}
+		if (m->slot)
+			sws__mem_free(&r->mem, SWS__TRACE_MEM, m->slot, (size_t)m->cap * sizeof(*n));
+		m->slot = n;
+		m->cap = ncap;
+	}
+	uint32_t i = pfn_hash(key, m->cap);
+	while (m->slot[i].key)
+		i = (i + 1) & (m->cap - 1);
+	e = &m->slot[i];
+	*e = (struct sws__perf_tie){.key = key};
+	m->n++;
+	return e;
+}
+
+static void map_free(struct sws_trace_reader *r, struct sws__perf_map *m)
+{
+	if (m->slot)
+		sws__mem_free(&r->mem, SWS__TRACE_MEM, m->slot, (size_t)m->cap * sizeof(*m->slot));
+	*m = (struct sws__perf_map){0};
+}
+
+/* The key of a tie's reverse: (process, page of the folio's address). */
 static uint64_t vpn_key(uint32_t pid, uint64_t addr)
 {
 	return ((uint64_t)pid << 36 | ((addr >> 12) & ((1ull << 36) - 1))) + 1;
 }
 
-static struct sws__perf_vpn *vpn_find(struct sws__perf *pf, uint64_t key)
+static struct sws__perf_tie *pfn_find(struct sws__perf *pf, uint64_t pfn)
 {
-	if (!pf->vn)
-		return NULL;
-	for (uint32_t i = pfn_hash(key, pf->vcap);; i = (i + 1) & (pf->vcap - 1)) {
-		if (pf->vpns[i].key == key)
-			return &pf->vpns[i];
-		if (!pf->vpns[i].key)
-			return NULL;
-	}
+	return map_find(&pf->pfns, pfn + 1);
 }
 
-/* Forget that the tie of folio @pfn is at @key. */
-static void vpn_drop(struct sws__perf *pf, uint64_t key, uint64_t pfn)
+/* Untie folio @e (the PFN's entry) and drop its reverse. */
+static void pfn_del(struct sws__perf *pf, struct sws__perf_tie *e)
 {
-	struct sws__perf_vpn *e = vpn_find(pf, key);
-	if (!e || e->pfn != pfn)
-		return;
-	uint32_t mask = pf->vcap - 1, i = (uint32_t)(e - pf->vpns), j = i;
-	for (;;) {
-		j = (j + 1) & mask;
-		if (!pf->vpns[j].key)
-			break;
-		uint32_t h = pfn_hash(pf->vpns[j].key, pf->vcap);
-		if (i <= j ? (h <= i || h > j) : (h <= i && h > j)) {
-			pf->vpns[i] = pf->vpns[j];
-			i = j;
-		}
-	}
-	pf->vpns[i].key = 0;
-	pf->vn--;
-}
-
-/* The tie of folio @pfn is at @key. @return 0 or an error. */
-static int vpn_set(struct sws_trace_reader *r, uint64_t key, uint64_t pfn)
-{
-	struct sws__perf *pf = perf_of(r);
-	struct sws__perf_vpn *e = vpn_find(pf, key);
-	if (!e) {
-		if ((pf->vn + 1) * 2 > pf->vcap) {
-			uint32_t ncap = pf->vcap ? pf->vcap * 2 : 1024;
-			struct sws__perf_vpn *n = sws__mem_zalloc(&r->mem, SWS__TRACE_MEM, (size_t)ncap * sizeof(*n), 0);
-			if (!n)
-				return sws__trace_err_line(r, SWS_ENOMEM, "out of memory for the perf folio table");
-			for (uint32_t i = 0; i < pf->vcap; i++) {
-				if (!pf->vpns[i].key)
-					continue;
-				uint32_t j = pfn_hash(pf->vpns[i].key, ncap);
-				while (n[j].key)
-					j = (j + 1) & (ncap - 1);
-				n[j] = pf->vpns[i];
-			}
-			if (pf->vpns)
-				sws__mem_free(&r->mem, SWS__TRACE_MEM, pf->vpns, (size_t)pf->vcap * sizeof(*n));
-			pf->vpns = n;
-			pf->vcap = ncap;
-		}
-		uint32_t i = pfn_hash(key, pf->vcap);
-		while (pf->vpns[i].key)
-			i = (i + 1) & (pf->vcap - 1);
-		e = &pf->vpns[i];
-		e->key = key;
-		pf->vn++;
-	}
-	e->pfn = pfn;
-	return 0;
-}
-
-static void pfn_del(struct sws__perf *pf, struct sws__perf_pfn *e)
-{
-	vpn_drop(pf, vpn_key(e->pid, e->addr), e->key - 1);
-	uint32_t mask = pf->pcap - 1, i = (uint32_t)(e - pf->pfns), j = i;
-	for (;;) {
-		j = (j + 1) & mask;
-		if (!pf->pfns[j].key)
-			break;
-		uint32_t h = pfn_hash(pf->pfns[j].key, pf->pcap);
-		if (i <= j ? (h <= i || h > j) : (h <= i && h > j)) {
-			pf->pfns[i] = pf->pfns[j];
-			i = j;
-		}
-	}
-	pf->pfns[i].key = 0;
-	pf->pn--;
+	struct sws__perf_tie *v = map_find(&pf->vpns, vpn_key(e->pid, e->addr));
+	if (v && v->addr == e->key - 1)
+		map_del(&pf->vpns, v);
+	map_del(&pf->pfns, e);
 }
 
 /* Tie folio @pfn (of @order) to address @addr of @pid, in place of what it
@@ -424,43 +411,24 @@ static void pfn_del(struct sws__perf *pf, struct sws__perf_pfn *e)
 static int pfn_tie(struct sws_trace_reader *r, uint64_t pfn, uint32_t order, uint32_t pid, uint64_t addr)
 {
 	struct sws__perf *pf = perf_of(r);
-	struct sws__perf_pfn *e = pfn_find(pf, pfn);
-	if (!e) {
-		if (pf->pn >= SWS_TRACE_PERF_MAX_PFNS) {
-			pf->st.pfns_untracked++;
-			return 0;
-		}
-		if ((pf->pn + 1) * 2 > pf->pcap) {
-			uint32_t ncap = pf->pcap ? pf->pcap * 2 : 1024;
-			struct sws__perf_pfn *n = sws__mem_zalloc(&r->mem, SWS__TRACE_MEM, (size_t)ncap * sizeof(*n), 0);
-			if (!n)
-				return sws__trace_err_line(r, SWS_ENOMEM, "out of memory for the perf folio table");
-			for (uint32_t i = 0; i < pf->pcap; i++) {
-				if (!pf->pfns[i].key)
-					continue;
-				uint32_t j = pfn_hash(pf->pfns[i].key, ncap);
-				while (n[j].key)
-					j = (j + 1) & (ncap - 1);
-				n[j] = pf->pfns[i];
-			}
-			if (pf->pfns)
-				sws__mem_free(&r->mem, SWS__TRACE_MEM, pf->pfns, (size_t)pf->pcap * sizeof(*n));
-			pf->pfns = n;
-			pf->pcap = ncap;
-		}
-		uint32_t i = pfn_hash(pfn + 1, pf->pcap);
-		while (pf->pfns[i].key)
-			i = (i + 1) & (pf->pcap - 1);
-		e = &pf->pfns[i];
-		e->key = pfn + 1;
-		pf->pn++;
-	} else {
-		vpn_drop(pf, vpn_key(e->pid, e->addr), pfn);
+	struct sws__perf_tie *e = pfn_find(pf, pfn);
+	if (e) {
+		pfn_del(pf, e);
+	} else if (pf->pfns.n >= SWS_TRACE_PERF_MAX_PFNS) {
+		pf->st.pfns_untracked++;
+		return 0;
 	}
-	e->addr = addr & ~(((uint64_t)SWS_PAGE_SIZE << order) - 1);
-	e->pid = pid;
-	e->order = order;
-	return vpn_set(r, vpn_key(pid, e->addr), pfn);
+	addr &= ~(((uint64_t)SWS_PAGE_SIZE << order) - 1);
+	struct sws__perf_tie *v = map_get(r, &pf->vpns, vpn_key(pid, addr));
+	if (!v)
+		return r->err;
+	if (!(e = map_get(r, &pf->pfns, pfn + 1))) {
+		map_del(&pf->vpns, v);
+		return r->err;
+	}
+	*e = (struct sws__perf_tie){.key = pfn + 1, .addr = addr, .pid = pid, .order = order};
+	v->addr = pfn; /* (the reverse: the PFN) */
+	return 0;
 }
 
 /* The last child process @pid forked (PERF_FORKS remembered); 0: none. */
@@ -483,11 +451,11 @@ static int cow_untie(struct sws_trace_reader *r, uint32_t pid, uint64_t addr, ui
 {
 	struct sws__perf *pf = perf_of(r);
 	uint32_t child = fork_child(pf, pid);
-	const struct sws__perf_vpn *v = child ? vpn_find(pf, vpn_key(pid, addr)) : NULL;
-	if (!v || v->pfn == new_pfn)
+	const struct sws__perf_tie *v = child ? map_find(&pf->vpns, vpn_key(pid, addr)) : NULL;
+	if (!v || v->addr == new_pfn)
 		return 0;
-	uint64_t old = v->pfn;
-	const struct sws__perf_pfn *t = pfn_find(pf, old);
+	uint64_t old = v->addr;
+	const struct sws__perf_tie *t = pfn_find(pf, old);
 	return t && !t->order ? pfn_tie(r, old, 0, child, t->addr) : 0;
 }
 
@@ -1326,7 +1294,7 @@ static int perf_write_folio(struct sws_trace_reader *r, const struct sws_perf_li
 	uint64_t pfn;
 	if (!v || sws__parse_u64(v, strlen(v), 1, &pfn))
 		return sws__trace_err_line(r, SWS_EFORMAT, "mm_vmscan_write_folio: bad or missing pfn=");
-	struct sws__perf_pfn *f = pfn_find(pf, pfn);
+	struct sws__perf_tie *f = pfn_find(pf, pfn);
 	uint64_t addr = f ? f->addr : 0, pages = f ? 1ull << f->order : 0;
 	uint32_t owner = f ? f->pid : 0;
 	if (f)
@@ -1389,7 +1357,7 @@ static int perf_page_alloc(struct sws_trace_reader *r, const struct sws_perf_lin
 		return sws__trace_err_line(r, SWS_EFORMAT, "mm_page_alloc: bad or missing pfn= or order=");
 	if (!pfn || pfn >= UINT64_MAX >> 12)
 		return 0; /* a failed allocation (no page: pfn 0), or none */
-	struct sws__perf_pfn *old = pfn_find(pf, pfn);
+	struct sws__perf_tie *old = pfn_find(pf, pfn);
 	if (old) /* freed and allocated again: its tie is over */
 		pfn_del(pf, old);
 	struct sws__perf_task *e = pl->has_tid ? task_find(pf, pl->tid) : NULL;
@@ -1414,7 +1382,7 @@ static int perf_page_alloc(struct sws_trace_reader *r, const struct sws_perf_lin
 		return 0;
 	}
 	if (e->fault_pfn) {
-		struct sws__perf_pfn *t = pfn_find(pf, e->fault_pfn - 1);
+		struct sws__perf_tie *t = pfn_find(pf, e->fault_pfn - 1);
 		if (t)
 			pfn_del(pf, t);
 		e->fault_pfn = 0;
@@ -1729,12 +1697,8 @@ static void perf_free(struct sws_trace_reader *r)
 	if (pf->fds)
 		sws__mem_free(&r->mem, SWS__TRACE_MEM, pf->fds,
 			      SWS_TRACE_PERF_MAX_FDS * sizeof(*pf->fds));
-	if (pf->pfns)
-		sws__mem_free(&r->mem, SWS__TRACE_MEM, pf->pfns, (size_t)pf->pcap * sizeof(*pf->pfns));
-	if (pf->vpns)
-		sws__mem_free(&r->mem, SWS__TRACE_MEM, pf->vpns, (size_t)pf->vcap * sizeof(*pf->vpns));
-	pf->pfns = NULL;
-	pf->vpns = NULL;
+	map_free(r, &pf->pfns);
+	map_free(r, &pf->vpns);
 	pf->tasks = NULL;
 	pf->q = NULL;
 	pf->fds = NULL;
