@@ -202,7 +202,8 @@ struct sws_trace_reader;
  * opened beyond is counted (fds_untracked) and its I/O not imported. */
 #define SWS_TRACE_PERF_MAX_FDS 1024u
 /* The perf importer's folios (PFN -> the fault that allocated it) held at once
- * (a table of up to twice as many 24-byte slots: 192 MiB); one allocated beyond
+ * (two tables, by PFN and by address, of up to twice as many 24-byte slots
+ * each: 384 MiB); one allocated beyond
  * is counted (pfns_untracked) and not tied. */
 #define SWS_TRACE_PERF_MAX_PFNS (1u << 22)
 
