@@ -203,7 +203,7 @@ struct sws_trace_reader;
 #define SWS_TRACE_PERF_MAX_FDS 1024u
 /* The perf importer's folios (PFN -> the fault that allocated it) held at once
  * (two tables, by PFN and by address, of up to twice as many 24-byte slots
- * each: 384 MiB); one allocated beyond
+ * each: 384 MiB, about 480 MiB while one doubles); one allocated beyond
  * is counted (pfns_untracked) and not tied. */
 #define SWS_TRACE_PERF_MAX_PFNS (1u << 22)
 

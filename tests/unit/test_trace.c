@@ -1025,6 +1025,36 @@ static void test_perf_fault_folio(void **state)
 	unlink(p);
 }
 
+/* The process the first named victim of a pid/tid trace names: folio 0x100
+ * tied at 0x7f0000001000 of process 30, which clones 31 at line 4, then
+ * @mid (lines 5 to 7), then a reclaim that writes 0x100 out. */
+static uint32_t cow_victim_pid(const char *mid)
+{
+	char p[256], text[4096];
+	snprintf(text, sizeof(text), "%s%s%s",
+		 " a 30/30 [000] 5.01: kmem:mm_page_alloc: page=0x10 pfn=0x10 order=0 migratetype=0 gfp_flags=GFP_KERNEL\n"
+		 " a 30/30 [000] 5.02: exceptions:page_fault_user: address=0x7f0000001000 ip=0x1 error_code=0x6\n"
+		 " a 30/30 [000] 5.03: kmem:mm_page_alloc: page=0x100 pfn=0x100 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE\n"
+		 " a 30/30 [000] 5.04: sched:sched_process_fork: comm=a pid=30 child_comm=a child_pid=31\n",
+		 mid,
+		 " a 30/30 [000] 5.08: vmscan:mm_vmscan_memcg_reclaim_begin: order=0 gfp_flags=GFP_HIGHUSER_MOVABLE\n"
+		 " a 30/30 [000] 5.09: vmscan:mm_vmscan_write_folio: page=0x100 pfn=0x100 flags=RECLAIM_WB_ANON|RECLAIM_WB_ASYNC\n"
+		 " a 30/30 [000] 5.10: vmscan:mm_vmscan_memcg_reclaim_end: nr_reclaimed=1\n");
+	tmp_text(p, sizeof(p), "perf_cow_victims2.txt", text);
+	struct sws_trace_perf_stats ps;
+	struct recs v = load_perf(p, &ps);
+	size_t k = 0;
+	while (k < v.n && !(v.v[k].op == SWS_TRACE_RECLAIM && v.v[k].len))
+		k++;
+	assert_true(k < v.n);
+	assert_int_equal(v.v[k].addr, 0x7f0000001000ull);
+	assert_int_equal(v.v[k].flags, SWS_TRACE_F_VICTIM | SWS_TRACE_F_CHARGE);
+	uint32_t pid = v.v[k].pid;
+	free(v.v);
+	unlink(p);
+	return pid;
+}
+
 /*
  * A page shared at fork that the parent copies on its write (error_code 0x7:
  * a write to a present page) stays the child's: the kernel's write of the old
@@ -1069,6 +1099,20 @@ static void test_perf_cow_victims(void **state)
 	assert_int_equal(ps.victims, 3);
 	free(v.v);
 	unlink(p);
+
+	/* pid/tid lines: the fork is held until the child shows (process or
+	 * thread), and the parent copies before that: the child's, though the
+	 * fork was undecided then */
+	assert_int_equal(cow_victim_pid(" a 30/30 [000] 5.05: exceptions:page_fault_user: address=0x7f0000001008 ip=0x1 error_code=0x7\n"
+					" a 30/30 [000] 5.06: kmem:mm_page_alloc: page=0x200 pfn=0x200 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE\n"
+					" a 31/31 [001] 5.07: exceptions:page_fault_user: address=0x7f0000003000 ip=0x1 error_code=0x6\n"),
+			 31);
+	/* a clone that turns out a thread is no child: the parent's copy keeps
+	 * the old page tied to the parent */
+	assert_int_equal(cow_victim_pid(" a 30/31 [001] 5.05: exceptions:page_fault_user: address=0x7f0000003000 ip=0x1 error_code=0x6\n"
+					" a 30/30 [000] 5.06: exceptions:page_fault_user: address=0x7f0000001008 ip=0x1 error_code=0x7\n"
+					" a 30/30 [000] 5.07: kmem:mm_page_alloc: page=0x200 pfn=0x200 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE\n"),
+			 30);
 }
 
 /* tests/data/perf_file_io.txt: file I/O through descriptors openat() made (the

@@ -513,11 +513,16 @@ static void fds_close(struct sws__perf *pf, uint32_t pid, int cloexec_only)
 
 /* A new process @cpid, forked by @ppid, gets a copy of its descriptors (each
  * with its own offset from here on: the kernel shares the offset). */
-static void fds_fork(struct sws__perf *pf, uint32_t ppid, uint32_t cpid)
+/* A clone of @ppid that is, or may be, a process: its last child (cow_untie()). */
+static void fork_note(struct sws__perf *pf, uint32_t ppid, uint32_t cpid)
 {
-	uint32_t *f = pf->forks[pf->nforks++ % PERF_FORKS]; /* (cow_untie()) */
+	uint32_t *f = pf->forks[pf->nforks++ % PERF_FORKS];
 	f[0] = ppid;
 	f[1] = cpid;
+}
+
+static void fds_fork(struct sws__perf *pf, uint32_t ppid, uint32_t cpid)
+{
 	fds_close(pf, cpid, 0); /* a reused pid's */
 	for (uint32_t i = 0, n = pf->nfds; i < n; i++) {
 		if (pf->fds[i].pid != ppid)
@@ -611,6 +616,9 @@ static void fork_resolve(struct sws__perf *pf, struct sws__perf_task *e, int pro
 		pf->st.threads++;
 		e->flags |= SWS__PT_THREAD;
 		e->pid = pid;
+		for (uint32_t k = 0; k < PERF_FORKS; k++) /* no child process after all */
+			if (pf->forks[k][0] == o->rec.pid && pf->forks[k][1] == e->tid)
+				pf->forks[k][0] = pf->forks[k][1] = 0;
 	}
 }
 
@@ -747,6 +755,7 @@ static int on_fork(struct sws_trace_reader *r, const struct sws_perf_line *pl, u
 			e->flags |= SWS__PT_PENDING;
 			e->fork_seq = pf->qseq + pf->qn;
 			pf->npending++;
+			fork_note(pf, ppid, ctid); /* its parent may copy before it shows */
 			return q_push(r, &rec, SWS__OUT_PENDING);
 		}
 		kind = CLONE_KIND_PROCESS;
@@ -760,6 +769,7 @@ static int on_fork(struct sws_trace_reader *r, const struct sws_perf_line *pl, u
 		return 0;
 	}
 	pf->st.forks++;
+	fork_note(pf, ppid, ctid);
 	fds_fork(pf, ppid, ctid);
 	return q_rec(r, pl, SWS_TRACE_FORK, 0, 0, 0, ppid, ptid, ctid);
 }
