@@ -2,10 +2,12 @@
  * record.c - what each trace record does to the memory model, and the time
  * it costs its task:
  *
- *   ACCESS [addr, addr+len)        sws_mm_access() per page; user time per page
+ *   ACCESS [addr, addr+len)        sws_mm_access() per page (its first sws_mm_access_folio()
+ *                                  when it names the kernel's folio); user time per page
  *   MADV_PAGEOUT / MADV_DONTNEED / MADV_FREE   sws_mm_madvise()
  *   RECLAIM (len pages, arg memcg) sws_mm_reclaim_lru() (the LRU types its flags name); flag c:
- *                                  sws_mm_reclaim_recorded(); v: sws_mm_reclaim_folio_at()
+ *                                  sws_mm_reclaim_recorded() (0 pages: a reclaim's begin);
+ *                                  v: sws_mm_reclaim_folio_at()
  *   FILE                           sws_mm_file_io()
  *   FORK / EXIT                    sws_mm_fork() / sws_mm_exit()  (structural)
  *   EXEC                           the EXIT path, then a new space (dispatch.c, structural)
