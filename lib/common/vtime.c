@@ -20,7 +20,7 @@ _Thread_local struct sws_vcpu *sws__vt_current;
 bool sws__vt_lock(struct sws_vcpu *vc, atomic_uint *word, enum sws_lock_class cls, bool spin)
 {
 	sws__vt_sync(vc);
-	uint64_t t0 = vc->now, busy0 = vc->busy;
+	uint64_t t0 = vc->now, idle0 = vc->idle;
 	bool waited = false;
 	while (sws_load_relaxed(word) & 1) {
 		vc->ops->block(vc, word, spin);
@@ -34,7 +34,7 @@ bool sws__vt_lock(struct sws_vcpu *vc, atomic_uint *word, enum sws_lock_class cl
 		vc->lock_wait[cls] += w;
 		vc->lock_waits[cls]++;
 		if (spin) { /* spinning is work: the CPU was busy all along */
-			vc->busy = busy0 + w;
+			vc->idle = idle0; /* its wait was not idle */
 			vc->spin += w;
 		}
 	}

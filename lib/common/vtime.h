@@ -39,7 +39,8 @@ struct sws_vsched_ops {
 
 struct sws_vcpu {
 	uint64_t now;  /* virtual time (ps) */
-	uint64_t busy; /* of which this CPU was busy: now less idle and sleep */
+	uint64_t idle; /* of now, the time this CPU was not busy: idle, asleep, waiting,
+			* and where its clock started (sws__vt_busy()) */
 	const uint64_t *horizon; /* the earliest other ready CPU's time (the event loop's) */
 	const unsigned *nr_blocked; /* CPUs waiting for a lock (the event loop's) */
 	const struct sws_costs *costs;
@@ -80,9 +81,7 @@ static inline void sws__vt_charge(struct sws_vcpu *vc, enum sws_cost c, uint64_t
 {
 	assert(!vc->hw);
 	vc->count[c] += n; /* the ps it took: sws__vt_charged() */
-	uint64_t ps = n * vc->costs->ps[c];
-	vc->now += ps;
-	vc->busy += ps;
+	vc->now += n * vc->costs->ps[c];
 }
 
 /* A charge on a path the hardware's work shares (a lock's own: the lock, the
@@ -114,7 +113,6 @@ static inline void sws__vt_loads(struct sws_vcpu *vc, uint64_t n)
 	uint64_t miss = (ps[SWS_COST_load_miss] - ps[SWS_COST_load_hit]) * vc->llc_miss_ppm / 1000000;
 	sws__vt_charge(vc, SWS_COST_load_hit, n);
 	vc->now += miss;
-	vc->busy += miss;
 	vc->extra[SWS_COST_load_miss] += miss;
 }
 
@@ -131,7 +129,24 @@ static inline void sws__vt_line(struct sws_vcpu *vc, uint32_t *last)
 
 /* The CPU waits @ps without working (a device, a sleeping lock): virtual time
  * moves, busy time does not. */
-static inline void sws__vt_idle(struct sws_vcpu *vc, uint64_t ps) { vc->now += ps; }
+static inline void sws__vt_idle(struct sws_vcpu *vc, uint64_t ps)
+{
+	vc->now += ps;
+	vc->idle += ps;
+}
+
+/* The CPU's clock moves to @t (later) while it waits: not busy. */
+static inline void sws__vt_wait_until(struct sws_vcpu *vc, uint64_t t)
+{
+	if (vc->now < t) {
+		vc->idle += t - vc->now;
+		vc->now = t;
+	}
+}
+
+/* The virtual time this CPU was busy (working or spinning): its clock less
+ * the time it was not. A charge moves the clock alone. */
+static inline uint64_t sws__vt_busy(const struct sws_vcpu *vc) { return vc->now - vc->idle; }
 
 /* A sync point: CPUs earlier in virtual time run first. */
 static inline void sws__vt_sync(struct sws_vcpu *vc)

@@ -446,7 +446,7 @@ static inline uint64_t mm_clock(struct sws_mm *mm, struct sws_cpu *cpu)
 {
 	struct sws_vcpu *vc = sws__cpu_vcpu(cpu);
 	if (vc)
-		return vc->busy / 1000;
+		return sws__vt_busy(vc) / 1000;
 	return sws__sim_clock_ns(mm->sim);
 }
 

@@ -118,21 +118,20 @@ void sws__mm_io_model(struct sws_mm *mm, struct sws_cpu *cpu, unsigned type, uin
 		/* zram_write_page(): compress, then copy into zsmalloc; a read the reverse */
 		if (!wait)
 			return;
-		uint64_t t0 = vc->busy;
+		uint64_t t0 = sws__vt_busy(vc);
 		uint64_t per_page = write ? mm->write_ns[type] : mm->read_ns[type];
 		unsigned pages = (unsigned)(ns / (per_page ? per_page : 1));
 		unsigned c = (write ? SWS_COST_compress_lz4_zero : SWS_COST_decompress_lz4_zero) +
 			     sws__mm_content_class(mm, seed);
 		sws__vt_charge(vc, (enum sws_cost)c, (uint64_t)SWS_PAGE_SIZE * (pages ? pages : 1));
 		sws__vt_charge(vc, SWS_COST_page_copy, pages ? pages : 1);
-		mm_time_add(&p->sys_modelled_ns, (vc->busy - t0) / 1000);
+		mm_time_add(&p->sys_modelled_ns, (sws__vt_busy(vc) - t0) / 1000);
 		return;
 	}
 	if (mm->io_is_cpu[type]) {
 		if (!wait)
 			return;
 		vc->now += ns * 1000;
-		vc->busy += ns * 1000;
 		vc->device_cpu += ns * 1000;
 		mm_time_add(&p->sys_modelled_ns, ns);
 		return;

@@ -187,7 +187,7 @@ int sws_replay_report_get(struct sws_replay *r, struct sws_replay_report *out)
 		m->spin_ps += vc->spin;
 		m->device_cpu_ps += vc->device_cpu;
 		m->user_ps += vc->user;
-		m->busy_ps += vc->busy;
+		m->busy_ps += sws__vt_busy(vc);
 		m->io_wait_ps += vc->io_wait;
 		m->line_transfers += vc->line_transfers;
 	}

@@ -329,7 +329,6 @@ static inline void sws__charge(struct sws__worker *w, uint32_t proc, const struc
 		 * the virtual time since the last charge (waits for locks included). */
 		uint64_t ps = user_ns * 1000;
 		w->vc.now += ps;
-		w->vc.busy += ps;
 		w->vc.user += ps;
 		total = (w->vc.now - w->wall_mark) / 1000;
 		w->wall_mark += total * 1000;

@@ -121,8 +121,7 @@ static void cpu_wake(struct sws_vcpu *vc, const void *obj)
 		return;
 	s->blocked[at] = s->blocked[--s->nr_blocked];
 	first->wait_obj = NULL;
-	if (first->vc->now < vc->now)
-		first->vc->now = vc->now; /* it waited until the release */
+	sws__vt_wait_until(first->vc, vc->now); /* it waited until the release */
 	heap_push(s, first);
 	set_horizon(s);
 }
@@ -154,9 +153,7 @@ void sws__sched_wake(struct sws__vcpu_run *c)
 {
 	if (c->state != SWS__CPU_IDLE)
 		return;
-	uint64_t t = sws__sched_gvt(c->s);
-	if (c->vc->now < t)
-		c->vc->now = t;
+	sws__vt_wait_until(c->vc, sws__sched_gvt(c->s));
 	heap_push(c->s, c);
 }
 
@@ -190,9 +187,7 @@ void sws__sched_run(struct sws__sched *s, bool (*done)(const void *arg), const v
 
 void sws__sched_enter(struct sws__vcpu_run *c)
 {
-	uint64_t t = sws__sched_gvt(c->s); /* every CPU idle: the latest */
-	if (c->vc->now < t)
-		c->vc->now = t;
+	sws__vt_wait_until(c->vc, sws__sched_gvt(c->s)); /* every CPU idle: the latest */
 	c->s->horizon = UINT64_MAX;
 	sws__vt_current = c->vc;
 }

@@ -138,7 +138,7 @@ static void test_two_cpus_one_lock(void **state)
 	assert_int_equal(t->vc[1].lock_waits[SWS_LOCK_other], 1);
 	assert_int_equal(t->vc[0].lock_waits[SWS_LOCK_other], 0);
 	assert_int_equal(t->vc[1].spin, 810);
-	assert_int_equal(t->vc[1].busy, 2125); /* spinning is work */
+	assert_int_equal(sws__vt_busy(&t->vc[1]), 2125); /* spinning is work */
 	assert_int_equal(t->vc[1].line_transfers, 1);
 	assert_int_equal(t->vc[0].line_transfers, 0);
 	assert_int_equal(sws__vt_charged(&t->vc[1], SWS_COST_line_transfer), 5);
@@ -162,7 +162,7 @@ static void test_two_cpus_one_mutex(void **state)
 	assert_int_equal(t->at_lock[0], 100);
 	assert_int_equal(t->at_lock[1], 1100);
 	assert_int_equal(t->vc[1].now, 2100);
-	assert_int_equal(t->vc[1].busy, 1300);
+	assert_int_equal(sws__vt_busy(&t->vc[1]), 1300);
 	assert_int_equal(t->vc[1].spin, 0);
 }
 
@@ -207,7 +207,7 @@ static void test_waiters_in_order(void **state)
 	assert_int_equal(t->vc[2].lock_wait[SWS_LOCK_other], 810);
 	assert_int_equal(t->vc[1].lock_wait[SWS_LOCK_other], 1625);
 	assert_int_equal(t->vc[1].now, 3140);
-	assert_int_equal(t->vc[1].busy, 3140); /* spinning all along */
+	assert_int_equal(sws__vt_busy(&t->vc[1]), 3140); /* spinning all along */
 }
 
 /*
@@ -230,7 +230,7 @@ static void test_llc_model(void **state)
 	assert_int_equal(vc.llc_miss_ppm, 750000);
 	sws__vt_loads(&vc, 3);
 	assert_int_equal(vc.now, 105);
-	assert_int_equal(vc.busy, 105);
+	assert_int_equal(sws__vt_busy(&vc), 105);
 	assert_int_equal(sws__vt_charged(&vc, SWS_COST_load_hit), 30);
 	assert_int_equal(sws__vt_charged(&vc, SWS_COST_load_miss), 75);
 	assert_int_equal(vc.count[SWS_COST_load_hit], 3);
