@@ -625,6 +625,8 @@ int sws_swapoff(struct sws_sim *sim, int type)
 
 /* ---- the request queue (modelled clock) ------------------------------------------- */
 
+_Static_assert(SWS_DEVICE_MAX_QUEUE - 1 <= UINT16_MAX, "queue_head is 16 bits");
+
 int sws_device_set_queue(struct sws_sim *sim, int type, uint32_t depth)
 {
 	if (!sim || type < 0)
@@ -635,6 +637,7 @@ int sws_device_set_queue(struct sws_sim *sim, int type, uint32_t depth)
 	if (!dev)
 		return SWS_ENODEV;
 	dev->queue_depth = depth;
+	dev->queue_head = 0;
 	memset(dev->queue_free, 0, sizeof(dev->queue_free));
 	return 0;
 }
@@ -643,8 +646,10 @@ int sws_device_set_queue(struct sws_sim *sim, int type, uint32_t depth)
  * blk-mq in virtual time: the request takes the slot that frees first.
  * Submissions arrive in virtual-time order because each is a sync point, so
  * a slot's time only moves forward. Which of several equal slots serves it
- * changes nothing (only the times are kept), so queue_free[] is a binary
- * min-heap: [0] frees first, and the request's end replaces it and sinks.
+ * changes nothing (only the times are kept), so queue_free[] keeps the times
+ * sorted round a ring: the request takes the first, and its end goes in at
+ * its place from the last (a request mostly ends after those before it: a
+ * move or two, where a heap's replacement sinks through every level).
  */
 uint64_t sws__device_submit(struct sws_cpu *cpu, unsigned type, uint64_t service_ps, uint64_t *start)
 {
@@ -656,20 +661,22 @@ uint64_t sws__device_submit(struct sws_cpu *cpu, unsigned type, uint64_t service
 		*start = t;
 		return t + service_ps;
 	}
-	uint64_t *q = dev->queue_free, end;
-	*start = q[0] > t ? q[0] : t;
-	end = *start + service_ps;
-	unsigned n = dev->queue_depth, i = 0;
-	for (;;) {
-		unsigned c = 2 * i + 1;
-		if (c >= n)
+	uint64_t *q = dev->queue_free;
+	const unsigned n = dev->queue_depth;
+	unsigned head = dev->queue_head;
+	*start = q[head] > t ? q[head] : t;
+	const uint64_t end = *start + service_ps;
+	/* The first slot leaves the front and comes back as the last: the
+	 * ring's order moves one on, and @end sinks from there past the slots
+	 * that free later. */
+	unsigned i = head, next = head + 1 == n ? 0 : head + 1;
+	dev->queue_head = (uint16_t)next;
+	while (i != next) {
+		unsigned prev = i ? i - 1 : n - 1;
+		if (q[prev] <= end)
 			break;
-		if (c + 1 < n && q[c + 1] < q[c])
-			c++;
-		if (q[c] >= end)
-			break;
-		q[i] = q[c];
-		i = c;
+		q[i] = q[prev];
+		i = prev;
 	}
 	q[i] = end;
 	return end;

@@ -193,7 +193,9 @@ struct sws_device {
 
 	/* The device's request queue in virtual time (the modelled clock,
 	 * sws__device_submit()): when each of its queue_depth slots is free (ps),
-	 * a min-heap (the slot that frees first at [0]). */
+	 * in ascending order round a ring from queue_head (the slot that frees
+	 * first). */
+	uint16_t queue_head;
 	uint32_t queue_depth;       /* 0: no queue (the CPU does the work) */
 	uint64_t queue_free[SWS_DEVICE_MAX_QUEUE];
 };

@@ -14,6 +14,7 @@
 
 #include "../../lib/replay/fiber.h"
 #include "../../lib/replay/replay_internal.h"
+#include "../../lib/swap/swap_mm.h"
 #include "testutil.h"
 
 /* ---- the event loop ------------------------------------------------------------- */
@@ -454,6 +455,61 @@ static void test_device_queue(void **state)
 	}
 }
 
+/*
+ * The queue itself (sws__device_submit()), depth 3, requests of unequal
+ * service times: each takes the slot that frees first and starts then, or at
+ * its submission when one is free already. Slots free at {0, 0, 0}:
+ *   t 0,  100 ps: starts 0, ends 100;  slots {0, 0, 100}
+ *   t 0,   50:     0,  50;                   {0, 50, 100}
+ *   t 0,   10:     0,  10;                   {10, 50, 100}
+ *   t 0,    5:    10,  15 (waits for 10);    {15, 50, 100}
+ *   t 20,   1:    20,  21;                   {21, 50, 100}
+ *   t 20, 200:    21, 221;                   {50, 100, 221}
+ *   t 30,  60:    50, 110 (ends between);    {100, 110, 221}
+ *   t 30,   1:   100, 101 (ends first);      {101, 110, 221}
+ *   t 300,  7:   300, 307 (all free);        {110, 221, 307}
+ *   t 300,  1:   300, 301;                   {221, 301, 307}
+ *   t 300,  1:   300, 301;                   {301, 301, 307}
+ *   t 300,  2:   301, 303.
+ */
+static void test_device_queue_order(void **state)
+{
+	(void)state;
+	struct sws_sim_config scfg = {.backend = SWS_BACKEND_ST_P4};
+	struct sws_sim *sim;
+	struct sws_cpu *cpu;
+	int type;
+	assert_sws(0, sws_sim_create(&scfg, &sim));
+	assert_sws(0, sws_cpu_attach(sim, &cpu));
+	struct sws_device_config dc = {.nr_slots = SWS_CLUSTER_SLOTS, .flags = SWS_SWP_SOLIDSTATE};
+	assert_sws(0, sws_swapon(sim, &dc, &type));
+	assert_sws(0, sws_device_set_queue(sim, type, 3));
+	struct sws_costs c = zero_costs();
+	const uint64_t never = UINT64_MAX;
+	const unsigned none = 0;
+	struct sws_vcpu vc;
+	memset(&vc, 0, sizeof(vc));
+	vc.costs = &c;
+	vc.horizon = &never;
+	vc.nr_blocked = &none;
+	sws__cpu_set_vcpu(cpu, &vc);
+	static const uint64_t req[][4] = {
+		/* submitted at, service, start, end */
+		{0, 100, 0, 100}, {0, 50, 0, 50},    {0, 10, 0, 10},     {0, 5, 10, 15},
+		{20, 1, 20, 21},  {20, 200, 21, 221}, {30, 60, 50, 110},  {30, 1, 100, 101},
+		{300, 7, 300, 307}, {300, 1, 300, 301}, {300, 1, 300, 301}, {300, 2, 301, 303},
+	};
+	for (unsigned i = 0; i < sizeof(req) / sizeof(req[0]); i++) {
+		uint64_t start = 0;
+		vc.now = req[i][0];
+		assert_int_equal(sws__device_submit(cpu, (unsigned)type, req[i][1], &start), req[i][3]);
+		assert_int_equal(start, req[i][2]);
+	}
+	sws__cpu_set_vcpu(cpu, NULL);
+	sws_cpu_detach(cpu);
+	sws_sim_destroy(sim);
+}
+
 static uint64_t counting_clock(void *ctx)
 {
 	uint64_t *n = ctx;
@@ -537,6 +593,7 @@ int main(void)
 		cmocka_unit_test(test_small_case_by_hand),
 		cmocka_unit_test(test_deterministic_contended),
 		cmocka_unit_test(test_device_queue),
+		cmocka_unit_test(test_device_queue_order),
 		cmocka_unit_test(test_no_host_clock),
 		cmocka_unit_test(test_fiber_parked_stack_reused),
 	};
