@@ -43,6 +43,8 @@ struct sws_vcpu {
 			* and where its clock started (sws__vt_busy()) */
 	const uint64_t *horizon; /* the earliest other ready CPU's time (the event loop's) */
 	const unsigned *nr_blocked; /* CPUs waiting for a lock (the event loop's) */
+	const uint64_t *limit; /* *horizon while no CPU waits for a lock, else 0 (the event
+				* loop's): an unlock at a time past it takes the call */
 	const struct sws_costs *costs;
 	const struct sws_vsched_ops *ops;
 	void *sched; /* the event loop's own: its CPU */
@@ -182,17 +184,16 @@ static inline bool sws__vt_lock_inline(struct sws_vcpu *vc, atomic_uint *word, e
 	return sws__vt_lock(vc, word, cls, spin);
 }
 
-/* sws__vt_unlock()'s common case inline: no other CPU to run first. */
+/* sws__vt_unlock()'s common case inline: no other CPU to run first and none
+ * waiting for a lock (one compare with *vc->limit). */
 static inline void sws__vt_unlock_inline(struct sws_vcpu *vc, atomic_uint *word)
 {
-	if (sws_unlikely(vc->now > *vc->horizon)) {
+	if (sws_unlikely(vc->now > *vc->limit)) {
 		sws__vt_unlock(vc, word);
 		return;
 	}
 	atomic_thread_fence(memory_order_release);
 	sws_store_relaxed(word, sws_load_relaxed(word) & ~1u);
-	if (sws_unlikely(*vc->nr_blocked))
-		vc->ops->wake(vc, word);
 }
 
 /* sws__vt_bit_lock()'s common case inline, with the same effect: the bit is

@@ -118,6 +118,7 @@ struct sws__sched {
 	uint64_t horizon;               /* the earliest READY CPU's time + quantum (ps) */
 	uint64_t quantum;               /* how far past the earliest a CPU may run (0: exact) */
 	unsigned nr_blocked;            /* CPUs waiting for a lock */
+	uint64_t limit;                 /* horizon, or 0 while nr_blocked (set_limit()) */
 	uint64_t turns;                 /* CPU runs started */
 	bool (*turn)(void *ctx);        /* every 4096 turns (progress); true: stop; may be NULL */
 	void *turn_ctx;

@@ -36,9 +36,15 @@ static bool before(const struct sws__vcpu_run *a, const struct sws__vcpu_run *b)
 	return a->vc->now < b->vc->now || (a->vc->now == b->vc->now && a->idx < b->idx);
 }
 
+/* The running CPU's unlock goes inline before this time (vtime.h's vc->limit).
+ * nr_blocked grows only when the running CPU blocks, and the next CPU runs
+ * after set_horizon(). */
+static void set_limit(struct sws__sched *s) { s->limit = s->nr_blocked ? 0 : s->horizon; }
+
 static void set_horizon(struct sws__sched *s)
 {
 	s->horizon = s->nheap ? s->heap[0]->vc->now + s->quantum : UINT64_MAX;
+	set_limit(s);
 }
 
 static void heap_push(struct sws__sched *s, struct sws__vcpu_run *c)
@@ -189,6 +195,7 @@ void sws__sched_enter(struct sws__vcpu_run *c)
 {
 	sws__vt_wait_until(c->vc, sws__sched_gvt(c->s)); /* every CPU idle: the latest */
 	c->s->horizon = UINT64_MAX;
+	set_limit(c->s);
 	sws__vt_current = c->vc;
 }
 
@@ -204,6 +211,7 @@ int sws__sched_init(struct sws__sched *s, struct sws_mem *mem, unsigned n, uint6
 	s->mem = mem;
 	s->quantum = quantum_ps;
 	s->horizon = UINT64_MAX;
+	s->limit = UINT64_MAX;
 	s->kswapd = UINT32_MAX;
 	s->cpu = sws__mem_zalloc(mem, SWS_MEM_sim, n * sizeof(*s->cpu), 0);
 	s->heap = sws__mem_alloc(mem, SWS_MEM_sim, n * sizeof(*s->heap), 0);
@@ -227,6 +235,7 @@ int sws__sched_add(struct sws__sched *s, unsigned idx, struct sws__vcpu_run *c, 
 	vc->ops = &sched_ops;
 	vc->horizon = &s->horizon;
 	vc->nr_blocked = &s->nr_blocked;
+	vc->limit = &s->limit;
 	vc->sched = c;
 	sws__vt_set_id(vc, idx);
 	s->cpu[idx] = c;
