@@ -91,4 +91,6 @@ void sws__vt_set_footprint(struct sws_vcpu *vc, uint64_t footprint)
 {
 	uint64_t llc = vc->costs->llc_bytes;
 	vc->llc_miss_ppm = footprint > llc ? 1000000 - llc * 1000000 / footprint : 0;
+	const uint64_t *ps = vc->costs->ps;
+	vc->miss_ps = (ps[SWS_COST_load_miss] - ps[SWS_COST_load_hit]) * vc->llc_miss_ppm / 1000000;
 }

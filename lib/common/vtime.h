@@ -63,6 +63,8 @@ struct sws_vcpu {
 	uint64_t io_wait;                         /* ps waiting for devices (idle) */
 	uint64_t user;                            /* ps running the tasks' own code */
 	uint64_t llc_miss_ppm; /* the LLC model's miss ratio for metadata loads, per million */
+	uint64_t miss_ps;      /* a walk's surcharge at that ratio: (load_miss - load_hit)
+				* x llc_miss_ppm / 10^6 (sws__vt_set_footprint()) */
 	uint64_t count[SWS_NR_COSTS]; /* units charged per cost class: the work counters */
 	unsigned hw;  /* nonzero: the hardware's work, not the kernel's (a TLB hit): charges
 		       * nothing (its only charges are sws__vt_charge_nohw()'s) */
@@ -111,8 +113,7 @@ static inline void sws__vt_loads(struct sws_vcpu *vc, uint64_t n)
 {
 	if (sws_unlikely(vc->hw) || !n)
 		return;
-	const uint64_t *ps = vc->costs->ps;
-	uint64_t miss = (ps[SWS_COST_load_miss] - ps[SWS_COST_load_hit]) * vc->llc_miss_ppm / 1000000;
+	const uint64_t miss = vc->miss_ps;
 	sws__vt_charge(vc, SWS_COST_load_hit, n);
 	vc->now += miss;
 	vc->extra[SWS_COST_load_miss] += miss;
