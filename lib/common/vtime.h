@@ -43,8 +43,8 @@ struct sws_vcpu {
 			* and where its clock started (sws__vt_busy()) */
 	const uint64_t *horizon; /* the earliest other ready CPU's time (the event loop's) */
 	const unsigned *nr_blocked; /* CPUs waiting for a lock (the event loop's) */
-	const uint64_t *limit; /* *horizon while no CPU waits for a lock, else 0 (the event
-				* loop's): an unlock at a time past it takes the call */
+	const uint64_t *limit; /* *horizon + 1 while no CPU waits for a lock, else 0 (the
+				* event loop's): an unlock at or after it takes the call */
 	const struct sws_costs *costs;
 	const struct sws_vsched_ops *ops;
 	void *sched; /* the event loop's own: its CPU */
@@ -189,7 +189,7 @@ static inline bool sws__vt_lock_inline(struct sws_vcpu *vc, atomic_uint *word, e
  * waiting for a lock (one compare with *vc->limit). */
 static inline void sws__vt_unlock_inline(struct sws_vcpu *vc, atomic_uint *word)
 {
-	if (sws_unlikely(vc->now > *vc->limit)) {
+	if (sws_unlikely(vc->now >= *vc->limit)) {
 		sws__vt_unlock(vc, word);
 		return;
 	}

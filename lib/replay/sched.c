@@ -36,10 +36,14 @@ static bool before(const struct sws__vcpu_run *a, const struct sws__vcpu_run *b)
 	return a->vc->now < b->vc->now || (a->vc->now == b->vc->now && a->idx < b->idx);
 }
 
-/* The running CPU's unlock goes inline before this time (vtime.h's vc->limit).
- * nr_blocked grows only when the running CPU blocks, and the next CPU runs
- * after set_horizon(). */
-static void set_limit(struct sws__sched *s) { s->limit = s->nr_blocked ? 0 : s->horizon; }
+/* The running CPU's unlock goes inline before this time (vtime.h's vc->limit):
+ * up to its horizon, and never while a CPU waits for a lock (a release at
+ * time 0 too). nr_blocked grows only when the running CPU blocks, and the
+ * next CPU runs after set_horizon(). */
+static void set_limit(struct sws__sched *s)
+{
+	s->limit = s->nr_blocked ? 0 : s->horizon == UINT64_MAX ? UINT64_MAX : s->horizon + 1;
+}
 
 static void set_horizon(struct sws__sched *s)
 {

@@ -212,6 +212,73 @@ static void test_waiters_in_order(void **state)
 }
 
 /*
+ * A release at virtual time 0 wakes the lock's waiter. page_zero 1 ps, every
+ * other cost 0, quantum 1000 ps. CPU 0 takes the lock at 0, works 2000 ps and
+ * passes the others' horizon holding it; CPUs 1 and 2 ask for it at 0 and
+ * wait. CPU 0 releases it at 2000, which wakes CPU 1 (the first to ask; it
+ * goes on at 2000). CPU 3, woken then at the global time 0 (CPU 2's), takes
+ * the free lock at 0 and releases it at 0: CPU 2 takes it at 0, before CPU 1.
+ */
+static struct {
+	struct sws__sched s;
+	struct sws_vcpu vc[4];
+	struct sws__vcpu_run run[4];
+	sws_spinlock_t lock;
+	uint64_t at_lock[4];
+	bool released;
+} zt;
+
+static void zero_time_body(void *arg)
+{
+	unsigned i = (unsigned)(uintptr_t)arg;
+	struct sws_vcpu *vc = &zt.vc[i];
+	sws_spin_lock(&zt.lock);
+	zt.at_lock[i] = vc->now;
+	if (i == 0) {
+		sws__vt_charge(vc, SWS_COST_page_zero, 2000);
+		sws__vt_sync(vc); /* past the horizon: CPUs 1 and 2 run and wait */
+	}
+	sws_spin_unlock(&zt.lock);
+	zt.released |= i == 0;
+	for (;;)
+		sws__sched_idle(&zt.run[i]);
+}
+
+static bool zero_time_released(const void *arg)
+{
+	(void)arg;
+	return zt.released;
+}
+
+static void test_release_at_time_zero(void **state)
+{
+	(void)state;
+	struct sws_costs c = zero_costs();
+	c.ps[SWS_COST_page_zero] = 1;
+	struct sws_mem mem;
+	sws__mem_init(&mem, NULL);
+	memset(&zt, 0, sizeof(zt));
+	sws_spin_init(&zt.lock);
+	assert_sws(0, sws__sched_init(&zt.s, &mem, 4, 1000));
+	for (unsigned i = 0; i < 4; i++)
+		assert_sws(0, sws__sched_add(&zt.s, i, &zt.run[i], &zt.vc[i], &c, 256 << 10, zero_time_body,
+					     (void *)(uintptr_t)i));
+	for (unsigned i = 0; i < 3; i++)
+		sws__sched_wake(&zt.run[i]);
+	sws__sched_run(&zt.s, zero_time_released, NULL);
+	assert_int_equal(zt.vc[2].now, 0); /* still waiting */
+	sws__sched_wake(&zt.run[3]);
+	assert_int_equal(zt.vc[3].now, 0);
+	sws__sched_run(&zt.s, NULL, NULL);
+	assert_int_equal(zt.at_lock[0], 0);
+	assert_int_equal(zt.at_lock[3], 0);
+	assert_int_equal(zt.at_lock[2], 0);
+	assert_int_equal(zt.at_lock[1], 2000);
+	assert_false(sws_spin_is_locked(&zt.lock));
+	sws__sched_fini(&zt.s);
+}
+
+/*
  * The LLC model: random loads into a footprint of 4 MiB with a 1 MiB cache
  * miss 1 - 1/4 of the time (750,000 per million). load_hit 10 ps, load_miss
  * 110 ps: a walk of 3 loads costs 3 x 10 + (110 - 10) x 0.75 = 105 ps, the 75
@@ -492,6 +559,7 @@ static void test_device_queue_order(void **state)
 	vc.costs = &c;
 	vc.horizon = &never;
 	vc.nr_blocked = &none;
+	vc.limit = &never;
 	sws__cpu_set_vcpu(cpu, &vc);
 	static const uint64_t req[][4] = {
 		/* submitted at, service, start, end */
@@ -594,6 +662,7 @@ int main(void)
 		cmocka_unit_test(test_deterministic_contended),
 		cmocka_unit_test(test_device_queue),
 		cmocka_unit_test(test_device_queue_order),
+		cmocka_unit_test(test_release_at_time_zero),
 		cmocka_unit_test(test_no_host_clock),
 		cmocka_unit_test(test_fiber_parked_stack_reused),
 	};
