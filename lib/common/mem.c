@@ -59,6 +59,17 @@ static void *default_zalloc(size_t size, size_t align)
 const char *sws_default_allocator_name(void) { return "libc"; }
 #endif
 
+#define SWS__MEM_IS_META(name, kind, desc) (kind) != SWS_MEM_KIND_OTHER,
+static const bool mem_is_metadata[SWS_NR_MEM_CLASSES] = {SWS_MEM_CLASS_LIST(SWS__MEM_IS_META)};
+#undef SWS__MEM_IS_META
+
+/* @delta bytes of class @c in or out of the metadata's sum. */
+static void metadata_add(struct sws_mem *m, enum sws_mem_class c, int64_t delta)
+{
+	if (mem_is_metadata[c])
+		atomic_fetch_add_explicit(&m->metadata, delta, memory_order_relaxed);
+}
+
 void sws__mem_init(struct sws_mem *m, const struct sws_allocator *a)
 {
 	if (a && a->alloc && a->free) {
@@ -72,6 +83,7 @@ void sws__mem_init(struct sws_mem *m, const struct sws_allocator *a)
 		atomic_init(&m->bytes[i], 0);
 		atomic_init(&m->peak[i], 0);
 	}
+	atomic_init(&m->metadata, 0);
 }
 
 void *sws__mem_alloc(struct sws_mem *m, enum sws_mem_class c, size_t size, size_t align)
@@ -87,6 +99,7 @@ void *sws__mem_alloc(struct sws_mem *m, enum sws_mem_class c, size_t size, size_
 void sws__mem_charge(struct sws_mem *m, enum sws_mem_class c, int64_t delta)
 {
 	int64_t now = atomic_fetch_add_explicit(&m->bytes[c], delta, memory_order_relaxed) + delta;
+	metadata_add(m, c, delta);
 	int64_t peak = sws_load_relaxed(&m->peak[c]);
 	while (now > peak &&
 	       !atomic_compare_exchange_weak_explicit(&m->peak[c], &peak, now, memory_order_relaxed,
@@ -121,5 +134,6 @@ void sws__mem_free(struct sws_mem *m, enum sws_mem_class c, void *p, size_t size
 	if (!p)
 		return;
 	atomic_fetch_sub_explicit(&m->bytes[c], (int64_t)size, memory_order_relaxed);
+	metadata_add(m, c, -(int64_t)size);
 	m->a.free(m->a.ctx, p, size);
 }

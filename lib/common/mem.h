@@ -14,6 +14,9 @@ struct sws_mem {
 	struct sws_allocator a;
 	_Atomic int64_t bytes[SWS_NR_MEM_CLASSES];
 	_Atomic int64_t peak[SWS_NR_MEM_CLASSES];
+	/* The swap metadata's bytes (the classes of kind static or dynamic), kept
+	 * with them: what the kernel's RAM holds for swap is one load. */
+	_Atomic int64_t metadata;
 };
 
 /* Fill in the default allocator where @a is empty. */

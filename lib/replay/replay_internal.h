@@ -99,6 +99,7 @@ enum { SWS__CPU_IDLE, SWS__CPU_READY, SWS__CPU_RUNNING, SWS__CPU_BLOCKED };
 struct sws__sched;
 
 struct sws__vcpu_run {
+	uint64_t key;         /* READY: its clock when pushed (it stands still while READY) */
 	struct sws_vcpu *vc;
 	struct sws__fiber fiber;
 	struct sws__sched *s;

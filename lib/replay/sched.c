@@ -23,6 +23,7 @@
  *
  * Every field here is touched by the caller's thread only.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +34,7 @@
 
 static bool before(const struct sws__vcpu_run *a, const struct sws__vcpu_run *b)
 {
-	return a->vc->now < b->vc->now || (a->vc->now == b->vc->now && a->idx < b->idx);
+	return a->key < b->key || (a->key == b->key && a->idx < b->idx);
 }
 
 /* The running CPU's unlock goes inline before this time (vtime.h's vc->limit):
@@ -47,12 +48,15 @@ static void set_limit(struct sws__sched *s)
 
 static void set_horizon(struct sws__sched *s)
 {
-	s->horizon = s->nheap ? s->heap[0]->vc->now + s->quantum : UINT64_MAX;
+	s->horizon = s->nheap ? s->heap[0]->key + s->quantum : UINT64_MAX;
 	set_limit(s);
 }
 
+/* Keyed by the CPU's clock now: only the running CPU moves its own clock, so
+ * a READY CPU's stays what it was when pushed (heap_pop() asserts it). */
 static void heap_push(struct sws__sched *s, struct sws__vcpu_run *c)
 {
+	c->key = c->vc->now;
 	unsigned i = s->nheap++;
 	while (i) {
 		unsigned up = (i - 1) / 2;
@@ -82,6 +86,7 @@ static struct sws__vcpu_run *heap_pop(struct sws__sched *s)
 	}
 	if (s->nheap)
 		s->heap[i] = last;
+	assert(top->key == top->vc->now);
 	return top;
 }
 

@@ -78,15 +78,12 @@ void sws_stats_snapshot(struct sws_sim *sim, struct sws_stats *st)
 		st->nr_devices += sws__device(sim, t) != NULL;
 }
 
-/* The swap metadata's classes summed as sws_sim_memory_usage() sums them
- * (static + dynamic), one load each, the others not read at all. */
+/* The swap metadata's bytes as sws_sim_memory_usage() sums them (static +
+ * dynamic: the sum mem.c keeps with the classes) and the zsmalloc pool's
+ * pages. A sum that went below zero for a moment reads 0. */
 uint64_t sws__sim_kernel_swap_pages(struct sws_sim *sim)
 {
-	uint64_t meta = 0;
-#define SWS__MEM_META(name, kind, desc)          \
-	if ((kind) != SWS_MEM_KIND_OTHER)        \
-		meta += mem_class_bytes(sim, SWS_MEM_##name);
-	SWS_MEM_CLASS_LIST(SWS__MEM_META)
-#undef SWS__MEM_META
-	return SWS_DIV_ROUND_UP(meta, SWS_PAGE_SIZE) + mem_class_bytes(sim, SWS_MEM_zspage) / SWS_PAGE_SIZE;
+	int64_t meta = atomic_load_explicit(&sim->mem.metadata, memory_order_relaxed);
+	uint64_t pages = SWS_DIV_ROUND_UP(meta > 0 ? (uint64_t)meta : 0, SWS_PAGE_SIZE);
+	return pages + mem_class_bytes(sim, SWS_MEM_zspage) / SWS_PAGE_SIZE;
 }

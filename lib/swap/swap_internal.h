@@ -251,6 +251,7 @@ struct sws_sim {
 	uint32_t next_gen; /* swap_lock */
 	/* Swap tiers' names by id (swap_lock; "" where unused; tier 0 has none). */
 	char tier_name[SWS_SWAP_NR_TIERS][SWS_SWAP_TIER_NAME_MAX];
+	sws_spinlock_t cpu_lock; /* cpus[] (below); here, in what was padding */
 
 	_Atomic int64_t nr_swapcache;  /* NR_SWAPCACHE of detached CPUs */
 	_Atomic int nr_real_swapfiles; /* devices with storage (not extendable): zswap may write back */
@@ -269,7 +270,6 @@ struct sws_sim {
 	void (*cluster_freed)(void *ctx, struct sws_device *dev, uint32_t idx);
 	void *device_ctx;
 
-	sws_spinlock_t cpu_lock;
 	struct sws_cpu **cpus; /* [max_cpus], NULL where free */
 
 	/* Told of every slot freed, under its cluster lock (zswap_invalidate). */
