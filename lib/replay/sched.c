@@ -52,8 +52,10 @@ static void set_horizon(struct sws__sched *s)
 	set_limit(s);
 }
 
-/* Keyed by the CPU's clock now: only the running CPU moves its own clock, so
- * a READY CPU's stays what it was when pushed (heap_pop() asserts it). */
+/* Keyed by the CPU's clock now: nothing moves a READY CPU's clock (the
+ * running CPU moves its own; a wake or a barrier moves a BLOCKED or IDLE
+ * CPU's before it comes in here), so the key stays its clock until it is
+ * popped (heap_pop() asserts it in a build with assertions). */
 static void heap_push(struct sws__sched *s, struct sws__vcpu_run *c)
 {
 	c->key = c->vc->now;

@@ -77,7 +77,8 @@ struct sws_mem *sws__sim_mem(struct sws_sim *sim);
 /* The kernel's swap pages (stats.c): the swap metadata's bytes (the static
  * and dynamic classes of sws_sim_memory_usage()) rounded up to pages, plus
  * zsmalloc's pages: two loads (mem.c keeps the metadata's sum), as the
- * memory model asks at every allocation when the metadata takes RAM. */
+ * memory model asks at every read of free memory (every allocation among
+ * them) when the metadata takes RAM. */
 uint64_t sws__sim_kernel_swap_pages(struct sws_sim *sim);
 /* CPUs the simulation may have attached at once: per-CPU arrays' length. */
 unsigned sws__sim_max_cpus(const struct sws_sim *sim);
